@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// repoRoot finds the harness checkout: --root, or the nearest folder above the working
+// directory that holds fixtures/sdks.yaml and drivers/PROTOCOL.md.
+func repoRoot(cmd *cobra.Command) (string, error) {
+	if r, _ := cmd.Flags().GetString("root"); r != "" {
+		return filepath.Abs(r)
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if fileExists(filepath.Join(dir, "fixtures", "sdks.yaml")) && fileExists(filepath.Join(dir, "drivers", "PROTOCOL.md")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", &exitError{2, fmt.Errorf("not inside a conformance checkout (no fixtures/sdks.yaml above the working directory); pass --root")}
+		}
+		dir = parent
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// parsePairs reads repeated LANG=VALUE flags.
+func parsePairs(flag string, values []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, v := range values {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" || val == "" {
+			return nil, &exitError{2, fmt.Errorf("--%s %q: want LANG=VALUE", flag, v)}
+		}
+		out[k] = val
+	}
+	return out, nil
+}
+
+// selfArgv is how the SDKs spawn this program as their runtime over stdio.
+func selfArgv() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return []string{exe, "runtime", "--stdio"}
+}

@@ -1,0 +1,43 @@
+// Command conformance runs the Copilot SDK conformance suite: the features on every SDK's driver
+// against the recording runtime, with reports. See README.md.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/spf13/cobra"
+)
+
+// exitError carries a process exit code: 1 for failures, 2 for usage or setup errors.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func main() {
+	root := &cobra.Command{
+		Use:           "conformance",
+		Short:         "Cross-SDK conformance harness for the GitHub Copilot SDKs",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().String("root", "", "the harness checkout (default: found from the working directory)")
+	root.AddCommand(runCmd(), doctorCmd(), smokeCmd(), serveCmd(), runtimeCmd())
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		var ee *exitError
+		switch {
+		case errors.As(err, &ee):
+			os.Exit(ee.code)
+		case errors.Is(err, harness.ErrSetup):
+			os.Exit(2)
+		default:
+			os.Exit(2) // flag and usage errors
+		}
+	}
+}

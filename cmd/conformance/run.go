@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/spf13/cobra"
+)
+
+func runCmd() *cobra.Command {
+	var (
+		sdkList, tags, reportDir, cacheDir, scenario, manifest string
+		versions, sources                                      []string
+		timeout                                                time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "run [feature files or folders]",
+		Short: "Run the features on every SDK whose toolchain is present and write the reports",
+		Long: `Run prepares each SDK's driver (installing the pinned SDK into the cache on first use),
+runs every feature on every SDK against the recording runtime, and writes results.json, junit.xml,
+summary.md and the transcripts into the report folder.
+
+Exit status: 0 when every result passed or failed only as expected (xfail), 1 on a failure or an
+unexpected pass (xpass), 2 on a usage or setup error (including an SDK named with --sdk that is
+unavailable).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := repoRoot(cmd)
+			if err != nil {
+				return err
+			}
+			cfg := harness.Config{RepoRoot: root, Tags: tags, Scenario: scenario, CacheRoot: cacheDir,
+				Manifest: manifest, CommandTimeout: timeout, Self: selfArgv(), Log: os.Stdout,
+				Command: "conformance " + strings.Join(os.Args[1:], " ")}
+			if sdkList != "" {
+				for _, s := range strings.Split(sdkList, ",") {
+					cfg.SDKs = append(cfg.SDKs, strings.TrimSpace(s))
+				}
+			}
+			if cfg.Versions, err = parsePairs("sdk-version", versions); err != nil {
+				return err
+			}
+			if cfg.Sources, err = parsePairs("sdk-source", sources); err != nil {
+				return err
+			}
+			for _, a := range args {
+				p, _ := filepath.Abs(a)
+				cfg.Paths = append(cfg.Paths, p)
+			}
+			if cfg.ReportDir, err = filepath.Abs(reportDir); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			res, err := harness.Run(ctx, cfg)
+			if res != nil {
+				printTotals(res, cfg.ReportDir)
+			}
+			if err != nil {
+				return err
+			}
+			for _, r := range res.Results {
+				if report.Failing(r.Status) {
+					return &exitError{1, fmt.Errorf("%d failed, %d xpass", res.Totals[report.Failed], res.Totals[report.XPass])}
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&sdkList, "sdk", "", "comma-separated SDKs (node,go,python,rust,java,dotnet); default every SDK whose toolchain is present")
+	f.StringVar(&tags, "tags", "", "godog tag expression, e.g. '@requires.tool.isTerminal && ~@slow'")
+	f.StringVar(&reportDir, "report-dir", "reports/latest", "where results.json, junit.xml, summary.md and transcripts go")
+	f.StringVar(&cacheDir, "cache-dir", "", "where prepared drivers are cached (default $CONFORMANCE_CACHE or the user cache folder)")
+	f.StringVar(&scenario, "scenario", "", "run only the scenario with exactly this name")
+	f.StringVar(&manifest, "expected-failures", "", "known-divergence manifest (default fixtures/expected-failures.yaml)")
+	f.StringArrayVar(&versions, "sdk-version", nil, "run a published version: LANG=VERSION (repeatable)")
+	f.StringArrayVar(&sources, "sdk-source", nil, "run a local SDK folder: LANG=PATH (repeatable)")
+	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
+	return cmd
+}
+
+func printTotals(res *report.Results, dir string) {
+	var parts []string
+	for _, s := range []string{report.Passed, report.Failed, report.XFail, report.XPass, report.Unsupported, report.Unavailable, report.Skipped} {
+		if n := res.Totals[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	fmt.Printf("\n%s\nreports: %s (summary.md, results.json, junit.xml, transcripts/)\n", strings.Join(parts, ", "), dir)
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/spf13/cobra"
+)
+
+func serveCmd() *cobra.Command {
+	var listen, out string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Start the recording runtime alone and record whatever connects to it",
+		Long: `Serve starts the recording runtime on a loopback TCP port, prints its address (and the
+COPILOT_CLI_PATH form for SDKs that spawn their runtime over stdio), and writes the transcript
+of every connection until interrupted. Point your own application at it to see what your SDK
+puts on the wire.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rec, err := transcript.New(out)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			defer rec.Close()
+			srv := runtime.New(rec, runtime.Options{})
+			addr, err := srv.Listen(listen)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			fmt.Printf("recording runtime listening on %s\n", addr)
+			fmt.Printf("  TCP:   connect your SDK to %s (e.g. RuntimeConnection.forUri(\"%s\"))\n", addr, addr)
+			fmt.Printf("  stdio: COPILOT_CLI_PATH=<script running: %s --transcript FILE \"$@\">\n", strings.Join(selfArgv(), " "))
+			fmt.Printf("transcript: %s\n", out)
+			sig := make(chan os.Signal, 1)
+			signal.Notify(sig, os.Interrupt)
+			<-sig
+			srv.Close()
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on (loopback by default)")
+	cmd.Flags().StringVar(&out, "transcript", "conformance-serve.ndjson", "transcript file")
+	return cmd
+}
+
+// runtimeCmd is what an SDK spawns as its CLI: it serves one connection on stdin/stdout. It
+// accepts and ignores every flag it does not know, since each SDK passes its own (--headless,
+// --stdio, --log-level info, --server, …), and writes only frames to stdout.
+func runtimeCmd() *cobra.Command {
+	var stdio bool
+	var out string
+	cmd := &cobra.Command{
+		Use:                "runtime --stdio [--transcript FILE] [SDK flags…]",
+		Short:              "Serve the recording runtime on stdin/stdout (what an SDK spawns as its CLI)",
+		Args:               cobra.ArbitraryArgs,
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				out = os.Getenv("CONFORMANCE_TRANSCRIPT")
+			}
+			rec, err := transcript.New(out)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			defer rec.Close()
+			rec.Notef("", "argv: %s", strings.Join(os.Args[1:], " "))
+			var names []string
+			for _, kv := range os.Environ() {
+				names = append(names, strings.SplitN(kv, "=", 2)[0])
+			}
+			sort.Strings(names)
+			rec.Notef("", "env: %s", strings.Join(names, " "))
+			// Every runtime mode serves stdio: an SDK that did not pass --stdio still gets frames.
+			_ = stdio
+			runtime.New(rec, runtime.Options{}).ServeConn(os.Stdin, os.Stdout)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&stdio, "stdio", true, "serve JSON-RPC on stdin/stdout")
+	cmd.Flags().StringVar(&out, "transcript", "", "transcript file (default $CONFORMANCE_TRANSCRIPT)")
+	return cmd
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/spf13/cobra"
+)
+
+func smokeCmd() *cobra.Command {
+	var sdk, version, source string
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "smoke --sdk NAME",
+		Short: "Check that a driver speaks the protocol: hello, capabilities, one session, clean shutdown",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := repoRoot(cmd)
+			if err != nil {
+				return err
+			}
+			pins, err := sdks.LoadPins(filepath.Join(root, "fixtures", "sdks.yaml"))
+			if err != nil {
+				return &exitError{2, err}
+			}
+			pin, ok := pins[sdk]
+			if !ok {
+				return &exitError{2, fmt.Errorf("--sdk %q: not in fixtures/sdks.yaml", sdk)}
+			}
+			if version == "" {
+				version = pin.Version
+			}
+			prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot(), Log: os.Stdout}).Prepare(context.Background(), sdk, version, source)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			l := driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env}
+			if err := harness.Smoke(context.Background(), l, sdk, timeout, os.Stdout); err != nil {
+				return &exitError{1, fmt.Errorf("smoke test of %s failed: %w", sdk, err)}
+			}
+			fmt.Printf("smoke test of %s passed\n", sdk)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&sdk, "sdk", "", "the SDK whose driver to check")
+	cmd.Flags().StringVar(&version, "sdk-version", "", "SDK version (default the pinned one)")
+	cmd.Flags().StringVar(&source, "sdk-source", "", "a local SDK folder instead of the registry")
+	cmd.Flags().DurationVar(&timeout, "timeout", 60*time.Second, "longest one command may take")
+	_ = cmd.MarkFlagRequired("sdk")
+	return cmd
+}

@@ -1,0 +1,759 @@
+// Conformance driver for the GitHub Copilot .NET SDK (NuGet package GitHub.Copilot.SDK).
+//
+// Speaks drivers/PROTOCOL.md: one JSON command per line on stdin, one response per command and
+// any number of events on stdout. stdout carries protocol lines only: Console.Out is pointed at
+// stderr before anything else runs, the SDK's ILogger writes to stderr, and every protocol line
+// goes through WriteLine under one lock.
+//
+// Written against GitHub.Copilot.SDK 1.0.11 (github/copilot-sdk tag v1.0.11, dotnet/src):
+//   CopilotClient / CopilotClientOptions / RuntimeConnection.ForUri|ForStdio   Client.cs, Types.cs
+//   CopilotTool.DefineTool + CopilotToolOptions                                 CopilotTool.cs
+//   CopilotSession.SendAsync / SendAndWaitAsync / DisposeAsync                  Session.cs
+//   session.Rpc.History.ClearContextAsync ([Experimental] GHCP001)              Generated/Rpc.cs
+
+using System.Collections;
+using System.Collections.Concurrent;
+using System.Globalization;
+using System.Reflection;
+using System.Text;
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using GitHub.Copilot;
+using Microsoft.Extensions.AI;
+using Microsoft.Extensions.Logging;
+
+namespace Conformance.Driver;
+
+internal static class Program
+{
+    private const string PackageId = "GitHub.Copilot.SDK";
+
+    private static readonly object StdoutGate = new();
+    private static StreamWriter s_stdout = null!;
+    private static readonly JsonSerializerOptions s_lineOptions = new()
+    {
+        Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping,
+        WriteIndented = false,
+    };
+
+    // Handles chosen by the harness. Commands run one at a time on the main loop; tool handlers
+    // (SDK threads) only read Sessions, hence the concurrent map.
+    private static readonly Dictionary<string, CopilotClient> s_clients = new(StringComparer.Ordinal);
+    private static readonly ConcurrentDictionary<string, DriverSession> s_sessions = new(StringComparer.Ordinal);
+
+    private static ILogger s_sdkLogger = null!;
+    private static string? s_sdkVersion;
+
+    public static async Task<int> Main(string[] argv)
+    {
+        s_stdout = new StreamWriter(Console.OpenStandardOutput(), new UTF8Encoding(false)) { AutoFlush = false };
+        Console.SetOut(Console.Error);
+
+        if (argv.Contains("--self-check"))
+        {
+            // Used by the recipe after the build: loads the SDK assembly and prints what hello would say.
+            WriteLine(Hello());
+            return 0;
+        }
+
+        // An in-process default would bypass the connection the harness asks for.
+        Environment.SetEnvironmentVariable("COPILOT_SDK_DEFAULT_CONNECTION", null);
+
+        s_sdkLogger = new StderrLogger(ParseLogLevel(Environment.GetEnvironmentVariable("COPILOT_DRIVER_LOG")));
+        TaskScheduler.UnobservedTaskException += (_, e) =>
+        {
+            Diag("unobserved task exception: " + e.Exception.GetBaseException().Message);
+            e.SetObserved();
+        };
+
+        using var stdin = new StreamReader(Console.OpenStandardInput(), new UTF8Encoding(false));
+        string? line;
+        while ((line = await stdin.ReadLineAsync().ConfigureAwait(false)) is not null)
+        {
+            if (string.IsNullOrWhiteSpace(line))
+            {
+                continue;
+            }
+
+            JsonObject? command;
+            try
+            {
+                command = JsonNode.Parse(line) as JsonObject;
+            }
+            catch (JsonException ex)
+            {
+                EmitLog("driver: ignoring a line that is not JSON: " + ex.Message);
+                continue;
+            }
+
+            if (command is null || !TryGetLong(command["id"], out long id))
+            {
+                EmitLog("driver: ignoring a command without an integer id: " + line);
+                continue;
+            }
+
+            string name = TryGetString(command["cmd"], out var cmd) ? cmd : "";
+            JsonObject args = command["args"] as JsonObject ?? new JsonObject();
+
+            JsonObject response;
+            try
+            {
+                JsonObject result = await DispatchAsync(name, args).ConfigureAwait(false);
+                response = new JsonObject { ["id"] = id, ["outcome"] = "ok", ["result"] = result };
+            }
+            catch (UnsupportedException ex)
+            {
+                response = new JsonObject { ["id"] = id, ["outcome"] = "unsupported", ["reason"] = ex.Message };
+            }
+            catch (DriverException ex)
+            {
+                response = ErrorResponse(id, "DriverError", ex.Message);
+            }
+            catch (Exception ex)
+            {
+                Diag($"{name} failed: {ex}");
+                response = ErrorResponse(id, ex.GetType().Name, ex.Message);
+            }
+
+            WriteLine(response);
+
+            if (name == "shutdown")
+            {
+                await StopAllClientsAsync().ConfigureAwait(false);
+                Environment.Exit(0);
+            }
+        }
+
+        // EOF on stdin: the harness is done with us.
+        await StopAllClientsAsync().ConfigureAwait(false);
+        Environment.Exit(0);
+        return 0;
+    }
+
+    private static Task<JsonObject> DispatchAsync(string cmd, JsonObject a) => cmd switch
+    {
+        "hello" => Task.FromResult(Hello()),
+        "connect" => ConnectAsync(a),
+        "createSession" => CreateSessionAsync(a),
+        "resumeSession" => ResumeSessionAsync(a),
+        "setTools" => throw new UnsupportedException(
+            $"{PackageId} {SdkVersion()} has no session.setTools: CopilotSession has no high-level tool " +
+            "replacement (tools are fixed by SessionConfig.Tools / ResumeSessionConfig.Tools) and the generated " +
+            "session.Rpc.Tools API has no session.tools.set"),
+        "clearContext" => ClearContextAsync(a),
+        "send" => SendAsync(a),
+        "disconnect" => DisconnectAsync(a),
+        "stopClient" => StopClientAsync(a),
+        "shutdown" => Task.FromResult(new JsonObject()),
+        _ => throw new DriverException($"unknown command '{cmd}'"),
+    };
+
+    // ---------------------------------------------------------------- commands
+
+    private static JsonObject Hello()
+    {
+        string version = SdkVersion();
+        string source = Environment.GetEnvironmentVariable("CONFORMANCE_DOTNET_SDK_SOURCE") is { Length: > 0 } local
+            ? local
+            : $"nuget:{PackageId}@{version}";
+
+        var capabilities = new JsonObject
+        {
+            ["transport.tcp"] = true,
+            ["transport.stdio"] = true,
+            ["session.resume"] = true,
+            ["tool.isTerminal"] = true,
+            ["tool.isTerminal.explicitFalse"] = false,
+            ["tool.overridesBuiltInTool"] = true,
+            ["tool.skipPermission"] = true,
+            ["tool.defer"] = true,
+            ["tool.metadata"] = true,
+            ["session.setTools"] = false,
+            ["session.clearContext"] = true,
+            ["events"] = true,
+        };
+        var notes = new JsonObject
+        {
+            ["tool.isTerminal.explicitFalse"] =
+                $"{PackageId} {version}: CopilotToolOptions.IsTerminal is a plain bool and the SDK sends isTerminal only " +
+                "when it is true; false and unset both omit the key (same for OverridesBuiltInTool and SkipPermission)",
+            ["session.setTools"] =
+                $"{PackageId} {version} has no high-level tool replacement and no generated session.tools.set",
+            ["session.clearContext"] =
+                "through the generated session.Rpc.History.ClearContextAsync, marked [Experimental(\"GHCP001\")]",
+        };
+
+        return new JsonObject
+        {
+            ["protocolVersion"] = 1,
+            ["sdk"] = "dotnet",
+            ["version"] = version,
+            ["source"] = source,
+            ["capabilities"] = capabilities,
+            ["notes"] = notes,
+        };
+    }
+
+    private static async Task<JsonObject> ConnectAsync(JsonObject a)
+    {
+        string handle = RequireString(a, "client");
+        if (s_clients.ContainsKey(handle))
+        {
+            throw new DriverException($"client handle '{handle}' is already connected");
+        }
+
+        RuntimeConnection connection;
+        if (OptionalString(a, "address") is { } address)
+        {
+            // RuntimeConnection.ForUri accepts "port", "host:port" or a URL; without a scheme the SDK
+            // assumes https:// (it only uses host and port), so say http:// explicitly.
+            connection = RuntimeConnection.ForUri(address.Contains("://", StringComparison.Ordinal) ? address : "http://" + address);
+        }
+        else if (OptionalString(a, "cliPath") is { } cliPath)
+        {
+            StdioRuntimeConnection stdio = RuntimeConnection.ForStdio(path: cliPath);
+            if (a["env"] is JsonObject env)
+            {
+                // ChildProcessRuntimeConnection.Environment replaces the inherited environment: add to a copy.
+                stdio.Environment = ChildEnvironment(env);
+            }
+            connection = stdio;
+        }
+        else
+        {
+            throw new DriverException("connect needs either 'address' or 'cliPath'");
+        }
+
+        var client = new CopilotClient(new CopilotClientOptions { Connection = connection, Logger = s_sdkLogger });
+        try
+        {
+            await client.StartAsync().ConfigureAwait(false);
+        }
+        catch
+        {
+            await ForceStopQuietlyAsync(client).ConfigureAwait(false);
+            throw;
+        }
+
+        s_clients[handle] = client;
+        return new JsonObject();
+    }
+
+    private static async Task<JsonObject> CreateSessionAsync(JsonObject a)
+    {
+        CopilotClient client = ClientFor(a);
+        var state = new DriverSession(RequireString(a, "session"));
+        var config = new SessionConfig
+        {
+            Tools = BuildTools(a, state),
+            OnEvent = ev => EmitSessionEvent(state, ev),
+        };
+
+        CopilotSession session = await client.CreateSessionAsync(config).ConfigureAwait(false);
+        state.Session = session;
+        s_sessions[state.Handle] = state;
+        return new JsonObject { ["sessionId"] = session.SessionId };
+    }
+
+    private static async Task<JsonObject> ResumeSessionAsync(JsonObject a)
+    {
+        CopilotClient client = ClientFor(a);
+        var state = new DriverSession(RequireString(a, "session"));
+        string sessionId = RequireString(a, "sessionId");
+        var config = new ResumeSessionConfig
+        {
+            Tools = BuildTools(a, state),
+            OnEvent = ev => EmitSessionEvent(state, ev),
+        };
+
+        CopilotSession session = await client.ResumeSessionAsync(sessionId, config).ConfigureAwait(false);
+        state.Session = session;
+        s_sessions[state.Handle] = state;
+        return new JsonObject { ["sessionId"] = session.SessionId };
+    }
+
+    private static async Task<JsonObject> ClearContextAsync(JsonObject a)
+    {
+        CopilotSession session = SessionFor(a).Session!;
+        string prompt = RequireString(a, "prompt");
+        var result = await session.Rpc.History.ClearContextAsync(prompt).ConfigureAwait(false);
+        return new JsonObject { ["messagesCleared"] = result.MessagesCleared };
+    }
+
+    private static async Task<JsonObject> SendAsync(JsonObject a)
+    {
+        CopilotSession session = SessionFor(a).Session!;
+        string prompt = RequireString(a, "prompt");
+        bool wait = OptionalBool(a, "wait") ?? false;
+
+        if (!wait)
+        {
+            string messageId = await session.SendAsync(prompt).ConfigureAwait(false);
+            return new JsonObject { ["messageId"] = messageId };
+        }
+
+        TimeSpan? timeout = OptionalLong(a, "timeoutMs") is long ms ? TimeSpan.FromMilliseconds(ms) : null;
+        AssistantMessageEvent? reply = await session.SendAndWaitAsync(prompt, timeout).ConfigureAwait(false);
+        var result = new JsonObject();
+        if (reply is not null)
+        {
+            result["messageId"] = reply.Data.MessageId;
+            result["content"] = reply.Data.Content;
+        }
+        return result;
+    }
+
+    private static async Task<JsonObject> DisconnectAsync(JsonObject a)
+    {
+        DriverSession state = SessionFor(a);
+        // DisposeAsync sends session.destroy; the session can still be resumed later.
+        await state.Session!.DisposeAsync().ConfigureAwait(false);
+        s_sessions.TryRemove(state.Handle, out _);
+        return new JsonObject();
+    }
+
+    private static async Task<JsonObject> StopClientAsync(JsonObject a)
+    {
+        string handle = RequireString(a, "client");
+        CopilotClient client = ClientFor(a);
+        s_clients.Remove(handle);
+        // StopAsync disposes the client's remaining sessions, then closes the connection.
+        await client.StopAsync().ConfigureAwait(false);
+        return new JsonObject();
+    }
+
+    // ---------------------------------------------------------------- tools
+
+    private static List<AIFunctionDeclaration> BuildTools(JsonObject a, DriverSession state)
+    {
+        if (a["tools"] is not JsonArray specs)
+        {
+            throw new DriverException("'tools' must be an array");
+        }
+
+        var tools = new List<AIFunctionDeclaration>(specs.Count);
+        foreach (JsonNode? spec in specs)
+        {
+            tools.Add(BuildTool(spec as JsonObject ?? throw new DriverException("a tool must be an object"), state));
+        }
+        return tools;
+    }
+
+    // Option keys in the order they are applied when the spec's optionOrder does not list them.
+    private static readonly string[] s_optionKeys =
+        ["description", "parameters", "isTerminal", "overridesBuiltInTool", "skipPermission", "defer", "metadata"];
+
+    private static AIFunction BuildTool(JsonObject spec, DriverSession state)
+    {
+        string name = RequireString(spec, "name");
+        JsonObject handler = spec["handler"] as JsonObject ?? throw new DriverException($"tool '{name}': 'handler' must be an object");
+        string action = RequireString(handler, "action");
+        if (action is not ("return" or "fail" or "clearContext"))
+        {
+            throw new DriverException($"tool '{name}': unknown handler action '{action}'");
+        }
+        string? label = OptionalString(handler, "label");
+        string text = OptionalString(handler, "text") ?? "";
+        string message = OptionalString(handler, "message") ?? "";
+        string prompt = OptionalString(handler, "prompt") ?? "";
+
+        // CopilotToolOptions is a property bag, so optionOrder cannot change what the SDK builds;
+        // the driver still applies the options in that order. An absent key is never set.
+        var factoryOptions = new AIFunctionFactoryOptions { Name = name };
+        CopilotToolOptions? toolOptions = null;
+        JsonElement? schema = null;
+
+        var order = new List<string>();
+        if (spec["optionOrder"] is JsonArray listed)
+        {
+            foreach (JsonNode? item in listed)
+            {
+                if (TryGetString(item, out var key) && !order.Contains(key))
+                {
+                    order.Add(key);
+                }
+            }
+        }
+        foreach (string key in s_optionKeys)
+        {
+            if (!order.Contains(key))
+            {
+                order.Add(key);
+            }
+        }
+
+        foreach (string key in order)
+        {
+            if (!spec.TryGetPropertyValue(key, out JsonNode? value))
+            {
+                continue;
+            }
+            switch (key)
+            {
+                case "description":
+                    factoryOptions.Description = RequireString(spec, key);
+                    break;
+                case "parameters":
+                    if (value is not JsonObject)
+                    {
+                        throw new DriverException($"tool '{name}': 'parameters' must be an object");
+                    }
+                    using (JsonDocument doc = JsonDocument.Parse(value.ToJsonString()))
+                    {
+                        schema = doc.RootElement.Clone();
+                    }
+                    break;
+                case "isTerminal":
+                    (toolOptions ??= new CopilotToolOptions()).IsTerminal = RequireBool(spec, key);
+                    break;
+                case "overridesBuiltInTool":
+                    (toolOptions ??= new CopilotToolOptions()).OverridesBuiltInTool = RequireBool(spec, key);
+                    break;
+                case "skipPermission":
+                    (toolOptions ??= new CopilotToolOptions()).SkipPermission = RequireBool(spec, key);
+                    break;
+                case "defer":
+                    (toolOptions ??= new CopilotToolOptions()).Defer = RequireString(spec, key) switch
+                    {
+                        "auto" => CopilotToolDefer.Auto,
+                        "never" => CopilotToolDefer.Never,
+                        var other => throw new DriverException($"tool '{name}': unknown defer '{other}'"),
+                    };
+                    break;
+                case "metadata":
+                    (toolOptions ??= new CopilotToolOptions()).Metadata = ToMetadata(name, value);
+                    break;
+            }
+        }
+
+        Func<ToolInvocation, CancellationToken, Task<string>> run = async (invocation, cancellationToken) =>
+        {
+            var invoked = new JsonObject { ["session"] = state.Handle, ["tool"] = name };
+            if (label is not null)
+            {
+                invoked["label"] = label;
+            }
+            invoked["arguments"] = ArgumentsNode(invocation.Arguments);
+            Emit("tool.invoked", invoked);
+
+            switch (action)
+            {
+                case "fail":
+                    throw new InvalidOperationException(message);
+
+                case "clearContext":
+                    CopilotSession session = state.Session
+                        ?? throw new InvalidOperationException("driver: the session is not ready yet");
+                    long cleared;
+                    try
+                    {
+                        var result = await session.Rpc.History.ClearContextAsync(prompt, cancellationToken).ConfigureAwait(false);
+                        cleared = result.MessagesCleared;
+                    }
+                    catch (Exception ex)
+                    {
+                        Emit("tool.clearContext", new JsonObject { ["session"] = state.Handle, ["tool"] = name, ["error"] = ex.Message });
+                        throw;
+                    }
+                    Emit("tool.clearContext", new JsonObject { ["session"] = state.Handle, ["tool"] = name, ["messagesCleared"] = cleared });
+                    return text.Replace("{messagesCleared}", cleared.ToString(CultureInfo.InvariantCulture), StringComparison.Ordinal);
+
+                default:
+                    return text;
+            }
+        };
+
+        // The ToolInvocation and CancellationToken parameters are bound by the SDK / AIFunctionFactory and
+        // left out of the generated schema, so without 'parameters' the SDK sends an empty object schema.
+        AIFunction tool = CopilotTool.DefineTool(run, toolOptions: toolOptions, factoryOptions: factoryOptions);
+        if (schema is { } explicitSchema)
+        {
+            tool = new SchemaOverride(tool, explicitSchema);
+        }
+        return tool;
+    }
+
+    private static IDictionary<string, JsonNode?> ToMetadata(string tool, JsonNode? value)
+    {
+        if (value is not JsonObject obj)
+        {
+            throw new DriverException($"tool '{tool}': 'metadata' must be an object");
+        }
+        var metadata = new Dictionary<string, JsonNode?>(StringComparer.Ordinal);
+        foreach (KeyValuePair<string, JsonNode?> entry in obj)
+        {
+            metadata[entry.Key] = entry.Value?.DeepClone();
+        }
+        return metadata;
+    }
+
+    private static JsonNode ArgumentsNode(JsonElement? arguments)
+    {
+        if (arguments.HasValue && arguments.Value.ValueKind is not (JsonValueKind.Undefined or JsonValueKind.Null))
+        {
+            return JsonNode.Parse(arguments.Value.GetRawText()) ?? new JsonObject();
+        }
+        return new JsonObject();
+    }
+
+    /// <summary>
+    /// Gives an SDK tool the JSON schema from the harness's spec. AIFunctionFactory derives a schema
+    /// from the delegate's parameters; Microsoft.Extensions.AI's DelegatingAIFunction is the library's
+    /// way to present a different one. Everything else (name, AdditionalProperties carrying the Copilot
+    /// options, invocation) passes through to the CopilotTool.DefineTool function.
+    /// </summary>
+    private sealed class SchemaOverride(AIFunction inner, JsonElement schema) : DelegatingAIFunction(inner)
+    {
+        public override JsonElement JsonSchema => schema;
+    }
+
+    // ---------------------------------------------------------------- events and output
+
+    private static void EmitSessionEvent(DriverSession state, SessionEvent ev)
+    {
+        JsonNode? data = null;
+        try
+        {
+            // SessionEvent.ToJson is the SDK's own (polymorphic) serialization of the event it delivered.
+            if (JsonNode.Parse(ev.ToJson()) is JsonObject full && full.TryGetPropertyValue("data", out JsonNode? d))
+            {
+                full.Remove("data");
+                data = d;
+            }
+        }
+        catch (Exception ex)
+        {
+            Diag($"cannot serialize session event {ev.Type}: {ex.Message}");
+        }
+        Emit("session.event", new JsonObject { ["session"] = state.Handle, ["type"] = ev.Type, ["data"] = data ?? new JsonObject() });
+    }
+
+    private static void EmitLog(string message) => Emit("log", new JsonObject { ["message"] = message });
+
+    private static void Emit(string name, JsonObject args) => WriteLine(new JsonObject { ["event"] = name, ["args"] = args });
+
+    private static void WriteLine(JsonObject message)
+    {
+        string text = message.ToJsonString(s_lineOptions);
+        try
+        {
+            lock (StdoutGate)
+            {
+                s_stdout.Write(text);
+                s_stdout.Write('\n');
+                s_stdout.Flush();
+            }
+        }
+        catch (IOException ex)
+        {
+            // The harness closed our stdout: nobody is listening any more.
+            Diag("stdout closed: " + ex.Message);
+            Environment.Exit(1);
+        }
+    }
+
+    private static JsonObject ErrorResponse(long id, string type, string message) => new()
+    {
+        ["id"] = id,
+        ["outcome"] = "error",
+        ["error"] = new JsonObject { ["type"] = type, ["message"] = message },
+    };
+
+    private static void Diag(string message) => Console.Error.WriteLine("[driver] " + message);
+
+    // ---------------------------------------------------------------- handles and helpers
+
+    private static CopilotClient ClientFor(JsonObject a)
+    {
+        string handle = RequireString(a, "client");
+        return s_clients.TryGetValue(handle, out var client)
+            ? client
+            : throw new DriverException($"unknown client handle '{handle}'");
+    }
+
+    private static DriverSession SessionFor(JsonObject a)
+    {
+        string handle = RequireString(a, "session");
+        return s_sessions.TryGetValue(handle, out var state) && state.Session is not null
+            ? state
+            : throw new DriverException($"unknown session handle '{handle}'");
+    }
+
+    private static async Task StopAllClientsAsync()
+    {
+        foreach (CopilotClient client in s_clients.Values)
+        {
+            await ForceStopQuietlyAsync(client).ConfigureAwait(false);
+        }
+        s_clients.Clear();
+    }
+
+    // Closes the connection (and kills a runtime the SDK spawned) without sending anything more.
+    private static async Task ForceStopQuietlyAsync(CopilotClient client)
+    {
+        try
+        {
+            Task stop = client.ForceStopAsync();
+            await Task.WhenAny(stop, Task.Delay(TimeSpan.FromSeconds(3))).ConfigureAwait(false);
+        }
+        catch (Exception ex)
+        {
+            Diag("ForceStopAsync: " + ex.Message);
+        }
+    }
+
+    private static Dictionary<string, string> ChildEnvironment(JsonObject extra)
+    {
+        var env = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (DictionaryEntry entry in Environment.GetEnvironmentVariables())
+        {
+            env[(string)entry.Key] = entry.Value as string ?? "";
+        }
+        foreach (KeyValuePair<string, JsonNode?> entry in extra)
+        {
+            env[entry.Key] = TryGetString(entry.Value, out var s) ? s : entry.Value?.ToJsonString() ?? "";
+        }
+        env.Remove("COPILOT_SDK_DEFAULT_CONNECTION");
+        return env;
+    }
+
+    /// <summary>
+    /// The installed SDK version: the GitHub.Copilot.SDK entry of this build's Driver.deps.json (the NuGet
+    /// package version restore resolved), else the SDK assembly's informational version.
+    /// </summary>
+    private static string SdkVersion()
+    {
+        if (s_sdkVersion is not null)
+        {
+            return s_sdkVersion;
+        }
+
+        string? version = null;
+        try
+        {
+            string depsPath = Path.Combine(AppContext.BaseDirectory, "Driver.deps.json");
+            if (File.Exists(depsPath) && JsonNode.Parse(File.ReadAllText(depsPath))?["libraries"] is JsonObject libraries)
+            {
+                foreach (KeyValuePair<string, JsonNode?> entry in libraries)
+                {
+                    if (entry.Key.StartsWith(PackageId + "/", StringComparison.OrdinalIgnoreCase))
+                    {
+                        version = entry.Key[(PackageId.Length + 1)..];
+                        break;
+                    }
+                }
+            }
+        }
+        catch (Exception ex)
+        {
+            Diag("cannot read Driver.deps.json: " + ex.Message);
+        }
+
+        if (string.IsNullOrEmpty(version))
+        {
+            Assembly sdk = typeof(CopilotClient).Assembly;
+            version = sdk.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion
+                ?? sdk.GetName().Version?.ToString()
+                ?? "unknown";
+            int plus = version.IndexOf('+', StringComparison.Ordinal);
+            if (plus > 0)
+            {
+                version = version[..plus];
+            }
+        }
+
+        return s_sdkVersion = version;
+    }
+
+    private static bool TryGetString(JsonNode? node, out string value)
+    {
+        if (node is JsonValue v && v.TryGetValue(out string? s) && s is not null)
+        {
+            value = s;
+            return true;
+        }
+        value = "";
+        return false;
+    }
+
+    private static bool TryGetLong(JsonNode? node, out long value)
+    {
+        value = 0;
+        if (node is not JsonValue v)
+        {
+            return false;
+        }
+        if (v.TryGetValue(out long l))
+        {
+            value = l;
+            return true;
+        }
+        if (v.TryGetValue(out double d) && d == Math.Floor(d) && d >= long.MinValue && d <= long.MaxValue)
+        {
+            value = (long)d;
+            return true;
+        }
+        return false;
+    }
+
+    private static string RequireString(JsonObject o, string key) =>
+        TryGetString(o[key], out var s) ? s : throw new DriverException($"'{key}' must be a string");
+
+    private static string? OptionalString(JsonObject o, string key) =>
+        o[key] is null ? null : RequireString(o, key);
+
+    private static bool RequireBool(JsonObject o, string key) =>
+        o[key] is JsonValue v && v.TryGetValue(out bool b) ? b : throw new DriverException($"'{key}' must be a boolean");
+
+    private static bool? OptionalBool(JsonObject o, string key) =>
+        o[key] is null ? (bool?)null : RequireBool(o, key);
+
+    private static long? OptionalLong(JsonObject o, string key) =>
+        o[key] is null ? (long?)null : TryGetLong(o[key], out long l) ? l : throw new DriverException($"'{key}' must be an integer");
+
+    private static LogLevel ParseLogLevel(string? value) =>
+        Enum.TryParse(value, ignoreCase: true, out LogLevel level) ? level : LogLevel.Warning;
+}
+
+/// <summary>A session handle: the SDK session, set once create/resume returns.</summary>
+internal sealed class DriverSession(string handle)
+{
+    private volatile CopilotSession? _session;
+
+    public string Handle { get; } = handle;
+
+    public CopilotSession? Session
+    {
+        get => _session;
+        set => _session = value;
+    }
+}
+
+/// <summary>A command this SDK version cannot express.</summary>
+internal sealed class UnsupportedException(string reason) : Exception(reason);
+
+/// <summary>A bad command (unknown handle, malformed arguments): reported as type DriverError.</summary>
+internal sealed class DriverException(string message) : Exception(message);
+
+/// <summary>Sends the SDK's diagnostics to stderr (level from COPILOT_DRIVER_LOG, default Warning).</summary>
+internal sealed class StderrLogger(LogLevel minimum) : ILogger
+{
+    public IDisposable? BeginScope<TState>(TState state) where TState : notnull => null;
+
+    public bool IsEnabled(LogLevel logLevel) => logLevel != LogLevel.None && logLevel >= minimum;
+
+    public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
+    {
+        if (!IsEnabled(logLevel))
+        {
+            return;
+        }
+        string text = formatter(state, exception);
+        if (exception is not null)
+        {
+            text += " | " + exception;
+        }
+        Console.Error.WriteLine($"[GitHub.Copilot.SDK {logLevel}] {text}");
+    }
+}

@@ -1,0 +1,696 @@
+// Command driver is the conformance driver for the Go Copilot SDK
+// (github.com/github/copilot-sdk/go). It reads protocol commands from stdin, one JSON
+// object per line, runs them through the real SDK and writes responses and events to stdout.
+// See ../PROTOCOL.md.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"reflect"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	copilot "github.com/github/copilot-sdk/go"
+	"github.com/github/copilot-sdk/go/rpc"
+)
+
+const (
+	sdkModule       = "github.com/github/copilot-sdk/go"
+	protocolVersion = 1
+)
+
+// ---- output -----------------------------------------------------------------------------
+
+// out is the protocol stream. os.Stdout is pointed at stderr in main so that nothing the SDK
+// prints (it has a few fmt.Printf calls) can corrupt the protocol.
+type writer struct {
+	mu sync.Mutex
+	w  *bufio.Writer
+}
+
+var out *writer
+
+func (o *writer) line(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		log.Printf("driver: cannot encode %T: %v", v, err)
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.w.Write(b)
+	o.w.WriteByte('\n')
+	o.w.Flush()
+}
+
+func event(name string, args map[string]any) {
+	out.line(map[string]any{"event": name, "args": args})
+}
+
+// ---- protocol types ---------------------------------------------------------------------
+
+type command struct {
+	ID   int64           `json:"id"`
+	Cmd  string          `json:"cmd"`
+	Args json.RawMessage `json:"args"`
+}
+
+type toolSpec struct {
+	Name                 string         `json:"name"`
+	Description          *string        `json:"description"`
+	Parameters           map[string]any `json:"parameters"`
+	IsTerminal           *bool          `json:"isTerminal"`
+	OverridesBuiltInTool *bool          `json:"overridesBuiltInTool"`
+	SkipPermission       *bool          `json:"skipPermission"`
+	Defer                *string        `json:"defer"`
+	Metadata             map[string]any `json:"metadata"`
+	OptionOrder          []string       `json:"optionOrder"`
+	Handler              handlerSpec    `json:"handler"`
+}
+
+type handlerSpec struct {
+	Action  string  `json:"action"`
+	Text    string  `json:"text"`
+	Message string  `json:"message"`
+	Prompt  string  `json:"prompt"`
+	Label   *string `json:"label"`
+}
+
+// outcome of one command.
+type unsupported struct{ reason string }
+
+func (u unsupported) Error() string { return u.reason }
+
+type driverError struct{ msg string }
+
+func (d driverError) Error() string { return d.msg }
+
+func driverErrorf(format string, a ...any) error { return driverError{fmt.Sprintf(format, a...)} }
+
+// ---- state ------------------------------------------------------------------------------
+
+// sessionRef lets tool handlers, built before the SDK returns the session, reach it later.
+type sessionRef struct {
+	handle string
+	mu     sync.RWMutex
+	s      *copilot.Session
+}
+
+func (r *sessionRef) get() *copilot.Session {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.s
+}
+
+func (r *sessionRef) set(s *copilot.Session) {
+	r.mu.Lock()
+	r.s = s
+	r.mu.Unlock()
+}
+
+type driver struct {
+	mu       sync.Mutex
+	clients  map[string]*copilot.Client
+	sessions map[string]*sessionRef
+}
+
+func (d *driver) client(handle string) (*copilot.Client, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c, ok := d.clients[handle]
+	if !ok {
+		return nil, driverErrorf("unknown client %q", handle)
+	}
+	return c, nil
+}
+
+func (d *driver) session(handle string) (*copilot.Session, *sessionRef, error) {
+	d.mu.Lock()
+	ref, ok := d.sessions[handle]
+	d.mu.Unlock()
+	if !ok || ref.get() == nil {
+		return nil, nil, driverErrorf("unknown session %q", handle)
+	}
+	return ref.get(), ref, nil
+}
+
+// ---- version ----------------------------------------------------------------------------
+
+// sdkVersion reads the SDK module this binary was built with from its embedded build info.
+func sdkVersion() (version, source string) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown", "go:" + sdkModule
+	}
+	for _, m := range bi.Deps {
+		if m.Path != sdkModule {
+			continue
+		}
+		if r := m.Replace; r != nil {
+			if strings.HasPrefix(r.Path, "/") || strings.HasPrefix(r.Path, ".") {
+				// Replaced by a local directory (--sdk-source): no release version.
+				return "(devel)", "local:" + r.Path
+			}
+			return r.Version, "go:" + r.Path + "@" + r.Version
+		}
+		return m.Version, "go:" + m.Path + "@" + m.Version
+	}
+	return "unknown", "go:" + sdkModule
+}
+
+// setToolsMethod finds a high-level Session.SetTools(ctx, []Tool) error, which
+// github.com/github/copilot-sdk/go v1.0.14 does not have. It is looked up by reflection so that
+// the same driver source compiles against the pinned version and lights up on a version (or
+// --sdk-source checkout) that adds the documented method.
+func setToolsMethod(s *copilot.Session) (reflect.Value, bool) {
+	m, ok := reflect.TypeOf(s).MethodByName("SetTools")
+	if !ok {
+		return reflect.Value{}, false
+	}
+	t := m.Type // includes the receiver
+	ctxType := reflect.TypeOf((*context.Context)(nil)).Elem()
+	errType := reflect.TypeOf((*error)(nil)).Elem()
+	if t.NumIn() != 3 || t.In(1) != ctxType || t.In(2) != reflect.TypeOf([]copilot.Tool(nil)) ||
+		t.NumOut() != 1 || t.Out(0) != errType {
+		return reflect.Value{}, false
+	}
+	if s == nil {
+		return reflect.Value{}, true
+	}
+	return reflect.ValueOf(s).MethodByName("SetTools"), true
+}
+
+func (d *driver) hello() (map[string]any, error) {
+	version, source := sdkVersion()
+	_, hasSetTools := setToolsMethod(nil)
+	caps := map[string]bool{
+		"transport.tcp":                 true,
+		"transport.stdio":               true,
+		"session.resume":                true,
+		"tool.isTerminal":               true,
+		"tool.isTerminal.explicitFalse": false,
+		"tool.overridesBuiltInTool":     true,
+		"tool.skipPermission":           true,
+		"tool.defer":                    true,
+		"tool.metadata":                 true,
+		"session.setTools":              hasSetTools,
+		"session.clearContext":          true,
+		"events":                        true,
+	}
+	notes := map[string]string{
+		"tool.isTerminal.explicitFalse": "copilot.Tool.IsTerminal is a plain bool with `json:\"isTerminal,omitempty\"`: " +
+			"an explicit false is indistinguishable from unset and is never sent",
+		"tool.overridesBuiltInTool": "plain bool with omitempty: an explicit false is not sent",
+		"tool.skipPermission":       "plain bool with omitempty: an explicit false is not sent",
+		"tool.metadata":             "map with omitempty: an empty metadata object {} is not sent",
+		"session.clearContext":      "through the generated RPC Session.RPC.History.ClearContext (experimental)",
+		"transport.tcp":             "copilot.ClientOptions{Connection: copilot.URIConnection{URL: address}}",
+		"transport.stdio":           "copilot.ClientOptions{Connection: copilot.StdioConnection{Path: cliPath, Env: ...}}",
+	}
+	if !hasSetTools {
+		notes["session.setTools"] = fmt.Sprintf("%s %s has no high-level Session.SetTools(ctx, []Tool) "+
+			"(only the generated RPC Session.RPC.Tools.Set, which does not swap the handlers)", sdkModule, version)
+	}
+	return map[string]any{
+		"protocolVersion": protocolVersion,
+		"sdk":             "go",
+		"version":         version,
+		"source":          source,
+		"capabilities":    caps,
+		"notes":           notes,
+	}, nil
+}
+
+// ---- tools ------------------------------------------------------------------------------
+
+func (d *driver) buildTools(ref *sessionRef, specs []toolSpec) ([]copilot.Tool, error) {
+	tools := make([]copilot.Tool, 0, len(specs))
+	for _, spec := range specs {
+		if spec.Name == "" {
+			return nil, driverErrorf("tool without a name")
+		}
+		switch spec.Handler.Action {
+		case "return", "fail", "clearContext":
+		default:
+			return nil, driverErrorf("tool %q: unknown handler action %q", spec.Name, spec.Handler.Action)
+		}
+		t := copilot.Tool{Name: spec.Name, Handler: d.handler(ref, spec)}
+		// A struct literal has no option order; apply options in optionOrder first anyway so the
+		// mapping is the same code path for every order.
+		order := append([]string{}, spec.OptionOrder...)
+		order = append(order, "description", "parameters", "isTerminal", "overridesBuiltInTool",
+			"skipPermission", "defer", "metadata")
+		done := map[string]bool{}
+		for _, opt := range order {
+			if done[opt] {
+				continue
+			}
+			done[opt] = true
+			switch opt {
+			case "description":
+				if spec.Description != nil {
+					t.Description = *spec.Description
+				}
+			case "parameters":
+				if spec.Parameters != nil {
+					t.Parameters = spec.Parameters
+				}
+			case "isTerminal":
+				if spec.IsTerminal != nil {
+					t.IsTerminal = *spec.IsTerminal
+				}
+			case "overridesBuiltInTool":
+				if spec.OverridesBuiltInTool != nil {
+					t.OverridesBuiltInTool = *spec.OverridesBuiltInTool
+				}
+			case "skipPermission":
+				if spec.SkipPermission != nil {
+					t.SkipPermission = *spec.SkipPermission
+				}
+			case "defer":
+				if spec.Defer != nil {
+					t.Defer = copilot.ToolDefer(*spec.Defer)
+				}
+			case "metadata":
+				if spec.Metadata != nil {
+					t.Metadata = spec.Metadata
+				}
+			default:
+				return nil, driverErrorf("tool %q: unknown option %q in optionOrder", spec.Name, opt)
+			}
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+func (d *driver) handler(ref *sessionRef, spec toolSpec) copilot.ToolHandler {
+	h := spec.Handler
+	return func(inv copilot.ToolInvocation) (copilot.ToolResult, error) {
+		args := map[string]any{"session": ref.handle, "tool": inv.ToolName, "arguments": inv.Arguments}
+		if inv.Arguments == nil {
+			args["arguments"] = map[string]any{}
+		}
+		if h.Label != nil {
+			args["label"] = *h.Label
+		}
+		event("tool.invoked", args)
+
+		switch h.Action {
+		case "return":
+			return copilot.ToolResult{TextResultForLLM: h.Text}, nil
+		case "fail":
+			return copilot.ToolResult{}, errors.New(h.Message)
+		case "clearContext":
+			s := ref.get()
+			if s == nil {
+				return copilot.ToolResult{}, fmt.Errorf("driver: session %q not known yet", ref.handle)
+			}
+			ctx := inv.TraceContext
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			res, err := s.RPC.History.ClearContext(ctx, &rpc.HistoryClearContextRequest{Prompt: h.Prompt})
+			if err != nil {
+				event("tool.clearContext", map[string]any{"session": ref.handle, "tool": inv.ToolName, "error": err.Error()})
+				return copilot.ToolResult{}, errors.New(err.Error())
+			}
+			event("tool.clearContext", map[string]any{"session": ref.handle, "tool": inv.ToolName, "messagesCleared": res.MessagesCleared})
+			text := strings.ReplaceAll(h.Text, "{messagesCleared}", strconv.FormatInt(res.MessagesCleared, 10))
+			return copilot.ToolResult{TextResultForLLM: text}, nil
+		}
+		return copilot.ToolResult{}, fmt.Errorf("driver: unknown handler action %q", h.Action)
+	}
+}
+
+func (d *driver) onEvent(ref *sessionRef) copilot.SessionEventHandler {
+	return func(ev copilot.SessionEvent) {
+		raw, err := json.Marshal(ev)
+		if err != nil {
+			log.Printf("driver: cannot encode session event %s: %v", ev.Type(), err)
+			return
+		}
+		var shape struct {
+			Type string          `json:"type"`
+			Data json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(raw, &shape); err != nil {
+			log.Printf("driver: cannot decode session event %s: %v", ev.Type(), err)
+			return
+		}
+		data := shape.Data
+		if len(data) == 0 || string(data) == "null" {
+			data = json.RawMessage("{}")
+		}
+		event("session.event", map[string]any{"session": ref.handle, "type": shape.Type, "data": data})
+	}
+}
+
+// ---- commands ---------------------------------------------------------------------------
+
+func decode[T any](raw json.RawMessage) (T, error) {
+	var v T
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, driverErrorf("bad args: %v", err)
+	}
+	return v, nil
+}
+
+func (d *driver) connect(raw json.RawMessage) (any, error) {
+	a, err := decode[struct {
+		Client  string            `json:"client"`
+		Address string            `json:"address"`
+		CLIPath string            `json:"cliPath"`
+		Env     map[string]string `json:"env"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	if a.Client == "" {
+		return nil, driverErrorf("connect needs a client handle")
+	}
+	var conn copilot.RuntimeConnection
+	switch {
+	case a.Address != "":
+		conn = copilot.URIConnection{URL: a.Address}
+	case a.CLIPath != "":
+		env := []string{}
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "COPILOT_SDK_DEFAULT_CONNECTION=") {
+				env = append(env, kv)
+			}
+		}
+		for k, v := range a.Env {
+			env = append(env, k+"="+v)
+		}
+		conn = copilot.StdioConnection{Path: a.CLIPath, Env: env}
+	default:
+		return nil, driverErrorf("connect needs address or cliPath")
+	}
+	client, err := newClient(&copilot.ClientOptions{Connection: conn})
+	if err != nil {
+		return nil, err
+	}
+	if err := client.Start(context.Background()); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	d.clients[a.Client] = client
+	d.mu.Unlock()
+	return map[string]any{}, nil
+}
+
+// newClient turns NewClient's panics on invalid options into errors.
+func newClient(opts *copilot.ClientOptions) (c *copilot.Client, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("copilot.NewClient panicked: %v", r)
+		}
+	}()
+	return copilot.NewClient(opts), nil
+}
+
+type sessionArgs struct {
+	Client    string     `json:"client"`
+	Session   string     `json:"session"`
+	SessionID string     `json:"sessionId"`
+	Tools     []toolSpec `json:"tools"`
+}
+
+func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
+	a, err := decode[sessionArgs](raw)
+	if err != nil {
+		return nil, err
+	}
+	client, err := d.client(a.Client)
+	if err != nil {
+		return nil, err
+	}
+	if a.Session == "" {
+		return nil, driverErrorf("missing session handle")
+	}
+	ref := &sessionRef{handle: a.Session}
+	tools, err := d.buildTools(ref, a.Tools)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	var s *copilot.Session
+	if resume {
+		if a.SessionID == "" {
+			return nil, driverErrorf("resumeSession needs sessionId")
+		}
+		s, err = client.ResumeSession(ctx, a.SessionID, &copilot.ResumeSessionConfig{
+			Tools:               tools,
+			OnPermissionRequest: copilot.PermissionHandler.ApproveAll,
+			OnEvent:             d.onEvent(ref),
+		})
+	} else {
+		s, err = client.CreateSession(ctx, &copilot.SessionConfig{
+			Tools:               tools,
+			OnPermissionRequest: copilot.PermissionHandler.ApproveAll,
+			OnEvent:             d.onEvent(ref),
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	ref.set(s)
+	d.mu.Lock()
+	d.sessions[a.Session] = ref
+	d.mu.Unlock()
+	return map[string]any{"sessionId": s.SessionID}, nil
+}
+
+func (d *driver) setTools(raw json.RawMessage) (any, error) {
+	a, err := decode[sessionArgs](raw)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := setToolsMethod(nil); !ok {
+		version, _ := sdkVersion()
+		return nil, unsupported{fmt.Sprintf("%s %s has no high-level Session.SetTools(ctx, []Tool); "+
+			"only the generated RPC Session.RPC.Tools.Set exists, which does not replace the handlers", sdkModule, version)}
+	}
+	s, ref, err := d.session(a.Session)
+	if err != nil {
+		return nil, err
+	}
+	method, _ := setToolsMethod(s)
+	tools, err := d.buildTools(ref, a.Tools)
+	if err != nil {
+		return nil, err
+	}
+	res := method.Call([]reflect.Value{reflect.ValueOf(context.Background()), reflect.ValueOf(tools)})
+	if e, _ := res[0].Interface().(error); e != nil {
+		return nil, e
+	}
+	return map[string]any{}, nil
+}
+
+func (d *driver) clearContext(raw json.RawMessage) (any, error) {
+	a, err := decode[struct {
+		Session string `json:"session"`
+		Prompt  string `json:"prompt"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := d.session(a.Session)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.RPC.History.ClearContext(context.Background(), &rpc.HistoryClearContextRequest{Prompt: a.Prompt})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"messagesCleared": res.MessagesCleared}, nil
+}
+
+func (d *driver) send(raw json.RawMessage) (any, error) {
+	a, err := decode[struct {
+		Session   string `json:"session"`
+		Prompt    string `json:"prompt"`
+		Wait      bool   `json:"wait"`
+		TimeoutMs *int64 `json:"timeoutMs"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := d.session(a.Session)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	if a.TimeoutMs != nil && *a.TimeoutMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(*a.TimeoutMs)*time.Millisecond)
+		defer cancel()
+	}
+	opts := copilot.MessageOptions{Prompt: a.Prompt}
+	if !a.Wait {
+		id, err := s.Send(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"messageId": id}, nil
+	}
+	ev, err := s.SendAndWait(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	result := map[string]any{}
+	if ev != nil {
+		if m, ok := ev.Data.(*copilot.AssistantMessageData); ok {
+			result["messageId"] = m.MessageID
+			result["content"] = m.Content
+		}
+	}
+	return result, nil
+}
+
+func (d *driver) disconnect(raw json.RawMessage) (any, error) {
+	a, err := decode[struct {
+		Session string `json:"session"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := d.session(a.Session)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	delete(d.sessions, a.Session)
+	d.mu.Unlock()
+	if err := s.Disconnect(); err != nil {
+		return nil, err
+	}
+	return map[string]any{}, nil
+}
+
+func (d *driver) stopClient(raw json.RawMessage) (any, error) {
+	a, err := decode[struct {
+		Client string `json:"client"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	c, err := d.client(a.Client)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	delete(d.clients, a.Client)
+	d.mu.Unlock()
+	if err := c.Stop(); err != nil {
+		return nil, err
+	}
+	return map[string]any{}, nil
+}
+
+// forceStopAll releases what is left on exit: it kills runtimes the SDK spawned and closes
+// connections, without the graceful RPCs of Client.Stop.
+func (d *driver) forceStopAll() {
+	d.mu.Lock()
+	clients := d.clients
+	d.clients = map[string]*copilot.Client{}
+	d.mu.Unlock()
+	for _, c := range clients {
+		c.ForceStop()
+	}
+}
+
+func (d *driver) dispatch(c command) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic in %s: %v", c.Cmd, r)
+		}
+	}()
+	switch c.Cmd {
+	case "hello":
+		return d.hello()
+	case "connect":
+		return d.connect(c.Args)
+	case "createSession":
+		return d.openSession(c.Args, false)
+	case "resumeSession":
+		return d.openSession(c.Args, true)
+	case "setTools":
+		return d.setTools(c.Args)
+	case "clearContext":
+		return d.clearContext(c.Args)
+	case "send":
+		return d.send(c.Args)
+	case "disconnect":
+		return d.disconnect(c.Args)
+	case "stopClient":
+		return d.stopClient(c.Args)
+	case "shutdown":
+		return map[string]any{}, nil
+	}
+	return nil, driverErrorf("unknown command %q", c.Cmd)
+}
+
+func respond(id int64, result any, err error) {
+	switch e := err.(type) {
+	case nil:
+		out.line(map[string]any{"id": id, "outcome": "ok", "result": result})
+	case unsupported:
+		out.line(map[string]any{"id": id, "outcome": "unsupported", "reason": e.reason})
+	case driverError:
+		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": "DriverError", "message": e.msg}})
+	default:
+		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": fmt.Sprintf("%T", err), "message": err.Error()}})
+	}
+}
+
+func main() {
+	// Keep the real stdout for the protocol; everything else that writes to os.Stdout (the SDK
+	// has stray fmt.Printf calls) or to the log package goes to stderr.
+	out = &writer{w: bufio.NewWriter(os.Stdout)}
+	os.Stdout = os.Stderr
+	log.SetOutput(os.Stderr)
+	log.SetFlags(log.Ltime | log.Lmicroseconds)
+
+	d := &driver{clients: map[string]*copilot.Client{}, sessions: map[string]*sessionRef{}}
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			var c command
+			if jerr := json.Unmarshal(line, &c); jerr != nil {
+				log.Printf("driver: unreadable command line: %v", jerr)
+				event("log", map[string]any{"message": "unreadable command line: " + jerr.Error()})
+			} else {
+				result, cerr := d.dispatch(c)
+				respond(c.ID, result, cerr)
+				if c.Cmd == "shutdown" {
+					d.forceStopAll()
+					os.Exit(0)
+				}
+			}
+		}
+		if err == io.EOF {
+			d.forceStopAll()
+			os.Exit(0)
+		}
+		if err != nil {
+			log.Printf("driver: reading stdin: %v", err)
+			os.Exit(1)
+		}
+	}
+}

@@ -1,0 +1,431 @@
+#!/usr/bin/env node
+// Conformance driver for the Node SDK (@github/copilot-sdk).
+//
+// Reads protocol commands (one JSON object per line) on stdin, drives the real SDK and writes
+// responses and events (one JSON object per line) on stdout. See ../PROTOCOL.md.
+// Diagnostics go to stderr only.
+
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+
+// ---------------------------------------------------------------------------------------------
+// stdout guard: protocol lines go through `writeLine` only. Anything else that writes to stdout
+// (the SDK, a dependency, a stray console.log) is redirected to stderr.
+const stdoutWrite = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk, encoding, cb) => process.stderr.write(chunk, encoding, cb);
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+console.warn = console.error;
+
+// The harness controls the transport explicitly; this variable would switch the SDK's default.
+delete process.env.COPILOT_SDK_DEFAULT_CONNECTION;
+
+// Node runs JavaScript on one thread and one `write` call carries one whole line, so lines never
+// interleave: the event loop is the "lock" around stdout writes.
+function writeLine(obj, cb) {
+  stdoutWrite(JSON.stringify(obj) + "\n", cb);
+}
+
+function emit(event, args) {
+  writeLine({ event, args });
+}
+
+const diag = (msg) => process.stderr.write(`[node-driver] ${msg}\n`);
+
+// The SDK is imported after the guard above is in place.
+const sdk = await import("@github/copilot-sdk");
+const { CopilotClient, CopilotSession, RuntimeConnection, approveAll, defineTool } = sdk;
+
+// ---------------------------------------------------------------------------------------------
+// Installed SDK metadata, read at run time.
+
+const SDK_PACKAGE = "@github/copilot-sdk";
+const here = dirname(fileURLToPath(import.meta.url));
+
+function findPackageRoot() {
+  let dir = dirname(fileURLToPath(import.meta.resolve(SDK_PACKAGE)));
+  for (;;) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+      if (pkg.name === SDK_PACKAGE) return { dir, pkg };
+    } catch {
+      // not a package root (or no package.json): keep walking up
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`cannot find the package.json of ${SDK_PACKAGE}`);
+    dir = parent;
+  }
+}
+
+const installed = findPackageRoot();
+const sdkVersion = installed.pkg.version;
+
+// Where the installed SDK came from: CONFORMANCE_SDK_SOURCE when the harness's Prepare set it,
+// else the dependency spec in the driver's own package.json (an exact npm version, or a file:
+// path for --sdk-source).
+function sdkSource() {
+  if (process.env.CONFORMANCE_SDK_SOURCE) return process.env.CONFORMANCE_SDK_SOURCE;
+  let spec;
+  try {
+    spec = JSON.parse(readFileSync(join(here, "package.json"), "utf8")).dependencies?.[SDK_PACKAGE];
+  } catch {
+    spec = undefined;
+  }
+  if (typeof spec === "string" && spec.startsWith("file:")) {
+    return `file:${resolve(here, spec.slice("file:".length))}`;
+  }
+  return `npm:${SDK_PACKAGE}@${sdkVersion}`;
+}
+
+// Options declared on the public Tool interface of the installed version (dist/types.d.ts).
+function declaredToolOptions() {
+  try {
+    const dts = readFileSync(join(installed.dir, "dist", "types.d.ts"), "utf8");
+    const m = /export interface Tool<[^>]*>\s*\{([\s\S]*?)\n\}/.exec(dts);
+    if (!m) return new Set();
+    return new Set([...m[1].matchAll(/^\s{4}(\w+)\??:/gm)].map((x) => x[1]));
+  } catch {
+    return new Set();
+  }
+}
+
+function capabilities() {
+  const toolOptions = declaredToolOptions();
+  let rpcClearContext = false;
+  try {
+    // The generated session RPC client is built lazily from (connection, sessionId) without any
+    // traffic; a probe instance tells whether this version generated history.clearContext.
+    const probe = new CopilotSession("capability-probe", null);
+    rpcClearContext = typeof probe.rpc?.history?.clearContext === "function";
+  } catch (e) {
+    diag(`clearContext probe failed: ${e?.message ?? e}`);
+  }
+  const hasSetTools = typeof CopilotSession.prototype.setTools === "function";
+  const caps = {
+    "transport.tcp": typeof RuntimeConnection?.forUri === "function",
+    "transport.stdio": typeof RuntimeConnection?.forStdio === "function",
+    "session.resume": typeof CopilotClient.prototype.resumeSession === "function",
+    "tool.isTerminal": toolOptions.has("isTerminal"),
+    "tool.isTerminal.explicitFalse": toolOptions.has("isTerminal"),
+    "tool.overridesBuiltInTool": toolOptions.has("overridesBuiltInTool"),
+    "tool.skipPermission": toolOptions.has("skipPermission"),
+    "tool.defer": toolOptions.has("defer"),
+    "tool.metadata": toolOptions.has("metadata"),
+    "session.setTools": hasSetTools,
+    "session.clearContext": rpcClearContext,
+    events: true,
+  };
+  const v = `${SDK_PACKAGE} ${sdkVersion}`;
+  const notes = {};
+  if (!hasSetTools) {
+    notes["session.setTools"] =
+      `${v} has no CopilotSession.setTools; only the generated session.rpc.tools.set exists, ` +
+      `which changes the runtime's tool list but not the SDK's handlers`;
+  }
+  if (caps["tool.isTerminal"]) {
+    notes["tool.isTerminal.explicitFalse"] =
+      `Tool.isTerminal is an optional property: left out when not set, false is passed as false`;
+  }
+  for (const opt of ["isTerminal", "overridesBuiltInTool", "skipPermission", "defer", "metadata"]) {
+    if (!caps[`tool.${opt}`]) notes[`tool.${opt}`] = `${v}: the Tool interface has no ${opt} option`;
+  }
+  if (!rpcClearContext) {
+    notes["session.clearContext"] = `${v} has no session.rpc.history.clearContext`;
+  }
+  notes.events = "subscribed through SessionConfig.onEvent (session.on registered before session.create/resume)";
+  return { caps, notes };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handles.
+
+const clients = new Map(); // handle -> CopilotClient
+const sessions = new Map(); // handle -> { session, client }
+
+class DriverError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "DriverError";
+  }
+}
+
+class Unsupported extends Error {}
+
+function need(args, key, type = "string") {
+  const v = args?.[key];
+  if (type === "array" ? !Array.isArray(v) : typeof v !== type) {
+    throw new DriverError(`argument "${key}" must be ${type === "array" ? "an array" : `a ${type}`}`);
+  }
+  return v;
+}
+
+function clientOf(args) {
+  const h = need(args, "client");
+  const c = clients.get(h);
+  if (!c) throw new DriverError(`unknown client handle "${h}"`);
+  return c;
+}
+
+function sessionOf(args) {
+  const h = need(args, "session");
+  const s = sessions.get(h);
+  if (!s) throw new DriverError(`unknown session handle "${h}"`);
+  return s.session;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools.
+
+const TOOL_OPTIONS = ["description", "parameters", "overridesBuiltInTool", "skipPermission", "defer", "metadata", "isTerminal"];
+
+// `ref.session` is the SDK session the tools belong to; it is set once create/resume returns.
+function makeHandler(spec, sessionHandle, ref) {
+  const h = spec.handler ?? {};
+  return async (args) => {
+    const invoked = { session: sessionHandle, tool: spec.name };
+    if (h.label !== undefined) invoked.label = h.label;
+    invoked.arguments = args === undefined ? null : args;
+    emit("tool.invoked", invoked);
+    switch (h.action) {
+      case "return":
+        return h.text ?? "";
+      case "fail":
+        throw new Error(h.message ?? "");
+      case "clearContext": {
+        let cleared;
+        try {
+          if (!ref.session) throw new DriverError("tool handler ran before the session was returned by the SDK");
+          const r = await ref.session.rpc.history.clearContext({ prompt: h.prompt });
+          cleared = r?.messagesCleared;
+        } catch (e) {
+          emit("tool.clearContext", { session: sessionHandle, tool: spec.name, error: errMessage(e) });
+          throw e;
+        }
+        const ev = { session: sessionHandle, tool: spec.name };
+        if (cleared !== undefined) ev.messagesCleared = cleared;
+        emit("tool.clearContext", ev);
+        return (h.text ?? "").replaceAll("{messagesCleared}", String(cleared));
+      }
+      default:
+        throw new DriverError(`unknown handler action ${JSON.stringify(h.action)}`);
+    }
+  };
+}
+
+function buildTools(specs, sessionHandle, ref) {
+  return specs.map((spec) => {
+    if (typeof spec?.name !== "string") throw new DriverError("tool without a name");
+    // Only the keys present in the spec are set: an absent key is an option the application did
+    // not set. A plain object has no builder, so optionOrder only decides the insertion order.
+    const config = {};
+    const order = [...(spec.optionOrder ?? []), ...TOOL_OPTIONS].filter((k, i, a) => a.indexOf(k) === i);
+    for (const key of order) {
+      if (Object.hasOwn(spec, key)) config[key] = spec[key];
+    }
+    config.handler = makeHandler(spec, sessionHandle, ref);
+    return defineTool(spec.name, config);
+  });
+}
+
+function forwardEvents(sessionHandle) {
+  return (event) => {
+    emit("session.event", { session: sessionHandle, type: event?.type, data: event?.data ?? null });
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands.
+
+const commands = {
+  async hello() {
+    const { caps, notes } = capabilities();
+    return { protocolVersion: 1, sdk: "node", version: sdkVersion, source: sdkSource(), capabilities: caps, notes };
+  },
+
+  async connect(args) {
+    const handle = need(args, "client");
+    if (clients.has(handle)) throw new DriverError(`client handle "${handle}" already in use`);
+    let connection;
+    if (typeof args.address === "string") {
+      connection = RuntimeConnection.forUri(args.address);
+    } else if (typeof args.cliPath === "string") {
+      // forStdio's env replaces the inherited environment; the protocol adds `env` to it.
+      const env = { ...process.env, ...(args.env ?? {}) };
+      delete env.COPILOT_SDK_DEFAULT_CONNECTION;
+      connection = RuntimeConnection.forStdio({ path: args.cliPath, env });
+    } else {
+      throw new DriverError('connect needs "address" or "cliPath"');
+    }
+    const client = new CopilotClient({ connection });
+    await client.start();
+    clients.set(handle, client);
+    return {};
+  },
+
+  async createSession(args) {
+    const client = clientOf(args);
+    const handle = need(args, "session");
+    const ref = { session: null };
+    const tools = buildTools(need(args, "tools", "array"), handle, ref);
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      tools,
+      onEvent: forwardEvents(handle),
+    });
+    ref.session = session;
+    sessions.set(handle, { session, client });
+    return { sessionId: session.sessionId };
+  },
+
+  async resumeSession(args) {
+    const client = clientOf(args);
+    const handle = need(args, "session");
+    const sessionId = need(args, "sessionId");
+    const ref = { session: null };
+    const tools = buildTools(need(args, "tools", "array"), handle, ref);
+    const session = await client.resumeSession(sessionId, {
+      onPermissionRequest: approveAll,
+      tools,
+      onEvent: forwardEvents(handle),
+    });
+    ref.session = session;
+    sessions.set(handle, { session, client });
+    return { sessionId: session.sessionId };
+  },
+
+  async setTools(args) {
+    if (typeof CopilotSession.prototype.setTools !== "function") {
+      throw new Unsupported(
+        `${SDK_PACKAGE} ${sdkVersion} has no CopilotSession.setTools (high-level tool replacement); ` +
+          `only the generated session.rpc.tools.set exists, which does not replace the handlers`,
+      );
+    }
+    const session = sessionOf(args);
+    const specs = need(args, "tools", "array");
+    const ref = { session };
+    await session.setTools(buildTools(specs, args.session, ref));
+    return {};
+  },
+
+  async clearContext(args) {
+    const session = sessionOf(args);
+    const prompt = need(args, "prompt");
+    if (typeof session.rpc?.history?.clearContext !== "function") {
+      throw new Unsupported(`${SDK_PACKAGE} ${sdkVersion} has no session.rpc.history.clearContext`);
+    }
+    const r = await session.rpc.history.clearContext({ prompt });
+    return { messagesCleared: r?.messagesCleared };
+  },
+
+  async send(args) {
+    const session = sessionOf(args);
+    const prompt = need(args, "prompt");
+    if (args.wait) {
+      const timeout = typeof args.timeoutMs === "number" ? args.timeoutMs : undefined;
+      const message = await session.sendAndWait(prompt, timeout);
+      const result = {};
+      if (message?.data?.messageId !== undefined) result.messageId = message.data.messageId;
+      if (message?.data?.content !== undefined) result.content = message.data.content;
+      return result;
+    }
+    const messageId = await session.send(prompt);
+    return messageId === undefined ? {} : { messageId };
+  },
+
+  async disconnect(args) {
+    const session = sessionOf(args);
+    await session.disconnect();
+    sessions.delete(args.session);
+    return {};
+  },
+
+  async stopClient(args) {
+    const client = clientOf(args);
+    const errors = await client.stop();
+    clients.delete(args.client);
+    for (const [h, s] of sessions) if (s.client === client) sessions.delete(h);
+    if (errors?.length) {
+      const e = new Error(errors.map(errMessage).join("; "));
+      e.name = errType(errors[0]);
+      throw e;
+    }
+    return {};
+  },
+};
+
+function errType(e) {
+  if (e instanceof DriverError) return "DriverError";
+  return e?.constructor?.name && e.constructor.name !== "Object" ? e.constructor.name : e?.name ?? "Error";
+}
+
+function errMessage(e) {
+  return e instanceof Error ? e.message : String(e);
+}
+
+let shuttingDown = false;
+
+async function handle(line) {
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch (e) {
+    diag(`unparseable line: ${e.message}`);
+    return;
+  }
+  const { id, cmd, args } = msg ?? {};
+  if (shuttingDown) return;
+  if (cmd === "shutdown") {
+    shuttingDown = true;
+    await new Promise((r) => writeLine({ id, outcome: "ok", result: {} }, r));
+    await exit(0);
+    return;
+  }
+  const fn = Object.hasOwn(commands, cmd) ? commands[cmd] : undefined;
+  try {
+    if (!fn) throw new DriverError(`unknown command ${JSON.stringify(cmd)}`);
+    const result = await fn(args ?? {});
+    writeLine({ id, outcome: "ok", result });
+  } catch (e) {
+    if (e instanceof Unsupported) {
+      writeLine({ id, outcome: "unsupported", reason: e.message });
+    } else {
+      diag(`${cmd} failed: ${e instanceof DriverError ? e.message : e?.stack ?? e}`);
+      writeLine({ id, outcome: "error", error: { type: errType(e), message: errMessage(e) } });
+    }
+  }
+}
+
+let exiting = false;
+async function exit(code) {
+  if (exiting) return;
+  exiting = true;
+  // Release runtimes the SDK spawned; do not wait long for them.
+  const stops = [...clients.values()].map((c) => c.forceStop().catch(() => {}));
+  await Promise.race([Promise.all(stops), new Promise((r) => setTimeout(r, 2000))]);
+  process.exit(code);
+}
+
+// The SDK's tool handlers run fire-and-forget; keep a stray rejection from killing the driver.
+process.on("unhandledRejection", (e) => diag(`unhandled rejection: ${e?.stack ?? e}`));
+
+if (process.argv.includes("--self-check")) {
+  // Used by the harness's Prepare: the SDK imports and its metadata is readable.
+  const { caps } = capabilities();
+  process.stderr.write(`${SDK_PACKAGE} ${sdkVersion} (${sdkSource()}) ${JSON.stringify(caps)}\n`);
+  process.exit(0);
+}
+
+// Commands run one after another, in the order they arrive (the harness sends one at a time);
+// events are written whenever the SDK calls back, also while a command is running.
+let queue = Promise.resolve();
+const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+rl.on("line", (line) => {
+  if (line.trim() !== "") queue = queue.then(() => handle(line));
+});
+// EOF: let the commands already read finish (briefly), then exit.
+rl.on("close", () => {
+  void Promise.race([queue, new Promise((r) => setTimeout(r, 5000))]).then(() => exit(0));
+});

@@ -1,0 +1,21 @@
+Feature: Connecting and a first turn
+  The SDK opens the connection with connect, creates a session whose id it chooses, and a prompt
+  sent with send-and-wait returns the assistant's reply once the session is idle.
+
+  Scenario: the SDK connects before anything else and creates a session
+    When a session is created with no tools
+    Then the first request is "connect"
+    And the "session.create" request has "sessionId" equal to "<sessionId>"
+
+  Scenario: a prompt sent and waited for returns the assistant's reply
+    When the prompt "hello" is sent and the SDK waits for the reply
+    Then the "session.send" request has "prompt" equal to "hello"
+    And the reply is "ok"
+
+  @requires.transport.stdio
+  Scenario: the SDK spawns the runtime as its CLI over stdio
+    Given an SDK client that starts the runtime itself over stdio
+    When a session is created with the tools
+    Then the runtime was started with the flag "--stdio"
+    And the first request is "connect"
+    And the "session.create" request has "sessionId" equal to "<sessionId>"

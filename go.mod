@@ -1,0 +1,24 @@
+module github.com/copilot-sdk-conformance/conformance
+
+go 1.26.8
+
+require (
+	github.com/Masterminds/semver/v3 v3.5.0
+	github.com/cucumber/gherkin/go/v42 v42.0.0
+	github.com/cucumber/godog v0.16.0
+	github.com/google/uuid v1.6.0
+	github.com/spf13/cobra v1.10.2
+	github.com/stretchr/testify v1.12.1
+	gopkg.in/yaml.v3 v3.0.1
+)
+
+require (
+	github.com/cucumber/messages/go/v34 v34.2.0 // indirect
+	github.com/hashicorp/go-immutable-radix v1.3.1 // indirect
+	github.com/hashicorp/go-memdb v1.3.5 // indirect
+	github.com/hashicorp/golang-lru v0.5.4 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/kr/pretty v0.3.1 // indirect
+	github.com/spf13/pflag v1.0.10 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

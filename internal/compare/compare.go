@@ -1,0 +1,143 @@
+// Package compare builds the cross-SDK comparison: for each scenario, the requests every SDK
+// sent, normalized by package canon, set side by side, with each difference listed per JSON path
+// and classified as normative (a feature's assertion checks that path, so the difference breaks
+// a feature) or informational (the SDKs differ where the features allow it).
+package compare
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// executed are the statuses whose transcripts hold a complete scenario.
+var executed = map[string]bool{report.Passed: true, report.Failed: true, report.XFail: true, report.XPass: true}
+
+// Scenarios compares every scenario that ran on at least two SDKs. Transcript paths in results
+// are relative to reportDir.
+func Scenarios(reportDir string, results []report.Result) ([]report.Comparison, error) {
+	type key struct{ feature, scenario string }
+	groups := map[key][]report.Result{}
+	var order []key
+	for _, r := range results {
+		if !executed[r.Status] || r.Transcript == "" {
+			continue
+		}
+		k := key{r.Feature, r.Scenario}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	var out []report.Comparison
+	for _, k := range order {
+		rs := groups[k]
+		if len(rs) < 2 {
+			continue
+		}
+		payloads := map[string]map[string]any{} // sdk -> "method#n" -> params
+		checked := map[string]bool{}
+		var sdks []string
+		for _, r := range rs {
+			entries, err := transcript.Read(filepath.Join(reportDir, r.Transcript))
+			if err != nil {
+				return nil, fmt.Errorf("%s on %s: %w", r.Scenario, r.SDK, err)
+			}
+			payloads[r.SDK] = Requests(entries)
+			sdks = append(sdks, r.SDK)
+			for _, c := range r.Checked {
+				checked[c] = true
+			}
+		}
+		sort.Strings(sdks)
+		out = append(out, report.Comparison{Feature: k.feature, Scenario: k.scenario, SDKs: sdks,
+			Differences: Payloads(payloads, checked)})
+	}
+	return out, nil
+}
+
+// Requests returns the normalized params of every request in a transcript, keyed by
+// "method#occurrence" so that the k-th request of a method is compared with the k-th of another SDK.
+func Requests(entries []transcript.Entry) map[string]any {
+	out := map[string]any{}
+	seen := map[string]int{}
+	for _, r := range transcript.Requests(entries, "") {
+		seen[r.Method]++
+		v, err := canon.Decode(r.Params)
+		if err != nil || len(r.Params) == 0 {
+			v = map[string]any{}
+		}
+		out[fmt.Sprintf("%s#%d", r.Method, seen[r.Method])] = canon.Value(v)
+	}
+	return out
+}
+
+// Payloads diffs per request; a request only some SDKs sent is one difference at path "".
+func Payloads(bySDK map[string]map[string]any, checked map[string]bool) []report.Difference {
+	requests := map[string]bool{}
+	for _, reqs := range bySDK {
+		for r := range reqs {
+			requests[r] = true
+		}
+	}
+	names := make([]string, 0, len(requests))
+	for r := range requests {
+		names = append(names, r)
+	}
+	sort.Strings(names)
+	var out []report.Difference
+	for _, req := range names {
+		vals, sentBy := map[string]any{}, map[string]string{}
+		all := true
+		for sdk, reqs := range bySDK {
+			v, ok := reqs[req]
+			if !ok {
+				all = false
+				sentBy[sdk] = "not sent"
+				continue
+			}
+			vals[sdk] = v
+			sentBy[sdk] = "sent"
+		}
+		method := strings.SplitN(req, "#", 2)[0]
+		if !all {
+			out = append(out, report.Difference{Request: req, Path: "", Class: classify(method, "", checked), Values: sentBy})
+			continue
+		}
+		for _, d := range canon.Diff(vals) {
+			out = append(out, report.Difference{Request: req, Path: d.Path, Class: classify(method, d.Path, checked), Values: d.Values})
+		}
+	}
+	return out
+}
+
+// classify marks a difference normative when an assertion checked that path, a path inside it,
+// or a path it contains; "**.key" checks match the key at any depth.
+func classify(method, path string, checked map[string]bool) string {
+	for c := range checked {
+		m, p, _ := strings.Cut(c, ":")
+		if m != method {
+			continue
+		}
+		if key, ok := strings.CutPrefix(p, "**."); ok {
+			if path == key || strings.HasSuffix(path, "."+key) || strings.Contains(path, "."+key+".") || strings.HasPrefix(path, key+".") {
+				return report.Normative
+			}
+			continue
+		}
+		if path == "" || p == path || within(path, p) || within(p, path) {
+			return report.Normative
+		}
+	}
+	return report.Informational
+}
+
+// within reports whether path lies under prefix.
+func within(path, prefix string) bool {
+	return strings.HasPrefix(path, prefix+".") || strings.HasPrefix(path, prefix+"[")
+}

@@ -1,0 +1,255 @@
+package driver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ProtocolVersion is the driver protocol version the harness speaks.
+const ProtocolVersion = 1
+
+// Outcomes of a command.
+const (
+	OK          = "ok"
+	Error       = "error"
+	Unsupported = "unsupported"
+)
+
+// Response is a driver's answer to one command.
+type Response struct {
+	ID      int             `json:"id"`
+	Outcome string          `json:"outcome"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ErrorText is "Type: message" for an error outcome.
+func (r *Response) ErrorText() string {
+	if r.Error == nil {
+		return ""
+	}
+	if r.Error.Type == "" {
+		return r.Error.Message
+	}
+	return r.Error.Type + ": " + r.Error.Message
+}
+
+// Line is one line the harness sent to or read from the driver, for the transcript.
+type Line struct {
+	ToDriver bool
+	Body     []byte
+	Err      error // set when a line from the driver is not a protocol message
+}
+
+// Failure is a driver that crashed, hung or broke the protocol. It carries the stderr tail.
+type Failure struct {
+	Kind   string // "crashed", "timed out", "protocol"
+	Cmd    string
+	Detail string
+	Stderr string
+}
+
+func (f *Failure) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "driver %s", f.Kind)
+	if f.Cmd != "" {
+		fmt.Fprintf(&b, " during %q", f.Cmd)
+	}
+	if f.Detail != "" {
+		fmt.Fprintf(&b, ": %s", f.Detail)
+	}
+	if s := strings.TrimSpace(f.Stderr); s != "" {
+		lines := strings.Split(s, "\n")
+		if len(lines) > 30 {
+			lines = lines[len(lines)-30:]
+		}
+		fmt.Fprintf(&b, "\n--- driver stderr (tail) ---\n%s", strings.Join(lines, "\n"))
+	}
+	return b.String()
+}
+
+// Client is a running driver.
+type Client struct {
+	proc Process
+	desc string
+
+	writeMu sync.Mutex
+	mu      sync.Mutex
+	nextID  int
+	waiting map[int]chan *Response
+	sink    func(Line)
+	dead    chan struct{}
+	deadErr error
+}
+
+// Start launches a driver and starts reading its stdout.
+func Start(ctx context.Context, l Launcher) (*Client, error) {
+	p, err := l.Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{proc: p, desc: l.Describe(), waiting: map[int]chan *Response{}, dead: make(chan struct{})}
+	go c.readLoop()
+	return c, nil
+}
+
+// SetSink sets where every line in both directions goes (the current scenario's transcript).
+func (c *Client) SetSink(fn func(Line)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sink = fn
+}
+
+func (c *Client) emit(l Line) {
+	c.mu.Lock()
+	fn := c.sink
+	c.mu.Unlock()
+	if fn != nil {
+		fn(l)
+	}
+}
+
+func (c *Client) readLoop() {
+	sc := bufio.NewScanner(c.proc.Stdout())
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := append([]byte(nil), sc.Bytes()...)
+		var probe struct {
+			ID    *int   `json:"id"`
+			Event string `json:"event"`
+		}
+		if err := json.Unmarshal(line, &probe); err != nil || (probe.ID == nil && probe.Event == "") {
+			if err == nil {
+				err = errors.New("neither a response (id) nor an event")
+			}
+			c.emit(Line{Body: line, Err: fmt.Errorf("not a protocol line (stdout must carry only protocol JSON): %w", err)})
+			continue
+		}
+		c.emit(Line{Body: line})
+		if probe.ID == nil {
+			continue
+		}
+		var r Response
+		if err := json.Unmarshal(line, &r); err != nil {
+			continue
+		}
+		c.mu.Lock()
+		ch := c.waiting[r.ID]
+		delete(c.waiting, r.ID)
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- &r
+		}
+	}
+	err := c.proc.Wait()
+	c.mu.Lock()
+	c.deadErr = err
+	c.mu.Unlock()
+	close(c.dead)
+}
+
+// Alive reports whether the driver process is still running.
+func (c *Client) Alive() bool {
+	select {
+	case <-c.dead:
+		return false
+	default:
+		return true
+	}
+}
+
+// Call sends one command and waits for its response, for at most timeout. A crash, a hang or
+// a malformed response returns a *Failure with the driver's stderr tail.
+func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Duration) (*Response, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	ch := make(chan *Response, 1)
+	c.waiting[id] = ch
+	c.mu.Unlock()
+	line, err := json.Marshal(map[string]any{"id": id, "cmd": cmd, "args": args})
+	if err != nil {
+		return nil, err
+	}
+	c.emit(Line{ToDriver: true, Body: line})
+	c.writeMu.Lock()
+	_, werr := c.proc.Stdin().Write(append(line, '\n'))
+	c.writeMu.Unlock()
+	if werr != nil {
+		return nil, c.failure("crashed", cmd, "cannot write to its stdin: "+werr.Error())
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case r := <-ch:
+		switch r.Outcome {
+		case OK, Error, Unsupported:
+			return r, nil
+		}
+		return nil, c.failure("protocol", cmd, fmt.Sprintf("response %d has outcome %q; want ok, error or unsupported", id, r.Outcome))
+	case <-c.dead:
+		// A response may have arrived just before the exit.
+		select {
+		case r := <-ch:
+			return r, nil
+		default:
+		}
+		c.mu.Lock()
+		e := c.deadErr
+		c.mu.Unlock()
+		return nil, c.failure("crashed", cmd, fmt.Sprintf("exited (%v) before answering", e))
+	case <-timer.C:
+		return nil, c.failure("timed out", cmd, fmt.Sprintf("no response within %s", timeout))
+	case <-ctx.Done():
+		return nil, c.failure("timed out", cmd, ctx.Err().Error())
+	}
+}
+
+func (c *Client) failure(kind, cmd, detail string) *Failure {
+	// Give stderr a moment to arrive after a crash.
+	select {
+	case <-c.dead:
+	case <-time.After(100 * time.Millisecond):
+	}
+	return &Failure{Kind: kind, Cmd: cmd, Detail: detail, Stderr: c.proc.StderrTail()}
+}
+
+// StderrTail is the last output of the driver on stderr.
+func (c *Client) StderrTail() string { return c.proc.StderrTail() }
+
+// Close asks the driver to shut down and kills it if it has not exited within grace.
+func (c *Client) Close(grace time.Duration) {
+	if c.Alive() {
+		_, _ = c.Call(context.Background(), "shutdown", nil, grace)
+		_ = c.proc.Stdin().Close()
+		select {
+		case <-c.dead:
+			return
+		case <-time.After(grace):
+		}
+	}
+	c.proc.Kill()
+	<-c.dead
+}
+
+// Kill ends the driver at once.
+func (c *Client) Kill() {
+	c.proc.Kill()
+	<-c.dead
+}
+
+// Done is closed when the driver process has exited.
+func (c *Client) Done() <-chan struct{} { return c.dead }

@@ -1,0 +1,132 @@
+// Package driver starts a language driver and talks the driver protocol (drivers/PROTOCOL.md)
+// with it: line-delimited JSON commands on its stdin, responses and events on its stdout.
+//
+// How a driver is started is behind Launcher, so a local process (now) and a container
+// (docker/, later) are interchangeable.
+package driver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// Launcher starts one driver process.
+type Launcher interface {
+	Start(ctx context.Context) (Process, error)
+	// Describe says how the driver is started, for error messages and reproduction commands.
+	Describe() string
+}
+
+// Process is a running driver.
+type Process interface {
+	Stdin() io.WriteCloser
+	Stdout() io.Reader
+	// StderrTail is the last bytes the driver wrote to stderr.
+	StderrTail() string
+	// Wait returns when the process has exited.
+	Wait() error
+	Kill()
+}
+
+// Local starts a driver as a local process.
+type Local struct {
+	Argv []string
+	Dir  string
+	Env  []string // added to the harness's environment
+	// StderrLog, when set, receives everything the driver writes to stderr.
+	StderrLog io.Writer
+}
+
+// Describe implements Launcher.
+func (l Local) Describe() string {
+	return fmt.Sprintf("(cd %s && %s)", l.Dir, strings.Join(l.Argv, " "))
+}
+
+// Start implements Launcher.
+func (l Local) Start(ctx context.Context) (Process, error) {
+	if len(l.Argv) == 0 {
+		return nil, fmt.Errorf("driver has no command")
+	}
+	cmd := exec.Command(l.Argv[0], l.Argv[1:]...)
+	cmd.Dir = l.Dir
+	cmd.Env = append(cleanEnv(os.Environ()), l.Env...)
+	tail := &Tail{Max: 64 << 10}
+	if l.StderrLog != nil {
+		cmd.Stderr = io.MultiWriter(tail, l.StderrLog)
+	} else {
+		cmd.Stderr = tail
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start driver %s: %w", l.Describe(), err)
+	}
+	p := &localProcess{cmd: cmd, in: in, out: out, tail: tail, done: make(chan struct{})}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
+	return p, nil
+}
+
+// cleanEnv drops variables that would switch an SDK away from the runtime under test.
+func cleanEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "COPILOT_SDK_DEFAULT_CONNECTION=") || strings.HasPrefix(kv, "COPILOT_CLI_PATH=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+type localProcess struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  io.Reader
+	tail *Tail
+	done chan struct{}
+	err  error
+}
+
+func (p *localProcess) Stdin() io.WriteCloser { return p.in }
+func (p *localProcess) Stdout() io.Reader     { return p.out }
+func (p *localProcess) StderrTail() string    { return p.tail.String() }
+func (p *localProcess) Wait() error           { <-p.done; return p.err }
+func (p *localProcess) Kill() {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+	}
+}
+
+// Tail keeps the last Max bytes written to it.
+type Tail struct {
+	Max int
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *Tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > t.Max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.Max:]...)
+	}
+	return len(b), nil
+}
+
+func (t *Tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

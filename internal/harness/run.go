@@ -1,0 +1,290 @@
+// Package harness runs the feature suite on each SDK and writes the reports: it prepares each
+// SDK's driver, starts it once, runs every scenario through godog with the steps package, applies
+// the known-divergence manifest, compares payloads across SDKs and writes the report folder.
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/compare"
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/expect"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/steps"
+	"github.com/cucumber/godog"
+)
+
+// Config is one run.
+type Config struct {
+	RepoRoot       string
+	Paths          []string          // feature files or folders (default: RepoRoot/features)
+	SDKs           []string          // SDKs to run; empty means every SDK whose toolchain is present
+	Versions       map[string]string // --sdk-version overrides
+	Sources        map[string]string // --sdk-source folders
+	Tags           string            // godog tag expression
+	Scenario       string            // run only the scenario with this exact name
+	ReportDir      string
+	CacheRoot      string
+	Manifest       string // known divergences (default fixtures/expected-failures.yaml)
+	CommandTimeout time.Duration
+	Self           []string // argv that runs this program (for the stdio runtime and rerun commands)
+	Command        string   // the command line, for the report
+	Log            io.Writer
+	RuntimeCheck   func(method string, params json.RawMessage) []string
+}
+
+// ErrSetup is a usage or setup problem (exit code 2).
+var ErrSetup = errors.New("setup error")
+
+func (c *Config) defaults() {
+	if len(c.Paths) == 0 {
+		c.Paths = []string{filepath.Join(c.RepoRoot, "features")}
+	}
+	if c.Manifest == "" {
+		c.Manifest = filepath.Join(c.RepoRoot, "fixtures", "expected-failures.yaml")
+	}
+	if c.CacheRoot == "" {
+		c.CacheRoot = sdks.DefaultCacheRoot()
+	}
+	if c.CommandTimeout == 0 {
+		c.CommandTimeout = 60 * time.Second
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+}
+
+// Run runs the suite and writes the reports. The returned results are also in ReportDir.
+func Run(ctx context.Context, cfg Config) (*report.Results, error) {
+	cfg.defaults()
+	pins, err := sdks.LoadPins(filepath.Join(cfg.RepoRoot, "fixtures", "sdks.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	featuresRoot := filepath.Join(cfg.RepoRoot, "features")
+	scenarios, err := ListScenarios(featuresRoot)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	manifest, err := expect.Load(cfg.Manifest, scenarios, sdks.Order)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	explicit := len(cfg.SDKs) > 0
+	names := cfg.SDKs
+	if !explicit {
+		names = sdks.Order
+	}
+	for _, n := range names {
+		if !slices.Contains(sdks.Order, n) {
+			return nil, fmt.Errorf("%w: unknown SDK %q (known: %s)", ErrSetup, n, strings.Join(sdks.Order, ", "))
+		}
+	}
+	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	// Transcripts of an earlier run in the same folder would be mistaken for this run's.
+	_ = os.RemoveAll(filepath.Join(cfg.ReportDir, "transcripts"))
+
+	res := &report.Results{Schema: 1, Harness: report.Harness{Version: runtime.Version,
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Command: cfg.Command, Tags: cfg.Tags}}
+	var mu sync.Mutex
+	sdkInfo := make([]report.SDK, len(names))
+	var wg sync.WaitGroup
+	// Preparing is CPU and network heavy (npm, cargo, mvn); two at a time on the 2-core machines.
+	prepSlots := make(chan struct{}, 2)
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			info, t := setUp(ctx, cfg, name, pins[name], prepSlots)
+			sdkInfo[i] = info
+			t.finished = func(o steps.Outcome) {
+				r := classify(cfg, manifest, info, o)
+				mu.Lock()
+				res.Results = append(res.Results, r)
+				mu.Unlock()
+				fmt.Fprintf(cfg.Log, "[%s] %-11s %s: %s\n", name, r.Status, r.Feature, r.Scenario)
+			}
+			runSuite(cfg, featuresRoot, t)
+			t.close()
+		}()
+	}
+	wg.Wait()
+	res.SDKs = sdkInfo
+	sortResults(res.Results)
+	if res.Comparisons, err = compare.Scenarios(cfg.ReportDir, res.Results); err != nil {
+		fmt.Fprintf(cfg.Log, "comparison: %v\n", err)
+	}
+	if err := report.WriteAll(cfg.ReportDir, res); err != nil {
+		return res, err
+	}
+	for _, s := range res.SDKs {
+		if s.Status != report.Available && explicit {
+			return res, fmt.Errorf("%w: SDK %s is unavailable: %s", ErrSetup, s.Name, s.Reason)
+		}
+	}
+	return res, nil
+}
+
+// setUp checks the toolchain, prepares the driver and says hello.
+func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots chan struct{}) (report.SDK, *target) {
+	info := report.SDK{Name: name, Version: pin.Version, Source: pin.Registry + " " + pin.Package}
+	t := &target{name: name, timeout: cfg.CommandTimeout, reportDir: cfg.ReportDir, self: cfg.Self, progress: cfg.Log,
+		rtOpts: runtime.Options{}}
+	if cfg.RuntimeCheck != nil {
+		t.rtOpts.Check = cfg.RuntimeCheck
+	}
+	fail := func(why string) (report.SDK, *target) {
+		info.Status, info.Reason, t.unavailable = report.Unavailable, why, why
+		fmt.Fprintf(cfg.Log, "[%s] unavailable: %s\n", name, firstLine(why))
+		return info, t
+	}
+	d, ok := sdks.Lookup(name)
+	if !ok {
+		return fail("this build of the harness has no driver recipe for " + name)
+	}
+	tc, err := sdks.CheckToolchain(d)
+	info.Toolchain = tc
+	if err != nil {
+		return fail(err.Error())
+	}
+	version, source := pin.Version, cfg.Sources[name]
+	if v := cfg.Versions[name]; v != "" {
+		version = v
+	}
+	slots <- struct{}{}
+	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, name, version, source)
+	<-slots
+	if err != nil {
+		return fail(err.Error())
+	}
+	stderrLog, err := os.Create(filepath.Join(cfg.ReportDir, "driver-"+name+".stderr.log"))
+	if err != nil {
+		return fail(err.Error())
+	}
+	t.launcher = driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: stderrLog}
+	c, hello, err := StartDriver(ctx, t.launcher, name, cfg.CommandTimeout)
+	if err != nil {
+		return fail("driver did not start: " + err.Error())
+	}
+	t.client, t.hello = c, hello
+	info.Status, info.Version, info.Capabilities, info.Notes = report.Available, hello.Version, hello.Capabilities, hello.Notes
+	if hello.Source != "" {
+		info.Source = hello.Source
+	}
+	if source != "" {
+		info.Source = "local " + source
+	}
+	fmt.Fprintf(cfg.Log, "[%s] driver ready: SDK %s (%s)\n", name, hello.Version, info.Source)
+	return info, t
+}
+
+// runSuite runs every feature on one SDK through godog. godog's cucumber JSON is kept as the
+// step-level record; statuses come from the outcomes the steps report.
+func runSuite(cfg Config, featuresRoot string, t *target) {
+	cucumber := filepath.Join(cfg.ReportDir, "cucumber", t.name+".json")
+	_ = os.MkdirAll(filepath.Dir(cucumber), 0o755)
+	suite := godog.TestSuite{
+		Name:                t.name,
+		ScenarioInitializer: steps.Initializer(t, featuresRoot, cfg.Scenario),
+		Options: &godog.Options{
+			Format:   "cucumber:" + cucumber,
+			Output:   io.Discard,
+			Paths:    cfg.Paths,
+			Tags:     cfg.Tags,
+			Strict:   true,
+			NoColors: true,
+		},
+	}
+	suite.Run()
+}
+
+// classify turns a scenario outcome into a result status, applying the manifest.
+func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o steps.Outcome) report.Result {
+	r := report.Result{Feature: o.Feature, Scenario: o.Scenario, SDK: sdk.Name, Checked: o.Checked}
+	if o.Transcript != "" {
+		if rel, err := filepath.Rel(cfg.ReportDir, o.Transcript); err == nil {
+			r.Transcript = filepath.ToSlash(rel)
+		}
+	}
+	entry := m.Match(sdk.Name, sdk.Version, o.Feature, o.Scenario)
+	if cfg.Sources[sdk.Name] != "" && entry != nil && entry.Versions != "" {
+		entry = nil // a local source is not the released version the entry is about
+	}
+	switch {
+	case o.Unavailable != "":
+		r.Status, r.Message = report.Unavailable, o.Unavailable
+	case o.Unsupported != "":
+		r.Status, r.Message = report.Unsupported, o.Unsupported
+	case o.Err != nil && entry != nil:
+		r.Status, r.Message = report.XFail, fmt.Sprintf("%s\nknown divergence (%s): %s", o.Err, entry.Where(), entry.Reason)
+		r.Expected, r.Link = entry.Where(), entry.Link
+	case o.Err != nil:
+		r.Status, r.Message = report.Failed, o.Err.Error()
+	case entry != nil:
+		r.Status = report.XPass
+		r.Message = fmt.Sprintf("expected to fail (%s: %s) but passed: the divergence is fixed, remove the entry at %s", entry.SDK, entry.Reason, entry.Where())
+		r.Expected, r.Link = entry.Where(), entry.Link
+	default:
+		r.Status = report.Passed
+	}
+	if report.Failing(r.Status) || r.Status == report.XFail {
+		r.Rerun = rerun(cfg, sdk.Name, o)
+	}
+	return r
+}
+
+// rerun is one command that reruns exactly this scenario on this SDK, version or source.
+func rerun(cfg Config, sdk string, o steps.Outcome) string {
+	parts := []string{"go run ./cmd/conformance run --sdk " + sdk}
+	if v := cfg.Versions[sdk]; v != "" {
+		parts = append(parts, "--sdk-version "+sdk+"="+v)
+	}
+	if s := cfg.Sources[sdk]; s != "" {
+		parts = append(parts, "--sdk-source "+shellQuote(sdk+"="+s))
+	}
+	parts = append(parts, "--scenario "+shellQuote(o.Scenario), shellQuote(filepath.ToSlash(filepath.Join("features", o.Feature))))
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+func sortResults(rs []report.Result) {
+	order := map[string]int{}
+	for i, n := range sdks.Order {
+		order[n] = i
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if a.Feature != b.Feature {
+			return a.Feature < b.Feature
+		}
+		if a.Scenario != b.Scenario {
+			return a.Scenario < b.Scenario
+		}
+		return order[a.SDK] < order[b.SDK]
+	})
+}

@@ -1,0 +1,123 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// Smoke checks that a driver speaks the protocol: hello and its capabilities, one session
+// against the recording runtime (connect, create with a tool, a prompt and its reply), and a
+// clean shutdown. It prints one line per check and returns an error naming the first failure.
+func Smoke(ctx context.Context, l driver.Launcher, sdk string, timeout time.Duration, out io.Writer) error {
+	step := func(ok bool, format string, args ...any) {
+		mark := "ok  "
+		if !ok {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(out, "%s %s\n", mark, fmt.Sprintf(format, args...))
+	}
+	fmt.Fprintf(out, "smoke test of the %s driver: %s\n", sdk, l.Describe())
+	c, hello, err := StartDriver(ctx, l, sdk, timeout)
+	if err != nil {
+		step(false, "hello: %v", err)
+		return fmt.Errorf("hello: %w", err)
+	}
+	defer c.Kill()
+	step(true, "hello: SDK %s %s (%s), protocol %d", hello.SDK, hello.Version, hello.Source, hello.ProtocolVersion)
+	var caps []string
+	for k, v := range hello.Capabilities {
+		caps = append(caps, fmt.Sprintf("%s=%v", k, v))
+	}
+	sort.Strings(caps)
+	step(true, "capabilities: %s", strings.Join(caps, " "))
+	if !hello.Capabilities["transport.tcp"] {
+		step(false, "capability transport.tcp is false: the harness connects SDKs to its runtime over TCP")
+		return fmt.Errorf("the driver cannot connect over TCP")
+	}
+
+	rec, _ := transcript.New("")
+	rt := runtime.New(rec, runtime.Options{ToolTimeout: timeout})
+	defer rt.Close()
+	addr, err := rt.Listen("127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	call := func(cmd string, args map[string]any) (json.RawMessage, error) {
+		r, err := c.Call(ctx, cmd, args, timeout)
+		if err != nil {
+			step(false, "%s: %v", cmd, err)
+			return nil, fmt.Errorf("%s: %w", cmd, err)
+		}
+		if r.Outcome != driver.OK {
+			detail := r.ErrorText() + r.Reason
+			step(false, "%s answered %s: %s", cmd, r.Outcome, detail)
+			return nil, fmt.Errorf("%s answered %s: %s", cmd, r.Outcome, detail)
+		}
+		return r.Result, nil
+	}
+	if _, err := call("connect", map[string]any{"client": "smoke", "address": addr}); err != nil {
+		return err
+	}
+	if len(transcript.Requests(rec.Entries(), "connect")) == 0 {
+		step(false, "connect: the SDK sent no connect request to %s", addr)
+		return fmt.Errorf("no connect request reached the runtime")
+	}
+	step(true, "connect: the SDK connected to the runtime at %s", addr)
+	tool := map[string]any{"name": "smoke_tool", "description": "smoke", "isTerminal": true,
+		"handler": map[string]any{"action": "return", "text": "done"}}
+	res, err := call("createSession", map[string]any{"client": "smoke", "session": "s1", "tools": []any{tool}})
+	if err != nil {
+		return err
+	}
+	var created struct {
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(res, &created) != nil || created.SessionID == "" {
+		step(false, "createSession: result %s has no sessionId", res)
+		return fmt.Errorf("createSession returned no sessionId")
+	}
+	creates := transcript.Requests(rec.Entries(), "session.create")
+	if len(creates) == 0 || !strings.Contains(string(creates[0].Params), `"smoke_tool"`) {
+		step(false, "createSession: no session.create with the tool reached the runtime")
+		return fmt.Errorf("no session.create with the tool reached the runtime")
+	}
+	step(true, "createSession: session %s created with its tool", created.SessionID)
+	rt.AddTurn(runtime.Turn{Steps: []runtime.ModelStep{{Tool: "smoke_tool"}}})
+	res, err = call("send", map[string]any{"session": "s1", "prompt": "smoke", "wait": true, "timeoutMs": timeout.Milliseconds()})
+	if err != nil {
+		return err
+	}
+	if len(transcript.Requests(rec.Entries(), "session.tools.handlePendingToolCall")) == 0 {
+		step(false, "send: the tool call was not answered with session.tools.handlePendingToolCall")
+		return fmt.Errorf("the tool call was not answered")
+	}
+	step(true, "send: the SDK ran the tool and the turn ended (%s)", res)
+	if _, err := call("disconnect", map[string]any{"session": "s1"}); err != nil {
+		return err
+	}
+	step(true, "disconnect")
+	if _, err := call("stopClient", map[string]any{"client": "smoke"}); err != nil {
+		return err
+	}
+	step(true, "stopClient")
+	if _, err := call("shutdown", nil); err != nil {
+		return err
+	}
+	select {
+	case <-c.Done():
+		step(true, "shutdown: the driver exited")
+	case <-time.After(10 * time.Second):
+		step(false, "shutdown: the driver answered but did not exit within 10s")
+		return fmt.Errorf("the driver did not exit after shutdown")
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+// Package report holds the run's results and writes them: results.json (the machine-readable
+// record, mergeable across shards), junit.xml for CI, summary.md for a CI job summary. The
+// transcripts are written during the run by the steps; results name them relative to the report
+// folder.
+package report
+
+// Statuses of a result.
+const (
+	Passed      = "passed"
+	Failed      = "failed"
+	Skipped     = "skipped"
+	Unsupported = "unsupported"
+	Unavailable = "unavailable"
+	XFail       = "xfail"
+	XPass       = "xpass"
+)
+
+// SDK statuses.
+const (
+	Available = "available"
+)
+
+// Results is results.json.
+type Results struct {
+	Schema      int            `json:"schemaVersion"`
+	Harness     Harness        `json:"harness"`
+	SDKs        []SDK          `json:"sdks"`
+	Results     []Result       `json:"results"`
+	Comparisons []Comparison   `json:"comparisons"`
+	Totals      map[string]int `json:"totals"`
+}
+
+// Harness describes the run.
+type Harness struct {
+	Version   string `json:"version"`
+	StartedAt string `json:"startedAt"`
+	Command   string `json:"command"`
+	Tags      string `json:"tags,omitempty"`
+}
+
+// SDK is one SDK as it ran (or did not).
+type SDK struct {
+	Name         string            `json:"name"`
+	Version      string            `json:"version,omitempty"`
+	Source       string            `json:"source,omitempty"` // where the SDK came from: registry package or local folder
+	Status       string            `json:"status"`           // available | unavailable
+	Reason       string            `json:"reason,omitempty"`
+	Toolchain    []string          `json:"toolchain,omitempty"`
+	Capabilities map[string]bool   `json:"capabilities,omitempty"`
+	Notes        map[string]string `json:"notes,omitempty"`
+}
+
+// Result is one scenario on one SDK.
+type Result struct {
+	Feature    string `json:"feature"`
+	Scenario   string `json:"scenario"`
+	SDK        string `json:"sdk"`
+	Status     string `json:"status"`
+	Message    string `json:"message,omitempty"`
+	Transcript string `json:"transcript,omitempty"` // relative to the report folder
+	Rerun      string `json:"rerun,omitempty"`      // one command that reruns exactly this case
+	Expected   string `json:"expected,omitempty"`   // the manifest entry (file:line) that marks it
+	Link       string `json:"link,omitempty"`
+	// Checked lists "method:path" of each payload value an assertion checked; the comparison uses
+	// it to tell normative differences from informational ones.
+	Checked []string `json:"checked,omitempty"`
+}
+
+// Comparison is the cross-SDK diff of one scenario's payloads.
+type Comparison struct {
+	Feature     string       `json:"feature"`
+	Scenario    string       `json:"scenario"`
+	SDKs        []string     `json:"sdks"`
+	Differences []Difference `json:"differences"`
+}
+
+// Difference is one JSON path where the SDKs differ.
+type Difference struct {
+	Request string            `json:"request"` // method#occurrence, e.g. "session.create#1"
+	Path    string            `json:"path"`
+	Class   string            `json:"class"` // normative (an assertion checks it) | informational
+	Values  map[string]string `json:"values"`
+}
+
+// Difference classes.
+const (
+	Normative     = "normative"
+	Informational = "informational"
+)
+
+// Failing reports whether a status fails the run.
+func Failing(status string) bool { return status == Failed || status == XPass }

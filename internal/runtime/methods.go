@@ -1,0 +1,219 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+	"github.com/google/uuid"
+)
+
+// session is the runtime's view of one SDK session.
+type session struct {
+	id       string
+	conn     *conn
+	tools    map[string]toolDef
+	messages int // model-facing messages, what clearContext reports as cleared
+	busy     bool
+	pending  map[string]chan toolOutcome // requestId -> outcome of an in-flight tool call
+	nextID   int
+}
+
+type toolDef struct {
+	Name       string `json:"name"`
+	IsTerminal bool   `json:"isTerminal"`
+}
+
+type toolOutcome struct {
+	ok      bool
+	message string
+}
+
+func rpcErr(code int, format string, args ...any) *wire.RPCError {
+	return &wire.RPCError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+type sessionParams struct {
+	SessionID string            `json:"sessionId"`
+	Tools     []json.RawMessage `json:"tools"`
+	Prompt    *string           `json:"prompt"`
+	RequestID string            `json:"requestId"`
+	Result    json.RawMessage   `json:"result"`
+	Error     json.RawMessage   `json:"error"`
+}
+
+// dispatch answers one request. Results mirror the real runtime's minimal answers.
+func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wire.RPCError) {
+	var p sessionParams
+	if len(raw) > 0 && json.Unmarshal(raw, &p) != nil {
+		return nil, rpcErr(wire.CodeInvalidParams, "params of %s must be an object", method)
+	}
+	switch method {
+	case "connect":
+		return map[string]any{"ok": true, "protocolVersion": ProtocolVersion, "version": Version}, nil
+	case "ping":
+		return map[string]any{"message": "pong", "timestamp": time.Now().UnixMilli(), "protocolVersion": ProtocolVersion}, nil
+	case "session.create", "session.resume":
+		id := p.SessionID
+		if id == "" {
+			if method == "session.resume" {
+				return nil, rpcErr(wire.CodeInvalidParams, "session.resume needs a sessionId")
+			}
+			id = uuid.NewString()
+		}
+		s.mu.Lock()
+		ss := s.sessions[id]
+		if ss == nil {
+			ss = &session{id: id, pending: map[string]chan toolOutcome{}}
+			s.sessions[id] = ss
+		}
+		ss.conn = c
+		ss.tools = parseTools(p.Tools)
+		s.mu.Unlock()
+		return map[string]any{"sessionId": id, "workspacePath": nil, "capabilities": nil}, nil
+	case "session.send":
+		ss, e := s.session(p.SessionID)
+		if e != nil {
+			return nil, e
+		}
+		prompt := ""
+		if p.Prompt != nil {
+			prompt = *p.Prompt
+		}
+		s.mu.Lock()
+		ss.conn = c
+		ss.busy = true
+		turn := s.script.nextTurn()
+		ss.nextID++
+		msgID := fmt.Sprintf("m%d", ss.nextID)
+		s.mu.Unlock()
+		go s.playTurn(ss, prompt, turn)
+		return map[string]any{"messageId": msgID}, nil
+	case "session.tools.set":
+		ss, e := s.session(p.SessionID)
+		if e != nil {
+			return nil, e
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if msg, reject := s.script.takeToolsSetRejection(); reject {
+			return nil, rpcErr(wire.CodeServerError, "%s", msg)
+		}
+		ss.tools = parseTools(p.Tools)
+		return map[string]any{}, nil
+	case "session.history.clearContext":
+		return s.clearContext(p)
+	case "session.tools.handlePendingToolCall":
+		ss, e := s.session(p.SessionID)
+		if e != nil {
+			return nil, e
+		}
+		s.mu.Lock()
+		ch := ss.pending[p.RequestID]
+		delete(ss.pending, p.RequestID)
+		s.mu.Unlock()
+		if ch == nil {
+			return nil, rpcErr(wire.CodeInvalidParams, "no pending tool call with requestId %q", p.RequestID)
+		}
+		ch <- outcomeOf(p.Result, p.Error)
+		return map[string]any{"success": true}, nil
+	case "session.destroy", "session.detach", "session.options.update":
+		return map[string]any{"success": true}, nil
+	case "session.eventLog.registerInterest":
+		return map[string]any{"handle": "h1"}, nil
+	case "session.skills.reload", "runtime.shutdown":
+		return map[string]any{}, nil
+	}
+	return nil, rpcErr(wire.CodeMethodNotFound, "method not found: %s", method)
+}
+
+func (s *Server) session(id string) (*session, *wire.RPCError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss := s.sessions[id]
+	if ss == nil {
+		return nil, rpcErr(wire.CodeInvalidParams, "unknown sessionId %q", id)
+	}
+	return ss, nil
+}
+
+func parseTools(raw []json.RawMessage) map[string]toolDef {
+	out := map[string]toolDef{}
+	for _, r := range raw {
+		var t toolDef
+		if json.Unmarshal(r, &t) == nil && t.Name != "" {
+			out[t.Name] = t
+		}
+	}
+	return out
+}
+
+// outcomeOf reads a handlePendingToolCall answer. Every SDK's shape is accepted: a bare string
+// (Node), {textResultForLlm, resultType}, a top-level error, or a failure inside result (Rust).
+func outcomeOf(result, errRaw json.RawMessage) toolOutcome {
+	if len(errRaw) > 0 && string(errRaw) != "null" {
+		var msg string
+		if json.Unmarshal(errRaw, &msg) != nil {
+			var obj struct{ Message string }
+			_ = json.Unmarshal(errRaw, &obj)
+			msg = obj.Message
+		}
+		return toolOutcome{ok: false, message: msg}
+	}
+	var obj struct {
+		ResultType string `json:"resultType"`
+		Error      string `json:"error"`
+		Text       string `json:"textResultForLlm"`
+	}
+	if json.Unmarshal(result, &obj) == nil {
+		switch obj.ResultType {
+		case "failure", "error", "rejected", "denied", "timeout":
+			return toolOutcome{ok: false, message: obj.Error + obj.Text}
+		}
+		return toolOutcome{ok: true, message: obj.Text}
+	}
+	var text string
+	_ = json.Unmarshal(result, &text)
+	return toolOutcome{ok: true, message: text}
+}
+
+func (s *Server) clearContext(p sessionParams) (any, *wire.RPCError) {
+	ss, e := s.session(p.SessionID)
+	if e != nil {
+		return nil, e
+	}
+	if p.Prompt == nil || *p.Prompt == "" {
+		return nil, rpcErr(wire.CodeInvalidParams, "clearContext requires a non-empty prompt")
+	}
+	s.mu.Lock()
+	inFlight := len(ss.pending) > 0
+	cleared := ss.messages
+	if inFlight {
+		ss.messages = 1 // the seed prompt becomes the first message of the fresh context
+	}
+	c := ss.conn
+	s.mu.Unlock()
+	if !inFlight {
+		return nil, rpcErr(wire.CodeServerError, "clearContext can only be called from a tool handler while a tool call is in flight")
+	}
+	s.emit(c, ss, "session.context_cleared", map[string]any{"messagesCleared": cleared, "initialMessage": *p.Prompt})
+	return map[string]any{"messagesCleared": cleared}, nil
+}
+
+// emit sends one session.event notification in the runtime's envelope.
+func (s *Server) emit(c *conn, ss *session, typ string, data any) {
+	if data == nil {
+		data = map[string]any{}
+	}
+	c.notify("session.event", map[string]any{
+		"sessionId": ss.id,
+		"event": map[string]any{
+			"id":        uuid.NewString(),
+			"timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+			"parentId":  nil,
+			"type":      typ,
+			"data":      data,
+		},
+	})
+}

@@ -1,0 +1,136 @@
+package runtime
+
+import (
+	"fmt"
+	"time"
+)
+
+// ModelStep is one model round of a scripted turn: call a tool, or reply with text.
+type ModelStep struct {
+	Tool      string         // call this tool …
+	Arguments map[string]any // … with these arguments
+	Reply     string         // or answer with this text, which ends the turn
+}
+
+// Turn is what the scripted model does in answer to one session.send. The runtime's rules
+// decide when the turn ends: a reply ends it; a successful call to a tool the session registered
+// with isTerminal ends it with no further model round; a failed call, or a call to a
+// non-terminal tool, lets the loop go on with the next step. A turn whose steps run out replies
+// DefaultReply.
+type Turn struct{ Steps []ModelStep }
+
+// DefaultReply is the model's answer when nothing else is scripted.
+const DefaultReply = "ok"
+
+// Script is what the runtime does in a scenario.
+type Script struct {
+	Turns           []Turn   // consumed one per session.send
+	RejectToolsSet  []string // the next session.tools.set calls are rejected with these messages
+	turnsTaken      int
+	rejectionsTaken int
+}
+
+func (sc *Script) nextTurn() Turn {
+	if sc.turnsTaken < len(sc.Turns) {
+		sc.turnsTaken++
+		return sc.Turns[sc.turnsTaken-1]
+	}
+	return Turn{}
+}
+
+func (sc *Script) takeToolsSetRejection() (string, bool) {
+	if sc.rejectionsTaken < len(sc.RejectToolsSet) {
+		sc.rejectionsTaken++
+		return sc.RejectToolsSet[sc.rejectionsTaken-1], true
+	}
+	return "", false
+}
+
+// SetScript replaces the server's script (before the SDK sends).
+func (s *Server) SetScript(sc Script) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = sc
+}
+
+// AddTurn appends a turn to the script.
+func (s *Server) AddTurn(t Turn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script.Turns = append(s.script.Turns, t)
+}
+
+// RejectNextToolsSet makes the next session.tools.set fail with msg.
+func (s *Server) RejectNextToolsSet(msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script.RejectToolsSet = append(s.script.RejectToolsSet, msg)
+}
+
+// playTurn emits the events of one turn, following the agent loop's rules.
+func (s *Server) playTurn(ss *session, prompt string, turn Turn) {
+	defer func() {
+		s.mu.Lock()
+		ss.busy = false
+		s.mu.Unlock()
+	}()
+	s.mu.Lock()
+	c := ss.conn
+	ss.messages++
+	s.mu.Unlock()
+	s.emit(c, ss, "user.message", map[string]any{"content": prompt})
+	steps := append(append([]ModelStep(nil), turn.Steps...), ModelStep{Reply: DefaultReply})
+	for round, st := range steps {
+		turnID := fmt.Sprint(round)
+		s.emit(c, ss, "assistant.turn_start", map[string]any{"turnId": turnID})
+		if st.Tool == "" {
+			s.mu.Lock()
+			ss.messages++
+			s.mu.Unlock()
+			s.emit(c, ss, "assistant.message", map[string]any{"messageId": fmt.Sprintf("a%d", round), "content": st.Reply})
+			s.emit(c, ss, "assistant.turn_end", map[string]any{"turnId": turnID})
+			break
+		}
+		out, terminal := s.callTool(c, ss, round, st)
+		s.emit(c, ss, "assistant.turn_end", map[string]any{"turnId": turnID})
+		if out.ok && terminal {
+			break
+		}
+	}
+	s.emit(c, ss, "session.idle", map[string]any{})
+}
+
+// callTool asks the SDK to run a tool and waits for its outcome.
+func (s *Server) callTool(c *conn, ss *session, round int, st ModelStep) (toolOutcome, bool) {
+	reqID := fmt.Sprintf("r%d", round)
+	callID := fmt.Sprintf("call_%d", round)
+	ch := make(chan toolOutcome, 1)
+	s.mu.Lock()
+	ss.pending[reqID] = ch
+	ss.messages++ // the assistant's tool request
+	terminal := ss.tools[st.Tool].IsTerminal
+	s.mu.Unlock()
+	args := st.Arguments
+	if args == nil {
+		args = map[string]any{}
+	}
+	s.emit(c, ss, "assistant.message", map[string]any{"messageId": fmt.Sprintf("a%d", round), "content": "",
+		"toolRequests": []any{map[string]any{"toolCallId": callID, "name": st.Tool, "arguments": args}}})
+	s.emit(c, ss, "external_tool.requested", map[string]any{"requestId": reqID, "sessionId": ss.id,
+		"toolCallId": callID, "toolName": st.Tool, "arguments": args})
+	var out toolOutcome
+	select {
+	case out = <-ch:
+	case <-time.After(s.opts.ToolTimeout):
+		s.mu.Lock()
+		delete(ss.pending, reqID)
+		s.mu.Unlock()
+		out = toolOutcome{message: fmt.Sprintf("no handlePendingToolCall within %s", s.opts.ToolTimeout)}
+		s.rec.Notef(c.name, "tool call %s (%s) timed out", reqID, st.Tool)
+	}
+	s.mu.Lock()
+	ss.messages++ // the tool result
+	s.mu.Unlock()
+	s.emit(c, ss, "external_tool.completed", map[string]any{"requestId": reqID})
+	return out, terminal
+}

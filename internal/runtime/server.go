@@ -1,0 +1,222 @@
+// Package runtime is the recording runtime: a stand-in for the Copilot CLI that answers the SDKs
+// the way the real runtime does (see ../shared/wire-facts.md), plays a scripted agent loop, and
+// records every frame in both directions into a transcript.
+//
+// One Server serves one scenario for one SDK: it may hold several connections at once (each
+// named c1, c2, … in the transcript) and several sessions.
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+)
+
+// ProtocolVersion is the SDK protocol version the runtime speaks.
+const ProtocolVersion = 3
+
+// Version is what the runtime reports as its own version in connect.
+const Version = "0.1.0-conformance"
+
+// Options configure a Server.
+type Options struct {
+	// ToolTimeout bounds how long the agent loop waits for the SDK to answer a tool call.
+	ToolTimeout time.Duration
+	// Check, when set, validates each request's params; its findings are recorded as notes
+	// beside the request (for example violations of the runtime's published schema).
+	Check func(method string, params json.RawMessage) []string
+}
+
+// Server is one recording runtime.
+type Server struct {
+	rec  *transcript.Recorder
+	opts Options
+
+	mu       sync.Mutex
+	script   Script
+	sessions map[string]*session
+	nconn    int
+	conns    map[*conn]struct{}
+	ln       net.Listener
+	wg       sync.WaitGroup
+	closed   bool
+}
+
+// New makes a Server that records into rec.
+func New(rec *transcript.Recorder, opts Options) *Server {
+	if opts.ToolTimeout == 0 {
+		opts.ToolTimeout = 30 * time.Second
+	}
+	return &Server{rec: rec, opts: opts, sessions: map[string]*session{}, conns: map[*conn]struct{}{}}
+}
+
+// Recorder returns the transcript the server records into.
+func (s *Server) Recorder() *transcript.Recorder { return s.rec }
+
+// Listen starts accepting TCP connections on addr ("127.0.0.1:0" for an ephemeral loopback
+// port) and returns the address it listens on.
+func (s *Server) Listen(addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	s.ln = ln
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.ServeConn(c, c)
+				c.Close()
+			}()
+		}
+	}()
+	return ln.Addr().String(), nil
+}
+
+// Close stops listening, closes every connection and waits for their loops to end.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	for c := range s.conns {
+		if cl, ok := c.closer.(io.Closer); ok {
+			cl.Close()
+		}
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+type conn struct {
+	name   string
+	w      *wire.Writer
+	closer any
+	srv    *Server
+}
+
+// ServeConn serves one connection until r ends. Frames that cannot be read are recorded with
+// the reason and answered with a JSON-RPC parse error; the connection stays open.
+func (s *Server) ServeConn(r io.Reader, w io.Writer) {
+	s.mu.Lock()
+	s.nconn++
+	c := &conn{name: fmt.Sprintf("c%d", s.nconn), w: wire.NewWriter(w), closer: r, srv: s}
+	s.conns[c] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+	}()
+	s.rec.Notef(c.name, "connection opened")
+	reader := wire.NewReader(r)
+	for {
+		body, err := reader.Next()
+		var fe *wire.FrameError
+		switch {
+		case errors.As(err, &fe):
+			s.rec.Bad(c.name, transcript.SDKToRuntime, fe.Bytes, err)
+			c.send(wire.Message{ID: json.RawMessage("null"), Error: &wire.RPCError{Code: wire.CodeParseError, Message: err.Error()}})
+			continue
+		case err != nil:
+			if !errors.Is(err, io.EOF) && !s.isClosed() {
+				s.rec.Notef(c.name, "connection read error: %v", err)
+			}
+			s.rec.Notef(c.name, "connection closed")
+			return
+		}
+		s.handleFrame(c, body)
+	}
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+func (s *Server) handleFrame(c *conn, body []byte) {
+	var m wire.Message
+	if err := json.Unmarshal(body, &m); err != nil {
+		s.rec.Bad(c.name, transcript.SDKToRuntime, body, fmt.Errorf("not a JSON-RPC message: %w", err))
+		c.send(wire.Message{ID: json.RawMessage("null"), Error: &wire.RPCError{Code: wire.CodeInvalidRequest, Message: err.Error()}})
+		return
+	}
+	s.rec.Frame(c.name, transcript.SDKToRuntime, body)
+	if !m.IsRequest() {
+		return // notifications and responses are recorded, nothing more
+	}
+	if s.opts.Check != nil {
+		for _, v := range s.opts.Check(m.Method, m.Params) {
+			s.rec.Notef(c.name, "schema: %s: %s", m.Method, v)
+		}
+	}
+	result, rpcErr := s.dispatch(c, m.Method, m.Params)
+	if rpcErr != nil {
+		c.send(wire.Message{ID: m.ID, Error: rpcErr})
+		return
+	}
+	raw, err := json.Marshal(result)
+	if err != nil {
+		c.send(wire.Message{ID: m.ID, Error: &wire.RPCError{Code: wire.CodeInternal, Message: err.Error()}})
+		return
+	}
+	c.send(wire.Message{ID: m.ID, Result: raw})
+}
+
+// send records and writes one frame to the SDK.
+func (c *conn) send(m wire.Message) {
+	m.JSONRPC = "2.0"
+	body, _ := json.Marshal(m)
+	c.srv.rec.Frame(c.name, transcript.RuntimeToSDK, body)
+	if err := c.w.Write(body); err != nil && !c.srv.isClosed() {
+		c.srv.rec.Notef(c.name, "write failed: %v", err)
+	}
+}
+
+// notify sends a notification.
+func (c *conn) notify(method string, params any) {
+	raw, _ := json.Marshal(params)
+	c.send(wire.Message{Method: method, Params: raw})
+}
+
+// Wait blocks until ctx ends or no agent loop is running (used by tests and steps to let a turn
+// finish before reading the transcript).
+func (s *Server) Wait(ctx context.Context) error {
+	for {
+		s.mu.Lock()
+		busy := false
+		for _, ss := range s.sessions {
+			if ss.busy {
+				busy = true
+			}
+		}
+		s.mu.Unlock()
+		if !busy {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

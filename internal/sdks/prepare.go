@@ -1,0 +1,288 @@
+package sdks
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Pin is one SDK's default package and version (fixtures/sdks.yaml).
+type Pin struct {
+	Package  string `yaml:"package" json:"package"`
+	Registry string `yaml:"registry" json:"registry"`
+	Version  string `yaml:"version" json:"version"`
+}
+
+// LoadPins reads fixtures/sdks.yaml.
+func LoadPins(path string) (map[string]Pin, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	pins := map[string]Pin{}
+	if err := yaml.Unmarshal(b, &pins); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for name, p := range pins {
+		if !slices.Contains(Order, name) {
+			return nil, fmt.Errorf("%s: unknown SDK %q (known: %s)", path, name, strings.Join(Order, ", "))
+		}
+		if p.Version == "" {
+			return nil, fmt.Errorf("%s: SDK %q has no version", path, name)
+		}
+	}
+	return pins, nil
+}
+
+// Unavailable means an SDK cannot run here: its toolchain or package is missing.
+type Unavailable struct{ Reason string }
+
+func (u *Unavailable) Error() string { return u.Reason }
+
+// CheckToolchain looks for every tool of d on PATH and returns their versions; a missing tool is
+// an *Unavailable naming it and how to get it.
+func CheckToolchain(d Driver) ([]string, error) {
+	var versions []string
+	for _, t := range d.Toolchain {
+		path, err := exec.LookPath(t.Bin)
+		if err != nil {
+			return versions, &Unavailable{Reason: fmt.Sprintf("%s not found on PATH; %s", t.Bin, t.Hint)}
+		}
+		out, err := exec.Command(path, t.VersionArgs...).CombinedOutput()
+		if err != nil {
+			return versions, &Unavailable{Reason: fmt.Sprintf("%s %s failed (%v); %s", t.Bin, strings.Join(t.VersionArgs, " "), err, t.Hint)}
+		}
+		first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(string(out)), "\n", 2)[0])
+		versions = append(versions, fmt.Sprintf("%s (%s)", first, path))
+	}
+	return versions, nil
+}
+
+// Preparer prepares drivers into a cache shared between runs.
+type Preparer struct {
+	RepoRoot  string    // holds drivers/
+	CacheRoot string    // e.g. ~/.cache/copilot-sdk-conformance
+	Log       io.Writer // progress
+}
+
+// Prepared is a driver ready to start.
+type Prepared struct {
+	SDK      string `json:"sdk"`
+	Version  string `json:"version"`
+	Source   string `json:"source,omitempty"`
+	CacheDir string `json:"cacheDir"`
+	Launch   Launch `json:"launch"`
+}
+
+// DefaultCacheRoot is $CONFORMANCE_CACHE, or the user's cache folder.
+func DefaultCacheRoot() string {
+	if d := os.Getenv("CONFORMANCE_CACHE"); d != "" {
+		return d
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		d = os.TempDir()
+	}
+	return filepath.Join(d, "copilot-sdk-conformance")
+}
+
+const marker = "prepared.json"
+
+// Prepare returns a driver for SDK name at version (or from a local source folder), preparing it
+// when the cache has no finished preparation with the same SDK, version, source and driver code.
+func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*Prepared, error) {
+	d, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown SDK %q", name)
+	}
+	if _, err := CheckToolchain(d); err != nil {
+		return nil, err
+	}
+	driverDir := filepath.Join(p.RepoRoot, "drivers", name)
+	driverHash, err := hashTree(driverDir)
+	if err != nil {
+		return nil, fmt.Errorf("driver %s: %w", name, err)
+	}
+	key := version
+	if source != "" {
+		if source, err = filepath.Abs(source); err != nil {
+			return nil, err
+		}
+		if st, err := os.Stat(source); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("--sdk-source %s=%s: not a folder", name, source)
+		}
+		sum := sha256.Sum256([]byte(source))
+		key = "source-" + hex.EncodeToString(sum[:])[:12]
+	}
+	dir := filepath.Join(p.CacheRoot, name, sanitize(key)+"-"+driverHash[:12])
+	// A registry version is immutable, so its preparation is reused; a local source may have
+	// changed since, so it is prepared again every run.
+	if source == "" {
+		if b, err := os.ReadFile(filepath.Join(dir, marker)); err == nil {
+			var prev Prepared
+			if json.Unmarshal(b, &prev) == nil {
+				fmt.Fprintf(p.Log, "[%s] using cached driver (%s)\n", name, dir)
+				return &prev, nil
+			}
+		}
+	}
+	what := version
+	if source != "" {
+		what = "source " + source
+	}
+	fmt.Fprintf(p.Log, "[%s] preparing driver for SDK %s in %s\n", name, what, dir)
+	start := time.Now()
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	launch, err := d.Prepare(ctx, PrepareContext{
+		DriverDir: driverDir, CacheDir: dir, Version: version, Source: source, Log: p.Log,
+		Run: func(ctx context.Context, wd string, env []string, argv ...string) error {
+			return run(ctx, p.Log, name, wd, env, argv...)
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("prepare %s driver (SDK %s): %w", name, what, err)
+	}
+	prep := &Prepared{SDK: name, Version: version, Source: source, CacheDir: dir, Launch: launch}
+	b, _ := json.MarshalIndent(prep, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, marker), b, 0o644); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(p.Log, "[%s] driver ready in %s\n", name, time.Since(start).Round(time.Second))
+	return prep, nil
+}
+
+// run executes one preparation command, printing a heartbeat while it runs; a failure carries the
+// tail of its output.
+func run(ctx context.Context, log io.Writer, name, dir string, env []string, argv ...string) error {
+	fmt.Fprintf(log, "[%s] $ %s\n", name, strings.Join(argv, " "))
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out tailBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		t := time.NewTicker(20 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(log, "[%s]   … still running %s (%s)\n", name, filepath.Base(argv[0]), time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	err := cmd.Run()
+	close(done)
+	if err != nil {
+		return fmt.Errorf("%s (in %s) failed: %w\n%s", strings.Join(argv, " "), dir, err, out.String())
+	}
+	return nil
+}
+
+type tailBuffer struct{ b []byte }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 16<<10 {
+		t.b = t.b[len(t.b)-16<<10:]
+	}
+	return len(p), nil
+}
+func (t *tailBuffer) String() string { return string(t.b) }
+
+// hashTree hashes the names and contents of the files under dir, skipping build output, so that a
+// change to a driver invalidates its cached preparation.
+func hashTree(dir string) (string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			switch e.Name() {
+			case "node_modules", "target", "bin", "obj", ".venv", "__pycache__":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		files = append(files, path)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(dir, f)
+		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// CopyDir copies the regular files under src to dst (for recipes that build in the cache).
+func CopyDir(src, dst string, skip ...string) error {
+	return filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		for _, s := range skip {
+			if rel == s {
+				if e.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+		}
+		target := filepath.Join(dst, rel)
+		if e.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		info, _ := e.Info()
+		return os.WriteFile(target, b, info.Mode().Perm())
+	})
+}

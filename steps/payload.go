@@ -1,0 +1,170 @@
+package steps
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// request returns the params of the first request of method the SDK sent in this scenario.
+func (w *world) request(method string) (any, error) {
+	reqs := transcript.Requests(w.entries(), method)
+	if len(reqs) == 0 {
+		var seen []string
+		for _, r := range transcript.Requests(w.entries(), "") {
+			seen = append(seen, r.Method)
+		}
+		return nil, fmt.Errorf("the SDK sent no %q request (it sent: %s)", method, strings.Join(seen, ", "))
+	}
+	v, err := canon.Decode(reqs[0].Params)
+	if err != nil {
+		return nil, fmt.Errorf("%s request #%d: %w", method, reqs[0].Seq, err)
+	}
+	return v, nil
+}
+
+// toolIn finds a tool by name in a request's tools array and returns it with its index path.
+func (w *world) toolIn(method, name string) (map[string]any, string, error) {
+	params, err := w.request(method)
+	if err != nil {
+		return nil, "", err
+	}
+	tools, _ := canon.Get(params, "tools")
+	arr, ok := tools.([]any)
+	if !ok {
+		return nil, "", fmt.Errorf("the %s request has no tools array (tools: %s)", method, canon.Show(canon.Get(params, "tools")))
+	}
+	for i, t := range arr {
+		if m, ok := t.(map[string]any); ok && m["name"] == name {
+			return m, fmt.Sprintf("tools[%d]", i), nil
+		}
+	}
+	return nil, "", fmt.Errorf("the %s request has no tool named %q (tools: %s)", method, name, canon.Show(tools, true))
+}
+
+func (w *world) check(method, path string) { w.checked = append(w.checked, method+":"+path) }
+
+func (w *world) toolKeyEquals(name, method, key, want string) error {
+	tool, at, err := w.toolIn(method, name)
+	if err != nil {
+		return err
+	}
+	w.check(method, at+"."+key)
+	return equalJSON(fmt.Sprintf("%s %s (tool %q) %s", method, at, name, key), tool, key, want)
+}
+
+func (w *world) toolHasNoKey(name, method, key string) error {
+	tool, at, err := w.toolIn(method, name)
+	if err != nil {
+		return err
+	}
+	w.check(method, at+"."+key)
+	if v, ok := tool[key]; ok {
+		return fmt.Errorf("%s %s.%s (tool %q): want the key absent, got %s", method, at, key, name, canon.Show(v, true))
+	}
+	return nil
+}
+
+func (w *world) noKeyAnywhere(key, method string) error {
+	params, err := w.request(method)
+	if err != nil {
+		return err
+	}
+	w.check(method, "**."+key)
+	if found := canon.Keys(params, key); len(found) > 0 {
+		return fmt.Errorf("the %s request has the key %q at %s", method, key, strings.Join(found, ", "))
+	}
+	return nil
+}
+
+func (w *world) requestKeyEquals(method, path, want string) error {
+	params, err := w.request(method)
+	if err != nil {
+		return err
+	}
+	w.check(method, path)
+	got, ok := canon.Get(params, path)
+	if !ok {
+		return fmt.Errorf("%s %s: want %s, the key is absent", method, path, want)
+	}
+	normalized, _ := canon.Get(canon.Value(params), path)
+	return compare(method+" "+path, got, normalized, want)
+}
+
+func (w *world) requestHasNoKey(method, path string) error {
+	params, err := w.request(method)
+	if err != nil {
+		return err
+	}
+	w.check(method, path)
+	if got, ok := canon.Get(params, path); ok {
+		return fmt.Errorf("%s %s: want the key absent, got %s", method, path, canon.Show(got, true))
+	}
+	return nil
+}
+
+// toolsEqual compares the normalized tools arrays of two requests and lists every difference.
+func (w *world) toolsEqual(a, b string) error {
+	pa, err := w.request(a)
+	if err != nil {
+		return err
+	}
+	pb, err := w.request(b)
+	if err != nil {
+		return err
+	}
+	ta, okA := canon.Get(pa, "tools")
+	tb, okB := canon.Get(pb, "tools")
+	diffs := canon.Diff(map[string]any{a: wrap(ta, okA), b: wrap(tb, okB)})
+	if len(diffs) == 0 {
+		return nil
+	}
+	var lines []string
+	for _, d := range diffs {
+		lines = append(lines, fmt.Sprintf("tools%s: %s=%s, %s=%s", strings.TrimPrefix(d.Path, "tools"), a, d.Values[a], b, d.Values[b]))
+	}
+	return fmt.Errorf("the tools differ:\n  %s", strings.Join(lines, "\n  "))
+}
+
+func wrap(v any, ok bool) any {
+	if !ok {
+		return map[string]any{}
+	}
+	return map[string]any{"tools": canon.Value(v)}
+}
+
+func (w *world) firstRequestIs(method string) error {
+	reqs := transcript.Requests(w.entries(), "")
+	if len(reqs) == 0 {
+		return fmt.Errorf("the SDK sent no request")
+	}
+	if reqs[0].Method != method {
+		return fmt.Errorf("the first request is %q, want %q", reqs[0].Method, method)
+	}
+	return nil
+}
+
+func equalJSON(what string, obj map[string]any, key, want string) error {
+	got, ok := obj[key]
+	if !ok {
+		return fmt.Errorf("%s: want %s, the key is absent", what, want)
+	}
+	return compare(what, got, canon.Value(got), want)
+}
+
+// compare checks got against the JSON want, which may also match got's normalized form (for
+// placeholders such as "<sessionId>").
+func compare(what string, got, normalized any, want string) error {
+	exp, err := canon.Decode([]byte(want))
+	if err != nil {
+		return fmt.Errorf("the expected value %s is not JSON: %w", want, err)
+	}
+	// The expectation may name a normalized placeholder such as "<sessionId>".
+	e := canon.Show(exp, true)
+	if g := canon.Show(got, true); g == e || canon.Show(normalized, true) == e {
+		return nil
+	}
+	return fmt.Errorf("%s: want %s, got %s", what, e, canon.Show(got, true))
+}

@@ -1,0 +1,137 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// connect gives the scenario a fresh SDK client on its recording runtime.
+func (w *world) connect() (string, error) {
+	c := fmt.Sprintf("c%d", len(w.clients)+1)
+	if _, err := w.do("connect", map[string]any{"client": c, "address": w.addr}); err != nil {
+		return "", err
+	}
+	w.clients = append(w.clients, c)
+	return c, nil
+}
+
+func (w *world) client() (string, error) {
+	if len(w.clients) > 0 {
+		return w.clients[len(w.clients)-1], nil
+	}
+	return w.connect()
+}
+
+func (w *world) connected() error { _, err := w.connect(); return err }
+
+// connectedOverStdio has the SDK spawn this program as its runtime, through a wrapper script
+// because SDKs take a single executable path and add their own flags.
+func (w *world) connectedOverStdio() error {
+	dir, err := os.MkdirTemp("", "conformance-stdio-")
+	if err != nil {
+		return err
+	}
+	w.stdioLog = filepath.Join(dir, "stdio-transcript.ndjson")
+	script := filepath.Join(dir, "copilot")
+	quoted := make([]string, 0, len(w.t.StdioRuntime()))
+	for _, a := range w.t.StdioRuntime() {
+		quoted = append(quoted, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+	}
+	body := fmt.Sprintf("#!/bin/sh\nexec %s --transcript '%s' \"$@\"\n", strings.Join(quoted, " "), w.stdioLog)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		return err
+	}
+	c := fmt.Sprintf("c%d", len(w.clients)+1)
+	w.rec.Notef("", "the SDK spawns %s", script)
+	if _, err := w.do("connect", map[string]any{"client": c, "cliPath": script,
+		"env": map[string]string{"CONFORMANCE_SCENARIO": w.name}}); err != nil {
+		return err
+	}
+	w.clients = append(w.clients, c)
+	return nil
+}
+
+func (w *world) create() error {
+	c, err := w.client()
+	if err != nil {
+		return err
+	}
+	h := fmt.Sprintf("s%d", len(w.sessions)+1)
+	res, err := w.do("createSession", map[string]any{"client": c, "session": h, "tools": w.toolList()})
+	if err != nil {
+		return err
+	}
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(res, &r)
+	w.sessions = append(w.sessions, session{handle: h, id: r.SessionID, client: c})
+	return nil
+}
+
+// resume resumes the last session from a second SDK client, creating the session first when the
+// scenario has none, the way an application picks up a session another process started.
+func (w *world) resume() error {
+	if len(w.sessions) == 0 {
+		if err := w.create(); err != nil {
+			return err
+		}
+	}
+	prev := w.sessions[len(w.sessions)-1]
+	if prev.id == "" {
+		return fmt.Errorf("the SDK did not report the id of the session it created")
+	}
+	c, err := w.connect()
+	if err != nil {
+		return err
+	}
+	h := fmt.Sprintf("s%d", len(w.sessions)+1)
+	res, err := w.do("resumeSession", map[string]any{"client": c, "session": h, "sessionId": prev.id, "tools": w.toolList()})
+	if err != nil {
+		return err
+	}
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(res, &r)
+	w.sessions = append(w.sessions, session{handle: h, id: prev.id, client: c})
+	return nil
+}
+
+func (w *world) current() (session, error) {
+	if len(w.sessions) == 0 {
+		if err := w.create(); err != nil {
+			return session{}, err
+		}
+	}
+	return w.sessions[len(w.sessions)-1], nil
+}
+
+func (w *world) sendAndWait(prompt string) error {
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	res, err := w.do("send", map[string]any{"session": s.handle, "prompt": prompt, "wait": true, "timeoutMs": 20000})
+	if err != nil {
+		return err
+	}
+	w.reply = res
+	return nil
+}
+
+func (w *world) theReplyIs(want string) error {
+	var r struct {
+		Content *string `json:"content"`
+	}
+	if w.reply == nil || json.Unmarshal(w.reply, &r) != nil || r.Content == nil {
+		return fmt.Errorf("the SDK returned no reply content (result %s)", w.reply)
+	}
+	if *r.Content != want {
+		return fmt.Errorf("the SDK returned the reply %q, want %q", *r.Content, want)
+	}
+	return nil
+}

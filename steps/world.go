@@ -1,0 +1,238 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/cucumber/godog"
+)
+
+// ErrUnsupported marks a step the SDK version cannot perform. It wraps godog.ErrSkip so godog
+// skips the rest of the scenario; the harness reports it as unsupported, never as passed.
+type ErrUnsupported struct{ Reason string }
+
+func (e *ErrUnsupported) Error() string { return "unsupported: " + e.Reason }
+func (e *ErrUnsupported) Unwrap() error { return godog.ErrSkip }
+
+// world is the state of one scenario on one SDK.
+type world struct {
+	t       Target
+	ctx     context.Context
+	feature string
+	name    string
+
+	rec       *transcript.Recorder
+	rt        *runtime.Server
+	addr      string
+	stdioLog  string // transcript written by a runtime the SDK spawned itself
+	clients   []string
+	tools     []map[string]any
+	sessions  []session
+	reply     json.RawMessage
+	lastErr   *driver.Response // the last command that ended in an SDK error
+	checked   []string
+	firstErr  error
+	unsupport string
+}
+
+type session struct{ handle, id, client string }
+
+// Initializer returns godog's scenario initializer for one SDK. nameFilter, when set, runs only
+// scenarios with exactly that name.
+func Initializer(t Target, featuresRoot, nameFilter string) func(*godog.ScenarioContext) {
+	return func(sc *godog.ScenarioContext) {
+		w := &world{t: t}
+		sc.Before(func(ctx context.Context, s *godog.Scenario) (context.Context, error) {
+			return ctx, w.begin(ctx, s, featuresRoot, nameFilter)
+		})
+		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
+			if w.firstErr == nil && w.unsupport == "" {
+				var un *ErrUnsupported
+				switch {
+				case errors.As(err, &un):
+					w.unsupport = un.Reason
+				case status == godog.StepUndefined:
+					w.firstErr = fmt.Errorf("step %q is not defined", st.Text)
+				case err != nil && !errors.Is(err, godog.ErrSkip):
+					w.firstErr = fmt.Errorf("step %q: %w", st.Text, err)
+				}
+			}
+			return ctx, nil
+		})
+		sc.After(func(ctx context.Context, s *godog.Scenario, err error) (context.Context, error) {
+			w.end(s)
+			return ctx, nil
+		})
+		w.register(sc)
+	}
+}
+
+var errFiltered = fmt.Errorf("filtered out: %w", godog.ErrSkip)
+
+func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, nameFilter string) error {
+	w.ctx = ctx
+	w.feature = relFeature(featuresRoot, s.Uri)
+	w.name = s.Name
+	if nameFilter != "" && s.Name != nameFilter {
+		w.unsupport = "" // not part of this run
+		return errFiltered
+	}
+	if why := w.t.Unavailable(); why != "" {
+		return &ErrUnsupported{Reason: "unavailable: " + why}
+	}
+	caps, notes := w.t.Capabilities()
+	for _, tag := range s.Tags {
+		if c, ok := strings.CutPrefix(tag.Name, "@requires."); ok && !caps[c] {
+			reason := fmt.Sprintf("%s SDK lacks capability %s", w.t.SDK(), c)
+			if n := notes[c]; n != "" {
+				reason += ": " + n
+			}
+			return &ErrUnsupported{Reason: reason}
+		}
+	}
+	rec, err := transcript.New(w.t.TranscriptPath(w.feature, w.name))
+	if err != nil {
+		return err
+	}
+	w.rec = rec
+	rec.Notef("", "scenario %q (%s) on %s", w.name, w.feature, w.t.SDK())
+	w.rt = runtime.New(rec, w.t.RuntimeOptions())
+	w.addr, err = w.rt.Listen("127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("recording runtime: %w", err)
+	}
+	rec.Notef("", "recording runtime listening on %s", w.addr)
+	return nil
+}
+
+func (w *world) end(s *godog.Scenario) {
+	if w.name != s.Name || w.feature == "" {
+		return
+	}
+	o := Outcome{Feature: w.feature, Scenario: w.name, Err: w.firstErr, Unsupported: w.unsupport, Checked: w.checked}
+	for _, tag := range s.Tags {
+		o.Tags = append(o.Tags, tag.Name)
+	}
+	if strings.HasPrefix(o.Unsupported, "unavailable: ") {
+		o.Unavailable, o.Unsupported = strings.TrimPrefix(o.Unsupported, "unavailable: "), ""
+	}
+	filtered := w.rec == nil && o.Unsupported == "" && o.Unavailable == "" && o.Err == nil
+	if w.rec != nil {
+		// Let a turn still being played finish, then release the SDK's client.
+		wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = w.rt.Wait(wctx)
+		cancel()
+		for _, c := range w.clients {
+			if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && o.Err == nil && o.Unsupported == "" {
+				o.Err = fmt.Errorf("stopping the SDK client: %w", err)
+			}
+		}
+		w.rt.Close()
+		w.importStdio()
+		w.rec.Notef("", "scenario ended")
+		if err := w.rec.Close(); err != nil && o.Err == nil {
+			o.Err = fmt.Errorf("writing the transcript: %w", err)
+		}
+		o.Transcript = w.t.TranscriptPath(w.feature, w.name)
+	}
+	if !filtered {
+		w.t.Finished(o)
+	}
+	*w = world{t: w.t}
+}
+
+func relFeature(root, uri string) string {
+	if rel, err := filepath.Rel(root, uri); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(uri)
+}
+
+// call sends one driver command, recording both lines in the transcript. A driver that hung or
+// broke the protocol is killed, so the next scenario gets a fresh one.
+func (w *world) call(cmd string, args any) (*driver.Response, error) {
+	d, err := w.t.Driver(w.ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.SetSink(w.driverLine)
+	defer d.SetSink(nil)
+	r, err := d.Call(w.ctx, cmd, args, w.t.CommandTimeout())
+	var f *driver.Failure
+	if errors.As(err, &f) {
+		w.rec.Notef("driver", "%s", f.Error())
+		if f.Kind != "crashed" {
+			w.t.KillDriver()
+		}
+	}
+	return r, err
+}
+
+func (w *world) driverLine(l driver.Line) {
+	if w.rec == nil {
+		return
+	}
+	dir := transcript.DriverToHarness
+	if l.ToDriver {
+		dir = transcript.HarnessToDriver
+	}
+	if l.Err != nil {
+		w.rec.Bad("driver", dir, l.Body, l.Err)
+		return
+	}
+	w.rec.Frame("driver", dir, l.Body)
+}
+
+// do sends a command that must succeed: an SDK error or an unsupported outcome is the step's error.
+func (w *world) do(cmd string, args any) (json.RawMessage, error) {
+	r, err := w.call(cmd, args)
+	if err != nil {
+		return nil, err
+	}
+	switch r.Outcome {
+	case driver.Unsupported:
+		return nil, &ErrUnsupported{Reason: r.Reason}
+	case driver.Error:
+		w.lastErr = r
+		return nil, fmt.Errorf("%s: the SDK raised %s", cmd, r.ErrorText())
+	}
+	return r.Result, nil
+}
+
+// entries is the scenario's transcript so far, with what a self-spawned runtime recorded.
+func (w *world) entries() []transcript.Entry {
+	out := w.rec.Entries()
+	if w.stdioLog != "" {
+		if more, err := transcript.Read(w.stdioLog); err == nil {
+			out = append(out, more...)
+		}
+	}
+	return out
+}
+
+// importStdio copies what a self-spawned runtime recorded into the scenario's transcript, so
+// one file holds every frame.
+func (w *world) importStdio() {
+	if w.stdioLog == "" {
+		return
+	}
+	more, err := transcript.Read(w.stdioLog)
+	if err != nil {
+		w.rec.Notef("", "reading the spawned runtime's transcript %s: %v", w.stdioLog, err)
+		return
+	}
+	for _, e := range more {
+		e.Conn = strings.TrimSuffix("stdio-"+e.Conn, "-")
+		w.rec.Add(e)
+	}
+	_ = os.Remove(w.stdioLog)
+}
