@@ -241,14 +241,16 @@ func (c *Client) Close(grace time.Duration) {
 		case <-time.After(grace):
 		}
 	}
-	c.proc.Kill()
-	<-c.dead
+	c.Kill()
 }
 
-// Kill ends the driver at once.
+// Kill ends the driver and what it started at once.
 func (c *Client) Kill() {
 	c.proc.Kill()
-	<-c.dead
+	select {
+	case <-c.dead:
+	case <-time.After(5 * time.Second): // a grandchild holding stdout open; give up on it
+	}
 }
 
 // Done is closed when the driver process has exited.

@@ -55,6 +55,7 @@ func (l Local) Start(ctx context.Context) (Process, error) {
 	cmd := exec.Command(l.Argv[0], l.Argv[1:]...)
 	cmd.Dir = l.Dir
 	cmd.Env = append(cleanEnv(os.Environ()), l.Env...)
+	ownGroup(cmd)
 	tail := &Tail{Max: 64 << 10}
 	if l.StderrLog != nil {
 		cmd.Stderr = io.MultiWriter(tail, l.StderrLog)
@@ -102,11 +103,7 @@ func (p *localProcess) Stdin() io.WriteCloser { return p.in }
 func (p *localProcess) Stdout() io.Reader     { return p.out }
 func (p *localProcess) StderrTail() string    { return p.tail.String() }
 func (p *localProcess) Wait() error           { <-p.done; return p.err }
-func (p *localProcess) Kill() {
-	if p.cmd.Process != nil {
-		_ = p.cmd.Process.Kill()
-	}
-}
+func (p *localProcess) Kill() { killGroup(p.cmd) }
 
 // Tail keeps the last Max bytes written to it.
 type Tail struct {
