@@ -88,7 +88,7 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		ss.nextID++
 		msgID := fmt.Sprintf("m%d", ss.nextID)
 		s.mu.Unlock()
-		go s.playTurn(ss, prompt, turn)
+		go s.playTurn(ss, prompt, msgID, turn)
 		return map[string]any{"messageId": msgID}, nil
 	case "session.tools.set":
 		ss, e := s.session(p.SessionID)

@@ -68,7 +68,7 @@ func (s *Server) RejectNextToolsSet(msg string) {
 }
 
 // playTurn emits the events of one turn, following the agent loop's rules.
-func (s *Server) playTurn(ss *session, prompt string, turn Turn) {
+func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 	defer func() {
 		s.mu.Lock()
 		ss.busy = false
@@ -78,7 +78,9 @@ func (s *Server) playTurn(ss *session, prompt string, turn Turn) {
 	c := ss.conn
 	ss.messages++
 	s.mu.Unlock()
-	s.emit(c, ss, "user.message", map[string]any{"content": prompt})
+	// Python's send-and-wait starts counting the turn at the user.message carrying the id
+	// that session.send returned.
+	s.emit(c, ss, "user.message", map[string]any{"content": prompt, "messageId": messageID})
 	steps := append(append([]ModelStep(nil), turn.Steps...), ModelStep{Reply: DefaultReply})
 	for round, st := range steps {
 		turnID := fmt.Sprint(round)

@@ -1,0 +1,441 @@
+"""Conformance driver for the GitHub Copilot Python SDK (PyPI ``github-copilot-sdk``).
+
+Reads protocol commands (one JSON object per line) on stdin and answers on stdout, as described in
+drivers/PROTOCOL.md. Every command maps to one idiomatic call of the installed SDK; the driver never
+emulates a feature the SDK lacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import os
+import sys
+import threading
+import traceback
+from importlib.metadata import PackageNotFoundError, version as dist_version
+from typing import Any
+
+DIST = "github-copilot-sdk"
+PROTOCOL_VERSION = 1
+
+# --- stdout guard ----------------------------------------------------------------------------
+# Keep a private handle on the real stdout for protocol lines, then point file descriptor 1 and
+# sys.stdout at stderr so nothing the SDK (or anything it spawns) prints can corrupt the protocol.
+_proto = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+_write_lock = threading.Lock()
+
+
+def emit(obj: dict[str, Any]) -> None:
+    line = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, default=str)
+    with _write_lock:
+        _proto.write(line + "\n")
+        _proto.flush()
+
+
+def log(msg: str) -> None:
+    print(f"[python-driver] {msg}", file=sys.stderr, flush=True)
+
+
+logging.basicConfig(
+    stream=sys.stderr,
+    level=getattr(logging, os.environ.get("CONFORMANCE_DRIVER_LOG", "WARNING").upper(), logging.WARNING),
+    format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+)
+
+# The SDK would switch to an in-process runtime with this set; the harness needs the wire.
+if os.environ.pop("COPILOT_SDK_DEFAULT_CONNECTION", None) is not None:
+    log("COPILOT_SDK_DEFAULT_CONNECTION was set; removed it")
+
+# --- the SDK ---------------------------------------------------------------------------------
+import copilot  # noqa: E402
+from copilot import CopilotClient, define_tool  # noqa: E402
+from copilot.session import CopilotSession, PermissionHandler  # noqa: E402
+from copilot.tools import Tool, ToolInvocation, ToolResult  # noqa: E402
+
+try:
+    from copilot import RuntimeConnection
+except ImportError:  # older SDKs configured the connection with cli_url / cli_path
+    RuntimeConnection = None  # type: ignore[assignment,misc]
+
+try:
+    from copilot.rpc import HistoryClearContextRequest
+except ImportError:
+    HistoryClearContextRequest = None  # type: ignore[assignment,misc]
+
+try:
+    SDK_VERSION = dist_version(DIST)
+except PackageNotFoundError:
+    SDK_VERSION = getattr(copilot, "__version__", "unknown")
+
+SDK_LABEL = f"{DIST} {SDK_VERSION}"
+SOURCE = os.environ.get("CONFORMANCE_SDK_SOURCE") or f"pypi:{DIST}@{SDK_VERSION}"
+
+# Protocol tool option -> keyword argument of define_tool / field of Tool.
+OPTION_KWARGS = {
+    "description": "description",
+    "isTerminal": "is_terminal",
+    "overridesBuiltInTool": "overrides_built_in_tool",
+    "skipPermission": "skip_permission",
+    "defer": "defer",
+    "metadata": "metadata",
+    "parameters": "parameters",
+}
+DEFINE_TOOL_KWARGS = set(inspect.signature(define_tool).parameters)
+TOOL_FIELDS = set(getattr(Tool, "__dataclass_fields__", {}))
+
+
+def _has_clear_context() -> bool:
+    if HistoryClearContextRequest is None:
+        return False
+    try:
+        from copilot.generated.rpc import HistoryApi
+
+        return hasattr(HistoryApi, "clear_context")
+    except ImportError:
+        return False
+
+
+HAS_SET_TOOLS = hasattr(CopilotSession, "set_tools")
+HAS_CLEAR_CONTEXT = _has_clear_context()
+HAS_FOR_URI = RuntimeConnection is not None and hasattr(RuntimeConnection, "for_uri")
+HAS_FOR_STDIO = RuntimeConnection is not None and hasattr(RuntimeConnection, "for_stdio")
+
+
+def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
+    def opt(kw: str) -> bool:
+        return kw in DEFINE_TOOL_KWARGS and kw in TOOL_FIELDS
+
+    caps = {
+        "transport.tcp": HAS_FOR_URI,
+        "transport.stdio": HAS_FOR_STDIO,
+        "session.resume": hasattr(CopilotClient, "resume_session"),
+        "tool.isTerminal": opt("is_terminal"),
+        "tool.isTerminal.explicitFalse": False,
+        "tool.overridesBuiltInTool": opt("overrides_built_in_tool"),
+        "tool.skipPermission": opt("skip_permission"),
+        "tool.defer": opt("defer"),
+        "tool.metadata": opt("metadata"),
+        "session.setTools": HAS_SET_TOOLS,
+        "session.clearContext": HAS_CLEAR_CONTEXT,
+        "events": True,
+    }
+    notes = {
+        "tool.isTerminal.explicitFalse": (
+            f"{SDK_LABEL}: is_terminal is a plain bool defaulting to False and the SDK sends "
+            "isTerminal only when it is True, so an explicit False looks exactly like unset"
+        ),
+        "tool.overridesBuiltInTool": (
+            f"{SDK_LABEL}: a plain bool defaulting to False; sent only when True"
+        ),
+        "tool.skipPermission": f"{SDK_LABEL}: a plain bool defaulting to False; sent only when True",
+    }
+    for cap, kw in (
+        ("tool.isTerminal", "is_terminal"),
+        ("tool.defer", "defer"),
+        ("tool.metadata", "metadata"),
+    ):
+        if not caps[cap]:
+            notes[cap] = f"{SDK_LABEL}: define_tool has no {kw} option"
+    if not caps["session.setTools"]:
+        notes["session.setTools"] = f"{SDK_LABEL}: CopilotSession has no set_tools"
+    if not caps["session.clearContext"]:
+        notes["session.clearContext"] = f"{SDK_LABEL}: no session.rpc.history.clear_context"
+    if not caps["transport.tcp"]:
+        notes["transport.tcp"] = f"{SDK_LABEL}: no RuntimeConnection.for_uri"
+    if not caps["transport.stdio"]:
+        notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
+    return caps, notes
+
+
+class DriverError(Exception):
+    """A bad command (unknown handle, missing argument): reported with type DriverError."""
+
+
+class Unsupported(Exception):
+    """The installed SDK cannot do what was asked."""
+
+
+def need(args: dict[str, Any], key: str) -> Any:
+    if key not in args:
+        raise DriverError(f"missing argument {key!r}")
+    return args[key]
+
+
+class Driver:
+    def __init__(self) -> None:
+        self.clients: dict[str, CopilotClient] = {}
+        self.sessions: dict[str, CopilotSession] = {}
+
+    # --- handles -------------------------------------------------------------------------
+    def client(self, handle: str) -> CopilotClient:
+        try:
+            return self.clients[handle]
+        except KeyError:
+            raise DriverError(f"unknown client handle {handle!r}") from None
+
+    def session(self, handle: str) -> CopilotSession:
+        try:
+            return self.sessions[handle]
+        except KeyError:
+            raise DriverError(f"unknown session handle {handle!r}") from None
+
+    # --- tools ---------------------------------------------------------------------------
+    def make_tool(self, handle: str, spec: dict[str, Any]) -> Tool:
+        name = need(spec, "name")
+        behaviour = need(spec, "handler")
+        action = behaviour.get("action")
+        if action not in ("return", "fail", "clearContext"):
+            raise DriverError(f"tool {name!r}: unknown handler action {action!r}")
+        if action == "clearContext" and not HAS_CLEAR_CONTEXT:
+            raise Unsupported(f"{SDK_LABEL} has no session.rpc.history.clear_context")
+
+        # Only the options present in the spec are passed, in optionOrder first (keyword
+        # arguments have no order semantics in Python; the order is kept for the record).
+        order = [k for k in spec.get("optionOrder", []) if k in spec]
+        order += [k for k in OPTION_KWARGS if k in spec and k not in order]
+        options = {OPTION_KWARGS[k]: spec[k] for k in order}
+
+        async def run(arguments: Any) -> str:
+            event: dict[str, Any] = {"session": handle, "tool": name, "arguments": arguments}
+            if "label" in behaviour:
+                event["label"] = behaviour["label"]
+            emit({"event": "tool.invoked", "args": event})
+            if action == "fail":
+                raise RuntimeError(behaviour.get("message", ""))
+            text = behaviour.get("text", "")
+            if action == "clearContext":
+                session = self.session(handle)
+                try:
+                    result = await session.rpc.history.clear_context(
+                        HistoryClearContextRequest(prompt=behaviour.get("prompt", ""))
+                    )
+                except Exception as exc:
+                    emit({"event": "tool.clearContext",
+                          "args": {"session": handle, "tool": name, "error": str(exc)}})
+                    raise
+                emit({"event": "tool.clearContext",
+                      "args": {"session": handle, "tool": name,
+                               "messagesCleared": result.messages_cleared}})
+                text = text.replace("{messagesCleared}", str(result.messages_cleared))
+            return text
+
+        if "parameters" in options:
+            # define_tool derives schemas from Pydantic models only; a raw JSON Schema goes
+            # through the documented low-level Tool dataclass, whose handler returns a ToolResult.
+            missing = [kw for kw in options if kw not in TOOL_FIELDS]
+            if missing:
+                raise Unsupported(f"{SDK_LABEL}: Tool has no option(s) {', '.join(missing)}")
+
+            async def low_level_handler(invocation: ToolInvocation) -> ToolResult:
+                text = await run(invocation.arguments)
+                return ToolResult(text_result_for_llm=text, result_type="success")
+
+            options.setdefault("description", "")  # a required field of Tool
+            return Tool(name=name, handler=low_level_handler, **options)
+
+        missing = [kw for kw in options if kw not in DEFINE_TOOL_KWARGS]
+        if missing:
+            raise Unsupported(f"{SDK_LABEL}: define_tool has no option(s) {', '.join(missing)}")
+
+        async def handler(params: Any, invocation: ToolInvocation) -> str:
+            return await run(invocation.arguments)
+
+        return define_tool(name, handler=handler, **options)
+
+    def make_tools(self, handle: str, specs: list[dict[str, Any]]) -> list[Tool]:
+        return [self.make_tool(handle, spec) for spec in specs]
+
+    def on_event(self, handle: str):
+        def forward(event: Any) -> None:
+            try:
+                wire = event.to_dict()
+                etype, data = wire.get("type"), wire.get("data")
+            except Exception as exc:  # keep forwarding even if the SDK cannot re-serialize
+                etype = getattr(event, "raw_type", None) or getattr(event.type, "value", str(event.type))
+                data = {}
+                log(f"could not serialize {etype}: {exc!r}")
+            emit({"event": "session.event", "args": {"session": handle, "type": etype, "data": data}})
+
+        return forward
+
+    # --- commands ------------------------------------------------------------------------
+    async def cmd_hello(self, args: dict[str, Any]) -> dict[str, Any]:
+        caps, notes = capabilities()
+        return {
+            "protocolVersion": PROTOCOL_VERSION,
+            "sdk": "python",
+            "version": SDK_VERSION,
+            "source": SOURCE,
+            "capabilities": caps,
+            "notes": notes,
+        }
+
+    async def cmd_connect(self, args: dict[str, Any]) -> dict[str, Any]:
+        handle = need(args, "client")
+        if handle in self.clients:
+            raise DriverError(f"client handle {handle!r} already connected")
+        if "address" in args:
+            if not HAS_FOR_URI:
+                raise Unsupported(f"{SDK_LABEL} has no RuntimeConnection.for_uri")
+            connection = RuntimeConnection.for_uri(args["address"])
+        elif "cliPath" in args:
+            if not HAS_FOR_STDIO:
+                raise Unsupported(f"{SDK_LABEL} has no RuntimeConnection.for_stdio")
+            connection = RuntimeConnection.for_stdio(path=args["cliPath"])
+            if args.get("env"):
+                # The connection's env replaces the child's environment: add to ours.
+                connection.env = {**os.environ, **args["env"]}
+        else:
+            raise DriverError("connect needs 'address' or 'cliPath'")
+        client = CopilotClient(connection=connection)
+        await client.start()
+        self.clients[handle] = client
+        return {}
+
+    async def cmd_createSession(self, args: dict[str, Any]) -> dict[str, Any]:
+        client = self.client(need(args, "client"))
+        handle = need(args, "session")
+        tools = self.make_tools(handle, need(args, "tools"))
+        session = await client.create_session(
+            on_permission_request=PermissionHandler.approve_all,
+            tools=tools,
+            on_event=self.on_event(handle),
+        )
+        self.sessions[handle] = session
+        return {"sessionId": session.session_id}
+
+    async def cmd_resumeSession(self, args: dict[str, Any]) -> dict[str, Any]:
+        client = self.client(need(args, "client"))
+        handle = need(args, "session")
+        tools = self.make_tools(handle, need(args, "tools"))
+        session = await client.resume_session(
+            need(args, "sessionId"),
+            on_permission_request=PermissionHandler.approve_all,
+            tools=tools,
+            on_event=self.on_event(handle),
+        )
+        self.sessions[handle] = session
+        return {"sessionId": session.session_id}
+
+    async def cmd_setTools(self, args: dict[str, Any]) -> dict[str, Any]:
+        handle = need(args, "session")
+        session = self.session(handle)
+        if not HAS_SET_TOOLS:
+            raise Unsupported(f"{SDK_LABEL} has no CopilotSession.set_tools")
+        await session.set_tools(self.make_tools(handle, need(args, "tools")))
+        return {}
+
+    async def cmd_clearContext(self, args: dict[str, Any]) -> dict[str, Any]:
+        session = self.session(need(args, "session"))
+        if not HAS_CLEAR_CONTEXT:
+            raise Unsupported(f"{SDK_LABEL} has no session.rpc.history.clear_context")
+        result = await session.rpc.history.clear_context(
+            HistoryClearContextRequest(prompt=need(args, "prompt"))
+        )
+        return {"messagesCleared": result.messages_cleared}
+
+    async def cmd_send(self, args: dict[str, Any]) -> dict[str, Any]:
+        session = self.session(need(args, "session"))
+        prompt = need(args, "prompt")
+        if not args.get("wait"):
+            return {"messageId": await session.send(prompt)}
+        kwargs = {}
+        if args.get("timeoutMs") is not None:
+            kwargs["timeout"] = args["timeoutMs"] / 1000.0
+        event = await session.send_and_wait(prompt, **kwargs)
+        result: dict[str, Any] = {}
+        if event is not None:
+            data = event.data
+            if getattr(data, "message_id", None) is not None:
+                result["messageId"] = data.message_id
+            if getattr(data, "content", None) is not None:
+                result["content"] = data.content
+        return result
+
+    async def cmd_disconnect(self, args: dict[str, Any]) -> dict[str, Any]:
+        handle = need(args, "session")
+        await self.session(handle).disconnect()
+        del self.sessions[handle]
+        return {}
+
+    async def cmd_stopClient(self, args: dict[str, Any]) -> dict[str, Any]:
+        handle = need(args, "client")
+        client = self.client(handle)
+        del self.clients[handle]
+        await client.stop()
+        return {}
+
+    async def cmd_shutdown(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    async def cleanup(self) -> None:
+        for handle, client in list(self.clients.items()):
+            try:
+                await asyncio.wait_for(client.stop(), timeout=5)
+            except BaseException as exc:  # noqa: BLE001 - best effort on the way out
+                log(f"stopping client {handle} at exit: {exc!r}")
+        self.clients.clear()
+
+    async def handle(self, line: str) -> bool:
+        """Run one command line; returns False when the driver should exit."""
+        try:
+            msg = json.loads(line)
+            cid, cmd, args = msg["id"], msg["cmd"], msg.get("args") or {}
+        except Exception as exc:
+            log(f"unreadable command line {line!r}: {exc!r}")
+            return True
+        method = getattr(self, f"cmd_{cmd}", None)
+        if method is None:
+            emit({"id": cid, "outcome": "error",
+                  "error": {"type": "DriverError", "message": f"unknown command {cmd!r}"}})
+            return True
+        try:
+            result = await method(args)
+            emit({"id": cid, "outcome": "ok", "result": result})
+        except Unsupported as exc:
+            emit({"id": cid, "outcome": "unsupported", "reason": str(exc)})
+        except DriverError as exc:
+            emit({"id": cid, "outcome": "error", "error": {"type": "DriverError", "message": str(exc)}})
+        except Exception as exc:  # what the SDK raised, including ExceptionGroup from stop()
+            log(f"{cmd} raised:\n{traceback.format_exc()}")
+            message = str(exc)
+            if isinstance(exc, BaseExceptionGroup):  # e.g. CopilotClient.stop()
+                message += ": " + "; ".join(f"{type(e).__name__}: {e}" for e in exc.exceptions)
+            emit({"id": cid, "outcome": "error",
+                  "error": {"type": type(exc).__name__, "message": message}})
+        return cmd != "shutdown"
+
+
+async def main() -> None:
+    loop = asyncio.get_running_loop()
+    lines: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def read_stdin() -> None:  # a thread, so the event loop never blocks on stdin
+        for raw in sys.stdin.buffer:
+            text = raw.decode("utf-8").strip()
+            if text:
+                loop.call_soon_threadsafe(lines.put_nowait, text)
+        loop.call_soon_threadsafe(lines.put_nowait, None)
+
+    threading.Thread(target=read_stdin, name="stdin", daemon=True).start()
+    driver = Driver()
+    while True:
+        line = await lines.get()
+        if line is None or not await driver.handle(line):
+            break
+    await driver.cleanup()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    finally:
+        with _write_lock:
+            _proto.flush()
+        sys.stderr.flush()
+    os._exit(0)

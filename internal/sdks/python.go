@@ -1,0 +1,96 @@
+package sdks
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// The Python driver: a virtual environment in the cache directory holding PyPI
+// github-copilot-sdk at the exact version asked for (or a local SDK folder), and
+// drivers/python/driver.py run with that environment's interpreter.
+func init() {
+	register(Driver{
+		Name: "python",
+		Toolchain: []Tool{{
+			Bin:         "python3",
+			VersionArgs: []string{"--version"},
+			Hint:        "install Python >= 3.11 with venv and pip (Debian: apt-get install python3 python3-venv python3-pip)",
+		}},
+		Prepare: preparePython,
+	})
+}
+
+const pythonDist = "github-copilot-sdk"
+
+func preparePython(ctx context.Context, pc PrepareContext) (Launch, error) {
+	if err := os.MkdirAll(pc.CacheDir, 0o755); err != nil {
+		return Launch{}, err
+	}
+	if err := pc.Run(ctx, pc.CacheDir, nil, "python3", "-c",
+		"import sys; sys.exit(0 if sys.version_info >= (3, 11) else 'github-copilot-sdk needs Python >= 3.11, python3 is ' + sys.version.split()[0])"); err != nil {
+		return Launch{}, err
+	}
+
+	venv := filepath.Join(pc.CacheDir, "venv")
+	if err := pc.Run(ctx, pc.CacheDir, nil, "python3", "-m", "venv", "--clear", venv); err != nil {
+		return Launch{}, err
+	}
+	python := filepath.Join(venv, "bin", "python")
+
+	// pip keeps its default cache (~/.cache/pip, or PIP_CACHE_DIR), so a re-prepare reuses the
+	// downloaded wheels.
+	pipEnv := []string{"PIP_DISABLE_PIP_VERSION_CHECK=1"}
+	requirement := pythonDist + "==" + pc.Version
+	source := "pypi:" + pythonDist + "@" + pc.Version
+	if pc.Source != "" {
+		src, err := pythonSourceDir(pc.Source)
+		if err != nil {
+			return Launch{}, err
+		}
+		requirement, source = src, "path:"+src
+	}
+	if err := pc.Run(ctx, pc.CacheDir, pipEnv, python, "-m", "pip", "install", requirement); err != nil {
+		return Launch{}, err
+	}
+
+	script := filepath.Join(pc.CacheDir, "driver.py")
+	body, err := os.ReadFile(filepath.Join(pc.DriverDir, "driver.py"))
+	if err != nil {
+		return Launch{}, err
+	}
+	if err := os.WriteFile(script, body, 0o644); err != nil {
+		return Launch{}, err
+	}
+	return Launch{
+		Argv: []string{python, script},
+		Dir:  pc.CacheDir,
+		Env:  []string{"PYTHONUNBUFFERED=1", "PYTHONIOENCODING=utf-8", "CONFORMANCE_SDK_SOURCE=" + source},
+	}, nil
+}
+
+// pythonSourceDir finds the installable Python package in a local SDK: the folder itself when it
+// holds a pyproject.toml / setup.py (an unpacked sdist or the python/ folder of a checkout), its
+// python/ subfolder (the root of a github/copilot-sdk checkout), or a wheel / sdist file as is.
+func pythonSourceDir(src string) (string, error) {
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !info.IsDir() {
+		return abs, nil
+	}
+	for _, dir := range []string{abs, filepath.Join(abs, "python")} {
+		for _, marker := range []string{"pyproject.toml", "setup.py"} {
+			if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+				return dir, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("python: %s holds no pyproject.toml or setup.py (nor does its python/ folder)", abs)
+}
