@@ -103,7 +103,7 @@ func (p *localProcess) Stdin() io.WriteCloser { return p.in }
 func (p *localProcess) Stdout() io.Reader     { return p.out }
 func (p *localProcess) StderrTail() string    { return p.tail.String() }
 func (p *localProcess) Wait() error           { <-p.done; return p.err }
-func (p *localProcess) Kill() { killGroup(p.cmd) }
+func (p *localProcess) Kill()                 { killGroup(p.cmd) }
 
 // Tail keeps the last Max bytes written to it.
 type Tail struct {

@@ -214,33 +214,64 @@ func Markdown(r *Results) string {
 	section("Expected failures (known divergences)", XFail)
 	section("Unsupported", Unsupported)
 
-	var diffs []string
-	for _, c := range r.Comparisons {
-		if len(c.Differences) == 0 {
-			continue
-		}
-		var lines []string
-		for _, d := range c.Differences {
-			var vals []string
-			for _, s := range c.SDKs {
-				vals = append(vals, fmt.Sprintf("%s=%s", s, d.Values[s]))
-			}
-			path := d.Request
-			if d.Path != "" {
-				path += " " + d.Path
-			}
-			lines = append(lines, fmt.Sprintf("| %s | `%s` | %s |", d.Class, cell(path), cell(strings.Join(vals, ", "))))
-		}
-		sort.SliceStable(lines, func(i, j int) bool { return strings.HasPrefix(lines[i], "| normative") && !strings.HasPrefix(lines[j], "| normative") })
-		diffs = append(diffs, fmt.Sprintf("### %s — %s\n\n| class | request and path | values |\n|---|---|---|\n%s\n", c.Feature, c.Scenario, strings.Join(lines, "\n")))
-	}
-	if len(diffs) > 0 {
-		b.WriteString("\n## Payload differences between SDKs\n\nNormalized (ids, timestamps, paths); *normative* differences are at a path a feature checks.\n\n")
-		b.WriteString(strings.Join(diffs, "\n"))
-	}
+	b.WriteString(differences(r))
 	return b.String()
 }
 
 func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
+
+// differences renders the cross-SDK diff: normative differences per scenario (each breaks a
+// feature), then informational ones once each with the number of scenarios they appear in,
+// since the same optional field differs in every scenario that creates a session.
+func differences(r *Results) string {
+	var b strings.Builder
+	type info struct {
+		line      string
+		scenarios int
+	}
+	seen := map[string]*info{}
+	var order []string
+	var normative []string
+	for _, c := range r.Comparisons {
+		var lines []string
+		for _, d := range c.Differences {
+			var vals []string
+			for _, s := range c.SDKs {
+				vals = append(vals, fmt.Sprintf("%s=%s", s, d.Values[s]))
+			}
+			where := d.Request
+			if d.Path != "" {
+				where += " " + d.Path
+			}
+			row := fmt.Sprintf("`%s` | %s", cell(where), cell(strings.Join(vals, ", ")))
+			if d.Class == Normative {
+				lines = append(lines, "| "+row+" |")
+				continue
+			}
+			if seen[row] == nil {
+				seen[row] = &info{line: row}
+				order = append(order, row)
+			}
+			seen[row].scenarios++
+		}
+		if len(lines) > 0 {
+			normative = append(normative, fmt.Sprintf("### %s — %s\n\n| request and path | values |\n|---|---|\n%s\n", c.Feature, c.Scenario, strings.Join(lines, "\n")))
+		}
+	}
+	if len(normative) == 0 && len(order) == 0 {
+		return ""
+	}
+	b.WriteString("\n## Payload differences between SDKs\n\nNormalized (ids, timestamps, paths). *Normative*: at a path a feature checks, so it breaks a feature. *Informational*: the SDKs differ where the features allow it.\n")
+	if len(normative) > 0 {
+		b.WriteString("\n## Normative differences\n\n" + strings.Join(normative, "\n"))
+	}
+	if len(order) > 0 {
+		b.WriteString("\n### Informational differences\n\n| request and path | values | scenarios |\n|---|---|---|\n")
+		for _, row := range order {
+			fmt.Fprintf(&b, "| %s | %d |\n", seen[row].line, seen[row].scenarios)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,45 @@
+package compare
+
+import (
+	"testing"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPayloadsClassifies(t *testing.T) {
+	dec := func(s string) any { v, err := canon.Decode([]byte(s)); require.NoError(t, err); return canon.Value(v) }
+	by := map[string]map[string]any{
+		"go":   {"session.create#1": dec(`{"tools":[{"name":"a"}],"availableTools":null}`)},
+		"node": {"session.create#1": dec(`{"tools":[{"name":"a","isTerminal":false}]}`), "session.detach#1": dec(`{}`)},
+	}
+	checked := map[string]bool{"session.create:tools[0].isTerminal": true}
+	got := map[string]string{}
+	for _, d := range Payloads(by, checked) {
+		got[d.Request+" "+d.Path] = d.Class
+	}
+	assert.Equal(t, map[string]string{
+		"session.create#1 tools[0].isTerminal": report.Normative,
+		"session.create#1 availableTools":      report.Informational,
+		"session.detach#1 ":                    report.Informational,
+	}, got)
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		checked, method, path, want string
+	}{
+		{"session.create:tools[0].isTerminal", "session.create", "tools[0].isTerminal", report.Normative},
+		{"session.create:tools[0].isTerminal", "session.create", "tools[0]", report.Normative},
+		{"session.create:tools[0]", "session.create", "tools[0].metadata.x", report.Normative},
+		{"session.create:tools[0].isTerminal", "session.resume", "tools[0].isTerminal", report.Informational},
+		{"session.create:tools[0].isTerminal", "session.create", "tools[1].isTerminal", report.Informational},
+		{"session.create:**.is_terminal", "session.create", "tools[3].is_terminal", report.Normative},
+		{"session.create:**.is_terminal", "session.create", "tools[3].name", report.Informational},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, classify(tt.method, tt.path, map[string]bool{tt.checked: true}), "%+v", tt)
+	}
+}
