@@ -19,7 +19,8 @@ func (w *world) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the tools:$`, w.theTools)
 
 	// When: what the application does through the SDK.
-	sc.Step(`^(?:a|the) session is created with (?:the|these|no) tools$`, w.create)
+	sc.Step(`^(?:a|the) session is created with (?:the|these) tools$`, w.create)
+	sc.Step(`^(?:a|the) session is created with no tools$`, w.createWithoutTools)
 	sc.Step(`^(?:a|the) session is created$`, w.create)
 	sc.Step(`^(?:a|the) session is resumed with (?:the|these) tools$`, w.resume)
 	sc.Step(`^the prompt "([^"]*)" is sent and the SDK waits for the reply$`, w.sendAndWait)
@@ -34,6 +35,35 @@ func (w *world) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the tools of the "([^"]*)" request equal the tools of the "([^"]*)" request$`, w.toolsEqual)
 	sc.Step(`^the reply is "([^"]*)"$`, w.theReplyIs)
 	sc.Step(`^the runtime was started with the flag "([^"]*)"$`, w.startedWithFlag)
+
+	// The scripted model and the runtime's answers.
+	sc.Step(`^the model calls the tool "([^"]*)"$`, w.modelCalls)
+	sc.Step(`^the model calls the tool "([^"]*)" with (\{.*\})$`, w.modelCallsWith)
+	sc.Step(`^the model then replies "([^"]*)"$`, w.modelReplies)
+	sc.Step(`^the runtime rejects the next tool replacement with "([^"]*)"$`, w.rejectNextReplacement)
+	sc.Step(`^the runtime takes (\d+) ms to answer each tool replacement$`, w.slowReplacements)
+
+	// What the application does, and what the SDK raises.
+	sc.Step(`^the tools are replaced with:$`, w.replaceTools)
+	sc.Step(`^the tools are replaced with no tools$`, w.replaceWithNoTools)
+	sc.Step(`^the application tries to replace the tools with:$`, w.triesReplaceTools)
+	sc.Step(`^the tools are replaced (\d+) times at once$`, w.replaceConcurrently)
+	sc.Step(`^the application tries to call clearContext with "([^"]*)" outside a tool call$`, w.triesClearContext)
+	sc.Step(`^the SDK raised an error$`, w.sdkRaised)
+	sc.Step(`^the SDK raised an error mentioning "([^"]*)"$`, w.sdkRaisedMentioning)
+
+	// The turn's course and the tool calls, read from the recorded frames.
+	sc.Step(`^the turn ended right after the tool "([^"]*)"$`, w.turnEndedAfter)
+	sc.Step(`^the model went on after the tool "([^"]*)"$`, w.modelWentOnAfter)
+	sc.Step(`^the SDK answered the call to "([^"]*)" as a (success|failure)$`, w.answeredAs)
+	sc.Step(`^the SDK answered the call to "([^"]*)" with the text "([^"]*)"$`, w.answeredWithText)
+	sc.Step(`^the SDK answered the call to "([^"]*)" with a failure mentioning "([^"]*)"$`, w.answeredWithErrorMentioning)
+	sc.Step(`^the "([^"]*)" request was sent while the call to "([^"]*)" was in flight$`, w.requestDuringCall)
+	sc.Step(`^the runtime rejected the "([^"]*)" request$`, w.runtimeRejected)
+	sc.Step(`^the "([^"]*)" requests reached the runtime one at a time in the order they were made$`, w.replacementsSerializedFor)
+	sc.Step(`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`, w.applicationReceived)
+	sc.Step(`^the handler "([^"]*)" served the call to "([^"]*)"$`, w.handlerServed)
+	sc.Step(`^every request the SDK sent conforms to the runtime's published schema$`, w.conformsToSchema)
 }
 
 // startedWithFlag checks the argv that a self-spawned runtime recorded when it started.
@@ -49,4 +79,11 @@ func (w *world) startedWithFlag(flag string) error {
 		}
 	}
 	return fmt.Errorf("no runtime was spawned by the SDK (no argv recorded)")
+}
+
+func (w *world) replacementsSerializedFor(method string) error {
+	if method != "session.tools.set" {
+		return fmt.Errorf("only session.tools.set replacements are checked for ordering, not %s", method)
+	}
+	return w.replacementsSerialized()
 }

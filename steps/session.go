@@ -72,6 +72,14 @@ func (w *world) create() error {
 	return nil
 }
 
+func (w *world) createWithoutTools() error {
+	saved := w.tools
+	w.tools = nil
+	err := w.create()
+	w.tools = saved
+	return err
+}
+
 // resume resumes the last session from a second SDK client, creating the session first when the
 // scenario has none, the way an application picks up a session another process started.
 func (w *world) resume() error {
@@ -115,6 +123,7 @@ func (w *world) sendAndWait(prompt string) error {
 	if err != nil {
 		return err
 	}
+	w.flushTurn()
 	res, err := w.do("send", map[string]any{"session": s.handle, "prompt": prompt, "wait": true, "timeoutMs": 20000})
 	if err != nil {
 		return err

@@ -49,4 +49,9 @@ type Outcome struct {
 	Unavailable string   // why the SDK cannot run at all, when it cannot
 	Transcript  string   // transcript file
 	Checked     []string // "method:path" of each payload value an assertion checked
+	// Observations are facts worth comparing across SDKs that are not pass/fail, e.g.
+	// "tool result: success" -> "bare string".
+	Observations map[string]string
+	// SchemaViolations are "method: pointer: message" for requests the runtime's schema rejects.
+	SchemaViolations []string
 }

@@ -30,18 +30,21 @@ type world struct {
 	feature string
 	name    string
 
-	rec       *transcript.Recorder
-	rt        *runtime.Server
-	addr      string
-	stdioLog  string // transcript written by a runtime the SDK spawned itself
-	clients   []string
-	tools     []map[string]any
-	sessions  []session
-	reply     json.RawMessage
-	lastErr   *driver.Response // the last command that ended in an SDK error
-	checked   []string
-	firstErr  error
-	unsupport string
+	rec          *transcript.Recorder
+	rt           *runtime.Server
+	addr         string
+	stdioLog     string // transcript written by a runtime the SDK spawned itself
+	clients      []string
+	tools        []map[string]any
+	sessions     []session
+	reply        json.RawMessage
+	turn         runtime.Turn     // what the scripted model does on the next send
+	tried        *driver.Response // the outcome of the last "tries to" step
+	observations map[string]string
+	lastErr      *driver.Response // the last command that ended in an SDK error
+	checked      []string
+	firstErr     error
+	unsupport    string
 }
 
 type session struct{ handle, id, client string }
@@ -118,7 +121,8 @@ func (w *world) end(s *godog.Scenario) {
 	if w.name != s.Name || w.feature == "" {
 		return
 	}
-	o := Outcome{Feature: w.feature, Scenario: w.name, Err: w.firstErr, Unsupported: w.unsupport, Checked: w.checked}
+	o := Outcome{Feature: w.feature, Scenario: w.name, Err: w.firstErr, Unsupported: w.unsupport, Checked: w.checked,
+		Observations: w.observations}
 	for _, tag := range s.Tags {
 		o.Tags = append(o.Tags, tag.Name)
 	}
@@ -138,6 +142,11 @@ func (w *world) end(s *godog.Scenario) {
 		}
 		w.rt.Close()
 		w.importStdio()
+		for _, e := range w.entries() {
+			if e.Dir == transcript.Note && strings.HasPrefix(e.Text, "schema: ") {
+				o.SchemaViolations = append(o.SchemaViolations, strings.TrimPrefix(e.Text, "schema: "))
+			}
+		}
 		w.rec.Notef("", "scenario ended")
 		if err := w.rec.Close(); err != nil && o.Err == nil {
 			o.Err = fmt.Errorf("writing the transcript: %w", err)

@@ -330,6 +330,20 @@ class Driver:
         await session.set_tools(self.make_tools(handle, need(args, "tools")))
         return {}
 
+    async def cmd_setToolsConcurrently(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Start one set_tools per tool set without awaiting in between, then await them all."""
+        handle = need(args, "session")
+        session = self.session(handle)
+        if not HAS_SET_TOOLS:
+            raise Unsupported(f"{SDK_LABEL} has no CopilotSession.set_tools")
+        calls = [session.set_tools(self.make_tools(handle, tools)) for tools in need(args, "toolSets")]
+        results = await asyncio.gather(*calls, return_exceptions=True)
+        return {"outcomes": [
+            {"outcome": "error", "error": {"type": type(r).__name__, "message": str(r)}}
+            if isinstance(r, BaseException) else {"outcome": "ok"}
+            for r in results
+        ]}
+
     async def cmd_clearContext(self, args: dict[str, Any]) -> dict[str, Any]:
         session = self.session(need(args, "session"))
         if not HAS_CLEAR_CONTEXT:

@@ -4,6 +4,18 @@ Feature: session.resume sends the same tool definitions as session.create
   the tools array of session.resume equals that of session.create after normalization, with
   isTerminal beside the other tool options, and isTerminal independent of metadata.
 
+  Scenario: tools without options are sent the same way on create and resume
+    Given the tools:
+      | name   | skipPermission | overridesBuiltInTool |
+      | search | true           |                      |
+      | grep   |                | true                 |
+      | plain  |                |                      |
+    When a session is created with the tools
+    And the session is resumed with the tools
+    Then the tools of the "session.resume" request equal the tools of the "session.create" request
+    And the tool "plain" in the "session.resume" request has no key "isTerminal"
+
+  @requires.tool.isTerminal @requires.tool.defer @requires.tool.metadata
   Scenario: every tool option is sent the same way on create and resume
     Given the tools:
       | name   | isTerminal | defer | skipPermission | overridesBuiltInTool | metadata           |
@@ -19,6 +31,7 @@ Feature: session.resume sends the same tool definitions as session.create
     And the tool "search" in the "session.resume" request has no key "isTerminal"
     And the tool "plain" in the "session.resume" request has no key "isTerminal"
 
+  @requires.tool.isTerminal @requires.tool.defer @requires.tool.metadata
   Scenario: isTerminal beside defer, metadata, skipPermission and overridesBuiltInTool on resume
     Given the tools:
       | name | isTerminal | defer | skipPermission | overridesBuiltInTool | metadata       |
@@ -30,6 +43,7 @@ Feature: session.resume sends the same tool definitions as session.create
     And the tool "all" in the "session.resume" request has "overridesBuiltInTool" equal to true
     And the tool "all" in the "session.resume" request has "metadata" equal to {"owner": "a"}
 
+  @requires.tool.isTerminal @requires.tool.metadata
   Scenario: isTerminal is independent of metadata
     Given the tools:
       | name | isTerminal | metadata              |

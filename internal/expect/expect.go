@@ -91,6 +91,8 @@ func (e *Entry) validate(scenarios []Scenario, sdks []string) error {
 		if err != nil {
 			return fmt.Errorf("versions %q: %w", e.Versions, err)
 		}
+		// SDK versions are often pre-releases (1.0.15-preview.4, 0.3.0-java.2): a range covers them.
+		c.IncludePrerelease = true
 		e.con = c
 	}
 	for _, s := range scenarios {

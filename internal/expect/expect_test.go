@@ -47,6 +47,8 @@ func TestMatch(t *testing.T) {
 		{"node", "1.0.14", "tools/is_terminal.feature", "explicit false", true},
 		{"node", "1.0.13", "tools/is_terminal.feature", "explicit false", true},
 		{"node", "1.0.15", "tools/is_terminal.feature", "explicit false", false},
+		{"node", "1.0.14-preview.1", "tools/is_terminal.feature", "explicit false", true},
+		{"node", "1.0.15-preview.4", "tools/is_terminal.feature", "explicit false", false},
 		{"node", "(devel)", "tools/is_terminal.feature", "explicit false", false},
 		{"go", "v1.0.14", "tools/is_terminal.feature", "explicit false", false},
 		{"go", "anything", "a.feature", "other", true},

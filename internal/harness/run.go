@@ -22,6 +22,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/schema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/cucumber/godog"
@@ -101,6 +102,10 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 
 	res := &report.Results{Schema: 1, Harness: report.Harness{Version: runtime.Version,
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Command: cfg.Command, Tags: cfg.Tags}}
+	if cfg.RuntimeCheck == nil {
+		cfg.RuntimeCheck, res.Harness.Schema = loadSchema(ctx, cfg, pins["node"])
+	}
+	fmt.Fprintf(cfg.Log, "runtime schema: %s\n", res.Harness.Schema)
 	var mu sync.Mutex
 	sdkInfo := make([]report.SDK, len(names))
 	var wg sync.WaitGroup
@@ -215,7 +220,8 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 
 // classify turns a scenario outcome into a result status, applying the manifest.
 func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o steps.Outcome) report.Result {
-	r := report.Result{Feature: o.Feature, Scenario: o.Scenario, SDK: sdk.Name, Checked: o.Checked}
+	r := report.Result{Feature: o.Feature, Scenario: o.Scenario, SDK: sdk.Name, Checked: o.Checked,
+		Observations: o.Observations, SchemaViolations: o.SchemaViolations}
 	if o.Transcript != "" {
 		if rel, err := filepath.Rel(cfg.ReportDir, o.Transcript); err == nil {
 			r.Transcript = filepath.ToSlash(rel)
@@ -287,4 +293,23 @@ func sortResults(rs []report.Result) {
 		}
 		return order[a.SDK] < order[b.SDK]
 	})
+}
+
+// loadSchema takes the runtime's published api.schema.json from the pinned Node SDK's platform
+// package (preparing the Node driver, which is cached, if needed). Without it the run goes on
+// and the schema scenarios report unsupported.
+func loadSchema(ctx context.Context, cfg Config, pin sdks.Pin) (func(string, json.RawMessage) []string, string) {
+	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, "node", pin.Version, "")
+	if err != nil {
+		return nil, "unavailable: " + firstLine(err.Error())
+	}
+	dir, err := sdks.NodeSchemaDir(prep.CacheDir)
+	if err != nil {
+		return nil, "unavailable: " + err.Error()
+	}
+	v, err := schema.Load(filepath.Join(dir, "api.schema.json"))
+	if err != nil {
+		return nil, "unavailable: " + firstLine(err.Error())
+	}
+	return v.Check, fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
 }

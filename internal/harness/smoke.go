@@ -67,13 +67,20 @@ func Smoke(ctx context.Context, l driver.Launcher, sdk string, timeout time.Dura
 	if _, err := call("connect", map[string]any{"client": "smoke", "address": addr}); err != nil {
 		return err
 	}
+	// Protocol-3 SDKs open with connect; older ones with ping (the features tell them apart).
+	handshake := "connect"
 	if len(transcript.Requests(rec.Entries(), "connect")) == 0 {
-		step(false, "connect: the SDK sent no connect request to %s", addr)
-		return fmt.Errorf("no connect request reached the runtime")
+		if handshake = "ping"; len(transcript.Requests(rec.Entries(), "ping")) == 0 {
+			step(false, "connect: the SDK sent neither connect nor ping to %s", addr)
+			return fmt.Errorf("no connect request reached the runtime")
+		}
 	}
-	step(true, "connect: the SDK connected to the runtime at %s", addr)
-	tool := map[string]any{"name": "smoke_tool", "description": "smoke", "isTerminal": true,
+	step(true, "connect: the SDK connected to the runtime at %s (handshake: %s)", addr, handshake)
+	tool := map[string]any{"name": "smoke_tool", "description": "smoke",
 		"handler": map[string]any{"action": "return", "text": "done"}}
+	if hello.Capabilities["tool.isTerminal"] {
+		tool["isTerminal"] = true
+	}
 	res, err := call("createSession", map[string]any{"client": "smoke", "session": "s1", "tools": []any{tool}})
 	if err != nil {
 		return err

@@ -36,6 +36,8 @@ type Harness struct {
 	StartedAt string `json:"startedAt"`
 	Command   string `json:"command"`
 	Tags      string `json:"tags,omitempty"`
+	// Schema is where the runtime schema used for request validation came from, or why none was.
+	Schema string `json:"schema"`
 }
 
 // SDK is one SDK as it ran (or did not).
@@ -64,6 +66,12 @@ type Result struct {
 	// Checked lists "method:path" of each payload value an assertion checked; the comparison uses
 	// it to tell normative differences from informational ones.
 	Checked []string `json:"checked,omitempty"`
+	// Observations are facts compared across SDKs that are not pass/fail, such as the shape of a
+	// tool result ("tool result: success" -> "bare string").
+	Observations map[string]string `json:"observations,omitempty"`
+	// SchemaViolations are "method: JSON pointer: message" for requests that the runtime's
+	// published schema rejects.
+	SchemaViolations []string `json:"schemaViolations,omitempty"`
 }
 
 // Comparison is the cross-SDK diff of one scenario's payloads.

@@ -24,8 +24,11 @@ const DefaultReply = "ok"
 
 // Script is what the runtime does in a scenario.
 type Script struct {
-	Turns           []Turn   // consumed one per session.send
-	RejectToolsSet  []string // the next session.tools.set calls are rejected with these messages
+	Turns          []Turn   // consumed one per session.send
+	RejectToolsSet []string // the next session.tools.set calls are rejected with these messages
+	// ToolsSetDelay delays each session.tools.set answer while the connection keeps reading, so
+	// that an SDK sending replacements without waiting for the previous answer shows on the wire.
+	ToolsSetDelay   time.Duration
 	turnsTaken      int
 	rejectionsTaken int
 }
@@ -65,6 +68,19 @@ func (s *Server) RejectNextToolsSet(msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.script.RejectToolsSet = append(s.script.RejectToolsSet, msg)
+}
+
+// SetToolsSetDelay sets Script.ToolsSetDelay.
+func (s *Server) SetToolsSetDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script.ToolsSetDelay = d
+}
+
+func (s *Server) toolsSetDelay() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.script.ToolsSetDelay
 }
 
 // playTurn emits the events of one turn, following the agent loop's rules.

@@ -169,6 +169,18 @@ func (s *Server) handleFrame(c *conn, body []byte) {
 			s.rec.Notef(c.name, "schema: %s: %s", m.Method, v)
 		}
 	}
+	if d := s.toolsSetDelay(); d > 0 && m.Method == "session.tools.set" {
+		go func() {
+			time.Sleep(d)
+			s.answer(c, m)
+		}()
+		return
+	}
+	s.answer(c, m)
+}
+
+// answer dispatches one request and sends its response.
+func (s *Server) answer(c *conn, m wire.Message) {
 	result, rpcErr := s.dispatch(c, m.Method, m.Params)
 	if rpcErr != nil {
 		c.send(wire.Message{ID: m.ID, Error: rpcErr})

@@ -1,0 +1,220 @@
+package conformance.driver;
+
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Level;
+import java.util.logging.LogManager;
+import java.util.logging.Logger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Conformance driver for the GitHub Copilot Java SDK: reads protocol commands from stdin (one JSON
+ * object per line), runs them through the SDK and answers on stdout. See drivers/PROTOCOL.md.
+ */
+public final class Main {
+    private static final int PROTOCOL_VERSION = 1;
+
+    private final Out out;
+    private final SdkAdapter sdk;
+    private final Properties build;
+
+    private Main(Out out, SdkAdapter sdk, Properties build) {
+        this.out = out;
+        this.sdk = sdk;
+        this.build = build;
+    }
+
+    public static void main(String[] args) throws IOException {
+        // stdout is the protocol channel: keep the real one for protocol lines and send anything
+        // else that prints to System.out (the SDK, a library) to stderr.
+        PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+        System.setOut(System.err);
+        logToStderr();
+
+        Out out = new Out(protocol);
+        Main main = new Main(out, new Sdk(out), buildProperties());
+        main.run(System.in);
+    }
+
+    /**
+     * The SDK logs through java.util.logging. Route every logger to one stderr handler; the level
+     * comes from COPILOT_DRIVER_LOG_LEVEL (a java.util.logging level name, default INFO).
+     */
+    private static void logToStderr() {
+        LogManager.getLogManager().reset();
+        Level level;
+        try {
+            level = Level.parse(System.getenv().getOrDefault("COPILOT_DRIVER_LOG_LEVEL", "INFO"));
+        } catch (IllegalArgumentException e) {
+            level = Level.INFO;
+        }
+        ConsoleHandler handler = new ConsoleHandler(); // writes to System.err
+        handler.setLevel(level);
+        Logger root = Logger.getLogger("");
+        root.setLevel(level);
+        root.addHandler(handler);
+    }
+
+    private static Properties buildProperties() throws IOException {
+        Properties p = new Properties();
+        try (InputStream in = Main.class.getResourceAsStream("/conformance-driver.properties")) {
+            if (in != null) {
+                p.load(in);
+            }
+        }
+        return p;
+    }
+
+    private void run(InputStream stdin) throws IOException {
+        BufferedReader reader = new BufferedReader(new InputStreamReader(stdin, StandardCharsets.UTF_8));
+        String line;
+        while ((line = reader.readLine()) != null) {
+            if (line.isBlank()) {
+                continue;
+            }
+            if (handle(line)) {
+                break;
+            }
+        }
+        exit();
+    }
+
+    private void exit() {
+        try {
+            sdk.closeAll();
+        } catch (Exception e) {
+            System.err.println("driver: closing SDK clients: " + e);
+        }
+        System.err.flush();
+        System.exit(0); // SDK threads (readers, executors) must not keep the process alive
+    }
+
+    /** Runs one command line; returns true when the driver should exit. */
+    private boolean handle(String line) {
+        long id = 0;
+        String cmd = null;
+        try {
+            JsonNode command = Out.JSON.readTree(line);
+            id = command.path("id").asLong();
+            cmd = command.path("cmd").asText();
+            JsonNode args = command.path("args");
+            ObjectNode result = dispatch(cmd, args);
+            respondOk(id, result);
+            return "shutdown".equals(cmd);
+        } catch (Failure.Unsupported u) {
+            ObjectNode response = response(id, "unsupported");
+            response.put("reason", u.getMessage());
+            out.write(response);
+        } catch (Failure.DriverError d) {
+            respondError(id, "DriverError", d.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            respondError(id, "InterruptedException", Failure.message(e));
+        } catch (Exception | LinkageError e) {
+            Throwable cause = Failure.unwrap(e);
+            if (cause instanceof Failure.Unsupported u) {
+                ObjectNode response = response(id, "unsupported");
+                response.put("reason", u.getMessage());
+                out.write(response);
+            } else if (e instanceof com.fasterxml.jackson.core.JsonProcessingException) {
+                respondError(id, "DriverError", "bad command line: " + Failure.message(e));
+            } else {
+                System.err.println("driver: " + cmd + " failed:");
+                cause.printStackTrace(System.err);
+                respondError(id, cause.getClass().getSimpleName(), Failure.message(cause));
+            }
+        }
+        return false;
+    }
+
+    private ObjectNode dispatch(String cmd, JsonNode args) throws Exception {
+        ObjectNode result = Out.object();
+        switch (cmd) {
+            case "hello" -> {
+                result.put("protocolVersion", PROTOCOL_VERSION);
+                result.put("sdk", "java");
+                result.put("version", sdk.version());
+                result.put("source", build.getProperty("sdk.source", "maven:com.github:copilot-sdk-java:" + sdk.version()));
+                result.set("capabilities", Out.JSON.valueToTree(sdk.capabilities()));
+                result.set("notes", Out.JSON.valueToTree(sdk.notes()));
+            }
+            case "connect" -> {
+                String address = optional(args, "address");
+                String cliPath = optional(args, "cliPath");
+                if ((address == null) == (cliPath == null)) {
+                    throw new Failure.DriverError("connect needs exactly one of address and cliPath");
+                }
+                Map<String, String> env = new LinkedHashMap<>();
+                args.path("env").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+                sdk.connect(required(args, "client"), address, cliPath, env);
+            }
+            case "createSession" -> result.put("sessionId",
+                    sdk.createSession(required(args, "client"), required(args, "session"),
+                            ToolSpec.parseAll(args.get("tools"))));
+            case "resumeSession" -> result.put("sessionId",
+                    sdk.resumeSession(required(args, "client"), required(args, "session"),
+                            required(args, "sessionId"), ToolSpec.parseAll(args.get("tools"))));
+            case "setTools" -> sdk.setTools(required(args, "session"), ToolSpec.parseAll(args.get("tools")));
+            case "clearContext" -> result.put("messagesCleared",
+                    sdk.clearContext(required(args, "session"), required(args, "prompt")));
+            case "send" -> {
+                Long timeoutMs = args.hasNonNull("timeoutMs") ? args.get("timeoutMs").asLong() : null;
+                result = sdk.send(required(args, "session"), required(args, "prompt"),
+                        args.path("wait").asBoolean(false), timeoutMs);
+            }
+            case "disconnect" -> sdk.disconnect(required(args, "session"));
+            case "stopClient" -> sdk.stopClient(required(args, "client"));
+            case "shutdown" -> {
+            }
+            default -> throw new Failure.DriverError("unknown command: " + cmd);
+        }
+        return result;
+    }
+
+    private static String required(JsonNode args, String key) {
+        String v = optional(args, key);
+        if (v == null) {
+            throw new Failure.DriverError("missing argument: " + key);
+        }
+        return v;
+    }
+
+    private static String optional(JsonNode args, String key) {
+        JsonNode v = args.get(key);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    private ObjectNode response(long id, String outcome) {
+        ObjectNode response = Out.object();
+        response.put("id", id);
+        response.put("outcome", outcome);
+        return response;
+    }
+
+    private void respondOk(long id, ObjectNode result) {
+        ObjectNode response = response(id, "ok");
+        response.set("result", result);
+        out.write(response);
+    }
+
+    private void respondError(long id, String type, String message) {
+        ObjectNode response = response(id, "error");
+        ObjectNode error = Out.object();
+        error.put("type", type);
+        error.put("message", message);
+        response.set("error", error);
+        out.write(response);
+    }
+}

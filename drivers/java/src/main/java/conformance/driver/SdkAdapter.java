@@ -1,0 +1,42 @@
+package conformance.driver;
+
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * What the protocol needs from the SDK. One implementation per SDK API generation lives in
+ * src/&lt;api&gt;/java/conformance/driver/Sdk.java; Maven compiles exactly one of them. Handles are the
+ * harness's names for clients and sessions. Methods throw what the SDK threw,
+ * {@link Failure.Unsupported} when the SDK lacks the feature, {@link Failure.DriverError} for bad
+ * input.
+ */
+interface SdkAdapter {
+    /** The installed SDK version, read from its Maven metadata at run time. */
+    String version();
+
+    Map<String, Boolean> capabilities();
+
+    Map<String, String> notes();
+
+    void connect(String client, String address, String cliPath, Map<String, String> env) throws Exception;
+
+    String createSession(String client, String session, List<ToolSpec> tools) throws Exception;
+
+    String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools) throws Exception;
+
+    void setTools(String session, List<ToolSpec> tools) throws Exception;
+
+    long clearContext(String session, String prompt) throws Exception;
+
+    /** {@code timeoutMs} is null when the command did not give one. */
+    ObjectNode send(String session, String prompt, boolean wait, Long timeoutMs) throws Exception;
+
+    void disconnect(String session) throws Exception;
+
+    void stopClient(String client) throws Exception;
+
+    /** Stops every client still open (the driver is exiting). */
+    void closeAll();
+}

@@ -1,0 +1,209 @@
+package conformance.driver;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * One protocol Tool (see drivers/PROTOCOL.md). A {@code null} field means the key was absent:
+ * "the application did not set this option", so the adapter must not set it on the SDK's tool.
+ */
+final class ToolSpec {
+    /** Option names that {@code optionOrder} may list, in the order used for unlisted options. */
+    static final List<String> OPTIONS = List.of("description", "parameters", "overridesBuiltInTool", "skipPermission",
+            "defer", "metadata", "isTerminal");
+
+    private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
+    };
+
+    final String name;
+    final String description;
+    final Map<String, Object> parameters;
+    final Boolean isTerminal;
+    final Boolean overridesBuiltInTool;
+    final Boolean skipPermission;
+    final String defer;
+    final Map<String, Object> metadata;
+    final List<String> optionOrder;
+    final String style;
+    final Handler handler;
+
+    private ToolSpec(JsonNode spec) {
+        name = text(spec, "name");
+        if (name == null || name.isEmpty()) {
+            throw new Failure.DriverError("tool without a name: " + spec);
+        }
+        description = text(spec, "description");
+        parameters = map(spec, "parameters");
+        isTerminal = bool(spec, "isTerminal");
+        overridesBuiltInTool = bool(spec, "overridesBuiltInTool");
+        skipPermission = bool(spec, "skipPermission");
+        defer = text(spec, "defer");
+        metadata = map(spec, "metadata");
+        style = text(spec, "style");
+        List<String> order = null;
+        if (spec.hasNonNull("optionOrder")) {
+            order = new ArrayList<>();
+            for (JsonNode item : spec.get("optionOrder")) {
+                order.add(item.asText());
+            }
+        }
+        optionOrder = order;
+        JsonNode h = spec.get("handler");
+        if (h == null || !h.isObject()) {
+            throw new Failure.DriverError("tool " + name + " has no handler object");
+        }
+        handler = new Handler(h);
+    }
+
+    static List<ToolSpec> parseAll(JsonNode tools) {
+        List<ToolSpec> out = new ArrayList<>();
+        if (tools != null && !tools.isNull()) {
+            if (!tools.isArray()) {
+                throw new Failure.DriverError("tools must be an array");
+            }
+            for (JsonNode t : tools) {
+                out.add(new ToolSpec(t));
+            }
+        }
+        return out;
+    }
+
+    /** Whether the spec sets the named option at all. */
+    boolean has(String option) {
+        return switch (option) {
+            case "description" -> description != null;
+            case "parameters" -> parameters != null;
+            case "overridesBuiltInTool" -> overridesBuiltInTool != null;
+            case "skipPermission" -> skipPermission != null;
+            case "defer" -> defer != null;
+            case "metadata" -> metadata != null;
+            case "isTerminal" -> isTerminal != null;
+            default -> false;
+        };
+    }
+
+    /**
+     * The options this spec sets, in the order to apply them: first the ones {@code optionOrder}
+     * lists, in its order, then the rest in {@link #OPTIONS} order.
+     */
+    List<String> optionsInOrder() {
+        List<String> out = new ArrayList<>();
+        if (optionOrder != null) {
+            for (String o : optionOrder) {
+                if (!OPTIONS.contains(o)) {
+                    throw new Failure.DriverError("tool " + name + ": unknown option in optionOrder: " + o);
+                }
+                if (has(o) && !out.contains(o)) {
+                    out.add(o);
+                }
+            }
+        }
+        for (String o : OPTIONS) {
+            if (has(o) && !out.contains(o)) {
+                out.add(o);
+            }
+        }
+        return out;
+    }
+
+    /** The handler behaviour, as data. */
+    static final class Handler {
+        final String action;
+        final String text;
+        final String message;
+        final String prompt;
+        final String label;
+
+        Handler(JsonNode h) {
+            action = text(h, "action");
+            text = text(h, "text");
+            message = text(h, "message");
+            prompt = text(h, "prompt");
+            label = text(h, "label");
+            if (!"return".equals(action) && !"fail".equals(action) && !"clearContext".equals(action)) {
+                throw new Failure.DriverError("unknown handler action: " + action);
+            }
+        }
+    }
+
+    /** The SDK's clearContext call for the session a tool runs in (blocking). */
+    @FunctionalInterface
+    interface ClearContext {
+        long clear(String prompt) throws Exception;
+    }
+
+    /**
+     * Runs the handler behaviour inside the SDK's tool handler: announces the call, then returns
+     * the text, throws, or clears the context first. Blocking is fine here: the SDK runs tool
+     * handlers on an executor, never on its reader thread.
+     */
+    String invoke(Out out, String session, Map<String, Object> arguments, ClearContext clearContext) {
+        ObjectNode invoked = Out.object();
+        invoked.put("session", session);
+        invoked.put("tool", name);
+        if (handler.label != null) {
+            invoked.put("label", handler.label);
+        }
+        invoked.set("arguments", Out.JSON.valueToTree(arguments != null ? arguments : new LinkedHashMap<>()));
+        out.event("tool.invoked", invoked);
+
+        switch (handler.action) {
+            case "fail":
+                throw new RuntimeException(handler.message != null ? handler.message : "");
+            case "clearContext": {
+                ObjectNode cleared = Out.object();
+                cleared.put("session", session);
+                cleared.put("tool", name);
+                long count;
+                try {
+                    count = clearContext.clear(handler.prompt);
+                } catch (Exception e) {
+                    Throwable cause = Failure.unwrap(e);
+                    String msg = Failure.message(cause);
+                    cleared.put("error", msg);
+                    out.event("tool.clearContext", cleared);
+                    throw new RuntimeException(msg, cause);
+                }
+                cleared.put("messagesCleared", count);
+                out.event("tool.clearContext", cleared);
+                String t = handler.text != null ? handler.text : "";
+                return t.replace("{messagesCleared}", Long.toString(count));
+            }
+            default:
+                return handler.text != null ? handler.text : "";
+        }
+    }
+
+    private static String text(JsonNode node, String key) {
+        JsonNode v = node.get(key);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    private static Boolean bool(JsonNode node, String key) {
+        JsonNode v = node.get(key);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isBoolean()) {
+            throw new Failure.DriverError(key + " must be a boolean");
+        }
+        return v.booleanValue();
+    }
+
+    private static Map<String, Object> map(JsonNode node, String key) {
+        JsonNode v = node.get(key);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isObject()) {
+            throw new Failure.DriverError(key + " must be an object");
+        }
+        return Out.JSON.convertValue(v, MAP);
+    }
+}

@@ -1,0 +1,321 @@
+package conformance.driver;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.github.copilot.sdk.CopilotClient;
+import com.github.copilot.sdk.CopilotSession;
+import com.github.copilot.sdk.generated.AssistantMessageEvent;
+import com.github.copilot.sdk.generated.SessionEvent;
+import com.github.copilot.sdk.json.CopilotClientOptions;
+import com.github.copilot.sdk.json.MessageOptions;
+import com.github.copilot.sdk.json.PermissionHandler;
+import com.github.copilot.sdk.json.ResumeSessionConfig;
+import com.github.copilot.sdk.json.SessionConfig;
+import com.github.copilot.sdk.json.ToolDefinition;
+import com.github.copilot.sdk.json.ToolHandler;
+
+/**
+ * Adapter for the 0.x API of com.github:copilot-sdk-java (packages com.github.copilot.sdk.*), the
+ * line Maven Central serves. Its ToolDefinition is a plain record (name, description, parameters,
+ * handler, overridesBuiltInTool, skipPermission) with no isTerminal, defer or metadata and no
+ * copy-with methods; sessions have no clearContext and no setTools.
+ */
+final class Sdk implements SdkAdapter {
+    private static final String ARTIFACT = "com.github:copilot-sdk-java";
+
+    private final Out out;
+    private final Map<String, CopilotClient> clients = new ConcurrentHashMap<>();
+    private final Map<String, CopilotSession> sessions = new ConcurrentHashMap<>();
+    private final Map<String, String> owner = new ConcurrentHashMap<>(); // session handle -> client handle
+    private final String version;
+
+    Sdk(Out out) {
+        this.out = out;
+        this.version = installedVersion();
+    }
+
+    /** The version in the SDK jar's own Maven descriptor (pom.properties). */
+    private static String installedVersion() {
+        Properties p = new Properties();
+        try (InputStream in = CopilotClient.class
+                .getResourceAsStream("/META-INF/maven/com.github/copilot-sdk-java/pom.properties")) {
+            if (in != null) {
+                p.load(in);
+            }
+        } catch (IOException e) {
+            // fall through to the manifest
+        }
+        String v = p.getProperty("version");
+        if (v == null) {
+            v = CopilotClient.class.getPackage().getImplementationVersion();
+        }
+        return v != null ? v : "unknown";
+    }
+
+    private String sdkName() {
+        return ARTIFACT + " " + version;
+    }
+
+    @Override
+    public String version() {
+        return version;
+    }
+
+    @Override
+    public Map<String, Boolean> capabilities() {
+        Map<String, Boolean> c = new LinkedHashMap<>();
+        c.put("transport.tcp", true);
+        c.put("transport.stdio", true);
+        c.put("session.resume", true);
+        c.put("tool.isTerminal", false);
+        c.put("tool.isTerminal.explicitFalse", false);
+        c.put("tool.overridesBuiltInTool", true);
+        c.put("tool.skipPermission", true);
+        c.put("tool.defer", false);
+        c.put("tool.metadata", false);
+        c.put("session.setTools", false);
+        c.put("session.clearContext", false);
+        c.put("events", true);
+        return c;
+    }
+
+    @Override
+    public Map<String, String> notes() {
+        Map<String, String> n = new LinkedHashMap<>();
+        String def = sdkName() + ": com.github.copilot.sdk.json.ToolDefinition is a record of (name, description, "
+                + "parameters, handler, overridesBuiltInTool, skipPermission)";
+        n.put("tool.isTerminal", def + "; it has no isTerminal");
+        n.put("tool.isTerminal.explicitFalse", def + "; it has no isTerminal");
+        n.put("tool.defer", def + "; it has no defer");
+        n.put("tool.metadata", def + "; it has no metadata");
+        n.put("session.setTools", sdkName() + " has no high-level tool replacement (CopilotSession has no "
+                + "setTools, and the generated session.getRpc().tools has only handlePendingToolCall)");
+        n.put("session.clearContext", sdkName() + " has no clearContext (the generated session.getRpc().history "
+                + "has only compact and truncate)");
+        n.put("transport.tcp", "CopilotClientOptions.setCliUrl(\"host:port\")");
+        n.put("transport.stdio", "CopilotClientOptions.setCliPath(path); the SDK spawns it with --server "
+                + "--no-auto-update --log-level info --stdio (setEnvironment replaces the child's whole "
+                + "environment, so the driver passes its own environment plus env)");
+        n.put("tool.overridesBuiltInTool", "a nullable Boolean record component: unset, true and false are "
+                + "distinct");
+        n.put("tool.skipPermission", "a nullable Boolean record component: unset, true and false are distinct");
+        n.put("events", "SessionConfig.setOnEvent; event types this SDK version does not know are delivered "
+                + "as type \"unknown\" without data");
+        return n;
+    }
+
+    @Override
+    public void connect(String client, String address, String cliPath, Map<String, String> env) throws Exception {
+        if (clients.containsKey(client)) {
+            throw new Failure.DriverError("client handle already connected: " + client);
+        }
+        CopilotClientOptions options = new CopilotClientOptions();
+        if (address != null) {
+            options.setCliUrl(address);
+        } else {
+            Map<String, String> childEnv = new HashMap<>(System.getenv());
+            childEnv.remove("COPILOT_SDK_DEFAULT_CONNECTION");
+            childEnv.putAll(env);
+            options.setCliPath(cliPath).setUseStdio(true).setEnvironment(childEnv);
+        }
+        CopilotClient c = new CopilotClient(options);
+        try {
+            c.start().get();
+        } catch (Exception e) {
+            c.forceStop();
+            throw e;
+        }
+        clients.put(client, c);
+    }
+
+    @Override
+    public String createSession(String client, String session, List<ToolSpec> tools) throws Exception {
+        CopilotClient c = client(client);
+        checkFreeSession(session);
+        SessionConfig config = new SessionConfig()
+                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+                .setOnEvent(forward(session))
+                .setTools(definitions(session, tools));
+        CopilotSession s = c.createSession(config).get();
+        sessions.put(session, s);
+        owner.put(session, client);
+        return s.getSessionId();
+    }
+
+    @Override
+    public String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools)
+            throws Exception {
+        CopilotClient c = client(client);
+        checkFreeSession(session);
+        ResumeSessionConfig config = new ResumeSessionConfig()
+                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+                .setOnEvent(forward(session))
+                .setTools(definitions(session, tools));
+        CopilotSession s = c.resumeSession(sessionId, config).get();
+        sessions.put(session, s);
+        owner.put(session, client);
+        return s.getSessionId();
+    }
+
+    @Override
+    public void setTools(String session, List<ToolSpec> tools) {
+        throw new Failure.Unsupported(notes().get("session.setTools"));
+    }
+
+    @Override
+    public long clearContext(String session, String prompt) {
+        throw new Failure.Unsupported(notes().get("session.clearContext"));
+    }
+
+    @Override
+    public ObjectNode send(String session, String prompt, boolean wait, Long timeoutMs) throws Exception {
+        CopilotSession s = session(session);
+        ObjectNode result = Out.object();
+        if (!wait) {
+            String messageId = s.send(prompt).get();
+            if (messageId != null) {
+                result.put("messageId", messageId);
+            }
+            return result;
+        }
+        MessageOptions options = new MessageOptions().setPrompt(prompt);
+        CompletableFuture<AssistantMessageEvent> reply = timeoutMs != null
+                ? s.sendAndWait(options, timeoutMs)
+                : s.sendAndWait(options);
+        AssistantMessageEvent message = reply.get();
+        if (message != null && message.getData() != null) {
+            if (message.getData().messageId() != null) {
+                result.put("messageId", message.getData().messageId());
+            }
+            if (message.getData().content() != null) {
+                result.put("content", message.getData().content());
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public void disconnect(String session) {
+        CopilotSession s = session(session);
+        s.close(); // sends session.destroy
+        sessions.remove(session);
+        owner.remove(session);
+    }
+
+    @Override
+    public void stopClient(String client) throws Exception {
+        CopilotClient c = client(client);
+        try {
+            c.stop().get();
+        } finally {
+            clients.remove(client);
+            owner.entrySet().removeIf(e -> {
+                if (e.getValue().equals(client)) {
+                    sessions.remove(e.getKey());
+                    return true;
+                }
+                return false;
+            });
+        }
+    }
+
+    @Override
+    public void closeAll() {
+        for (CopilotClient c : new ArrayList<>(clients.values())) {
+            try {
+                c.stop().get(5, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                c.forceStop();
+            }
+        }
+        clients.clear();
+        sessions.clear();
+        owner.clear();
+    }
+
+    /** The SDK tools for a session, built from the protocol specs. */
+    private List<ToolDefinition> definitions(String session, List<ToolSpec> specs) {
+        List<ToolDefinition> out = new ArrayList<>();
+        for (ToolSpec spec : specs) {
+            out.add(definition(session, spec));
+        }
+        return out;
+    }
+
+    private ToolDefinition definition(String session, ToolSpec spec) {
+        if (spec.style != null) {
+            throw new Failure.Unsupported(sdkName() + " has no @CopilotTool annotation (tool style \""
+                    + spec.style + "\")");
+        }
+        for (String option : List.of("isTerminal", "defer", "metadata")) {
+            if (spec.has(option)) {
+                throw new Failure.Unsupported(notes().get("tool." + option) + " (tool " + spec.name + ")");
+            }
+        }
+        if ("clearContext".equals(spec.handler.action)) {
+            throw new Failure.Unsupported(notes().get("session.clearContext") + " (handler of tool " + spec.name
+                    + ")");
+        }
+        ToolHandler handler = invocation -> CompletableFuture.completedFuture(
+                spec.invoke(this.out, session, invocation.getArguments(), prompt -> {
+                    throw new Failure.Unsupported(notes().get("session.clearContext"));
+                }));
+        // The record is the only way to build a tool in this version: unset options stay null,
+        // which the SDK leaves out of the wire definition.
+        return new ToolDefinition(spec.name, spec.description, spec.parameters, handler, spec.overridesBuiltInTool,
+                spec.skipPermission);
+    }
+
+    /** Forwards every event the SDK delivers to the application as a session.event line. */
+    private Consumer<SessionEvent> forward(String session) {
+        return event -> {
+            ObjectNode args = Out.object();
+            args.put("session", session);
+            args.put("type", event.getType());
+            JsonNode data;
+            try {
+                data = Out.JSON.valueToTree(event).get("data");
+            } catch (IllegalArgumentException e) {
+                data = null;
+                System.err.println("driver: cannot encode " + event.getType() + " data: " + e);
+            }
+            args.set("data", data != null && !data.isNull() ? data : Out.object());
+            out.event("session.event", args);
+        };
+    }
+
+    private CopilotClient client(String handle) {
+        CopilotClient c = clients.get(handle);
+        if (c == null) {
+            throw new Failure.DriverError("unknown client handle: " + handle);
+        }
+        return c;
+    }
+
+    private CopilotSession session(String handle) {
+        CopilotSession s = sessions.get(handle);
+        if (s == null) {
+            throw new Failure.DriverError("unknown session handle: " + handle);
+        }
+        return s;
+    }
+
+    private void checkFreeSession(String handle) {
+        if (sessions.containsKey(handle)) {
+            throw new Failure.DriverError("session handle already in use: " + handle);
+        }
+    }
+}

@@ -1,0 +1,176 @@
+// Package schema validates recorded requests against the runtime's own published JSON Schema
+// (api.schema.json, shipped in the npm platform package @github/copilot-sdk-<platform>; taken
+// from the prepared Node driver at setup, never committed).
+//
+// The schema lists methods under server/session/… groups, each with "rpcMethod" and "params".
+// A method it describes is validated whole. session.create and session.resume are not described
+// there, but their tools are the schema's ProtocolExternalToolDefinition, so each tool entry of
+// those requests is validated against that definition.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+var english = message.NewPrinter(language.English)
+
+const resource = "https://copilot-runtime.invalid/api.schema.json"
+
+// ToolDefinition is the definition every tool entry must satisfy.
+const ToolDefinition = "ProtocolExternalToolDefinition"
+
+// Validator checks request params.
+type Validator struct {
+	methods map[string]*jsonschema.Schema
+	tool    *jsonschema.Schema
+	Source  string // the file the schema came from
+}
+
+// Load compiles every method's params schema from an api.schema.json file.
+func Load(path string) (*Validator, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := Compile(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	v.Source = path
+	return v, nil
+}
+
+// Compile builds a Validator from the schema document's bytes.
+func Compile(doc []byte) (*Validator, error) {
+	parsed, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(resource, parsed); err != nil {
+		return nil, err
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(doc, &raw); err != nil {
+		return nil, err
+	}
+	v := &Validator{methods: map[string]*jsonschema.Schema{}}
+	var errs []string
+	var walk func(node any, ptr string)
+	walk = func(node any, ptr string) {
+		m, ok := node.(map[string]any)
+		if !ok {
+			return
+		}
+		if method, ok := m["rpcMethod"].(string); ok {
+			if p, has := m["params"]; has && p != nil {
+				s, err := c.Compile(resource + "#" + ptr + "/params")
+				if err != nil {
+					errs = append(errs, fmt.Sprintf("%s: %v", method, err))
+				} else {
+					v.methods[method] = s
+				}
+			}
+			return
+		}
+		for k, child := range m {
+			if k == "definitions" || k == "$defs" {
+				continue
+			}
+			walk(child, ptr+"/"+escape(k))
+		}
+	}
+	walk(raw, "")
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return nil, fmt.Errorf("compiling the schema: %s", strings.Join(errs, "; "))
+	}
+	if defs, ok := raw["definitions"].(map[string]any); ok {
+		if _, ok := defs[ToolDefinition]; ok {
+			if v.tool, err = c.Compile(resource + "#/definitions/" + ToolDefinition); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return v, nil
+}
+
+func escape(k string) string { return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1") }
+
+// Methods is the number of methods the schema describes.
+func (v *Validator) Methods() int { return len(v.methods) }
+
+// Check returns one line per violation, "JSON-pointer: message", for the params of a request.
+// A method the schema does not describe returns nothing (except the tools rule above).
+func (v *Validator) Check(method string, params json.RawMessage) []string {
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
+	if err != nil {
+		return []string{"/: params are not JSON: " + err.Error()}
+	}
+	if s := v.methods[method]; s != nil {
+		return violations(s.Validate(inst), "")
+	}
+	if v.tool == nil || (method != "session.create" && method != "session.resume") {
+		return nil
+	}
+	obj, _ := inst.(map[string]any)
+	tools, _ := obj["tools"].([]any)
+	var out []string
+	for i, t := range tools {
+		out = append(out, violations(v.tool.Validate(t), fmt.Sprintf("/tools/%d", i))...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// violations flattens a validation error into its leaf causes, each with its instance pointer.
+func violations(err error, prefix string) []string {
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return []string{prefix + "/: " + err.Error()}
+	}
+	var out []string
+	var leaves func(e *jsonschema.ValidationError)
+	leaves = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			ptr := prefix + "/" + strings.Join(escapeAll(e.InstanceLocation), "/")
+			if len(e.InstanceLocation) == 0 {
+				ptr = prefix
+				if ptr == "" {
+					ptr = "/"
+				}
+			}
+			out = append(out, fmt.Sprintf("%s: %s", ptr, e.ErrorKind.LocalizedString(english)))
+			return
+		}
+		for _, c := range e.Causes {
+			leaves(c)
+		}
+	}
+	leaves(ve)
+	sort.Strings(out)
+	return out
+}
+
+func escapeAll(parts []string) []string {
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = escape(p)
+	}
+	return out
+}

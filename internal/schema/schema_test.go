@@ -1,0 +1,75 @@
+package schema
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A miniature of api.schema.json's layout: method groups with rpcMethod and params, and shared
+// definitions referenced with #/definitions/….
+const mini = `{
+  "$schema": "https://json-schema.org/draft/2019-09/schema",
+  "session": {
+    "tools": {
+      "set": {"rpcMethod": "session.tools.set", "params": {"type": "object",
+        "properties": {"sessionId": {"type": "string"}, "tools": {"type": "array", "items": {"$ref": "#/definitions/ProtocolExternalToolDefinition"}}},
+        "required": ["sessionId", "tools"], "additionalProperties": false}}
+    }
+  },
+  "definitions": {
+    "ProtocolExternalToolDefinition": {"type": "object",
+      "properties": {"name": {"type": "string"}, "description": {"type": "string"}, "isTerminal": {"type": "boolean"},
+        "defer": {"enum": ["auto", "never"]}},
+      "required": ["name"], "additionalProperties": false}
+  }
+}`
+
+func TestCheckPlantedViolations(t *testing.T) {
+	v, err := Compile([]byte(mini))
+	require.NoError(t, err)
+	assert.Equal(t, 1, v.Methods())
+	tests := []struct {
+		name, method, params string
+		want                 []string
+	}{
+		{"clean tools.set", "session.tools.set", `{"sessionId":"s","tools":[{"name":"a","isTerminal":true}]}`, nil},
+		{"planted snake_case key", "session.tools.set", `{"sessionId":"s","tools":[{"name":"a","is_terminal":true}]}`,
+			[]string{"/tools/0: additional properties 'is_terminal' not allowed"}},
+		{"tools null", "session.tools.set", `{"sessionId":"s","tools":null}`, []string{"/tools: got null, want array"}},
+		{"tools missing", "session.tools.set", `{"sessionId":"s"}`, []string{"/: missing property 'tools'"}},
+		{"create tools checked against the tool definition", "session.create", `{"sessionId":"s","tools":[{"name":"a"},{"name":"b","namespacedName":"x/b","defer":"later"}]}`,
+			[]string{"/tools/1/defer: value must be one of 'auto', 'never'", "/tools/1: additional properties 'namespacedName' not allowed"}},
+		{"undescribed method", "session.send", `{"anything":1}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := v.Check(tt.method, json.RawMessage(tt.params))
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// The real schema, when a prepared Node driver has it, compiles and catches a planted key.
+func TestPublishedSchemaWhenPrepared(t *testing.T) {
+	matches, _ := filepath.Glob(filepath.Join(sdks.DefaultCacheRoot(), "node", "*", "prepared.json"))
+	if len(matches) == 0 {
+		t.Skip("no prepared Node driver in the cache (the feature suite prepares one)")
+	}
+	dir, err := sdks.NodeSchemaDir(filepath.Dir(matches[0]))
+	require.NoError(t, err)
+	v, err := Load(filepath.Join(dir, "api.schema.json"))
+	require.NoError(t, err)
+	assert.Greater(t, v.Methods(), 100)
+	got := v.Check("session.tools.set", json.RawMessage(`{"sessionId":"s","tools":[{"name":"a","description":"d","is_terminal":true}]}`))
+	require.NotEmpty(t, got)
+	assert.Contains(t, got[0], "/tools/0")
+	assert.Contains(t, got[0], "is_terminal")
+	_, err = os.Stat(dir)
+	require.NoError(t, err)
+}

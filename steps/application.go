@@ -1,0 +1,272 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/cucumber/godog"
+)
+
+// Steps where the application acts through the SDK and may expect the SDK to raise.
+
+// try runs a command whose error outcome is what the scenario checks next.
+func (w *world) try(cmd string, args any) error {
+	r, err := w.call(cmd, args)
+	if err != nil {
+		return err
+	}
+	if r.Outcome == driver.Unsupported {
+		return &ErrUnsupported{Reason: r.Reason}
+	}
+	w.tried = r
+	return nil
+}
+
+func (w *world) triesClearContext(prompt string) error {
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	return w.try("clearContext", map[string]any{"session": s.handle, "prompt": prompt})
+}
+
+func (w *world) sdkRaised() error { return w.sdkRaisedMentioning("") }
+
+func (w *world) sdkRaisedMentioning(text string) error {
+	if w.tried == nil {
+		return fmt.Errorf("no step tried an SDK call whose error could be checked")
+	}
+	if w.tried.Outcome != driver.Error {
+		return fmt.Errorf("the SDK returned %s, want it to raise an error", w.tried.Result)
+	}
+	if !strings.Contains(w.tried.ErrorText(), text) {
+		return fmt.Errorf("the SDK raised %q, want it to mention %q", w.tried.ErrorText(), text)
+	}
+	return nil
+}
+
+// replaceTools replaces this client's tools through the SDK's high-level API.
+func (w *world) replaceTools(table *godog.Table) error {
+	tools, err := w.toolsFrom(table)
+	if err != nil {
+		return err
+	}
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	if _, err := w.do("setTools", map[string]any{"session": s.handle, "tools": tools}); err != nil {
+		return err
+	}
+	w.tools = tools
+	return nil
+}
+
+func (w *world) replaceWithNoTools() error {
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	if _, err := w.do("setTools", map[string]any{"session": s.handle, "tools": []any{}}); err != nil {
+		return err
+	}
+	w.tools = nil
+	return nil
+}
+
+func (w *world) triesReplaceTools(table *godog.Table) error {
+	tools, err := w.toolsFrom(table)
+	if err != nil {
+		return err
+	}
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	return w.try("setTools", map[string]any{"session": s.handle, "tools": tools})
+}
+
+// toolsFrom builds a fresh tool list from a table without touching the scenario's tools.
+func (w *world) toolsFrom(table *godog.Table) ([]map[string]any, error) {
+	saved := w.tools
+	w.tools = nil
+	err := w.theTools(table)
+	tools := w.tools
+	w.tools = saved
+	return tools, err
+}
+
+func (w *world) rejectNextReplacement(msg string) error {
+	w.rt.RejectNextToolsSet(msg)
+	return nil
+}
+
+func (w *world) slowReplacements(ms int) error {
+	w.rt.SetToolsSetDelay(time.Duration(ms) * time.Millisecond)
+	return nil
+}
+
+// replaceConcurrently makes n replacements without waiting between them; set k holds one tool
+// named "set_k", so the order on the wire can be read back.
+func (w *world) replaceConcurrently(n int) error {
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	var sets [][]map[string]any
+	for k := 1; k <= n; k++ {
+		sets = append(sets, []map[string]any{newTool(fmt.Sprintf("set_%d", k))})
+	}
+	res, err := w.do("setToolsConcurrently", map[string]any{"session": s.handle, "toolSets": sets})
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Outcomes []struct {
+			Outcome string `json:"outcome"`
+			Error   *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		} `json:"outcomes"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || len(r.Outcomes) != n {
+		return fmt.Errorf("setToolsConcurrently returned %s, want %d outcomes", res, n)
+	}
+	for i, o := range r.Outcomes {
+		if o.Outcome != driver.OK {
+			return fmt.Errorf("replacement %d raised %+v", i+1, o.Error)
+		}
+	}
+	return nil
+}
+
+// replacementsSerialized checks that each session.tools.set was sent only after the previous
+// one was answered, and that they arrived in the order they were made.
+func (w *world) replacementsSerialized() error {
+	entries := w.entries()
+	reqs := transcript.Requests(entries, "session.tools.set")
+	if len(reqs) < 2 {
+		return fmt.Errorf("want several session.tools.set requests, got %d", len(reqs))
+	}
+	answered := map[string]int{}
+	for _, e := range entries {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if e.Dir == transcript.RuntimeToSDK && json.Unmarshal(e.Frame, &m) == nil && m.Method == "" && len(m.ID) > 0 {
+			answered[string(m.ID)] = e.Seq
+		}
+	}
+	var order []string
+	for i, r := range reqs {
+		v, _ := canon.Decode(r.Params)
+		name, _ := canon.Get(v, "tools[0].name")
+		order = append(order, fmt.Sprint(name))
+		if i == 0 {
+			continue
+		}
+		prevID := requestID(entries, reqs[i-1].Seq)
+		if done, ok := answered[prevID]; !ok || done > r.Seq {
+			return fmt.Errorf("session.tools.set #%d (%v) was sent before #%d was answered: replacements overlapped on the wire", i+1, name, i)
+		}
+	}
+	for i, name := range order {
+		if name != fmt.Sprintf("set_%d", i+1) {
+			return fmt.Errorf("replacements reached the runtime in the order %s, want set_1, set_2, …", strings.Join(order, ", "))
+		}
+	}
+	return nil
+}
+
+func requestID(entries []transcript.Entry, seq int) string {
+	for _, e := range entries {
+		if e.Seq == seq {
+			var m struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.Unmarshal(e.Frame, &m)
+			return string(m.ID)
+		}
+	}
+	return ""
+}
+
+// driverEvents returns the events the driver reported of one kind, in order.
+func (w *world) driverEvents(kind string) []map[string]any {
+	var out []map[string]any
+	for _, e := range w.entries() {
+		if e.Dir != transcript.DriverToHarness || len(e.Frame) == 0 {
+			continue
+		}
+		var ev struct {
+			Event string         `json:"event"`
+			Args  map[string]any `json:"args"`
+		}
+		if json.Unmarshal(e.Frame, &ev) == nil && ev.Event == kind {
+			out = append(out, ev.Args)
+		}
+	}
+	return out
+}
+
+// applicationReceived checks that the SDK delivered a session event to the application.
+func (w *world) applicationReceived(typ, key, want string) error {
+	caps, notes := w.t.Capabilities()
+	if !caps["events"] {
+		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not forward session events: %s", w.t.SDK(), notes["events"])}
+	}
+	var seen []string
+	for _, ev := range w.driverEvents("session.event") {
+		if ev["type"] != typ {
+			seen = append(seen, fmt.Sprint(ev["type"]))
+			continue
+		}
+		data, _ := ev["data"].(map[string]any)
+		return equalJSON(fmt.Sprintf("the %s event the application received", typ), data, key, want)
+	}
+	return fmt.Errorf("the application never received %s (it received: %s)", typ, strings.Join(seen, ", "))
+}
+
+// handlerServed checks which handler version ran for the last call of a tool.
+func (w *world) handlerServed(label, tool string) error {
+	var last string
+	for _, ev := range w.driverEvents("tool.invoked") {
+		if ev["tool"] == tool {
+			last, _ = ev["label"].(string)
+		}
+	}
+	if last != label {
+		return fmt.Errorf("the call to %q was served by handler %q, want %q", tool, last, label)
+	}
+	return nil
+}
+
+// conformsToSchema checks the runtime's schema notes recorded beside each request.
+func (w *world) conformsToSchema() error {
+	if w.t.RuntimeOptions().Check == nil {
+		return &ErrUnsupported{Reason: "the runtime's published schema is not loaded in this run (it comes from the prepared Node driver's platform package)"}
+	}
+	var bad []string
+	for _, e := range w.entries() {
+		if e.Dir == transcript.Note && strings.HasPrefix(e.Text, "schema: ") {
+			bad = append(bad, strings.TrimPrefix(e.Text, "schema: "))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("requests violate the runtime's published schema:\n  %s", strings.Join(bad, "\n  "))
+	}
+	return nil
+}
+
+func (w *world) observe(key, value string) {
+	if w.observations == nil {
+		w.observations = map[string]string{}
+	}
+	w.observations[key] = value
+}

@@ -1,0 +1,244 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+)
+
+// The scripted model: steps before a send build the turn the runtime plays for it.
+
+func (w *world) modelCalls(tool string) error { return w.modelCallsWith(tool, "{}") }
+
+func (w *world) modelCallsWith(tool, args string) error {
+	var a map[string]any
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		return fmt.Errorf("tool arguments must be a JSON object: %w", err)
+	}
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Tool: tool, Arguments: a})
+	return nil
+}
+
+func (w *world) modelReplies(text string) error {
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Reply: text})
+	return nil
+}
+
+// flushTurn hands the scripted turn to the runtime before a send.
+func (w *world) flushTurn() {
+	if len(w.turn.Steps) > 0 {
+		w.rt.AddTurn(w.turn)
+		w.turn = runtime.Turn{}
+	}
+}
+
+// event is one session.event notification the runtime sent, with its place in the transcript.
+type event struct {
+	seq  int
+	typ  string
+	data map[string]any
+}
+
+func (w *world) runtimeEvents() []event {
+	var out []event
+	for _, e := range w.entries() {
+		if e.Dir != transcript.RuntimeToSDK || len(e.Frame) == 0 {
+			continue
+		}
+		var m wire.Message
+		var p struct {
+			Event struct {
+				Type string         `json:"type"`
+				Data map[string]any `json:"data"`
+			} `json:"event"`
+		}
+		if json.Unmarshal(e.Frame, &m) == nil && m.Method == "session.event" && json.Unmarshal(m.Params, &p) == nil {
+			out = append(out, event{seq: e.Seq, typ: p.Event.Type, data: p.Event.Data})
+		}
+	}
+	return out
+}
+
+// toolCall is one call of a tool as the transcript shows it: the runtime's request, the SDK's
+// answer, and the runtime's completion.
+type toolCall struct {
+	requestID           string
+	requested, answered int // transcript seq numbers
+	completed           int
+	answer              map[string]any // handlePendingToolCall params
+}
+
+// lastCall finds the last call of a tool in the transcript.
+func (w *world) lastCall(tool string) (*toolCall, error) {
+	var call *toolCall
+	for _, ev := range w.runtimeEvents() {
+		if ev.typ == "external_tool.requested" && ev.data["toolName"] == tool {
+			id, _ := ev.data["requestId"].(string)
+			call = &toolCall{requestID: id, requested: ev.seq}
+		}
+		if call != nil && ev.typ == "external_tool.completed" && ev.data["requestId"] == call.requestID {
+			call.completed = ev.seq
+		}
+	}
+	if call == nil {
+		return nil, fmt.Errorf("the runtime never asked the SDK to run %q", tool)
+	}
+	for _, r := range transcript.Requests(w.entries(), "session.tools.handlePendingToolCall") {
+		var p map[string]any
+		if json.Unmarshal(r.Params, &p) == nil && p["requestId"] == call.requestID {
+			call.answer, call.answered = p, r.Seq
+		}
+	}
+	if call.answer == nil {
+		return nil, fmt.Errorf("the SDK never answered the call to %q (requestId %s) with session.tools.handlePendingToolCall", tool, call.requestID)
+	}
+	return call, nil
+}
+
+// resultShape names how the SDK put a tool's outcome on the wire.
+func resultShape(answer map[string]any) (shape string, ok bool, text string) {
+	if e, has := answer["error"]; has && e != nil {
+		return "top-level error", false, fmt.Sprint(e)
+	}
+	switch r := answer["result"].(type) {
+	case string:
+		return "bare string", true, r
+	case map[string]any:
+		t, _ := r["textResultForLlm"].(string)
+		switch r["resultType"] {
+		case "failure", "error", "rejected", "denied", "timeout":
+			msg, _ := r["error"].(string)
+			return "failure inside result", false, strings.TrimSpace(msg + " " + t)
+		}
+		return "object with resultType", true, t
+	}
+	return "no result", false, ""
+}
+
+func (w *world) answeredAs(tool, want string) error {
+	call, err := w.lastCall(tool)
+	if err != nil {
+		return err
+	}
+	shape, ok, text := resultShape(call.answer)
+	w.observe("tool result: "+want, shape)
+	if ok != (want == "success") {
+		return fmt.Errorf("the SDK answered the call to %q as %s (%s: %q), want a %s", tool, map[bool]string{true: "a success", false: "a failure"}[ok], shape, text, want)
+	}
+	return nil
+}
+
+func (w *world) answeredWithText(tool, want string) error {
+	call, err := w.lastCall(tool)
+	if err != nil {
+		return err
+	}
+	if _, _, text := resultShape(call.answer); text != want {
+		return fmt.Errorf("the SDK answered the call to %q with %q, want %q", tool, text, want)
+	}
+	return nil
+}
+
+func (w *world) answeredWithErrorMentioning(tool, want string) error {
+	call, err := w.lastCall(tool)
+	if err != nil {
+		return err
+	}
+	shape, ok, text := resultShape(call.answer)
+	if ok || !strings.Contains(text, want) {
+		return fmt.Errorf("the SDK answered the call to %q with %s %q, want a failure mentioning %q", tool, shape, text, want)
+	}
+	return nil
+}
+
+// roundsAfter counts the model rounds the runtime started after a tool call completed, up to
+// the end of the turn (session.idle).
+func (w *world) roundsAfter(call *toolCall) (int, bool) {
+	rounds, idle := 0, false
+	for _, ev := range w.runtimeEvents() {
+		if ev.seq <= call.completed {
+			continue
+		}
+		if ev.typ == "session.idle" {
+			idle = true
+			break
+		}
+		if ev.typ == "assistant.turn_start" {
+			rounds++
+		}
+	}
+	return rounds, idle
+}
+
+func (w *world) turnEndedAfter(tool string) error {
+	call, err := w.lastCall(tool)
+	if err != nil {
+		return err
+	}
+	if call.completed == 0 {
+		return fmt.Errorf("the call to %q never completed", tool)
+	}
+	rounds, idle := w.roundsAfter(call)
+	if !idle {
+		return fmt.Errorf("the turn did not end (no session.idle after the call to %q)", tool)
+	}
+	if rounds > 0 {
+		return fmt.Errorf("the model ran %d more round(s) after %q; a successful terminal tool ends the turn", rounds, tool)
+	}
+	return nil
+}
+
+func (w *world) modelWentOnAfter(tool string) error {
+	call, err := w.lastCall(tool)
+	if err != nil {
+		return err
+	}
+	if rounds, _ := w.roundsAfter(call); rounds == 0 {
+		return fmt.Errorf("the turn ended right after %q; the model should have gone on", tool)
+	}
+	return nil
+}
+
+// requestDuringCall checks that a request was sent while a tool call was in flight: after the
+// runtime asked for the tool and before the SDK answered it.
+func (w *world) requestDuringCall(method, tool string) error {
+	call, err := w.lastCall(tool)
+	if err != nil {
+		return err
+	}
+	for _, r := range transcript.Requests(w.entries(), method) {
+		if r.Seq > call.requested && r.Seq < call.answered {
+			return nil
+		}
+	}
+	return fmt.Errorf("no %s request between the runtime's call to %q (#%d) and the SDK's answer (#%d)", method, tool, call.requested, call.answered)
+}
+
+// runtimeRejected checks that the runtime answered a request of method with an error.
+func (w *world) runtimeRejected(method string) error {
+	reqs := transcript.Requests(w.entries(), method)
+	if len(reqs) == 0 {
+		return fmt.Errorf("the SDK sent no %s request", method)
+	}
+	ids := map[string]bool{}
+	for _, e := range w.entries() {
+		if e.Dir != transcript.SDKToRuntime || len(e.Frame) == 0 {
+			continue
+		}
+		var m wire.Message
+		if json.Unmarshal(e.Frame, &m) == nil && m.Method == method {
+			ids[string(m.ID)] = true
+		}
+	}
+	for _, e := range w.entries() {
+		var m wire.Message
+		if e.Dir == transcript.RuntimeToSDK && json.Unmarshal(e.Frame, &m) == nil && ids[string(m.ID)] && m.Error != nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("the runtime answered no %s request with an error", method)
+}
