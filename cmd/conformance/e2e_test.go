@@ -134,4 +134,3 @@ func TestRunExitCodes(t *testing.T) {
 		})
 	}
 }
-
