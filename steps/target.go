@@ -12,6 +12,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
 // Target is the SDK a suite runs against, as the harness provides it.
@@ -36,6 +37,9 @@ type Target interface {
 	StdioRuntime() []string
 	// Finished receives every scenario's outcome.
 	Finished(Outcome)
+	// Recorded returns a recorded transcript to replay for this scenario instead of running an
+	// SDK (conformance replay), or false.
+	Recorded(feature, scenario string) ([]transcript.Entry, bool)
 }
 
 // Outcome is what one scenario did on one SDK, before known divergences are applied.

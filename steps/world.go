@@ -41,6 +41,8 @@ type world struct {
 	turn         runtime.Turn     // what the scripted model does on the next send
 	tried        *driver.Response // the outcome of the last "tries to" step
 	observations map[string]string
+	replay       []transcript.Entry // replaying a recorded scenario: driver answers come from here
+	cursor       int
 	lastErr      *driver.Response // the last command that ended in an SDK error
 	checked      []string
 	firstErr     error
@@ -89,6 +91,12 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 		w.unsupport = "" // not part of this run
 		return errFiltered
 	}
+	if recorded, ok := w.t.Recorded(w.feature, w.name); ok {
+		// Replay: the steps run against the recorded frames; no SDK, no runtime listening.
+		w.replay, w.rec = recorded, must(transcript.New(""))
+		w.rt = runtime.New(w.rec, runtime.Options{})
+		return nil
+	}
 	if why := w.t.Unavailable(); why != "" {
 		return &ErrUnsupported{Reason: "unavailable: " + why}
 	}
@@ -130,6 +138,12 @@ func (w *world) end(s *godog.Scenario) {
 		o.Unavailable, o.Unsupported = strings.TrimPrefix(o.Unsupported, "unavailable: "), ""
 	}
 	filtered := w.rec == nil && o.Unsupported == "" && o.Unavailable == "" && o.Err == nil
+	if w.replay != nil {
+		o.Transcript = ""
+		w.t.Finished(o)
+		*w = world{t: w.t}
+		return
+	}
 	if w.rec != nil {
 		// Let a turn still being played finish, then release the SDK's client.
 		wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -169,6 +183,9 @@ func relFeature(root, uri string) string {
 // call sends one driver command, recording both lines in the transcript. A driver that hung or
 // broke the protocol is killed, so the next scenario gets a fresh one.
 func (w *world) call(cmd string, args any) (*driver.Response, error) {
+	if w.replay != nil {
+		return w.recordedResponse(cmd)
+	}
 	d, err := w.t.Driver(w.ctx)
 	if err != nil {
 		return nil, err
@@ -219,6 +236,9 @@ func (w *world) do(cmd string, args any) (json.RawMessage, error) {
 
 // entries is the scenario's transcript so far, with what a self-spawned runtime recorded.
 func (w *world) entries() []transcript.Entry {
+	if w.replay != nil {
+		return w.replay
+	}
 	out := w.rec.Entries()
 	if w.stdioLog != "" {
 		if more, err := transcript.Read(w.stdioLog); err == nil {
@@ -244,4 +264,34 @@ func (w *world) importStdio() {
 		w.rec.Add(e)
 	}
 	_ = os.Remove(w.stdioLog)
+}
+
+// recordedResponse replays the driver's recorded answer to the next recorded command cmd.
+func (w *world) recordedResponse(cmd string) (*driver.Response, error) {
+	for ; w.cursor < len(w.replay); w.cursor++ {
+		e := w.replay[w.cursor]
+		var c struct {
+			ID  int    `json:"id"`
+			Cmd string `json:"cmd"`
+		}
+		if e.Dir != transcript.HarnessToDriver || json.Unmarshal(e.Frame, &c) != nil || c.Cmd != cmd {
+			continue
+		}
+		for _, r := range w.replay[w.cursor+1:] {
+			var resp driver.Response
+			if r.Dir == transcript.DriverToHarness && json.Unmarshal(r.Frame, &resp) == nil && resp.ID == c.ID && resp.Outcome != "" {
+				w.cursor++
+				return &resp, nil
+			}
+		}
+		return nil, fmt.Errorf("the recording has no answer to the %q command at entry %d", cmd, e.Seq)
+	}
+	return nil, fmt.Errorf("the recording has no further %q command: the scenario's steps differ from the recorded run", cmd)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -228,9 +228,6 @@ func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o steps.Outcome) r
 		}
 	}
 	entry := m.Match(sdk.Name, sdk.Version, o.Feature, o.Scenario)
-	if cfg.Sources[sdk.Name] != "" && entry != nil && entry.Versions != "" {
-		entry = nil // a local source is not the released version the entry is about
-	}
 	switch {
 	case o.Unavailable != "":
 		r.Status, r.Message = report.Unavailable, o.Unavailable

@@ -15,6 +15,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 )
 
@@ -94,10 +95,11 @@ func (t *target) Capabilities() (map[string]bool, map[string]string) {
 	}
 	return t.hello.Capabilities, t.hello.Notes
 }
-func (t *target) CommandTimeout() time.Duration   { return t.timeout }
-func (t *target) RuntimeOptions() runtime.Options { return t.rtOpts }
-func (t *target) StdioRuntime() []string          { return t.self }
-func (t *target) Finished(o steps.Outcome)        { t.finished(o) }
+func (t *target) CommandTimeout() time.Duration                      { return t.timeout }
+func (t *target) RuntimeOptions() runtime.Options                    { return t.rtOpts }
+func (t *target) StdioRuntime() []string                             { return t.self }
+func (t *target) Finished(o steps.Outcome)                           { t.finished(o) }
+func (t *target) Recorded(string, string) ([]transcript.Entry, bool) { return nil, false }
 
 // Driver returns the running driver, starting a new one after a crash or a kill.
 func (t *target) Driver(ctx context.Context) (*driver.Client, error) {

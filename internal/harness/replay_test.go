@@ -1,0 +1,60 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A hand-made recording of "a terminal tool is sent as isTerminal true on session.create": the
+// driver's answers and the SDK's session.create, with the tool as given.
+func recording(tool string) string {
+	return strings.Join([]string{
+		`{"seq":1,"t_ms":0,"dir":"note","text":"scenario \"a terminal tool is sent as \\\"isTerminal\\\": true on session.create\" (tools/is_terminal.feature) on go"}`,
+		`{"seq":2,"t_ms":1,"conn":"driver","dir":"harness->driver","frame":{"id":1,"cmd":"connect","args":{"client":"c1","address":"127.0.0.1:1"}}}`,
+		`{"seq":3,"t_ms":2,"conn":"driver","dir":"driver->harness","frame":{"id":1,"outcome":"ok","result":{}}}`,
+		`{"seq":4,"t_ms":3,"conn":"driver","dir":"harness->driver","frame":{"id":2,"cmd":"createSession","args":{"client":"c1","session":"s1","tools":[]}}}`,
+		`{"seq":5,"t_ms":4,"conn":"c1","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":"a","method":"connect","params":{}}}`,
+		`{"seq":6,"t_ms":5,"conn":"c1","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":"b","method":"session.create","params":{"sessionId":"s","tools":[` + tool + `]}}}`,
+		`{"seq":7,"t_ms":6,"conn":"driver","dir":"driver->harness","frame":{"id":2,"outcome":"ok","result":{"sessionId":"s"}}}`,
+	}, "\n") + "\n"
+}
+
+func TestReplay(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	tests := []struct {
+		name, tool, wantErr string
+	}{
+		{"the recorded frames pass", `{"name":"finish","isTerminal":true}`, ""},
+		{"a renamed key fails with its path", `{"name":"finish","is_terminal":true}`, "the key is absent"},
+		{"a snake_case key anywhere fails", `{"name":"finish","isTerminal":true,"is_terminal":true}`, `"is_terminal" at tools[0].is_terminal`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.ndjson")
+			require.NoError(t, os.WriteFile(path, []byte(recording(tt.tool)), 0o644))
+			o, sdk, err := Replay(root, path)
+			require.NoError(t, err)
+			assert.Equal(t, "go", sdk)
+			if tt.wantErr == "" {
+				assert.NoError(t, o.Err)
+				return
+			}
+			require.Error(t, o.Err)
+			assert.Contains(t, o.Err.Error(), tt.wantErr)
+		})
+	}
+}
+
+func TestReplayRejectsForeignFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.ndjson")
+	require.NoError(t, os.WriteFile(path, []byte("not json\n"), 0o644))
+	_, _, err := Replay("../..", path)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "t.ndjson:1")
+}

@@ -1,0 +1,183 @@
+package sdks
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// The Rust driver: drivers/rust (a cargo package whose Cargo.toml pins crates.io
+// github-copilot-sdk with `=X.Y.Z`, Cargo.lock committed) copied into the cache directory, its
+// SDK dependency line pointed at the requested version or local source, and built there with
+// `cargo build --release`. The launched program is the built binary.
+//
+// The SDK's build.rs downloads a Copilot CLI unless COPILOT_SKIP_CLI_DOWNLOAD is set; every
+// cargo command here sets it, and the dependency has default-features = false (no bundled-cli).
+// The registry and git caches are the user's (~/.cargo, or $CARGO_HOME), so a re-prepare
+// downloads nothing; the compiled artifacts live in the cache directory (CARGO_TARGET_DIR).
+func init() {
+	register(Driver{
+		Name: "rust",
+		Toolchain: []Tool{
+			{
+				Bin:         "cargo",
+				VersionArgs: []string{"--version"},
+				Hint:        "install Rust >= 1.94 with rustup (https://rustup.rs): github-copilot-sdk declares rust-version 1.94",
+			},
+			{
+				Bin:         "rustc",
+				VersionArgs: []string{"--version"},
+				Hint:        "install Rust >= 1.94 with rustup (https://rustup.rs)",
+			},
+			{
+				Bin:         "cc",
+				VersionArgs: []string{"--version"},
+				Hint:        "rustc links with the system C compiler (Debian: apt-get install gcc)",
+			},
+		},
+		Prepare: prepareRust,
+	})
+}
+
+const rustCrate = "github-copilot-sdk"
+
+// rustDepLine matches the SDK's dependency line in drivers/rust/Cargo.toml.
+var rustDepLine = regexp.MustCompile(`(?m)^github-copilot-sdk\s*=.*$`)
+
+// rustPinned reads the exact version drivers/rust/Cargo.toml pins (`version = "=X.Y.Z"`).
+var rustPinned = regexp.MustCompile(`version\s*=\s*"=([^"]+)"`)
+
+// The files of drivers/rust that make up the driver package.
+var rustDriverFiles = []string{"Cargo.toml", "Cargo.lock", "build.rs", "src"}
+
+func prepareRust(ctx context.Context, pc PrepareContext) (Launch, error) {
+	src := filepath.Join(pc.CacheDir, "src")
+	if err := os.RemoveAll(src); err != nil {
+		return Launch{}, err
+	}
+	for _, name := range rustDriverFiles {
+		from := filepath.Join(pc.DriverDir, name)
+		st, err := os.Stat(from)
+		if err != nil {
+			return Launch{}, err
+		}
+		if st.IsDir() {
+			err = CopyDir(from, filepath.Join(src, name))
+		} else {
+			err = rustCopyFile(from, filepath.Join(src, name))
+		}
+		if err != nil {
+			return Launch{}, err
+		}
+	}
+	manifestPath := filepath.Join(src, "Cargo.toml")
+	manifest, err := os.ReadFile(manifestPath)
+	if err != nil {
+		return Launch{}, err
+	}
+	line := rustDepLine.Find(manifest)
+	if line == nil {
+		return Launch{}, fmt.Errorf("rust: drivers/rust/Cargo.toml has no %s dependency line", rustCrate)
+	}
+	pinned := ""
+	if m := rustPinned.FindSubmatch(line); m != nil {
+		pinned = string(m[1])
+	}
+
+	env := []string{
+		"COPILOT_SKIP_CLI_DOWNLOAD=1",
+		"CARGO_TARGET_DIR=" + filepath.Join(pc.CacheDir, "target"),
+		"CARGO_TERM_COLOR=never",
+		"CARGO_TERM_PROGRESS_WHEN=never",
+	}
+	cargo := func(args ...string) error { return pc.Run(ctx, src, env, append([]string{"cargo"}, args...)...) }
+	setDep := func(dep string) error {
+		out := rustDepLine.ReplaceAllLiteral(manifest, []byte(dep))
+		return os.WriteFile(manifestPath, out, 0o644)
+	}
+
+	build := []string{"build", "--release"}
+	switch {
+	case pc.Source != "":
+		dir, err := rustSDKSourceDir(pc.Source)
+		if err != nil {
+			return Launch{}, err
+		}
+		fmt.Fprintf(pc.Log, "rust: using local SDK source %s\n", dir)
+		// Releases that gate Client::start behind a `runtime` feature need it; older ones have none.
+		sdkManifest, _ := os.ReadFile(filepath.Join(dir, "Cargo.toml"))
+		features := ""
+		if regexp.MustCompile(`(?m)^runtime\s*=`).Match(sdkManifest) {
+			features = `, features = ["runtime"]`
+		}
+		if err := setDep(fmt.Sprintf(`%s = { path = %q, default-features = false%s }`, rustCrate, dir, features)); err != nil {
+			return Launch{}, err
+		}
+	case pc.Version == "":
+		return Launch{}, fmt.Errorf("rust: no SDK version given")
+	case strings.TrimPrefix(pc.Version, "=") == pinned:
+		fmt.Fprintf(pc.Log, "rust: %s %s (pinned in drivers/rust/Cargo.toml, Cargo.lock)\n", rustCrate, pinned)
+		build = append(build, "--locked")
+	default:
+		version := strings.TrimPrefix(pc.Version, "=")
+		fmt.Fprintf(pc.Log, "rust: switching %s to %s\n", rustCrate, version)
+		if err := setDep(fmt.Sprintf(`%s = { version = "=%s", default-features = false, features = ["runtime"] }`, rustCrate, version)); err != nil {
+			return Launch{}, err
+		}
+		// Resolve the new version; releases before the `runtime` feature existed have none to ask for.
+		if err := cargo("update", "--package", rustCrate); err != nil {
+			if !strings.Contains(err.Error(), "does not have that feature") &&
+				!strings.Contains(err.Error(), "does not have feature") {
+				return Launch{}, err
+			}
+			fmt.Fprintf(pc.Log, "rust: %s %s has no `runtime` feature; building without it\n", rustCrate, version)
+			if err := setDep(fmt.Sprintf(`%s = { version = "=%s", default-features = false }`, rustCrate, version)); err != nil {
+				return Launch{}, err
+			}
+			if err := cargo("update", "--package", rustCrate); err != nil {
+				return Launch{}, err
+			}
+		}
+	}
+
+	if err := cargo(build...); err != nil {
+		return Launch{}, err
+	}
+	bin := filepath.Join(pc.CacheDir, "target", "release", "driver")
+	if _, err := os.Stat(bin); err != nil {
+		return Launch{}, fmt.Errorf("rust: cargo build produced no %s: %w", bin, err)
+	}
+	return Launch{Argv: []string{bin}, Dir: pc.CacheDir}, nil
+}
+
+func rustCopyFile(from, to string) error {
+	body, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(to, body, 0o644)
+}
+
+// rustSDKSourceDir finds the Rust SDK package in a local folder: the folder itself (the rust/
+// folder of a github/copilot-sdk checkout, or an unpacked .crate) or its rust/ subfolder (the
+// checkout's root).
+func rustSDKSourceDir(source string) (string, error) {
+	abs, err := filepath.Abs(source)
+	if err != nil {
+		return "", err
+	}
+	name := regexp.MustCompile(`(?m)^name\s*=\s*"github-copilot-sdk"`)
+	for _, dir := range []string{abs, filepath.Join(abs, "rust")} {
+		body, err := os.ReadFile(filepath.Join(dir, "Cargo.toml"))
+		if err == nil && name.Match(body) {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("rust: %s holds no %s package (looked at Cargo.toml and rust/Cargo.toml)", source, rustCrate)
+}
