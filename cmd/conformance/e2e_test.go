@@ -134,3 +134,23 @@ func TestRunExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestSelftestCatchesEveryMutant runs conformance selftest: known regressions injected into
+// copies of the pinned Node and Go SDKs must each make a scenario fail.
+func TestSelftestCatchesEveryMutant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("prepares mutated SDKs: not in -short mode")
+	}
+	for _, tool := range []string{"npm", "go"} {
+		if _, err := exec.LookPath(tool); err != nil && len(required()) == 0 {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	bin := buildCLI(t)
+	cmd := exec.Command(bin, "selftest", "--report-dir", t.TempDir())
+	cmd.Dir = repoDir(t)
+	out, err := cmd.CombinedOutput()
+	t.Logf("conformance selftest:\n%s", out)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "all 6 mutants caught")
+}

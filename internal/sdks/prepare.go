@@ -122,8 +122,8 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 		if source, err = filepath.Abs(source); err != nil {
 			return nil, err
 		}
-		if st, err := os.Stat(source); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("--sdk-source %s=%s: not a folder", name, source)
+		if _, err := os.Stat(source); err != nil {
+			return nil, fmt.Errorf("--sdk-source %s=%s: %w", name, source, err)
 		}
 		sum := sha256.Sum256([]byte(source))
 		key = "source-" + hex.EncodeToString(sum[:])[:12]
@@ -283,6 +283,7 @@ func CopyDir(src, dst string, skip ...string) error {
 			return err
 		}
 		info, _ := e.Info()
-		return os.WriteFile(target, b, info.Mode().Perm())
+		// Owner-writable even when the source is not (the Go module cache is read-only).
+		return os.WriteFile(target, b, info.Mode().Perm()|0o200)
 	})
 }
