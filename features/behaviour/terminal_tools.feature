@@ -36,6 +36,16 @@ Feature: Terminal tools end the turn only when they succeed
     And the model went on after the tool "lookup"
     And the reply is "the answer is 42"
 
+  Scenario: a failed ordinary tool is reported to the model, which goes on
+    Given a tool "lookup" that fails with "not found"
+    And the model calls the tool "lookup"
+    And the model then replies "nothing there"
+    When the prompt "look it up" is sent and the SDK waits for the reply
+    Then the SDK answered the call to "lookup" as a failure
+    And the SDK answered the call to "lookup" with a failure mentioning "not found"
+    And the model went on after the tool "lookup"
+    And the reply is "nothing there"
+
   @requires.tool.isTerminal
   Scenario: a terminal tool after an ordinary one ends the turn
     Given a tool "lookup" that returns "42"

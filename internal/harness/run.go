@@ -85,11 +85,16 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	explicit := len(cfg.SDKs) > 0
-	names := cfg.SDKs
-	if !explicit {
-		names = sdks.Order
+	names := sdks.Order
+	if explicit {
+		names = nil
+		for _, n := range sdks.Order { // reports list SDKs in one order whatever --sdk says
+			if slices.Contains(cfg.SDKs, n) {
+				names = append(names, n)
+			}
+		}
 	}
-	for _, n := range names {
+	for _, n := range cfg.SDKs {
 		if !slices.Contains(sdks.Order, n) {
 			return nil, fmt.Errorf("%w: unknown SDK %q (known: %s)", ErrSetup, n, strings.Join(sdks.Order, ", "))
 		}

@@ -214,6 +214,8 @@ func Markdown(r *Results) string {
 	section("Expected failures (known divergences)", XFail)
 	section("Unsupported", Unsupported)
 
+	b.WriteString(observations(r))
+	b.WriteString(schemaViolations(r))
 	b.WriteString(differences(r))
 	return b.String()
 }
@@ -272,6 +274,73 @@ func differences(r *Results) string {
 		for _, row := range order {
 			fmt.Fprintf(&b, "| %s | %d |\n", seen[row].line, seen[row].scenarios)
 		}
+	}
+	return b.String()
+}
+
+// observations renders facts that differ between SDKs without failing, one row per fact, e.g.
+// how each SDK puts a tool's success and failure on the wire.
+func observations(r *Results) string {
+	facts := map[string]map[string]string{}
+	for _, x := range r.Results {
+		for k, v := range x.Observations {
+			if facts[k] == nil {
+				facts[k] = map[string]string{}
+			}
+			facts[k][x.SDK] = v
+		}
+	}
+	if len(facts) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(facts))
+	for k := range facts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("\n## How the SDKs differ in behaviour\n\n| observation |")
+	for _, s := range r.SDKs {
+		fmt.Fprintf(&b, " %s |", s.Name)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(r.SDKs)) + "\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "| %s |", k)
+		for _, s := range r.SDKs {
+			fmt.Fprintf(&b, " %s |", cell(facts[k][s.Name]))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// schemaViolations lists, per SDK, each distinct violation of the runtime's published schema
+// with the number of scenarios it appeared in.
+func schemaViolations(r *Results) string {
+	type key struct{ sdk, v string }
+	count := map[key]int{}
+	var order []key
+	for _, x := range r.Results {
+		for _, v := range x.SchemaViolations {
+			k := key{x.SDK, v}
+			if count[k] == 0 {
+				order = append(order, k)
+			}
+			count[k]++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Runtime schema\n\n%s\n", r.Harness.Schema)
+	if len(order) == 0 {
+		if strings.HasPrefix(r.Harness.Schema, "unavailable") || r.Harness.Schema == "" {
+			return b.String()
+		}
+		b.WriteString("\nNo request violated it.\n")
+		return b.String()
+	}
+	b.WriteString("\n| SDK | violation (method: JSON pointer: message) | scenarios |\n|---|---|---|\n")
+	for _, k := range order {
+		fmt.Fprintf(&b, "| %s | %s | %d |\n", k.sdk, cell(k.v), count[k])
 	}
 	return b.String()
 }
