@@ -146,7 +146,7 @@ func untar(tgz, dst string) error {
 		if err != nil {
 			return err
 		}
-		target := filepath.Join(dst, filepath.Clean("/" + h.Name))
+		target := filepath.Join(dst, filepath.Clean("/"+h.Name))
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
