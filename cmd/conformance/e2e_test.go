@@ -46,7 +46,7 @@ func TestFeatureSuite(t *testing.T) {
 	}
 	bin := buildCLI(t)
 	reports := t.TempDir()
-	cmd := exec.Command(bin, "run", "--report-dir", reports)
+	cmd := exec.Command(bin, "run", "-V", "--report-dir", reports)
 	cmd.Dir = repoDir(t)
 	out, err := cmd.CombinedOutput()
 	t.Logf("conformance run:\n%s", out)

@@ -19,6 +19,7 @@ func runCmd() *cobra.Command {
 		sdkList, tags, reportDir, cacheDir, scenario, manifest string
 		versions, sources                                      []string
 		timeout                                                time.Duration
+		validate                                               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run [feature files or folders]",
@@ -36,7 +37,7 @@ unavailable).`,
 				return err
 			}
 			cfg := harness.Config{RepoRoot: root, Tags: tags, Scenario: scenario, CacheRoot: cacheDir,
-				Manifest: manifest, CommandTimeout: timeout, Self: selfArgv(), Log: os.Stdout,
+				Manifest: manifest, CommandTimeout: timeout, Self: selfArgv(), Log: os.Stdout, ValidateProtocol: validate,
 				Command: "conformance " + strings.Join(os.Args[1:], " ")}
 			if sdkList != "" {
 				for _, s := range strings.Split(sdkList, ",") {
@@ -83,6 +84,7 @@ unavailable).`,
 	f.StringArrayVar(&versions, "sdk-version", nil, "run a published version: LANG=VERSION (repeatable)")
 	f.StringArrayVar(&sources, "sdk-source", nil, "run a local SDK folder: LANG=PATH (repeatable)")
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
+	f.BoolVarP(&validate, "validate-protocol", "V", false, "check every driver line against drivers/protocol.schema.json")
 	return cmd
 }
 

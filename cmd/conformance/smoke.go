@@ -40,7 +40,11 @@ func smokeCmd() *cobra.Command {
 				return &exitError{2, err}
 			}
 			l := driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env}
-			if err := harness.Smoke(context.Background(), l, sdk, timeout, os.Stdout); err != nil {
+			v, err := driver.LoadValidator(filepath.Join(root, "drivers", "protocol.schema.json"))
+			if err != nil {
+				return &exitError{2, err}
+			}
+			if err := harness.Smoke(context.Background(), l, sdk, timeout, v, os.Stdout); err != nil {
 				return &exitError{1, fmt.Errorf("smoke test of %s failed: %w", sdk, err)}
 			}
 			fmt.Printf("smoke test of %s passed\n", sdk)

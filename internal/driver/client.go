@@ -31,6 +31,8 @@ type Response struct {
 		Message string `json:"message"`
 	} `json:"error,omitempty"`
 	Reason string `json:"reason,omitempty"`
+
+	violation error // set when the line broke the protocol schema (validation on)
 }
 
 // ErrorText is "Type: message" for an error outcome.
@@ -83,13 +85,14 @@ type Client struct {
 	proc Process
 	desc string
 
-	writeMu sync.Mutex
-	mu      sync.Mutex
-	nextID  int
-	waiting map[int]chan *Response
-	sink    func(Line)
-	dead    chan struct{}
-	deadErr error
+	writeMu  sync.Mutex
+	mu       sync.Mutex
+	nextID   int
+	waiting  map[int]chan *Response
+	sink     func(Line)
+	validate *Validator
+	dead     chan struct{}
+	deadErr  error
 }
 
 // Start launches a driver and starts reading its stdout.
@@ -101,6 +104,13 @@ func Start(ctx context.Context, l Launcher) (*Client, error) {
 	c := &Client{proc: p, desc: l.Describe(), waiting: map[int]chan *Response{}, dead: make(chan struct{})}
 	go c.readLoop()
 	return c, nil
+}
+
+// SetValidator turns on validation of every line the driver writes.
+func (c *Client) SetValidator(v *Validator) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.validate = v
 }
 
 // SetSink sets where every line in both directions goes (the current scenario's transcript).
@@ -135,7 +145,14 @@ func (c *Client) readLoop() {
 			c.emit(Line{Body: line, Err: fmt.Errorf("not a protocol line (stdout must carry only protocol JSON): %w", err)})
 			continue
 		}
-		c.emit(Line{Body: line})
+		c.mu.Lock()
+		v := c.validate
+		c.mu.Unlock()
+		var violation error
+		if v != nil {
+			violation = v.Line(line)
+		}
+		c.emit(Line{Body: line, Err: violation})
 		if probe.ID == nil {
 			continue
 		}
@@ -143,6 +160,7 @@ func (c *Client) readLoop() {
 		if err := json.Unmarshal(line, &r); err != nil {
 			continue
 		}
+		r.violation = violation
 		c.mu.Lock()
 		ch := c.waiting[r.ID]
 		delete(c.waiting, r.ID)
@@ -195,6 +213,9 @@ func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Du
 	defer timer.Stop()
 	select {
 	case r := <-ch:
+		if r.violation != nil {
+			return nil, c.failure("protocol", cmd, fmt.Sprintf("response %d: %v", id, r.violation))
+		}
 		switch r.Outcome {
 		case OK, Error, Unsupported:
 			return r, nil

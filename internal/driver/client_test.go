@@ -66,3 +66,38 @@ func TestTailKeepsTheEnd(t *testing.T) {
 	_, _ = tail.Write([]byte("defg"))
 	assert.Equal(t, "cdefg", tail.String())
 }
+
+func TestValidatorNamesTheBrokenLine(t *testing.T) {
+	v, err := LoadValidator("../../drivers/protocol.schema.json")
+	require.NoError(t, err)
+	tests := []struct {
+		name, line, want string
+	}{
+		{"ok response", `{"id":1,"outcome":"ok","result":{}}`, ""},
+		{"ok without result", `{"id":1,"outcome":"ok"}`, "result"},
+		{"error without message", `{"id":1,"outcome":"error","error":{"type":"X"}}`, "message"},
+		{"unsupported without reason", `{"id":1,"outcome":"unsupported"}`, "reason"},
+		{"event", `{"event":"tool.invoked","args":{"session":"s1","tool":"t"}}`, ""},
+		{"unknown event", `{"event":"tool.exploded","args":{}}`, "not valid"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := v.Line([]byte(tt.line))
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	assert.Error(t, v.Hello([]byte(`{"protocolVersion":1,"sdk":"node","version":"","capabilities":{}}`)), "an empty version is not a version")
+	c, err := Start(context.Background(), Local{Argv: []string{"sh", "-c", `read l; echo '{"id":1,"outcome":"ok"}'; read l`}})
+	require.NoError(t, err)
+	defer c.Kill()
+	c.SetValidator(v)
+	_, err = c.Call(context.Background(), "hello", nil, 5*time.Second)
+	var f *Failure
+	require.ErrorAs(t, err, &f)
+	assert.Equal(t, "protocol", f.Kind)
+}

@@ -45,6 +45,9 @@ type Config struct {
 	Command        string   // the command line, for the report
 	Log            io.Writer
 	RuntimeCheck   func(method string, params json.RawMessage) []string
+	// ValidateProtocol checks every driver line against drivers/protocol.schema.json; a
+	// violation fails the command (and the scenario) with the offending line named.
+	ValidateProtocol bool
 }
 
 // ErrSetup is a usage or setup problem (exit code 2).
@@ -187,7 +190,12 @@ func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots cha
 		return fail(err.Error())
 	}
 	t.launcher = driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: stderrLog}
-	c, hello, err := StartDriver(ctx, t.launcher, name, cfg.CommandTimeout)
+	if cfg.ValidateProtocol {
+		if t.validator, err = driver.LoadValidator(filepath.Join(cfg.RepoRoot, "drivers", "protocol.schema.json")); err != nil {
+			return fail(err.Error())
+		}
+	}
+	c, hello, err := StartDriver(ctx, t.launcher, name, cfg.CommandTimeout, t.validator)
 	if err != nil {
 		return fail("driver did not start: " + err.Error())
 	}

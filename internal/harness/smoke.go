@@ -17,7 +17,8 @@ import (
 // Smoke checks that a driver speaks the protocol: hello and its capabilities, one session
 // against the recording runtime (connect, create with a tool, a prompt and its reply), and a
 // clean shutdown. It prints one line per check and returns an error naming the first failure.
-func Smoke(ctx context.Context, l driver.Launcher, sdk string, timeout time.Duration, out io.Writer) error {
+// Every line the driver writes is validated against the protocol schema when v is set.
+func Smoke(ctx context.Context, l driver.Launcher, sdk string, timeout time.Duration, v *driver.Validator, out io.Writer) error {
 	step := func(ok bool, format string, args ...any) {
 		mark := "ok  "
 		if !ok {
@@ -26,7 +27,7 @@ func Smoke(ctx context.Context, l driver.Launcher, sdk string, timeout time.Dura
 		fmt.Fprintf(out, "%s %s\n", mark, fmt.Sprintf(format, args...))
 	}
 	fmt.Fprintf(out, "smoke test of the %s driver: %s\n", sdk, l.Describe())
-	c, hello, err := StartDriver(ctx, l, sdk, timeout)
+	c, hello, err := StartDriver(ctx, l, sdk, timeout, v)
 	if err != nil {
 		step(false, "hello: %v", err)
 		return fmt.Errorf("hello: %w", err)

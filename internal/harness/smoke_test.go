@@ -32,7 +32,7 @@ func TestSmokeNamesWhatIsBroken(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := Smoke(context.Background(), driver.Local{Argv: []string{"sh", "-c", tt.script}}, "node", 3*time.Second, &out)
+			err := Smoke(context.Background(), driver.Local{Argv: []string{"sh", "-c", tt.script}}, "node", 3*time.Second, nil, &out)
 			require.Error(t, err)
 			assert.Contains(t, err.Error()+out.String(), tt.want)
 			assert.Contains(t, out.String(), "FAIL")

@@ -31,10 +31,13 @@ type Hello struct {
 
 // StartDriver launches a driver and checks its hello; every problem is named precisely (this is
 // also what `conformance smoke` reports first).
-func StartDriver(ctx context.Context, l driver.Launcher, wantSDK string, timeout time.Duration) (*driver.Client, *Hello, error) {
+func StartDriver(ctx context.Context, l driver.Launcher, wantSDK string, timeout time.Duration, v *driver.Validator) (*driver.Client, *Hello, error) {
 	c, err := driver.Start(ctx, l)
 	if err != nil {
 		return nil, nil, err
+	}
+	if v != nil {
+		c.SetValidator(v)
 	}
 	r, err := c.Call(ctx, "hello", map[string]any{"protocolVersion": driver.ProtocolVersion}, timeout)
 	if err != nil {
@@ -44,6 +47,12 @@ func StartDriver(ctx context.Context, l driver.Launcher, wantSDK string, timeout
 	if r.Outcome != driver.OK {
 		c.Kill()
 		return nil, nil, fmt.Errorf("hello answered %s: %s%s", r.Outcome, r.ErrorText(), r.Reason)
+	}
+	if v != nil {
+		if err := v.Hello(r.Result); err != nil {
+			c.Kill()
+			return nil, nil, fmt.Errorf("hello result %s", err)
+		}
 	}
 	var h Hello
 	if err := json.Unmarshal(r.Result, &h); err != nil {
@@ -76,6 +85,7 @@ type target struct {
 	unavailable string
 	hello       *Hello
 	launcher    driver.Launcher
+	validator   *driver.Validator // -V: every driver line checked against the protocol schema
 	timeout     time.Duration
 	reportDir   string
 	rtOpts      runtime.Options
@@ -111,7 +121,7 @@ func (t *target) Driver(ctx context.Context) (*driver.Client, error) {
 	if t.client != nil {
 		fmt.Fprintf(t.progress, "[%s] driver exited; starting a new one\n", t.name)
 	}
-	c, _, err := StartDriver(ctx, t.launcher, t.name, t.timeout)
+	c, _, err := StartDriver(ctx, t.launcher, t.name, t.timeout, t.validator)
 	if err != nil {
 		return nil, err
 	}
