@@ -97,7 +97,16 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 		w.rt = runtime.New(w.rec, runtime.Options{})
 		return nil
 	}
+	// Every scenario gets a transcript, even one that never reaches an SDK, so every result
+	// names a file that says what happened.
+	rec, err := transcript.New(w.t.TranscriptPath(w.feature, w.name))
+	if err != nil {
+		return err
+	}
+	w.rec = rec
+	rec.Notef("", "scenario %q (%s) on %s", w.name, w.feature, w.t.SDK())
 	if why := w.t.Unavailable(); why != "" {
+		rec.Notef("", "not run: the SDK is unavailable: %s", why)
 		return &ErrUnsupported{Reason: "unavailable: " + why}
 	}
 	caps, notes := w.t.Capabilities()
@@ -107,15 +116,10 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 			if n := notes[c]; n != "" {
 				reason += ": " + n
 			}
+			rec.Notef("", "not run: %s", reason)
 			return &ErrUnsupported{Reason: reason}
 		}
 	}
-	rec, err := transcript.New(w.t.TranscriptPath(w.feature, w.name))
-	if err != nil {
-		return err
-	}
-	w.rec = rec
-	rec.Notef("", "scenario %q (%s) on %s", w.name, w.feature, w.t.SDK())
 	w.rt = runtime.New(rec, w.t.RuntimeOptions())
 	w.addr, err = w.rt.Listen("127.0.0.1:0")
 	if err != nil {
@@ -137,14 +141,14 @@ func (w *world) end(s *godog.Scenario) {
 	if strings.HasPrefix(o.Unsupported, "unavailable: ") {
 		o.Unavailable, o.Unsupported = strings.TrimPrefix(o.Unsupported, "unavailable: "), ""
 	}
-	filtered := w.rec == nil && o.Unsupported == "" && o.Unavailable == "" && o.Err == nil
+	filtered := w.rec == nil
 	if w.replay != nil {
 		o.Transcript = ""
 		w.t.Finished(o)
 		*w = world{t: w.t}
 		return
 	}
-	if w.rec != nil {
+	if w.rt != nil {
 		// Let a turn still being played finish, then release the SDK's client.
 		wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = w.rt.Wait(wctx)
@@ -156,6 +160,8 @@ func (w *world) end(s *godog.Scenario) {
 		}
 		w.rt.Close()
 		w.importStdio()
+	}
+	if w.rec != nil {
 		for _, e := range w.entries() {
 			if e.Dir == transcript.Note && strings.HasPrefix(e.Text, "schema: ") {
 				o.SchemaViolations = append(o.SchemaViolations, strings.TrimPrefix(e.Text, "schema: "))
