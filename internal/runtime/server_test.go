@@ -15,7 +15,7 @@ import (
 
 // sdk is a minimal raw JSON-RPC peer standing in for an SDK's transport in these tests.
 type sdk struct {
-	t    *testing.T
+	t    testing.TB
 	c    net.Conn
 	r    *wire.Reader
 	w    *wire.Writer
@@ -24,7 +24,7 @@ type sdk struct {
 	seen []wire.Message
 }
 
-func dial(t *testing.T, addr string) *sdk {
+func dial(t testing.TB, addr string) *sdk {
 	c, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
@@ -79,7 +79,7 @@ func (s *sdk) until(typ string) map[string]any {
 	}
 }
 
-func start(t *testing.T) (*Server, *transcript.Recorder, string) {
+func start(t testing.TB) (*Server, *transcript.Recorder, string) {
 	rec, err := transcript.New("")
 	require.NoError(t, err)
 	srv := New(rec, Options{ToolTimeout: 5 * time.Second})
