@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 )
 
 // connect gives the scenario a fresh SDK client on its recording runtime.
@@ -41,12 +42,7 @@ func (w *world) connectedOverStdio() error {
 	}
 	w.stdioLog = filepath.Join(dir, "stdio-transcript.ndjson")
 	script := filepath.Join(dir, "copilot")
-	quoted := make([]string, 0, len(w.t.StdioRuntime()))
-	for _, a := range w.t.StdioRuntime() {
-		quoted = append(quoted, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
-	}
-	body := fmt.Sprintf("#!/bin/sh\nexec %s --transcript '%s' \"$@\"\n", strings.Join(quoted, " "), w.stdioLog)
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+	if err := runtime.WriteStdioScript(script, w.t.StdioRuntime(), w.stdioLog); err != nil {
 		return err
 	}
 	c := fmt.Sprintf("c%d", len(w.clients)+1)

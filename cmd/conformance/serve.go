@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -32,12 +34,16 @@ puts on the wire.`,
 			if err != nil {
 				return &exitError{2, err}
 			}
+			script, err := stdioScript(out)
+			if err != nil {
+				return &exitError{2, err}
+			}
 			fmt.Printf("recording runtime listening on %s\n", addr)
 			fmt.Printf("  TCP:   connect your SDK to %s (e.g. RuntimeConnection.forUri(\"%s\"))\n", addr, addr)
-			fmt.Printf("  stdio: COPILOT_CLI_PATH=<script running: %s --transcript FILE \"$@\">\n", strings.Join(selfArgv(), " "))
+			fmt.Printf("  stdio: COPILOT_CLI_PATH=%s (your SDK spawns the runtime; its frames go to %s.stdio.ndjson)\n", script, out)
 			fmt.Printf("transcript: %s\n", out)
 			sig := make(chan os.Signal, 1)
-			signal.Notify(sig, os.Interrupt)
+			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 			<-sig
 			srv.Close()
 			return nil
@@ -46,6 +52,16 @@ puts on the wire.`,
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on (loopback by default)")
 	cmd.Flags().StringVar(&out, "transcript", "conformance-serve.ndjson", "transcript file")
 	return cmd
+}
+
+// stdioScript writes the COPILOT_CLI_PATH script beside the transcript.
+func stdioScript(transcript string) (string, error) {
+	abs, err := filepath.Abs(transcript)
+	if err != nil {
+		return "", err
+	}
+	script := strings.TrimSuffix(abs, filepath.Ext(abs)) + "-copilot"
+	return script, runtime.WriteStdioScript(script, selfArgv(), abs+".stdio.ndjson")
 }
 
 // runtimeCmd is what an SDK spawns as its CLI: it serves one connection on stdin/stdout. It
