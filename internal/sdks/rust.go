@@ -17,7 +17,10 @@ import (
 // The SDK's build.rs downloads a Copilot CLI unless COPILOT_SKIP_CLI_DOWNLOAD is set; every
 // cargo command here sets it, and the dependency has default-features = false (no bundled-cli).
 // The registry and git caches are the user's (~/.cargo, or $CARGO_HOME), so a re-prepare
-// downloads nothing; the compiled artifacts live in the cache directory (CARGO_TARGET_DIR).
+// downloads nothing. The compiled artifacts live in one target folder shared by every rust
+// preparation (CARGO_TARGET_DIR beside the per-version folders): compiling the SDK crate takes
+// minutes on two cores, and cargo keeps each version's artifacts apart, so a change to the
+// driver alone recompiles only the driver. The built binary is copied into pc.CacheDir.
 func init() {
 	register(Driver{
 		Name: "rust",
@@ -89,7 +92,7 @@ func prepareRust(ctx context.Context, pc PrepareContext) (Launch, error) {
 
 	env := []string{
 		"COPILOT_SKIP_CLI_DOWNLOAD=1",
-		"CARGO_TARGET_DIR=" + filepath.Join(pc.CacheDir, "target"),
+		"CARGO_TARGET_DIR=" + filepath.Join(filepath.Dir(pc.CacheDir), "cargo-target"),
 		"CARGO_TERM_COLOR=never",
 		"CARGO_TERM_PROGRESS_WHEN=never",
 	}
@@ -146,9 +149,13 @@ func prepareRust(ctx context.Context, pc PrepareContext) (Launch, error) {
 	if err := cargo(build...); err != nil {
 		return Launch{}, err
 	}
-	bin := filepath.Join(pc.CacheDir, "target", "release", "driver")
-	if _, err := os.Stat(bin); err != nil {
-		return Launch{}, fmt.Errorf("rust: cargo build produced no %s: %w", bin, err)
+	built := filepath.Join(filepath.Dir(pc.CacheDir), "cargo-target", "release", "driver")
+	bin := filepath.Join(pc.CacheDir, "driver")
+	if err := rustCopyFile(built, bin); err != nil {
+		return Launch{}, fmt.Errorf("rust: cargo build produced no driver binary: %w", err)
+	}
+	if err := os.Chmod(bin, 0o755); err != nil {
+		return Launch{}, err
 	}
 	return Launch{Argv: []string{bin}, Dir: pc.CacheDir}, nil
 }

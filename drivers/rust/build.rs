@@ -1,0 +1,154 @@
+//! Records which github-copilot-sdk this binary was built against, so `hello` reports the version
+//! cargo actually resolved (from Cargo.lock) instead of a hard-coded string.
+//!
+//! Sets, for src/main.rs:
+//! - SDK_VERSION: the `version` of the `github-copilot-sdk` package in Cargo.lock
+//! - SDK_SOURCE:  `crates.io:github-copilot-sdk@<version>` for a registry package, or
+//!   `path:<dir>` when Cargo.toml points the dependency at a local folder.
+//!
+//! It also looks at the resolved SDK's source (the unpacked crate under $CARGO_HOME/registry/src,
+//! or the local folder) and sets one `sdk_*` cfg per public API the driver uses that older
+//! releases lack, so the same driver builds against them and reports `unsupported` honestly:
+//! - sdk_tool_is_terminal: `Tool::with_is_terminal`
+//! - sdk_tool_metadata:    `Tool::with_metadata`
+//! - sdk_set_tools:        `Session::set_tools`
+//! - sdk_clear_context:    `session.rpc().history().clear_context(HistoryClearContextRequest)`
+//! - sdk_prepare_session:  `Client::prepare_session` / `prepare_resume_session` (subscribe first)
+
+use std::path::{Path, PathBuf};
+
+/// cfg name and a string whose presence in the SDK's src/ shows the API exists.
+const PROBES: &[(&str, &[&str])] = &[
+    ("sdk_tool_is_terminal", &["pub fn with_is_terminal("]),
+    ("sdk_tool_metadata", &["pub fn with_metadata(mut self, metadata: IndexMap<String, Value>)"]),
+    ("sdk_set_tools", &["pub async fn set_tools<"]),
+    ("sdk_clear_context", &["pub struct HistoryClearContextRequest", "pub async fn clear_context("]),
+    ("sdk_prepare_session", &["pub fn prepare_session(", "pub fn prepare_resume_session("]),
+];
+
+const PKG: &str = "github-copilot-sdk";
+
+fn main() {
+    let dir = std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
+    let lock_path = Path::new(&dir).join("Cargo.lock");
+    let toml_path = Path::new(&dir).join("Cargo.toml");
+    println!("cargo:rerun-if-changed={}", lock_path.display());
+    println!("cargo:rerun-if-changed={}", toml_path.display());
+
+    let lock = std::fs::read_to_string(&lock_path).unwrap_or_default();
+    let (version, source) = locked_package(&lock).unwrap_or_else(|| ("unknown".into(), None));
+
+    let manifest = std::fs::read_to_string(&toml_path).unwrap_or_default();
+    let local_path: Option<String> = manifest
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with(PKG) && l[PKG.len()..].trim_start().starts_with('='))
+        .and_then(|l| quoted_value(l, "path"));
+
+    let source = match (local_path.clone(), source) {
+        (Some(p), _) => format!("path:{p}"),
+        (None, Some(s)) if s.contains("crates.io") => format!("crates.io:{PKG}@{version}"),
+        (None, Some(s)) => format!("{s}#{PKG}@{version}"),
+        (None, None) => format!("{PKG}@{version}"),
+    };
+    println!("cargo:rustc-env=SDK_VERSION={version}");
+    println!("cargo:rustc-env=SDK_SOURCE={source}");
+
+    for (cfg, _) in PROBES {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+    }
+    let sdk_dir = match &local_path {
+        Some(p) => Some(PathBuf::from(p)),
+        None => registry_dir(&version),
+    };
+    let mut text = String::new();
+    if let Some(dir) = &sdk_dir {
+        read_sources(&dir.join("src"), &mut text);
+    }
+    if text.is_empty() {
+        println!(
+            "cargo:warning=github-copilot-sdk {version}: source not found (looked at {sdk_dir:?}); \
+             assuming every API the driver uses exists"
+        );
+    }
+    for (cfg, needles) in PROBES {
+        if text.is_empty() || needles.iter().all(|n| text.contains(n)) {
+            println!("cargo:rustc-cfg={cfg}");
+        }
+    }
+}
+
+/// The unpacked registry crate: $CARGO_HOME/registry/src/<index>/github-copilot-sdk-<version>.
+fn registry_dir(version: &str) -> Option<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))?;
+    let name = format!("{PKG}-{version}");
+    std::fs::read_dir(home.join("registry").join("src"))
+        .ok()?
+        .flatten()
+        .map(|index| index.path().join(&name))
+        .find(|dir| dir.join("Cargo.toml").is_file())
+}
+
+fn read_sources(dir: &Path, out: &mut String) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            read_sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            if let Ok(body) = std::fs::read_to_string(&path) {
+                out.push_str(&body);
+            }
+        }
+    }
+}
+
+/// Finds `[[package]] name = "github-copilot-sdk"` in Cargo.lock; returns its version and source.
+fn locked_package(lock: &str) -> Option<(String, Option<String>)> {
+    for block in lock.split("[[package]]").skip(1) {
+        let mut name = None;
+        let mut version = None;
+        let mut source = None;
+        for line in block.lines().map(str::trim) {
+            if line.starts_with('[') {
+                break;
+            }
+            if let Some(v) = kv(line, "name") {
+                name = Some(v);
+            } else if let Some(v) = kv(line, "version") {
+                version = Some(v);
+            } else if let Some(v) = kv(line, "source") {
+                source = Some(v);
+            }
+        }
+        if name.as_deref() == Some(PKG) {
+            return Some((version?, source));
+        }
+    }
+    None
+}
+
+/// `key = "value"` on a line of its own.
+fn kv(line: &str, key: &str) -> Option<String> {
+    let rest = line.strip_prefix(key)?.trim_start().strip_prefix('=')?.trim();
+    Some(rest.strip_prefix('"')?.strip_suffix('"')?.to_string())
+}
+
+/// `key = "value"` inside an inline table such as `{ path = "/x", ... }`.
+fn quoted_value(line: &str, key: &str) -> Option<String> {
+    let mut rest = line;
+    while let Some(i) = rest.find(key) {
+        let before_ok = i == 0 || !rest.as_bytes()[i - 1].is_ascii_alphanumeric() && rest.as_bytes()[i - 1] != b'-' && rest.as_bytes()[i - 1] != b'_';
+        let after = rest[i + key.len()..].trim_start();
+        if before_ok {
+            if let Some(after) = after.strip_prefix('=') {
+                let after = after.trim_start().strip_prefix('"')?;
+                return Some(after[..after.find('"')?].to_string());
+            }
+        }
+        rest = &rest[i + key.len()..];
+    }
+    None
+}

@@ -1,0 +1,754 @@
+//! Conformance driver for the GitHub Copilot Rust SDK (crates.io `github-copilot-sdk`).
+//!
+//! Speaks the line-delimited JSON protocol of drivers/PROTOCOL.md on stdin/stdout and turns each
+//! command into the SDK's ordinary public API. It never asserts: it reports what the SDK returned.
+//! stdout carries protocol lines only (one lock around "write line + flush"); diagnostics go to
+//! stderr. The SDK logs through `tracing`, and no subscriber is installed, so it prints nothing.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+#[cfg(sdk_clear_context)]
+use github_copilot_sdk::rpc::HistoryClearContextRequest;
+use github_copilot_sdk::session::Session;
+use github_copilot_sdk::subscription::RecvErrorKind;
+use github_copilot_sdk::tool::ToolHandler;
+use github_copilot_sdk::{
+    CliProgram, Client, ClientOptions, DeferMode, Error, ErrorKind, EventSubscription, IndexMap,
+    MessageOptions, ResumeSessionConfig, SessionConfig, SessionErrorKind, SessionId, Tool,
+    ToolInvocation, ToolResult, Transport,
+};
+use serde_json::{json, Map, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+const PROTOCOL_VERSION: i64 = 1;
+/// Exact SDK version and origin cargo resolved for this build (see build.rs / Cargo.lock).
+const SDK_VERSION: &str = env!("SDK_VERSION");
+const SDK_SOURCE: &str = env!("SDK_SOURCE");
+const SDK_NAME: &str = "github-copilot-sdk";
+/// The program named for an external (TCP) connection, where the SDK spawns nothing.
+const UNUSED_PROGRAM: &str = "copilot-not-spawned-for-external-transport";
+
+// ---------------------------------------------------------------------------------------------
+// stdout: one lock around every protocol line
+// ---------------------------------------------------------------------------------------------
+
+static STDOUT_LOCK: Mutex<()> = Mutex::new(());
+
+fn write_line(message: &Value) {
+    let mut line = serde_json::to_string(message).expect("JSON values always serialize");
+    line.push('\n');
+    let _guard = STDOUT_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut out = std::io::stdout().lock();
+    if out.write_all(line.as_bytes()).and_then(|()| out.flush()).is_err() {
+        // The harness went away; nothing useful is left to do.
+        std::process::exit(0);
+    }
+}
+
+fn emit_event(name: &str, args: Value) {
+    write_line(&json!({ "event": name, "args": args }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command outcomes
+// ---------------------------------------------------------------------------------------------
+
+enum Failure {
+    /// The SDK (or the driver) raised: `{"outcome": "error", "error": {type, message}}`.
+    Error { kind: String, message: String },
+    /// The pinned SDK has no way to do this.
+    Unsupported(String),
+}
+
+type Outcome = Result<Value, Failure>;
+
+/// `unsupported` naming the SDK version and the missing API.
+fn missing(what: &str) -> Failure {
+    Failure::Unsupported(format!("{SDK_NAME} {SDK_VERSION} has no {what}"))
+}
+
+const NO_IS_TERMINAL: &str = "Tool::with_is_terminal (tool option isTerminal)";
+const NO_METADATA: &str = "Tool::with_metadata (tool option metadata)";
+const NO_SET_TOOLS: &str = "Session::set_tools (high-level tool replacement)";
+const NO_CLEAR_CONTEXT: &str =
+    "session.rpc().history().clear_context (generated session.history.clearContext)";
+
+fn driver_error(message: impl Into<String>) -> Failure {
+    Failure::Error { kind: "DriverError".into(), message: message.into() }
+}
+
+/// `Error::<ErrorKind variant>`, e.g. `Error::Rpc`, `Error::Session`, `Error::Io`.
+fn sdk_error_type(error: &Error) -> String {
+    let kind = format!("{:?}", error.kind());
+    let head = kind.split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("");
+    format!("Error::{head}")
+}
+
+fn sdk_failure(error: Error) -> Failure {
+    Failure::Error { kind: sdk_error_type(&error), message: error.to_string() }
+}
+
+fn respond(id: &Value, outcome: Outcome) {
+    let line = match outcome {
+        Ok(result) => json!({ "id": id, "outcome": "ok", "result": result }),
+        Err(Failure::Error { kind, message }) => {
+            json!({ "id": id, "outcome": "error", "error": { "type": kind, "message": message } })
+        }
+        Err(Failure::Unsupported(reason)) => {
+            json!({ "id": id, "outcome": "unsupported", "reason": reason })
+        }
+    };
+    write_line(&line);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handles
+// ---------------------------------------------------------------------------------------------
+
+struct SessionEntry {
+    client: String,
+    session: Arc<Session>,
+}
+
+#[derive(Default)]
+struct State {
+    clients: Mutex<HashMap<String, Client>>,
+    sessions: Mutex<HashMap<String, SessionEntry>>,
+}
+
+impl State {
+    fn client(&self, handle: &str) -> Result<Client, Failure> {
+        self.clients
+            .lock()
+            .unwrap()
+            .get(handle)
+            .cloned()
+            .ok_or_else(|| driver_error(format!("unknown client handle {handle:?}")))
+    }
+
+    fn session(&self, handle: &str) -> Result<Arc<Session>, Failure> {
+        self.sessions
+            .lock()
+            .unwrap()
+            .get(handle)
+            .map(|entry| entry.session.clone())
+            .ok_or_else(|| driver_error(format!("unknown session handle {handle:?}")))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument helpers
+// ---------------------------------------------------------------------------------------------
+
+fn str_arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, Failure> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| driver_error(format!("missing or non-string argument {key:?}")))
+}
+
+fn tools_arg(args: &Value) -> Result<&Vec<Value>, Failure> {
+    args.get("tools")
+        .and_then(Value::as_array)
+        .ok_or_else(|| driver_error("missing or non-array argument \"tools\""))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+// ---------------------------------------------------------------------------------------------
+
+/// A tool handler's behaviour, as data (PROTOCOL.md "Tool.handler").
+#[derive(Clone)]
+enum Action {
+    Return { text: String },
+    Fail { message: String },
+    ClearContext { prompt: String, text: String },
+}
+
+/// The application's handler for one tool: it reports the call, then does what the spec says.
+struct ScriptedHandler {
+    state: Arc<State>,
+    session: String,
+    tool: String,
+    label: Option<String>,
+    action: Action,
+}
+
+#[async_trait]
+impl ToolHandler for ScriptedHandler {
+    async fn call(&self, invocation: ToolInvocation) -> Result<ToolResult, Error> {
+        let mut invoked = json!({ "session": self.session, "tool": self.tool });
+        if let Some(label) = &self.label {
+            invoked["label"] = json!(label);
+        }
+        invoked["arguments"] = invocation.arguments.clone();
+        emit_event("tool.invoked", invoked);
+
+        match &self.action {
+            Action::Return { text } => Ok(ToolResult::Text(text.clone())),
+            Action::Fail { message } => Err(Error::with_message(
+                ErrorKind::Session(SessionErrorKind::AgentError),
+                message.clone(),
+            )),
+            #[cfg(not(sdk_clear_context))]
+            Action::ClearContext { .. } => unreachable!("build_tool rejects clearContext handlers"),
+            #[cfg(sdk_clear_context)]
+            Action::ClearContext { prompt, text } => {
+                let session = match self.state.session(&self.session) {
+                    Ok(session) => session,
+                    Err(_) => {
+                        let message = format!(
+                            "driver: session handle {:?} is not registered yet",
+                            self.session
+                        );
+                        emit_event(
+                            "tool.clearContext",
+                            json!({ "session": self.session, "tool": self.tool, "error": message }),
+                        );
+                        return Err(Error::with_message(ErrorKind::InvalidConfig, message));
+                    }
+                };
+                let request = HistoryClearContextRequest { prompt: prompt.clone() };
+                match session.rpc().history().clear_context(request).await {
+                    Ok(cleared) => {
+                        emit_event(
+                            "tool.clearContext",
+                            json!({
+                                "session": self.session,
+                                "tool": self.tool,
+                                "messagesCleared": cleared.messages_cleared,
+                            }),
+                        );
+                        Ok(ToolResult::Text(
+                            text.replace("{messagesCleared}", &cleared.messages_cleared.to_string()),
+                        ))
+                    }
+                    Err(error) => {
+                        emit_event(
+                            "tool.clearContext",
+                            json!({
+                                "session": self.session,
+                                "tool": self.tool,
+                                "error": error.to_string(),
+                            }),
+                        );
+                        Err(error)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Tool options the driver knows, in the order it applies those `optionOrder` does not list.
+const TOOL_OPTIONS: &[&str] = &[
+    "description",
+    "parameters",
+    "isTerminal",
+    "overridesBuiltInTool",
+    "skipPermission",
+    "defer",
+    "metadata",
+];
+
+fn parse_action(spec: &Value) -> Result<(Option<String>, Action), Failure> {
+    let handler = spec
+        .get("handler")
+        .and_then(Value::as_object)
+        .ok_or_else(|| driver_error("tool.handler must be an object"))?;
+    let field = |key: &str| handler.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+    let label = handler.get("label").and_then(Value::as_str).map(str::to_string);
+    let action = match handler.get("action").and_then(Value::as_str) {
+        Some("return") => Action::Return { text: field("text") },
+        Some("fail") => Action::Fail { message: field("message") },
+        Some("clearContext") if cfg!(sdk_clear_context) => {
+            Action::ClearContext { prompt: field("prompt"), text: field("text") }
+        }
+        Some("clearContext") => return Err(missing(NO_CLEAR_CONTEXT)),
+        other => return Err(driver_error(format!("unknown handler action {other:?}"))),
+    };
+    Ok((label, action))
+}
+
+fn bool_option(spec: &Value, key: &str) -> Result<bool, Failure> {
+    spec[key].as_bool().ok_or_else(|| driver_error(format!("tool option {key:?} must be a boolean")))
+}
+
+/// Builds one SDK tool with the builder, applying only the options present in the spec, in
+/// `optionOrder` first and then in [`TOOL_OPTIONS`] order.
+fn build_tool(state: &Arc<State>, session: &str, spec: &Value) -> Result<Tool, Failure> {
+    let object = spec.as_object().ok_or_else(|| driver_error("a tool must be an object"))?;
+    let name = spec
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| driver_error("tool.name must be a non-empty string"))?;
+    for key in object.keys() {
+        let known = matches!(key.as_str(), "name" | "handler" | "optionOrder")
+            || TOOL_OPTIONS.contains(&key.as_str());
+        if !known {
+            return Err(Failure::Unsupported(format!(
+                "the Rust driver does not know the tool option {key:?} ({SDK_NAME} {SDK_VERSION})"
+            )));
+        }
+    }
+
+    let mut order: Vec<&str> = Vec::new();
+    if let Some(listed) = spec.get("optionOrder") {
+        let listed = listed
+            .as_array()
+            .ok_or_else(|| driver_error("tool.optionOrder must be an array"))?;
+        for option in listed {
+            let option = option
+                .as_str()
+                .filter(|o| TOOL_OPTIONS.contains(o))
+                .ok_or_else(|| driver_error(format!("unknown option {option} in optionOrder")))?;
+            if !order.contains(&option) {
+                order.push(option);
+            }
+        }
+    }
+    for option in TOOL_OPTIONS {
+        if !order.contains(option) {
+            order.push(option);
+        }
+    }
+
+    let (label, action) = parse_action(spec)?;
+    let handler = ScriptedHandler {
+        state: state.clone(),
+        session: session.to_string(),
+        tool: name.to_string(),
+        label,
+        action,
+    };
+    let mut tool = Tool::new(name).with_handler(Arc::new(handler));
+    for option in order {
+        if !object.contains_key(option) {
+            continue; // absent: the application did not set it
+        }
+        tool = match option {
+            "description" => tool.with_description(
+                spec[option]
+                    .as_str()
+                    .ok_or_else(|| driver_error("tool.description must be a string"))?,
+            ),
+            "parameters" => {
+                if !spec[option].is_object() {
+                    return Err(driver_error("tool.parameters must be an object"));
+                }
+                tool.with_parameters(spec[option].clone())
+            }
+            #[cfg(sdk_tool_is_terminal)]
+            "isTerminal" => tool.with_is_terminal(bool_option(spec, option)?),
+            #[cfg(not(sdk_tool_is_terminal))]
+            "isTerminal" => return Err(missing(NO_IS_TERMINAL)),
+            "overridesBuiltInTool" => tool.with_overrides_built_in_tool(bool_option(spec, option)?),
+            "skipPermission" => tool.with_skip_permission(bool_option(spec, option)?),
+            "defer" => tool.with_defer(match spec[option].as_str() {
+                Some("auto") => DeferMode::Auto,
+                Some("never") => DeferMode::Never,
+                other => return Err(driver_error(format!("unknown defer mode {other:?}"))),
+            }),
+            #[cfg(not(sdk_tool_metadata))]
+            "metadata" => return Err(missing(NO_METADATA)),
+            #[cfg(sdk_tool_metadata)]
+            "metadata" => {
+                let map = spec[option]
+                    .as_object()
+                    .ok_or_else(|| driver_error("tool.metadata must be an object"))?;
+                let metadata: IndexMap<String, Value> =
+                    map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                tool.with_metadata(metadata)
+            }
+            _ => unreachable!("order only holds TOOL_OPTIONS"),
+        };
+    }
+    Ok(tool)
+}
+
+fn build_tools(state: &Arc<State>, session: &str, specs: &[Value]) -> Result<Vec<Tool>, Failure> {
+    specs.iter().map(|spec| build_tool(state, session, spec)).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session events
+// ---------------------------------------------------------------------------------------------
+
+/// Forwards every event the SDK delivers to the application's subscription as `session.event`.
+fn forward_events(handle: String, mut events: EventSubscription) {
+    tokio::spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(event) => emit_event(
+                    "session.event",
+                    json!({ "session": handle, "type": event.event_type, "data": event.data }),
+                ),
+                Err(error) => match error.kind() {
+                    RecvErrorKind::Lagged(lagged) => emit_event(
+                        "log",
+                        json!({ "message": format!("session {handle}: event subscription lagged: {lagged:?}") }),
+                    ),
+                    _ => break,
+                },
+            }
+        }
+    });
+}
+
+/// Lets the event forwarders write events the SDK has already queued before a response goes out,
+/// so the transcript shows e.g. `session.idle` before the `send` result it completed.
+async fn settle_events() {
+    for _ in 0..8 {
+        tokio::task::yield_now().await;
+    }
+    tokio::time::sleep(Duration::from_millis(20)).await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+// ---------------------------------------------------------------------------------------------
+
+fn hello() -> Outcome {
+    let capabilities = json!({
+        "transport.tcp": true,
+        "transport.stdio": true,
+        "session.resume": true,
+        "tool.isTerminal": cfg!(sdk_tool_is_terminal),
+        "tool.isTerminal.explicitFalse": false,
+        "tool.overridesBuiltInTool": true,
+        "tool.skipPermission": true,
+        "tool.defer": true,
+        "tool.metadata": cfg!(sdk_tool_metadata),
+        "session.setTools": cfg!(sdk_set_tools),
+        "session.clearContext": cfg!(sdk_clear_context),
+        "events": true,
+    });
+    let mut notes = json!({
+        "tool.isTerminal.explicitFalse": format!(
+            "{SDK_NAME} {SDK_VERSION}: Tool::with_is_terminal(bool) stores a plain bool serialized \
+             with skip_serializing_if = is_false, so with_is_terminal(false) is indistinguishable \
+             from not setting it (no isTerminal key on the wire)"
+        ),
+        "tool.overridesBuiltInTool": format!(
+            "{SDK_NAME} {SDK_VERSION}: plain bool, omitted on the wire when false"
+        ),
+        "tool.skipPermission": format!(
+            "{SDK_NAME} {SDK_VERSION}: plain bool, omitted on the wire when false"
+        ),
+        "tool.metadata": format!(
+            "{SDK_NAME} {SDK_VERSION}: metadata is an IndexMap omitted on the wire when empty, so \
+             an explicit {{}} is not sent"
+        ),
+        "session.clearContext": format!(
+            "{SDK_NAME} {SDK_VERSION}: generated Session::rpc().history().clear_context()"
+        ),
+        "session.setTools": format!("{SDK_NAME} {SDK_VERSION}: Session::set_tools()"),
+        "transport.tcp": "ClientOptions::with_transport(Transport::External { host, port, connection_token: None })".to_string(),
+        "transport.stdio": "ClientOptions::with_program(CliProgram::Path(cliPath)) + Transport::Stdio".to_string(),
+    });
+    let absent = [
+        (cfg!(sdk_tool_is_terminal), "tool.isTerminal", NO_IS_TERMINAL),
+        (cfg!(sdk_tool_metadata), "tool.metadata", NO_METADATA),
+        (cfg!(sdk_set_tools), "session.setTools", NO_SET_TOOLS),
+        (cfg!(sdk_clear_context), "session.clearContext", NO_CLEAR_CONTEXT),
+    ];
+    for (present, capability, what) in absent {
+        if !present {
+            notes[capability] = json!(format!("{SDK_NAME} {SDK_VERSION} has no {what}"));
+        }
+    }
+    if !cfg!(sdk_prepare_session) {
+        notes["events"] = json!(format!(
+            "{SDK_NAME} {SDK_VERSION} has no Client::prepare_session: the driver subscribes after \
+             create_session/resume_session return, so events sent before that are not forwarded"
+        ));
+    }
+    Ok(json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "sdk": "rust",
+        "version": SDK_VERSION,
+        "source": SDK_SOURCE,
+        "capabilities": capabilities,
+        "notes": notes,
+    }))
+}
+
+fn parse_address(address: &str) -> Result<(String, u16), Failure> {
+    let bare = address
+        .split_once("://")
+        .map(|(_, rest)| rest)
+        .unwrap_or(address)
+        .trim_end_matches('/');
+    let (host, port) = bare
+        .rsplit_once(':')
+        .ok_or_else(|| driver_error(format!("address {address:?} is not host:port")))?;
+    let port = port
+        .parse::<u16>()
+        .map_err(|_| driver_error(format!("address {address:?} has no valid port")))?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    Ok((host.to_string(), port))
+}
+
+async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
+    let handle = str_arg(args, "client")?.to_string();
+    let options = if let Some(address) = args.get("address").and_then(Value::as_str) {
+        let (host, port) = parse_address(address)?;
+        // Client::start resolves `program` before it looks at the transport, even for
+        // Transport::External, which never spawns anything. Without the bundled-cli feature and
+        // without COPILOT_CLI_PATH that resolution fails with BinaryNotFound (measured with
+        // 1.0.28), so name an explicit program that is never started.
+        ClientOptions::new()
+            .with_program(CliProgram::Path(UNUSED_PROGRAM.into()))
+            .with_transport(Transport::External { host, port, connection_token: None })
+    } else if let Some(cli_path) = args.get("cliPath").and_then(Value::as_str) {
+        let mut env: Vec<(String, String)> = Vec::new();
+        if let Some(extra) = args.get("env") {
+            let extra = extra.as_object().ok_or_else(|| driver_error("env must be an object"))?;
+            for (key, value) in extra {
+                let value = value
+                    .as_str()
+                    .ok_or_else(|| driver_error(format!("env.{key} must be a string")))?;
+                env.push((key.clone(), value.to_string()));
+            }
+        }
+        ClientOptions::new()
+            .with_program(CliProgram::Path(cli_path.into()))
+            .with_transport(Transport::Stdio)
+            .with_env(env)
+            .with_env_remove(["COPILOT_SDK_DEFAULT_CONNECTION"])
+    } else {
+        return Err(driver_error("connect needs \"address\" or \"cliPath\""));
+    };
+    let client = Client::start(options).await.map_err(sdk_failure)?;
+    state.clients.lock().unwrap().insert(handle, client);
+    Ok(json!({}))
+}
+
+fn register_session(state: &Arc<State>, client: &str, handle: &str, session: Session) -> Value {
+    let session_id = session.id().to_string();
+    state.sessions.lock().unwrap().insert(
+        handle.to_string(),
+        SessionEntry { client: client.to_string(), session: Arc::new(session) },
+    );
+    json!({ "sessionId": session_id })
+}
+
+async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
+    let client_handle = str_arg(args, "client")?;
+    let handle = str_arg(args, "session")?;
+    let client = state.client(client_handle)?;
+    let tools = build_tools(state, handle, tools_arg(args)?)?;
+    let config = SessionConfig::default().approve_all_permissions().with_tools(tools);
+    // Subscribe before the session starts so no early event is lost.
+    #[cfg(sdk_prepare_session)]
+    let session = {
+        let prepared = client.prepare_session(config).map_err(sdk_failure)?;
+        forward_events(handle.to_string(), prepared.subscribe());
+        prepared.start().await.map_err(sdk_failure)?
+    };
+    #[cfg(not(sdk_prepare_session))]
+    let session = {
+        let session = client.create_session(config).await.map_err(sdk_failure)?;
+        forward_events(handle.to_string(), session.subscribe());
+        session
+    };
+    Ok(register_session(state, client_handle, handle, session))
+}
+
+async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
+    let client_handle = str_arg(args, "client")?;
+    let handle = str_arg(args, "session")?;
+    let session_id = str_arg(args, "sessionId")?;
+    let client = state.client(client_handle)?;
+    let tools = build_tools(state, handle, tools_arg(args)?)?;
+    let config = ResumeSessionConfig::new(SessionId::new(session_id))
+        .approve_all_permissions()
+        .with_tools(tools);
+    #[cfg(sdk_prepare_session)]
+    let session = {
+        let prepared = client.prepare_resume_session(config).map_err(sdk_failure)?;
+        forward_events(handle.to_string(), prepared.subscribe());
+        prepared.start().await.map_err(sdk_failure)?
+    };
+    #[cfg(not(sdk_prepare_session))]
+    let session = {
+        let session = client.resume_session(config).await.map_err(sdk_failure)?;
+        forward_events(handle.to_string(), session.subscribe());
+        session
+    };
+    Ok(register_session(state, client_handle, handle, session))
+}
+
+#[cfg(sdk_set_tools)]
+async fn set_tools(state: &Arc<State>, args: &Value) -> Outcome {
+    let handle = str_arg(args, "session")?;
+    let session = state.session(handle)?;
+    let tools = build_tools(state, handle, tools_arg(args)?)?;
+    session.set_tools(tools).await.map_err(sdk_failure)?;
+    Ok(json!({}))
+}
+
+#[cfg(not(sdk_set_tools))]
+async fn set_tools(_state: &Arc<State>, _args: &Value) -> Outcome {
+    Err(missing(NO_SET_TOOLS))
+}
+
+/// Starts one `set_tools` per tool set, in list order, without awaiting in between, then awaits
+/// them all. `join_all` polls its futures in order on its first poll, so each replacement is
+/// started (and queued on the SDK's replacement lock) in the order given.
+#[cfg(sdk_set_tools)]
+async fn set_tools_concurrently(state: &Arc<State>, args: &Value) -> Outcome {
+    let handle = str_arg(args, "session")?;
+    let session = state.session(handle)?;
+    let sets = args
+        .get("toolSets")
+        .and_then(Value::as_array)
+        .ok_or_else(|| driver_error("missing or non-array argument \"toolSets\""))?;
+    let mut replacements = Vec::with_capacity(sets.len());
+    for set in sets {
+        let specs = set.as_array().ok_or_else(|| driver_error("each tool set must be an array"))?;
+        replacements.push(session.set_tools(build_tools(state, handle, specs)?));
+    }
+    let outcomes: Vec<Value> = futures_util::future::join_all(replacements)
+        .await
+        .into_iter()
+        .map(|result| match result {
+            Ok(()) => json!({ "outcome": "ok" }),
+            Err(error) => json!({
+                "outcome": "error",
+                "error": { "type": sdk_error_type(&error), "message": error.to_string() },
+            }),
+        })
+        .collect();
+    Ok(json!({ "outcomes": outcomes }))
+}
+
+#[cfg(not(sdk_set_tools))]
+async fn set_tools_concurrently(_state: &Arc<State>, _args: &Value) -> Outcome {
+    Err(missing(NO_SET_TOOLS))
+}
+
+#[cfg(sdk_clear_context)]
+async fn clear_context(state: &Arc<State>, args: &Value) -> Outcome {
+    let session = state.session(str_arg(args, "session")?)?;
+    let request = HistoryClearContextRequest { prompt: str_arg(args, "prompt")?.to_string() };
+    let cleared = session.rpc().history().clear_context(request).await.map_err(sdk_failure)?;
+    Ok(json!({ "messagesCleared": cleared.messages_cleared }))
+}
+
+#[cfg(not(sdk_clear_context))]
+async fn clear_context(_state: &Arc<State>, _args: &Value) -> Outcome {
+    Err(missing(NO_CLEAR_CONTEXT))
+}
+
+async fn send(state: &Arc<State>, args: &Value) -> Outcome {
+    let session = state.session(str_arg(args, "session")?)?;
+    let prompt = str_arg(args, "prompt")?;
+    let wait = args.get("wait").and_then(Value::as_bool).unwrap_or(false);
+    let outcome = if wait {
+        let mut options = MessageOptions::new(prompt);
+        if let Some(ms) = args.get("timeoutMs").and_then(Value::as_u64) {
+            options = options.with_wait_timeout(Duration::from_millis(ms));
+        }
+        match session.send_and_wait(options).await {
+            Ok(reply) => {
+                let mut result = Map::new();
+                if let Some(event) = reply {
+                    for key in ["messageId", "content"] {
+                        if let Some(value) = event.data.get(key) {
+                            result.insert(key.to_string(), value.clone());
+                        }
+                    }
+                }
+                Ok(Value::Object(result))
+            }
+            Err(error) => Err(sdk_failure(error)),
+        }
+    } else {
+        session
+            .send(prompt)
+            .await
+            .map(|message_id| json!({ "messageId": message_id }))
+            .map_err(sdk_failure)
+    };
+    settle_events().await;
+    outcome
+}
+
+async fn disconnect(state: &Arc<State>, args: &Value) -> Outcome {
+    let handle = str_arg(args, "session")?;
+    let session = state.session(handle)?;
+    let result = session.disconnect().await;
+    state.sessions.lock().unwrap().remove(handle);
+    settle_events().await;
+    result.map(|()| json!({})).map_err(sdk_failure)
+}
+
+async fn stop_client(state: &Arc<State>, args: &Value) -> Outcome {
+    let handle = str_arg(args, "client")?;
+    let client = state.client(handle)?;
+    let result = client.stop().await;
+    state.clients.lock().unwrap().remove(handle);
+    state.sessions.lock().unwrap().retain(|_, entry| entry.client != handle);
+    settle_events().await;
+    result.map(|()| json!({})).map_err(|errors| Failure::Error {
+        kind: "StopErrors".into(),
+        message: errors.to_string(),
+    })
+}
+
+async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
+    match cmd {
+        "hello" => hello(),
+        "connect" => connect(state, args).await,
+        "createSession" => create_session(state, args).await,
+        "resumeSession" => resume_session(state, args).await,
+        "setTools" => set_tools(state, args).await,
+        "setToolsConcurrently" => set_tools_concurrently(state, args).await,
+        "clearContext" => clear_context(state, args).await,
+        "send" => send(state, args).await,
+        "disconnect" => disconnect(state, args).await,
+        "stopClient" => stop_client(state, args).await,
+        "shutdown" => Ok(json!({})),
+        other => Err(driver_error(format!("unknown command {other:?}"))),
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let state = Arc::new(State::default());
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => break, // EOF: the harness is done with us
+            Err(error) => {
+                eprintln!("rust driver: reading stdin failed: {error}");
+                break;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let message: Value = match serde_json::from_str(&line) {
+            Ok(message) => message,
+            Err(error) => {
+                eprintln!("rust driver: ignoring a line that is not JSON ({error}): {line}");
+                continue;
+            }
+        };
+        let id = message.get("id").cloned().unwrap_or(Value::Null);
+        let cmd = message.get("cmd").and_then(Value::as_str).unwrap_or("");
+        let args = message.get("args").cloned().unwrap_or_else(|| json!({}));
+        let outcome = run_command(&state, cmd, &args).await;
+        respond(&id, outcome);
+        if cmd == "shutdown" {
+            std::process::exit(0);
+        }
+    }
+    std::process::exit(0);
+}
