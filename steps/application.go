@@ -50,17 +50,26 @@ func (w *world) sdkRaisedMentioning(text string) error {
 	return nil
 }
 
-// replaceTools replaces this client's tools through the SDK's high-level API.
-func (w *world) replaceTools(table *godog.Table) error {
+// setToolsArgs builds a setTools command for the tools in a table.
+func (w *world) setToolsArgs(table *godog.Table) ([]map[string]any, map[string]any, error) {
 	tools, err := w.toolsFrom(table)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	s, err := w.current()
 	if err != nil {
+		return nil, nil, err
+	}
+	return tools, map[string]any{"session": s.handle, "tools": tools}, nil
+}
+
+// replaceTools replaces this client's tools through the SDK's high-level API.
+func (w *world) replaceTools(table *godog.Table) error {
+	tools, args, err := w.setToolsArgs(table)
+	if err != nil {
 		return err
 	}
-	if _, err := w.do("setTools", map[string]any{"session": s.handle, "tools": tools}); err != nil {
+	if _, err := w.do("setTools", args); err != nil {
 		return err
 	}
 	w.tools = tools
@@ -80,15 +89,11 @@ func (w *world) replaceWithNoTools() error {
 }
 
 func (w *world) triesReplaceTools(table *godog.Table) error {
-	tools, err := w.toolsFrom(table)
+	_, args, err := w.setToolsArgs(table)
 	if err != nil {
 		return err
 	}
-	s, err := w.current()
-	if err != nil {
-		return err
-	}
-	return w.try("setTools", map[string]any{"session": s.handle, "tools": tools})
+	return w.try("setTools", args)
 }
 
 // toolsFrom builds a fresh tool list from a table without touching the scenario's tools.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/spf13/cobra"
 )
 
@@ -53,4 +54,17 @@ func selfArgv() []string {
 		exe = os.Args[0]
 	}
 	return []string{exe, "runtime", "--stdio"}
+}
+
+// rootAndPins finds the checkout and reads its pinned SDK versions.
+func rootAndPins(cmd *cobra.Command) (string, map[string]sdks.Pin, error) {
+	root, err := repoRoot(cmd)
+	if err != nil {
+		return "", nil, err
+	}
+	pins, err := sdks.LoadPins(filepath.Join(root, "fixtures", "sdks.yaml"))
+	if err != nil {
+		return "", nil, &exitError{2, err}
+	}
+	return root, pins, nil
 }

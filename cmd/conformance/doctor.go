@@ -15,13 +15,9 @@ func doctorCmd() *cobra.Command {
 		Use:   "doctor",
 		Short: "Say which SDK toolchains and versions are present, and how to get what is missing",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := repoRoot(cmd)
+			_, pins, err := rootAndPins(cmd)
 			if err != nil {
 				return err
-			}
-			pins, err := sdks.LoadPins(filepath.Join(root, "fixtures", "sdks.yaml"))
-			if err != nil {
-				return &exitError{2, err}
 			}
 			cache := sdks.DefaultCacheRoot()
 			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)

@@ -20,13 +20,9 @@ func smokeCmd() *cobra.Command {
 		Use:   "smoke --sdk NAME",
 		Short: "Check that a driver speaks the protocol: hello, capabilities, one session, clean shutdown",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := repoRoot(cmd)
+			root, pins, err := rootAndPins(cmd)
 			if err != nil {
 				return err
-			}
-			pins, err := sdks.LoadPins(filepath.Join(root, "fixtures", "sdks.yaml"))
-			if err != nil {
-				return &exitError{2, err}
 			}
 			pin, ok := pins[sdk]
 			if !ok {

@@ -175,32 +175,24 @@ func nodeLockedVersion(lockfile string) (string, error) {
 // checkout), or the nodejs/ subfolder of a github/copilot-sdk checkout. A folder must hold a
 // built dist/.
 func nodeSourceDir(src string) (string, error) {
-	abs, err := filepath.Abs(src)
-	if err != nil {
-		return "", err
-	}
-	info, err := os.Stat(abs)
-	if err != nil {
-		return "", err
-	}
-	if !info.IsDir() {
-		return abs, nil
-	}
-	for _, dir := range []string{abs, filepath.Join(abs, "nodejs")} {
+	dir, err := LocalSource(src, "nodejs", func(dir string) (bool, error) {
 		body, err := os.ReadFile(filepath.Join(dir, "package.json"))
 		if err != nil {
-			continue
+			return false, nil
 		}
 		var pkg struct {
 			Name string `json:"name"`
 		}
 		if json.Unmarshal(body, &pkg) != nil || pkg.Name != nodePackage {
-			continue
+			return false, nil
 		}
 		if _, err := os.Stat(filepath.Join(dir, "dist", "index.js")); err != nil {
-			return "", fmt.Errorf("node: %s has no built dist/index.js: build it first (npm ci && npm run build)", dir)
+			return false, fmt.Errorf("node: %s has no built dist/index.js: build it first (npm ci && npm run build)", dir)
 		}
-		return dir, nil
+		return true, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("node: %w (want the package.json of %s)", err, nodePackage)
 	}
-	return "", fmt.Errorf("node: neither %s nor its nodejs/ folder holds the package.json of %s", abs, nodePackage)
+	return dir, nil
 }

@@ -287,3 +287,31 @@ func CopyDir(src, dst string, skip ...string) error {
 		return os.WriteFile(target, b, info.Mode().Perm()|0o200)
 	})
 }
+
+// LocalSource resolves --sdk-source for a recipe: a file (a package archive) is used as is; a
+// folder is tried itself, then its checkoutDir subfolder (the SDK's folder in a github/copilot-sdk
+// checkout), and the first that isPackage accepts is used. isPackage may return an error that
+// explains why a folder that is the package cannot be used (for example, not built).
+func LocalSource(src, checkoutDir string, isPackage func(dir string) (bool, error)) (string, error) {
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !info.IsDir() {
+		return abs, nil
+	}
+	for _, dir := range []string{abs, filepath.Join(abs, checkoutDir)} {
+		ok, err := isPackage(dir)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("neither %s nor its %s/ folder holds the SDK", abs, checkoutDir)
+}

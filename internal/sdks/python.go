@@ -74,23 +74,16 @@ func preparePython(ctx context.Context, pc PrepareContext) (Launch, error) {
 // holds a pyproject.toml / setup.py (an unpacked sdist or the python/ folder of a checkout), its
 // python/ subfolder (the root of a github/copilot-sdk checkout), or a wheel / sdist file as is.
 func pythonSourceDir(src string) (string, error) {
-	abs, err := filepath.Abs(src)
-	if err != nil {
-		return "", err
-	}
-	info, err := os.Stat(abs)
-	if err != nil {
-		return "", err
-	}
-	if !info.IsDir() {
-		return abs, nil
-	}
-	for _, dir := range []string{abs, filepath.Join(abs, "python")} {
+	dir, err := LocalSource(src, "python", func(dir string) (bool, error) {
 		for _, marker := range []string{"pyproject.toml", "setup.py"} {
 			if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
-				return dir, nil
+				return true, nil
 			}
 		}
+		return false, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("python: %w (want a pyproject.toml or setup.py)", err)
 	}
-	return "", fmt.Errorf("python: %s holds no pyproject.toml or setup.py (nor does its python/ folder)", abs)
+	return dir, nil
 }

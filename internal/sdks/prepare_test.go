@@ -1,0 +1,65 @@
+package sdks
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLocalSources(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(root, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	write("checkout/nodejs/package.json", `{"name":"@github/copilot-sdk"}`)
+	write("checkout/nodejs/dist/index.js", "")
+	write("checkout/python/pyproject.toml", "")
+	write("unbuilt/package.json", `{"name":"@github/copilot-sdk"}`)
+	write("other/package.json", `{"name":"left-pad"}`)
+	write("sdk.tgz", "")
+	tests := []struct {
+		name    string
+		find    func(string) (string, error)
+		src     string
+		want    string
+		wantErr string
+	}{
+		{"node checkout", nodeSourceDir, "checkout", "checkout/nodejs", ""},
+		{"node package folder", nodeSourceDir, "checkout/nodejs", "checkout/nodejs", ""},
+		{"node tarball as is", nodeSourceDir, "sdk.tgz", "sdk.tgz", ""},
+		{"node not built", nodeSourceDir, "unbuilt", "", "no built dist/index.js"},
+		{"node wrong package", nodeSourceDir, "other", "", "neither"},
+		{"python checkout", pythonSourceDir, "checkout", "checkout/python", ""},
+		{"missing", pythonSourceDir, "nope", "", "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.find(filepath.Join(root, tt.src))
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, filepath.Join(root, tt.want), got)
+		})
+	}
+}
+
+func TestLoadPinsRejectsUnknownSDKs(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sdks.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("cobol:\n  version: '1'\n"), 0o644))
+	_, err := LoadPins(p)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown SDK "cobol"`)
+	pins, err := LoadPins("../../fixtures/sdks.yaml")
+	require.NoError(t, err)
+	for _, name := range Order {
+		assert.NotEmpty(t, pins[name].Version, "%s is pinned", name)
+	}
+}
