@@ -114,6 +114,25 @@ func TestFeatureSuite(t *testing.T) {
 	}
 }
 
+// TestSmokeEveryRequiredSDK runs `conformance smoke` on each SDK CI requires (their drivers are
+// cached by TestFeatureSuite, which runs first).
+func TestSmokeEveryRequiredSDK(t *testing.T) {
+	if testing.Short() || len(required()) == 0 {
+		t.Skip("needs CONFORMANCE_REQUIRE_SDKS")
+	}
+	bin := buildCLI(t)
+	for _, sdk := range required() {
+		t.Run(sdk, func(t *testing.T) {
+			cmd := exec.Command(bin, "smoke", "--sdk", sdk)
+			cmd.Dir = repoDir(t)
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			assert.Contains(t, string(out), "smoke test of "+sdk+" passed")
+			assert.NotContains(t, string(out), "FAIL")
+		})
+	}
+}
+
 func TestRunExitCodes(t *testing.T) {
 	bin := buildCLI(t)
 	tests := []struct {
