@@ -22,7 +22,34 @@ func init() {
 	})
 }
 
-const pythonDist = "github-copilot-sdk"
+const (
+	pythonDist   = "github-copilot-sdk"
+	pythonImport = "copilot" // the import package the distribution installs
+)
+
+// pythonImportPackage recognizes a local SDK given as the import package itself (a copy of
+// site-packages/copilot) or as a folder holding it without a build file (an unpacked wheel, a
+// copy of site-packages), and returns the package folder.
+func pythonImportPackage(src string) (string, bool) {
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return "", false
+	}
+	for _, build := range []string{"pyproject.toml", "setup.py"} {
+		if _, err := os.Stat(filepath.Join(abs, build)); err == nil {
+			return "", false
+		}
+	}
+	if filepath.Base(abs) == pythonImport {
+		if _, err := os.Stat(filepath.Join(abs, "__init__.py")); err == nil {
+			return abs, true
+		}
+	}
+	if _, err := os.Stat(filepath.Join(abs, pythonImport, "__init__.py")); err == nil {
+		return filepath.Join(abs, pythonImport), true
+	}
+	return "", false
+}
 
 func preparePython(ctx context.Context, pc PrepareContext) (Launch, error) {
 	if err := os.MkdirAll(pc.CacheDir, 0o755); err != nil {
@@ -44,15 +71,34 @@ func preparePython(ctx context.Context, pc PrepareContext) (Launch, error) {
 	pipEnv := []string{"PIP_DISABLE_PIP_VERSION_CHECK=1"}
 	requirement := pythonDist + "==" + pc.Version
 	source := "pypi:" + pythonDist + "@" + pc.Version
+	overlay, isOverlay := "", false
 	if pc.Source != "" {
-		src, err := pythonSourceDir(pc.Source)
-		if err != nil {
-			return Launch{}, err
+		if overlay, isOverlay = pythonImportPackage(pc.Source); isOverlay {
+			source = "path:" + overlay + " (over " + requirement + ")"
+		} else {
+			src, err := pythonSourceDir(pc.Source)
+			if err != nil {
+				return Launch{}, err
+			}
+			requirement, source = src, "path:"+src
 		}
-		requirement, source = src, "path:"+src
 	}
 	if err := pc.Run(ctx, pc.CacheDir, pipEnv, python, "-m", "pip", "install", requirement); err != nil {
 		return Launch{}, err
+	}
+	if isOverlay {
+		// An installed or unpacked-wheel copy of the package cannot be pip-installed: install the
+		// same release for its dependencies and metadata, then put the copy in its place.
+		installed, _ := filepath.Glob(filepath.Join(venv, "lib", "python3*", "site-packages", pythonImport))
+		if len(installed) != 1 {
+			return Launch{}, fmt.Errorf("python: cannot find the installed %s package to replace in %s", pythonImport, venv)
+		}
+		if err := os.RemoveAll(installed[0]); err != nil {
+			return Launch{}, err
+		}
+		if err := CopyDir(overlay, installed[0]); err != nil {
+			return Launch{}, err
+		}
 	}
 
 	script := filepath.Join(pc.CacheDir, "driver.py")

@@ -6,6 +6,7 @@ package selftest
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -123,8 +124,54 @@ func Pristine(ctx context.Context, sdk, version, dir string) (string, error) {
 			return "", err
 		}
 		return filepath.Join(dir, "unpacked", "package"), nil
+	case "python":
+		// The wheel, unpacked: the python recipe installs the same release and puts this copy of
+		// the import package in its place.
+		cmd := exec.CommandContext(ctx, "python3", "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+			"-d", dir, "github-copilot-sdk=="+version)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("pip download github-copilot-sdk==%s: %w: %s", version, err, out)
+		}
+		wheels, _ := filepath.Glob(filepath.Join(dir, "*.whl"))
+		if len(wheels) != 1 {
+			return "", fmt.Errorf("pip download left %d wheels in %s", len(wheels), dir)
+		}
+		if err := unzip(wheels[0], filepath.Join(dir, "unpacked")); err != nil {
+			return "", err
+		}
+		return filepath.Join(dir, "unpacked"), nil
 	}
 	return "", fmt.Errorf("selftest has no way to fetch a pristine %s SDK", sdk)
+}
+
+func unzip(path, dst string) error {
+	r, err := zip.OpenReader(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for _, f := range r.File {
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		target := filepath.Join(dst, filepath.Clean("/"+f.Name))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		in, err := f.Open()
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(in)
+		in.Close()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func untar(tgz, dst string) error {
