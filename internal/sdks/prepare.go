@@ -128,7 +128,7 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 		sum := sha256.Sum256([]byte(source))
 		key = "source-" + hex.EncodeToString(sum[:])[:12]
 	}
-	dir := filepath.Join(p.CacheRoot, name, sanitize(key)+"-"+driverHash[:12])
+	dir := filepath.Join(p.CacheRoot, name, fmt.Sprintf("%s-%s-r%d", sanitize(key), driverHash[:12], d.Revision))
 	// A registry version is immutable, so its preparation is reused; a local source may have
 	// changed since, so it is prepared again every run.
 	if source == "" {

@@ -39,7 +39,10 @@ type PrepareContext struct {
 
 // Driver is one SDK language's recipe.
 type Driver struct {
-	Name      string // "node", "go", "python", "rust", "java", "dotnet"
+	Name string // "node", "go", "python", "rust", "java", "dotnet"
+	// Revision is part of the cache key: bump it when Prepare changes in a way that makes
+	// earlier preparations wrong (the driver's own files are hashed into the key already).
+	Revision  int
 	Toolchain []Tool
 	// Prepare installs the SDK and builds the driver into pc.CacheDir and says how to start it.
 	// It is called only when the cache holds no finished preparation for the same key.
