@@ -232,6 +232,7 @@ func differences(r *Results) string {
 	type info struct {
 		line      string
 		scenarios int
+		features  []string
 	}
 	seen := map[string]*info{}
 	var order []string
@@ -257,6 +258,9 @@ func differences(r *Results) string {
 				order = append(order, row)
 			}
 			seen[row].scenarios++
+			if f := seen[row].features; len(f) == 0 || f[len(f)-1] != c.Feature {
+				seen[row].features = append(f, c.Feature)
+			}
 		}
 		if len(lines) > 0 {
 			normative = append(normative, fmt.Sprintf("### %s — %s\n\n| request and path | values |\n|---|---|\n%s\n", c.Feature, c.Scenario, strings.Join(lines, "\n")))
@@ -270,9 +274,9 @@ func differences(r *Results) string {
 		b.WriteString("\n## Normative differences\n\n" + strings.Join(normative, "\n"))
 	}
 	if len(order) > 0 {
-		b.WriteString("\n### Informational differences\n\n| request and path | values | scenarios |\n|---|---|---|\n")
+		b.WriteString("\n### Informational differences\n\n| request and path | values | scenarios | features |\n|---|---|---|---|\n")
 		for _, row := range order {
-			fmt.Fprintf(&b, "| %s | %d |\n", seen[row].line, seen[row].scenarios)
+			fmt.Fprintf(&b, "| %s | %d | %s |\n", seen[row].line, seen[row].scenarios, strings.Join(seen[row].features, ", "))
 		}
 	}
 	return b.String()

@@ -43,7 +43,7 @@ func TestMarkdown(t *testing.T) {
 		"## Failures", "**s2** on **go** (failed): boom",
 		"## Expected failures (known divergences)", "rerun: `go run ./cmd/conformance run --sdk node`",
 		"| `session.create#1 tools[0].isTerminal` | go=<absent>, node=false |",
-		"| `session.create#1 hooks` | go=<absent>, node=false | 2 |",
+		"| `session.create#1 hooks` | go=<absent>, node=false | 2 | f.feature |",
 	} {
 		assert.Contains(t, md, want)
 	}
