@@ -88,12 +88,11 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 	w.feature = relFeature(featuresRoot, s.Uri)
 	w.name = s.Name
 	if nameFilter != "" && s.Name != nameFilter {
-		w.unsupport = "" // not part of this run
-		return errFiltered
+		return errFiltered // not part of this run: no result at all
 	}
 	if recorded, ok := w.t.Recorded(w.feature, w.name); ok {
 		// Replay: the steps run against the recorded frames; no SDK, no runtime listening.
-		w.replay, w.rec = recorded, must(transcript.New(""))
+		w.replay, w.rec = recorded, transcript.Memory()
 		w.rt = runtime.New(w.rec, runtime.Options{})
 		return nil
 	}
@@ -293,11 +292,4 @@ func (w *world) recordedResponse(cmd string) (*driver.Response, error) {
 		return nil, fmt.Errorf("the recording has no answer to the %q command at entry %d", cmd, e.Seq)
 	}
 	return nil, fmt.Errorf("the recording has no further %q command: the scenario's steps differ from the recorded run", cmd)
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
 }

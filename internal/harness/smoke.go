@@ -45,7 +45,7 @@ func Smoke(ctx context.Context, l driver.Launcher, sdk string, timeout time.Dura
 		return fmt.Errorf("the driver cannot connect over TCP")
 	}
 
-	rec, _ := transcript.New("")
+	rec := transcript.Memory()
 	rt := runtime.New(rec, runtime.Options{ToolTimeout: timeout})
 	defer rt.Close()
 	addr, err := rt.Listen("127.0.0.1:0")

@@ -49,13 +49,6 @@ func (sc *Script) takeToolsSetRejection() (string, bool) {
 	return "", false
 }
 
-// SetScript replaces the server's script (before the SDK sends).
-func (s *Server) SetScript(sc Script) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.script = sc
-}
-
 // AddTurn appends a turn to the script.
 func (s *Server) AddTurn(t Turn) {
 	s.mu.Lock()

@@ -58,9 +58,6 @@ func New(rec *transcript.Recorder, opts Options) *Server {
 	return &Server{rec: rec, opts: opts, sessions: map[string]*session{}, conns: map[*conn]struct{}{}}
 }
 
-// Recorder returns the transcript the server records into.
-func (s *Server) Recorder() *transcript.Recorder { return s.rec }
-
 // Listen starts accepting TCP connections on addr ("127.0.0.1:0" for an ephemeral loopback
 // port) and returns the address it listens on.
 func (s *Server) Listen(addr string) (string, error) {

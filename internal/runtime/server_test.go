@@ -80,8 +80,7 @@ func (s *sdk) until(typ string) map[string]any {
 }
 
 func start(t testing.TB) (*Server, *transcript.Recorder, string) {
-	rec, err := transcript.New("")
-	require.NoError(t, err)
+	rec := transcript.Memory()
 	srv := New(rec, Options{ToolTimeout: 5 * time.Second})
 	addr, err := srv.Listen("127.0.0.1:0")
 	require.NoError(t, err)

@@ -65,6 +65,9 @@ func New(path string) (*Recorder, error) {
 	return r, nil
 }
 
+// Memory starts a transcript kept in memory only.
+func Memory() *Recorder { return &Recorder{start: time.Now()} }
+
 // Add records one entry, filling in Seq and TMS.
 func (r *Recorder) Add(e Entry) {
 	r.mu.Lock()
