@@ -1,0 +1,42 @@
+package transcript
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRecorderWritesAsItGoes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "b.ndjson")
+	r, err := New(path)
+	require.NoError(t, err)
+	r.Frame("c1", SDKToRuntime, []byte(`{"jsonrpc":"2.0","id":1,"method":"connect","params":{}}`))
+	r.Frame("c1", SDKToRuntime, []byte(`not json`))
+	r.Bad("c1", SDKToRuntime, []byte("garbage"), errors.New("bytes outside a frame"))
+
+	// Before Close: what was recorded is already on disk (a crash loses nothing seen).
+	got, err := Read(path)
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	assert.Equal(t, []int{1, 2, 3}, []int{got[0].Seq, got[1].Seq, got[2].Seq})
+	assert.Equal(t, "not json", got[1].Raw, "an invalid frame is kept as raw bytes")
+	assert.Equal(t, "bytes outside a frame", got[2].Error)
+	require.NoError(t, r.Close())
+
+	reqs := Requests(got, "connect")
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "c1", reqs[0].Conn)
+}
+
+func TestDecodeNamesTheBadLine(t *testing.T) {
+	_, err := Decode(strings.NewReader("{\"seq\":1,\"dir\":\"note\"}\n{oops\n"), "x.ndjson")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "x.ndjson:2")
+	_, err = Read(filepath.Join(t.TempDir(), "missing.ndjson"))
+	assert.True(t, os.IsNotExist(err))
+}
