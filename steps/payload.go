@@ -125,7 +125,11 @@ func (w *world) toolsEqual(a, b string) error {
 	for _, d := range diffs {
 		lines = append(lines, fmt.Sprintf("tools%s: %s=%s, %s=%s", strings.TrimPrefix(d.Path, "tools"), a, d.Values[a], b, d.Values[b]))
 	}
-	return fmt.Errorf("the tools differ:\n  %s", strings.Join(lines, "\n  "))
+	// The first line names the first path, so one-line views (diff, JUnit) still show it.
+	if len(lines) == 1 {
+		return fmt.Errorf("the tools differ at %s", lines[0])
+	}
+	return fmt.Errorf("the tools differ at %s (and %d more):\n  %s", lines[0], len(lines)-1, strings.Join(lines[1:], "\n  "))
 }
 
 func wrap(v any, ok bool) any {
