@@ -87,6 +87,9 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
+	for _, e := range manifest.Entries {
+		e.File = relTo(cfg.RepoRoot, e.File)
+	}
 	explicit := len(cfg.SDKs) > 0
 	names := sdks.Order
 	if explicit {
@@ -114,6 +117,13 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		cfg.RuntimeCheck, res.Harness.Schema = loadSchema(ctx, cfg, pins["node"])
 	}
 	fmt.Fprintf(cfg.Log, "runtime schema: %s\n", res.Harness.Schema)
+	// Each result is also appended to results.ndjson the moment it is known, so an interrupted
+	// run keeps what it learned; results.json is the complete record written at the end.
+	stream, err := os.Create(filepath.Join(cfg.ReportDir, "results.ndjson"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	defer stream.Close()
 	var mu sync.Mutex
 	sdkInfo := make([]report.SDK, len(names))
 	var wg sync.WaitGroup
@@ -127,8 +137,10 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 			sdkInfo[i] = info
 			t.finished = func(o steps.Outcome) {
 				r := classify(cfg, manifest, info, o)
+				line, _ := json.Marshal(r)
 				mu.Lock()
 				res.Results = append(res.Results, r)
+				_, _ = stream.Write(append(line, '\n'))
 				mu.Unlock()
 				fmt.Fprintf(cfg.Log, "[%s] %-11s %s: %s\n", name, r.Status, r.Feature, r.Scenario)
 			}
@@ -322,4 +334,13 @@ func loadSchema(ctx context.Context, cfg Config, pin sdks.Pin) (func(string, jso
 		return nil, "unavailable: " + firstLine(err.Error())
 	}
 	return v.Check, fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
+}
+
+// relTo shortens path to be relative to root when it lies inside it, so that reports hold no
+// machine-specific paths (they are merged and compared across machines).
+func relTo(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
 }

@@ -263,7 +263,7 @@ func differences(r *Results) string {
 			}
 		}
 		if len(lines) > 0 {
-			normative = append(normative, fmt.Sprintf("### %s — %s\n\n| request and path | values |\n|---|---|\n%s\n", c.Feature, c.Scenario, strings.Join(lines, "\n")))
+			normative = append(normative, fmt.Sprintf("#### %s — %s\n\n| request and path | values |\n|---|---|\n%s\n", c.Feature, c.Scenario, strings.Join(lines, "\n")))
 		}
 	}
 	if len(normative) == 0 && len(order) == 0 {
@@ -271,7 +271,7 @@ func differences(r *Results) string {
 	}
 	b.WriteString("\n## Payload differences between SDKs\n\nNormalized (ids, timestamps, paths). *Normative*: at a path a feature checks, so it breaks a feature. *Informational*: the SDKs differ where the features allow it.\n")
 	if len(normative) > 0 {
-		b.WriteString("\n## Normative differences\n\n" + strings.Join(normative, "\n"))
+		b.WriteString("\n### Normative differences\n\n" + strings.Join(normative, "\n"))
 	}
 	if len(order) > 0 {
 		b.WriteString("\n### Informational differences\n\n| request and path | values | scenarios | features |\n|---|---|---|---|\n")
