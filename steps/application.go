@@ -88,6 +88,17 @@ func (w *world) replaceWithNoTools() error {
 	return nil
 }
 
+// replaceThroughRPC calls the generated raw session.tools.set with no tools, as an application
+// on an SDK version without high-level tool replacement would.
+func (w *world) replaceThroughRPCWithNoTools() error {
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	_, err = w.do("setToolsRpc", map[string]any{"session": s.handle, "tools": []any{}})
+	return err
+}
+
 func (w *world) triesReplaceTools(table *godog.Table) error {
 	_, args, err := w.setToolsArgs(table)
 	if err != nil {

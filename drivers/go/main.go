@@ -205,6 +205,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.metadata":                 true,
 		"session.setTools":              hasSetTools,
 		"session.clearContext":          true,
+		"session.rpc.tools.set":         true,
 		"events":                        true,
 	}
 	notes := map[string]string{
@@ -214,6 +215,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.skipPermission":       "plain bool with omitempty: an explicit false is not sent",
 		"tool.metadata":             "map with omitempty: an empty metadata object {} is not sent",
 		"session.clearContext":      "through the generated RPC Session.RPC.History.ClearContext (experimental)",
+		"session.rpc.tools.set":     "Session.RPC.Tools.Set; an empty replacement is passed as a nil slice, as Go code removing every tool would",
 		"transport.tcp":             "copilot.ClientOptions{Connection: copilot.URIConnection{URL: address}}",
 		"transport.stdio":           "copilot.ClientOptions{Connection: copilot.StdioConnection{Path: cliPath, Env: ...}}",
 	}
@@ -501,6 +503,30 @@ func (d *driver) setTools(raw json.RawMessage) (any, error) {
 	return map[string]any{}, nil
 }
 
+// setToolsRpc calls the generated Session.RPC.Tools.Set the way an application would: wire-format
+// definitions, no handlers, and no tools as a nil slice.
+func (d *driver) setToolsRpc(raw json.RawMessage) (any, error) {
+	a, err := decode[struct {
+		Session string                               `json:"session"`
+		Tools   []rpc.ProtocolExternalToolDefinition `json:"tools"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := d.session(a.Session)
+	if err != nil {
+		return nil, err
+	}
+	var tools []rpc.ProtocolExternalToolDefinition // nil: "no tools"
+	if len(a.Tools) > 0 {
+		tools = a.Tools
+	}
+	if _, err := s.RPC.Tools.Set(context.Background(), &rpc.ToolsSetRequest{Tools: tools}); err != nil {
+		return nil, err
+	}
+	return map[string]any{}, nil
+}
+
 func (d *driver) clearContext(raw json.RawMessage) (any, error) {
 	a, err := decode[struct {
 		Session string `json:"session"`
@@ -631,6 +657,8 @@ func (d *driver) dispatch(c command) (result any, err error) {
 		return d.openSession(c.Args, true)
 	case "setTools":
 		return d.setTools(c.Args)
+	case "setToolsRpc":
+		return d.setToolsRpc(c.Args)
 	case "clearContext":
 		return d.clearContext(c.Args)
 	case "send":

@@ -95,11 +95,13 @@ function declaredToolOptions() {
 function capabilities() {
   const toolOptions = declaredToolOptions();
   let rpcClearContext = false;
+  let rpcToolsSet = false;
   try {
     // The generated session RPC client is built lazily from (connection, sessionId) without any
     // traffic; a probe instance tells whether this version generated history.clearContext.
     const probe = new CopilotSession("capability-probe", null);
     rpcClearContext = typeof probe.rpc?.history?.clearContext === "function";
+    rpcToolsSet = typeof probe.rpc?.tools?.set === "function";
   } catch (e) {
     diag(`clearContext probe failed: ${e?.message ?? e}`);
   }
@@ -116,6 +118,7 @@ function capabilities() {
     "tool.metadata": toolOptions.has("metadata"),
     "session.setTools": hasSetTools,
     "session.clearContext": rpcClearContext,
+    "session.rpc.tools.set": rpcToolsSet,
     events: true,
   };
   const v = `${SDK_PACKAGE} ${sdkVersion}`;
@@ -307,6 +310,18 @@ const commands = {
     const specs = need(args, "tools", "array");
     const ref = { session };
     await session.setTools(buildTools(specs, args.session, ref));
+    return {};
+  },
+
+  // The generated RPC, called the way an application would: wire-format tool definitions, no
+  // handlers. Runs where only the raw RPC exists (no high-level setTools).
+  async setToolsRpc(args) {
+    const session = sessionOf(args);
+    const tools = need(args, "tools", "array");
+    if (typeof session.rpc?.tools?.set !== "function") {
+      throw new Unsupported(`${SDK_PACKAGE} ${sdkVersion} has no generated session.rpc.tools.set`);
+    }
+    await session.rpc.tools.set({ tools });
     return {};
   },
 
