@@ -100,8 +100,18 @@ def _has_clear_context() -> bool:
         return False
 
 
+def _has_rpc_tools_set() -> bool:
+    try:
+        from copilot.generated.rpc import ToolsApi, ToolsSetRequest  # noqa: F401
+
+        return hasattr(ToolsApi, "set")
+    except ImportError:
+        return False
+
+
 HAS_SET_TOOLS = hasattr(CopilotSession, "set_tools")
 HAS_CLEAR_CONTEXT = _has_clear_context()
+HAS_RPC_TOOLS_SET = _has_rpc_tools_set()
 HAS_FOR_URI = RuntimeConnection is not None and hasattr(RuntimeConnection, "for_uri")
 HAS_FOR_STDIO = RuntimeConnection is not None and hasattr(RuntimeConnection, "for_stdio")
 
@@ -122,6 +132,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         "tool.metadata": opt("metadata"),
         "session.setTools": HAS_SET_TOOLS,
         "session.clearContext": HAS_CLEAR_CONTEXT,
+        "session.rpc.tools.set": HAS_RPC_TOOLS_SET,
         "events": True,
     }
     notes = {
@@ -343,6 +354,15 @@ class Driver:
             if isinstance(r, BaseException) else {"outcome": "ok"}
             for r in results
         ]}
+
+    async def cmd_setToolsRpc(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The generated raw session.tools.set, called with wire-format definitions, no handlers."""
+        session = self.session(need(args, "session"))
+        if not HAS_RPC_TOOLS_SET:
+            raise Unsupported(f"{SDK_LABEL} has no generated session.rpc.tools.set")
+        from copilot.generated.rpc import ToolsSetRequest
+        await session.rpc.tools.set(ToolsSetRequest.from_dict({"tools": need(args, "tools")}))
+        return {}
 
     async def cmd_clearContext(self, args: dict[str, Any]) -> dict[str, Any]:
         session = self.session(need(args, "session"))

@@ -23,6 +23,7 @@ const PROBES: &[(&str, &[&str])] = &[
     ("sdk_tool_metadata", &["pub fn with_metadata(mut self, metadata: IndexMap<String, Value>)"]),
     ("sdk_set_tools", &["pub async fn set_tools<"]),
     ("sdk_clear_context", &["pub struct HistoryClearContextRequest", "pub async fn clear_context("]),
+    ("sdk_rpc_tools_set", &["pub struct ToolsSetRequest", "SESSION_TOOLS_SET"]),
     ("sdk_prepare_session", &["pub fn prepare_session(", "pub fn prepare_resume_session("]),
 ];
 

@@ -13,6 +13,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 #[cfg(sdk_clear_context)]
 use github_copilot_sdk::rpc::HistoryClearContextRequest;
+#[cfg(sdk_rpc_tools_set)]
+use github_copilot_sdk::rpc::ToolsSetRequest;
 use github_copilot_sdk::session::Session;
 use github_copilot_sdk::subscription::RecvErrorKind;
 use github_copilot_sdk::tool::ToolHandler;
@@ -425,6 +427,7 @@ fn hello() -> Outcome {
         "tool.metadata": cfg!(sdk_tool_metadata),
         "session.setTools": cfg!(sdk_set_tools),
         "session.clearContext": cfg!(sdk_clear_context),
+        "session.rpc.tools.set": cfg!(sdk_rpc_tools_set),
         "events": true,
     });
     let mut notes = json!({
@@ -632,6 +635,21 @@ async fn set_tools_concurrently(_state: &Arc<State>, _args: &Value) -> Outcome {
     Err(missing(NO_SET_TOOLS))
 }
 
+/// The generated raw `session.tools.set`, called with wire-format definitions and no handlers.
+#[cfg(sdk_rpc_tools_set)]
+async fn set_tools_rpc(state: &Arc<State>, args: &Value) -> Outcome {
+    let session = state.session(str_arg(args, "session")?)?;
+    let request: ToolsSetRequest = serde_json::from_value(json!({ "tools": tools_arg(args)? }))
+        .map_err(|e| driver_error(format!("tools are not wire tool definitions: {e}")))?;
+    session.rpc().tools().set(request).await.map_err(sdk_failure)?;
+    Ok(json!({}))
+}
+
+#[cfg(not(sdk_rpc_tools_set))]
+async fn set_tools_rpc(_state: &Arc<State>, _args: &Value) -> Outcome {
+    Err(missing("the generated session.rpc().tools().set (session.tools.set)"))
+}
+
 #[cfg(sdk_clear_context)]
 async fn clear_context(state: &Arc<State>, args: &Value) -> Outcome {
     let session = state.session(str_arg(args, "session")?)?;
@@ -709,6 +727,7 @@ async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
         "resumeSession" => resume_session(state, args).await,
         "setTools" => set_tools(state, args).await,
         "setToolsConcurrently" => set_tools_concurrently(state, args).await,
+        "setToolsRpc" => set_tools_rpc(state, args).await,
         "clearContext" => clear_context(state, args).await,
         "send" => send(state, args).await,
         "disconnect" => disconnect(state, args).await,
