@@ -60,8 +60,14 @@ func (w *world) create() error {
 	if err != nil {
 		return err
 	}
+	return w.open("createSession", c, map[string]any{"tools": w.toolList()})
+}
+
+// open creates or resumes a session under a new handle and remembers the id the SDK reports.
+func (w *world) open(cmd, client string, args map[string]any) error {
 	h := fmt.Sprintf("s%d", len(w.sessions)+1)
-	res, err := w.do("createSession", map[string]any{"client": c, "session": h, "tools": w.toolList()})
+	args["client"], args["session"] = client, h
+	res, err := w.do(cmd, args)
 	if err != nil {
 		return err
 	}
@@ -69,7 +75,10 @@ func (w *world) create() error {
 		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(res, &r)
-	w.sessions = append(w.sessions, session{handle: h, id: r.SessionID, client: c})
+	if r.SessionID == "" {
+		r.SessionID, _ = args["sessionId"].(string)
+	}
+	w.sessions = append(w.sessions, session{handle: h, id: r.SessionID, client: client})
 	return nil
 }
 
@@ -97,17 +106,7 @@ func (w *world) resume() error {
 	if err != nil {
 		return err
 	}
-	h := fmt.Sprintf("s%d", len(w.sessions)+1)
-	res, err := w.do("resumeSession", map[string]any{"client": c, "session": h, "sessionId": prev.id, "tools": w.toolList()})
-	if err != nil {
-		return err
-	}
-	var r struct {
-		SessionID string `json:"sessionId"`
-	}
-	_ = json.Unmarshal(res, &r)
-	w.sessions = append(w.sessions, session{handle: h, id: prev.id, client: c})
-	return nil
+	return w.open("resumeSession", c, map[string]any{"sessionId": prev.id, "tools": w.toolList()})
 }
 
 func (w *world) current() (session, error) {
