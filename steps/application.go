@@ -233,9 +233,8 @@ func (w *world) driverEvents(kind string) []map[string]any {
 
 // applicationReceived checks that the SDK delivered a session event to the application.
 func (w *world) applicationReceived(typ, key, want string) error {
-	caps, notes := w.t.Capabilities()
-	if !caps["events"] {
-		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not forward session events: %s", w.t.SDK(), notes["events"])}
+	if has, note := w.t.Capability("events"); !has {
+		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not forward session events: %s", w.t.SDK(), note)}
 	}
 	var seen []string
 	for _, ev := range w.driverEvents("session.event") {
@@ -265,14 +264,12 @@ func (w *world) handlerServed(label, tool string) error {
 
 // conformsToSchema checks the runtime's schema notes recorded beside each request.
 func (w *world) conformsToSchema() error {
-	if w.t.RuntimeOptions().Check == nil {
+	if !w.t.SchemaLoaded() {
 		return &ErrUnsupported{Reason: "the runtime's published schema is not loaded in this run (it comes from the prepared Node driver's platform package)"}
 	}
 	var bad []string
-	for _, e := range w.entries() {
-		if e.Dir == transcript.Note && strings.HasPrefix(e.Text, "schema: ") {
-			bad = append(bad, strings.TrimPrefix(e.Text, "schema: "))
-		}
+	for _, v := range transcript.Violations(w.entries()) {
+		bad = append(bad, v.String())
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("requests violate the runtime's published schema:\n  %s", strings.Join(bad, "\n  "))

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -70,13 +71,11 @@ func (w *world) register(sc *godog.ScenarioContext) {
 // startedWithFlag checks the argv that a self-spawned runtime recorded when it started.
 func (w *world) startedWithFlag(flag string) error {
 	for _, e := range w.entries() {
-		if e.Dir == transcript.Note && strings.HasPrefix(e.Text, "argv: ") {
-			for _, a := range strings.Fields(strings.TrimPrefix(e.Text, "argv: ")) {
-				if a == flag {
-					return nil
-				}
+		if e.Kind == transcript.KindArgv {
+			if slices.Contains(e.Argv, flag) {
+				return nil
 			}
-			return fmt.Errorf("the runtime was started with %s, without %s", strings.TrimPrefix(e.Text, "argv: "), flag)
+			return fmt.Errorf("the runtime was started with %s, without %s", strings.Join(e.Argv, " "), flag)
 		}
 	}
 	return fmt.Errorf("no runtime was spawned by the SDK (no argv recorded)")

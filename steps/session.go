@@ -31,11 +31,6 @@ func (w *world) connected() error { _, err := w.connect(); return err }
 // connectedOverStdio has the SDK spawn this program as its runtime, through a wrapper script
 // because SDKs take a single executable path and add their own flags.
 func (w *world) connectedOverStdio() error {
-	if w.replay != nil { // the recording already holds the spawned runtime's frames
-		_, err := w.do("connect", nil)
-		w.clients = append(w.clients, "c1")
-		return err
-	}
 	dir, err := os.MkdirTemp("", "conformance-stdio-")
 	if err != nil {
 		return err

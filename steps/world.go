@@ -12,6 +12,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
@@ -25,7 +26,7 @@ func (e *ErrUnsupported) Unwrap() error { return godog.ErrSkip }
 
 // world is the state of one scenario on one SDK.
 type world struct {
-	t       Target
+	t       suite.Target
 	ctx     context.Context
 	feature string
 	name    string
@@ -41,19 +42,19 @@ type world struct {
 	turn         runtime.Turn     // what the scripted model does on the next send
 	tried        *driver.Response // the outcome of the last "tries to" step
 	observations map[string]string
-	replay       []transcript.Entry // replaying a recorded scenario: driver answers come from here
-	cursor       int
+	transcript   string           // where the transcript is written ("" in memory)
 	lastErr      *driver.Response // the last command that ended in an SDK error
 	checked      []string
 	firstErr     error
 	unsupport    string
+	unavailable  string
 }
 
 type session struct{ handle, id, client string }
 
-// Initializer returns godog's scenario initializer for one SDK. nameFilter, when set, runs only
-// scenarios with exactly that name.
-func Initializer(t Target, featuresRoot, nameFilter string) func(*godog.ScenarioContext) {
+// Initializer returns godog's scenario initializer for one SDK (a suite.Initializer). nameFilter,
+// when set, runs only scenarios with exactly that name.
+func Initializer(t suite.Target, featuresRoot, nameFilter string) func(*godog.ScenarioContext) {
 	return func(sc *godog.ScenarioContext) {
 		w := &world{t: t}
 		sc.Before(func(ctx context.Context, s *godog.Scenario) (context.Context, error) {
@@ -81,7 +82,10 @@ func Initializer(t Target, featuresRoot, nameFilter string) func(*godog.Scenario
 	}
 }
 
-var errFiltered = fmt.Errorf("filtered out: %w", godog.ErrSkip)
+var (
+	errFiltered    = fmt.Errorf("filtered out: %w", godog.ErrSkip)
+	errUnavailable = fmt.Errorf("the SDK is unavailable: %w", godog.ErrSkip)
+)
 
 func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, nameFilter string) error {
 	w.ctx = ctx
@@ -90,29 +94,27 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 	if nameFilter != "" && s.Name != nameFilter {
 		return errFiltered // not part of this run: no result at all
 	}
-	if recorded, ok := w.t.Recorded(w.feature, w.name); ok {
-		// Replay: the steps run against the recorded frames; no SDK, no runtime listening.
-		w.replay, w.rec = recorded, transcript.Memory()
-		w.rt = runtime.New(w.rec, runtime.Options{})
-		return nil
-	}
 	// Every scenario gets a transcript, even one that never reaches an SDK, so every result
 	// names a file that says what happened.
-	rec, err := transcript.New(w.t.TranscriptPath(w.feature, w.name))
+	rec, path, err := w.t.Transcript(w.feature, w.name)
 	if err != nil {
 		return err
 	}
-	w.rec = rec
-	rec.Notef("", "scenario %q (%s) on %s", w.name, w.feature, w.t.SDK())
+	w.rec, w.transcript = rec, path
+	rec.Scenario(transcript.Header{Name: w.name, Feature: w.feature, SDK: w.t.SDK()})
 	if why := w.t.Unavailable(); why != "" {
 		rec.Notef("", "not run: the SDK is unavailable: %s", why)
-		return &ErrUnsupported{Reason: "unavailable: " + why}
+		w.unavailable = why
+		return errUnavailable
 	}
-	caps, notes := w.t.Capabilities()
 	for _, tag := range s.Tags {
-		if c, ok := strings.CutPrefix(tag.Name, "@requires."); ok && !caps[c] {
+		c, ok := strings.CutPrefix(tag.Name, "@requires.")
+		if !ok {
+			continue
+		}
+		if has, n := w.t.Capability(c); !has {
 			reason := fmt.Sprintf("%s SDK lacks capability %s", w.t.SDK(), c)
-			if n := notes[c]; n != "" {
+			if n != "" {
 				reason += ": " + n
 			}
 			rec.Notef("", "not run: %s", reason)
@@ -132,21 +134,12 @@ func (w *world) end(s *godog.Scenario) {
 	if w.name != s.Name || w.feature == "" {
 		return
 	}
-	o := Outcome{Feature: w.feature, Scenario: w.name, Err: w.firstErr, Unsupported: w.unsupport, Checked: w.checked,
-		Observations: w.observations}
+	o := suite.Outcome{Feature: w.feature, Scenario: w.name, Err: w.firstErr, Unsupported: w.unsupport,
+		Unavailable: w.unavailable, Checked: w.checked, Observations: w.observations}
 	for _, tag := range s.Tags {
 		o.Tags = append(o.Tags, tag.Name)
 	}
-	if strings.HasPrefix(o.Unsupported, "unavailable: ") {
-		o.Unavailable, o.Unsupported = strings.TrimPrefix(o.Unsupported, "unavailable: "), ""
-	}
 	filtered := w.rec == nil
-	if w.replay != nil {
-		o.Transcript = ""
-		w.t.Finished(o)
-		*w = world{t: w.t}
-		return
-	}
 	if w.rt != nil {
 		// Let a turn still being played finish, then release the SDK's client.
 		wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -161,16 +154,12 @@ func (w *world) end(s *godog.Scenario) {
 		w.importStdio()
 	}
 	if w.rec != nil {
-		for _, e := range w.entries() {
-			if e.Dir == transcript.Note && strings.HasPrefix(e.Text, "schema: ") {
-				o.SchemaViolations = append(o.SchemaViolations, strings.TrimPrefix(e.Text, "schema: "))
-			}
-		}
+		o.SchemaViolations = transcript.Violations(w.entries())
 		w.rec.Notef("", "scenario ended")
 		if err := w.rec.Close(); err != nil && o.Err == nil {
 			o.Err = fmt.Errorf("writing the transcript: %w", err)
 		}
-		o.Transcript = w.t.TranscriptPath(w.feature, w.name)
+		o.Transcript = w.transcript
 	}
 	if !filtered {
 		w.t.Finished(o)
@@ -188,9 +177,6 @@ func relFeature(root, uri string) string {
 // call sends one driver command, recording both lines in the transcript. A driver that hung or
 // broke the protocol is killed, so the next scenario gets a fresh one.
 func (w *world) call(cmd string, args any) (*driver.Response, error) {
-	if w.replay != nil {
-		return w.recordedResponse(cmd)
-	}
 	d, err := w.t.Driver(w.ctx)
 	if err != nil {
 		return nil, err
@@ -241,9 +227,6 @@ func (w *world) do(cmd string, args any) (json.RawMessage, error) {
 
 // entries is the scenario's transcript so far, with what a self-spawned runtime recorded.
 func (w *world) entries() []transcript.Entry {
-	if w.replay != nil {
-		return w.replay
-	}
 	out := w.rec.Entries()
 	if w.stdioLog != "" {
 		if more, err := transcript.Read(w.stdioLog); err == nil {
@@ -269,27 +252,4 @@ func (w *world) importStdio() {
 		w.rec.Add(e)
 	}
 	_ = os.Remove(w.stdioLog)
-}
-
-// recordedResponse replays the driver's recorded answer to the next recorded command cmd.
-func (w *world) recordedResponse(cmd string) (*driver.Response, error) {
-	for ; w.cursor < len(w.replay); w.cursor++ {
-		e := w.replay[w.cursor]
-		var c struct {
-			ID  int    `json:"id"`
-			Cmd string `json:"cmd"`
-		}
-		if e.Dir != transcript.HarnessToDriver || json.Unmarshal(e.Frame, &c) != nil || c.Cmd != cmd {
-			continue
-		}
-		for _, r := range w.replay[w.cursor+1:] {
-			var resp driver.Response
-			if r.Dir == transcript.DriverToHarness && json.Unmarshal(r.Frame, &resp) == nil && resp.ID == c.ID && resp.Outcome != "" {
-				w.cursor++
-				return &resp, nil
-			}
-		}
-		return nil, fmt.Errorf("the recording has no answer to the %q command at entry %d", cmd, e.Seq)
-	}
-	return nil, fmt.Errorf("the recording has no further %q command: the scenario's steps differ from the recorded run", cmd)
 }

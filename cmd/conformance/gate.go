@@ -6,6 +6,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/rundiff"
+	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
 
@@ -42,7 +43,7 @@ func replayCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o, sdk, err := harness.Replay(root, args[0])
+			o, sdk, err := harness.Replay(root, args[0], steps.Initializer)
 			if err != nil {
 				return &exitError{2, err}
 			}

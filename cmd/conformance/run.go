@@ -11,6 +11,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
 
@@ -36,7 +37,7 @@ unavailable).`,
 			if err != nil {
 				return err
 			}
-			cfg := harness.Config{RepoRoot: root, Tags: tags, Scenario: scenario, CacheRoot: cacheDir,
+			cfg := harness.Config{Steps: steps.Initializer, RepoRoot: root, Tags: tags, Scenario: scenario, CacheRoot: cacheDir,
 				Manifest: manifest, CommandTimeout: timeout, Self: selfArgv(), Log: os.Stdout, ValidateProtocol: validate,
 				Command: "conformance " + strings.Join(os.Args[1:], " ")}
 			if sdkList != "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/selftest"
+	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +31,7 @@ untouched copy now fail. Exit status 1 unless every mutant is caught.`,
 			if reportDir, err = filepath.Abs(reportDir); err != nil {
 				return err
 			}
-			verdicts, err := selftest.Run(context.Background(), selftest.Config{RepoRoot: root, Mutants: mutants, Only: only,
+			verdicts, err := selftest.Run(context.Background(), selftest.Config{Steps: steps.Initializer, RepoRoot: root, Mutants: mutants, Only: only,
 				ReportDir: reportDir, CacheRoot: sdks.DefaultCacheRoot(), Self: selfArgv(), Log: os.Stdout})
 			if err != nil {
 				return &exitError{2, err}

@@ -84,7 +84,7 @@ func runtimeCmd() *cobra.Command {
 				return &exitError{2, err}
 			}
 			defer rec.Close()
-			rec.Notef("", "argv: %s", strings.Join(os.Args[1:], " "))
+			rec.Started(os.Args[1:])
 			var names []string
 			for _, kv := range os.Environ() {
 				names = append(names, strings.SplitN(kv, "=", 2)[0])

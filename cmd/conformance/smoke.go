@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
-	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/spf13/cobra"
 )
@@ -40,7 +39,7 @@ func smokeCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{2, err}
 			}
-			if err := harness.Smoke(context.Background(), l, sdk, timeout, v, os.Stdout); err != nil {
+			if err := driver.Smoke(context.Background(), l, sdk, timeout, v, os.Stdout); err != nil {
 				return &exitError{1, fmt.Errorf("smoke test of %s failed: %w", sdk, err)}
 			}
 			fmt.Printf("smoke test of %s passed\n", sdk)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/stretchr/testify/assert"
@@ -78,12 +79,12 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
 			reports := t.TempDir()
 			exe, err := os.Executable()
 			require.NoError(t, err)
-			var outcomes []steps.Outcome
+			var outcomes []suite.Outcome
 			tg := &target{name: "fake", timeout: 2 * time.Second, reportDir: reports, progress: io.Discard,
 				launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=" + mode, "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
-				finished: func(o steps.Outcome) { outcomes = append(outcomes, o) }}
-			tg.hello = &Hello{Capabilities: map[string]bool{"transport.tcp": true}}
-			runSuite(Config{ReportDir: reports, Paths: []string{features}}, features, tg)
+				finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+			tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
+			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
 			tg.close()
 
 			require.Len(t, outcomes, 2, "the run goes on after the fault")

@@ -5,75 +5,91 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
-	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/cucumber/godog"
 )
 
-// The first note of every scenario transcript names it (see steps.world.begin).
-var scenarioNote = regexp.MustCompile(`^scenario ("(?:[^"\\]|\\.)*") \((.*)\) on (\S+)$`)
-
-// Replay re-checks a scenario's assertions against a recorded transcript, running no SDK: the
-// driver's recorded answers stand in for the driver and the recorded frames for the wire.
-func Replay(repoRoot, path string) (steps.Outcome, string, error) {
+// Replay re-checks a scenario's assertions against a recorded transcript, running no SDK: a
+// recorded driver (driver.Recorded) answers the steps' commands, and the scenario's transcript
+// starts with the recorded wire, so the steps run exactly as in a live run.
+func Replay(repoRoot, path string, steps suite.Initializer) (suite.Outcome, string, error) {
 	entries, err := transcript.Read(path)
 	if err != nil {
-		return steps.Outcome{}, "", err
+		return suite.Outcome{}, "", err
 	}
-	var name, feature, sdk string
-	for _, e := range entries {
-		if m := scenarioNote.FindStringSubmatch(e.Text); e.Dir == transcript.Note && m != nil {
-			name, feature, sdk = m[1], m[2], m[3]
-			if unq, err := strconv.Unquote(name); err == nil {
-				name = unq
-			}
-			break
-		}
-	}
-	if name == "" {
-		return steps.Outcome{}, "", fmt.Errorf("%s: no scenario note (is this a scenario transcript from conformance run?)", path)
+	h, ok := transcript.HeaderOf(entries)
+	if !ok {
+		return suite.Outcome{}, "", fmt.Errorf("%s: no scenario header (is this a scenario transcript from conformance run?)", path)
 	}
 	featuresRoot := filepath.Join(repoRoot, "features")
-	t := &replayTarget{sdk: sdk, entries: entries}
-	suite := godog.TestSuite{
+	t := &replayTarget{sdk: h.SDK, entries: entries, launcher: driver.NewRecorded(entries)}
+	s := godog.TestSuite{
 		Name:                "replay",
-		ScenarioInitializer: steps.Initializer(t, featuresRoot, name),
-		Options:             &godog.Options{Format: "progress", Output: io.Discard, Paths: []string{filepath.Join(featuresRoot, feature)}, Strict: true},
+		ScenarioInitializer: steps(t, featuresRoot, h.Name),
+		Options:             &godog.Options{Format: "progress", Output: io.Discard, Paths: []string{filepath.Join(featuresRoot, h.Feature)}, Strict: true},
 	}
-	suite.Run()
+	s.Run()
+	t.close()
 	if t.outcome == nil {
-		return steps.Outcome{}, sdk, fmt.Errorf("scenario %q is no longer in features/%s", name, feature)
+		return suite.Outcome{}, h.SDK, fmt.Errorf("scenario %q is no longer in features/%s", h.Name, h.Feature)
 	}
-	return *t.outcome, sdk, nil
+	return *t.outcome, h.SDK, nil
 }
 
 // replayTarget serves one recorded scenario.
 type replayTarget struct {
-	sdk     string
-	entries []transcript.Entry
-	outcome *steps.Outcome
+	sdk      string
+	entries  []transcript.Entry
+	launcher *driver.Recorded
+	client   *driver.Client
+	outcome  *suite.Outcome
 }
 
-func (t *replayTarget) SDK() string                                        { return t.sdk }
-func (t *replayTarget) Unavailable() string                                { return "" }
-func (t *replayTarget) Capabilities() (map[string]bool, map[string]string) { return nil, nil }
-func (t *replayTarget) Driver(context.Context) (*driver.Client, error) {
-	return nil, fmt.Errorf("replay runs no driver")
+func (t *replayTarget) SDK() string         { return t.sdk }
+func (t *replayTarget) Unavailable() string { return "" }
+
+// Capability is always present: the recording shows what the SDK did when it ran.
+func (t *replayTarget) Capability(string) (bool, string) { return true, "" }
+
+func (t *replayTarget) Driver(ctx context.Context) (*driver.Client, error) {
+	if t.client != nil && t.client.Alive() {
+		return t.client, nil
+	}
+	c, err := driver.Start(ctx, t.launcher)
+	t.client = c
+	return c, err
 }
-func (t *replayTarget) KillDriver()                   {}
-func (t *replayTarget) CommandTimeout() time.Duration { return time.Second }
-func (t *replayTarget) TranscriptPath(string, string) string {
-	return ""
+
+func (t *replayTarget) KillDriver() {
+	if t.client != nil {
+		t.client.Kill()
+	}
 }
+
+func (t *replayTarget) close() { t.KillDriver() }
+
+func (t *replayTarget) CommandTimeout() time.Duration { return 10 * time.Second }
+
+// Transcript starts with the recorded wire and notes; the driver lines are recorded again as
+// the recorded driver answers.
+func (t *replayTarget) Transcript(string, string) (*transcript.Recorder, string, error) {
+	rec := transcript.Memory()
+	for _, e := range t.entries {
+		if e.Dir != transcript.HarnessToDriver && e.Dir != transcript.DriverToHarness && e.Kind != transcript.KindScenario {
+			rec.Add(e)
+		}
+	}
+	return rec, "", nil
+}
+
 func (t *replayTarget) RuntimeOptions() runtime.Options { return runtime.Options{} }
-func (t *replayTarget) StdioRuntime() []string          { return nil }
-func (t *replayTarget) Finished(o steps.Outcome)        { t.outcome = &o }
-func (t *replayTarget) Recorded(string, string) ([]transcript.Entry, bool) {
-	return t.entries, true
-}
+
+// SchemaLoaded is false: the recording does not say which schema, if any, checked it.
+func (t *replayTarget) SchemaLoaded() bool       { return false }
+func (t *replayTarget) StdioRuntime() []string   { return nil }
+func (t *replayTarget) Finished(o suite.Outcome) { t.outcome = &o }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,13 +15,15 @@ import (
 // driver's answers and the SDK's session.create, with the tool as given.
 func recording(tool string) string {
 	return strings.Join([]string{
-		`{"seq":1,"t_ms":0,"dir":"note","text":"scenario \"a terminal tool is sent as \\\"isTerminal\\\": true on session.create\" (tools/is_terminal.feature) on go"}`,
+		`{"seq":1,"t_ms":0,"dir":"note","kind":"scenario","scenario":{"name":"a terminal tool is sent as \"isTerminal\": true on session.create","feature":"tools/is_terminal.feature","sdk":"go"}}`,
 		`{"seq":2,"t_ms":1,"conn":"driver","dir":"harness->driver","frame":{"id":1,"cmd":"connect","args":{"client":"c1","address":"127.0.0.1:1"}}}`,
 		`{"seq":3,"t_ms":2,"conn":"driver","dir":"driver->harness","frame":{"id":1,"outcome":"ok","result":{}}}`,
 		`{"seq":4,"t_ms":3,"conn":"driver","dir":"harness->driver","frame":{"id":2,"cmd":"createSession","args":{"client":"c1","session":"s1","tools":[]}}}`,
 		`{"seq":5,"t_ms":4,"conn":"c1","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":"a","method":"connect","params":{}}}`,
 		`{"seq":6,"t_ms":5,"conn":"c1","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":"b","method":"session.create","params":{"sessionId":"s","tools":[` + tool + `]}}}`,
 		`{"seq":7,"t_ms":6,"conn":"driver","dir":"driver->harness","frame":{"id":2,"outcome":"ok","result":{"sessionId":"s"}}}`,
+		`{"seq":8,"t_ms":7,"conn":"driver","dir":"harness->driver","frame":{"id":3,"cmd":"stopClient","args":{"client":"c1"}}}`,
+		`{"seq":9,"t_ms":8,"conn":"driver","dir":"driver->harness","frame":{"id":3,"outcome":"ok","result":{}}}`,
 	}, "\n") + "\n"
 }
 
@@ -38,7 +41,7 @@ func TestReplay(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.ndjson")
 			require.NoError(t, os.WriteFile(path, []byte(recording(tt.tool)), 0o644))
-			o, sdk, err := Replay(root, path)
+			o, sdk, err := Replay(root, path, steps.Initializer)
 			require.NoError(t, err)
 			assert.Equal(t, "go", sdk)
 			if tt.wantErr == "" {
@@ -54,7 +57,7 @@ func TestReplay(t *testing.T) {
 func TestReplayRejectsForeignFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.ndjson")
 	require.NoError(t, os.WriteFile(path, []byte("not json\n"), 0o644))
-	_, _, err := Replay("../..", path)
+	_, _, err := Replay("../..", path, steps.Initializer)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "t.ndjson:1")
 }

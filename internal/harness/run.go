@@ -1,6 +1,8 @@
-// Package harness runs the feature suite on each SDK and writes the reports: it prepares each
-// SDK's driver, starts it once, runs every scenario through godog with the steps package, applies
-// the known-divergence manifest, compares payloads across SDKs and writes the report folder.
+// Package harness plans and runs the feature suite: it plans which SDKs run (plan.go), prepares
+// each SDK's driver and starts it once (target.go), runs every scenario through godog with the
+// steps it is given (Config.Steps), classifies each outcome with the known-divergence manifest
+// and streams the results into the report sink; the formats are rendered from those records
+// (internal/render). It never imports steps/: cmd/conformance hands it steps.Initializer.
 package harness
 
 import (
@@ -20,16 +22,19 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/compare"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
+	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
-	"github.com/copilot-sdk-conformance/conformance/steps"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/cucumber/godog"
 )
 
 // Config is one run.
 type Config struct {
+	// Steps binds the features' phrases (steps.Initializer); the harness runs them on each SDK.
+	Steps          suite.Initializer
 	RepoRoot       string
 	Paths          []string          // feature files or folders (default: RepoRoot/features)
 	SDKs           []string          // SDKs to run; empty means every SDK whose toolchain is present
@@ -44,7 +49,7 @@ type Config struct {
 	Self           []string // argv that runs this program (for the stdio runtime and rerun commands)
 	Command        string   // the command line, for the report
 	Log            io.Writer
-	RuntimeCheck   func(method string, params json.RawMessage) []string
+	RuntimeCheck   func(method string, params json.RawMessage) []schema.Violation
 	// ValidateProtocol checks every driver line against drivers/protocol.schema.json; a
 	// violation fails the command (and the scenario) with the offending line named.
 	ValidateProtocol bool
@@ -117,14 +122,13 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		cfg.RuntimeCheck, res.Harness.Schema = loadSchema(ctx, cfg, pins["node"])
 	}
 	fmt.Fprintf(cfg.Log, "runtime schema: %s\n", res.Harness.Schema)
-	// Each result is also appended to results.ndjson the moment it is known, so an interrupted
-	// run keeps what it learned; results.json is the complete record written at the end.
-	stream, err := os.Create(filepath.Join(cfg.ReportDir, "results.ndjson"))
+	// Each result goes into the sink the moment it is known (results.ndjson keeps what an
+	// interrupted run learned); the formats are rendered from the same records at the end.
+	sink, err := report.NewSink(cfg.ReportDir, res)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
-	defer stream.Close()
-	var mu sync.Mutex
+	defer sink.Close()
 	sdkInfo := make([]report.SDK, len(names))
 	var wg sync.WaitGroup
 	// Preparing is CPU and network heavy (npm, cargo, mvn); two at a time on the 2-core machines.
@@ -135,13 +139,11 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 			defer wg.Done()
 			info, t := setUp(ctx, cfg, name, pins[name], prepSlots)
 			sdkInfo[i] = info
-			t.finished = func(o steps.Outcome) {
+			t.finished = func(o suite.Outcome) {
 				r := classify(cfg, manifest, info, o)
-				line, _ := json.Marshal(r)
-				mu.Lock()
-				res.Results = append(res.Results, r)
-				_, _ = stream.Write(append(line, '\n'))
-				mu.Unlock()
+				if err := sink.Add(r); err != nil {
+					fmt.Fprintf(cfg.Log, "results.ndjson: %v\n", err)
+				}
 				fmt.Fprintf(cfg.Log, "[%s] %-11s %s: %s\n", name, r.Status, r.Feature, r.Scenario)
 			}
 			runSuite(cfg, featuresRoot, t)
@@ -154,7 +156,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if res.Comparisons, err = compare.Scenarios(cfg.ReportDir, res.Results); err != nil {
 		fmt.Fprintf(cfg.Log, "comparison: %v\n", err)
 	}
-	if err := report.WriteAll(cfg.ReportDir, res); err != nil {
+	if err := render.Write(cfg.ReportDir, res); err != nil {
 		return res, err
 	}
 	for _, s := range res.SDKs {
@@ -197,17 +199,15 @@ func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots cha
 	if err != nil {
 		return fail(err.Error())
 	}
-	stderrLog, err := os.Create(filepath.Join(cfg.ReportDir, "driver-"+name+".stderr.log"))
-	if err != nil {
+	if t.launcher, err = launcher(cfg, name, prep); err != nil {
 		return fail(err.Error())
 	}
-	t.launcher = driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: stderrLog}
 	if cfg.ValidateProtocol {
 		if t.validator, err = driver.LoadValidator(filepath.Join(cfg.RepoRoot, "drivers", "protocol.schema.json")); err != nil {
 			return fail(err.Error())
 		}
 	}
-	c, hello, err := StartDriver(ctx, t.launcher, name, cfg.CommandTimeout, t.validator)
+	c, hello, err := driver.Handshake(ctx, t.launcher, name, cfg.CommandTimeout, t.validator)
 	if err != nil {
 		return fail("driver did not start: " + err.Error())
 	}
@@ -223,14 +223,24 @@ func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots cha
 	return info, t
 }
 
+// launcher is the one place a prepared driver becomes something that starts it: a local process
+// whose stderr goes to the report folder.
+func launcher(cfg Config, name string, prep *sdks.Prepared) (driver.Launcher, error) {
+	stderrLog, err := os.Create(report.DriverLogPath(cfg.ReportDir, name))
+	if err != nil {
+		return nil, err
+	}
+	return driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: stderrLog}, nil
+}
+
 // runSuite runs every feature on one SDK through godog. godog's cucumber JSON is kept as the
 // step-level record; statuses come from the outcomes the steps report.
 func runSuite(cfg Config, featuresRoot string, t *target) {
-	cucumber := filepath.Join(cfg.ReportDir, "cucumber", t.name+".json")
+	cucumber := report.CucumberPath(cfg.ReportDir, t.name)
 	_ = os.MkdirAll(filepath.Dir(cucumber), 0o755)
 	suite := godog.TestSuite{
 		Name:                t.name,
-		ScenarioInitializer: steps.Initializer(t, featuresRoot, cfg.Scenario),
+		ScenarioInitializer: cfg.Steps(t, featuresRoot, cfg.Scenario),
 		Options: &godog.Options{
 			Format:   "cucumber:" + cucumber,
 			Output:   io.Discard,
@@ -244,9 +254,12 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 }
 
 // classify turns a scenario outcome into a result status, applying the manifest.
-func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o steps.Outcome) report.Result {
+func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o suite.Outcome) report.Result {
 	r := report.Result{Feature: o.Feature, Scenario: o.Scenario, SDK: sdk.Name, Checked: o.Checked,
-		Observations: o.Observations, SchemaViolations: o.SchemaViolations}
+		Observations: o.Observations}
+	for _, v := range o.SchemaViolations {
+		r.SchemaViolations = append(r.SchemaViolations, v.String())
+	}
 	if o.Transcript != "" {
 		if rel, err := filepath.Rel(cfg.ReportDir, o.Transcript); err == nil {
 			r.Transcript = filepath.ToSlash(rel)
@@ -277,7 +290,7 @@ func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o steps.Outcome) r
 }
 
 // rerun is one command that reruns exactly this scenario on this SDK, version or source.
-func rerun(cfg Config, sdk string, o steps.Outcome) string {
+func rerun(cfg Config, sdk string, o suite.Outcome) string {
 	parts := []string{"go run ./cmd/conformance run --sdk " + sdk}
 	if v := cfg.Versions[sdk]; v != "" {
 		parts = append(parts, "--sdk-version "+sdk+"="+v)
@@ -320,7 +333,7 @@ func sortResults(rs []report.Result) {
 // loadSchema takes the runtime's published api.schema.json from the pinned Node SDK's platform
 // package (preparing the Node driver, which is cached, if needed). Without it the run goes on
 // and the schema scenarios report unsupported.
-func loadSchema(ctx context.Context, cfg Config, pin sdks.Pin) (func(string, json.RawMessage) []string, string) {
+func loadSchema(ctx context.Context, cfg Config, pin sdks.Pin) (func(string, json.RawMessage) []schema.Violation, string) {
 	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, "node", pin.Version, "")
 	if err != nil {
 		return nil, "unavailable: " + firstLine(err.Error())

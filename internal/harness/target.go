@@ -2,88 +2,24 @@ package harness
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
-	"github.com/copilot-sdk-conformance/conformance/steps"
 )
-
-// Hello is a driver's answer to hello.
-type Hello struct {
-	ProtocolVersion int               `json:"protocolVersion"`
-	SDK             string            `json:"sdk"`
-	Version         string            `json:"version"`
-	Source          string            `json:"source"`
-	Capabilities    map[string]bool   `json:"capabilities"`
-	Notes           map[string]string `json:"notes"`
-}
-
-// StartDriver launches a driver and checks its hello; every problem is named precisely (this is
-// also what `conformance smoke` reports first).
-func StartDriver(ctx context.Context, l driver.Launcher, wantSDK string, timeout time.Duration, v *driver.Validator) (*driver.Client, *Hello, error) {
-	c, err := driver.Start(ctx, l)
-	if err != nil {
-		return nil, nil, err
-	}
-	if v != nil {
-		c.SetValidator(v)
-	}
-	r, err := c.Call(ctx, "hello", map[string]any{"protocolVersion": driver.ProtocolVersion}, timeout)
-	if err != nil {
-		c.Kill()
-		return nil, nil, err
-	}
-	if r.Outcome != driver.OK {
-		c.Kill()
-		return nil, nil, fmt.Errorf("hello answered %s: %s%s", r.Outcome, r.ErrorText(), r.Reason)
-	}
-	if v != nil {
-		if err := v.Hello(r.Result); err != nil {
-			c.Kill()
-			return nil, nil, fmt.Errorf("hello result %s", err)
-		}
-	}
-	var h Hello
-	if err := json.Unmarshal(r.Result, &h); err != nil {
-		c.Kill()
-		return nil, nil, fmt.Errorf("hello result is not an object with protocolVersion, sdk, version, capabilities: %w (got %s)", err, r.Result)
-	}
-	var problems []string
-	if h.ProtocolVersion != driver.ProtocolVersion {
-		problems = append(problems, fmt.Sprintf("protocolVersion is %d, want %d", h.ProtocolVersion, driver.ProtocolVersion))
-	}
-	if wantSDK != "" && h.SDK != wantSDK {
-		problems = append(problems, fmt.Sprintf("sdk is %q, want %q", h.SDK, wantSDK))
-	}
-	if h.Version == "" {
-		problems = append(problems, "version is empty: report the exact installed SDK version")
-	}
-	if h.Capabilities == nil {
-		problems = append(problems, "capabilities are missing")
-	}
-	if len(problems) > 0 {
-		c.Kill()
-		return nil, nil, fmt.Errorf("bad hello from the %s driver: %s", wantSDK, strings.Join(problems, "; "))
-	}
-	return c, &h, nil
-}
 
 // target is one SDK's side of a run: the steps reach the driver and report outcomes through it.
 type target struct {
 	name        string
 	unavailable string
-	hello       *Hello
+	hello       *driver.Hello
 	launcher    driver.Launcher
 	validator   *driver.Validator // -V: every driver line checked against the protocol schema
 	timeout     time.Duration
@@ -91,7 +27,7 @@ type target struct {
 	rtOpts      runtime.Options
 	self        []string
 	progress    io.Writer
-	finished    func(steps.Outcome)
+	finished    func(suite.Outcome)
 
 	mu     sync.Mutex
 	client *driver.Client
@@ -99,17 +35,24 @@ type target struct {
 
 func (t *target) SDK() string         { return t.name }
 func (t *target) Unavailable() string { return t.unavailable }
-func (t *target) Capabilities() (map[string]bool, map[string]string) {
+func (t *target) Capability(name string) (bool, string) {
 	if t.hello == nil {
-		return nil, nil
+		return false, ""
 	}
-	return t.hello.Capabilities, t.hello.Notes
+	return t.hello.Capabilities[name], t.hello.Notes[name]
 }
-func (t *target) CommandTimeout() time.Duration                      { return t.timeout }
-func (t *target) RuntimeOptions() runtime.Options                    { return t.rtOpts }
-func (t *target) StdioRuntime() []string                             { return t.self }
-func (t *target) Finished(o steps.Outcome)                           { t.finished(o) }
-func (t *target) Recorded(string, string) ([]transcript.Entry, bool) { return nil, false }
+func (t *target) CommandTimeout() time.Duration   { return t.timeout }
+func (t *target) RuntimeOptions() runtime.Options { return t.rtOpts }
+func (t *target) SchemaLoaded() bool              { return t.rtOpts.Check != nil }
+func (t *target) StdioRuntime() []string          { return t.self }
+func (t *target) Finished(o suite.Outcome)        { t.finished(o) }
+
+// Transcript is written into the report folder as it happens.
+func (t *target) Transcript(feature, scenario string) (*transcript.Recorder, string, error) {
+	path := filepath.Join(t.reportDir, report.TranscriptRel(t.name, feature, scenario))
+	rec, err := transcript.New(path)
+	return rec, path, err
+}
 
 // Driver returns the running driver, starting a new one after a crash or a kill.
 func (t *target) Driver(ctx context.Context) (*driver.Client, error) {
@@ -121,7 +64,7 @@ func (t *target) Driver(ctx context.Context) (*driver.Client, error) {
 	if t.client != nil {
 		fmt.Fprintf(t.progress, "[%s] driver exited; starting a new one\n", t.name)
 	}
-	c, _, err := StartDriver(ctx, t.launcher, t.name, t.timeout, t.validator)
+	c, _, err := driver.Handshake(ctx, t.launcher, t.name, t.timeout, t.validator)
 	if err != nil {
 		return nil, err
 	}
@@ -144,21 +87,4 @@ func (t *target) close() {
 		t.client.Close(5 * time.Second)
 		t.client = nil
 	}
-}
-
-func (t *target) TranscriptPath(feature, scenario string) string {
-	return filepath.Join(t.reportDir, TranscriptRel(t.name, feature, scenario))
-}
-
-var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// TranscriptRel is a transcript's path relative to the report folder: stable across runs and
-// machines, so results from shards and runs can be merged and compared.
-func TranscriptRel(sdk, feature, scenario string) string {
-	slug := strings.Trim(unsafe.ReplaceAllString(scenario, "-"), "-")
-	if len(slug) > 120 {
-		slug = slug[:120]
-	}
-	sum := sha256.Sum256([]byte(scenario)) // keeps names that differ only in punctuation apart
-	return filepath.ToSlash(filepath.Join("transcripts", sdk, strings.TrimSuffix(feature, ".feature"), slug+"-"+hex.EncodeToString(sum[:3])+".ndjson"))
 }

@@ -1,7 +1,6 @@
-// Package report holds the run's results and writes them: results.json (the machine-readable
-// record, mergeable across shards), junit.xml for CI, summary.md for a CI job summary. The
-// transcripts are written during the run by the steps; results name them relative to the report
-// folder.
+// Package report holds the run's records (Results, SDK, Result), the Sink every result of a run
+// streams into, and the layout of the report folder (where transcripts, driver logs and godog's
+// cucumber JSON go). The report formats are renderers over these records (internal/render).
 package report
 
 // Statuses of a result.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +24,7 @@ func run(t *testing.T, results []report.Result, tools map[string]string) string 
 		require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(line), 0o644))
 		results[i].Transcript = filepath.ToSlash(rel)
 	}
-	require.NoError(t, report.WriteAll(dir, &report.Results{Results: results}))
+	require.NoError(t, render.Write(dir, &report.Results{Results: results}))
 	return filepath.Join(dir, "results.json")
 }
 

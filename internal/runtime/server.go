@@ -1,6 +1,6 @@
 // Package runtime is the recording runtime: a stand-in for the Copilot CLI that answers the SDKs
-// the way the real runtime does (see ../shared/wire-facts.md), plays a scripted agent loop, and
-// records every frame in both directions into a transcript.
+// the way the real runtime does (each answer's shape is given beside its method in methods.go),
+// plays a scripted agent loop, and records every frame in both directions into a transcript.
 //
 // One Server serves one scenario for one SDK: it may hold several connections at once (each
 // named c1, c2, … in the transcript) and several sessions.
@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/schema"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
@@ -32,7 +33,7 @@ type Options struct {
 	ToolTimeout time.Duration
 	// Check, when set, validates each request's params; its findings are recorded as notes
 	// beside the request (for example violations of the runtime's published schema).
-	Check func(method string, params json.RawMessage) []string
+	Check func(method string, params json.RawMessage) []schema.Violation
 }
 
 // Server is one recording runtime.
@@ -163,7 +164,7 @@ func (s *Server) handleFrame(c *conn, body []byte) {
 	}
 	if s.opts.Check != nil {
 		for _, v := range s.opts.Check(m.Method, m.Params) {
-			s.rec.Notef(c.name, "schema: %s: %s", m.Method, v)
+			s.rec.Schema(c.name, transcript.Violation{Method: m.Method, Pointer: v.Pointer, Message: v.Message})
 		}
 	}
 	if d := s.toolsSetDelay(); d > 0 && m.Method == "session.tools.set" {

@@ -109,15 +109,23 @@ func escape(k string) string { return strings.ReplaceAll(strings.ReplaceAll(k, "
 // Methods is the number of methods the schema describes.
 func (v *Validator) Methods() int { return len(v.methods) }
 
-// Check returns one line per violation, "JSON-pointer: message", for the params of a request.
+// Violation is one place where a request's params break the schema.
+type Violation struct {
+	Pointer string // JSON pointer into the params, "/" for the whole
+	Message string
+}
+
+func (v Violation) String() string { return v.Pointer + ": " + v.Message }
+
+// Check returns the violations in the params of a request, sorted as "pointer: message".
 // A method the schema does not describe returns nothing (except the tools rule above).
-func (v *Validator) Check(method string, params json.RawMessage) []string {
+func (v *Validator) Check(method string, params json.RawMessage) []Violation {
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
 	if err != nil {
-		return []string{"/: params are not JSON: " + err.Error()}
+		return []Violation{{"/", "params are not JSON: " + err.Error()}}
 	}
 	if s := v.methods[method]; s != nil {
 		return violations(s.Validate(inst), "")
@@ -127,24 +135,24 @@ func (v *Validator) Check(method string, params json.RawMessage) []string {
 	}
 	obj, _ := inst.(map[string]any)
 	tools, _ := obj["tools"].([]any)
-	var out []string
+	var out []Violation
 	for i, t := range tools {
 		out = append(out, violations(v.tool.Validate(t), fmt.Sprintf("/tools/%d", i))...)
 	}
-	sort.Strings(out)
+	sortViolations(out)
 	return out
 }
 
 // violations flattens a validation error into its leaf causes, each with its instance pointer.
-func violations(err error, prefix string) []string {
+func violations(err error, prefix string) []Violation {
 	if err == nil {
 		return nil
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return []string{prefix + "/: " + err.Error()}
+		return []Violation{{prefix + "/", err.Error()}}
 	}
-	var out []string
+	var out []Violation
 	var leaves func(e *jsonschema.ValidationError)
 	leaves = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
@@ -155,7 +163,7 @@ func violations(err error, prefix string) []string {
 					ptr = "/"
 				}
 			}
-			out = append(out, fmt.Sprintf("%s: %s", ptr, e.ErrorKind.LocalizedString(english)))
+			out = append(out, Violation{ptr, e.ErrorKind.LocalizedString(english)})
 			return
 		}
 		for _, c := range e.Causes {
@@ -163,8 +171,13 @@ func violations(err error, prefix string) []string {
 		}
 	}
 	leaves(ve)
-	sort.Strings(out)
+	sortViolations(out)
 	return out
+}
+
+// sortViolations orders violations by their text, as reports list them.
+func sortViolations(vs []Violation) {
+	sort.Slice(vs, func(i, j int) bool { return vs[i].String() < vs[j].String() })
 }
 
 func escapeAll(parts []string) []string {

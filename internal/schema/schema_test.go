@@ -49,7 +49,10 @@ func TestCheckPlantedViolations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := v.Check(tt.method, json.RawMessage(tt.params))
+			var got []string
+			for _, x := range v.Check(tt.method, json.RawMessage(tt.params)) {
+				got = append(got, x.String())
+			}
 			assert.Equal(t, tt.want, got)
 		})
 	}
@@ -68,8 +71,8 @@ func TestPublishedSchemaWhenPrepared(t *testing.T) {
 	assert.Greater(t, v.Methods(), 100)
 	got := v.Check("session.tools.set", json.RawMessage(`{"sessionId":"s","tools":[{"name":"a","description":"d","is_terminal":true}]}`))
 	require.NotEmpty(t, got)
-	assert.Contains(t, got[0], "/tools/0")
-	assert.Contains(t, got[0], "is_terminal")
+	assert.Equal(t, "/tools/0", got[0].Pointer)
+	assert.Contains(t, got[0].Message, "is_terminal")
 	_, err = os.Stat(dir)
 	require.NoError(t, err)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"gopkg.in/yaml.v3"
 )
 
@@ -224,6 +225,7 @@ type Verdict struct {
 
 // Config is one selftest.
 type Config struct {
+	Steps     suite.Initializer // the step definitions (steps.Initializer)
 	RepoRoot  string
 	Mutants   string // default fixtures/mutants.yaml
 	Only      []string
@@ -258,7 +260,7 @@ func Run(ctx context.Context, cfg Config) ([]Verdict, error) {
 		for _, f := range features {
 			paths = append(paths, filepath.Join(cfg.RepoRoot, "features", f))
 		}
-		res, err := harness.Run(ctx, harness.Config{RepoRoot: cfg.RepoRoot, SDKs: []string{sdk}, Sources: map[string]string{sdk: source},
+		res, err := harness.Run(ctx, harness.Config{Steps: cfg.Steps, RepoRoot: cfg.RepoRoot, SDKs: []string{sdk}, Sources: map[string]string{sdk: source},
 			Paths: paths, ReportDir: dir, CacheRoot: cfg.CacheRoot, Self: cfg.Self, Log: prefix(cfg.Log, name),
 			Command: "conformance selftest (" + name + ")"})
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -26,6 +27,14 @@ const (
 	Note            = "note" // something the harness or runtime observed that is not a frame
 )
 
+// Kinds of a note whose facts a reader needs; each carries them in typed fields, and Text says
+// the same for a person reading the file.
+const (
+	KindScenario = "scenario" // the first entry: Header names the scenario, feature and SDK
+	KindSchema   = "schema"   // Violation: a request the runtime's published schema rejects
+	KindArgv     = "argv"     // Argv: the arguments a runtime spawned by the SDK was started with
+)
+
 // Entry is one line of a transcript.
 type Entry struct {
 	Seq   int             `json:"seq"`
@@ -36,7 +45,29 @@ type Entry struct {
 	Raw   string          `json:"raw,omitempty"`   // bytes that were not a valid frame
 	Error string          `json:"error,omitempty"` // what was wrong with them
 	Text  string          `json:"text,omitempty"`  // a note
+
+	Kind      string     `json:"kind,omitempty"` // a note's kind (Kind* above), when readers use it
+	Header    *Header    `json:"scenario,omitempty"`
+	Violation *Violation `json:"violation,omitempty"`
+	Argv      []string   `json:"argv,omitempty"`
 }
+
+// Header names the scenario a transcript records.
+type Header struct {
+	Name    string `json:"name"`
+	Feature string `json:"feature"` // relative to the features folder
+	SDK     string `json:"sdk"`
+}
+
+// Violation is one schema violation in a request's params.
+type Violation struct {
+	Method  string `json:"method"`
+	Pointer string `json:"pointer"` // JSON pointer into the params
+	Message string `json:"message"`
+}
+
+// String is "method: pointer: message", as reports list violations.
+func (v Violation) String() string { return v.Method + ": " + v.Pointer + ": " + v.Message }
 
 // Recorder is one transcript. It is safe for concurrent use.
 type Recorder struct {
@@ -102,6 +133,42 @@ func (r *Recorder) Bad(conn, dir string, raw []byte, err error) {
 // Notef records a note.
 func (r *Recorder) Notef(conn, format string, args ...any) {
 	r.Add(Entry{Conn: conn, Dir: Note, Text: fmt.Sprintf(format, args...)})
+}
+
+// Scenario records the header that names the scenario; it is the transcript's first entry.
+func (r *Recorder) Scenario(h Header) {
+	r.Add(Entry{Dir: Note, Kind: KindScenario, Header: &h, Text: fmt.Sprintf("scenario %q (%s) on %s", h.Name, h.Feature, h.SDK)})
+}
+
+// Schema records a schema violation of a request that came on conn.
+func (r *Recorder) Schema(conn string, v Violation) {
+	r.Add(Entry{Conn: conn, Dir: Note, Kind: KindSchema, Violation: &v, Text: "schema: " + v.String()})
+}
+
+// Started records the arguments a spawned runtime was started with.
+func (r *Recorder) Started(argv []string) {
+	r.Add(Entry{Dir: Note, Kind: KindArgv, Argv: append([]string(nil), argv...), Text: "argv: " + strings.Join(argv, " ")})
+}
+
+// HeaderOf returns the header of a recorded scenario, or false.
+func HeaderOf(entries []Entry) (Header, bool) {
+	for _, e := range entries {
+		if e.Kind == KindScenario && e.Header != nil {
+			return *e.Header, true
+		}
+	}
+	return Header{}, false
+}
+
+// Violations returns every schema violation recorded.
+func Violations(entries []Entry) []Violation {
+	var out []Violation
+	for _, e := range entries {
+		if e.Kind == KindSchema && e.Violation != nil {
+			out = append(out, *e.Violation)
+		}
+	}
+	return out
 }
 
 // Entries returns a copy of the entries so far.

@@ -1,138 +1,26 @@
-package report
+package render
 
 import (
-	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 )
 
-// Tally counts results by status.
-func (r *Results) Tally() {
-	r.Totals = map[string]int{}
-	for _, x := range r.Results {
-		r.Totals[x.Status]++
-	}
+// Markdown writes summary.md (fit for $GITHUB_STEP_SUMMARY).
+func Markdown(dir string, r *report.Results) error {
+	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(MarkdownText(r)), 0o644)
 }
 
-// WriteAll writes results.json, junit.xml and summary.md into dir.
-func WriteAll(dir string, r *Results) error {
-	r.Tally()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	if err := writeJUnit(filepath.Join(dir, "junit.xml"), r); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(Markdown(r)), 0o644)
-}
+var icons = map[string]string{report.Passed: "✅ passed", report.Failed: "❌ failed", report.XFail: "⚠️ xfail", report.XPass: "❗ xpass",
+	report.Unsupported: "➖ unsupported", report.Unavailable: "⛔ unavailable", report.Skipped: "⏭️ skipped"}
 
-// ReadResults loads a results.json.
-func ReadResults(path string) (*Results, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r Results
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a results.json: %w", path, err)
-	}
-	return &r, nil
-}
-
-// JUnit is written from the final statuses rather than by godog's junit formatter, because
-// godog knows only passed/failed/skipped: xfail, xpass, unsupported and unavailable are decided
-// after a scenario ends (from the manifest and the driver's capabilities). godog's own cucumber
-// JSON, per SDK, is kept beside it as the step-level record.
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-	Body    string `xml:",chardata"`
-}
-
-func writeJUnit(path string, r *Results) error {
-	bySDK := map[string]*junitSuite{}
-	var order []string
-	for _, x := range r.Results {
-		s := bySDK[x.SDK]
-		if s == nil {
-			s = &junitSuite{Name: "conformance." + x.SDK}
-			bySDK[x.SDK] = s
-			order = append(order, x.SDK)
-		}
-		c := junitCase{Name: x.Scenario, Classname: x.SDK + "." + strings.TrimSuffix(x.Feature, ".feature")}
-		out := "status: " + x.Status
-		if x.Transcript != "" {
-			out += "\ntranscript: " + x.Transcript
-		}
-		if x.Rerun != "" {
-			out += "\nrerun: " + x.Rerun
-		}
-		c.SystemOut = out
-		switch x.Status {
-		case Failed, XPass:
-			c.Failure = &junitMessage{Message: firstLine(x.Message), Body: x.Message}
-			s.Failures++
-		case Passed:
-		case XFail:
-			c.Skipped = &junitMessage{Message: "expected failure: " + firstLine(x.Message), Body: x.Message}
-			s.Skipped++
-		default:
-			c.Skipped = &junitMessage{Message: x.Status + ": " + firstLine(x.Message), Body: x.Message}
-			s.Skipped++
-		}
-		s.Tests++
-		s.Cases = append(s.Cases, c)
-	}
-	var doc junitSuites
-	for _, n := range order {
-		doc.Suites = append(doc.Suites, *bySDK[n])
-	}
-	b, err := xml.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
-}
-
-func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
-
-var icons = map[string]string{Passed: "✅ passed", Failed: "❌ failed", XFail: "⚠️ xfail", XPass: "❗ xpass",
-	Unsupported: "➖ unsupported", Unavailable: "⛔ unavailable", Skipped: "⏭️ skipped"}
-
-// Markdown renders the summary: SDKs, the scenario-by-SDK matrix, failures with their rerun
+// MarkdownText renders the summary: SDKs, the scenario-by-SDK matrix, failures with their rerun
 // commands, expected failures with their reasons, and the cross-SDK payload differences.
-func Markdown(r *Results) string {
+func MarkdownText(r *report.Results) string {
 	var b strings.Builder
 	b.WriteString("# Copilot SDK conformance\n\n")
 	var counts []string
@@ -160,12 +48,12 @@ func Markdown(r *Results) string {
 		sdks = append(sdks, s.Name)
 	}
 	type row struct{ feature, scenario string }
-	cells := map[row]map[string]Result{}
+	cells := map[row]map[string]report.Result{}
 	var rows []row
 	for _, x := range r.Results {
 		k := row{x.Feature, x.Scenario}
 		if cells[k] == nil {
-			cells[k] = map[string]Result{}
+			cells[k] = map[string]report.Result{}
 			rows = append(rows, k)
 		}
 		cells[k][x.SDK] = x
@@ -210,9 +98,9 @@ func Markdown(r *Results) string {
 			fmt.Fprintf(&b, "\n## %s\n\n%s\n", title, strings.Join(lines, "\n"))
 		}
 	}
-	section("Failures", Failed, XPass)
-	section("Expected failures (known divergences)", XFail)
-	section("Unsupported", Unsupported)
+	section("Failures", report.Failed, report.XPass)
+	section("Expected failures (known divergences)", report.XFail)
+	section("Unsupported", report.Unsupported)
 
 	b.WriteString(observations(r))
 	b.WriteString(schemaViolations(r))
@@ -227,7 +115,7 @@ func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 // differences renders the cross-SDK diff: normative differences per scenario (each breaks a
 // feature), then informational ones once each with the number of scenarios they appear in,
 // since the same optional field differs in every scenario that creates a session.
-func differences(r *Results) string {
+func differences(r *report.Results) string {
 	var b strings.Builder
 	type info struct {
 		line      string
@@ -249,7 +137,7 @@ func differences(r *Results) string {
 				where += " " + d.Path
 			}
 			row := fmt.Sprintf("`%s` | %s", cell(where), cell(strings.Join(vals, ", ")))
-			if d.Class == Normative {
+			if d.Class == report.Normative {
 				lines = append(lines, "| "+row+" |")
 				continue
 			}
@@ -284,7 +172,7 @@ func differences(r *Results) string {
 
 // observations renders facts that differ between SDKs without failing, one row per fact, e.g.
 // how each SDK puts a tool's success and failure on the wire.
-func observations(r *Results) string {
+func observations(r *report.Results) string {
 	facts := map[string]map[string]string{}
 	for _, x := range r.Results {
 		for k, v := range x.Observations {
@@ -320,7 +208,7 @@ func observations(r *Results) string {
 
 // schemaViolations lists, per SDK, each distinct violation of the runtime's published schema
 // with the number of scenarios it appeared in.
-func schemaViolations(r *Results) string {
+func schemaViolations(r *report.Results) string {
 	type key struct{ sdk, v string }
 	count := map[key]int{}
 	var order []key

@@ -1,10 +1,9 @@
-// Package steps holds the Gherkin step definitions. They are written in the SDK-neutral words
-// of the docs (a tool, a session, create, resume, the request, the key) and act only through
-// the driver protocol and the recording runtime, so one feature runs unchanged on every SDK.
-//
-// Each scenario gets its own recording runtime (its own TCP port and transcript) and a fresh SDK
-// client in the SDK's long-lived driver.
-package steps
+// Package suite is the contract between the step definitions (steps/) and whatever runs them:
+// a Target is one SDK as a runner provides it, an Outcome is what one scenario did on it, and
+// Initializer is the shape of the steps' godog entry point. The steps import this package; the
+// runner (internal/harness) receives the steps' Initializer from cmd/conformance, so
+// dependencies run one way: cmd -> harness, steps -> suite.
+package suite
 
 import (
 	"context"
@@ -13,33 +12,35 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/cucumber/godog"
 )
 
-// Target is the SDK a suite runs against, as the harness provides it.
+// Target is the SDK a suite runs against, as a runner provides it: a live driver (conformance
+// run) or a recorded one (conformance replay); the steps cannot tell them apart.
 type Target interface {
 	// SDK is the SDK's name ("node", "go", …).
 	SDK() string
 	// Unavailable is the reason the SDK cannot run here, or "".
 	Unavailable() string
-	// Capabilities and their notes, from the driver's hello.
-	Capabilities() (map[string]bool, map[string]string)
+	// Capability says whether the driver has a capability, and the driver's note about it.
+	Capability(name string) (bool, string)
 	// Driver returns the running driver, restarting it if it died or was killed.
 	Driver(ctx context.Context) (*driver.Client, error)
 	// KillDriver ends a driver that hung or broke the protocol; the next Driver call restarts it.
 	KillDriver()
 	// CommandTimeout bounds one driver command.
 	CommandTimeout() time.Duration
-	// TranscriptPath is where a scenario's transcript is written.
-	TranscriptPath(feature, scenario string) string
+	// Transcript opens a scenario's transcript and returns the path it is written to ("" when
+	// it is kept in memory). A replayed scenario's transcript starts with the recorded wire.
+	Transcript(feature, scenario string) (*transcript.Recorder, string, error)
 	// RuntimeOptions configure each scenario's recording runtime.
 	RuntimeOptions() runtime.Options
+	// SchemaLoaded says whether requests are checked against the runtime's published schema.
+	SchemaLoaded() bool
 	// StdioRuntime is argv that starts this program as a stdio runtime (for SDKs that spawn it).
 	StdioRuntime() []string
 	// Finished receives every scenario's outcome.
 	Finished(Outcome)
-	// Recorded returns a recorded transcript to replay for this scenario instead of running an
-	// SDK (conformance replay), or false.
-	Recorded(feature, scenario string) ([]transcript.Entry, bool)
 }
 
 // Outcome is what one scenario did on one SDK, before known divergences are applied.
@@ -56,6 +57,10 @@ type Outcome struct {
 	// Observations are facts worth comparing across SDKs that are not pass/fail, e.g.
 	// "tool result: success" -> "bare string".
 	Observations map[string]string
-	// SchemaViolations are "method: pointer: message" for requests the runtime's schema rejects.
-	SchemaViolations []string
+	// SchemaViolations are the requests the runtime's schema rejects.
+	SchemaViolations []transcript.Violation
 }
+
+// Initializer returns godog's scenario initializer for one target. nameFilter, when set, runs
+// only scenarios with exactly that name. steps.Initializer is the one the CLI hands to the runner.
+type Initializer func(t Target, featuresRoot, nameFilter string) func(*godog.ScenarioContext)

@@ -1,4 +1,4 @@
-package harness
+package driver
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -18,7 +17,7 @@ import (
 // against the recording runtime (connect, create with a tool, a prompt and its reply), and a
 // clean shutdown. It prints one line per check and returns an error naming the first failure.
 // Every line the driver writes is validated against the protocol schema when v is set.
-func Smoke(ctx context.Context, l driver.Launcher, sdk string, timeout time.Duration, v *driver.Validator, out io.Writer) error {
+func Smoke(ctx context.Context, l Launcher, sdk string, timeout time.Duration, v *Validator, out io.Writer) error {
 	step := func(ok bool, format string, args ...any) {
 		mark := "ok  "
 		if !ok {
@@ -27,7 +26,7 @@ func Smoke(ctx context.Context, l driver.Launcher, sdk string, timeout time.Dura
 		fmt.Fprintf(out, "%s %s\n", mark, fmt.Sprintf(format, args...))
 	}
 	fmt.Fprintf(out, "smoke test of the %s driver: %s\n", sdk, l.Describe())
-	c, hello, err := StartDriver(ctx, l, sdk, timeout, v)
+	c, hello, err := Handshake(ctx, l, sdk, timeout, v)
 	if err != nil {
 		step(false, "hello: %v", err)
 		return fmt.Errorf("hello: %w", err)
@@ -58,7 +57,7 @@ func Smoke(ctx context.Context, l driver.Launcher, sdk string, timeout time.Dura
 			step(false, "%s: %v", cmd, err)
 			return nil, fmt.Errorf("%s: %w", cmd, err)
 		}
-		if r.Outcome != driver.OK {
+		if r.Outcome != OK {
 			detail := r.ErrorText() + r.Reason
 			step(false, "%s answered %s: %s", cmd, r.Outcome, detail)
 			return nil, fmt.Errorf("%s answered %s: %s", cmd, r.Outcome, detail)

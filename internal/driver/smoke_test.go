@@ -1,4 +1,4 @@
-package harness
+package driver
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,7 +31,7 @@ func TestSmokeNamesWhatIsBroken(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := Smoke(context.Background(), driver.Local{Argv: []string{"sh", "-c", tt.script}}, "node", 3*time.Second, nil, &out)
+			err := Smoke(context.Background(), Local{Argv: []string{"sh", "-c", tt.script}}, "node", 3*time.Second, nil, &out)
 			require.Error(t, err)
 			assert.Contains(t, err.Error()+out.String(), tt.want)
 			assert.Contains(t, out.String(), "FAIL")

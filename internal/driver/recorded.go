@@ -1,0 +1,137 @@
+package driver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// Recorded is a driver that answers from a scenario transcript instead of running an SDK
+// (conformance replay): each command gets the driver lines recorded after the next recorded
+// command of the same name (its events and its response, renumbered to the new id). A command
+// the recording does not hold ends the process, with the reason on its stderr.
+type Recorded struct {
+	mu       sync.Mutex
+	commands []recordedCommand
+	next     int // commands before next have been answered or skipped
+}
+
+type recordedCommand struct {
+	cmd   string
+	seq   int               // transcript entry of the command
+	lines []json.RawMessage // driver lines until the next command
+	resp  int               // index in lines of the response to the command, -1 if none
+}
+
+// NewRecorded reads the driver lines of a transcript.
+func NewRecorded(entries []transcript.Entry) *Recorded {
+	r := &Recorded{}
+	for _, e := range entries {
+		switch e.Dir {
+		case transcript.HarnessToDriver:
+			var c struct {
+				ID  int    `json:"id"`
+				Cmd string `json:"cmd"`
+			}
+			if json.Unmarshal(e.Frame, &c) == nil {
+				r.commands = append(r.commands, recordedCommand{cmd: c.Cmd, seq: e.Seq, resp: -1})
+			}
+		case transcript.DriverToHarness:
+			if len(r.commands) == 0 || len(e.Frame) == 0 {
+				continue
+			}
+			last := &r.commands[len(r.commands)-1]
+			var resp Response
+			if last.resp < 0 && json.Unmarshal(e.Frame, &resp) == nil && resp.Outcome != "" {
+				last.resp = len(last.lines)
+			}
+			last.lines = append(last.lines, e.Frame)
+		}
+	}
+	return r
+}
+
+// Describe implements Launcher.
+func (r *Recorded) Describe() string { return "a recorded driver (conformance replay)" }
+
+// Start implements Launcher.
+func (r *Recorded) Start(context.Context) (Process, error) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &recordedProcess{in: inW, out: outR, tail: &Tail{Max: 64 << 10}, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		defer outW.Close()
+		defer inR.Close() // a command written after the end fails instead of blocking
+		sc := bufio.NewScanner(inR)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var c struct {
+				ID  int    `json:"id"`
+				Cmd string `json:"cmd"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+				fmt.Fprintf(p.tail, "not a command: %v\n", err)
+				return
+			}
+			lines, err := r.answer(c.Cmd, c.ID)
+			if err != nil {
+				fmt.Fprintln(p.tail, err)
+				return
+			}
+			for _, l := range lines {
+				if _, err := outW.Write(append(l, '\n')); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	return p, nil
+}
+
+// answer finds the next recorded command named cmd and returns its driver lines, the response
+// renumbered to id.
+func (r *Recorded) answer(cmd string, id int) ([]json.RawMessage, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for ; r.next < len(r.commands); r.next++ {
+		c := r.commands[r.next]
+		if c.cmd != cmd {
+			continue
+		}
+		r.next++
+		if c.resp < 0 {
+			return nil, fmt.Errorf("the recording has no answer to the %q command at entry %d", cmd, c.seq)
+		}
+		out := append([]json.RawMessage(nil), c.lines...)
+		var resp map[string]json.RawMessage
+		if err := json.Unmarshal(out[c.resp], &resp); err != nil {
+			return nil, fmt.Errorf("the recorded answer to %q at entry %d: %w", cmd, c.seq, err)
+		}
+		resp["id"], _ = json.Marshal(id)
+		out[c.resp], _ = json.Marshal(resp)
+		return out, nil
+	}
+	return nil, fmt.Errorf("the recording has no further %q command: the scenario's steps differ from the recorded run", cmd)
+}
+
+type recordedProcess struct {
+	in   *io.PipeWriter
+	out  *io.PipeReader
+	tail *Tail
+	done chan struct{}
+	once sync.Once
+}
+
+func (p *recordedProcess) Stdin() io.WriteCloser { return p.in }
+func (p *recordedProcess) Stdout() io.Reader     { return p.out }
+func (p *recordedProcess) StderrTail() string    { return p.tail.String() }
+func (p *recordedProcess) Wait() error           { <-p.done; return nil }
+func (p *recordedProcess) Kill() {
+	p.once.Do(func() { _ = p.in.Close(); _ = p.out.Close() })
+}
