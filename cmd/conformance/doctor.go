@@ -22,7 +22,7 @@ func doctorCmd() *cobra.Command {
 			cache := sdks.DefaultCacheRoot()
 			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "SDK\tSTATUS\tPINNED SDK\tTOOLCHAIN / WHAT IS MISSING")
-			for _, name := range sdks.Order {
+			for _, name := range sdks.Names() {
 				d, ok := sdks.Lookup(name)
 				pin := pins[name]
 				if !ok {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
@@ -76,7 +77,7 @@ unavailable).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&sdkList, "sdk", "", "comma-separated SDKs (node,go,python,rust,java,dotnet); default every SDK whose toolchain is present")
+	f.StringVar(&sdkList, "sdk", "", "comma-separated SDKs ("+strings.Join(sdks.Names(), ",")+"); default every SDK whose toolchain is present")
 	f.StringVar(&tags, "tags", "", "godog tag expression, e.g. '@requires.tool.isTerminal && ~@slow'")
 	f.StringVar(&reportDir, "report-dir", "reports/latest", "where results.json, junit.xml, summary.md and transcripts go")
 	f.StringVar(&cacheDir, "cache-dir", "", "where prepared drivers are cached (default $CONFORMANCE_CACHE or the user cache folder)")

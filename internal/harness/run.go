@@ -88,7 +88,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
-	manifest, err := expect.Load(cfg.Manifest, scenarios, sdks.Order)
+	manifest, err := expect.Load(cfg.Manifest, scenarios, sdks.Names())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
@@ -96,18 +96,18 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		e.File = relTo(cfg.RepoRoot, e.File)
 	}
 	explicit := len(cfg.SDKs) > 0
-	names := sdks.Order
+	names := sdks.Names()
 	if explicit {
 		names = nil
-		for _, n := range sdks.Order { // reports list SDKs in one order whatever --sdk says
+		for _, n := range sdks.Names() { // reports list SDKs in one order whatever --sdk says
 			if slices.Contains(cfg.SDKs, n) {
 				names = append(names, n)
 			}
 		}
 	}
 	for _, n := range cfg.SDKs {
-		if !slices.Contains(sdks.Order, n) {
-			return nil, fmt.Errorf("%w: unknown SDK %q (known: %s)", ErrSetup, n, strings.Join(sdks.Order, ", "))
+		if !slices.Contains(sdks.Names(), n) {
+			return nil, fmt.Errorf("%w: unknown SDK %q (known: %s)", ErrSetup, n, strings.Join(sdks.Names(), ", "))
 		}
 	}
 	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
@@ -119,7 +119,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	res := &report.Results{Schema: 1, Harness: report.Harness{Version: runtime.Version,
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Command: cfg.Command, Tags: cfg.Tags}}
 	if cfg.RuntimeCheck == nil {
-		cfg.RuntimeCheck, res.Harness.Schema = loadSchema(ctx, cfg, pins["node"])
+		cfg.RuntimeCheck, res.Harness.Schema = loadSchema(ctx, cfg, pins)
 	}
 	fmt.Fprintf(cfg.Log, "runtime schema: %s\n", res.Harness.Schema)
 	// Each result goes into the sink the moment it is known (results.ndjson keeps what an
@@ -315,7 +315,7 @@ func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
 func sortResults(rs []report.Result) {
 	order := map[string]int{}
-	for i, n := range sdks.Order {
+	for i, n := range sdks.Names() {
 		order[n] = i
 	}
 	sort.SliceStable(rs, func(i, j int) bool {
@@ -330,15 +330,20 @@ func sortResults(rs []report.Result) {
 	})
 }
 
-// loadSchema takes the runtime's published api.schema.json from the pinned Node SDK's platform
-// package (preparing the Node driver, which is cached, if needed). Without it the run goes on
-// and the schema scenarios report unsupported.
-func loadSchema(ctx context.Context, cfg Config, pin sdks.Pin) (func(string, json.RawMessage) []schema.Violation, string) {
-	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, "node", pin.Version, "")
+// loadSchema takes the runtime's published api.schema.json from the preparation of the SDK whose
+// recipe ships it (the pinned Node SDK's platform package; preparing it, which is cached, if
+// needed). Without it the run goes on and the schema scenarios report unsupported.
+func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (func(string, json.RawMessage) []schema.Violation, string) {
+	d, ok := sdks.SchemaSource()
+	if !ok {
+		return nil, "unavailable: no SDK recipe ships the runtime schema"
+	}
+	pin := pins[d.Name]
+	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, d.Name, pin.Version, "")
 	if err != nil {
 		return nil, "unavailable: " + firstLine(err.Error())
 	}
-	dir, err := sdks.NodeSchemaDir(prep.CacheDir)
+	dir, err := d.Schema(prep.CacheDir)
 	if err != nil {
 		return nil, "unavailable: " + err.Error()
 	}

@@ -33,6 +33,9 @@ import (
 func init() {
 	register(Driver{
 		Name: "dotnet",
+		Order:        6,
+		BuildOutputs: []string{"bin", "obj"},
+		Pinned:       pinnedIn("Driver.csproj", `>([^<]+)</CopilotSdkVersion>`),
 		Toolchain: []Tool{{
 			Bin:         "dotnet",
 			VersionArgs: []string{"--version"},

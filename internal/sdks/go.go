@@ -14,6 +14,9 @@ const goSDKModule = "github.com/github/copilot-sdk/go"
 func init() {
 	register(Driver{
 		Name: "go",
+		Order:    2,
+		Pinned:   pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
+		Pristine: pristineGo,
 		Toolchain: []Tool{{
 			Bin:         "go",
 			VersionArgs: []string{"version"},

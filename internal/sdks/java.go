@@ -34,6 +34,9 @@ import (
 func init() {
 	register(Driver{
 		Name: "java",
+		Order:        5,
+		BuildOutputs: []string{"target"},
+		Pinned:       pinnedIn("pom.xml", `<copilot\.sdk\.version>([^<]+)</copilot\.sdk\.version>`),
 		Toolchain: []Tool{
 			{
 				Bin:         "java",

@@ -20,6 +20,11 @@ import (
 func init() {
 	register(Driver{
 		Name: "node",
+		Order:        1,
+		BuildOutputs: []string{"node_modules"},
+		Pinned:       func(dir string) (string, error) { return nodeLockedVersion(filepath.Join(dir, "package-lock.json")) },
+		Pristine:     pristineNode,
+		Schema:       NodeSchemaDir,
 		Toolchain: []Tool{
 			{
 				Bin:         "node",

@@ -38,8 +38,8 @@ func LoadPins(path string) (map[string]Pin, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for name, p := range pins {
-		if !slices.Contains(Order, name) {
-			return nil, fmt.Errorf("%s: unknown SDK %q (known: %s)", path, name, strings.Join(Order, ", "))
+		if !slices.Contains(Names(), name) {
+			return nil, fmt.Errorf("%s: unknown SDK %q (known: %s)", path, name, strings.Join(Names(), ", "))
 		}
 		if p.Version == "" {
 			return nil, fmt.Errorf("%s: SDK %q has no version", path, name)
@@ -113,7 +113,7 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 		return nil, err
 	}
 	driverDir := filepath.Join(p.RepoRoot, "drivers", name)
-	driverHash, err := hashTree(driverDir)
+	driverHash, err := hashTree(driverDir, d.BuildOutputs)
 	if err != nil {
 		return nil, fmt.Errorf("driver %s: %w", name, err)
 	}
@@ -129,6 +129,13 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 		key = "source-" + hex.EncodeToString(sum[:])[:12]
 	}
 	dir := filepath.Join(p.CacheRoot, name, fmt.Sprintf("%s-%s-r%d", sanitize(key), driverHash[:12], d.Revision))
+	// Two runs preparing the same key at once would delete each other's folder: the second
+	// waits for the first and then finds its finished preparation.
+	unlock, err := lockKey(ctx, dir+".lock")
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	defer unlock()
 	// A registry version is immutable, so its preparation is reused; a local source may have
 	// changed since, so it is prepared again every run.
 	if source == "" {
@@ -214,15 +221,14 @@ func (t *tailBuffer) String() string { return string(t.b) }
 
 // hashTree hashes the names and contents of the files under dir, skipping build output, so that a
 // change to a driver invalidates its cached preparation.
-func hashTree(dir string) (string, error) {
+func hashTree(dir string, buildOutputs []string) (string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if e.IsDir() {
-			switch e.Name() {
-			case "node_modules", "target", "bin", "obj", ".venv", "__pycache__":
+			if path != dir && slices.Contains(buildOutputs, e.Name()) {
 				return filepath.SkipDir
 			}
 			return nil

@@ -59,7 +59,7 @@ func TestLoadPinsRejectsUnknownSDKs(t *testing.T) {
 	assert.Contains(t, err.Error(), `unknown SDK "cobol"`)
 	pins, err := LoadPins("../../fixtures/sdks.yaml")
 	require.NoError(t, err)
-	for _, name := range Order {
+	for _, name := range Names() {
 		assert.NotEmpty(t, pins[name].Version, "%s is pinned", name)
 	}
 }

@@ -13,6 +13,10 @@ import (
 func init() {
 	register(Driver{
 		Name: "python",
+		Order:        3,
+		BuildOutputs: []string{".venv", "__pycache__"},
+		Pinned:       pinnedIn("requirements.txt", `(?m)^github-copilot-sdk==(\S+)`),
+		Pristine:     pristinePython,
 		Toolchain: []Tool{{
 			Bin:         "python3",
 			VersionArgs: []string{"--version"},

@@ -24,6 +24,9 @@ import (
 func init() {
 	register(Driver{
 		Name: "rust",
+		Order:        4,
+		BuildOutputs: []string{"target"},
+		Pinned:       pinnedIn("Cargo.toml", `github-copilot-sdk = \{ version = "=([^"]+)"`),
 		Toolchain: []Tool{
 			{
 				Bin:         "cargo",

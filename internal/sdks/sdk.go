@@ -1,14 +1,19 @@
 // Package sdks knows, for each SDK language, how to check its toolchain, prepare its driver
 // (install the pinned SDK and build the driver into a cache directory) and launch it.
 //
-// One file per language registers a Driver in init(). The generic parts (caching keyed by
-// SDK, version and driver source hash; progress; command execution with an output tail on failure)
-// live in this file and prepare.go so that a language file holds only its own recipe.
+// One file per language registers a Driver in init(): everything the harness knows about a
+// language is in that recipe (toolchain, place in reports, build outputs, how to prepare, where
+// its pin is written, how selftest fetches a pristine copy, whether it ships the runtime schema).
+// Every list of SDKs (Names, the --sdk help, fixtures/sdks.yaml checks) is derived from the
+// registry, so a new SDK is one folder under drivers/ plus one recipe file here. The generic
+// parts (caching keyed by SDK, version and driver source hash; a lock per cache key; progress;
+// command execution with an output tail on failure) live in prepare.go.
 package sdks
 
 import (
 	"context"
 	"io"
+	"sort"
 )
 
 // Tool is one executable a driver needs on PATH.
@@ -40,6 +45,20 @@ type PrepareContext struct {
 // Driver is one SDK language's recipe.
 type Driver struct {
 	Name string // "node", "go", "python", "rust", "java", "dotnet"
+	// Order places the SDK in reports and lists (lower first).
+	Order int
+	// BuildOutputs are folder names that builds write inside drivers/<Name>; they are not part
+	// of the driver's source hash.
+	BuildOutputs []string
+	// Pinned reads the SDK version that the driver's own project pins (lockfile, go.mod,
+	// pom.xml, …) from driverDir; a test checks it equals fixtures/sdks.yaml.
+	Pinned func(driverDir string) (string, error)
+	// Pristine, when set, fetches the published SDK package at version into dir and returns the
+	// folder that --sdk-source accepts (selftest mutates copies of it).
+	Pristine func(ctx context.Context, version, dir string) (string, error)
+	// Schema, when set, returns the folder holding the runtime's published api.schema.json
+	// inside a preparation of this SDK (the harness validates every request against it).
+	Schema func(cacheDir string) (string, error)
 	// Revision is part of the cache key: bump it when Prepare changes in a way that makes
 	// earlier preparations wrong (the driver's own files are hashed into the key already).
 	Revision  int
@@ -51,10 +70,27 @@ type Driver struct {
 
 var registry = map[string]Driver{}
 
-// Order is the order SDKs are listed in reports.
-var Order = []string{"node", "go", "python", "rust", "java", "dotnet"}
-
 func register(d Driver) { registry[d.Name] = d }
 
 // Lookup returns the recipe for an SDK name.
 func Lookup(name string) (Driver, bool) { d, ok := registry[name]; return d, ok }
+
+// Names lists every SDK with a recipe, in report order.
+func Names() []string {
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Slice(out, func(i, j int) bool { return registry[out[i]].Order < registry[out[j]].Order })
+	return out
+}
+
+// SchemaSource is the SDK whose preparation ships the runtime's published schema, or false.
+func SchemaSource() (Driver, bool) {
+	for _, n := range Names() {
+		if d := registry[n]; d.Schema != nil {
+			return d, true
+		}
+	}
+	return Driver{}, false
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package sdks
+
+import "context"
+
+// lockKey does not lock where flock is missing: concurrent runs must not share a cache there.
+func lockKey(context.Context, string) (func(), error) { return func() {}, nil }
