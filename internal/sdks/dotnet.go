@@ -32,7 +32,7 @@ import (
 //     (LangVersion 14).
 func init() {
 	register(Driver{
-		Name: "dotnet",
+		Name:         "dotnet",
 		Order:        6,
 		BuildOutputs: []string{"bin", "obj"},
 		Pinned:       pinnedIn("Driver.csproj", `>([^<]+)</CopilotSdkVersion>`),

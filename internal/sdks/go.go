@@ -13,7 +13,7 @@ const goSDKModule = "github.com/github/copilot-sdk/go"
 
 func init() {
 	register(Driver{
-		Name: "go",
+		Name:     "go",
 		Order:    2,
 		Pinned:   pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
 		Pristine: pristineGo,

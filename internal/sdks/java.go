@@ -33,7 +33,7 @@ import (
 // (-Dcopilot.sdk.repo=file:...).
 func init() {
 	register(Driver{
-		Name: "java",
+		Name:         "java",
 		Order:        5,
 		BuildOutputs: []string{"target"},
 		Pinned:       pinnedIn("pom.xml", `<copilot\.sdk\.version>([^<]+)</copilot\.sdk\.version>`),

@@ -19,7 +19,7 @@ import (
 // folder (see NodeSchemaDir).
 func init() {
 	register(Driver{
-		Name: "node",
+		Name:         "node",
 		Order:        1,
 		BuildOutputs: []string{"node_modules"},
 		Pinned:       func(dir string) (string, error) { return nodeLockedVersion(filepath.Join(dir, "package-lock.json")) },

@@ -155,4 +155,3 @@ func untar(tgz, dst string) error {
 		}
 	}
 }
-

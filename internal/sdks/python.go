@@ -12,7 +12,7 @@ import (
 // drivers/python/driver.py run with that environment's interpreter.
 func init() {
 	register(Driver{
-		Name: "python",
+		Name:         "python",
 		Order:        3,
 		BuildOutputs: []string{".venv", "__pycache__"},
 		Pinned:       pinnedIn("requirements.txt", `(?m)^github-copilot-sdk==(\S+)`),

@@ -23,7 +23,7 @@ import (
 // driver alone recompiles only the driver. The built binary is copied into pc.CacheDir.
 func init() {
 	register(Driver{
-		Name: "rust",
+		Name:         "rust",
 		Order:        4,
 		BuildOutputs: []string{"target"},
 		Pinned:       pinnedIn("Cargo.toml", `github-copilot-sdk = \{ version = "=([^"]+)"`),
