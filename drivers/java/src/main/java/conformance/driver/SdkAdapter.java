@@ -7,7 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * What the protocol needs from the SDK. One implementation per SDK API generation lives in
- * src/&lt;api&gt;/java/conformance/driver/Sdk.java; Maven compiles exactly one of them. Handles are the
+ * src/&lt;api&gt;/java/conformance/driver/Sdk.java (Maven compiles exactly one of them); each extends
+ * {@link SdkBase}, which holds everything that does not name the SDK's own classes. Handles are the
  * harness's names for clients and sessions. Methods throw what the SDK threw,
  * {@link Failure.Unsupported} when the SDK lacks the feature, {@link Failure.DriverError} for bad
  * input.

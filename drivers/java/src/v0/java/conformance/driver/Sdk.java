@@ -1,20 +1,13 @@
 package conformance.driver;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.copilot.sdk.CopilotClient;
 import com.github.copilot.sdk.CopilotSession;
 import com.github.copilot.sdk.generated.AssistantMessageEvent;
@@ -33,45 +26,85 @@ import com.github.copilot.sdk.json.ToolHandler;
  * handler, overridesBuiltInTool, skipPermission) with no isTerminal, defer or metadata and no
  * copy-with methods; sessions have no clearContext and no setTools.
  */
-final class Sdk implements SdkAdapter {
-    private static final String ARTIFACT = "com.github:copilot-sdk-java";
-
-    private final Out out;
-    private final Map<String, CopilotClient> clients = new ConcurrentHashMap<>();
-    private final Map<String, CopilotSession> sessions = new ConcurrentHashMap<>();
-    private final Map<String, String> owner = new ConcurrentHashMap<>(); // session handle -> client handle
-    private final String version;
-
+final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
     Sdk(Out out) {
-        this.out = out;
-        this.version = installedVersion();
-    }
-
-    /** The version in the SDK jar's own Maven descriptor (pom.properties). */
-    private static String installedVersion() {
-        Properties p = new Properties();
-        try (InputStream in = CopilotClient.class
-                .getResourceAsStream("/META-INF/maven/com.github/copilot-sdk-java/pom.properties")) {
-            if (in != null) {
-                p.load(in);
-            }
-        } catch (IOException e) {
-            // fall through to the manifest
-        }
-        String v = p.getProperty("version");
-        if (v == null) {
-            v = CopilotClient.class.getPackage().getImplementationVersion();
-        }
-        return v != null ? v : "unknown";
-    }
-
-    private String sdkName() {
-        return ARTIFACT + " " + version;
+        super(out, CopilotClient.class);
     }
 
     @Override
-    public String version() {
-        return version;
+    protected CopilotClient start(String address, String cliPath, Map<String, String> env) throws Exception {
+        CopilotClientOptions options = new CopilotClientOptions();
+        if (address != null) {
+            options.setCliUrl(address);
+        } else {
+            options.setCliPath(cliPath).setUseStdio(true).setEnvironment(childEnv(env));
+        }
+        CopilotClient c = new CopilotClient(options);
+        try {
+            c.start().get();
+        } catch (Exception e) {
+            c.forceStop();
+            throw e;
+        }
+        return c;
+    }
+
+    @Override
+    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools) throws Exception {
+        return c.createSession(new SessionConfig()
+                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+                .setOnEvent(forward(session))
+                .setTools(definitions(session, tools))).get();
+    }
+
+    @Override
+    protected CopilotSession resume(CopilotClient c, String session, String sessionId, List<ToolSpec> tools)
+            throws Exception {
+        return c.resumeSession(sessionId, new ResumeSessionConfig()
+                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+                .setOnEvent(forward(session))
+                .setTools(definitions(session, tools))).get();
+    }
+
+    @Override
+    protected String sessionId(CopilotSession s) {
+        return s.getSessionId();
+    }
+
+    @Override
+    protected String sendOnly(CopilotSession s, String prompt) throws Exception {
+        return s.send(prompt).get();
+    }
+
+    @Override
+    protected Reply sendAndWait(CopilotSession s, String prompt, Long timeoutMs) throws Exception {
+        MessageOptions options = new MessageOptions().setPrompt(prompt);
+        AssistantMessageEvent message = (timeoutMs != null ? s.sendAndWait(options, timeoutMs)
+                : s.sendAndWait(options)).get();
+        if (message == null || message.getData() == null) {
+            return null;
+        }
+        return new Reply(message.getData().messageId(), message.getData().content());
+    }
+
+    @Override
+    protected void close(CopilotSession s) {
+        s.close(); // sends session.destroy
+    }
+
+    @Override
+    protected Future<?> stop(CopilotClient c) {
+        return c.stop();
+    }
+
+    @Override
+    protected void forceStop(CopilotClient c) {
+        c.forceStop();
+    }
+
+    /** Forwards every event the SDK delivers to the application as a session.event line. */
+    private Consumer<SessionEvent> forward(String session) {
+        return event -> forward(session, event.getType(), event);
     }
 
     @Override
@@ -118,59 +151,6 @@ final class Sdk implements SdkAdapter {
     }
 
     @Override
-    public void connect(String client, String address, String cliPath, Map<String, String> env) throws Exception {
-        if (clients.containsKey(client)) {
-            throw new Failure.DriverError("client handle already connected: " + client);
-        }
-        CopilotClientOptions options = new CopilotClientOptions();
-        if (address != null) {
-            options.setCliUrl(address);
-        } else {
-            Map<String, String> childEnv = new HashMap<>(System.getenv());
-            childEnv.remove("COPILOT_SDK_DEFAULT_CONNECTION");
-            childEnv.putAll(env);
-            options.setCliPath(cliPath).setUseStdio(true).setEnvironment(childEnv);
-        }
-        CopilotClient c = new CopilotClient(options);
-        try {
-            c.start().get();
-        } catch (Exception e) {
-            c.forceStop();
-            throw e;
-        }
-        clients.put(client, c);
-    }
-
-    @Override
-    public String createSession(String client, String session, List<ToolSpec> tools) throws Exception {
-        CopilotClient c = client(client);
-        checkFreeSession(session);
-        SessionConfig config = new SessionConfig()
-                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
-                .setOnEvent(forward(session))
-                .setTools(definitions(session, tools));
-        CopilotSession s = c.createSession(config).get();
-        sessions.put(session, s);
-        owner.put(session, client);
-        return s.getSessionId();
-    }
-
-    @Override
-    public String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools)
-            throws Exception {
-        CopilotClient c = client(client);
-        checkFreeSession(session);
-        ResumeSessionConfig config = new ResumeSessionConfig()
-                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
-                .setOnEvent(forward(session))
-                .setTools(definitions(session, tools));
-        CopilotSession s = c.resumeSession(sessionId, config).get();
-        sessions.put(session, s);
-        owner.put(session, client);
-        return s.getSessionId();
-    }
-
-    @Override
     public void setTools(String session, List<ToolSpec> tools) {
         throw new Failure.Unsupported(notes().get("session.setTools"));
     }
@@ -178,72 +158,6 @@ final class Sdk implements SdkAdapter {
     @Override
     public long clearContext(String session, String prompt) {
         throw new Failure.Unsupported(notes().get("session.clearContext"));
-    }
-
-    @Override
-    public ObjectNode send(String session, String prompt, boolean wait, Long timeoutMs) throws Exception {
-        CopilotSession s = session(session);
-        ObjectNode result = Out.object();
-        if (!wait) {
-            String messageId = s.send(prompt).get();
-            if (messageId != null) {
-                result.put("messageId", messageId);
-            }
-            return result;
-        }
-        MessageOptions options = new MessageOptions().setPrompt(prompt);
-        CompletableFuture<AssistantMessageEvent> reply = timeoutMs != null
-                ? s.sendAndWait(options, timeoutMs)
-                : s.sendAndWait(options);
-        AssistantMessageEvent message = reply.get();
-        if (message != null && message.getData() != null) {
-            if (message.getData().messageId() != null) {
-                result.put("messageId", message.getData().messageId());
-            }
-            if (message.getData().content() != null) {
-                result.put("content", message.getData().content());
-            }
-        }
-        return result;
-    }
-
-    @Override
-    public void disconnect(String session) {
-        CopilotSession s = session(session);
-        s.close(); // sends session.destroy
-        sessions.remove(session);
-        owner.remove(session);
-    }
-
-    @Override
-    public void stopClient(String client) throws Exception {
-        CopilotClient c = client(client);
-        try {
-            c.stop().get();
-        } finally {
-            clients.remove(client);
-            owner.entrySet().removeIf(e -> {
-                if (e.getValue().equals(client)) {
-                    sessions.remove(e.getKey());
-                    return true;
-                }
-                return false;
-            });
-        }
-    }
-
-    @Override
-    public void closeAll() {
-        for (CopilotClient c : new ArrayList<>(clients.values())) {
-            try {
-                c.stop().get(5, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                c.forceStop();
-            }
-        }
-        clients.clear();
-        sessions.clear();
-        owner.clear();
     }
 
     /** The SDK tools for a session, built from the protocol specs. */
@@ -277,45 +191,5 @@ final class Sdk implements SdkAdapter {
         // which the SDK leaves out of the wire definition.
         return new ToolDefinition(spec.name, spec.description, spec.parameters, handler, spec.overridesBuiltInTool,
                 spec.skipPermission);
-    }
-
-    /** Forwards every event the SDK delivers to the application as a session.event line. */
-    private Consumer<SessionEvent> forward(String session) {
-        return event -> {
-            ObjectNode args = Out.object();
-            args.put("session", session);
-            args.put("type", event.getType());
-            JsonNode data;
-            try {
-                data = Out.JSON.valueToTree(event).get("data");
-            } catch (IllegalArgumentException e) {
-                data = null;
-                System.err.println("driver: cannot encode " + event.getType() + " data: " + e);
-            }
-            args.set("data", data != null && !data.isNull() ? data : Out.object());
-            out.event("session.event", args);
-        };
-    }
-
-    private CopilotClient client(String handle) {
-        CopilotClient c = clients.get(handle);
-        if (c == null) {
-            throw new Failure.DriverError("unknown client handle: " + handle);
-        }
-        return c;
-    }
-
-    private CopilotSession session(String handle) {
-        CopilotSession s = sessions.get(handle);
-        if (s == null) {
-            throw new Failure.DriverError("unknown session handle: " + handle);
-        }
-        return s;
-    }
-
-    private void checkFreeSession(String handle) {
-        if (sessions.containsKey(handle)) {
-            throw new Failure.DriverError("session handle already in use: " + handle);
-        }
     }
 }
