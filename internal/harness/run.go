@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -79,37 +78,14 @@ func (c *Config) defaults() {
 // Run runs the suite and writes the reports. The returned results are also in ReportDir.
 func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	cfg.defaults()
-	pins, err := sdks.LoadPins(filepath.Join(cfg.RepoRoot, "fixtures", "sdks.yaml"))
+	if cfg.Steps == nil {
+		return nil, fmt.Errorf("%w: no step definitions (Config.Steps)", ErrSetup)
+	}
+	p, err := makePlan(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
-	featuresRoot := filepath.Join(cfg.RepoRoot, "features")
-	scenarios, err := ListScenarios(featuresRoot)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
-	}
-	manifest, err := expect.Load(cfg.Manifest, scenarios, sdks.Names())
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
-	}
-	for _, e := range manifest.Entries {
-		e.File = relTo(cfg.RepoRoot, e.File)
-	}
-	explicit := len(cfg.SDKs) > 0
-	names := sdks.Names()
-	if explicit {
-		names = nil
-		for _, n := range sdks.Names() { // reports list SDKs in one order whatever --sdk says
-			if slices.Contains(cfg.SDKs, n) {
-				names = append(names, n)
-			}
-		}
-	}
-	for _, n := range cfg.SDKs {
-		if !slices.Contains(sdks.Names(), n) {
-			return nil, fmt.Errorf("%w: unknown SDK %q (known: %s)", ErrSetup, n, strings.Join(sdks.Names(), ", "))
-		}
-	}
+	pins, manifest, names, explicit, featuresRoot := p.pins, p.manifest, p.sdks, len(cfg.SDKs) > 0, p.featuresRoot
 	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
@@ -131,7 +107,10 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	defer sink.Close()
 	sdkInfo := make([]report.SDK, len(names))
 	var wg sync.WaitGroup
-	// Preparing is CPU and network heavy (npm, cargo, mvn); two at a time on the 2-core machines.
+	// The plan becomes runs here: one goroutine per SDK prepares and starts its driver
+	// (setUp; the one place a prepared driver becomes a driver.Launcher is launcher) and runs
+	// every scenario on it. Preparing is CPU and network heavy (npm, cargo, mvn); two at a time
+	// on the 2-core machines.
 	prepSlots := make(chan struct{}, 2)
 	for i, name := range names {
 		wg.Add(1)

@@ -1,0 +1,50 @@
+package harness
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/expect"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+)
+
+// plan is what a run will do, decided before any SDK starts: which SDKs (in report order), at
+// which pins, over which scenarios, with which known divergences. Every input check belongs here
+// so that a bad input fails the run before anything is prepared.
+type plan struct {
+	featuresRoot string
+	sdks         []string
+	pins         map[string]sdks.Pin
+	scenarios    []expect.Scenario
+	manifest     *expect.Manifest
+}
+
+func makePlan(cfg Config) (*plan, error) {
+	p := &plan{featuresRoot: filepath.Join(cfg.RepoRoot, "features")}
+	var err error
+	if p.pins, err = sdks.LoadPins(filepath.Join(cfg.RepoRoot, "fixtures", "sdks.yaml")); err != nil {
+		return nil, err
+	}
+	if p.scenarios, err = ListScenarios(p.featuresRoot); err != nil {
+		return nil, err
+	}
+	if p.manifest, err = expect.Load(cfg.Manifest, p.scenarios, sdks.Names()); err != nil {
+		return nil, err
+	}
+	for _, e := range p.manifest.Entries {
+		e.File = relTo(cfg.RepoRoot, e.File)
+	}
+	for _, n := range cfg.SDKs {
+		if !slices.Contains(sdks.Names(), n) {
+			return nil, fmt.Errorf("unknown SDK %q (known: %s)", n, strings.Join(sdks.Names(), ", "))
+		}
+	}
+	for _, n := range sdks.Names() { // reports list SDKs in one order whatever --sdk says
+		if len(cfg.SDKs) == 0 || slices.Contains(cfg.SDKs, n) {
+			p.sdks = append(p.sdks, n)
+		}
+	}
+	return p, nil
+}
