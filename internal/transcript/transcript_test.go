@@ -40,3 +40,25 @@ func TestDecodeNamesTheBadLine(t *testing.T) {
 	_, err = Read(filepath.Join(t.TempDir(), "missing.ndjson"))
 	assert.True(t, os.IsNotExist(err))
 }
+
+// The facts a reader needs survive a round trip through the file as typed fields.
+func TestTypedEntriesRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.ndjson")
+	rec, err := New(path)
+	require.NoError(t, err)
+	rec.Scenario(Header{Name: `a "quoted" name`, Feature: "tools/x.feature", SDK: "go"})
+	rec.Schema("c1", Violation{Method: "session.create", Pointer: "/tools/0", Message: "additional properties 'x' not allowed"})
+	rec.Notef("", "schema: this note is text, not a violation")
+	rec.Started([]string{"--headless", "--stdio"})
+	require.NoError(t, rec.Close())
+
+	entries, err := Read(path)
+	require.NoError(t, err)
+	h, ok := HeaderOf(entries)
+	require.True(t, ok)
+	assert.Equal(t, Header{Name: `a "quoted" name`, Feature: "tools/x.feature", SDK: "go"}, h)
+	assert.Equal(t, []Violation{{Method: "session.create", Pointer: "/tools/0", Message: "additional properties 'x' not allowed"}}, Violations(entries))
+	assert.Equal(t, "session.create: /tools/0: additional properties 'x' not allowed", Violations(entries)[0].String())
+	assert.Equal(t, []string{"--headless", "--stdio"}, entries[3].Argv)
+	assert.Equal(t, KindArgv, entries[3].Kind)
+}

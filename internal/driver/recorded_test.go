@@ -1,0 +1,52 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRecordedDriverAnswersFromTheTranscript(t *testing.T) {
+	frame := func(dir, s string) transcript.Entry {
+		return transcript.Entry{Conn: "driver", Dir: dir, Frame: json.RawMessage(s)}
+	}
+	rec := NewRecorded([]transcript.Entry{
+		frame(transcript.HarnessToDriver, `{"id":7,"cmd":"connect","args":{}}`),
+		frame(transcript.DriverToHarness, `{"id":7,"outcome":"ok","result":{}}`),
+		frame(transcript.HarnessToDriver, `{"id":8,"cmd":"send","args":{}}`),
+		frame(transcript.DriverToHarness, `{"event":"session.event","args":{"type":"x"}}`),
+		frame(transcript.DriverToHarness, `{"id":8,"outcome":"error","error":{"message":"boom"}}`),
+	})
+	c, err := Start(context.Background(), rec)
+	require.NoError(t, err)
+	defer c.Kill()
+	var mu sync.Mutex
+	var events []string
+	c.SetSink(func(l Line) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !l.ToDriver {
+			events = append(events, string(l.Body))
+		}
+	})
+
+	r, err := c.Call(context.Background(), "connect", nil, time.Second)
+	require.NoError(t, err, "the answer is renumbered to the new command's id")
+	assert.Equal(t, OK, r.Outcome)
+	r, err = c.Call(context.Background(), "send", nil, time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, Error, r.Outcome)
+	mu.Lock()
+	assert.Contains(t, events, `{"event":"session.event","args":{"type":"x"}}`, "recorded events are replayed")
+	mu.Unlock()
+
+	_, err = c.Call(context.Background(), "stopClient", nil, time.Second)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `the recording has no further "stopClient" command`)
+}
