@@ -101,9 +101,9 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 		return err
 	}
 	w.rec, w.transcript = rec, path
-	rec.Scenario(transcript.Header{Name: w.name, Feature: w.feature, SDK: w.t.SDK()})
+	rec.Scenario(transcript.Header{Name: w.name, Feature: w.feature, SDK: w.t.SDK(), SchemaChecked: w.t.SchemaLoaded()})
 	if why := w.t.Unavailable(); why != "" {
-		rec.Notef("", "not run: the SDK is unavailable: %s", why)
+		rec.Unavailable(why)
 		w.unavailable = why
 		return errUnavailable
 	}
@@ -117,7 +117,7 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 			if n != "" {
 				reason += ": " + n
 			}
-			rec.Notef("", "not run: %s", reason)
+			rec.Lacks(c, n, reason)
 			return &ErrUnsupported{Reason: reason}
 		}
 	}

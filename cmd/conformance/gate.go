@@ -52,6 +52,8 @@ func replayCmd() *cobra.Command {
 			case o.Err != nil:
 				fmt.Printf("failed: %v\n", o.Err)
 				return &exitError{1, fmt.Errorf("the recorded frames fail the scenario")}
+			case o.Unavailable != "":
+				fmt.Printf("unavailable: %s\n", o.Unavailable)
 			case o.Unsupported != "":
 				fmt.Printf("unsupported: %s\n", o.Unsupported)
 			default:

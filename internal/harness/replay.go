@@ -27,7 +27,16 @@ func Replay(repoRoot, path string, steps suite.Initializer) (suite.Outcome, stri
 		return suite.Outcome{}, "", fmt.Errorf("%s: no scenario header (is this a scenario transcript from conformance run?)", path)
 	}
 	featuresRoot := filepath.Join(repoRoot, "features")
-	t := &replayTarget{sdk: h.SDK, entries: entries, launcher: driver.NewRecorded(entries)}
+	t := &replayTarget{sdk: h.SDK, schema: h.SchemaChecked, entries: entries, launcher: driver.NewRecorded(entries), lacks: map[string]string{}}
+	for _, e := range entries {
+		switch {
+		case e.Kind != transcript.KindNotRun:
+		case e.Capability == "":
+			t.unavailable = e.Reason
+		default:
+			t.lacks[e.Capability] = e.Reason
+		}
+	}
 	s := godog.TestSuite{
 		Name:                "replay",
 		ScenarioInitializer: steps(t, featuresRoot, h.Name),
@@ -43,18 +52,25 @@ func Replay(repoRoot, path string, steps suite.Initializer) (suite.Outcome, stri
 
 // replayTarget serves one recorded scenario.
 type replayTarget struct {
-	sdk      string
-	entries  []transcript.Entry
-	launcher *driver.Recorded
-	client   *driver.Client
-	outcome  *suite.Outcome
+	sdk         string
+	unavailable string            // the recorded run found the SDK unavailable
+	lacks       map[string]string // capabilities the recorded run lacked, with the driver's notes
+	schema      bool              // the recorded run checked requests against the runtime schema
+	entries     []transcript.Entry
+	launcher    *driver.Recorded
+	client      *driver.Client
+	outcome     *suite.Outcome
 }
 
 func (t *replayTarget) SDK() string         { return t.sdk }
-func (t *replayTarget) Unavailable() string { return "" }
+func (t *replayTarget) Unavailable() string { return t.unavailable }
 
-// Capability is always present: the recording shows what the SDK did when it ran.
-func (t *replayTarget) Capability(string) (bool, string) { return true, "" }
+// Capability is present unless the recorded run found it missing: the recording shows what the
+// SDK did when it ran.
+func (t *replayTarget) Capability(name string) (bool, string) {
+	note, lacked := t.lacks[name]
+	return !lacked, note
+}
 
 func (t *replayTarget) Driver(ctx context.Context) (*driver.Client, error) {
 	if t.client != nil && t.client.Alive() {
@@ -89,7 +105,7 @@ func (t *replayTarget) Transcript(string, string) (*transcript.Recorder, string,
 
 func (t *replayTarget) RuntimeOptions() runtime.Options { return runtime.Options{} }
 
-// SchemaLoaded is false: the recording does not say which schema, if any, checked it.
-func (t *replayTarget) SchemaLoaded() bool       { return false }
+// SchemaLoaded is whether the recorded run checked the schema: its violations are in the recording.
+func (t *replayTarget) SchemaLoaded() bool       { return t.schema }
 func (t *replayTarget) StdioRuntime() []string   { return nil }
 func (t *replayTarget) Finished(o suite.Outcome) { t.outcome = &o }

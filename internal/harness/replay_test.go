@@ -61,3 +61,30 @@ func TestReplayRejectsForeignFiles(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "t.ndjson:1")
 }
+
+// A scenario the recorded run did not reach replays as what it was: unsupported with the
+// driver's note, or unavailable.
+func TestReplayOfScenariosThatDidNotRun(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	header := `{"seq":1,"t_ms":0,"dir":"note","kind":"scenario","scenario":{"name":"a terminal tool is sent as \"isTerminal\": true on session.create","feature":"tools/is_terminal.feature","sdk":"go"}}`
+	tests := []struct {
+		name, notRun                 string
+		wantUnsupported, wantUnavail string
+	}{
+		{"lacks a capability", `{"seq":2,"t_ms":1,"dir":"note","kind":"not-run","capability":"tool.isTerminal","reason":"no such field"}`,
+			"go SDK lacks capability tool.isTerminal: no such field", ""},
+		{"SDK unavailable", `{"seq":2,"t_ms":1,"dir":"note","kind":"not-run","reason":"go not found on PATH"}`, "", "go not found on PATH"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.ndjson")
+			require.NoError(t, os.WriteFile(path, []byte(header+"\n"+tt.notRun+"\n"), 0o644))
+			o, _, err := Replay(root, path, steps.Initializer)
+			require.NoError(t, err)
+			assert.NoError(t, o.Err)
+			assert.Equal(t, tt.wantUnsupported, o.Unsupported)
+			assert.Equal(t, tt.wantUnavail, o.Unavailable)
+		})
+	}
+}

@@ -33,6 +33,10 @@ const (
 	KindScenario = "scenario" // the first entry: Header names the scenario, feature and SDK
 	KindSchema   = "schema"   // Violation: a request the runtime's published schema rejects
 	KindArgv     = "argv"     // Argv: the arguments a runtime spawned by the SDK was started with
+	// KindNotRun: the scenario did not reach the SDK. Capability names the capability it lacks
+	// and Reason is the driver's note about it; with no Capability, the whole SDK is
+	// unavailable and Reason says why.
+	KindNotRun = "not-run"
 )
 
 // Entry is one line of a transcript.
@@ -46,10 +50,12 @@ type Entry struct {
 	Error string          `json:"error,omitempty"` // what was wrong with them
 	Text  string          `json:"text,omitempty"`  // a note
 
-	Kind      string     `json:"kind,omitempty"` // a note's kind (Kind* above), when readers use it
-	Header    *Header    `json:"scenario,omitempty"`
-	Violation *Violation `json:"violation,omitempty"`
-	Argv      []string   `json:"argv,omitempty"`
+	Kind       string     `json:"kind,omitempty"` // a note's kind (Kind* above), when readers use it
+	Header     *Header    `json:"scenario,omitempty"`
+	Violation  *Violation `json:"violation,omitempty"`
+	Argv       []string   `json:"argv,omitempty"`
+	Capability string     `json:"capability,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
 }
 
 // Header names the scenario a transcript records.
@@ -57,6 +63,9 @@ type Header struct {
 	Name    string `json:"name"`
 	Feature string `json:"feature"` // relative to the features folder
 	SDK     string `json:"sdk"`
+	// SchemaChecked says the runtime checked every request against its published schema, so
+	// the absence of schema violations means something.
+	SchemaChecked bool `json:"schemaChecked,omitempty"`
 }
 
 // Violation is one schema violation in a request's params.
@@ -148,6 +157,17 @@ func (r *Recorder) Schema(conn string, v Violation) {
 // Started records the arguments a spawned runtime was started with.
 func (r *Recorder) Started(argv []string) {
 	r.Add(Entry{Dir: Note, Kind: KindArgv, Argv: append([]string(nil), argv...), Text: "argv: " + strings.Join(argv, " ")})
+}
+
+// Unavailable records that the scenario did not run because the SDK is unavailable.
+func (r *Recorder) Unavailable(reason string) {
+	r.Add(Entry{Dir: Note, Kind: KindNotRun, Reason: reason, Text: "not run: the SDK is unavailable: " + reason})
+}
+
+// Lacks records that the scenario did not run because the SDK lacks capability; note is the
+// driver's note about it and text the whole sentence.
+func (r *Recorder) Lacks(capability, note, text string) {
+	r.Add(Entry{Dir: Note, Kind: KindNotRun, Capability: capability, Reason: note, Text: "not run: " + text})
 }
 
 // HeaderOf returns the header of a recorded scenario, or false.
