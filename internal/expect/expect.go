@@ -49,9 +49,14 @@ func Load(path string, scenarios []Scenario, sdks []string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Parse(b, filepath.ToSlash(path), scenarios, sdks)
+}
+
+// Parse reads a manifest from b; name (the file) is used in errors and in Entry.File.
+func Parse(b []byte, name string, scenarios []Scenario, sdks []string) (*Manifest, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	m := &Manifest{}
 	if len(doc.Content) == 0 {
@@ -59,9 +64,8 @@ func Load(path string, scenarios []Scenario, sdks []string) (*Manifest, error) {
 	}
 	list := doc.Content[0]
 	if list.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s:%d: the manifest must be a list of entries", path, list.Line)
+		return nil, fmt.Errorf("%s:%d: the manifest must be a list of entries", name, list.Line)
 	}
-	name := filepath.ToSlash(path)
 	for _, n := range list.Content {
 		e := &Entry{File: name, Line: n.Line}
 		if err := n.Decode(e); err != nil {

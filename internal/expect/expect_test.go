@@ -3,6 +3,7 @@ package expect
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -64,4 +65,29 @@ func mustLoadMissing(t *testing.T) *Manifest {
 	m, err := Load(filepath.Join(t.TempDir(), "none.yaml"), scenarios, known)
 	require.NoError(t, err)
 	return m
+}
+
+// FuzzParse: any manifest either loads into entries that each name a known SDK and an existing
+// scenario, or is an error naming the file; it never panics.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("- sdk: node\n  versions: '<= 1.0.14'\n  feature: tools/is_terminal.feature\n  scenario: explicit false\n  reason: r\n  link: l\n"))
+	f.Add([]byte("- sdk: go\n  scenario: other\n  reason: r\n  request: session.create\n  path: tools[0].isTerminal\n"))
+	f.Add([]byte("- sdk: node\n  scenario: other\n  reason: r\n  message: 'got (\"x\"'\n"))
+	f.Add([]byte("sdk: node\n"))
+	f.Add([]byte("- [1, 2]\n- &a {sdk: *a}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Parse(b, "expected-failures.yaml", scenarios, known)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "expected-failures.yaml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, e := range m.Entries {
+			if e.SDK != "node" && e.SDK != "go" {
+				t.Fatalf("accepted unknown sdk %q", e.SDK)
+			}
+			_ = m.Match(e.SDK, "1.0.14", e.Feature, e.Scenario)
+		}
+	})
 }

@@ -33,6 +33,11 @@ func LoadPins(path string) (map[string]Pin, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParsePins(b, path)
+}
+
+// ParsePins reads the pins in b; path is used in errors.
+func ParsePins(b []byte, path string) (map[string]Pin, error) {
 	pins := map[string]Pin{}
 	if err := yaml.Unmarshal(b, &pins); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
