@@ -3,8 +3,8 @@ package rundiff
 import (
 	"fmt"
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
