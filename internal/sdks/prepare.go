@@ -157,6 +157,14 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	// A failed preparation leaves nothing behind: no half-installed folder for the next run to
+	// trip over. Success is marked by the marker file, written last.
+	prepared := false
+	defer func() {
+		if !prepared {
+			_ = os.RemoveAll(dir)
+		}
+	}()
 	launch, err := d.Prepare(ctx, PrepareContext{
 		DriverDir: driverDir, CacheDir: dir, Version: version, Source: source, Log: p.Log,
 		Run: func(ctx context.Context, wd string, env []string, argv ...string) error {
@@ -171,6 +179,7 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 	if err := os.WriteFile(filepath.Join(dir, marker), b, 0o644); err != nil {
 		return nil, err
 	}
+	prepared = true
 	fmt.Fprintf(p.Log, "[%s] driver ready in %s\n", name, time.Since(start).Round(time.Second))
 	return prep, nil
 }
