@@ -104,7 +104,11 @@ func (s *Server) Close() {
 }
 
 type conn struct {
-	name   string
+	name string
+	// sendMu makes recording and writing one frame a single step, so the transcript holds the
+	// runtime's frames in the order the SDK receives them (answers and a turn's events are sent
+	// from different goroutines).
+	sendMu sync.Mutex
 	w      *wire.Writer
 	closer any
 	srv    *Server
@@ -195,6 +199,8 @@ func (s *Server) answer(c *conn, m wire.Message) {
 func (c *conn) send(m wire.Message) {
 	m.JSONRPC = "2.0"
 	body, _ := json.Marshal(m)
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
 	c.srv.rec.Frame(c.name, transcript.RuntimeToSDK, body)
 	if err := c.w.Write(body); err != nil && !c.srv.isClosed() {
 		c.srv.rec.Notef(c.name, "write failed: %v", err)
