@@ -59,11 +59,15 @@ func New(rec *transcript.Recorder, opts Options) *Server {
 }
 
 // Listen starts accepting TCP connections on addr ("127.0.0.1:0" for an ephemeral loopback
-// port) and returns the address it listens on.
+// port) and returns the address it listens on. An address that is not loopback is noted in the
+// transcript: whoever can reach it can drive the runtime and read what it answers.
 func (s *Server) Listen(addr string) (string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", err
+	}
+	if !Loopback(ln.Addr()) {
+		s.rec.Notef("", "listening on %s, which is not a loopback address", ln.Addr())
 	}
 	s.mu.Lock()
 	s.ln = ln
@@ -85,6 +89,12 @@ func (s *Server) Listen(addr string) (string, error) {
 		}
 	}()
 	return ln.Addr().String(), nil
+}
+
+// Loopback reports whether a listening address accepts connections from this machine only.
+func Loopback(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 // Close stops listening, closes every connection and waits for their loops to end.

@@ -1,5 +1,5 @@
 // Package transcript records every frame of a scenario, in order, in both directions, with a
-// monotonic timestamp and the connection it came on. Each entry is written to disk (NDJSON, one
+// monotonic timestamp and the connection it came on, with secrets redacted (redact.go). Each entry is written to disk (NDJSON, one
 // line per entry, unbuffered) the moment it is recorded, so a crash loses nothing already seen,
 // and is kept in memory for the steps that assert on it.
 package transcript
@@ -36,6 +36,8 @@ type Entry struct {
 	Raw   string          `json:"raw,omitempty"`   // bytes that were not a valid frame
 	Error string          `json:"error,omitempty"` // what was wrong with them
 	Text  string          `json:"text,omitempty"`  // a note
+	// Redacted lists the secrets removed from Frame (see redact.go): where each was and which.
+	Redacted []Redaction `json:"redacted,omitempty"`
 }
 
 // Recorder is one transcript. It is safe for concurrent use.
@@ -70,13 +72,20 @@ func Memory() *Recorder { return &Recorder{start: time.Now()} }
 
 // Add records one entry, filling in Seq and TMS.
 func (r *Recorder) Add(e Entry) {
+	// Redaction runs outside the lock: it may decode the frame.
+	if len(e.Frame) > 0 && !json.Valid(e.Frame) {
+		e.Raw, e.Frame = string(e.Frame), nil
+	}
+	if len(e.Frame) > 0 {
+		var reds []Redaction
+		e.Frame, reds = redactFrame(e.Frame)
+		e.Redacted = append(e.Redacted, reds...)
+	}
+	e.Raw, e.Text, e.Error = scrubRaw(e.Raw), Scrub(e.Text), Scrub(e.Error)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.Seq = len(r.entries) + 1
 	e.TMS = float64(time.Since(r.start).Microseconds()) / 1000
-	if len(e.Frame) > 0 && !json.Valid(e.Frame) {
-		e.Raw, e.Frame = string(e.Frame), nil
-	}
 	r.entries = append(r.entries, e)
 	if r.f != nil && r.err == nil {
 		var line bytes.Buffer
