@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/spf13/cobra"
 )
 
@@ -20,6 +21,8 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 
 func main() {
+	// The GitHub token variables of this process never reach a transcript in clear.
+	transcript.AddSecretsFromEnv(os.Environ())
 	root := &cobra.Command{
 		Use:           "conformance",
 		Short:         "Cross-SDK conformance harness for the GitHub Copilot SDKs",

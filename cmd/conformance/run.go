@@ -49,6 +49,11 @@ unavailable).`,
 			if cfg.Versions, err = parsePairs("sdk-version", versions); err != nil {
 				return err
 			}
+			for name, v := range cfg.Versions {
+				if err := sdks.CheckVersion(name, v); err != nil {
+					return &exitError{2, fmt.Errorf("--sdk-version %s=%s: %w", name, v, err)}
+				}
+			}
 			if cfg.Sources, err = parsePairs("sdk-source", sources); err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -37,6 +38,9 @@ puts on the wire.`,
 			script, err := stdioScript(out)
 			if err != nil {
 				return &exitError{2, err}
+			}
+			if tcp, err := net.ResolveTCPAddr("tcp", addr); err == nil && !runtime.Loopback(tcp) {
+				fmt.Fprintf(os.Stderr, "warning: listening on %s, not loopback only (--listen %s): any machine that can reach it can connect, and the transcript records what it sends\n", addr, listen)
 			}
 			fmt.Printf("recording runtime listening on %s\n", addr)
 			fmt.Printf("  TCP:   connect your SDK to %s (e.g. RuntimeConnection.forUri(\"%s\"))\n", addr, addr)
@@ -91,6 +95,11 @@ func runtimeCmd() *cobra.Command {
 			}
 			sort.Strings(names)
 			rec.Notef("", "env: %s", strings.Join(names, " "))
+			// The token variables are recorded by fingerprint only (their values are also
+			// scrubbed from everything recorded), so a feature can check which token arrived.
+			if secrets := transcript.AddSecretsFromEnv(os.Environ()); len(secrets) > 0 {
+				rec.Notef("", "env secrets: %s", strings.Join(secrets, " "))
+			}
 			// Every runtime mode serves stdio: an SDK that did not pass --stdio still gets frames.
 			_ = stdio
 			runtime.New(rec, runtime.Options{}).ServeConn(os.Stdin, os.Stdout)

@@ -29,6 +29,8 @@ func smokeCmd() *cobra.Command {
 			}
 			if version == "" {
 				version = pin.Version
+			} else if err := sdks.CheckVersion(sdk, version); err != nil {
+				return &exitError{2, fmt.Errorf("--sdk-version %s: %w", version, err)}
 			}
 			prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot(), Log: os.Stdout}).Prepare(context.Background(), sdk, version, source)
 			if err != nil {

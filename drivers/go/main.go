@@ -215,7 +215,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.skipPermission":       "plain bool with omitempty: an explicit false is not sent",
 		"tool.metadata":             "map with omitempty: an empty metadata object {} is not sent",
 		"session.clearContext":      "through the generated RPC Session.RPC.History.ClearContext (experimental)",
-		"session.rpc.tools.set":     "Session.RPC.Tools.Set; an empty replacement is passed as a nil slice, as Go code removing every tool would",
+		"session.rpc.tools.set":     "Session.RPC.Tools.Set, with the definitions as given (an empty list is an empty slice)",
 		"transport.tcp":             "copilot.ClientOptions{Connection: copilot.URIConnection{URL: address}}",
 		"transport.stdio":           "copilot.ClientOptions{Connection: copilot.StdioConnection{Path: cliPath, Env: ...}}",
 	}
@@ -503,8 +503,8 @@ func (d *driver) setTools(raw json.RawMessage) (any, error) {
 	return map[string]any{}, nil
 }
 
-// setToolsRpc calls the generated Session.RPC.Tools.Set the way an application would: wire-format
-// definitions, no handlers, and no tools as a nil slice.
+// setToolsRpc calls the generated Session.RPC.Tools.Set with the application's definitions as
+// given (no handlers): an empty list stays an empty slice, a null or absent list a nil one.
 func (d *driver) setToolsRpc(raw json.RawMessage) (any, error) {
 	a, err := decode[struct {
 		Session string                               `json:"session"`
@@ -517,11 +517,7 @@ func (d *driver) setToolsRpc(raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var tools []rpc.ProtocolExternalToolDefinition // nil: "no tools"
-	if len(a.Tools) > 0 {
-		tools = a.Tools
-	}
-	if _, err := s.RPC.Tools.Set(context.Background(), &rpc.ToolsSetRequest{Tools: tools}); err != nil {
+	if _, err := s.RPC.Tools.Set(context.Background(), &rpc.ToolsSetRequest{Tools: a.Tools}); err != nil {
 		return nil, err
 	}
 	return map[string]any{}, nil

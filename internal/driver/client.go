@@ -134,39 +134,20 @@ func (c *Client) readLoop() {
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		line := append([]byte(nil), sc.Bytes()...)
-		var probe struct {
-			ID    *int   `json:"id"`
-			Event string `json:"event"`
-		}
-		if err := json.Unmarshal(line, &probe); err != nil || (probe.ID == nil && probe.Event == "") {
-			if err == nil {
-				err = errors.New("neither a response (id) nor an event")
-			}
-			c.emit(Line{Body: line, Err: fmt.Errorf("not a protocol line (stdout must carry only protocol JSON): %w", err)})
-			continue
-		}
 		c.mu.Lock()
 		v := c.validate
 		c.mu.Unlock()
-		var violation error
-		if v != nil {
-			violation = v.Line(line)
-		}
-		c.emit(Line{Body: line, Err: violation})
-		if probe.ID == nil {
+		l, r := decodeLine(line, v)
+		c.emit(l)
+		if r == nil {
 			continue
 		}
-		var r Response
-		if err := json.Unmarshal(line, &r); err != nil {
-			continue
-		}
-		r.violation = violation
 		c.mu.Lock()
 		ch := c.waiting[r.ID]
 		delete(c.waiting, r.ID)
 		c.mu.Unlock()
 		if ch != nil {
-			ch <- &r
+			ch <- r
 		}
 	}
 	err := c.proc.Wait()
@@ -174,6 +155,35 @@ func (c *Client) readLoop() {
 	c.deadErr = err
 	c.mu.Unlock()
 	close(c.dead)
+}
+
+// decodeLine reads one line the driver wrote: what goes to the transcript (with the reason when
+// it is not a protocol line or breaks the schema of v) and the response it carries, if any.
+func decodeLine(line []byte, v *Validator) (Line, *Response) {
+	var probe struct {
+		ID    *int   `json:"id"`
+		Event string `json:"event"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil || (probe.ID == nil && probe.Event == "") {
+		if err == nil {
+			err = errors.New("neither a response (id) nor an event")
+		}
+		return Line{Body: line, Err: fmt.Errorf("not a protocol line (stdout must carry only protocol JSON): %w", err)}, nil
+	}
+	var violation error
+	if v != nil {
+		violation = v.Line(line)
+	}
+	l := Line{Body: line, Err: violation}
+	if probe.ID == nil {
+		return l, nil
+	}
+	var r Response
+	if err := json.Unmarshal(line, &r); err != nil {
+		return l, nil
+	}
+	r.violation = violation
+	return l, &r
 }
 
 // Alive reports whether the driver process is still running.

@@ -3,13 +3,16 @@
 //
 // Strict, after DataDog system-tests: a marked scenario that fails is xfail; one that passes is
 // xpass and fails the run, telling to remove the entry; an entry that names no scenario is an
-// error at load time.
+// error at load time. Each entry also names what its failure must be (the request and JSON path
+// the failing assertion checked, and/or a pattern of the failure message): a failure that does
+// not match it is a different regression, not the known divergence (Entry.Explains).
 package expect
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -25,9 +28,75 @@ type Entry struct {
 	Reason   string `yaml:"reason"`
 	Link     string `yaml:"link"`
 
+	// What the failure must be; at least Request or Message is required.
+	Request string `yaml:"request"` // method of the request whose payload the failing assertion checked
+	Path    string `yaml:"path"`    // JSON path in that request's params (needs request), e.g. tools[0].isTerminal
+	Message string `yaml:"message"` // regexp the failure message must match (unanchored)
+
 	File string `yaml:"-"`
 	Line int    `yaml:"-"`
 	con  *semver.Constraints
+	msg  *regexp.Regexp
+}
+
+// keys are the fields an entry may have; anything else (a typo such as "mesage") is an error.
+var keys = map[string]bool{"sdk": true, "versions": true, "feature": true, "scenario": true, "reason": true,
+	"link": true, "request": true, "path": true, "message": true}
+
+var (
+	methodRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$`)
+	pathRE   = regexp.MustCompile(`^\S+$`)
+)
+
+// Failure is what a failed scenario observed: its message and the "method:path" of each payload
+// value its assertions checked, in order (steps record a check before asserting it, and the
+// first failing step ends the scenario, so the last one is where it failed when that step
+// checked a payload).
+type Failure struct {
+	Message string
+	Checked []string
+}
+
+// Expectation says what the entry's failure must be, for reports.
+func (e *Entry) Expectation() string {
+	var parts []string
+	if e.Request != "" {
+		at := e.Request
+		if e.Path != "" {
+			at += " " + e.Path
+		}
+		parts = append(parts, "a failed check of "+at)
+	}
+	if e.Message != "" {
+		parts = append(parts, fmt.Sprintf("a message matching /%s/", e.Message))
+	}
+	return strings.Join(parts, " with ")
+}
+
+// Explains reports whether f is the entry's known divergence: every condition the entry names
+// holds. When it is not, why shows both what was expected and what was observed.
+func (e *Entry) Explains(f Failure) (ok bool, why string) {
+	last := ""
+	if len(f.Checked) > 0 {
+		last = f.Checked[len(f.Checked)-1]
+	}
+	ok = true
+	if e.Request != "" {
+		method, path, _ := strings.Cut(last, ":")
+		ok = method == e.Request && (e.Path == "" || path == e.Path)
+	}
+	if e.msg != nil && !e.msg.MatchString(f.Message) {
+		ok = false
+	}
+	if ok {
+		return true, ""
+	}
+	observed := "no payload check"
+	if last != "" {
+		observed = "last check " + strings.Replace(last, ":", " ", 1)
+	}
+	first, _, _ := strings.Cut(f.Message, "\n")
+	return false, fmt.Sprintf("expected %s (%s); observed %s with the message %q", e.Expectation(), e.Where(), observed, first)
 }
 
 // Where is "file:line" of the entry.
@@ -49,9 +118,14 @@ func Load(path string, scenarios []Scenario, sdks []string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Parse(b, filepath.ToSlash(path), scenarios, sdks)
+}
+
+// Parse reads a manifest from b; name (the file) is used in errors and in Entry.File.
+func Parse(b []byte, name string, scenarios []Scenario, sdks []string) (*Manifest, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	m := &Manifest{}
 	if len(doc.Content) == 0 {
@@ -59,11 +133,18 @@ func Load(path string, scenarios []Scenario, sdks []string) (*Manifest, error) {
 	}
 	list := doc.Content[0]
 	if list.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s:%d: the manifest must be a list of entries", path, list.Line)
+		return nil, fmt.Errorf("%s:%d: the manifest must be a list of entries", name, list.Line)
 	}
-	name := filepath.ToSlash(path)
 	for _, n := range list.Content {
 		e := &Entry{File: name, Line: n.Line}
+		if n.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("%s:%d: an entry must be a mapping of sdk, scenario, reason, …", name, n.Line)
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; !keys[k.Value] {
+				return nil, fmt.Errorf("%s:%d: unknown key %q (known: sdk, versions, feature, scenario, reason, link, request, path, message)", name, k.Line, k.Value)
+			}
+		}
 		if err := n.Decode(e); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, n.Line, err)
 		}
@@ -78,6 +159,22 @@ func Load(path string, scenarios []Scenario, sdks []string) (*Manifest, error) {
 func (e *Entry) validate(scenarios []Scenario, sdks []string) error {
 	if e.SDK == "" || e.Scenario == "" || e.Reason == "" {
 		return fmt.Errorf("an entry needs sdk, scenario and reason")
+	}
+	if e.Request == "" && e.Message == "" {
+		return fmt.Errorf("an entry must say what its failure is: request (and path) and/or message")
+	}
+	if e.Request != "" && !methodRE.MatchString(e.Request) {
+		return fmt.Errorf("request %q is not a method name such as session.create", e.Request)
+	}
+	if e.Path != "" && (e.Request == "" || !pathRE.MatchString(e.Path)) {
+		return fmt.Errorf("path %q needs a request and no spaces, e.g. request: session.create, path: tools[0].isTerminal", e.Path)
+	}
+	if e.Message != "" {
+		re, err := regexp.Compile(e.Message)
+		if err != nil {
+			return fmt.Errorf("message %q is not a regular expression: %w", e.Message, err)
+		}
+		e.msg = re
 	}
 	known := false
 	for _, s := range sdks {

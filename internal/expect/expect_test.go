@@ -3,10 +3,12 @@ package expect
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 )
 
 var scenarios = []Scenario{{Feature: "tools/is_terminal.feature", Name: "explicit false"}, {Feature: "a.feature", Name: "other"}}
@@ -20,13 +22,19 @@ func write(t *testing.T, body string) string {
 
 func TestLoadRejectsBadEntries(t *testing.T) {
 	tests := []struct{ name, body, want string }{
-		{"no scenario matches", "- sdk: node\n  scenario: nope\n  reason: r\n", `:1: the entry matches no scenario: no scenario named "nope" exists`},
-		{"wrong feature", "- sdk: node\n  feature: a.feature\n  scenario: explicit false\n  reason: r\n", "matches no scenario"},
-		{"unknown sdk", "- sdk: cobol\n  scenario: other\n  reason: r\n", `unknown sdk "cobol"`},
+		{"no scenario matches", "- sdk: node\n  scenario: nope\n  reason: r\n  message: m\n", `:1: the entry matches no scenario: no scenario named "nope" exists`},
+		{"wrong feature", "- sdk: node\n  feature: a.feature\n  scenario: explicit false\n  reason: r\n  message: m\n", "matches no scenario"},
+		{"unknown sdk", "- sdk: cobol\n  scenario: other\n  reason: r\n  message: m\n", `unknown sdk "cobol"`},
 		{"missing reason", "- sdk: node\n  scenario: other\n", "needs sdk, scenario and reason"},
-		{"bad range", "- sdk: node\n  scenario: other\n  reason: r\n  versions: '<= banana'\n", "versions"},
-		{"second entry line", "- sdk: node\n  scenario: other\n  reason: r\n- sdk: go\n  scenario: zz\n  reason: r\n", ":4: "},
+		{"bad range", "- sdk: node\n  scenario: other\n  reason: r\n  message: m\n  versions: '<= banana'\n", "versions"},
+		{"second entry line", "- sdk: node\n  scenario: other\n  reason: r\n  message: m\n- sdk: go\n  scenario: zz\n  reason: r\n  message: m\n", ":5: "},
 		{"not a list", "sdk: node\n", "must be a list"},
+		{"no expected failure", "- sdk: node\n  scenario: other\n  reason: r\n", ":1: an entry must say what its failure is"},
+		{"path without request", "- sdk: node\n  scenario: other\n  reason: r\n  path: tools\n  message: m\n", `path "tools" needs a request`},
+		{"request not a method", "- sdk: node\n  scenario: other\n  reason: r\n  request: 'session create'\n", `request "session create" is not a method name`},
+		{"message not a regexp", "- sdk: node\n  scenario: other\n  reason: r\n  message: 'got (x'\n", `message "got (x" is not a regular expression`},
+		{"unknown key names its line", "- sdk: node\n  scenario: other\n  reason: r\n  mesage: m\n", `:4: unknown key "mesage"`},
+		{"entry not a mapping", "- [1]\n", ":1: an entry must be a mapping"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,7 +46,7 @@ func TestLoadRejectsBadEntries(t *testing.T) {
 }
 
 func TestMatch(t *testing.T) {
-	m, err := Load(write(t, "- sdk: node\n  versions: '<= 1.0.14'\n  scenario: explicit false\n  reason: r\n- sdk: go\n  scenario: other\n  reason: r\n"), scenarios, known)
+	m, err := Load(write(t, "- sdk: node\n  versions: '<= 1.0.14'\n  scenario: explicit false\n  reason: r\n  message: m\n- sdk: go\n  scenario: other\n  reason: r\n  message: m\n"), scenarios, known)
 	require.NoError(t, err)
 	tests := []struct {
 		sdk, version, feature, scenario string
@@ -60,8 +68,106 @@ func TestMatch(t *testing.T) {
 	assert.Empty(t, mustLoadMissing(t).Entries, "a missing manifest is empty")
 }
 
+func TestExplains(t *testing.T) {
+	const create = `step "the tool \"lookup\" in the \"session.create\" request has no key \"isTerminal\"": session.create tools[0].isTerminal (tool "lookup"): want the key absent, got false`
+	tests := []struct {
+		name    string
+		entry   string
+		failure Failure
+		want    bool
+		why     string
+	}{
+		{name: "request, path and message match",
+			entry:   "  request: session.create\n  path: tools[0].isTerminal\n  message: 'want the key absent, got false'\n",
+			failure: Failure{Message: create, Checked: []string{"session.create:tools[0].name", "session.create:tools[0].isTerminal"}}, want: true},
+		{name: "request alone matches any path",
+			entry:   "  request: session.create\n",
+			failure: Failure{Message: create, Checked: []string{"session.create:tools[0].isTerminal"}}, want: true},
+		{name: "a different path is a different failure",
+			entry:   "  request: session.create\n  path: tools[0].isTerminal\n",
+			failure: Failure{Message: "session.create tools[1].defer: want true, got false", Checked: []string{"session.create:tools[0].isTerminal", "session.create:tools[1].defer"}},
+			why:     `expected a failed check of session.create tools[0].isTerminal (m.yaml:1); observed last check session.create tools[1].defer with the message "session.create tools[1].defer: want true, got false"`},
+		{name: "the same path on another request",
+			entry:   "  request: session.create\n  path: tools[0].isTerminal\n",
+			failure: Failure{Message: create, Checked: []string{"session.resume:tools[0].isTerminal"}}},
+		{name: "no payload check at all",
+			entry:   "  request: session.create\n",
+			failure: Failure{Message: "driver crashed"},
+			why:     `expected a failed check of session.create (m.yaml:1); observed no payload check with the message "driver crashed"`},
+		{name: "message pattern matches",
+			entry:   "  message: 'the first request is \"ping\", want \"connect\"'\n",
+			failure: Failure{Message: `step "the first request is \"connect\"": the first request is "ping", want "connect"`}, want: true},
+		{name: "message pattern does not match",
+			entry:   "  message: 'the first request is \"ping\"'\n",
+			failure: Failure{Message: "driver timed out during \"createSession\"\n--- driver stderr (tail) ---\nboom"},
+			why:     `expected a message matching /the first request is "ping"/ (m.yaml:1); observed no payload check with the message "driver timed out during \"createSession\""`},
+		{name: "request matches but message does not",
+			entry:   "  request: session.create\n  message: 'got false'\n",
+			failure: Failure{Message: "session.create tools[0].isTerminal: want true, got null", Checked: []string{"session.create:tools[0].isTerminal"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Parse([]byte("- sdk: node\n  scenario: other\n  reason: r\n"+tt.entry), "m.yaml", scenarios, known)
+			require.NoError(t, err)
+			ok, why := m.Entries[0].Explains(tt.failure)
+			assert.Equal(t, tt.want, ok)
+			if tt.want {
+				assert.Empty(t, why)
+			} else {
+				assert.NotEmpty(t, why)
+			}
+			if tt.why != "" {
+				assert.Equal(t, tt.why, why)
+			}
+		})
+	}
+}
+
+// TestProjectManifestNamesEachFailure loads the real manifest: every entry is valid and says
+// what its failure must be (whether its scenarios exist is checked by the harness at run time).
+func TestProjectManifestNamesEachFailure(t *testing.T) {
+	b, err := os.ReadFile("../../fixtures/expected-failures.yaml")
+	require.NoError(t, err)
+	var raw []Entry
+	require.NoError(t, yaml.Unmarshal(b, &raw))
+	var named []Scenario
+	for _, e := range raw {
+		named = append(named, Scenario{Feature: e.Feature, Name: e.Scenario})
+	}
+	m, err := Parse(b, "expected-failures.yaml", named, []string{"node", "go", "python", "rust", "java", "dotnet"})
+	require.NoError(t, err)
+	for _, e := range m.Entries {
+		assert.NotEmpty(t, e.Expectation(), e.Where())
+	}
+}
+
 func mustLoadMissing(t *testing.T) *Manifest {
 	m, err := Load(filepath.Join(t.TempDir(), "none.yaml"), scenarios, known)
 	require.NoError(t, err)
 	return m
+}
+
+// FuzzParse: any manifest either loads into entries that each name a known SDK and an existing
+// scenario, or is an error naming the file; it never panics.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("- sdk: node\n  versions: '<= 1.0.14'\n  feature: tools/is_terminal.feature\n  scenario: explicit false\n  reason: r\n  link: l\n"))
+	f.Add([]byte("- sdk: go\n  scenario: other\n  reason: r\n  request: session.create\n  path: tools[0].isTerminal\n"))
+	f.Add([]byte("- sdk: node\n  scenario: other\n  reason: r\n  message: 'got (\"x\"'\n"))
+	f.Add([]byte("sdk: node\n"))
+	f.Add([]byte("- [1, 2]\n- &a {sdk: *a}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Parse(b, "expected-failures.yaml", scenarios, known)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "expected-failures.yaml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, e := range m.Entries {
+			if e.SDK != "node" && e.SDK != "go" {
+				t.Fatalf("accepted unknown sdk %q", e.SDK)
+			}
+			_ = m.Match(e.SDK, "1.0.14", e.Feature, e.Scenario)
+		}
+	})
 }

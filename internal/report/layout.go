@@ -23,7 +23,16 @@ func TranscriptRel(sdk, feature, scenario string) string {
 		slug = slug[:120]
 	}
 	sum := sha256.Sum256([]byte(scenario)) // keeps names that differ only in punctuation apart
-	return filepath.ToSlash(filepath.Join(TranscriptsDir, sdk, strings.TrimSuffix(feature, ".feature"), slug+"-"+hex.EncodeToString(sum[:3])+".ndjson"))
+	// Each folder of the feature's path is made safe too, so that no feature path ("../x",
+	// "/abs") can place a transcript outside the report folder.
+	dirs := strings.FieldsFunc(strings.TrimSuffix(feature, ".feature"), func(r rune) bool { return r == '/' || r == '\\' })
+	for i, d := range dirs {
+		if d = unsafe.ReplaceAllString(d, "-"); d == "." || d == ".." {
+			d = "-"
+		}
+		dirs[i] = d
+	}
+	return filepath.ToSlash(filepath.Join(TranscriptsDir, sdk, filepath.Join(dirs...), slug+"-"+hex.EncodeToString(sum[:3])+".ndjson"))
 }
 
 // CucumberPath is where godog's step-level cucumber JSON for one SDK goes.

@@ -1,13 +1,16 @@
 // Package rundiff compares two runs (two results.json, with their transcripts when present) and
-// lists only what changed: new failures, fixed cases, new and removed scenarios, other status
-// changes, and changed payloads on the same scenario. It is the release gate: a candidate
-// against the last release.
+// lists only what changed, one entry per scenario and SDK: its statuses from → to and, where the
+// scenario ran on both sides, its payload changes under it. It is the release gate: a candidate
+// against the last release. A scenario that passed and no longer does (unsupported,
+// unavailable, skipped, failed, gone) is a regression unless the user allowed it by naming the
+// SDK or the capability (Allow).
 package rundiff
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -16,35 +19,37 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
-// Change is one line of the diff.
+// Removed is the "to" status of a scenario that the candidate did not report.
+const Removed = "removed"
+
+// Allow lists, per status a passed scenario may go to, the SDKs and capabilities for which that
+// is accepted (--allow-unsupported node, --allow-unsupported tool.isTerminal). A failure is
+// never allowed here: known failures belong in the manifest of expected failures.
+type Allow map[string][]string
+
+// Change is one scenario on one SDK whose status or payload changed.
 type Change struct {
-	Kind     string // new failure, fixed, new scenario, removed scenario, status changed, payload changed
-	SDK      string
-	Feature  string
-	Scenario string
-	Detail   string
+	SDK, Feature, Scenario string
+	From, To               string // statuses; From is "" for a new scenario, To is Removed for a gone one
+	Capability             string // the capability the candidate lacks, when its message names one
+	Message                string // the candidate's first message line
+	Rerun                  string
+	Regression             bool
+	AllowedBy              string // "--allow-unsupported node" when a regression was allowed
+	Payload                []Payload
 }
 
-// Kinds of change.
-const (
-	NewFailure     = "new failure"
-	Fixed          = "fixed"
-	NewScenario    = "new scenario"
-	Removed        = "removed scenario"
-	StatusChanged  = "status changed"
-	PayloadChanged = "payload changed"
-)
+// Payload is one JSON path whose normalized value differs between the runs.
+type Payload struct{ Where, Base, Candidate string }
 
 // Report is the diff of two runs.
-type Report struct {
-	Changes []Change
-}
+type Report struct{ Changes []Change }
 
-// NewFailures counts the changes that fail the gate.
-func (r *Report) NewFailures() int {
+// Regressions counts the changes that fail the gate.
+func (r *Report) Regressions() int {
 	n := 0
 	for _, c := range r.Changes {
-		if c.Kind == NewFailure {
+		if c.Regression {
 			n++
 		}
 	}
@@ -54,7 +59,7 @@ func (r *Report) NewFailures() int {
 type key struct{ sdk, feature, scenario string }
 
 // Runs compares the results.json files at base and candidate.
-func Runs(basePath, candPath string) (*Report, error) {
+func Runs(basePath, candPath string, allow Allow) (*Report, error) {
 	base, err := report.ReadResults(basePath)
 	if err != nil {
 		return nil, err
@@ -63,12 +68,26 @@ func Runs(basePath, candPath string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Compare(base, cand, filepath.Dir(basePath), filepath.Dir(candPath)), nil
+	return Compare(base, cand, filepath.Dir(basePath), filepath.Dir(candPath), allow), nil
+}
+
+// capabilityRE finds the capability in the harness's message for a missing @requires tag
+// ("node SDK lacks capability tool.isTerminal: …").
+var capabilityRE = regexp.MustCompile(`lacks capability ([A-Za-z0-9_.]+)`)
+
+// ran reports whether a scenario with this status ran its steps against the SDK, so that its
+// transcript holds payloads worth comparing.
+func ran(status string) bool {
+	switch status {
+	case report.Passed, report.Failed, report.XFail, report.XPass:
+		return true
+	}
+	return false
 }
 
 // Compare diffs two runs; baseDir and candDir hold their transcripts (payloads are compared
-// only where both transcripts exist).
-func Compare(base, cand *report.Results, baseDir, candDir string) *Report {
+// only where the scenario ran on both sides and both transcripts exist).
+func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *Report {
 	index := func(r *report.Results) map[key]report.Result {
 		m := map[key]report.Result{}
 		for _, x := range r.Results {
@@ -77,51 +96,87 @@ func Compare(base, cand *report.Results, baseDir, candDir string) *Report {
 		return m
 	}
 	b, c := index(base), index(cand)
+	keys := map[key]bool{}
+	for k := range b {
+		keys[k] = true
+	}
+	for k := range c {
+		keys[k] = true
+	}
 	var out []Change
-	for k, cr := range c {
-		br, ok := b[k]
-		ch := Change{SDK: k.sdk, Feature: k.feature, Scenario: k.scenario}
+	for k := range keys {
+		br, inBase := b[k]
+		cr, inCand := c[k]
+		ch := Change{SDK: k.sdk, Feature: k.feature, Scenario: k.scenario, To: Removed}
+		if inBase {
+			ch.From = br.Status
+		}
+		if inCand {
+			ch.To, ch.Message, ch.Rerun = cr.Status, firstLine(cr.Message), cr.Rerun
+			if m := capabilityRE.FindStringSubmatch(cr.Message); m != nil {
+				ch.Capability = m[1]
+			}
+		}
+		if inBase && inCand && ran(br.Status) && ran(cr.Status) && br.Transcript != "" && cr.Transcript != "" {
+			ch.Payload = payloadChanges(filepath.Join(baseDir, br.Transcript), filepath.Join(candDir, cr.Transcript))
+		}
+		if ch.From == ch.To && len(ch.Payload) == 0 {
+			continue
+		}
 		switch {
-		case !ok:
-			ch.Kind, ch.Detail = NewScenario, cr.Status
-			if report.Failing(cr.Status) {
-				ch.Kind, ch.Detail = NewFailure, "new scenario "+cr.Status+": "+firstLine(cr.Message)
-			}
-		case report.Failing(cr.Status) && !report.Failing(br.Status):
-			ch.Kind, ch.Detail = NewFailure, fmt.Sprintf("%s -> %s: %s", br.Status, cr.Status, firstLine(cr.Message))
-		case !report.Failing(cr.Status) && report.Failing(br.Status):
-			ch.Kind, ch.Detail = Fixed, fmt.Sprintf("%s -> %s", br.Status, cr.Status)
-		case cr.Status != br.Status:
-			ch.Kind, ch.Detail = StatusChanged, fmt.Sprintf("%s -> %s", br.Status, cr.Status)
+		case report.Failing(ch.To) && !report.Failing(ch.From):
+			ch.Regression = true // a new failure, whatever it was before (xfail → failed included)
+		case ch.From == report.Passed && ch.To != report.Passed:
+			ch.AllowedBy = allow.by(ch)
+			ch.Regression = ch.AllowedBy == ""
 		}
-		if ch.Kind != "" {
-			if cr.Rerun != "" && ch.Kind == NewFailure {
-				ch.Detail += "\n    rerun: " + cr.Rerun
-			}
-			out = append(out, ch)
-		}
-		if ok && br.Transcript != "" && cr.Transcript != "" {
-			out = append(out, payloadChanges(k, filepath.Join(baseDir, br.Transcript), filepath.Join(candDir, cr.Transcript))...)
-		}
+		out = append(out, ch)
 	}
-	for k, br := range b {
-		if _, ok := c[k]; !ok {
-			out = append(out, Change{Kind: Removed, SDK: k.sdk, Feature: k.feature, Scenario: k.scenario, Detail: "was " + br.Status})
-		}
-	}
-	order := map[string]int{NewFailure: 0, Fixed: 1, PayloadChanged: 2, StatusChanged: 3, NewScenario: 4, Removed: 5}
 	sort.Slice(out, func(i, j int) bool {
 		a, z := out[i], out[j]
-		if order[a.Kind] != order[z.Kind] {
-			return order[a.Kind] < order[z.Kind]
+		if a.rank() != z.rank() {
+			return a.rank() < z.rank()
 		}
-		return a.SDK+a.Feature+a.Scenario+a.Detail < z.SDK+z.Feature+z.Scenario+z.Detail
+		return a.SDK+"\x00"+a.Feature+"\x00"+a.Scenario < z.SDK+"\x00"+z.Feature+"\x00"+z.Scenario
 	})
 	return &Report{Changes: out}
 }
 
+// by returns the flag that allows ch, or "".
+func (a Allow) by(ch Change) string {
+	for _, name := range a[ch.To] {
+		if name == ch.SDK || (ch.Capability != "" && name == ch.Capability) {
+			return fmt.Sprintf("--allow-%s %s", ch.To, name)
+		}
+	}
+	return ""
+}
+
+// Sections of the text, in order.
+const (
+	secRegression = iota
+	secAllowed
+	secFixed
+	secStatus
+	secPayload
+)
+
+func (c Change) rank() int {
+	switch {
+	case c.Regression:
+		return secRegression
+	case c.AllowedBy != "":
+		return secAllowed
+	case report.Failing(c.From) && (c.To == report.Passed || c.To == report.XFail):
+		return secFixed
+	case c.From != c.To:
+		return secStatus
+	}
+	return secPayload
+}
+
 // payloadChanges compares the normalized requests of one scenario in two runs.
-func payloadChanges(k key, basePath, candPath string) []Change {
+func payloadChanges(basePath, candPath string) []Payload {
 	load := func(p string) map[string]any {
 		if _, err := os.Stat(p); err != nil {
 			return nil
@@ -136,37 +191,70 @@ func payloadChanges(k key, basePath, candPath string) []Change {
 	if bp == nil || cp == nil {
 		return nil
 	}
-	var out []Change
+	var out []Payload
 	for _, d := range compare.Payloads(map[string]map[string]any{"base": bp, "candidate": cp}, nil) {
 		where := d.Request
 		if d.Path != "" {
 			where += " " + d.Path
 		}
-		out = append(out, Change{Kind: PayloadChanged, SDK: k.sdk, Feature: k.feature, Scenario: k.scenario,
-			Detail: fmt.Sprintf("%s: base=%s, candidate=%s", where, d.Values["base"], d.Values["candidate"])})
+		out = append(out, Payload{Where: where, Base: d.Values["base"], Candidate: d.Values["candidate"]})
 	}
 	return out
 }
 
-// Text renders the diff for a terminal or a CI log.
+// Text renders the diff for a terminal or a CI log: one block per scenario, grouped by section.
 func (r *Report) Text() string {
 	if len(r.Changes) == 0 {
 		return "no changes\n"
 	}
+	titles := []string{"REGRESSIONS (fail the gate)", "ALLOWED (by flag)", "FIXED", "OTHER STATUS CHANGES", "PAYLOAD CHANGES (same status)"}
+	counts := make([]int, len(titles))
 	var b strings.Builder
-	counts := map[string]int{}
+	last := -1
 	for _, c := range r.Changes {
-		counts[c.Kind]++
-		fmt.Fprintf(&b, "%-16s %s  %s: %s\n    %s\n", c.Kind, c.SDK, c.Feature, c.Scenario, c.Detail)
-	}
-	var parts []string
-	for _, k := range []string{NewFailure, Fixed, PayloadChanged, StatusChanged, NewScenario, Removed} {
-		if counts[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+		sec := c.rank()
+		counts[sec]++
+		if sec != last {
+			if last >= 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "%s\n", titles[sec])
+			last = sec
+		}
+		fmt.Fprintf(&b, "  %s  %s: %s\n", c.SDK, c.Feature, c.Scenario)
+		from := c.From
+		if from == "" {
+			from = "(new)"
+		}
+		line := fmt.Sprintf("    %s → %s", from, c.To)
+		if c.From == c.To {
+			line = "    " + c.To
+		}
+		if c.Message != "" && c.To != report.Passed {
+			line += ": " + c.Message
+		}
+		b.WriteString(line + "\n")
+		if c.AllowedBy != "" {
+			fmt.Fprintf(&b, "    allowed by %s\n", c.AllowedBy)
+		}
+		for _, p := range c.Payload {
+			fmt.Fprintf(&b, "    payload %s: base=%s, candidate=%s\n", p.Where, p.Base, p.Candidate)
+		}
+		if c.Regression && c.Rerun != "" {
+			fmt.Fprintf(&b, "    rerun: %s\n", c.Rerun)
 		}
 	}
-	fmt.Fprintf(&b, "\n%s\n", strings.Join(parts, ", "))
+	var parts []string
+	for i, n := range counts {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ToLower(strings.SplitN(titles[i], " (", 2)[0])))
+		}
+	}
+	fmt.Fprintf(&b, "\n%s (scenario × SDK)\n", strings.Join(parts, ", "))
 	return b.String()
 }
+
+// Allowable lists the statuses a passed scenario may be allowed to go to.
+var Allowable = []string{report.Unsupported, report.Unavailable, report.Skipped, Removed}
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }

@@ -1,8 +1,10 @@
 package rundiff
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/render"
@@ -30,50 +32,125 @@ func run(t *testing.T, results []report.Result, tools map[string]string) string 
 
 func TestRuns(t *testing.T) {
 	res := func(sdk, scenario, status string) report.Result {
-		return report.Result{SDK: sdk, Feature: "f.feature", Scenario: scenario, Status: status, Message: "msg"}
+		r := report.Result{SDK: sdk, Feature: "f.feature", Scenario: scenario, Status: status, Message: "msg"}
+		if status == report.Unsupported {
+			r.Message = sdk + " SDK lacks capability tool.isTerminal: no isTerminal in this version"
+		}
+		return r
 	}
+	one := func(rs ...report.Result) []report.Result { return rs }
 	same := map[string]string{"a": `[{"name":"t","isTerminal":true}]`}
+	changed := map[string]string{"a": `[{"name":"t"}]`}
 	tests := []struct {
-		name        string
-		base, cand  []report.Result
-		baseTools   map[string]string
-		candTools   map[string]string
-		wantKinds   []string
-		wantFailing int
+		name                 string
+		base, cand           []report.Result
+		baseTools, candTools map[string]string
+		allow                Allow
+		want                 []string // "sdk scenario from→to [regression|allowed] payloads=N"
+		regressions          int
 	}{
-		{"identical runs", []report.Result{res("go", "a", report.Passed)}, []report.Result{res("go", "a", report.Passed)}, same, same, nil, 0},
-		{"one regression", []report.Result{res("go", "a", report.Passed), res("go", "b", report.Passed)},
-			[]report.Result{res("go", "a", report.Failed), res("go", "b", report.Passed)},
-			same, map[string]string{"a": `[{"name":"t"}]`}, []string{NewFailure, PayloadChanged}, 1},
-		{"fixed", []report.Result{res("node", "a", report.Failed)}, []report.Result{res("node", "a", report.Passed)}, nil, nil, []string{Fixed}, 0},
-		{"xfail to xpass is a new failure", []report.Result{res("node", "a", report.XFail)}, []report.Result{res("node", "a", report.XPass)}, nil, nil, []string{NewFailure}, 1},
-		{"passed to unsupported", []report.Result{res("go", "a", report.Passed)}, []report.Result{res("go", "a", report.Unsupported)}, nil, nil, []string{StatusChanged}, 0},
-		{"new and removed", []report.Result{res("go", "a", report.Passed)}, []report.Result{res("go", "b", report.Passed), res("go", "c", report.Failed)}, nil, nil,
-			[]string{NewFailure, NewScenario, Removed}, 1},
+		{name: "identical runs", base: one(res("go", "a", report.Passed)), cand: one(res("go", "a", report.Passed)), baseTools: same, candTools: same},
+		{name: "passed to failed, with its payload change under it",
+			base: one(res("go", "a", report.Passed), res("go", "b", report.Passed)), cand: one(res("go", "a", report.Failed), res("go", "b", report.Passed)),
+			baseTools: same, candTools: changed, want: []string{"go a passed→failed regression payloads=1"}, regressions: 1},
+		{name: "fixed", base: one(res("node", "a", report.Failed)), cand: one(res("node", "a", report.Passed)), want: []string{"node a failed→passed"}},
+		{name: "xfail to xpass", base: one(res("node", "a", report.XFail)), cand: one(res("node", "a", report.XPass)),
+			want: []string{"node a xfail→xpass regression"}, regressions: 1},
+		{name: "xfail to failed", base: one(res("node", "a", report.XFail)), cand: one(res("node", "a", report.Failed)),
+			want: []string{"node a xfail→failed regression"}, regressions: 1},
+		{name: "passed to unsupported is a regression, without payloads of a scenario that did not run",
+			base: one(res("node", "a", report.Passed)), cand: one(res("node", "a", report.Unsupported)), baseTools: same, candTools: changed,
+			want: []string{"node a passed→unsupported regression"}, regressions: 1},
+		{name: "allowed by SDK", base: one(res("node", "a", report.Passed)), cand: one(res("node", "a", report.Unsupported)),
+			allow: Allow{report.Unsupported: {"node"}}, want: []string{"node a passed→unsupported allowed"}},
+		{name: "allowed by capability", base: one(res("node", "a", report.Passed)), cand: one(res("node", "a", report.Unsupported)),
+			allow: Allow{report.Unsupported: {"tool.isTerminal"}}, want: []string{"node a passed→unsupported allowed"}},
+		{name: "allowing another SDK or status does not allow it",
+			base: one(res("node", "a", report.Passed)), cand: one(res("node", "a", report.Unsupported)),
+			allow: Allow{report.Unsupported: {"go", "session.setTools"}, report.Unavailable: {"node"}},
+			want:  []string{"node a passed→unsupported regression"}, regressions: 1},
+		{name: "passed to unavailable", base: one(res("dotnet", "a", report.Passed)), cand: one(res("dotnet", "a", report.Unavailable)),
+			want: []string{"dotnet a passed→unavailable regression"}, regressions: 1},
+		{name: "passed to skipped", base: one(res("go", "a", report.Passed)), cand: one(res("go", "a", report.Skipped)),
+			want: []string{"go a passed→skipped regression"}, regressions: 1},
+		{name: "a failure cannot be allowed", base: one(res("node", "a", report.Passed)), cand: one(res("node", "a", report.Failed)),
+			allow: Allow{report.Unsupported: {"node"}}, want: []string{"node a passed→failed regression"}, regressions: 1},
+		{name: "unsupported to unsupported is no change", base: one(res("go", "a", report.Unsupported)), cand: one(res("go", "a", report.Unsupported))},
+		{name: "payload change on the same status", base: one(res("go", "a", report.Passed)), cand: one(res("go", "a", report.Passed)),
+			baseTools: same, candTools: changed, want: []string{"go a passed→passed payloads=1"}},
+		{name: "new and removed", base: one(res("go", "a", report.Passed)), cand: one(res("go", "b", report.Passed), res("go", "c", report.Failed)),
+			want: []string{"go a passed→removed regression", "go c →failed regression", "go b →passed"}, regressions: 2},
+		{name: "removal allowed", base: one(res("go", "a", report.Passed)), cand: nil,
+			allow: Allow{Removed: {"go"}}, want: []string{"go a passed→removed allowed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Runs(run(t, tt.base, tt.baseTools), run(t, tt.cand, tt.candTools))
+			r, err := Runs(run(t, tt.base, tt.baseTools), run(t, tt.cand, tt.candTools), tt.allow)
 			require.NoError(t, err)
-			var kinds []string
+			var got []string
 			for _, c := range r.Changes {
-				kinds = append(kinds, c.Kind)
+				s := fmt.Sprintf("%s %s %s→%s", c.SDK, c.Scenario, c.From, c.To)
+				if c.Regression {
+					s += " regression"
+				}
+				if c.AllowedBy != "" {
+					s += " allowed"
+				}
+				if len(c.Payload) > 0 {
+					s += fmt.Sprintf(" payloads=%d", len(c.Payload))
+				}
+				got = append(got, s)
 			}
-			assert.Equal(t, tt.wantKinds, kinds)
-			assert.Equal(t, tt.wantFailing, r.NewFailures())
-			if len(tt.wantKinds) == 0 {
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.regressions, r.Regressions())
+			if len(tt.want) == 0 {
 				assert.Equal(t, "no changes\n", r.Text())
 			}
 		})
 	}
 }
 
+// TestTextOncePerScenario: each scenario appears once, with from → to, the flag that allowed
+// it, and its payload changes grouped under it.
+func TestTextOncePerScenario(t *testing.T) {
+	base := []report.Result{
+		{SDK: "node", Feature: "f.feature", Scenario: "a", Status: report.Passed},
+		{SDK: "node", Feature: "f.feature", Scenario: "b", Status: report.Passed},
+		{SDK: "go", Feature: "f.feature", Scenario: "a", Status: report.Passed},
+	}
+	cand := []report.Result{
+		{SDK: "node", Feature: "f.feature", Scenario: "a", Status: report.Unsupported, Message: "node SDK lacks capability tool.isTerminal: none\nmore"},
+		{SDK: "node", Feature: "f.feature", Scenario: "b", Status: report.Failed, Message: "boom", Rerun: "conformance run --sdk node --scenario b"},
+		{SDK: "go", Feature: "f.feature", Scenario: "a", Status: report.Unsupported, Message: "go SDK lacks capability tool.isTerminal: none"},
+	}
+	tools := map[string]string{"a": `[{"name":"t","isTerminal":true}]`, "b": `[{"name":"t","isTerminal":true}]`}
+	cTools := map[string]string{"a": `[{"name":"t"}]`, "b": `[{"name":"t","isTerminal":false}]`}
+	r, err := Runs(run(t, base, tools), run(t, cand, cTools), Allow{report.Unsupported: {"go"}})
+	require.NoError(t, err)
+	assert.Equal(t, `REGRESSIONS (fail the gate)
+  node  f.feature: a
+    passed → unsupported: node SDK lacks capability tool.isTerminal: none
+  node  f.feature: b
+    passed → failed: boom
+    payload session.create#1 tools[0].isTerminal: base=true, candidate=false
+    rerun: conformance run --sdk node --scenario b
+
+ALLOWED (by flag)
+  go  f.feature: a
+    passed → unsupported: go SDK lacks capability tool.isTerminal: none
+    allowed by --allow-unsupported go
+
+2 regressions, 1 allowed (scenario × SDK)
+`, r.Text())
+}
+
 func TestPayloadChangeNamesThePath(t *testing.T) {
 	res := []report.Result{{SDK: "go", Feature: "f.feature", Scenario: "a", Status: report.Passed}}
 	base := run(t, append([]report.Result(nil), res...), map[string]string{"a": `[{"name":"t","isTerminal":true}]`})
 	cand := run(t, append([]report.Result(nil), res...), map[string]string{"a": `[{"name":"t","is_terminal":true}]`})
-	r, err := Runs(base, cand)
+	r, err := Runs(base, cand, nil)
 	require.NoError(t, err)
 	assert.Contains(t, r.Text(), "session.create#1 tools[0].isTerminal: base=true, candidate=<absent>")
 	assert.Contains(t, r.Text(), "session.create#1 tools[0].is_terminal: base=<absent>, candidate=true")
+	assert.Equal(t, 1, strings.Count(r.Text(), "go  f.feature: a"), "the scenario appears once")
 }

@@ -60,11 +60,15 @@ func New(rec *transcript.Recorder, opts Options) *Server {
 }
 
 // Listen starts accepting TCP connections on addr ("127.0.0.1:0" for an ephemeral loopback
-// port) and returns the address it listens on.
+// port) and returns the address it listens on. An address that is not loopback is noted in the
+// transcript: whoever can reach it can drive the runtime and read what it answers.
 func (s *Server) Listen(addr string) (string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", err
+	}
+	if !Loopback(ln.Addr()) {
+		s.rec.Notef("", "listening on %s, which is not a loopback address", ln.Addr())
 	}
 	s.mu.Lock()
 	s.ln = ln
@@ -88,6 +92,12 @@ func (s *Server) Listen(addr string) (string, error) {
 	return ln.Addr().String(), nil
 }
 
+// Loopback reports whether a listening address accepts connections from this machine only.
+func Loopback(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
 // Close stops listening, closes every connection and waits for their loops to end.
 func (s *Server) Close() {
 	s.mu.Lock()
@@ -105,7 +115,11 @@ func (s *Server) Close() {
 }
 
 type conn struct {
-	name   string
+	name string
+	// sendMu makes recording and writing one frame a single step, so the transcript holds the
+	// runtime's frames in the order the SDK receives them (answers and a turn's events are sent
+	// from different goroutines).
+	sendMu sync.Mutex
 	w      *wire.Writer
 	closer any
 	srv    *Server
@@ -196,6 +210,8 @@ func (s *Server) answer(c *conn, m wire.Message) {
 func (c *conn) send(m wire.Message) {
 	m.JSONRPC = "2.0"
 	body, _ := json.Marshal(m)
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
 	c.srv.rec.Frame(c.name, transcript.RuntimeToSDK, body)
 	if err := c.w.Write(body); err != nil && !c.srv.isClosed() {
 		c.srv.rec.Notef(c.name, "write failed: %v", err)

@@ -34,6 +34,7 @@ func init() {
 	register(Driver{
 		Name:         "dotnet",
 		Order:        6,
+		Version:      nugetSyntax,
 		BuildOutputs: []string{"bin", "obj"},
 		Pinned:       pinnedIn("Driver.csproj", `>([^<]+)</CopilotSdkVersion>`),
 		Toolchain: []Tool{{

@@ -15,6 +15,7 @@ func init() {
 	register(Driver{
 		Name:     "go",
 		Order:    2,
+		Version:  goSyntax,
 		Pinned:   pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
 		Pristine: pristineGo,
 		Toolchain: []Tool{{

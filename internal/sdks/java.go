@@ -20,7 +20,7 @@ import (
 // (maven-shade-plugin), started with `java -jar`.
 //
 // The Java SDK changed its packages between its 0.x releases (com.github.copilot.sdk.*, the
-// line Maven Central serves) and the 1.x line of github/copilot-sdk (com.github.copilot.*), so
+// line pinned by default, the newest reachable when pinned) and the 1.x line of github/copilot-sdk (com.github.copilot.*), so
 // the driver holds one small adapter per API generation (drivers/java/src/v0, src/v1); the
 // recipe picks it from the SDK version (major 0 -> v0, otherwise v1).
 //
@@ -35,6 +35,7 @@ func init() {
 	register(Driver{
 		Name:         "java",
 		Order:        5,
+		Version:      mavenSyntax,
 		BuildOutputs: []string{"target"},
 		Pinned:       pinnedIn("pom.xml", `<copilot\.sdk\.version>([^<]+)</copilot\.sdk\.version>`),
 		Toolchain: []Tool{

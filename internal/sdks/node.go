@@ -21,6 +21,7 @@ func init() {
 	register(Driver{
 		Name:         "node",
 		Order:        1,
+		Version:      npmSyntax,
 		BuildOutputs: []string{"node_modules"},
 		Pinned:       func(dir string) (string, error) { return nodeLockedVersion(filepath.Join(dir, "package-lock.json")) },
 		Pristine:     pristineNode,

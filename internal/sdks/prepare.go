@@ -33,6 +33,11 @@ func LoadPins(path string) (map[string]Pin, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParsePins(b, path)
+}
+
+// ParsePins reads the pins in b; path is used in errors.
+func ParsePins(b []byte, path string) (map[string]Pin, error) {
 	pins := map[string]Pin{}
 	if err := yaml.Unmarshal(b, &pins); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -159,6 +164,18 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	// A failed preparation leaves nothing behind: no half-installed folder for the next run to
+	// trip over. Success is marked by the marker file, written last.
+	prepared := false
+	defer func() {
+		if !prepared {
+			_ = os.RemoveAll(dir)
+			// The lock file too (still held here, released just after): a waiter that
+			// then takes the unlinked file's lock prepares again and fails the same way.
+			_ = os.Remove(dir + ".lock")
+			_ = os.Remove(filepath.Dir(dir)) // only when empty
+		}
+	}()
 	launch, err := d.Prepare(ctx, PrepareContext{
 		DriverDir: driverDir, CacheDir: dir, Version: version, Source: source, Log: p.Log,
 		Run: func(ctx context.Context, wd string, env []string, argv ...string) error {
@@ -173,6 +190,7 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 	if err := os.WriteFile(filepath.Join(dir, marker), b, 0o644); err != nil {
 		return nil, err
 	}
+	prepared = true
 	fmt.Fprintf(p.Log, "[%s] driver ready in %s\n", name, time.Since(start).Round(time.Second))
 	return prep, nil
 }

@@ -1,6 +1,9 @@
 package sdks
 
 import (
+	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -62,4 +65,33 @@ func TestLoadPinsRejectsUnknownSDKs(t *testing.T) {
 	for _, name := range Names() {
 		assert.NotEmpty(t, pins[name].Version, "%s is pinned", name)
 	}
+}
+
+// TestFailedPreparationLeavesNothing: a preparation that fails (a bad version the registry does
+// not have, a build error) removes its cache folder; a later one that succeeds is kept.
+func TestFailedPreparationLeavesNothing(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "drivers", "fake"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "drivers", "fake", "main"), []byte("x"), 0o644))
+	fail := true
+	register(Driver{Name: "fake", Prepare: func(ctx context.Context, pc PrepareContext) (Launch, error) {
+		require.NoError(t, os.WriteFile(filepath.Join(pc.CacheDir, "half-installed"), []byte("x"), 0o644))
+		if fail {
+			return Launch{}, errors.New("npm ERR! 404 no such version")
+		}
+		return Launch{Argv: []string{"true"}}, nil
+	}})
+	t.Cleanup(func() { delete(registry, "fake") })
+	p := &Preparer{RepoRoot: root, CacheRoot: cache, Log: io.Discard}
+
+	_, err := p.Prepare(context.Background(), "fake", "9.9.9", "")
+	require.ErrorContains(t, err, "404 no such version")
+	left, err := os.ReadDir(cache)
+	require.NoError(t, err)
+	assert.Empty(t, left, "the failed preparation's folder and lock are gone")
+
+	fail = false
+	prep, err := p.Prepare(context.Background(), "fake", "9.9.9", "")
+	require.NoError(t, err)
+	assert.FileExists(t, filepath.Join(prep.CacheDir, "prepared.json"))
 }

@@ -14,6 +14,7 @@ func init() {
 	register(Driver{
 		Name:         "python",
 		Order:        3,
+		Version:      pypiSyntax,
 		BuildOutputs: []string{".venv", "__pycache__"},
 		Pinned:       pinnedIn("requirements.txt", `(?m)^github-copilot-sdk==(\S+)`),
 		Pristine:     pristinePython,

@@ -25,6 +25,7 @@ func init() {
 	register(Driver{
 		Name:         "rust",
 		Order:        4,
+		Version:      cratesSyntax,
 		BuildOutputs: []string{"target"},
 		Pinned:       pinnedIn("Cargo.toml", `github-copilot-sdk = \{ version = "=([^"]+)"`),
 		Toolchain: []Tool{

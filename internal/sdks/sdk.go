@@ -47,6 +47,9 @@ type Driver struct {
 	Name string // "node", "go", "python", "rust", "java", "dotnet"
 	// Order places the SDK in reports and lists (lower first).
 	Order int
+	// Version is the registry's syntax for an exact version; --sdk-version is checked against it
+	// before anything runs.
+	Version VersionSyntax
 	// BuildOutputs are folder names that builds write inside drivers/<Name>; they are not part
 	// of the driver's source hash.
 	BuildOutputs []string

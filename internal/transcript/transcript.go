@@ -1,5 +1,5 @@
 // Package transcript records every frame of a scenario, in order, in both directions, with a
-// monotonic timestamp and the connection it came on. Each entry is written to disk (NDJSON, one
+// monotonic timestamp and the connection it came on, with secrets redacted (redact.go). Each entry is written to disk (NDJSON, one
 // line per entry, unbuffered) the moment it is recorded, so a crash loses nothing already seen,
 // and is kept in memory for the steps that assert on it.
 package transcript
@@ -56,6 +56,8 @@ type Entry struct {
 	Argv       []string   `json:"argv,omitempty"`
 	Capability string     `json:"capability,omitempty"`
 	Reason     string     `json:"reason,omitempty"`
+	// Redacted lists the secrets removed from Frame (see redact.go): where each was and which.
+	Redacted []Redaction `json:"redacted,omitempty"`
 }
 
 // Header names the scenario a transcript records.
@@ -110,13 +112,23 @@ func Memory() *Recorder { return &Recorder{start: time.Now()} }
 
 // Add records one entry, filling in Seq and TMS.
 func (r *Recorder) Add(e Entry) {
+	// Redaction runs outside the lock: it may decode the frame.
+	if len(e.Frame) > 0 && !json.Valid(e.Frame) {
+		e.Raw, e.Frame = string(e.Frame), nil
+	}
+	if len(e.Frame) > 0 {
+		var reds []Redaction
+		e.Frame, reds = redactFrame(e.Frame)
+		e.Redacted = append(e.Redacted, reds...)
+	}
+	e.Raw, e.Text, e.Error, e.Reason = scrubRaw(e.Raw), Scrub(e.Text), Scrub(e.Error), Scrub(e.Reason)
+	for i, a := range e.Argv {
+		e.Argv[i] = Scrub(a)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.Seq = len(r.entries) + 1
 	e.TMS = float64(time.Since(r.start).Microseconds()) / 1000
-	if len(e.Frame) > 0 && !json.Valid(e.Frame) {
-		e.Raw, e.Frame = string(e.Frame), nil
-	}
 	r.entries = append(r.entries, e)
 	if r.f != nil && r.err == nil {
 		var line bytes.Buffer

@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -61,4 +63,20 @@ func TestTypedEntriesRoundTrip(t *testing.T) {
 	assert.Equal(t, "session.create: /tools/0: additional properties 'x' not allowed", Violations(entries)[0].String())
 	assert.Equal(t, []string{"--headless", "--stdio"}, entries[3].Argv)
 	assert.Equal(t, KindArgv, entries[3].Kind)
+}
+
+// FuzzDecode: any transcript file (as replay and diff read it) decodes or fails naming its line;
+// it never panics.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"seq":1,"t_ms":0.1,"conn":"c1","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":1,"method":"connect","params":{}}}` + "\n" +
+		`{"seq":2,"t_ms":0.2,"dir":"note","text":"connection opened"}` + "\n"))
+	f.Add([]byte(`{"seq":3,"dir":"sdk->runtime","raw":"garbage","error":"bytes outside a frame"}` + "\n\n{oops\n"))
+	f.Add([]byte(`{"seq":"x","frame":[1,2}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		entries, err := Decode(bytes.NewReader(b), "t.ndjson")
+		if err != nil && !strings.HasPrefix(err.Error(), "t.ndjson:") && !errors.Is(err, bufio.ErrTooLong) {
+			t.Fatalf("error does not name the line: %v", err)
+		}
+		_ = Requests(entries, "connect")
+	})
 }

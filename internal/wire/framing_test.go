@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -40,7 +41,8 @@ func TestReader(t *testing.T) {
 	tests := []struct {
 		name       string
 		input      string
-		oneByte    bool // deliver the stream one byte per read: every frame is split
+		oneByte    bool  // deliver the stream one byte per read: every frame is split
+		max        int64 // WithMaxFrame, when set
 		wantBodies []string
 		wantErrs   []string
 	}{
@@ -61,6 +63,16 @@ func TestReader(t *testing.T) {
 			wantBodies: []string{a}, wantErrs: []string{"stream ended inside a 100-byte body"}},
 		{name: "stream ends inside a header", input: frame(a) + "Content-Len",
 			wantBodies: []string{a}, wantErrs: []string{"stream ended inside a frame"}},
+		{name: "frame over the limit is skipped by its declared size", max: 10, input: frame(a) + frame(`{"x":1}`),
+			wantErrs: []string{fmt.Sprintf("frame of %d bytes is over the 10-byte limit; its body was skipped", len(a))}, wantBodies: []string{`{"x":1}`}},
+		{name: "stream ends inside a frame over the limit", max: 10, input: "Content-Length: 1000\r\n\r\n{}",
+			wantErrs: []string{"stream ended inside a 1000-byte body over the 10-byte limit (2 bytes skipped)"}},
+		{name: "Content-Length overflows int64", input: "Content-Length: 99999999999999999999\r\n\r\n" + frame(b),
+			wantBodies: []string{b}, wantErrs: []string{"bad Content-Length header"}},
+		{name: "header line longer than the limit, header after it", input: strings.Repeat("x", 3*MaxHeaderLine) + frame(b),
+			wantBodies: []string{b}, wantErrs: []string{"bytes outside a frame"}},
+		{name: "header flood", input: "Content-Length: 2\r\n" + strings.Repeat("X-A: b\r\n", maxHeaderBlock/8+1) + "\r\n{}" + frame(b),
+			wantBodies: []string{b}, wantErrs: []string{fmt.Sprintf("header block over %d bytes", maxHeaderBlock), "bytes outside a frame"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,7 +80,7 @@ func TestReader(t *testing.T) {
 			if tt.oneByte {
 				in = iotest.OneByteReader(in)
 			}
-			bodies, errs := readAll(t, NewReader(in))
+			bodies, errs := readAll(t, NewReader(in, WithMaxFrame(tt.max)))
 			assert.Equal(t, tt.wantBodies, bodies)
 			assert.Equal(t, tt.wantErrs, errs)
 		})
@@ -93,14 +105,111 @@ func TestWriterRoundTrip(t *testing.T) {
 	assert.JSONEq(t, `{"a":"ü"}`, string(body))
 }
 
+// repeat is a stream of n bytes of pattern p produced lazily, so a test can send 100 MB
+// without holding it.
+type repeat struct {
+	p []byte
+	n int64
+	i int
+}
+
+func (r *repeat) Read(b []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(b)) > r.n {
+		b = b[:r.n]
+	}
+	k := 0
+	for k < len(b) {
+		c := copy(b[k:], r.p[r.i:])
+		k += c
+		r.i = (r.i + c) % len(r.p)
+	}
+	r.n -= int64(k)
+	return k, nil
+}
+
+func stream(parts ...any) io.Reader {
+	var rs []io.Reader
+	for _, p := range parts {
+		switch p := p.(type) {
+		case string:
+			rs = append(rs, strings.NewReader(p))
+		case *repeat:
+			rs = append(rs, p)
+		}
+	}
+	return io.MultiReader(rs...)
+}
+
+// TestBoundedMemory feeds floods of 100 MB and checks what reading them allocates in total:
+// a misbehaving SDK costs a bounded amount of memory, whatever it sends.
+func TestBoundedMemory(t *testing.T) {
+	const flood = 100 << 20
+	good := `{"jsonrpc":"2.0","method":"ok"}`
+	tests := []struct {
+		name     string
+		in       func() io.Reader
+		wantErrs []string
+	}{
+		{name: "100 MB frame", in: func() io.Reader {
+			return stream(fmt.Sprintf("Content-Length: %d\r\n\r\n", flood), &repeat{p: []byte("x"), n: flood}, frame(good))
+		}, wantErrs: []string{fmt.Sprintf("frame of %d bytes is over the %d-byte limit; its body was skipped", flood, DefaultMaxFrame)}},
+		{name: "100 MB with no newline", in: func() io.Reader {
+			return stream(&repeat{p: []byte("garbage "), n: flood}, frame(good))
+		}, wantErrs: []string{"bytes outside a frame"}},
+		{name: "100 MB of garbage lines", in: func() io.Reader {
+			return stream(&repeat{p: []byte("garbage\n"), n: flood}, frame(good))
+		}, wantErrs: []string{"bytes outside a frame"}},
+		{name: "header flood", in: func() io.Reader {
+			return stream("Content-Length: 2\r\n", &repeat{p: []byte("X-Flood: yes\r\n"), n: flood}, "\r\n{}", frame(good))
+		}, wantErrs: []string{fmt.Sprintf("header block over %d bytes", maxHeaderBlock), "bytes outside a frame"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.in()
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			bodies, errs := readAll(t, NewReader(in))
+			runtime.ReadMemStats(&after)
+			assert.Equal(t, []string{good}, bodies)
+			assert.Equal(t, tt.wantErrs, errs)
+			allocated := after.TotalAlloc - before.TotalAlloc
+			assert.Less(t, allocated, uint64(2<<20), "reading %d bytes allocated %d bytes", flood, allocated)
+		})
+	}
+}
+
+func TestOverLimitErrorNamesDeclaredSize(t *testing.T) {
+	_, err := NewReader(strings.NewReader(frame(`{"a":"bcdefgh"}`)), WithMaxFrame(4)).Next()
+	var fe *FrameError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, int64(15), fe.Declared)
+	assert.Equal(t, "Content-Length: 15\r\n", string(fe.Bytes), "the header is kept, the body is not")
+	assert.Contains(t, fe.Error(), "frame of 15 bytes is over the 4-byte limit")
+}
+
 func FuzzReader(f *testing.F) {
 	f.Add([]byte(frame(`{"a":1}`)))
 	f.Add([]byte("Content-Length: 3\r\n\r\n{}}garbage\nContent-Length: 2\r\n\r\n{}"))
+	f.Add([]byte("Content-Length: 40\r\nContent-Type: x\r\n\r\n{\"too\":\"long for the limit of the fuzz reader\"}"))
+	f.Add([]byte("content-length: 2\n\n{}Content-Length: -1\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := NewReader(bytes.NewReader(data))
+		// a small limit so the fuzzer reaches the over-the-limit path
+		r := NewReader(bytes.NewReader(data), WithMaxFrame(32))
 		for i := 0; i < len(data)+2; i++ {
-			if _, err := r.Next(); errors.Is(err, io.EOF) {
+			body, err := r.Next()
+			if errors.Is(err, io.EOF) {
 				return
+			}
+			var fe *FrameError
+			if err != nil && !errors.As(err, &fe) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			if len(body) > 32 || (fe != nil && len(fe.Bytes) > maxKept+maxHeaderBlock) {
+				t.Fatalf("reader held more than its limits: body %d, error bytes %d", len(body), len(fe.Bytes))
 			}
 		}
 		t.Fatalf("reader made no progress on %q", data)

@@ -22,7 +22,7 @@ import com.github.copilot.sdk.json.ToolHandler;
 
 /**
  * Adapter for the 0.x API of com.github:copilot-sdk-java (packages com.github.copilot.sdk.*), the
- * line Maven Central serves. Its ToolDefinition is a plain record (name, description, parameters,
+ * line pinned by default (the newest reachable when pinned; Maven Central also publishes 1.x). Its ToolDefinition is a plain record (name, description, parameters,
  * handler, overridesBuiltInTool, skipPermission) with no isTerminal, defer or metadata and no
  * copy-with methods; sessions have no clearContext and no setTools.
  */

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestStdioRuntimeRedactsTokens: the runtime an SDK spawns records the token environment by
+// fingerprint only, and a token sent in connect or echoed in argv never reaches its transcript.
+func TestStdioRuntimeRedactsTokens(t *testing.T) {
+	const envToken, appToken = "gho_EnvPlantedToken42", "ghp_AppPlantedToken42"
+	bin := buildCLI(t)
+	out := filepath.Join(t.TempDir(), "stdio.ndjson")
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"connect","params":{"token":%q}}`, appToken)
+	cmd := exec.Command(bin, "runtime", "--stdio", "--transcript", out, "--auth-token", envToken)
+	cmd.Env = append(os.Environ(), "GH_TOKEN="+envToken, "COPILOT_GITHUB_TOKEN="+appToken)
+	cmd.Stdin = strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
+	stdout, err := cmd.Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(stdout), `"ok":true`)
+
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "PlantedToken")
+	assert.Contains(t, string(b), "GH_TOKEN="+transcript.Redacted(envToken))
+	assert.Contains(t, string(b), transcript.Redacted(appToken))
+}
+
+// TestServeWarnsWhenNotLoopback: serve says so on stderr when told to listen beyond loopback.
+func TestServeWarnsWhenNotLoopback(t *testing.T) {
+	bin := buildCLI(t)
+	cmd := exec.Command(bin, "serve", "--root", repoDir(t), "--listen", "0.0.0.0:0", "--transcript", filepath.Join(t.TempDir(), "s.ndjson"))
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	stdoutPipe, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	buf := make([]byte, 4096)
+	n, _ := stdoutPipe.Read(buf) // the address line is printed after the warning
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	_ = cmd.Wait()
+	assert.Contains(t, string(buf[:n]), "listening on")
+	assert.Contains(t, stderr.String(), "not loopback only")
+}
