@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
 
 // Directions of an entry.
@@ -36,6 +38,10 @@ type Entry struct {
 	Raw   string          `json:"raw,omitempty"`   // bytes that were not a valid frame
 	Error string          `json:"error,omitempty"` // what was wrong with them
 	Text  string          `json:"text,omitempty"`  // a note
+	// HeaderTMS is set on a frame the runtime read whose body had not arrived when its header
+	// was complete (the peer wrote them apart): when the header was complete, in the same clock
+	// as TMS. Absent when header and body arrived together.
+	HeaderTMS *float64 `json:"header_t_ms,omitempty"`
 }
 
 // Recorder is one transcript. It is safe for concurrent use.
@@ -92,6 +98,17 @@ func (r *Recorder) Add(e Entry) {
 // Frame records a well-formed frame.
 func (r *Recorder) Frame(conn, dir string, body []byte) {
 	r.Add(Entry{Conn: conn, Dir: dir, Frame: append(json.RawMessage(nil), body...)})
+}
+
+// FrameRead records a frame read from a peer with wire.Reader.NextFrame, keeping when its
+// header arrived if the body came apart from it.
+func (r *Recorder) FrameRead(conn, dir string, f wire.Frame) {
+	e := Entry{Conn: conn, Dir: dir, Frame: append(json.RawMessage(nil), f.Body...)}
+	if f.Split {
+		ms := float64(f.HeaderAt.Sub(r.start).Microseconds()) / 1000
+		e.HeaderTMS = &ms
+	}
+	r.Add(e)
 }
 
 // Bad records bytes that could not be read as a frame.

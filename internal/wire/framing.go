@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // MaxFrame bounds one body so a corrupt length cannot make the reader allocate without limit.
@@ -45,6 +46,27 @@ func (e *FrameError) Error() string {
 type Reader struct {
 	br      *bufio.Reader
 	pending string // a header line found inside garbage, to be parsed by the next call
+	last    Frame  // timing of the frame Next last returned a body for
+}
+
+// Frame is one frame's body with when its parts arrived, so a peer that writes the header and
+// the body apart can be told from one that writes them together.
+type Frame struct {
+	Body     []byte
+	HeaderAt time.Time // the header's closing blank line was read
+	BodyAt   time.Time // the body was complete
+	// Split: none of the body had arrived when the header was complete (the peer sent them in
+	// two writes; with Nagle's algorithm on its side the body can wait for an ACK).
+	Split bool
+}
+
+// NextFrame is Next with the frame's arrival times.
+func (r *Reader) NextFrame() (Frame, error) {
+	r.last = Frame{}
+	body, err := r.Next()
+	f := r.last
+	f.Body = body
+	return f, err
 }
 
 // NewReader wraps r.
@@ -97,8 +119,11 @@ func (r *Reader) Next() ([]byte, error) {
 		}
 		if length >= 0 {
 			if t == "" {
+				r.last = Frame{HeaderAt: time.Now(), Split: length > 0 && r.br.Buffered() == 0}
 				body := make([]byte, length)
-				if _, err := io.ReadFull(r.br, body); err != nil {
+				_, err := io.ReadFull(r.br, body)
+				r.last.BodyAt = time.Now()
+				if err != nil {
 					return nil, &FrameError{Reason: fmt.Sprintf("stream ended inside a %d-byte body", length), Bytes: body}
 				}
 				if !json.Valid(body) {
