@@ -176,14 +176,15 @@ type Stats struct {
 type Summary struct {
 	SDK            string
 	Commands       int
-	ToFirstFrame   Stats          // driver command -> SDK's first frame
-	AnswerToResult Stats          // runtime's last answer -> driver's result
-	Observations   map[string]int // kind -> count
+	ToFirstFrame   Stats              // driver command -> SDK's first frame
+	AnswerToResult Stats              // runtime's last answer -> driver's result
+	Observations   map[string]int     // kind -> count
+	Worst          map[string]float64 // kind -> the largest gap (ms) among its observations
 }
 
 // Aggregate summarises the timelines of one SDK's scenarios.
 func Aggregate(sdk string, timelines []Timeline) Summary {
-	s := Summary{SDK: sdk, Observations: map[string]int{}}
+	s := Summary{SDK: sdk, Observations: map[string]int{}, Worst: map[string]float64{}}
 	var first, tail []float64
 	for _, tl := range timelines {
 		for _, c := range tl.Commands {
@@ -197,6 +198,7 @@ func Aggregate(sdk string, timelines []Timeline) Summary {
 		}
 		for _, o := range tl.Observations {
 			s.Observations[o.Kind]++
+			s.Worst[o.Kind] = max(s.Worst[o.Kind], o.Millis)
 		}
 	}
 	s.ToFirstFrame, s.AnswerToResult = stats(first), stats(tail)

@@ -152,6 +152,8 @@ func TestAggregate(t *testing.T) {
 	assert.InDelta(t, 0.9, s.AnswerToResult.P50, 1e-9)
 	assert.InDelta(t, 1000, s.AnswerToResult.Max, 1e-9)
 	assert.Equal(t, map[string]int{SplitFrame: 1, SlowClose: 1}, s.Observations)
+	assert.InDelta(t, 43, s.Worst[SplitFrame], 1e-9)
+	assert.InDelta(t, 1000, s.Worst[SlowClose], 1e-9)
 
-	assert.Equal(t, Summary{SDK: "none", Observations: map[string]int{}}, Aggregate("none", nil))
+	assert.Equal(t, Summary{SDK: "none", Observations: map[string]int{}, Worst: map[string]float64{}}, Aggregate("none", nil))
 }

@@ -170,7 +170,7 @@
     var methods = {};
     return el('div', { class: 'conversation' }, entries.map(function (e) {
       var what = describe(e, methods);
-      if (e.header_t_ms !== undefined) what += ' (header and body apart: body +' + (e.t_ms - e.header_t_ms).toFixed(1) + ' ms)';
+      if (e.header_t_ms !== undefined) what += ' (header and body apart: body +' + (e.t_ms - e.header_t_ms).toFixed(2) + ' ms)';
       var body = e.frame !== undefined || e.raw
         ? el('details', {}, el('summary', {}, what), el('pre', {}, e.frame !== undefined ? JSON.stringify(e.frame, null, 2) : e.raw))
         : el('span', { class: e.error ? 'bad' : '' }, what);
