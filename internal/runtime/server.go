@@ -81,6 +81,7 @@ func (s *Server) Listen(addr string) (string, error) {
 			if err != nil {
 				return
 			}
+			c = newQuickAckConn(c)
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
@@ -141,7 +142,7 @@ func (s *Server) ServeConn(r io.Reader, w io.Writer) {
 	s.rec.Notef(c.name, "connection opened")
 	reader := wire.NewReader(r)
 	for {
-		body, err := reader.Next()
+		f, err := reader.NextFrame()
 		var fe *wire.FrameError
 		switch {
 		case errors.As(err, &fe):
@@ -155,7 +156,7 @@ func (s *Server) ServeConn(r io.Reader, w io.Writer) {
 			s.rec.Notef(c.name, "connection closed")
 			return
 		}
-		s.handleFrame(c, body)
+		s.handleFrame(c, f)
 	}
 }
 
@@ -165,14 +166,15 @@ func (s *Server) isClosed() bool {
 	return s.closed
 }
 
-func (s *Server) handleFrame(c *conn, body []byte) {
+func (s *Server) handleFrame(c *conn, f wire.Frame) {
+	body := f.Body
 	var m wire.Message
 	if err := json.Unmarshal(body, &m); err != nil {
 		s.rec.Bad(c.name, transcript.SDKToRuntime, body, fmt.Errorf("not a JSON-RPC message: %w", err))
 		c.send(wire.Message{ID: json.RawMessage("null"), Error: &wire.RPCError{Code: wire.CodeInvalidRequest, Message: err.Error()}})
 		return
 	}
-	s.rec.Frame(c.name, transcript.SDKToRuntime, body)
+	s.rec.FrameRead(c.name, transcript.SDKToRuntime, f)
 	if !m.IsRequest() {
 		return // notifications and responses are recorded, nothing more
 	}

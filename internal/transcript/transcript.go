@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
 
 // Directions of an entry.
@@ -58,6 +60,10 @@ type Entry struct {
 	Reason     string     `json:"reason,omitempty"`
 	// Redacted lists the secrets removed from Frame (see redact.go): where each was and which.
 	Redacted []Redaction `json:"redacted,omitempty"`
+	// HeaderTMS is set on a frame the runtime read whose body had not arrived when its header
+	// was complete (the peer wrote them apart): when the header was complete, in the same clock
+	// as TMS. Absent when header and body arrived together.
+	HeaderTMS *float64 `json:"header_t_ms,omitempty"`
 }
 
 // Header names the scenario a transcript records.
@@ -144,6 +150,17 @@ func (r *Recorder) Add(e Entry) {
 // Frame records a well-formed frame.
 func (r *Recorder) Frame(conn, dir string, body []byte) {
 	r.Add(Entry{Conn: conn, Dir: dir, Frame: append(json.RawMessage(nil), body...)})
+}
+
+// FrameRead records a frame read from a peer with wire.Reader.NextFrame, keeping when its
+// header arrived if the body came apart from it.
+func (r *Recorder) FrameRead(conn, dir string, f wire.Frame) {
+	e := Entry{Conn: conn, Dir: dir, Frame: append(json.RawMessage(nil), f.Body...)}
+	if f.Split {
+		ms := float64(f.HeaderAt.Sub(r.start).Microseconds()) / 1000
+		e.HeaderTMS = &ms
+	}
+	r.Add(e)
 }
 
 // Bad records bytes that could not be read as a frame.

@@ -8,9 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
 
 func TestRecorderWritesAsItGoes(t *testing.T) {
@@ -79,4 +82,22 @@ func FuzzDecode(f *testing.F) {
 		}
 		_ = Requests(entries, "connect")
 	})
+}
+
+func TestFrameReadKeepsWhenASplitHeaderArrived(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.ndjson")
+	r, err := New(path)
+	require.NoError(t, err)
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	at := time.Now()
+	r.FrameRead("c1", SDKToRuntime, wire.Frame{Body: body, HeaderAt: at, BodyAt: at})
+	r.FrameRead("c1", SDKToRuntime, wire.Frame{Body: body, HeaderAt: at, BodyAt: at.Add(time.Millisecond), Split: true})
+	require.NoError(t, r.Close())
+	es, err := Read(path)
+	require.NoError(t, err)
+	require.Len(t, es, 2)
+	assert.Nil(t, es[0].HeaderTMS, "header and body together: no header time")
+	require.NotNil(t, es[1].HeaderTMS)
+	assert.LessOrEqual(t, *es[1].HeaderTMS, es[1].TMS)
+	assert.JSONEq(t, string(body), string(es[1].Frame))
 }

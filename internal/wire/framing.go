@@ -16,6 +16,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // DefaultMaxFrame is the largest body a Reader accepts unless told otherwise. The largest
@@ -68,6 +69,7 @@ type Reader struct {
 	maxFrame int64
 	pending  []byte // a header line found inside garbage, to be parsed by the next call
 	line     []byte // reused buffer for lines longer than the bufio buffer
+	last     Frame  // timing of the frame Next last returned a body for
 }
 
 // Option configures a Reader.
@@ -80,6 +82,26 @@ func WithMaxFrame(n int64) Option {
 			r.maxFrame = n
 		}
 	}
+}
+
+// Frame is one frame's body with when its parts arrived, so a peer that writes the header and
+// the body apart can be told from one that writes them together.
+type Frame struct {
+	Body     []byte
+	HeaderAt time.Time // the header's closing blank line was read
+	BodyAt   time.Time // the body was complete
+	// Split: none of the body had arrived when the header was complete (the peer sent them in
+	// two writes; with Nagle's algorithm on its side the body can wait for an ACK).
+	Split bool
+}
+
+// NextFrame is Next with the frame's arrival times.
+func (r *Reader) NextFrame() (Frame, error) {
+	r.last = Frame{}
+	body, err := r.Next()
+	f := r.last
+	f.Body = body
+	return f, err
 }
 
 // NewReader wraps r.
@@ -229,8 +251,11 @@ func (r *Reader) body(length int64, header []byte) ([]byte, error) {
 		}
 		return nil, fe
 	}
+	r.last = Frame{HeaderAt: time.Now(), Split: length > 0 && r.br.Buffered() == 0}
 	body := make([]byte, length)
-	if n, err := io.ReadFull(r.br, body); err != nil {
+	n, err := io.ReadFull(r.br, body)
+	r.last.BodyAt = time.Now()
+	if err != nil {
 		return nil, &FrameError{Reason: fmt.Sprintf("stream ended inside a %d-byte body", length), Bytes: body[:n]}
 	}
 	if !json.Valid(body) {

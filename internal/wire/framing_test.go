@@ -215,3 +215,34 @@ func FuzzReader(f *testing.F) {
 		t.Fatalf("reader made no progress on %q", data)
 	})
 }
+
+func TestNextFrameTellsASplitFrame(t *testing.T) {
+	body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	header := fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))
+	tests := []struct {
+		name      string
+		writes    []string
+		wantSplit bool
+	}{
+		{name: "header and body in one write", writes: []string{header + body}},
+		{name: "header and body in two writes", writes: []string{header, body}, wantSplit: true},
+		{name: "body split after its first byte", writes: []string{header + body[:1], body[1:]}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			go func() {
+				for _, w := range tt.writes {
+					_, _ = pw.Write([]byte(w)) // an io.Pipe read returns at most one write
+				}
+				pw.Close()
+			}()
+			f, err := NewReader(pr).NextFrame()
+			require.NoError(t, err)
+			assert.Equal(t, body, string(f.Body))
+			assert.Equal(t, tt.wantSplit, f.Split)
+			assert.False(t, f.HeaderAt.IsZero())
+			assert.False(t, f.BodyAt.Before(f.HeaderAt))
+		})
+	}
+}
