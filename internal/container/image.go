@@ -2,7 +2,7 @@ package container
 
 import (
 	"archive/tar"
-		"context"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
