@@ -16,11 +16,13 @@ type Leftover struct {
 	RunID string
 }
 
-// Leftovers lists the containers and networks labelled LabelProject (of run runID, or of every run
+// Leftovers lists the containers and networks labelled LabelRun (of run runID, or of every run
 // when runID is ""), and the untagged images labelled LabelProject (failed or replaced builds).
 // Tagged driver images and local bases are the image cache, not leftovers.
 func Leftovers(pool *dockertest.Pool, runID string) ([]Leftover, error) {
-	filter := LabelProject
+	// LabelRun, not LabelProject: a build's intermediate containers inherit LabelProject from the
+	// local base images, and a build in progress is no leftover.
+	filter := LabelRun
 	if runID != "" {
 		filter = LabelRun + "=" + runID
 	}
