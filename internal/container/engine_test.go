@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/ory/dockertest/v3"
 	"github.com/stretchr/testify/assert"
@@ -32,32 +35,44 @@ func engine(t *testing.T) *dockertest.Pool {
 	return pool
 }
 
-// TestGoDriverInContainer builds the Go driver's image on the local bases (reused when built
-// before) and talks the driver protocol with it through the container launcher; then checks that
-// a finished and a killed driver leave nothing of their run behind.
-func TestGoDriverInContainer(t *testing.T) {
+// TestDriversInContainers builds driver images on the local bases (reused when built before) and
+// talks the driver protocol with each through the container launcher; then checks that a finished
+// and a killed driver leave nothing of their run behind. $CONFORMANCE_DOCKER_SDKS picks the SDKs
+// (default go: its image builds in seconds; the Rust one takes minutes cold).
+func TestDriversInContainers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds images")
 	}
 	pool := engine(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	langs := []string{"go"}
+	if v := os.Getenv("CONFORMANCE_DOCKER_SDKS"); v != "" {
+		langs = strings.Split(v, ",")
+	}
+	for _, lang := range langs {
+		t.Run(lang, func(t *testing.T) { driverInContainer(t, pool, lang) })
+	}
+}
+
+func driverInContainer(t *testing.T, pool *dockertest.Pool, lang string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 	pins, err := sdks.LoadPins(filepath.Join(root, "fixtures", "sdks.yaml"))
 	require.NoError(t, err)
-	version := pins["go"].Version
+	version := pins[lang].Version
 
 	logw := testWriter{t}
 	bases := &Bases{RepoRoot: root, WorkDir: filepath.Join(sdks.DefaultCacheRoot(), "docker"), Log: logw}
-	require.NoError(t, bases.Ensure(ctx, pool, []string{"go"}))
-	args, _ := LocalBuildArgs("go")
-	tag, err := DriverImage{SDK: "go", Version: version, RepoRoot: root, BuildArgs: args, Log: logw}.Ensure(ctx, pool)
+	require.NoError(t, bases.Ensure(ctx, pool, []string{lang}))
+	args, ok := LocalBuildArgs(lang)
+	require.True(t, ok, "%s has no local base", lang)
+	tag, err := DriverImage{SDK: lang, Version: version, RepoRoot: root, BuildArgs: args, Log: logw}.Ensure(ctx, pool)
 	require.NoError(t, err)
 
-	runID := fmt.Sprintf("test-%d", time.Now().UnixNano())
+	runID := fmt.Sprintf("test-%s-%d", lang, time.Now().UnixNano())
 	t.Cleanup(func() { _ = Cleanup(pool, runID) })
-	l := &Launcher{Pool: pool, Image: tag, SDK: "go", RunID: runID}
+	l := &Launcher{Pool: pool, Image: tag, SDK: lang, RunID: runID}
 
 	c, err := driver.Start(ctx, l)
 	require.NoError(t, err)
@@ -69,7 +84,7 @@ func TestGoDriverInContainer(t *testing.T) {
 		Version string `json:"version"`
 	}
 	require.NoError(t, json.Unmarshal(res.Result, &hello))
-	assert.Equal(t, "go", hello.SDK)
+	assert.Equal(t, lang, hello.SDK)
 	assert.Equal(t, version, hello.Version)
 	c.Close(10 * time.Second)
 	assertNoLeftovers(t, pool, runID)
@@ -102,3 +117,51 @@ func assertNoLeftovers(t *testing.T, pool *dockertest.Pool, runID string) {
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(b []byte) (int, error) { w.t.Log(string(b)); return len(b), nil }
+
+// TestStdioRuntimeInContainer has the Go SDK in its container spawn the harness's runtime over
+// stdio, the way the stdio scenarios do: the wrapper script and its transcript live in a host
+// folder mounted at the same path, and a static build of the harness is mounted at the path the
+// script names (here a path that exists only in the container).
+func TestStdioRuntimeInContainer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds images")
+	}
+	pool := engine(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	pins, err := sdks.LoadPins(filepath.Join(root, "fixtures", "sdks.yaml"))
+	require.NoError(t, err)
+	args, _ := LocalBuildArgs("go")
+	bases := &Bases{RepoRoot: root, WorkDir: filepath.Join(sdks.DefaultCacheRoot(), "docker"), Log: testWriter{t}}
+	require.NoError(t, bases.Ensure(ctx, pool, []string{"go"}))
+	tag, err := DriverImage{SDK: "go", Version: pins["go"].Version, RepoRoot: root, BuildArgs: args, Log: testWriter{t}}.Ensure(ctx, pool)
+	require.NoError(t, err)
+
+	tmp := t.TempDir()
+	static := filepath.Join(tmp, "conformance-static")
+	build := exec.CommandContext(ctx, "go", "build", "-o", static, "./cmd/conformance")
+	build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	self := "/opt/harness/conformance" // the harness's executable as the script names it
+	script, transcript := filepath.Join(tmp, "copilot"), filepath.Join(tmp, "stdio-transcript.ndjson")
+	require.NoError(t, runtime.WriteStdioScript(script, []string{self, "runtime", "--stdio"}, transcript))
+
+	runID := fmt.Sprintf("test-stdio-%d", time.Now().UnixNano())
+	t.Cleanup(func() { _ = Cleanup(pool, runID) })
+	l := &Launcher{Pool: pool, Image: tag, SDK: "go", RunID: runID, Binds: StdioBinds(self, static, tmp)}
+	c, err := driver.Start(ctx, l)
+	require.NoError(t, err)
+	defer c.Close(10 * time.Second)
+	res, err := c.Call(ctx, "connect", map[string]any{"client": "c1", "cliPath": script}, time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, driver.OK, res.Outcome, "connect over stdio: %s %+v; stderr: %s", res.Result, res.Error, c.StderrTail())
+	res, err = c.Call(ctx, "createSession", map[string]any{"client": "c1", "session": "s1", "tools": []any{}}, time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, driver.OK, res.Outcome, "createSession over stdio: %+v; stderr: %s", res.Error, c.StderrTail())
+	frames, err := os.ReadFile(transcript)
+	require.NoError(t, err, "the runtime in the container writes its transcript to the host folder")
+	assert.Contains(t, string(frames), "session.create")
+}
