@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ory/dockertest/v3"
@@ -35,7 +36,12 @@ type Build struct {
 // Ensure builds b unless an image tagged b.Tag with b.Key exists. It reports whether it built.
 // Stage images a multi-stage build leaves behind untagged are removed afterwards, so a build
 // leaves exactly one image.
+//
+// Builds in one process run one at a time: the untagged images a build leaves are told apart by
+// what appeared while it ran, and two builds at once would see (and remove) each other's stages.
 func Ensure(ctx context.Context, pool *dockertest.Pool, b Build) (bool, error) {
+	buildMu.Lock()
+	defer buildMu.Unlock()
 	if img, err := pool.Client.InspectImage(b.Tag); err == nil && img.Config != nil && img.Config.Labels[LabelKey] == b.Key {
 		return false, nil
 	}
@@ -78,6 +84,8 @@ func Ensure(ctx context.Context, pool *dockertest.Pool, b Build) (bool, error) {
 
 // buildDirs are the build outputs a driver folder may hold locally; never part of an image's input.
 var buildDirs = map[string]bool{"target": true, "node_modules": true, "bin": true, "obj": true}
+
+var buildMu sync.Mutex
 
 // contextDockerfile is where the Dockerfile goes in the context tar (outside any driver's files).
 const contextDockerfile = ".conformance.Dockerfile"
