@@ -82,6 +82,15 @@ func TestDriverImageKey(t *testing.T) {
 		})
 	}
 
+	// A rebuilt base (same name, new id) makes a new driver image.
+	onBase := DriverImage{SDK: "go", Version: "v1.0.14", RepoRoot: root, BuildArgs: map[string]string{"BASE": "b"}}
+	first, err := onBase.Build()
+	require.NoError(t, err)
+	onBase.BaseIDs = map[string]string{"b": "sha256:0123"}
+	rebuilt, err := onBase.Build()
+	require.NoError(t, err)
+	assert.NotEqual(t, first.Tag, rebuilt.Tag)
+
 	_, err = DriverImage{SDK: "go", RepoRoot: root}.Build()
 	assert.ErrorContains(t, err, "no SDK version")
 	_, err = DriverImage{SDK: "cobol", Version: "1", RepoRoot: root}.Build()

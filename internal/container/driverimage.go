@@ -20,7 +20,10 @@ type DriverImage struct {
 	// BuildArgs override the Dockerfile's BASE / RUNTIME_BASE (LocalBuildArgs on a machine
 	// without a registry); empty keeps the official images.
 	BuildArgs map[string]string
-	Log       io.Writer
+	// BaseIDs are the image ids of the BuildArgs' images, part of the key so that a rebuilt local
+	// base makes new driver images (Ensure fills it in from the engine).
+	BaseIDs map[string]string
+	Log     io.Writer
 }
 
 var unsafeTag = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
@@ -42,7 +45,7 @@ func (d DriverImage) Build() (Build, error) {
 	extra := []string{"sdk " + d.SDK, "version " + d.Version}
 	for _, k := range sortedKeys(d.BuildArgs) {
 		args[k] = d.BuildArgs[k]
-		extra = append(extra, "arg "+k+"="+d.BuildArgs[k])
+		extra = append(extra, "arg "+k+"="+d.BuildArgs[k]+" "+d.BaseIDs[d.BuildArgs[k]])
 	}
 	key, err := HashFiles([]string{driverDir, dockerfile}, extra...)
 	if err != nil {
@@ -54,6 +57,13 @@ func (d DriverImage) Build() (Build, error) {
 
 // Ensure builds the image unless it exists, and returns its tag.
 func (d DriverImage) Ensure(ctx context.Context, pool *dockertest.Pool) (string, error) {
+	d.BaseIDs = map[string]string{}
+	for _, img := range d.BuildArgs {
+		// An image not in the engine yet (an official one the build pulls) is keyed by its name.
+		if got, err := pool.Client.InspectImage(img); err == nil {
+			d.BaseIDs[img] = got.ID
+		}
+	}
 	b, err := d.Build()
 	if err != nil {
 		return "", err
