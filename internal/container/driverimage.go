@@ -23,7 +23,9 @@ type DriverImage struct {
 	// BaseIDs are the image ids of the BuildArgs' images, part of the key so that a rebuilt local
 	// base makes new driver images (Ensure fills it in from the engine).
 	BaseIDs map[string]string
-	Log     io.Writer
+	// RunID, when set, makes the image temporary to that run (see Build.RunID).
+	RunID string
+	Log   io.Writer
 }
 
 var unsafeTag = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
@@ -52,7 +54,7 @@ func (d DriverImage) Build() (Build, error) {
 		return Build{}, err
 	}
 	tag := fmt.Sprintf("conformance-driver/%s:%s-%s", d.SDK, unsafeTag.ReplaceAllString(d.Version, "_"), key[:12])
-	return Build{Tag: tag, Dockerfile: dockerfile, ContextDir: driverDir, Args: args, Key: key, Kind: "driver-image", Log: d.Log}, nil
+	return Build{Tag: tag, Dockerfile: dockerfile, ContextDir: driverDir, Args: args, Key: key, Kind: "driver-image", RunID: d.RunID, Log: d.Log}, nil
 }
 
 // Ensure builds the image unless it exists, and returns its tag.

@@ -165,3 +165,30 @@ func TestStdioRuntimeInContainer(t *testing.T) {
 	require.NoError(t, err, "the runtime in the container writes its transcript to the host folder")
 	assert.Contains(t, string(frames), "session.create")
 }
+
+// TestCleanupRemovesTemporaryImages: an image built for one run only (a local SDK source) is
+// removed with the run's containers.
+func TestCleanupRemovesTemporaryImages(t *testing.T) {
+	pool := engine(t)
+	ctx := context.Background()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	bases := &Bases{RepoRoot: root, WorkDir: filepath.Join(sdks.DefaultCacheRoot(), "docker"), Log: testWriter{t}}
+	require.NoError(t, bases.debian(ctx, pool))
+
+	runID := fmt.Sprintf("test-tmp-%d", time.Now().UnixNano())
+	tag := "conformance-test/" + runID + ":1"
+	_, err = Ensure(ctx, pool, Build{Tag: tag, Text: "FROM " + DebianImage + "\nLABEL purpose=test\n", Key: runID, Kind: "test", RunID: runID})
+	require.NoError(t, err)
+	left, err := Leftovers(pool, runID)
+	require.NoError(t, err)
+	require.Len(t, left, 1)
+	assert.Equal(t, "image", left[0].Kind)
+	assert.Equal(t, tag, left[0].Name)
+
+	require.NoError(t, Cleanup(pool, runID))
+	_, err = pool.Client.InspectImage(tag)
+	assert.Error(t, err, "the run's image is gone")
+	_, err = pool.Client.InspectImage(DebianImage)
+	assert.NoError(t, err, "its base stays")
+}

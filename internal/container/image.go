@@ -10,9 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ory/dockertest/v3"
@@ -30,18 +30,16 @@ type Build struct {
 	Args       map[string]string // build arguments
 	Key        string            // content key stored as LabelKey
 	Kind       string            // LabelKind value
-	Log        io.Writer         // build output; nil discards it
+	// RunID, when set, makes the image temporary: labelled LabelRun, removed by Cleanup(RunID)
+	// (an image of a local SDK source, which is rebuilt every run anyway).
+	RunID string
+	Log   io.Writer // build output; nil discards it
 }
 
 // Ensure builds b unless an image tagged b.Tag with b.Key exists. It reports whether it built.
 // Stage images a multi-stage build leaves behind untagged are removed afterwards, so a build
 // leaves exactly one image.
-//
-// Builds in one process run one at a time: the untagged images a build leaves are told apart by
-// what appeared while it ran, and two builds at once would see (and remove) each other's stages.
 func Ensure(ctx context.Context, pool *dockertest.Pool, b Build) (bool, error) {
-	buildMu.Lock()
-	defer buildMu.Unlock()
 	if img, err := pool.Client.InspectImage(b.Tag); err == nil && img.Config != nil && img.Config.Labels[LabelKey] == b.Key {
 		return false, nil
 	}
@@ -49,7 +47,7 @@ func Ensure(ctx context.Context, pool *dockertest.Pool, b Build) (bool, error) {
 	ctxTar, pw := io.Pipe()
 	go func() { pw.CloseWithError(writeContext(pw, b)) }()
 	defer ctxTar.Close()
-	before, _ := danglingImages(pool)
+	steps := &stepImages{}
 	var args []dc.BuildArg
 	for _, k := range sortedKeys(b.Args) {
 		args = append(args, dc.BuildArg{Name: k, Value: b.Args[k]})
@@ -65,16 +63,16 @@ func Ensure(ctx context.Context, pool *dockertest.Pool, b Build) (bool, error) {
 		Name:         b.Tag,
 		Dockerfile:   contextDockerfile,
 		InputStream:  ctxTar,
-		OutputStream: io.MultiWriter(out, tail),
+		OutputStream: io.MultiWriter(out, tail, steps),
 		BuildArgs:    args,
 		// The driver's build fetches the SDK from its registry; host networking reaches whatever
 		// the host reaches (also on engines without a working bridge network).
 		NetworkMode:         "host",
 		RmTmpContainer:      true,
 		ForceRmTmpContainer: true,
-		Labels:              map[string]string{LabelProject: "1", LabelKind: b.Kind, LabelKey: b.Key},
+		Labels:              b.labels(),
 	})
-	removeNewDangling(pool, before)
+	steps.removeUntagged(pool)
 	if err != nil {
 		return false, fmt.Errorf("build image %s from %s: %w\n%s", b.Tag, b.Dockerfile, err, tail.String())
 	}
@@ -85,7 +83,13 @@ func Ensure(ctx context.Context, pool *dockertest.Pool, b Build) (bool, error) {
 // buildDirs are the build outputs a driver folder may hold locally; never part of an image's input.
 var buildDirs = map[string]bool{"target": true, "node_modules": true, "bin": true, "obj": true}
 
-var buildMu sync.Mutex
+func (b Build) labels() map[string]string {
+	l := map[string]string{LabelProject: "1", LabelKind: b.Kind, LabelKey: b.Key}
+	if b.RunID != "" {
+		l[LabelRun] = b.RunID
+	}
+	return l
+}
 
 // contextDockerfile is where the Dockerfile goes in the context tar (outside any driver's files).
 const contextDockerfile = ".conformance.Dockerfile"
@@ -201,32 +205,39 @@ func HashFiles(paths []string, extra ...string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func danglingImages(pool *dockertest.Pool) (map[string]bool, error) {
-	imgs, err := pool.Client.ListImages(dc.ListImagesOptions{Filters: map[string][]string{"dangling": {"true"}}})
-	if err != nil {
-		return nil, err
-	}
-	ids := map[string]bool{}
-	for _, img := range imgs {
-		ids[img.ID] = true
-	}
-	return ids, nil
+// stepImages collects the image of every step from the (classic builder's) build output,
+// " ---> 0123456789ab", so that exactly this build's leftovers are removed, even while other builds
+// run on the same engine.
+type stepImages struct {
+	line []byte
+	ids  []string
 }
 
-// removeNewDangling removes the untagged images that appeared since before: the build stages of a
-// multi-stage build (the legacy builder keeps them) and the layers a rebuild replaced.
-func removeNewDangling(pool *dockertest.Pool, before map[string]bool) {
-	if before == nil {
-		return
-	}
-	now, err := danglingImages(pool)
-	if err != nil {
-		return
-	}
-	for id := range now {
-		if !before[id] {
-			_ = pool.Client.RemoveImageExtended(id, dc.RemoveImageOptions{Force: true})
+var stepLine = regexp.MustCompile(`^ ---> ([0-9a-f]{12,64})\s*$`)
+
+func (s *stepImages) Write(b []byte) (int, error) {
+	for _, c := range b {
+		if c != '\n' {
+			s.line = append(s.line, c)
+			continue
 		}
+		if m := stepLine.FindSubmatch(s.line); m != nil {
+			s.ids = append(s.ids, string(m[1]))
+		}
+		s.line = s.line[:0]
+	}
+	return len(b), nil
+}
+
+// removeUntagged removes the step images nothing tags: the stages of a multi-stage build. A step
+// image under the final image is refused by the engine (it has a child) and stays, as it must.
+func (s *stepImages) removeUntagged(pool *dockertest.Pool) {
+	for i := len(s.ids) - 1; i >= 0; i-- {
+		img, err := pool.Client.InspectImage(s.ids[i])
+		if err != nil || len(img.RepoTags) > 0 {
+			continue
+		}
+		_ = pool.Client.RemoveImageExtended(s.ids[i], dc.RemoveImageOptions{})
 	}
 }
 

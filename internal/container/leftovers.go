@@ -16,8 +16,9 @@ type Leftover struct {
 	RunID string
 }
 
-// Leftovers lists the containers and networks labelled LabelRun (of run runID, or of every run
-// when runID is ""), and the untagged images labelled LabelProject (failed or replaced builds).
+// Leftovers lists the containers, networks and temporary images labelled LabelRun (of run runID,
+// or of every run when runID is ""), and with runID "" also the untagged images labelled
+// LabelProject (stages of interrupted builds).
 // Tagged driver images and local bases are the image cache, not leftovers.
 func Leftovers(pool *dockertest.Pool, runID string) ([]Leftover, error) {
 	// LabelRun, not LabelProject: a build's intermediate containers inherit LabelProject from the
@@ -45,16 +46,34 @@ func Leftovers(pool *dockertest.Pool, runID string) ([]Leftover, error) {
 	for _, n := range nets {
 		out = append(out, Leftover{Kind: "network", ID: n.ID, Name: n.Name, RunID: n.Labels[LabelRun]})
 	}
+	imgs, err := pool.Client.ListImages(dc.ListImagesOptions{Filters: map[string][]string{"label": {filter}}})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, img := range imgs {
+		seen[img.ID] = true
+		out = append(out, Leftover{Kind: "image", ID: img.ID, Name: imageName(img), RunID: img.Labels[LabelRun]})
+	}
 	if runID == "" {
 		imgs, err := pool.Client.ListImages(dc.ListImagesOptions{Filters: map[string][]string{"label": {LabelProject}, "dangling": {"true"}}})
 		if err != nil {
 			return nil, err
 		}
 		for _, img := range imgs {
-			out = append(out, Leftover{Kind: "image", ID: img.ID, Name: "<untagged> " + img.Labels[LabelKind]})
+			if !seen[img.ID] {
+				out = append(out, Leftover{Kind: "image", ID: img.ID, Name: imageName(img)})
+			}
 		}
 	}
 	return out, nil
+}
+
+func imageName(img dc.APIImages) string {
+	if len(img.RepoTags) > 0 && img.RepoTags[0] != "<none>:<none>" {
+		return img.RepoTags[0]
+	}
+	return "<untagged> " + img.Labels[LabelKind]
 }
 
 // Remove removes leftovers: containers first (they hold networks and images).
