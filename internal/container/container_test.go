@@ -117,3 +117,12 @@ func TestLauncherDescribeAndBinds(t *testing.T) {
 	assert.Equal(t, "docker run -i --rm --network host -v /tmp/run1:/tmp/run1 -v /cache/conformance-static:/usr/bin/conformance:ro -e A=b conformance-driver/go:v1-abc", l.Describe())
 	assert.Equal(t, "r1", l.Labels()[LabelRun])
 }
+
+func TestIsStatic(t *testing.T) {
+	_, err := IsStatic("container.go")
+	assert.Error(t, err, "not an executable")
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	_, err = IsStatic(exe)
+	assert.NoError(t, err, "the test binary is an ELF executable")
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,10 +117,11 @@ type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(b []byte) (int, error) { w.t.Log(string(b)); return len(b), nil }
 
-// TestStdioRuntimeInContainer has the Go SDK in its container spawn the harness's runtime over
-// stdio, the way the stdio scenarios do: the wrapper script and its transcript live in a host
-// folder mounted at the same path, and a static build of the harness is mounted at the path the
-// script names (here a path that exists only in the container).
+// TestStdioRuntimeInContainer goes the way the harness does (NewRun, Launcher, Close): the Go SDK
+// in its container spawns the harness's runtime over stdio as in the stdio scenarios. The wrapper
+// script and its transcript live in a host folder mounted at the same path, and a static build of
+// the harness is mounted at the path the script names (here one that exists only in the container).
+// Close leaves nothing of the run; an SDK without a local base is unavailable.
 func TestStdioRuntimeInContainer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds images")
@@ -133,28 +133,27 @@ func TestStdioRuntimeInContainer(t *testing.T) {
 	require.NoError(t, err)
 	pins, err := sdks.LoadPins(filepath.Join(root, "fixtures", "sdks.yaml"))
 	require.NoError(t, err)
-	args, _ := LocalBuildArgs("go")
 	bases := &Bases{RepoRoot: root, WorkDir: filepath.Join(sdks.DefaultCacheRoot(), "docker"), Log: testWriter{t}}
 	require.NoError(t, bases.Ensure(ctx, pool, []string{"go"}))
-	tag, err := DriverImage{SDK: "go", Version: pins["go"].Version, RepoRoot: root, BuildArgs: args, Log: testWriter{t}}.Ensure(ctx, pool)
-	require.NoError(t, err)
 
 	tmp := t.TempDir()
-	static := filepath.Join(tmp, "conformance-static")
-	build := exec.CommandContext(ctx, "go", "build", "-o", static, "./cmd/conformance")
-	build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	self := "/opt/harness/conformance" // the harness's executable as the script names it
-	script, transcript := filepath.Join(tmp, "copilot"), filepath.Join(tmp, "stdio-transcript.ndjson")
-	require.NoError(t, runtime.WriteStdioScript(script, []string{self, "runtime", "--stdio"}, transcript))
+	self := []string{"/opt/harness/conformance", "runtime", "--stdio"} // not static here: NewRun builds one
+	run, err := NewRun(ctx, RunConfig{RepoRoot: root, LocalBases: true, Self: self, StdioDir: tmp,
+		CacheDir: t.TempDir(), Log: testWriter{t}})
+	require.NoError(t, err)
+	defer run.Close()
 
-	runID := fmt.Sprintf("test-stdio-%d", time.Now().UnixNano())
-	t.Cleanup(func() { _ = Cleanup(pool, runID) })
-	l := &Launcher{Pool: pool, Image: tag, SDK: "go", RunID: runID, Binds: StdioBinds(self, static, tmp)}
+	_, err = run.Launcher(ctx, "dotnet", pins["dotnet"].Version, nil)
+	var unavailable *sdks.Unavailable
+	require.ErrorAs(t, err, &unavailable)
+	assert.Contains(t, unavailable.Reason, "no local base image")
+
+	l, err := run.Launcher(ctx, "go", pins["go"].Version, nil)
+	require.NoError(t, err)
+	script, transcript := filepath.Join(tmp, "copilot"), filepath.Join(tmp, "stdio-transcript.ndjson")
+	require.NoError(t, runtime.WriteStdioScript(script, self, transcript))
 	c, err := driver.Start(ctx, l)
 	require.NoError(t, err)
-	defer c.Close(10 * time.Second)
 	res, err := c.Call(ctx, "connect", map[string]any{"client": "c1", "cliPath": script}, time.Minute)
 	require.NoError(t, err)
 	require.Equal(t, driver.OK, res.Outcome, "connect over stdio: %s %+v; stderr: %s", res.Result, res.Error, c.StderrTail())
@@ -164,6 +163,11 @@ func TestStdioRuntimeInContainer(t *testing.T) {
 	frames, err := os.ReadFile(transcript)
 	require.NoError(t, err, "the runtime in the container writes its transcript to the host folder")
 	assert.Contains(t, string(frames), "session.create")
+
+	// Ends the run with the driver still up, as an interrupted run does.
+	require.NoError(t, run.Close())
+	assertNoLeftovers(t, pool, run.ID)
+	c.Kill()
 }
 
 // TestCleanupRemovesTemporaryImages: an image built for one run only (a local SDK source) is
