@@ -1,10 +1,12 @@
 package container
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -195,4 +197,63 @@ func TestCleanupRemovesTemporaryImages(t *testing.T) {
 	assert.Error(t, err, "the run's image is gone")
 	_, err = pool.Client.InspectImage(DebianImage)
 	assert.NoError(t, err, "its base stays")
+}
+
+// TestContainerGoesWhenTheHarnessDies: a harness killed outright (SIGKILL, no cleanup) leaves no
+// container: its end closes the driver's stdin, the driver exits on EOF and the engine removes it.
+func TestContainerGoesWhenTheHarnessDies(t *testing.T) {
+	if os.Getenv("CONFORMANCE_TEST_HARNESS_CHILD") != "" {
+		harnessChild()
+		return
+	}
+	if testing.Short() {
+		t.Skip("builds images")
+	}
+	pool := engine(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	pins, err := sdks.LoadPins(filepath.Join(root, "fixtures", "sdks.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, (&Bases{RepoRoot: root, WorkDir: filepath.Join(sdks.DefaultCacheRoot(), "docker"), Log: testWriter{t}}).Ensure(ctx, pool, []string{"go"}))
+	args, _ := LocalBuildArgs("go")
+	tag, err := DriverImage{SDK: "go", Version: pins["go"].Version, RepoRoot: root, BuildArgs: args, Log: testWriter{t}}.Ensure(ctx, pool)
+	require.NoError(t, err)
+
+	runID := fmt.Sprintf("test-kill-%d", time.Now().UnixNano())
+	t.Cleanup(func() { _ = Cleanup(pool, runID) })
+	child := exec.Command(os.Args[0], "-test.run", "^TestContainerGoesWhenTheHarnessDies$")
+	child.Env = append(os.Environ(), "CONFORMANCE_TEST_HARNESS_CHILD="+tag, "CONFORMANCE_TEST_RUN_ID="+runID)
+	stdout, err := child.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, child.Start())
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "driver up\n", line)
+	left, err := Leftovers(pool, runID)
+	require.NoError(t, err)
+	require.Len(t, left, 1, "the driver's container runs")
+
+	require.NoError(t, child.Process.Kill())
+	_ = child.Wait()
+	assertNoLeftovers(t, pool, runID)
+}
+
+// harnessChild starts a driver container, says so, and waits to be killed.
+func harnessChild() {
+	pool, err := Connect(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	l := &Launcher{Pool: pool, Image: os.Getenv("CONFORMANCE_TEST_HARNESS_CHILD"), SDK: "go", RunID: os.Getenv("CONFORMANCE_TEST_RUN_ID")}
+	c, err := driver.Start(context.Background(), l)
+	if err != nil {
+		panic(err)
+	}
+	if _, err := c.Call(context.Background(), "hello", map[string]any{"protocolVersion": 1}, time.Minute); err != nil {
+		panic(err)
+	}
+	fmt.Println("driver up")
+	time.Sleep(time.Hour)
 }
