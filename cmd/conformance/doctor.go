@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/container"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/spf13/cobra"
 )
 
 func doctorCmd() *cobra.Command {
-	return &cobra.Command{
+	var docker, dockerClean bool
+	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Say which SDK toolchains and versions are present, and how to get what is missing",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -39,7 +41,56 @@ func doctorCmd() *cobra.Command {
 				fmt.Fprintf(w, "%s\t%s\t%s %s %s\t%s\n", name, status, pin.Registry, pin.Package, pin.Version, detail)
 			}
 			fmt.Fprintf(w, "\ncache: %s\n", cache)
-			return w.Flush()
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			if docker || dockerClean {
+				return doctorDocker(cmd, dockerClean)
+			}
+			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&docker, "docker", false, "also list the containers, networks and untagged images runs left in the Docker engine ($DOCKER_HOST)")
+	cmd.Flags().BoolVar(&dockerClean, "docker-clean", false, "remove what --docker lists (the cached driver and base images stay)")
+	return cmd
+}
+
+// doctorDocker lists (and with clean removes) what runs with --runner docker left behind: found by
+// their labels, so an interrupted run's containers are found too.
+func doctorDocker(cmd *cobra.Command, clean bool) error {
+	pool, err := container.Connect(cmd.Context())
+	if err != nil {
+		return &exitError{2, err}
+	}
+	items, err := container.Leftovers(pool, "")
+	if err != nil {
+		return &exitError{2, err}
+	}
+	fmt.Printf("\ndocker (%s): ", pool.Client.Endpoint())
+	if len(items) == 0 {
+		fmt.Println("nothing left by a run")
+		return nil
+	}
+	fmt.Printf("%d left by runs\n", len(items))
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "KIND\tID\tRUN\tNAME")
+	for _, it := range items {
+		id := it.ID
+		if len(id) > 19 {
+			id = id[:19]
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", it.Kind, id, it.RunID, it.Name)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if !clean {
+		fmt.Println("remove them with: conformance doctor --docker-clean")
+		return nil
+	}
+	if err := container.Remove(pool, items); err != nil {
+		return &exitError{1, err}
+	}
+	fmt.Printf("removed %d\n", len(items))
+	return nil
 }
