@@ -219,6 +219,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"transport.tcp":             "copilot.ClientOptions{Connection: copilot.URIConnection{URL: address}}",
 		"transport.stdio":           "copilot.ClientOptions{Connection: copilot.StdioConnection{Path: cliPath, Env: ...}}",
 	}
+	optionCapabilities(version, caps, notes)
 	if !hasSetTools {
 		notes["session.setTools"] = fmt.Sprintf("%s %s has no high-level Session.SetTools(ctx, []Tool) "+
 			"(only the generated RPC Session.RPC.Tools.Set, which does not swap the handlers)", sdkModule, version)
@@ -426,10 +427,11 @@ func newClient(opts *copilot.ClientOptions) (c *copilot.Client, err error) {
 }
 
 type sessionArgs struct {
-	Client    string     `json:"client"`
-	Session   string     `json:"session"`
-	SessionID string     `json:"sessionId"`
-	Tools     []toolSpec `json:"tools"`
+	Client    string                     `json:"client"`
+	Session   string                     `json:"session"`
+	SessionID string                     `json:"sessionId"`
+	Tools     []toolSpec                 `json:"tools"`
+	Options   map[string]json.RawMessage `json:"options"`
 }
 
 func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
@@ -455,17 +457,25 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 		if a.SessionID == "" {
 			return nil, driverErrorf("resumeSession needs sessionId")
 		}
-		s, err = client.ResumeSession(ctx, a.SessionID, &copilot.ResumeSessionConfig{
+		cfg := &copilot.ResumeSessionConfig{
 			Tools:               tools,
 			OnPermissionRequest: copilot.PermissionHandler.ApproveAll,
 			OnEvent:             d.onEvent(ref),
-		})
+		}
+		if err := applyOptions(cfg, a.Options, true); err != nil {
+			return nil, err
+		}
+		s, err = client.ResumeSession(ctx, a.SessionID, cfg)
 	} else {
-		s, err = client.CreateSession(ctx, &copilot.SessionConfig{
+		cfg := &copilot.SessionConfig{
 			Tools:               tools,
 			OnPermissionRequest: copilot.PermissionHandler.ApproveAll,
 			OnEvent:             d.onEvent(ref),
-		})
+		}
+		if err := applyOptions(cfg, a.Options, false); err != nil {
+			return nil, err
+		}
+		s, err = client.CreateSession(ctx, cfg)
 	}
 	if err != nil {
 		return nil, err
@@ -670,7 +680,8 @@ func (d *driver) dispatch(c command) (result any, err error) {
 	case "shutdown":
 		return map[string]any{}, nil
 	}
-	return nil, driverErrorf("unknown command %q", c.Cmd)
+	// A newer protocol command this driver does not know: the SDK cannot be asked to do it.
+	return nil, unsupported{fmt.Sprintf("the go driver has no command %q", c.Cmd)}
 }
 
 func respond(id int64, result any, err error) {

@@ -92,6 +92,69 @@ function declaredToolOptions() {
   }
 }
 
+// Session options: the protocol's SDK-neutral name -> how this SDK's config object spells it.
+// Values are passed through as given; handler options install a handler that answers nothing.
+// `resume` marks options only ResumeSessionConfig has. See ../PROTOCOL.md "Session options".
+const noAnswer = async () => ({});
+const SESSION_OPTIONS = {
+  model: { key: "model" },
+  reasoningEffort: { key: "reasoningEffort" },
+  systemMessage: { key: "systemMessage" },
+  availableTools: { key: "availableTools" },
+  excludedTools: { key: "excludedTools" },
+  streaming: { key: "streaming" },
+  includeSubAgentStreamingEvents: { key: "includeSubAgentStreamingEvents" },
+  workingDirectory: { key: "workingDirectory" },
+  customAgents: { key: "customAgents" },
+  mcpServers: { key: "mcpServers" },
+  configDiscovery: { key: "enableConfigDiscovery" },
+  skillDirectories: { key: "skillDirectories" },
+  disabledSkills: { key: "disabledSkills" },
+  infiniteSessions: { key: "infiniteSessions" },
+  provider: { key: "provider" },
+  userInputHandler: { key: "onUserInputRequest", handler: () => async () => ({ answer: "", wasFreeform: true }) },
+  elicitationHandler: { key: "onElicitationRequest", handler: () => async () => ({ action: "cancel" }) },
+  hooks: { key: "hooks", handler: () => ({ onPreToolUse: noAnswer }) },
+  continuePendingWork: { key: "continuePendingWork", resume: true },
+  suppressResumeEvent: { key: "suppressResumeEvent", resume: true },
+};
+
+// Keys declared on the public session config interfaces of the installed version.
+function declaredSessionKeys() {
+  const keys = { create: new Set(), resume: new Set() };
+  try {
+    const dts = readFileSync(join(installed.dir, "dist", "types.d.ts"), "utf8");
+    const body = (name) => {
+      const m = new RegExp(`export interface ${name}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(dts);
+      return m ? [...m[1].matchAll(/^\s{4}(\w+)\??:/gm)].map((x) => x[1]) : [];
+    };
+    // 1.0.x splits the shared keys into SessionConfigBase; older versions repeat them.
+    const base = body("SessionConfigBase");
+    for (const k of [...base, ...body("SessionConfig")]) keys.create.add(k);
+    for (const k of [...base, ...body("ResumeSessionConfig")]) keys.resume.add(k);
+  } catch (e) {
+    diag(`reading the session config types failed: ${e?.message ?? e}`);
+  }
+  return keys;
+}
+
+function applyOptions(config, options, kind) {
+  const declared = declaredSessionKeys()[kind];
+  for (const [name, value] of Object.entries(options ?? {})) {
+    const m = Object.hasOwn(SESSION_OPTIONS, name) ? SESSION_OPTIONS[name] : undefined;
+    if (!m) throw new Unsupported(`the node driver does not know the session option "${name}"`);
+    if (!declared.has(m.key)) {
+      throw new Unsupported(`${SDK_PACKAGE} ${sdkVersion}: ${kind === "resume" ? "ResumeSessionConfig" : "SessionConfig"} has no ${m.key} (session option ${name})`);
+    }
+    if (m.handler) {
+      if (value !== true) throw new DriverError(`session option ${name} takes true (install a handler)`);
+      config[m.key] = m.handler();
+    } else {
+      config[m.key] = value;
+    }
+  }
+}
+
 function capabilities() {
   const toolOptions = declaredToolOptions();
   let rpcClearContext = false;
@@ -123,6 +186,15 @@ function capabilities() {
   };
   const v = `${SDK_PACKAGE} ${sdkVersion}`;
   const notes = {};
+  const sessionKeys = declaredSessionKeys();
+  for (const [name, m] of Object.entries(SESSION_OPTIONS)) {
+    const onCreate = sessionKeys.create.has(m.key);
+    const onResume = sessionKeys.resume.has(m.key);
+    caps[`session.option.${name}`] = m.resume ? onResume : onCreate && onResume;
+    if (!caps[`session.option.${name}`]) {
+      notes[`session.option.${name}`] = `${v}: ${onCreate ? "ResumeSessionConfig" : "SessionConfig"} has no ${m.key}`;
+    }
+  }
   if (!hasSetTools) {
     notes["session.setTools"] =
       `${v} has no CopilotSession.setTools; only the generated session.rpc.tools.set exists, ` +
@@ -273,11 +345,9 @@ const commands = {
     const handle = need(args, "session");
     const ref = { session: null };
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
-    const session = await client.createSession({
-      onPermissionRequest: approveAll,
-      tools,
-      onEvent: forwardEvents(handle),
-    });
+    const config = { onPermissionRequest: approveAll, tools, onEvent: forwardEvents(handle) };
+    applyOptions(config, args.options, "create");
+    const session = await client.createSession(config);
     ref.session = session;
     sessions.set(handle, { session, client });
     return { sessionId: session.sessionId };
@@ -289,11 +359,9 @@ const commands = {
     const sessionId = need(args, "sessionId");
     const ref = { session: null };
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
-    const session = await client.resumeSession(sessionId, {
-      onPermissionRequest: approveAll,
-      tools,
-      onEvent: forwardEvents(handle),
-    });
+    const config = { onPermissionRequest: approveAll, tools, onEvent: forwardEvents(handle) };
+    applyOptions(config, args.options, "resume");
+    const session = await client.resumeSession(sessionId, config);
     ref.session = session;
     sessions.set(handle, { session, client });
     return { sessionId: session.sessionId };
@@ -400,7 +468,8 @@ async function handle(line) {
   }
   const fn = Object.hasOwn(commands, cmd) ? commands[cmd] : undefined;
   try {
-    if (!fn) throw new DriverError(`unknown command ${JSON.stringify(cmd)}`);
+    // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
+    if (!fn) throw new Unsupported(`the node driver has no command ${JSON.stringify(cmd)}`);
     const result = await fn(args ?? {});
     writeLine({ id, outcome: "ok", result });
   } catch (e) {

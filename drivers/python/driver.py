@@ -160,7 +160,98 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         notes["transport.tcp"] = f"{SDK_LABEL}: no RuntimeConnection.for_uri"
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
+    option_capabilities(caps, notes)
     return caps, notes
+
+
+# Session options: the protocol's SDK-neutral name -> the keyword of create_session /
+# resume_session, and how a camelCase JSON value becomes the SDK's own (snake_case TypedDict)
+# value. Only the keys of the SDK's config objects are renamed, never user data inside them
+# (env, headers, mcp server names). See ../PROTOCOL.md "Session options".
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def _snake_keys(obj: dict[str, Any]) -> dict[str, Any]:
+    return {_snake(k): v for k, v in obj.items()}
+
+
+def _agents(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for agent in value:
+        a = _snake_keys(agent)
+        if isinstance(a.get("mcp_servers"), dict):
+            a["mcp_servers"] = _mcp_servers(a["mcp_servers"])
+        out.append(a)
+    return out
+
+
+def _mcp_servers(value: dict[str, Any]) -> dict[str, Any]:
+    return {name: _snake_keys(server) for name, server in value.items()}
+
+
+async def _no_answer(*_args: Any, **_kwargs: Any) -> Any:
+    return None
+
+
+SESSION_OPTIONS: dict[str, tuple[str, Any]] = {
+    # name: (keyword, convert(value) -> SDK value)
+    "model": ("model", None),
+    "reasoningEffort": ("reasoning_effort", None),
+    "systemMessage": ("system_message", None),
+    "availableTools": ("available_tools", None),
+    "excludedTools": ("excluded_tools", None),
+    "streaming": ("streaming", None),
+    "includeSubAgentStreamingEvents": ("include_sub_agent_streaming_events", None),
+    "workingDirectory": ("working_directory", None),
+    "customAgents": ("custom_agents", _agents),
+    "mcpServers": ("mcp_servers", _mcp_servers),
+    "configDiscovery": ("enable_config_discovery", None),
+    "skillDirectories": ("skill_directories", None),
+    "disabledSkills": ("disabled_skills", None),
+    "infiniteSessions": ("infinite_sessions", _snake_keys),
+    "provider": ("provider", _snake_keys),
+    "userInputHandler": ("on_user_input_request", "handler"),
+    "elicitationHandler": ("on_elicitation_request", "handler"),
+    "hooks": ("hooks", "hooks"),
+    "continuePendingWork": ("continue_pending_work", None),
+    "suppressResumeEvent": ("suppress_resume_event", None),
+}
+RESUME_ONLY = {"continuePendingWork", "suppressResumeEvent"}
+CREATE_KWARGS = set(inspect.signature(CopilotClient.create_session).parameters)
+RESUME_KWARGS = set(inspect.signature(CopilotClient.resume_session).parameters) if hasattr(
+    CopilotClient, "resume_session") else set()
+
+
+def session_kwargs(options: dict[str, Any], resume: bool) -> dict[str, Any]:
+    accepted = RESUME_KWARGS if resume else CREATE_KWARGS
+    out: dict[str, Any] = {}
+    for name, value in (options or {}).items():
+        if name not in SESSION_OPTIONS:
+            raise Unsupported(f"the python driver does not know the session option {name!r}")
+        kw, convert = SESSION_OPTIONS[name]
+        if kw not in accepted:
+            fn = "resume_session" if resume else "create_session"
+            raise Unsupported(f"{SDK_LABEL}: CopilotClient.{fn} has no {kw} (session option {name})")
+        if convert in ("handler", "hooks"):
+            if value is not True:
+                raise DriverError(f"session option {name} takes true (install a handler)")
+            out[kw] = {"on_pre_tool_use": _no_answer} if convert == "hooks" else _no_answer
+        elif convert is not None and value is not None:
+            out[kw] = convert(value)
+        else:
+            out[kw] = value
+    return out
+
+
+def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
+    for name, (kw, _) in SESSION_OPTIONS.items():
+        on_resume = kw in RESUME_KWARGS
+        ok = on_resume if name in RESUME_ONLY else (kw in CREATE_KWARGS and on_resume)
+        caps[f"session.option.{name}"] = ok
+        if not ok:
+            where = "resume_session" if kw in CREATE_KWARGS or name in RESUME_ONLY else "create_session"
+            notes[f"session.option.{name}"] = f"{SDK_LABEL}: CopilotClient.{where} has no {kw}"
 
 
 class DriverError(Exception):
@@ -312,10 +403,12 @@ class Driver:
         client = self.client(need(args, "client"))
         handle = need(args, "session")
         tools = self.make_tools(handle, need(args, "tools"))
+        options = session_kwargs(args.get("options") or {}, resume=False)
         session = await client.create_session(
             on_permission_request=PermissionHandler.approve_all,
             tools=tools,
             on_event=self.on_event(handle),
+            **options,
         )
         self.sessions[handle] = session
         return {"sessionId": session.session_id}
@@ -324,11 +417,13 @@ class Driver:
         client = self.client(need(args, "client"))
         handle = need(args, "session")
         tools = self.make_tools(handle, need(args, "tools"))
+        options = session_kwargs(args.get("options") or {}, resume=True)
         session = await client.resume_session(
             need(args, "sessionId"),
             on_permission_request=PermissionHandler.approve_all,
             tools=tools,
             on_event=self.on_event(handle),
+            **options,
         )
         self.sessions[handle] = session
         return {"sessionId": session.session_id}
@@ -424,9 +519,9 @@ class Driver:
             log(f"unreadable command line {line!r}: {exc!r}")
             return True
         method = getattr(self, f"cmd_{cmd}", None)
-        if method is None:
-            emit({"id": cid, "outcome": "error",
-                  "error": {"type": "DriverError", "message": f"unknown command {cmd!r}"}})
+        if method is None:  # a newer protocol command: this driver cannot do it
+            emit({"id": cid, "outcome": "unsupported",
+                  "reason": f"the python driver has no command {cmd!r}"})
             return True
         try:
             result = await method(args)
