@@ -14,6 +14,13 @@ import (
 // Session options (drivers/PROTOCOL.md "Session options"): the application sets SDK-neutral
 // options on create or resume; the features read the session.create / session.resume request.
 
+// registerWire binds the steps of the whole-wire-surface features (session options, tool
+// results, startup order).
+func (w *world) registerWire(sc *godog.ScenarioContext) {
+	w.registerOptions(sc)
+	w.registerResults(sc)
+}
+
 func (w *world) registerOptions(sc *godog.ScenarioContext) {
 	sc.Step(`^a session is created with the option "([^"]*)" set to (.+)$`, w.createWithOption)
 	sc.Step(`^the session is resumed with the option "([^"]*)" set to (.+)$`, w.resumeWithOption)

@@ -79,11 +79,13 @@ type toolSpec struct {
 }
 
 type handlerSpec struct {
-	Action  string  `json:"action"`
-	Text    string  `json:"text"`
-	Message string  `json:"message"`
-	Prompt  string  `json:"prompt"`
-	Label   *string `json:"label"`
+	Action  string          `json:"action"`
+	Text    string          `json:"text"`
+	Message string          `json:"message"`
+	Prompt  string          `json:"prompt"`
+	Label   *string         `json:"label"`
+	Value   json.RawMessage `json:"value"`
+	Result  json.RawMessage `json:"result"`
 }
 
 // outcome of one command.
@@ -207,6 +209,11 @@ func (d *driver) hello() (map[string]any, error) {
 		"session.clearContext":          true,
 		"session.rpc.tools.set":         true,
 		"events":                        true,
+		"tool.result.value":             true,
+		"tool.result.object":            true,
+		"tool.result.binary":            true,
+		"tool.result.sessionLog":        true,
+		"tool.result.telemetry":         true,
 	}
 	notes := map[string]string{
 		"tool.isTerminal.explicitFalse": "copilot.Tool.IsTerminal is a plain bool with `json:\"isTerminal,omitempty\"`: " +
@@ -243,7 +250,11 @@ func (d *driver) buildTools(ref *sessionRef, specs []toolSpec) ([]copilot.Tool, 
 			return nil, driverErrorf("tool without a name")
 		}
 		switch spec.Handler.Action {
-		case "return", "fail", "clearContext":
+		case "return", "fail", "clearContext", "returnValue":
+		case "returnResult":
+			if _, err := returnResult(spec.Handler.Result); err != nil {
+				return nil, err // a field this version lacks is unsupported before the session opens
+			}
 		default:
 			return nil, driverErrorf("tool %q: unknown handler action %q", spec.Name, spec.Handler.Action)
 		}
@@ -314,6 +325,10 @@ func (d *driver) handler(ref *sessionRef, spec toolSpec) copilot.ToolHandler {
 			return copilot.ToolResult{TextResultForLLM: h.Text}, nil
 		case "fail":
 			return copilot.ToolResult{}, errors.New(h.Message)
+		case "returnValue":
+			return returnValue(h.Value, inv)
+		case "returnResult":
+			return returnResult(h.Result)
 		case "clearContext":
 			s := ref.get()
 			if s == nil {

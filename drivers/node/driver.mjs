@@ -183,6 +183,13 @@ function capabilities() {
     "session.clearContext": rpcClearContext,
     "session.rpc.tools.set": rpcToolsSet,
     events: true,
+    // Tool results (PROTOCOL.md "Tool results"): an object is JSON-stringified, a
+    // ToolResultObject is passed through, a thrown Error becomes the answer's error.
+    "tool.result.value": true,
+    "tool.result.object": true,
+    "tool.result.binary": true,
+    "tool.result.sessionLog": true,
+    "tool.result.telemetry": true,
   };
   const v = `${SDK_PACKAGE} ${sdkVersion}`;
   const notes = {};
@@ -269,6 +276,15 @@ function makeHandler(spec, sessionHandle, ref) {
         return h.text ?? "";
       case "fail":
         throw new Error(h.message ?? "");
+      case "returnValue": {
+        // The record as a JavaScript application holds it: a plain object with a Date.
+        const v = h.value ?? {};
+        return { id: v.id, at: new Date(v.at), status: v.status, count: v.count, tags: v.tags };
+      }
+      case "returnResult":
+        // The SDK's ToolResultObject, as given (textResultForLlm, resultType, error, sessionLog,
+        // toolTelemetry, binaryResultsForLlm).
+        return h.result;
       case "clearContext": {
         let cleared;
         try {

@@ -161,6 +161,15 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     option_capabilities(caps, notes)
+    caps["tool.result.value"] = True
+    caps["tool.result.object"] = True
+    caps["tool.result.binary"] = "binary_results_for_llm" in TOOL_RESULT_FIELDS and ToolBinaryResult is not None
+    caps["tool.result.sessionLog"] = "session_log" in TOOL_RESULT_FIELDS
+    caps["tool.result.telemetry"] = "tool_telemetry" in TOOL_RESULT_FIELDS
+    notes["tool.result.value"] = "a pydantic model (UUID, datetime, Enum) returned from a define_tool handler"
+    for cap, f in (("binary", "binary_results_for_llm"), ("sessionLog", "session_log"), ("telemetry", "tool_telemetry")):
+        if not caps[f"tool.result.{cap}"]:
+            notes[f"tool.result.{cap}"] = f"{SDK_LABEL}: ToolResult has no {f}"
     return caps, notes
 
 
@@ -254,6 +263,77 @@ def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
             notes[f"session.option.{name}"] = f"{SDK_LABEL}: CopilotClient.{where} has no {kw}"
 
 
+# --- tool results (PROTOCOL.md "Tool results") -----------------------------------------------
+# A structured value is returned the way a Python application would: a pydantic model with a
+# UUID, a timezone-aware datetime and an Enum. A result object becomes the SDK's ToolResult.
+import datetime as _dt  # noqa: E402
+import enum as _enum  # noqa: E402
+import uuid as _uuid  # noqa: E402
+
+from pydantic import BaseModel  # noqa: E402  (a dependency of the SDK)
+
+try:
+    from copilot.tools import ToolBinaryResult
+except ImportError:  # older versions
+    ToolBinaryResult = None
+
+
+class Status(str, _enum.Enum):
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class Record(BaseModel):
+    id: _uuid.UUID
+    at: _dt.datetime
+    status: Status
+    count: int
+    tags: list[str]
+
+
+def record(value: dict[str, Any]) -> Record:
+    return Record(
+        id=_uuid.UUID(value["id"]),
+        at=_dt.datetime.fromisoformat(value["at"].replace("Z", "+00:00")),
+        status=Status(value["status"]),
+        count=value["count"],
+        tags=value["tags"],
+    )
+
+
+RESULT_FIELDS = {  # wire key -> ToolResult field
+    "textResultForLlm": "text_result_for_llm",
+    "resultType": "result_type",
+    "error": "error",
+    "sessionLog": "session_log",
+    "toolTelemetry": "tool_telemetry",
+    "binaryResultsForLlm": "binary_results_for_llm",
+}
+TOOL_RESULT_FIELDS = set(getattr(ToolResult, "__dataclass_fields__", {}))
+
+
+def tool_result(value: dict[str, Any]) -> ToolResult:
+    kwargs: dict[str, Any] = {}
+    for key, v in value.items():
+        field_name = RESULT_FIELDS.get(key)
+        if field_name is None or field_name not in TOOL_RESULT_FIELDS:
+            raise Unsupported(f"{SDK_LABEL}: ToolResult has no field for {key!r}")
+        if key == "binaryResultsForLlm":
+            if ToolBinaryResult is None:
+                raise Unsupported(f"{SDK_LABEL}: no copilot.tools.ToolBinaryResult")
+            fields = set(getattr(ToolBinaryResult, "__dataclass_fields__", {}))
+            items = []
+            for b in v:
+                kw = {_snake(k): x for k, x in b.items()}
+                missing = sorted(k for k in kw if k not in fields)
+                if missing:
+                    raise Unsupported(f"{SDK_LABEL}: ToolBinaryResult has no {', '.join(missing)}")
+                items.append(ToolBinaryResult(**kw))
+            v = items
+        kwargs[field_name] = v
+    return ToolResult(**kwargs)
+
+
 class DriverError(Exception):
     """A bad command (unknown handle, missing argument): reported with type DriverError."""
 
@@ -291,8 +371,10 @@ class Driver:
         name = need(spec, "name")
         behaviour = need(spec, "handler")
         action = behaviour.get("action")
-        if action not in ("return", "fail", "clearContext"):
+        if action not in ("return", "fail", "clearContext", "returnValue", "returnResult"):
             raise DriverError(f"tool {name!r}: unknown handler action {action!r}")
+        if action == "returnResult":
+            tool_result(behaviour.get("result") or {})  # a field this version lacks: unsupported now
         if action == "clearContext" and not HAS_CLEAR_CONTEXT:
             raise Unsupported(f"{SDK_LABEL} has no session.rpc.history.clear_context")
 
@@ -302,13 +384,17 @@ class Driver:
         order += [k for k in OPTION_KWARGS if k in spec and k not in order]
         options = {OPTION_KWARGS[k]: spec[k] for k in order}
 
-        async def run(arguments: Any) -> str:
+        async def run(arguments: Any) -> Any:
             event: dict[str, Any] = {"session": handle, "tool": name, "arguments": arguments}
             if "label" in behaviour:
                 event["label"] = behaviour["label"]
             emit({"event": "tool.invoked", "args": event})
             if action == "fail":
                 raise RuntimeError(behaviour.get("message", ""))
+            if action == "returnValue":
+                return record(behaviour.get("value") or {})
+            if action == "returnResult":
+                return tool_result(behaviour.get("result") or {})
             text = behaviour.get("text", "")
             if action == "clearContext":
                 session = self.session(handle)
@@ -334,8 +420,12 @@ class Driver:
                 raise Unsupported(f"{SDK_LABEL}: Tool has no option(s) {', '.join(missing)}")
 
             async def low_level_handler(invocation: ToolInvocation) -> ToolResult:
-                text = await run(invocation.arguments)
-                return ToolResult(text_result_for_llm=text, result_type="success")
+                value = await run(invocation.arguments)
+                if isinstance(value, ToolResult):
+                    return value
+                if not isinstance(value, str):
+                    value = value.model_dump_json()
+                return ToolResult(text_result_for_llm=value, result_type="success")
 
             options.setdefault("description", "")  # a required field of Tool
             return Tool(name=name, handler=low_level_handler, **options)
@@ -344,7 +434,7 @@ class Driver:
         if missing:
             raise Unsupported(f"{SDK_LABEL}: define_tool has no option(s) {', '.join(missing)}")
 
-        async def handler(params: Any, invocation: ToolInvocation) -> str:
+        async def handler(params: Any, invocation: ToolInvocation) -> Any:
             return await run(invocation.arguments)
 
         return define_tool(name, handler=handler, **options)
