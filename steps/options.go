@@ -19,6 +19,7 @@ import (
 func (w *world) registerWire(sc *godog.ScenarioContext) {
 	w.registerOptions(sc)
 	w.registerResults(sc)
+	w.registerOrder(sc)
 }
 
 func (w *world) registerOptions(sc *godog.ScenarioContext) {

@@ -49,6 +49,9 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 	if len(raw) > 0 && json.Unmarshal(raw, &p) != nil {
 		return nil, rpcErr(wire.CodeInvalidParams, "params of %s must be an object", method)
 	}
+	if e := c.unknownSession(method, p.SessionID); e != nil {
+		return nil, e
+	}
 	switch method {
 	case "connect":
 		return map[string]any{"ok": true, "protocolVersion": ProtocolVersion, "version": Version}, nil
@@ -71,6 +74,7 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		ss.conn = c
 		ss.tools = parseTools(p.Tools)
 		s.mu.Unlock()
+		c.markOpened(id)
 		return map[string]any{"sessionId": id, "workspacePath": nil, "capabilities": nil}, nil
 	case "session.send":
 		ss, e := s.session(p.SessionID)

@@ -108,6 +108,7 @@ type conn struct {
 	w      *wire.Writer
 	closer any
 	srv    *Server
+	opened map[string]bool // sessions this connection created or resumed (sessions.go)
 }
 
 // ServeConn serves one connection until r ends. Frames that cannot be read are recorded with
