@@ -21,7 +21,6 @@ import (
 	"time"
 
 	copilot "github.com/github/copilot-sdk/go"
-	"github.com/github/copilot-sdk/go/rpc"
 )
 
 const (
@@ -226,6 +225,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"transport.tcp":             "copilot.ClientOptions{Connection: copilot.URIConnection{URL: address}}",
 		"transport.stdio":           "copilot.ClientOptions{Connection: copilot.StdioConnection{Path: cliPath, Env: ...}}",
 	}
+	toolCapabilities(version, caps, notes)
 	optionCapabilities(version, caps, notes)
 	if !hasSetTools {
 		notes["session.setTools"] = fmt.Sprintf("%s %s has no high-level Session.SetTools(ctx, []Tool) "+
@@ -279,25 +279,26 @@ func (d *driver) buildTools(ref *sessionRef, specs []toolSpec) ([]copilot.Tool, 
 				if spec.Parameters != nil {
 					t.Parameters = spec.Parameters
 				}
+			// Options newer than v1.0.0 are set by field name (compat.go).
 			case "isTerminal":
-				if spec.IsTerminal != nil {
-					t.IsTerminal = *spec.IsTerminal
+				if spec.IsTerminal != nil && !setField(&t, "IsTerminal", *spec.IsTerminal) {
+					return nil, toolOptionMissing("IsTerminal")
 				}
 			case "overridesBuiltInTool":
-				if spec.OverridesBuiltInTool != nil {
-					t.OverridesBuiltInTool = *spec.OverridesBuiltInTool
+				if spec.OverridesBuiltInTool != nil && !setField(&t, "OverridesBuiltInTool", *spec.OverridesBuiltInTool) {
+					return nil, toolOptionMissing("OverridesBuiltInTool")
 				}
 			case "skipPermission":
-				if spec.SkipPermission != nil {
-					t.SkipPermission = *spec.SkipPermission
+				if spec.SkipPermission != nil && !setField(&t, "SkipPermission", *spec.SkipPermission) {
+					return nil, toolOptionMissing("SkipPermission")
 				}
 			case "defer":
-				if spec.Defer != nil {
-					t.Defer = copilot.ToolDefer(*spec.Defer)
+				if spec.Defer != nil && !setField(&t, "Defer", *spec.Defer) {
+					return nil, toolOptionMissing("Defer")
 				}
 			case "metadata":
-				if spec.Metadata != nil {
-					t.Metadata = spec.Metadata
+				if spec.Metadata != nil && !setField(&t, "Metadata", spec.Metadata) {
+					return nil, toolOptionMissing("Metadata")
 				}
 			default:
 				return nil, driverErrorf("tool %q: unknown option %q in optionOrder", spec.Name, opt)
@@ -338,13 +339,13 @@ func (d *driver) handler(ref *sessionRef, spec toolSpec) copilot.ToolHandler {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			res, err := s.RPC.History.ClearContext(ctx, &rpc.HistoryClearContextRequest{Prompt: h.Prompt})
+			cleared, err := clearContextRPC(ctx, s, h.Prompt)
 			if err != nil {
 				event("tool.clearContext", map[string]any{"session": ref.handle, "tool": inv.ToolName, "error": err.Error()})
 				return copilot.ToolResult{}, errors.New(err.Error())
 			}
-			event("tool.clearContext", map[string]any{"session": ref.handle, "tool": inv.ToolName, "messagesCleared": res.MessagesCleared})
-			text := strings.ReplaceAll(h.Text, "{messagesCleared}", strconv.FormatInt(res.MessagesCleared, 10))
+			event("tool.clearContext", map[string]any{"session": ref.handle, "tool": inv.ToolName, "messagesCleared": cleared})
+			text := strings.ReplaceAll(h.Text, "{messagesCleared}", strconv.FormatInt(cleared, 10))
 			return copilot.ToolResult{TextResultForLLM: text}, nil
 		}
 		return copilot.ToolResult{}, fmt.Errorf("driver: unknown handler action %q", h.Action)
@@ -414,7 +415,12 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 		for k, v := range a.Env {
 			env = append(env, k+"="+v)
 		}
-		conn = copilot.StdioConnection{Path: a.CLIPath, Env: env}
+		sc := copilot.StdioConnection{Path: a.CLIPath}
+		if !setField(&sc, "Env", env) { // Env is newer than v1.0.0 (compat.go)
+			version, _ := sdkVersion()
+			return nil, unsupported{fmt.Sprintf("%s %s: copilot.StdioConnection has no Env", sdkModule, version)}
+		}
+		conn = sc
 	default:
 		return nil, driverErrorf("connect needs address or cliPath")
 	}
@@ -532,8 +538,8 @@ func (d *driver) setTools(raw json.RawMessage) (any, error) {
 // definitions, no handlers, and no tools as a nil slice.
 func (d *driver) setToolsRpc(raw json.RawMessage) (any, error) {
 	a, err := decode[struct {
-		Session string                               `json:"session"`
-		Tools   []rpc.ProtocolExternalToolDefinition `json:"tools"`
+		Session string            `json:"session"`
+		Tools   []json.RawMessage `json:"tools"`
 	}](raw)
 	if err != nil {
 		return nil, err
@@ -542,11 +548,13 @@ func (d *driver) setToolsRpc(raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var tools []rpc.ProtocolExternalToolDefinition // nil: "no tools"
+	// The generated request type is reached by reflection (compat.go); "no tools" is a nil
+	// slice, decoded from null.
+	var tools any
 	if len(a.Tools) > 0 {
 		tools = a.Tools
 	}
-	if _, err := s.RPC.Tools.Set(context.Background(), &rpc.ToolsSetRequest{Tools: tools}); err != nil {
+	if _, err := callRPC(context.Background(), s, "Tools", "Set", map[string]any{"tools": tools}); err != nil {
 		return nil, err
 	}
 	return map[string]any{}, nil
@@ -564,11 +572,11 @@ func (d *driver) clearContext(raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.RPC.History.ClearContext(context.Background(), &rpc.HistoryClearContextRequest{Prompt: a.Prompt})
+	cleared, err := clearContextRPC(context.Background(), s, a.Prompt)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"messagesCleared": res.MessagesCleared}, nil
+	return map[string]any{"messagesCleared": cleared}, nil
 }
 
 func (d *driver) send(raw json.RawMessage) (any, error) {
