@@ -32,6 +32,11 @@ _write_lock = threading.Lock()
 
 def emit(obj: dict[str, Any]) -> None:
     line = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, default=str)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (an escaped half pair the runtime sent) cannot be UTF-8: escape it.
+        line = json.dumps(obj, separators=(",", ":"), ensure_ascii=True, default=str)
     with _write_lock:
         _proto.write(line + "\n")
         _proto.flush()

@@ -1,15 +1,17 @@
 package runtime
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
 
 // ModelStep is one model round of a scripted turn: call a tool, or reply with text.
 type ModelStep struct {
-	Tool      string         // call this tool …
-	Arguments map[string]any // … with these arguments
-	Reply     string         // or answer with this text, which ends the turn
+	Tool      string          // call this tool …
+	Arguments map[string]any  // … with these arguments
+	Reply     string          // or answer with this text, which ends the turn
+	ReplyJSON json.RawMessage // or with this JSON string literal, written as is (framing.go)
 }
 
 // Turn is what the scripted model does in answer to one session.send. The runtime's rules
@@ -29,6 +31,7 @@ type Script struct {
 	// ToolsSetDelay delays each session.tools.set answer while the connection keeps reading, so
 	// that an SDK sending replacements without waiting for the previous answer shows on the wire.
 	ToolsSetDelay   time.Duration
+	Framing         Framing // how frames are written (framing.go)
 	turnsTaken      int
 	rejectionsTaken int
 }
@@ -98,7 +101,7 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 			s.mu.Lock()
 			ss.messages++
 			s.mu.Unlock()
-			s.emit(c, ss, "assistant.message", map[string]any{"messageId": fmt.Sprintf("a%d", round), "content": st.Reply})
+			s.emit(c, ss, "assistant.message", map[string]any{"messageId": fmt.Sprintf("a%d", round), "content": rawReply(st)})
 			s.emit(c, ss, "assistant.turn_end", map[string]any{"turnId": turnID})
 			break
 		}

@@ -116,7 +116,7 @@ type conn struct {
 func (s *Server) ServeConn(r io.Reader, w io.Writer) {
 	s.mu.Lock()
 	s.nconn++
-	c := &conn{name: fmt.Sprintf("c%d", s.nconn), w: wire.NewWriter(w), closer: r, srv: s}
+	c := &conn{name: fmt.Sprintf("c%d", s.nconn), w: wire.NewWriter(s.framedWriter(w)), closer: r, srv: s}
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	defer func() {
