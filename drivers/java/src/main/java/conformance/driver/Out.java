@@ -16,7 +16,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * main thread is waiting for a command to finish.
  */
 final class Out {
-    // Non-ASCII is written as \u escapes: a lone surrogate the runtime sent (a legal JSON escape)
+    // Non-ASCII is written as JSON unicode escapes: a lone surrogate the runtime sent (a legal JSON escape)
     // cannot be encoded as UTF-8 and would otherwise reach the harness as '?'.
     static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
             .enable(JsonWriteFeature.ESCAPE_NON_ASCII).build())
