@@ -15,12 +15,13 @@ import (
 // options on create or resume; the features read the session.create / session.resume request.
 
 // registerWire binds the steps of the whole-wire-surface features (session options, tool
-// results, startup order, framing).
+// results, startup order, framing, requests from the runtime).
 func (w *world) registerWire(sc *godog.ScenarioContext) {
 	w.registerOptions(sc)
 	w.registerResults(sc)
 	w.registerOrder(sc)
 	w.registerFraming(sc)
+	w.registerRequests(sc)
 }
 
 func (w *world) registerOptions(sc *godog.ScenarioContext) {

@@ -213,6 +213,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.binary":            true,
 		"tool.result.sessionLog":        true,
 		"tool.result.telemetry":         true,
+		"handler.permission":            true,
 	}
 	notes := map[string]string{
 		"tool.isTerminal.explicitFalse": "copilot.Tool.IsTerminal is a plain bool with `json:\"isTerminal,omitempty\"`: " +
@@ -483,6 +484,7 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 			OnPermissionRequest: copilot.PermissionHandler.ApproveAll,
 			OnEvent:             d.onEvent(ref),
 		}
+		reportPermissions(cfg, ref)
 		if err := applyOptions(cfg, a.Options, true); err != nil {
 			return nil, err
 		}
@@ -493,6 +495,7 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 			OnPermissionRequest: copilot.PermissionHandler.ApproveAll,
 			OnEvent:             d.onEvent(ref),
 		}
+		reportPermissions(cfg, ref)
 		if err := applyOptions(cfg, a.Options, false); err != nil {
 			return nil, err
 		}

@@ -190,6 +190,7 @@ function capabilities() {
     "tool.result.binary": true,
     "tool.result.sessionLog": true,
     "tool.result.telemetry": true,
+    "handler.permission": true,
   };
   const v = `${SDK_PACKAGE} ${sdkVersion}`;
   const notes = {};
@@ -321,6 +322,15 @@ function buildTools(specs, sessionHandle, ref) {
   });
 }
 
+// The application's permission handler: approve everything (the SDK's approveAll), reporting
+// the request exactly as the handler received it (PROTOCOL.md "Requests from the runtime").
+function permissionHandler(sessionHandle) {
+  return (request, invocation) => {
+    emit("permission.requested", { session: sessionHandle, request: request ?? null });
+    return approveAll(request, invocation);
+  };
+}
+
 function forwardEvents(sessionHandle) {
   return (event) => {
     emit("session.event", { session: sessionHandle, type: event?.type, data: event?.data ?? null });
@@ -361,7 +371,7 @@ const commands = {
     const handle = need(args, "session");
     const ref = { session: null };
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
-    const config = { onPermissionRequest: approveAll, tools, onEvent: forwardEvents(handle) };
+    const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "create");
     const session = await client.createSession(config);
     ref.session = session;
@@ -375,7 +385,7 @@ const commands = {
     const sessionId = need(args, "sessionId");
     const ref = { session: null };
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
-    const config = { onPermissionRequest: approveAll, tools, onEvent: forwardEvents(handle) };
+    const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "resume");
     const session = await client.resumeSession(sessionId, config);
     ref.session = session;

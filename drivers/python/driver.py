@@ -166,6 +166,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     option_capabilities(caps, notes)
+    caps["handler.permission"] = True
     caps["tool.result.value"] = True
     caps["tool.result.object"] = True
     caps["tool.result.binary"] = "binary_results_for_llm" in TOOL_RESULT_FIELDS and ToolBinaryResult is not None
@@ -447,6 +448,20 @@ class Driver:
     def make_tools(self, handle: str, specs: list[dict[str, Any]]) -> list[Tool]:
         return [self.make_tool(handle, spec) for spec in specs]
 
+    def permission_handler(self, handle: str):
+        """approve_all, reporting the request as the handler received it (to_dict when the SDK
+        gives a typed request, so the report shows what the application can read)."""
+
+        def handler(request: Any, invocation: Any) -> Any:
+            try:
+                seen = request.to_dict() if hasattr(request, "to_dict") else request
+            except Exception as exc:  # keep answering even if the request cannot be re-serialized
+                seen = {"unserializable": repr(exc)}
+            emit({"event": "permission.requested", "args": {"session": handle, "request": seen}})
+            return PermissionHandler.approve_all(request, invocation)
+
+        return handler
+
     def on_event(self, handle: str):
         def forward(event: Any) -> None:
             try:
@@ -500,7 +515,7 @@ class Driver:
         tools = self.make_tools(handle, need(args, "tools"))
         options = session_kwargs(args.get("options") or {}, resume=False)
         session = await client.create_session(
-            on_permission_request=PermissionHandler.approve_all,
+            on_permission_request=self.permission_handler(handle),
             tools=tools,
             on_event=self.on_event(handle),
             **options,
@@ -515,7 +530,7 @@ class Driver:
         options = session_kwargs(args.get("options") or {}, resume=True)
         session = await client.resume_session(
             need(args, "sessionId"),
-            on_permission_request=PermissionHandler.approve_all,
+            on_permission_request=self.permission_handler(handle),
             tools=tools,
             on_event=self.on_event(handle),
             **options,

@@ -11,13 +11,14 @@ import (
 
 // session is the runtime's view of one SDK session.
 type session struct {
-	id       string
-	conn     *conn
-	tools    map[string]toolDef
-	messages int // model-facing messages, what clearContext reports as cleared
-	busy     bool
-	pending  map[string]chan toolOutcome // requestId -> outcome of an in-flight tool call
-	nextID   int
+	id          string
+	conn        *conn
+	tools       map[string]toolDef
+	messages    int // model-facing messages, what clearContext reports as cleared
+	busy        bool
+	pending     map[string]chan toolOutcome // requestId -> outcome of an in-flight tool call
+	permissions map[string]chan struct{}    // requestId -> closed when answered (permissions.go)
+	nextID      int
 }
 
 type toolDef struct {
@@ -122,6 +123,8 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		}
 		ch <- outcomeOf(p.Result, p.Error)
 		return map[string]any{"success": true}, nil
+	case "session.permissions.handlePendingPermissionRequest":
+		return s.permissionAnswered(p)
 	case "session.destroy", "session.detach", "session.options.update":
 		return map[string]any{"success": true}, nil
 	case "session.eventLog.registerInterest":

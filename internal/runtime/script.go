@@ -12,6 +12,8 @@ type ModelStep struct {
 	Arguments map[string]any  // … with these arguments
 	Reply     string          // or answer with this text, which ends the turn
 	ReplyJSON json.RawMessage // or with this JSON string literal, written as is (framing.go)
+	// Permission, when set, makes this step a permission request (permissions.go) instead.
+	Permission json.RawMessage
 }
 
 // Turn is what the scripted model does in answer to one session.send. The runtime's rules
@@ -95,6 +97,10 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 	s.emit(c, ss, "user.message", map[string]any{"content": prompt, "messageId": messageID})
 	steps := append(append([]ModelStep(nil), turn.Steps...), ModelStep{Reply: DefaultReply})
 	for round, st := range steps {
+		if len(st.Permission) > 0 {
+			s.askPermission(c, ss, round, st.Permission)
+			continue
+		}
 		turnID := fmt.Sprint(round)
 		s.emit(c, ss, "assistant.turn_start", map[string]any{"turnId": turnID})
 		if st.Tool == "" {

@@ -1,0 +1,72 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/cucumber/godog"
+)
+
+// Requests from the runtime to the SDK (drivers/PROTOCOL.md "Requests from the runtime"):
+// the runtime asks, the application's handler receives, the SDK answers.
+
+func (w *world) registerRequests(sc *godog.ScenarioContext) {
+	sc.Step(`^the runtime then asks the application for permission with (\{.*\})$`, w.asksPermission)
+	sc.Step(`^the SDK answered the permission request with "([^"]*)" equal to (.+)$`, w.permissionAnswerEquals)
+	sc.Step(`^the application's permission handler received "([^"]*)" equal to (.+)$`, w.permissionReceived)
+	sc.Step(`^no request "([^"]*)" was sent$`, w.noRequest)
+}
+
+func (w *world) asksPermission(data string) error {
+	if err := w.needs("handler.permission"); err != nil {
+		return err
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(data), &v); err != nil {
+		return fmt.Errorf("the permission request is not a JSON object: %w", err)
+	}
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Permission: json.RawMessage(data)})
+	return nil
+}
+
+func (w *world) permissionAnswerEquals(path, want string) error {
+	reqs := transcript.Requests(w.entries(), "session.permissions.handlePendingPermissionRequest")
+	if len(reqs) == 0 {
+		return fmt.Errorf("the SDK never answered the permission request with session.permissions.handlePendingPermissionRequest")
+	}
+	v, err := canon.Decode(reqs[len(reqs)-1].Params)
+	if err != nil {
+		return err
+	}
+	w.check("session.permissions.handlePendingPermissionRequest", path)
+	got, ok := canon.Get(v, path)
+	if !ok {
+		return fmt.Errorf("the permission answer has no %s (answer %s)", path, canon.Show(v, true))
+	}
+	return compare("the permission answer "+path, got, canon.Value(got), want)
+}
+
+// permissionReceived reads what the application's handler was given, as the driver reported it.
+func (w *world) permissionReceived(path, want string) error {
+	evs := w.driverEvents("permission.requested")
+	if len(evs) == 0 {
+		return fmt.Errorf("the application's permission handler was never called")
+	}
+	raw, _ := json.Marshal(evs[len(evs)-1]["request"])
+	v, _ := canon.Decode(raw)
+	got, ok := canon.Get(v, path)
+	if !ok {
+		return fmt.Errorf("the permission handler received no %s (it received %s)", path, canon.Show(v, true))
+	}
+	return compare("the permission handler's "+path, got, canon.Value(got), want)
+}
+
+func (w *world) noRequest(method string) error {
+	if reqs := transcript.Requests(w.entries(), method); len(reqs) > 0 {
+		return fmt.Errorf("the SDK sent %s (seq %d), want none", method, reqs[0].Seq)
+	}
+	return nil
+}
