@@ -15,13 +15,14 @@ import (
 // options on create or resume; the features read the session.create / session.resume request.
 
 // registerWire binds the steps of the whole-wire-surface features (session options, tool
-// results, startup order, framing, requests from the runtime).
+// results, startup order, framing, requests from the runtime, connect options).
 func (w *world) registerWire(sc *godog.ScenarioContext) {
 	w.registerOptions(sc)
 	w.registerResults(sc)
 	w.registerOrder(sc)
 	w.registerFraming(sc)
 	w.registerRequests(sc)
+	w.registerConnect(sc)
 }
 
 func (w *world) registerOptions(sc *godog.ScenarioContext) {

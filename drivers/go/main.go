@@ -227,6 +227,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"transport.stdio":           "copilot.ClientOptions{Connection: copilot.StdioConnection{Path: cliPath, Env: ...}}",
 	}
 	toolCapabilities(version, caps, notes)
+	connectCapabilities(caps)
 	optionCapabilities(version, caps, notes)
 	if !hasSetTools {
 		notes["session.setTools"] = fmt.Sprintf("%s %s has no high-level Session.SetTools(ctx, []Tool) "+
@@ -391,10 +392,11 @@ func decode[T any](raw json.RawMessage) (T, error) {
 
 func (d *driver) connect(raw json.RawMessage) (any, error) {
 	a, err := decode[struct {
-		Client  string            `json:"client"`
-		Address string            `json:"address"`
-		CLIPath string            `json:"cliPath"`
-		Env     map[string]string `json:"env"`
+		Client  string                     `json:"client"`
+		Address string                     `json:"address"`
+		CLIPath string                     `json:"cliPath"`
+		Env     map[string]string          `json:"env"`
+		Options map[string]json.RawMessage `json:"options"`
 	}](raw)
 	if err != nil {
 		return nil, err
@@ -405,7 +407,11 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 	var conn copilot.RuntimeConnection
 	switch {
 	case a.Address != "":
-		conn = copilot.URIConnection{URL: a.Address}
+		uc := copilot.URIConnection{URL: a.Address}
+		if err := applyConnectionToken(&uc, a.Options); err != nil {
+			return nil, err
+		}
+		conn = uc
 	case a.CLIPath != "":
 		env := []string{}
 		for _, kv := range os.Environ() {
@@ -425,7 +431,11 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 	default:
 		return nil, driverErrorf("connect needs address or cliPath")
 	}
-	client, err := newClient(&copilot.ClientOptions{Connection: conn})
+	opts := &copilot.ClientOptions{Connection: conn}
+	if err := applyConnectOptions(opts, a.Options); err != nil {
+		return nil, err
+	}
+	client, err := newClient(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -80,6 +80,14 @@ function sdkSource() {
   return `npm:${SDK_PACKAGE}@${sdkVersion}`;
 }
 
+function readTypes() {
+  try {
+    return readFileSync(join(installed.dir, "dist", "types.d.ts"), "utf8");
+  } catch {
+    return "";
+  }
+}
+
 // Options declared on the public Tool interface of the installed version (dist/types.d.ts).
 function declaredToolOptions() {
   try {
@@ -191,6 +199,9 @@ function capabilities() {
     "tool.result.sessionLog": true,
     "tool.result.telemetry": true,
     "handler.permission": true,
+    "connect.option.connectionToken": true,
+    "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
+    "connect.option.gitHubTelemetry": /onGitHubTelemetry\?:/.test(readTypes()),
   };
   const v = `${SDK_PACKAGE} ${sdkVersion}`;
   const notes = {};
@@ -349,9 +360,21 @@ const commands = {
   async connect(args) {
     const handle = need(args, "client");
     if (clients.has(handle)) throw new DriverError(`client handle "${handle}" already in use`);
+    // Connect options (PROTOCOL.md "Connect options"): set only what was given.
+    const opts = args.options ?? {};
+    for (const k of Object.keys(opts)) {
+      if (!["connectionToken", "clientInfo", "gitHubTelemetry"].includes(k)) {
+        throw new Unsupported(`the node driver does not know the connect option "${k}"`);
+      }
+    }
+    const clientOptions = {};
+    if (Object.hasOwn(opts, "clientInfo")) clientOptions.clientInfo = opts.clientInfo;
+    if (opts.gitHubTelemetry === true) clientOptions.onGitHubTelemetry = () => {};
     let connection;
     if (typeof args.address === "string") {
-      connection = RuntimeConnection.forUri(args.address);
+      connection = Object.hasOwn(opts, "connectionToken")
+        ? RuntimeConnection.forUri(args.address, { connectionToken: opts.connectionToken })
+        : RuntimeConnection.forUri(args.address);
     } else if (typeof args.cliPath === "string") {
       // forStdio's env replaces the inherited environment; the protocol adds `env` to it.
       const env = { ...process.env, ...(args.env ?? {}) };
@@ -360,7 +383,7 @@ const commands = {
     } else {
       throw new DriverError('connect needs "address" or "cliPath"');
     }
-    const client = new CopilotClient({ connection });
+    const client = new CopilotClient({ connection, ...clientOptions });
     await client.start();
     clients.set(handle, client);
     return {};

@@ -167,6 +167,11 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     option_capabilities(caps, notes)
     caps["handler.permission"] = True
+    init = set(inspect.signature(CopilotClient.__init__).parameters)
+    caps["connect.option.connectionToken"] = HAS_FOR_URI and "connection_token" in set(
+        inspect.signature(RuntimeConnection.for_uri).parameters)
+    caps["connect.option.clientInfo"] = "client_info" in init
+    caps["connect.option.gitHubTelemetry"] = "on_github_telemetry" in init
     caps["tool.result.value"] = True
     caps["tool.result.object"] = True
     caps["tool.result.binary"] = "binary_results_for_llm" in TOOL_RESULT_FIELDS and ToolBinaryResult is not None
@@ -491,10 +496,27 @@ class Driver:
         handle = need(args, "client")
         if handle in self.clients:
             raise DriverError(f"client handle {handle!r} already connected")
+        opts = args.get("options") or {}
+        unknown = sorted(set(opts) - {"connectionToken", "clientInfo", "gitHubTelemetry"})
+        if unknown:
+            raise Unsupported(f"the python driver does not know the connect option(s) {', '.join(unknown)}")
+        client_kwargs: dict[str, Any] = {}
+        init = set(inspect.signature(CopilotClient.__init__).parameters)
+        if "clientInfo" in opts:
+            if "client_info" not in init:
+                raise Unsupported(f"{SDK_LABEL}: CopilotClient has no client_info")
+            client_kwargs["client_info"] = _snake_keys(opts["clientInfo"])
+        if opts.get("gitHubTelemetry") is True:
+            if "on_github_telemetry" not in init:
+                raise Unsupported(f"{SDK_LABEL}: CopilotClient has no on_github_telemetry")
+            client_kwargs["on_github_telemetry"] = lambda _notification: None
         if "address" in args:
             if not HAS_FOR_URI:
                 raise Unsupported(f"{SDK_LABEL} has no RuntimeConnection.for_uri")
-            connection = RuntimeConnection.for_uri(args["address"])
+            if "connectionToken" in opts:
+                connection = RuntimeConnection.for_uri(args["address"], connection_token=opts["connectionToken"])
+            else:
+                connection = RuntimeConnection.for_uri(args["address"])
         elif "cliPath" in args:
             if not HAS_FOR_STDIO:
                 raise Unsupported(f"{SDK_LABEL} has no RuntimeConnection.for_stdio")
@@ -504,7 +526,7 @@ class Driver:
                 connection.env = {**os.environ, **args["env"]}
         else:
             raise DriverError("connect needs 'address' or 'cliPath'")
-        client = CopilotClient(connection=connection)
+        client = CopilotClient(connection=connection, **client_kwargs)
         await client.start()
         self.clients[handle] = client
         return {}

@@ -102,3 +102,18 @@ func rawReply(st ModelStep) any {
 	}
 	return st.Reply
 }
+
+// SetLegacyHandshake makes the runtime answer connect the way a runtime that predates the
+// connect handshake does (method not found, "Unhandled method connect"), so an SDK must fall
+// back to ping.
+func (s *Server) SetLegacyHandshake() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script.LegacyHandshake = true
+}
+
+func (s *Server) legacyHandshake() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.script.LegacyHandshake
+}

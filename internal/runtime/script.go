@@ -34,6 +34,7 @@ type Script struct {
 	// that an SDK sending replacements without waiting for the previous answer shows on the wire.
 	ToolsSetDelay   time.Duration
 	Framing         Framing // how frames are written (framing.go)
+	LegacyHandshake bool    // connect is unknown, as before protocol 3 (framing.go)
 	turnsTaken      int
 	rejectionsTaken int
 }
