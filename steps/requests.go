@@ -18,6 +18,9 @@ func (w *world) registerRequests(sc *godog.ScenarioContext) {
 	sc.Step(`^the SDK answered the permission request with "([^"]*)" equal to (.+)$`, w.permissionAnswerEquals)
 	sc.Step(`^the application's permission handler received "([^"]*)" equal to (.+)$`, w.permissionReceived)
 	sc.Step(`^no request "([^"]*)" was sent$`, w.noRequest)
+	sc.Step(`^the runtime then sends the SDK the request "([^"]*)" with (\{.*\})$`, w.runtimeSends)
+	sc.Step(`^the SDK answered the runtime's "([^"]*)" request with "([^"]*)" equal to (.+)$`, w.sdkAnsweredEquals)
+	sc.Step(`^the SDK answered the runtime's "([^"]*)" request without an error$`, w.sdkAnsweredOK)
 }
 
 func (w *world) asksPermission(data string) error {
@@ -69,4 +72,71 @@ func (w *world) noRequest(method string) error {
 		return fmt.Errorf("the SDK sent %s (seq %d), want none", method, reqs[0].Seq)
 	}
 	return nil
+}
+
+func (w *world) runtimeSends(method, params string) error {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(params), &v); err != nil {
+		return fmt.Errorf("the params are not a JSON object: %w", err)
+	}
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
+	return nil
+}
+
+// sdkAnswer finds the SDK's response to the last request of method the runtime sent it.
+func (w *world) sdkAnswer(method string) (map[string]any, error) {
+	entries := w.entries()
+	var id string
+	for _, e := range entries {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if e.Dir == transcript.RuntimeToSDK && json.Unmarshal(e.Frame, &m) == nil && m.Method == method && len(m.ID) > 0 {
+			id = string(m.ID)
+		}
+	}
+	if id == "" {
+		return nil, fmt.Errorf("the runtime never sent %s", method)
+	}
+	for _, e := range entries {
+		if e.Dir != transcript.SDKToRuntime {
+			continue
+		}
+		var m map[string]any
+		var head struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(e.Frame, &head) == nil && head.Method == "" && string(head.ID) == id && json.Unmarshal(e.Frame, &m) == nil {
+			return m, nil
+		}
+	}
+	return nil, fmt.Errorf("the SDK never answered the runtime's %s request (id %s)", method, id)
+}
+
+func (w *world) sdkAnsweredOK(method string) error {
+	m, err := w.sdkAnswer(method)
+	if err != nil {
+		return err
+	}
+	if e, ok := m["error"]; ok && e != nil {
+		return fmt.Errorf("the SDK answered %s with the error %s", method, show(e))
+	}
+	return nil
+}
+
+func (w *world) sdkAnsweredEquals(method, path, want string) error {
+	m, err := w.sdkAnswer(method)
+	if err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(m)
+	v, _ := canon.Decode(raw)
+	w.check(method+" (answer)", path)
+	got, ok := canon.Get(v, path)
+	if !ok {
+		return fmt.Errorf("the SDK's answer to %s has no %s (answer %s)", method, path, canon.Show(v, true))
+	}
+	return compare("the answer to "+method+" "+path, got, canon.Value(got), want)
 }

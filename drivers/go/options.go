@@ -101,7 +101,11 @@ func applyOptions(cfg any, options map[string]json.RawMessage, resume bool) erro
 			if string(raw) != "true" {
 				return driverErrorf("session option %s takes true (install a handler)", name)
 			}
-			val = noAnswer(f.Type())
+			if name == "userInputHandler" {
+				val = firstChoice(f.Type())
+			} else {
+				val = noAnswer(f.Type())
+			}
 		case o.decode != nil:
 			val, err = o.decode(raw, f.Type())
 		default:
@@ -169,4 +173,34 @@ func decodeMCPServers(raw json.RawMessage, t reflect.Type) (reflect.Value, error
 		m.SetMapIndex(reflect.ValueOf(name), v)
 	}
 	return m, nil
+}
+
+// firstChoice builds the user-input handler of PROTOCOL.md for the field's func type: it answers
+// the request's first choice, or "ok" as free text when there are none. Fields are reached by
+// name (Choices, Answer, WasFreeform) so every version's types fit.
+func firstChoice(t reflect.Type) reflect.Value {
+	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		outs := make([]reflect.Value, t.NumOut())
+		for i := range outs {
+			outs[i] = reflect.Zero(t.Out(i))
+		}
+		if t.NumOut() == 0 || len(args) == 0 {
+			return outs
+		}
+		answer, freeform := "ok", true
+		if c := reflect.Indirect(args[0]).FieldByName("Choices"); c.IsValid() && c.Kind() == reflect.Slice && c.Len() > 0 {
+			answer, freeform = fmt.Sprint(c.Index(0).Interface()), false
+		}
+		resp := reflect.New(t.Out(0)).Elem()
+		if resp.Kind() == reflect.Struct {
+			if f := resp.FieldByName("Answer"); f.IsValid() {
+				f.SetString(answer)
+			}
+			if f := resp.FieldByName("WasFreeform"); f.IsValid() {
+				f.SetBool(freeform)
+			}
+		}
+		outs[0] = resp
+		return outs
+	})
 }

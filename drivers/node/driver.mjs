@@ -120,9 +120,15 @@ const SESSION_OPTIONS = {
   disabledSkills: { key: "disabledSkills" },
   infiniteSessions: { key: "infiniteSessions" },
   provider: { key: "provider" },
-  userInputHandler: { key: "onUserInputRequest", handler: () => async () => ({ answer: "", wasFreeform: true }) },
+  // Answers the first choice, or "ok" as free text when there are none (PROTOCOL.md).
+  userInputHandler: {
+    key: "onUserInputRequest",
+    handler: () => async (request) =>
+      request?.choices?.length ? { answer: request.choices[0], wasFreeform: false } : { answer: "ok", wasFreeform: true },
+  },
   elicitationHandler: { key: "onElicitationRequest", handler: () => async () => ({ action: "cancel" }) },
-  hooks: { key: "hooks", handler: () => ({ onPreToolUse: noAnswer }) },
+  // A hook with no output: undefined, as Go's nil and Python's None.
+  hooks: { key: "hooks", handler: () => ({ onPreToolUse: async () => undefined }) },
   continuePendingWork: { key: "continuePendingWork", resume: true },
   suppressResumeEvent: { key: "suppressResumeEvent", resume: true },
 };

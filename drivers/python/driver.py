@@ -214,6 +214,14 @@ async def _no_answer(*_args: Any, **_kwargs: Any) -> Any:
     return None
 
 
+async def _first_choice(request: Any, *_args: Any) -> dict[str, Any]:
+    """The user-input answer of PROTOCOL.md: the first choice, or "ok" as free text."""
+    choices = request.get("choices") if isinstance(request, dict) else getattr(request, "choices", None)
+    if choices:
+        return {"answer": choices[0], "wasFreeform": False}
+    return {"answer": "ok", "wasFreeform": True}
+
+
 SESSION_OPTIONS: dict[str, tuple[str, Any]] = {
     # name: (keyword, convert(value) -> SDK value)
     "model": ("model", None),
@@ -256,7 +264,12 @@ def session_kwargs(options: dict[str, Any], resume: bool) -> dict[str, Any]:
         if convert in ("handler", "hooks"):
             if value is not True:
                 raise DriverError(f"session option {name} takes true (install a handler)")
-            out[kw] = {"on_pre_tool_use": _no_answer} if convert == "hooks" else _no_answer
+            if convert == "hooks":
+                out[kw] = {"on_pre_tool_use": _no_answer}
+            elif name == "userInputHandler":
+                out[kw] = _first_choice
+            else:
+                out[kw] = _no_answer
         elif convert is not None and value is not None:
             out[kw] = convert(value)
         else:

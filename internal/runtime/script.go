@@ -14,6 +14,9 @@ type ModelStep struct {
 	ReplyJSON json.RawMessage // or with this JSON string literal, written as is (framing.go)
 	// Permission, when set, makes this step a permission request (permissions.go) instead.
 	Permission json.RawMessage
+	// Ask, when set, makes this step a request to the SDK (calls.go) with these params.
+	Ask       string
+	AskParams json.RawMessage
 }
 
 // Turn is what the scripted model does in answer to one session.send. The runtime's rules
@@ -100,6 +103,10 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 	for round, st := range steps {
 		if len(st.Permission) > 0 {
 			s.askPermission(c, ss, round, st.Permission)
+			continue
+		}
+		if st.Ask != "" {
+			s.askSDK(c, ss, st.Ask, st.AskParams)
 			continue
 		}
 		turnID := fmt.Sprint(round)

@@ -109,6 +109,7 @@ type conn struct {
 	closer any
 	srv    *Server
 	opened map[string]bool // sessions this connection created or resumed (sessions.go)
+	calls  calls           // requests the runtime sent to the SDK (calls.go)
 }
 
 // ServeConn serves one connection until r ends. Frames that cannot be read are recorded with
@@ -159,6 +160,9 @@ func (s *Server) handleFrame(c *conn, body []byte) {
 		return
 	}
 	s.rec.Frame(c.name, transcript.SDKToRuntime, body)
+	if m.IsResponse() && c.deliver(m) {
+		return
+	}
 	if !m.IsRequest() {
 		return // notifications and responses are recorded, nothing more
 	}
