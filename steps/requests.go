@@ -19,6 +19,8 @@ func (w *world) registerRequests(sc *godog.ScenarioContext) {
 	sc.Step(`^the application's permission handler received "([^"]*)" equal to (.+)$`, w.permissionReceived)
 	sc.Step(`^no request "([^"]*)" was sent$`, w.noRequest)
 	sc.Step(`^the runtime then sends the SDK the request "([^"]*)" with (\{.*\})$`, w.runtimeSends)
+	sc.Step(`^the runtime then asks the application to elicit with (\{.*\})$`, w.asksElicitation)
+	sc.Step(`^the SDK answered with "([^"]*)" whose "([^"]*)" equals (.+)$`, w.answeredWithMethod)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request with "([^"]*)" equal to (.+)$`, w.sdkAnsweredEquals)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request without an error$`, w.sdkAnsweredOK)
 }
@@ -139,4 +141,31 @@ func (w *world) sdkAnsweredEquals(method, path, want string) error {
 		return fmt.Errorf("the SDK's answer to %s has no %s (answer %s)", method, path, canon.Show(v, true))
 	}
 	return compare("the answer to "+method+" "+path, got, canon.Value(got), want)
+}
+
+func (w *world) asksElicitation(data string) error {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(data), &v); err != nil {
+		return fmt.Errorf("the elicitation request is not a JSON object: %w", err)
+	}
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Elicitation: json.RawMessage(data)})
+	return nil
+}
+
+// answeredWithMethod reads the last request of method the SDK sent (an answer by RPC).
+func (w *world) answeredWithMethod(method, path, want string) error {
+	reqs := transcript.Requests(w.entries(), method)
+	if len(reqs) == 0 {
+		return fmt.Errorf("the SDK never sent %s", method)
+	}
+	v, err := canon.Decode(reqs[len(reqs)-1].Params)
+	if err != nil {
+		return err
+	}
+	w.check(method, path)
+	got, ok := canon.Get(v, path)
+	if !ok {
+		return fmt.Errorf("the %s request has no %s (params %s)", method, path, canon.Show(v, true))
+	}
+	return compare(method+" "+path, got, canon.Value(got), want)
 }

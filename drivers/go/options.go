@@ -101,9 +101,12 @@ func applyOptions(cfg any, options map[string]json.RawMessage, resume bool) erro
 			if string(raw) != "true" {
 				return driverErrorf("session option %s takes true (install a handler)", name)
 			}
-			if name == "userInputHandler" {
+			switch name {
+			case "userInputHandler":
 				val = firstChoice(f.Type())
-			} else {
+			case "elicitationHandler":
+				val = cancelElicitation(f.Type())
+			default:
 				val = noAnswer(f.Type())
 			}
 		case o.decode != nil:
@@ -201,6 +204,24 @@ func firstChoice(t reflect.Type) reflect.Value {
 			}
 		}
 		outs[0] = resp
+		return outs
+	})
+}
+
+// cancelElicitation builds the elicitation handler of PROTOCOL.md: it answers action "cancel".
+func cancelElicitation(t reflect.Type) reflect.Value {
+	return reflect.MakeFunc(t, func([]reflect.Value) []reflect.Value {
+		outs := make([]reflect.Value, t.NumOut())
+		for i := range outs {
+			outs[i] = reflect.Zero(t.Out(i))
+		}
+		if t.NumOut() > 0 && t.Out(0).Kind() == reflect.Struct {
+			resp := reflect.New(t.Out(0)).Elem()
+			if f := resp.FieldByName("Action"); f.IsValid() && f.Kind() == reflect.String {
+				f.SetString("cancel")
+			}
+			outs[0] = resp
+		}
 		return outs
 	})
 }

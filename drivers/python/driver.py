@@ -214,6 +214,11 @@ async def _no_answer(*_args: Any, **_kwargs: Any) -> Any:
     return None
 
 
+async def _cancel(*_args: Any) -> dict[str, Any]:
+    """The elicitation answer of PROTOCOL.md."""
+    return {"action": "cancel"}
+
+
 async def _first_choice(request: Any, *_args: Any) -> dict[str, Any]:
     """The user-input answer of PROTOCOL.md: the first choice, or "ok" as free text."""
     choices = request.get("choices") if isinstance(request, dict) else getattr(request, "choices", None)
@@ -268,6 +273,8 @@ def session_kwargs(options: dict[str, Any], resume: bool) -> dict[str, Any]:
                 out[kw] = {"on_pre_tool_use": _no_answer}
             elif name == "userInputHandler":
                 out[kw] = _first_choice
+            elif name == "elicitationHandler":
+                out[kw] = _cancel
             else:
                 out[kw] = _no_answer
         elif convert is not None and value is not None:

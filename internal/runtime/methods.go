@@ -130,7 +130,7 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		}
 		ch <- outcomeOf(p.Result, p.Error)
 		return map[string]any{"success": true}, nil
-	case "session.permissions.handlePendingPermissionRequest":
+	case "session.permissions.handlePendingPermissionRequest", "session.ui.handlePendingElicitation":
 		return s.permissionAnswered(p)
 	case "session.destroy", "session.detach", "session.options.update":
 		return map[string]any{"success": true}, nil

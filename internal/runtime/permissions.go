@@ -17,12 +17,22 @@ import (
 const permissionWait = 10 * time.Second
 
 func (s *Server) askPermission(c *conn, ss *session, round int, data json.RawMessage) {
+	s.askByEvent(c, ss, "permission.requested", fmt.Sprintf("perm-%d", round), data)
+}
+
+// askElicitation sends elicitation.requested and waits for session.ui.handlePendingElicitation.
+func (s *Server) askElicitation(c *conn, ss *session, round int, data json.RawMessage) {
+	s.askByEvent(c, ss, "elicitation.requested", fmt.Sprintf("elicit-%d", round), data)
+}
+
+// askByEvent sends a session event asking the SDK for an answer and waits for it: the SDK
+// answers with a session.* RPC naming the requestId (answered).
+func (s *Server) askByEvent(c *conn, ss *session, eventType, id string, data json.RawMessage) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(data, &fields) != nil {
-		s.rec.Notef(c.name, "scripted permission request is not a JSON object: %s", data)
+		s.rec.Notef(c.name, "scripted %s data is not a JSON object: %s", eventType, data)
 		return
 	}
-	id := fmt.Sprintf("perm-%d", round)
 	fields["requestId"], _ = json.Marshal(id)
 	done := make(chan struct{})
 	s.mu.Lock()
@@ -31,19 +41,21 @@ func (s *Server) askPermission(c *conn, ss *session, round int, data json.RawMes
 	}
 	ss.permissions[id] = done
 	s.mu.Unlock()
-	s.emit(c, ss, "permission.requested", fields)
+	s.emit(c, ss, eventType, fields)
 	if string(fields["resolvedByHook"]) == "true" {
 		return // already resolved: no client action expected
 	}
 	select {
 	case <-done:
-		s.emit(c, ss, "permission.completed", map[string]any{"requestId": id})
+		if eventType == "permission.requested" {
+			s.emit(c, ss, "permission.completed", map[string]any{"requestId": id})
+		}
 	case <-time.After(permissionWait):
-		s.rec.Notef(c.name, "the SDK did not answer permission request %s within %s", id, permissionWait)
+		s.rec.Notef(c.name, "the SDK did not answer %s %s within %s", eventType, id, permissionWait)
 	}
 }
 
-// permissionAnswered records the SDK's answer to a pending permission request.
+// permissionAnswered records the SDK's answer to a pending permission or elicitation request.
 func (s *Server) permissionAnswered(p sessionParams) (any, *wire.RPCError) {
 	ss, e := s.session(p.SessionID)
 	if e != nil {
@@ -54,7 +66,7 @@ func (s *Server) permissionAnswered(p sessionParams) (any, *wire.RPCError) {
 	delete(ss.permissions, p.RequestID)
 	s.mu.Unlock()
 	if done == nil {
-		return nil, rpcErr(wire.CodeInvalidParams, "no pending permission request with requestId %q", p.RequestID)
+		return nil, rpcErr(wire.CodeInvalidParams, "no pending request with requestId %q", p.RequestID)
 	}
 	close(done)
 	return map[string]any{"success": true}, nil

@@ -14,6 +14,8 @@ type ModelStep struct {
 	ReplyJSON json.RawMessage // or with this JSON string literal, written as is (framing.go)
 	// Permission, when set, makes this step a permission request (permissions.go) instead.
 	Permission json.RawMessage
+	// Elicitation, when set, makes this step an elicitation request (permissions.go) instead.
+	Elicitation json.RawMessage
 	// Ask, when set, makes this step a request to the SDK (calls.go) with these params.
 	Ask       string
 	AskParams json.RawMessage
@@ -103,6 +105,10 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 	for round, st := range steps {
 		if len(st.Permission) > 0 {
 			s.askPermission(c, ss, round, st.Permission)
+			continue
+		}
+		if len(st.Elicitation) > 0 {
+			s.askElicitation(c, ss, round, st.Elicitation)
 			continue
 		}
 		if st.Ask != "" {
