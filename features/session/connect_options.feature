@@ -4,11 +4,6 @@ Feature: Connect and handshake options are sent on connect
   editor/extension keys) and the GitHub telemetry opt-in. A runtime that predates connect
   answers "Unhandled method connect" and the SDK falls back to ping.
 
-  Scenario: connect carries the supported task kinds
-    When a session is created with no tools
-    Then the first request is "connect"
-    And the "connect" request carries "supportedTaskKinds" exactly as ["agent", "client", "shell"]
-
   Scenario: the connection token is sent on connect
     Given an SDK client connected to the runtime with the connect options:
       | option          | value         |
