@@ -66,6 +66,7 @@ func (w *world) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`, w.applicationReceived)
 	sc.Step(`^the handler "([^"]*)" served the call to "([^"]*)"$`, w.handlerServed)
 	sc.Step(`^every request the SDK sent conforms to the runtime's published schema$`, w.conformsToSchema)
+	w.registerWire(sc)
 }
 
 // startedWithFlag checks the argv that a self-spawned runtime recorded when it started.

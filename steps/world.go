@@ -112,11 +112,7 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 		if !ok {
 			continue
 		}
-		if has, n := w.t.Capability(c); !has {
-			reason := fmt.Sprintf("%s SDK lacks capability %s", w.t.SDK(), c)
-			if n != "" {
-				reason += ": " + n
-			}
+		if reason, n, lacking := w.lacks(c); lacking {
 			rec.Lacks(c, n, reason)
 			return &ErrUnsupported{Reason: reason}
 		}
@@ -252,4 +248,18 @@ func (w *world) importStdio() {
 		w.rec.Add(e)
 	}
 	_ = os.Remove(w.stdioLog)
+}
+
+// lacks says whether the driver lacks capability c, with the sentence that reports it and the
+// driver's note.
+func (w *world) lacks(c string) (reason, note string, lacking bool) {
+	has, note := w.t.Capability(c)
+	if has {
+		return "", "", false
+	}
+	reason = fmt.Sprintf("%s SDK lacks capability %s", w.t.SDK(), c)
+	if note != "" {
+		reason += ": " + note
+	}
+	return reason, note, true
 }

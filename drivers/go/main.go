@@ -21,7 +21,6 @@ import (
 	"time"
 
 	copilot "github.com/github/copilot-sdk/go"
-	"github.com/github/copilot-sdk/go/rpc"
 )
 
 const (
@@ -79,11 +78,13 @@ type toolSpec struct {
 }
 
 type handlerSpec struct {
-	Action  string  `json:"action"`
-	Text    string  `json:"text"`
-	Message string  `json:"message"`
-	Prompt  string  `json:"prompt"`
-	Label   *string `json:"label"`
+	Action  string          `json:"action"`
+	Text    string          `json:"text"`
+	Message string          `json:"message"`
+	Prompt  string          `json:"prompt"`
+	Label   *string         `json:"label"`
+	Value   json.RawMessage `json:"value"`
+	Result  json.RawMessage `json:"result"`
 }
 
 // outcome of one command.
@@ -207,6 +208,12 @@ func (d *driver) hello() (map[string]any, error) {
 		"session.clearContext":          true,
 		"session.rpc.tools.set":         true,
 		"events":                        true,
+		"tool.result.value":             true,
+		"tool.result.object":            true,
+		"tool.result.binary":            true,
+		"tool.result.sessionLog":        true,
+		"tool.result.telemetry":         true,
+		"handler.permission":            true,
 	}
 	notes := map[string]string{
 		"tool.isTerminal.explicitFalse": "copilot.Tool.IsTerminal is a plain bool with `json:\"isTerminal,omitempty\"`: " +
@@ -219,6 +226,9 @@ func (d *driver) hello() (map[string]any, error) {
 		"transport.tcp":             "copilot.ClientOptions{Connection: copilot.URIConnection{URL: address}}",
 		"transport.stdio":           "copilot.ClientOptions{Connection: copilot.StdioConnection{Path: cliPath, Env: ...}}",
 	}
+	toolCapabilities(version, caps, notes)
+	connectCapabilities(caps)
+	optionCapabilities(version, caps, notes)
 	if !hasSetTools {
 		notes["session.setTools"] = fmt.Sprintf("%s %s has no high-level Session.SetTools(ctx, []Tool) "+
 			"(only the generated RPC Session.RPC.Tools.Set, which does not swap the handlers)", sdkModule, version)
@@ -242,7 +252,11 @@ func (d *driver) buildTools(ref *sessionRef, specs []toolSpec) ([]copilot.Tool, 
 			return nil, driverErrorf("tool without a name")
 		}
 		switch spec.Handler.Action {
-		case "return", "fail", "clearContext":
+		case "return", "fail", "clearContext", "returnValue":
+		case "returnResult":
+			if _, err := returnResult(spec.Handler.Result); err != nil {
+				return nil, err // a field this version lacks is unsupported before the session opens
+			}
 		default:
 			return nil, driverErrorf("tool %q: unknown handler action %q", spec.Name, spec.Handler.Action)
 		}
@@ -267,25 +281,26 @@ func (d *driver) buildTools(ref *sessionRef, specs []toolSpec) ([]copilot.Tool, 
 				if spec.Parameters != nil {
 					t.Parameters = spec.Parameters
 				}
+			// Options newer than v1.0.0 are set by field name (compat.go).
 			case "isTerminal":
-				if spec.IsTerminal != nil {
-					t.IsTerminal = *spec.IsTerminal
+				if spec.IsTerminal != nil && !setField(&t, "IsTerminal", *spec.IsTerminal) {
+					return nil, toolOptionMissing("IsTerminal")
 				}
 			case "overridesBuiltInTool":
-				if spec.OverridesBuiltInTool != nil {
-					t.OverridesBuiltInTool = *spec.OverridesBuiltInTool
+				if spec.OverridesBuiltInTool != nil && !setField(&t, "OverridesBuiltInTool", *spec.OverridesBuiltInTool) {
+					return nil, toolOptionMissing("OverridesBuiltInTool")
 				}
 			case "skipPermission":
-				if spec.SkipPermission != nil {
-					t.SkipPermission = *spec.SkipPermission
+				if spec.SkipPermission != nil && !setField(&t, "SkipPermission", *spec.SkipPermission) {
+					return nil, toolOptionMissing("SkipPermission")
 				}
 			case "defer":
-				if spec.Defer != nil {
-					t.Defer = copilot.ToolDefer(*spec.Defer)
+				if spec.Defer != nil && !setField(&t, "Defer", *spec.Defer) {
+					return nil, toolOptionMissing("Defer")
 				}
 			case "metadata":
-				if spec.Metadata != nil {
-					t.Metadata = spec.Metadata
+				if spec.Metadata != nil && !setField(&t, "Metadata", spec.Metadata) {
+					return nil, toolOptionMissing("Metadata")
 				}
 			default:
 				return nil, driverErrorf("tool %q: unknown option %q in optionOrder", spec.Name, opt)
@@ -313,6 +328,10 @@ func (d *driver) handler(ref *sessionRef, spec toolSpec) copilot.ToolHandler {
 			return copilot.ToolResult{TextResultForLLM: h.Text}, nil
 		case "fail":
 			return copilot.ToolResult{}, errors.New(h.Message)
+		case "returnValue":
+			return returnValue(h.Value, inv)
+		case "returnResult":
+			return returnResult(h.Result)
 		case "clearContext":
 			s := ref.get()
 			if s == nil {
@@ -322,13 +341,13 @@ func (d *driver) handler(ref *sessionRef, spec toolSpec) copilot.ToolHandler {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			res, err := s.RPC.History.ClearContext(ctx, &rpc.HistoryClearContextRequest{Prompt: h.Prompt})
+			cleared, err := clearContextRPC(ctx, s, h.Prompt)
 			if err != nil {
 				event("tool.clearContext", map[string]any{"session": ref.handle, "tool": inv.ToolName, "error": err.Error()})
 				return copilot.ToolResult{}, errors.New(err.Error())
 			}
-			event("tool.clearContext", map[string]any{"session": ref.handle, "tool": inv.ToolName, "messagesCleared": res.MessagesCleared})
-			text := strings.ReplaceAll(h.Text, "{messagesCleared}", strconv.FormatInt(res.MessagesCleared, 10))
+			event("tool.clearContext", map[string]any{"session": ref.handle, "tool": inv.ToolName, "messagesCleared": cleared})
+			text := strings.ReplaceAll(h.Text, "{messagesCleared}", strconv.FormatInt(cleared, 10))
 			return copilot.ToolResult{TextResultForLLM: text}, nil
 		}
 		return copilot.ToolResult{}, fmt.Errorf("driver: unknown handler action %q", h.Action)
@@ -373,10 +392,11 @@ func decode[T any](raw json.RawMessage) (T, error) {
 
 func (d *driver) connect(raw json.RawMessage) (any, error) {
 	a, err := decode[struct {
-		Client  string            `json:"client"`
-		Address string            `json:"address"`
-		CLIPath string            `json:"cliPath"`
-		Env     map[string]string `json:"env"`
+		Client  string                     `json:"client"`
+		Address string                     `json:"address"`
+		CLIPath string                     `json:"cliPath"`
+		Env     map[string]string          `json:"env"`
+		Options map[string]json.RawMessage `json:"options"`
 	}](raw)
 	if err != nil {
 		return nil, err
@@ -387,7 +407,11 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 	var conn copilot.RuntimeConnection
 	switch {
 	case a.Address != "":
-		conn = copilot.URIConnection{URL: a.Address}
+		uc := copilot.URIConnection{URL: a.Address}
+		if err := applyConnectionToken(&uc, a.Options); err != nil {
+			return nil, err
+		}
+		conn = uc
 	case a.CLIPath != "":
 		env := []string{}
 		for _, kv := range os.Environ() {
@@ -398,11 +422,20 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 		for k, v := range a.Env {
 			env = append(env, k+"="+v)
 		}
-		conn = copilot.StdioConnection{Path: a.CLIPath, Env: env}
+		sc := copilot.StdioConnection{Path: a.CLIPath}
+		if !setField(&sc, "Env", env) { // Env is newer than v1.0.0 (compat.go)
+			version, _ := sdkVersion()
+			return nil, unsupported{fmt.Sprintf("%s %s: copilot.StdioConnection has no Env", sdkModule, version)}
+		}
+		conn = sc
 	default:
 		return nil, driverErrorf("connect needs address or cliPath")
 	}
-	client, err := newClient(&copilot.ClientOptions{Connection: conn})
+	opts := &copilot.ClientOptions{Connection: conn}
+	if err := applyConnectOptions(opts, a.Options); err != nil {
+		return nil, err
+	}
+	client, err := newClient(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -426,10 +459,11 @@ func newClient(opts *copilot.ClientOptions) (c *copilot.Client, err error) {
 }
 
 type sessionArgs struct {
-	Client    string     `json:"client"`
-	Session   string     `json:"session"`
-	SessionID string     `json:"sessionId"`
-	Tools     []toolSpec `json:"tools"`
+	Client    string                     `json:"client"`
+	Session   string                     `json:"session"`
+	SessionID string                     `json:"sessionId"`
+	Tools     []toolSpec                 `json:"tools"`
+	Options   map[string]json.RawMessage `json:"options"`
 }
 
 func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
@@ -455,17 +489,27 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 		if a.SessionID == "" {
 			return nil, driverErrorf("resumeSession needs sessionId")
 		}
-		s, err = client.ResumeSession(ctx, a.SessionID, &copilot.ResumeSessionConfig{
+		cfg := &copilot.ResumeSessionConfig{
 			Tools:               tools,
 			OnPermissionRequest: copilot.PermissionHandler.ApproveAll,
 			OnEvent:             d.onEvent(ref),
-		})
+		}
+		reportPermissions(cfg, ref)
+		if err := applyOptions(cfg, a.Options, true); err != nil {
+			return nil, err
+		}
+		s, err = client.ResumeSession(ctx, a.SessionID, cfg)
 	} else {
-		s, err = client.CreateSession(ctx, &copilot.SessionConfig{
+		cfg := &copilot.SessionConfig{
 			Tools:               tools,
 			OnPermissionRequest: copilot.PermissionHandler.ApproveAll,
 			OnEvent:             d.onEvent(ref),
-		})
+		}
+		reportPermissions(cfg, ref)
+		if err := applyOptions(cfg, a.Options, false); err != nil {
+			return nil, err
+		}
+		s, err = client.CreateSession(ctx, cfg)
 	}
 	if err != nil {
 		return nil, err
@@ -507,8 +551,8 @@ func (d *driver) setTools(raw json.RawMessage) (any, error) {
 // given (no handlers): an empty list stays an empty slice, a null or absent list a nil one.
 func (d *driver) setToolsRpc(raw json.RawMessage) (any, error) {
 	a, err := decode[struct {
-		Session string                               `json:"session"`
-		Tools   []rpc.ProtocolExternalToolDefinition `json:"tools"`
+		Session string            `json:"session"`
+		Tools   []json.RawMessage `json:"tools"`
 	}](raw)
 	if err != nil {
 		return nil, err
@@ -517,7 +561,9 @@ func (d *driver) setToolsRpc(raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.RPC.Tools.Set(context.Background(), &rpc.ToolsSetRequest{Tools: a.Tools}); err != nil {
+	// The generated request type is reached by reflection (compat.go); the list goes through as
+	// given: [] stays an empty list, null a nil slice.
+	if _, err := callRPC(context.Background(), s, "Tools", "Set", map[string]any{"tools": a.Tools}); err != nil {
 		return nil, err
 	}
 	return map[string]any{}, nil
@@ -535,11 +581,11 @@ func (d *driver) clearContext(raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.RPC.History.ClearContext(context.Background(), &rpc.HistoryClearContextRequest{Prompt: a.Prompt})
+	cleared, err := clearContextRPC(context.Background(), s, a.Prompt)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"messagesCleared": res.MessagesCleared}, nil
+	return map[string]any{"messagesCleared": cleared}, nil
 }
 
 func (d *driver) send(raw json.RawMessage) (any, error) {
@@ -666,7 +712,8 @@ func (d *driver) dispatch(c command) (result any, err error) {
 	case "shutdown":
 		return map[string]any{}, nil
 	}
-	return nil, driverErrorf("unknown command %q", c.Cmd)
+	// A newer protocol command this driver does not know: the SDK cannot be asked to do it.
+	return nil, unsupported{fmt.Sprintf("the go driver has no command %q", c.Cmd)}
 }
 
 func respond(id int64, result any, err error) {

@@ -80,6 +80,14 @@ function sdkSource() {
   return `npm:${SDK_PACKAGE}@${sdkVersion}`;
 }
 
+function readTypes() {
+  try {
+    return readFileSync(join(installed.dir, "dist", "types.d.ts"), "utf8");
+  } catch {
+    return "";
+  }
+}
+
 // Options declared on the public Tool interface of the installed version (dist/types.d.ts).
 function declaredToolOptions() {
   try {
@@ -89,6 +97,75 @@ function declaredToolOptions() {
     return new Set([...m[1].matchAll(/^\s{4}(\w+)\??:/gm)].map((x) => x[1]));
   } catch {
     return new Set();
+  }
+}
+
+// Session options: the protocol's SDK-neutral name -> how this SDK's config object spells it.
+// Values are passed through as given; handler options install a handler that answers nothing.
+// `resume` marks options only ResumeSessionConfig has. See ../PROTOCOL.md "Session options".
+const noAnswer = async () => ({});
+const SESSION_OPTIONS = {
+  model: { key: "model" },
+  reasoningEffort: { key: "reasoningEffort" },
+  systemMessage: { key: "systemMessage" },
+  availableTools: { key: "availableTools" },
+  excludedTools: { key: "excludedTools" },
+  streaming: { key: "streaming" },
+  includeSubAgentStreamingEvents: { key: "includeSubAgentStreamingEvents" },
+  workingDirectory: { key: "workingDirectory" },
+  customAgents: { key: "customAgents" },
+  mcpServers: { key: "mcpServers" },
+  configDiscovery: { key: "enableConfigDiscovery" },
+  skillDirectories: { key: "skillDirectories" },
+  disabledSkills: { key: "disabledSkills" },
+  infiniteSessions: { key: "infiniteSessions" },
+  provider: { key: "provider" },
+  // Answers the first choice, or "ok" as free text when there are none (PROTOCOL.md).
+  userInputHandler: {
+    key: "onUserInputRequest",
+    handler: () => async (request) =>
+      request?.choices?.length ? { answer: request.choices[0], wasFreeform: false } : { answer: "ok", wasFreeform: true },
+  },
+  elicitationHandler: { key: "onElicitationRequest", handler: () => async () => ({ action: "cancel" }) },
+  // A hook with no output: undefined, as Go's nil and Python's None.
+  hooks: { key: "hooks", handler: () => ({ onPreToolUse: async () => undefined }) },
+  continuePendingWork: { key: "continuePendingWork", resume: true },
+  suppressResumeEvent: { key: "suppressResumeEvent", resume: true },
+};
+
+// Keys declared on the public session config interfaces of the installed version.
+function declaredSessionKeys() {
+  const keys = { create: new Set(), resume: new Set() };
+  try {
+    const dts = readFileSync(join(installed.dir, "dist", "types.d.ts"), "utf8");
+    const body = (name) => {
+      const m = new RegExp(`export interface ${name}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(dts);
+      return m ? [...m[1].matchAll(/^\s{4}(\w+)\??:/gm)].map((x) => x[1]) : [];
+    };
+    // 1.0.x splits the shared keys into SessionConfigBase; older versions repeat them.
+    const base = body("SessionConfigBase");
+    for (const k of [...base, ...body("SessionConfig")]) keys.create.add(k);
+    for (const k of [...base, ...body("ResumeSessionConfig")]) keys.resume.add(k);
+  } catch (e) {
+    diag(`reading the session config types failed: ${e?.message ?? e}`);
+  }
+  return keys;
+}
+
+function applyOptions(config, options, kind) {
+  const declared = declaredSessionKeys()[kind];
+  for (const [name, value] of Object.entries(options ?? {})) {
+    const m = Object.hasOwn(SESSION_OPTIONS, name) ? SESSION_OPTIONS[name] : undefined;
+    if (!m) throw new Unsupported(`the node driver does not know the session option "${name}"`);
+    if (!declared.has(m.key)) {
+      throw new Unsupported(`${SDK_PACKAGE} ${sdkVersion}: ${kind === "resume" ? "ResumeSessionConfig" : "SessionConfig"} has no ${m.key} (session option ${name})`);
+    }
+    if (m.handler) {
+      if (value !== true) throw new DriverError(`session option ${name} takes true (install a handler)`);
+      config[m.key] = m.handler();
+    } else {
+      config[m.key] = value;
+    }
   }
 }
 
@@ -120,9 +197,29 @@ function capabilities() {
     "session.clearContext": rpcClearContext,
     "session.rpc.tools.set": rpcToolsSet,
     events: true,
+    // Tool results (PROTOCOL.md "Tool results"): an object is JSON-stringified, a
+    // ToolResultObject is passed through, a thrown Error becomes the answer's error.
+    "tool.result.value": true,
+    "tool.result.object": true,
+    "tool.result.binary": true,
+    "tool.result.sessionLog": true,
+    "tool.result.telemetry": true,
+    "handler.permission": true,
+    "connect.option.connectionToken": true,
+    "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
+    "connect.option.gitHubTelemetry": /onGitHubTelemetry\?:/.test(readTypes()),
   };
   const v = `${SDK_PACKAGE} ${sdkVersion}`;
   const notes = {};
+  const sessionKeys = declaredSessionKeys();
+  for (const [name, m] of Object.entries(SESSION_OPTIONS)) {
+    const onCreate = sessionKeys.create.has(m.key);
+    const onResume = sessionKeys.resume.has(m.key);
+    caps[`session.option.${name}`] = m.resume ? onResume : onCreate && onResume;
+    if (!caps[`session.option.${name}`]) {
+      notes[`session.option.${name}`] = `${v}: ${onCreate ? "ResumeSessionConfig" : "SessionConfig"} has no ${m.key}`;
+    }
+  }
   if (!hasSetTools) {
     notes["session.setTools"] =
       `${v} has no CopilotSession.setTools; only the generated session.rpc.tools.set exists, ` +
@@ -197,6 +294,15 @@ function makeHandler(spec, sessionHandle, ref) {
         return h.text ?? "";
       case "fail":
         throw new Error(h.message ?? "");
+      case "returnValue": {
+        // The record as a JavaScript application holds it: a plain object with a Date.
+        const v = h.value ?? {};
+        return { id: v.id, at: new Date(v.at), status: v.status, count: v.count, tags: v.tags };
+      }
+      case "returnResult":
+        // The SDK's ToolResultObject, as given (textResultForLlm, resultType, error, sessionLog,
+        // toolTelemetry, binaryResultsForLlm).
+        return h.result;
       case "clearContext": {
         let cleared;
         try {
@@ -233,6 +339,15 @@ function buildTools(specs, sessionHandle, ref) {
   });
 }
 
+// The application's permission handler: approve everything (the SDK's approveAll), reporting
+// the request exactly as the handler received it (PROTOCOL.md "Requests from the runtime").
+function permissionHandler(sessionHandle) {
+  return (request, invocation) => {
+    emit("permission.requested", { session: sessionHandle, request: request ?? null });
+    return approveAll(request, invocation);
+  };
+}
+
 function forwardEvents(sessionHandle) {
   return (event) => {
     emit("session.event", { session: sessionHandle, type: event?.type, data: event?.data ?? null });
@@ -251,9 +366,21 @@ const commands = {
   async connect(args) {
     const handle = need(args, "client");
     if (clients.has(handle)) throw new DriverError(`client handle "${handle}" already in use`);
+    // Connect options (PROTOCOL.md "Connect options"): set only what was given.
+    const opts = args.options ?? {};
+    for (const k of Object.keys(opts)) {
+      if (!["connectionToken", "clientInfo", "gitHubTelemetry"].includes(k)) {
+        throw new Unsupported(`the node driver does not know the connect option "${k}"`);
+      }
+    }
+    const clientOptions = {};
+    if (Object.hasOwn(opts, "clientInfo")) clientOptions.clientInfo = opts.clientInfo;
+    if (opts.gitHubTelemetry === true) clientOptions.onGitHubTelemetry = () => {};
     let connection;
     if (typeof args.address === "string") {
-      connection = RuntimeConnection.forUri(args.address);
+      connection = Object.hasOwn(opts, "connectionToken")
+        ? RuntimeConnection.forUri(args.address, { connectionToken: opts.connectionToken })
+        : RuntimeConnection.forUri(args.address);
     } else if (typeof args.cliPath === "string") {
       // forStdio's env replaces the inherited environment; the protocol adds `env` to it.
       const env = { ...process.env, ...(args.env ?? {}) };
@@ -262,7 +389,7 @@ const commands = {
     } else {
       throw new DriverError('connect needs "address" or "cliPath"');
     }
-    const client = new CopilotClient({ connection });
+    const client = new CopilotClient({ connection, ...clientOptions });
     await client.start();
     clients.set(handle, client);
     return {};
@@ -273,11 +400,9 @@ const commands = {
     const handle = need(args, "session");
     const ref = { session: null };
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
-    const session = await client.createSession({
-      onPermissionRequest: approveAll,
-      tools,
-      onEvent: forwardEvents(handle),
-    });
+    const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
+    applyOptions(config, args.options, "create");
+    const session = await client.createSession(config);
     ref.session = session;
     sessions.set(handle, { session, client });
     return { sessionId: session.sessionId };
@@ -289,11 +414,9 @@ const commands = {
     const sessionId = need(args, "sessionId");
     const ref = { session: null };
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
-    const session = await client.resumeSession(sessionId, {
-      onPermissionRequest: approveAll,
-      tools,
-      onEvent: forwardEvents(handle),
-    });
+    const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
+    applyOptions(config, args.options, "resume");
+    const session = await client.resumeSession(sessionId, config);
     ref.session = session;
     sessions.set(handle, { session, client });
     return { sessionId: session.sessionId };
@@ -400,7 +523,8 @@ async function handle(line) {
   }
   const fn = Object.hasOwn(commands, cmd) ? commands[cmd] : undefined;
   try {
-    if (!fn) throw new DriverError(`unknown command ${JSON.stringify(cmd)}`);
+    // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
+    if (!fn) throw new Unsupported(`the node driver has no command ${JSON.stringify(cmd)}`);
     const result = await fn(args ?? {});
     writeLine({ id, outcome: "ok", result });
   } catch (e) {

@@ -32,6 +32,11 @@ _write_lock = threading.Lock()
 
 def emit(obj: dict[str, Any]) -> None:
     line = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, default=str)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (an escaped half pair the runtime sent) cannot be UTF-8: escape it.
+        line = json.dumps(obj, separators=(",", ":"), ensure_ascii=True, default=str)
     with _write_lock:
         _proto.write(line + "\n")
         _proto.flush()
@@ -160,7 +165,204 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         notes["transport.tcp"] = f"{SDK_LABEL}: no RuntimeConnection.for_uri"
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
+    option_capabilities(caps, notes)
+    caps["handler.permission"] = True
+    init = set(inspect.signature(CopilotClient.__init__).parameters)
+    caps["connect.option.connectionToken"] = HAS_FOR_URI and "connection_token" in set(
+        inspect.signature(RuntimeConnection.for_uri).parameters)
+    caps["connect.option.clientInfo"] = "client_info" in init
+    caps["connect.option.gitHubTelemetry"] = "on_github_telemetry" in init
+    caps["tool.result.value"] = True
+    caps["tool.result.object"] = True
+    caps["tool.result.binary"] = "binary_results_for_llm" in TOOL_RESULT_FIELDS and ToolBinaryResult is not None
+    caps["tool.result.sessionLog"] = "session_log" in TOOL_RESULT_FIELDS
+    caps["tool.result.telemetry"] = "tool_telemetry" in TOOL_RESULT_FIELDS
+    notes["tool.result.value"] = "a pydantic model (UUID, datetime, Enum) returned from a define_tool handler"
+    for cap, f in (("binary", "binary_results_for_llm"), ("sessionLog", "session_log"), ("telemetry", "tool_telemetry")):
+        if not caps[f"tool.result.{cap}"]:
+            notes[f"tool.result.{cap}"] = f"{SDK_LABEL}: ToolResult has no {f}"
     return caps, notes
+
+
+# Session options: the protocol's SDK-neutral name -> the keyword of create_session /
+# resume_session, and how a camelCase JSON value becomes the SDK's own (snake_case TypedDict)
+# value. Only the keys of the SDK's config objects are renamed, never user data inside them
+# (env, headers, mcp server names). See ../PROTOCOL.md "Session options".
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def _snake_keys(obj: dict[str, Any]) -> dict[str, Any]:
+    return {_snake(k): v for k, v in obj.items()}
+
+
+def _agents(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for agent in value:
+        a = _snake_keys(agent)
+        if isinstance(a.get("mcp_servers"), dict):
+            a["mcp_servers"] = _mcp_servers(a["mcp_servers"])
+        out.append(a)
+    return out
+
+
+def _mcp_servers(value: dict[str, Any]) -> dict[str, Any]:
+    return {name: _snake_keys(server) for name, server in value.items()}
+
+
+async def _no_answer(*_args: Any, **_kwargs: Any) -> Any:
+    return None
+
+
+async def _cancel(*_args: Any) -> dict[str, Any]:
+    """The elicitation answer of PROTOCOL.md."""
+    return {"action": "cancel"}
+
+
+async def _first_choice(request: Any, *_args: Any) -> dict[str, Any]:
+    """The user-input answer of PROTOCOL.md: the first choice, or "ok" as free text."""
+    choices = request.get("choices") if isinstance(request, dict) else getattr(request, "choices", None)
+    if choices:
+        return {"answer": choices[0], "wasFreeform": False}
+    return {"answer": "ok", "wasFreeform": True}
+
+
+SESSION_OPTIONS: dict[str, tuple[str, Any]] = {
+    # name: (keyword, convert(value) -> SDK value)
+    "model": ("model", None),
+    "reasoningEffort": ("reasoning_effort", None),
+    "systemMessage": ("system_message", None),
+    "availableTools": ("available_tools", None),
+    "excludedTools": ("excluded_tools", None),
+    "streaming": ("streaming", None),
+    "includeSubAgentStreamingEvents": ("include_sub_agent_streaming_events", None),
+    "workingDirectory": ("working_directory", None),
+    "customAgents": ("custom_agents", _agents),
+    "mcpServers": ("mcp_servers", _mcp_servers),
+    "configDiscovery": ("enable_config_discovery", None),
+    "skillDirectories": ("skill_directories", None),
+    "disabledSkills": ("disabled_skills", None),
+    "infiniteSessions": ("infinite_sessions", _snake_keys),
+    "provider": ("provider", _snake_keys),
+    "userInputHandler": ("on_user_input_request", "handler"),
+    "elicitationHandler": ("on_elicitation_request", "handler"),
+    "hooks": ("hooks", "hooks"),
+    "continuePendingWork": ("continue_pending_work", None),
+    "suppressResumeEvent": ("suppress_resume_event", None),
+}
+RESUME_ONLY = {"continuePendingWork", "suppressResumeEvent"}
+CREATE_KWARGS = set(inspect.signature(CopilotClient.create_session).parameters)
+RESUME_KWARGS = set(inspect.signature(CopilotClient.resume_session).parameters) if hasattr(
+    CopilotClient, "resume_session") else set()
+
+
+def session_kwargs(options: dict[str, Any], resume: bool) -> dict[str, Any]:
+    accepted = RESUME_KWARGS if resume else CREATE_KWARGS
+    out: dict[str, Any] = {}
+    for name, value in (options or {}).items():
+        if name not in SESSION_OPTIONS:
+            raise Unsupported(f"the python driver does not know the session option {name!r}")
+        kw, convert = SESSION_OPTIONS[name]
+        if kw not in accepted:
+            fn = "resume_session" if resume else "create_session"
+            raise Unsupported(f"{SDK_LABEL}: CopilotClient.{fn} has no {kw} (session option {name})")
+        if convert in ("handler", "hooks"):
+            if value is not True:
+                raise DriverError(f"session option {name} takes true (install a handler)")
+            if convert == "hooks":
+                out[kw] = {"on_pre_tool_use": _no_answer}
+            elif name == "userInputHandler":
+                out[kw] = _first_choice
+            elif name == "elicitationHandler":
+                out[kw] = _cancel
+            else:
+                out[kw] = _no_answer
+        elif convert is not None and value is not None:
+            out[kw] = convert(value)
+        else:
+            out[kw] = value
+    return out
+
+
+def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
+    for name, (kw, _) in SESSION_OPTIONS.items():
+        on_resume = kw in RESUME_KWARGS
+        ok = on_resume if name in RESUME_ONLY else (kw in CREATE_KWARGS and on_resume)
+        caps[f"session.option.{name}"] = ok
+        if not ok:
+            where = "resume_session" if kw in CREATE_KWARGS or name in RESUME_ONLY else "create_session"
+            notes[f"session.option.{name}"] = f"{SDK_LABEL}: CopilotClient.{where} has no {kw}"
+
+
+# --- tool results (PROTOCOL.md "Tool results") -----------------------------------------------
+# A structured value is returned the way a Python application would: a pydantic model with a
+# UUID, a timezone-aware datetime and an Enum. A result object becomes the SDK's ToolResult.
+import datetime as _dt  # noqa: E402
+import enum as _enum  # noqa: E402
+import uuid as _uuid  # noqa: E402
+
+from pydantic import BaseModel  # noqa: E402  (a dependency of the SDK)
+
+try:
+    from copilot.tools import ToolBinaryResult
+except ImportError:  # older versions
+    ToolBinaryResult = None
+
+
+class Status(str, _enum.Enum):
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class Record(BaseModel):
+    id: _uuid.UUID
+    at: _dt.datetime
+    status: Status
+    count: int
+    tags: list[str]
+
+
+def record(value: dict[str, Any]) -> Record:
+    return Record(
+        id=_uuid.UUID(value["id"]),
+        at=_dt.datetime.fromisoformat(value["at"].replace("Z", "+00:00")),
+        status=Status(value["status"]),
+        count=value["count"],
+        tags=value["tags"],
+    )
+
+
+RESULT_FIELDS = {  # wire key -> ToolResult field
+    "textResultForLlm": "text_result_for_llm",
+    "resultType": "result_type",
+    "error": "error",
+    "sessionLog": "session_log",
+    "toolTelemetry": "tool_telemetry",
+    "binaryResultsForLlm": "binary_results_for_llm",
+}
+TOOL_RESULT_FIELDS = set(getattr(ToolResult, "__dataclass_fields__", {}))
+
+
+def tool_result(value: dict[str, Any]) -> ToolResult:
+    kwargs: dict[str, Any] = {}
+    for key, v in value.items():
+        field_name = RESULT_FIELDS.get(key)
+        if field_name is None or field_name not in TOOL_RESULT_FIELDS:
+            raise Unsupported(f"{SDK_LABEL}: ToolResult has no field for {key!r}")
+        if key == "binaryResultsForLlm":
+            if ToolBinaryResult is None:
+                raise Unsupported(f"{SDK_LABEL}: no copilot.tools.ToolBinaryResult")
+            fields = set(getattr(ToolBinaryResult, "__dataclass_fields__", {}))
+            items = []
+            for b in v:
+                kw = {_snake(k): x for k, x in b.items()}
+                missing = sorted(k for k in kw if k not in fields)
+                if missing:
+                    raise Unsupported(f"{SDK_LABEL}: ToolBinaryResult has no {', '.join(missing)}")
+                items.append(ToolBinaryResult(**kw))
+            v = items
+        kwargs[field_name] = v
+    return ToolResult(**kwargs)
 
 
 class DriverError(Exception):
@@ -200,8 +402,10 @@ class Driver:
         name = need(spec, "name")
         behaviour = need(spec, "handler")
         action = behaviour.get("action")
-        if action not in ("return", "fail", "clearContext"):
+        if action not in ("return", "fail", "clearContext", "returnValue", "returnResult"):
             raise DriverError(f"tool {name!r}: unknown handler action {action!r}")
+        if action == "returnResult":
+            tool_result(behaviour.get("result") or {})  # a field this version lacks: unsupported now
         if action == "clearContext" and not HAS_CLEAR_CONTEXT:
             raise Unsupported(f"{SDK_LABEL} has no session.rpc.history.clear_context")
 
@@ -211,13 +415,17 @@ class Driver:
         order += [k for k in OPTION_KWARGS if k in spec and k not in order]
         options = {OPTION_KWARGS[k]: spec[k] for k in order}
 
-        async def run(arguments: Any) -> str:
+        async def run(arguments: Any) -> Any:
             event: dict[str, Any] = {"session": handle, "tool": name, "arguments": arguments}
             if "label" in behaviour:
                 event["label"] = behaviour["label"]
             emit({"event": "tool.invoked", "args": event})
             if action == "fail":
                 raise RuntimeError(behaviour.get("message", ""))
+            if action == "returnValue":
+                return record(behaviour.get("value") or {})
+            if action == "returnResult":
+                return tool_result(behaviour.get("result") or {})
             text = behaviour.get("text", "")
             if action == "clearContext":
                 session = self.session(handle)
@@ -243,8 +451,12 @@ class Driver:
                 raise Unsupported(f"{SDK_LABEL}: Tool has no option(s) {', '.join(missing)}")
 
             async def low_level_handler(invocation: ToolInvocation) -> ToolResult:
-                text = await run(invocation.arguments)
-                return ToolResult(text_result_for_llm=text, result_type="success")
+                value = await run(invocation.arguments)
+                if isinstance(value, ToolResult):
+                    return value
+                if not isinstance(value, str):
+                    value = value.model_dump_json()
+                return ToolResult(text_result_for_llm=value, result_type="success")
 
             options.setdefault("description", "")  # a required field of Tool
             return Tool(name=name, handler=low_level_handler, **options)
@@ -253,13 +465,27 @@ class Driver:
         if missing:
             raise Unsupported(f"{SDK_LABEL}: define_tool has no option(s) {', '.join(missing)}")
 
-        async def handler(params: Any, invocation: ToolInvocation) -> str:
+        async def handler(params: Any, invocation: ToolInvocation) -> Any:
             return await run(invocation.arguments)
 
         return define_tool(name, handler=handler, **options)
 
     def make_tools(self, handle: str, specs: list[dict[str, Any]]) -> list[Tool]:
         return [self.make_tool(handle, spec) for spec in specs]
+
+    def permission_handler(self, handle: str):
+        """approve_all, reporting the request as the handler received it (to_dict when the SDK
+        gives a typed request, so the report shows what the application can read)."""
+
+        def handler(request: Any, invocation: Any) -> Any:
+            try:
+                seen = request.to_dict() if hasattr(request, "to_dict") else request
+            except Exception as exc:  # keep answering even if the request cannot be re-serialized
+                seen = {"unserializable": repr(exc)}
+            emit({"event": "permission.requested", "args": {"session": handle, "request": seen}})
+            return PermissionHandler.approve_all(request, invocation)
+
+        return handler
 
     def on_event(self, handle: str):
         def forward(event: Any) -> None:
@@ -290,10 +516,27 @@ class Driver:
         handle = need(args, "client")
         if handle in self.clients:
             raise DriverError(f"client handle {handle!r} already connected")
+        opts = args.get("options") or {}
+        unknown = sorted(set(opts) - {"connectionToken", "clientInfo", "gitHubTelemetry"})
+        if unknown:
+            raise Unsupported(f"the python driver does not know the connect option(s) {', '.join(unknown)}")
+        client_kwargs: dict[str, Any] = {}
+        init = set(inspect.signature(CopilotClient.__init__).parameters)
+        if "clientInfo" in opts:
+            if "client_info" not in init:
+                raise Unsupported(f"{SDK_LABEL}: CopilotClient has no client_info")
+            client_kwargs["client_info"] = _snake_keys(opts["clientInfo"])
+        if opts.get("gitHubTelemetry") is True:
+            if "on_github_telemetry" not in init:
+                raise Unsupported(f"{SDK_LABEL}: CopilotClient has no on_github_telemetry")
+            client_kwargs["on_github_telemetry"] = lambda _notification: None
         if "address" in args:
             if not HAS_FOR_URI:
                 raise Unsupported(f"{SDK_LABEL} has no RuntimeConnection.for_uri")
-            connection = RuntimeConnection.for_uri(args["address"])
+            if "connectionToken" in opts:
+                connection = RuntimeConnection.for_uri(args["address"], connection_token=opts["connectionToken"])
+            else:
+                connection = RuntimeConnection.for_uri(args["address"])
         elif "cliPath" in args:
             if not HAS_FOR_STDIO:
                 raise Unsupported(f"{SDK_LABEL} has no RuntimeConnection.for_stdio")
@@ -303,7 +546,7 @@ class Driver:
                 connection.env = {**os.environ, **args["env"]}
         else:
             raise DriverError("connect needs 'address' or 'cliPath'")
-        client = CopilotClient(connection=connection)
+        client = CopilotClient(connection=connection, **client_kwargs)
         await client.start()
         self.clients[handle] = client
         return {}
@@ -312,10 +555,12 @@ class Driver:
         client = self.client(need(args, "client"))
         handle = need(args, "session")
         tools = self.make_tools(handle, need(args, "tools"))
+        options = session_kwargs(args.get("options") or {}, resume=False)
         session = await client.create_session(
-            on_permission_request=PermissionHandler.approve_all,
+            on_permission_request=self.permission_handler(handle),
             tools=tools,
             on_event=self.on_event(handle),
+            **options,
         )
         self.sessions[handle] = session
         return {"sessionId": session.session_id}
@@ -324,11 +569,13 @@ class Driver:
         client = self.client(need(args, "client"))
         handle = need(args, "session")
         tools = self.make_tools(handle, need(args, "tools"))
+        options = session_kwargs(args.get("options") or {}, resume=True)
         session = await client.resume_session(
             need(args, "sessionId"),
-            on_permission_request=PermissionHandler.approve_all,
+            on_permission_request=self.permission_handler(handle),
             tools=tools,
             on_event=self.on_event(handle),
+            **options,
         )
         self.sessions[handle] = session
         return {"sessionId": session.session_id}
@@ -424,9 +671,9 @@ class Driver:
             log(f"unreadable command line {line!r}: {exc!r}")
             return True
         method = getattr(self, f"cmd_{cmd}", None)
-        if method is None:
-            emit({"id": cid, "outcome": "error",
-                  "error": {"type": "DriverError", "message": f"unknown command {cmd!r}"}})
+        if method is None:  # a newer protocol command: this driver cannot do it
+            emit({"id": cid, "outcome": "unsupported",
+                  "reason": f"the python driver has no command {cmd!r}"})
             return True
         try:
             result = await method(args)

@@ -9,7 +9,9 @@
 //   - the JSON-RPC "id" of a request                  -> dropped (frames are compared by method)
 //
 // Everything else is kept exactly, including key absence versus null versus false, which is what
-// the features are about.
+// the features are about, except the documented defaults of session.create / session.resume
+// (a value the runtime treats exactly like the key left out), which Defaults drops: see
+// defaults.go for each rule and the evidence behind it.
 package canon
 
 import (

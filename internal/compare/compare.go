@@ -72,7 +72,7 @@ func Requests(entries []transcript.Entry) map[string]any {
 		if err != nil || len(r.Params) == 0 {
 			v = map[string]any{}
 		}
-		out[fmt.Sprintf("%s#%d", r.Method, seen[r.Method])] = canon.Value(v)
+		out[fmt.Sprintf("%s#%d", r.Method, seen[r.Method])] = canon.Value(canon.Defaults(r.Method, v))
 	}
 	return out
 }

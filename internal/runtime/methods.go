@@ -11,13 +11,14 @@ import (
 
 // session is the runtime's view of one SDK session.
 type session struct {
-	id       string
-	conn     *conn
-	tools    map[string]toolDef
-	messages int // model-facing messages, what clearContext reports as cleared
-	busy     bool
-	pending  map[string]chan toolOutcome // requestId -> outcome of an in-flight tool call
-	nextID   int
+	id          string
+	conn        *conn
+	tools       map[string]toolDef
+	messages    int // model-facing messages, what clearContext reports as cleared
+	busy        bool
+	pending     map[string]chan toolOutcome // requestId -> outcome of an in-flight tool call
+	permissions map[string]chan struct{}    // requestId -> closed when answered (permissions.go)
+	nextID      int
 }
 
 type toolDef struct {
@@ -49,10 +50,20 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 	if len(raw) > 0 && json.Unmarshal(raw, &p) != nil {
 		return nil, rpcErr(wire.CodeInvalidParams, "params of %s must be an object", method)
 	}
+	if e := c.unknownSession(method, p.SessionID); e != nil {
+		return nil, e
+	}
 	switch method {
 	case "connect":
+		if s.legacyHandshake() {
+			return nil, rpcErr(wire.CodeMethodNotFound, "Unhandled method connect")
+		}
 		return map[string]any{"ok": true, "protocolVersion": ProtocolVersion, "version": Version}, nil
 	case "ping":
+		// Only SDKs that predate the connect handshake, and protocol-3 SDKs falling back from a
+		// runtime without connect, send ping: it is answered in that older runtime's shape, a
+		// numeric timestamp (what copilot-sdk-java 0.3's PingResponse record reads as a long),
+		// not the current schema's ISO 8601 string (PingResult).
 		return map[string]any{"message": "pong", "timestamp": time.Now().UnixMilli(), "protocolVersion": ProtocolVersion}, nil
 	case "session.create", "session.resume":
 		id := p.SessionID
@@ -71,6 +82,7 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		ss.conn = c
 		ss.tools = parseTools(p.Tools)
 		s.mu.Unlock()
+		c.markOpened(id)
 		return map[string]any{"sessionId": id, "workspacePath": nil, "capabilities": nil}, nil
 	case "session.send":
 		ss, e := s.session(p.SessionID)
@@ -118,6 +130,8 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		}
 		ch <- outcomeOf(p.Result, p.Error)
 		return map[string]any{"success": true}, nil
+	case "session.permissions.handlePendingPermissionRequest", "session.ui.handlePendingElicitation":
+		return s.permissionAnswered(p)
 	case "session.destroy", "session.detach", "session.options.update":
 		return map[string]any{"success": true}, nil
 	case "session.eventLog.registerInterest":

@@ -1,15 +1,24 @@
 package runtime
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
 
 // ModelStep is one model round of a scripted turn: call a tool, or reply with text.
 type ModelStep struct {
-	Tool      string         // call this tool …
-	Arguments map[string]any // … with these arguments
-	Reply     string         // or answer with this text, which ends the turn
+	Tool      string          // call this tool …
+	Arguments map[string]any  // … with these arguments
+	Reply     string          // or answer with this text, which ends the turn
+	ReplyJSON json.RawMessage // or with this JSON string literal, written as is (framing.go)
+	// Permission, when set, makes this step a permission request (permissions.go) instead.
+	Permission json.RawMessage
+	// Elicitation, when set, makes this step an elicitation request (permissions.go) instead.
+	Elicitation json.RawMessage
+	// Ask, when set, makes this step a request to the SDK (calls.go) with these params.
+	Ask       string
+	AskParams json.RawMessage
 }
 
 // Turn is what the scripted model does in answer to one session.send. The runtime's rules
@@ -29,6 +38,8 @@ type Script struct {
 	// ToolsSetDelay delays each session.tools.set answer while the connection keeps reading, so
 	// that an SDK sending replacements without waiting for the previous answer shows on the wire.
 	ToolsSetDelay   time.Duration
+	Framing         Framing // how frames are written (framing.go)
+	LegacyHandshake bool    // connect is unknown, as before protocol 3 (framing.go)
 	turnsTaken      int
 	rejectionsTaken int
 }
@@ -92,13 +103,25 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 	s.emit(c, ss, "user.message", map[string]any{"content": prompt, "messageId": messageID})
 	steps := append(append([]ModelStep(nil), turn.Steps...), ModelStep{Reply: DefaultReply})
 	for round, st := range steps {
+		if len(st.Permission) > 0 {
+			s.askPermission(c, ss, round, st.Permission)
+			continue
+		}
+		if len(st.Elicitation) > 0 {
+			s.askElicitation(c, ss, round, st.Elicitation)
+			continue
+		}
+		if st.Ask != "" {
+			s.askSDK(c, ss, st.Ask, st.AskParams)
+			continue
+		}
 		turnID := fmt.Sprint(round)
 		s.emit(c, ss, "assistant.turn_start", map[string]any{"turnId": turnID})
 		if st.Tool == "" {
 			s.mu.Lock()
 			ss.messages++
 			s.mu.Unlock()
-			s.emit(c, ss, "assistant.message", map[string]any{"messageId": fmt.Sprintf("a%d", round), "content": st.Reply})
+			s.emit(c, ss, "assistant.message", map[string]any{"messageId": fmt.Sprintf("a%d", round), "content": rawReply(st)})
 			s.emit(c, ss, "assistant.turn_end", map[string]any{"turnId": turnID})
 			break
 		}

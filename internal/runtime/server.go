@@ -124,6 +124,8 @@ type conn struct {
 	w      *wire.Writer
 	closer any
 	srv    *Server
+	opened map[string]bool // sessions this connection created or resumed (sessions.go)
+	calls  calls           // requests the runtime sent to the SDK (calls.go)
 }
 
 // ServeConn serves one connection until r ends. Frames that cannot be read are recorded with
@@ -131,7 +133,7 @@ type conn struct {
 func (s *Server) ServeConn(r io.Reader, w io.Writer) {
 	s.mu.Lock()
 	s.nconn++
-	c := &conn{name: fmt.Sprintf("c%d", s.nconn), w: wire.NewWriter(w), closer: r, srv: s}
+	c := &conn{name: fmt.Sprintf("c%d", s.nconn), w: wire.NewWriter(s.framedWriter(w)), closer: r, srv: s}
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	defer func() {
@@ -175,6 +177,9 @@ func (s *Server) handleFrame(c *conn, f wire.Frame) {
 		return
 	}
 	s.rec.FrameRead(c.name, transcript.SDKToRuntime, f)
+	if m.IsResponse() && c.deliver(m) {
+		return
+	}
 	if !m.IsRequest() {
 		return // notifications and responses are recorded, nothing more
 	}

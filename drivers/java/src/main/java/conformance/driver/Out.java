@@ -2,7 +2,9 @@ package conformance.driver;
 
 import java.io.PrintStream;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -14,7 +16,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * main thread is waiting for a command to finish.
  */
 final class Out {
-    static final ObjectMapper JSON = new ObjectMapper()
+    // Non-ASCII is written as JSON unicode escapes: a lone surrogate the runtime sent (a legal JSON escape)
+    // cannot be encoded as UTF-8 and would otherwise reach the harness as '?'.
+    static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
+            .enable(JsonWriteFeature.ESCAPE_NON_ASCII).build())
             .findAndRegisterModules() // java.time support for SDK event payloads
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);

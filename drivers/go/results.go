@@ -1,0 +1,71 @@
+package main
+
+// Tool results (PROTOCOL.md "Tool results"): a structured value is returned the way a Go
+// application would, as a struct with a UUID, a time.Time and a string enum from a DefineTool
+// handler, so the SDK's own conversion (normalizeResult) turns it into the answer; a result
+// object is decoded into copilot.ToolResult through its json tags, refusing a field this SDK
+// version's ToolResult does not have.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	copilot "github.com/github/copilot-sdk/go"
+	"github.com/google/uuid"
+)
+
+type status string
+
+const (
+	statusOpen   status = "open"
+	statusClosed status = "closed"
+)
+
+type record struct {
+	ID     uuid.UUID `json:"id"`
+	At     time.Time `json:"at"`
+	Status status    `json:"status"`
+	Count  int       `json:"count"`
+	Tags   []string  `json:"tags"`
+}
+
+func decodeRecord(raw json.RawMessage) (record, error) {
+	var r record
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return r, driverErrorf("returnValue: %v", err)
+	}
+	if r.Status != statusOpen && r.Status != statusClosed {
+		return r, driverErrorf("returnValue: status %q is not open or closed", r.Status)
+	}
+	return r, nil
+}
+
+// returnValue answers through DefineTool's typed handler, as an application would.
+func returnValue(raw json.RawMessage, inv copilot.ToolInvocation) (copilot.ToolResult, error) {
+	r, err := decodeRecord(raw)
+	if err != nil {
+		return copilot.ToolResult{}, err
+	}
+	typed := copilot.DefineTool("value", "", func(_ map[string]any, _ copilot.ToolInvocation) (record, error) {
+		return r, nil
+	})
+	return typed.Handler(inv)
+}
+
+func returnResult(raw json.RawMessage) (copilot.ToolResult, error) {
+	var tr copilot.ToolResult
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&tr); err != nil {
+		if strings.Contains(err.Error(), "unknown field") {
+			version, _ := sdkVersion()
+			field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+			return tr, unsupported{fmt.Sprintf("%s %s: copilot.ToolResult (with its ToolBinaryResult) has no field for %s", sdkModule, version, field)}
+		}
+		return tr, driverErrorf("returnResult: %v", err)
+	}
+	return tr, nil
+}

@@ -1,0 +1,71 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+)
+
+// Requests from the runtime to the SDK (userInput.request, hooks.invoke, …): a scripted model
+// step sends one and the turn waits for the SDK's response, which ServeConn routes here.
+
+// callWait bounds how long the turn waits for the SDK's answer.
+const callWait = 10 * time.Second
+
+type calls struct {
+	mu      sync.Mutex
+	next    int
+	pending map[string]chan wire.Message
+}
+
+// call sends method with params to the SDK and waits for its response (or callWait).
+func (c *conn) call(method string, params any) (wire.Message, bool) {
+	c.calls.mu.Lock()
+	if c.calls.pending == nil {
+		c.calls.pending = map[string]chan wire.Message{}
+	}
+	c.calls.next++
+	id := fmt.Sprintf(`"rt-%d"`, c.calls.next)
+	ch := make(chan wire.Message, 1)
+	c.calls.pending[id] = ch
+	c.calls.mu.Unlock()
+	raw, _ := json.Marshal(params)
+	c.send(wire.Message{ID: json.RawMessage(id), Method: method, Params: raw})
+	select {
+	case m := <-ch:
+		return m, true
+	case <-time.After(callWait):
+		c.calls.mu.Lock()
+		delete(c.calls.pending, id)
+		c.calls.mu.Unlock()
+		c.srv.rec.Notef(c.name, "the SDK did not answer %s %s within %s", method, id, callWait)
+		return wire.Message{}, false
+	}
+}
+
+// deliver hands a response from the SDK to the call waiting for it; it reports whether one was.
+func (c *conn) deliver(m wire.Message) bool {
+	c.calls.mu.Lock()
+	ch := c.calls.pending[string(m.ID)]
+	delete(c.calls.pending, string(m.ID))
+	c.calls.mu.Unlock()
+	if ch != nil {
+		ch <- m
+	}
+	return ch != nil
+}
+
+// askSDK is a scripted step that sends a request to the SDK: params as scripted, with the
+// session's id added.
+func (s *Server) askSDK(c *conn, ss *session, method string, params json.RawMessage) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(params, &fields) != nil {
+		s.rec.Notef(c.name, "scripted %s params are not a JSON object: %s", method, params)
+		return
+	}
+	fields["sessionId"], _ = json.Marshal(ss.id)
+	c.call(method, fields)
+}

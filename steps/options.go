@@ -1,0 +1,314 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/cucumber/godog"
+)
+
+// Session options (drivers/PROTOCOL.md "Session options"): the application sets SDK-neutral
+// options on create or resume; the features read the session.create / session.resume request.
+
+// registerWire binds the steps of the whole-wire-surface features (session options, tool
+// results, startup order, framing, requests from the runtime, connect options).
+func (w *world) registerWire(sc *godog.ScenarioContext) {
+	w.registerOptions(sc)
+	w.registerResults(sc)
+	w.registerOrder(sc)
+	w.registerFraming(sc)
+	w.registerRequests(sc)
+	w.registerConnect(sc)
+}
+
+func (w *world) registerOptions(sc *godog.ScenarioContext) {
+	sc.Step(`^a session is created with the option "([^"]*)" set to (.+)$`, w.createWithOption)
+	sc.Step(`^the session is resumed with the option "([^"]*)" set to (.+)$`, w.resumeWithOption)
+	sc.Step(`^a session is created with the options:$`, w.createWithOptions)
+	sc.Step(`^the session is resumed with the options:$`, w.resumeWithOptions)
+	sc.Step(`^a session is created and resumed with the option "([^"]*)" set to (.+)$`, w.createAndResumeWithOption)
+	sc.Step(`^the "([^"]*)" request carries "([^"]*)" exactly as (.+)$`, w.requestCarries)
+	sc.Step(`^the "([^"]*)" and "([^"]*)" requests agree on "([^"]*)"$`, w.requestsAgreeOn)
+	sc.Step(`^the tools of the "([^"]*)" request are exactly:$`, w.toolsAreExactly)
+}
+
+// options parses option values (JSON) and checks the driver declared each option: a driver
+// that does not know an option (an older protocol) is unsupported, never silently ignored.
+func (w *world) options(pairs map[string]string) (map[string]any, error) {
+	out := map[string]any{}
+	names := make([]string, 0, len(pairs))
+	for n := range pairs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		cap := "session.option." + name
+		if reason, _, lacking := w.lacks(cap); lacking {
+			return nil, &ErrUnsupported{Reason: reason}
+		}
+		var v any
+		if err := json.Unmarshal([]byte(pairs[name]), &v); err != nil {
+			return nil, fmt.Errorf("the value of option %q is not JSON: %s", name, pairs[name])
+		}
+		out[name] = v
+	}
+	return out, nil
+}
+
+func optionsTable(table *godog.Table) (map[string]string, error) {
+	pairs := map[string]string{}
+	for i, row := range table.Rows {
+		if len(row.Cells) != 2 {
+			return nil, fmt.Errorf("options table row %d: want | option | JSON value |", i+1)
+		}
+		if i == 0 && row.Cells[0].Value == "option" {
+			continue
+		}
+		pairs[row.Cells[0].Value] = row.Cells[1].Value
+	}
+	return pairs, nil
+}
+
+func (w *world) createWith(pairs map[string]string) error {
+	opts, err := w.options(pairs)
+	if err != nil {
+		return err
+	}
+	c, err := w.client()
+	if err != nil {
+		return err
+	}
+	return w.open("createSession", c, map[string]any{"tools": w.toolList(), "options": opts})
+}
+
+// resumeWith resumes the last session (created first, without options, if there is none) from
+// a second client, as resume does.
+func (w *world) resumeWith(pairs map[string]string) error {
+	opts, err := w.options(pairs)
+	if err != nil {
+		return err
+	}
+	if len(w.sessions) == 0 {
+		if err := w.create(); err != nil {
+			return err
+		}
+	}
+	prev := w.sessions[len(w.sessions)-1]
+	if prev.id == "" {
+		return fmt.Errorf("the SDK did not report the id of the session it created")
+	}
+	c, err := w.connect()
+	if err != nil {
+		return err
+	}
+	return w.open("resumeSession", c, map[string]any{"sessionId": prev.id, "tools": w.toolList(), "options": opts})
+}
+
+func (w *world) createWithOption(name, value string) error {
+	return w.createWith(map[string]string{name: value})
+}
+
+func (w *world) resumeWithOption(name, value string) error {
+	return w.resumeWith(map[string]string{name: value})
+}
+
+func (w *world) createAndResumeWithOption(name, value string) error {
+	if err := w.createWith(map[string]string{name: value}); err != nil {
+		return err
+	}
+	return w.resumeWith(map[string]string{name: value})
+}
+
+func (w *world) createWithOptions(table *godog.Table) error {
+	pairs, err := optionsTable(table)
+	if err != nil {
+		return err
+	}
+	return w.createWith(pairs)
+}
+
+func (w *world) resumeWithOptions(table *godog.Table) error {
+	pairs, err := optionsTable(table)
+	if err != nil {
+		return err
+	}
+	return w.resumeWith(pairs)
+}
+
+// requestCarries checks a key of the request itself (not of a later request) byte for byte
+// after decoding: explicit false, empty lists and empty objects must be there as given. A key
+// the expectation writes as `absent` must not be there.
+func (w *world) requestCarries(method, path, want string) error {
+	if want == "absent" {
+		return w.requestHasNoKey(method, path)
+	}
+	params, err := w.request(method)
+	if err != nil {
+		return err
+	}
+	w.check(method, path)
+	exp, err := canon.Decode([]byte(want))
+	if err != nil {
+		return fmt.Errorf("the expected value %s is not JSON: %w", want, err)
+	}
+	got, ok := canon.Get(params, path)
+	if !ok {
+		if canon.AbsentEquivalent(method, path, exp) {
+			// A documented default (internal/canon/defaults.go): absent means the same.
+			w.observe(method+" "+path, "absent, a documented equivalent of "+want)
+			return nil
+		}
+		return fmt.Errorf("%s %s: want %s, the key is absent from the %s request%s", method, path, want, method, laterRequests(w, method, path))
+	}
+	if g, e := canon.Show(got, true), canon.Show(exp, true); g != e {
+		return fmt.Errorf("%s %s: want %s, got %s", method, path, e, g)
+	}
+	return nil
+}
+
+// laterRequests names requests that carried the key instead, for the "sent later" failure.
+func laterRequests(w *world, method, path string) string {
+	key := path
+	if i := strings.LastIndex(path, "."); i >= 0 {
+		key = path[i+1:]
+	}
+	var where []string
+	for _, r := range transcript.Requests(w.entries(), "") {
+		if r.Method == method {
+			continue
+		}
+		if v, err := canon.Decode(r.Params); err == nil && len(canon.Keys(v, key)) > 0 {
+			where = append(where, r.Method)
+		}
+	}
+	if len(where) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (it was sent later, in %s)", strings.Join(where, ", "))
+}
+
+// requestsAgreeOn is create/resume parity for one key: both present and equal, or both absent
+// (a documented default counting as absent).
+func (w *world) requestsAgreeOn(a, b, path string) error {
+	pa, err := w.request(a)
+	if err != nil {
+		return err
+	}
+	pb, err := w.request(b)
+	if err != nil {
+		return err
+	}
+	w.check(a, path)
+	w.check(b, path)
+	// Both sides under the stricter session.resume rules, so a default that only session.create
+	// may drop does not count as a difference.
+	va, okA := canon.Get(canon.Defaults("session.resume", pa), path)
+	vb, okB := canon.Get(canon.Defaults("session.resume", pb), path)
+	show := func(v any, ok bool) string {
+		if !ok {
+			return "absent"
+		}
+		return canon.Show(v, true)
+	}
+	if okA != okB || show(va, okA) != show(vb, okB) {
+		return fmt.Errorf("%s: %s has %s, %s has %s", path, a, show(va, okA), b, show(vb, okB))
+	}
+	return nil
+}
+
+// toolDefaults are the keys an SDK may add to a tool the application did not set them on, with
+// the only value each may have: the documented default (absent ≡ this value).
+var toolDefaults = map[string]string{}
+
+// toolsAreExactly checks whole tool definitions: each tool of the table carries exactly the
+// options its row sets (plus documented defaults), nothing else, and the request has no other
+// tool. An option leaking onto another tool, or a dropped one, fails here.
+func (w *world) toolsAreExactly(method string, table *godog.Table) error {
+	want, err := w.toolsFrom(table)
+	if err != nil {
+		return err
+	}
+	params, err := w.request(method)
+	if err != nil {
+		return err
+	}
+	w.check(method, "tools")
+	got, _ := canon.Get(params, "tools")
+	arr, _ := got.([]any)
+	byName := map[string]map[string]any{}
+	for _, t := range arr {
+		if m, ok := t.(map[string]any); ok {
+			name, _ := m["name"].(string)
+			byName[name] = m
+		}
+	}
+	var problems []string
+	for _, spec := range want {
+		name := spec["name"].(string)
+		tool, ok := byName[name]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("tool %q is missing", name))
+			continue
+		}
+		delete(byName, name)
+		exp := map[string]any{}
+		for k, v := range spec {
+			if k != "handler" && k != "optionOrder" {
+				exp[k] = v
+			}
+		}
+		keys := map[string]bool{}
+		for k := range exp {
+			keys[k] = true
+		}
+		for k := range tool {
+			keys[k] = true
+		}
+		for _, k := range sortedKeys(keys) {
+			g, hasG := tool[k]
+			e, hasE := exp[k]
+			switch {
+			case hasE && !hasG:
+				problems = append(problems, fmt.Sprintf("tools[name=%s].%s: the application set %s, the key is absent", name, k, show(e)))
+			case !hasE && hasG:
+				if d, ok := toolDefaults[k]; ok && canon.Show(g, true) == d {
+					continue
+				}
+				problems = append(problems, fmt.Sprintf("tools[name=%s].%s: the application did not set it, got %s", name, k, canon.Show(g, true)))
+			case show(e) != canon.Show(g, true):
+				problems = append(problems, fmt.Sprintf("tools[name=%s].%s: want %s, got %s", name, k, show(e), canon.Show(g, true)))
+			}
+		}
+	}
+	for name := range byName {
+		problems = append(problems, fmt.Sprintf("tool %q was not set by the application", name))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	sort.Strings(problems)
+	return fmt.Errorf("the tools of the %s request are not exactly what the application set: %s", method, strings.Join(problems, "; "))
+}
+
+// show renders a Go value the way canon.Show renders decoded JSON.
+func show(v any) string {
+	raw, _ := json.Marshal(v)
+	d, err := canon.Decode(raw)
+	if err != nil {
+		return string(raw)
+	}
+	return canon.Show(d, true)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

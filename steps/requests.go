@@ -1,0 +1,171 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/cucumber/godog"
+)
+
+// Requests from the runtime to the SDK (drivers/PROTOCOL.md "Requests from the runtime"):
+// the runtime asks, the application's handler receives, the SDK answers.
+
+func (w *world) registerRequests(sc *godog.ScenarioContext) {
+	sc.Step(`^the runtime then asks the application for permission with (\{.*\})$`, w.asksPermission)
+	sc.Step(`^the SDK answered the permission request with "([^"]*)" equal to (.+)$`, w.permissionAnswerEquals)
+	sc.Step(`^the application's permission handler received "([^"]*)" equal to (.+)$`, w.permissionReceived)
+	sc.Step(`^no request "([^"]*)" was sent$`, w.noRequest)
+	sc.Step(`^the runtime then sends the SDK the request "([^"]*)" with (\{.*\})$`, w.runtimeSends)
+	sc.Step(`^the runtime then asks the application to elicit with (\{.*\})$`, w.asksElicitation)
+	sc.Step(`^the SDK answered with "([^"]*)" whose "([^"]*)" equals (.+)$`, w.answeredWithMethod)
+	sc.Step(`^the SDK answered the runtime's "([^"]*)" request with "([^"]*)" equal to (.+)$`, w.sdkAnsweredEquals)
+	sc.Step(`^the SDK answered the runtime's "([^"]*)" request without an error$`, w.sdkAnsweredOK)
+}
+
+func (w *world) asksPermission(data string) error {
+	if err := w.needs("handler.permission"); err != nil {
+		return err
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(data), &v); err != nil {
+		return fmt.Errorf("the permission request is not a JSON object: %w", err)
+	}
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Permission: json.RawMessage(data)})
+	return nil
+}
+
+func (w *world) permissionAnswerEquals(path, want string) error {
+	reqs := transcript.Requests(w.entries(), "session.permissions.handlePendingPermissionRequest")
+	if len(reqs) == 0 {
+		return fmt.Errorf("the SDK never answered the permission request with session.permissions.handlePendingPermissionRequest")
+	}
+	v, err := canon.Decode(reqs[len(reqs)-1].Params)
+	if err != nil {
+		return err
+	}
+	w.check("session.permissions.handlePendingPermissionRequest", path)
+	got, ok := canon.Get(v, path)
+	if !ok {
+		return fmt.Errorf("the permission answer has no %s (answer %s)", path, canon.Show(v, true))
+	}
+	return compare("the permission answer "+path, got, canon.Value(got), want)
+}
+
+// permissionReceived reads what the application's handler was given, as the driver reported it.
+func (w *world) permissionReceived(path, want string) error {
+	evs := w.driverEvents("permission.requested")
+	if len(evs) == 0 {
+		return fmt.Errorf("the application's permission handler was never called")
+	}
+	raw, _ := json.Marshal(evs[len(evs)-1]["request"])
+	v, _ := canon.Decode(raw)
+	got, ok := canon.Get(v, path)
+	if !ok {
+		return fmt.Errorf("the permission handler received no %s (it received %s)", path, canon.Show(v, true))
+	}
+	return compare("the permission handler's "+path, got, canon.Value(got), want)
+}
+
+func (w *world) noRequest(method string) error {
+	if reqs := transcript.Requests(w.entries(), method); len(reqs) > 0 {
+		return fmt.Errorf("the SDK sent %s (seq %d), want none", method, reqs[0].Seq)
+	}
+	return nil
+}
+
+func (w *world) runtimeSends(method, params string) error {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(params), &v); err != nil {
+		return fmt.Errorf("the params are not a JSON object: %w", err)
+	}
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
+	return nil
+}
+
+// sdkAnswer finds the SDK's response to the last request of method the runtime sent it.
+func (w *world) sdkAnswer(method string) (map[string]any, error) {
+	entries := w.entries()
+	var id string
+	for _, e := range entries {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if e.Dir == transcript.RuntimeToSDK && json.Unmarshal(e.Frame, &m) == nil && m.Method == method && len(m.ID) > 0 {
+			id = string(m.ID)
+		}
+	}
+	if id == "" {
+		return nil, fmt.Errorf("the runtime never sent %s", method)
+	}
+	for _, e := range entries {
+		if e.Dir != transcript.SDKToRuntime {
+			continue
+		}
+		var m map[string]any
+		var head struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(e.Frame, &head) == nil && head.Method == "" && string(head.ID) == id && json.Unmarshal(e.Frame, &m) == nil {
+			return m, nil
+		}
+	}
+	return nil, fmt.Errorf("the SDK never answered the runtime's %s request (id %s)", method, id)
+}
+
+func (w *world) sdkAnsweredOK(method string) error {
+	m, err := w.sdkAnswer(method)
+	if err != nil {
+		return err
+	}
+	if e, ok := m["error"]; ok && e != nil {
+		return fmt.Errorf("the SDK answered %s with the error %s", method, show(e))
+	}
+	return nil
+}
+
+func (w *world) sdkAnsweredEquals(method, path, want string) error {
+	m, err := w.sdkAnswer(method)
+	if err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(m)
+	v, _ := canon.Decode(raw)
+	w.check(method+" (answer)", path)
+	got, ok := canon.Get(v, path)
+	if !ok {
+		return fmt.Errorf("the SDK's answer to %s has no %s (answer %s)", method, path, canon.Show(v, true))
+	}
+	return compare("the answer to "+method+" "+path, got, canon.Value(got), want)
+}
+
+func (w *world) asksElicitation(data string) error {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(data), &v); err != nil {
+		return fmt.Errorf("the elicitation request is not a JSON object: %w", err)
+	}
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Elicitation: json.RawMessage(data)})
+	return nil
+}
+
+// answeredWithMethod reads the last request of method the SDK sent (an answer by RPC).
+func (w *world) answeredWithMethod(method, path, want string) error {
+	reqs := transcript.Requests(w.entries(), method)
+	if len(reqs) == 0 {
+		return fmt.Errorf("the SDK never sent %s", method)
+	}
+	v, err := canon.Decode(reqs[len(reqs)-1].Params)
+	if err != nil {
+		return err
+	}
+	w.check(method, path)
+	got, ok := canon.Get(v, path)
+	if !ok {
+		return fmt.Errorf("the %s request has no %s (params %s)", method, path, canon.Show(v, true))
+	}
+	return compare(method+" "+path, got, canon.Value(got), want)
+}

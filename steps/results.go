@@ -1,0 +1,186 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/cucumber/godog"
+)
+
+// Tool results of every kind (drivers/PROTOCOL.md "Tool results"): the handler returns a typed
+// value or a whole result object, and the features read the SDK's
+// session.tools.handlePendingToolCall answer.
+
+func (w *world) registerResults(sc *godog.ScenarioContext) {
+	sc.Step(`^a tool "([^"]*)" whose handler returns the typed value (\{.*\})$`, w.toolReturnsValue)
+	sc.Step(`^a tool "([^"]*)" whose handler returns the result object (\{.*\})$`, w.toolReturnsResult)
+	sc.Step(`^the SDK answered the call to "([^"]*)" with the typed value (\{.*\})$`, w.answeredWithValue)
+	sc.Step(`^the SDK answered the call to "([^"]*)" with every field of the result object$`, w.answeredWithEveryField)
+	sc.Step(`^the SDK's answer to the call to "([^"]*)" has "([^"]*)" equal to (.+)$`, w.answerKeyEquals)
+}
+
+// needs turns a missing capability into unsupported with the driver's note.
+func (w *world) needs(caps ...string) error {
+	for _, c := range caps {
+		if reason, _, lacking := w.lacks(c); lacking {
+			return &ErrUnsupported{Reason: reason}
+		}
+	}
+	return nil
+}
+
+func (w *world) toolReturnsValue(name, value string) error {
+	if err := w.needs("tool.result.value"); err != nil {
+		return err
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(value), &v); err != nil {
+		return fmt.Errorf("the typed value is not a JSON object: %w", err)
+	}
+	for _, k := range []string{"id", "at", "status", "count", "tags"} {
+		if _, ok := v[k]; !ok {
+			return fmt.Errorf("the typed value needs %q (a record is id, at, status, count, tags)", k)
+		}
+	}
+	w.tool(name)["handler"] = map[string]any{"action": "returnValue", "value": v}
+	return nil
+}
+
+// resultCapabilities are the capabilities a result object's fields need.
+var resultCapabilities = map[string]string{
+	"binaryResultsForLlm": "tool.result.binary",
+	"sessionLog":          "tool.result.sessionLog",
+	"toolTelemetry":       "tool.result.telemetry",
+}
+
+func (w *world) toolReturnsResult(name, value string) error {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(value), &v); err != nil {
+		return fmt.Errorf("the result object is not a JSON object: %w", err)
+	}
+	caps := []string{"tool.result.object"}
+	for k := range v {
+		if c, ok := resultCapabilities[k]; ok {
+			caps = append(caps, c)
+		}
+	}
+	sort.Strings(caps[1:])
+	if err := w.needs(caps...); err != nil {
+		return err
+	}
+	w.tool(name)["handler"] = map[string]any{"action": "returnResult", "result": v}
+	return nil
+}
+
+// answeredWithValue checks the typed value reached the runtime as JSON text with every field:
+// the UUID as its string, the date-time as the same instant, the enum as its value.
+func (w *world) answeredWithValue(tool, value string) error {
+	call, err := w.lastCall(tool)
+	if err != nil {
+		return err
+	}
+	shape, ok, text := resultShape(call.answer)
+	w.observe("typed value shape", shape)
+	if !ok {
+		return fmt.Errorf("the SDK answered the call to %q as a failure (%s: %q), want the typed value", tool, shape, text)
+	}
+	var want, got map[string]any
+	if err := json.Unmarshal([]byte(value), &want); err != nil {
+		return fmt.Errorf("the expected value is not JSON: %w", err)
+	}
+	if err := json.Unmarshal([]byte(text), &got); err != nil {
+		return fmt.Errorf("the SDK answered the call to %q with %q, not the value as JSON", tool, text)
+	}
+	w.observe("typed value text", text)
+	var problems []string
+	for _, k := range sortedMapKeys(want) {
+		g, has := got[k]
+		switch {
+		case !has:
+			problems = append(problems, fmt.Sprintf("%s is missing", k))
+		case k == "at":
+			if !sameInstant(fmt.Sprint(want[k]), fmt.Sprint(g)) {
+				problems = append(problems, fmt.Sprintf("at: want the instant %v, got %v", want[k], g))
+			}
+		case k == "id":
+			if !strings.EqualFold(fmt.Sprint(want[k]), fmt.Sprint(g)) {
+				problems = append(problems, fmt.Sprintf("id: want %v, got %v", want[k], g))
+			}
+		case show(want[k]) != show(g):
+			problems = append(problems, fmt.Sprintf("%s: want %s, got %s", k, show(want[k]), show(g)))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("the typed value the SDK sent for %q differs: %s (text %s)", tool, strings.Join(problems, "; "), text)
+	}
+	return nil
+}
+
+func sameInstant(a, b string) bool {
+	ta, errA := time.Parse(time.RFC3339Nano, a)
+	tb, errB := time.Parse(time.RFC3339Nano, b)
+	return errA == nil && errB == nil && ta.Equal(tb)
+}
+
+func sortedMapKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// answeredWithEveryField checks that the answer's result object carries every field the
+// handler's result object gave, with the same value: nothing the application gave is dropped.
+func (w *world) answeredWithEveryField(tool string) error {
+	h, _ := w.tool(tool)["handler"].(map[string]any)
+	given, ok := h["result"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("the tool %q has no handler returning a result object", tool)
+	}
+	call, err := w.lastCall(tool)
+	if err != nil {
+		return err
+	}
+	res, ok := call.answer["result"].(map[string]any)
+	if !ok {
+		shape, _, text := resultShape(call.answer)
+		return fmt.Errorf("the SDK answered the call to %q with %s %q, not a result object", tool, shape, text)
+	}
+	w.check("session.tools.handlePendingToolCall", "result")
+	var problems []string
+	for _, k := range sortedMapKeys(given) {
+		g, has := res[k]
+		if !has {
+			problems = append(problems, fmt.Sprintf("result.%s was dropped (the application gave %s)", k, show(given[k])))
+			continue
+		}
+		if show(given[k]) != show(g) {
+			problems = append(problems, fmt.Sprintf("result.%s: the application gave %s, the SDK sent %s", k, show(given[k]), show(g)))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("the SDK's answer to %q lost what the application returned: %s", tool, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func (w *world) answerKeyEquals(tool, path, want string) error {
+	call, err := w.lastCall(tool)
+	if err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(call.answer)
+	v, _ := canon.Decode(raw)
+	w.check("session.tools.handlePendingToolCall", path)
+	got, ok := canon.Get(v, path)
+	if !ok {
+		return fmt.Errorf("the answer to %q has no %s (answer %s)", tool, path, canon.Show(v, true))
+	}
+	return compare("the answer to "+tool+" "+path, got, canon.Value(got), want)
+}
