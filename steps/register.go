@@ -6,11 +6,10 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
-	"github.com/cucumber/godog"
 )
 
 // register binds the step phrases. Each phrase is SDK-neutral; see features/README.md.
-func (w *world) register(sc *godog.ScenarioContext) {
+func (w *world) register(sc binder) {
 	// Given: the client and the tools.
 	sc.Step(`^an SDK client connected to the runtime$`, w.connected)
 	sc.Step(`^an SDK client that starts the runtime itself over stdio$`, w.connectedOverStdio)

@@ -38,7 +38,7 @@ unavailable).`,
 			if err != nil {
 				return err
 			}
-			cfg := harness.Config{Steps: steps.Initializer, RepoRoot: root, Tags: tags, Scenario: scenario, CacheRoot: cacheDir,
+			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Tags: tags, Scenario: scenario, CacheRoot: cacheDir,
 				Manifest: manifest, CommandTimeout: timeout, Self: selfArgv(), Log: os.Stdout, ValidateProtocol: validate,
 				Command: "conformance " + strings.Join(os.Args[1:], " ")}
 			if sdkList != "" {

@@ -5,6 +5,7 @@ Feature: Clearing the context from a tool handler
   successful clear emits session.context_cleared with the number of removed messages and the
   initial message, which the SDK delivers to the application.
 
+  @requires.tool.isTerminal
   Scenario: a handler clears the context while its own tool call is in flight
     Given a tool "reset" with isTerminal set to true
     And a tool "reset" that clears the context with "start over from the summary"
@@ -16,7 +17,7 @@ Feature: Clearing the context from a tool handler
     And the SDK answered the call to "reset" with the text "Cleared 2 messages."
     And the turn ended right after the tool "reset"
 
-  @requires.events
+  @requires.events @requires.tool.isTerminal
   Scenario: the application receives session.context_cleared
     Given a tool "reset" with isTerminal set to true
     And a tool "reset" that clears the context with "fresh start"
@@ -31,6 +32,7 @@ Feature: Clearing the context from a tool handler
     Then the runtime rejected the "session.history.clearContext" request
     And the SDK raised an error mentioning "tool call is in flight"
 
+  @requires.tool.isTerminal
   Scenario: clearContext with an empty prompt fails the handler that called it
     Given a tool "reset" with isTerminal set to true
     And a tool "reset" that clears the context with ""

@@ -12,7 +12,8 @@ Feature: Replacing a session's tools
     When the tools are replaced through the generated RPC with no tools
     Then the "session.tools.set" request has "tools" equal to []
 
-  @requires.session.setTools
+  @requires.session.setTools @requires.tool.isTerminal @requires.tool.defer @requires.tool.skipPermission
+  @requires.tool.metadata
   Scenario: replacement tools have the same shape as the tools of session.create
     Given the tools:
       | name   | isTerminal | defer | skipPermission | overridesBuiltInTool | metadata         |

@@ -33,7 +33,10 @@ import (
 // Config is one run.
 type Config struct {
 	// Steps binds the features' phrases (steps.Initializer); the harness runs them on each SDK.
-	Steps          suite.Initializer
+	Steps suite.Initializer
+	// Vocabulary is the steps' phrases (steps.Vocabulary): the plan checks every feature against
+	// it before any SDK starts.
+	Vocabulary     []suite.Step
 	RepoRoot       string
 	Paths          []string          // feature files or folders (default: RepoRoot/features)
 	SDKs           []string          // SDKs to run; empty means every SDK whose toolchain is present
@@ -78,8 +81,8 @@ func (c *Config) defaults() {
 // Run runs the suite and writes the reports. The returned results are also in ReportDir.
 func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	cfg.defaults()
-	if cfg.Steps == nil {
-		return nil, fmt.Errorf("%w: no step definitions (Config.Steps)", ErrSetup)
+	if cfg.Steps == nil || cfg.Vocabulary == nil {
+		return nil, fmt.Errorf("%w: no step definitions (Config.Steps and Config.Vocabulary)", ErrSetup)
 	}
 	p, err := makePlan(cfg)
 	if err != nil {
@@ -138,10 +141,17 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err := render.Write(cfg.ReportDir, res); err != nil {
 		return res, err
 	}
+	var none []string
 	for _, s := range res.SDKs {
 		if s.Status != report.Available && explicit {
 			return res, fmt.Errorf("%w: SDK %s is unavailable: %s", ErrSetup, s.Name, s.Reason)
 		}
+		if s.Status != report.Available {
+			none = append(none, s.Name+": "+firstLine(s.Reason))
+		}
+	}
+	if len(none) == len(res.SDKs) {
+		return res, fmt.Errorf("%w: no SDK is available, nothing ran:\n  %s", ErrSetup, strings.Join(none, "\n  "))
 	}
 	return res, nil
 }

@@ -64,3 +64,23 @@ type Outcome struct {
 // Initializer returns godog's scenario initializer for one target. nameFilter, when set, runs
 // only scenarios with exactly that name. steps.Initializer is the one the CLI hands to the runner.
 type Initializer func(t Target, featuresRoot, nameFilter string) func(*godog.ScenarioContext)
+
+// Capabilities are every capability a driver may declare in hello and a feature may require with
+// a @requires.<capability> tag; drivers/PROTOCOL.md's capability table lists the same names (a
+// test keeps the two in sync). A @requires tag naming anything else is a setup error.
+var Capabilities = []string{
+	"transport.tcp", "transport.stdio", "session.resume",
+	"tool.isTerminal", "tool.isTerminal.explicitFalse",
+	"tool.overridesBuiltInTool", "tool.skipPermission", "tool.defer", "tool.metadata",
+	"session.setTools", "session.rpc.tools.set", "session.clearContext", "events",
+}
+
+// Step is one phrase the steps bind, as a runner checks features against it before any SDK
+// starts: every step of a feature must match exactly one Pattern, and the scenario must require
+// (@requires.<capability>) every capability its steps need.
+type Step struct {
+	Pattern string
+	// Needs returns the capabilities one use of the phrase needs, given the pattern's groups and
+	// the step's data table (rows of cells; nil without one). Nil Needs: the phrase needs none.
+	Needs func(args []string, table [][]string) []string
+}
