@@ -21,7 +21,7 @@ func (w *world) try(cmd string, args any) error {
 		return err
 	}
 	if r.Outcome == driver.Unsupported {
-		return &ErrUnsupported{Reason: r.Reason}
+		return w.unsupported(cmd, args, r)
 	}
 	w.tried = r
 	return nil
@@ -234,7 +234,7 @@ func (w *world) driverEvents(kind string) []map[string]any {
 // applicationReceived checks that the SDK delivered a session event to the application.
 func (w *world) applicationReceived(typ, key, want string) error {
 	if has, note := w.t.Capability("events"); !has {
-		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not forward session events: %s", w.t.SDK(), note)}
+		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not forward session events: %s", w.t.SDK(), note), Capability: "events"}
 	}
 	var seen []string
 	for _, ev := range w.driverEvents("session.event") {

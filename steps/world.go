@@ -19,7 +19,10 @@ import (
 
 // ErrUnsupported marks a step the SDK version cannot perform. It wraps godog.ErrSkip so godog
 // skips the rest of the scenario; the harness reports it as unsupported, never as passed.
-type ErrUnsupported struct{ Reason string }
+type ErrUnsupported struct {
+	Reason     string
+	Capability string // the capability the SDK lacks, when known
+}
 
 func (e *ErrUnsupported) Error() string { return "unsupported: " + e.Reason }
 func (e *ErrUnsupported) Unwrap() error { return godog.ErrSkip }
@@ -47,6 +50,7 @@ type world struct {
 	checked      []string
 	firstErr     error
 	unsupport    string
+	capability   string // the capability behind unsupport
 	unavailable  string
 }
 
@@ -65,7 +69,7 @@ func Initializer(t suite.Target, featuresRoot, nameFilter string) func(*godog.Sc
 				var un *ErrUnsupported
 				switch {
 				case errors.As(err, &un):
-					w.unsupport = un.Reason
+					w.unsupport, w.capability = un.Reason, un.Capability
 				case status == godog.StepUndefined:
 					w.firstErr = fmt.Errorf("step %q is not defined", st.Text)
 				case err != nil && !errors.Is(err, godog.ErrSkip):
@@ -118,7 +122,7 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 				reason += ": " + n
 			}
 			rec.Lacks(c, n, reason)
-			return &ErrUnsupported{Reason: reason}
+			return &ErrUnsupported{Reason: reason, Capability: c}
 		}
 	}
 	w.rt = runtime.New(rec, w.t.RuntimeOptions())
@@ -135,7 +139,7 @@ func (w *world) end(s *godog.Scenario) {
 		return
 	}
 	o := suite.Outcome{Feature: w.feature, Scenario: w.name, Err: w.firstErr, Unsupported: w.unsupport,
-		Unavailable: w.unavailable, Checked: w.checked, Observations: w.observations}
+		Unavailable: w.unavailable, Checked: w.checked, Observations: w.observations, Capability: w.capability}
 	for _, tag := range s.Tags {
 		o.Tags = append(o.Tags, tag.Name)
 	}
@@ -217,7 +221,7 @@ func (w *world) do(cmd string, args any) (json.RawMessage, error) {
 	}
 	switch r.Outcome {
 	case driver.Unsupported:
-		return nil, &ErrUnsupported{Reason: r.Reason}
+		return nil, w.unsupported(cmd, args, r)
 	case driver.Error:
 		w.lastErr = r
 		return nil, fmt.Errorf("%s: the SDK raised %s", cmd, r.ErrorText())
@@ -252,4 +256,23 @@ func (w *world) importStdio() {
 		w.rec.Add(e)
 	}
 	_ = os.Remove(w.stdioLog)
+}
+
+// unsupported is the error for a driver's unsupported answer to cmd. A driver that declared in
+// hello the capability the command needs (commandNeeds) and then answers unsupported has a
+// fault: the scenario fails, it is not excused as unsupported.
+func (w *world) unsupported(cmd string, args any, r *driver.Response) error {
+	c := commandNeeds[cmd]
+	if cmd == "connect" {
+		c = "transport.tcp"
+		if a, ok := args.(map[string]any); ok && a["cliPath"] != nil {
+			c = "transport.stdio"
+		}
+	}
+	if c != "" {
+		if has, _ := w.t.Capability(c); has {
+			return fmt.Errorf("driver fault: the %s driver declared the capability %s in hello but answered unsupported to %s: %s", w.t.SDK(), c, cmd, r.Reason)
+		}
+	}
+	return &ErrUnsupported{Reason: r.Reason, Capability: c}
 }

@@ -51,6 +51,7 @@ type Outcome struct {
 	Tags        []string // tags of the scenario
 	Err         error    // the first failed step, nil when every step passed
 	Unsupported string   // why the SDK cannot run this scenario, when it cannot
+	Capability  string   // the capability the SDK lacks, when Unsupported names one
 	Unavailable string   // why the SDK cannot run at all, when it cannot
 	Transcript  string   // transcript file
 	Checked     []string // "method:path" of each payload value an assertion checked
