@@ -51,6 +51,7 @@ type world struct {
 	firstErr     error
 	unsupport    string
 	capability   string // the capability behind unsupport
+	badLine      error  // the first driver line of the current command that was not protocol JSON
 	unavailable  string
 }
 
@@ -187,7 +188,12 @@ func (w *world) call(cmd string, args any) (*driver.Response, error) {
 	}
 	d.SetSink(w.driverLine)
 	defer d.SetSink(nil)
+	w.badLine = nil
 	r, err := d.Call(w.ctx, cmd, args, w.t.CommandTimeout())
+	if err == nil && w.badLine != nil {
+		// stdout carries only protocol JSON: anything else is a driver fault, not noise.
+		err = &driver.Failure{Kind: "protocol", Cmd: cmd, Detail: w.badLine.Error(), Stderr: d.StderrTail()}
+	}
 	var f *driver.Failure
 	if errors.As(err, &f) {
 		w.rec.Notef("driver", "%s", f.Error())
@@ -208,6 +214,9 @@ func (w *world) driverLine(l driver.Line) {
 	}
 	if l.Err != nil {
 		w.rec.Bad("driver", dir, l.Body, l.Err)
+		if w.badLine == nil {
+			w.badLine = fmt.Errorf("line %.200q: %w", l.Body, l.Err)
+		}
 		return
 	}
 	w.rec.Frame("driver", dir, l.Body)

@@ -150,7 +150,16 @@ func (c *Client) readLoop() {
 			ch <- r
 		}
 	}
+	if err := sc.Err(); err != nil {
+		// A line past the bound (or a broken pipe): the driver cannot be read any further, so
+		// it is ended rather than left blocked on a full stdout.
+		c.emit(Line{Err: fmt.Errorf("reading the driver's stdout: %w", err)})
+		c.proc.Kill()
+	}
 	err := c.proc.Wait()
+	if serr := sc.Err(); serr != nil {
+		err = fmt.Errorf("stdout unreadable (%v); killed", serr)
+	}
 	c.mu.Lock()
 	c.deadErr = err
 	c.mu.Unlock()

@@ -30,7 +30,9 @@ func TestMain(m *testing.M) {
 }
 
 // fakeDriver answers every command ok, except that the first process (no marker file yet)
-// crashes or hangs on connect.
+// misbehaves on connect the way mode says: crash, hang, exit (quietly, without answering),
+// garbage (a non-JSON line on stdout), flood (an endless stdout line). In mode unsupported every
+// process declares session.setTools in hello and answers setTools unsupported.
 func fakeDriver(mode, marker string) {
 	_, err := os.Stat(marker)
 	first := os.IsNotExist(err)
@@ -46,19 +48,40 @@ func fakeDriver(mode, marker string) {
 		_ = json.Unmarshal(sc.Bytes(), &c)
 		if c.Cmd == "connect" && first {
 			fmt.Fprintln(os.Stderr, "fatal: the SDK blew up")
-			if mode == "crash" {
+			switch mode {
+			case "crash":
 				os.Exit(3)
+			case "exit":
+				os.Exit(0)
+			case "garbage":
+				fmt.Println("Hello from the SDK's logger, on stdout")
+			case "flood":
+				chunk := []byte(strings.Repeat("x", 1<<20))
+				for {
+					if _, err := os.Stdout.Write(chunk); err != nil {
+						os.Exit(1)
+					}
+				}
+			case "hang":
+				time.Sleep(time.Hour)
 			}
-			time.Sleep(time.Hour)
 		}
-		result := `{}`
+		result, outcome := `{}`, "ok"
 		switch c.Cmd {
 		case "hello":
-			result = `{"protocolVersion":1,"sdk":"fake","version":"1.0.0","capabilities":{"transport.tcp":true}}`
+			result = `{"protocolVersion":1,"sdk":"fake","version":"1.0.0","capabilities":{"transport.tcp":true,"session.setTools":true}}`
 		case "createSession":
 			result = `{"sessionId":"s"}`
+		case "setTools":
+			if mode == "unsupported" {
+				outcome = "unsupported"
+			}
 		}
-		fmt.Printf(`{"id":%d,"outcome":"ok","result":%s}`+"\n", c.ID, result)
+		if outcome == "unsupported" {
+			fmt.Printf(`{"id":%d,"outcome":"unsupported","reason":"not in this SDK"}`+"\n", c.ID)
+		} else {
+			fmt.Printf(`{"id":%d,"outcome":"ok","result":%s}`+"\n", c.ID, result)
+		}
 		if c.Cmd == "shutdown" {
 			return
 		}
@@ -74,7 +97,8 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
   Scenario: second
     When a session is created with no tools
 `), 0o644))
-	for _, mode := range []string{"crash", "hang"} {
+	for mode, want := range map[string]string{"crash": "driver crashed", "hang": "driver timed out", "exit": "exited",
+		"garbage": "not a protocol line", "flood": "token too long"} {
 		t.Run(mode, func(t *testing.T) {
 			reports := t.TempDir()
 			exe, err := os.Executable()
@@ -90,7 +114,6 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
 			require.Len(t, outcomes, 2, "the run goes on after the fault")
 			first, second := outcomes[0], outcomes[1]
 			require.Error(t, first.Err)
-			want := map[string]string{"crash": "driver crashed", "hang": "driver timed out"}[mode]
 			assert.Contains(t, first.Err.Error(), want)
 			assert.Contains(t, first.Err.Error(), "fatal: the SDK blew up", "the driver's stderr tail is in the message")
 			entries, err := transcript.Read(first.Transcript)
@@ -103,4 +126,29 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
 			assert.NoError(t, second.Err, "a fresh driver serves the next scenario")
 		})
 	}
+}
+
+// A driver that declared session.setTools in hello and answers setTools unsupported has a fault:
+// the scenario fails, naming the capability; it is not excused as unsupported.
+func TestDeclaredCapabilityAnsweredUnsupportedIsADriverFault(t *testing.T) {
+	features, reports := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+  @requires.session.setTools
+  Scenario: replace
+    Given a session is created with no tools
+    When the tools are replaced with no tools
+`), 0o644))
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var outcomes []suite.Outcome
+	tg := &target{name: "fake", timeout: 5 * time.Second, reportDir: reports, progress: io.Discard,
+		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=unsupported", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true}}
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	tg.close()
+	require.Len(t, outcomes, 1)
+	assert.Empty(t, outcomes[0].Unsupported)
+	require.Error(t, outcomes[0].Err)
+	assert.Contains(t, outcomes[0].Err.Error(), "driver fault: the fake driver declared the capability session.setTools in hello but answered unsupported to setTools")
 }
