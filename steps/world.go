@@ -159,6 +159,9 @@ func (w *world) end(s *godog.Scenario) {
 		w.importStdio()
 	}
 	if w.rec != nil {
+		if o.Err == nil && o.Unsupported == "" {
+			o.Err = sdkFrameFault(w.entries())
+		}
 		o.SchemaViolations = transcript.Violations(w.entries())
 		w.rec.Notef("", "scenario ended")
 		if err := w.rec.Close(); err != nil && o.Err == nil {
@@ -192,7 +195,7 @@ func (w *world) call(cmd string, args any) (*driver.Response, error) {
 	r, err := d.Call(w.ctx, cmd, args, w.t.CommandTimeout())
 	if err == nil && w.badLine != nil {
 		// stdout carries only protocol JSON: anything else is a driver fault, not noise.
-		err = &driver.Failure{Kind: "protocol", Cmd: cmd, Detail: w.badLine.Error(), Stderr: d.StderrTail()}
+		err = d.Fault("protocol", cmd, w.badLine.Error())
 	}
 	var f *driver.Failure
 	if errors.As(err, &f) {
@@ -284,4 +287,16 @@ func (w *world) unsupported(cmd string, args any, r *driver.Response) error {
 		}
 	}
 	return &ErrUnsupported{Reason: r.Reason, Capability: c}
+}
+
+// sdkFrameFault is the first thing the SDK sent the runtime that was not a well-formed frame:
+// the runtime records it and answers a parse error, and the scenario fails on it, whatever its
+// assertions said, so that a malformed stream never passes.
+func sdkFrameFault(entries []transcript.Entry) error {
+	for _, e := range entries {
+		if e.Dir == transcript.SDKToRuntime && e.Error != "" {
+			return fmt.Errorf("the SDK sent the runtime bytes that are not a well-formed frame on %s (transcript seq %d): %s", e.Conn, e.Seq, e.Error)
+		}
+	}
+	return nil
 }

@@ -258,6 +258,10 @@ func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Du
 	}
 }
 
+// Fault is a Failure of this driver found by the caller (e.g. a stray stdout line), with the
+// driver's stderr tail.
+func (c *Client) Fault(kind, cmd, detail string) *Failure { return c.failure(kind, cmd, detail) }
+
 func (c *Client) failure(kind, cmd, detail string) *Failure {
 	// Give stderr a moment to arrive after a crash.
 	select {
