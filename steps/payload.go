@@ -172,3 +172,26 @@ func compare(what string, got, normalized any, want string) error {
 	}
 	return fmt.Errorf("%s: want %s, got %s", what, e, canon.Show(got, true))
 }
+
+// reportedSessionID checks that a request's key holds the id of the scenario's session as the
+// SDK reported it to the application (the answer of its create or resume call): a request for
+// another session, or any other string, fails.
+func (w *world) reportedSessionID(key, method string) error {
+	if len(w.sessions) == 0 || w.sessions[len(w.sessions)-1].id == "" {
+		return fmt.Errorf("the SDK reported no session id to compare the %s request's %s with", method, key)
+	}
+	want := w.sessions[len(w.sessions)-1].id
+	params, err := w.request(method)
+	if err != nil {
+		return err
+	}
+	w.check(method, key)
+	got, ok := canon.Get(params, key)
+	if !ok {
+		return fmt.Errorf("%s %s: want the session id the SDK reported (%q), the key is absent", method, key, want)
+	}
+	if got != want {
+		return fmt.Errorf("%s %s is %s, want the session id the SDK reported, %q", method, key, canon.Show(got, true), want)
+	}
+	return nil
+}

@@ -32,6 +32,7 @@ func (w *world) register(sc binder) {
 	sc.Step(`^no key "([^"]*)" appears anywhere in the "([^"]*)" request$`, w.noKeyAnywhere)
 	sc.Step(`^the "([^"]*)" request has "([^"]*)" equal to (.+)$`, w.requestKeyEquals)
 	sc.Step(`^the "([^"]*)" request has no key "([^"]*)"$`, w.requestHasNoKey)
+	sc.Step(`^the session id the SDK reported is the "([^"]*)" of the "([^"]*)" request$`, w.reportedSessionID)
 	sc.Step(`^the tools of the "([^"]*)" request equal the tools of the "([^"]*)" request$`, w.toolsEqual)
 	sc.Step(`^the reply is "([^"]*)"$`, w.theReplyIs)
 	sc.Step(`^the runtime was started with the flag "([^"]*)"$`, w.startedWithFlag)

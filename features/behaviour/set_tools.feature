@@ -44,7 +44,9 @@ Feature: Replacing a session's tools
       | search | returns "new results" as "v2"   |
     And the model calls the tool "search"
     And the prompt "search" is sent and the SDK waits for the reply
-    Then the SDK answered the call to "search" with the text "new results"
+    Then the session id the SDK reported is the "sessionId" of the "session.tools.set" request
+    And the "session.tools.set" request has "tools[0].name" equal to "search"
+    And the SDK answered the call to "search" with the text "new results"
     And the handler "v2" served the call to "search"
 
   @requires.session.setTools

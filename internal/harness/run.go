@@ -180,7 +180,8 @@ func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots cha
 	}
 	version, source := pin.Version, cfg.Sources[name]
 	if v := cfg.Versions[name]; v != "" {
-		version = v
+		// The report names the version asked for, also when it cannot be prepared.
+		version, info.Version = v, v
 	}
 	slots <- struct{}{}
 	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, name, version, source)
