@@ -99,6 +99,21 @@ func (w *world) replaceThroughRPCWithNoTools() error {
 	return err
 }
 
+// replaceThroughRPCWithNil passes the language's nil list (Go's nil slice) to the raw RPC, the
+// way an application naturally writes "no tools" in a language that has one.
+func (w *world) replaceThroughRPCWithNil() error {
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	if has, note := w.t.Capability("session.rpc.tools.set.nil"); !has {
+		return &ErrUnsupported{Reason: fmt.Sprintf("%s has no nil list apart from an empty one: %s", w.t.SDK(), note),
+			Capability: "session.rpc.tools.set.nil"}
+	}
+	_, err = w.do("setToolsRpc", map[string]any{"session": s.handle, "tools": nil})
+	return err
+}
+
 func (w *world) triesReplaceTools(table *godog.Table) error {
 	_, args, err := w.setToolsArgs(table)
 	if err != nil {

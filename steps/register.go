@@ -48,6 +48,7 @@ func (w *world) register(sc binder) {
 	sc.Step(`^the tools are replaced with:$`, w.replaceTools)
 	sc.Step(`^the tools are replaced with no tools$`, w.replaceWithNoTools)
 	sc.Step(`^the tools are replaced through the generated RPC with no tools$`, w.replaceThroughRPCWithNoTools)
+	sc.Step(`^the tools are replaced through the generated RPC with the language's nil list$`, w.replaceThroughRPCWithNil)
 	sc.Step(`^the application tries to replace the tools with:$`, w.triesReplaceTools)
 	sc.Step(`^the tools are replaced (\d+) times at once$`, w.replaceConcurrently)
 	sc.Step(`^the application tries to call clearContext with "([^"]*)" outside a tool call$`, w.triesClearContext)

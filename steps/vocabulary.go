@@ -84,6 +84,7 @@ var stepNeeds = map[string]func(args []string, table [][]string) []string{
 	`^the tools are replaced with no tools$`:                                          needs("session.setTools"),
 	`^the tools are replaced (\d+) times at once$`:                                    needs("session.setTools"),
 	`^the tools are replaced through the generated RPC with no tools$`:                needs("session.rpc.tools.set"),
+	`^the tools are replaced through the generated RPC with the language's nil list$`: needs("session.rpc.tools.set", "session.rpc.tools.set.nil"),
 	`^the application tries to call clearContext with "([^"]*)" outside a tool call$`: needs("session.clearContext"),
 	`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`:     needs("events"),
 }

@@ -206,6 +206,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"session.setTools":              hasSetTools,
 		"session.clearContext":          true,
 		"session.rpc.tools.set":         true,
+		"session.rpc.tools.set.nil":     true,
 		"events":                        true,
 	}
 	notes := map[string]string{
@@ -216,6 +217,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.metadata":             "map with omitempty: an empty metadata object {} is not sent",
 		"session.clearContext":      "through the generated RPC Session.RPC.History.ClearContext (experimental)",
 		"session.rpc.tools.set":     "Session.RPC.Tools.Set, with the definitions as given (an empty list is an empty slice)",
+		"session.rpc.tools.set.nil": "\"tools\": null is passed as a nil []rpc.ProtocolExternalToolDefinition",
 		"transport.tcp":             "copilot.ClientOptions{Connection: copilot.URIConnection{URL: address}}",
 		"transport.stdio":           "copilot.ClientOptions{Connection: copilot.StdioConnection{Path: cliPath, Env: ...}}",
 	}

@@ -12,6 +12,12 @@ Feature: Replacing a session's tools
     When the tools are replaced through the generated RPC with no tools
     Then the "session.tools.set" request has "tools" equal to []
 
+  @requires.session.rpc.tools.set @requires.session.rpc.tools.set.nil
+  Scenario: a Go application naturally writes nil for no tools, and the raw RPC still sends a list
+    Given a session is created with no tools
+    When the tools are replaced through the generated RPC with the language's nil list
+    Then the "session.tools.set" request has "tools" equal to []
+
   @requires.session.setTools @requires.tool.isTerminal @requires.tool.defer @requires.tool.skipPermission
   @requires.tool.metadata
   Scenario: replacement tools have the same shape as the tools of session.create
