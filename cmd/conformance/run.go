@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
@@ -64,7 +65,7 @@ unavailable).`,
 			if cfg.ReportDir, err = filepath.Abs(reportDir); err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			res, err := harness.Run(ctx, cfg)
 			if res != nil {

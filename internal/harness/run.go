@@ -60,6 +60,10 @@ type Config struct {
 // ErrSetup is a usage or setup problem (exit code 2).
 var ErrSetup = errors.New("setup error")
 
+// ErrInterrupted is a run ended by its context (SIGINT, SIGTERM): the reports hold what finished
+// before (exit code 130).
+var ErrInterrupted = errors.New("interrupted")
+
 func (c *Config) defaults() {
 	if len(c.Paths) == 0 {
 		c.Paths = []string{filepath.Join(c.RepoRoot, "features")}
@@ -141,6 +145,9 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err := render.Write(cfg.ReportDir, res); err != nil {
 		return res, err
 	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("%w: the reports hold the %d results that finished before", ErrInterrupted, len(res.Results))
+	}
 	var none []string
 	for _, s := range res.SDKs {
 		if s.Status != report.Available && explicit {
@@ -160,7 +167,8 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots chan struct{}) (report.SDK, *target) {
 	info := report.SDK{Name: name, Version: pin.Version, Source: pin.Registry + " " + pin.Package}
 	t := &target{name: name, timeout: cfg.CommandTimeout, reportDir: cfg.ReportDir, self: cfg.Self, progress: cfg.Log,
-		rtOpts: runtime.Options{}}
+		rtOpts: runtime.Options{}, ctx: ctx}
+	context.AfterFunc(ctx, t.interrupt)
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
