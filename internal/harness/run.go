@@ -6,6 +6,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +28,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
 
@@ -173,6 +175,7 @@ func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots cha
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
 	fail := func(why string) (report.SDK, *target) {
+		why = transcript.Scrub(why)
 		info.Status, info.Reason, t.unavailable = report.Unavailable, why, why
 		fmt.Fprintf(cfg.Log, "[%s] unavailable: %s\n", name, firstLine(why))
 		return info, t
@@ -211,6 +214,9 @@ func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots cha
 	}
 	t.client, t.hello = c, hello
 	info.Status, info.Version, info.Capabilities, info.Notes = report.Available, hello.Version, hello.Capabilities, hello.Notes
+	for k, v := range info.Notes {
+		info.Notes[k] = transcript.Scrub(v)
+	}
 	if hello.Source != "" {
 		info.Source = hello.Source
 	}
@@ -228,7 +234,44 @@ func launcher(cfg Config, name string, prep *sdks.Prepared) (driver.Launcher, er
 	if err != nil {
 		return nil, err
 	}
-	return driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: stderrLog}, nil
+	return driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: &scrubLines{w: stderrLog}}, nil
+}
+
+// scrubLines writes whole lines through transcript.Scrub, so that a token a driver or its SDK
+// logs never reaches the driver log in the report folder. A line is held until its newline (a
+// token split across two writes is still found), up to 64 KiB.
+type scrubLines struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+// Flush writes a last line that has no newline (at the end of the run).
+func (s *scrubLines) Flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.buf) > 0 {
+		_, _ = io.WriteString(s.w, transcript.Scrub(string(s.buf)))
+		s.buf = s.buf[:0]
+	}
+}
+
+func (s *scrubLines) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf = append(s.buf, b...)
+	i := bytes.LastIndexByte(s.buf, '\n')
+	if i < 0 && len(s.buf) < 64<<10 {
+		return len(b), nil
+	}
+	if i < 0 {
+		i = len(s.buf) - 1
+	}
+	if _, err := io.WriteString(s.w, transcript.Scrub(string(s.buf[:i+1]))); err != nil {
+		return 0, err
+	}
+	s.buf = append(s.buf[:0], s.buf[i+1:]...)
+	return len(b), nil
 }
 
 // runSuite runs every feature on one SDK through godog. godog's cucumber JSON is kept as the
@@ -249,6 +292,13 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 		},
 	}
 	suite.Run()
+	// godog's record quotes the features' step text, which may hold a token the application
+	// gives its SDK: it passes through Scrub like every other file in the report folder.
+	if b, err := os.ReadFile(cucumber); err == nil {
+		if s := transcript.Scrub(string(b)); s != string(b) {
+			_ = os.WriteFile(cucumber, []byte(s), 0o644)
+		}
+	}
 }
 
 // classify turns a scenario outcome into a result status, applying the manifest.
@@ -289,6 +339,14 @@ func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o suite.Outcome) r
 	}
 	if report.Failing(r.Status) || r.Status == report.XFail {
 		r.Rerun = rerun(cfg, sdk.Name, o)
+	}
+	// A message quotes what the SDK sent or raised: a token must not reach the reports through it.
+	r.Message, r.Rerun = transcript.Scrub(r.Message), transcript.Scrub(r.Rerun)
+	for i, v := range r.SchemaViolations {
+		r.SchemaViolations[i] = transcript.Scrub(v)
+	}
+	for k, v := range r.Observations {
+		r.Observations[k] = transcript.Scrub(v)
 	}
 	return r
 }

@@ -119,4 +119,9 @@ func (t *target) close() {
 		t.client.Close(5 * time.Second)
 		t.client = nil
 	}
+	if l, ok := t.launcher.(driver.Local); ok {
+		if f, ok := l.StderrLog.(interface{ Flush() }); ok {
+			f.Flush()
+		}
+	}
 }
