@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/expect"
+	"github.com/copilot-sdk-conformance/conformance/internal/render"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps"
@@ -170,6 +173,7 @@ func TestSDKFaultsEndOnlyTheirScenario(t *testing.T) {
 			assert.Contains(t, outcomes[0].Err.Error(), "the SDK sent the runtime bytes that are not a well-formed frame")
 			assert.Contains(t, outcomes[0].Err.Error(), want)
 			assert.NoError(t, outcomes[1].Err, "the next scenario is not affected")
+			assertCompleteReports(t, reports, outcomes)
 		})
 	}
 }
@@ -210,7 +214,31 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
 			}
 			assert.True(t, sawConnect, "the transcript holds the command the driver died on")
 			assert.NoError(t, second.Err, "a fresh driver serves the next scenario")
+			assertCompleteReports(t, reports, outcomes)
 		})
+	}
+}
+
+// assertCompleteReports renders the outcomes the way a run does and checks that every format
+// holds both scenarios, the faulty one failed with its message.
+func assertCompleteReports(t *testing.T, dir string, outcomes []suite.Outcome) {
+	t.Helper()
+	res := &report.Results{Schema: 1, SDKs: []report.SDK{{Name: "fake", Status: report.Available}}}
+	for _, o := range outcomes {
+		res.Results = append(res.Results, classify(Config{ReportDir: dir}, &expect.Manifest{}, res.SDKs[0], o))
+	}
+	require.NoError(t, render.Write(dir, res))
+	got, err := report.ReadResults(filepath.Join(dir, "results.json"))
+	require.NoError(t, err)
+	require.Len(t, got.Results, 2)
+	assert.Equal(t, report.Failed, got.Results[0].Status)
+	assert.NotEmpty(t, got.Results[0].Message)
+	assert.Equal(t, report.Passed, got.Results[1].Status)
+	for _, f := range []string{"junit.xml", "summary.md"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "first", f)
+		assert.Contains(t, string(b), "second", f)
 	}
 }
 
