@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
@@ -34,6 +35,12 @@ func checkFeatures(paths []string, vocab []suite.Step, tags, name string) (int, 
 	}
 	var files []string
 	for _, p := range paths {
+		// godog also takes "file.feature:LINE" (one scenario); the file is what is checked.
+		if i := strings.LastIndexByte(p, ':'); i > 0 && strings.HasSuffix(p[:i], ".feature") {
+			if _, err := strconv.Atoi(p[i+1:]); err == nil {
+				p = p[:i]
+			}
+		}
 		err := filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return err

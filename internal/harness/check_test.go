@@ -69,3 +69,13 @@ func TestCheckFeaturesRejects(t *testing.T) {
 		})
 	}
 }
+
+// A "file.feature:LINE" path, which godog accepts, is checked as its file.
+func TestCheckFeaturesTakesAFileWithALine(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "a.feature")
+	require.NoError(t, os.WriteFile(f, []byte("Feature: f\n  Scenario: s\n    When a session is created\n"), 0o644))
+	n, err := checkFeatures([]string{f + ":2"}, steps.Vocabulary(), "", "")
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+}
