@@ -22,6 +22,7 @@ func (w *world) register(sc binder) {
 	sc.Step(`^(?:a|the) session is created with (?:the|these) tools$`, w.create)
 	sc.Step(`^(?:a|the) session is created with no tools$`, w.createWithoutTools)
 	sc.Step(`^(?:a|the) session is created$`, w.create)
+	sc.Step(`^(?:a|the) session is created with the GitHub token "([^"]*)"$`, w.createWithToken)
 	sc.Step(`^(?:a|the) session is resumed with (?:the|these) tools$`, w.resume)
 	sc.Step(`^the prompt "([^"]*)" is sent and the SDK waits for the reply$`, w.sendAndWait)
 
@@ -33,6 +34,7 @@ func (w *world) register(sc binder) {
 	sc.Step(`^the "([^"]*)" request has "([^"]*)" equal to (.+)$`, w.requestKeyEquals)
 	sc.Step(`^the "([^"]*)" request has no key "([^"]*)"$`, w.requestHasNoKey)
 	sc.Step(`^the session id the SDK reported is the "([^"]*)" of the "([^"]*)" request$`, w.reportedSessionID)
+	sc.Step(`^the "([^"]*)" request carried the token "([^"]*)" at "([^"]*)", recorded only by its fingerprint$`, w.tokenRedacted)
 	sc.Step(`^the tools of the "([^"]*)" request equal the tools of the "([^"]*)" request$`, w.toolsEqual)
 	sc.Step(`^the reply is "([^"]*)"$`, w.theReplyIs)
 	sc.Step(`^the runtime was started with the flag "([^"]*)"$`, w.startedWithFlag)

@@ -75,3 +75,14 @@ func TestStrengthenedStepsFailWithoutThePayload(t *testing.T) {
 		})
 	}
 }
+
+// The token step passes only on the fingerprint of the token the application gave, at its path.
+func TestTokenStepNeedsTheRedactedToken(t *testing.T) {
+	const token = "ghp_StrengthTestToken000111222"
+	with := `{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"sessionId":"sess-1","gitHubToken":"` + token + `"}}`
+	other := `{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"sessionId":"sess-1","gitHubToken":"ghp_SomeoneElsesToken999888777"}}`
+	step := func(w *world) error { return w.tokenRedacted("session.create", token, "gitHubToken") }
+	assert.NoError(t, step(worldWith(t, sdk(with))))
+	assert.Error(t, step(worldWith(t, sdk(create))), "no token sent")
+	assert.Error(t, step(worldWith(t, sdk(other))), "another token")
+}

@@ -65,7 +65,8 @@ func needs(caps ...string) func([]string, [][]string) []string {
 // A phrase not listed needs none beyond the baseline every driver has (transport.tcp, create,
 // send). The plan fails a scenario whose @requires tags miss one of them.
 var stepNeeds = map[string]func(args []string, table [][]string) []string{
-	`^an SDK client that starts the runtime itself over stdio$`: needs("transport.stdio"),
+	`^an SDK client that starts the runtime itself over stdio$`:      needs("transport.stdio"),
+	`^(?:a|the) session is created with the GitHub token "([^"]*)"$`: needs("session.gitHubToken"),
 	`^a tool "([^"]*)" with isTerminal (set to true|set to false|unset)$`: func(a []string, _ [][]string) []string {
 		if a[1] == "unset" {
 			return nil

@@ -207,6 +207,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"session.clearContext":          true,
 		"session.rpc.tools.set":         true,
 		"session.rpc.tools.set.nil":     true,
+		"session.gitHubToken":           hasSessionToken(),
 		"events":                        true,
 	}
 	notes := map[string]string{
@@ -432,6 +433,15 @@ type sessionArgs struct {
 	Session   string     `json:"session"`
 	SessionID string     `json:"sessionId"`
 	Tools     []toolSpec `json:"tools"`
+	// GitHubToken is the application's per-session token option, passed as given.
+	GitHubToken *string `json:"gitHubToken"`
+}
+
+// hasSessionToken says whether this SDK version's SessionConfig has a GitHubToken string field
+// (looked up by reflection so that the driver builds against versions without it).
+func hasSessionToken() bool {
+	f, ok := reflect.TypeOf(copilot.SessionConfig{}).FieldByName("GitHubToken")
+	return ok && f.Type.Kind() == reflect.String
 }
 
 func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
@@ -463,11 +473,18 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 			OnEvent:             d.onEvent(ref),
 		})
 	} else {
-		s, err = client.CreateSession(ctx, &copilot.SessionConfig{
+		cfg := &copilot.SessionConfig{
 			Tools:               tools,
 			OnPermissionRequest: copilot.PermissionHandler.ApproveAll,
 			OnEvent:             d.onEvent(ref),
-		})
+		}
+		if a.GitHubToken != nil {
+			if !hasSessionToken() {
+				return nil, unsupported{"this SDK version's SessionConfig has no GitHubToken"}
+			}
+			reflect.ValueOf(cfg).Elem().FieldByName("GitHubToken").SetString(*a.GitHubToken)
+		}
+		s, err = client.CreateSession(ctx, cfg)
 	}
 	if err != nil {
 		return nil, err

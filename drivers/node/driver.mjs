@@ -92,8 +92,21 @@ function declaredToolOptions() {
   }
 }
 
+// Options declared on the public SessionConfigBase interface of the installed version.
+function declaredSessionOptions() {
+  try {
+    const dts = readFileSync(join(installed.dir, "dist", "types.d.ts"), "utf8");
+    const m = /export interface SessionConfigBase\b[^{]*\{([\s\S]*?)\n\}/.exec(dts);
+    if (!m) return new Set();
+    return new Set([...m[1].matchAll(/^\s{4}(\w+)\??:/gm)].map((x) => x[1]));
+  } catch {
+    return new Set();
+  }
+}
+
 function capabilities() {
   const toolOptions = declaredToolOptions();
+  const sessionOptions = declaredSessionOptions();
   let rpcClearContext = false;
   let rpcToolsSet = false;
   try {
@@ -119,6 +132,7 @@ function capabilities() {
     "session.setTools": hasSetTools,
     "session.clearContext": rpcClearContext,
     "session.rpc.tools.set": rpcToolsSet,
+    "session.gitHubToken": sessionOptions.has("gitHubToken"),
     events: true,
   };
   const v = `${SDK_PACKAGE} ${sdkVersion}`;
@@ -273,11 +287,9 @@ const commands = {
     const handle = need(args, "session");
     const ref = { session: null };
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
-    const session = await client.createSession({
-      onPermissionRequest: approveAll,
-      tools,
-      onEvent: forwardEvents(handle),
-    });
+    const config = { onPermissionRequest: approveAll, tools, onEvent: forwardEvents(handle) };
+    if (args.gitHubToken !== undefined) config.gitHubToken = args.gitHubToken;
+    const session = await client.createSession(config);
     ref.session = session;
     sessions.set(handle, { session, client });
     return { sessionId: session.sessionId };

@@ -19,3 +19,9 @@ Feature: Connecting and a first turn
     Then the runtime was started with the flag "--stdio"
     And the first request is "connect"
     And the session id the SDK reported is the "sessionId" of the "session.create" request
+
+  @requires.session.gitHubToken
+  Scenario: the application's per-session GitHub token is sent on session.create, recorded only by its fingerprint
+    When a session is created with the GitHub token "ghp_ConformanceFakeToken0000000000000000"
+    Then the "session.create" request carried the token "ghp_ConformanceFakeToken0000000000000000" at "gitHubToken", recorded only by its fingerprint
+    And the session id the SDK reported is the "sessionId" of the "session.create" request

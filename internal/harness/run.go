@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -147,6 +148,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err := render.Write(cfg.ReportDir, res); err != nil {
 		return res, err
 	}
+	scrubReportDir(cfg.ReportDir, cfg.Log)
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%w: the reports hold the %d results that finished before", ErrInterrupted, len(res.Results))
 	}
@@ -292,13 +294,28 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 		},
 	}
 	suite.Run()
-	// godog's record quotes the features' step text, which may hold a token the application
-	// gives its SDK: it passes through Scrub like every other file in the report folder.
-	if b, err := os.ReadFile(cucumber); err == nil {
-		if s := transcript.Scrub(string(b)); s != string(b) {
-			_ = os.WriteFile(cucumber, []byte(s), 0o644)
+}
+
+// scrubReportDir passes every file of the report folder through transcript.Scrub once the run
+// is over. Each writer scrubs as it writes, but a secret is known only from the moment some
+// frame carried it, and SDKs run concurrently: a file written earlier (godog's record, which
+// quotes the features' step text; another SDK's driver log) may still hold it.
+func scrubReportDir(dir string, log io.Writer) {
+	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return nil
 		}
-	}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		if s := transcript.Scrub(string(b)); s != string(b) {
+			if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+				fmt.Fprintf(log, "scrubbing %s: %v\n", path, err)
+			}
+		}
+		return nil
+	})
 }
 
 // classify turns a scenario outcome into a result status, applying the manifest.

@@ -73,7 +73,7 @@ var Capabilities = []string{
 	"transport.tcp", "transport.stdio", "session.resume",
 	"tool.isTerminal", "tool.isTerminal.explicitFalse",
 	"tool.overridesBuiltInTool", "tool.skipPermission", "tool.defer", "tool.metadata",
-	"session.setTools", "session.rpc.tools.set", "session.rpc.tools.set.nil", "session.clearContext", "events",
+	"session.setTools", "session.rpc.tools.set", "session.rpc.tools.set.nil", "session.gitHubToken", "session.clearContext", "events",
 }
 
 // Step is one phrase the steps bind, as a runner checks features against it before any SDK
