@@ -21,7 +21,7 @@ func (w *world) try(cmd string, args any) error {
 		return err
 	}
 	if r.Outcome == driver.Unsupported {
-		return &ErrUnsupported{Reason: r.Reason}
+		return w.unsupported(cmd, args, r)
 	}
 	w.tried = r
 	return nil
@@ -96,6 +96,21 @@ func (w *world) replaceThroughRPCWithNoTools() error {
 		return err
 	}
 	_, err = w.do("setToolsRpc", map[string]any{"session": s.handle, "tools": []any{}})
+	return err
+}
+
+// replaceThroughRPCWithNil passes the language's nil list (Go's nil slice) to the raw RPC, the
+// way an application naturally writes "no tools" in a language that has one.
+func (w *world) replaceThroughRPCWithNil() error {
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	if has, note := w.t.Capability("session.rpc.tools.set.nil"); !has {
+		return &ErrUnsupported{Reason: fmt.Sprintf("%s has no nil list apart from an empty one: %s", w.t.SDK(), note),
+			Capability: "session.rpc.tools.set.nil"}
+	}
+	_, err = w.do("setToolsRpc", map[string]any{"session": s.handle, "tools": nil})
 	return err
 }
 
@@ -234,7 +249,7 @@ func (w *world) driverEvents(kind string) []map[string]any {
 // applicationReceived checks that the SDK delivered a session event to the application.
 func (w *world) applicationReceived(typ, key, want string) error {
 	if has, note := w.t.Capability("events"); !has {
-		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not forward session events: %s", w.t.SDK(), note)}
+		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not forward session events: %s", w.t.SDK(), note), Capability: "events"}
 	}
 	var seen []string
 	for _, ev := range w.driverEvents("session.event") {

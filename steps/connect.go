@@ -11,7 +11,7 @@ import (
 
 // Connect and handshake options (drivers/PROTOCOL.md "Connect options").
 
-func (w *world) registerConnect(sc *godog.ScenarioContext) {
+func (w *world) registerConnect(sc binder) {
 	sc.Step(`^an SDK client connected to the runtime with the connect options:$`, w.connectedWithOptions)
 	sc.Step(`^the runtime predates the connect handshake$`, w.legacyHandshake)
 	sc.Step(`^the first requests are (.+)$`, w.firstRequestsAre)

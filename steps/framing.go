@@ -7,12 +7,11 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
-	"github.com/cucumber/godog"
 )
 
 // Framing: how bytes reach each side (large bodies, split and coalesced frames, non-ASCII).
 
-func (w *world) registerFraming(sc *godog.ScenarioContext) {
+func (w *world) registerFraming(sc binder) {
 	sc.Step(`^the runtime writes each frame in pieces of (\d+) bytes$`, w.splitFrames)
 	sc.Step(`^the runtime writes several frames at once$`, w.coalesceFrames)
 	sc.Step(`^the model then replies with a text of (\d+) characters$`, w.modelRepliesLong)

@@ -16,7 +16,7 @@ import (
 
 // registerWire binds the steps of the whole-wire-surface features (session options, tool
 // results, startup order, framing, requests from the runtime, connect options).
-func (w *world) registerWire(sc *godog.ScenarioContext) {
+func (w *world) registerWire(sc binder) {
 	w.registerOptions(sc)
 	w.registerResults(sc)
 	w.registerOrder(sc)
@@ -25,7 +25,7 @@ func (w *world) registerWire(sc *godog.ScenarioContext) {
 	w.registerConnect(sc)
 }
 
-func (w *world) registerOptions(sc *godog.ScenarioContext) {
+func (w *world) registerOptions(sc binder) {
 	sc.Step(`^a session is created with the option "([^"]*)" set to (.+)$`, w.createWithOption)
 	sc.Step(`^the session is resumed with the option "([^"]*)" set to (.+)$`, w.resumeWithOption)
 	sc.Step(`^a session is created with the options:$`, w.createWithOptions)

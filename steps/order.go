@@ -7,13 +7,12 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
-	"github.com/cucumber/godog"
 )
 
 // The order of the startup requests: a session exists for the runtime only once its
 // session.create / session.resume has been answered, so nothing may name it before.
 
-func (w *world) registerOrder(sc *godog.ScenarioContext) {
+func (w *world) registerOrder(sc binder) {
 	sc.Step(`^no request naming the session was sent before its "([^"]*)" was answered$`, w.nothingBeforeOpened)
 	sc.Step(`^the runtime answered no request with "([^"]*)"$`, w.noAnswerMentioning)
 }

@@ -1,11 +1,13 @@
 package steps
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
 
 // request returns the params of the first request of method the SDK sent in this scenario.
@@ -171,4 +173,60 @@ func compare(what string, got, normalized any, want string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: want %s, got %s", what, e, canon.Show(got, true))
+}
+
+// reportedSessionID checks that a request's key holds the id of the scenario's session as the
+// SDK reported it to the application (the answer of its create or resume call): a request for
+// another session, or any other string, fails.
+func (w *world) reportedSessionID(key, method string) error {
+	if len(w.sessions) == 0 || w.sessions[len(w.sessions)-1].id == "" {
+		return fmt.Errorf("the SDK reported no session id to compare the %s request's %s with", method, key)
+	}
+	want := w.sessions[len(w.sessions)-1].id
+	params, err := w.request(method)
+	if err != nil {
+		return err
+	}
+	w.check(method, key)
+	got, ok := canon.Get(params, key)
+	if !ok {
+		return fmt.Errorf("%s %s: want the session id the SDK reported (%q), the key is absent", method, key, want)
+	}
+	if got != want {
+		return fmt.Errorf("%s %s is %s, want the session id the SDK reported, %q", method, key, canon.Show(got, true), want)
+	}
+	return nil
+}
+
+// tokenRedacted checks that the SDK sent a token at path (relative to params) of a request, by
+// the fingerprint the runtime recorded in its place: the token itself is never in a transcript.
+func (w *world) tokenRedacted(method, token, path string) error {
+	w.check(method, path)
+	for _, e := range w.entries() {
+		if e.Dir != transcript.SDKToRuntime || len(e.Frame) == 0 {
+			continue
+		}
+		var m wire.Message
+		if json.Unmarshal(e.Frame, &m) != nil || m.Method != method {
+			continue
+		}
+		if strings.Contains(string(e.Frame), token) {
+			return fmt.Errorf("the %s request (seq %d) holds the token in clear", method, e.Seq)
+		}
+		for _, r := range e.Redacted {
+			if r.Path == "params."+path {
+				if r.SHA256 != transcript.Fingerprint(token) {
+					return fmt.Errorf("%s %s carried a token with fingerprint %s, want %s (the one the application gave)", method, path, r.SHA256, transcript.Fingerprint(token))
+				}
+				return nil
+			}
+		}
+		var seen []string
+		for _, r := range e.Redacted {
+			seen = append(seen, r.Path)
+		}
+		return fmt.Errorf("%s carried no token at %s (redacted paths: %v)", method, path, seen)
+	}
+	_, err := w.request(method)
+	return err
 }

@@ -6,11 +6,10 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
-	"github.com/cucumber/godog"
 )
 
 // register binds the step phrases. Each phrase is SDK-neutral; see features/README.md.
-func (w *world) register(sc *godog.ScenarioContext) {
+func (w *world) register(sc binder) {
 	// Given: the client and the tools.
 	sc.Step(`^an SDK client connected to the runtime$`, w.connected)
 	sc.Step(`^an SDK client that starts the runtime itself over stdio$`, w.connectedOverStdio)
@@ -23,6 +22,7 @@ func (w *world) register(sc *godog.ScenarioContext) {
 	sc.Step(`^(?:a|the) session is created with (?:the|these) tools$`, w.create)
 	sc.Step(`^(?:a|the) session is created with no tools$`, w.createWithoutTools)
 	sc.Step(`^(?:a|the) session is created$`, w.create)
+	sc.Step(`^(?:a|the) session is created with the GitHub token "([^"]*)"$`, w.createWithToken)
 	sc.Step(`^(?:a|the) session is resumed with (?:the|these) tools$`, w.resume)
 	sc.Step(`^the prompt "([^"]*)" is sent and the SDK waits for the reply$`, w.sendAndWait)
 
@@ -33,6 +33,8 @@ func (w *world) register(sc *godog.ScenarioContext) {
 	sc.Step(`^no key "([^"]*)" appears anywhere in the "([^"]*)" request$`, w.noKeyAnywhere)
 	sc.Step(`^the "([^"]*)" request has "([^"]*)" equal to (.+)$`, w.requestKeyEquals)
 	sc.Step(`^the "([^"]*)" request has no key "([^"]*)"$`, w.requestHasNoKey)
+	sc.Step(`^the session id the SDK reported is the "([^"]*)" of the "([^"]*)" request$`, w.reportedSessionID)
+	sc.Step(`^the "([^"]*)" request carried the token "([^"]*)" at "([^"]*)", recorded only by its fingerprint$`, w.tokenRedacted)
 	sc.Step(`^the tools of the "([^"]*)" request equal the tools of the "([^"]*)" request$`, w.toolsEqual)
 	sc.Step(`^the reply is "([^"]*)"$`, w.theReplyIs)
 	sc.Step(`^the runtime was started with the flag "([^"]*)"$`, w.startedWithFlag)
@@ -48,6 +50,7 @@ func (w *world) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the tools are replaced with:$`, w.replaceTools)
 	sc.Step(`^the tools are replaced with no tools$`, w.replaceWithNoTools)
 	sc.Step(`^the tools are replaced through the generated RPC with no tools$`, w.replaceThroughRPCWithNoTools)
+	sc.Step(`^the tools are replaced through the generated RPC with the language's nil list$`, w.replaceThroughRPCWithNil)
 	sc.Step(`^the application tries to replace the tools with:$`, w.triesReplaceTools)
 	sc.Step(`^the tools are replaced (\d+) times at once$`, w.replaceConcurrently)
 	sc.Step(`^the application tries to call clearContext with "([^"]*)" outside a tool call$`, w.triesClearContext)

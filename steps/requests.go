@@ -7,13 +7,12 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
-	"github.com/cucumber/godog"
 )
 
 // Requests from the runtime to the SDK (drivers/PROTOCOL.md "Requests from the runtime"):
 // the runtime asks, the application's handler receives, the SDK answers.
 
-func (w *world) registerRequests(sc *godog.ScenarioContext) {
+func (w *world) registerRequests(sc binder) {
 	sc.Step(`^the runtime then asks the application for permission with (\{.*\})$`, w.asksPermission)
 	sc.Step(`^the SDK answered the permission request with "([^"]*)" equal to (.+)$`, w.permissionAnswerEquals)
 	sc.Step(`^the application's permission handler received "([^"]*)" equal to (.+)$`, w.permissionReceived)

@@ -8,14 +8,13 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
-	"github.com/cucumber/godog"
 )
 
 // Tool results of every kind (drivers/PROTOCOL.md "Tool results"): the handler returns a typed
 // value or a whole result object, and the features read the SDK's
 // session.tools.handlePendingToolCall answer.
 
-func (w *world) registerResults(sc *godog.ScenarioContext) {
+func (w *world) registerResults(sc binder) {
 	sc.Step(`^a tool "([^"]*)" whose handler returns the typed value (\{.*\})$`, w.toolReturnsValue)
 	sc.Step(`^a tool "([^"]*)" whose handler returns the result object (\{.*\})$`, w.toolReturnsResult)
 	sc.Step(`^the SDK answered the call to "([^"]*)" with the typed value (\{.*\})$`, w.answeredWithValue)

@@ -77,6 +77,15 @@ func (w *world) open(cmd, client string, args map[string]any) error {
 	return nil
 }
 
+// createWithToken creates a session whose application gives the SDK a per-session GitHub token.
+func (w *world) createWithToken(token string) error {
+	c, err := w.client()
+	if err != nil {
+		return err
+	}
+	return w.open("createSession", c, map[string]any{"tools": w.toolList(), "gitHubToken": token})
+}
+
 func (w *world) createWithoutTools() error {
 	saved := w.tools
 	w.tools = nil

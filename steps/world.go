@@ -19,7 +19,10 @@ import (
 
 // ErrUnsupported marks a step the SDK version cannot perform. It wraps godog.ErrSkip so godog
 // skips the rest of the scenario; the harness reports it as unsupported, never as passed.
-type ErrUnsupported struct{ Reason string }
+type ErrUnsupported struct {
+	Reason     string
+	Capability string // the capability the SDK lacks, when known
+}
 
 func (e *ErrUnsupported) Error() string { return "unsupported: " + e.Reason }
 func (e *ErrUnsupported) Unwrap() error { return godog.ErrSkip }
@@ -47,6 +50,8 @@ type world struct {
 	checked      []string
 	firstErr     error
 	unsupport    string
+	capability   string // the capability behind unsupport
+	badLine      error  // the first driver line of the current command that was not protocol JSON
 	unavailable  string
 }
 
@@ -65,7 +70,7 @@ func Initializer(t suite.Target, featuresRoot, nameFilter string) func(*godog.Sc
 				var un *ErrUnsupported
 				switch {
 				case errors.As(err, &un):
-					w.unsupport = un.Reason
+					w.unsupport, w.capability = un.Reason, un.Capability
 				case status == godog.StepUndefined:
 					w.firstErr = fmt.Errorf("step %q is not defined", st.Text)
 				case err != nil && !errors.Is(err, godog.ErrSkip):
@@ -114,7 +119,7 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 		}
 		if reason, n, lacking := w.lacks(c); lacking {
 			rec.Lacks(c, n, reason)
-			return &ErrUnsupported{Reason: reason}
+			return &ErrUnsupported{Reason: reason, Capability: c}
 		}
 	}
 	w.rt = runtime.New(rec, w.t.RuntimeOptions())
@@ -131,7 +136,7 @@ func (w *world) end(s *godog.Scenario) {
 		return
 	}
 	o := suite.Outcome{Feature: w.feature, Scenario: w.name, Err: w.firstErr, Unsupported: w.unsupport,
-		Unavailable: w.unavailable, Checked: w.checked, Observations: w.observations}
+		Unavailable: w.unavailable, Checked: w.checked, Observations: w.observations, Capability: w.capability}
 	for _, tag := range s.Tags {
 		o.Tags = append(o.Tags, tag.Name)
 	}
@@ -150,6 +155,9 @@ func (w *world) end(s *godog.Scenario) {
 		w.importStdio()
 	}
 	if w.rec != nil {
+		if o.Err == nil && o.Unsupported == "" {
+			o.Err = sdkFrameFault(w.entries())
+		}
 		o.SchemaViolations = transcript.Violations(w.entries())
 		w.rec.Notef("", "scenario ended")
 		if err := w.rec.Close(); err != nil && o.Err == nil {
@@ -179,7 +187,12 @@ func (w *world) call(cmd string, args any) (*driver.Response, error) {
 	}
 	d.SetSink(w.driverLine)
 	defer d.SetSink(nil)
+	w.badLine = nil
 	r, err := d.Call(w.ctx, cmd, args, w.t.CommandTimeout())
+	if err == nil && w.badLine != nil {
+		// stdout carries only protocol JSON: anything else is a driver fault, not noise.
+		err = d.Fault("protocol", cmd, w.badLine.Error())
+	}
 	var f *driver.Failure
 	if errors.As(err, &f) {
 		w.rec.Notef("driver", "%s", f.Error())
@@ -200,6 +213,9 @@ func (w *world) driverLine(l driver.Line) {
 	}
 	if l.Err != nil {
 		w.rec.Bad("driver", dir, l.Body, l.Err)
+		if w.badLine == nil {
+			w.badLine = fmt.Errorf("line %.200q: %w", l.Body, l.Err)
+		}
 		return
 	}
 	w.rec.Frame("driver", dir, l.Body)
@@ -213,7 +229,7 @@ func (w *world) do(cmd string, args any) (json.RawMessage, error) {
 	}
 	switch r.Outcome {
 	case driver.Unsupported:
-		return nil, &ErrUnsupported{Reason: r.Reason}
+		return nil, w.unsupported(cmd, args, r)
 	case driver.Error:
 		w.lastErr = r
 		return nil, fmt.Errorf("%s: the SDK raised %s", cmd, r.ErrorText())
@@ -262,4 +278,35 @@ func (w *world) lacks(c string) (reason, note string, lacking bool) {
 		reason += ": " + note
 	}
 	return reason, note, true
+}
+
+// unsupported is the error for a driver's unsupported answer to cmd. A driver that declared in
+// hello the capability the command needs (commandNeeds) and then answers unsupported has a
+// fault: the scenario fails, it is not excused as unsupported.
+func (w *world) unsupported(cmd string, args any, r *driver.Response) error {
+	c := commandNeeds[cmd]
+	if cmd == "connect" {
+		c = "transport.tcp"
+		if a, ok := args.(map[string]any); ok && a["cliPath"] != nil {
+			c = "transport.stdio"
+		}
+	}
+	if c != "" {
+		if has, _ := w.t.Capability(c); has {
+			return fmt.Errorf("driver fault: the %s driver declared the capability %s in hello but answered unsupported to %s: %s", w.t.SDK(), c, cmd, r.Reason)
+		}
+	}
+	return &ErrUnsupported{Reason: r.Reason, Capability: c}
+}
+
+// sdkFrameFault is the first thing the SDK sent the runtime that was not a well-formed frame:
+// the runtime records it and answers a parse error, and the scenario fails on it, whatever its
+// assertions said, so that a malformed stream never passes.
+func sdkFrameFault(entries []transcript.Entry) error {
+	for _, e := range entries {
+		if e.Dir == transcript.SDKToRuntime && e.Error != "" {
+			return fmt.Errorf("the SDK sent the runtime bytes that are not a well-formed frame on %s (transcript seq %d): %s", e.Conn, e.Seq, e.Error)
+		}
+	}
+	return nil
 }

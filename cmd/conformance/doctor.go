@@ -44,6 +44,11 @@ func doctorCmd() *cobra.Command {
 			if err := w.Flush(); err != nil {
 				return err
 			}
+			for _, name := range sdks.Names() {
+				if d, ok := sdks.Lookup(name); ok && d.Newer != "" {
+					fmt.Printf("\n%s (pinned %s): %s\n", name, pins[name].Version, d.Newer)
+				}
+			}
 			if docker || dockerClean {
 				return doctorDocker(cmd, dockerClean)
 			}

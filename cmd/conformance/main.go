@@ -37,6 +37,8 @@ func main() {
 		switch {
 		case errors.As(err, &ee):
 			os.Exit(ee.code)
+		case errors.Is(err, harness.ErrInterrupted):
+			os.Exit(130)
 		case errors.Is(err, harness.ErrSetup):
 			os.Exit(2)
 		default:

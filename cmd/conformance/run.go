@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
@@ -38,7 +39,7 @@ unavailable).`,
 			if err != nil {
 				return err
 			}
-			cfg := harness.Config{Steps: steps.Initializer, RepoRoot: root, Tags: tags, Scenario: scenario, CacheRoot: cacheDir,
+			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Tags: tags, Scenario: scenario, CacheRoot: cacheDir,
 				Manifest: manifest, CommandTimeout: timeout, Self: selfArgv(), Log: os.Stdout, ValidateProtocol: validate,
 				Command: "conformance " + strings.Join(os.Args[1:], " ")}
 			if sdkList != "" {
@@ -64,7 +65,7 @@ unavailable).`,
 			if cfg.ReportDir, err = filepath.Abs(reportDir); err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			res, err := harness.Run(ctx, cfg)
 			if res != nil {

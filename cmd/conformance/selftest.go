@@ -31,7 +31,7 @@ untouched copy now fail. Exit status 1 unless every mutant is caught.`,
 			if reportDir, err = filepath.Abs(reportDir); err != nil {
 				return err
 			}
-			verdicts, err := selftest.Run(context.Background(), selftest.Config{Steps: steps.Initializer, RepoRoot: root, Mutants: mutants, Only: only,
+			verdicts, err := selftest.Run(context.Background(), selftest.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Mutants: mutants, Only: only,
 				ReportDir: reportDir, CacheRoot: sdks.DefaultCacheRoot(), Self: selfArgv(), Log: os.Stdout})
 			if err != nil {
 				return &exitError{2, err}

@@ -207,6 +207,8 @@ func (d *driver) hello() (map[string]any, error) {
 		"session.setTools":              hasSetTools,
 		"session.clearContext":          true,
 		"session.rpc.tools.set":         true,
+		"session.rpc.tools.set.nil":     true,
+		"session.gitHubToken":           hasSessionToken(),
 		"events":                        true,
 		"tool.result.value":             true,
 		"tool.result.object":            true,
@@ -223,6 +225,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.metadata":             "map with omitempty: an empty metadata object {} is not sent",
 		"session.clearContext":      "through the generated RPC Session.RPC.History.ClearContext (experimental)",
 		"session.rpc.tools.set":     "Session.RPC.Tools.Set, with the definitions as given (an empty list is an empty slice)",
+		"session.rpc.tools.set.nil": "\"tools\": null is passed as a nil []rpc.ProtocolExternalToolDefinition",
 		"transport.tcp":             "copilot.ClientOptions{Connection: copilot.URIConnection{URL: address}}",
 		"transport.stdio":           "copilot.ClientOptions{Connection: copilot.StdioConnection{Path: cliPath, Env: ...}}",
 	}
@@ -464,6 +467,15 @@ type sessionArgs struct {
 	SessionID string                     `json:"sessionId"`
 	Tools     []toolSpec                 `json:"tools"`
 	Options   map[string]json.RawMessage `json:"options"`
+	// GitHubToken is the application's per-session token option, passed as given.
+	GitHubToken *string `json:"gitHubToken"`
+}
+
+// hasSessionToken says whether this SDK version's SessionConfig has a GitHubToken string field
+// (looked up by reflection so that the driver builds against versions without it).
+func hasSessionToken() bool {
+	f, ok := reflect.TypeOf(copilot.SessionConfig{}).FieldByName("GitHubToken")
+	return ok && f.Type.Kind() == reflect.String
 }
 
 func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
@@ -508,6 +520,12 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 		reportPermissions(cfg, ref)
 		if err := applyOptions(cfg, a.Options, false); err != nil {
 			return nil, err
+		}
+		if a.GitHubToken != nil {
+			if !hasSessionToken() {
+				return nil, unsupported{"this SDK version's SessionConfig has no GitHubToken"}
+			}
+			reflect.ValueOf(cfg).Elem().FieldByName("GitHubToken").SetString(*a.GitHubToken)
 		}
 		s, err = client.CreateSession(ctx, cfg)
 	}

@@ -169,8 +169,21 @@ function applyOptions(config, options, kind) {
   }
 }
 
+// Options declared on the public SessionConfigBase interface of the installed version.
+function declaredSessionOptions() {
+  try {
+    const dts = readFileSync(join(installed.dir, "dist", "types.d.ts"), "utf8");
+    const m = /export interface SessionConfigBase\b[^{]*\{([\s\S]*?)\n\}/.exec(dts);
+    if (!m) return new Set();
+    return new Set([...m[1].matchAll(/^\s{4}(\w+)\??:/gm)].map((x) => x[1]));
+  } catch {
+    return new Set();
+  }
+}
+
 function capabilities() {
   const toolOptions = declaredToolOptions();
+  const sessionOptions = declaredSessionOptions();
   let rpcClearContext = false;
   let rpcToolsSet = false;
   try {
@@ -196,6 +209,7 @@ function capabilities() {
     "session.setTools": hasSetTools,
     "session.clearContext": rpcClearContext,
     "session.rpc.tools.set": rpcToolsSet,
+    "session.gitHubToken": sessionOptions.has("gitHubToken"),
     events: true,
     // Tool results (PROTOCOL.md "Tool results"): an object is JSON-stringified, a
     // ToolResultObject is passed through, a thrown Error becomes the answer's error.
@@ -402,6 +416,7 @@ const commands = {
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "create");
+    if (args.gitHubToken !== undefined) config.gitHubToken = args.gitHubToken;
     const session = await client.createSession(config);
     ref.session = session;
     sessions.set(handle, { session, client });

@@ -5,6 +5,7 @@ Feature: Clearing the context from a tool handler
   successful clear emits session.context_cleared with the number of removed messages and the
   initial message, which the SDK delivers to the application.
 
+  @requires.tool.isTerminal
   Scenario: a handler clears the context while its own tool call is in flight
     Given a tool "reset" with isTerminal set to true
     And a tool "reset" that clears the context with "start over from the summary"
@@ -12,11 +13,11 @@ Feature: Clearing the context from a tool handler
     When the prompt "clear it" is sent and the SDK waits for the reply
     Then the "session.history.clearContext" request was sent while the call to "reset" was in flight
     And the "session.history.clearContext" request has "prompt" equal to "start over from the summary"
-    And the "session.history.clearContext" request has "sessionId" equal to "<sessionId>"
+    And the session id the SDK reported is the "sessionId" of the "session.history.clearContext" request
     And the SDK answered the call to "reset" with the text "Cleared 2 messages."
     And the turn ended right after the tool "reset"
 
-  @requires.events
+  @requires.events @requires.tool.isTerminal
   Scenario: the application receives session.context_cleared
     Given a tool "reset" with isTerminal set to true
     And a tool "reset" that clears the context with "fresh start"
@@ -31,11 +32,15 @@ Feature: Clearing the context from a tool handler
     Then the runtime rejected the "session.history.clearContext" request
     And the SDK raised an error mentioning "tool call is in flight"
 
+  @requires.tool.isTerminal
   Scenario: clearContext with an empty prompt fails the handler that called it
     Given a tool "reset" with isTerminal set to true
     And a tool "reset" that clears the context with ""
     And the model calls the tool "reset"
     And the model then replies "recovered"
     When the prompt "clear it" is sent and the SDK waits for the reply
-    Then the SDK answered the call to "reset" as a failure
+    Then the "session.history.clearContext" request was sent while the call to "reset" was in flight
+    And the "session.history.clearContext" request has "prompt" equal to ""
+    And the runtime rejected the "session.history.clearContext" request
+    And the SDK answered the call to "reset" as a failure
     And the model went on after the tool "reset"

@@ -4,6 +4,7 @@ Feature: Requests conform to the runtime's published schema
   must be a ProtocolExternalToolDefinition (additionalProperties: false), so a key the schema
   does not know, such as is_terminal, is a violation reported with its JSON pointer.
 
+  @requires.session.resume @requires.tool.skipPermission
   Scenario: a session with plain tools conforms to the schema
     Given the tools:
       | name   | skipPermission | parameters                                                   |
@@ -15,7 +16,8 @@ Feature: Requests conform to the runtime's published schema
     And the prompt "go" is sent and the SDK waits for the reply
     Then every request the SDK sent conforms to the runtime's published schema
 
-  @requires.tool.isTerminal @requires.tool.defer @requires.tool.metadata
+  @requires.session.resume @requires.tool.isTerminal @requires.tool.defer @requires.tool.metadata
+  @requires.tool.skipPermission @requires.tool.overridesBuiltInTool
   Scenario: a session with every tool option conforms to the schema
     Given the tools:
       | name   | isTerminal | defer | skipPermission | overridesBuiltInTool | metadata         | parameters                                                   |

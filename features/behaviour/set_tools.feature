@@ -12,7 +12,14 @@ Feature: Replacing a session's tools
     When the tools are replaced through the generated RPC with no tools
     Then the "session.tools.set" request has "tools" equal to []
 
-  @requires.session.setTools
+  @requires.session.rpc.tools.set @requires.session.rpc.tools.set.nil
+  Scenario: a Go application naturally writes nil for no tools, and the raw RPC still sends a list
+    Given a session is created with no tools
+    When the tools are replaced through the generated RPC with the language's nil list
+    Then the "session.tools.set" request has "tools" equal to []
+
+  @requires.session.setTools @requires.tool.isTerminal @requires.tool.defer @requires.tool.skipPermission
+  @requires.tool.metadata
   Scenario: replacement tools have the same shape as the tools of session.create
     Given the tools:
       | name   | isTerminal | defer | skipPermission | overridesBuiltInTool | metadata         |
@@ -43,7 +50,9 @@ Feature: Replacing a session's tools
       | search | returns "new results" as "v2"   |
     And the model calls the tool "search"
     And the prompt "search" is sent and the SDK waits for the reply
-    Then the SDK answered the call to "search" with the text "new results"
+    Then the session id the SDK reported is the "sessionId" of the "session.tools.set" request
+    And the "session.tools.set" request has "tools[0].name" equal to "search"
+    And the SDK answered the call to "search" with the text "new results"
     And the handler "v2" served the call to "search"
 
   @requires.session.setTools

@@ -22,7 +22,8 @@ Feature: Terminal tools end the turn only when they succeed
     And the model calls the tool "finish"
     And the model then replies "I saw the error"
     When the prompt "wrap up" is sent and the SDK waits for the reply
-    Then the SDK answered the call to "finish" as a failure
+    Then the tool "finish" in the "session.create" request has "isTerminal" equal to true
+    And the SDK answered the call to "finish" as a failure
     And the SDK answered the call to "finish" with a failure mentioning "disk full"
     And the model went on after the tool "finish"
     And the reply is "I saw the error"

@@ -5,7 +5,7 @@ Feature: Connecting and a first turn
   Scenario: the SDK connects before anything else and creates a session
     When a session is created with no tools
     Then the first request is "connect"
-    And the "session.create" request has "sessionId" equal to "<sessionId>"
+    And the session id the SDK reported is the "sessionId" of the "session.create" request
 
   Scenario: a prompt sent and waited for returns the assistant's reply
     When the prompt "hello" is sent and the SDK waits for the reply
@@ -18,4 +18,10 @@ Feature: Connecting and a first turn
     When a session is created with the tools
     Then the runtime was started with the flag "--stdio"
     And the first request is "connect"
-    And the "session.create" request has "sessionId" equal to "<sessionId>"
+    And the session id the SDK reported is the "sessionId" of the "session.create" request
+
+  @requires.session.gitHubToken
+  Scenario: the application's per-session GitHub token is sent on session.create, recorded only by its fingerprint
+    When a session is created with the GitHub token "ghp_ConformanceFakeToken0000000000000000"
+    Then the "session.create" request carried the token "ghp_ConformanceFakeToken0000000000000000" at "gitHubToken", recorded only by its fingerprint
+    And the session id the SDK reported is the "sessionId" of the "session.create" request

@@ -4,6 +4,7 @@ Feature: session.resume sends the same tool definitions as session.create
   the tools array of session.resume equals that of session.create after normalization, with
   isTerminal beside the other tool options, and isTerminal independent of metadata.
 
+  @requires.tool.skipPermission @requires.tool.overridesBuiltInTool
   Scenario: tools without options are sent the same way on create and resume
     Given the tools:
       | name   | skipPermission | overridesBuiltInTool |
@@ -16,6 +17,7 @@ Feature: session.resume sends the same tool definitions as session.create
     And the tool "plain" in the "session.resume" request has no key "isTerminal"
 
   @requires.tool.isTerminal @requires.tool.defer @requires.tool.metadata
+  @requires.tool.skipPermission @requires.tool.overridesBuiltInTool
   Scenario: every tool option is sent the same way on create and resume
     Given the tools:
       | name   | isTerminal | defer | skipPermission | overridesBuiltInTool | metadata           |
@@ -32,6 +34,7 @@ Feature: session.resume sends the same tool definitions as session.create
     And the tool "plain" in the "session.resume" request has no key "isTerminal"
 
   @requires.tool.isTerminal @requires.tool.defer @requires.tool.metadata
+  @requires.tool.skipPermission @requires.tool.overridesBuiltInTool
   Scenario: isTerminal beside defer, metadata, skipPermission and overridesBuiltInTool on resume
     Given the tools:
       | name | isTerminal | defer | skipPermission | overridesBuiltInTool | metadata       |

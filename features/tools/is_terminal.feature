@@ -14,6 +14,10 @@ Feature: isTerminal on a tool definition
     Examples:
       | request        | action  |
       | session.create | created |
+
+    @requires.session.resume
+    Examples:
+      | request        | action  |
       | session.resume | resumed |
 
   Scenario Outline: an unset isTerminal is absent on <request>
@@ -25,6 +29,10 @@ Feature: isTerminal on a tool definition
     Examples:
       | request        | action  |
       | session.create | created |
+
+    @requires.session.resume
+    Examples:
+      | request        | action  |
       | session.resume | resumed |
 
   Scenario Outline: isTerminal explicitly false is omitted on <request>
@@ -36,4 +44,8 @@ Feature: isTerminal on a tool definition
     Examples:
       | request        | action  |
       | session.create | created |
+
+    @requires.session.resume
+    Examples:
+      | request        | action  |
       | session.resume | resumed |

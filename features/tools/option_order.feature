@@ -11,15 +11,37 @@ Feature: isTerminal survives the options set after it
     When the session is <action> with the tools
     Then the tool "finish" in the "<request>" request has "isTerminal" equal to true
 
+    @requires.tool.metadata
     Examples:
       | later          | value            | request        | action  |
       | metadata       | {"owner": "a"}   | session.create | created |
+
+    @requires.tool.defer
+    Examples:
+      | later          | value            | request        | action  |
       | defer          | never            | session.create | created |
+
+    @requires.tool.skipPermission
+    Examples:
+      | later          | value            | request        | action  |
       | skipPermission | true             | session.create | created |
+
+    @requires.tool.metadata @requires.session.resume
+    Examples:
+      | later          | value            | request        | action  |
       | metadata       | {"owner": "a"}   | session.resume | resumed |
+
+    @requires.tool.defer @requires.session.resume
+    Examples:
+      | later          | value            | request        | action  |
       | defer          | never            | session.resume | resumed |
+
+    @requires.tool.skipPermission @requires.session.resume
+    Examples:
+      | later          | value            | request        | action  |
       | skipPermission | true             | session.resume | resumed |
 
+  @requires.session.resume @requires.tool.metadata @requires.tool.defer @requires.tool.skipPermission
   Scenario: isTerminal set first, then metadata, defer and skipPermission
     Given the tools:
       | name   | isTerminal | metadata       | defer | skipPermission | optionOrder                                    |

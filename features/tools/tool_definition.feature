@@ -14,6 +14,10 @@ Feature: A tool definition carries the application's name, description and param
     Examples:
       | request        | action  |
       | session.create | created |
+
+    @requires.session.resume
+    Examples:
+      | request        | action  |
       | session.resume | resumed |
 
   Scenario Outline: every tool is sent, in the order given, on <request>
@@ -31,4 +35,8 @@ Feature: A tool definition carries the application's name, description and param
     Examples:
       | request        | action  |
       | session.create | created |
+
+    @requires.session.resume
+    Examples:
+      | request        | action  |
       | session.resume | resumed |

@@ -1,4 +1,5 @@
 @requires.tool.isTerminal @requires.tool.defer @requires.tool.metadata
+@requires.tool.skipPermission @requires.tool.overridesBuiltInTool
 Feature: Each tool carries exactly the options the application set on it
   Checked on whole definitions, not single keys: a tool in session.create, session.resume and
   session.tools.set carries exactly the options the application set on that tool (plus the

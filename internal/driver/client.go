@@ -150,7 +150,16 @@ func (c *Client) readLoop() {
 			ch <- r
 		}
 	}
+	if err := sc.Err(); err != nil {
+		// A line past the bound (or a broken pipe): the driver cannot be read any further, so
+		// it is ended rather than left blocked on a full stdout.
+		c.emit(Line{Err: fmt.Errorf("reading the driver's stdout: %w", err)})
+		c.proc.Kill()
+	}
 	err := c.proc.Wait()
+	if serr := sc.Err(); serr != nil {
+		err = fmt.Errorf("stdout unreadable (%v); killed", serr)
+	}
 	c.mu.Lock()
 	c.deadErr = err
 	c.mu.Unlock()
@@ -248,6 +257,10 @@ func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Du
 		return nil, c.failure("timed out", cmd, ctx.Err().Error())
 	}
 }
+
+// Fault is a Failure of this driver found by the caller (e.g. a stray stdout line), with the
+// driver's stderr tail.
+func (c *Client) Fault(kind, cmd, detail string) *Failure { return c.failure(kind, cmd, detail) }
 
 func (c *Client) failure(kind, cmd, detail string) *Failure {
 	// Give stderr a moment to arrive after a crash.

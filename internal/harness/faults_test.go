@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,9 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/expect"
+	"github.com/copilot-sdk-conformance/conformance/internal/render"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps"
@@ -30,7 +34,9 @@ func TestMain(m *testing.M) {
 }
 
 // fakeDriver answers every command ok, except that the first process (no marker file yet)
-// crashes or hangs on connect.
+// misbehaves on connect the way mode says: crash, hang, exit (quietly, without answering),
+// garbage (a non-JSON line on stdout), flood (an endless stdout line). In mode unsupported every
+// process declares session.setTools in hello and answers setTools unsupported.
 func fakeDriver(mode, marker string) {
 	_, err := os.Stat(marker)
 	first := os.IsNotExist(err)
@@ -40,28 +46,135 @@ func fakeDriver(mode, marker string) {
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		var c struct {
-			ID  int    `json:"id"`
-			Cmd string `json:"cmd"`
+			ID   int    `json:"id"`
+			Cmd  string `json:"cmd"`
+			Args struct {
+				Address string `json:"address"`
+			} `json:"args"`
 		}
 		_ = json.Unmarshal(sc.Bytes(), &c)
+		if c.Cmd == "connect" && sdkFaults[mode] != nil {
+			if first {
+				sdkFault(mode, c.Args.Address)
+			}
+			first = false
+		}
 		if c.Cmd == "connect" && first {
 			fmt.Fprintln(os.Stderr, "fatal: the SDK blew up")
-			if mode == "crash" {
+			switch mode {
+			case "crash":
 				os.Exit(3)
+			case "exit":
+				os.Exit(0)
+			case "garbage":
+				fmt.Println("Hello from the SDK's logger, on stdout")
+			case "flood":
+				chunk := []byte(strings.Repeat("x", 1<<20))
+				for {
+					if _, err := os.Stdout.Write(chunk); err != nil {
+						os.Exit(1)
+					}
+				}
+			case "hang":
+				time.Sleep(time.Hour)
 			}
-			time.Sleep(time.Hour)
 		}
-		result := `{}`
+		result, outcome := `{}`, "ok"
 		switch c.Cmd {
 		case "hello":
-			result = `{"protocolVersion":1,"sdk":"fake","version":"1.0.0","capabilities":{"transport.tcp":true}}`
+			result = `{"protocolVersion":1,"sdk":"fake","version":"1.0.0","capabilities":{"transport.tcp":true,"session.setTools":true}}`
 		case "createSession":
 			result = `{"sessionId":"s"}`
+		case "setTools":
+			if mode == "unsupported" {
+				outcome = "unsupported"
+			}
 		}
-		fmt.Printf(`{"id":%d,"outcome":"ok","result":%s}`+"\n", c.ID, result)
+		if outcome == "unsupported" {
+			fmt.Printf(`{"id":%d,"outcome":"unsupported","reason":"not in this SDK"}`+"\n", c.ID)
+		} else {
+			fmt.Printf(`{"id":%d,"outcome":"ok","result":%s}`+"\n", c.ID, result)
+		}
 		if c.Cmd == "shutdown" {
 			return
 		}
+	}
+}
+
+// sdkFaults are what an SDK stand-in sends the runtime: each is a misbehaving SDK, not a driver.
+var sdkFaults = map[string]func(net.Conn){
+	"badlength": func(c net.Conn) { fmt.Fprint(c, "Content-Length: twelve\r\n\r\n{\"id\":1}") },
+	"nonjson":   func(c net.Conn) { fmt.Fprint(c, "Content-Length: 11\r\n\r\nhello world") },
+	"huge": func(c net.Conn) {
+		const size = 100 << 20
+		fmt.Fprintf(c, "Content-Length: %d\r\n\r\n", size)
+		chunk := []byte(strings.Repeat(" ", 1<<20))
+		for i := 0; i < size>>20; i++ {
+			if _, err := c.Write(chunk); err != nil {
+				return
+			}
+		}
+	},
+	"requestflood": func(c net.Conn) {
+		for i := 0; i < 20000; i++ {
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{}}`, i)
+			if _, err := fmt.Fprintf(c, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+				return
+			}
+		}
+	},
+	"drop": func(c net.Conn) {
+		fmt.Fprint(c, "Content-Length: 200\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session.create\"")
+	},
+}
+
+// sdkFault connects to the scenario's runtime as an SDK would and misbehaves; the connection is
+// closed after (dropped mid-request for "drop").
+func sdkFault(mode, address string) {
+	c, err := net.Dial("tcp", address)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dial:", err)
+		return
+	}
+	go io.Copy(io.Discard, c) // the runtime's answers
+	sdkFaults[mode](c)
+	time.Sleep(200 * time.Millisecond)
+	_ = c.Close()
+}
+
+// TestSDKFaultsEndOnlyTheirScenario: an SDK that sends the runtime a bad Content-Length, a
+// non-JSON body, a frame of 100 MB, or drops the connection mid-request fails its scenario with
+// a message naming the fault; the next scenario passes. (A flood of well-formed requests is
+// TestSDKRequestFloodIsBounded.)
+func TestSDKFaultsEndOnlyTheirScenario(t *testing.T) {
+	features := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+  Scenario: first
+    When a session is created with no tools
+
+  Scenario: second
+    When a session is created with no tools
+`), 0o644))
+	for mode, want := range map[string]string{"badlength": "twelve", "nonjson": "hello world", "huge": "104857600",
+		"drop": "stream ended inside a 200-byte body"} {
+		t.Run(mode, func(t *testing.T) {
+			reports := t.TempDir()
+			exe, err := os.Executable()
+			require.NoError(t, err)
+			var outcomes []suite.Outcome
+			tg := &target{name: "fake", timeout: 30 * time.Second, reportDir: reports, progress: io.Discard,
+				launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=" + mode, "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+				finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+			tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
+			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+			tg.close()
+			require.Len(t, outcomes, 2, "the run goes on after the fault")
+			require.Error(t, outcomes[0].Err)
+			assert.Contains(t, outcomes[0].Err.Error(), "the SDK sent the runtime bytes that are not a well-formed frame")
+			assert.Contains(t, outcomes[0].Err.Error(), want)
+			assert.NoError(t, outcomes[1].Err, "the next scenario is not affected")
+			assertCompleteReports(t, reports, outcomes)
+		})
 	}
 }
 
@@ -74,7 +187,8 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
   Scenario: second
     When a session is created with no tools
 `), 0o644))
-	for _, mode := range []string{"crash", "hang"} {
+	for mode, want := range map[string]string{"crash": "driver crashed", "hang": "driver timed out", "exit": "exited",
+		"garbage": "not a protocol line", "flood": "token too long"} {
 		t.Run(mode, func(t *testing.T) {
 			reports := t.TempDir()
 			exe, err := os.Executable()
@@ -90,7 +204,6 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
 			require.Len(t, outcomes, 2, "the run goes on after the fault")
 			first, second := outcomes[0], outcomes[1]
 			require.Error(t, first.Err)
-			want := map[string]string{"crash": "driver crashed", "hang": "driver timed out"}[mode]
 			assert.Contains(t, first.Err.Error(), want)
 			assert.Contains(t, first.Err.Error(), "fatal: the SDK blew up", "the driver's stderr tail is in the message")
 			entries, err := transcript.Read(first.Transcript)
@@ -101,6 +214,89 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
 			}
 			assert.True(t, sawConnect, "the transcript holds the command the driver died on")
 			assert.NoError(t, second.Err, "a fresh driver serves the next scenario")
+			assertCompleteReports(t, reports, outcomes)
 		})
 	}
+}
+
+// assertCompleteReports renders the outcomes the way a run does and checks that every format
+// holds both scenarios, the faulty one failed with its message.
+func assertCompleteReports(t *testing.T, dir string, outcomes []suite.Outcome) {
+	t.Helper()
+	res := &report.Results{Schema: 1, SDKs: []report.SDK{{Name: "fake", Status: report.Available}}}
+	for _, o := range outcomes {
+		res.Results = append(res.Results, classify(Config{ReportDir: dir}, &expect.Manifest{}, res.SDKs[0], o))
+	}
+	require.NoError(t, render.Write(dir, res))
+	got, err := report.ReadResults(filepath.Join(dir, "results.json"))
+	require.NoError(t, err)
+	require.Len(t, got.Results, 2)
+	assert.Equal(t, report.Failed, got.Results[0].Status)
+	assert.NotEmpty(t, got.Results[0].Message)
+	assert.Equal(t, report.Passed, got.Results[1].Status)
+	for _, f := range []string{"junit.xml", "summary.md"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "first", f)
+		assert.Contains(t, string(b), "second", f)
+	}
+}
+
+// A driver that declared session.setTools in hello and answers setTools unsupported has a fault:
+// the scenario fails, naming the capability; it is not excused as unsupported.
+func TestDeclaredCapabilityAnsweredUnsupportedIsADriverFault(t *testing.T) {
+	features, reports := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+  @requires.session.setTools
+  Scenario: replace
+    Given a session is created with no tools
+    When the tools are replaced with no tools
+`), 0o644))
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var outcomes []suite.Outcome
+	tg := &target{name: "fake", timeout: 5 * time.Second, reportDir: reports, progress: io.Discard,
+		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=unsupported", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true}}
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	tg.close()
+	require.Len(t, outcomes, 1)
+	assert.Empty(t, outcomes[0].Unsupported)
+	require.Error(t, outcomes[0].Err)
+	assert.Contains(t, outcomes[0].Err.Error(), "driver fault: the fake driver declared the capability session.setTools in hello but answered unsupported to setTools")
+}
+
+// TestSDKRequestFloodIsBounded: an SDK that floods the runtime with well-formed requests does
+// not stall the run: its scenario ends (the runtime closes at the scenario's end), what arrived
+// is recorded, and the next scenario runs on a fresh runtime.
+func TestSDKRequestFloodIsBounded(t *testing.T) {
+	features, reports := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+  Scenario: first
+    When a session is created with no tools
+
+  Scenario: second
+    When a session is created with no tools
+`), 0o644))
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var outcomes []suite.Outcome
+	tg := &target{name: "fake", timeout: 30 * time.Second, reportDir: reports, progress: io.Discard,
+		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=requestflood", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	tg.close()
+	require.Len(t, outcomes, 2)
+	entries, err := transcript.Read(outcomes[0].Transcript)
+	require.NoError(t, err)
+	pings := 0
+	for _, e := range entries {
+		if e.Dir == transcript.SDKToRuntime && strings.Contains(string(e.Frame), `"ping"`) {
+			pings++
+		}
+	}
+	assert.Greater(t, pings, 0, "the flood is in the transcript")
+	assert.NoError(t, outcomes[1].Err)
 }

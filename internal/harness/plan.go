@@ -30,6 +30,15 @@ func makePlan(cfg Config) (*plan, error) {
 	if p.scenarios, err = ListScenarios(p.featuresRoot); err != nil {
 		return nil, err
 	}
+	if cfg.Vocabulary != nil {
+		n, err := checkFeatures(cfg.Paths, cfg.Vocabulary, cfg.Tags, cfg.Scenario)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("the run selects no scenario: %s", selection(cfg))
+		}
+	}
 	if p.manifest, err = expect.Load(cfg.Manifest, p.scenarios, sdks.Names()); err != nil {
 		return nil, err
 	}
@@ -47,4 +56,17 @@ func makePlan(cfg Config) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// selection says what chose the scenarios of a run, for the error when it chose none.
+func selection(cfg Config) string {
+	var parts []string
+	if cfg.Scenario != "" {
+		parts = append(parts, fmt.Sprintf("--scenario %q", cfg.Scenario))
+	}
+	if cfg.Tags != "" {
+		parts = append(parts, fmt.Sprintf("--tags %q", cfg.Tags))
+	}
+	parts = append(parts, "in "+strings.Join(cfg.Paths, ", "))
+	return strings.Join(parts, " ")
 }

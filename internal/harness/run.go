@@ -6,11 +6,13 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,13 +29,17 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
 
 // Config is one run.
 type Config struct {
 	// Steps binds the features' phrases (steps.Initializer); the harness runs them on each SDK.
-	Steps          suite.Initializer
+	Steps suite.Initializer
+	// Vocabulary is the steps' phrases (steps.Vocabulary): the plan checks every feature against
+	// it before any SDK starts.
+	Vocabulary     []suite.Step
 	RepoRoot       string
 	Paths          []string          // feature files or folders (default: RepoRoot/features)
 	SDKs           []string          // SDKs to run; empty means every SDK whose toolchain is present
@@ -57,6 +63,10 @@ type Config struct {
 // ErrSetup is a usage or setup problem (exit code 2).
 var ErrSetup = errors.New("setup error")
 
+// ErrInterrupted is a run ended by its context (SIGINT, SIGTERM): the reports hold what finished
+// before (exit code 130).
+var ErrInterrupted = errors.New("interrupted")
+
 func (c *Config) defaults() {
 	if len(c.Paths) == 0 {
 		c.Paths = []string{filepath.Join(c.RepoRoot, "features")}
@@ -78,8 +88,8 @@ func (c *Config) defaults() {
 // Run runs the suite and writes the reports. The returned results are also in ReportDir.
 func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	cfg.defaults()
-	if cfg.Steps == nil {
-		return nil, fmt.Errorf("%w: no step definitions (Config.Steps)", ErrSetup)
+	if cfg.Steps == nil || cfg.Vocabulary == nil {
+		return nil, fmt.Errorf("%w: no step definitions (Config.Steps and Config.Vocabulary)", ErrSetup)
 	}
 	p, err := makePlan(cfg)
 	if err != nil {
@@ -138,10 +148,21 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err := render.Write(cfg.ReportDir, res); err != nil {
 		return res, err
 	}
+	scrubReportDir(cfg.ReportDir, cfg.Log)
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("%w: the reports hold the %d results that finished before", ErrInterrupted, len(res.Results))
+	}
+	var none []string
 	for _, s := range res.SDKs {
 		if s.Status != report.Available && explicit {
 			return res, fmt.Errorf("%w: SDK %s is unavailable: %s", ErrSetup, s.Name, s.Reason)
 		}
+		if s.Status != report.Available {
+			none = append(none, s.Name+": "+firstLine(s.Reason))
+		}
+	}
+	if len(none) == len(res.SDKs) {
+		return res, fmt.Errorf("%w: no SDK is available, nothing ran:\n  %s", ErrSetup, strings.Join(none, "\n  "))
 	}
 	return res, nil
 }
@@ -150,11 +171,13 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots chan struct{}) (report.SDK, *target) {
 	info := report.SDK{Name: name, Version: pin.Version, Source: pin.Registry + " " + pin.Package}
 	t := &target{name: name, timeout: cfg.CommandTimeout, reportDir: cfg.ReportDir, self: cfg.Self, progress: cfg.Log,
-		rtOpts: runtime.Options{}}
+		rtOpts: runtime.Options{}, ctx: ctx}
+	context.AfterFunc(ctx, t.interrupt)
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
 	fail := func(why string) (report.SDK, *target) {
+		why = transcript.Scrub(why)
 		info.Status, info.Reason, t.unavailable = report.Unavailable, why, why
 		fmt.Fprintf(cfg.Log, "[%s] unavailable: %s\n", name, firstLine(why))
 		return info, t
@@ -170,7 +193,8 @@ func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots cha
 	}
 	version, source := pin.Version, cfg.Sources[name]
 	if v := cfg.Versions[name]; v != "" {
-		version = v
+		// The report names the version asked for, also when it cannot be prepared.
+		version, info.Version = v, v
 	}
 	slots <- struct{}{}
 	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, name, version, source)
@@ -192,6 +216,9 @@ func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots cha
 	}
 	t.client, t.hello = c, hello
 	info.Status, info.Version, info.Capabilities, info.Notes = report.Available, hello.Version, hello.Capabilities, hello.Notes
+	for k, v := range info.Notes {
+		info.Notes[k] = transcript.Scrub(v)
+	}
 	if hello.Source != "" {
 		info.Source = hello.Source
 	}
@@ -209,7 +236,44 @@ func launcher(cfg Config, name string, prep *sdks.Prepared) (driver.Launcher, er
 	if err != nil {
 		return nil, err
 	}
-	return driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: stderrLog}, nil
+	return driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: &scrubLines{w: stderrLog}}, nil
+}
+
+// scrubLines writes whole lines through transcript.Scrub, so that a token a driver or its SDK
+// logs never reaches the driver log in the report folder. A line is held until its newline (a
+// token split across two writes is still found), up to 64 KiB.
+type scrubLines struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+// Flush writes a last line that has no newline (at the end of the run).
+func (s *scrubLines) Flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.buf) > 0 {
+		_, _ = io.WriteString(s.w, transcript.Scrub(string(s.buf)))
+		s.buf = s.buf[:0]
+	}
+}
+
+func (s *scrubLines) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf = append(s.buf, b...)
+	i := bytes.LastIndexByte(s.buf, '\n')
+	if i < 0 && len(s.buf) < 64<<10 {
+		return len(b), nil
+	}
+	if i < 0 {
+		i = len(s.buf) - 1
+	}
+	if _, err := io.WriteString(s.w, transcript.Scrub(string(s.buf[:i+1]))); err != nil {
+		return 0, err
+	}
+	s.buf = append(s.buf[:0], s.buf[i+1:]...)
+	return len(b), nil
 }
 
 // runSuite runs every feature on one SDK through godog. godog's cucumber JSON is kept as the
@@ -232,6 +296,28 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 	suite.Run()
 }
 
+// scrubReportDir passes every file of the report folder through transcript.Scrub once the run
+// is over. Each writer scrubs as it writes, but a secret is known only from the moment some
+// frame carried it, and SDKs run concurrently: a file written earlier (godog's record, which
+// quotes the features' step text; another SDK's driver log) may still hold it.
+func scrubReportDir(dir string, log io.Writer) {
+	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		if s := transcript.Scrub(string(b)); s != string(b) {
+			if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+				fmt.Fprintf(log, "scrubbing %s: %v\n", path, err)
+			}
+		}
+		return nil
+	})
+}
+
 // classify turns a scenario outcome into a result status, applying the manifest.
 func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o suite.Outcome) report.Result {
 	r := report.Result{Feature: o.Feature, Scenario: o.Scenario, SDK: sdk.Name, Checked: o.Checked,
@@ -249,10 +335,16 @@ func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o suite.Outcome) r
 	case o.Unavailable != "":
 		r.Status, r.Message = report.Unavailable, o.Unavailable
 	case o.Unsupported != "":
-		r.Status, r.Message = report.Unsupported, o.Unsupported
+		r.Status, r.Message, r.Capability = report.Unsupported, o.Unsupported, o.Capability
 	case o.Err != nil && entry != nil:
-		r.Status, r.Message = report.XFail, fmt.Sprintf("%s\nknown divergence (%s): %s", o.Err, entry.Where(), entry.Reason)
 		r.Expected, r.Link = entry.Where(), entry.Link
+		// The entry names its failure: a different failure of the same scenario is a new
+		// regression, shown with both what was expected and what was observed.
+		if ok, why := entry.Explains(expect.Failure{Message: o.Err.Error(), Checked: o.Checked}); !ok {
+			r.Status, r.Message = report.Failed, fmt.Sprintf("%s\nnot the known divergence: %s", o.Err, why)
+			break
+		}
+		r.Status, r.Message = report.XFail, fmt.Sprintf("%s\nknown divergence (%s): %s", o.Err, entry.Where(), entry.Reason)
 	case o.Err != nil:
 		r.Status, r.Message = report.Failed, o.Err.Error()
 	case entry != nil:
@@ -264,6 +356,14 @@ func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o suite.Outcome) r
 	}
 	if report.Failing(r.Status) || r.Status == report.XFail {
 		r.Rerun = rerun(cfg, sdk.Name, o)
+	}
+	// A message quotes what the SDK sent or raised: a token must not reach the reports through it.
+	r.Message, r.Rerun = transcript.Scrub(r.Message), transcript.Scrub(r.Rerun)
+	for i, v := range r.SchemaViolations {
+		r.SchemaViolations[i] = transcript.Scrub(v)
+	}
+	for k, v := range r.Observations {
+		r.Observations[k] = transcript.Scrub(v)
 	}
 	return r
 }

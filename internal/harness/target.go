@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -28,6 +29,9 @@ type target struct {
 	self        []string
 	progress    io.Writer
 	finished    func(suite.Outcome)
+	// ctx is the run's: when it ends (SIGINT, SIGTERM) the driver is killed, no new one starts,
+	// and the scenarios left are not run (interrupt).
+	ctx context.Context
 
 	mu     sync.Mutex
 	client *driver.Client
@@ -45,10 +49,35 @@ func (t *target) CommandTimeout() time.Duration   { return t.timeout }
 func (t *target) RuntimeOptions() runtime.Options { return t.rtOpts }
 func (t *target) SchemaLoaded() bool              { return t.rtOpts.Check != nil }
 func (t *target) StdioRuntime() []string          { return t.self }
-func (t *target) Finished(o suite.Outcome)        { t.finished(o) }
+
+// Finished passes on a scenario's outcome, except one cut short by an interrupt: it is not a
+// result (what ran before is kept in the reports).
+func (t *target) Finished(o suite.Outcome) {
+	if t.interrupted() {
+		return
+	}
+	t.finished(o)
+}
+
+func (t *target) interrupted() bool { return t.ctx != nil && t.ctx.Err() != nil }
+
+// errInterrupted ends every scenario that would start after an interrupt.
+var errInterrupted = errors.New("the run was interrupted")
+
+// interrupt ends the driver (its whole process group) at once, for a run that was interrupted.
+func (t *target) interrupt() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.client != nil {
+		t.client.Kill()
+	}
+}
 
 // Transcript is written into the report folder as it happens.
 func (t *target) Transcript(feature, scenario string) (*transcript.Recorder, string, error) {
+	if t.interrupted() {
+		return nil, "", errInterrupted
+	}
 	path := filepath.Join(t.reportDir, report.TranscriptRel(t.name, feature, scenario))
 	rec, err := transcript.New(path)
 	return rec, path, err
@@ -58,6 +87,9 @@ func (t *target) Transcript(feature, scenario string) (*transcript.Recorder, str
 func (t *target) Driver(ctx context.Context) (*driver.Client, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.interrupted() {
+		return nil, errInterrupted
+	}
 	if t.client != nil && t.client.Alive() {
 		return t.client, nil
 	}
@@ -86,5 +118,10 @@ func (t *target) close() {
 	if t.client != nil {
 		t.client.Close(5 * time.Second)
 		t.client = nil
+	}
+	if l, ok := t.launcher.(driver.Local); ok {
+		if f, ok := l.StderrLog.(interface{ Flush() }); ok {
+			f.Flush()
+		}
 	}
 }

@@ -53,11 +53,14 @@ type SDK struct {
 
 // Result is one scenario on one SDK.
 type Result struct {
-	Feature    string `json:"feature"`
-	Scenario   string `json:"scenario"`
-	SDK        string `json:"sdk"`
-	Status     string `json:"status"`
-	Message    string `json:"message,omitempty"`
+	Feature  string `json:"feature"`
+	Scenario string `json:"scenario"`
+	SDK      string `json:"sdk"`
+	Status   string `json:"status"`
+	Message  string `json:"message,omitempty"`
+	// Capability is the capability the SDK lacks, for an unsupported result that names one (the
+	// scenario's missing @requires capability, or the one behind the driver's unsupported answer).
+	Capability string `json:"capability,omitempty"`
 	Transcript string `json:"transcript,omitempty"` // relative to the report folder
 	Rerun      string `json:"rerun,omitempty"`      // one command that reruns exactly this case
 	Expected   string `json:"expected,omitempty"`   // the manifest entry (file:line) that marks it

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -31,7 +30,7 @@ type Allow map[string][]string
 type Change struct {
 	SDK, Feature, Scenario string
 	From, To               string // statuses; From is "" for a new scenario, To is Removed for a gone one
-	Capability             string // the capability the candidate lacks, when its message names one
+	Capability             string // the capability the candidate lacks (its result's capability)
 	Message                string // the candidate's first message line
 	Rerun                  string
 	Regression             bool
@@ -71,10 +70,6 @@ func Runs(basePath, candPath string, allow Allow) (*Report, error) {
 	return Compare(base, cand, filepath.Dir(basePath), filepath.Dir(candPath), allow), nil
 }
 
-// capabilityRE finds the capability in the harness's message for a missing @requires tag
-// ("node SDK lacks capability tool.isTerminal: …").
-var capabilityRE = regexp.MustCompile(`lacks capability ([A-Za-z0-9_.]+)`)
-
 // ran reports whether a scenario with this status ran its steps against the SDK, so that its
 // transcript holds payloads worth comparing.
 func ran(status string) bool {
@@ -112,10 +107,7 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 			ch.From = br.Status
 		}
 		if inCand {
-			ch.To, ch.Message, ch.Rerun = cr.Status, firstLine(cr.Message), cr.Rerun
-			if m := capabilityRE.FindStringSubmatch(cr.Message); m != nil {
-				ch.Capability = m[1]
-			}
+			ch.To, ch.Message, ch.Rerun, ch.Capability = cr.Status, firstLine(cr.Message), cr.Rerun, cr.Capability
 		}
 		if inBase && inCand && ran(br.Status) && ran(cr.Status) && br.Transcript != "" && cr.Transcript != "" {
 			ch.Payload = payloadChanges(filepath.Join(baseDir, br.Transcript), filepath.Join(candDir, cr.Transcript))

@@ -34,7 +34,7 @@ func TestRuns(t *testing.T) {
 	res := func(sdk, scenario, status string) report.Result {
 		r := report.Result{SDK: sdk, Feature: "f.feature", Scenario: scenario, Status: status, Message: "msg"}
 		if status == report.Unsupported {
-			r.Message = sdk + " SDK lacks capability tool.isTerminal: no isTerminal in this version"
+			r.Message, r.Capability = sdk+" SDK lacks capability tool.isTerminal: no isTerminal in this version", "tool.isTerminal"
 		}
 		return r
 	}
@@ -119,9 +119,9 @@ func TestTextOncePerScenario(t *testing.T) {
 		{SDK: "go", Feature: "f.feature", Scenario: "a", Status: report.Passed},
 	}
 	cand := []report.Result{
-		{SDK: "node", Feature: "f.feature", Scenario: "a", Status: report.Unsupported, Message: "node SDK lacks capability tool.isTerminal: none\nmore"},
+		{SDK: "node", Feature: "f.feature", Scenario: "a", Status: report.Unsupported, Message: "node SDK lacks capability tool.isTerminal: none\nmore", Capability: "tool.isTerminal"},
 		{SDK: "node", Feature: "f.feature", Scenario: "b", Status: report.Failed, Message: "boom", Rerun: "conformance run --sdk node --scenario b"},
-		{SDK: "go", Feature: "f.feature", Scenario: "a", Status: report.Unsupported, Message: "go SDK lacks capability tool.isTerminal: none"},
+		{SDK: "go", Feature: "f.feature", Scenario: "a", Status: report.Unsupported, Message: "go SDK lacks capability tool.isTerminal: none", Capability: "tool.isTerminal"},
 	}
 	tools := map[string]string{"a": `[{"name":"t","isTerminal":true}]`, "b": `[{"name":"t","isTerminal":true}]`}
 	cTools := map[string]string{"a": `[{"name":"t"}]`, "b": `[{"name":"t","isTerminal":false}]`}

@@ -37,7 +37,10 @@ func init() {
 		Order:        5,
 		Version:      mavenSyntax,
 		BuildOutputs: []string{"target"},
-		Pinned:       pinnedIn("pom.xml", `<copilot\.sdk\.version>([^<]+)</copilot\.sdk\.version>`),
+		Newer: "the pin is the newest version reachable from the machine it was chosen on; Maven Central " +
+			"itself publishes a 1.x line of com.github:copilot-sdk-java. With full registry access, a newer Java " +
+			"SDK may exist: run it with --sdk-version java=<1.x version> (doctor does not query the registry).",
+		Pinned: pinnedIn("pom.xml", `<copilot\.sdk\.version>([^<]+)</copilot\.sdk\.version>`),
 		Toolchain: []Tool{
 			{
 				Bin:         "java",

@@ -62,6 +62,10 @@ type Driver struct {
 	// Schema, when set, returns the folder holding the runtime's published api.schema.json
 	// inside a preparation of this SDK (the harness validates every request against it).
 	Schema func(cacheDir string) (string, error)
+	// Newer, when set, is what doctor tells a user about versions newer than the pin that the
+	// registry publishes but that were not reachable from where the pin was chosen. It states
+	// what was known when pinning; doctor never claims to have checked the registry.
+	Newer string
 	// Revision is part of the cache key: bump it when Prepare changes in a way that makes
 	// earlier preparations wrong (the driver's own files are hashed into the key already).
 	Revision  int

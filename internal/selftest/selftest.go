@@ -108,14 +108,15 @@ type Verdict struct {
 
 // Config is one selftest.
 type Config struct {
-	Steps     suite.Initializer // the step definitions (steps.Initializer)
-	RepoRoot  string
-	Mutants   string // default fixtures/mutants.yaml
-	Only      []string
-	ReportDir string
-	CacheRoot string
-	Self      []string
-	Log       io.Writer
+	Steps      suite.Initializer // the step definitions (steps.Initializer)
+	Vocabulary []suite.Step      // the steps' phrases (steps.Vocabulary)
+	RepoRoot   string
+	Mutants    string // default fixtures/mutants.yaml
+	Only       []string
+	ReportDir  string
+	CacheRoot  string
+	Self       []string
+	Log        io.Writer
 }
 
 // Run runs every mutant (and one pristine baseline per SDK) and returns the verdicts.
@@ -143,7 +144,7 @@ func Run(ctx context.Context, cfg Config) ([]Verdict, error) {
 		for _, f := range features {
 			paths = append(paths, filepath.Join(cfg.RepoRoot, "features", f))
 		}
-		res, err := harness.Run(ctx, harness.Config{Steps: cfg.Steps, RepoRoot: cfg.RepoRoot, SDKs: []string{sdk}, Sources: map[string]string{sdk: source},
+		res, err := harness.Run(ctx, harness.Config{Steps: cfg.Steps, Vocabulary: cfg.Vocabulary, RepoRoot: cfg.RepoRoot, SDKs: []string{sdk}, Sources: map[string]string{sdk: source},
 			Paths: paths, ReportDir: dir, CacheRoot: cfg.CacheRoot, Self: cfg.Self, Log: prefix(cfg.Log, name),
 			Command: "conformance selftest (" + name + ")"})
 		if err != nil {

@@ -7,6 +7,7 @@ package suite
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -51,6 +52,7 @@ type Outcome struct {
 	Tags        []string // tags of the scenario
 	Err         error    // the first failed step, nil when every step passed
 	Unsupported string   // why the SDK cannot run this scenario, when it cannot
+	Capability  string   // the capability the SDK lacks, when Unsupported names one
 	Unavailable string   // why the SDK cannot run at all, when it cannot
 	Transcript  string   // transcript file
 	Checked     []string // "method:path" of each payload value an assertion checked
@@ -64,3 +66,41 @@ type Outcome struct {
 // Initializer returns godog's scenario initializer for one target. nameFilter, when set, runs
 // only scenarios with exactly that name. steps.Initializer is the one the CLI hands to the runner.
 type Initializer func(t Target, featuresRoot, nameFilter string) func(*godog.ScenarioContext)
+
+// Capabilities are every capability a driver may declare in hello and a feature may require with
+// a @requires.<capability> tag; drivers/PROTOCOL.md's capability table lists the same names (a
+// test keeps the two in sync). A @requires tag naming anything else is a setup error.
+var Capabilities = []string{
+	"transport.tcp", "transport.stdio", "session.resume",
+	"tool.isTerminal", "tool.isTerminal.explicitFalse",
+	"tool.overridesBuiltInTool", "tool.skipPermission", "tool.defer", "tool.metadata",
+	"session.setTools", "session.rpc.tools.set", "session.rpc.tools.set.nil", "session.gitHubToken", "session.clearContext", "events",
+	"session.option.<name>", "connect.option.<name>",
+	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.sessionLog", "tool.result.telemetry",
+	"handler.permission",
+}
+
+// KnownCapability says whether c is one of Capabilities, where an entry ending in ".<name>" is a
+// family: "session.option.<name>" stands for every session option (PROTOCOL.md "Session options").
+func KnownCapability(c string) bool {
+	for _, k := range Capabilities {
+		if family, ok := strings.CutSuffix(k, "<name>"); ok {
+			if rest, ok := strings.CutPrefix(c, family); ok && rest != "" && !strings.Contains(rest, ".") {
+				return true
+			}
+		} else if k == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Step is one phrase the steps bind, as a runner checks features against it before any SDK
+// starts: every step of a feature must match exactly one Pattern, and the scenario must require
+// (@requires.<capability>) every capability its steps need.
+type Step struct {
+	Pattern string
+	// Needs returns the capabilities one use of the phrase needs, given the pattern's groups and
+	// the step's data table (rows of cells; nil without one). Nil Needs: the phrase needs none.
+	Needs func(args []string, table [][]string) []string
+}

@@ -1,0 +1,59 @@
+package harness
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/expect"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A listed scenario is xfail only when its failure is the one the entry names; any other failure
+// is failed, with both the expected and the observed failure in the message.
+func TestClassifyAppliesTheEntryStrictly(t *testing.T) {
+	m, err := expect.Parse([]byte(`
+- sdk: go
+  scenario: s
+  reason: Go sends null
+  request: session.tools.set
+  path: tools
+`), "manifest.yaml", []expect.Scenario{{Feature: "f.feature", Name: "s"}}, []string{"go"})
+	require.NoError(t, err)
+	sdk := report.SDK{Name: "go", Version: "1.0.14"}
+	tests := []struct {
+		name       string
+		o          suite.Outcome
+		status     string
+		contains   []string
+		capability string
+	}{
+		{name: "the named failure is xfail",
+			o:      suite.Outcome{Err: errors.New("tools is null"), Checked: []string{"session.tools.set:tools"}},
+			status: report.XFail, contains: []string{"known divergence (manifest.yaml:2): Go sends null"}},
+		{name: "a failure elsewhere is failed, expected and observed shown",
+			o:      suite.Outcome{Err: errors.New("step \"x\": the SDK raised boom"), Checked: []string{"session.create:tools[0].name"}},
+			status: report.Failed, contains: []string{"the SDK raised boom", "not the known divergence",
+				"expected a failed check of session.tools.set tools (manifest.yaml:2)", "observed last check session.create tools[0].name"}},
+		{name: "a failure before any payload check is failed",
+			o: suite.Outcome{Err: errors.New("driver crashed")}, status: report.Failed,
+			contains: []string{"observed no payload check"}},
+		{name: "a pass of a listed scenario is xpass", o: suite.Outcome{}, status: report.XPass},
+		{name: "unsupported carries its capability",
+			o:      suite.Outcome{Unsupported: "go SDK lacks capability tool.defer", Capability: "tool.defer"},
+			status: report.Unsupported, capability: "tool.defer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.o.Feature, tt.o.Scenario = "f.feature", "s"
+			r := classify(Config{}, m, sdk, tt.o)
+			assert.Equal(t, tt.status, r.Status, r.Message)
+			for _, c := range tt.contains {
+				assert.Contains(t, r.Message, c)
+			}
+			assert.Equal(t, tt.capability, r.Capability)
+		})
+	}
+}

@@ -1,0 +1,114 @@
+package steps
+
+import (
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+)
+
+// binder is what register needs of godog's ScenarioContext, so that the phrases can also be
+// listed without godog running anything (Vocabulary).
+type binder interface {
+	Step(expr, stepFunc interface{})
+}
+
+type recorder struct{ patterns []string }
+
+func (r *recorder) Step(expr, _ interface{}) { r.patterns = append(r.patterns, expr.(string)) }
+
+// toolOptionNeeds is the capability each tool option needs when a scenario sets it.
+var toolOptionNeeds = map[string]string{
+	"isTerminal":           "tool.isTerminal",
+	"overridesBuiltInTool": "tool.overridesBuiltInTool",
+	"skipPermission":       "tool.skipPermission",
+	"defer":                "tool.defer",
+	"metadata":             "tool.metadata",
+}
+
+// handlerNeeds is what a handler behaviour needs: clearing the context from a handler.
+func handlerNeeds(h string) []string {
+	if strings.HasPrefix(h, "clears the context") {
+		return []string{"session.clearContext"}
+	}
+	return nil
+}
+
+// tableNeeds is what a tools table needs: each option column with a value, and the handlers.
+func tableNeeds(table [][]string) []string {
+	var out []string
+	if len(table) == 0 {
+		return nil
+	}
+	for _, row := range table[1:] {
+		for i, cell := range row {
+			if i >= len(table[0]) || cell == "" {
+				continue
+			}
+			col := table[0][i]
+			if c, ok := toolOptionNeeds[col]; ok {
+				out = append(out, c)
+			}
+			if col == "handler" {
+				out = append(out, handlerNeeds(cell)...)
+			}
+		}
+	}
+	return out
+}
+
+func needs(caps ...string) func([]string, [][]string) []string {
+	return func([]string, [][]string) []string { return caps }
+}
+
+// stepNeeds declares, per phrase (its pattern in register), the capabilities a use of it needs.
+// A phrase not listed needs none beyond the baseline every driver has (transport.tcp, create,
+// send). The plan fails a scenario whose @requires tags miss one of them.
+var stepNeeds = map[string]func(args []string, table [][]string) []string{
+	`^an SDK client that starts the runtime itself over stdio$`:      needs("transport.stdio"),
+	`^(?:a|the) session is created with the GitHub token "([^"]*)"$`: needs("session.gitHubToken"),
+	`^a tool "([^"]*)" with isTerminal (set to true|set to false|unset)$`: func(a []string, _ [][]string) []string {
+		if a[1] == "unset" {
+			return nil
+		}
+		return []string{"tool.isTerminal"}
+	},
+	`^a tool "([^"]*)" that (.+)$`: func(a []string, _ [][]string) []string { return handlerNeeds(a[1]) },
+	`^the tools:$`:                 func(_ []string, t [][]string) []string { return tableNeeds(t) },
+	`^(?:a|the) session is resumed with (?:the|these) tools$`: needs("session.resume"),
+	`^the tools are replaced with:$`: func(_ []string, t [][]string) []string {
+		return append(tableNeeds(t), "session.setTools")
+	},
+	`^the application tries to replace the tools with:$`: func(_ []string, t [][]string) []string {
+		return append(tableNeeds(t), "session.setTools")
+	},
+	`^the tools are replaced with no tools$`:                                          needs("session.setTools"),
+	`^the tools are replaced (\d+) times at once$`:                                    needs("session.setTools"),
+	`^the tools are replaced through the generated RPC with no tools$`:                needs("session.rpc.tools.set"),
+	`^the tools are replaced through the generated RPC with the language's nil list$`: needs("session.rpc.tools.set", "session.rpc.tools.set.nil"),
+	`^the application tries to call clearContext with "([^"]*)" outside a tool call$`: needs("session.clearContext"),
+	`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`:     needs("events"),
+}
+
+// commandNeeds is the capability a driver command needs: a driver that declared it and answers
+// unsupported has a fault (see do).
+var commandNeeds = map[string]string{
+	"resumeSession":        "session.resume",
+	"setTools":             "session.setTools",
+	"setToolsConcurrently": "session.setTools",
+	"setToolsRpc":          "session.rpc.tools.set",
+	"clearContext":         "session.clearContext",
+}
+
+// Vocabulary lists every phrase the steps bind with what it needs (suite.Step), without godog.
+func Vocabulary() []suite.Step {
+	r := &recorder{}
+	(&world{}).register(r)
+	out := make([]suite.Step, 0, len(r.patterns))
+	for _, p := range r.patterns {
+		out = append(out, suite.Step{Pattern: p, Needs: stepNeeds[p]})
+	}
+	return out
+}
+
+// knownCapability reports whether c is one of suite.Capabilities.
+func knownCapability(c string) bool { return suite.KnownCapability(c) }
