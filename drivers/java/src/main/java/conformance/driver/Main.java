@@ -162,10 +162,10 @@ public final class Main {
             }
             case "createSession" -> result.put("sessionId",
                     sdk.createSession(required(args, "client"), required(args, "session"),
-                            ToolSpec.parseAll(args.get("tools"))));
+                            ToolSpec.parseAll(args.get("tools")), args.get("options")));
             case "resumeSession" -> result.put("sessionId",
                     sdk.resumeSession(required(args, "client"), required(args, "session"),
-                            required(args, "sessionId"), ToolSpec.parseAll(args.get("tools"))));
+                            required(args, "sessionId"), ToolSpec.parseAll(args.get("tools")), args.get("options")));
             case "setTools" -> sdk.setTools(required(args, "session"), ToolSpec.parseAll(args.get("tools")));
             case "clearContext" -> result.put("messagesCleared",
                     sdk.clearContext(required(args, "session"), required(args, "prompt")));
@@ -178,7 +178,8 @@ public final class Main {
             case "stopClient" -> sdk.stopClient(required(args, "client"));
             case "shutdown" -> {
             }
-            default -> throw new Failure.DriverError("unknown command: " + cmd);
+            // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
+            default -> throw new Failure.Unsupported("the java driver has no command \"" + cmd + "\"");
         }
         return result;
     }

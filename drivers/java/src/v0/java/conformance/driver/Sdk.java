@@ -20,12 +20,20 @@ import com.github.copilot.sdk.CopilotSession;
 import com.github.copilot.sdk.generated.AssistantMessageEvent;
 import com.github.copilot.sdk.generated.SessionEvent;
 import com.github.copilot.sdk.json.CopilotClientOptions;
+import com.github.copilot.sdk.json.ElicitationHandler;
+import com.github.copilot.sdk.json.ElicitationResult;
+import com.github.copilot.sdk.json.ElicitationResultAction;
 import com.github.copilot.sdk.json.MessageOptions;
 import com.github.copilot.sdk.json.PermissionHandler;
+import com.github.copilot.sdk.json.PreToolUseHandler;
 import com.github.copilot.sdk.json.ResumeSessionConfig;
 import com.github.copilot.sdk.json.SessionConfig;
+import com.github.copilot.sdk.json.SessionHooks;
+import com.github.copilot.sdk.json.ToolBinaryResult;
 import com.github.copilot.sdk.json.ToolDefinition;
 import com.github.copilot.sdk.json.ToolHandler;
+import com.github.copilot.sdk.json.ToolResultObject;
+import com.github.copilot.sdk.json.UserInputHandler;
 
 /**
  * Adapter for the 0.x API of com.github:copilot-sdk-java (packages com.github.copilot.sdk.*), the
@@ -89,6 +97,15 @@ final class Sdk implements SdkAdapter {
         c.put("session.setTools", false);
         c.put("session.clearContext", false);
         c.put("events", true);
+        // Tool results: the handler's CompletableFuture<Object> may complete with a
+        // ToolResultObject (passed through) or any value (a String as is, anything else through
+        // the SDK's Jackson ObjectMapper, which has JavaTimeModule and ISO dates).
+        c.put("tool.result.value", true);
+        c.put("tool.result.object", true);
+        c.put("tool.result.binary", hasComponent(ToolResultObject.class, "binaryResultsForLlm"));
+        c.put("tool.result.sessionLog", hasComponent(ToolResultObject.class, "sessionLog"));
+        c.put("tool.result.telemetry", hasComponent(ToolResultObject.class, "toolTelemetry"));
+        SessionOptions.declare(SessionConfig.class, ResumeSessionConfig.class, sdkName(), c, new LinkedHashMap<>());
         return c;
     }
 
@@ -112,6 +129,12 @@ final class Sdk implements SdkAdapter {
         n.put("tool.overridesBuiltInTool", "a nullable Boolean record component: unset, true and false are "
                 + "distinct");
         n.put("tool.skipPermission", "a nullable Boolean record component: unset, true and false are distinct");
+        SessionOptions.declare(SessionConfig.class, ResumeSessionConfig.class, sdkName(), new LinkedHashMap<>(), n);
+        n.put("session.option.streaming", sdkName() + ": SessionConfig.setStreaming(boolean) is a primitive, and "
+                + "SessionRequestBuilder sends streaming only when true (isStreaming() ? true : null)");
+        n.put("tool.result.object", sdkName() + ": ToolResultObject record (textResultForLlm, resultType, "
+                + "binaryResultsForLlm, error, sessionLog, toolTelemetry); ToolBinaryResult is a record of "
+                + "(data, mimeType, type, description) with no metadata");
         n.put("events", "SessionConfig.setOnEvent; event types this SDK version does not know are delivered "
                 + "as type \"unknown\" without data");
         return n;
@@ -142,13 +165,15 @@ final class Sdk implements SdkAdapter {
     }
 
     @Override
-    public String createSession(String client, String session, List<ToolSpec> tools) throws Exception {
+    public String createSession(String client, String session, List<ToolSpec> tools, JsonNode options)
+            throws Exception {
         CopilotClient c = client(client);
         checkFreeSession(session);
         SessionConfig config = new SessionConfig()
                 .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
                 .setOnEvent(forward(session))
                 .setTools(definitions(session, tools));
+        SessionOptions.apply(config, options, false, sdkName(), Sdk::noAnswerHandler);
         CopilotSession s = c.createSession(config).get();
         sessions.put(session, s);
         owner.put(session, client);
@@ -156,14 +181,15 @@ final class Sdk implements SdkAdapter {
     }
 
     @Override
-    public String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools)
-            throws Exception {
+    public String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools,
+            JsonNode options) throws Exception {
         CopilotClient c = client(client);
         checkFreeSession(session);
         ResumeSessionConfig config = new ResumeSessionConfig()
                 .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
                 .setOnEvent(forward(session))
                 .setTools(definitions(session, tools));
+        SessionOptions.apply(config, options, true, sdkName(), Sdk::noAnswerHandler);
         CopilotSession s = c.resumeSession(sessionId, config).get();
         sessions.put(session, s);
         owner.put(session, client);
@@ -246,6 +272,80 @@ final class Sdk implements SdkAdapter {
         owner.clear();
     }
 
+    /**
+     * The handler behind a handler option: it answers nothing useful (an empty answer, a cancel,
+     * no hook output); what is checked is that registering it is announced on the wire.
+     */
+    private static Object noAnswerHandler(String option) {
+        return switch (option) {
+            case "userInputHandler" -> (UserInputHandler) (request, invocation) -> CompletableFuture
+                    .completedFuture(new com.github.copilot.sdk.json.UserInputResponse().setAnswer("")
+                            .setWasFreeform(true));
+            case "elicitationHandler" -> (ElicitationHandler) context -> CompletableFuture
+                    .completedFuture(new ElicitationResult().setAction(ElicitationResultAction.CANCEL));
+            case "hooks" -> new SessionHooks()
+                    .setOnPreToolUse((PreToolUseHandler) (input, invocation) -> CompletableFuture.completedFuture(null));
+            default -> throw new Failure.DriverError("no handler for session option " + option);
+        };
+    }
+
+    private static boolean hasComponent(Class<?> record, String name) {
+        for (var component : record.getRecordComponents()) {
+            if (component.getName().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The SDK's ToolResultObject filled with the wire fields given, through its canonical
+     * constructor. A field it cannot carry is unsupported (checked when the tool is built).
+     */
+    private ToolResultObject resultObject(JsonNode r) {
+        List<ToolBinaryResult> binaries = null;
+        if (r.has("binaryResultsForLlm")) {
+            binaries = new ArrayList<>();
+            for (JsonNode b : r.get("binaryResultsForLlm")) {
+                binaries.add(new ToolBinaryResult(text(b, "data"), text(b, "mimeType"), text(b, "type"),
+                        text(b, "description")));
+            }
+        }
+        Map<String, Object> telemetry = r.has("toolTelemetry")
+                ? Out.JSON.convertValue(r.get("toolTelemetry"),
+                        new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {
+                        })
+                : null;
+        return new ToolResultObject(text(r, "resultType"), text(r, "textResultForLlm"), binaries, text(r, "error"),
+                text(r, "sessionLog"), telemetry);
+    }
+
+    /** Unsupported when the result has a field ToolResultObject / ToolBinaryResult cannot carry. */
+    private void checkResultFields(ToolSpec spec) {
+        JsonNode r = spec.handler.result;
+        List<String> fields = List.of("textResultForLlm", "resultType", "binaryResultsForLlm", "error",
+                "sessionLog", "toolTelemetry");
+        r.fieldNames().forEachRemaining(f -> {
+            if (!fields.contains(f) || !hasComponent(ToolResultObject.class, f)) {
+                throw new Failure.Unsupported(sdkName() + ": ToolResultObject has no " + f + " (tool " + spec.name
+                        + ")");
+            }
+        });
+        for (JsonNode b : r.path("binaryResultsForLlm")) {
+            b.fieldNames().forEachRemaining(f -> {
+                if (!hasComponent(ToolBinaryResult.class, f)) {
+                    throw new Failure.Unsupported(sdkName() + ": ToolBinaryResult has no " + f + " (tool "
+                            + spec.name + ", binaryResultsForLlm)");
+                }
+            });
+        }
+    }
+
+    private static String text(JsonNode node, String key) {
+        JsonNode v = node.get(key);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
     /** The SDK tools for a session, built from the protocol specs. */
     private List<ToolDefinition> definitions(String session, List<ToolSpec> specs) {
         List<ToolDefinition> out = new ArrayList<>();
@@ -269,10 +369,13 @@ final class Sdk implements SdkAdapter {
             throw new Failure.Unsupported(notes().get("session.clearContext") + " (handler of tool " + spec.name
                     + ")");
         }
+        if ("returnResult".equals(spec.handler.action)) {
+            checkResultFields(spec);
+        }
         ToolHandler handler = invocation -> CompletableFuture.completedFuture(
                 spec.invoke(this.out, session, invocation.getArguments(), prompt -> {
                     throw new Failure.Unsupported(notes().get("session.clearContext"));
-                }));
+                }, this::resultObject));
         // The record is the only way to build a tool in this version: unset options stay null,
         // which the SDK leaves out of the wire definition.
         return new ToolDefinition(spec.name, spec.description, spec.parameters, handler, spec.overridesBuiltInTool,
