@@ -24,13 +24,22 @@ import com.github.copilot.generated.SessionEvent;
 import com.github.copilot.generated.rpc.SessionHistoryClearContextParams;
 import com.github.copilot.generated.rpc.SessionHistoryClearContextResult;
 import com.github.copilot.rpc.CopilotClientOptions;
+import com.github.copilot.rpc.ElicitationHandler;
+import com.github.copilot.rpc.ElicitationResult;
+import com.github.copilot.rpc.ElicitationResultAction;
 import com.github.copilot.rpc.MessageOptions;
 import com.github.copilot.rpc.PermissionHandler;
+import com.github.copilot.rpc.PreToolUseHandler;
 import com.github.copilot.rpc.ResumeSessionConfig;
 import com.github.copilot.rpc.SessionConfig;
+import com.github.copilot.rpc.SessionHooks;
+import com.github.copilot.rpc.ToolBinaryResult;
 import com.github.copilot.rpc.ToolDefer;
 import com.github.copilot.rpc.ToolDefinition;
 import com.github.copilot.rpc.ToolHandler;
+import com.github.copilot.rpc.ToolResultObject;
+import com.github.copilot.rpc.UserInputHandler;
+import com.github.copilot.rpc.UserInputResponse;
 
 /**
  * Adapter for the 1.x API of com.github:copilot-sdk-java (packages com.github.copilot.*), built
@@ -97,6 +106,14 @@ final class Sdk implements SdkAdapter {
         c.put("session.setTools", false);
         c.put("session.clearContext", true);
         c.put("events", true);
+        // Tool results: the handler's CompletableFuture<Object> completes with a ToolResultObject
+        // (passed through) or any value (serialized by the SDK's Jackson ObjectMapper).
+        c.put("tool.result.value", true);
+        c.put("tool.result.object", true);
+        c.put("tool.result.binary", hasComponent(ToolResultObject.class, "binaryResultsForLlm"));
+        c.put("tool.result.sessionLog", hasComponent(ToolResultObject.class, "sessionLog"));
+        c.put("tool.result.telemetry", hasComponent(ToolResultObject.class, "toolTelemetry"));
+        SessionOptions.declare(SessionConfig.class, ResumeSessionConfig.class, sdkName(), c, new LinkedHashMap<>());
         return c;
     }
 
@@ -122,6 +139,9 @@ final class Sdk implements SdkAdapter {
         n.put("tool.skipPermission", "a nullable Boolean record component: unset, true and false are distinct");
         n.put("events", "SessionConfig.setOnEvent; event types this SDK version does not know are delivered "
                 + "as type \"unknown\"");
+        SessionOptions.declare(SessionConfig.class, ResumeSessionConfig.class, sdkName(), new LinkedHashMap<>(), n);
+        n.put("tool.result.object", sdkName() + ": ToolResultObject record; ToolBinaryResult is a record of (data, "
+                + "mimeType, type, description) with no metadata");
         return n;
     }
 
@@ -152,7 +172,6 @@ final class Sdk implements SdkAdapter {
     @Override
     public String createSession(String client, String session, List<ToolSpec> tools,
             com.fasterxml.jackson.databind.JsonNode options) throws Exception {
-        noOptions(options);
         CopilotClient c = client(client);
         checkFreeSession(session);
         AtomicReference<CopilotSession> slot = new AtomicReference<>();
@@ -160,6 +179,7 @@ final class Sdk implements SdkAdapter {
                 .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
                 .setOnEvent(forward(session))
                 .setTools(definitions(session, tools, slot));
+        SessionOptions.apply(config, options, false, sdkName(), Sdk::noAnswerHandler);
         CopilotSession s = c.createSession(config).get();
         slot.set(s);
         sessions.put(session, s);
@@ -170,7 +190,6 @@ final class Sdk implements SdkAdapter {
     @Override
     public String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools,
             com.fasterxml.jackson.databind.JsonNode options) throws Exception {
-        noOptions(options);
         CopilotClient c = client(client);
         checkFreeSession(session);
         AtomicReference<CopilotSession> slot = new AtomicReference<>();
@@ -178,6 +197,7 @@ final class Sdk implements SdkAdapter {
                 .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
                 .setOnEvent(forward(session))
                 .setTools(definitions(session, tools, slot));
+        SessionOptions.apply(config, options, true, sdkName(), Sdk::noAnswerHandler);
         CopilotSession s = c.resumeSession(sessionId, config).get();
         slot.set(s);
         sessions.put(session, s);
@@ -272,14 +292,73 @@ final class Sdk implements SdkAdapter {
     }
 
     /**
-     * Session options are not mapped by this adapter yet (it builds only against a 1.x source
-     * checkout, so the mapping could not be run): any option is unsupported.
+     * The handler behind a handler option: it answers nothing useful (an empty answer, a cancel,
+     * no hook output); what is checked is that registering it is announced on the wire.
      */
-    private static void noOptions(com.fasterxml.jackson.databind.JsonNode options) {
-        if (options != null && options.size() > 0) {
-            throw new Failure.Unsupported("the java driver's v1 adapter does not map session options yet (got "
-                    + options.fieldNames().next() + ")");
+    private static Object noAnswerHandler(String option) {
+        return switch (option) {
+            case "userInputHandler" -> (UserInputHandler) (request, invocation) -> CompletableFuture
+                    .completedFuture(new UserInputResponse().setAnswer("").setWasFreeform(true));
+            case "elicitationHandler" -> (ElicitationHandler) context -> CompletableFuture
+                    .completedFuture(new ElicitationResult().setAction(ElicitationResultAction.CANCEL));
+            case "hooks" -> new SessionHooks()
+                    .setOnPreToolUse((PreToolUseHandler) (input, invocation) -> CompletableFuture.completedFuture(null));
+            default -> throw new Failure.DriverError("no handler for session option " + option);
+        };
+    }
+
+    private static boolean hasComponent(Class<?> record, String name) {
+        for (var component : record.getRecordComponents()) {
+            if (component.getName().equals(name)) {
+                return true;
+            }
         }
+        return false;
+    }
+
+    /** The SDK's ToolResultObject filled with the wire fields given, through its canonical constructor. */
+    private ToolResultObject resultObject(JsonNode r) {
+        List<ToolBinaryResult> binaries = null;
+        if (r.has("binaryResultsForLlm")) {
+            binaries = new ArrayList<>();
+            for (JsonNode b : r.get("binaryResultsForLlm")) {
+                binaries.add(new ToolBinaryResult(text(b, "data"), text(b, "mimeType"), text(b, "type"),
+                        text(b, "description")));
+            }
+        }
+        Map<String, Object> telemetry = r.has("toolTelemetry")
+                ? Out.JSON.convertValue(r.get("toolTelemetry"),
+                        new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {
+                        })
+                : null;
+        return new ToolResultObject(text(r, "resultType"), text(r, "textResultForLlm"), binaries, text(r, "error"),
+                text(r, "sessionLog"), telemetry);
+    }
+
+    /** Unsupported when the result has a field ToolResultObject / ToolBinaryResult cannot carry. */
+    private void checkResultFields(ToolSpec spec) {
+        JsonNode r = spec.handler.result;
+        List<String> fields = List.of("textResultForLlm", "resultType", "binaryResultsForLlm", "error",
+                "sessionLog", "toolTelemetry");
+        r.fieldNames().forEachRemaining(f -> {
+            if (!fields.contains(f) || !hasComponent(ToolResultObject.class, f)) {
+                throw new Failure.Unsupported(sdkName() + ": ToolResultObject has no " + f + " (tool " + spec.name
+                        + ")");
+            }
+        });
+        for (JsonNode b : r.path("binaryResultsForLlm")) {
+            b.fieldNames().forEachRemaining(f -> {
+                if (!hasComponent(ToolBinaryResult.class, f)) {
+                    throw new Failure.Unsupported(sdkName() + ": ToolBinaryResult has no " + f + " (tool "
+                            + spec.name + ", binaryResultsForLlm)");
+                }
+            });
+        }
+    }
+
+    private static String text(JsonNode node, String key) {
+        JsonNode v = node.get(key);
+        return v == null || v.isNull() ? null : v.asText();
     }
 
     /** The SDK tools for a session, built from the protocol specs. */
@@ -299,8 +378,7 @@ final class Sdk implements SdkAdapter {
                     + "options are compile-time constants, so one cannot be made from a protocol Tool at run time)");
         }
         if ("returnResult".equals(spec.handler.action)) {
-            throw new Failure.Unsupported("the java driver's v1 adapter does not build the SDK's tool-result "
-                    + "type yet (tool " + spec.name + ")");
+            checkResultFields(spec);
         }
         ToolHandler handler = invocation -> CompletableFuture.completedFuture(
                 spec.invoke(this.out, session, invocation.getArguments(), prompt -> {
@@ -309,7 +387,7 @@ final class Sdk implements SdkAdapter {
                         throw new IllegalStateException("tool called before createSession returned");
                     }
                     return clear(s, prompt);
-                }));
+                }, this::resultObject));
         // description and parameters have no copy-with method: they go into the base definition.
         ToolDefinition tool = ToolDefinition.create(spec.name, spec.description, spec.parameters, handler);
         for (String option : spec.optionsInOrder()) {
