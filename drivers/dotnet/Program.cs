@@ -583,7 +583,7 @@ internal static class Program
 
     private static void WriteLine(JsonObject message)
     {
-        string text = message.ToJsonString(s_lineOptions);
+        string text = LineWriter.Write(message, s_lineOptions);
         try
         {
             lock (StdoutGate)
