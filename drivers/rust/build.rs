@@ -11,6 +11,7 @@
 //! releases lack, so the same driver builds against them and reports `unsupported` honestly:
 //! - sdk_tool_is_terminal: `Tool::with_is_terminal`
 //! - sdk_tool_metadata:    `Tool::with_metadata`
+//! - sdk_tool_defer:       `Tool::with_defer` and `DeferMode`
 //! - sdk_set_tools:        `Session::set_tools`
 //! - sdk_clear_context:    `session.rpc().history().clear_context(HistoryClearContextRequest)`
 //! - sdk_prepare_session:  `Client::prepare_session` / `prepare_resume_session` (subscribe first)
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 const PROBES: &[(&str, &[&str])] = &[
     ("sdk_tool_is_terminal", &["pub fn with_is_terminal("]),
     ("sdk_tool_metadata", &["pub fn with_metadata(mut self, metadata: IndexMap<String, Value>)"]),
+    ("sdk_tool_defer", &["pub fn with_defer(", "pub enum DeferMode"]),
     ("sdk_set_tools", &["pub async fn set_tools<"]),
     ("sdk_clear_context", &["pub struct HistoryClearContextRequest", "pub async fn clear_context("]),
     ("sdk_rpc_tools_set", &["pub struct ToolsSetRequest", "SESSION_TOOLS_SET"]),

@@ -19,10 +19,14 @@ use github_copilot_sdk::rpc::HistoryClearContextRequest;
 #[cfg(sdk_rpc_tools_set)]
 use github_copilot_sdk::rpc::ToolsSetRequest;
 use github_copilot_sdk::session::Session;
+#[cfg(sdk_tool_defer)]
+use github_copilot_sdk::DeferMode;
+#[cfg(sdk_tool_metadata)]
+use github_copilot_sdk::IndexMap;
 use github_copilot_sdk::subscription::RecvErrorKind;
 use github_copilot_sdk::tool::ToolHandler;
 use github_copilot_sdk::{
-    CliProgram, Client, ClientOptions, DeferMode, Error, ErrorKind, EventSubscription, IndexMap,
+    CliProgram, Client, ClientOptions, Error, ErrorKind, EventSubscription,
     ElicitationRequest, ElicitationResult, MessageOptions, RequestId, ResumeSessionConfig,
     SessionConfig, SessionErrorKind, SessionId, Tool, ToolInvocation, ToolResult,
     ToolResultExpanded, Transport,
@@ -82,6 +86,7 @@ fn missing(what: &str) -> Failure {
 
 const NO_IS_TERMINAL: &str = "Tool::with_is_terminal (tool option isTerminal)";
 const NO_METADATA: &str = "Tool::with_metadata (tool option metadata)";
+const NO_DEFER: &str = "Tool::with_defer / DeferMode (tool option defer)";
 const NO_SET_TOOLS: &str = "Session::set_tools (high-level tool replacement)";
 const NO_CLEAR_CONTEXT: &str =
     "session.rpc().history().clear_context (generated session.history.clearContext)";
@@ -647,11 +652,14 @@ fn build_tool(state: &Arc<State>, session: &str, spec: &Value) -> Result<Tool, F
             "isTerminal" => return Err(missing(NO_IS_TERMINAL)),
             "overridesBuiltInTool" => tool.with_overrides_built_in_tool(bool_option(spec, option)?),
             "skipPermission" => tool.with_skip_permission(bool_option(spec, option)?),
+            #[cfg(sdk_tool_defer)]
             "defer" => tool.with_defer(match spec[option].as_str() {
                 Some("auto") => DeferMode::Auto,
                 Some("never") => DeferMode::Never,
                 other => return Err(driver_error(format!("unknown defer mode {other:?}"))),
             }),
+            #[cfg(not(sdk_tool_defer))]
+            "defer" => return Err(missing(NO_DEFER)),
             #[cfg(not(sdk_tool_metadata))]
             "metadata" => return Err(missing(NO_METADATA)),
             #[cfg(sdk_tool_metadata)]
@@ -712,7 +720,7 @@ async fn settle_events() {
 // ---------------------------------------------------------------------------------------------
 
 fn hello() -> Outcome {
-    let capabilities = json!({
+    let mut capabilities = json!({
         "transport.tcp": true,
         "transport.stdio": true,
         "session.resume": true,
@@ -720,7 +728,7 @@ fn hello() -> Outcome {
         "tool.isTerminal.explicitFalse": false,
         "tool.overridesBuiltInTool": true,
         "tool.skipPermission": true,
-        "tool.defer": true,
+        "tool.defer": cfg!(sdk_tool_defer),
         "tool.metadata": cfg!(sdk_tool_metadata),
         "session.setTools": cfg!(sdk_set_tools),
         "session.clearContext": cfg!(sdk_clear_context),
@@ -758,6 +766,7 @@ fn hello() -> Outcome {
     let absent = [
         (cfg!(sdk_tool_is_terminal), "tool.isTerminal", NO_IS_TERMINAL),
         (cfg!(sdk_tool_metadata), "tool.metadata", NO_METADATA),
+        (cfg!(sdk_tool_defer), "tool.defer", NO_DEFER),
         (cfg!(sdk_set_tools), "session.setTools", NO_SET_TOOLS),
         (cfg!(sdk_clear_context), "session.clearContext", NO_CLEAR_CONTEXT),
     ];
@@ -784,7 +793,6 @@ fn hello() -> Outcome {
             notes[capability] = json!(format!("{SDK_NAME} {SDK_VERSION}: ToolResultExpanded has no {field}"));
         }
     }
-    let mut capabilities = capabilities;
     for &(name, field, resume_only) in SESSION_OPTIONS {
         let available = option_available(field, resume_only);
         capabilities[format!("session.option.{name}")] = json!(available);
