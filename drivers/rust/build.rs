@@ -12,6 +12,8 @@
 //! - sdk_tool_is_terminal: `Tool::with_is_terminal`
 //! - sdk_tool_metadata:    `Tool::with_metadata`
 //! - sdk_tool_defer:       `Tool::with_defer` and `DeferMode`
+//! - sdk_client_info:      `ClientOptions::with_client_info(ClientInfo)` (connect option clientInfo)
+//! - sdk_github_telemetry: `ClientOptions::with_on_github_telemetry` (connect option gitHubTelemetry)
 //! - sdk_set_tools:        `Session::set_tools`
 //! - sdk_clear_context:    `session.rpc().history().clear_context(HistoryClearContextRequest)`
 //! - sdk_prepare_session:  `Client::prepare_session` / `prepare_resume_session` (subscribe first)
@@ -27,6 +29,8 @@ const PROBES: &[(&str, &[&str])] = &[
     ("sdk_tool_is_terminal", &["pub fn with_is_terminal("]),
     ("sdk_tool_metadata", &["pub fn with_metadata(mut self, metadata: IndexMap<String, Value>)"]),
     ("sdk_tool_defer", &["pub fn with_defer(", "pub enum DeferMode"]),
+    ("sdk_client_info", &["pub fn with_client_info(", "pub fn with_integration_version("]),
+    ("sdk_github_telemetry", &["pub fn with_on_github_telemetry<"]),
     ("sdk_set_tools", &["pub async fn set_tools<"]),
     ("sdk_clear_context", &["pub struct HistoryClearContextRequest", "pub async fn clear_context("]),
     ("sdk_rpc_tools_set", &["pub struct ToolsSetRequest", "SESSION_TOOLS_SET"]),

@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use github_copilot_sdk::handler::{ElicitationHandler, UserInputHandler, UserInputResponse};
+use github_copilot_sdk::handler::{
+    ElicitationHandler, PermissionHandler, PermissionResult, UserInputHandler, UserInputResponse,
+};
 use github_copilot_sdk::hooks::SessionHooks;
 #[cfg(sdk_clear_context)]
 use github_copilot_sdk::rpc::HistoryClearContextRequest;
@@ -27,7 +29,8 @@ use github_copilot_sdk::subscription::RecvErrorKind;
 use github_copilot_sdk::tool::ToolHandler;
 use github_copilot_sdk::{
     CliProgram, Client, ClientOptions, Error, ErrorKind, EventSubscription,
-    ElicitationRequest, ElicitationResult, MessageOptions, RequestId, ResumeSessionConfig,
+    ElicitationRequest, ElicitationResult, MessageOptions, PermissionRequestData, RequestId,
+    ResumeSessionConfig,
     SessionConfig, SessionErrorKind, SessionId, Tool, ToolInvocation, ToolResult,
     ToolResultExpanded, Transport,
 };
@@ -458,21 +461,55 @@ fn handler_flag(name: &str, value: &Value) -> Result<(), Failure> {
     }
 }
 
-/// Handlers behind the handler options: they answer nothing useful (no answer, a cancel, no hook
-/// output); what is checked is that registering them is announced on the wire.
+/// Handlers behind the handler options, with the fixed behaviour of PROTOCOL.md (the first
+/// choice, a cancel, no hook output).
 struct NoAnswer;
 
+/// PROTOCOL.md: the first choice, or "ok" as free text when there are no choices.
 #[async_trait]
 impl UserInputHandler for NoAnswer {
     async fn handle(
         &self,
         _session_id: SessionId,
         _question: String,
-        _choices: Option<Vec<String>>,
+        choices: Option<Vec<String>>,
         _allow_freeform: Option<bool>,
     ) -> Option<UserInputResponse> {
-        None
+        Some(match choices.and_then(|c| c.into_iter().next()) {
+            Some(first) => UserInputResponse { answer: first, was_freeform: false },
+            None => UserInputResponse { answer: "ok".into(), was_freeform: true },
+        })
     }
+}
+
+/// The SDK's approve-all permission handler, wrapped to report what the application's handler
+/// received (`permission.requested`, PROTOCOL.md "Requests from the runtime"): the request data
+/// re-serialized with the SDK's own serde derive.
+struct ReportingPermissions {
+    session: String,
+    inner: Arc<dyn PermissionHandler>,
+}
+
+#[async_trait]
+impl PermissionHandler for ReportingPermissions {
+    async fn handle(
+        &self,
+        session_id: SessionId,
+        request_id: RequestId,
+        data: PermissionRequestData,
+    ) -> PermissionResult {
+        let seen = serde_json::to_value(&data)
+            .unwrap_or_else(|e| json!({ "unserializable": e.to_string() }));
+        emit_event("permission.requested", json!({ "session": self.session, "request": seen }));
+        self.inner.handle(session_id, request_id, data).await
+    }
+}
+
+fn permission_handler(session: &str) -> Arc<dyn PermissionHandler> {
+    Arc::new(ReportingPermissions {
+        session: session.to_string(),
+        inner: github_copilot_sdk::permission::approve_all(),
+    })
 }
 
 #[async_trait]
@@ -736,6 +773,10 @@ fn hello() -> Outcome {
         "events": true,
         "tool.result.value": true,
         "tool.result.object": true,
+        "handler.permission": true,
+        "connect.option.connectionToken": true,
+        "connect.option.clientInfo": cfg!(sdk_client_info),
+        "connect.option.gitHubTelemetry": cfg!(sdk_github_telemetry),
         "tool.result.binary": cfg!(sdk_result_binary_results_for_llm),
         "tool.result.sessionLog": cfg!(sdk_result_session_log),
         "tool.result.telemetry": cfg!(sdk_result_tool_telemetry),
@@ -771,6 +812,22 @@ fn hello() -> Outcome {
         (cfg!(sdk_clear_context), "session.clearContext", NO_CLEAR_CONTEXT),
     ];
     for (present, capability, what) in absent {
+        if !present {
+            notes[capability] = json!(format!("{SDK_NAME} {SDK_VERSION} has no {what}"));
+        }
+    }
+    notes["handler.permission"] = json!(format!(
+        "{SDK_NAME} {SDK_VERSION}: permission::approve_all() wrapped in a PermissionHandler that \
+         reports PermissionRequestData serialized by its serde derive (unknown fields kept in its \
+         flattened `extra`)"
+    ));
+    notes["connect.option.connectionToken"] = json!(
+        "Transport::External { connection_token } (TCP only; Transport::Stdio has none)"
+    );
+    for (present, capability, what) in [
+        (cfg!(sdk_client_info), "connect.option.clientInfo", "ClientOptions::with_client_info"),
+        (cfg!(sdk_github_telemetry), "connect.option.gitHubTelemetry", "ClientOptions::with_on_github_telemetry"),
+    ] {
         if !present {
             notes[capability] = json!(format!("{SDK_NAME} {SDK_VERSION} has no {what}"));
         }
@@ -833,8 +890,74 @@ fn parse_address(address: &str) -> Result<(String, u16), Failure> {
     Ok((host.to_string(), port))
 }
 
+/// Connect options (PROTOCOL.md "Connect options"), applied to the client options.
+fn apply_connect_options(
+    mut options: ClientOptions,
+    connect: &Map<String, Value>,
+) -> Result<ClientOptions, Failure> {
+    for (name, value) in connect {
+        options = match name.as_str() {
+            "connectionToken" => options, // set on Transport::External by connect()
+            #[cfg(sdk_client_info)]
+            "clientInfo" => {
+                let fields =
+                    value.as_object().ok_or_else(|| driver_error("clientInfo must be an object"))?;
+                let mut info = github_copilot_sdk::ClientInfo::new();
+                for (key, v) in fields {
+                    let v = v
+                        .as_str()
+                        .ok_or_else(|| driver_error(format!("clientInfo.{key} must be a string")))?;
+                    info = match key.as_str() {
+                        "applicationName" => info.with_application_name(v),
+                        "applicationVersion" => info.with_application_version(v),
+                        "integrationName" => info.with_integration_name(v),
+                        "integrationVersion" => info.with_integration_version(v),
+                        other => {
+                            return Err(Failure::Unsupported(format!(
+                                "{SDK_NAME} {SDK_VERSION}: ClientInfo has no {other}"
+                            )))
+                        }
+                    };
+                }
+                options.with_client_info(info)
+            }
+            #[cfg(sdk_github_telemetry)]
+            "gitHubTelemetry" => {
+                if value != &Value::Bool(true) {
+                    return Err(driver_error("connect option gitHubTelemetry takes true"));
+                }
+                options.with_on_github_telemetry(|_notification| {})
+            }
+            #[cfg(not(sdk_client_info))]
+            "clientInfo" => return Err(missing("ClientOptions::with_client_info (connect option clientInfo)")),
+            #[cfg(not(sdk_github_telemetry))]
+            "gitHubTelemetry" => {
+                return Err(missing(
+                    "ClientOptions::with_on_github_telemetry (connect option gitHubTelemetry)",
+                ))
+            }
+            other => {
+                return Err(Failure::Unsupported(format!(
+                    "the Rust driver does not know the connect option {other:?}"
+                )))
+            }
+        };
+    }
+    Ok(options)
+}
+
 async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
     let handle = str_arg(args, "client")?.to_string();
+    let connect_options = match args.get("options") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(o)) => o.clone(),
+        Some(_) => return Err(driver_error("connect options must be an object")),
+    };
+    let token = match connect_options.get("connectionToken") {
+        None => None,
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(_) => return Err(driver_error("connectionToken must be a string")),
+    };
     let options = if let Some(address) = args.get("address").and_then(Value::as_str) {
         let (host, port) = parse_address(address)?;
         // Client::start resolves `program` before it looks at the transport, even for
@@ -843,8 +966,14 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
         // 1.0.28), so name an explicit program that is never started.
         ClientOptions::new()
             .with_program(CliProgram::Path(UNUSED_PROGRAM.into()))
-            .with_transport(Transport::External { host, port, connection_token: None })
+            .with_transport(Transport::External { host, port, connection_token: token })
     } else if let Some(cli_path) = args.get("cliPath").and_then(Value::as_str) {
+        if token.is_some() {
+            return Err(Failure::Unsupported(format!(
+                "{SDK_NAME} {SDK_VERSION}: Transport::Stdio has no connection_token (connect option \
+                 connectionToken)"
+            )));
+        }
         let mut env: Vec<(String, String)> = Vec::new();
         if let Some(extra) = args.get("env") {
             let extra = extra.as_object().ok_or_else(|| driver_error("env must be an object"))?;
@@ -863,6 +992,7 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
     } else {
         return Err(driver_error("connect needs \"address\" or \"cliPath\""));
     };
+    let options = apply_connect_options(options, &connect_options)?;
     let client = Client::start(options).await.map_err(sdk_failure)?;
     state.clients.lock().unwrap().insert(handle, client);
     Ok(json!({}))
@@ -882,7 +1012,8 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
     let handle = str_arg(args, "session")?;
     let client = state.client(client_handle)?;
     let tools = build_tools(state, handle, tools_arg(args)?)?;
-    let mut config = SessionConfig::default().approve_all_permissions().with_tools(tools);
+    let mut config =
+        SessionConfig::default().with_permission_handler(permission_handler(handle)).with_tools(tools);
     apply_create_options(&mut config, &options_arg(args)?)?;
     // Subscribe before the session starts so no early event is lost.
     #[cfg(sdk_prepare_session)]
@@ -907,7 +1038,7 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
     let client = state.client(client_handle)?;
     let tools = build_tools(state, handle, tools_arg(args)?)?;
     let mut config = ResumeSessionConfig::new(SessionId::new(session_id))
-        .approve_all_permissions()
+        .with_permission_handler(permission_handler(handle))
         .with_tools(tools);
     apply_resume_options(&mut config, &options_arg(args)?)?;
     #[cfg(sdk_prepare_session)]
