@@ -158,7 +158,7 @@ public final class Main {
                 }
                 Map<String, String> env = new LinkedHashMap<>();
                 args.path("env").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
-                sdk.connect(required(args, "client"), address, cliPath, env);
+                sdk.connect(required(args, "client"), address, cliPath, env, args.get("options"));
             }
             case "createSession" -> result.put("sessionId",
                     sdk.createSession(required(args, "client"), required(args, "session"),

@@ -21,7 +21,9 @@ interface SdkAdapter {
 
     Map<String, String> notes();
 
-    void connect(String client, String address, String cliPath, Map<String, String> env) throws Exception;
+    /** {@code options} is the protocol's connect options object, or null. */
+    void connect(String client, String address, String cliPath, Map<String, String> env, JsonNode options)
+            throws Exception;
 
     /** {@code options} is the protocol's session options object, or null when none were given. */
     String createSession(String client, String session, List<ToolSpec> tools, JsonNode options) throws Exception;

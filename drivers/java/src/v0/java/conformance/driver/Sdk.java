@@ -106,6 +106,8 @@ final class Sdk implements SdkAdapter {
         c.put("tool.result.sessionLog", hasComponent(ToolResultObject.class, "sessionLog"));
         c.put("tool.result.telemetry", hasComponent(ToolResultObject.class, "toolTelemetry"));
         SessionOptions.declare(SessionConfig.class, ResumeSessionConfig.class, sdkName(), c, new LinkedHashMap<>());
+        ConnectOptions.declare(CopilotClientOptions.class, sdkName(), c, new LinkedHashMap<>());
+        c.put("handler.permission", true);
         return c;
     }
 
@@ -130,6 +132,9 @@ final class Sdk implements SdkAdapter {
                 + "distinct");
         n.put("tool.skipPermission", "a nullable Boolean record component: unset, true and false are distinct");
         SessionOptions.declare(SessionConfig.class, ResumeSessionConfig.class, sdkName(), new LinkedHashMap<>(), n);
+        ConnectOptions.declare(CopilotClientOptions.class, sdkName(), new LinkedHashMap<>(), n);
+        n.put("handler.permission", "PermissionHandler.APPROVE_ALL wrapped to report the PermissionRequest it "
+                + "received, serialized with Jackson");
         n.put("session.option.streaming", sdkName() + ": SessionConfig.setStreaming(boolean) is a primitive, and "
                 + "SessionRequestBuilder sends streaming only when true (isStreaming() ? true : null)");
         n.put("tool.result.object", sdkName() + ": ToolResultObject record (textResultForLlm, resultType, "
@@ -141,7 +146,8 @@ final class Sdk implements SdkAdapter {
     }
 
     @Override
-    public void connect(String client, String address, String cliPath, Map<String, String> env) throws Exception {
+    public void connect(String client, String address, String cliPath, Map<String, String> env, JsonNode connectOptions)
+            throws Exception {
         if (clients.containsKey(client)) {
             throw new Failure.DriverError("client handle already connected: " + client);
         }
@@ -154,6 +160,7 @@ final class Sdk implements SdkAdapter {
             childEnv.putAll(env);
             options.setCliPath(cliPath).setUseStdio(true).setEnvironment(childEnv);
         }
+        ConnectOptions.apply(options, connectOptions, address != null, sdkName());
         CopilotClient c = new CopilotClient(options);
         try {
             c.start().get();
@@ -170,7 +177,7 @@ final class Sdk implements SdkAdapter {
         CopilotClient c = client(client);
         checkFreeSession(session);
         SessionConfig config = new SessionConfig()
-                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+                .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
                 .setTools(definitions(session, tools));
         SessionOptions.apply(config, options, false, sdkName(), Sdk::noAnswerHandler);
@@ -186,7 +193,7 @@ final class Sdk implements SdkAdapter {
         CopilotClient c = client(client);
         checkFreeSession(session);
         ResumeSessionConfig config = new ResumeSessionConfig()
-                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+                .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
                 .setTools(definitions(session, tools));
         SessionOptions.apply(config, options, true, sdkName(), Sdk::noAnswerHandler);
@@ -272,15 +279,39 @@ final class Sdk implements SdkAdapter {
         owner.clear();
     }
 
+    /** PROTOCOL.md: the first choice, or "ok" as free text when there are no choices. */
+    private static com.github.copilot.sdk.json.UserInputResponse firstChoice(List<String> choices) {
+        return choices != null && !choices.isEmpty()
+                ? new com.github.copilot.sdk.json.UserInputResponse().setAnswer(choices.get(0)).setWasFreeform(false)
+                : new com.github.copilot.sdk.json.UserInputResponse().setAnswer("ok").setWasFreeform(true);
+    }
+
     /**
-     * The handler behind a handler option: it answers nothing useful (an empty answer, a cancel,
-     * no hook output); what is checked is that registering it is announced on the wire.
+     * The SDK's approve-all permission handler, wrapped to report what the application's handler
+     * received ({@code permission.requested}, PROTOCOL.md "Requests from the runtime").
+     */
+    private PermissionHandler reportingApproveAll(String session) {
+        return (request, invocation) -> {
+            ObjectNode args = Out.object();
+            args.put("session", session);
+            try {
+                args.set("request", Out.JSON.valueToTree(request));
+            } catch (IllegalArgumentException e) {
+                args.putObject("request").put("unserializable", Failure.message(e));
+            }
+            out.event("permission.requested", args);
+            return PermissionHandler.APPROVE_ALL.handle(request, invocation);
+        };
+    }
+
+    /**
+     * The handler behind a handler option, with the fixed behaviour of PROTOCOL.md: the first
+     * choice, a cancel, a pre-tool-use hook with no output.
      */
     private static Object noAnswerHandler(String option) {
         return switch (option) {
-            case "userInputHandler" -> (UserInputHandler) (request, invocation) -> CompletableFuture
-                    .completedFuture(new com.github.copilot.sdk.json.UserInputResponse().setAnswer("")
-                            .setWasFreeform(true));
+            case "userInputHandler" -> (UserInputHandler) (request, invocation) -> CompletableFuture.completedFuture(
+                    firstChoice(request.getChoices()));
             case "elicitationHandler" -> (ElicitationHandler) context -> CompletableFuture
                     .completedFuture(new ElicitationResult().setAction(ElicitationResultAction.CANCEL));
             case "hooks" -> new SessionHooks()

@@ -114,6 +114,8 @@ final class Sdk implements SdkAdapter {
         c.put("tool.result.sessionLog", hasComponent(ToolResultObject.class, "sessionLog"));
         c.put("tool.result.telemetry", hasComponent(ToolResultObject.class, "toolTelemetry"));
         SessionOptions.declare(SessionConfig.class, ResumeSessionConfig.class, sdkName(), c, new LinkedHashMap<>());
+        ConnectOptions.declare(CopilotClientOptions.class, sdkName(), c, new LinkedHashMap<>());
+        c.put("handler.permission", true);
         return c;
     }
 
@@ -140,13 +142,17 @@ final class Sdk implements SdkAdapter {
         n.put("events", "SessionConfig.setOnEvent; event types this SDK version does not know are delivered "
                 + "as type \"unknown\"");
         SessionOptions.declare(SessionConfig.class, ResumeSessionConfig.class, sdkName(), new LinkedHashMap<>(), n);
+        ConnectOptions.declare(CopilotClientOptions.class, sdkName(), new LinkedHashMap<>(), n);
+        n.put("handler.permission", "PermissionHandler.APPROVE_ALL wrapped to report the PermissionRequest it "
+                + "received, serialized with Jackson");
         n.put("tool.result.object", sdkName() + ": ToolResultObject record; ToolBinaryResult is a record of (data, "
                 + "mimeType, type, description) with no metadata");
         return n;
     }
 
     @Override
-    public void connect(String client, String address, String cliPath, Map<String, String> env) throws Exception {
+    public void connect(String client, String address, String cliPath, Map<String, String> env, JsonNode connectOptions)
+            throws Exception {
         if (clients.containsKey(client)) {
             throw new Failure.DriverError("client handle already connected: " + client);
         }
@@ -159,6 +165,7 @@ final class Sdk implements SdkAdapter {
             childEnv.putAll(env);
             options.setCliPath(cliPath).setUseStdio(true).setEnvironment(childEnv);
         }
+        ConnectOptions.apply(options, connectOptions, address != null, sdkName());
         CopilotClient c = new CopilotClient(options);
         try {
             c.start().get();
@@ -176,7 +183,7 @@ final class Sdk implements SdkAdapter {
         checkFreeSession(session);
         AtomicReference<CopilotSession> slot = new AtomicReference<>();
         SessionConfig config = new SessionConfig()
-                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+                .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
                 .setTools(definitions(session, tools, slot));
         SessionOptions.apply(config, options, false, sdkName(), Sdk::noAnswerHandler);
@@ -194,7 +201,7 @@ final class Sdk implements SdkAdapter {
         checkFreeSession(session);
         AtomicReference<CopilotSession> slot = new AtomicReference<>();
         ResumeSessionConfig config = new ResumeSessionConfig()
-                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+                .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
                 .setTools(definitions(session, tools, slot));
         SessionOptions.apply(config, options, true, sdkName(), Sdk::noAnswerHandler);
@@ -291,14 +298,39 @@ final class Sdk implements SdkAdapter {
         owner.clear();
     }
 
+    /** PROTOCOL.md: the first choice, or "ok" as free text when there are no choices. */
+    private static com.github.copilot.rpc.UserInputResponse firstChoice(List<String> choices) {
+        return choices != null && !choices.isEmpty()
+                ? new com.github.copilot.rpc.UserInputResponse().setAnswer(choices.get(0)).setWasFreeform(false)
+                : new com.github.copilot.rpc.UserInputResponse().setAnswer("ok").setWasFreeform(true);
+    }
+
     /**
-     * The handler behind a handler option: it answers nothing useful (an empty answer, a cancel,
-     * no hook output); what is checked is that registering it is announced on the wire.
+     * The SDK's approve-all permission handler, wrapped to report what the application's handler
+     * received ({@code permission.requested}, PROTOCOL.md "Requests from the runtime").
+     */
+    private PermissionHandler reportingApproveAll(String session) {
+        return (request, invocation) -> {
+            ObjectNode args = Out.object();
+            args.put("session", session);
+            try {
+                args.set("request", Out.JSON.valueToTree(request));
+            } catch (IllegalArgumentException e) {
+                args.putObject("request").put("unserializable", Failure.message(e));
+            }
+            out.event("permission.requested", args);
+            return PermissionHandler.APPROVE_ALL.handle(request, invocation);
+        };
+    }
+
+    /**
+     * The handler behind a handler option, with the fixed behaviour of PROTOCOL.md: the first
+     * choice, a cancel, a pre-tool-use hook with no output.
      */
     private static Object noAnswerHandler(String option) {
         return switch (option) {
-            case "userInputHandler" -> (UserInputHandler) (request, invocation) -> CompletableFuture
-                    .completedFuture(new UserInputResponse().setAnswer("").setWasFreeform(true));
+            case "userInputHandler" -> (UserInputHandler) (request, invocation) -> CompletableFuture.completedFuture(
+                    firstChoice(request.getChoices()));
             case "elicitationHandler" -> (ElicitationHandler) context -> CompletableFuture
                     .completedFuture(new ElicitationResult().setAction(ElicitationResultAction.CANCEL));
             case "hooks" -> new SessionHooks()
