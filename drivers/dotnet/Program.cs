@@ -196,6 +196,7 @@ internal static class Program
                 "Type and Description, no metadata",
         };
         SessionOptions.Declare($"{PackageId} {version}", capabilities, notes);
+        ConnectOptions.Declare($"{PackageId} {version}", capabilities, notes);
 
         return new JsonObject
         {
@@ -238,7 +239,9 @@ internal static class Program
             throw new DriverException("connect needs either 'address' or 'cliPath'");
         }
 
-        var client = new CopilotClient(new CopilotClientOptions { Connection = connection, Logger = s_sdkLogger });
+        var clientOptions = new CopilotClientOptions { Connection = connection, Logger = s_sdkLogger };
+        ConnectOptions.Apply(a["options"] as JsonObject, clientOptions, connection, $"{PackageId} {SdkVersion()}");
+        var client = new CopilotClient(clientOptions);
         try
         {
             await client.StartAsync().ConfigureAwait(false);
@@ -261,6 +264,7 @@ internal static class Program
         {
             Tools = BuildTools(a, state),
             OnEvent = ev => EmitSessionEvent(state, ev),
+            OnPermissionRequest = ConnectOptions.ReportingApproveAll(state.Handle, Emit),
         };
         SessionOptions.Apply(config, OptionsArg(a), resume: false, $"{PackageId} {SdkVersion()}");
 
@@ -279,6 +283,7 @@ internal static class Program
         {
             Tools = BuildTools(a, state),
             OnEvent = ev => EmitSessionEvent(state, ev),
+            OnPermissionRequest = ConnectOptions.ReportingApproveAll(state.Handle, Emit),
         };
         SessionOptions.Apply(config, OptionsArg(a), resume: true, $"{PackageId} {SdkVersion()}");
 

@@ -131,11 +131,14 @@ internal static class SessionOptions
         }
     }
 
-    /// <summary>The handler behind a handler option: an empty answer, a cancel, no hook output.</summary>
+    /// <summary>The handler behind a handler option (PROTOCOL.md): the first choice, a cancel, no hook output.</summary>
     private static object NoAnswerHandler(string option) => option switch
     {
+        // PROTOCOL.md: the first choice, or "ok" as free text when there are no choices.
         "userInputHandler" => (Func<UserInputRequest, UserInputInvocation, Task<UserInputResponse>>)(
-            (_, _) => Task.FromResult(new UserInputResponse { Answer = "", WasFreeform = true })),
+            (request, _) => Task.FromResult(request.Choices is { Count: > 0 } choices
+                ? new UserInputResponse { Answer = choices[0], WasFreeform = false }
+                : new UserInputResponse { Answer = "ok", WasFreeform = true })),
         "elicitationHandler" => (Func<ElicitationContext, Task<ElicitationResult>>)(
             _ => Task.FromResult(new ElicitationResult { Action = UIElicitationResponseAction.Cancel })),
         "hooks" => new SessionHooks
@@ -271,4 +274,92 @@ internal static class ToolResults
         }
         return result;
     }
+}
+
+/// <summary>Connect options (PROTOCOL.md "Connect options") and the reporting permission handler.</summary>
+internal static class ConnectOptions
+{
+    private static readonly JsonSerializerOptions s_web = new(JsonSerializerDefaults.Web);
+
+    /// <summary>connect.option.* capabilities, read from the installed SDK's option types.</summary>
+    public static void Declare(string sdk, JsonObject capabilities, JsonObject notes)
+    {
+        bool token = typeof(UriRuntimeConnection).GetProperty("ConnectionToken") is { CanWrite: true };
+        bool clientInfo = typeof(CopilotClientOptions).GetProperty("ClientInfo") is { CanWrite: true };
+        bool telemetry = typeof(CopilotClientOptions).GetProperty("OnGitHubTelemetry") is { CanWrite: true };
+        capabilities["connect.option.connectionToken"] = token;
+        capabilities["connect.option.clientInfo"] = clientInfo;
+        capabilities["connect.option.gitHubTelemetry"] = telemetry;
+        if (!clientInfo)
+        {
+            notes["connect.option.clientInfo"] = $"{sdk}: CopilotClientOptions has no ClientInfo";
+        }
+        if (!token)
+        {
+            notes["connect.option.connectionToken"] = $"{sdk}: UriRuntimeConnection has no ConnectionToken";
+        }
+        notes["connect.option.gitHubTelemetry"] =
+            $"{sdk}: CopilotClientOptions.OnGitHubTelemetry ([Experimental(\"GHCP001\")]), a callback that accepts every notification";
+        capabilities["handler.permission"] = true;
+        notes["handler.permission"] =
+            $"{sdk}: PermissionHandler.ApproveAll wrapped to report the PermissionRequest it received, serialized by System.Text.Json";
+    }
+
+    /// <summary>Sets the options on the client options and the connection; unknown ones are unsupported.</summary>
+    public static void Apply(JsonObject? options, CopilotClientOptions client, RuntimeConnection connection, string sdk)
+    {
+        if (options is null)
+        {
+            return;
+        }
+        foreach ((string name, JsonNode? value) in options)
+        {
+            switch (name)
+            {
+                case "connectionToken":
+                    if (connection is not UriRuntimeConnection uri)
+                    {
+                        throw new UnsupportedException($"{sdk}: a connection token is set on UriRuntimeConnection (TCP) only");
+                    }
+                    uri.ConnectionToken = (string?)value ?? throw new DriverException("connectionToken must be a string");
+                    break;
+                case "clientInfo":
+                    PropertyInfo info = typeof(CopilotClientOptions).GetProperty("ClientInfo") is { CanWrite: true } p
+                        ? p
+                        : throw new UnsupportedException($"{sdk}: CopilotClientOptions has no ClientInfo (connect option clientInfo)");
+                    info.SetValue(client, value.Deserialize(info.PropertyType, s_web));
+                    break;
+                case "gitHubTelemetry":
+                    if (value is not JsonValue v || !v.TryGetValue(out bool on) || !on)
+                    {
+                        throw new DriverException("connect option gitHubTelemetry takes true");
+                    }
+                    client.OnGitHubTelemetry = _ => Task.CompletedTask;
+                    break;
+                default:
+                    throw new UnsupportedException($"the dotnet driver does not know the connect option \"{name}\"");
+            }
+        }
+    }
+
+    /// <summary>
+    /// The SDK's approve-all permission handler, wrapped to report what the application's handler
+    /// received (permission.requested, PROTOCOL.md "Requests from the runtime").
+    /// </summary>
+    public static Func<PermissionRequest, PermissionInvocation, Task<PermissionDecision>> ReportingApproveAll(
+        string session, Action<string, JsonObject> emit) =>
+        (request, invocation) =>
+        {
+            JsonNode? seen;
+            try
+            {
+                seen = JsonSerializer.SerializeToNode(request, request.GetType(), s_web);
+            }
+            catch (Exception ex) when (ex is JsonException or NotSupportedException or InvalidOperationException)
+            {
+                seen = new JsonObject { ["unserializable"] = ex.Message };
+            }
+            emit("permission.requested", new JsonObject { ["session"] = session, ["request"] = seen });
+            return PermissionHandler.ApproveAll(request, invocation);
+        };
 }
