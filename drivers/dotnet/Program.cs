@@ -146,7 +146,8 @@ internal static class Program
         "disconnect" => DisconnectAsync(a),
         "stopClient" => StopClientAsync(a),
         "shutdown" => Task.FromResult(new JsonObject()),
-        _ => throw new DriverException($"unknown command '{cmd}'"),
+        // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
+        _ => throw new UnsupportedException($"the dotnet driver has no command '{cmd}'"),
     };
 
     // ---------------------------------------------------------------- commands
@@ -172,6 +173,14 @@ internal static class Program
             ["session.setTools"] = false,
             ["session.clearContext"] = true,
             ["events"] = true,
+            // Tool results: a Ticket class returned from the tool method is serialized by the SDK
+            // (AIFunctionFactory + ToolResultObject.ConvertFromInvocationResult); a ToolResultAIContent
+            // hands the SDK a whole ToolResultObject.
+            ["tool.result.value"] = true,
+            ["tool.result.object"] = true,
+            ["tool.result.binary"] = typeof(ToolResultObject).GetProperty("BinaryResultsForLlm") is not null,
+            ["tool.result.sessionLog"] = typeof(ToolResultObject).GetProperty("SessionLog") is not null,
+            ["tool.result.telemetry"] = typeof(ToolResultObject).GetProperty("ToolTelemetry") is not null,
         };
         var notes = new JsonObject
         {
@@ -182,7 +191,12 @@ internal static class Program
                 $"{PackageId} {version} has no high-level tool replacement and no generated session.tools.set",
             ["session.clearContext"] =
                 "through the generated session.Rpc.History.ClearContextAsync, marked [Experimental(\"GHCP001\")]",
+            ["tool.result.object"] =
+                $"{PackageId} {version}: ToolResultAIContent(ToolResultObject); ToolBinaryResult has Data, MimeType, " +
+                "Type and Description, no metadata",
         };
+        SessionOptions.Declare($"{PackageId} {version}", capabilities, notes);
+        ConnectOptions.Declare($"{PackageId} {version}", capabilities, notes);
 
         return new JsonObject
         {
@@ -225,7 +239,9 @@ internal static class Program
             throw new DriverException("connect needs either 'address' or 'cliPath'");
         }
 
-        var client = new CopilotClient(new CopilotClientOptions { Connection = connection, Logger = s_sdkLogger });
+        var clientOptions = new CopilotClientOptions { Connection = connection, Logger = s_sdkLogger };
+        ConnectOptions.Apply(a["options"] as JsonObject, clientOptions, connection, $"{PackageId} {SdkVersion()}");
+        var client = new CopilotClient(clientOptions);
         try
         {
             await client.StartAsync().ConfigureAwait(false);
@@ -248,7 +264,9 @@ internal static class Program
         {
             Tools = BuildTools(a, state),
             OnEvent = ev => EmitSessionEvent(state, ev),
+            OnPermissionRequest = ConnectOptions.ReportingApproveAll(state.Handle, Emit),
         };
+        SessionOptions.Apply(config, OptionsArg(a), resume: false, $"{PackageId} {SdkVersion()}");
 
         CopilotSession session = await client.CreateSessionAsync(config).ConfigureAwait(false);
         state.Session = session;
@@ -265,13 +283,22 @@ internal static class Program
         {
             Tools = BuildTools(a, state),
             OnEvent = ev => EmitSessionEvent(state, ev),
+            OnPermissionRequest = ConnectOptions.ReportingApproveAll(state.Handle, Emit),
         };
+        SessionOptions.Apply(config, OptionsArg(a), resume: true, $"{PackageId} {SdkVersion()}");
 
         CopilotSession session = await client.ResumeSessionAsync(sessionId, config).ConfigureAwait(false);
         state.Session = session;
         s_sessions[state.Handle] = state;
         return new JsonObject { ["sessionId"] = session.SessionId };
     }
+
+    private static JsonObject? OptionsArg(JsonObject a) => a["options"] switch
+    {
+        null => null,
+        JsonObject options => options,
+        _ => throw new DriverException("'options' must be an object"),
+    };
 
     private static async Task<JsonObject> ClearContextAsync(JsonObject a)
     {
@@ -349,10 +376,15 @@ internal static class Program
         string name = RequireString(spec, "name");
         JsonObject handler = spec["handler"] as JsonObject ?? throw new DriverException($"tool '{name}': 'handler' must be an object");
         string action = RequireString(handler, "action");
-        if (action is not ("return" or "fail" or "clearContext"))
+        if (action is not ("return" or "fail" or "clearContext" or "returnValue" or "returnResult"))
         {
-            throw new DriverException($"tool '{name}': unknown handler action '{action}'");
+            throw new UnsupportedException($"the dotnet driver does not know the handler action '{action}' (tool '{name}')");
         }
+        // Built now, so a field the SDK's types cannot carry is unsupported before the session opens.
+        Ticket? ticket = action == "returnValue" ? ToolResults.ParseTicket(name, handler["value"]) : null;
+        ToolResultObject? resultObject = action == "returnResult"
+            ? ToolResults.Build($"{PackageId} {SdkVersion()}", name, handler["result"])
+            : null;
         string? label = OptionalString(handler, "label");
         string text = OptionalString(handler, "text") ?? "";
         string message = OptionalString(handler, "message") ?? "";
@@ -427,7 +459,7 @@ internal static class Program
             }
         }
 
-        Func<ToolInvocation, CancellationToken, Task<string>> run = async (invocation, cancellationToken) =>
+        void Announce(ToolInvocation invocation)
         {
             var invoked = new JsonObject { ["session"] = state.Handle, ["tool"] = name };
             if (label is not null)
@@ -436,6 +468,11 @@ internal static class Program
             }
             invoked["arguments"] = ArgumentsNode(invocation.Arguments);
             Emit("tool.invoked", invoked);
+        }
+
+        Func<ToolInvocation, CancellationToken, Task<string>> run = async (invocation, cancellationToken) =>
+        {
+            Announce(invocation);
 
             switch (action)
             {
@@ -466,7 +503,23 @@ internal static class Program
 
         // The ToolInvocation and CancellationToken parameters are bound by the SDK / AIFunctionFactory and
         // left out of the generated schema, so without 'parameters' the SDK sends an empty object schema.
-        AIFunction tool = CopilotTool.DefineTool(run, toolOptions: toolOptions, factoryOptions: factoryOptions);
+        // A typed value is returned as the application's own class; a whole result as the SDK's
+        // ToolResultAIContent. The method's return type is what the SDK sees, as in an application.
+        Delegate method = action switch
+        {
+            "returnValue" => (Func<ToolInvocation, CancellationToken, Task<Ticket>>)((invocation, _) =>
+            {
+                Announce(invocation);
+                return Task.FromResult(ticket!);
+            }),
+            "returnResult" => (Func<ToolInvocation, CancellationToken, Task<ToolResultAIContent>>)((invocation, _) =>
+            {
+                Announce(invocation);
+                return Task.FromResult(new ToolResultAIContent(resultObject!));
+            }),
+            _ => run,
+        };
+        AIFunction tool = CopilotTool.DefineTool(method, toolOptions: toolOptions, factoryOptions: factoryOptions);
         if (schema is { } explicitSchema)
         {
             tool = new SchemaOverride(tool, explicitSchema);
@@ -535,7 +588,7 @@ internal static class Program
 
     private static void WriteLine(JsonObject message)
     {
-        string text = message.ToJsonString(s_lineOptions);
+        string text = LineWriter.Write(message, s_lineOptions);
         try
         {
             lock (StdoutGate)

@@ -11,9 +11,16 @@
 //! releases lack, so the same driver builds against them and reports `unsupported` honestly:
 //! - sdk_tool_is_terminal: `Tool::with_is_terminal`
 //! - sdk_tool_metadata:    `Tool::with_metadata`
+//! - sdk_tool_defer:       `Tool::with_defer` and `DeferMode`
+//! - sdk_client_info:      `ClientOptions::with_client_info(ClientInfo)` (connect option clientInfo)
+//! - sdk_github_telemetry: `ClientOptions::with_on_github_telemetry` (connect option gitHubTelemetry)
 //! - sdk_set_tools:        `Session::set_tools`
 //! - sdk_clear_context:    `session.rpc().history().clear_context(HistoryClearContextRequest)`
 //! - sdk_prepare_session:  `Client::prepare_session` / `prepare_resume_session` (subscribe first)
+//!
+//! and one cfg per field of a public config struct the driver sets (session options, tool
+//! results), read from the struct's declaration: `sdk_create_<field>` (SessionConfig),
+//! `sdk_resume_<field>` (ResumeSessionConfig), `sdk_result_<field>` (ToolResultExpanded).
 
 use std::path::{Path, PathBuf};
 
@@ -21,10 +28,44 @@ use std::path::{Path, PathBuf};
 const PROBES: &[(&str, &[&str])] = &[
     ("sdk_tool_is_terminal", &["pub fn with_is_terminal("]),
     ("sdk_tool_metadata", &["pub fn with_metadata(mut self, metadata: IndexMap<String, Value>)"]),
+    ("sdk_tool_defer", &["pub fn with_defer(", "pub enum DeferMode"]),
+    ("sdk_client_info", &["pub fn with_client_info(", "pub fn with_integration_version("]),
+    ("sdk_github_telemetry", &["pub fn with_on_github_telemetry<"]),
     ("sdk_set_tools", &["pub async fn set_tools<"]),
     ("sdk_clear_context", &["pub struct HistoryClearContextRequest", "pub async fn clear_context("]),
     ("sdk_rpc_tools_set", &["pub struct ToolsSetRequest", "SESSION_TOOLS_SET"]),
     ("sdk_prepare_session", &["pub fn prepare_session(", "pub fn prepare_resume_session("]),
+];
+
+/// Fields the driver sets, per (cfg prefix, struct). Unlisted fields are never probed.
+const FIELDS: &[(&str, &str, &[&str])] = &[
+    ("sdk_create_", "SessionConfig", SESSION_FIELDS),
+    ("sdk_resume_", "ResumeSessionConfig", SESSION_FIELDS),
+    ("sdk_result_", "ToolResultExpanded", &["binary_results_for_llm", "session_log", "tool_telemetry", "error"]),
+];
+
+/// SessionConfig / ResumeSessionConfig fields behind the protocol's session options.
+const SESSION_FIELDS: &[&str] = &[
+    "model",
+    "reasoning_effort",
+    "system_message",
+    "available_tools",
+    "excluded_tools",
+    "streaming",
+    "include_sub_agent_streaming_events",
+    "working_directory",
+    "custom_agents",
+    "mcp_servers",
+    "enable_config_discovery",
+    "skill_directories",
+    "disabled_skills",
+    "infinite_sessions",
+    "provider",
+    "user_input_handler",
+    "elicitation_handler",
+    "hooks_handler",
+    "continue_pending_work",
+    "suppress_resume_event",
 ];
 
 const PKG: &str = "github-copilot-sdk";
@@ -58,6 +99,11 @@ fn main() {
     for (cfg, _) in PROBES {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
+    for (prefix, _, fields) in FIELDS {
+        for field in *fields {
+            println!("cargo::rustc-check-cfg=cfg({prefix}{field})");
+        }
+    }
     let sdk_dir = match &local_path {
         Some(p) => Some(PathBuf::from(p)),
         None => registry_dir(&version),
@@ -77,6 +123,27 @@ fn main() {
             println!("cargo:rustc-cfg={cfg}");
         }
     }
+    for (prefix, name, fields) in FIELDS {
+        let declared = struct_fields(&text, name);
+        for field in *fields {
+            if text.is_empty() || declared.iter().any(|f| f == field) {
+                println!("cargo:rustc-cfg={prefix}{field}");
+            }
+        }
+    }
+}
+
+/// The field names of `pub struct <name> {`, read from its declaration up to the closing brace
+/// at the start of a line (rustfmt layout, which the published crates use).
+fn struct_fields(text: &str, name: &str) -> Vec<String> {
+    let head = format!("pub struct {name} {{");
+    let Some(start) = text.find(&head) else { return Vec::new() };
+    let body = &text[start + head.len()..];
+    let body = &body[..body.find("\n}").unwrap_or(body.len())];
+    body.lines()
+        .filter_map(|line| line.trim().strip_prefix("pub "))
+        .filter_map(|rest| rest.split_once(':').map(|(field, _)| field.trim().to_string()))
+        .collect()
 }
 
 /// The unpacked registry crate: $CARGO_HOME/registry/src/<index>/github-copilot-sdk-<version>.

@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -28,7 +28,9 @@ func (c *conn) call(method string, params any) (wire.Message, bool) {
 		c.calls.pending = map[string]chan wire.Message{}
 	}
 	c.calls.next++
-	id := fmt.Sprintf(`"rt-%d"`, c.calls.next)
+	// Integer ids, like the real runtime: the Rust SDK (JsonRpcRequest.id: u64) and the Java SDK
+	// parse a request id from the runtime as a number and drop a frame with a string id.
+	id := strconv.Itoa(c.calls.next)
 	ch := make(chan wire.Message, 1)
 	c.calls.pending[id] = ch
 	c.calls.mu.Unlock()

@@ -11,19 +11,33 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use github_copilot_sdk::handler::{
+    ElicitationHandler, PermissionHandler, PermissionResult, UserInputHandler, UserInputResponse,
+};
+use github_copilot_sdk::hooks::SessionHooks;
 #[cfg(sdk_clear_context)]
 use github_copilot_sdk::rpc::HistoryClearContextRequest;
 #[cfg(sdk_rpc_tools_set)]
 use github_copilot_sdk::rpc::ToolsSetRequest;
 use github_copilot_sdk::session::Session;
+#[cfg(sdk_tool_defer)]
+use github_copilot_sdk::DeferMode;
+#[cfg(sdk_tool_metadata)]
+use github_copilot_sdk::IndexMap;
 use github_copilot_sdk::subscription::RecvErrorKind;
 use github_copilot_sdk::tool::ToolHandler;
 use github_copilot_sdk::{
-    CliProgram, Client, ClientOptions, DeferMode, Error, ErrorKind, EventSubscription, IndexMap,
-    MessageOptions, ResumeSessionConfig, SessionConfig, SessionErrorKind, SessionId, Tool,
-    ToolInvocation, ToolResult, Transport,
+    CliProgram, Client, ClientOptions, Error, ErrorKind, EventSubscription,
+    ElicitationRequest, ElicitationResult, MessageOptions, PermissionRequestData, RequestId,
+    ResumeSessionConfig,
+    SessionConfig, SessionErrorKind, SessionId, Tool, ToolInvocation, ToolResult,
+    ToolResultExpanded, Transport,
 };
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
+use uuid::Uuid;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const PROTOCOL_VERSION: i64 = 1;
@@ -75,6 +89,7 @@ fn missing(what: &str) -> Failure {
 
 const NO_IS_TERMINAL: &str = "Tool::with_is_terminal (tool option isTerminal)";
 const NO_METADATA: &str = "Tool::with_metadata (tool option metadata)";
+const NO_DEFER: &str = "Tool::with_defer / DeferMode (tool option defer)";
 const NO_SET_TOOLS: &str = "Session::set_tools (high-level tool replacement)";
 const NO_CLEAR_CONTEXT: &str =
     "session.rpc().history().clear_context (generated session.history.clearContext)";
@@ -168,6 +183,28 @@ enum Action {
     Return { text: String },
     Fail { message: String },
     ClearContext { prompt: String, text: String },
+    /// `returnValue`: the record as a Rust application holds it.
+    ReturnValue(Record),
+    /// `returnResult`: the SDK's own tool-result type, filled from the wire fields given.
+    ReturnResult(ToolResultExpanded),
+}
+
+/// The structured value of `returnValue` (PROTOCOL.md "Tool results") as a Rust application
+/// declares it: a serde struct with a `Uuid`, a `chrono` date-time and a unit enum.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Record {
+    id: Uuid,
+    at: DateTime<Utc>,
+    status: Status,
+    count: i64,
+    tags: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Open,
+    Closed,
 }
 
 /// The application's handler for one tool: it reports the call, then does what the spec says.
@@ -191,6 +228,12 @@ impl ToolHandler for ScriptedHandler {
 
         match &self.action {
             Action::Return { text } => Ok(ToolResult::Text(text.clone())),
+            // The Rust SDK has no typed-return path (ToolHandler::call returns ToolResult, whose
+            // variants are Text and Expanded), so an application serializes its value with serde.
+            Action::ReturnValue(record) => serde_json::to_string(record)
+                .map(ToolResult::Text)
+                .map_err(|e| Error::with_message(ErrorKind::InvalidConfig, e.to_string())),
+            Action::ReturnResult(result) => Ok(ToolResult::Expanded(result.clone())),
             Action::Fail { message } => Err(Error::with_message(
                 ErrorKind::Session(SessionErrorKind::AgentError),
                 message.clone(),
@@ -270,9 +313,305 @@ fn parse_action(spec: &Value) -> Result<(Option<String>, Action), Failure> {
             Action::ClearContext { prompt: field("prompt"), text: field("text") }
         }
         Some("clearContext") => return Err(missing(NO_CLEAR_CONTEXT)),
-        other => return Err(driver_error(format!("unknown handler action {other:?}"))),
+        Some("returnValue") => {
+            let value = handler.get("value").cloned().unwrap_or(Value::Null);
+            Action::ReturnValue(serde_json::from_value(value).map_err(|e| {
+                driver_error(format!("handler.value is not a record (id, at, status, count, tags): {e}"))
+            })?)
+        }
+        Some("returnResult") => Action::ReturnResult(tool_result(handler.get("result"))?),
+        other => {
+            return Err(Failure::Unsupported(format!(
+                "the Rust driver does not know the handler action {other:?} ({SDK_NAME} {SDK_VERSION})"
+            )))
+        }
     };
     Ok((label, action))
+}
+
+/// Fills the SDK's `ToolResultExpanded` from the wire fields given, through its serde
+/// `Deserialize`. A field the type cannot carry (serde skips unknown keys) is `unsupported`:
+/// the result is serialized back and every key given must still be there.
+fn tool_result(given: Option<&Value>) -> Result<ToolResultExpanded, Failure> {
+    let given = given
+        .filter(|v| v.is_object())
+        .ok_or_else(|| driver_error("handler.result must be an object"))?;
+    let result: ToolResultExpanded = serde_json::from_value(given.clone())
+        .map_err(|e| driver_error(format!("handler.result does not fit ToolResultExpanded: {e}")))?;
+    let back = serde_json::to_value(&result).map_err(|e| driver_error(e.to_string()))?;
+    if let Some(path) = first_dropped(given, &back, "") {
+        let carrier = if path.starts_with("binaryResultsForLlm") { "ToolBinaryResult" } else { "ToolResultExpanded" };
+        return Err(Failure::Unsupported(format!(
+            "{SDK_NAME} {SDK_VERSION}: {carrier} has no field for {path} (tool result field the \
+             SDK's type cannot carry)"
+        )));
+    }
+    Ok(result)
+}
+
+/// The first key path in `given` that `back` (the SDK type serialized again) no longer has.
+fn first_dropped(given: &Value, back: &Value, path: &str) -> Option<String> {
+    match (given, back) {
+        (Value::Object(g), Value::Object(b)) => g.iter().find_map(|(key, value)| {
+            let here = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+            match b.get(key) {
+                None => Some(here),
+                Some(other) => first_dropped(value, other, &here),
+            }
+        }),
+        (Value::Array(g), Value::Array(b)) => g.iter().enumerate().find_map(|(i, value)| {
+            let here = format!("{path}[{i}]");
+            match b.get(i) {
+                None => Some(here),
+                Some(other) => first_dropped(value, other, &here),
+            }
+        }),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session options (PROTOCOL.md "Session options")
+// ---------------------------------------------------------------------------------------------
+
+/// Protocol option name -> the SessionConfig / ResumeSessionConfig field it sets, and whether it
+/// exists on resume only.
+const SESSION_OPTIONS: &[(&str, &str, bool)] = &[
+    ("model", "model", false),
+    ("reasoningEffort", "reasoning_effort", false),
+    ("systemMessage", "system_message", false),
+    ("availableTools", "available_tools", false),
+    ("excludedTools", "excluded_tools", false),
+    ("streaming", "streaming", false),
+    ("includeSubAgentStreamingEvents", "include_sub_agent_streaming_events", false),
+    ("workingDirectory", "working_directory", false),
+    ("customAgents", "custom_agents", false),
+    ("mcpServers", "mcp_servers", false),
+    ("configDiscovery", "enable_config_discovery", false),
+    ("skillDirectories", "skill_directories", false),
+    ("disabledSkills", "disabled_skills", false),
+    ("infiniteSessions", "infinite_sessions", false),
+    ("provider", "provider", false),
+    ("userInputHandler", "user_input_handler", false),
+    ("elicitationHandler", "elicitation_handler", false),
+    ("hooks", "hooks_handler", false),
+    ("continuePendingWork", "continue_pending_work", true),
+    ("suppressResumeEvent", "suppress_resume_event", true),
+];
+
+/// Which fields the installed SDK's SessionConfig and ResumeSessionConfig declare (build.rs).
+fn declared_field(resume: bool, field: &str) -> bool {
+    macro_rules! declared {
+        ($($name:literal => $create:meta, $resume:meta;)*) => {
+            match field {
+                $($name => if resume { cfg!($resume) } else { cfg!($create) },)*
+                _ => false,
+            }
+        };
+    }
+    declared! {
+        "model" => sdk_create_model, sdk_resume_model;
+        "reasoning_effort" => sdk_create_reasoning_effort, sdk_resume_reasoning_effort;
+        "system_message" => sdk_create_system_message, sdk_resume_system_message;
+        "available_tools" => sdk_create_available_tools, sdk_resume_available_tools;
+        "excluded_tools" => sdk_create_excluded_tools, sdk_resume_excluded_tools;
+        "streaming" => sdk_create_streaming, sdk_resume_streaming;
+        "include_sub_agent_streaming_events" => sdk_create_include_sub_agent_streaming_events, sdk_resume_include_sub_agent_streaming_events;
+        "working_directory" => sdk_create_working_directory, sdk_resume_working_directory;
+        "custom_agents" => sdk_create_custom_agents, sdk_resume_custom_agents;
+        "mcp_servers" => sdk_create_mcp_servers, sdk_resume_mcp_servers;
+        "enable_config_discovery" => sdk_create_enable_config_discovery, sdk_resume_enable_config_discovery;
+        "skill_directories" => sdk_create_skill_directories, sdk_resume_skill_directories;
+        "disabled_skills" => sdk_create_disabled_skills, sdk_resume_disabled_skills;
+        "infinite_sessions" => sdk_create_infinite_sessions, sdk_resume_infinite_sessions;
+        "provider" => sdk_create_provider, sdk_resume_provider;
+        "user_input_handler" => sdk_create_user_input_handler, sdk_resume_user_input_handler;
+        "elicitation_handler" => sdk_create_elicitation_handler, sdk_resume_elicitation_handler;
+        "hooks_handler" => sdk_create_hooks_handler, sdk_resume_hooks_handler;
+        "continue_pending_work" => sdk_create_continue_pending_work, sdk_resume_continue_pending_work;
+        "suppress_resume_event" => sdk_create_suppress_resume_event, sdk_resume_suppress_resume_event;
+    }
+}
+
+/// Whether an option can be set: on create and resume, or on resume for the resume-only ones.
+fn option_available(field: &str, resume_only: bool) -> bool {
+    declared_field(true, field) && (resume_only || declared_field(false, field))
+}
+
+/// Converts an option's JSON into the SDK's own type for that field (its serde `Deserialize`),
+/// and answers `unsupported` when the type cannot carry a key the application gave.
+fn option_value<T: DeserializeOwned + Serialize>(name: &str, value: &Value) -> Result<T, Failure> {
+    let typed: T = serde_json::from_value(value.clone()).map_err(|e| {
+        driver_error(format!("session option {name}: {value} does not fit the SDK's type: {e}"))
+    })?;
+    let back = serde_json::to_value(&typed).map_err(|e| driver_error(e.to_string()))?;
+    if let Some(path) = first_dropped(value, &back, "") {
+        return Err(Failure::Unsupported(format!(
+            "{SDK_NAME} {SDK_VERSION}: the type of session option {name} cannot carry {path}"
+        )));
+    }
+    Ok(typed)
+}
+
+fn handler_flag(name: &str, value: &Value) -> Result<(), Failure> {
+    if value == &Value::Bool(true) {
+        Ok(())
+    } else {
+        Err(driver_error(format!("session option {name} takes true (install a handler)")))
+    }
+}
+
+/// Handlers behind the handler options, with the fixed behaviour of PROTOCOL.md (the first
+/// choice, a cancel, no hook output).
+struct NoAnswer;
+
+/// PROTOCOL.md: the first choice, or "ok" as free text when there are no choices.
+#[async_trait]
+impl UserInputHandler for NoAnswer {
+    async fn handle(
+        &self,
+        _session_id: SessionId,
+        _question: String,
+        choices: Option<Vec<String>>,
+        _allow_freeform: Option<bool>,
+    ) -> Option<UserInputResponse> {
+        Some(match choices.and_then(|c| c.into_iter().next()) {
+            Some(first) => UserInputResponse { answer: first, was_freeform: false },
+            None => UserInputResponse { answer: "ok".into(), was_freeform: true },
+        })
+    }
+}
+
+/// The SDK's approve-all permission handler, wrapped to report what the application's handler
+/// received (`permission.requested`, PROTOCOL.md "Requests from the runtime"): the request data
+/// re-serialized with the SDK's own serde derive.
+struct ReportingPermissions {
+    session: String,
+    inner: Arc<dyn PermissionHandler>,
+}
+
+#[async_trait]
+impl PermissionHandler for ReportingPermissions {
+    async fn handle(
+        &self,
+        session_id: SessionId,
+        request_id: RequestId,
+        data: PermissionRequestData,
+    ) -> PermissionResult {
+        let seen = serde_json::to_value(&data)
+            .unwrap_or_else(|e| json!({ "unserializable": e.to_string() }));
+        emit_event("permission.requested", json!({ "session": self.session, "request": seen }));
+        self.inner.handle(session_id, request_id, data).await
+    }
+}
+
+fn permission_handler(session: &str) -> Arc<dyn PermissionHandler> {
+    Arc::new(ReportingPermissions {
+        session: session.to_string(),
+        inner: github_copilot_sdk::permission::approve_all(),
+    })
+}
+
+#[async_trait]
+impl ElicitationHandler for NoAnswer {
+    async fn handle(
+        &self,
+        _session_id: SessionId,
+        _request_id: RequestId,
+        _request: ElicitationRequest,
+    ) -> ElicitationResult {
+        ElicitationResult { action: "cancel".into(), content: None }
+    }
+}
+
+/// Every hook keeps the trait's default (no output).
+impl SessionHooks for NoAnswer {}
+
+/// Sets one option on a SessionConfig or ResumeSessionConfig (same field names on both). Each
+/// arm exists only when build.rs found the field on that struct.
+macro_rules! apply_options {
+    ($config:expr, $options:expr, $resume:expr, $kind:literal, {$($name:literal, $field:ident, $cfg:meta, |$n:ident, $v:ident| $set:expr;)*}) => {{
+        let config = $config;
+        for (name, value) in $options {
+            let Some(&(_, field, resume_only)) = SESSION_OPTIONS.iter().find(|(n, _, _)| n == name) else {
+                return Err(Failure::Unsupported(format!(
+                    "the Rust driver does not know the session option {name:?}"
+                )));
+            };
+            if resume_only && !$resume {
+                return Err(driver_error(format!("session option {name} exists on resume only")));
+            }
+            match name.as_str() {
+                $(
+                    #[cfg($cfg)]
+                    $name => { let $n = name.as_str(); let $v = value; config.$field = Some($set); }
+                )*
+                _ => {
+                    return Err(Failure::Unsupported(format!(
+                        "{SDK_NAME} {SDK_VERSION}: {} has no {field} (session option {name})",
+                        $kind
+                    )))
+                }
+            }
+        }
+        Ok(())
+    }};
+}
+
+fn options_arg(args: &Value) -> Result<Map<String, Value>, Failure> {
+    match args.get("options") {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(options)) => Ok(options.clone()),
+        Some(_) => Err(driver_error("options must be an object")),
+    }
+}
+
+fn apply_create_options(config: &mut SessionConfig, options: &Map<String, Value>) -> Result<(), Failure> {
+    apply_options!(config, options, false, "SessionConfig", {
+        "model", model, sdk_create_model, |n, v| option_value(n, v)?;
+        "reasoningEffort", reasoning_effort, sdk_create_reasoning_effort, |n, v| option_value(n, v)?;
+        "systemMessage", system_message, sdk_create_system_message, |n, v| option_value(n, v)?;
+        "availableTools", available_tools, sdk_create_available_tools, |n, v| option_value(n, v)?;
+        "excludedTools", excluded_tools, sdk_create_excluded_tools, |n, v| option_value(n, v)?;
+        "streaming", streaming, sdk_create_streaming, |n, v| option_value(n, v)?;
+        "includeSubAgentStreamingEvents", include_sub_agent_streaming_events, sdk_create_include_sub_agent_streaming_events, |n, v| option_value(n, v)?;
+        "workingDirectory", working_directory, sdk_create_working_directory, |n, v| option_value(n, v)?;
+        "customAgents", custom_agents, sdk_create_custom_agents, |n, v| option_value(n, v)?;
+        "mcpServers", mcp_servers, sdk_create_mcp_servers, |n, v| option_value(n, v)?;
+        "configDiscovery", enable_config_discovery, sdk_create_enable_config_discovery, |n, v| option_value(n, v)?;
+        "skillDirectories", skill_directories, sdk_create_skill_directories, |n, v| option_value(n, v)?;
+        "disabledSkills", disabled_skills, sdk_create_disabled_skills, |n, v| option_value(n, v)?;
+        "infiniteSessions", infinite_sessions, sdk_create_infinite_sessions, |n, v| option_value(n, v)?;
+        "provider", provider, sdk_create_provider, |n, v| option_value(n, v)?;
+        "userInputHandler", user_input_handler, sdk_create_user_input_handler, |n, v| { handler_flag(n, v)?; Arc::new(NoAnswer) };
+        "elicitationHandler", elicitation_handler, sdk_create_elicitation_handler, |n, v| { handler_flag(n, v)?; Arc::new(NoAnswer) };
+        "hooks", hooks_handler, sdk_create_hooks_handler, |n, v| { handler_flag(n, v)?; Arc::new(NoAnswer) };
+    })
+}
+
+fn apply_resume_options(config: &mut ResumeSessionConfig, options: &Map<String, Value>) -> Result<(), Failure> {
+    apply_options!(config, options, true, "ResumeSessionConfig", {
+        "model", model, sdk_resume_model, |n, v| option_value(n, v)?;
+        "reasoningEffort", reasoning_effort, sdk_resume_reasoning_effort, |n, v| option_value(n, v)?;
+        "systemMessage", system_message, sdk_resume_system_message, |n, v| option_value(n, v)?;
+        "availableTools", available_tools, sdk_resume_available_tools, |n, v| option_value(n, v)?;
+        "excludedTools", excluded_tools, sdk_resume_excluded_tools, |n, v| option_value(n, v)?;
+        "streaming", streaming, sdk_resume_streaming, |n, v| option_value(n, v)?;
+        "includeSubAgentStreamingEvents", include_sub_agent_streaming_events, sdk_resume_include_sub_agent_streaming_events, |n, v| option_value(n, v)?;
+        "workingDirectory", working_directory, sdk_resume_working_directory, |n, v| option_value(n, v)?;
+        "customAgents", custom_agents, sdk_resume_custom_agents, |n, v| option_value(n, v)?;
+        "mcpServers", mcp_servers, sdk_resume_mcp_servers, |n, v| option_value(n, v)?;
+        "configDiscovery", enable_config_discovery, sdk_resume_enable_config_discovery, |n, v| option_value(n, v)?;
+        "skillDirectories", skill_directories, sdk_resume_skill_directories, |n, v| option_value(n, v)?;
+        "disabledSkills", disabled_skills, sdk_resume_disabled_skills, |n, v| option_value(n, v)?;
+        "infiniteSessions", infinite_sessions, sdk_resume_infinite_sessions, |n, v| option_value(n, v)?;
+        "provider", provider, sdk_resume_provider, |n, v| option_value(n, v)?;
+        "userInputHandler", user_input_handler, sdk_resume_user_input_handler, |n, v| { handler_flag(n, v)?; Arc::new(NoAnswer) };
+        "elicitationHandler", elicitation_handler, sdk_resume_elicitation_handler, |n, v| { handler_flag(n, v)?; Arc::new(NoAnswer) };
+        "hooks", hooks_handler, sdk_resume_hooks_handler, |n, v| { handler_flag(n, v)?; Arc::new(NoAnswer) };
+        "continuePendingWork", continue_pending_work, sdk_resume_continue_pending_work, |n, v| option_value(n, v)?;
+        "suppressResumeEvent", suppress_resume_event, sdk_resume_suppress_resume_event, |n, v| option_value(n, v)?;
+    })
 }
 
 fn bool_option(spec: &Value, key: &str) -> Result<bool, Failure> {
@@ -350,11 +689,14 @@ fn build_tool(state: &Arc<State>, session: &str, spec: &Value) -> Result<Tool, F
             "isTerminal" => return Err(missing(NO_IS_TERMINAL)),
             "overridesBuiltInTool" => tool.with_overrides_built_in_tool(bool_option(spec, option)?),
             "skipPermission" => tool.with_skip_permission(bool_option(spec, option)?),
+            #[cfg(sdk_tool_defer)]
             "defer" => tool.with_defer(match spec[option].as_str() {
                 Some("auto") => DeferMode::Auto,
                 Some("never") => DeferMode::Never,
                 other => return Err(driver_error(format!("unknown defer mode {other:?}"))),
             }),
+            #[cfg(not(sdk_tool_defer))]
+            "defer" => return Err(missing(NO_DEFER)),
             #[cfg(not(sdk_tool_metadata))]
             "metadata" => return Err(missing(NO_METADATA)),
             #[cfg(sdk_tool_metadata)]
@@ -415,7 +757,7 @@ async fn settle_events() {
 // ---------------------------------------------------------------------------------------------
 
 fn hello() -> Outcome {
-    let capabilities = json!({
+    let mut capabilities = json!({
         "transport.tcp": true,
         "transport.stdio": true,
         "session.resume": true,
@@ -423,12 +765,21 @@ fn hello() -> Outcome {
         "tool.isTerminal.explicitFalse": false,
         "tool.overridesBuiltInTool": true,
         "tool.skipPermission": true,
-        "tool.defer": true,
+        "tool.defer": cfg!(sdk_tool_defer),
         "tool.metadata": cfg!(sdk_tool_metadata),
         "session.setTools": cfg!(sdk_set_tools),
         "session.clearContext": cfg!(sdk_clear_context),
         "session.rpc.tools.set": cfg!(sdk_rpc_tools_set),
         "events": true,
+        "tool.result.value": true,
+        "tool.result.object": true,
+        "handler.permission": true,
+        "connect.option.connectionToken": true,
+        "connect.option.clientInfo": cfg!(sdk_client_info),
+        "connect.option.gitHubTelemetry": cfg!(sdk_github_telemetry),
+        "tool.result.binary": cfg!(sdk_result_binary_results_for_llm),
+        "tool.result.sessionLog": cfg!(sdk_result_session_log),
+        "tool.result.telemetry": cfg!(sdk_result_tool_telemetry),
     });
     let mut notes = json!({
         "tool.isTerminal.explicitFalse": format!(
@@ -456,12 +807,55 @@ fn hello() -> Outcome {
     let absent = [
         (cfg!(sdk_tool_is_terminal), "tool.isTerminal", NO_IS_TERMINAL),
         (cfg!(sdk_tool_metadata), "tool.metadata", NO_METADATA),
+        (cfg!(sdk_tool_defer), "tool.defer", NO_DEFER),
         (cfg!(sdk_set_tools), "session.setTools", NO_SET_TOOLS),
         (cfg!(sdk_clear_context), "session.clearContext", NO_CLEAR_CONTEXT),
     ];
     for (present, capability, what) in absent {
         if !present {
             notes[capability] = json!(format!("{SDK_NAME} {SDK_VERSION} has no {what}"));
+        }
+    }
+    notes["handler.permission"] = json!(format!(
+        "{SDK_NAME} {SDK_VERSION}: permission::approve_all() wrapped in a PermissionHandler that \
+         reports PermissionRequestData serialized by its serde derive (unknown fields kept in its \
+         flattened `extra`)"
+    ));
+    notes["connect.option.connectionToken"] = json!(
+        "Transport::External { connection_token } (TCP only; Transport::Stdio has none)"
+    );
+    for (present, capability, what) in [
+        (cfg!(sdk_client_info), "connect.option.clientInfo", "ClientOptions::with_client_info"),
+        (cfg!(sdk_github_telemetry), "connect.option.gitHubTelemetry", "ClientOptions::with_on_github_telemetry"),
+    ] {
+        if !present {
+            notes[capability] = json!(format!("{SDK_NAME} {SDK_VERSION} has no {what}"));
+        }
+    }
+    notes["tool.result.value"] = json!(format!(
+        "{SDK_NAME} {SDK_VERSION}: ToolHandler::call returns ToolResult (Text | Expanded), with no \
+         typed-return path, so the driver serializes its serde struct (Uuid, chrono DateTime<Utc>, \
+         enum) to JSON text with serde_json, as an application would"
+    ));
+    notes["tool.result.object"] = json!(format!(
+        "{SDK_NAME} {SDK_VERSION}: ToolResult::Expanded(ToolResultExpanded); ToolBinaryResult has \
+         no metadata field"
+    ));
+    for (field, capability) in [
+        ("binaryResultsForLlm", "tool.result.binary"),
+        ("sessionLog", "tool.result.sessionLog"),
+        ("toolTelemetry", "tool.result.telemetry"),
+    ] {
+        if capabilities[capability] != json!(true) {
+            notes[capability] = json!(format!("{SDK_NAME} {SDK_VERSION}: ToolResultExpanded has no {field}"));
+        }
+    }
+    for &(name, field, resume_only) in SESSION_OPTIONS {
+        let available = option_available(field, resume_only);
+        capabilities[format!("session.option.{name}")] = json!(available);
+        if !available {
+            let on = if declared_field(false, field) || resume_only { "ResumeSessionConfig" } else { "SessionConfig" };
+            notes[format!("session.option.{name}")] = json!(format!("{SDK_NAME} {SDK_VERSION}: {on} has no {field}"));
         }
     }
     if !cfg!(sdk_prepare_session) {
@@ -496,8 +890,74 @@ fn parse_address(address: &str) -> Result<(String, u16), Failure> {
     Ok((host.to_string(), port))
 }
 
+/// Connect options (PROTOCOL.md "Connect options"), applied to the client options.
+fn apply_connect_options(
+    mut options: ClientOptions,
+    connect: &Map<String, Value>,
+) -> Result<ClientOptions, Failure> {
+    for (name, value) in connect {
+        options = match name.as_str() {
+            "connectionToken" => options, // set on Transport::External by connect()
+            #[cfg(sdk_client_info)]
+            "clientInfo" => {
+                let fields =
+                    value.as_object().ok_or_else(|| driver_error("clientInfo must be an object"))?;
+                let mut info = github_copilot_sdk::ClientInfo::new();
+                for (key, v) in fields {
+                    let v = v
+                        .as_str()
+                        .ok_or_else(|| driver_error(format!("clientInfo.{key} must be a string")))?;
+                    info = match key.as_str() {
+                        "applicationName" => info.with_application_name(v),
+                        "applicationVersion" => info.with_application_version(v),
+                        "integrationName" => info.with_integration_name(v),
+                        "integrationVersion" => info.with_integration_version(v),
+                        other => {
+                            return Err(Failure::Unsupported(format!(
+                                "{SDK_NAME} {SDK_VERSION}: ClientInfo has no {other}"
+                            )))
+                        }
+                    };
+                }
+                options.with_client_info(info)
+            }
+            #[cfg(sdk_github_telemetry)]
+            "gitHubTelemetry" => {
+                if value != &Value::Bool(true) {
+                    return Err(driver_error("connect option gitHubTelemetry takes true"));
+                }
+                options.with_on_github_telemetry(|_notification| {})
+            }
+            #[cfg(not(sdk_client_info))]
+            "clientInfo" => return Err(missing("ClientOptions::with_client_info (connect option clientInfo)")),
+            #[cfg(not(sdk_github_telemetry))]
+            "gitHubTelemetry" => {
+                return Err(missing(
+                    "ClientOptions::with_on_github_telemetry (connect option gitHubTelemetry)",
+                ))
+            }
+            other => {
+                return Err(Failure::Unsupported(format!(
+                    "the Rust driver does not know the connect option {other:?}"
+                )))
+            }
+        };
+    }
+    Ok(options)
+}
+
 async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
     let handle = str_arg(args, "client")?.to_string();
+    let connect_options = match args.get("options") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(o)) => o.clone(),
+        Some(_) => return Err(driver_error("connect options must be an object")),
+    };
+    let token = match connect_options.get("connectionToken") {
+        None => None,
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(_) => return Err(driver_error("connectionToken must be a string")),
+    };
     let options = if let Some(address) = args.get("address").and_then(Value::as_str) {
         let (host, port) = parse_address(address)?;
         // Client::start resolves `program` before it looks at the transport, even for
@@ -506,8 +966,14 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
         // 1.0.28), so name an explicit program that is never started.
         ClientOptions::new()
             .with_program(CliProgram::Path(UNUSED_PROGRAM.into()))
-            .with_transport(Transport::External { host, port, connection_token: None })
+            .with_transport(Transport::External { host, port, connection_token: token })
     } else if let Some(cli_path) = args.get("cliPath").and_then(Value::as_str) {
+        if token.is_some() {
+            return Err(Failure::Unsupported(format!(
+                "{SDK_NAME} {SDK_VERSION}: Transport::Stdio has no connection_token (connect option \
+                 connectionToken)"
+            )));
+        }
         let mut env: Vec<(String, String)> = Vec::new();
         if let Some(extra) = args.get("env") {
             let extra = extra.as_object().ok_or_else(|| driver_error("env must be an object"))?;
@@ -526,6 +992,7 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
     } else {
         return Err(driver_error("connect needs \"address\" or \"cliPath\""));
     };
+    let options = apply_connect_options(options, &connect_options)?;
     let client = Client::start(options).await.map_err(sdk_failure)?;
     state.clients.lock().unwrap().insert(handle, client);
     Ok(json!({}))
@@ -545,7 +1012,9 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
     let handle = str_arg(args, "session")?;
     let client = state.client(client_handle)?;
     let tools = build_tools(state, handle, tools_arg(args)?)?;
-    let config = SessionConfig::default().approve_all_permissions().with_tools(tools);
+    let mut config =
+        SessionConfig::default().with_permission_handler(permission_handler(handle)).with_tools(tools);
+    apply_create_options(&mut config, &options_arg(args)?)?;
     // Subscribe before the session starts so no early event is lost.
     #[cfg(sdk_prepare_session)]
     let session = {
@@ -568,9 +1037,10 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
     let session_id = str_arg(args, "sessionId")?;
     let client = state.client(client_handle)?;
     let tools = build_tools(state, handle, tools_arg(args)?)?;
-    let config = ResumeSessionConfig::new(SessionId::new(session_id))
-        .approve_all_permissions()
+    let mut config = ResumeSessionConfig::new(SessionId::new(session_id))
+        .with_permission_handler(permission_handler(handle))
         .with_tools(tools);
+    apply_resume_options(&mut config, &options_arg(args)?)?;
     #[cfg(sdk_prepare_session)]
     let session = {
         let prepared = client.prepare_resume_session(config).map_err(sdk_failure)?;
@@ -733,7 +1203,8 @@ async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
         "disconnect" => disconnect(state, args).await,
         "stopClient" => stop_client(state, args).await,
         "shutdown" => Ok(json!({})),
-        other => Err(driver_error(format!("unknown command {other:?}"))),
+        // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
+        other => Err(Failure::Unsupported(format!("the Rust driver has no command {other:?}"))),
     }
 }
 

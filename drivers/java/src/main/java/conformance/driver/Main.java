@@ -158,14 +158,14 @@ public final class Main {
                 }
                 Map<String, String> env = new LinkedHashMap<>();
                 args.path("env").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
-                sdk.connect(required(args, "client"), address, cliPath, env);
+                sdk.connect(required(args, "client"), address, cliPath, env, args.get("options"));
             }
             case "createSession" -> result.put("sessionId",
                     sdk.createSession(required(args, "client"), required(args, "session"),
-                            ToolSpec.parseAll(args.get("tools"))));
+                            ToolSpec.parseAll(args.get("tools")), args.get("options")));
             case "resumeSession" -> result.put("sessionId",
                     sdk.resumeSession(required(args, "client"), required(args, "session"),
-                            required(args, "sessionId"), ToolSpec.parseAll(args.get("tools"))));
+                            required(args, "sessionId"), ToolSpec.parseAll(args.get("tools")), args.get("options")));
             case "setTools" -> sdk.setTools(required(args, "session"), ToolSpec.parseAll(args.get("tools")));
             case "clearContext" -> result.put("messagesCleared",
                     sdk.clearContext(required(args, "session"), required(args, "prompt")));
@@ -178,7 +178,8 @@ public final class Main {
             case "stopClient" -> sdk.stopClient(required(args, "client"));
             case "shutdown" -> {
             }
-            default -> throw new Failure.DriverError("unknown command: " + cmd);
+            // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
+            default -> throw new Failure.Unsupported("the java driver has no command \"" + cmd + "\"");
         }
         return result;
     }

@@ -3,6 +3,7 @@ package conformance.driver;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
@@ -21,11 +22,15 @@ interface SdkAdapter {
 
     Map<String, String> notes();
 
-    void connect(String client, String address, String cliPath, Map<String, String> env) throws Exception;
+    /** {@code options} is the protocol's connect options object, or null. */
+    void connect(String client, String address, String cliPath, Map<String, String> env, JsonNode options)
+            throws Exception;
 
-    String createSession(String client, String session, List<ToolSpec> tools) throws Exception;
+    /** {@code options} is the protocol's session options object, or null when none were given. */
+    String createSession(String client, String session, List<ToolSpec> tools, JsonNode options) throws Exception;
 
-    String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools) throws Exception;
+    String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools, JsonNode options)
+            throws Exception;
 
     void setTools(String session, List<ToolSpec> tools) throws Exception;
 

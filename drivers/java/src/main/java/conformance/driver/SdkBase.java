@@ -2,7 +2,11 @@ package conformance.driver;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Type;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,15 +14,18 @@ import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * What every adapter shares, whatever package the SDK generation uses: the handle tables, the
- * client and session lifecycle around the SDK calls, the reply of send, the installed version and
- * the forwarding of session events. An adapter (src/&lt;api&gt;/java/conformance/driver/Sdk.java)
- * supplies only the calls that name the SDK's own classes.
+ * client and session lifecycle around the SDK calls, the reply of send, the installed version, the
+ * forwarding of session events, and everything about session and connect options, tool results and
+ * requests from the runtime that works by reflection on the SDK's classes ({@link Types}). An
+ * adapter (src/&lt;api&gt;/java/conformance/driver/Sdk.java) supplies only the calls that name the
+ * SDK's own classes.
  *
  * @param <C> the SDK's client class
  * @param <S> the SDK's session class
@@ -31,21 +38,45 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     private final Map<String, S> sessions = new ConcurrentHashMap<>();
     private final Map<String, String> owner = new ConcurrentHashMap<>(); // session handle -> client handle
     private final String version;
+    private final Types types;
+
+    /**
+     * The SDK's classes the shared option and tool-result code reflects over: the session and
+     * resume configs, the client options, and the tool-result records (the binary one is what
+     * ToolResultObject's binaryResultsForLlm holds).
+     */
+    protected record Types(Class<?> sessionConfig, Class<?> resumeConfig, Class<?> clientOptions,
+            Class<? extends Record> toolResult, Class<? extends Record> binaryResult) {
+    }
 
     /** {@code anchor} is a class of the SDK jar, whose Maven descriptor names the version. */
-    protected SdkBase(Out out, Class<?> anchor) {
+    protected SdkBase(Out out, Class<?> anchor, Types types) {
         this.out = out;
         this.version = installedVersion(anchor);
+        this.types = types;
     }
 
     // The SDK calls an adapter makes with its own classes.
 
-    /** Starts a client on the runtime at address, or one the SDK spawns from cliPath over stdio. */
-    protected abstract C start(String address, String cliPath, Map<String, String> env) throws Exception;
+    /**
+     * Starts a client on the runtime at address, or one the SDK spawns from cliPath over stdio;
+     * {@code options} are the protocol's connect options (see {@link #applyConnectOptions}).
+     */
+    protected abstract C start(String address, String cliPath, Map<String, String> env, JsonNode options)
+            throws Exception;
 
-    protected abstract S create(C client, String session, List<ToolSpec> tools) throws Exception;
+    /** {@code options} are the protocol's session options (see {@link #withOptions}). */
+    protected abstract S create(C client, String session, List<ToolSpec> tools, JsonNode options) throws Exception;
 
-    protected abstract S resume(C client, String session, String sessionId, List<ToolSpec> tools) throws Exception;
+    protected abstract S resume(C client, String session, String sessionId, List<ToolSpec> tools, JsonNode options)
+            throws Exception;
+
+    /**
+     * The handler object behind a handler session option (userInputHandler, elicitationHandler,
+     * hooks), with the fixed behaviour of PROTOCOL.md: the first choice ({@link #firstChoice}), a
+     * cancel, a pre-tool-use hook with no output.
+     */
+    protected abstract Object handler(String option);
 
     protected abstract String sessionId(S session);
 
@@ -102,26 +133,179 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     }
 
     @Override
-    public void connect(String client, String address, String cliPath, Map<String, String> env) throws Exception {
+    public void connect(String client, String address, String cliPath, Map<String, String> env, JsonNode options)
+            throws Exception {
         if (clients.containsKey(client)) {
             throw new Failure.DriverError("client handle already connected: " + client);
         }
-        clients.put(client, start(address, cliPath, env));
+        clients.put(client, start(address, cliPath, env, options));
     }
 
     @Override
-    public String createSession(String client, String session, List<ToolSpec> tools) throws Exception {
-        C c = client(client);
-        checkFreeSession(session);
-        return keep(client, session, create(c, session, tools));
-    }
-
-    @Override
-    public String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools)
+    public String createSession(String client, String session, List<ToolSpec> tools, JsonNode options)
             throws Exception {
         C c = client(client);
         checkFreeSession(session);
-        return keep(client, session, resume(c, session, sessionId, tools));
+        return keep(client, session, create(c, session, tools, options));
+    }
+
+    @Override
+    public String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools,
+            JsonNode options) throws Exception {
+        C c = client(client);
+        checkFreeSession(session);
+        return keep(client, session, resume(c, session, sessionId, tools, options));
+    }
+
+    /** Sets the protocol's connect options on the SDK's CopilotClientOptions. */
+    protected void applyConnectOptions(Object clientOptions, JsonNode options, boolean tcp) throws Exception {
+        ConnectOptions.apply(clientOptions, options, tcp, sdkName());
+    }
+
+    /** The SDK's SessionConfig or ResumeSessionConfig with the protocol's session options applied. */
+    protected <T> T withOptions(T config, JsonNode options, boolean resume) throws Exception {
+        SessionOptions.apply(config, options, resume, sdkName(), this::handler);
+        return config;
+    }
+
+    /**
+     * The capabilities and notes every generation decides the same way, from its classes: tool
+     * results, session and connect options, the reporting permission handler. {@code caps} or
+     * {@code notes} may be a scratch map when the caller wants only the other.
+     */
+    protected void declareShared(Map<String, Boolean> caps, Map<String, String> notes) {
+        // The handler's CompletableFuture<Object> may complete with a ToolResultObject (passed
+        // through) or any value (a String as is, anything else through the SDK's Jackson
+        // ObjectMapper).
+        caps.put("tool.result.value", true);
+        caps.put("tool.result.object", true);
+        caps.put("tool.result.binary", component(types.toolResult(), "binaryResultsForLlm") != null);
+        caps.put("tool.result.sessionLog", component(types.toolResult(), "sessionLog") != null);
+        caps.put("tool.result.telemetry", component(types.toolResult(), "toolTelemetry") != null);
+        notes.put("tool.result.object", sdkName() + ": " + describe(types.toolResult()) + "; "
+                + describe(types.binaryResult()));
+        SessionOptions.declare(types.sessionConfig(), types.resumeConfig(), sdkName(), caps, notes);
+        ConnectOptions.declare(types.clientOptions(), sdkName(), caps, notes);
+        caps.put("handler.permission", true);
+        notes.put("handler.permission", "PermissionHandler.APPROVE_ALL wrapped to report the PermissionRequest it "
+                + "received, serialized with Jackson");
+    }
+
+    /**
+     * Reports what the application's permission handler received ({@code permission.requested},
+     * PROTOCOL.md "Requests from the runtime"); the adapter's handler then approves.
+     */
+    protected void reportPermission(String session, Object request) {
+        ObjectNode args = Out.object();
+        args.put("session", session);
+        try {
+            args.set("request", Out.JSON.valueToTree(request));
+        } catch (IllegalArgumentException e) {
+            args.putObject("request").put("unserializable", Failure.message(e));
+        }
+        out.event("permission.requested", args);
+    }
+
+    /** A user-input answer: PROTOCOL.md's first choice, or "ok" as free text when there are none. */
+    protected record Answer(String answer, boolean wasFreeform) {
+    }
+
+    protected static Answer firstChoice(List<String> choices) {
+        return choices != null && !choices.isEmpty() ? new Answer(choices.get(0), false) : new Answer("ok", true);
+    }
+
+    /**
+     * Unsupported when a returnResult handler's result has a field the SDK's ToolResultObject
+     * (or, inside binaryResultsForLlm, its ToolBinaryResult) cannot carry; checked when the tool
+     * is built so the scenario is unsupported before anything is sent.
+     */
+    protected void checkResult(ToolSpec spec) {
+        if ("returnResult".equals(spec.handler.action)) {
+            checkFields(types.toolResult(), spec.handler.result, "tool " + spec.name);
+        }
+    }
+
+    private void checkFields(Class<?> record, JsonNode node, String where) {
+        node.fields().forEachRemaining(f -> {
+            RecordComponent c = component(record, f.getKey());
+            if (c == null) {
+                throw new Failure.Unsupported(sdkName() + ": " + record.getSimpleName() + " has no " + f.getKey()
+                        + " (" + where + ")");
+            }
+            Class<?> nested = recordOf(c.getGenericType());
+            if (nested != null && f.getValue().isArray()) {
+                f.getValue().forEach(item -> checkFields(nested, item, where + ", " + f.getKey()));
+            } else if (nested != null) {
+                checkFields(nested, f.getValue(), where + ", " + f.getKey());
+            }
+        });
+    }
+
+    /** The SDK's ToolResultObject for a returnResult handler: {@link #record} of its wire fields. */
+    protected Object resultObject(JsonNode result) {
+        return record(types.toolResult(), result);
+    }
+
+    /**
+     * A record of the SDK's filled through its canonical constructor from the JSON fields of the
+     * same names (absent ones null): nested records and lists of records are built the same way,
+     * other values converted into the component's declared type with Jackson. Reflection, so one
+     * method serves every generation's ToolResultObject and ToolBinaryResult.
+     */
+    static Object record(Class<?> type, JsonNode node) {
+        RecordComponent[] components = type.getRecordComponents();
+        Object[] args = new Object[components.length];
+        for (int i = 0; i < components.length; i++) {
+            JsonNode v = node.get(components[i].getName());
+            args[i] = v == null || v.isNull() ? null : value(components[i].getGenericType(), v);
+        }
+        try {
+            var ctor = type.getDeclaredConstructor(
+                    Arrays.stream(components).map(RecordComponent::getType).toArray(Class<?>[]::new));
+            return ctor.newInstance(args);
+        } catch (ReflectiveOperationException e) {
+            throw new Failure.DriverError("cannot build " + type.getName() + ": " + Failure.message(e));
+        }
+    }
+
+    private static Object value(Type type, JsonNode v) {
+        if (type instanceof Class<?> c && c.isRecord()) {
+            return record(c, v);
+        }
+        Class<?> item = recordOf(type);
+        if (item != null && v.isArray()) {
+            List<Object> items = new ArrayList<>();
+            v.forEach(x -> items.add(record(item, x)));
+            return items;
+        }
+        return Out.JSON.convertValue(v, Out.JSON.getTypeFactory().constructType(type));
+    }
+
+    /** The record class of a record-typed component or of the items of a List-typed one, or null. */
+    private static Class<?> recordOf(Type type) {
+        if (type instanceof Class<?> c && c.isRecord()) {
+            return c;
+        }
+        if (type instanceof ParameterizedType p && p.getRawType() == List.class
+                && p.getActualTypeArguments()[0] instanceof Class<?> c && c.isRecord()) {
+            return c;
+        }
+        return null;
+    }
+
+    private static RecordComponent component(Class<?> record, String name) {
+        for (RecordComponent c : record.getRecordComponents()) {
+            if (c.getName().equals(name)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** "Name record (a, b, c)", for notes. */
+    private static String describe(Class<?> record) {
+        return record.getSimpleName() + " record (" + Arrays.stream(record.getRecordComponents())
+                .map(RecordComponent::getName).collect(Collectors.joining(", ")) + ")";
     }
 
     private String keep(String client, String session, S s) {

@@ -1,10 +1,14 @@
 package conformance.driver;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -114,11 +118,17 @@ final class ToolSpec {
 
     /** The handler behaviour, as data. */
     static final class Handler {
+        static final List<String> ACTIONS = List.of("return", "fail", "clearContext", "returnValue", "returnResult");
+
         final String action;
         final String text;
         final String message;
         final String prompt;
         final String label;
+        /** returnValue: the record as a Java application holds it. */
+        final Ticket value;
+        /** returnResult: the wire fields of the SDK's tool-result type. */
+        final JsonNode result;
 
         Handler(JsonNode h) {
             action = text(h, "action");
@@ -126,10 +136,39 @@ final class ToolSpec {
             message = text(h, "message");
             prompt = text(h, "prompt");
             label = text(h, "label");
-            if (!"return".equals(action) && !"fail".equals(action) && !"clearContext".equals(action)) {
-                throw new Failure.DriverError("unknown handler action: " + action);
+            if (!ACTIONS.contains(action)) {
+                throw new Failure.Unsupported("the java driver does not know the handler action \"" + action + "\"");
+            }
+            if ("returnValue".equals(action)) {
+                try {
+                    value = Out.JSON.treeToValue(h.get("value"), Ticket.class);
+                } catch (Exception e) {
+                    throw new Failure.DriverError("handler.value is not a record (id, at, status, count, tags): "
+                            + Failure.message(e));
+                }
+            } else {
+                value = null;
+            }
+            result = h.get("result");
+            if ("returnResult".equals(action) && (result == null || !result.isObject())) {
+                throw new Failure.DriverError("handler.result must be an object");
             }
         }
+    }
+
+    /**
+     * The structured value of {@code returnValue} (PROTOCOL.md "Tool results"): a record with a
+     * UUID, an Instant and an enum, returned from the tool handler as is, so the SDK's own
+     * serialization (its Jackson ObjectMapper) is what reaches the wire.
+     */
+    record Ticket(UUID id, Instant at, Status status, long count, List<String> tags) {
+    }
+
+    enum Status {
+        @JsonProperty("open")
+        OPEN,
+        @JsonProperty("closed")
+        CLOSED
     }
 
     /** The SDK's clearContext call for the session a tool runs in (blocking). */
@@ -140,10 +179,13 @@ final class ToolSpec {
 
     /**
      * Runs the handler behaviour inside the SDK's tool handler: announces the call, then returns
-     * the text, throws, or clears the context first. Blocking is fine here: the SDK runs tool
+     * the text, the value or the SDK's tool-result object ({@code resultObject} builds it from the
+     * wire fields of a {@code returnResult} handler; the adapter checks it can when the tool is
+     * built), throws, or clears the context first. Blocking is fine here: the SDK runs tool
      * handlers on an executor, never on its reader thread.
      */
-    String invoke(Out out, String session, Map<String, Object> arguments, ClearContext clearContext) {
+    Object invoke(Out out, String session, Map<String, Object> arguments, ClearContext clearContext,
+            Function<JsonNode, Object> resultObject) {
         ObjectNode invoked = Out.object();
         invoked.put("session", session);
         invoked.put("tool", name);
@@ -156,6 +198,10 @@ final class ToolSpec {
         switch (handler.action) {
             case "fail":
                 throw new RuntimeException(handler.message != null ? handler.message : "");
+            case "returnValue":
+                return handler.value;
+            case "returnResult":
+                return resultObject.apply(handler.result);
             case "clearContext": {
                 ObjectNode cleared = Out.object();
                 cleared.put("session", session);

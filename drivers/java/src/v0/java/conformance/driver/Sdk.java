@@ -8,17 +8,27 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.github.copilot.sdk.CopilotClient;
 import com.github.copilot.sdk.CopilotSession;
 import com.github.copilot.sdk.generated.AssistantMessageEvent;
 import com.github.copilot.sdk.generated.SessionEvent;
 import com.github.copilot.sdk.json.CopilotClientOptions;
+import com.github.copilot.sdk.json.ElicitationHandler;
+import com.github.copilot.sdk.json.ElicitationResult;
+import com.github.copilot.sdk.json.ElicitationResultAction;
 import com.github.copilot.sdk.json.MessageOptions;
 import com.github.copilot.sdk.json.PermissionHandler;
+import com.github.copilot.sdk.json.PreToolUseHandler;
 import com.github.copilot.sdk.json.ResumeSessionConfig;
 import com.github.copilot.sdk.json.SessionConfig;
+import com.github.copilot.sdk.json.SessionHooks;
+import com.github.copilot.sdk.json.ToolBinaryResult;
 import com.github.copilot.sdk.json.ToolDefinition;
 import com.github.copilot.sdk.json.ToolHandler;
+import com.github.copilot.sdk.json.ToolResultObject;
+import com.github.copilot.sdk.json.UserInputHandler;
+import com.github.copilot.sdk.json.UserInputResponse;
 
 /**
  * Adapter for the 0.x API of com.github:copilot-sdk-java (packages com.github.copilot.sdk.*), the
@@ -28,17 +38,20 @@ import com.github.copilot.sdk.json.ToolHandler;
  */
 final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
     Sdk(Out out) {
-        super(out, CopilotClient.class);
+        super(out, CopilotClient.class, new Types(SessionConfig.class, ResumeSessionConfig.class,
+                CopilotClientOptions.class, ToolResultObject.class, ToolBinaryResult.class));
     }
 
     @Override
-    protected CopilotClient start(String address, String cliPath, Map<String, String> env) throws Exception {
+    protected CopilotClient start(String address, String cliPath, Map<String, String> env, JsonNode connectOptions)
+            throws Exception {
         CopilotClientOptions options = new CopilotClientOptions();
         if (address != null) {
             options.setCliUrl(address);
         } else {
             options.setCliPath(cliPath).setUseStdio(true).setEnvironment(childEnv(env));
         }
+        applyConnectOptions(options, connectOptions, address != null);
         CopilotClient c = new CopilotClient(options);
         try {
             c.start().get();
@@ -50,20 +63,21 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
     }
 
     @Override
-    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools) throws Exception {
-        return c.createSession(new SessionConfig()
-                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools, JsonNode options)
+            throws Exception {
+        return c.createSession(withOptions(new SessionConfig()
+                .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
-                .setTools(definitions(session, tools))).get();
+                .setTools(definitions(session, tools)), options, false)).get();
     }
 
     @Override
-    protected CopilotSession resume(CopilotClient c, String session, String sessionId, List<ToolSpec> tools)
-            throws Exception {
-        return c.resumeSession(sessionId, new ResumeSessionConfig()
-                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+    protected CopilotSession resume(CopilotClient c, String session, String sessionId, List<ToolSpec> tools,
+            JsonNode options) throws Exception {
+        return c.resumeSession(sessionId, withOptions(new ResumeSessionConfig()
+                .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
-                .setTools(definitions(session, tools))).get();
+                .setTools(definitions(session, tools)), options, true)).get();
     }
 
     @Override
@@ -102,6 +116,30 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
         c.forceStop();
     }
 
+    /** The SDK's approve-all permission handler, wrapped to report the request it received. */
+    private PermissionHandler reportingApproveAll(String session) {
+        return (request, invocation) -> {
+            reportPermission(session, request);
+            return PermissionHandler.APPROVE_ALL.handle(request, invocation);
+        };
+    }
+
+    @Override
+    protected Object handler(String option) {
+        return switch (option) {
+            case "userInputHandler" -> (UserInputHandler) (request, invocation) -> {
+                Answer a = firstChoice(request.getChoices());
+                return CompletableFuture.completedFuture(
+                        new UserInputResponse().setAnswer(a.answer()).setWasFreeform(a.wasFreeform()));
+            };
+            case "elicitationHandler" -> (ElicitationHandler) context -> CompletableFuture
+                    .completedFuture(new ElicitationResult().setAction(ElicitationResultAction.CANCEL));
+            case "hooks" -> new SessionHooks()
+                    .setOnPreToolUse((PreToolUseHandler) (input, invocation) -> CompletableFuture.completedFuture(null));
+            default -> throw new Failure.DriverError("no handler for session option " + option);
+        };
+    }
+
     /** Forwards every event the SDK delivers to the application as a session.event line. */
     private Consumer<SessionEvent> forward(String session) {
         return event -> forward(session, event.getType(), event);
@@ -122,6 +160,7 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
         c.put("session.setTools", false);
         c.put("session.clearContext", false);
         c.put("events", true);
+        declareShared(c, new LinkedHashMap<>());
         return c;
     }
 
@@ -147,6 +186,9 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
         n.put("tool.skipPermission", "a nullable Boolean record component: unset, true and false are distinct");
         n.put("events", "SessionConfig.setOnEvent; event types this SDK version does not know are delivered "
                 + "as type \"unknown\" without data");
+        declareShared(new LinkedHashMap<>(), n);
+        n.put("session.option.streaming", sdkName() + ": SessionConfig.setStreaming(boolean) is a primitive, and "
+                + "SessionRequestBuilder sends streaming only when true (isStreaming() ? true : null)");
         return n;
     }
 
@@ -183,10 +225,11 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
             throw new Failure.Unsupported(notes().get("session.clearContext") + " (handler of tool " + spec.name
                     + ")");
         }
+        checkResult(spec);
         ToolHandler handler = invocation -> CompletableFuture.completedFuture(
                 spec.invoke(this.out, session, invocation.getArguments(), prompt -> {
                     throw new Failure.Unsupported(notes().get("session.clearContext"));
-                }));
+                }, this::resultObject));
         // The record is the only way to build a tool in this version: unset options stay null,
         // which the SDK leaves out of the wire definition.
         return new ToolDefinition(spec.name, spec.description, spec.parameters, handler, spec.overridesBuiltInTool,

@@ -9,6 +9,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.github.copilot.AllowCopilotExperimental;
 import com.github.copilot.CopilotClient;
 import com.github.copilot.CopilotSession;
@@ -17,13 +18,22 @@ import com.github.copilot.generated.SessionEvent;
 import com.github.copilot.generated.rpc.SessionHistoryClearContextParams;
 import com.github.copilot.generated.rpc.SessionHistoryClearContextResult;
 import com.github.copilot.rpc.CopilotClientOptions;
+import com.github.copilot.rpc.ElicitationHandler;
+import com.github.copilot.rpc.ElicitationResult;
+import com.github.copilot.rpc.ElicitationResultAction;
 import com.github.copilot.rpc.MessageOptions;
 import com.github.copilot.rpc.PermissionHandler;
+import com.github.copilot.rpc.PreToolUseHandler;
 import com.github.copilot.rpc.ResumeSessionConfig;
 import com.github.copilot.rpc.SessionConfig;
+import com.github.copilot.rpc.SessionHooks;
+import com.github.copilot.rpc.ToolBinaryResult;
 import com.github.copilot.rpc.ToolDefer;
 import com.github.copilot.rpc.ToolDefinition;
 import com.github.copilot.rpc.ToolHandler;
+import com.github.copilot.rpc.ToolResultObject;
+import com.github.copilot.rpc.UserInputHandler;
+import com.github.copilot.rpc.UserInputResponse;
 
 /**
  * Adapter for the 1.x API of com.github:copilot-sdk-java (packages com.github.copilot.*), built
@@ -36,17 +46,20 @@ import com.github.copilot.rpc.ToolHandler;
 @AllowCopilotExperimental
 final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
     Sdk(Out out) {
-        super(out, CopilotClient.class);
+        super(out, CopilotClient.class, new Types(SessionConfig.class, ResumeSessionConfig.class,
+                CopilotClientOptions.class, ToolResultObject.class, ToolBinaryResult.class));
     }
 
     @Override
-    protected CopilotClient start(String address, String cliPath, Map<String, String> env) throws Exception {
+    protected CopilotClient start(String address, String cliPath, Map<String, String> env, JsonNode connectOptions)
+            throws Exception {
         CopilotClientOptions options = new CopilotClientOptions();
         if (address != null) {
             options.setCliUrl(address);
         } else {
             options.setCliPath(cliPath).setUseStdio(true).setEnvironment(childEnv(env));
         }
+        applyConnectOptions(options, connectOptions, address != null);
         CopilotClient c = new CopilotClient(options);
         try {
             c.start().get();
@@ -58,24 +71,25 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
     }
 
     @Override
-    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools) throws Exception {
+    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools, JsonNode options)
+            throws Exception {
         AtomicReference<CopilotSession> slot = new AtomicReference<>();
-        CopilotSession s = c.createSession(new SessionConfig()
-                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+        CopilotSession s = c.createSession(withOptions(new SessionConfig()
+                .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
-                .setTools(definitions(session, tools, slot))).get();
+                .setTools(definitions(session, tools, slot)), options, false)).get();
         slot.set(s);
         return s;
     }
 
     @Override
-    protected CopilotSession resume(CopilotClient c, String session, String sessionId, List<ToolSpec> tools)
-            throws Exception {
+    protected CopilotSession resume(CopilotClient c, String session, String sessionId, List<ToolSpec> tools,
+            JsonNode options) throws Exception {
         AtomicReference<CopilotSession> slot = new AtomicReference<>();
-        CopilotSession s = c.resumeSession(sessionId, new ResumeSessionConfig()
-                .setOnPermissionRequest(PermissionHandler.APPROVE_ALL)
+        CopilotSession s = c.resumeSession(sessionId, withOptions(new ResumeSessionConfig()
+                .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
-                .setTools(definitions(session, tools, slot))).get();
+                .setTools(definitions(session, tools, slot)), options, true)).get();
         slot.set(s);
         return s;
     }
@@ -116,6 +130,30 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
         c.forceStop();
     }
 
+    /** The SDK's approve-all permission handler, wrapped to report the request it received. */
+    private PermissionHandler reportingApproveAll(String session) {
+        return (request, invocation) -> {
+            reportPermission(session, request);
+            return PermissionHandler.APPROVE_ALL.handle(request, invocation);
+        };
+    }
+
+    @Override
+    protected Object handler(String option) {
+        return switch (option) {
+            case "userInputHandler" -> (UserInputHandler) (request, invocation) -> {
+                Answer a = firstChoice(request.getChoices());
+                return CompletableFuture.completedFuture(
+                        new UserInputResponse().setAnswer(a.answer()).setWasFreeform(a.wasFreeform()));
+            };
+            case "elicitationHandler" -> (ElicitationHandler) context -> CompletableFuture
+                    .completedFuture(new ElicitationResult().setAction(ElicitationResultAction.CANCEL));
+            case "hooks" -> new SessionHooks()
+                    .setOnPreToolUse((PreToolUseHandler) (input, invocation) -> CompletableFuture.completedFuture(null));
+            default -> throw new Failure.DriverError("no handler for session option " + option);
+        };
+    }
+
     /** Forwards every event the SDK delivers to the application as a session.event line. */
     private Consumer<SessionEvent> forward(String session) {
         return event -> forward(session, event.getType(), event);
@@ -136,6 +174,7 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
         c.put("session.setTools", false);
         c.put("session.clearContext", true);
         c.put("events", true);
+        declareShared(c, new LinkedHashMap<>());
         return c;
     }
 
@@ -161,6 +200,7 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
         n.put("tool.skipPermission", "a nullable Boolean record component: unset, true and false are distinct");
         n.put("events", "SessionConfig.setOnEvent; event types this SDK version does not know are delivered "
                 + "as type \"unknown\"");
+        declareShared(new LinkedHashMap<>(), n);
         return n;
     }
 
@@ -200,6 +240,7 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
                     + "copy-with methods only; it has no \"" + spec.style + "\" style (a @CopilotTool method's "
                     + "options are compile-time constants, so one cannot be made from a protocol Tool at run time)");
         }
+        checkResult(spec);
         ToolHandler handler = invocation -> CompletableFuture.completedFuture(
                 spec.invoke(this.out, session, invocation.getArguments(), prompt -> {
                     CopilotSession s = slot.get();
@@ -207,7 +248,7 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
                         throw new IllegalStateException("tool called before createSession returned");
                     }
                     return clear(s, prompt);
-                }));
+                }, this::resultObject));
         // description and parameters have no copy-with method: they go into the base definition.
         ToolDefinition tool = ToolDefinition.create(spec.name, spec.description, spec.parameters, handler);
         for (String option : spec.optionsInOrder()) {

@@ -1,0 +1,365 @@
+// Session options (drivers/PROTOCOL.md "Session options") and tool results ("Tool results") for
+// the .NET driver.
+//
+// Written against GitHub.Copilot.SDK 1.0.11 (github/copilot-sdk tag v1.0.11, dotnet/src):
+//   SessionConfigBase / SessionConfig / ResumeSessionConfig properties           Types.cs
+//   ToolResultObject, ToolBinaryResult, ToolBinaryResultType                     Types.cs
+//   ToolResultAIContent (a tool returns it to hand the SDK a whole result)      Client.cs
+//   ToolResultObject.ConvertFromInvocationResult: ToolResultAIContent is passed
+//   through, any other value is JSON-serialized as textResultForLlm              Types.cs
+
+using System.Reflection;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using System.Text.Json.Serialization;
+using GitHub.Copilot;
+using GitHub.Copilot.Rpc;
+
+namespace Conformance.Driver;
+
+internal static class SessionOptions
+{
+    /// <summary>A protocol option, the config property that takes it, and whether only ResumeSessionConfig has it.</summary>
+    private sealed record Option(string Name, string Property, bool ResumeOnly = false, bool Handler = false);
+
+    private static readonly Option[] s_all =
+    [
+        new("model", "Model"),
+        new("reasoningEffort", "ReasoningEffort"),
+        new("systemMessage", "SystemMessage"),
+        new("availableTools", "AvailableTools"),
+        new("excludedTools", "ExcludedTools"),
+        new("streaming", "Streaming"),
+        new("includeSubAgentStreamingEvents", "IncludeSubAgentStreamingEvents"),
+        new("workingDirectory", "WorkingDirectory"),
+        new("customAgents", "CustomAgents"),
+        new("mcpServers", "McpServers"),
+        new("configDiscovery", "EnableConfigDiscovery"),
+        new("skillDirectories", "SkillDirectories"),
+        new("disabledSkills", "DisabledSkills"),
+        new("infiniteSessions", "InfiniteSessions"),
+        new("provider", "Provider"),
+        new("userInputHandler", "OnUserInputRequest", Handler: true),
+        new("elicitationHandler", "OnElicitationRequest", Handler: true),
+        new("hooks", "Hooks", Handler: true),
+        new("continuePendingWork", "ContinuePendingWork", ResumeOnly: true),
+        new("suppressResumeEvent", "SuppressResumeEvent", ResumeOnly: true),
+    ];
+
+    /// <summary>
+    /// Binds option JSON to the SDK's own config types: camelCase names as on the wire, string
+    /// enums, and an unknown key is an error (so a key the SDK type cannot carry is reported, not
+    /// silently dropped).
+    /// </summary>
+    private static readonly JsonSerializerOptions s_bind = new(JsonSerializerDefaults.Web)
+    {
+        UnmappedMemberHandling = JsonUnmappedMemberHandling.Disallow,
+        Converters = { new JsonStringEnumConverter(JsonNamingPolicy.CamelCase) },
+    };
+
+    private static PropertyInfo? Property(Type config, string name) =>
+        config.GetProperty(name, BindingFlags.Public | BindingFlags.Instance) is { CanWrite: true } p ? p : null;
+
+    /// <summary>session.option.* capabilities and notes, read from the installed SDK's config classes.</summary>
+    public static void Declare(string sdk, JsonObject capabilities, JsonObject notes)
+    {
+        foreach (Option o in s_all)
+        {
+            bool onCreate = Property(typeof(SessionConfig), o.Property) is not null;
+            bool onResume = Property(typeof(ResumeSessionConfig), o.Property) is not null;
+            bool ok = o.ResumeOnly ? onResume : onCreate && onResume;
+            capabilities["session.option." + o.Name] = ok;
+            if (!ok)
+            {
+                string where = !onResume || o.ResumeOnly ? nameof(ResumeSessionConfig) : nameof(SessionConfig);
+                notes["session.option." + o.Name] = $"{sdk}: {where} has no {o.Property}";
+            }
+        }
+        notes["session.option.streaming"] =
+            $"{sdk}: SessionConfigBase.Streaming is a bool?, but CopilotClient sends streaming only when it is true " +
+            "(config.Streaming is true ? true : null), so an explicit false is left out";
+        if (Property(typeof(ResumeSessionConfig), "SuppressResumeEvent")?.PropertyType == typeof(bool))
+        {
+            notes["session.option.suppressResumeEvent"] =
+                $"{sdk}: ResumeSessionConfig.SuppressResumeEvent is a plain bool, so false and unset are the same";
+        }
+    }
+
+    /// <summary>
+    /// Sets each option on the config object through its property, converting the JSON into the
+    /// property's declared type; handler options install a handler that answers nothing useful.
+    /// </summary>
+    public static void Apply(SessionConfigBase config, JsonObject? options, bool resume, string sdk)
+    {
+        if (options is null)
+        {
+            return;
+        }
+        foreach ((string name, JsonNode? value) in options)
+        {
+            Option o = Array.Find(s_all, x => x.Name == name)
+                ?? throw new UnsupportedException($"the dotnet driver does not know the session option \"{name}\"");
+            if (o.ResumeOnly && !resume)
+            {
+                throw new DriverException($"session option {name} exists on resume only");
+            }
+            PropertyInfo property = Property(config.GetType(), o.Property)
+                ?? throw new UnsupportedException($"{sdk}: {config.GetType().Name} has no {o.Property} (session option {name})");
+            object? arg;
+            if (o.Handler)
+            {
+                if (value is not JsonValue v || !v.TryGetValue(out bool on) || !on)
+                {
+                    throw new DriverException($"session option {name} takes true (install a handler)");
+                }
+                arg = NoAnswerHandler(name);
+            }
+            else
+            {
+                try
+                {
+                    arg = value.Deserialize(property.PropertyType, s_bind);
+                }
+                catch (JsonException ex)
+                {
+                    // UnmappedMemberHandling.Disallow: the SDK's type has no member for a key the application gave.
+                    throw new UnsupportedException(
+                        $"{sdk}: session option {name} does not fit {property.PropertyType.Name}: {ex.Message}");
+                }
+            }
+            property.SetValue(config, arg);
+        }
+    }
+
+    /// <summary>The handler behind a handler option (PROTOCOL.md): the first choice, a cancel, no hook output.</summary>
+    private static object NoAnswerHandler(string option) => option switch
+    {
+        // PROTOCOL.md: the first choice, or "ok" as free text when there are no choices.
+        "userInputHandler" => (Func<UserInputRequest, UserInputInvocation, Task<UserInputResponse>>)(
+            (request, _) => Task.FromResult(request.Choices is { Count: > 0 } choices
+                ? new UserInputResponse { Answer = choices[0], WasFreeform = false }
+                : new UserInputResponse { Answer = "ok", WasFreeform = true })),
+        "elicitationHandler" => (Func<ElicitationContext, Task<ElicitationResult>>)(
+            _ => Task.FromResult(new ElicitationResult { Action = UIElicitationResponseAction.Cancel })),
+        "hooks" => new SessionHooks
+        {
+            OnPreToolUse = (_, _) => Task.FromResult<PreToolUseHookOutput?>(null),
+        },
+        _ => throw new DriverException($"no handler for session option {option}"),
+    };
+}
+
+/// <summary>
+/// The structured value of a <c>returnValue</c> handler as a .NET application declares it: a
+/// class with a Guid, a DateTimeOffset and a string enum, returned from the tool method so the
+/// SDK's own serialization is what reaches the wire.
+/// </summary>
+internal sealed class Ticket
+{
+    [JsonPropertyName("id")]
+    public Guid Id { get; set; }
+
+    [JsonPropertyName("at")]
+    public DateTimeOffset At { get; set; }
+
+    [JsonPropertyName("status")]
+    public TicketStatus Status { get; set; }
+
+    [JsonPropertyName("count")]
+    public long Count { get; set; }
+
+    [JsonPropertyName("tags")]
+    public List<string> Tags { get; set; } = [];
+}
+
+[JsonConverter(typeof(TicketStatusConverter))]
+internal enum TicketStatus
+{
+    Open,
+    Closed,
+}
+
+/// <summary>"open" / "closed" on the wire (JsonStringEnumMemberName needs .NET 9; the driver targets net8.0).</summary>
+internal sealed class TicketStatusConverter() : JsonStringEnumConverter<TicketStatus>(JsonNamingPolicy.CamelCase, allowIntegerValues: false);
+
+internal static class ToolResults
+{
+    private static readonly JsonSerializerOptions s_read = new(JsonSerializerDefaults.Web);
+
+    public static Ticket ParseTicket(string tool, JsonNode? value)
+    {
+        try
+        {
+            return value.Deserialize<Ticket>(s_read) ?? throw new JsonException("null");
+        }
+        catch (JsonException ex)
+        {
+            throw new DriverException($"tool '{tool}': handler.value is not a record (id, at, status, count, tags): {ex.Message}");
+        }
+    }
+
+    private static readonly string[] s_resultFields =
+        ["textResultForLlm", "resultType", "error", "sessionLog", "toolTelemetry", "binaryResultsForLlm"];
+
+    private static readonly string[] s_binaryFields = ["type", "data", "mimeType", "description"];
+
+    /// <summary>
+    /// The SDK's ToolResultObject filled with the wire fields given. A field its type (or
+    /// ToolBinaryResult) cannot carry is unsupported, found when the tool is built.
+    /// </summary>
+    public static ToolResultObject Build(string sdk, string tool, JsonNode? node)
+    {
+        if (node is not JsonObject r)
+        {
+            throw new DriverException($"tool '{tool}': handler.result must be an object");
+        }
+        foreach ((string key, _) in r)
+        {
+            if (Array.IndexOf(s_resultFields, key) < 0)
+            {
+                throw new UnsupportedException($"{sdk}: ToolResultObject has no {key} (tool {tool})");
+            }
+        }
+        var result = new ToolResultObject
+        {
+            TextResultForLlm = (string?)r["textResultForLlm"] ?? "",
+        };
+        if (r["resultType"] is JsonNode resultType)
+        {
+            result.ResultType = (string)resultType!;
+        }
+        if (r["error"] is JsonNode error)
+        {
+            result.Error = (string?)error;
+        }
+        if (r["sessionLog"] is JsonNode log)
+        {
+            result.SessionLog = (string?)log;
+        }
+        if (r["toolTelemetry"] is JsonObject telemetry)
+        {
+            // JsonElement values serialize back exactly as given.
+            var map = new Dictionary<string, object>(StringComparer.Ordinal);
+            foreach ((string key, JsonNode? v) in telemetry)
+            {
+                map[key] = JsonSerializer.SerializeToElement(v);
+            }
+            result.ToolTelemetry = map;
+        }
+        if (r["binaryResultsForLlm"] is JsonArray binaries)
+        {
+            var list = new List<ToolBinaryResult>();
+            foreach (JsonNode? item in binaries)
+            {
+                if (item is not JsonObject b)
+                {
+                    throw new DriverException($"tool '{tool}': binaryResultsForLlm items must be objects");
+                }
+                foreach ((string key, _) in b)
+                {
+                    if (Array.IndexOf(s_binaryFields, key) < 0)
+                    {
+                        throw new UnsupportedException($"{sdk}: ToolBinaryResult has no {key} (tool {tool}, binaryResultsForLlm)");
+                    }
+                }
+                list.Add(new ToolBinaryResult
+                {
+                    Type = new ToolBinaryResultType((string?)b["type"] ?? ""),
+                    Data = (string?)b["data"] ?? "",
+                    MimeType = (string?)b["mimeType"] ?? "",
+                    Description = (string?)b["description"],
+                });
+            }
+            result.BinaryResultsForLlm = list;
+        }
+        return result;
+    }
+}
+
+/// <summary>Connect options (PROTOCOL.md "Connect options") and the reporting permission handler.</summary>
+internal static class ConnectOptions
+{
+    private static readonly JsonSerializerOptions s_web = new(JsonSerializerDefaults.Web);
+
+    /// <summary>connect.option.* capabilities, read from the installed SDK's option types.</summary>
+    public static void Declare(string sdk, JsonObject capabilities, JsonObject notes)
+    {
+        bool token = typeof(UriRuntimeConnection).GetProperty("ConnectionToken") is { CanWrite: true };
+        bool clientInfo = typeof(CopilotClientOptions).GetProperty("ClientInfo") is { CanWrite: true };
+        bool telemetry = typeof(CopilotClientOptions).GetProperty("OnGitHubTelemetry") is { CanWrite: true };
+        capabilities["connect.option.connectionToken"] = token;
+        capabilities["connect.option.clientInfo"] = clientInfo;
+        capabilities["connect.option.gitHubTelemetry"] = telemetry;
+        if (!clientInfo)
+        {
+            notes["connect.option.clientInfo"] = $"{sdk}: CopilotClientOptions has no ClientInfo";
+        }
+        if (!token)
+        {
+            notes["connect.option.connectionToken"] = $"{sdk}: UriRuntimeConnection has no ConnectionToken";
+        }
+        notes["connect.option.gitHubTelemetry"] =
+            $"{sdk}: CopilotClientOptions.OnGitHubTelemetry ([Experimental(\"GHCP001\")]), a callback that accepts every notification";
+        capabilities["handler.permission"] = true;
+        notes["handler.permission"] =
+            $"{sdk}: PermissionHandler.ApproveAll wrapped to report the PermissionRequest it received, serialized by System.Text.Json";
+    }
+
+    /// <summary>Sets the options on the client options and the connection; unknown ones are unsupported.</summary>
+    public static void Apply(JsonObject? options, CopilotClientOptions client, RuntimeConnection connection, string sdk)
+    {
+        if (options is null)
+        {
+            return;
+        }
+        foreach ((string name, JsonNode? value) in options)
+        {
+            switch (name)
+            {
+                case "connectionToken":
+                    if (connection is not UriRuntimeConnection uri)
+                    {
+                        throw new UnsupportedException($"{sdk}: a connection token is set on UriRuntimeConnection (TCP) only");
+                    }
+                    uri.ConnectionToken = (string?)value ?? throw new DriverException("connectionToken must be a string");
+                    break;
+                case "clientInfo":
+                    PropertyInfo info = typeof(CopilotClientOptions).GetProperty("ClientInfo") is { CanWrite: true } p
+                        ? p
+                        : throw new UnsupportedException($"{sdk}: CopilotClientOptions has no ClientInfo (connect option clientInfo)");
+                    info.SetValue(client, value.Deserialize(info.PropertyType, s_web));
+                    break;
+                case "gitHubTelemetry":
+                    if (value is not JsonValue v || !v.TryGetValue(out bool on) || !on)
+                    {
+                        throw new DriverException("connect option gitHubTelemetry takes true");
+                    }
+                    client.OnGitHubTelemetry = _ => Task.CompletedTask;
+                    break;
+                default:
+                    throw new UnsupportedException($"the dotnet driver does not know the connect option \"{name}\"");
+            }
+        }
+    }
+
+    /// <summary>
+    /// The SDK's approve-all permission handler, wrapped to report what the application's handler
+    /// received (permission.requested, PROTOCOL.md "Requests from the runtime").
+    /// </summary>
+    public static Func<PermissionRequest, PermissionInvocation, Task<PermissionDecision>> ReportingApproveAll(
+        string session, Action<string, JsonObject> emit) =>
+        (request, invocation) =>
+        {
+            JsonNode? seen;
+            try
+            {
+                seen = JsonSerializer.SerializeToNode(request, request.GetType(), s_web);
+            }
+            catch (Exception ex) when (ex is JsonException or NotSupportedException or InvalidOperationException)
+            {
+                seen = new JsonObject { ["unserializable"] = ex.Message };
+            }
+            emit("permission.requested", new JsonObject { ["session"] = session, ["request"] = seen });
+            return PermissionHandler.ApproveAll(request, invocation);
+        };
+}
