@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Launcher starts one driver process.
@@ -66,15 +67,27 @@ func (l Local) Start(ctx context.Context) (Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
+	// Not cmd.StdoutPipe: Wait closes that pipe as soon as the process exits, racing the reader
+	// for the last lines (a crash's final output was read as "file already closed"). With our
+	// own pipe the reader drains it to EOF; only if something the driver started still holds
+	// it open after the driver exited is it closed, after a grace period.
+	out, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		out.Close()
 		return nil, fmt.Errorf("start driver %s: %w", l.Describe(), err)
 	}
 	p := &localProcess{cmd: cmd, in: in, out: out, tail: tail, done: make(chan struct{})}
-	go func() { p.err = cmd.Wait(); close(p.done) }()
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+		time.AfterFunc(2*time.Second, func() { _ = out.Close() })
+	}()
 	return p, nil
 }
 
