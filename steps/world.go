@@ -99,6 +99,9 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 	if nameFilter != "" && s.Name != nameFilter {
 		return errFiltered // not part of this run: no result at all
 	}
+	if sel, ok := w.t.(suite.Selector); ok && !sel.Selected(w.feature, w.name) {
+		return errFiltered // another shard's
+	}
 	// Every scenario gets a transcript, even one that never reaches an SDK, so every result
 	// names a file that says what happened.
 	rec, path, err := w.t.Transcript(w.feature, w.name)

@@ -20,6 +20,8 @@ import (
 func runCmd() *cobra.Command {
 	var (
 		sdkList, tags, reportDir, cacheDir, scenario, manifest string
+		runner, shard                                          string
+		localBases                                             bool
 		versions, sources                                      []string
 		timeout                                                time.Duration
 		validate                                               bool
@@ -41,7 +43,21 @@ unavailable).`,
 			}
 			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Tags: tags, Scenario: scenario, CacheRoot: cacheDir,
 				Manifest: manifest, CommandTimeout: timeout, Self: selfArgv(), Log: os.Stdout, ValidateProtocol: validate,
-				Command: "conformance " + strings.Join(os.Args[1:], " ")}
+				Command: "conformance " + strings.Join(os.Args[1:], " "), LocalBases: localBases}
+			switch runner {
+			case harness.RunnerLocal, harness.RunnerDocker:
+				cfg.Runner = runner
+			default:
+				return &exitError{2, fmt.Errorf("--runner %q: want local or docker", runner)}
+			}
+			if localBases && runner != harness.RunnerDocker {
+				return &exitError{2, fmt.Errorf("--local-bases is for --runner docker")}
+			}
+			if shard != "" {
+				if cfg.Shard, err = harness.ParseShard(shard); err != nil {
+					return &exitError{2, err}
+				}
+			}
 			if sdkList != "" {
 				for _, s := range strings.Split(sdkList, ",") {
 					cfg.SDKs = append(cfg.SDKs, strings.TrimSpace(s))
@@ -55,7 +71,7 @@ unavailable).`,
 					return &exitError{2, fmt.Errorf("--sdk-version %s=%s: %w", name, v, err)}
 				}
 			}
-			if cfg.Sources, err = parsePairs("sdk-source", sources); err != nil {
+			if cfg.Sources, err = sourcePairs(sources, cfg.SDKs); err != nil {
 				return err
 			}
 			for _, a := range args {
@@ -90,7 +106,10 @@ unavailable).`,
 	f.StringVar(&scenario, "scenario", "", "run only the scenario with exactly this name")
 	f.StringVar(&manifest, "expected-failures", "", "known-divergence manifest (default fixtures/expected-failures.yaml)")
 	f.StringArrayVar(&versions, "sdk-version", nil, "run a published version: LANG=VERSION (repeatable)")
-	f.StringArrayVar(&sources, "sdk-source", nil, "run a local SDK folder: LANG=PATH (repeatable)")
+	f.StringArrayVar(&sources, "sdk-source", nil, "run a local SDK folder: LANG=PATH (repeatable), or PATH of a github/copilot-sdk checkout (each --sdk's folder in it)")
+	f.StringVar(&runner, "runner", harness.RunnerLocal, "where the drivers run: local (this machine's toolchains) or docker (a container per SDK, docker/README.md)")
+	f.BoolVar(&localBases, "local-bases", false, "with --runner docker: build the driver images on the local base images (conformance images --local-bases), for machines without an image registry")
+	f.StringVar(&shard, "shard", "", "run part I of N of the (scenario × SDK × version) matrix, e.g. 2/4; conformance merge joins the parts")
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
 	f.BoolVarP(&validate, "validate-protocol", "V", false, "check every driver line against drivers/protocol.schema.json")
 	return cmd

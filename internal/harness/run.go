@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/compare"
+	"github.com/copilot-sdk-conformance/conformance/internal/container"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/render"
@@ -58,6 +59,14 @@ type Config struct {
 	// ValidateProtocol checks every driver line against drivers/protocol.schema.json; a
 	// violation fails the command (and the scenario) with the offending line named.
 	ValidateProtocol bool
+	// Runner is RunnerLocal (default) or RunnerDocker; LocalBases builds the driver images on
+	// the local base images (`conformance images --local-bases`), for machines without a registry.
+	Runner     string
+	LocalBases bool
+	Shard      Shard // --shard I/N; zero: the whole plan
+
+	containers *containers     // set by Run for RunnerDocker
+	selection  *shardSelection // set by Run for a shard
 }
 
 // ErrSetup is a usage or setup problem (exit code 2).
@@ -95,7 +104,14 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
-	pins, manifest, names, explicit, featuresRoot := p.pins, p.manifest, p.sdks, len(cfg.SDKs) > 0, p.featuresRoot
+	cfg.selection = selectShard(cfg, p)
+	pins, manifest, names, explicit, featuresRoot := p.pins, p.manifest, cfg.selection.sdks(p.sdks), len(cfg.SDKs) > 0, p.featuresRoot
+	if cfg.Runner == RunnerDocker {
+		if cfg.containers, err = startContainers(ctx, cfg); err != nil {
+			return nil, err
+		}
+		defer cfg.containers.Close(cfg.Log) // success, failure, a crashed driver, SIGINT (ctx)
+	}
 	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
@@ -103,7 +119,10 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	_ = os.RemoveAll(filepath.Join(cfg.ReportDir, "transcripts"))
 
 	res := &report.Results{Schema: 1, Harness: report.Harness{Version: runtime.Version,
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Command: cfg.Command, Tags: cfg.Tags}}
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Command: cfg.Command, Tags: cfg.Tags, Runner: cfg.Runner}}
+	if cfg.selection != nil {
+		res.Harness.Shard = cfg.selection.info
+	}
 	if cfg.RuntimeCheck == nil {
 		cfg.RuntimeCheck, res.Harness.Schema = loadSchema(ctx, cfg, pins)
 	}
@@ -171,7 +190,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots chan struct{}) (report.SDK, *target) {
 	info := report.SDK{Name: name, Version: pin.Version, Source: pin.Registry + " " + pin.Package}
 	t := &target{name: name, timeout: cfg.CommandTimeout, reportDir: cfg.ReportDir, self: cfg.Self, progress: cfg.Log,
-		rtOpts: runtime.Options{}, ctx: ctx}
+		rtOpts: runtime.Options{}, ctx: ctx, selected: cfg.selection.of(name)}
 	context.AfterFunc(ctx, t.interrupt)
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
@@ -186,24 +205,35 @@ func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots cha
 	if !ok {
 		return fail("this build of the harness has no driver recipe for " + name)
 	}
-	tc, err := sdks.CheckToolchain(d)
-	info.Toolchain = tc
-	if err != nil {
-		return fail(err.Error())
-	}
 	version, source := pin.Version, cfg.Sources[name]
 	if v := cfg.Versions[name]; v != "" {
 		// The report names the version asked for, also when it cannot be prepared.
 		version, info.Version = v, v
 	}
-	slots <- struct{}{}
-	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, name, version, source)
+	var prep *sdks.Prepared
+	if cfg.containers == nil { // a container brings its own toolchain and preparation
+		tc, err := sdks.CheckToolchain(d)
+		info.Toolchain = tc
+		if err != nil {
+			return fail(err.Error())
+		}
+		slots <- struct{}{}
+		prep, err = (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, name, version, source)
+		<-slots
+		if err != nil {
+			return fail(err.Error())
+		}
+	}
+	var err error
+	slots <- struct{}{} // an image build is as heavy as a preparation
+	t.launcher, err = launcher(ctx, cfg, name, version, prep)
 	<-slots
 	if err != nil {
 		return fail(err.Error())
 	}
-	if t.launcher, err = launcher(cfg, name, prep); err != nil {
-		return fail(err.Error())
+	if l, ok := t.launcher.(*container.Launcher); ok {
+		info.Toolchain = []string{"image " + l.Image}
+		fmt.Fprintf(cfg.Log, "[%s] driver image %s\n", name, l.Image)
 	}
 	if cfg.ValidateProtocol {
 		if t.validator, err = driver.LoadValidator(filepath.Join(cfg.RepoRoot, "drivers", "protocol.schema.json")); err != nil {
@@ -229,12 +259,16 @@ func setUp(ctx context.Context, cfg Config, name string, pin sdks.Pin, slots cha
 	return info, t
 }
 
-// launcher is the one place a prepared driver becomes something that starts it: a local process
-// whose stderr goes to the report folder.
-func launcher(cfg Config, name string, prep *sdks.Prepared) (driver.Launcher, error) {
+// launcher is the one place a prepared driver becomes something that starts it: a local process,
+// or with --runner docker a container of the SDK's image at version (built unless it exists);
+// either way its stderr goes to the report folder.
+func launcher(ctx context.Context, cfg Config, name, version string, prep *sdks.Prepared) (driver.Launcher, error) {
 	stderrLog, err := os.Create(report.DriverLogPath(cfg.ReportDir, name))
 	if err != nil {
 		return nil, err
+	}
+	if cfg.containers != nil {
+		return cfg.containers.launcher(ctx, name, version, &scrubLines{w: stderrLog})
 	}
 	return driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: &scrubLines{w: stderrLog}}, nil
 }

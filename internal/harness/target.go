@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/container"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
@@ -31,7 +32,8 @@ type target struct {
 	finished    func(suite.Outcome)
 	// ctx is the run's: when it ends (SIGINT, SIGTERM) the driver is killed, no new one starts,
 	// and the scenarios left are not run (interrupt).
-	ctx context.Context
+	ctx      context.Context
+	selected map[string]bool // a shard's scenarios (feature\tscenario); nil: all
 
 	mu     sync.Mutex
 	client *driver.Client
@@ -119,9 +121,14 @@ func (t *target) close() {
 		t.client.Close(5 * time.Second)
 		t.client = nil
 	}
-	if l, ok := t.launcher.(driver.Local); ok {
-		if f, ok := l.StderrLog.(interface{ Flush() }); ok {
-			f.Flush()
-		}
+	var stderrLog io.Writer
+	switch l := t.launcher.(type) {
+	case driver.Local:
+		stderrLog = l.StderrLog
+	case *container.Launcher:
+		stderrLog = l.StderrLog
+	}
+	if f, ok := stderrLog.(interface{ Flush() }); ok {
+		f.Flush()
 	}
 }

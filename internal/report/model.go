@@ -37,6 +37,22 @@ type Harness struct {
 	Tags      string `json:"tags,omitempty"`
 	// Schema is where the runtime schema used for request validation came from, or why none was.
 	Schema string `json:"schema"`
+	// Runner is how the drivers ran: "local" processes or "docker" containers.
+	Runner string `json:"runner,omitempty"`
+	// Shard is set on one part of a sharded run (`run --shard I/N`); merge checks the parts.
+	Shard *Shard `json:"shard,omitempty"`
+}
+
+// Shard says which part of the plan a sharded run ran.
+type Shard struct {
+	Index int `json:"index"` // 1-based
+	Count int `json:"count"`
+	// Plan is a hash of the full sorted key list (feature, scenario, SDK@version) of the
+	// unsharded run, and Keys its length: shards of one plan have the same Plan.
+	Plan string `json:"plan"`
+	Keys int    `json:"keys"`
+	// Selected is how many of the keys this shard ran.
+	Selected int `json:"selected"`
 }
 
 // SDK is one SDK as it ran (or did not).

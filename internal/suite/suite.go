@@ -44,6 +44,12 @@ type Target interface {
 	Finished(Outcome)
 }
 
+// Selector is an optional part of a Target: a sharded run (--shard I/N) gives each SDK only its
+// share of the scenarios; the others are filtered out like a --scenario mismatch (no result).
+type Selector interface {
+	Selected(feature, scenario string) bool
+}
+
 // Outcome is what one scenario did on one SDK, before known divergences are applied.
 type Outcome struct {
 	Feature     string   // feature file, relative to the features folder
