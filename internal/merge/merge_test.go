@@ -1,0 +1,70 @@
+package merge
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/render"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// writeShard writes a shard's results.json and returns its path.
+func writeShard(t *testing.T, version string, index, count int, plan string, results ...report.Result) string {
+	dir := t.TempDir()
+	res := &report.Results{Schema: 1, Harness: report.Harness{Version: version,
+		Shard: &report.Shard{Index: index, Count: count, Plan: plan, Keys: 4}},
+		SDKs: []report.SDK{{Name: "go", Status: report.Available, Version: "v1"}}, Results: results}
+	require.NoError(t, render.JSON(dir, res))
+	return filepath.Join(dir, "results.json")
+}
+
+func result(scenario string) report.Result {
+	return report.Result{Feature: "f.feature", Scenario: scenario, SDK: "go", Status: report.Passed}
+}
+
+func TestMergeRefusesWhatIsNotOneRun(t *testing.T) {
+	one := writeShard(t, "1.0", 1, 2, "p", result("a"))
+	two := writeShard(t, "1.0", 2, 2, "p", result("b"))
+	tests := []struct {
+		name   string
+		inputs []string
+		err    string
+	}{
+		{"missing shard", []string{one}, "missing shard 2 of 2"},
+		{"same shard twice", []string{one, two, writeShard(t, "1.0", 2, 2, "p", result("c"))}, "overlapping shards"},
+		{"a result in two shards", []string{one, writeShard(t, "1.0", 2, 2, "p", result("a"))}, "both hold f.feature / a on go"},
+		{"harness versions differ", []string{one, writeShard(t, "2.0", 2, 2, "p", result("b"))}, "harness versions differ"},
+		{"another plan", []string{one, writeShard(t, "1.0", 2, 2, "q", result("b"))}, "not one run's shards"},
+		{"another count", []string{one, writeShard(t, "1.0", 2, 3, "p", result("b"))}, "not one run's shards"},
+		{"not a shard", []string{one, writeUnsharded(t)}, "is not a shard"},
+		{"nothing", nil, "no results.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Merge(t.TempDir(), tt.inputs, "merge")
+			require.ErrorIs(t, err, ErrInput)
+			assert.Contains(t, err.Error(), tt.err)
+		})
+	}
+
+	t.Run("a whole set", func(t *testing.T) {
+		out := t.TempDir()
+		res, err := Merge(out, []string{two, one}, "merge")
+		require.NoError(t, err)
+		assert.Nil(t, res.Harness.Shard)
+		require.Len(t, res.Results, 2)
+		assert.Equal(t, []string{"a", "b"}, []string{res.Results[0].Scenario, res.Results[1].Scenario})
+		assert.Equal(t, 2, res.Totals[report.Passed])
+		for _, f := range render.All {
+			assert.FileExists(t, filepath.Join(out, f.File))
+		}
+	})
+}
+
+func writeUnsharded(t *testing.T) string {
+	dir := t.TempDir()
+	require.NoError(t, render.JSON(dir, &report.Results{Schema: 1, Harness: report.Harness{Version: "1.0"}}))
+	return filepath.Join(dir, "results.json")
+}
