@@ -88,9 +88,30 @@ func (r *Run) Launcher(ctx context.Context, sdk, version string, stderr io.Write
 		Binds: StdioBinds(r.cfg.Self[0], r.runtime, r.cfg.StdioDir)}, nil
 }
 
-// Close removes every container, network and temporary image of the run. Call it however the run
-// ends (also on SIGINT).
-func (r *Run) Close() error { return Cleanup(r.Pool, r.ID) }
+// Close removes every container, network and temporary image of the run, and waits (up to 20s)
+// until the engine has let them go: a driver that just exited is still being auto-removed, and
+// whoever runs next (a test, `doctor --docker`) must find nothing. Call it however the run ends
+// (also on SIGINT).
+func (r *Run) Close() error {
+	var err error
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		err = Cleanup(r.Pool, r.ID)
+		left, lerr := Leftovers(r.Pool, r.ID)
+		if lerr == nil && len(left) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			if err == nil {
+				err = lerr
+			}
+			if err == nil {
+				err = fmt.Errorf("still there after 20s: %v", left)
+			}
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
 
 // staticRuntime returns Self[0] when it is a static executable (it then runs in any image), or
 // builds one: CGO_ENABLED=0 go build ./cmd/conformance into the cache.
