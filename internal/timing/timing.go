@@ -218,3 +218,6 @@ func stats(v []float64) Stats {
 	}
 	return Stats{N: len(v), P50: rank(0.50), P95: rank(0.95), Max: v[len(v)-1]}
 }
+
+// StatsOf summarises any latencies (ms) the same way.
+func StatsOf(v []float64) Stats { return stats(append([]float64(nil), v...)) }
