@@ -12,8 +12,8 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
-	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
