@@ -15,6 +15,7 @@ import (
 // frame shares, so the SDK's time is measured where the frames are).
 type clock struct {
 	sdk                string
+	dir                string // the report folder, which example paths are relative to
 	begun, ready, done time.Time
 	drivers            int
 
@@ -60,7 +61,7 @@ func (c *clock) scenario(start time.Time, waited time.Duration, path string) {
 			c.examples = map[string]string{}
 		}
 		if _, ok := c.examples[o.Kind]; !ok {
-			c.examples[o.Kind] = fmt.Sprintf("%s (%s, entry %d)", o.Message, path, o.Seq)
+			c.examples[o.Kind] = fmt.Sprintf("%s (`%s`, entry %d)", o.Message, relTo(c.dir, path), o.Seq)
 		}
 	}
 }

@@ -152,7 +152,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		go func() {
 			defer wg.Done()
 			view.Preparing(name)
-			clk := &clock{sdk: name, begun: time.Now()}
+			clk := &clock{sdk: name, dir: cfg.ReportDir, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, name, pins[name], prepSlots, startSlots)
 			sdkInfo[i] = info
