@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -9,11 +10,15 @@ import (
 )
 
 // pool holds the running drivers of one SDK. A scenario takes an idle driver; when none is idle
-// it waits for one to come back, and starts a new one (while fewer than size exist) only once it
-// has waited as long as starting one takes (patience, the SDK's measured start-up). That is the
-// rent-or-buy rule: it never pays more than twice the better choice, so an SDK whose scenarios
-// are quick next to its start-up (a JVM, which also runs its first calls slowly) keeps one or two
-// drivers, and one whose scenarios wait long (Python's client stop) gets as many as it can use. A driver serves one scenario at a
+// it waits for one to come back, or starts a new one (while fewer than size exist) when the
+// scenarios still to run would keep the drivers busy longer than a start takes: scenarios left
+// ÷ drivers × how long a scenario holds a driver, against the SDK's measured start-up
+// (patience). Until the first driver has
+// served two scenarios nothing else starts: a fresh driver's first scenario is slow (a JVM loads
+// and compiles the SDK then), and only the second shows how long a scenario really holds it. So
+// an SDK whose scenarios are quick next to its start-up keeps one driver (Java's take ~40 ms on a
+// warm JVM, several hundred on each new one), and one whose scenarios wait long (Python's
+// client stop waits a second) gets as many as it can use. A driver serves one scenario at a
 // time (the protocol allows one command in flight, and handles like "c1" are per scenario), so
 // running scenarios concurrently means running several drivers; each scenario still gets a fresh
 // SDK client and its own recording runtime, as in a sequential run.
@@ -29,18 +34,31 @@ type pool struct {
 	freed   chan struct{}
 	started int // drivers started over the run, for the timing report
 	held    map[*driver.Client]time.Time
-	holds   time.Duration // total time drivers were held by scenarios
-	nHolds  int
+	holds   []time.Duration // how long each scenario held its driver, in the order they ended
+	waiting int             // scenarios in get
+	// left says how many of the SDK's scenarios have not finished (nil: unknown, and the
+	// scenarios waiting now stand for them).
+	left func() int
 }
 
-// patienceNow is how long a scenario waits for a busy driver before starting one: the start-up
-// time, or nothing once the scenarios have been seen to hold their drivers longer than a
-// start-up takes (waiting would then cost more than starting).
-func (p *pool) patienceNow() time.Duration {
-	if p.nHolds > 0 && p.holds/time.Duration(p.nHolds) >= p.patience {
-		return 0
+// worthStarting says whether a waiting scenario should start a driver rather than wait.
+func (p *pool) worthStarting() bool {
+	if p.running == 0 {
+		return true
 	}
-	return p.patience
+	if p.running >= p.size || len(p.holds) < 2 {
+		return false
+	}
+	// The hold to expect: the shortest of the last three, leaving out the first scenario (a
+	// cold driver's), so that one slow scenario does not start a crowd of drivers.
+	recent := p.holds[max(1, len(p.holds)-3):]
+	hold := slices.Min(recent)
+	queue := p.waiting
+	if p.left != nil {
+		queue = max(queue, p.left()-p.running)
+	}
+	expected := time.Duration(float64(hold) * float64(queue) / float64(p.running))
+	return expected > p.patience
 }
 
 func newPool(size int, patience time.Duration, start func(context.Context) (*driver.Client, error), first *driver.Client) *pool {
@@ -53,8 +71,13 @@ func newPool(size int, patience time.Duration, start func(context.Context) (*dri
 
 func (p *pool) get(ctx context.Context) (*driver.Client, error) {
 	p.mu.Lock()
-	deadline := time.Now().Add(p.patienceNow())
+	p.waiting++
 	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.waiting--
+		p.mu.Unlock()
+	}()
 	for {
 		p.mu.Lock()
 		for len(p.idle) > 0 {
@@ -67,7 +90,7 @@ func (p *pool) get(ctx context.Context) (*driver.Client, error) {
 			}
 			p.running--
 		}
-		if p.running == 0 || p.running < p.size && !time.Now().Before(deadline) {
+		if p.worthStarting() {
 			p.running++
 			p.started++
 			p.mu.Unlock()
@@ -85,13 +108,9 @@ func (p *pool) get(ctx context.Context) (*driver.Client, error) {
 			return c, nil
 		}
 		p.mu.Unlock()
-		wait := time.Until(deadline)
-		if wait <= 0 || wait > 100*time.Millisecond {
-			wait = 100 * time.Millisecond // a wake-up lost to another waiter
-		}
 		select {
 		case <-p.freed:
-		case <-time.After(wait):
+		case <-time.After(20 * time.Millisecond): // a wake-up taken by another waiter; look again
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -109,8 +128,7 @@ func (p *pool) signal() {
 func (p *pool) put(c *driver.Client) {
 	p.mu.Lock()
 	if t, ok := p.held[c]; ok {
-		p.holds += time.Since(t)
-		p.nHolds++
+		p.holds = append(p.holds, time.Since(t))
 		delete(p.held, c)
 	}
 	if c.Alive() {

@@ -155,6 +155,9 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 			clk := &clock{sdk: name, dir: cfg.ReportDir, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, name, pins[name], prepSlots, startSlots)
+			if t.total = total; t.pool != nil && total > 0 {
+				t.pool.left = t.left
+			}
 			sdkInfo[i] = info
 			if info.Status == report.Available {
 				view.Ready(name, fmt.Sprintf("SDK %s (%s), up to %d at once", info.Version, info.Source, cfg.Jobs), total)
@@ -255,11 +258,11 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, name string, pi
 			return fail(err.Error())
 		}
 	}
-	startSlots <- struct{}{}
+	// The first driver of each SDK starts at once (every SDK's run waits on it); further drivers
+	// take turns on startSlots.
 	began := time.Now()
 	c, hello, err := driver.Handshake(ctx, t.launcher, name, cfg.CommandTimeout, t.validator)
 	startCost := time.Since(began)
-	<-startSlots
 	if err != nil {
 		return fail("driver did not start: " + err.Error())
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -40,7 +41,12 @@ type target struct {
 
 	poolOnce sync.Once
 	pool     *pool
+	total    int          // scenarios planned on this SDK (0: unknown)
+	ended    atomic.Int64 // scenarios finished
 }
+
+// left is how many planned scenarios have not finished.
+func (t *target) left() int { return t.total - int(t.ended.Load()) }
 
 // drivers is the SDK's pool; one driver at a time unless setUp made a larger one.
 func (t *target) drivers() *pool {
@@ -97,6 +103,7 @@ func (l *lease) StdioRuntime() []string          { return l.self }
 // an interrupt: it is not a result (what ran before is kept in the reports).
 func (l *lease) Finished(o suite.Outcome) {
 	l.release()
+	l.ended.Add(1)
 	if l.interrupted() {
 		return
 	}
