@@ -52,7 +52,7 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 			if reportDir, err = filepath.Abs(reportDir); err != nil {
 				return err
 			}
-			cfg := harness.Config{Steps: steps.Initializer, RepoRoot: root, ReportDir: reportDir, Self: selfArgv(), Log: io.Discard,
+			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, ReportDir: reportDir, Self: selfArgv(), Log: io.Discard,
 				Jobs: jobs, Progress: progress.New(io.Discard, progress.Options{}), Command: "conformance " + strings.Join(os.Args[1:], " ")}
 			if sdkList != "" {
 				for _, s := range strings.Split(sdkList, ",") {
