@@ -105,33 +105,46 @@ func header(r *report.Results) string {
 	return b.String()
 }
 
-// matrix is the scenario-by-SDK table, one icon per cell.
+// matrix is the feature-by-SDK table: per cell, how many of the feature's scenarios ended in
+// each status. The scenario-by-SDK matrix is report.html's (a full run has over a hundred
+// scenarios, too many rows for a summary read in a minute); every scenario that needs a look
+// is listed below it.
 func matrix(r *report.Results) string {
 	var b strings.Builder
 	var sdks []string
 	for _, s := range r.SDKs {
 		sdks = append(sdks, s.Name)
 	}
-	type row struct{ feature, scenario string }
-	cells := map[row]map[string]string{}
-	var rows []row
+	cells := map[string]map[string]map[string]int{}
+	scenarios := map[string]map[string]bool{}
+	var features []string
 	for _, x := range r.Results {
-		k := row{x.Feature, x.Scenario}
-		if cells[k] == nil {
-			cells[k] = map[string]string{}
-			rows = append(rows, k)
+		if cells[x.Feature] == nil {
+			cells[x.Feature] = map[string]map[string]int{}
+			scenarios[x.Feature] = map[string]bool{}
+			features = append(features, x.Feature)
 		}
-		cells[k][x.SDK] = x.Status
+		if cells[x.Feature][x.SDK] == nil {
+			cells[x.Feature][x.SDK] = map[string]int{}
+		}
+		cells[x.Feature][x.SDK][x.Status]++
+		scenarios[x.Feature][x.Scenario] = true
 	}
-	b.WriteString("\n## Scenarios by SDK\n\n| feature | scenario |")
+	b.WriteString("\n## Features by SDK\n\nScenarios per status in each feature; `report.html` has the scenario-by-SDK matrix.\n\n| feature | scenarios |")
 	for _, s := range sdks {
 		fmt.Fprintf(&b, " %s |", s)
 	}
-	b.WriteString("\n|---|---|" + strings.Repeat(":-:|", len(sdks)) + "\n")
-	for _, k := range rows {
-		fmt.Fprintf(&b, "| %s | %s |", strings.TrimSuffix(k.feature, ".feature"), cell(k.scenario))
+	b.WriteString("\n|---|--:|" + strings.Repeat("---|", len(sdks)) + "\n")
+	for _, f := range features {
+		fmt.Fprintf(&b, "| %s | %d |", strings.TrimSuffix(f, ".feature"), len(scenarios[f]))
 		for _, s := range sdks {
-			fmt.Fprintf(&b, " %s |", icons[cells[k][s]])
+			var parts []string
+			for _, st := range statusOrder {
+				if n := cells[f][s][st]; n > 0 {
+					parts = append(parts, fmt.Sprintf("%s%d", icons[st], n))
+				}
+			}
+			fmt.Fprintf(&b, " %s |", strings.Join(parts, " "))
 		}
 		b.WriteString("\n")
 	}
@@ -194,7 +207,7 @@ func expectedFailures(r *report.Results) string {
 		if x.Status != report.XFail {
 			continue
 		}
-		l := fmt.Sprintf("- **%s** on %s: %s (%s", x.Scenario, x.SDK, clip(firstLine(x.Message)), x.Expected)
+		l := fmt.Sprintf("- **%s** on %s: %s (%s", x.Scenario, x.SDK, clipTo(firstLine(x.Message), 90), x.Expected)
 		if x.Link != "" {
 			l += "; " + x.Link
 		}
@@ -240,18 +253,18 @@ func notRun(r *report.Results) string {
 	}
 	sort.SliceStable(order, func(i, j int) bool { return sdkIndex[order[i].sdk] < sdkIndex[order[j].sdk] })
 	var b strings.Builder
-	b.WriteString("\n## Not run\n\nNeither counts as passed. *unsupported*: the SDK version lacks what the scenarios need; *unavailable*: the SDK could not run here.\n\n")
+	b.WriteString("\n## Not run\n\nNeither counts as passed. *unsupported* (\"lacks\"): the SDK version lacks what the scenarios need; *unavailable*: the SDK could not run here.\n\n")
 	for _, k := range order {
 		n := count[k]
 		switch {
 		case k.what != "":
-			fmt.Fprintf(&b, "- **%s** lacks `%s`: %d %s (unsupported)", k.sdk, k.what, n, plural(n, "scenario"))
+			fmt.Fprintf(&b, "- **%s** lacks `%s`: %d %s", k.sdk, k.what, n, plural(n, "scenario"))
 			if k.why != "" {
-				b.WriteString(". " + clip(k.why))
+				b.WriteString(". " + clipTo(k.why, 60))
 			}
 			b.WriteString("\n")
 		default:
-			fmt.Fprintf(&b, "- **%s**: %d %s %s: %s\n", k.sdk, n, plural(n, "scenario"), k.status, clip(k.why))
+			fmt.Fprintf(&b, "- **%s**: %d %s %s: %s\n", k.sdk, n, plural(n, "scenario"), k.status, clipTo(k.why, 90))
 		}
 	}
 	return b.String()
@@ -308,8 +321,9 @@ func firstSentence(s string) string {
 }
 
 // clip keeps one value readable in a table; the full text is in results.json.
-func clip(s string) string {
-	const n = 160
+func clip(s string) string { return clipTo(s, 120) }
+
+func clipTo(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
 	}
@@ -367,8 +381,8 @@ func differences(r *report.Results) string {
 			row.scenarios++
 			row.features[c.Feature] = true
 		}
-		if len(lines) > 0 {
-			normative = append(normative, fmt.Sprintf("#### %s — %s\n\n| request and path | values |\n|---|---|\n%s\n", c.Feature, c.Scenario, strings.Join(lines, "\n")))
+		for _, l := range lines {
+			normative = append(normative, fmt.Sprintf("| %s: %s %s", strings.TrimSuffix(c.Feature, ".feature"), cell(c.Scenario), l))
 		}
 	}
 	if len(normative) == 0 && len(rows) == 0 {
@@ -376,20 +390,29 @@ func differences(r *report.Results) string {
 	}
 	b.WriteString("\n## Payload differences between SDKs\n\nNormalized (ids, timestamps, paths). *Normative*: at a path a feature checks, so it breaks a feature. *Informational*: the SDKs differ where the features allow it.\n")
 	if len(normative) > 0 {
-		b.WriteString("\n### Normative differences\n\n" + strings.Join(normative, "\n"))
+		b.WriteString("\n### Normative differences\n\n| scenario | request and path | values |\n|---|---|---|\n" + strings.Join(normative, "\n") + "\n")
 	}
 	if len(rows) > 0 {
 		var order []string
 		for _, s := range r.SDKs {
 			order = append(order, s.Name)
 		}
+		// The most widespread first; the long tail is in results.json and report.html.
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].scenarios > rows[j].scenarios })
 		b.WriteString("\n### Informational differences\n\n| request and path | values | scenarios | features |\n|---|---|--:|--:|\n")
-		for _, x := range rows {
+		for i, x := range rows {
+			if i == maxInformational {
+				fmt.Fprintf(&b, "\n%d more, each in fewer scenarios: `comparisons` in results.json, or report.html.\n", len(rows)-i)
+				break
+			}
 			fmt.Fprintf(&b, "| `%s` | %s | %d | %d |\n", cell(x.where), cell(values(order, x.values)), x.scenarios, len(x.features))
 		}
 	}
 	return b.String()
 }
+
+// maxInformational is how many informational differences the summary lists.
+const maxInformational = 15
 
 // values is "sdk=value, …" in the given SDK order, for the SDKs that have a value.
 func values(order []string, vals map[string]string) string {

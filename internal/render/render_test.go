@@ -52,21 +52,21 @@ func TestMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"❌ **FAIL**: 1 failed, 0 passed unexpectedly (xpass). 1 failed, 1 passed, 1 xfail, 2 unsupported, 2 unavailable.",
 		"| dotnet |  | 2 unavailable | **unavailable**: dotnet not found on PATH |",
-		"| f | s1 | ⚠️ | ✅ | ⛔ |",
+		"| f | 4 | ⚠️1 ➖2 | ❌1 ✅1 | ⛔2 |",
 		"### s2 on go (failed)", "boom",
 		"- payload `session.create#1 tools[0].name`: go=\"b\"; node=\"a\"",
 		"- transcript: `transcripts/go/f/s2.ndjson`", "- rerun: `go run ./cmd/conformance run --sdk go --scenario s2 features/f.feature`",
 		"## Expected failures (known divergences)",
-		"| `session.create#1 tools[0].isTerminal` | go=<absent>, node=false |",
+		"| f: s1 | `session.create#1 tools[0].isTerminal` | go=<absent>, node=false |",
 		"| `session.create#1 hooks` | node=false, go=<absent> | 2 | 1 |",
-		"- **node** lacks `session.setTools`: 2 scenarios (unsupported). no setTools in 1.0.14",
+		"- **node** lacks `session.setTools`: 2 scenarios. no setTools in 1.0.14",
 		"- **dotnet**: 2 scenarios unavailable: dotnet not found on PATH",
 		"| go | 2 | 1.5 s | 2.5 s | 1.5 ms |", "3 slow-close (worst 1001 ms)",
 	} {
 		assert.Contains(t, md, want)
 	}
 	assert.Equal(t, 1, strings.Count(md, "session.setTools"), "unsupported is one line per SDK and capability")
-	order := []string{"**FAIL**", "## Scenarios by SDK", "## Failures", "## Expected failures", "## Payload differences", "## Not run", "## Timing"}
+	order := []string{"**FAIL**", "## Features by SDK", "## Failures", "## Expected failures", "## Payload differences", "## Not run", "## Timing"}
 	for i := 1; i < len(order); i++ {
 		assert.Less(t, strings.Index(md, order[i-1]), strings.Index(md, order[i]), "%s comes before %s", order[i-1], order[i])
 	}
@@ -90,9 +90,10 @@ func TestMarkdownStaysWithinTheJobSummaryLimit(t *testing.T) {
 	r.Tally()
 	md := MarkdownText(r)
 	assert.LessOrEqual(t, len(md), MaxSummaryBytes)
-	assert.Contains(t, md, "## Scenarios by SDK", "the matrix fits")
-	assert.Contains(t, md, "### failing 0 on go", "the failures that fit are kept")
-	assert.Contains(t, md, "`report.html` and `results.json`", "what is left out is pointed to")
+	assert.True(t, strings.Contains(md, "## Features by SDK"), "the matrix fits")
+	assert.True(t, strings.Contains(md, "### failing 0 on go"), "the failures that fit are kept")
+	assert.True(t, strings.HasSuffix(md, "`report.html` and `results.json` beside this file.\n"), "what is left out is pointed to")
+	assert.Equal(t, 0, strings.Count(md, "```")%2, "no code block left open")
 }
 
 func TestJUnit(t *testing.T) {
