@@ -46,8 +46,22 @@ func (p *pool) worthStarting() bool {
 	if p.running == 0 {
 		return true
 	}
-	if p.running >= p.size || len(p.holds) < 2 {
+	if p.running >= p.size {
 		return false
+	}
+	if len(p.holds) < 2 {
+		// No warm hold seen yet: wait, unless every driver has been held for longer than four
+		// start-ups (a long scenario, not a cold start), so a quick scenario is not stuck
+		// behind a slow one.
+		if len(p.held) < p.running {
+			return false
+		}
+		for _, since := range p.held {
+			if time.Since(since) <= 4*p.patience {
+				return false
+			}
+		}
+		return true
 	}
 	// The hold to expect: the shortest of the last three, leaving out the first scenario (a
 	// cold driver's), so that one slow scenario does not start a crowd of drivers.

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 )
 
 func TestPoolWorthStarting(t *testing.T) {
@@ -18,6 +20,10 @@ func TestPoolWorthStarting(t *testing.T) {
 		{name: "no driver at all", p: &pool{size: 8, patience: time.Second}, want: true},
 		{name: "full", p: &pool{size: 2, running: 2, patience: ms, holds: []time.Duration{time.Second, time.Second}, waiting: 5}, want: false},
 		{name: "one scenario seen: not yet", p: &pool{size: 8, running: 1, patience: ms, holds: []time.Duration{time.Second}, waiting: 7}, want: false},
+		{name: "no hold seen, but the one driver is held by a long scenario", p: &pool{size: 8, running: 1, patience: 100 * ms,
+			held: map[*driver.Client]time.Time{nil: time.Now().Add(-time.Second)}, waiting: 1}, want: true},
+		{name: "no hold seen, the one driver busy with a cold start", p: &pool{size: 8, running: 1, patience: 100 * ms,
+			held: map[*driver.Client]time.Time{nil: time.Now().Add(-200 * ms)}, waiting: 7}, want: false},
 		{name: "long holds, many left (Python's slow stop)", p: &pool{size: 8, running: 1, patience: 800 * ms,
 			holds: []time.Duration{1200 * ms, 1050 * ms}, waiting: 7}, left: 39, want: true},
 		{name: "a cold first scenario, then quick ones (a JVM)", p: &pool{size: 8, running: 1, patience: 400 * ms,

@@ -105,11 +105,18 @@ func header(r *report.Results) string {
 	return b.String()
 }
 
-// matrix is the feature-by-SDK table: per cell, how many of the feature's scenarios ended in
-// each status. The scenario-by-SDK matrix is report.html's (a full run has over a hundred
-// scenarios, too many rows for a summary read in a minute); every scenario that needs a look
-// is listed below it.
+// maxScenarioRows is the most scenarios the summary shows one row each; a larger run gets one
+// row per feature.
+const maxScenarioRows = 50
+
+// matrix is the scenario-by-SDK table for a run of a few scenarios; for a larger run it is the
+// feature-by-SDK table: per cell, how many of the feature's scenarios ended in each status (a
+// full run has over a hundred scenarios, too many rows for a summary read in a minute; the
+// scenario matrix is report.html's, and every scenario that needs a look is listed below).
 func matrix(r *report.Results) string {
+	if m, ok := scenarioMatrix(r); ok {
+		return m
+	}
 	var b strings.Builder
 	var sdks []string
 	for _, s := range r.SDKs {
@@ -154,6 +161,42 @@ func matrix(r *report.Results) string {
 	}
 	fmt.Fprintf(&b, "\n%s\n", strings.Join(legend, " · "))
 	return b.String()
+}
+
+func scenarioMatrix(r *report.Results) (string, bool) {
+	type row struct{ feature, scenario string }
+	cells := map[row]map[string]string{}
+	var rows []row
+	for _, x := range r.Results {
+		k := row{x.Feature, x.Scenario}
+		if cells[k] == nil {
+			cells[k] = map[string]string{}
+			rows = append(rows, k)
+		}
+		cells[k][x.SDK] = x.Status
+	}
+	if len(rows) > maxScenarioRows {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString("\n## Scenarios by SDK\n\n| feature | scenario |")
+	for _, s := range r.SDKs {
+		fmt.Fprintf(&b, " %s |", s.Name)
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat(":-:|", len(r.SDKs)) + "\n")
+	for _, k := range rows {
+		fmt.Fprintf(&b, "| %s | %s |", strings.TrimSuffix(k.feature, ".feature"), cell(k.scenario))
+		for _, s := range r.SDKs {
+			fmt.Fprintf(&b, " %s |", icons[cells[k][s.Name]])
+		}
+		b.WriteString("\n")
+	}
+	var legend []string
+	for _, s := range statusOrder {
+		legend = append(legend, icons[s]+" "+s)
+	}
+	fmt.Fprintf(&b, "\n%s\n", strings.Join(legend, " · "))
+	return b.String(), true
 }
 
 // failures lists every failed and xpass result with its message (the step, expected and

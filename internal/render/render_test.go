@@ -52,7 +52,7 @@ func TestMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"❌ **FAIL**: 1 failed, 0 passed unexpectedly (xpass). 1 failed, 1 passed, 1 xfail, 2 unsupported, 2 unavailable.",
 		"| dotnet |  | 2 unavailable | **unavailable**: dotnet not found on PATH |",
-		"| f | 4 | ⚠️1 ➖2 | ❌1 ✅1 | ⛔2 |",
+		"| f | s1 | ⚠️ | ✅ | ⛔ |",
 		"### s2 on go (failed)", "boom",
 		"- payload `session.create#1 tools[0].name`: go=\"b\"; node=\"a\"",
 		"- transcript: `transcripts/go/f/s2.ndjson`", "- rerun: `go run ./cmd/conformance run --sdk go --scenario s2 features/f.feature`",
@@ -66,7 +66,7 @@ func TestMarkdown(t *testing.T) {
 		assert.Contains(t, md, want)
 	}
 	assert.Equal(t, 1, strings.Count(md, "session.setTools"), "unsupported is one line per SDK and capability")
-	order := []string{"**FAIL**", "## Features by SDK", "## Failures", "## Expected failures", "## Payload differences", "## Not run", "## Timing"}
+	order := []string{"**FAIL**", "## Scenarios by SDK", "## Failures", "## Expected failures", "## Payload differences", "## Not run", "## Timing"}
 	for i := 1; i < len(order); i++ {
 		assert.Less(t, strings.Index(md, order[i-1]), strings.Index(md, order[i]), "%s comes before %s", order[i-1], order[i])
 	}
@@ -90,7 +90,8 @@ func TestMarkdownStaysWithinTheJobSummaryLimit(t *testing.T) {
 	r.Tally()
 	md := MarkdownText(r)
 	assert.LessOrEqual(t, len(md), MaxSummaryBytes)
-	assert.True(t, strings.Contains(md, "## Features by SDK"), "the matrix fits")
+	assert.True(t, strings.Contains(md, "## Features by SDK"), "the matrix fits, per feature for so many scenarios")
+	assert.True(t, strings.Contains(md, "| f | 1002 | ⚠️1 | ❌1001 ✅1 | ⛔1 |"), "one row per feature with the counts per status")
 	assert.True(t, strings.Contains(md, "### failing 0 on go"), "the failures that fit are kept")
 	assert.True(t, strings.HasSuffix(md, "`report.html` and `results.json` beside this file.\n"), "what is left out is pointed to")
 	assert.Equal(t, 0, strings.Count(md, "```")%2, "no code block left open")
