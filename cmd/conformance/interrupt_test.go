@@ -44,7 +44,9 @@ func TestInterruptMidRun(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			reports := t.TempDir()
 			marker := fmt.Sprintf("CONFORMANCE_INTERRUPT_TEST=%d-%d", os.Getpid(), sig)
-			cmd := exec.Command(bin, "run", "--root", repoDir(t), "--sdk", "node", "--timeout", "10m", "--report-dir", reports, features)
+			// -v: every result is printed (the compact log prints only failures), so the test sees
+			// the first scenario end.
+			cmd := exec.Command(bin, "run", "-v", "--root", repoDir(t), "--sdk", "node", "--timeout", "10m", "--report-dir", reports, features)
 			cmd.Env = append(os.Environ(), marker)
 			out, err := cmd.StdoutPipe()
 			require.NoError(t, err)

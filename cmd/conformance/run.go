@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/copilot-sdk-conformance/conformance/internal/progress"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
@@ -24,14 +26,19 @@ func runCmd() *cobra.Command {
 		localBases                                             bool
 		versions, sources                                      []string
 		timeout                                                time.Duration
-		validate                                               bool
+		validate, verbose                                      bool
+		jobs                                                   int
 	)
 	cmd := &cobra.Command{
 		Use:   "run [feature files or folders]",
 		Short: "Run the features on every SDK whose toolchain is present and write the reports",
 		Long: `Run prepares each SDK's driver (installing the pinned SDK into the cache on first use),
 runs every feature on every SDK against the recording runtime, and writes results.json, junit.xml,
-summary.md and the transcripts into the report folder.
+summary.md, report.html and the transcripts into the report folder (and report.png, a picture of
+report.html, when Chromium is installed).
+
+Each SDK runs up to --jobs scenarios at once, each on a driver process of its own; a new driver
+starts only when waiting for a busy one has taken as long as starting one (see README, "Speed").
 
 Exit status: 0 when every result passed or failed only as expected (xfail), 1 on a failure or an
 unexpected pass (xpass), 2 on a usage or setup error (including an SDK named with --sdk that is
@@ -41,9 +48,11 @@ unavailable).`,
 			if err != nil {
 				return err
 			}
+			view := progress.New(os.Stdout, progress.Options{Live: progress.IsTerminal(os.Stdout), Verbose: verbose})
 			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Tags: tags, Scenario: scenario, CacheRoot: cacheDir,
 				Manifest: manifest, CommandTimeout: timeout, Self: selfArgv(), Log: os.Stdout, ValidateProtocol: validate,
-				Command: "conformance " + strings.Join(os.Args[1:], " "), LocalBases: localBases}
+				Command: "conformance " + strings.Join(os.Args[1:], " "), LocalBases: localBases,
+				Jobs: jobs, Progress: view}
 			switch runner {
 			case harness.RunnerLocal, harness.RunnerDocker:
 				cfg.Runner = runner
@@ -84,7 +93,11 @@ unavailable).`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			res, err := harness.Run(ctx, cfg)
+			view.Close()
 			if res != nil {
+				if ctx.Err() == nil {
+					screenshot(ctx, cfg.ReportDir)
+				}
 				printTotals(res, cfg.ReportDir)
 			}
 			if err != nil {
@@ -112,6 +125,8 @@ unavailable).`,
 	f.StringVar(&shard, "shard", "", "run part I of N of the (scenario × SDK × version) matrix, e.g. 2/4; conformance merge joins the parts")
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
 	f.BoolVarP(&validate, "validate-protocol", "V", false, "check every driver line against drivers/protocol.schema.json")
+	f.BoolVarP(&verbose, "verbose", "v", false, "print every result, not only failures")
+	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once, each on its own driver (1: one after another)")
 	return cmd
 }
 
@@ -122,5 +137,18 @@ func printTotals(res *report.Results, dir string) {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	fmt.Printf("\n%s\nreports: %s (summary.md, results.json, junit.xml, transcripts/)\n", strings.Join(parts, ", "), dir)
+	fmt.Printf("\n%s\nreports: %s (summary.md, report.html, results.json, junit.xml, transcripts/)\n", strings.Join(parts, ", "), dir)
+}
+
+// screenshot keeps report.png, a picture of report.html, when Chromium is installed: a reviewer
+// sees the page without opening it. It is optional and never fails the run.
+func screenshot(ctx context.Context, dir string) {
+	if _, err := html.Chromium(); err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := html.Screenshot(ctx, filepath.Join(dir, html.FileName), filepath.Join(dir, "report.png")); err != nil {
+		fmt.Printf("report.png not written: %v\n", err)
+	}
 }

@@ -40,3 +40,25 @@ func ListScenarios(root string) ([]expect.Scenario, error) {
 	})
 	return out, err
 }
+
+// countScenarios is how many scenarios a run has per SDK, for the progress view: the scenarios
+// under cfg.Paths with the --scenario name, or 0 (unknown) with a tag expression, which only
+// godog evaluates.
+func countScenarios(cfg Config) int {
+	if cfg.Tags != "" {
+		return 0
+	}
+	n := 0
+	for _, p := range cfg.Paths {
+		list, err := ListScenarios(p)
+		if err != nil {
+			return 0
+		}
+		for _, s := range list {
+			if cfg.Scenario == "" || s.Name == cfg.Scenario {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/container"
@@ -17,7 +18,9 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
-// target is one SDK's side of a run: the steps reach the driver and report outcomes through it.
+// target is one SDK's side of a run: what every scenario on it shares (the SDK's hello, its
+// launcher, the options) and the pool of its running drivers. Each scenario sees it through a
+// lease (a suite.Target of its own) that holds one driver for the scenario's duration.
 type target struct {
 	name        string
 	unavailable string
@@ -28,37 +31,99 @@ type target struct {
 	reportDir   string
 	rtOpts      runtime.Options
 	self        []string
-	progress    io.Writer
+	progress    io.Writer // lines about the SDK that are not results
+	startSlots  chan struct{}
 	finished    func(suite.Outcome)
-	// ctx is the run's: when it ends (SIGINT, SIGTERM) the driver is killed, no new one starts,
-	// and the scenarios left are not run (interrupt).
+	// ctx is the run's: when it ends (SIGINT, SIGTERM) the drivers are killed, no new one
+	// starts, and the scenarios left are not run (interrupt).
 	ctx      context.Context
 	selected map[string]bool // a shard's scenarios (feature\tscenario); nil: all
+	// timed, when set, also gets each finished scenario's start (for the timing report).
+	timed func(start time.Time, waited time.Duration, o suite.Outcome)
+
+	poolOnce sync.Once
+	pool     *pool
+	total    int          // scenarios planned on this SDK (0: unknown)
+	ended    atomic.Int64 // scenarios finished
+}
+
+// left is how many planned scenarios have not finished.
+func (t *target) left() int { return t.total - int(t.ended.Load()) }
+
+// drivers is the SDK's pool; one driver at a time unless setUp made a larger one.
+func (t *target) drivers() *pool {
+	t.poolOnce.Do(func() {
+		if t.pool == nil {
+			t.pool = newPool(1, 0, t.startDriver, nil)
+		}
+	})
+	return t.pool
+}
+
+func (t *target) startDriver(ctx context.Context) (*driver.Client, error) {
+	if t.startSlots != nil { // starting a driver is CPU work: a few at a time machine-wide
+		select {
+		case t.startSlots <- struct{}{}:
+			defer func() { <-t.startSlots }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	c, _, err := driver.Handshake(ctx, t.launcher, t.name, t.timeout, t.validator)
+	return c, err
+}
+
+// lease is one scenario's view of its SDK: the suite.Target the steps of that scenario get.
+// Its driver comes from the SDK's pool on first use and goes back when the scenario finishes,
+// so no two scenarios ever send commands to the same driver at once (the protocol has one
+// command in flight per driver).
+type lease struct {
+	*target
+	started time.Time
+	waited  time.Duration // getting a driver from the pool (waiting for one or starting one)
 
 	mu     sync.Mutex
 	client *driver.Client
 }
 
-func (t *target) SDK() string         { return t.name }
-func (t *target) Unavailable() string { return t.unavailable }
-func (t *target) Capability(name string) (bool, string) {
-	if t.hello == nil {
+func (t *target) lease() *lease { return &lease{target: t, started: time.Now()} }
+
+func (l *lease) SDK() string         { return l.name }
+func (l *lease) Unavailable() string { return l.unavailable }
+func (l *lease) Capability(name string) (bool, string) {
+	if l.hello == nil {
 		return false, ""
 	}
-	return t.hello.Capabilities[name], t.hello.Notes[name]
+	return l.hello.Capabilities[name], l.hello.Notes[name]
 }
-func (t *target) CommandTimeout() time.Duration   { return t.timeout }
-func (t *target) RuntimeOptions() runtime.Options { return t.rtOpts }
-func (t *target) SchemaLoaded() bool              { return t.rtOpts.Check != nil }
-func (t *target) StdioRuntime() []string          { return t.self }
+func (l *lease) CommandTimeout() time.Duration   { return l.timeout }
+func (l *lease) RuntimeOptions() runtime.Options { return l.rtOpts }
+func (l *lease) SchemaLoaded() bool              { return l.rtOpts.Check != nil }
+func (l *lease) StdioRuntime() []string          { return l.self }
 
-// Finished passes on a scenario's outcome, except one cut short by an interrupt: it is not a
-// result (what ran before is kept in the reports).
-func (t *target) Finished(o suite.Outcome) {
-	if t.interrupted() {
+// Finished returns the driver to the pool, then hands the outcome on, except one cut short by
+// an interrupt: it is not a result (what ran before is kept in the reports).
+func (l *lease) Finished(o suite.Outcome) {
+	l.release()
+	l.ended.Add(1)
+	if l.interrupted() {
 		return
 	}
-	t.finished(o)
+	if l.timed != nil {
+		l.timed(l.started, l.waited, o)
+	}
+	l.finished(o)
+}
+
+// release returns the scenario's driver to the pool, if it holds one.
+func (l *lease) release() {
+	l.mu.Lock()
+	c := l.client
+	l.client = nil
+	l.mu.Unlock()
+	if c != nil {
+		l.drivers().put(c)
+	}
 }
 
 func (t *target) interrupted() bool { return t.ctx != nil && t.ctx.Err() != nil }
@@ -66,61 +131,56 @@ func (t *target) interrupted() bool { return t.ctx != nil && t.ctx.Err() != nil 
 // errInterrupted ends every scenario that would start after an interrupt.
 var errInterrupted = errors.New("the run was interrupted")
 
-// interrupt ends the driver (its whole process group) at once, for a run that was interrupted.
-func (t *target) interrupt() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.client != nil {
-		t.client.Kill()
-	}
-}
+// interrupt ends every driver of the SDK (each one's whole process group) at once, for a run
+// that was interrupted.
+func (t *target) interrupt() { t.drivers().kill() }
 
 // Transcript is written into the report folder as it happens.
-func (t *target) Transcript(feature, scenario string) (*transcript.Recorder, string, error) {
-	if t.interrupted() {
+func (l *lease) Transcript(feature, scenario string) (*transcript.Recorder, string, error) {
+	if l.interrupted() {
 		return nil, "", errInterrupted
 	}
-	path := filepath.Join(t.reportDir, report.TranscriptRel(t.name, feature, scenario))
+	path := filepath.Join(l.reportDir, report.TranscriptRel(l.name, feature, scenario))
 	rec, err := transcript.New(path)
 	return rec, path, err
 }
 
-// Driver returns the running driver, starting a new one after a crash or a kill.
-func (t *target) Driver(ctx context.Context) (*driver.Client, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.interrupted() {
+// Driver returns the scenario's driver: one from the pool on first use, a new one after a crash
+// or a kill.
+func (l *lease) Driver(ctx context.Context) (*driver.Client, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.interrupted() {
 		return nil, errInterrupted
 	}
-	if t.client != nil && t.client.Alive() {
-		return t.client, nil
+	if l.client != nil && l.client.Alive() {
+		return l.client, nil
 	}
-	if t.client != nil {
-		fmt.Fprintf(t.progress, "[%s] driver exited; starting a new one\n", t.name)
+	if l.client != nil {
+		fmt.Fprintf(l.progress, "[%s] driver exited; starting a new one\n", l.name)
+		l.drivers().discard(l.client)
+		l.client = nil
 	}
-	c, _, err := driver.Handshake(ctx, t.launcher, t.name, t.timeout, t.validator)
+	begin := time.Now()
+	c, err := l.drivers().get(ctx)
+	l.waited += time.Since(begin)
 	if err != nil {
 		return nil, err
 	}
-	t.client = c
+	l.client = c
 	return c, nil
 }
 
-func (t *target) KillDriver() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.client != nil {
-		t.client.Kill()
+func (l *lease) KillDriver() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.client != nil {
+		l.client.Kill()
 	}
 }
 
 func (t *target) close() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.client != nil {
-		t.client.Close(5 * time.Second)
-		t.client = nil
-	}
+	t.drivers().close()
 	var stderrLog io.Writer
 	switch l := t.launcher.(type) {
 	case driver.Local:

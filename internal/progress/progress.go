@@ -143,6 +143,10 @@ func counts(c map[string]int, live bool) string {
 	return strings.Join(parts, ", ")
 }
 
+// Writer is where other lines go (a preparation's build log, say): above the live lines on a
+// terminal, into the log otherwise.
+func (v *View) Writer() io.Writer { return v.out }
+
 func (v *View) printf(format string, args ...any) {
 	fmt.Fprintf(v.out, format, args...)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
 )
 
 // Renderer writes one format into the report folder.
@@ -22,6 +23,7 @@ var All = []Renderer{
 	{"results.json", JSON},
 	{"junit.xml", JUnit},
 	{"summary.md", Markdown},
+	{html.FileName, html.Render},
 }
 
 // Write tallies the results and renders every format into dir.

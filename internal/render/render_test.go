@@ -2,8 +2,10 @@ package render
 
 import (
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -35,19 +37,64 @@ func sample() *report.Results {
 
 func TestMarkdown(t *testing.T) {
 	r := sample()
+	r.Results = append(r.Results,
+		report.Result{Feature: "f.feature", Scenario: "s3", SDK: "node", Status: report.Unsupported, Message: "node SDK lacks capability session.setTools: no setTools in 1.0.14"},
+		report.Result{Feature: "f.feature", Scenario: "s4", SDK: "node", Status: report.Unsupported, Message: "node SDK lacks capability session.setTools: no setTools in 1.0.14"},
+		report.Result{Feature: "f.feature", Scenario: "s2", SDK: "dotnet", Status: report.Unavailable, Message: "dotnet not found on PATH; install the .NET 8 SDK"})
+	r.Results[3].Transcript, r.Results[3].Rerun = "transcripts/go/f/s2.ndjson", "go run ./cmd/conformance run --sdk go --scenario s2 features/f.feature"
+	r.Comparisons = append(r.Comparisons, report.Comparison{Feature: "f.feature", Scenario: "s2", SDKs: []string{"go", "node"}, Differences: []report.Difference{
+		{Request: "session.create#1", Path: "tools[0].name", Class: report.Normative, Values: map[string]string{"go": `"b"`, "node": `"a"`}}}})
+	r.Timing = []report.Timing{{SDK: "go", Drivers: 2, WallMS: 1500, SDKCallsMS: 2500, Overhead: report.Stats{P50: 1.5},
+		Observations: map[string]int{"slow-close": 3}, Worst: map[string]float64{"slow-close": 1001},
+		Example: map[string]string{"slow-close": "stopClient returned 1001 ms after the runtime's last answer"}}}
 	r.Tally()
 	md := MarkdownText(r)
 	for _, want := range []string{
-		"1 failed, 1 passed, 1 unavailable, 1 xfail",
-		"| dotnet |  | unavailable | dotnet not found on PATH |",
-		"| f.feature | s1 | ⚠️ xfail | ✅ passed | ⛔ unavailable |",
-		"## Failures", "**s2** on **go** (failed): boom",
-		"## Expected failures (known divergences)", "rerun: `go run ./cmd/conformance run --sdk node`",
-		"| `session.create#1 tools[0].isTerminal` | go=<absent>, node=false |",
-		"| `session.create#1 hooks` | go=<absent>, node=false | 2 | f.feature |",
+		"❌ **FAIL**: 1 failed, 0 passed unexpectedly (xpass). 1 failed, 1 passed, 1 xfail, 2 unsupported, 2 unavailable.",
+		"| dotnet |  | 2 unavailable | **unavailable**: dotnet not found on PATH |",
+		"| f | s1 | ⚠️ | ✅ | ⛔ |",
+		"### s2 on go (failed)", "boom",
+		"- payload `session.create#1 tools[0].name`: go=\"b\"; node=\"a\"",
+		"- transcript: `transcripts/go/f/s2.ndjson`", "- rerun: `go run ./cmd/conformance run --sdk go --scenario s2 features/f.feature`",
+		"## Expected failures (known divergences)",
+		"| f: s1 | `session.create#1 tools[0].isTerminal` | go=<absent>, node=false |",
+		"| `session.create#1 hooks` | node=false, go=<absent> | 2 | 1 |",
+		"- **node** lacks `session.setTools`: 2 scenarios. no setTools in 1.0.14",
+		"- **dotnet**: 2 scenarios unavailable: dotnet not found on PATH",
+		"| go | 2 | 1.5 s | 2.5 s | 1.5 ms |", "3 slow-close (worst 1001 ms)",
 	} {
 		assert.Contains(t, md, want)
 	}
+	assert.Equal(t, 1, strings.Count(md, "session.setTools"), "unsupported is one line per SDK and capability")
+	order := []string{"**FAIL**", "## Scenarios by SDK", "## Failures", "## Expected failures", "## Payload differences", "## Not run", "## Timing"}
+	for i := 1; i < len(order); i++ {
+		assert.Less(t, strings.Index(md, order[i-1]), strings.Index(md, order[i]), "%s comes before %s", order[i-1], order[i])
+	}
+}
+
+func TestMarkdownPass(t *testing.T) {
+	r := &report.Results{SDKs: []report.SDK{{Name: "go", Status: report.Available}},
+		Results: []report.Result{{Feature: "f.feature", Scenario: "s1", SDK: "go", Status: report.Passed}}}
+	r.Tally()
+	md := MarkdownText(r)
+	assert.True(t, strings.HasPrefix(md, "# Copilot SDK conformance\n\n✅ **PASS**"), md)
+	assert.NotContains(t, md, "## Failures")
+}
+
+func TestMarkdownStaysWithinTheJobSummaryLimit(t *testing.T) {
+	r := sample()
+	long := strings.Repeat("x", 2000)
+	for i := range 1000 {
+		r.Results = append(r.Results, report.Result{Feature: "f.feature", Scenario: fmt.Sprintf("failing %d", i), SDK: "go", Status: report.Failed, Message: long})
+	}
+	r.Tally()
+	md := MarkdownText(r)
+	assert.LessOrEqual(t, len(md), MaxSummaryBytes)
+	assert.True(t, strings.Contains(md, "## Features by SDK"), "the matrix fits, per feature for so many scenarios")
+	assert.True(t, strings.Contains(md, "| f | 1002 | ⚠️1 | ❌1001 ✅1 | ⛔1 |"), "one row per feature with the counts per status")
+	assert.True(t, strings.Contains(md, "### failing 0 on go"), "the failures that fit are kept")
+	assert.True(t, strings.HasSuffix(md, "`report.html` and `results.json` beside this file.\n"), "what is left out is pointed to")
+	assert.Equal(t, 0, strings.Count(md, "```")%2, "no code block left open")
 }
 
 func TestJUnit(t *testing.T) {

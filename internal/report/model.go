@@ -27,6 +27,8 @@ type Results struct {
 	Results     []Result       `json:"results"`
 	Comparisons []Comparison   `json:"comparisons"`
 	Totals      map[string]int `json:"totals"`
+	// Timing is per available SDK (observations, not results).
+	Timing []Timing `json:"timing,omitempty"`
 }
 
 // Harness describes the run.
@@ -116,3 +118,40 @@ const (
 
 // Failing reports whether a status fails the run.
 func Failing(status string) bool { return status == Failed || status == XPass }
+
+// Timing is how one SDK's scenarios spent their time: observations about the SDK and the
+// harness, never failures (the numbers depend on the machine). All times are milliseconds.
+type Timing struct {
+	SDK       string  `json:"sdk"`
+	Jobs      int     `json:"jobs"`      // scenarios allowed at once
+	Drivers   int     `json:"drivers"`   // driver processes the run started
+	StartMS   float64 `json:"startMs"`   // preparing (a cache hit when warm) and the first driver's hello
+	WallMS    float64 `json:"wallMs"`    // from the first scenario's start to the last one's end
+	Scenarios int     `json:"scenarios"` // scenarios that sent at least one driver command
+	// SDKCallsMS is the sum of the driver commands' round trips: the time spent inside the SDK.
+	SDKCallsMS float64 `json:"sdkCallsMs"`
+	// DriverWaitMS is the sum of the time scenarios waited for a driver (a busy one, or one
+	// starting).
+	DriverWaitMS float64 `json:"driverWaitMs"`
+	// Overhead is each scenario's wall time minus its driver round trips and its wait for a
+	// driver: the harness's own time (runtime start, transcript, assertions).
+	Overhead Stats `json:"overheadMs"`
+	Commands int   `json:"commands"`
+	// ToFirstFrame: from a driver command to the SDK's first frame on the wire.
+	ToFirstFrame Stats `json:"toFirstFrameMs"`
+	// AnswerToResult: from the runtime's last answer to the driver's result.
+	AnswerToResult Stats `json:"answerToResultMs"`
+	// Observations count the outliers by kind (split-frame, slow-close); Worst is each kind's
+	// largest gap and Example one readable instance with its transcript.
+	Observations map[string]int     `json:"observations,omitempty"`
+	Worst        map[string]float64 `json:"worstMs,omitempty"`
+	Example      map[string]string  `json:"example,omitempty"`
+}
+
+// Stats summarise one latency.
+type Stats struct {
+	N   int     `json:"n"`
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	Max float64 `json:"max"`
+}

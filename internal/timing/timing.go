@@ -54,11 +54,15 @@ type Options struct {
 	// answer, and more than SlowCloseRatio times that last request's round trip.
 	SlowCloseMS    float64
 	SlowCloseRatio float64
+	// SplitFrameMS: a request's header and body count as apart when the body arrived at least
+	// this many ms after the header (two reads a few microseconds apart are not worth telling).
+	SplitFrameMS float64
 }
 
 // DefaultOptions: a close is slow past 100 ms and 10× the round trip it waited on (on loopback
-// every SDK answers a close in a few ms).
-var DefaultOptions = Options{SlowCloseMS: 100, SlowCloseRatio: 10}
+// every SDK answers a close in a few ms); a frame is split when its body came 1 ms or more after
+// its header.
+var DefaultOptions = Options{SlowCloseMS: 100, SlowCloseRatio: 10, SplitFrameMS: 1}
 
 // Timeline is the timing of one scenario.
 type Timeline struct {
@@ -141,7 +145,7 @@ func Analyze(entries []transcript.Entry, opts Options) Timeline {
 			if f.Method != "" && len(f.ID) > 0 {
 				requests[e.Conn+" "+string(f.ID)] = pending{t: e.TMS, method: f.Method}
 			}
-			if e.HeaderTMS != nil {
+			if e.HeaderTMS != nil && e.TMS-*e.HeaderTMS >= opts.SplitFrameMS {
 				gap := e.TMS - *e.HeaderTMS
 				method := f.Method
 				if method == "" {
@@ -218,3 +222,6 @@ func stats(v []float64) Stats {
 	}
 	return Stats{N: len(v), P50: rank(0.50), P95: rank(0.95), Max: v[len(v)-1]}
 }
+
+// StatsOf summarises any latencies (ms) the same way.
+func StatsOf(v []float64) Stats { return stats(append([]float64(nil), v...)) }

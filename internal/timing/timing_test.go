@@ -78,6 +78,14 @@ func TestAnalyze(t *testing.T) {
 				Message: "session.create: header and body written apart; the body arrived 43.0 ms after the header"}},
 		},
 		{
+			name: "a header and body read apart within the same millisecond are no observation",
+			entries: numbered(
+				cmd(0, "7", "createSession"), split(req(1.4, "a", "session.create"), 1.35), resp(1.5, "a"), result(2, "7"),
+			),
+			wantCommands: []Command{{Seq: 1, Name: "createSession", ToFirstFrame: 1.4, HasFirstFrame: true,
+				AnswerToResult: 0.5, HasAnswer: true, LastRoundTrip: 0.1, Total: 2, Answered: true}},
+		},
+		{
 			name: "a close that waits a second after the detach is answered",
 			entries: numbered(
 				cmd(0, "9", "stopClient"), req(1, "d", "session.detach"), resp(1.2, "d"), result(1001.2, "9"),

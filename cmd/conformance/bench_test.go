@@ -1,0 +1,24 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+)
+
+func TestPrintBench(t *testing.T) {
+	res := &report.Results{Timing: []report.Timing{
+		{SDK: "python", Scenarios: 41, Drivers: 8, WallMS: 9000, SDKCallsMS: 45000, Overhead: report.Stats{P50: 1.6, P95: 9}, StartMS: 2100},
+		{SDK: "java", Scenarios: 11, Drivers: 1, WallMS: 400, SDKCallsMS: 0},
+	}}
+	var out bytes.Buffer
+	printBench(&out, res, 13*time.Second, 8)
+	got := out.String()
+	assert.Regexp(t, `python +41 +8 +9\.00 s +45\.00 s +0\.20 +1\.6 ms +9\.0 ms +2\.10 s`, got)
+	assert.Regexp(t, `java +11 +1 +0\.40 s +0\.00 s +0\.00 `, got, "no SDK calls: no ratio, not a division by zero")
+	assert.Contains(t, got, "whole run: 13.00 s with --jobs 8\n")
+}
