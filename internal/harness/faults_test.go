@@ -194,7 +194,13 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
 			exe, err := os.Executable()
 			require.NoError(t, err)
 			var outcomes []suite.Outcome
-			tg := &target{name: "fake", timeout: 2 * time.Second, reportDir: reports, progress: io.Discard,
+			timeout := 2 * time.Second // the hang ends on it
+			if mode == "flood" {
+				// The line bound (64 MiB) must be reached before the command times out, and
+				// pushing that through a pipe takes seconds on a loaded machine.
+				timeout = 60 * time.Second
+			}
+			tg := &target{name: "fake", timeout: timeout, reportDir: reports, progress: io.Discard,
 				launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=" + mode, "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
 				finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
 			tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
