@@ -74,6 +74,6 @@ func TestShardsPartitionThePlan(t *testing.T) {
 	require.NoError(t, err)
 	cfg.Shard = Shard{1, 2}
 	a := selectShard(cfg, p).info.Plan
-	cfg.Versions = map[string]string{"go": "v0.0.1"}
+	cfg.Versions = map[string][]string{"go": {"v0.0.1"}}
 	assert.NotEqual(t, a, selectShard(cfg, p).info.Plan, "another version is another plan")
 }

@@ -34,6 +34,7 @@ var statusOrder = []string{report.Failed, report.XPass, report.Passed, report.XF
 // the timing observations. Sections that would take it past MaxSummaryBytes are left out with a
 // pointer to the full report.
 func MarkdownText(r *report.Results) string {
+	r = report.ByTarget(r) // a run of several versions of one SDK has a column per SDK@version
 	parts := []string{
 		header(r),
 		matrix(r),

@@ -74,8 +74,11 @@ type Result struct {
 	Feature  string `json:"feature"`
 	Scenario string `json:"scenario"`
 	SDK      string `json:"sdk"`
-	Status   string `json:"status"`
-	Message  string `json:"message,omitempty"`
+	// Version is the SDK version the scenario ran on (as its sdks[] entry names it): a run of
+	// several versions of one SDK has one result per SDK@version.
+	Version string `json:"version,omitempty"`
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
 	// Capability is the capability the SDK lacks, for an unsupported result that names one (the
 	// scenario's missing @requires capability, or the one behind the driver's unsupported answer).
 	Capability string `json:"capability,omitempty"`
