@@ -23,6 +23,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/compare"
 	"github.com/copilot-sdk-conformance/conformance/internal/container"
+	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
@@ -143,8 +144,12 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if cfg.selection != nil {
 		res.Harness.Shard = cfg.selection.info
 	}
+	var schemaMethods []string // for the coverage of the schema's methods
 	if cfg.RuntimeCheck == nil {
-		cfg.RuntimeCheck, res.Harness.Schema = loadSchema(ctx, cfg, p.pins)
+		var v *schema.Validator
+		if v, res.Harness.Schema = loadSchema(ctx, cfg, p.pins); v != nil {
+			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
+		}
 	}
 	view := cfg.Progress
 	if view == nil {
@@ -219,6 +224,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if res.Comparisons, err = compare.Scenarios(cfg.ReportDir, report.ByTarget(res).Results); err != nil {
 		fmt.Fprintf(view.Writer(), "comparison: %v\n", err)
 	}
+	res.Coverage = coverage.Compute(cfg.ReportDir, res, schemaMethods, res.Harness.Schema)
 	if err := render.Write(cfg.ReportDir, res); err != nil {
 		return res, err
 	}
@@ -518,7 +524,7 @@ func sortResults(rs []report.Result) {
 // loadSchema takes the runtime's published api.schema.json from the preparation of the SDK whose
 // recipe ships it (the pinned Node SDK's platform package; preparing it, which is cached, if
 // needed). Without it the run goes on and the schema scenarios report unsupported.
-func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (func(string, json.RawMessage) []schema.Violation, string) {
+func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (*schema.Validator, string) {
 	d, ok := sdks.SchemaSource()
 	if !ok {
 		return nil, "unavailable: no SDK recipe ships the runtime schema"
@@ -536,7 +542,7 @@ func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (func
 	if err != nil {
 		return nil, "unavailable: " + firstLine(err.Error())
 	}
-	return v.Check, fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
+	return v, fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
 }
 
 // relTo shortens path to be relative to root when it lies inside it, so that reports hold no

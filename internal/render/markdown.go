@@ -44,6 +44,7 @@ func MarkdownText(r *report.Results) string {
 		observations(r),
 		notRun(r),
 		schemaViolations(r),
+		schemaCoverage(r),
 		timingSection(r),
 	}
 	var b strings.Builder
