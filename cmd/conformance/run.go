@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -72,13 +73,8 @@ unavailable).`,
 					cfg.SDKs = append(cfg.SDKs, strings.TrimSpace(s))
 				}
 			}
-			if cfg.Versions, err = parsePairs("sdk-version", versions); err != nil {
+			if cfg.Versions, err = versionLists(versions); err != nil {
 				return err
-			}
-			for name, v := range cfg.Versions {
-				if err := sdks.CheckVersion(name, v); err != nil {
-					return &exitError{2, fmt.Errorf("--sdk-version %s=%s: %w", name, v, err)}
-				}
 			}
 			if cfg.Sources, err = sourcePairs(sources, cfg.SDKs); err != nil {
 				return err
@@ -118,7 +114,7 @@ unavailable).`,
 	f.StringVar(&cacheDir, "cache-dir", "", "where prepared drivers are cached (default $CONFORMANCE_CACHE or the user cache folder)")
 	f.StringVar(&scenario, "scenario", "", "run only the scenario with exactly this name")
 	f.StringVar(&manifest, "expected-failures", "", "known-divergence manifest (default fixtures/expected-failures.yaml)")
-	f.StringArrayVar(&versions, "sdk-version", nil, "run a published version: LANG=VERSION (repeatable)")
+	f.StringArrayVar(&versions, "sdk-version", nil, "run published versions: LANG=VERSION[,VERSION…] (repeatable); several versions of one SDK run as targets of their own")
 	f.StringArrayVar(&sources, "sdk-source", nil, "run a local SDK folder: LANG=PATH (repeatable), or PATH of a github/copilot-sdk checkout (each --sdk's folder in it)")
 	f.StringVar(&runner, "runner", harness.RunnerLocal, "where the drivers run: local (this machine's toolchains) or docker (a container per SDK, docker/README.md)")
 	f.BoolVar(&localBases, "local-bases", false, "with --runner docker: build the driver images on the local base images (conformance images --local-bases), for machines without an image registry")
@@ -151,4 +147,26 @@ func screenshot(ctx context.Context, dir string) {
 	if err := html.Screenshot(ctx, filepath.Join(dir, html.FileName), filepath.Join(dir, "report.png")); err != nil {
 		fmt.Printf("report.png not written: %v\n", err)
 	}
+}
+
+// versionLists reads --sdk-version LANG=V1,V2 (repeatable): each SDK's versions in the order
+// given, without repeats, each checked against its registry's syntax.
+func versionLists(values []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, v := range values {
+		name, list, ok := strings.Cut(v, "=")
+		if !ok || name == "" || list == "" {
+			return nil, &exitError{2, fmt.Errorf("--sdk-version %q: want LANG=VERSION[,VERSION…]", v)}
+		}
+		for _, ver := range strings.Split(list, ",") {
+			ver = strings.TrimSpace(ver)
+			if err := sdks.CheckVersion(name, ver); err != nil {
+				return nil, &exitError{2, fmt.Errorf("--sdk-version %s=%s: %w", name, ver, err)}
+			}
+			if !slices.Contains(out[name], ver) {
+				out[name] = append(out[name], ver)
+			}
+		}
+	}
+	return out, nil
 }

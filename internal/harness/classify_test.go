@@ -48,7 +48,7 @@ func TestClassifyAppliesTheEntryStrictly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.o.Feature, tt.o.Scenario = "f.feature", "s"
-			r := classify(Config{}, m, sdk, tt.o)
+			r := classify(Config{}, m, unit{sdk: sdk.Name, version: sdk.Version, label: sdk.Name}, sdk, tt.o)
 			assert.Equal(t, tt.status, r.Status, r.Message)
 			for _, c := range tt.contains {
 				assert.Contains(t, r.Message, c)

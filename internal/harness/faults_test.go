@@ -231,7 +231,7 @@ func assertCompleteReports(t *testing.T, dir string, outcomes []suite.Outcome) {
 	t.Helper()
 	res := &report.Results{Schema: 1, SDKs: []report.SDK{{Name: "fake", Status: report.Available}}}
 	for _, o := range outcomes {
-		res.Results = append(res.Results, classify(Config{ReportDir: dir}, &expect.Manifest{}, res.SDKs[0], o))
+		res.Results = append(res.Results, classify(Config{ReportDir: dir}, &expect.Manifest{}, unit{sdk: "fake", label: "fake"}, res.SDKs[0], o))
 	}
 	require.NoError(t, render.Write(dir, res))
 	got, err := report.ReadResults(filepath.Join(dir, "results.json"))

@@ -23,6 +23,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/compare"
 	"github.com/copilot-sdk-conformance/conformance/internal/container"
+	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
@@ -44,12 +45,12 @@ type Config struct {
 	// it before any SDK starts.
 	Vocabulary     []suite.Step
 	RepoRoot       string
-	Paths          []string          // feature files or folders (default: RepoRoot/features)
-	SDKs           []string          // SDKs to run; empty means every SDK whose toolchain is present
-	Versions       map[string]string // --sdk-version overrides
-	Sources        map[string]string // --sdk-source folders
-	Tags           string            // godog tag expression
-	Scenario       string            // run only the scenario with this exact name
+	Paths          []string            // feature files or folders (default: RepoRoot/features)
+	SDKs           []string            // SDKs to run; empty means every SDK whose toolchain is present
+	Versions       map[string][]string // --sdk-version: the versions to run per SDK (each its own target)
+	Sources        map[string]string   // --sdk-source folders
+	Tags           string              // godog tag expression
+	Scenario       string              // run only the scenario with this exact name
 	ReportDir      string
 	CacheRoot      string
 	Manifest       string // known divergences (default fixtures/expected-failures.yaml)
@@ -125,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	cfg.selection = selectShard(cfg, p)
-	pins, manifest, names, explicit, featuresRoot := p.pins, p.manifest, cfg.selection.sdks(p.sdks), len(cfg.SDKs) > 0, p.featuresRoot
+	manifest, targets, explicit, featuresRoot := p.manifest, cfg.selection.units(units(cfg, p, p.sdks)), len(cfg.SDKs) > 0, p.featuresRoot
 	if cfg.Runner == RunnerDocker {
 		if cfg.containers, err = startContainers(ctx, cfg); err != nil {
 			return nil, err
@@ -143,8 +144,12 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if cfg.selection != nil {
 		res.Harness.Shard = cfg.selection.info
 	}
+	var schemaMethods []string // for the coverage of the schema's methods
 	if cfg.RuntimeCheck == nil {
-		cfg.RuntimeCheck, res.Harness.Schema = loadSchema(ctx, cfg, pins)
+		var v *schema.Validator
+		if v, res.Harness.Schema = loadSchema(ctx, cfg, p.pins); v != nil {
+			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
+		}
 	}
 	view := cfg.Progress
 	if view == nil {
@@ -159,23 +164,24 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	defer sink.Close()
-	sdkInfo := make([]report.SDK, len(names))
-	timings := make([]*clock, len(names))
+	sdkInfo := make([]report.SDK, len(targets))
+	timings := make([]*clock, len(targets))
 	total := countScenarios(cfg)
 	var wg sync.WaitGroup
-	// The plan becomes runs here: one goroutine per SDK prepares and starts its driver
-	// (setUp; the one place a prepared driver becomes a driver.Launcher is launcher) and runs
-	// every scenario on it, cfg.Jobs at a time. Preparing is CPU and network heavy (npm, cargo,
-	// mvn); two at a time on the 2-core machines.
+	// The plan becomes runs here: one goroutine per SDK@version (unit) prepares and starts its
+	// driver (setUp; the one place a prepared driver becomes a driver.Launcher is launcher) and
+	// runs every scenario on it, cfg.Jobs at a time. Preparing is CPU and network heavy (npm,
+	// cargo, mvn); two at a time on the 2-core machines.
 	prepSlots, startSlots := make(chan struct{}, 2), make(chan struct{}, goruntime.NumCPU())
-	for i, name := range names {
+	for i, u := range targets {
+		name := u.label
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			view.Preparing(name)
 			clk := &clock{sdk: name, dir: cfg.ReportDir, begun: time.Now()}
 			timings[i] = clk
-			info, t := setUp(ctx, cfg, view, name, pins[name], prepSlots, startSlots)
+			info, t := setUp(ctx, cfg, view, u, p.pins[u.sdk], prepSlots, startSlots)
 			if t.total = total; t.selected != nil { // a shard runs only its part of the plan
 				t.total = len(t.selected)
 			}
@@ -193,7 +199,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 				}
 			}
 			t.finished = func(o suite.Outcome) {
-				r := classify(cfg, manifest, info, o)
+				r := classify(cfg, manifest, u, info, o)
 				if err := sink.Add(r); err != nil {
 					view.Logf(name, "results.ndjson: %v", err)
 				}
@@ -214,9 +220,11 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		}
 	}
 	sortResults(res.Results)
-	if res.Comparisons, err = compare.Scenarios(cfg.ReportDir, res.Results); err != nil {
+	// Each SDK@version is a column of its own in the cross-SDK comparison.
+	if res.Comparisons, err = compare.Scenarios(cfg.ReportDir, report.ByTarget(res).Results); err != nil {
 		fmt.Fprintf(view.Writer(), "comparison: %v\n", err)
 	}
+	res.Coverage = coverage.Compute(cfg.ReportDir, res, schemaMethods, res.Harness.Schema)
 	if err := render.Write(cfg.ReportDir, res); err != nil {
 		return res, err
 	}
@@ -227,10 +235,10 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	var none []string
 	for _, s := range res.SDKs {
 		if s.Status != report.Available && explicit {
-			return res, fmt.Errorf("%w: SDK %s is unavailable: %s", ErrSetup, s.Name, s.Reason)
+			return res, fmt.Errorf("%w: SDK %s is unavailable: %s", ErrSetup, report.Target(s.Name, s.Version), s.Reason)
 		}
 		if s.Status != report.Available {
-			none = append(none, s.Name+": "+firstLine(s.Reason))
+			none = append(none, report.Target(s.Name, s.Version)+": "+firstLine(s.Reason))
 		}
 	}
 	if len(none) == len(res.SDKs) {
@@ -240,10 +248,12 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 }
 
 // setUp checks the toolchain, prepares the driver and says hello.
-func setUp(ctx context.Context, cfg Config, view *progress.View, name string, pin sdks.Pin, slots, startSlots chan struct{}) (report.SDK, *target) {
-	info := report.SDK{Name: name, Version: pin.Version, Source: pin.Registry + " " + pin.Package}
-	t := &target{name: name, timeout: cfg.CommandTimeout, reportDir: cfg.ReportDir, self: cfg.Self,
-		progress: view.Writer(), startSlots: startSlots, rtOpts: runtime.Options{}, ctx: ctx, selected: cfg.selection.of(name)}
+func setUp(ctx context.Context, cfg Config, view *progress.View, u unit, pin sdks.Pin, slots, startSlots chan struct{}) (report.SDK, *target) {
+	name := u.sdk
+	// The report names the version asked for, also when it cannot be prepared.
+	info := report.SDK{Name: name, Version: u.version, Source: pin.Registry + " " + pin.Package}
+	t := &target{name: name, label: u.label, timeout: cfg.CommandTimeout, reportDir: cfg.ReportDir, self: cfg.Self,
+		progress: view.Writer(), startSlots: startSlots, rtOpts: runtime.Options{}, ctx: ctx, selected: cfg.selection.of(u.label)}
 	context.AfterFunc(ctx, t.interrupt)
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
@@ -251,18 +261,14 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, name string, pi
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)
 		info.Status, info.Reason, t.unavailable = report.Unavailable, why, why
-		view.Unavailable(name, why)
+		view.Unavailable(u.label, why)
 		return info, t
 	}
 	d, ok := sdks.Lookup(name)
 	if !ok {
 		return fail("this build of the harness has no driver recipe for " + name)
 	}
-	version, source := pin.Version, cfg.Sources[name]
-	if v := cfg.Versions[name]; v != "" {
-		// The report names the version asked for, also when it cannot be prepared.
-		version, info.Version = v, v
-	}
+	version, source := u.version, cfg.Sources[name]
 	var prep *sdks.Prepared
 	if cfg.containers == nil { // a container brings its own toolchain and preparation
 		tc, err := sdks.CheckToolchain(d)
@@ -279,14 +285,14 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, name string, pi
 	}
 	var err error
 	slots <- struct{}{} // an image build is as heavy as a preparation
-	t.launcher, err = launcher(ctx, cfg, name, version, prep)
+	t.launcher, err = launcher(ctx, cfg, u, prep)
 	<-slots
 	if err != nil {
 		return fail(err.Error())
 	}
 	if l, ok := t.launcher.(*container.Launcher); ok {
 		info.Toolchain = []string{"image " + l.Image}
-		fmt.Fprintf(view.Writer(), "[%s] driver image %s\n", name, l.Image)
+		fmt.Fprintf(view.Writer(), "[%s] driver image %s\n", u.label, l.Image)
 	}
 	if cfg.ValidateProtocol {
 		if t.validator, err = driver.LoadValidator(filepath.Join(cfg.RepoRoot, "drivers", "protocol.schema.json")); err != nil {
@@ -320,13 +326,13 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, name string, pi
 // launcher is the one place a prepared driver becomes something that starts it: a local process,
 // or with --runner docker a container of the SDK's image at version (built unless it exists);
 // either way its stderr goes to the report folder.
-func launcher(ctx context.Context, cfg Config, name, version string, prep *sdks.Prepared) (driver.Launcher, error) {
-	stderrLog, err := os.Create(report.DriverLogPath(cfg.ReportDir, name))
+func launcher(ctx context.Context, cfg Config, u unit, prep *sdks.Prepared) (driver.Launcher, error) {
+	stderrLog, err := os.Create(report.DriverLogPath(cfg.ReportDir, u.label))
 	if err != nil {
 		return nil, err
 	}
 	if cfg.containers != nil {
-		return cfg.containers.launcher(ctx, name, version, &scrubLines{w: stderrLog})
+		return cfg.containers.launcher(ctx, u.sdk, u.version, &scrubLines{w: stderrLog})
 	}
 	return driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: &scrubLines{w: stderrLog}}, nil
 }
@@ -371,7 +377,7 @@ func (s *scrubLines) Write(b []byte) (int, error) {
 // runSuite runs every feature on one SDK through godog. godog's cucumber JSON is kept as the
 // step-level record; statuses come from the outcomes the steps report.
 func runSuite(cfg Config, featuresRoot string, t *target) {
-	cucumber := report.CucumberPath(cfg.ReportDir, t.name)
+	cucumber := report.CucumberPath(cfg.ReportDir, t.label)
 	_ = os.MkdirAll(filepath.Dir(cucumber), 0o755)
 	// godog calls the initializer once per scenario: each gets a lease of its own.
 	init := func(sc *godog.ScenarioContext) {
@@ -383,7 +389,7 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 		})
 	}
 	suite := godog.TestSuite{
-		Name:                t.name,
+		Name:                t.label,
 		ScenarioInitializer: init,
 		Options: &godog.Options{
 			Concurrency: cfg.Jobs,
@@ -421,8 +427,8 @@ func scrubReportDir(dir string, log io.Writer) {
 }
 
 // classify turns a scenario outcome into a result status, applying the manifest.
-func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o suite.Outcome) report.Result {
-	r := report.Result{Feature: o.Feature, Scenario: o.Scenario, SDK: sdk.Name, Checked: o.Checked,
+func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Outcome) report.Result {
+	r := report.Result{Feature: o.Feature, Scenario: o.Scenario, SDK: sdk.Name, Version: sdk.Version, Checked: o.Checked,
 		Observations: o.Observations}
 	for _, v := range o.SchemaViolations {
 		r.SchemaViolations = append(r.SchemaViolations, v.String())
@@ -457,7 +463,7 @@ func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o suite.Outcome) r
 		r.Status = report.Passed
 	}
 	if report.Failing(r.Status) || r.Status == report.XFail {
-		r.Rerun = rerun(cfg, sdk.Name, o)
+		r.Rerun = rerun(cfg, u, o)
 	}
 	// A message quotes what the SDK sent or raised: a token must not reach the reports through it.
 	r.Message, r.Rerun = transcript.Scrub(r.Message), transcript.Scrub(r.Rerun)
@@ -471,10 +477,11 @@ func classify(cfg Config, m *expect.Manifest, sdk report.SDK, o suite.Outcome) r
 }
 
 // rerun is one command that reruns exactly this scenario on this SDK, version or source.
-func rerun(cfg Config, sdk string, o suite.Outcome) string {
+func rerun(cfg Config, u unit, o suite.Outcome) string {
+	sdk := u.sdk
 	parts := []string{"go run ./cmd/conformance run --sdk " + sdk}
-	if v := cfg.Versions[sdk]; v != "" {
-		parts = append(parts, "--sdk-version "+sdk+"="+v)
+	if u.explicit {
+		parts = append(parts, "--sdk-version "+sdk+"="+u.version)
 	}
 	if s := cfg.Sources[sdk]; s != "" {
 		parts = append(parts, "--sdk-source "+shellQuote(sdk+"="+s))
@@ -507,14 +514,17 @@ func sortResults(rs []report.Result) {
 		if a.Scenario != b.Scenario {
 			return a.Scenario < b.Scenario
 		}
-		return order[a.SDK] < order[b.SDK]
+		if a.SDK != b.SDK {
+			return order[a.SDK] < order[b.SDK]
+		}
+		return report.VersionLess(a.Version, b.Version)
 	})
 }
 
 // loadSchema takes the runtime's published api.schema.json from the preparation of the SDK whose
 // recipe ships it (the pinned Node SDK's platform package; preparing it, which is cached, if
 // needed). Without it the run goes on and the schema scenarios report unsupported.
-func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (func(string, json.RawMessage) []schema.Violation, string) {
+func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (*schema.Validator, string) {
 	d, ok := sdks.SchemaSource()
 	if !ok {
 		return nil, "unavailable: no SDK recipe ships the runtime schema"
@@ -532,7 +542,7 @@ func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (func
 	if err != nil {
 		return nil, "unavailable: " + firstLine(err.Error())
 	}
-	return v.Check, fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
+	return v, fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
 }
 
 // relTo shortens path to be relative to root when it lies inside it, so that reports hold no

@@ -30,7 +30,7 @@ func (s Shard) enabled() bool { return s.Count > 0 }
 // selection is a shard's share of the plan: per SDK, the scenarios it runs.
 type shardSelection struct {
 	info  *report.Shard
-	bySDK map[string]map[string]bool // sdk -> feature\tscenario
+	bySDK map[string]map[string]bool // unit label (SDK or SDK@version) -> feature\tscenario
 }
 
 // shardKey names one cell of the matrix; its version part makes a run of another version a
@@ -50,16 +50,9 @@ func selectShard(cfg Config, p *plan) *shardSelection {
 	}
 	type cell struct{ key, sdk, scenario string }
 	var cells []cell
-	for _, name := range p.sdks {
-		version := p.pins[name].Version
-		if v := cfg.Versions[name]; v != "" {
-			version = v
-		}
-		if cfg.Sources[name] != "" {
-			version = "source"
-		}
+	for _, u := range units(cfg, p, p.sdks) {
 		for _, sc := range p.scenarios {
-			cells = append(cells, cell{shardKey(sc.Feature, sc.Name, name, version), name, sc.Feature + "\t" + sc.Name})
+			cells = append(cells, cell{shardKey(sc.Feature, sc.Name, u.sdk, u.shardVersion(cfg)), u.label, sc.Feature + "\t" + sc.Name})
 		}
 	}
 	sort.Slice(cells, func(i, j int) bool { return cells[i].key < cells[j].key })
@@ -88,26 +81,26 @@ func selectShard(cfg Config, p *plan) *shardSelection {
 	return sel
 }
 
-// sdks keeps the SDKs that have a scenario in the shard (nil selection: all).
-func (s *shardSelection) sdks(names []string) []string {
+// units keeps the units that have a scenario in the shard (nil selection: all).
+func (s *shardSelection) units(us []unit) []unit {
 	if s == nil {
-		return names
+		return us
 	}
-	var out []string
-	for _, n := range names {
-		if len(s.bySDK[n]) > 0 {
-			out = append(out, n)
+	var out []unit
+	for _, u := range us {
+		if len(s.bySDK[u.label]) > 0 {
+			out = append(out, u)
 		}
 	}
 	return out
 }
 
-// of returns one SDK's share (nil: every scenario).
-func (s *shardSelection) of(sdk string) map[string]bool {
+// of returns one unit's share (nil: every scenario).
+func (s *shardSelection) of(label string) map[string]bool {
 	if s == nil {
 		return nil
 	}
-	return s.bySDK[sdk]
+	return s.bySDK[label]
 }
 
 // Selected implements suite.Selector for a target of a sharded run.

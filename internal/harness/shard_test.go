@@ -74,6 +74,20 @@ func TestShardsPartitionThePlan(t *testing.T) {
 	require.NoError(t, err)
 	cfg.Shard = Shard{1, 2}
 	a := selectShard(cfg, p).info.Plan
-	cfg.Versions = map[string]string{"go": "v0.0.1"}
+	cfg.Versions = map[string][]string{"go": {"v0.0.1"}}
 	assert.NotEqual(t, a, selectShard(cfg, p).info.Plan, "another version is another plan")
+
+	// Two versions of one SDK: each SDK@version is its own column of the matrix.
+	cfg.Versions = map[string][]string{"go": {"v1.0.8", "v1.0.9"}}
+	cells := 0
+	for i := 1; i <= 2; i++ {
+		cfg.Shard = Shard{i, 2}
+		sel := selectShard(cfg, p)
+		assert.Equal(t, 2*len(p.scenarios), sel.info.Keys)
+		for label, m := range sel.bySDK {
+			assert.Contains(t, []string{"go@v1.0.8", "go@v1.0.9"}, label)
+			cells += len(m)
+		}
+	}
+	assert.Equal(t, 2*len(p.scenarios), cells, "the two shards cover both versions of every scenario")
 }

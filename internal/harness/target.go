@@ -22,7 +22,8 @@ import (
 // launcher, the options) and the pool of its running drivers. Each scenario sees it through a
 // lease (a suite.Target of its own) that holds one driver for the scenario's duration.
 type target struct {
-	name        string
+	name        string // the SDK (the steps adapt to it)
+	label       string // SDK, or SDK@version in a run of several versions (report paths)
 	unavailable string
 	hello       *driver.Hello
 	launcher    driver.Launcher
@@ -140,7 +141,7 @@ func (l *lease) Transcript(feature, scenario string) (*transcript.Recorder, stri
 	if l.interrupted() {
 		return nil, "", errInterrupted
 	}
-	path := filepath.Join(l.reportDir, report.TranscriptRel(l.name, feature, scenario))
+	path := filepath.Join(l.reportDir, report.TranscriptRel(l.label, feature, scenario))
 	rec, err := transcript.New(path)
 	return rec, path, err
 }
@@ -157,7 +158,7 @@ func (l *lease) Driver(ctx context.Context) (*driver.Client, error) {
 		return l.client, nil
 	}
 	if l.client != nil {
-		fmt.Fprintf(l.progress, "[%s] driver exited; starting a new one\n", l.name)
+		fmt.Fprintf(l.progress, "[%s] driver exited; starting a new one\n", l.label)
 		l.drivers().discard(l.client)
 		l.client = nil
 	}

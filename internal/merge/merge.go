@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/compare"
+	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -65,10 +66,40 @@ func Merge(out string, inputs []string, command string) (*report.Results, error)
 		return nil, err
 	}
 	harness.SortResults(res.Results)
-	if res.Comparisons, err = compare.Scenarios(out, res.Results); err != nil {
+	if res.Comparisons, err = compare.Scenarios(out, report.ByTarget(res).Results); err != nil {
 		return nil, fmt.Errorf("comparison over the shards: %w", err)
 	}
+	res.Coverage = coverage.Compute(out, res, schemaMethods(shards), shards[0].res.Harness.Schema)
 	return res, render.Write(out, res)
+}
+
+// schemaMethods is the schema's method list as the shards' coverage gives it (every shard ran
+// with the same schema: the exercised methods in it and the unexercised ones).
+func schemaMethods(shards []shard) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range shards {
+		c := s.res.Coverage
+		if c == nil {
+			continue
+		}
+		add := func(m string) {
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+		for _, u := range c.Exercised {
+			if u.InSchema {
+				add(u.Method)
+			}
+		}
+		for _, m := range c.Unexercised {
+			add(m)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func read(inputs []string) ([]shard, error) {
@@ -124,7 +155,7 @@ func check(shards []shard) error {
 	owner := map[string]string{}
 	for _, s := range shards {
 		for _, r := range s.res.Results {
-			k := r.Feature + " / " + r.Scenario + " on " + r.SDK
+			k := r.Feature + " / " + r.Scenario + " on " + report.Target(r.SDK, r.Version)
 			if prev, dup := owner[k]; dup {
 				return fmt.Errorf("%w: overlapping shards: %s and %s both hold %s", ErrInput, prev, s.path, k)
 			}
@@ -137,22 +168,36 @@ func check(shards []shard) error {
 // sdkInfo joins the SDK records: an SDK is available when it ran in a shard (its version and
 // capabilities then agree across shards), else as the first shard that names it says.
 func sdkInfo(shards []shard) ([]report.SDK, error) {
+	// A run of several versions of one SDK (one shard lists the SDK more than once) has an
+	// entry per SDK@version; otherwise the SDK's versions must agree across shards.
+	several := map[string]bool{}
+	for _, s := range shards {
+		seen := map[string]bool{}
+		for _, info := range s.res.SDKs {
+			several[info.Name] = several[info.Name] || seen[info.Name]
+			seen[info.Name] = true
+		}
+	}
 	var order []string
 	by := map[string]report.SDK{}
 	from := map[string]string{}
 	for _, s := range shards {
 		for _, info := range s.res.SDKs {
-			prev, ok := by[info.Name]
+			k := info.Name
+			if several[k] {
+				k = report.Target(info.Name, info.Version)
+			}
+			prev, ok := by[k]
 			switch {
 			case !ok:
-				order = append(order, info.Name)
+				order = append(order, k)
 			case prev.Status == report.Available && info.Status == report.Available && (prev.Version != info.Version || prev.Source != info.Source):
 				return nil, fmt.Errorf("%w: SDK %s ran as %s (%s) in %s but as %s (%s) in %s", ErrInput, info.Name,
-					prev.Version, prev.Source, from[info.Name], info.Version, info.Source, s.path)
+					prev.Version, prev.Source, from[k], info.Version, info.Source, s.path)
 			case prev.Status == report.Available || info.Status != report.Available:
 				continue
 			}
-			by[info.Name], from[info.Name] = info, s.path
+			by[k], from[k] = info, s.path
 		}
 	}
 	out := make([]report.SDK, len(order))
@@ -164,7 +209,12 @@ func sdkInfo(shards []shard) ([]report.SDK, error) {
 	for i, n := range sdks.Names() {
 		rank[n] = i
 	}
-	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Name] < rank[out[j].Name] })
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return rank[out[i].Name] < rank[out[j].Name]
+		}
+		return report.VersionLess(out[i].Version, out[j].Version)
+	})
 	return out, nil
 }
 

@@ -39,8 +39,10 @@ type junitMessage struct {
 	Body    string `xml:",chardata"`
 }
 
-// JUnit writes junit.xml: one test suite per SDK for CI test tabs.
+// JUnit writes junit.xml: one test suite per SDK (per SDK@version in a run of several versions
+// of one SDK) for CI test tabs.
 func JUnit(dir string, r *report.Results) error {
+	r = report.ByTarget(r)
 	path := filepath.Join(dir, "junit.xml")
 	bySDK := map[string]*junitSuite{}
 	var order []string

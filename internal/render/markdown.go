@@ -34,6 +34,7 @@ var statusOrder = []string{report.Failed, report.XPass, report.Passed, report.XF
 // the timing observations. Sections that would take it past MaxSummaryBytes are left out with a
 // pointer to the full report.
 func MarkdownText(r *report.Results) string {
+	r = report.ByTarget(r) // a run of several versions of one SDK has a column per SDK@version
 	parts := []string{
 		header(r),
 		matrix(r),
@@ -43,6 +44,7 @@ func MarkdownText(r *report.Results) string {
 		observations(r),
 		notRun(r),
 		schemaViolations(r),
+		schemaCoverage(r),
 		timingSection(r),
 	}
 	var b strings.Builder

@@ -29,6 +29,8 @@ type Results struct {
 	Totals      map[string]int `json:"totals"`
 	// Timing is per available SDK (observations, not results).
 	Timing []Timing `json:"timing,omitempty"`
+	// Coverage of the runtime schema's methods (computed after the run from the transcripts).
+	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
 // Harness describes the run.
@@ -74,8 +76,11 @@ type Result struct {
 	Feature  string `json:"feature"`
 	Scenario string `json:"scenario"`
 	SDK      string `json:"sdk"`
-	Status   string `json:"status"`
-	Message  string `json:"message,omitempty"`
+	// Version is the SDK version the scenario ran on (as its sdks[] entry names it): a run of
+	// several versions of one SDK has one result per SDK@version.
+	Version string `json:"version,omitempty"`
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
 	// Capability is the capability the SDK lacks, for an unsupported result that names one (the
 	// scenario's missing @requires capability, or the one behind the driver's unsupported answer).
 	Capability string `json:"capability,omitempty"`
@@ -154,4 +159,35 @@ type Stats struct {
 	P50 float64 `json:"p50"`
 	P95 float64 `json:"p95"`
 	Max float64 `json:"max"`
+}
+
+// Coverage is which methods of the runtime's published schema the SDKs exercised in the run:
+// requests and notifications an SDK sent, and runtime->SDK requests it answered (from the
+// transcripts). Gaps in the suite show as methods no SDK exercised.
+type Coverage struct {
+	Schema  string `json:"schema,omitempty"` // where the method list came from ("" when no schema was loaded)
+	Methods int    `json:"methods"`          // methods the schema lists
+	// SDKs counts, per SDK (SDK@version in a run of several versions), the schema methods it
+	// sent and answered.
+	SDKs []SDKCoverage `json:"sdks"`
+	// Exercised lists every method some SDK sent or answered, in the schema or not.
+	Exercised []MethodUse `json:"exercised"`
+	// Unexercised lists the schema's methods that no SDK sent or answered in this run.
+	Unexercised []string `json:"unexercised,omitempty"`
+}
+
+// SDKCoverage is one SDK's share of Coverage.
+type SDKCoverage struct {
+	SDK      string `json:"sdk"`
+	Sent     int    `json:"sent"`     // schema methods it sent
+	Answered int    `json:"answered"` // schema methods (runtime->SDK requests) it answered
+}
+
+// MethodUse is one exercised method.
+type MethodUse struct {
+	Method    string   `json:"method"`
+	Direction string   `json:"direction"` // "sent" (SDK->runtime) or "answered" (runtime->SDK request)
+	InSchema  bool     `json:"inSchema"`
+	SDKs      []string `json:"sdks"`
+	Features  []string `json:"features"`
 }

@@ -83,10 +83,13 @@ func ran(status string) bool {
 // Compare diffs two runs; baseDir and candDir hold their transcripts (payloads are compared
 // only where the scenario ran on both sides and both transcripts exist).
 func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *Report {
+	// A run of several versions of one SDK is keyed by SDK@version; a run of one version by
+	// the SDK alone, so that a candidate version is compared with the base's.
 	index := func(r *report.Results) map[key]report.Result {
 		m := map[key]report.Result{}
+		label := report.Labels(r)
 		for _, x := range r.Results {
-			m[key{x.SDK, x.Feature, x.Scenario}] = x
+			m[key{label(x.SDK, x.Version), x.Feature, x.Scenario}] = x
 		}
 		return m
 	}
@@ -137,7 +140,8 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 // by returns the flag that allows ch, or "".
 func (a Allow) by(ch Change) string {
 	for _, name := range a[ch.To] {
-		if name == ch.SDK || (ch.Capability != "" && name == ch.Capability) {
+		sdk, _, _ := strings.Cut(ch.SDK, "@") // --allow-unsupported node covers node@1.0.8
+		if name == ch.SDK || name == sdk || (ch.Capability != "" && name == ch.Capability) {
 			return fmt.Sprintf("--allow-%s %s", ch.To, name)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,6 +32,7 @@ const ToolDefinition = "ProtocolExternalToolDefinition"
 // Validator checks request params.
 type Validator struct {
 	methods map[string]*jsonschema.Schema
+	names   []string // every rpcMethod the schema lists, with params or without
 	tool    *jsonschema.Schema
 	Source  string // the file the schema came from
 }
@@ -72,6 +74,7 @@ func Compile(doc []byte) (*Validator, error) {
 			return
 		}
 		if method, ok := m["rpcMethod"].(string); ok {
+			v.names = append(v.names, method)
 			if p, has := m["params"]; has && p != nil {
 				s, err := c.Compile(resource + "#" + ptr + "/params")
 				if err != nil {
@@ -105,6 +108,13 @@ func Compile(doc []byte) (*Validator, error) {
 }
 
 func escape(k string) string { return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1") }
+
+// Names lists every method the schema describes (sorted), including those without params.
+func (v *Validator) Names() []string {
+	out := append([]string(nil), v.names...)
+	sort.Strings(out)
+	return slices.Compact(out)
+}
 
 // Methods is the number of methods the schema describes.
 func (v *Validator) Methods() int { return len(v.methods) }

@@ -18,6 +18,7 @@ func init() {
 		Version:  goSyntax,
 		Pinned:   pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
 		Pristine: pristineGo,
+		Versions: goProbeVersions(goSDKModule),
 		Toolchain: []Tool{{
 			Bin:         "go",
 			VersionArgs: []string{"version"},

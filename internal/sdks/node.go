@@ -25,6 +25,7 @@ func init() {
 		BuildOutputs: []string{"node_modules"},
 		Pinned:       func(dir string) (string, error) { return nodeLockedVersion(filepath.Join(dir, "package-lock.json")) },
 		Pristine:     pristineNode,
+		Versions:     npmVersions(nodePackage),
 		Schema:       NodeSchemaDir,
 		Toolchain: []Tool{
 			{

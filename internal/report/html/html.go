@@ -50,6 +50,7 @@ type result struct {
 
 // Render writes dir/report.html for res, reading each result's transcript from dir.
 func Render(dir string, res *report.Results) error {
+	res = report.ByTarget(res) // the matrix has a column per SDK@version when a run has several
 	p := page{Harness: res.Harness, SDKs: res.SDKs, Comparisons: res.Comparisons}
 	loaded := map[string]int{}
 	for _, r := range res.Results {
