@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,6 +118,12 @@ func TestDockerRunnerMatchesLocal(t *testing.T) {
 	}
 	assert.Equal(t, statuses(want), statuses(got), "the same status for every (SDK, feature, scenario)")
 	assert.NotEmpty(t, got.Results)
+	// CI shows what the container runner did (go test prints nothing of a passing test).
+	if p := os.Getenv("CONFORMANCE_DOCKER_LOG"); p != "" && !t.Failed() {
+		summary := fmt.Sprintf("--runner docker on %s: %d results, each with the local runner's status; took %s\n%s",
+			sdkList, len(got.Results), time.Since(start).Round(time.Second), dockerOut)
+		require.NoError(t, os.WriteFile(p, []byte(summary), 0o644))
+	}
 
 	t.Run("SIGINT", func(t *testing.T) {
 		cmd := exec.Command(bin, "run", "--runner", "docker", "--local-bases", "--sdk", "go", "--report-dir", t.TempDir())
