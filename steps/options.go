@@ -92,20 +92,7 @@ func (w *world) resumeWith(pairs map[string]string) error {
 	if err != nil {
 		return err
 	}
-	if len(w.sessions) == 0 {
-		if err := w.create(); err != nil {
-			return err
-		}
-	}
-	prev := w.sessions[len(w.sessions)-1]
-	if prev.id == "" {
-		return fmt.Errorf("the SDK did not report the id of the session it created")
-	}
-	c, err := w.connect()
-	if err != nil {
-		return err
-	}
-	return w.open("resumeSession", c, map[string]any{"sessionId": prev.id, "tools": w.toolList(), "options": opts})
+	return w.resumeOpts(opts)
 }
 
 func (w *world) createWithOption(name, value string) error {

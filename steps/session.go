@@ -96,7 +96,10 @@ func (w *world) createWithoutTools() error {
 
 // resume resumes the last session from a second SDK client, creating the session first when the
 // scenario has none, the way an application picks up a session another process started.
-func (w *world) resume() error {
+func (w *world) resume() error { return w.resumeOpts(nil) }
+
+// resumeOpts resumes as resume does, passing the session options opts (none when nil).
+func (w *world) resumeOpts(opts map[string]any) error {
 	if len(w.sessions) == 0 {
 		if err := w.create(); err != nil {
 			return err
@@ -110,7 +113,11 @@ func (w *world) resume() error {
 	if err != nil {
 		return err
 	}
-	return w.open("resumeSession", c, map[string]any{"sessionId": prev.id, "tools": w.toolList()})
+	args := map[string]any{"sessionId": prev.id, "tools": w.toolList()}
+	if opts != nil {
+		args["options"] = opts
+	}
+	return w.open("resumeSession", c, args)
 }
 
 func (w *world) current() (session, error) {
