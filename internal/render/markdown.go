@@ -2,9 +2,11 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -252,7 +254,15 @@ func expectedFailures(r *report.Results) string {
 		if x.Status != report.XFail {
 			continue
 		}
-		l := fmt.Sprintf("- **%s** on %s: %s (%s", x.Scenario, x.SDK, clipTo(firstLine(x.Message), 90), x.Expected)
+		// The observed failure without the step's own text (the scenario names it): what a
+		// reviewer compares with the manifest's reason.
+		msg := firstLine(x.Message)
+		if strings.HasPrefix(msg, `step "`) {
+			if i := strings.Index(msg, `": `); i > 0 {
+				msg = msg[i+3:]
+			}
+		}
+		l := fmt.Sprintf("- **%s** on %s: %s (%s", x.Scenario, x.SDK, clipTo(msg, 80), x.Expected)
 		if x.Link != "" {
 			l += "; " + x.Link
 		}
@@ -324,7 +334,13 @@ func timingSection(r *report.Results) string {
 	var b strings.Builder
 	b.WriteString("\n## Timing\n\nObservations, not failures: the numbers depend on the machine. *SDK calls*: the driver commands' round trips added up; *overhead*: a scenario's time outside them and outside waiting for a driver; *first frame*: from a driver command to the SDK's first frame; *answer to result*: from the runtime's last answer to the driver's result (ms, p50 / p95).\n\n")
 	b.WriteString("| SDK | drivers | wall | SDK calls | overhead p50 | first frame | answer to result | outliers |\n|---|--:|--:|--:|--:|--:|--:|---|\n")
-	var examples []string
+	// One example per kind, from the SDK where it was worst: enough to find it in a transcript
+	// while the summary stays short.
+	type example struct {
+		worst float64
+		line  string
+	}
+	worstOf := map[string]example{}
 	for _, t := range r.Timing {
 		var out []string
 		kinds := make([]string, 0, len(t.Observations))
@@ -334,15 +350,19 @@ func timingSection(r *report.Results) string {
 		sort.Strings(kinds)
 		for _, k := range kinds {
 			out = append(out, fmt.Sprintf("%d %s (worst %.0f ms)", t.Observations[k], k, t.Worst[k]))
-			if ex := t.Example[k]; ex != "" {
-				examples = append(examples, fmt.Sprintf("- %s, %s: %s", t.SDK, k, ex))
+			if ex := t.Example[k]; ex != "" && t.Worst[k] >= worstOf[k].worst {
+				worstOf[k] = example{t.Worst[k], fmt.Sprintf("- %s, %s: %s", t.SDK, k, ex)}
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %d | %.1f s | %.1f s | %.1f ms | %.1f / %.1f | %.1f / %.1f | %s |\n", t.SDK, t.Drivers, t.WallMS/1000, t.SDKCallsMS/1000,
 			t.Overhead.P50, t.ToFirstFrame.P50, t.ToFirstFrame.P95, t.AnswerToResult.P50, t.AnswerToResult.P95, strings.Join(out, ", "))
 	}
+	var examples []string
+	for _, k := range slices.Sorted(maps.Keys(worstOf)) {
+		examples = append(examples, worstOf[k].line)
+	}
 	if len(examples) > 0 {
-		b.WriteString("\n*split-frame*: a request whose header and body were written apart (the body arrives later); *slow-close*: a client stop that returns long after the runtime's last answer. One example of each:\n\n" + strings.Join(examples, "\n") + "\n")
+		b.WriteString("\n*split-frame*: a request whose header and body were written apart (the body arrives later); *slow-close*: a client stop that returns long after the runtime's last answer. The worst example of each:\n\n" + strings.Join(examples, "\n") + "\n")
 	}
 	return b.String()
 }
@@ -499,7 +519,7 @@ func observations(r *report.Results) string {
 	for _, k := range keys {
 		fmt.Fprintf(&b, "| %s |", k)
 		for _, s := range r.SDKs {
-			fmt.Fprintf(&b, " %s |", cell(facts[k][s.Name]))
+			fmt.Fprintf(&b, " %s |", cell(clipTo(facts[k][s.Name], 60)))
 		}
 		b.WriteString("\n")
 	}
