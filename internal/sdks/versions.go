@@ -18,19 +18,26 @@ import (
 // go) or, where the client has no listing command (crates.io, Maven Central, NuGet), through the
 // registry's documented index file. The helpers here are what they share.
 
-// InRange keeps the versions from lo to hi inclusive (either order of the bounds), without
-// pre-releases and without repeats, oldest first, each spelled as the registry spells it.
-func InRange(published []string, lo, hi string) ([]string, error) {
-	a, err := semver.NewVersion(lo)
-	if err != nil {
-		return nil, fmt.Errorf("version %q: %w", lo, err)
+// bounds parses lo and hi and returns them lower first.
+func bounds(lo, hi string) (a, b *semver.Version, err error) {
+	if a, err = semver.NewVersion(lo); err != nil {
+		return nil, nil, fmt.Errorf("version %q: %w", lo, err)
 	}
-	b, err := semver.NewVersion(hi)
-	if err != nil {
-		return nil, fmt.Errorf("version %q: %w", hi, err)
+	if b, err = semver.NewVersion(hi); err != nil {
+		return nil, nil, fmt.Errorf("version %q: %w", hi, err)
 	}
 	if b.LessThan(a) {
 		a, b = b, a
+	}
+	return a, b, nil
+}
+
+// InRange keeps the versions from lo to hi inclusive (either order of the bounds), without
+// pre-releases and without repeats, oldest first, each spelled as the registry spells it.
+func InRange(published []string, lo, hi string) ([]string, error) {
+	a, b, err := bounds(lo, hi)
+	if err != nil {
+		return nil, err
 	}
 	type v struct {
 		raw string
@@ -150,16 +157,9 @@ func goProbeVersions(module string) func(ctx context.Context, lo, hi string) ([]
 
 // probeVersions enumerates vMAJOR.MINOR.PATCH from lo to hi, asking exists for each candidate.
 func probeVersions(lo, hi string, exists func(string) bool) ([]string, error) {
-	a, err := semver.NewVersion(lo)
+	a, b, err := bounds(lo, hi)
 	if err != nil {
-		return nil, fmt.Errorf("version %q: %w", lo, err)
-	}
-	b, err := semver.NewVersion(hi)
-	if err != nil {
-		return nil, fmt.Errorf("version %q: %w", hi, err)
-	}
-	if b.LessThan(a) {
-		a, b = b, a
+		return nil, err
 	}
 	if a.Major() != b.Major() {
 		return nil, fmt.Errorf("probing tags from %s to %s: the bounds must share a major version", lo, hi)
