@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -52,12 +53,14 @@ type Case struct {
 }
 
 // Doc is the loaded api.schema.json with session-events.schema.json beside it (the first
-// refers to the second), compiled once. It is not safe for concurrent use (Validate caches).
+// refers to the second), compiled once. It is safe for concurrent use.
 type Doc struct {
 	raw      map[string]map[string]any // file name -> document, every $ref made "file#pointer"
 	base     string
+	mu       sync.Mutex // guards compiler and compiled
 	compiler *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema
+	cases    sync.Map // method name -> casesOf
 	Methods  []Method
 	// EventTypes are the branches of session-events.schema.json's SessionEvent, sorted by type.
 	EventTypes []EventType
@@ -198,14 +201,17 @@ func (d *Doc) Validate(ref string, v any) error {
 	if !strings.Contains(ref, "#") {
 		ref = apiFile + "#" + ref
 	}
+	d.mu.Lock()
 	s := d.compiled[ref]
 	if s == nil {
 		var err error
 		if s, err = d.compiler.Compile(d.base + ref); err != nil {
+			d.mu.Unlock()
 			return err
 		}
 		d.compiled[ref] = s
 	}
+	d.mu.Unlock()
 	// The validator wants its own decoding of numbers (json.Number): round-trip through JSON.
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -298,6 +304,25 @@ func (d *Doc) Cases(m Method, maxEdges int) ([]Case, []string) {
 	}
 	return out, dropped
 }
+
+type casesOf struct {
+	once    sync.Once
+	cases   []Case
+	dropped []string
+}
+
+// CasesOnce is Cases with MaxEdges edge cases, generated once per Doc and method (every SDK of a
+// run shares them).
+func (d *Doc) CasesOnce(m Method) ([]Case, []string) {
+	v, _ := d.cases.LoadOrStore(m.Name, &casesOf{})
+	c := v.(*casesOf)
+	c.once.Do(func() { c.cases, c.dropped = d.Cases(m, MaxEdges) })
+	return c.cases, c.dropped
+}
+
+// MaxEdges bounds the edge cases per method (the choices nearest the top of the params come
+// first), so that the sweep's cost stays a few thousand calls per SDK.
+const MaxEdges = 6
 
 // Result generates a method's result (nil for a null result), seeded by the method's name.
 func (d *Doc) Result(m Method) (any, error) {
