@@ -96,7 +96,7 @@ func (w *world) callEveryMethod(group string) error {
 		}
 		seen := map[string]bool{}
 		for _, c := range cases {
-			params := asJSON(secretsApart(withoutSessionID(c.Params, group), m.Name+"/"+c.Name))
+			params := asJSON(secretsApart(withoutSessionID(c.Params, group), m.Name))
 			if c.Params != nil && doc.ValidateParams(m, withSessionOf(params, c.Params)) != nil {
 				params = asJSON(withoutSessionID(c.Params, group)) // the schema constrains the secret's form
 			}
@@ -427,7 +427,7 @@ func (w *world) generatedResultsReceived() error {
 			if d.kind == "missing" && d.want == nil {
 				continue // a null the runtime sent, absent from the typed result
 			}
-			fails.add(c, "result %s", d)
+			fails.add(c, "result %s", d.say("sent by the runtime", "the application received it"))
 		}
 	}
 	return fails.err("did not give the application the result the runtime sent")
@@ -439,18 +439,21 @@ type difference struct {
 	want, got  any
 }
 
-func (d difference) String() string {
+func (d difference) String() string { return d.say("given", "it arrived") }
+
+// say words a difference: what was given (or sent) and how it arrived (or was received).
+func (d difference) say(given, arrived string) string {
 	p := d.path
 	if p == "" {
 		p = "/"
 	}
 	switch d.kind {
 	case "missing":
-		return fmt.Sprintf("%s: %s was given, it is absent", p, showJSON(d.want))
+		return fmt.Sprintf("%s: %s was %s, %s without it", p, showJSON(d.want), given, arrived)
 	case "added":
-		return fmt.Sprintf("%s: not given, it arrived as %s", p, showJSON(d.got))
+		return fmt.Sprintf("%s: not %s, %s as %s", p, given, arrived, showJSON(d.got))
 	}
-	return fmt.Sprintf("%s: %s was given, it arrived as %s", p, showJSON(d.want), showJSON(d.got))
+	return fmt.Sprintf("%s: %s was %s, %s as %s", p, showJSON(d.want), given, arrived, showJSON(d.got))
 }
 
 func showJSON(v any) string {
