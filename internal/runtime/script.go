@@ -45,8 +45,8 @@ type Script struct {
 	// receives exactly what the runtime sent, and a scripted answer (session.send starting a
 	// turn) is not what the sweep is about.
 	GeneratedAnswers bool
-	turnsTaken      int
-	rejectionsTaken int
+	turnsTaken       int
+	rejectionsTaken  int
 }
 
 func (sc *Script) nextTurn() Turn {
