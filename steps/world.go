@@ -53,6 +53,7 @@ type world struct {
 	capability   string // the capability behind unsupport
 	badLine      error  // the first driver line of the current command that was not protocol JSON
 	unavailable  string
+	sweep        []*sweepCall // the generated calls of the schema sweep (generated.go)
 }
 
 type session struct{ handle, id, client string }

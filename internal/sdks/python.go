@@ -14,6 +14,8 @@ func init() {
 	register(Driver{
 		Name:         "python",
 		Order:        3,
+		MonorepoDir:  "python",
+		LocalBase:    &LocalBase{},
 		Version:      pypiSyntax,
 		BuildOutputs: []string{".venv", "__pycache__"},
 		Pinned:       pinnedIn("requirements.txt", `(?m)^github-copilot-sdk==(\S+)`),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
@@ -19,7 +20,7 @@ import (
 // Target is the SDK a suite runs against, as a runner provides it: a live driver (conformance
 // run) or a recorded one (conformance replay); the steps cannot tell them apart.
 type Target interface {
-	// SDK is the SDK's name ("node", "go", …).
+	// SDK is the SDK's name (its recipe's in internal/sdks).
 	SDK() string
 	// Unavailable is the reason the SDK cannot run here, or "".
 	Unavailable() string
@@ -48,6 +49,13 @@ type Target interface {
 // share of the scenarios; the others are filtered out like a --scenario mismatch (no result).
 type Selector interface {
 	Selected(feature, scenario string) bool
+}
+
+// Schemas is an optional part of a Target: the runtime's published schemas loaded for
+// generation (the schema sweep's cases and the runtime's generated answers); nil when they
+// could not be loaded.
+type Schemas interface {
+	Schemas() *schemagen.Doc
 }
 
 // Outcome is what one scenario did on one SDK, before known divergences are applied.
@@ -83,7 +91,7 @@ var Capabilities = []string{
 	"session.setTools", "session.rpc.tools.set", "session.rpc.tools.set.nil", "session.gitHubToken", "session.clearContext", "events",
 	"session.option.<name>", "connect.option.<name>",
 	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.sessionLog", "tool.result.telemetry",
-	"handler.permission",
+	"handler.permission", "rpc.generated", "rpc.handlers",
 }
 
 // KnownCapability says whether c is one of Capabilities, where an entry ending in ".<name>" is a
