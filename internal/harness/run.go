@@ -148,6 +148,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if cfg.RuntimeCheck == nil {
 		var v *schema.Validator
 		if v, res.Harness.Schema, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins); v != nil {
+			res.Harness.SchemaLoaded = true
 			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
 		}
 	}
