@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -60,16 +61,16 @@ type Schemas interface {
 
 // Outcome is what one scenario did on one SDK, before known divergences are applied.
 type Outcome struct {
-	Feature     string   // feature file, relative to the features folder
-	Scenario    string   // scenario name (outline placeholders filled in)
-	Line        int      // line of the scenario (or example row) in the feature file
-	Tags        []string // tags of the scenario
-	Err         error    // the first failed step, nil when every step passed
-	Unsupported string   // why the SDK cannot run this scenario, when it cannot
-	Capability  string   // the capability the SDK lacks, when Unsupported names one
-	Unavailable string   // why the SDK cannot run at all, when it cannot
-	Transcript  string   // transcript file
-	Checked     []string // "method:path" of each payload value an assertion checked
+	Feature     string         // feature file, relative to the features folder
+	Scenario    string         // scenario name (outline placeholders filled in)
+	Line        int            // line of the scenario (or example row) in the feature file
+	Tags        []string       // tags of the scenario
+	Err         error          // the first failed step, nil when every step passed
+	Unsupported string         // why the SDK cannot run this scenario, when it cannot
+	Capability  string         // the capability the SDK lacks, when Unsupported names one
+	Unavailable string         // why the SDK cannot run at all, when it cannot
+	Transcript  string         // transcript file
+	Checked     []report.Check // each payload value an assertion checked
 	// Observations are facts worth comparing across SDKs that are not pass/fail, e.g.
 	// "tool result: success" -> "bare string".
 	Observations map[string]string
