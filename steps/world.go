@@ -54,6 +54,7 @@ type world struct {
 	badLine      error  // the first driver line of the current command that was not protocol JSON
 	unavailable  string
 	sweep        []*sweepCall // the generated calls of the schema sweep (generated.go)
+	events       []sentEvent  // the generated events sent (generated_events.go)
 }
 
 type session struct{ handle, id, client string }
