@@ -20,7 +20,7 @@ import (
 // Target is the SDK a suite runs against, as a runner provides it: a live driver (conformance
 // run) or a recorded one (conformance replay); the steps cannot tell them apart.
 type Target interface {
-	// SDK is the SDK's name ("node", "go", …).
+	// SDK is the SDK's name (its recipe's in internal/sdks).
 	SDK() string
 	// Unavailable is the reason the SDK cannot run here, or "".
 	Unavailable() string
