@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/cases"
 	"io"
 	"os"
 	"path/filepath"
@@ -179,7 +180,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	store := transcript.NewStore(cfg.ReportDir) // each transcript read once: timing, then the finish
 	sdkInfo := make([]report.SDK, len(targets))
 	timings := make([]*clock, len(targets))
-	total := countScenarios(cfg)
+	total := cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)
 	var wg sync.WaitGroup
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
@@ -338,7 +339,7 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 	// godog calls the initializer once per scenario: each gets a lease of its own.
 	init := func(sc *godog.ScenarioContext) {
 		l := t.lease()
-		cfg.Steps(l, featuresRoot, cfg.Scenario)(sc)
+		(&lifecycle{lease: l, root: featuresRoot, nameFilter: cfg.Scenario}).bind(sc, cfg.Steps(l))
 		sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 			l.release() // a scenario that ended without reporting still gives its driver back
 			return ctx, err

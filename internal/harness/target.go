@@ -100,6 +100,7 @@ type lease struct {
 	mu     sync.Mutex
 	client *driver.Client
 
+	scenario  *suite.Scenario   // the running scenario, while it reaches the SDK (lifecycle)
 	recording *runner.Recording // a replayed scenario's, bound by Transcript
 	replayed  driver.Launcher   // its recorded driver (one per scenario, kept across restarts)
 }
@@ -107,6 +108,19 @@ type lease struct {
 func (t *target) lease() *lease { return &lease{target: t, started: time.Now()} }
 
 func (l *lease) SDK() string { return l.name }
+
+// Scenario is the running scenario the lifecycle opened, nil when it does not reach the SDK.
+func (l *lease) Scenario() *suite.Scenario {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.scenario
+}
+
+func (l *lease) setScenario(s *suite.Scenario) {
+	l.mu.Lock()
+	l.scenario = s
+	l.mu.Unlock()
+}
 func (l *lease) Unavailable() string {
 	if l.unavailable == "" && l.recording != nil {
 		return l.recording.Unavailable
