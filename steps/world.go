@@ -184,7 +184,7 @@ func (w *world) importStdio() {
 		return
 	}
 	for _, e := range more {
-		e.Conn = strings.TrimSuffix("stdio-"+e.Conn, "-")
+		e.Conn = strings.TrimSuffix(transcript.SpawnedConn+"-"+e.Conn, "-")
 		w.rec.Add(e)
 	}
 	_ = os.Remove(w.stdioLog)

@@ -194,7 +194,10 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
-			if t.total = total; t.selected != nil { // a shard runs only its part of the plan
+			switch t.total = total; {
+			case t.recordings != nil: // a replay runs what was recorded
+				t.total = t.recordings.Len()
+			case t.selected != nil: // a shard runs only its part of the plan
 				t.total = len(t.selected)
 			}
 			if t.pool != nil && t.total > 0 {
