@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/cases"
 	"io"
 	"os"
 	"path/filepath"
@@ -151,6 +152,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		var v *schema.Validator
 		if v, res.Harness.Schema, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins); v != nil {
 			cfg.catalog = catalogOf(cfg.generated)
+			res.Harness.SchemaLoaded = true
 			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
 		}
 	}
@@ -181,7 +183,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	store := transcript.NewStore(cfg.ReportDir) // each transcript read once: timing, then the finish
 	sdkInfo := make([]report.SDK, len(targets))
 	timings := make([]*clock, len(targets))
-	total := countScenarios(cfg)
+	total := cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)
 	var wg sync.WaitGroup
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
@@ -195,7 +197,10 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
-			if t.total = total; t.selected != nil { // a shard runs only its part of the plan
+			switch t.total = total; {
+			case t.recordings != nil: // a replay runs what was recorded
+				t.total = t.recordings.Len()
+			case t.selected != nil: // a shard runs only its part of the plan
 				t.total = len(t.selected)
 			}
 			if t.pool != nil && t.total > 0 {
@@ -213,6 +218,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			}
 			t.finished = func(o suite.Outcome) {
 				r := classify(cfg, p.manifest, u, info, o)
+				r.ID = p.ids[[2]string{o.Feature, o.Scenario}]
 				if rec, ok := t.recorded(o); ok && r.Rerun != "" && rec.Result.Rerun != "" {
 					r.Rerun = rec.Result.Rerun // a replay reruns what the recorded run ran
 				}
@@ -339,7 +345,7 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 	// godog calls the initializer once per scenario: each gets a lease of its own.
 	init := func(sc *godog.ScenarioContext) {
 		l := t.lease()
-		cfg.Steps(l, featuresRoot, cfg.Scenario)(sc)
+		(&lifecycle{lease: l, root: featuresRoot, nameFilter: cfg.Scenario}).bind(sc, cfg.Steps(l))
 		sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 			l.release() // a scenario that ended without reporting still gives its driver back
 			return ctx, err
