@@ -95,19 +95,35 @@ func byNamespace(c *report.Coverage) string {
 			g.feats[f] = true
 		}
 	}
-	var b strings.Builder
-	b.WriteString("\n| namespace | methods | | SDKs | features |\n|---|---|---|---|---|\n")
+	// One line per kind of use (directions, SDKs, features), naming its namespaces with their
+	// method counts: the sweep's hundreds of methods fit in a few lines.
+	type line struct {
+		use string
+		nss []string
+	}
+	var lines []*line
+	byUse := map[string]*line{}
 	for _, ns := range order {
 		g := groups[ns]
 		sdks := strings.Join(keys(g.sdks), ", ")
 		if len(g.sdks) == len(c.SDKs) {
-			sdks = "all"
+			sdks = "all SDKs"
 		}
 		feats := strings.Join(keys(g.feats), ", ")
 		if len(g.feats) > 2 {
 			feats = fmt.Sprintf("%d features", len(g.feats))
 		}
-		fmt.Fprintf(&b, "| `%s` | %d | %s | %s | %s |\n", ns, g.methods, strings.Join(keys(g.directions), ", "), cell(sdks), cell(feats))
+		use := fmt.Sprintf("%s by %s (%s)", strings.Join(keys(g.directions), ", "), sdks, feats)
+		if byUse[use] == nil {
+			byUse[use] = &line{use: use}
+			lines = append(lines, byUse[use])
+		}
+		byUse[use].nss = append(byUse[use].nss, fmt.Sprintf("`%s` %d", ns, g.methods))
+	}
+	var b strings.Builder
+	b.WriteString("\nExercised methods per namespace (each method is listed in results.json, `coverage.exercised`):\n\n")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "- %s: %s\n", cell(l.use), strings.Join(l.nss, ", "))
 	}
 	return b.String()
 }
