@@ -17,12 +17,15 @@
 //! - sdk_set_tools:        `Session::set_tools`
 //! - sdk_clear_context:    `session.rpc().history().clear_context(HistoryClearContextRequest)`
 //! - sdk_prepare_session:  `Client::prepare_session` / `prepare_resume_session` (subscribe first)
+//! - sdk_typed_events:     `session_events::SessionEventData` (typed event data, adjacently tagged)
 //!
 //! and one cfg per field of a public config struct the driver sets (session options, tool
 //! results), read from the struct's declaration: `sdk_create_<field>` (SessionConfig),
 //! `sdk_resume_<field>` (ResumeSessionConfig), `sdk_result_<field>` (ToolResultExpanded).
 
 use std::path::{Path, PathBuf};
+
+mod build_rpc;
 
 /// cfg name and a string whose presence in the SDK's src/ shows the API exists.
 const PROBES: &[(&str, &[&str])] = &[
@@ -35,6 +38,7 @@ const PROBES: &[(&str, &[&str])] = &[
     ("sdk_clear_context", &["pub struct HistoryClearContextRequest", "pub async fn clear_context("]),
     ("sdk_rpc_tools_set", &["pub struct ToolsSetRequest", "SESSION_TOOLS_SET"]),
     ("sdk_prepare_session", &["pub fn prepare_session(", "pub fn prepare_resume_session("]),
+    ("sdk_typed_events", &["pub enum SessionEventData"]),
 ];
 
 /// Fields the driver sets, per (cfg prefix, struct). Unlisted fields are never probed.
@@ -108,6 +112,11 @@ fn main() {
         Some(p) => Some(PathBuf::from(p)),
         None => registry_dir(&version),
     };
+    // The dispatch table of the generic `rpc` command (build_rpc.rs), from the crate's own source.
+    let rpc_rs = sdk_dir.as_ref().map(|d| d.join("src").join("generated").join("rpc.rs"));
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    println!("cargo:rerun-if-changed=build_rpc.rs");
+    build_rpc::generate(rpc_rs.as_deref(), &out_dir.join("rpc_dispatch.rs"));
     let mut text = String::new();
     if let Some(dir) = &sdk_dir {
         read_sources(&dir.join("src"), &mut text);

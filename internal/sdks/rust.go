@@ -62,7 +62,7 @@ var rustDepLine = regexp.MustCompile(`(?m)^github-copilot-sdk\s*=.*$`)
 var rustPinned = regexp.MustCompile(`version\s*=\s*"=([^"]+)"`)
 
 // The files of drivers/rust that make up the driver package.
-var rustDriverFiles = []string{"Cargo.toml", "Cargo.lock", "build.rs", "src"}
+var rustDriverFiles = []string{"Cargo.toml", "Cargo.lock", "build.rs", "build_rpc.rs", "src"}
 
 func prepareRust(ctx context.Context, pc PrepareContext) (Launch, error) {
 	src := filepath.Join(pc.CacheDir, "src")

@@ -40,6 +40,8 @@ use serde_json::{json, Map, Value};
 use uuid::Uuid;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+mod rpc;
+
 const PROTOCOL_VERSION: i64 = 1;
 /// Exact SDK version and origin cargo resolved for this build (see build.rs / Cargo.lock).
 const SDK_VERSION: &str = env!("SDK_VERSION");
@@ -729,7 +731,7 @@ fn forward_events(handle: String, mut events: EventSubscription) {
             match events.recv().await {
                 Ok(event) => emit_event(
                     "session.event",
-                    json!({ "session": handle, "type": event.event_type, "data": event.data }),
+                    json!({ "session": handle, "type": event.event_type, "data": rpc::event_data(&event.event_type, &event.data) }),
                 ),
                 Err(error) => match error.kind() {
                     RecvErrorKind::Lagged(lagged) => emit_event(
@@ -864,6 +866,9 @@ fn hello() -> Outcome {
              create_session/resume_session return, so events sent before that are not forwarded"
         ));
     }
+    let (generated, generated_note) = rpc::capabilities();
+    capabilities["rpc.generated"] = json!(generated);
+    notes["rpc.generated"] = json!(generated_note);
     Ok(json!({
         "protocolVersion": PROTOCOL_VERSION,
         "sdk": "rust",
@@ -1202,6 +1207,8 @@ async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
         "send" => send(state, args).await,
         "disconnect" => disconnect(state, args).await,
         "stopClient" => stop_client(state, args).await,
+        "rpc" => rpc::rpc(state, args).await,
+        "rpcBatch" => rpc::rpc_batch(state, args).await,
         "shutdown" => Ok(json!({})),
         // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
         other => Err(Failure::Unsupported(format!("the Rust driver has no command {other:?}"))),
