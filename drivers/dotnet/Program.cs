@@ -145,6 +145,8 @@ internal static class Program
         "send" => SendAsync(a),
         "disconnect" => DisconnectAsync(a),
         "stopClient" => StopClientAsync(a),
+        "rpc" => GeneratedRpc.RpcAsync(a, RpcOwner, $"{PackageId} {SdkVersion()}"),
+        "rpcBatch" => GeneratedRpc.BatchAsync(a, RpcOwner, $"{PackageId} {SdkVersion()}"),
         "shutdown" => Task.FromResult(new JsonObject()),
         // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
         _ => throw new UnsupportedException($"the dotnet driver has no command '{cmd}'"),
@@ -197,6 +199,7 @@ internal static class Program
         };
         SessionOptions.Declare($"{PackageId} {version}", capabilities, notes);
         ConnectOptions.Declare($"{PackageId} {version}", capabilities, notes);
+        GeneratedRpc.Declare($"{PackageId} {version}", capabilities, notes);
 
         return new JsonObject
         {
@@ -624,6 +627,10 @@ internal static class Program
             ? client
             : throw new DriverException($"unknown client handle '{handle}'");
     }
+
+    /// <summary>The SDK object an rpc call goes through: the session's or the client's.</summary>
+    private static object RpcOwner(JsonObject call) =>
+        call["session"] is not null ? SessionFor(call).Session! : ClientFor(call);
 
     private static DriverSession SessionFor(JsonObject a)
     {

@@ -1,0 +1,260 @@
+// The generic rpc / rpcBatch commands (drivers/PROTOCOL.md, "Generated RPC layer") for the .NET SDK.
+//
+// Written against GitHub.Copilot.SDK 1.0.11 (github/copilot-sdk tag v1.0.11, dotnet/src/Generated/Rpc.cs):
+// CopilotClient.Rpc is a ServerRpc and CopilotSession.Rpc a SessionRpc; their public properties are
+// API groups (ServerModelsApi, HistoryApi, …, nested groups too) and their public methods
+// "<Name>Async(<one parameter per params key>, CancellationToken)" are the calls. Unlike the other
+// SDKs the .NET wrappers take the params as separate arguments, named as the schema names the keys
+// (camelCase), and build the request object internally.
+//
+// Not compiled or run here (no .NET on this machine): written from the public source only.
+//
+// The layer is found by reflection, never from a list: a schema method name matches the property
+// path plus the method name without "Async", compared case-insensitively. Each params key is bound
+// to the parameter of that name, deserialised into the parameter's type with System.Text.Json (web
+// defaults, as an application holding JSON would); the typed result is serialised back the same
+// way. unrepresentable lists the params pointers the arguments cannot carry as given, measured by
+// re-serialising each bound argument: a key with no parameter, a value the parameter's type changes.
+// Limitation: the request object the wrapper builds from the arguments is internal to the SDK, so
+// what it does with a null argument (the same as an omitted optional argument in C#) is not
+// measured here; the harness sees it on the wire.
+
+using System.Globalization;
+using System.Reflection;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using GitHub.Copilot;
+
+namespace Conformance.Driver;
+
+internal static class GeneratedRpc
+{
+    private static readonly JsonSerializerOptions s_web = new(JsonSerializerDefaults.Web);
+    private static readonly Dictionary<Type, Dictionary<string, (PropertyInfo[] Path, MethodInfo Method)>> s_indexes = new();
+
+    /// <summary>rpc.generated and its note, from the SDK's types.</summary>
+    public static void Declare(string label, JsonObject capabilities, JsonObject notes)
+    {
+        Type? server = typeof(CopilotClient).GetProperty("Rpc")?.PropertyType;
+        Type? session = typeof(CopilotSession).GetProperty("Rpc")?.PropertyType;
+        bool has = server is not null && session is not null;
+        capabilities["rpc.generated"] = has;
+        notes["rpc.generated"] = has
+            ? $"{label}: {Index(server!).Count} client (ServerRpc) and {Index(session!).Count} session (SessionRpc) " +
+              "generated wrappers found by reflection; params keys bound to the wrappers' parameters by name with " +
+              "System.Text.Json; what the wrapper's internal request does with a null argument is not measured"
+            : $"{label}: CopilotClient.Rpc / CopilotSession.Rpc not found";
+    }
+
+    public static async Task<JsonObject> RpcAsync(JsonObject call, Func<JsonObject, object> owner, string label)
+    {
+        var (result, lost) = await CallAsync(call, owner, label).ConfigureAwait(false);
+        return new JsonObject { ["result"] = result, ["unrepresentable"] = Pointers(lost) };
+    }
+
+    public static async Task<JsonObject> BatchAsync(JsonObject args, Func<JsonObject, object> owner, string label)
+    {
+        var outcomes = new JsonArray();
+        foreach (JsonNode? node in args["calls"] as JsonArray ?? throw new DriverException("rpcBatch needs calls"))
+        {
+            JsonObject call = node as JsonObject ?? throw new DriverException("an rpcBatch call is not an object");
+            try
+            {
+                var (result, lost) = await CallAsync(call, owner, label).ConfigureAwait(false);
+                outcomes.Add(new JsonObject { ["outcome"] = "ok", ["result"] = result, ["unrepresentable"] = Pointers(lost) });
+            }
+            catch (UnsupportedException ex)
+            {
+                outcomes.Add(new JsonObject { ["outcome"] = "unsupported", ["reason"] = ex.Message });
+            }
+            catch (DriverException ex)
+            {
+                outcomes.Add(Error("DriverError", ex.Message));
+            }
+            catch (Exception ex)
+            {
+                Exception e = ex is TargetInvocationException { InnerException: { } inner } ? inner : ex;
+                outcomes.Add(Error(e.GetType().Name, e.Message));
+            }
+        }
+        return new JsonObject { ["outcomes"] = outcomes };
+    }
+
+    private static JsonObject Error(string type, string message) =>
+        new() { ["outcome"] = "error", ["error"] = new JsonObject { ["type"] = type, ["message"] = message } };
+
+    private static JsonArray Pointers(List<string> lost)
+    {
+        lost.Sort(StringComparer.Ordinal);
+        var array = new JsonArray();
+        foreach (string p in lost)
+        {
+            array.Add(p);
+        }
+        return array;
+    }
+
+    private static async Task<(JsonNode? Result, List<string> Lost)> CallAsync(
+        JsonObject call, Func<JsonObject, object> owner, string label)
+    {
+        string method = call["method"]?.GetValue<string>() ?? throw new DriverException("rpc needs a method");
+        bool onSession = call["session"] is not null;
+        if (onSession == (call["client"] is not null))
+        {
+            throw new DriverException("rpc needs exactly one of client and session");
+        }
+        object holder = owner(call);
+        object root = holder.GetType().GetProperty("Rpc")!.GetValue(holder)!;
+        string prefix = onSession ? "session." : "server.";
+        string name = method.StartsWith(prefix, StringComparison.Ordinal) ? method[prefix.Length..] : method;
+        if (!Index(root.GetType()).TryGetValue(name.ToLowerInvariant(), out var found))
+        {
+            throw new UnsupportedException($"{label}: {method} is not in this SDK's generated layer");
+        }
+        object target = root;
+        foreach (PropertyInfo p in found.Path)
+        {
+            target = p.GetValue(target)!;
+        }
+
+        JsonObject given = call["params"] as JsonObject ?? new JsonObject();
+        var lost = new List<string>();
+        var bound = new HashSet<string>(StringComparer.Ordinal);
+        ParameterInfo[] parameters = found.Method.GetParameters();
+        var arguments = new object?[parameters.Length];
+        for (int i = 0; i < parameters.Length; i++)
+        {
+            ParameterInfo p = parameters[i];
+            if (p.ParameterType == typeof(CancellationToken))
+            {
+                arguments[i] = CancellationToken.None;
+                continue;
+            }
+            if (p.Name is { } key && given.TryGetPropertyValue(key, out JsonNode? value))
+            {
+                bound.Add(key);
+                arguments[i] = value?.Deserialize(p.ParameterType, s_web);
+                JsonNode? held = JsonSerializer.SerializeToNode(arguments[i], p.ParameterType, s_web);
+                Lost(value, held, "/" + Escape(key), lost);
+            }
+            else
+            {
+                arguments[i] = p.HasDefaultValue ? p.DefaultValue : null;
+            }
+        }
+        foreach (var (key, _) in given)
+        {
+            if (!bound.Contains(key))
+            {
+                lost.Add("/" + Escape(key)); // no parameter carries this key
+            }
+        }
+
+        var task = (Task)found.Method.Invoke(target, arguments)!;
+        await task.ConfigureAwait(false);
+        Type taskType = task.GetType();
+        JsonNode? result = null;
+        if (taskType.IsGenericType && taskType.GetProperty("Result") is { } resultProperty &&
+            resultProperty.PropertyType.FullName != "System.Threading.Tasks.VoidTaskResult")
+        {
+            object? value = resultProperty.GetValue(task);
+            result = value is null ? null : JsonSerializer.SerializeToNode(value, value.GetType(), s_web);
+        }
+        return (result, lost);
+    }
+
+    private static Dictionary<string, (PropertyInfo[] Path, MethodInfo Method)> Index(Type root)
+    {
+        lock (s_indexes)
+        {
+            if (!s_indexes.TryGetValue(root, out var index))
+            {
+                index = new Dictionary<string, (PropertyInfo[], MethodInfo)>(StringComparer.Ordinal);
+                Walk(root, "", [], index, []);
+                s_indexes[root] = index;
+            }
+            return index;
+        }
+    }
+
+    private static bool IsApi(Type t) =>
+        t.Assembly == typeof(CopilotClient).Assembly && t.IsClass && (t.Name.EndsWith("Api", StringComparison.Ordinal) ||
+                                                                     t.Name.EndsWith("Rpc", StringComparison.Ordinal));
+
+    private static void Walk(Type t, string prefix, PropertyInfo[] path,
+        Dictionary<string, (PropertyInfo[], MethodInfo)> index, HashSet<Type> seen)
+    {
+        if (!seen.Add(t))
+        {
+            return;
+        }
+        foreach (PropertyInfo p in t.GetProperties(BindingFlags.Public | BindingFlags.Instance))
+        {
+            if (IsApi(p.PropertyType) && p.GetIndexParameters().Length == 0)
+            {
+                Walk(p.PropertyType, prefix + p.Name.ToLowerInvariant() + ".", [.. path, p], index, seen);
+            }
+        }
+        foreach (MethodInfo m in t.GetMethods(BindingFlags.Public | BindingFlags.Instance | BindingFlags.DeclaredOnly))
+        {
+            if (typeof(Task).IsAssignableFrom(m.ReturnType) && m.Name.EndsWith("Async", StringComparison.Ordinal))
+            {
+                index[prefix + m.Name[..^"Async".Length].ToLowerInvariant()] = (path, m);
+            }
+        }
+        seen.Remove(t);
+    }
+
+    private static string Escape(string key) => key.Replace("~", "~0").Replace("/", "~1");
+
+    /// <summary>JSON pointers into given whose value held does not carry as given.</summary>
+    private static void Lost(JsonNode? given, JsonNode? held, string ptr, List<string> lost)
+    {
+        switch (given)
+        {
+            case JsonObject g:
+                if (held is not JsonObject h)
+                {
+                    lost.Add(ptr);
+                    return;
+                }
+                foreach (var (key, value) in g)
+                {
+                    if (h.TryGetPropertyValue(key, out JsonNode? hv))
+                    {
+                        Lost(value, hv, ptr + "/" + Escape(key), lost);
+                    }
+                    else
+                    {
+                        lost.Add(ptr + "/" + Escape(key));
+                    }
+                }
+                return;
+            case JsonArray ga:
+                if (held is not JsonArray ha || ha.Count != ga.Count)
+                {
+                    lost.Add(ptr);
+                    return;
+                }
+                for (int i = 0; i < ga.Count; i++)
+                {
+                    Lost(ga[i], ha[i], ptr + "/" + i, lost);
+                }
+                return;
+            default:
+                if (!JsonNode.DeepEquals(given, held) && !SameNumber(given, held))
+                {
+                    lost.Add(ptr);
+                }
+                return;
+        }
+    }
+
+    /// <summary>Numbers compare by value (1 and 1.0), read from their JSON text.</summary>
+    private static bool SameNumber(JsonNode? a, JsonNode? b) =>
+        a is JsonValue va && b is JsonValue vb &&
+        va.GetValueKind() == JsonValueKind.Number && vb.GetValueKind() == JsonValueKind.Number &&
+        decimal.TryParse(va.ToJsonString(), NumberStyles.Float, CultureInfo.InvariantCulture, out decimal x) &&
+        decimal.TryParse(vb.ToJsonString(), NumberStyles.Float, CultureInfo.InvariantCulture, out decimal y) &&
+        x == y;
+}
