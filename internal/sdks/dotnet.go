@@ -53,8 +53,9 @@ func init() {
 
 const dotnetPackage = "GitHub.Copilot.SDK"
 
-// The files of drivers/dotnet that make up the driver (README.md is documentation only).
-var dotnetDriverFiles = []string{"Program.cs", "Driver.csproj", "Directory.Build.props"}
+// The files of drivers/dotnet that make up the driver besides its *.cs sources (README.md is
+// documentation only).
+var dotnetDriverFiles = []string{"Driver.csproj", "Directory.Build.props"}
 
 // dotnetEnv keeps the CLI quiet and, above all, keeps MSBuild worker nodes and the compiler server
 // from outliving the build: they inherit its output pipes and pc.Run would wait for them.
@@ -79,7 +80,15 @@ func prepareDotnet(ctx context.Context, pc PrepareContext) (Launch, error) {
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		return Launch{}, err
 	}
-	for _, name := range dotnetDriverFiles {
+	sources, err := filepath.Glob(filepath.Join(pc.DriverDir, "*.cs"))
+	if err != nil {
+		return Launch{}, err
+	}
+	files := append([]string{}, dotnetDriverFiles...)
+	for _, source := range sources {
+		files = append(files, filepath.Base(source))
+	}
+	for _, name := range files {
 		body, err := os.ReadFile(filepath.Join(pc.DriverDir, name))
 		if err != nil {
 			return Launch{}, err
