@@ -235,6 +235,10 @@ func (d *driver) call(ctx context.Context, c rpcCall) (rpcOutcome, error) {
 		if err := json.Unmarshal(params, req.Interface()); err != nil {
 			return rpcOutcome{}, driverErrorf("%s: params do not decode into %s: %v", c.Method, reqType.Elem(), err)
 		}
+		var given map[string]any
+		if json.Unmarshal(params, &given) == nil {
+			keepNulls(req.Elem(), given)
+		}
 		held, err := json.Marshal(req.Interface())
 		if err != nil {
 			return rpcOutcome{}, driverErrorf("%s: %s does not encode: %v", c.Method, reqType.Elem(), err)
@@ -352,4 +356,41 @@ func rpcCapabilities(version string, caps map[string]bool, notes map[string]stri
 		"found by reflection; params decoded with encoding/json into the wrapper's request type; a params value "+
 		"the request struct does not carry (an unknown key; an explicit null where the field is a single pointer "+
 		"with omitempty) is reported unrepresentable", sdkModule, version, len(server), len(session))
+}
+
+// keepNulls gives an explicit JSON null the typed value a Go application writes for it where the
+// request type can hold one: a **T field (the generated layer's "nullable") set to a non-nil
+// pointer to a nil *T. encoding/json alone decodes null into a nil **T, which the wrapper treats
+// as absent; an application sets the outer pointer. Nested structs are followed.
+func keepNulls(v reflect.Value, given map[string]any) {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return
+	}
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		g, present := given[name]
+		if !present {
+			continue
+		}
+		fv := v.Field(i)
+		switch {
+		case g == nil && f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Pointer:
+			fv.Set(reflect.New(f.Type.Elem()))
+		case g != nil:
+			if m, ok := g.(map[string]any); ok {
+				keepNulls(fv, m)
+			}
+		}
+	}
 }
