@@ -268,7 +268,7 @@ func (f sweepFailures) add(c *sweepCall, format string, args ...any) {
 	f[c.method.Namespace] = append(f[c.method.Namespace], c.id()+": "+fmt.Sprintf(format, args...))
 }
 
-func (f sweepFailures) err(what string) error {
+func (f sweepFailures) err(noun, what string) error {
 	if len(f) == 0 {
 		return nil
 	}
@@ -280,7 +280,7 @@ func (f sweepFailures) err(what string) error {
 	}
 	sort.Strings(nss)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d generated calls %s, in %d namespaces:", n, what, len(nss))
+	fmt.Fprintf(&b, "%d generated %s %s, in %d namespaces:", n, noun, what, len(nss))
 	for _, ns := range nss {
 		fmt.Fprintf(&b, "\n  %s:", ns)
 		for _, l := range f[ns] {
@@ -398,7 +398,7 @@ func (w *world) generatedRequestsExact() error {
 		// One observation for all of them: the driver's documented limitation, per SDK.
 		w.observe("generated values the SDK's request type cannot carry", fmt.Sprintf("%d: %s", len(limits), strings.Join(compactList(limits), ", ")))
 	}
-	return fails.err("did not put the application's params on the wire as given")
+	return fails.err("calls", "did not put the application's params on the wire as given")
 }
 
 // generatedResultsReceived checks that each call that returned gave the application the result
@@ -451,7 +451,7 @@ func (w *world) generatedResultsReceived() error {
 	if len(voids) > 0 {
 		w.observe("generated null results received as an empty typed result {}", fmt.Sprintf("%d: %s", len(compactList(voids)), strings.Join(compactList(voids), ", ")))
 	}
-	return fails.err("did not give the application the result the runtime sent")
+	return fails.err("calls", "did not give the application the result the runtime sent")
 }
 
 // compactList is a sorted list without repeats.

@@ -124,7 +124,7 @@ func (w *world) eventsReceived() error {
 		w.observe("events: a field the schema does not know", fmt.Sprintf("kept in %d, dropped from %d", kept, dropped))
 	}
 	w.observe("events received", fmt.Sprintf("%d of %d types", len(w.events)-countMissing(fails), len(w.events)))
-	return fails.err("did not reach the application as the runtime sent them")
+	return fails.err("events", "did not reach the application as the runtime sent them")
 }
 
 func countMissing(f sweepFailures) int {
