@@ -73,6 +73,7 @@ func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Res
 	}
 	res := &report.Results{Schema: rec.Schema, Harness: rec.Harness, Timing: rec.Timing}
 	res.Harness.Command = cfg.Command
+	cfg.catalog = finish.Catalog(rec.Coverage)
 	return execute(ctx, cfg, p, r, us, res, finish.SchemaMethods(rec.Coverage))
 }
 
