@@ -32,7 +32,7 @@ type pool struct {
 	all     []*driver.Client
 	running int // drivers alive or starting
 	freed   chan struct{}
-	started int // drivers started over the run, for the timing report
+	started int              // drivers started over the run, for the timing report
 	every   []*driver.Client // every driver started, for their usage once closed
 	held    map[*driver.Client]time.Time
 	holds   []time.Duration // how long each scenario held its driver, in the order they ended
