@@ -86,6 +86,7 @@ var stepNeeds = map[string]func(args []string, table [][]string) []string{
 	`^the tools are replaced through the generated RPC with no tools$`:                needs("session.rpc.tools.set"),
 	`^the tools are replaced through the generated RPC with the language's nil list$`: needs("session.rpc.tools.set", "session.rpc.tools.set.nil"),
 	`^the application tries to call clearContext with "([^"]*)" outside a tool call$`: needs("session.clearContext"),
+	`^every session config field the SDK declares is set alone, on create and on resume, with values generated from its type$`: needs("surface", "session.resume"),
 	`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`:     needs("events"),
 }
 
@@ -97,6 +98,7 @@ var commandNeeds = map[string]string{
 	"setToolsConcurrently": "session.setTools",
 	"setToolsRpc":          "session.rpc.tools.set",
 	"clearContext":         "session.clearContext",
+	"surface":              "surface",
 }
 
 // Vocabulary lists every phrase the steps bind with what it needs (suite.Step), without godog.

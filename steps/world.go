@@ -13,6 +13,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
@@ -53,6 +54,7 @@ type world struct {
 	capability   string // the capability behind unsupport
 	badLine      error  // the first driver line of the current command that was not protocol JSON
 	unavailable  string
+	surface      *surface.Result // what the surface probe found (steps/surface.go)
 }
 
 type session struct{ handle, id, client string }

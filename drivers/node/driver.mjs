@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
+import { applyFields, surface } from "./surface.mjs";
 
 // ---------------------------------------------------------------------------------------------
 // stdout guard: protocol lines go through `writeLine` only. Anything else that writes to stdout
@@ -219,6 +220,7 @@ function capabilities() {
     "tool.result.sessionLog": true,
     "tool.result.telemetry": true,
     "handler.permission": true,
+    surface: true,
     "connect.option.connectionToken": true,
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
     "connect.option.gitHubTelemetry": /onGitHubTelemetry\?:/.test(readTypes()),
@@ -371,7 +373,18 @@ function forwardEvents(sessionHandle) {
 // ---------------------------------------------------------------------------------------------
 // Commands.
 
+// The installed SDK's declared surface, read once (PROTOCOL.md "Surface").
+let surfaceEntries;
+function surfaceOf() {
+  surfaceEntries ??= surface(installed.dir);
+  return surfaceEntries;
+}
+
 const commands = {
+  async surface() {
+    return { entries: surfaceOf() };
+  },
+
   async hello() {
     const { caps, notes } = capabilities();
     return { protocolVersion: 1, sdk: "node", version: sdkVersion, source: sdkSource(), capabilities: caps, notes };
@@ -403,6 +416,7 @@ const commands = {
     } else {
       throw new DriverError('connect needs "address" or "cliPath"');
     }
+    applyFields(clientOptions, args.fields, "clientOptions", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     const client = new CopilotClient({ connection, ...clientOptions });
     await client.start();
     clients.set(handle, client);
@@ -416,6 +430,7 @@ const commands = {
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "create");
+    applyFields(config, args.fields, "sessionConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     if (args.gitHubToken !== undefined) config.gitHubToken = args.gitHubToken;
     const session = await client.createSession(config);
     ref.session = session;
@@ -431,6 +446,7 @@ const commands = {
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "resume");
+    applyFields(config, args.fields, "resumeConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     const session = await client.resumeSession(sessionId, config);
     ref.session = session;
     sessions.set(handle, { session, client });
