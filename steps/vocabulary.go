@@ -81,13 +81,13 @@ var stepNeeds = map[string]func(args []string, table [][]string) []string{
 	`^the application tries to replace the tools with:$`: func(_ []string, t [][]string) []string {
 		return append(tableNeeds(t), "session.setTools")
 	},
-	`^the tools are replaced with no tools$`:                                          needs("session.setTools"),
-	`^the tools are replaced (\d+) times at once$`:                                    needs("session.setTools"),
-	`^the tools are replaced through the generated RPC with no tools$`:                needs("session.rpc.tools.set"),
-	`^the tools are replaced through the generated RPC with the language's nil list$`: needs("session.rpc.tools.set", "session.rpc.tools.set.nil"),
-	`^the application tries to call clearContext with "([^"]*)" outside a tool call$`: needs("session.clearContext"),
+	`^the tools are replaced with no tools$`:                                                                                   needs("session.setTools"),
+	`^the tools are replaced (\d+) times at once$`:                                                                             needs("session.setTools"),
+	`^the tools are replaced through the generated RPC with no tools$`:                                                         needs("session.rpc.tools.set"),
+	`^the tools are replaced through the generated RPC with the language's nil list$`:                                          needs("session.rpc.tools.set", "session.rpc.tools.set.nil"),
+	`^the application tries to call clearContext with "([^"]*)" outside a tool call$`:                                          needs("session.clearContext"),
 	`^every session config field the SDK declares is set alone, on create and on resume, with values generated from its type$`: needs("surface", "session.resume"),
-	`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`:     needs("events"),
+	`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`:                                              needs("events"),
 }
 
 // commandNeeds is the capability a driver command needs: a driver that declared it and answers
