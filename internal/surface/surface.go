@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -45,7 +46,7 @@ const NonASCII = "Grüße, 世界 ✓"
 
 // Variants are the values the checks set a field to, generated from its shape: a non-ASCII
 // string; true and false (false only when the type can say "not set" apart from false); a
-// non-empty list and []; an enum's first declared value. Nil: no generator for the shape yet
+// non-empty list and []; an enum's alphabetically first value. Nil: no generator for the shape yet
 // (objects, maps, lists of objects), which Probe reports as not checked.
 func Variants(e Entry) []Variant {
 	if e.Kind != "field" {
@@ -67,7 +68,9 @@ func Variants(e Entry) []Variant {
 		return []Variant{{"a list", []any{"α-one", "two"}}, {"[]", []any{}}}
 	case "enum":
 		if len(e.Values) > 0 {
-			return []Variant{{fmt.Sprintf("%q", e.Values[0]), e.Values[0]}}
+			// The alphabetically first, so that every SDK is given the same value.
+			v := slices.Min(e.Values)
+			return []Variant{{fmt.Sprintf("%q", v), v}}
 		}
 	}
 	return nil
