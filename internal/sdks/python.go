@@ -9,7 +9,7 @@ import (
 
 // The Python driver: a virtual environment in the cache directory holding PyPI
 // github-copilot-sdk at the exact version asked for (or a local SDK folder), and
-// drivers/python/driver.py run with that environment's interpreter.
+// drivers/python/driver.py (and its surface.py) run with that environment's interpreter.
 func init() {
 	register(Driver{
 		Name:         "python",
@@ -108,12 +108,14 @@ func preparePython(ctx context.Context, pc PrepareContext) (Launch, error) {
 	}
 
 	script := filepath.Join(pc.CacheDir, "driver.py")
-	body, err := os.ReadFile(filepath.Join(pc.DriverDir, "driver.py"))
-	if err != nil {
-		return Launch{}, err
-	}
-	if err := os.WriteFile(script, body, 0o644); err != nil {
-		return Launch{}, err
+	for _, name := range []string{"driver.py", "surface.py"} {
+		body, err := os.ReadFile(filepath.Join(pc.DriverDir, name))
+		if err != nil {
+			return Launch{}, err
+		}
+		if err := os.WriteFile(filepath.Join(pc.CacheDir, name), body, 0o644); err != nil {
+			return Launch{}, err
+		}
 	}
 	return Launch{
 		Argv: []string{python, script},
