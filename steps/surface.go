@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
-	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
 // The application's surface (drivers/PROTOCOL.md "Surface"): every field the SDK declares is set
@@ -60,13 +59,7 @@ func mergeHandle(args map[string]any, client, handle string) map[string]any {
 	return args
 }
 
-func (e *surfaceEnv) Params(method string) []map[string]any {
-	var out []map[string]any
-	for _, r := range transcript.Requests(e.w.rec.Entries(), method) {
-		out = append(out, surface.ParamsOf(r.Params))
-	}
-	return out
-}
+func (e *surfaceEnv) Requests() []surface.Request { return surface.Requests(e.w.rec.Entries()) }
 
 func (w *world) probeSurface() error {
 	raw, err := w.do("surface", map[string]any{})

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
-	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 )
 
 // MaxSummaryBytes bounds summary.md. GitHub rejects a job summary over 1 MiB per step; the

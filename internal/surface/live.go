@@ -93,11 +93,14 @@ func (l *Live) Open(owner, sessionID string, fields map[string]any) (string, err
 	return out.SessionID, nil
 }
 
-// Params implements Env.
-func (l *Live) Params(method string) []map[string]any {
-	var out []map[string]any
-	for _, r := range transcript.Requests(l.rec.Entries(), method) {
-		out = append(out, ParamsOf(r.Params))
+// Requests implements Env.
+func (l *Live) Requests() []Request { return Requests(l.rec.Entries()) }
+
+// Requests are the requests of a transcript as Env gives them.
+func Requests(entries []transcript.Entry) []Request {
+	var out []Request
+	for _, r := range transcript.Requests(entries, "") {
+		out = append(out, Request{Method: r.Method, Params: ParamsOf(r.Params)})
 	}
 	return out
 }

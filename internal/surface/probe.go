@@ -2,7 +2,9 @@ package surface
 
 import (
 	"encoding/json"
+
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"sort"
 	"strings"
 )
@@ -13,8 +15,25 @@ type Env interface {
 	// Open creates (sessionId "") or resumes a session with the SDK fields set, on a client of
 	// its own for the action, and returns the session id; an SDK error or unsupported is err.
 	Open(owner, sessionID string, fields map[string]any) (string, error)
-	// Params are the params of every request of method received so far, in order.
-	Params(method string) []map[string]any
+	// Requests are every request the runtime received so far, in order.
+	Requests() []Request
+}
+
+// Request is one request the runtime received.
+type Request struct {
+	Method string
+	Params map[string]any
+}
+
+// params are the params of every request of method among rs.
+func params(rs []Request, method string) []map[string]any {
+	var out []map[string]any
+	for _, r := range rs {
+		if r.Method == method {
+			out = append(out, r.Params)
+		}
+	}
+	return out
 }
 
 // ObservationPrefix starts the observation keys Probe's findings are reported under
@@ -102,13 +121,13 @@ func Probe(env Env, entries []Entry) (Result, error) {
 		var bases []map[string]any
 		for i := 0; i < 2; i++ {
 			if a.Request == "session.create" && i == 0 {
-				bases = append(bases, last(env.Params(a.Request)))
+				bases = append(bases, defaults(a.Request, last(params(env.Requests(), a.Request))))
 				continue
 			}
 			if _, err := env.Open(a.Owner, sid, nil); err != nil {
 				return res, fmt.Errorf("%s without fields: %w", a.Request, err)
 			}
-			bases = append(bases, last(env.Params(a.Request)))
+			bases = append(bases, defaults(a.Request, last(params(env.Requests(), a.Request))))
 		}
 		for _, e := range entries {
 			if e.Owner != a.Owner {
@@ -122,19 +141,37 @@ func Probe(env Env, entries []Entry) (Result, error) {
 			var fs []Finding
 			for _, v := range vs {
 				f := Finding{Entry: e, Variant: v.Label, Request: a.Request}
-				before := len(env.Params(a.Request))
+				before := len(env.Requests())
 				if _, err := env.Open(a.Owner, sid, map[string]any{e.Name: v.Value}); err != nil {
 					f.Problem = fmt.Sprintf("the SDK refused it: %v", err)
 					fs = append(fs, f)
 					continue
 				}
-				ps := env.Params(a.Request)
-				if len(ps) == before {
+				sent := env.Requests()[before:]
+				ps := params(sent, a.Request)
+				if len(ps) == 0 {
 					f.Problem = "no " + a.Request + " was sent"
 					fs = append(fs, f)
 					continue
 				}
-				f.Path, f.Problem = Locate(bases[0], bases[1], ps[len(ps)-1], v.Value)
+				f.Path, f.Problem = Locate(bases[0], bases[1], defaults(a.Request, ps[len(ps)-1]), v.Value)
+				if f.Path == "" && f.Problem == "" {
+					// Not in the request itself: an SDK may send it later, in another request.
+					for _, r := range sent {
+						if r.Method == a.Request {
+							continue
+						}
+						// A generated string names its field; any other value must sit under a key
+						// named like the field, or a true in an unrelated request would match.
+						p := find(r.Params, v.Value, r.Method)
+						_, isString := v.Value.(string)
+						if p != "" && (isString || Normalize(p[strings.LastIndex(p, ".")+1:]) == e.Key()) {
+							f.Path = p
+							f.Problem = fmt.Sprintf("not in %s but only later, in %s", a.Request, p)
+							break
+						}
+					}
+				}
 				fs = append(fs, f)
 			}
 			// A field some variant put on the wire must be there for every variant.
@@ -147,6 +184,10 @@ func Probe(env Env, entries []Entry) (Result, error) {
 			for i := range fs {
 				if sentAt != "" && fs[i].Path == "" && fs[i].Problem == "" && find(bases[0][strings.SplitN(sentAt, ".", 2)[0]], vs[i].Value, "@") != "" {
 					fs[i].Path = sentAt // the baseline already carries this value there (a default)
+					continue
+				}
+				if sentAt != "" && fs[i].Path == "" && fs[i].Problem == "" && canon.AbsentEquivalent(a.Request, sentAt, normalize(vs[i].Value)) {
+					fs[i].Path = sentAt // left out where the runtime treats it as absent (canon.Defaults)
 					continue
 				}
 				if sentAt != "" && fs[i].Path == "" && fs[i].Problem == "" {
@@ -184,6 +225,15 @@ func Probe(env Env, entries []Entry) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// defaults drops the keys whose values the runtime treats like absent ones (canon.Defaults),
+// so that an SDK sending such a value and one leaving it out are alike here as everywhere.
+func defaults(method string, params map[string]any) map[string]any {
+	if m, ok := canon.Defaults(method, params).(map[string]any); ok {
+		return m
+	}
+	return params
 }
 
 func last(ps []map[string]any) map[string]any {
