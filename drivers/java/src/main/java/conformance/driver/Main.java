@@ -141,6 +141,9 @@ public final class Main {
 
     private ObjectNode dispatch(String cmd, JsonNode args) throws Exception {
         ObjectNode result = Out.object();
+        if (cmd.equals("createSession") || cmd.equals("resumeSession")) {
+            sdk.nextFields(args.get("fields"));
+        }
         switch (cmd) {
             case "hello" -> {
                 result.put("protocolVersion", PROTOCOL_VERSION);
@@ -160,6 +163,7 @@ public final class Main {
                 args.path("env").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
                 sdk.connect(required(args, "client"), address, cliPath, env, args.get("options"));
             }
+            case "surface" -> result = sdk.surface();
             case "createSession" -> result.put("sessionId",
                     sdk.createSession(required(args, "client"), required(args, "session"),
                             ToolSpec.parseAll(args.get("tools")), args.get("options")));
