@@ -5,7 +5,7 @@
 // responses and events (one JSON object per line) on stdout. See ../PROTOCOL.md.
 // Diagnostics go to stderr only.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
@@ -373,9 +373,20 @@ function forwardEvents(sessionHandle) {
 // ---------------------------------------------------------------------------------------------
 // Commands.
 
-// The installed SDK's declared surface, read once (PROTOCOL.md "Surface").
+// The installed SDK's declared surface (PROTOCOL.md "Surface"). Type-checking the .d.ts takes
+// seconds, so --self-check (the harness's Prepare, once per SDK version) writes it beside the
+// driver and a run reads it; without that file it is computed on first use.
+const SURFACE_CACHE = join(here, "surface.json");
 let surfaceEntries;
 function surfaceOf() {
+  if (!surfaceEntries) {
+    try {
+      const cached = JSON.parse(readFileSync(SURFACE_CACHE, "utf8"));
+      if (cached.sdkVersion === sdkVersion && cached.sdkDir === installed.dir) surfaceEntries = cached.entries;
+    } catch {
+      // no cache: compute below
+    }
+  }
   surfaceEntries ??= surface(installed.dir);
   return surfaceEntries;
 }
@@ -584,6 +595,7 @@ process.on("unhandledRejection", (e) => diag(`unhandled rejection: ${e?.stack ??
 if (process.argv.includes("--self-check")) {
   // Used by the harness's Prepare: the SDK imports and its metadata is readable.
   const { caps } = capabilities();
+  writeFileSync(SURFACE_CACHE, JSON.stringify({ sdkVersion, sdkDir: installed.dir, entries: surface(installed.dir) }));
   process.stderr.write(`${SDK_PACKAGE} ${sdkVersion} (${sdkSource()}) ${JSON.stringify(caps)}\n`);
   process.exit(0);
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
+import functools
 import inspect
 import types
 import typing
@@ -128,7 +129,17 @@ def _typed(owner: str, names: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+@functools.cache
+def _surface() -> tuple[dict[str, Any], ...]:
+    return tuple(_read())
+
+
 def surface() -> list[dict[str, Any]]:
+    """Every entry, read once per process (the SDK does not change under a running driver)."""
+    return [dict(e) for e in _surface()]
+
+
+def _read() -> list[dict[str, Any]]:
     entries = _keywords("sessionConfig", CopilotClient.create_session, "CopilotClient.create_session")
     if hasattr(CopilotClient, "resume_session"):
         entries += _keywords("resumeConfig", CopilotClient.resume_session, "CopilotClient.resume_session")
@@ -139,4 +150,4 @@ def surface() -> list[dict[str, Any]]:
 
 
 def declared(owner: str) -> set[str]:
-    return {e["name"] for e in surface() if e["owner"] == owner and e["kind"] == "field"}
+    return {e["name"] for e in _surface() if e["owner"] == owner and e["kind"] == "field"}
