@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 )
 
@@ -13,7 +14,7 @@ import (
 // SDK's own, read by its driver; nothing here names a field.
 
 func (w *world) registerSurface(sc binder) {
-	sc.Step(`^every session config field the SDK declares is set alone, on create and on resume, with values generated from its type$`, w.probeSurface)
+	needing(sc, needs("surface", "session.resume")).Step(`^every session config field the SDK declares is set alone, on create and on resume, with values generated from its type$`, w.probeSurface)
 	sc.Step(`^each value reaches its request under one key, unchanged, and nothing else in the request changes$`, w.surfaceClean)
 }
 
@@ -87,7 +88,7 @@ func (w *world) probeSurface() error {
 		w.observations[surface.ObservationPrefix+k] = v
 	}
 	for _, a := range surface.Actions {
-		w.checked = append(w.checked, a.Request+":")
+		w.checked = append(w.checked, report.Check{Method: a.Request})
 	}
 	var unchecked []string
 	for _, e := range res.Unchecked {

@@ -9,11 +9,13 @@ import (
 
 // The Python driver: a virtual environment in the cache directory holding PyPI
 // github-copilot-sdk at the exact version asked for (or a local SDK folder), and
-// drivers/python/driver.py (and its surface.py) run with that environment's interpreter.
+// drivers/python/driver.py run with that environment's interpreter.
 func init() {
 	register(Driver{
 		Name:         "python",
 		Order:        3,
+		MonorepoDir:  "python",
+		LocalBase:    &LocalBase{},
 		Version:      pypiSyntax,
 		BuildOutputs: []string{".venv", "__pycache__"},
 		Pinned:       pinnedIn("requirements.txt", `(?m)^github-copilot-sdk==(\S+)`),
@@ -107,16 +109,21 @@ func preparePython(ctx context.Context, pc PrepareContext) (Launch, error) {
 		}
 	}
 
-	script := filepath.Join(pc.CacheDir, "driver.py")
-	for _, name := range []string{"driver.py", "surface.py"} {
-		body, err := os.ReadFile(filepath.Join(pc.DriverDir, name))
+	// driver.py and the modules it imports (rpc.py, …) sit next to each other in the cache.
+	modules, err := filepath.Glob(filepath.Join(pc.DriverDir, "*.py"))
+	if err != nil {
+		return Launch{}, err
+	}
+	for _, m := range modules {
+		body, err := os.ReadFile(m)
 		if err != nil {
 			return Launch{}, err
 		}
-		if err := os.WriteFile(filepath.Join(pc.CacheDir, name), body, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(pc.CacheDir, filepath.Base(m)), body, 0o644); err != nil {
 			return Launch{}, err
 		}
 	}
+	script := filepath.Join(pc.CacheDir, "driver.py")
 	return Launch{
 		Argv: []string{python, script},
 		Dir:  pc.CacheDir,
