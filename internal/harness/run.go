@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/finish"
@@ -71,9 +72,10 @@ type Config struct {
 	LocalBases bool
 	Shard      Shard // --shard I/N; zero: the whole plan
 
-	generated *schemagen.Doc   // the runtime's schemas for the generated sweep (set by Run)
-	answers   *runtime.Answers // the runtime's generated answers (set by Run)
-	selection *shardSelection  // set by Run for a shard
+	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
+	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
+	catalog   []report.SchemaItem // every method and event type of the schemas, for the coverage
+	selection *shardSelection     // set by Run for a shard
 }
 
 // Runners: where the drivers run (package runner).
@@ -149,6 +151,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if cfg.RuntimeCheck == nil {
 		var v *schema.Validator
 		if v, res.Harness.Schema, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins); v != nil {
+			cfg.catalog = catalogOf(cfg.generated)
 			res.Harness.SchemaLoaded = true
 			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
 		}
@@ -194,7 +197,10 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
-			if t.total = total; t.selected != nil { // a shard runs only its part of the plan
+			switch t.total = total; {
+			case t.recordings != nil: // a replay runs what was recorded
+				t.total = t.recordings.Len()
+			case t.selected != nil: // a shard runs only its part of the plan
 				t.total = len(t.selected)
 			}
 			if t.pool != nil && t.total > 0 {
@@ -237,7 +243,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			}
 		}
 	}
-	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Sink: sink, Log: view.Writer()}); err != nil {
+	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Catalog: cfg.catalog, Sink: sink, Log: view.Writer()}); err != nil {
 		return res, err
 	}
 	if ctx.Err() != nil {
@@ -466,6 +472,26 @@ func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (*sch
 		return v, desc, nil, nil
 	}
 	return v, desc, gen, answers
+}
+
+// catalogOf lists every method and event type of the schemas, for the coverage.
+func catalogOf(gen *schemagen.Doc) []report.SchemaItem {
+	if gen == nil {
+		return nil
+	}
+	var out []report.SchemaItem
+	for _, m := range gen.Methods {
+		kind := "method"
+		if !m.FromSDK {
+			kind = "handler"
+		}
+		out = append(out, report.SchemaItem{Name: m.Name, Kind: kind, Internal: m.Internal})
+	}
+	for _, et := range gen.EventTypes {
+		out = append(out, report.SchemaItem{Name: et.Type, Kind: "event"})
+	}
+	coverage.SortCatalog(out)
+	return out
 }
 
 // generated loads the schemas for generation and generates every method's result.

@@ -191,8 +191,10 @@ var errInterrupted = errors.New("the run was interrupted")
 func (t *target) interrupt() { t.drivers().kill() }
 
 // Transcript is written into the report folder as it happens (kept in memory when the target
-// has no report folder). A replayed scenario's starts with the recorded wire and notes; the
-// driver lines are recorded again as the recorded driver answers.
+// has no report folder). A replayed scenario's grows as the recorded one did: what was recorded
+// before the first driver command at once, then each command's stretch of the recorded wire
+// and notes as the recorded driver answers it (the driver lines are recorded again by the
+// steps).
 func (l *lease) Transcript(feature, scenario string) (*transcript.Recorder, string, error) {
 	if l.interrupted() {
 		return nil, "", errInterrupted
@@ -209,11 +211,14 @@ func (l *lease) Transcript(feature, scenario string) (*transcript.Recorder, stri
 		}
 	}
 	if l.recording != nil {
-		l.replayed = l.recording.Launcher()
-		for _, e := range l.recording.Entries {
-			if e.Dir != transcript.HarnessToDriver && e.Dir != transcript.DriverToHarness && e.Kind != transcript.KindScenario {
+		var before []transcript.Entry
+		l.replayed, before = l.recording.Launcher(func(es []transcript.Entry) {
+			for _, e := range es {
 				rec.Add(e)
 			}
+		})
+		for _, e := range before {
+			rec.Add(e)
 		}
 	}
 	return rec, path, nil
