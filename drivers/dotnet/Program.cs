@@ -242,6 +242,7 @@ internal static class Program
 
         var clientOptions = new CopilotClientOptions { Connection = connection, Logger = s_sdkLogger };
         ConnectOptions.Apply(a["options"] as JsonObject, clientOptions, connection, $"{PackageId} {SdkVersion()}");
+        Surface.Apply(clientOptions, a["fields"], $"{PackageId} {SdkVersion()}");
         var client = new CopilotClient(clientOptions);
         try
         {

@@ -1197,7 +1197,10 @@ async fn stop_client(state: &Arc<State>, args: &Value) -> Outcome {
 async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
     match cmd {
         "hello" => hello(),
-        "connect" => connect(state, args).await,
+        "connect" => match surface::reject_connect_fields(args) {
+            Ok(()) => connect(state, args).await,
+            Err(e) => Err(e),
+        },
         "createSession" => create_session(state, args).await,
         "resumeSession" => resume_session(state, args).await,
         "setTools" => set_tools(state, args).await,

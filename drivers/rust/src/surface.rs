@@ -71,3 +71,11 @@ pub fn apply_create_fields(config: &mut SessionConfig, args: &Value) -> Result<(
 pub fn apply_resume_fields(config: &mut ResumeSessionConfig, args: &Value) -> Result<(), Failure> {
     set_all(args, "ResumeSessionConfig", |n, v| set_resume_field(config, n, v))
 }
+
+/// `connect` takes no `fields` here (client options are built through their `with_*` methods).
+pub fn reject_connect_fields(args: &Value) -> Result<(), Failure> {
+    if fields_arg(args)?.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::Unsupported("the Rust driver does not set client option fields on connect".into()))
+}

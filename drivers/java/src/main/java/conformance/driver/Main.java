@@ -154,6 +154,9 @@ public final class Main {
                 result.set("notes", Out.JSON.valueToTree(sdk.notes()));
             }
             case "connect" -> {
+                if (args.hasNonNull("fields")) {
+                    throw new Failure.Unsupported("the java driver does not set client option fields on connect");
+                }
                 String address = optional(args, "address");
                 String cliPath = optional(args, "cliPath");
                 if ((address == null) == (cliPath == null)) {
