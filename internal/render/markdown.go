@@ -490,7 +490,7 @@ func differences(r *report.Results) string {
 // maxNormativePerScenario: a scenario with more normative differences than this (the schema
 // sweep compares hundreds of requests) lists them grouped by method and values, at most that
 // many groups; results.json and report.html list every one.
-const maxNormativePerScenario = 8
+const maxNormativePerScenario = 4
 
 // groupedNormative is a comparison's normative differences, one row per method and values.
 func groupedNormative(c report.Comparison) []string {
