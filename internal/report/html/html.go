@@ -45,12 +45,12 @@ var css string
 //go:embed page.js
 var js string
 
-// page is what the script reads.
+// page is what the script reads, and only that: the run's comparisons and each result's checked
+// values (most of the rest of results.json) are not shown, the page diffs requests itself.
 type page struct {
-	Harness     report.Harness      `json:"harness"`
-	SDKs        []report.SDK        `json:"sdks"`
-	Results     []result            `json:"results"`
-	Comparisons []report.Comparison `json:"comparisons"`
+	Harness report.Harness `json:"harness"`
+	SDKs    []report.SDK   `json:"sdks"`
+	Results []result       `json:"results"`
 	// Transcripts is how many scripts TranscriptDir holds; result.TranscriptIndex names one.
 	Transcripts int `json:"transcripts"`
 	// TranscriptDir is where they are, relative to the page.
@@ -71,7 +71,7 @@ func Render(dir string, res *report.Results) error { return RenderFrom(transcrip
 func RenderFrom(ts *transcript.Store, res *report.Results) error {
 	dir := ts.Dir()
 	res = report.ByTarget(res) // the matrix has a column per SDK@version when a run has several
-	p := page{Harness: res.Harness, SDKs: res.SDKs, Comparisons: res.Comparisons, TranscriptDir: TranscriptDir}
+	p := page{Harness: res.Harness, SDKs: res.SDKs, TranscriptDir: TranscriptDir}
 	scripts := filepath.Join(dir, TranscriptDir)
 	if err := os.RemoveAll(scripts); err != nil { // a previous render's transcripts
 		return fmt.Errorf("report.html: %w", err)
@@ -81,6 +81,7 @@ func RenderFrom(ts *transcript.Store, res *report.Results) error {
 	}
 	loaded := map[string]int{}
 	for _, r := range res.Results {
+		r.Checked = nil // not shown
 		out := result{Result: r, TranscriptIndex: -1}
 		if r.Transcript != "" {
 			if i, ok := loaded[r.Transcript]; ok {
