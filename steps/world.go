@@ -35,7 +35,7 @@ type world struct {
 	name    string
 
 	rec          *transcript.Recorder
-	rt           *runtime.Server
+	rt           suite.Runtime // the stand-in, or a proxy in front of the real runtime
 	addr         string
 	stdioLog     string // transcript written by a runtime the SDK spawned itself
 	clients      []string
@@ -125,7 +125,13 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 			return &ErrUnsupported{Reason: reason, Capability: c}
 		}
 	}
-	w.rt = runtime.New(rec, w.t.RuntimeOptions())
+	if mk, ok := w.t.(suite.RuntimeMaker); ok {
+		if w.rt, err = mk.NewRuntime(ctx, rec); err != nil {
+			return fmt.Errorf("runtime: %w", err)
+		}
+	} else {
+		w.rt = runtime.New(rec, w.t.RuntimeOptions())
+	}
 	w.addr, err = w.rt.Listen("127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("recording runtime: %w", err)
@@ -268,6 +274,25 @@ func (w *world) importStdio() {
 	}
 	_ = os.Remove(w.stdioLog)
 }
+
+// standIn is the scenario's stand-in runtime, for a step that scripts what only the stand-in
+// can be made to do; on a runtime that lacks capability (suite.Lacker) the step is unsupported,
+// with that runtime's reason.
+func (w *world) standIn(capability string) (*runtime.Server, error) {
+	if l, ok := w.rt.(suite.Lacker); ok {
+		if why, lacking := l.Lacks(capability); lacking {
+			return nil, &ErrUnsupported{Reason: why, Capability: capability}
+		}
+	}
+	s, ok := w.rt.(*runtime.Server)
+	if !ok {
+		return nil, &ErrUnsupported{Reason: fmt.Sprintf("this runtime cannot be scripted (%s)", capability), Capability: capability}
+	}
+	return s, nil
+}
+
+// runtimeCan is standIn for a step that only needs to know the runtime can do it.
+func (w *world) runtimeCan(capability string) error { _, err := w.standIn(capability); return err }
 
 // lacks says whether the driver lacks capability c, with the sentence that reports it and the
 // driver's note.

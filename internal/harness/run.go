@@ -73,6 +73,11 @@ type Config struct {
 	Runner     string
 	LocalBases bool
 	Shard      Shard // --shard I/N; zero: the whole plan
+	// Runtime is RuntimeStandIn (default) or RuntimeReal; RuntimeVersion picks the real
+	// runtime's version (npm @github/copilot), "" for the one the pinned SDK ships.
+	Runtime        string
+	RuntimeVersion string
+	realBinary     string // set by Run for RuntimeReal
 
 	containers *containers     // set by Run for RunnerDocker
 	selection  *shardSelection // set by Run for a shard
@@ -150,6 +155,14 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		if v, res.Harness.Schema = loadSchema(ctx, cfg, p.pins); v != nil {
 			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
 		}
+	}
+	if cfg.Runtime == RuntimeReal {
+		rb, err := prepareRealRuntime(ctx, cfg, p.pins)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the real runtime: %v", ErrSetup, err)
+		}
+		cfg.realBinary = rb.Path
+		res.Harness.Runtime = "real: " + rb.Origin
 	}
 	view := cfg.Progress
 	if view == nil {
@@ -258,6 +271,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, u unit, pin sdk
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
+	t.realBinary = cfg.realBinary
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)
 		info.Status, info.Reason, t.unavailable = report.Unavailable, why, why
@@ -485,6 +499,12 @@ func rerun(cfg Config, u unit, o suite.Outcome) string {
 	}
 	if s := cfg.Sources[sdk]; s != "" {
 		parts = append(parts, "--sdk-source "+shellQuote(sdk+"="+s))
+	}
+	if cfg.Runtime == RuntimeReal {
+		parts = append(parts, "--runtime real")
+		if cfg.RuntimeVersion != "" {
+			parts = append(parts, "--runtime-version "+cfg.RuntimeVersion)
+		}
 	}
 	parts = append(parts, "--scenario "+shellQuote(o.Scenario), shellQuote(filepath.ToSlash(filepath.Join("features", o.Feature))))
 	return strings.Join(parts, " ")

@@ -31,6 +31,7 @@ type target struct {
 	timeout     time.Duration
 	reportDir   string
 	rtOpts      runtime.Options
+	realBinary  string // --runtime real: the runtime each scenario starts (realruntime.go)
 	self        []string
 	progress    io.Writer // lines about the SDK that are not results
 	startSlots  chan struct{}

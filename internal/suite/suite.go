@@ -110,3 +110,27 @@ type Step struct {
 	// the step's data table (rows of cells; nil without one). Nil Needs: the phrase needs none.
 	Needs func(args []string, table [][]string) []string
 }
+
+// Runtime is what a scenario's SDKs talk to: the stand-in (*runtime.Server, the default) or a
+// recording proxy in front of the real runtime (internal/realruntime).
+type Runtime interface {
+	Listen(addr string) (string, error)
+	Close()
+	// Wait blocks until no scripted turn is being played, or ctx ends.
+	Wait(ctx context.Context) error
+	// AddTurn scripts what the model does on the next session.send.
+	AddTurn(runtime.Turn)
+}
+
+// Lacker is an optional part of a Runtime: a runtime that cannot be made to do what the
+// stand-in is scripted to do says so per runtime capability ("runtime.script.rejection", …),
+// with the reason; a scenario that needs one is unsupported on it.
+type Lacker interface {
+	Lacks(capability string) (string, bool)
+}
+
+// RuntimeMaker is an optional part of a Target: a run against another runtime than the stand-in
+// (--runtime real) makes each scenario's runtime. Without it each scenario gets a stand-in.
+type RuntimeMaker interface {
+	NewRuntime(ctx context.Context, rec *transcript.Recorder) (Runtime, error)
+}
