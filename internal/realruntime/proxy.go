@@ -331,11 +331,15 @@ func (p *Proxy) inject(name string, m wire.Message, body []byte) []byte {
 		return body
 	}
 	var added []string
-	if _, has := params["provider"]; !has {
+	// The runtime refuses a provider beside a per-session GitHub token ("Cannot specify both
+	// gitHubToken and provider in session.create"): such a session keeps the SDK's frame as is
+	// (and has no model to call).
+	_, token := params["gitHubToken"]
+	if _, has := params["provider"]; !has && !token {
 		params["provider"], _ = json.Marshal(map[string]string{"type": "openai", "baseUrl": p.model.BaseURL(), "apiKey": "conformance"})
 		added = append(added, "provider")
 	}
-	if v, has := params["model"]; !has || string(v) == "null" {
+	if v, has := params["model"]; !token && (!has || string(v) == "null") {
 		params["model"], _ = json.Marshal(DefaultModel)
 		added = append(added, "model")
 	}
