@@ -84,4 +84,3 @@ func relPlatform(root, path string) string {
 	}
 	return path
 }
-
