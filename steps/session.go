@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 )
@@ -113,12 +112,6 @@ func (w *world) resumeOpts(opts map[string]any) error {
 	if prev.id == "" {
 		return fmt.Errorf("the SDK did not report the id of the session it created")
 	}
-	// The application that started the session lets it go first: the real runtime refuses a
-	// second connection registering tools another live connection registered ("External tool
-	// name clash: … already registered by another connection", measured on 1.0.85).
-	if err := w.stopClient(prev.client); err != nil {
-		return err
-	}
 	c, err := w.connect()
 	if err != nil {
 		return err
@@ -163,18 +156,5 @@ func (w *world) theReplyIs(want string) error {
 	if *r.Content != want {
 		return fmt.Errorf("the SDK returned the reply %q, want %q", *r.Content, want)
 	}
-	return nil
-}
-
-// stopClient stops an SDK client of the scenario (it is not stopped again when the scenario ends).
-func (w *world) stopClient(c string) error {
-	i := slices.Index(w.clients, c)
-	if i < 0 {
-		return nil
-	}
-	if _, err := w.do("stopClient", map[string]any{"client": c}); err != nil {
-		return fmt.Errorf("stopping the SDK client %s: %w", c, err)
-	}
-	w.clients = slices.Delete(w.clients, i, i+1)
 	return nil
 }
