@@ -126,9 +126,11 @@ func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, name
 		}
 	}
 	if mk, ok := w.t.(suite.RuntimeMaker); ok {
-		if w.rt, err = mk.NewRuntime(ctx, rec); err != nil {
+		rt, err := mk.NewRuntime(ctx, rec)
+		if err != nil {
 			return fmt.Errorf("runtime: %w", err)
 		}
+		w.rt = rt
 	} else {
 		w.rt = runtime.New(rec, w.t.RuntimeOptions())
 	}

@@ -46,5 +46,9 @@ func (l *lease) NewRuntime(ctx context.Context, rec *transcript.Recorder) (suite
 	if l.realBinary == "" {
 		return runtime.New(rec, l.rtOpts), nil
 	}
-	return realruntime.Start(ctx, rec, realruntime.Config{Binary: l.realBinary, Check: l.rtOpts.Check, Slots: realSlots})
+	p, err := realruntime.Start(ctx, rec, realruntime.Config{Binary: l.realBinary, Env: l.realEnv, Check: l.rtOpts.Check, Slots: realSlots})
+	if err != nil {
+		return nil, err // not a typed nil *Proxy inside the interface
+	}
+	return p, nil
 }

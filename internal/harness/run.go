@@ -78,6 +78,7 @@ type Config struct {
 	Runtime        string
 	RuntimeVersion string
 	realBinary     string // set by Run for RuntimeReal
+	realEnv        []string
 
 	containers *containers     // set by Run for RunnerDocker
 	selection  *shardSelection // set by Run for a shard
@@ -161,7 +162,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: the real runtime: %v", ErrSetup, err)
 		}
-		cfg.realBinary = rb.Path
+		cfg.realBinary, cfg.realEnv = rb.Path, rb.Env
 		res.Harness.Runtime = "real: " + rb.Origin
 	}
 	view := cfg.Progress
@@ -271,7 +272,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, u unit, pin sdk
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
-	t.realBinary = cfg.realBinary
+	t.realBinary, t.realEnv = cfg.realBinary, cfg.realEnv
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)
 		info.Status, info.Reason, t.unavailable = report.Unavailable, why, why

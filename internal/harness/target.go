@@ -32,6 +32,7 @@ type target struct {
 	reportDir   string
 	rtOpts      runtime.Options
 	realBinary  string // --runtime real: the runtime each scenario starts (realruntime.go)
+	realEnv     []string
 	self        []string
 	progress    io.Writer // lines about the SDK that are not results
 	startSlots  chan struct{}

@@ -67,6 +67,7 @@ var Lacking = map[string]string{
 // Config says which runtime to run and how to check requests.
 type Config struct {
 	Binary string
+	Env    []string // added to the runtime's environment (sdks.RuntimeBinary.Env)
 	// Check, when set, validates each SDK request's params (the runtime's published schema).
 	Check func(method string, params json.RawMessage) []schema.Violation
 	// Slots, when set, bounds how many real runtimes run at once (a semaphore, held from Start
@@ -126,7 +127,7 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 	argv := append([]string{cfg.Binary}, Args...)
 	p.proc = exec.Command(argv[0], argv[1:]...)
 	p.proc.Dir = work
-	p.proc.Env = privateEnv(p.home)
+	p.proc.Env = append(privateEnv(p.home), cfg.Env...)
 	p.proc.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	p.proc.Stderr = p.errs
 	out, err := p.proc.StdoutPipe()
@@ -177,6 +178,7 @@ func privateEnv(home string) []string {
 		case strings.HasPrefix(k, "COPILOT_"), strings.HasPrefix(k, "GH_"), strings.HasPrefix(k, "GITHUB_"),
 			strings.HasPrefix(k, "XDG_"), strings.HasPrefix(k, "OPENAI_"), strings.HasPrefix(k, "AZURE_"),
 			k == "HOME", k == "NODE_OPTIONS", k == "NODE_DEBUG":
+			// COPILOT_* includes COPILOT_CLI_PATH, tokens and provider settings: none may leak in.
 			continue
 		}
 		env = append(env, kv)

@@ -1,12 +1,15 @@
 package sdks
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // The real Copilot runtime (--runtime real): which binary runs, prepared and cached like an SDK.
@@ -29,6 +32,10 @@ type RuntimeBinary struct {
 	Path    string // the executable
 	Version string // the version asked for ("" for the one the pinned SDK ships)
 	Origin  string // where it came from, for reports
+	// Env is added to each runtime process's environment: the npm CLI is a single executable
+	// that unpacks its package on start (6 to 16 s here) into COPILOT_CACHE_HOME, which is shared
+	// per version and filled once at preparation, so scenarios keep a private HOME and start fast.
+	Env []string
 }
 
 // PrepareRuntime returns the runtime binary for version ("" or "pinned": the one shipped beside
@@ -58,9 +65,13 @@ func PrepareRuntime(ctx context.Context, cacheRoot, version, sdkCacheDir string,
 		return m[0]
 	}
 	rb := RuntimeBinary{Version: version, Origin: fmt.Sprintf("npm %s@%s", RuntimePackage, version)}
+	unpacked := filepath.Join(dir, "unpacked")
+	rb.Env = []string{"COPILOT_CACHE_HOME=" + unpacked}
 	if p := bin(); p != "" {
-		rb.Path = p
-		return rb, nil
+		if _, err := os.Stat(filepath.Join(unpacked, "pkg")); err == nil {
+			rb.Path = p
+			return rb, nil
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return RuntimeBinary{}, err
@@ -75,7 +86,40 @@ func PrepareRuntime(ctx context.Context, cacheRoot, version, sdkCacheDir string,
 	if rb.Path = bin(); rb.Path == "" {
 		return RuntimeBinary{}, fmt.Errorf("npm installed %s@%s but %s holds no node_modules/@github/copilot-*/copilot", RuntimePackage, version, dir)
 	}
+	fmt.Fprintf(log, "runtime: unpacking %s@%s once into %s\n", RuntimePackage, version, unpacked)
+	if err := unpackRuntime(ctx, rb); err != nil {
+		return RuntimeBinary{}, err
+	}
 	return rb, nil
+}
+
+// unpackRuntime starts the runtime once, in a throwaway HOME, until it listens, so that its
+// package is unpacked into the shared COPILOT_CACHE_HOME.
+func unpackRuntime(ctx context.Context, rb RuntimeBinary) error {
+	home, err := os.MkdirTemp("", "conformance-runtime-unpack-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, rb.Path, "--headless", "--no-auto-update", "--no-auto-login")
+	cmd.Dir, cmd.Env = home, append(os.Environ(), append([]string{"HOME=" + home}, rb.Env...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if strings.Contains(strings.ToLower(sc.Text()), "listening on port") {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s exited or timed out before listening while unpacking", rb.Path)
 }
 
 func relPlatform(root, path string) string {
