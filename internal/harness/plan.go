@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/cases"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ type plan struct {
 	sdks         []string
 	pins         map[string]sdks.Pin
 	scenarios    []expect.Scenario
+	ids          map[[2]string]string // (feature, scenario) -> stable id
 	manifest     *expect.Manifest
 }
 
@@ -27,11 +29,17 @@ func makePlan(cfg Config) (*plan, error) {
 	if p.pins, err = sdks.LoadPins(filepath.Join(cfg.RepoRoot, "fixtures", "sdks.yaml")); err != nil {
 		return nil, err
 	}
-	if p.scenarios, err = ListScenarios(p.featuresRoot); err != nil {
+	if p.scenarios, err = cases.List(p.featuresRoot); err != nil {
 		return nil, err
 	}
+	p.ids = map[[2]string]string{}
+	for _, s := range p.scenarios {
+		if _, dup := p.ids[[2]string{s.Feature, s.Name}]; !dup { // outline rows sharing a name: one case
+			p.ids[[2]string{s.Feature, s.Name}] = s.ID
+		}
+	}
 	if cfg.Vocabulary != nil {
-		n, err := checkFeatures(cfg.Paths, cfg.Vocabulary, cfg.Tags, cfg.Scenario)
+		n, err := cases.Check(cfg.Paths, cfg.Vocabulary, cfg.Tags, cfg.Scenario)
 		if err != nil {
 			return nil, err
 		}

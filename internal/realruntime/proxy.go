@@ -31,6 +31,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -56,12 +57,13 @@ var Args = []string{"--headless", "--no-auto-update", "--no-auto-login"}
 // Lacking are the runtime capabilities the stand-in has and the real runtime lacks, with the
 // reason reported for a scenario that needs one. A step that scripts the runtime names one.
 var Lacking = map[string]string{
-	"runtime.script.rejection":       "the real runtime cannot be scripted to reject a request it would accept",
-	"runtime.script.delay":           "the real runtime cannot be scripted to delay its answers",
-	"runtime.script.framing":         "the real runtime cannot be scripted to split or coalesce its frames",
-	"runtime.script.legacyHandshake": "the real runtime cannot be made to drop connect (speak the older protocol)",
-	"runtime.script.request":         "the real runtime cannot be scripted to send the SDK a given request (permission, elicitation, user input, hook) at a given point",
-	"runtime.spawned":                "the SDK spawns the stand-in as its runtime over stdio; the real runtime is reached over TCP only",
+	"runtime.script.rejection":        "the real runtime cannot be scripted to reject a request it would accept",
+	"runtime.script.delay":            "the real runtime cannot be scripted to delay its answers",
+	"runtime.script.framing":          "the real runtime cannot be scripted to split or coalesce its frames",
+	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
+	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request (permission, elicitation, user input, hook) at a given point",
+	"runtime.script.generatedAnswers": "the schema sweep checks results the stand-in generates from the schema; the real runtime would run every method for real (shell, files, models) with generated params, which this harness does not do to it",
+	"runtime.spawned":                 "the SDK spawns the stand-in as its runtime over stdio; the real runtime is reached over TCP only",
 }
 
 // Config says which runtime to run and how to check requests.
@@ -93,6 +95,13 @@ type Proxy struct {
 	closed  bool
 	wg      sync.WaitGroup
 }
+
+// startSlots bounds the runtimes starting at once in this process; startTimeout is how long one
+// may take to say it listens (a loaded machine makes the npm CLI take seconds).
+var (
+	startSlots   = make(chan struct{}, goruntime.NumCPU())
+	startTimeout = 2 * time.Minute
+)
 
 var listening = regexp.MustCompile(`(?i)listening on port (\d+)`)
 
@@ -134,6 +143,20 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 	if err != nil {
 		return nil, err
 	}
+	// Starting is CPU work (the npm CLI loads its bundle: about 1 s of CPU, against 0.05 s for
+	// the platform package's runtime): a few at a time machine-wide, so that a full run does not
+	// starve every start at once.
+	select {
+	case startSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	started := false
+	defer func() {
+		if !started {
+			<-startSlots
+		}
+	}()
 	if err := p.proc.Start(); err != nil {
 		return nil, fmt.Errorf("starting the real runtime %s: %w", cfg.Binary, err)
 	}
@@ -152,17 +175,21 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 			close(port)
 		}
 	}()
+	wait := time.NewTimer(startTimeout)
+	defer wait.Stop()
 	select {
 	case pn, alive := <-port:
 		if !alive {
 			return nil, fmt.Errorf("the real runtime %s exited before listening: %s", cfg.Binary, p.errs.String())
 		}
 		p.up = "127.0.0.1:" + pn
-	case <-time.After(30 * time.Second):
-		return nil, fmt.Errorf("the real runtime %s did not say it was listening within 30s: %s", cfg.Binary, p.errs.String())
+	case <-wait.C:
+		return nil, fmt.Errorf("the real runtime %s did not say it was listening within %s: %s", cfg.Binary, startTimeout, p.errs.String())
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	started = true
+	<-startSlots
 	rec.Notef("", "real runtime (HOME %s) listening on %s; scripted model at %s", p.home, p.up, p.model.BaseURL())
 	ok = true
 	return p, nil
