@@ -63,7 +63,9 @@ func Build(runs []Run) Matrix {
 	for _, r := range runs {
 		m.Runtimes = append(m.Runtimes, r.Runtime)
 		m.Dirs = append(m.Dirs, r.Dir)
+		version := map[string]string{} // a run of one version per SDK leaves Result.Version empty
 		for _, s := range r.Results.SDKs {
+			version[s.Name] = s.Version
 			t := report.Target(s.Name, s.Version)
 			if cells[t] == nil {
 				cells[t] = map[string]*Cell{}
@@ -73,7 +75,11 @@ func Build(runs []Run) Matrix {
 			cells[t][r.Runtime] = &Cell{Runtime: r.Runtime, Counts: map[string]int{}, Works: s.Status == report.Available}
 		}
 		for _, res := range r.Results.Results {
-			t := report.Target(res.SDK, res.Version)
+			v := res.Version
+			if v == "" {
+				v = version[res.SDK]
+			}
+			t := report.Target(res.SDK, v)
 			c := cells[t][r.Runtime]
 			if c == nil {
 				continue
