@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/compat"
@@ -14,7 +15,7 @@ import (
 // runMatrix runs the suite once per real runtime version, each into <report-dir>/runtime@V/,
 // and writes the SDK × runtime compatibility matrix (compat.md, compat.json) into the report
 // folder.
-func runMatrix(ctx context.Context, cfg harness.Config, view *progress.View, versions []string) error {
+func runMatrix(ctx context.Context, cfg harness.Config, versions []string) error {
 	root := cfg.ReportDir
 	var runs []compat.Run
 	failed := false
@@ -22,9 +23,11 @@ func runMatrix(ctx context.Context, cfg harness.Config, view *progress.View, ver
 		c := cfg
 		c.RuntimeVersion = v
 		c.ReportDir = filepath.Join(root, "runtime@"+v)
+		c.Progress = progress.New(os.Stdout, progress.Options{Live: progress.IsTerminal(os.Stdout)}) // counts per version
+		fmt.Printf("\nruntime %s\n", v)
 		res, err := harness.Run(ctx, c)
+		c.Progress.Close()
 		if err != nil && res == nil {
-			view.Close()
 			return err
 		}
 		if res != nil {
@@ -37,7 +40,6 @@ func runMatrix(ctx context.Context, cfg harness.Config, view *progress.View, ver
 			break
 		}
 	}
-	view.Close()
 	m := compat.Build(runs)
 	if err := compat.Write(root, m); err != nil {
 		return err

@@ -99,7 +99,8 @@ unavailable).`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if len(rtVersions) > 1 {
-				return runMatrix(ctx, cfg, view, rtVersions)
+				view.Close()
+				return runMatrix(ctx, cfg, rtVersions)
 			}
 			if len(rtVersions) == 1 {
 				cfg.RuntimeVersion = rtVersions[0]
