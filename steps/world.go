@@ -44,6 +44,7 @@ type world struct {
 	checked      []report.Check
 	badLine      error        // the first driver line of the current command that was not protocol JSON
 	sweep        []*sweepCall // the generated calls of the schema sweep (generated.go)
+	events       []sentEvent  // the generated events sent (generated_events.go)
 }
 
 type session struct{ handle, id, client string }
@@ -184,7 +185,7 @@ func (w *world) importStdio() {
 		return
 	}
 	for _, e := range more {
-		e.Conn = strings.TrimSuffix("stdio-"+e.Conn, "-")
+		e.Conn = strings.TrimSuffix(transcript.SpawnedConn+"-"+e.Conn, "-")
 		w.rec.Add(e)
 	}
 	_ = os.Remove(w.stdioLog)

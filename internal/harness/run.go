@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/finish"
@@ -77,9 +78,10 @@ type Config struct {
 	realBinary     string // set by Run for RuntimeReal
 	realEnv        []string
 
-	generated *schemagen.Doc   // the runtime's schemas for the generated sweep (set by Run)
-	answers   *runtime.Answers // the runtime's generated answers (set by Run)
-	selection *shardSelection  // set by Run for a shard
+	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
+	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
+	catalog   []report.SchemaItem // every method and event type of the schemas, for the coverage
+	selection *shardSelection     // set by Run for a shard
 }
 
 // Runners: where the drivers run (package runner).
@@ -155,6 +157,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if cfg.RuntimeCheck == nil {
 		var v *schema.Validator
 		if v, res.Harness.Schema, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins); v != nil {
+			cfg.catalog = catalogOf(cfg.generated)
 			res.Harness.SchemaLoaded = true
 			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
 		}
@@ -208,7 +211,10 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
-			if t.total = total; t.selected != nil { // a shard runs only its part of the plan
+			switch t.total = total; {
+			case t.recordings != nil: // a replay runs what was recorded
+				t.total = t.recordings.Len()
+			case t.selected != nil: // a shard runs only its part of the plan
 				t.total = len(t.selected)
 			}
 			if t.pool != nil && t.total > 0 {
@@ -251,7 +257,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			}
 		}
 	}
-	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Sink: sink, Log: view.Writer()}); err != nil {
+	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Catalog: cfg.catalog, Sink: sink, Log: view.Writer()}); err != nil {
 		return res, err
 	}
 	if ctx.Err() != nil {
@@ -489,12 +495,41 @@ func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (*sch
 	return v, desc, gen, answers
 }
 
+// catalogOf lists every method and event type of the schemas, for the coverage.
+func catalogOf(gen *schemagen.Doc) []report.SchemaItem {
+	if gen == nil {
+		return nil
+	}
+	var out []report.SchemaItem
+	for _, m := range gen.Methods {
+		kind := "method"
+		if !m.FromSDK {
+			kind = "handler"
+		}
+		out = append(out, report.SchemaItem{Name: m.Name, Kind: kind, Internal: m.Internal})
+	}
+	for _, et := range gen.EventTypes {
+		out = append(out, report.SchemaItem{Name: et.Type, Kind: "event"})
+	}
+	coverage.SortCatalog(out)
+	return out
+}
+
 // generated loads the schemas for generation and generates every method's result.
 func generated(dir string) (*schemagen.Doc, *runtime.Answers, error) {
 	gen, err := schemagen.Load(dir)
 	if err != nil {
 		return nil, nil, err
 	}
+	// The sweep's cases are generated once per run (and shared by every SDK): start now, while
+	// the SDKs are prepared, rather than inside the first sweep scenario.
+	go func() {
+		for _, m := range gen.Methods {
+			if m.FromSDK && !m.Internal {
+				gen.CasesOnce(m)
+			}
+		}
+	}()
 	a := &runtime.Answers{Results: map[string]json.RawMessage{}, Public: map[string]bool{}}
 	for _, m := range gen.Methods {
 		if !m.FromSDK {

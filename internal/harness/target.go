@@ -130,12 +130,17 @@ func (l *lease) Unavailable() string {
 	return l.unavailable
 }
 
-// Capability is the hello's; a replayed scenario has every capability its recorded run did not
-// find missing (the recording shows what the SDK did when it ran).
+// Capability is the hello's. A replayed scenario lacks what its recording says it lacked, and
+// otherwise has what the recorded hello declared; replaying a lone transcript, with no hello,
+// it has every capability its recorded run did not find missing.
 func (l *lease) Capability(name string) (bool, string) {
 	if l.recording != nil {
-		note, lacked := l.recording.Lacks[name]
-		return !lacked, note
+		if note, lacked := l.recording.Lacks[name]; lacked {
+			return false, note
+		}
+		if l.hello == nil || len(l.hello.Capabilities) == 0 {
+			return true, ""
+		}
 	}
 	if l.hello == nil {
 		return false, ""
@@ -193,8 +198,10 @@ var errInterrupted = errors.New("the run was interrupted")
 func (t *target) interrupt() { t.drivers().kill() }
 
 // Transcript is written into the report folder as it happens (kept in memory when the target
-// has no report folder). A replayed scenario's starts with the recorded wire and notes; the
-// driver lines are recorded again as the recorded driver answers.
+// has no report folder). A replayed scenario's grows as the recorded one did: what was recorded
+// before the first driver command at once, then each command's stretch of the recorded wire
+// and notes as the recorded driver answers it (the driver lines are recorded again by the
+// steps).
 func (l *lease) Transcript(feature, scenario string) (*transcript.Recorder, string, error) {
 	if l.interrupted() {
 		return nil, "", errInterrupted
@@ -211,11 +218,14 @@ func (l *lease) Transcript(feature, scenario string) (*transcript.Recorder, stri
 		}
 	}
 	if l.recording != nil {
-		l.replayed = l.recording.Launcher()
-		for _, e := range l.recording.Entries {
-			if e.Dir != transcript.HarnessToDriver && e.Dir != transcript.DriverToHarness && e.Kind != transcript.KindScenario {
+		var before []transcript.Entry
+		l.replayed, before = l.recording.Launcher(func(es []transcript.Entry) {
+			for _, e := range es {
 				rec.Add(e)
 			}
+		})
+		for _, e := range before {
+			rec.Add(e)
 		}
 	}
 	return rec, path, nil
