@@ -14,6 +14,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/fidelity"
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
+	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
@@ -22,7 +23,7 @@ import (
 func fidelityCmd() *cobra.Command {
 	var (
 		sdkList, reportDir, cacheDir, rtVersion, tags string
-		compareOnly                                   bool
+		compareOnly, noProbe                          bool
 		timeout                                       time.Duration
 	)
 	cmd := &cobra.Command{
@@ -78,7 +79,7 @@ Exit status: 0 when both runs and the comparison were made (differences are find
 					}
 				}
 			}
-			doc, why := runtimeSchema(ctx, root, cacheDir)
+			doc, prepDir, why := runtimeSchema(ctx, root, cacheDir)
 			if doc == nil {
 				fmt.Printf("schema/runtime skew not measured: %s\n", why)
 			}
@@ -87,6 +88,21 @@ Exit status: 0 when both runs and the comparison were made (differences are find
 				return &exitError{2, err}
 			}
 			md := fidelity.Markdown(r)
+			if doc != nil && !noProbe {
+				if cacheDir == "" {
+					cacheDir = sdks.DefaultCacheRoot()
+				}
+				rb, err := sdks.PrepareRuntime(ctx, cacheDir, rtVersion, prepDir, os.Stdout)
+				if err == nil {
+					var probe *realruntime.SkewProbe
+					if probe, err = realruntime.ProbeSkew(ctx, realruntime.Config{Binary: rb.Path, Env: rb.Env}, doc); err == nil {
+						md += probe.Markdown()
+					}
+				}
+				if err != nil {
+					md += fmt.Sprintf("\n(the per-method probe did not run: %v)\n", err)
+				}
+			}
 			if len(times) == 2 {
 				md += fmt.Sprintf("\n## Time\n\nstand-in %.1fs, real %.1fs (%.2f×)\n", times[harness.RuntimeStandIn].Seconds(),
 					times[harness.RuntimeReal].Seconds(), times[harness.RuntimeReal].Seconds()/times[harness.RuntimeStandIn].Seconds())
@@ -108,35 +124,37 @@ Exit status: 0 when both runs and the comparison were made (differences are find
 	f.StringVar(&reportDir, "report-dir", "reports/fidelity", "where stand-in/, real/, fidelity.md and fidelity.json go")
 	f.StringVar(&cacheDir, "cache-dir", "", "where prepared drivers are cached")
 	f.StringVar(&rtVersion, "runtime-version", "", "the real runtime's version (npm @github/copilot); default the one the pinned Node SDK ships")
+	f.BoolVar(&noProbe, "no-probe", false, "leave out the per-method probe of the schema/runtime skew (every public method called once on a real runtime)")
 	f.BoolVar(&compareOnly, "compare", false, "run nothing: compare the stand-in/ and real/ runs already in --report-dir")
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
 	return cmd
 }
 
-// runtimeSchema reads the runtime's api.schema.json from the prepared schema-source SDK.
-func runtimeSchema(ctx context.Context, root, cacheDir string) ([]byte, string) {
+// runtimeSchema reads the runtime's api.schema.json from the prepared schema-source SDK, and
+// returns that preparation's folder (which also ships the runtime).
+func runtimeSchema(ctx context.Context, root, cacheDir string) ([]byte, string, string) {
 	d, ok := sdks.SchemaSource()
 	if !ok {
-		return nil, "no SDK recipe ships the runtime schema"
+		return nil, "", "no SDK recipe ships the runtime schema"
 	}
 	pins, err := sdks.LoadPins(filepath.Join(root, "fixtures", "sdks.yaml"))
 	if err != nil {
-		return nil, err.Error()
+		return nil, "", err.Error()
 	}
 	if cacheDir == "" {
 		cacheDir = sdks.DefaultCacheRoot()
 	}
 	prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: cacheDir, Log: os.Stdout}).Prepare(ctx, d.Name, pins[d.Name].Version, "")
 	if err != nil {
-		return nil, err.Error()
+		return nil, "", err.Error()
 	}
 	sd, err := d.Schema(prep.CacheDir)
 	if err != nil {
-		return nil, err.Error()
+		return nil, "", err.Error()
 	}
 	b, err := os.ReadFile(filepath.Join(sd, "api.schema.json"))
 	if err != nil {
-		return nil, err.Error()
+		return nil, "", err.Error()
 	}
-	return b, ""
+	return b, prep.CacheDir, ""
 }
