@@ -176,9 +176,9 @@ func cellText(c Cell) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	verdict := "works"
+	verdict := "ok"
 	if !c.Works {
-		verdict = "**breaks**"
+		verdict = "**fails**"
 	}
 	if len(parts) == 0 {
 		return verdict

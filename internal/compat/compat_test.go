@@ -26,10 +26,10 @@ func TestBuild(t *testing.T) {
 	}{
 		{"the same on both", results(report.Available, map[string]string{"a": report.Passed, "b": report.XFail}),
 			results(report.Available, map[string]string{"a": report.Passed, "b": report.XFail}), []bool{true, true}, 0,
-			[]string{"| node@1.0.14 | works: 1 passed, 1 xfail | works: 1 passed, 1 xfail |"}},
+			[]string{"| node@1.0.14 | ok: 1 passed, 1 xfail | ok: 1 passed, 1 xfail |"}},
 		{"the new runtime breaks a scenario", results(report.Available, map[string]string{"a": report.Passed, "b": report.Passed}),
 			results(report.Available, map[string]string{"a": report.Passed, "b": report.Failed}), []bool{true, false}, 1,
-			[]string{"**breaks**: 1 passed, 1 failed", "- f.feature: b — 1 passed, 2 failed"}},
+			[]string{"**fails**: 1 passed, 1 failed", "- f.feature: b — 1 passed, 2 failed"}},
 		{"an unavailable SDK does not work", results(report.Unavailable, nil), results(report.Unavailable, nil), []bool{false, false}, 0, nil},
 	}
 	for _, tt := range tests {
