@@ -19,6 +19,8 @@ func init() {
 		Pinned:   pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
 		Pristine: pristineGo,
 		Versions: goProbeVersions(goSDKModule),
+		VersionsNote: "the module proxy refuses version lists here; the versions were found by probing tags vX.Y.Z with `go list -m` " +
+			"(a tag that skips two patches, and pre-releases, are not found)",
 		Toolchain: []Tool{{
 			Bin:         "go",
 			VersionArgs: []string{"version"},
