@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -57,7 +58,7 @@ func InRange(published []string, r Range) ([]string, error) {
 	var keep []v
 	seen := map[string]bool{}
 	for _, raw := range published {
-		sv, err := semver.NewVersion(raw)
+		sv, err := parseVersion(raw)
 		if err != nil || seen[sv.String()] {
 			continue
 		}
@@ -77,6 +78,20 @@ func InRange(published []string, r Range) ([]string, error) {
 		out[i] = k.raw
 	}
 	return out, nil
+}
+
+// pep440Pre is a PyPI pre-release (1.0.27rc4, 1.0.0b12, 1.0.25.dev40141230562), which semver
+// does not parse.
+var pep440Pre = regexp.MustCompile(`^([0-9]+\.[0-9]+\.[0-9]+)\.?(a|b|rc|dev)([0-9]+)$`)
+
+// parseVersion parses a registry's version as semver, reading a PyPI pre-release as the semver
+// pre-release X.Y.Z-TAG.N (so it sorts below X.Y.Z; among themselves dev sorts after b, unlike
+// PEP 440, which only matters with --previews).
+func parseVersion(raw string) (*semver.Version, error) {
+	if m := pep440Pre.FindStringSubmatch(raw); m != nil {
+		return semver.NewVersion(m[1] + "-" + m[2] + "." + m[3])
+	}
+	return semver.NewVersion(raw)
 }
 
 // commandOutput runs argv and returns its standard output; an error carries the tail of stderr.

@@ -26,7 +26,10 @@ func TestInRange(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
-	_, err := InRange(published, Range{Lo: "latest", Hi: "1.0.5"})
+	pypi, err := InRange([]string{"1.0.9", "1.0.9rc3", "1.0.8", "1.0.8rc0", "1.0.25.dev40141230562", "1.0.0b12"}, Range{Lo: "1.0.0", Hi: "1.0.9", Previews: true})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"1.0.8rc0", "1.0.8", "1.0.9rc3", "1.0.9"}, pypi, "PyPI pre-releases, spelled as PyPI spells them")
+	_, err = InRange(published, Range{Lo: "latest", Hi: "1.0.5"})
 	assert.ErrorContains(t, err, `"latest"`)
 }
 
