@@ -6,7 +6,6 @@ package compare
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -18,9 +17,9 @@ import (
 // executed are the statuses whose transcripts hold a complete scenario.
 var executed = map[string]bool{report.Passed: true, report.Failed: true, report.XFail: true, report.XPass: true}
 
-// Scenarios compares every scenario that ran on at least two SDKs. Transcript paths in results
-// are relative to reportDir.
-func Scenarios(reportDir string, results []report.Result) ([]report.Comparison, error) {
+// Scenarios compares every scenario that ran on at least two SDKs, reading their transcripts
+// from ts (transcript paths in results are relative to its folder).
+func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparison, error) {
 	type key struct{ feature, scenario string }
 	groups := map[key][]report.Result{}
 	var order []key
@@ -44,7 +43,7 @@ func Scenarios(reportDir string, results []report.Result) ([]report.Comparison, 
 		checked := map[string]bool{}
 		var sdks []string
 		for _, r := range rs {
-			entries, err := transcript.Read(filepath.Join(reportDir, r.Transcript))
+			entries, err := ts.Read(r.Transcript)
 			if err != nil {
 				return nil, fmt.Errorf("%s on %s: %w", r.Scenario, r.SDK, err)
 			}

@@ -12,22 +12,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/compare"
 	"github.com/copilot-sdk-conformance/conformance/internal/container"
-	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
+	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
-	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
@@ -163,7 +159,8 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
-	defer sink.Close()
+	defer sink.Close()                          // an interrupted or failed run's stream has no footer
+	store := transcript.NewStore(cfg.ReportDir) // each transcript read once: timing, then the finish
 	sdkInfo := make([]report.SDK, len(targets))
 	timings := make([]*clock, len(targets))
 	total := countScenarios(cfg)
@@ -179,7 +176,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		go func() {
 			defer wg.Done()
 			view.Preparing(name)
-			clk := &clock{sdk: name, dir: cfg.ReportDir, begun: time.Now()}
+			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, u, p.pins[u.sdk], prepSlots, startSlots)
 			if t.total = total; t.selected != nil { // a shard runs only its part of the plan
@@ -219,16 +216,9 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 			res.Timing = append(res.Timing, clk.summary(cfg.Jobs))
 		}
 	}
-	sortResults(res.Results)
-	// Each SDK@version is a column of its own in the cross-SDK comparison.
-	if res.Comparisons, err = compare.Scenarios(cfg.ReportDir, report.ByTarget(res).Results); err != nil {
-		fmt.Fprintf(view.Writer(), "comparison: %v\n", err)
-	}
-	res.Coverage = coverage.Compute(cfg.ReportDir, res, schemaMethods, res.Harness.Schema)
-	if err := render.Write(cfg.ReportDir, res); err != nil {
+	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Sink: sink, Log: view.Writer()}); err != nil {
 		return res, err
 	}
-	scrubReportDir(cfg.ReportDir, cfg.Log)
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%w: the reports hold the %d results that finished before", ErrInterrupted, len(res.Results))
 	}
@@ -404,28 +394,6 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 	suite.Run()
 }
 
-// scrubReportDir passes every file of the report folder through transcript.Scrub once the run
-// is over. Each writer scrubs as it writes, but a secret is known only from the moment some
-// frame carried it, and SDKs run concurrently: a file written earlier (godog's record, which
-// quotes the features' step text; another SDK's driver log) may still hold it.
-func scrubReportDir(dir string, log io.Writer) {
-	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil
-		}
-		if s := transcript.Scrub(string(b)); s != string(b) {
-			if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-				fmt.Fprintf(log, "scrubbing %s: %v\n", path, err)
-			}
-		}
-		return nil
-	})
-}
-
 // classify turns a scenario outcome into a result status, applying the manifest.
 func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Outcome) report.Result {
 	r := report.Result{Feature: o.Feature, Scenario: o.Scenario, SDK: sdk.Name, Version: sdk.Version, Checked: o.Checked,
@@ -500,26 +468,6 @@ func shellQuote(s string) string {
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
-
-func sortResults(rs []report.Result) {
-	order := map[string]int{}
-	for i, n := range sdks.Names() {
-		order[n] = i
-	}
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
-		if a.Feature != b.Feature {
-			return a.Feature < b.Feature
-		}
-		if a.Scenario != b.Scenario {
-			return a.Scenario < b.Scenario
-		}
-		if a.SDK != b.SDK {
-			return order[a.SDK] < order[b.SDK]
-		}
-		return report.VersionLess(a.Version, b.Version)
-	})
-}
 
 // loadSchema takes the runtime's published api.schema.json from the preparation of the SDK whose
 // recipe ships it (the pinned Node SDK's platform package; preparing it, which is cached, if

@@ -107,6 +107,3 @@ func (s *shardSelection) of(label string) map[string]bool {
 func (t *target) Selected(feature, scenario string) bool {
 	return t.selected == nil || t.selected[feature+"\t"+scenario]
 }
-
-// SortResults puts results in report order: feature, scenario, then the SDKs' order.
-func SortResults(rs []report.Result) { sortResults(rs) }

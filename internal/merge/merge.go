@@ -14,9 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/compare"
-	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
-	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
@@ -65,12 +63,7 @@ func Merge(out string, inputs []string, command string) (*report.Results, error)
 	if res.SDKs, err = sdkInfo(shards); err != nil {
 		return nil, err
 	}
-	harness.SortResults(res.Results)
-	if res.Comparisons, err = compare.Scenarios(out, report.ByTarget(res).Results); err != nil {
-		return nil, fmt.Errorf("comparison over the shards: %w", err)
-	}
-	res.Coverage = coverage.Compute(out, res, schemaMethods(shards), shards[0].res.Harness.Schema)
-	return res, render.Write(out, res)
+	return res, finish.Finish(out, res, finish.Options{SchemaMethods: schemaMethods(shards)})
 }
 
 // schemaMethods is the schema's method list as the shards' coverage gives it (every shard ran
