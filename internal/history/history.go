@@ -105,6 +105,8 @@ type Wire struct {
 	// Silent is set when in some scenario the status did not change: nothing but the payload
 	// tells the reviewer.
 	Silent bool `json:"silent"`
+	// Kind is silent-wire-change when Silent, else the kind of the status change it came with.
+	Kind string `json:"kind"`
 	// Agrees lists the other SDKs this version now agrees with at this path (they had the new
 	// value where this SDK had the old); Differs those it now differs from.
 	Agrees    []string `json:"agrees,omitempty"`
@@ -315,6 +317,12 @@ func wire(changes []Change) []Wire {
 			}
 			w := &out[i]
 			w.Silent = w.Silent || c.Kind == SilentWire
+			if w.Kind == "" || w.Silent {
+				w.Kind = c.Kind
+			}
+			if w.Silent {
+				w.Kind = SilentWire
+			}
 			w.Scenarios = append(w.Scenarios, Ref{Feature: c.Feature, Scenario: c.Scenario, Request: p.Request,
 				Before: c.Before, After: c.After, Rerun: c.Rerun})
 			agrees, differs := side(p)

@@ -120,6 +120,7 @@ func TestBuildClassifiesEachChange(t *testing.T) {
 	w := v.Wire[0]
 	assert.Equal(t, "session.create gained tools[0].isTerminal (false)", w.Headline)
 	assert.True(t, w.Silent)
+	assert.Equal(t, SilentWire, w.Kind)
 	assert.Len(t, w.Scenarios, 2, "the silent change and the regression's payload")
 	// In the regressed scenario go kept the old payload: so go is neither in every scenario.
 	assert.Empty(t, w.Agrees)
