@@ -178,7 +178,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 							return harness.ErrInterrupted
 						}
 						runs[i].Err = err.Error()
-						return fmt.Errorf("unavailable: %s", firstLineOf(err.Error()))
+						return fmt.Errorf("unavailable: %s", history.Brief(err.Error()))
 					}
 					res, err := runOne(ctx, runCfg(dir, []string{sdk}, map[string][]string{sdk: {v}}, nil, sdk+" "+v), dir)
 					runs[i].Results = res
@@ -248,7 +248,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			fmt.Printf("\n%s %s: %s (%.0fs)\n", sdk, h.Range(), h.CountLine(), time.Since(began).Seconds())
 			for _, v := range h.Versions {
 				if v.Status != report.Available {
-					fmt.Printf("  %s unavailable: %s\n", v.Version, firstLineOf(v.Reason))
+					fmt.Printf("  %s unavailable: %s\n", v.Version, history.Brief(v.Reason))
 				}
 			}
 			fmt.Printf("history: %s (history.md, history.html, history.json; each version under SDK@VERSION/)\n", base)

@@ -195,3 +195,14 @@ func TestWriteRendersEveryFormat(t *testing.T) {
 	assert.NotContains(t, string(page), "<link ", "self-contained")
 	assert.False(t, strings.Contains(string(page), "src=\"http"), "nothing fetched")
 }
+
+func TestBrief(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"npm error 404", "npm error 404"},
+		{"go mod tidy failed: exit status 1\ngo: downloading x\n\tserver response: This module version is not available.\n",
+			"go mod tidy failed: exit status 1 … server response: This module version is not available."},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Brief(tt.in))
+	}
+}

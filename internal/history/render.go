@@ -81,7 +81,7 @@ func Markdown(h *History) string {
 	for _, v := range h.Versions {
 		status := v.Status
 		if v.Status != report.Available {
-			status += ": " + mdCell(firstLine(v.Reason))
+			status += ": " + mdCell(Brief(v.Reason))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", v.Version, status, totals(v.Totals), mdCell(v.summary()))
 	}
@@ -202,10 +202,22 @@ func plural(n int) string {
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
+// Brief is a reason in one line: its first line and, when the reason carries a command's output,
+// the output's last line, where registries and toolchains put their answer ("404 Not Found",
+// "This module version is not available").
+func Brief(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	first, last := strings.TrimSpace(lines[0]), strings.TrimSpace(lines[len(lines)-1])
+	if len(lines) == 1 || last == first {
+		return first
+	}
+	return first + " … " + last
+}
+
 func mdCell(s string) string {
 	s = strings.ReplaceAll(firstLine(s), "|", `\|`)
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:199]) + "…"
+	if r := []rune(s); len(r) > 400 {
+		s = string(r[:399]) + "…"
 	}
 	return s
 }
@@ -214,7 +226,7 @@ func mdCell(s string) string {
 var pageTemplate string
 
 var page = template.Must(template.New("history").Funcs(template.FuncMap{
-	"totals": totals, "others": othersLine, "orNew": orNew, "first": firstLine,
+	"totals": totals, "others": othersLine, "orNew": orNew, "first": firstLine, "brief": Brief,
 	"passed": func(s string) bool { return did(s) == report.Passed },
 }).Parse(pageTemplate))
 
