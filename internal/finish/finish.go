@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/compare"
@@ -65,6 +66,24 @@ func Finish(dir string, res *report.Results, opt Options) error {
 	}
 	scrubDir(dir, opt.Log)
 	return nil
+}
+
+// SchemaMethods is the runtime schema's method list as a finished report's coverage gives it
+// (the exercised methods in the schema and the unexercised ones), for a finish of records whose
+// schema is not loaded again (merge, replay).
+func SchemaMethods(c *report.Coverage) []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for _, u := range c.Exercised {
+		if u.InSchema {
+			out = append(out, u.Method)
+		}
+	}
+	out = append(out, c.Unexercised...)
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // stream writes results.ndjson for records that were not streamed as they came.

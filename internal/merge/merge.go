@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,32 +68,14 @@ func Merge(out string, inputs []string, command string) (*report.Results, error)
 }
 
 // schemaMethods is the schema's method list as the shards' coverage gives it (every shard ran
-// with the same schema: the exercised methods in it and the unexercised ones).
+// with the same schema).
 func schemaMethods(shards []shard) []string {
-	seen := map[string]bool{}
-	var out []string
+	var all []string
 	for _, s := range shards {
-		c := s.res.Coverage
-		if c == nil {
-			continue
-		}
-		add := func(m string) {
-			if !seen[m] {
-				seen[m] = true
-				out = append(out, m)
-			}
-		}
-		for _, u := range c.Exercised {
-			if u.InSchema {
-				add(u.Method)
-			}
-		}
-		for _, m := range c.Unexercised {
-			add(m)
-		}
+		all = append(all, finish.SchemaMethods(s.res.Coverage)...)
 	}
-	sort.Strings(out)
-	return out
+	slices.Sort(all)
+	return slices.Compact(all)
 }
 
 func read(inputs []string) ([]shard, error) {
