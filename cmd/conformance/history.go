@@ -247,8 +247,11 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			}
 			fmt.Printf("\n%s %s: %s (%.0fs)\n", sdk, h.Range(), h.CountLine(), time.Since(began).Seconds())
 			for _, v := range h.Versions {
-				if v.Status != report.Available {
+				switch {
+				case v.Status != report.Available:
 					fmt.Printf("  %s unavailable: %s\n", v.Version, history.Brief(v.Reason))
+				case len(v.Changes) > 0:
+					fmt.Printf("  %s: %s\n", v.Version, v.Summary())
 				}
 			}
 			fmt.Printf("history: %s (history.md, history.html, history.json; each version under SDK@VERSION/)\n", base)

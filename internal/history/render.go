@@ -83,7 +83,7 @@ func Markdown(h *History) string {
 		if v.Status != report.Available {
 			status += ": " + mdCell(Brief(v.Reason))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", v.Version, status, totals(v.Totals), mdCell(v.summary()))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", v.Version, status, totals(v.Totals), mdCell(v.Summary()))
 	}
 	for _, v := range h.Versions {
 		if len(v.Changes) == 0 {
@@ -135,8 +135,8 @@ func Markdown(h *History) string {
 	return b.String()
 }
 
-// summary is one line for the timeline table.
-func (v Version) summary() string {
+// Summary is the version's changes in one line (the timeline table, the console).
+func (v Version) Summary() string {
 	if v.Status != report.Available {
 		return "not run"
 	}
