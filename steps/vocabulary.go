@@ -81,12 +81,13 @@ var stepNeeds = map[string]func(args []string, table [][]string) []string{
 	`^the application tries to replace the tools with:$`: func(_ []string, t [][]string) []string {
 		return append(tableNeeds(t), "session.setTools")
 	},
-	`^the tools are replaced with no tools$`:                                          needs("session.setTools"),
-	`^the tools are replaced (\d+) times at once$`:                                    needs("session.setTools"),
-	`^the tools are replaced through the generated RPC with no tools$`:                needs("session.rpc.tools.set"),
-	`^the tools are replaced through the generated RPC with the language's nil list$`: needs("session.rpc.tools.set", "session.rpc.tools.set.nil"),
-	`^the application tries to call clearContext with "([^"]*)" outside a tool call$`: needs("session.clearContext"),
-	`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`:     needs("events"),
+	`^the tools are replaced with no tools$`:                                                                          needs("session.setTools"),
+	`^the tools are replaced (\d+) times at once$`:                                                                    needs("session.setTools"),
+	`^the tools are replaced through the generated RPC with no tools$`:                                                needs("session.rpc.tools.set"),
+	`^the tools are replaced through the generated RPC with the language's nil list$`:                                 needs("session.rpc.tools.set", "session.rpc.tools.set.nil"),
+	`^the application tries to call clearContext with "([^"]*)" outside a tool call$`:                                 needs("session.clearContext"),
+	`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`:                                     needs("events"),
+	`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`: needs("rpc.generated"),
 }
 
 // commandNeeds is the capability a driver command needs: a driver that declared it and answers
@@ -97,6 +98,8 @@ var commandNeeds = map[string]string{
 	"setToolsConcurrently": "session.setTools",
 	"setToolsRpc":          "session.rpc.tools.set",
 	"clearContext":         "session.clearContext",
+	"rpc":                  "rpc.generated",
+	"rpcBatch":             "rpc.generated",
 }
 
 // Vocabulary lists every phrase the steps bind with what it needs (suite.Step), without godog.

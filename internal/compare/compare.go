@@ -40,7 +40,7 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 			continue
 		}
 		payloads := map[string]map[string]any{} // sdk -> "method#n" -> params
-		checked := map[string]bool{}
+		checked := map[report.Check]bool{}
 		var sdks []string
 		for _, r := range rs {
 			entries, err := ts.Read(r.Transcript)
@@ -77,7 +77,7 @@ func Requests(entries []transcript.Entry) map[string]any {
 }
 
 // Payloads diffs per request; a request only some SDKs sent is one difference at path "".
-func Payloads(bySDK map[string]map[string]any, checked map[string]bool) []report.Difference {
+func Payloads(bySDK map[string]map[string]any, checked map[report.Check]bool) []report.Difference {
 	requests := map[string]bool{}
 	for _, reqs := range bySDK {
 		for r := range reqs {
@@ -117,9 +117,9 @@ func Payloads(bySDK map[string]map[string]any, checked map[string]bool) []report
 
 // classify marks a difference normative when an assertion checked that path, a path inside it,
 // or a path it contains; "**.key" checks match the key at any depth.
-func classify(method, path string, checked map[string]bool) string {
+func classify(method, path string, checked map[report.Check]bool) string {
 	for c := range checked {
-		m, p, _ := strings.Cut(c, ":")
+		m, p := c.Method, c.Path
 		if m != method {
 			continue
 		}

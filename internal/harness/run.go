@@ -26,6 +26,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -69,7 +70,9 @@ type Config struct {
 	LocalBases bool
 	Shard      Shard // --shard I/N; zero: the whole plan
 
-	selection *shardSelection // set by Run for a shard
+	generated *schemagen.Doc   // the runtime's schemas for the generated sweep (set by Run)
+	answers   *runtime.Answers // the runtime's generated answers (set by Run)
+	selection *shardSelection  // set by Run for a shard
 }
 
 // Runners: where the drivers run (package runner).
@@ -144,7 +147,8 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	var schemaMethods []string // for the coverage of the schema's methods
 	if cfg.RuntimeCheck == nil {
 		var v *schema.Validator
-		if v, res.Harness.Schema = loadSchema(ctx, cfg, p.pins); v != nil {
+		if v, res.Harness.Schema, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins); v != nil {
+			res.Harness.SchemaLoaded = true
 			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
 		}
 	}
@@ -207,6 +211,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			}
 			t.finished = func(o suite.Outcome) {
 				r := classify(cfg, p.manifest, u, info, o)
+				r.ID = p.ids[[2]string{o.Feature, o.Scenario}]
 				if rec, ok := t.recorded(o); ok && r.Rerun != "" && rec.Result.Rerun != "" {
 					r.Rerun = rec.Result.Rerun // a replay reruns what the recorded run ran
 				}
@@ -264,6 +269,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
+	t.rtOpts.Answers, t.generated = cfg.answers, cfg.generated
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)
 		info.Status, info.Reason, t.unavailable = report.Unavailable, why, why
@@ -431,26 +437,58 @@ func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
 // loadSchema takes the runtime's published api.schema.json from the preparation of the SDK whose
 // recipe ships it (the pinned Node SDK's platform package; preparing it, which is cached, if
-// needed). Without it the run goes on and the schema scenarios report unsupported.
-func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (*schema.Validator, string) {
+// needed). Without it the run goes on and the schema scenarios report unsupported. Beside the
+// validator it loads both schemas for generation (the sweep's cases, the runtime's generated
+// answers); a generation problem leaves those out (the sweep then reports unsupported).
+func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (*schema.Validator, string, *schemagen.Doc, *runtime.Answers) {
 	d, ok := sdks.SchemaSource()
 	if !ok {
-		return nil, "unavailable: no SDK recipe ships the runtime schema"
+		return nil, "unavailable: no SDK recipe ships the runtime schema", nil, nil
 	}
 	pin := pins[d.Name]
 	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, d.Name, pin.Version, "")
 	if err != nil {
-		return nil, "unavailable: " + firstLine(err.Error())
+		return nil, "unavailable: " + firstLine(err.Error()), nil, nil
 	}
 	dir, err := d.Schema(prep.CacheDir)
 	if err != nil {
-		return nil, "unavailable: " + err.Error()
+		return nil, "unavailable: " + err.Error(), nil, nil
 	}
 	v, err := schema.Load(filepath.Join(dir, "api.schema.json"))
 	if err != nil {
-		return nil, "unavailable: " + firstLine(err.Error())
+		return nil, "unavailable: " + firstLine(err.Error()), nil, nil
 	}
-	return v, fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
+	desc := fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
+	gen, answers, err := generated(dir)
+	if err != nil {
+		fmt.Fprintf(cfg.Log, "schema generation: %v\n", err)
+		return v, desc, nil, nil
+	}
+	return v, desc, gen, answers
+}
+
+// generated loads the schemas for generation and generates every method's result.
+func generated(dir string) (*schemagen.Doc, *runtime.Answers, error) {
+	gen, err := schemagen.Load(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := &runtime.Answers{Results: map[string]json.RawMessage{}, Public: map[string]bool{}}
+	for _, m := range gen.Methods {
+		if !m.FromSDK {
+			continue
+		}
+		r, err := gen.Result(m)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		a.Results[m.Name], a.Public[m.Name] = b, !m.Internal
+	}
+	return gen, a, nil
 }
 
 // relTo shortens path to be relative to root when it lies inside it, so that reports hold no

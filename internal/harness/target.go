@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"io"
 	"path/filepath"
 	"sync"
@@ -35,6 +36,7 @@ type target struct {
 	timeout    time.Duration
 	reportDir  string
 	rtOpts     runtime.Options
+	generated  *schemagen.Doc // the runtime's schemas for the generated sweep; nil: not loaded
 	self       []string
 	progress   io.Writer // lines about the SDK that are not results
 	startSlots chan struct{}
@@ -133,6 +135,9 @@ func (l *lease) SchemaLoaded() bool {
 	return l.rtOpts.Check != nil
 }
 func (l *lease) StdioRuntime() []string { return l.self }
+
+// Schemas is the runtime's schemas, loaded for the generated sweep (suite.Schemas).
+func (l *lease) Schemas() *schemagen.Doc { return l.generated }
 
 // Finished returns the driver to the pool, then hands the outcome on, except one cut short by
 // an interrupt: it is not a result (what ran before is kept in the reports).
