@@ -203,8 +203,11 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 				}
 			)
 			for _, j := range queue {
-				wg.Add(1)
 				workers <- struct{}{}
+				if ctx.Err() != nil { // interrupted: start nothing more
+					break
+				}
+				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					defer func() { <-workers }()
@@ -223,11 +226,11 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 					}
 					progress("[%d/%d] %s: %s (%.1fs)\n", n, len(queue), j.label, status, time.Since(t).Seconds())
 				}()
-				if ctx.Err() != nil {
-					break
-				}
 			}
 			wg.Wait()
+			if fatal == nil && ctx.Err() != nil {
+				fatal = harness.ErrInterrupted
+			}
 			if fatal != nil {
 				return fatal
 			}
