@@ -32,7 +32,7 @@ func historyCmd() *cobra.Command {
 	var (
 		sdk, from, to, since, scenario, tags, reportDir, cacheDir, compareWith string
 		previews                                                               bool
-		parallel, jobs                                                         int
+		parallel, jobs, recheck                                                int
 		timeout                                                                time.Duration
 	)
 	cmd := &cobra.Command{
@@ -44,6 +44,8 @@ cached like --sdk-version, --parallel versions at a time), and compares each ver
 previous one that ran: scenarios whose status changed and, where a scenario ran on both, the
 payload paths whose values changed. Each change is classified: regression (passed, now fails),
 fix, capability gained or lost, silent wire change (the payload changed, the status did not).
+The failing side of up to --recheck regressions and fixes is run again: a failure that does not
+come back is reported as flaky (a timeout on a loaded machine), not as the version's.
 
 With --compare-with (default auto: every other SDK whose toolchain is present, at its pinned
 version) each payload change also says whether it makes this SDK agree with the other SDKs or
@@ -245,6 +247,38 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 					return fmt.Sprintf("go run ./cmd/conformance run --sdk %s --sdk-version %s=%s,%s --scenario %s %s", sdk, sdk, prev, cur,
 						quote(scenario), quote(filepath.ToSlash(filepath.Join("features", feature))))
 				}})
+			// A regression or fix rests on one failure; under load a timing-sensitive scenario
+			// can fail once (an SDK's own timeout). Its failing side is run again, up to
+			// --recheck times, regressions first: a failure that does not come back is flaky.
+			type pending struct{ v, i int }
+			var rechecks []pending
+			for _, kind := range []string{history.Regression, history.Fix} {
+				for vi, v := range h.Versions {
+					for ci, c := range v.Changes {
+						if c.Kind == kind && c.Scenario != "" && len(rechecks) < recheck {
+							rechecks = append(rechecks, pending{vi, ci})
+						}
+					}
+				}
+			}
+			for n, p := range rechecks {
+				v := h.Versions[p.v]
+				c := v.Changes[p.i]
+				version := c.FailingSide(v)
+				dir := filepath.Join(base, "recheck", fmt.Sprint(n+1))
+				cfg := runCfg(dir, []string{sdk}, map[string][]string{sdk: {version}}, nil, "recheck "+sdk+" "+version)
+				cfg.Scenario, cfg.Paths, cfg.Tags = c.Scenario, []string{filepath.Join(root, "features", c.Feature)}, ""
+				res, err := runOne(ctx, cfg, dir)
+				if errors.Is(err, harness.ErrInterrupted) {
+					return err
+				}
+				if res == nil || len(res.Results) != 1 {
+					fmt.Printf("recheck %s %s: %s: no result (%v)\n", report.Target(sdk, version), c.Scenario, dir, err)
+					continue
+				}
+				h.Rechecked(p.v, p.i, version, res.Results[0].Status)
+				fmt.Printf("[recheck %d/%d] %s %s: %s\n", n+1, len(rechecks), c.Kind, c.Scenario, h.Versions[p.v].Changes[p.i].Recheck)
+			}
 			if err := history.Write(base, h); err != nil {
 				return &exitError{2, err}
 			}
@@ -273,6 +307,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 	f.StringVar(&reportDir, "report-dir", "reports/history", "where the history and each version's reports go")
 	f.StringVar(&cacheDir, "cache-dir", "", "where prepared drivers are cached (default $CONFORMANCE_CACHE or the user cache folder)")
 	f.IntVar(&parallel, "parallel", 4, "versions run at once")
+	f.IntVar(&recheck, "recheck", 10, "regressions and fixes whose failing side is run again to tell a flaky failure from the version's (0: none)")
 	f.IntVar(&jobs, "jobs", 0, "scenarios of one version run at once (default: the run's default divided by --parallel)")
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
 	return cmd

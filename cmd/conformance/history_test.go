@@ -51,6 +51,7 @@ func TestHistoryFindsAKnownWireChange(t *testing.T) {
 	assert.Equal(t, history.Fix, c.Kind)
 	assert.Equal(t, scenario, c.Scenario)
 	assert.Contains(t, c.Rerun, "--sdk-version go=v1.0.8,v1.0.9")
+	assert.Equal(t, "reproduced: v1.0.8 failed again when rerun", c.Recheck, "the fix's failing side was run again")
 	for _, p := range []string{c.Before, c.After} {
 		assert.FileExists(t, filepath.Join(out, p), "the change links both transcripts")
 	}

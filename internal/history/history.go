@@ -29,10 +29,13 @@ const (
 	Fix              = "fix"                // failed, now passes
 	CapabilityGained = "capability-gained"  // unsupported, now runs (or the driver's hello gained it)
 	StatusChange     = "status-change"      // any other change of status (skipped, removed, new)
+	// Flaky is a regression or fix whose failing side passed when the scenario was run again:
+	// the failure was the machine's (a timeout under load), not the version's.
+	Flaky = "flaky"
 )
 
 // Kinds lists the kinds in reading order.
-var Kinds = []string{Regression, SilentWire, CapabilityLost, Fix, CapabilityGained, StatusChange}
+var Kinds = []string{Regression, SilentWire, CapabilityLost, Fix, CapabilityGained, StatusChange, Flaky}
 
 // History is history.json.
 type History struct {
@@ -83,6 +86,37 @@ type Change struct {
 	Rerun string `json:"rerun,omitempty"`
 	// Others are the other SDKs' statuses of the scenario in the reference run.
 	Others map[string]string `json:"others,omitempty"`
+	// Recheck says what running the failing side again showed (Rechecked).
+	Recheck string `json:"recheck,omitempty"`
+}
+
+// FailingSide is the version whose failure a regression or fix rests on: the new version of a
+// regression, the previous one of a fix ("" for other kinds).
+func (c Change) FailingSide(v Version) string {
+	switch c.Kind {
+	case Regression:
+		return v.Version
+	case Fix:
+		return v.Previous
+	}
+	return ""
+}
+
+// Rechecked records that the failing side of change i of version v was run again with status:
+// a failure again confirms the change; anything else makes it flaky.
+func (h *History) Rechecked(v, i int, version, status string) {
+	c := &h.Versions[v].Changes[i]
+	if did(status) == report.Failed {
+		c.Recheck = fmt.Sprintf("reproduced: %s failed again when rerun", version)
+		return
+	}
+	c.Recheck = fmt.Sprintf("not reproduced: %s was %s when rerun, so the failure was not the version's", version, status)
+	h.Counts[c.Kind]--
+	if h.Counts[c.Kind] == 0 {
+		delete(h.Counts, c.Kind)
+	}
+	c.Kind = Flaky
+	h.Counts[Flaky]++
 }
 
 // Payload is one changed JSON path of one request, with the other SDKs' values there.

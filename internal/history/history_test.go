@@ -206,3 +206,25 @@ func TestBrief(t *testing.T) {
 		assert.Equal(t, tt.want, Brief(tt.in))
 	}
 }
+
+func TestRecheckedTellsFlakyFromReproduced(t *testing.T) {
+	h, _ := history(t)
+	v := 2 // 1.0.9: a regression and a capability gained
+	var reg int
+	for i, c := range h.Versions[v].Changes {
+		if c.Kind == Regression {
+			reg = i
+		}
+	}
+	c := h.Versions[v].Changes[reg]
+	assert.Equal(t, "1.0.9", c.FailingSide(h.Versions[v]))
+
+	h.Rechecked(v, reg, "1.0.9", report.XFail)
+	assert.Equal(t, Regression, h.Versions[v].Changes[reg].Kind, "failed again: the regression stands")
+	assert.Contains(t, h.Versions[v].Changes[reg].Recheck, "reproduced")
+
+	h.Rechecked(v, reg, "1.0.9", report.Passed)
+	assert.Equal(t, Flaky, h.Versions[v].Changes[reg].Kind)
+	assert.Contains(t, h.Versions[v].Changes[reg].Recheck, "not reproduced: 1.0.9 was passed")
+	assert.Equal(t, map[string]int{SilentWire: 1, CapabilityGained: 2, Flaky: 1}, h.Counts)
+}

@@ -127,6 +127,9 @@ func Markdown(h *History) string {
 			if c.Before != "" || c.After != "" {
 				fmt.Fprintf(&b, "  - [before](%s) [after](%s)\n", c.Before, c.After)
 			}
+			if c.Recheck != "" {
+				fmt.Fprintf(&b, "  - rechecked: %s\n", c.Recheck)
+			}
 			if c.Rerun != "" {
 				fmt.Fprintf(&b, "  - rerun: `%s`\n", c.Rerun)
 			}
