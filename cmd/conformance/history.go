@@ -248,36 +248,42 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 						quote(scenario), quote(filepath.ToSlash(filepath.Join("features", feature))))
 				}})
 			// A regression or fix rests on one failure; under load a timing-sensitive scenario
-			// can fail once (an SDK's own timeout). Its failing side is run again, up to
-			// --recheck times, regressions first: a failure that does not come back is flaky.
-			type pending struct{ v, i int }
-			var rechecks []pending
-			for _, kind := range []string{history.Regression, history.Fix} {
-				for vi, v := range h.Versions {
-					for ci, c := range v.Changes {
-						if c.Kind == kind && c.Scenario != "" && len(rechecks) < recheck {
-							rechecks = append(rechecks, pending{vi, ci})
-						}
+			// can fail once (an SDK's own timeout). The failing side of up to --recheck of them
+			// (not those of a version where many scenarios changed alike) is run again,
+			// --parallel at a time: a failure that does not come back is flaky.
+			rechecks := h.ToRecheck(recheck)
+			statuses := make([]string, len(rechecks))
+			for n, p := range rechecks {
+				v := h.Versions[p.V]
+				c := v.Changes[p.I]
+				version := c.FailingSide(v)
+				wg.Add(1)
+				workers <- struct{}{}
+				go func() {
+					defer wg.Done()
+					defer func() { <-workers }()
+					dir := filepath.Join(base, "recheck", fmt.Sprint(n+1))
+					cfg := runCfg(dir, []string{sdk}, map[string][]string{sdk: {version}}, nil, "recheck "+sdk+" "+version)
+					cfg.Scenario, cfg.Paths, cfg.Tags = c.Scenario, []string{filepath.Join(root, "features", c.Feature)}, ""
+					res, err := runOne(ctx, cfg, dir)
+					if res == nil || len(res.Results) != 1 {
+						progress("recheck %s %s: no result (%v)\n", report.Target(sdk, version), c.Scenario, err)
+						return
 					}
-				}
+					statuses[n] = res.Results[0].Status
+				}()
+			}
+			wg.Wait()
+			if ctx.Err() != nil {
+				return harness.ErrInterrupted
 			}
 			for n, p := range rechecks {
-				v := h.Versions[p.v]
-				c := v.Changes[p.i]
-				version := c.FailingSide(v)
-				dir := filepath.Join(base, "recheck", fmt.Sprint(n+1))
-				cfg := runCfg(dir, []string{sdk}, map[string][]string{sdk: {version}}, nil, "recheck "+sdk+" "+version)
-				cfg.Scenario, cfg.Paths, cfg.Tags = c.Scenario, []string{filepath.Join(root, "features", c.Feature)}, ""
-				res, err := runOne(ctx, cfg, dir)
-				if errors.Is(err, harness.ErrInterrupted) {
-					return err
-				}
-				if res == nil || len(res.Results) != 1 {
-					fmt.Printf("recheck %s %s: %s: no result (%v)\n", report.Target(sdk, version), c.Scenario, dir, err)
+				if statuses[n] == "" {
 					continue
 				}
-				h.Rechecked(p.v, p.i, version, res.Results[0].Status)
-				fmt.Printf("[recheck %d/%d] %s %s: %s\n", n+1, len(rechecks), c.Kind, c.Scenario, h.Versions[p.v].Changes[p.i].Recheck)
+				c := h.Versions[p.V].Changes[p.I]
+				h.Rechecked(p.V, p.I, c.FailingSide(h.Versions[p.V]), statuses[n])
+				fmt.Printf("[recheck %d/%d] %s %s: %s\n", n+1, len(rechecks), c.Kind, c.Scenario, h.Versions[p.V].Changes[p.I].Recheck)
 			}
 			if err := history.Write(base, h); err != nil {
 				return &exitError{2, err}

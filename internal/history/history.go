@@ -102,6 +102,36 @@ func (c Change) FailingSide(v Version) string {
 	return ""
 }
 
+// Recheck names change I of version V.
+type Recheck struct{ V, I int }
+
+// massChange is how many scenarios changing the same way between two versions make it the
+// version's doing rather than a flake (a flake is one scenario's timeout).
+const massChange = 3
+
+// ToRecheck lists, up to max, the regressions and then the fixes worth running again: those of
+// a version in which at most massChange scenarios changed that way.
+func (h *History) ToRecheck(max int) []Recheck {
+	var out []Recheck
+	for _, kind := range []string{Regression, Fix} {
+		for vi, v := range h.Versions {
+			var these []Recheck
+			for ci, c := range v.Changes {
+				if c.Kind == kind && c.Scenario != "" {
+					these = append(these, Recheck{vi, ci})
+				}
+			}
+			if len(these) <= massChange {
+				out = append(out, these...)
+			}
+		}
+	}
+	if len(out) > max {
+		out = out[:max]
+	}
+	return out
+}
+
 // Rechecked records that the failing side of change i of version v was run again with status:
 // a failure again confirms the change; anything else makes it flaky.
 func (h *History) Rechecked(v, i int, version, status string) {

@@ -228,3 +228,13 @@ func TestRecheckedTellsFlakyFromReproduced(t *testing.T) {
 	assert.Contains(t, h.Versions[v].Changes[reg].Recheck, "not reproduced: 1.0.9 was passed")
 	assert.Equal(t, map[string]int{SilentWire: 1, CapabilityGained: 2, Flaky: 1}, h.Counts)
 }
+
+func TestToRecheck(t *testing.T) {
+	h := &History{Versions: []Version{
+		{Version: "1", Changes: []Change{{Kind: Fix, Scenario: "a"}, {Kind: Fix, Scenario: "b"}, {Kind: Fix, Scenario: "c"}, {Kind: Fix, Scenario: "d"}}},
+		{Version: "2", Changes: []Change{{Kind: SilentWire, Scenario: "a"}, {Kind: Fix, Scenario: "e"}, {Kind: Regression, Scenario: "f"}}},
+	}}
+	// Regressions first; the four fixes of version 1 are the version's doing, not a flake.
+	assert.Equal(t, []Recheck{{1, 2}, {1, 1}}, h.ToRecheck(10))
+	assert.Equal(t, []Recheck{{1, 2}}, h.ToRecheck(1))
+}
