@@ -13,6 +13,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
@@ -42,9 +43,10 @@ type world struct {
 	observations map[string]string
 	lastErr      *driver.Response // the last command that ended in an SDK error
 	checked      []report.Check
-	badLine      error        // the first driver line of the current command that was not protocol JSON
-	sweep        []*sweepCall // the generated calls of the schema sweep (generated.go)
-	events       []sentEvent  // the generated events sent (generated_events.go)
+	badLine      error           // the first driver line of the current command that was not protocol JSON
+	sweep        []*sweepCall    // the generated calls of the schema sweep (generated.go)
+	events       []sentEvent     // the generated events sent (generated_events.go)
+	surface      *surface.Result // what the surface probe found (surface.go)
 }
 
 type session struct{ handle, id, client string }
