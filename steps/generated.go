@@ -68,7 +68,11 @@ func (w *world) callEveryMethod(group string) error {
 	if has, note := w.t.Capability("rpc.generated"); !has {
 		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver has no rpc/rpcBatch: %s", w.t.SDK(), note), Capability: "rpc.generated"}
 	}
-	w.rt.SetGeneratedAnswers()
+	rt, err := w.standIn("runtime.script.generatedAnswers")
+	if err != nil {
+		return err
+	}
+	rt.SetGeneratedAnswers()
 	target := map[string]any{}
 	switch group {
 	case "server":
