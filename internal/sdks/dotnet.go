@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// The .NET driver: drivers/dotnet (Program.cs, Driver.csproj, Directory.Build.props), a net8.0
+// The .NET driver: drivers/dotnet (its .cs files, Driver.csproj, Directory.Build.props), a net8.0
 // console program that references NuGet GitHub.Copilot.SDK at exactly $(CopilotSdkVersion).
 // Prepare copies it into pc.CacheDir/driver and runs
 //
