@@ -35,7 +35,7 @@ func init() {
 		Name:         "dotnet",
 		Order:        6,
 		Version:      nugetSyntax,
-		Versions:     nugetVersions("GitHub.Copilot.SDK"),
+		Published:    nugetPublished("GitHub.Copilot.SDK"),
 		BuildOutputs: []string{"bin", "obj"},
 		Pinned:       pinnedIn("Driver.csproj", `>([^<]+)</CopilotSdkVersion>`),
 		Toolchain: []Tool{{

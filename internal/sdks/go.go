@@ -13,12 +13,13 @@ const goSDKModule = "github.com/github/copilot-sdk/go"
 
 func init() {
 	register(Driver{
-		Name:     "go",
-		Order:    2,
-		Version:  goSyntax,
-		Pinned:   pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
-		Pristine: pristineGo,
-		Versions: goProbeVersions(goSDKModule),
+		Name:      "go",
+		Order:     2,
+		Version:   goSyntax,
+		Pinned:    pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
+		Pristine:  pristineGo,
+		Versions:  goProbeVersions(goSDKModule),
+		Published: goProbePublished(goSDKModule),
 		Toolchain: []Tool{{
 			Bin:         "go",
 			VersionArgs: []string{"version"},

@@ -36,7 +36,7 @@ func init() {
 		Name:         "java",
 		Order:        5,
 		Version:      mavenSyntax,
-		Versions:     mavenVersions(javaGroup, javaArtifact),
+		Published:    mavenPublished(javaGroup, javaArtifact),
 		BuildOutputs: []string{"target"},
 		Newer: "the pin is the newest version reachable from the machine it was chosen on; Maven Central " +
 			"itself publishes a 1.x line of com.github:copilot-sdk-java. With full registry access, a newer Java " +

@@ -25,7 +25,7 @@ func init() {
 		BuildOutputs: []string{"node_modules"},
 		Pinned:       func(dir string) (string, error) { return nodeLockedVersion(filepath.Join(dir, "package-lock.json")) },
 		Pristine:     pristineNode,
-		Versions:     npmVersions(nodePackage),
+		Published:    npmPublished(nodePackage),
 		Schema:       NodeSchemaDir,
 		Toolchain: []Tool{
 			{

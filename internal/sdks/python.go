@@ -18,7 +18,7 @@ func init() {
 		BuildOutputs: []string{".venv", "__pycache__"},
 		Pinned:       pinnedIn("requirements.txt", `(?m)^github-copilot-sdk==(\S+)`),
 		Pristine:     pristinePython,
-		Versions:     pipVersions(pythonDist),
+		Published:    pipPublished(pythonDist),
 		Toolchain: []Tool{{
 			Bin:         "python3",
 			VersionArgs: []string{"--version"},

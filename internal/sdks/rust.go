@@ -26,7 +26,7 @@ func init() {
 		Name:         "rust",
 		Order:        4,
 		Version:      cratesSyntax,
-		Versions:     cratesVersions(rustCrate),
+		Published:    cratesPublished(rustCrate),
 		BuildOutputs: []string{"target"},
 		Pinned:       pinnedIn("Cargo.toml", `github-copilot-sdk = \{ version = "=([^"]+)"`),
 		Toolchain: []Tool{

@@ -67,6 +67,10 @@ type Driver struct {
 	// bounds are part of the question because one registry (the Go proxy here) will not list a
 	// module's versions: its recipe probes the candidate tags between them instead.
 	Versions func(ctx context.Context, lo, hi string) ([]string, error)
+	// Published, when set, lists every version the registry serves, pre-releases included (the
+	// published-versions test prepares a sample of them). A recipe with Published and no
+	// Versions gets Versions derived from it.
+	Published Lister
 	// Newer, when set, is what doctor tells a user about versions newer than the pin that the
 	// registry publishes but that were not reachable from where the pin was chosen. It states
 	// what was known when pinning; doctor never claims to have checked the registry.
@@ -82,7 +86,12 @@ type Driver struct {
 
 var registry = map[string]Driver{}
 
-func register(d Driver) { registry[d.Name] = d }
+func register(d Driver) {
+	if d.Versions == nil && d.Published != nil {
+		d.Versions = between(d.Published)
+	}
+	registry[d.Name] = d
+}
 
 // Lookup returns the recipe for an SDK name.
 func Lookup(name string) (Driver, bool) { d, ok := registry[name]; return d, ok }

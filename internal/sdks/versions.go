@@ -109,9 +109,23 @@ func httpGet(ctx context.Context, url string) ([]byte, error) {
 	return body, nil
 }
 
-// npmVersions: `npm view PKG versions --json`.
-func npmVersions(pkg string) func(ctx context.Context, lo, hi string) ([]string, error) {
+// Lister returns every version a registry publishes (pre-releases included), in any order.
+type Lister func(ctx context.Context) ([]string, error)
+
+// between turns a registry's full list into a Versions function (InRange over it).
+func between(list Lister) func(ctx context.Context, lo, hi string) ([]string, error) {
 	return func(ctx context.Context, lo, hi string) ([]string, error) {
+		vs, err := list(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return InRange(vs, lo, hi)
+	}
+}
+
+// npmPublished: `npm view PKG versions --json`.
+func npmPublished(pkg string) Lister {
+	return func(ctx context.Context) ([]string, error) {
 		out, err := commandOutput(ctx, "npm", "view", pkg, "versions", "--json")
 		if err != nil {
 			return nil, err
@@ -120,20 +134,20 @@ func npmVersions(pkg string) func(ctx context.Context, lo, hi string) ([]string,
 		if err := json.Unmarshal(out, &vs); err != nil {
 			return nil, fmt.Errorf("npm view %s versions: %w", pkg, err)
 		}
-		return InRange(vs, lo, hi)
+		return vs, nil
 	}
 }
 
-// pipVersions: `python3 -m pip index versions DIST` ("Available versions: 1.0.9, 1.0.8, …").
-func pipVersions(dist string) func(ctx context.Context, lo, hi string) ([]string, error) {
-	return func(ctx context.Context, lo, hi string) ([]string, error) {
-		out, err := commandOutput(ctx, "python3", "-m", "pip", "index", "versions", dist)
+// pipPublished: `python3 -m pip index versions --pre DIST` ("Available versions: 1.0.9, 1.0.9rc1, …").
+func pipPublished(dist string) Lister {
+	return func(ctx context.Context) ([]string, error) {
+		out, err := commandOutput(ctx, "python3", "-m", "pip", "index", "versions", "--pre", dist)
 		if err != nil {
 			return nil, err
 		}
 		for _, line := range strings.Split(string(out), "\n") {
 			if list, ok := strings.CutPrefix(strings.TrimSpace(line), "Available versions:"); ok {
-				return InRange(strings.Split(strings.ReplaceAll(list, " ", ""), ","), lo, hi)
+				return strings.Split(strings.ReplaceAll(list, " ", ""), ","), nil
 			}
 		}
 		return nil, fmt.Errorf("pip index versions %s: no \"Available versions:\" line in %q", dist, tail(string(out)))
@@ -191,10 +205,10 @@ func probeVersions(lo, hi string, exists func(string) bool) ([]string, error) {
 	return out, nil
 }
 
-// cratesVersions reads crates.io's sparse index (the file cargo itself reads): one JSON object
-// per published version, yanked ones marked.
-func cratesVersions(crate string) func(ctx context.Context, lo, hi string) ([]string, error) {
-	return func(ctx context.Context, lo, hi string) ([]string, error) {
+// cratesPublished reads crates.io's sparse index (the file cargo itself reads): one JSON object
+// per published version, yanked ones marked (and left out).
+func cratesPublished(crate string) Lister {
+	return func(ctx context.Context) ([]string, error) {
 		body, err := httpGet(ctx, "https://index.crates.io/"+sparsePath(crate))
 		if err != nil {
 			return nil, err
@@ -209,7 +223,7 @@ func cratesVersions(crate string) func(ctx context.Context, lo, hi string) ([]st
 				vs = append(vs, e.Vers)
 			}
 		}
-		return InRange(vs, lo, hi)
+		return vs, nil
 	}
 }
 
@@ -227,9 +241,9 @@ func sparsePath(name string) string {
 	return n[:2] + "/" + n[2:4] + "/" + n
 }
 
-// mavenVersions reads Maven Central's maven-metadata.xml (what mvn resolves version ranges from).
-func mavenVersions(group, artifact string) func(ctx context.Context, lo, hi string) ([]string, error) {
-	return func(ctx context.Context, lo, hi string) ([]string, error) {
+// mavenPublished reads Maven Central's maven-metadata.xml (what mvn resolves version ranges from).
+func mavenPublished(group, artifact string) Lister {
+	return func(ctx context.Context) ([]string, error) {
 		url := "https://repo1.maven.org/maven2/" + strings.ReplaceAll(group, ".", "/") + "/" + artifact + "/maven-metadata.xml"
 		body, err := httpGet(ctx, url)
 		if err != nil {
@@ -241,14 +255,14 @@ func mavenVersions(group, artifact string) func(ctx context.Context, lo, hi stri
 		if err := xml.Unmarshal(body, &meta); err != nil {
 			return nil, fmt.Errorf("%s: %w", url, err)
 		}
-		return InRange(meta.Versions, lo, hi)
+		return meta.Versions, nil
 	}
 }
 
-// nugetVersions reads NuGet's flat container index (unreachable from the machines this harness
+// nugetPublished reads NuGet's flat container index (unreachable from the machines this harness
 // was built on, where it fails with the network error).
-func nugetVersions(id string) func(ctx context.Context, lo, hi string) ([]string, error) {
-	return func(ctx context.Context, lo, hi string) ([]string, error) {
+func nugetPublished(id string) Lister {
+	return func(ctx context.Context) ([]string, error) {
 		body, err := httpGet(ctx, "https://api.nuget.org/v3-flatcontainer/"+strings.ToLower(id)+"/index.json")
 		if err != nil {
 			return nil, err
@@ -259,6 +273,6 @@ func nugetVersions(id string) func(ctx context.Context, lo, hi string) ([]string
 		if err := json.Unmarshal(body, &idx); err != nil {
 			return nil, err
 		}
-		return InRange(idx.Versions, lo, hi)
+		return idx.Versions, nil
 	}
 }
