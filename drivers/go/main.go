@@ -410,7 +410,7 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 	var conn copilot.RuntimeConnection
 	switch {
 	case a.Address != "":
-		uc := copilot.URIConnection{URL: a.Address}
+		uc := uriConnection{URL: a.Address}
 		if err := applyConnectionToken(&uc, a.Options); err != nil {
 			return nil, err
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -82,11 +84,65 @@ func prepareGo(ctx context.Context, pc PrepareContext) (Launch, error) {
 		}
 	}
 
+	tags, err := goBuildTags(ctx, src, env)
+	if err != nil {
+		return Launch{}, err
+	}
 	bin := filepath.Join(pc.CacheDir, "driver")
-	if err := goCmd("build", "-o", bin, "."); err != nil {
+	build := []string{"build", "-o", bin}
+	if len(tags) > 0 {
+		fmt.Fprintf(pc.Log, "go: building with -tags %s (the SDK's older API names)\n", strings.Join(tags, ","))
+		build = append(build, "-tags", strings.Join(tags, ","))
+	}
+	if err := goCmd(append(build, ".")...); err != nil {
 		return Launch{}, err
 	}
 	return Launch{Argv: []string{bin}, Dir: pc.CacheDir}, nil
+}
+
+// goLegacyNames are type names the SDK renamed before 1.0: reflection reaches a renamed field or
+// method, not a renamed type, so the driver names such a type through an alias chosen by a build
+// tag (drivers/go/uri_connection*.go). The tag is set when the SDK's source declares the old name
+// and not the new one.
+var goLegacyNames = []struct{ old, current, tag string }{
+	{"UriConnection", "URIConnection", "copilot_sdk_uri_legacy"},
+}
+
+// goBuildTags reads the resolved SDK module's source (its folder in the module cache, or the
+// local source) and returns the build tags its API names need.
+func goBuildTags(ctx context.Context, src string, env []string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", goSDKModule)
+	cmd.Dir, cmd.Env = src, append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go: locating %s's source: %w", goSDKModule, err)
+	}
+	dir := strings.TrimSpace(string(out))
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("go: no Go files in %s's folder %q", goSDKModule, dir)
+	}
+	var source strings.Builder
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		source.Write(b)
+	}
+	declares := func(name string) bool {
+		return regexp.MustCompile(`(?m)^type ` + name + ` struct\b`).MatchString(source.String())
+	}
+	var tags []string
+	for _, n := range goLegacyNames {
+		if !declares(n.current) && declares(n.old) {
+			tags = append(tags, n.tag)
+		}
+	}
+	return tags, nil
 }
 
 // copyGoDriver copies the driver's module files (go.mod, go.sum, *.go) into dst.
