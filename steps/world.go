@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v34"
 )
 
 // ErrUnsupported marks a step the SDK version cannot perform. It wraps godog.ErrSkip so godog
@@ -48,7 +50,9 @@ type world struct {
 	transcript   string           // where the transcript is written ("" in memory)
 	lastErr      *driver.Response // the last command that ended in an SDK error
 	checked      []string
-	firstErr     error
+	failures     []suite.Failure // every failed step so far (see checking)
+	step         *godog.Step     // the step running now
+	stepChecks   int             // len(checked) when it began
 	unsupport    string
 	capability   string // the capability behind unsupport
 	badLine      error  // the first driver line of the current command that was not protocol JSON
@@ -65,17 +69,22 @@ func Initializer(t suite.Target, featuresRoot, nameFilter string) func(*godog.Sc
 		sc.Before(func(ctx context.Context, s *godog.Scenario) (context.Context, error) {
 			return ctx, w.begin(ctx, s, featuresRoot, nameFilter)
 		})
+		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
+			w.step = st
+			w.stepChecks = len(w.checked)
+			return ctx, nil
+		})
 		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-			if w.firstErr == nil && w.unsupport == "" {
-				var un *ErrUnsupported
-				switch {
-				case errors.As(err, &un):
+			var un *ErrUnsupported
+			switch {
+			case errors.As(err, &un):
+				if w.unsupport == "" {
 					w.unsupport, w.capability = un.Reason, un.Capability
-				case status == godog.StepUndefined:
-					w.firstErr = fmt.Errorf("step %q is not defined", st.Text)
-				case err != nil && !errors.Is(err, godog.ErrSkip):
-					w.firstErr = fmt.Errorf("step %q: %w", st.Text, err)
 				}
+			case status == godog.StepUndefined:
+				w.fail(st, fmt.Errorf("step %q is not defined", st.Text))
+			case err != nil && !errors.Is(err, godog.ErrSkip):
+				w.fail(st, err)
 			}
 			return ctx, nil
 		})
@@ -83,8 +92,63 @@ func Initializer(t suite.Target, featuresRoot, nameFilter string) func(*godog.Sc
 			w.end(s)
 			return ctx, nil
 		})
-		w.register(sc)
+		w.register(checking{sc, w})
 	}
+}
+
+// checking binds step handlers so that a failed check (a Then step) is recorded and the
+// scenario goes on: godog ends a scenario at its first failing step, which would let an
+// expected failure hide every later check. The handler's error is kept in the world and godog
+// is told the step passed; the scenario's outcome lists every failure (world.end), and the
+// harness matches each against the manifest. A Given or When step that fails still ends the
+// scenario (what follows depends on it), and so does an unsupported Then step.
+type checking struct {
+	sc *godog.ScenarioContext
+	w  *world
+}
+
+func (c checking) Step(expr, stepFunc interface{}) {
+	fn := reflect.ValueOf(stepFunc)
+	errType := reflect.TypeOf((*error)(nil)).Elem()
+	t := fn.Type()
+	if t.NumOut() != 1 || t.Out(0) != errType {
+		c.sc.Step(expr, stepFunc)
+		return
+	}
+	c.sc.Step(expr, reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		out := fn.Call(args)
+		err, _ := out[0].Interface().(error)
+		st := c.w.step
+		if err == nil || st == nil || st.Type != messages.PickleStepType_OUTCOME || errors.Is(err, godog.ErrSkip) {
+			return out
+		}
+		c.w.fail(st, err)
+		return []reflect.Value{reflect.Zero(errType)}
+	}).Interface())
+}
+
+// fail records a failed step with the payload checks it made.
+func (w *world) fail(st *godog.Step, err error) {
+	var checked []string
+	if w.stepChecks <= len(w.checked) {
+		checked = append(checked, w.checked[w.stepChecks:]...)
+	}
+	w.failures = append(w.failures, suite.Failure{Step: st.Text, Message: fmt.Sprintf("step %q: %v", st.Text, err), Checked: checked})
+}
+
+// failed joins the recorded failures into the scenario's error (nil when there are none).
+func (w *world) failed() error {
+	switch len(w.failures) {
+	case 0:
+		return nil
+	case 1:
+		return errors.New(w.failures[0].Message)
+	}
+	msgs := make([]string, len(w.failures))
+	for i, f := range w.failures {
+		msgs[i] = fmt.Sprintf("%d. %s", i+1, f.Message)
+	}
+	return fmt.Errorf("%d steps failed:\n%s", len(w.failures), strings.Join(msgs, "\n"))
 }
 
 var (
@@ -138,8 +202,18 @@ func (w *world) end(s *godog.Scenario) {
 	if w.name != s.Name || w.feature == "" {
 		return
 	}
-	o := suite.Outcome{Feature: w.feature, Scenario: w.name, Err: w.firstErr, Unsupported: w.unsupport,
+	o := suite.Outcome{Feature: w.feature, Scenario: w.name, Unsupported: w.unsupport,
 		Unavailable: w.unavailable, Checked: w.checked, Observations: w.observations, Capability: w.capability}
+	// An unsupported step after a failed check: the failures stand (they were observed).
+	if len(w.failures) > 0 {
+		o.Unsupported, o.Capability = "", ""
+	}
+	// A fault found after the steps (stopping the client, a malformed frame) is one more failure.
+	fault := func(err error) {
+		if err != nil {
+			w.failures = append(w.failures, suite.Failure{Message: err.Error()})
+		}
+	}
 	for _, tag := range s.Tags {
 		o.Tags = append(o.Tags, tag.Name)
 	}
@@ -150,24 +224,25 @@ func (w *world) end(s *godog.Scenario) {
 		_ = w.rt.Wait(wctx)
 		cancel()
 		for _, c := range w.clients {
-			if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && o.Err == nil && o.Unsupported == "" {
-				o.Err = fmt.Errorf("stopping the SDK client: %w", err)
+			if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && o.Unsupported == "" {
+				fault(fmt.Errorf("stopping the SDK client: %w", err))
 			}
 		}
 		w.rt.Close()
 		w.importStdio()
 	}
 	if w.rec != nil {
-		if o.Err == nil && o.Unsupported == "" {
-			o.Err = sdkFrameFault(w.entries())
+		if o.Unsupported == "" {
+			fault(sdkFrameFault(w.entries()))
 		}
 		o.SchemaViolations = transcript.Violations(w.entries())
 		w.rec.Notef("", "scenario ended")
-		if err := w.rec.Close(); err != nil && o.Err == nil {
-			o.Err = fmt.Errorf("writing the transcript: %w", err)
+		if err := w.rec.Close(); err != nil {
+			fault(fmt.Errorf("writing the transcript: %w", err))
 		}
 		o.Transcript = w.transcript
 	}
+	o.Failures, o.Err = w.failures, w.failed()
 	if !filtered {
 		w.t.Finished(o)
 	}

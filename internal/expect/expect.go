@@ -48,10 +48,10 @@ var (
 	pathRE   = regexp.MustCompile(`^\S+$`)
 )
 
-// Failure is what a failed scenario observed: its message and the "method:path" of each payload
-// value its assertions checked, in order (steps record a check before asserting it, and the
-// first failing step ends the scenario, so the last one is where it failed when that step
-// checked a payload).
+// Failure is one failed step of a scenario: its message and the "method:path" of each payload
+// value that step checked, in order (steps record a check before asserting it, so the last one is
+// where it failed when the step checked a payload). A scenario goes on after a failed check, so
+// it may have several.
 type Failure struct {
 	Message string
 	Checked []string
@@ -207,9 +207,19 @@ func inFeature(f string) string {
 	return " in " + f
 }
 
-// Match returns the entry that marks this scenario on this SDK version as expected to fail.
-// A version that is not semver (a local source) matches only entries without a version range.
+// Match returns the first entry that marks this scenario on this SDK version as expected to fail.
 func (m *Manifest) Match(sdk, version, feature, scenario string) *Entry {
+	if all := m.MatchAll(sdk, version, feature, scenario); len(all) > 0 {
+		return all[0]
+	}
+	return nil
+}
+
+// MatchAll returns every entry that marks this scenario on this SDK version as expected to fail
+// (a scenario may fail several checks, each a known divergence of its own). A version that is
+// not semver (a local source) matches only entries without a version range.
+func (m *Manifest) MatchAll(sdk, version, feature, scenario string) []*Entry {
+	var out []*Entry
 	for _, e := range m.Entries {
 		if e.SDK != sdk || e.Scenario != scenario || (e.Feature != "" && e.Feature != feature) {
 			continue
@@ -220,7 +230,35 @@ func (m *Manifest) Match(sdk, version, feature, scenario string) *Entry {
 				continue
 			}
 		}
-		return e
+		out = append(out, e)
 	}
-	return nil
+	return out
+}
+
+// Judge matches a failed scenario's failures against its entries strictly: every failure must be
+// explained by an entry and every entry must explain a failure. ok is false with the reasons
+// (each unexplained failure with what was expected, each entry whose failure was not seen).
+func Judge(entries []*Entry, failures []Failure) (ok bool, why []string) {
+	used := make([]bool, len(entries))
+	for _, f := range failures {
+		explained := false
+		var whys []string
+		for i, e := range entries {
+			if yes, w := e.Explains(f); yes {
+				explained, used[i] = true, true
+				break
+			} else {
+				whys = append(whys, w)
+			}
+		}
+		if !explained {
+			why = append(why, strings.Join(whys, "; "))
+		}
+	}
+	for i, e := range entries {
+		if !used[i] {
+			why = append(why, fmt.Sprintf("the known divergence at %s (%s) was not observed", e.Where(), e.Expectation()))
+		}
+	}
+	return len(why) == 0, why
 }

@@ -56,7 +56,11 @@ type Outcome struct {
 	Scenario    string   // scenario name (outline placeholders filled in)
 	Line        int      // line of the scenario (or example row) in the feature file
 	Tags        []string // tags of the scenario
-	Err         error    // the first failed step, nil when every step passed
+	Err         error    // every failed step (Failures joined), nil when every step passed
+	// Failures are the scenario's failed steps in order, each with the payload checks it made. A
+	// failed Then step does not end the scenario: every later Then step still runs and reports,
+	// so an expected failure cannot hide a later one.
+	Failures []Failure
 	Unsupported string   // why the SDK cannot run this scenario, when it cannot
 	Capability  string   // the capability the SDK lacks, when Unsupported names one
 	Unavailable string   // why the SDK cannot run at all, when it cannot
@@ -67,6 +71,14 @@ type Outcome struct {
 	Observations map[string]string
 	// SchemaViolations are the requests the runtime's schema rejects.
 	SchemaViolations []transcript.Violation
+}
+
+// Failure is one failed step: its message and the "method:path" of each payload value it
+// checked, in order (the last is where it failed when the step checked a payload).
+type Failure struct {
+	Step    string
+	Message string
+	Checked []string
 }
 
 // Initializer returns godog's scenario initializer for one target. nameFilter, when set, runs
