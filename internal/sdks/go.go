@@ -77,7 +77,7 @@ func prepareGo(ctx context.Context, pc PrepareContext) (Launch, error) {
 				return Launch{}, err
 			}
 			if err := goCmd("mod", "tidy"); err != nil {
-				return Launch{}, err
+				return Launch{}, goRegistryRefusal(version, err)
 			}
 		} else {
 			fmt.Fprintf(pc.Log, "go: %s %s (pinned in drivers/go/go.mod)\n", goSDKModule, version)
@@ -98,6 +98,20 @@ func prepareGo(ctx context.Context, pc PrepareContext) (Launch, error) {
 		return Launch{}, err
 	}
 	return Launch{Argv: []string{bin}, Dir: pc.CacheDir}, nil
+}
+
+// goRefusals are what the go command prints when the module proxy or the checksum database
+// will not serve a published version (some early tags have no checksum entry reachable here).
+var goRefusals = regexp.MustCompile(`(?m)(verifying module: .*|server response: .*not available.*|reading https://\S+: (?:404|410) .*)$`)
+
+// goRegistryRefusal turns a failed resolution of the SDK into *Unavailable with the registry's own
+// words when the registry refused it; any other failure (a build error) stays an error.
+func goRegistryRefusal(version string, err error) error {
+	m := goRefusals.FindString(err.Error())
+	if m == "" {
+		return err
+	}
+	return &Unavailable{Reason: fmt.Sprintf("%s@%s cannot be fetched here, the Go registry says: %s", goSDKModule, version, strings.TrimSpace(m))}
 }
 
 // goLegacyNames are type names the SDK renamed before 1.0: reflection reaches a renamed field or

@@ -122,3 +122,13 @@ func (l testLog) Write(b []byte) (int, error) {
 	l.t.Log(strings.TrimRight(string(b), "\n"))
 	return len(b), nil
 }
+
+func TestGoRegistryRefusalIsUnavailable(t *testing.T) {
+	refused := errors.New("go mod tidy failed: exit status 1\ngo: downloading github.com/github/copilot-sdk/go v1.0.1\n" +
+		"\tgithub.com/github/copilot-sdk/go: github.com/github/copilot-sdk/go@v1.0.1: verifying module: github.com/github/copilot-sdk/go@v1.0.1: reading https://proxy.golang.org/sumdb/sum.golang.org/lookup/github.com/github/copilot-sdk/go@v1.0.1: 404 Not Found")
+	var un *Unavailable
+	require.ErrorAs(t, goRegistryRefusal("v1.0.1", refused), &un)
+	assert.Contains(t, un.Reason, "404 Not Found")
+	compile := errors.New("go build failed: ./connect.go:20:75: undefined: copilot.URIConnection")
+	assert.False(t, errors.As(goRegistryRefusal("v1.0.0-beta.8", compile), &un), "a compile error is not the registry's refusal")
+}
