@@ -44,8 +44,12 @@ var keys = map[string]bool{"sdk": true, "versions": true, "feature": true, "scen
 	"link": true, "request": true, "path": true, "message": true}
 
 var (
-	methodRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$`)
-	pathRE   = regexp.MustCompile(`^\S+$`)
+	// bareMessage is a failure text that says nothing about the value observed (an optional
+	// "the SDK raised" and error type, then only a generic outcome): a hang, a crash or an
+	// unrelated error would match it too.
+	bareMessage = regexp.MustCompile(`(?i)^(?:the SDK raised\s+)?(?:[A-Za-z_][\w]*(?:::[\w]+)*:\s*)?(?:timed\s*out|timeout|deadline exceeded|EOF|failed|failure|error|crashed|panic|exit status [0-9]+)\.?$`)
+	methodRE    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$`)
+	pathRE      = regexp.MustCompile(`^\S+$`)
 )
 
 // Failure is one failed step of a scenario: its message and the "method:path" of each payload
@@ -160,8 +164,14 @@ func (e *Entry) validate(scenarios []Scenario, sdks []string) error {
 	if e.SDK == "" || e.Scenario == "" || e.Reason == "" {
 		return fmt.Errorf("an entry needs sdk, scenario and reason")
 	}
-	if e.Request == "" && e.Message == "" {
-		return fmt.Errorf("an entry must say what its failure is: request (and path) and/or message")
+	if e.Link == "" {
+		return fmt.Errorf("an entry needs a link: where the divergence is tracked or its evidence is written down")
+	}
+	if e.Message == "" {
+		return fmt.Errorf("an entry must name the failure it expects with message (the value observed, e.g. 'want \\[\\], got null', or the SDK's own words): request and path alone also match any other wrong value there")
+	}
+	if bareMessage.MatchString(strings.TrimSpace(e.Message)) {
+		return fmt.Errorf("message %q names no observed value: any hang or crash would match it; quote what timed out or what was observed", e.Message)
 	}
 	if e.Request != "" && !methodRE.MatchString(e.Request) {
 		return fmt.Errorf("request %q is not a method name such as session.create", e.Request)
