@@ -46,6 +46,7 @@ type world struct {
 	reply        json.RawMessage
 	turn         runtime.Turn     // what the scripted model does on the next send
 	tried        *driver.Response // the outcome of the last "tries to" step
+	replacements int              // replacements made at once by the last "replaced N times at once"
 	observations map[string]string
 	transcript   string           // where the transcript is written ("" in memory)
 	lastErr      *driver.Response // the last command that ended in an SDK error

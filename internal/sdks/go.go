@@ -102,7 +102,7 @@ func prepareGo(ctx context.Context, pc PrepareContext) (Launch, error) {
 
 // goRefusals are what the go command prints when the module proxy or the checksum database
 // will not serve a published version (some early tags have no checksum entry reachable here).
-var goRefusals = regexp.MustCompile(`(?m)(verifying module: .*|server response: .*not available.*|reading https://\S+: (?:404|410) .*)$`)
+var goRefusals = regexp.MustCompile(`(?m)(verifying module: .*|server response: .*not available.*|reading https://\S+: (?:403|404|410) .*)$`)
 
 // goRegistryRefusal turns a failed resolution of the SDK into *Unavailable with the registry's own
 // words when the registry refused it; any other failure (a build error) stays an error.
