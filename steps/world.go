@@ -70,31 +70,36 @@ func Initializer(t suite.Target, featuresRoot, nameFilter string) func(*godog.Sc
 		sc.Before(func(ctx context.Context, s *godog.Scenario) (context.Context, error) {
 			return ctx, w.begin(ctx, s, featuresRoot, nameFilter)
 		})
-		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
-			w.step = st
-			w.stepChecks = len(w.checked)
-			return ctx, nil
-		})
-		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-			var un *ErrUnsupported
-			switch {
-			case errors.As(err, &un):
-				if w.unsupport == "" {
-					w.unsupport, w.capability = un.Reason, un.Capability
-				}
-			case status == godog.StepUndefined:
-				w.fail(st, fmt.Errorf("step %q is not defined", st.Text))
-			case err != nil && !errors.Is(err, godog.ErrSkip):
-				w.fail(st, err)
-			}
-			return ctx, nil
-		})
+		w.trackSteps(sc)
 		sc.After(func(ctx context.Context, s *godog.Scenario, err error) (context.Context, error) {
 			w.end(s)
 			return ctx, nil
 		})
 		w.register(checking{sc, w})
 	}
+}
+
+// trackSteps records the running step (for checking) and every failure of a step.
+func (w *world) trackSteps(sc *godog.ScenarioContext) {
+	sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
+		w.step = st
+		w.stepChecks = len(w.checked)
+		return ctx, nil
+	})
+	sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
+		var un *ErrUnsupported
+		switch {
+		case errors.As(err, &un):
+			if w.unsupport == "" {
+				w.unsupport, w.capability = un.Reason, un.Capability
+			}
+		case status == godog.StepUndefined:
+			w.fail(st, fmt.Errorf("step %q is not defined", st.Text))
+		case err != nil && !errors.Is(err, godog.ErrSkip):
+			w.fail(st, err)
+		}
+		return ctx, nil
+	})
 }
 
 // checking binds step handlers so that a failed check (a Then step) is recorded and the
