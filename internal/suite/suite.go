@@ -52,15 +52,15 @@ type Selector interface {
 
 // Outcome is what one scenario did on one SDK, before known divergences are applied.
 type Outcome struct {
-	Feature     string   // feature file, relative to the features folder
-	Scenario    string   // scenario name (outline placeholders filled in)
-	Line        int      // line of the scenario (or example row) in the feature file
-	Tags        []string // tags of the scenario
-	Err         error    // every failed step (Failures joined), nil when every step passed
+	Feature  string   // feature file, relative to the features folder
+	Scenario string   // scenario name (outline placeholders filled in)
+	Line     int      // line of the scenario (or example row) in the feature file
+	Tags     []string // tags of the scenario
+	Err      error    // every failed step (Failures joined), nil when every step passed
 	// Failures are the scenario's failed steps in order, each with the payload checks it made. A
 	// failed Then step does not end the scenario: every later Then step still runs and reports,
 	// so an expected failure cannot hide a later one.
-	Failures []Failure
+	Failures    []Failure
 	Unsupported string   // why the SDK cannot run this scenario, when it cannot
 	Capability  string   // the capability the SDK lacks, when Unsupported names one
 	Unavailable string   // why the SDK cannot run at all, when it cannot
