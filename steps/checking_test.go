@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/cucumber/godog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,8 +62,8 @@ func TestCheckingRunsEveryThenStep(t *testing.T) {
 	assert.Equal(t, []string{"client", "act", "1", "2", "3", "act fails", "5", "6"}, ran)
 	require.Len(t, worlds, 3)
 	require.Len(t, worlds[0].failures, 2)
-	assert.Equal(t, []string{"session.create:k1"}, worlds[0].failures[0].Checked)
-	assert.Equal(t, []string{"session.create:k3"}, worlds[0].failures[1].Checked)
+	assert.Equal(t, []report.Check{{Method: "session.create", Path: "k1"}}, worlds[0].failures[0].Checked)
+	assert.Equal(t, []report.Check{{Method: "session.create", Path: "k3"}}, worlds[0].failures[1].Checked)
 	assert.Contains(t, worlds[0].failed().Error(), "2 steps failed")
 	require.Len(t, worlds[1].failures, 1)
 	assert.Contains(t, worlds[1].failures[0].Message, "the SDK raised boom")

@@ -48,7 +48,7 @@ func (w *world) options(pairs map[string]string) (map[string]any, error) {
 	for _, name := range names {
 		cap := "session.option." + name
 		if reason, _, lacking := w.lacks(cap); lacking {
-			return nil, &ErrUnsupported{Reason: reason}
+			return nil, &ErrUnsupported{Reason: reason, Capability: cap}
 		}
 		var v any
 		if err := json.Unmarshal([]byte(pairs[name]), &v); err != nil {

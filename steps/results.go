@@ -26,7 +26,7 @@ func (w *world) registerResults(sc binder) {
 func (w *world) needs(caps ...string) error {
 	for _, c := range caps {
 		if reason, _, lacking := w.lacks(c); lacking {
-			return &ErrUnsupported{Reason: reason}
+			return &ErrUnsupported{Reason: reason, Capability: c}
 		}
 	}
 	return nil

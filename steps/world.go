@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -50,7 +51,7 @@ type world struct {
 	observations map[string]string
 	transcript   string           // where the transcript is written ("" in memory)
 	lastErr      *driver.Response // the last command that ended in an SDK error
-	checked      []string
+	checked      []report.Check
 	failures     []suite.Failure // every failed step so far (see checking)
 	step         *godog.Step     // the step running now
 	stepChecks   int             // len(checked) when it began
@@ -58,6 +59,7 @@ type world struct {
 	capability   string // the capability behind unsupport
 	badLine      error  // the first driver line of the current command that was not protocol JSON
 	unavailable  string
+	sweep        []*sweepCall // the generated calls of the schema sweep (generated.go)
 }
 
 type session struct{ handle, id, client string }
@@ -135,7 +137,7 @@ func (c checking) Step(expr, stepFunc interface{}) {
 
 // fail records a failed step with the payload checks it made.
 func (w *world) fail(st *godog.Step, err error) {
-	var checked []string
+	var checked []report.Check
 	if w.stepChecks <= len(w.checked) {
 		checked = append(checked, w.checked[w.stepChecks:]...)
 	}

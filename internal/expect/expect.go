@@ -10,6 +10,7 @@ package expect
 
 import (
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,7 +59,7 @@ var (
 // it may have several.
 type Failure struct {
 	Message string
-	Checked []string
+	Checked []report.Check
 }
 
 // Expectation says what the entry's failure must be, for reports.
@@ -80,14 +81,13 @@ func (e *Entry) Expectation() string {
 // Explains reports whether f is the entry's known divergence: every condition the entry names
 // holds. When it is not, why shows both what was expected and what was observed.
 func (e *Entry) Explains(f Failure) (ok bool, why string) {
-	last := ""
+	var last report.Check
 	if len(f.Checked) > 0 {
 		last = f.Checked[len(f.Checked)-1]
 	}
 	ok = true
 	if e.Request != "" {
-		method, path, _ := strings.Cut(last, ":")
-		ok = method == e.Request && (e.Path == "" || path == e.Path)
+		ok = last.Method == e.Request && (e.Path == "" || last.Path == e.Path)
 	}
 	if e.msg != nil && !e.msg.MatchString(f.Message) {
 		ok = false
@@ -96,8 +96,8 @@ func (e *Entry) Explains(f Failure) (ok bool, why string) {
 		return true, ""
 	}
 	observed := "no payload check"
-	if last != "" {
-		observed = "last check " + strings.Replace(last, ":", " ", 1)
+	if last.Method != "" {
+		observed = "last check " + last.Method + " " + last.Path
 	}
 	first, _, _ := strings.Cut(f.Message, "\n")
 	return false, fmt.Sprintf("expected %s (%s); observed %s with the message %q", e.Expectation(), e.Where(), observed, first)
@@ -110,7 +110,10 @@ func (e *Entry) Where() string { return fmt.Sprintf("%s:%d", e.File, e.Line) }
 type Manifest struct{ Entries []*Entry }
 
 // Scenario names a scenario for validation.
-type Scenario struct{ Feature, Name string }
+type Scenario struct {
+	Feature, Name string
+	ID            string // the scenario's stable id (report.Result.ID)
+}
 
 // Load reads a manifest and checks every entry against the scenarios that exist and the SDKs
 // that are known. A missing file is an empty manifest.

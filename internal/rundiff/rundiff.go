@@ -28,13 +28,15 @@ type Allow map[string][]string
 
 // Change is one scenario on one SDK whose status or payload changed.
 type Change struct {
-	SDK, Feature, Scenario string
-	From, To               string // statuses; From is "" for a new scenario, To is Removed for a gone one
-	Capability             string // the capability the candidate lacks (its result's capability)
-	Message                string // the candidate's first message line
+	SDK, Feature, Scenario string           // SDK is the target's label (SDK or SDK@version)
+	Target                 report.TargetKey `json:"-"`
+	From, To               string           // statuses; From is "" for a new scenario, To is Removed for a gone one
+	Capability             string           // the capability the candidate lacks (its result's capability)
+	Message                string           // the candidate's first message line
 	Rerun                  string
 	Regression             bool
 	AllowedBy              string // "--allow-unsupported node" when a regression was allowed
+	Was                    string // "feature: scenario" the case had in the base, when it was renamed
 	Payload                []Payload
 }
 
@@ -55,7 +57,40 @@ func (r *Report) Regressions() int {
 	return n
 }
 
-type key struct{ sdk, feature, scenario string }
+type key struct {
+	target            report.TargetKey
+	feature, scenario string
+}
+
+// pairRenamed finds the cases the candidate renamed: a base key the candidate lacks and a
+// candidate key the base lacks with the same target and stable id (report.Result.ID) are one
+// case. It files the candidate's result under the base key (so the case is compared, not
+// reported removed and new) and returns the new name of each base key it moved.
+func pairRenamed(b, c map[key]report.Result) map[key]key {
+	type idKey struct {
+		target report.TargetKey
+		id     string
+	}
+	added := map[idKey]key{}
+	for k, r := range c {
+		if _, inBase := b[k]; !inBase && r.ID != "" {
+			added[idKey{k.target, r.ID}] = k
+		}
+	}
+	out := map[key]key{}
+	for k, r := range b {
+		if _, inCand := c[k]; inCand || r.ID == "" {
+			continue
+		}
+		if now, ok := added[idKey{k.target, r.ID}]; ok {
+			c[k] = c[now]
+			delete(c, now)
+			delete(added, idKey{k.target, r.ID})
+			out[k] = now
+		}
+	}
+	return out
+}
 
 // Runs compares the results.json files at base and candidate.
 func Runs(basePath, candPath string, allow Allow) (*Report, error) {
@@ -87,13 +122,14 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 	// the SDK alone, so that a candidate version is compared with the base's.
 	index := func(r *report.Results) map[key]report.Result {
 		m := map[key]report.Result{}
-		label := report.Labels(r)
+		target := report.Keys(r)
 		for _, x := range r.Results {
-			m[key{label(x.SDK, x.Version), x.Feature, x.Scenario}] = x
+			m[key{target(x.SDK, x.Version), x.Feature, x.Scenario}] = x
 		}
 		return m
 	}
 	b, c := index(base), index(cand)
+	renamed := pairRenamed(b, c)
 	keys := map[key]bool{}
 	for k := range b {
 		keys[k] = true
@@ -105,7 +141,10 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 	for k := range keys {
 		br, inBase := b[k]
 		cr, inCand := c[k]
-		ch := Change{SDK: k.sdk, Feature: k.feature, Scenario: k.scenario, To: Removed}
+		ch := Change{SDK: k.target.String(), Target: k.target, Feature: k.feature, Scenario: k.scenario, To: Removed}
+		if now, ok := renamed[k]; ok { // the case under its new name
+			ch.Feature, ch.Scenario, ch.Was = now.feature, now.scenario, k.feature+": "+k.scenario
+		}
 		if inBase {
 			ch.From = br.Status
 		}
@@ -140,8 +179,8 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 // by returns the flag that allows ch, or "".
 func (a Allow) by(ch Change) string {
 	for _, name := range a[ch.To] {
-		sdk, _, _ := strings.Cut(ch.SDK, "@") // --allow-unsupported node covers node@1.0.8
-		if name == ch.SDK || name == sdk || (ch.Capability != "" && name == ch.Capability) {
+		// --allow-unsupported node covers node@1.0.8
+		if name == ch.SDK || name == ch.Target.SDK || (ch.Capability != "" && name == ch.Capability) {
 			return fmt.Sprintf("--allow-%s %s", ch.To, name)
 		}
 	}
@@ -218,6 +257,9 @@ func (r *Report) Text() string {
 			last = sec
 		}
 		fmt.Fprintf(&b, "  %s  %s: %s\n", c.SDK, c.Feature, c.Scenario)
+		if c.Was != "" {
+			fmt.Fprintf(&b, "    renamed from %s\n", c.Was)
+		}
 		from := c.From
 		if from == "" {
 			from = "(new)"

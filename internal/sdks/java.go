@@ -35,6 +35,8 @@ func init() {
 	register(Driver{
 		Name:         "java",
 		Order:        5,
+		MonorepoDir:  "java",
+		LocalBase:    &LocalBase{RuntimeBase: RuntimeSelf},
 		Version:      mavenSyntax,
 		Published:    mavenPublished(javaGroup, javaArtifact),
 		BuildOutputs: []string{"target"},

@@ -21,6 +21,8 @@ func init() {
 	register(Driver{
 		Name:         "node",
 		Order:        1,
+		MonorepoDir:  "nodejs",
+		LocalBase:    &LocalBase{},
 		Version:      npmSyntax,
 		BuildOutputs: []string{"node_modules"},
 		Pinned:       func(dir string) (string, error) { return nodeLockedVersion(filepath.Join(dir, "package-lock.json")) },
