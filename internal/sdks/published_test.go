@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -100,11 +101,17 @@ func TestPublishedVersionsPrepare(t *testing.T) {
 			for _, v := range versions {
 				_, err := p.Prepare(context.Background(), name, v, "")
 				var un *Unavailable
+				known, isKnown := notYetPreparing[name+"@"+v]
 				switch {
+				case err == nil && isKnown:
+					t.Logf("RESULT %s %s prepares", name, v)
+					failed = append(failed, v+" (prepares now: remove it from notYetPreparing)")
 				case err == nil:
 					t.Logf("RESULT %s %s prepares", name, v)
 				case errors.As(err, &un):
 					t.Logf("RESULT %s %s unavailable: %v", name, v, err)
+				case isKnown && known.MatchString(err.Error()):
+					t.Logf("RESULT %s %s does not prepare yet (known, notYetPreparing): %v", name, v, err)
 				default:
 					t.Logf("RESULT %s %s FAILS: %v", name, v, err)
 					failed = append(failed, v)
@@ -113,6 +120,16 @@ func TestPublishedVersionsPrepare(t *testing.T) {
 			assert.Empty(t, failed, "%s versions whose driver does not prepare", name)
 		})
 	}
+}
+
+// notYetPreparing are the published versions whose driver does not build yet, each with the
+// compile error it fails with (strict: a listed version that prepares, or fails otherwise, fails
+// the test). README's "Published versions that prepare here" lists them.
+var notYetPreparing = map[string]*regexp.Regexp{
+	// drivers/rust names handler::PermissionHandler, subscription::RecvErrorKind and
+	// ErrorKind/SessionErrorKind, which github-copilot-sdk 1.0.0-beta.4 does not have; Rust has
+	// no reflection, so reaching older APIs needs cfg switches per version (not built yet).
+	"rust@1.0.0-beta.4": regexp.MustCompile(`unresolved imports? .github_copilot_sdk::`),
 }
 
 // testLog writes preparation progress to the test log.
