@@ -64,9 +64,8 @@ func TestCheckingRunsEveryThenStep(t *testing.T) {
 	require.Len(t, worlds[0].failures, 2)
 	assert.Equal(t, []report.Check{{Method: "session.create", Path: "k1"}}, worlds[0].failures[0].Checked)
 	assert.Equal(t, []report.Check{{Method: "session.create", Path: "k3"}}, worlds[0].failures[1].Checked)
-	assert.Contains(t, worlds[0].failed().Error(), "2 steps failed")
-	require.Len(t, worlds[1].failures, 1)
-	assert.Contains(t, worlds[1].failures[0].Message, "the SDK raised boom")
+	// The failed When and the unsupported step are godog's errors (the harness's lifecycle keeps
+	// them); they end their scenarios: check 4 and check 7 never ran.
+	assert.Empty(t, worlds[1].failures)
 	require.Len(t, worlds[2].failures, 1)
-	assert.Equal(t, "no such API", worlds[2].unsupport)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
@@ -20,15 +19,9 @@ import (
 	messages "github.com/cucumber/messages/go/v34"
 )
 
-// ErrUnsupported marks a step the SDK version cannot perform. It wraps godog.ErrSkip so godog
-// skips the rest of the scenario; the harness reports it as unsupported, never as passed.
-type ErrUnsupported struct {
-	Reason     string
-	Capability string // the capability the SDK lacks, when known
-}
-
-func (e *ErrUnsupported) Error() string { return "unsupported: " + e.Reason }
-func (e *ErrUnsupported) Unwrap() error { return godog.ErrSkip }
+// ErrUnsupported marks a step the SDK version cannot perform (suite.ErrUnsupported): godog
+// skips the rest of the scenario and the harness reports it as unsupported, never as passed.
+type ErrUnsupported = suite.ErrUnsupported
 
 // world is the state of one scenario on one SDK.
 type world struct {
@@ -37,6 +30,7 @@ type world struct {
 	feature string
 	name    string
 
+	scenario     *suite.Scenario // the running scenario, as the harness opened it
 	rec          *transcript.Recorder
 	rt           *runtime.Server
 	addr         string
@@ -47,59 +41,45 @@ type world struct {
 	reply        json.RawMessage
 	turn         runtime.Turn     // what the scripted model does on the next send
 	tried        *driver.Response // the outcome of the last "tries to" step
-	replacements int              // replacements made at once by the last "replaced N times at once"
 	observations map[string]string
-	transcript   string           // where the transcript is written ("" in memory)
 	lastErr      *driver.Response // the last command that ended in an SDK error
 	checked      []report.Check
-	failures     []suite.Failure // every failed step so far (see checking)
+	failures     []suite.Failure // the failed checks so far (see checking)
 	step         *godog.Step     // the step running now
 	stepChecks   int             // len(checked) when it began
-	unsupport    string
-	capability   string // the capability behind unsupport
-	badLine      error  // the first driver line of the current command that was not protocol JSON
-	unavailable  string
-	sweep        []*sweepCall // the generated calls of the schema sweep (generated.go)
+	replacements int             // replacements made at once by the last "replaced N times at once"
+	badLine      error           // the first driver line of the current command that was not protocol JSON
+	sweep        []*sweepCall    // the generated calls of the schema sweep (generated.go)
+	events       []sentEvent     // the generated events sent (generated_events.go)
 }
 
 type session struct{ handle, id, client string }
 
-// Initializer returns godog's scenario initializer for one SDK (a suite.Initializer). nameFilter,
-// when set, runs only scenarios with exactly that name.
-func Initializer(t suite.Target, featuresRoot, nameFilter string) func(*godog.ScenarioContext) {
+// Initializer returns godog's scenario initializer for one SDK (a suite.Initializer): the
+// phrases and the steps' side of each scenario. The harness wraps it in the scenario's
+// lifecycle (which scenarios run, the transcript, the @requires gate, the recording runtime,
+// the outcome); the steps see a scenario that reached the SDK through t.Scenario().
+func Initializer(t suite.Target) func(*godog.ScenarioContext) {
 	return func(sc *godog.ScenarioContext) {
 		w := &world{t: t}
-		sc.Before(func(ctx context.Context, s *godog.Scenario) (context.Context, error) {
-			return ctx, w.begin(ctx, s, featuresRoot, nameFilter)
-		})
-		w.trackSteps(sc)
-		sc.After(func(ctx context.Context, s *godog.Scenario, err error) (context.Context, error) {
-			w.end(s)
+		sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+			w.begin(ctx)
 			return ctx, nil
 		})
+		sc.After(func(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
+			w.end()
+			return ctx, nil
+		})
+		w.trackSteps(sc)
 		w.register(checking{sc, w})
 	}
 }
 
-// trackSteps records the running step (for checking) and every failure of a step.
+// trackSteps records the running step and the checks made before it, for checking.
 func (w *world) trackSteps(sc *godog.ScenarioContext) {
 	sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
 		w.step = st
 		w.stepChecks = len(w.checked)
-		return ctx, nil
-	})
-	sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-		var un *ErrUnsupported
-		switch {
-		case errors.As(err, &un):
-			if w.unsupport == "" {
-				w.unsupport, w.capability = un.Reason, un.Capability
-			}
-		case status == godog.StepUndefined:
-			w.fail(st, fmt.Errorf("step %q is not defined", st.Text))
-		case err != nil && !errors.Is(err, godog.ErrSkip):
-			w.fail(st, err)
-		}
 		return ctx, nil
 	})
 }
@@ -107,9 +87,9 @@ func (w *world) trackSteps(sc *godog.ScenarioContext) {
 // checking binds step handlers so that a failed check (a Then step) is recorded and the
 // scenario goes on: godog ends a scenario at its first failing step, which would let an
 // expected failure hide every later check. The handler's error is kept in the world and godog
-// is told the step passed; the scenario's outcome lists every failure (world.end), and the
-// harness matches each against the manifest. A Given or When step that fails still ends the
-// scenario (what follows depends on it), and so does an unsupported Then step.
+// is told the step passed; the scenario's outcome lists every failure, and the harness matches
+// each against the manifest. A Given or When step that fails still ends the scenario (what
+// follows depends on it), and so does an unsupported Then step.
 type checking struct {
 	sc *godog.ScenarioContext
 	w  *world
@@ -135,7 +115,7 @@ func (c checking) Step(expr, stepFunc interface{}) {
 	}).Interface())
 }
 
-// fail records a failed step with the payload checks it made.
+// fail records a failed check with the payload checks its step made.
 func (w *world) fail(st *godog.Step, err error) {
 	var checked []report.Check
 	if w.stepChecks <= len(w.checked) {
@@ -144,124 +124,39 @@ func (w *world) fail(st *godog.Step, err error) {
 	w.failures = append(w.failures, suite.Failure{Step: st.Text, Message: fmt.Sprintf("step %q: %v", st.Text, err), Checked: checked})
 }
 
-// failed joins the recorded failures into the scenario's error (nil when there are none).
-func (w *world) failed() error {
-	switch len(w.failures) {
-	case 0:
-		return nil
-	case 1:
-		return errors.New(w.failures[0].Message)
-	}
-	msgs := make([]string, len(w.failures))
-	for i, f := range w.failures {
-		msgs[i] = fmt.Sprintf("%d. %s", i+1, f.Message)
-	}
-	return fmt.Errorf("%d steps failed:\n%s", len(w.failures), strings.Join(msgs, "\n"))
-}
-
-var (
-	errFiltered    = fmt.Errorf("filtered out: %w", godog.ErrSkip)
-	errUnavailable = fmt.Errorf("the SDK is unavailable: %w", godog.ErrSkip)
-)
-
-func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, nameFilter string) error {
-	w.ctx = ctx
-	w.feature = relFeature(featuresRoot, s.Uri)
-	w.name = s.Name
-	if nameFilter != "" && s.Name != nameFilter {
-		return errFiltered // not part of this run: no result at all
-	}
-	if sel, ok := w.t.(suite.Selector); ok && !sel.Selected(w.feature, w.name) {
-		return errFiltered // another shard's
-	}
-	// Every scenario gets a transcript, even one that never reaches an SDK, so every result
-	// names a file that says what happened.
-	rec, path, err := w.t.Transcript(w.feature, w.name)
-	if err != nil {
-		return err
-	}
-	w.rec, w.transcript = rec, path
-	rec.Scenario(transcript.Header{Name: w.name, Feature: w.feature, SDK: w.t.SDK(), SchemaChecked: w.t.SchemaLoaded()})
-	if why := w.t.Unavailable(); why != "" {
-		rec.Unavailable(why)
-		w.unavailable = why
-		return errUnavailable
-	}
-	for _, tag := range s.Tags {
-		c, ok := strings.CutPrefix(tag.Name, "@requires.")
-		if !ok {
-			continue
-		}
-		if reason, n, lacking := w.lacks(c); lacking {
-			rec.Lacks(c, n, reason)
-			return &ErrUnsupported{Reason: reason, Capability: c}
-		}
-	}
-	w.rt = runtime.New(rec, w.t.RuntimeOptions())
-	w.addr, err = w.rt.Listen("127.0.0.1:0")
-	if err != nil {
-		return fmt.Errorf("recording runtime: %w", err)
-	}
-	rec.Notef("", "recording runtime listening on %s", w.addr)
-	return nil
-}
-
-func (w *world) end(s *godog.Scenario) {
-	if w.name != s.Name || w.feature == "" {
+// begin takes the scenario the harness opened, when it reaches the SDK.
+func (w *world) begin(ctx context.Context) {
+	s := w.t.Scenario()
+	if s == nil {
 		return
 	}
-	o := suite.Outcome{Feature: w.feature, Scenario: w.name, Unsupported: w.unsupport,
-		Unavailable: w.unavailable, Checked: w.checked, Observations: w.observations, Capability: w.capability}
-	// An unsupported step after a failed check: the failures stand (they were observed).
-	if len(w.failures) > 0 {
-		o.Unsupported, o.Capability = "", ""
-	}
-	// A fault found after the steps (stopping the client, a malformed frame) is one more failure.
-	fault := func(err error) {
-		if err != nil {
-			w.failures = append(w.failures, suite.Failure{Message: err.Error()})
-		}
-	}
-	for _, tag := range s.Tags {
-		o.Tags = append(o.Tags, tag.Name)
-	}
-	filtered := w.rec == nil
-	if w.rt != nil {
-		// Let a turn still being played finish, then release the SDK's client.
-		wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = w.rt.Wait(wctx)
-		cancel()
-		for _, c := range w.clients {
-			if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && o.Unsupported == "" {
-				fault(fmt.Errorf("stopping the SDK client: %w", err))
-			}
-		}
-		w.rt.Close()
-		w.importStdio()
-	}
-	if w.rec != nil {
-		if o.Unsupported == "" {
-			fault(sdkFrameFault(w.entries()))
-		}
-		o.SchemaViolations = transcript.Violations(w.entries())
-		w.rec.Notef("", "scenario ended")
-		if err := w.rec.Close(); err != nil {
-			fault(fmt.Errorf("writing the transcript: %w", err))
-		}
-		o.Transcript = w.transcript
-	}
-	o.Failures, o.Err = w.failures, w.failed()
-	if !filtered {
-		w.t.Finished(o)
-	}
-	*w = world{t: w.t}
+	w.ctx, w.scenario = ctx, s
+	w.feature, w.name = s.Feature, s.Name
+	w.rec, w.rt, w.addr = s.Rec, s.Runtime, s.Addr
 }
 
-func relFeature(root, uri string) string {
-	if rel, err := filepath.Rel(root, uri); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
+// end lets a turn still being played finish, releases the SDK's clients and leaves the steps'
+// findings for the outcome; the harness then closes the runtime and the transcript.
+func (w *world) end() {
+	s := w.scenario
+	if s == nil {
+		*w = world{t: w.t}
+		return
 	}
-	return filepath.ToSlash(uri)
+	wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = w.rt.Wait(wctx)
+	cancel()
+	for _, c := range w.clients {
+		if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && s.Err == nil {
+			s.Err = fmt.Errorf("stopping the SDK client: %w", err)
+		}
+	}
+	w.importStdio()
+	if s.Err == nil {
+		s.Err = sdkFrameFault(w.entries())
+	}
+	s.Checked, s.Observations, s.Failures = w.checked, w.observations, w.failures
+	*w = world{t: w.t}
 }
 
 // call sends one driver command, recording both lines in the transcript. A driver that hung or
@@ -346,7 +241,7 @@ func (w *world) importStdio() {
 		return
 	}
 	for _, e := range more {
-		e.Conn = strings.TrimSuffix("stdio-"+e.Conn, "-")
+		e.Conn = strings.TrimSuffix(transcript.SpawnedConn+"-"+e.Conn, "-")
 		w.rec.Add(e)
 	}
 	_ = os.Remove(w.stdioLog)
@@ -354,17 +249,7 @@ func (w *world) importStdio() {
 
 // lacks says whether the driver lacks capability c, with the sentence that reports it and the
 // driver's note.
-func (w *world) lacks(c string) (reason, note string, lacking bool) {
-	has, note := w.t.Capability(c)
-	if has {
-		return "", "", false
-	}
-	reason = fmt.Sprintf("%s SDK lacks capability %s", w.t.SDK(), c)
-	if note != "" {
-		reason += ": " + note
-	}
-	return reason, note, true
-}
+func (w *world) lacks(c string) (reason, note string, lacking bool) { return suite.Lacks(w.t, c) }
 
 // unsupported is the error for a driver's unsupported answer to cmd. A driver that declared in
 // hello the capability the command needs (commandNeeds) and then answers unsupported has a

@@ -62,7 +62,6 @@ func TestCheckPlantedViolations(t *testing.T) {
 	}
 }
 
-// The real schema, when a prepared Node driver has it, compiles and catches a planted key.
 // TestPublishedSchemaWhenPrepared loads the published schema from a preparation of the pinned
 // version of the SDK that ships it (fixtures/sdks.yaml), prepared here when the cache does not
 // hold it: whatever other versions the cache holds (some ship no schema) do not matter. It skips
