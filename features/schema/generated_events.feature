@@ -1,3 +1,4 @@
+@sweep
 Feature: Every session event type of the runtime's schema reaches the application as sent
   The runtime's session-events.schema.json describes every event it sends. Each event type is
   sent with values generated from its schema (every field, only the required ones, and every field

@@ -515,6 +515,15 @@ func generated(dir string) (*schemagen.Doc, *runtime.Answers, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// The sweep's cases are generated once per run (and shared by every SDK): start now, while
+	// the SDKs are prepared, rather than inside the first sweep scenario.
+	go func() {
+		for _, m := range gen.Methods {
+			if m.FromSDK && !m.Internal {
+				gen.CasesOnce(m)
+			}
+		}
+	}()
 	a := &runtime.Answers{Results: map[string]json.RawMessage{}, Public: map[string]bool{}}
 	for _, m := range gen.Methods {
 		if !m.FromSDK {

@@ -28,11 +28,13 @@ public final class Main {
 
     private final Out out;
     private final SdkAdapter sdk;
+    private final Rpc rpc;
     private final Properties build;
 
     private Main(Out out, SdkAdapter sdk, Properties build) {
         this.out = out;
         this.sdk = sdk;
+        this.rpc = new Rpc(sdk);
         this.build = build;
     }
 
@@ -147,8 +149,11 @@ public final class Main {
                 result.put("sdk", "java");
                 result.put("version", sdk.version());
                 result.put("source", build.getProperty("sdk.source", "maven:com.github:copilot-sdk-java:" + sdk.version()));
-                result.set("capabilities", Out.JSON.valueToTree(sdk.capabilities()));
-                result.set("notes", Out.JSON.valueToTree(sdk.notes()));
+                Map<String, Boolean> caps = new LinkedHashMap<>(sdk.capabilities());
+                Map<String, String> notes = new LinkedHashMap<>(sdk.notes());
+                rpc.declare(caps, notes);
+                result.set("capabilities", Out.JSON.valueToTree(caps));
+                result.set("notes", Out.JSON.valueToTree(notes));
             }
             case "connect" -> {
                 String address = optional(args, "address");
@@ -176,6 +181,8 @@ public final class Main {
             }
             case "disconnect" -> sdk.disconnect(required(args, "session"));
             case "stopClient" -> sdk.stopClient(required(args, "client"));
+            case "rpc" -> result = rpc.call(args);
+            case "rpcBatch" -> result = rpc.batch(args);
             case "shutdown" -> {
             }
             // A newer protocol command this driver does not know: the SDK cannot be asked to do it.

@@ -391,6 +391,16 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         out.event("session.event", args);
     }
 
+    @Override
+    public Object clientObject(String handle) {
+        return client(handle);
+    }
+
+    @Override
+    public Object sessionObject(String handle) {
+        return session(handle);
+    }
+
     protected C client(String handle) {
         C c = clients.get(handle);
         if (c == null) {
