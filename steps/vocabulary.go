@@ -106,6 +106,7 @@ var commandNeeds = map[string]string{
 	"clearContext":         "session.clearContext",
 	"rpc":                  "rpc.generated",
 	"rpcBatch":             "rpc.generated",
+	"surface":              "surface",
 }
 
 // Vocabulary lists every phrase the steps bind with what it needs (suite.Step), without godog.

@@ -14,6 +14,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v34"
@@ -51,6 +52,7 @@ type world struct {
 	badLine      error           // the first driver line of the current command that was not protocol JSON
 	sweep        []*sweepCall    // the generated calls of the schema sweep (generated.go)
 	events       []sentEvent     // the generated events sent (generated_events.go)
+	surface      *surface.Result // what the surface probe found (surface.go)
 }
 
 type session struct{ handle, id, client string }

@@ -63,6 +63,7 @@ from copilot.session import CopilotSession, PermissionHandler  # noqa: E402
 from copilot.tools import Tool, ToolInvocation, ToolResult  # noqa: E402
 
 import rpc as generated_rpc  # noqa: E402  (next to this file: the generic generated-layer call)
+import surface as _surface  # noqa: E402  (beside this file: PROTOCOL.md "Surface")
 
 try:
     from copilot import RuntimeConnection
@@ -167,6 +168,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         notes["transport.tcp"] = f"{SDK_LABEL}: no RuntimeConnection.for_uri"
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
+    caps["surface"] = True
     option_capabilities(caps, notes)
     generated_rpc.capabilities(SDK_LABEL, caps, notes)
     caps["handler.permission"] = True
@@ -285,6 +287,17 @@ def session_kwargs(options: dict[str, Any], resume: bool) -> dict[str, Any]:
         else:
             out[kw] = value
     return out
+
+
+def fields_kwargs(fields: dict[str, Any] | None, owner: str) -> dict[str, Any]:
+    """SDK keywords by their own names, values as given (PROTOCOL.md "Surface")."""
+    if not fields:
+        return {}
+    declared = _surface.declared(owner)
+    for name in fields:
+        if name not in declared:
+            raise Unsupported(f"{SDK_LABEL}: {owner} declares no field {name}")
+    return dict(fields)
 
 
 def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
@@ -515,6 +528,9 @@ class Driver:
             "notes": notes,
         }
 
+    async def cmd_surface(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"entries": _surface.surface()}
+
     async def cmd_connect(self, args: dict[str, Any]) -> dict[str, Any]:
         handle = need(args, "client")
         if handle in self.clients:
@@ -549,6 +565,7 @@ class Driver:
                 connection.env = {**os.environ, **args["env"]}
         else:
             raise DriverError("connect needs 'address' or 'cliPath'")
+        client_kwargs.update(fields_kwargs(args.get("fields"), "clientOptions"))
         client = CopilotClient(connection=connection, **client_kwargs)
         await client.start()
         self.clients[handle] = client
@@ -559,6 +576,7 @@ class Driver:
         handle = need(args, "session")
         tools = self.make_tools(handle, need(args, "tools"))
         options = session_kwargs(args.get("options") or {}, resume=False)
+        options.update(fields_kwargs(args.get("fields"), "sessionConfig"))
         session = await client.create_session(
             on_permission_request=self.permission_handler(handle),
             tools=tools,
@@ -573,6 +591,7 @@ class Driver:
         handle = need(args, "session")
         tools = self.make_tools(handle, need(args, "tools"))
         options = session_kwargs(args.get("options") or {}, resume=True)
+        options.update(fields_kwargs(args.get("fields"), "resumeConfig"))
         session = await client.resume_session(
             need(args, "sessionId"),
             on_permission_request=self.permission_handler(handle),

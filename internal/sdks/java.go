@@ -38,7 +38,7 @@ func init() {
 		MonorepoDir:  "java",
 		LocalBase:    &LocalBase{RuntimeBase: RuntimeSelf},
 		Version:      mavenSyntax,
-		Published:    mavenPublished(javaGroup, javaArtifact),
+		Versions:     mavenVersions(javaGroup, javaArtifact),
 		BuildOutputs: []string{"target"},
 		Newer: "the pin is the newest version reachable from the machine it was chosen on; Maven Central " +
 			"itself publishes a 1.x line of com.github:copilot-sdk-java. With full registry access, a newer Java " +

@@ -10,10 +10,24 @@ import (
 	"github.com/Masterminds/semver/v3"
 )
 
-// goPrereleases are the pre-release labels probed for the Go SDK's first major release: the Go
+// Lister returns every version a registry publishes (pre-releases included), in any order.
+type Lister func(ctx context.Context) ([]string, error)
+
+// goMaxBeta bounds the pre-release tags probed for the Go SDK's first major release: the Go
 // proxy here refuses version lists, and the SDK's Go module published its previews as
 // v1.0.0-beta.N (the other registries list theirs).
 const goMaxBeta = 15
+
+// PublishedVersions is every version d's registry serves from 1.0.0's pre-releases on.
+func PublishedVersions(ctx context.Context, d Driver) ([]string, error) {
+	if d.Published != nil {
+		return d.Published(ctx)
+	}
+	if d.Versions == nil {
+		return nil, fmt.Errorf("the %s recipe cannot list its registry's versions", d.Name)
+	}
+	return d.Versions(ctx, Range{Lo: "1.0.0-0", Previews: true})
+}
 
 // goProbePublished probes the Go module's 1.x tags: v1.0.0-beta.1…beta.15, then vX.Y.Z from
 // v1.0.0 upward (probeVersions' rule: a minor's patches until two in a row are missing, minors
@@ -69,7 +83,7 @@ func dedupe(vs []string) []string {
 
 // pep440Pre splits a PEP 440 version into its release and its pre/dev label (1.0.0b4, 1.0.27rc1,
 // 1.0.27.dev40031404408).
-var pep440Pre = regexp.MustCompile(`^v?([0-9]+(?:\.[0-9]+)*?)(?:[-_.]?(a|b|rc|dev)[-_.]?([0-9]+))?$`)
+var pep440Order = regexp.MustCompile(`^v?([0-9]+(?:\.[0-9]+)*?)(?:[-_.]?(a|b|rc|dev)[-_.]?([0-9]+))?$`)
 
 // OrderKey is a version as semver, for ordering the versions of any registry: SemVer as is, a
 // PEP 440 pre-release mapped so that dev < a < b < rc < the release (as PEP 440 orders them).
@@ -77,7 +91,7 @@ func OrderKey(v string) (*semver.Version, error) {
 	if sv, err := semver.NewVersion(v); err == nil {
 		return sv, nil
 	}
-	m := pep440Pre.FindStringSubmatch(v)
+	m := pep440Order.FindStringSubmatch(v)
 	if m == nil {
 		return nil, fmt.Errorf("version %q is neither SemVer nor a PEP 440 release or pre-release", v)
 	}

@@ -20,7 +20,7 @@ func init() {
 		BuildOutputs: []string{".venv", "__pycache__"},
 		Pinned:       pinnedIn("requirements.txt", `(?m)^github-copilot-sdk==(\S+)`),
 		Pristine:     pristinePython,
-		Published:    pipPublished(pythonDist),
+		Versions:     pipVersions(pythonDist),
 		Toolchain: []Tool{{
 			Bin:         "python3",
 			VersionArgs: []string{"--version"},

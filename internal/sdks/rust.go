@@ -29,7 +29,7 @@ func init() {
 		MonorepoDir:  "rust",
 		LocalBase:    &LocalBase{RuntimeBase: RuntimeDebian, HostFiles: hostRustToolchain},
 		Version:      cratesSyntax,
-		Published:    cratesPublished(rustCrate),
+		Versions:     cratesVersions(rustCrate),
 		BuildOutputs: []string{"target"},
 		Pinned:       pinnedIn("Cargo.toml", `github-copilot-sdk = \{ version = "=([^"]+)"`),
 		Toolchain: []Tool{

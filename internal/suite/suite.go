@@ -145,7 +145,7 @@ var Capabilities = []string{
 	"session.setTools", "session.rpc.tools.set", "session.rpc.tools.set.nil", "session.gitHubToken", "session.clearContext", "events",
 	"session.option.<name>", "connect.option.<name>",
 	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.sessionLog", "tool.result.telemetry",
-	"handler.permission", "rpc.generated", "rpc.handlers",
+	"handler.permission", "rpc.generated", "rpc.handlers", "surface",
 }
 
 // KnownCapability says whether c is one of Capabilities, where an entry ending in ".<name>" is a
