@@ -22,11 +22,11 @@ func (w *world) registerResults(sc binder) {
 	sc.Step(`^the SDK's answer to the call to "([^"]*)" has "([^"]*)" equal to (.+)$`, w.answerKeyEquals)
 }
 
-// needs turns a missing capability into unsupported with the driver's note.
+// needs turns a missing capability into unsupported, naming it, with the driver's note.
 func (w *world) needs(caps ...string) error {
 	for _, c := range caps {
 		if reason, _, lacking := w.lacks(c); lacking {
-			return &ErrUnsupported{Reason: reason}
+			return &ErrUnsupported{Reason: reason, Capability: c}
 		}
 	}
 	return nil

@@ -27,6 +27,14 @@ type ErrUnsupported struct {
 func (e *ErrUnsupported) Error() string { return "unsupported: " + e.Reason }
 func (e *ErrUnsupported) Unwrap() error { return godog.ErrSkip }
 
+// ErrUnavailable marks a step whose input this run does not have (the runtime's published
+// schema when no preparation ships it): a setup problem, not something the SDK lacks, so it is
+// reported unavailable with the reason, never unsupported and never passed.
+type ErrUnavailable struct{ Reason string }
+
+func (e *ErrUnavailable) Error() string { return "unavailable: " + e.Reason }
+func (e *ErrUnavailable) Unwrap() error { return godog.ErrSkip }
+
 // world is the state of one scenario on one SDK.
 type world struct {
 	t       suite.Target
@@ -66,11 +74,15 @@ func Initializer(t suite.Target, featuresRoot, nameFilter string) func(*godog.Sc
 			return ctx, w.begin(ctx, s, featuresRoot, nameFilter)
 		})
 		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-			if w.firstErr == nil && w.unsupport == "" {
+			if w.firstErr == nil && w.unsupport == "" && w.unavailable == "" {
 				var un *ErrUnsupported
+				var ua *ErrUnavailable
 				switch {
 				case errors.As(err, &un):
 					w.unsupport, w.capability = un.Reason, un.Capability
+				case errors.As(err, &ua):
+					w.unavailable = ua.Reason
+					w.rec.Unavailable(ua.Reason)
 				case status == godog.StepUndefined:
 					w.firstErr = fmt.Errorf("step %q is not defined", st.Text)
 				case err != nil && !errors.Is(err, godog.ErrSkip):
@@ -150,7 +162,7 @@ func (w *world) end(s *godog.Scenario) {
 		_ = w.rt.Wait(wctx)
 		cancel()
 		for _, c := range w.clients {
-			if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && o.Err == nil && o.Unsupported == "" {
+			if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && o.Err == nil && o.Unsupported == "" && o.Unavailable == "" {
 				o.Err = fmt.Errorf("stopping the SDK client: %w", err)
 			}
 		}
@@ -158,7 +170,7 @@ func (w *world) end(s *godog.Scenario) {
 		w.importStdio()
 	}
 	if w.rec != nil {
-		if o.Err == nil && o.Unsupported == "" {
+		if o.Err == nil && o.Unsupported == "" && o.Unavailable == "" {
 			o.Err = sdkFrameFault(w.entries())
 		}
 		o.SchemaViolations = transcript.Violations(w.entries())
@@ -226,6 +238,9 @@ func (w *world) driverLine(l driver.Line) {
 
 // do sends a command that must succeed: an SDK error or an unsupported outcome is the step's error.
 func (w *world) do(cmd string, args any) (json.RawMessage, error) {
+	if err := w.lacking(cmd, args); err != nil {
+		return nil, err
+	}
 	r, err := w.call(cmd, args)
 	if err != nil {
 		return nil, err
@@ -283,23 +298,28 @@ func (w *world) lacks(c string) (reason, note string, lacking bool) {
 	return reason, note, true
 }
 
-// unsupported is the error for a driver's unsupported answer to cmd. A driver that declared in
-// hello the capability the command needs (commandNeeds) and then answers unsupported has a
-// fault: the scenario fails, it is not excused as unsupported.
+// unsupported is the error for a driver's unsupported answer to cmd. An unsupported answer
+// must name a capability the driver declared false: one the command needs (commandNeeds) and
+// the driver lacks. A driver that declared every capability the command needs and still answers
+// unsupported has a fault: the scenario fails, it is not excused as unsupported.
 func (w *world) unsupported(cmd string, args any, r *driver.Response) error {
-	c := commandNeeds[cmd]
-	if cmd == "connect" {
-		c = "transport.tcp"
-		if a, ok := args.(map[string]any); ok && a["cliPath"] != nil {
-			c = "transport.stdio"
+	needed := commandNeeds(cmd, args)
+	for _, c := range needed {
+		if has, _ := w.t.Capability(c); !has {
+			return &ErrUnsupported{Reason: r.Reason, Capability: c}
 		}
 	}
-	if c != "" {
-		if has, _ := w.t.Capability(c); has {
-			return fmt.Errorf("driver fault: the %s driver declared the capability %s in hello but answered unsupported to %s: %s", w.t.SDK(), c, cmd, r.Reason)
-		}
+	declared := "none beyond the baseline every driver has"
+	if len(needed) > 0 {
+		declared = strings.Join(needed, ", ")
 	}
-	return &ErrUnsupported{Reason: r.Reason, Capability: c}
+	return fmt.Errorf("driver fault: the %s driver answered unsupported to %s, which needs only capabilities it declared in hello (%s): %s", w.t.SDK(), cmd, declared, r.Reason)
+}
+
+// lacking is the unsupported error for the first capability cmd needs that the driver lacks,
+// checked before the command is sent: the harness never sends what the driver did not declare.
+func (w *world) lacking(cmd string, args any) error {
+	return w.needs(commandNeeds(cmd, args)...)
 }
 
 // sdkFrameFault is the first thing the SDK sent the runtime that was not a well-formed frame:

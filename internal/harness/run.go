@@ -442,6 +442,10 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 	switch {
 	case o.Unavailable != "":
 		r.Status, r.Message = report.Unavailable, o.Unavailable
+	case o.Unsupported != "" && o.Capability == "":
+		// Unsupported means the driver declared a capability false: one without a capability
+		// is a fault of the driver or the steps, never an excuse.
+		r.Status, r.Message = report.Failed, "unsupported without a capability the driver declared false: "+o.Unsupported
 	case o.Unsupported != "":
 		r.Status, r.Message, r.Capability = report.Unsupported, o.Unsupported, o.Capability
 	case o.Err != nil && entry != nil:
