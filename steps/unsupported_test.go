@@ -24,7 +24,8 @@ func (c capTarget) Capability(name string) (bool, string) {
 // Every capability a command needs is derived from its arguments, and every one is known.
 func TestCommandNeedsDerivesFromArguments(t *testing.T) {
 	tool := map[string]any{"name": "t", "isTerminal": true, "metadata": map[string]any{},
-		"handler": map[string]any{"action": "returnResult", "result": map[string]any{"sessionLog": "x", "textResultForLlm": "y"}}}
+		"handler": map[string]any{"action": "returnResult", "result": map[string]any{"sessionLog": "x", "textResultForLlm": "y",
+			"binaryResultsForLlm": []any{map[string]any{"data": "AA", "metadata": map[string]any{}}}}}}
 	tests := []struct {
 		cmd  string
 		args any
@@ -37,7 +38,8 @@ func TestCommandNeedsDerivesFromArguments(t *testing.T) {
 		{"createSession", map[string]any{"tools": []map[string]any{tool}, "gitHubToken": "t",
 			"options": map[string]any{"streaming": false, "model": "m"}},
 			[]string{"session.option.model", "session.option.streaming", "session.gitHubToken",
-				"tool.isTerminal", "tool.metadata", "tool.result.object", "tool.result.sessionLog"}},
+				"tool.isTerminal", "tool.metadata", "tool.result.object", "tool.result.binary", "tool.result.sessionLog",
+				"tool.result.binary.metadata"}},
 		{"resumeSession", map[string]any{"tools": []any{}}, []string{"session.resume"}},
 		{"setToolsConcurrently", map[string]any{"toolSets": [][]map[string]any{{{"name": "a",
 			"handler": map[string]any{"action": "clearContext"}}}, {{"name": "b", "handler": map[string]any{"action": "returnValue"}}}}},

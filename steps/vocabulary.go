@@ -158,13 +158,8 @@ func toolNeeds(tool any) []string {
 	case "returnValue":
 		out = append(out, "tool.result.value")
 	case "returnResult":
-		out = append(out, "tool.result.object")
 		r, _ := h["result"].(map[string]any)
-		for _, k := range sortedMapKeys(r) {
-			if c, ok := resultCapabilities[k]; ok {
-				out = append(out, c)
-			}
-		}
+		out = append(out, resultNeeds(r)...)
 	}
 	return out
 }

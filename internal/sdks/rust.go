@@ -1,7 +1,9 @@
 package sdks
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +25,7 @@ import (
 // driver alone recompiles only the driver. The built binary is copied into pc.CacheDir.
 func init() {
 	register(Driver{
+		Probe:        probeRust,
 		Name:         "rust",
 		Order:        4,
 		Version:      cratesSyntax,
@@ -192,4 +195,57 @@ func rustSDKSourceDir(source string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("rust: %s holds no %s package (looked at Cargo.toml and rust/Cargo.toml)", source, rustCrate)
+}
+
+// probeRust scans the resolved crate's source (cargo metadata says where it is: the registry's
+// unpacked crate or a local path): "Type::item" is a fn of an impl of Type or a variant of enum
+// Type, "Type.field" a pub field of struct Type. Rust has no run-time reflection.
+func probeRust(ctx context.Context, prep *Prepared, symbols []string) (map[string]bool, error) {
+	src := filepath.Join(prep.CacheDir, "src")
+	stdout, stderr, err := probeCommand(ctx, src, nil, "cargo", "metadata", "--format-version", "1", "--offline", "--locked")
+	if err != nil {
+		return nil, fmt.Errorf("cargo metadata: %v: %s", err, bytes.TrimSpace(stderr))
+	}
+	var meta struct {
+		Packages []struct {
+			Name         string `json:"name"`
+			ManifestPath string `json:"manifest_path"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal(stdout, &meta); err != nil {
+		return nil, fmt.Errorf("cargo metadata: %w", err)
+	}
+	crate := ""
+	for _, p := range meta.Packages {
+		if p.Name == rustCrate {
+			crate = filepath.Dir(p.ManifestPath)
+		}
+	}
+	if crate == "" {
+		return nil, fmt.Errorf("cargo metadata of %s names no %s package", src, rustCrate)
+	}
+	text, err := readSources(filepath.Join(crate, "src"), ".rs")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, sym := range symbols {
+		owner, member := splitMember(sym, "::")
+		o := regexp.QuoteMeta(owner)
+		if member != "" {
+			m := regexp.QuoteMeta(member)
+			impls := blocks(text, regexp.MustCompile(`\bimpl(?:<[^{;]*?>)?\s+(?:[\w:<>, ]+\s+for\s+)?`+o+`\b[^{;]*\{`))
+			enums := blocks(text, regexp.MustCompile(`\benum\s+`+o+`\b[^{;]*\{`))
+			out[sym] = anyMatch(regexp.MustCompile(`\bfn\s+`+m+`\b`), impls) ||
+				anyMatch(regexp.MustCompile(`(?m)^\s*`+m+`\s*[({,]`), enums)
+			continue
+		}
+		owner, field := splitMember(sym, ".")
+		if field == "" {
+			return nil, fmt.Errorf("rust symbol %q: want Type::item or Type.field", sym)
+		}
+		structs := blocks(text, regexp.MustCompile(`\bstruct\s+`+regexp.QuoteMeta(owner)+`\b[^{;]*\{`))
+		out[sym] = anyMatch(regexp.MustCompile(`(?m)^\s*pub(?:\([^)]*\))?\s+(?:r#)?`+regexp.QuoteMeta(field)+`\s*:`), structs)
+	}
+	return out, nil
 }

@@ -82,7 +82,7 @@ var Capabilities = []string{
 	"tool.overridesBuiltInTool", "tool.skipPermission", "tool.defer", "tool.metadata",
 	"session.setTools", "session.rpc.tools.set", "session.rpc.tools.set.nil", "session.gitHubToken", "session.clearContext", "events",
 	"session.option.<name>", "connect.option.<name>",
-	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.sessionLog", "tool.result.telemetry",
+	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.binary.metadata", "tool.result.sessionLog", "tool.result.telemetry",
 	"handler.permission",
 }
 

@@ -162,7 +162,8 @@ public final class Main {
             }
             case "createSession" -> result.put("sessionId",
                     sdk.createSession(required(args, "client"), required(args, "session"),
-                            ToolSpec.parseAll(args.get("tools")), args.get("options")));
+                            ToolSpec.parseAll(args.get("tools")), args.get("options"),
+                            args.hasNonNull("gitHubToken") ? args.get("gitHubToken").asText() : null));
             case "resumeSession" -> result.put("sessionId",
                     sdk.resumeSession(required(args, "client"), required(args, "session"),
                             required(args, "sessionId"), ToolSpec.parseAll(args.get("tools")), args.get("options")));

@@ -26,8 +26,12 @@ interface SdkAdapter {
     void connect(String client, String address, String cliPath, Map<String, String> env, JsonNode options)
             throws Exception;
 
-    /** {@code options} is the protocol's session options object, or null when none were given. */
-    String createSession(String client, String session, List<ToolSpec> tools, JsonNode options) throws Exception;
+    /**
+     * {@code options} is the protocol's session options object, or null when none were given;
+     * {@code gitHubToken} the per-session token, or null when the command gave none.
+     */
+    String createSession(String client, String session, List<ToolSpec> tools, JsonNode options, String gitHubToken)
+            throws Exception;
 
     String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools, JsonNode options)
             throws Exception;

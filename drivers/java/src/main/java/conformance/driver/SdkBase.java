@@ -2,6 +2,7 @@ package conformance.driver;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
@@ -66,7 +67,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
             throws Exception;
 
     /** {@code options} are the protocol's session options (see {@link #withOptions}). */
-    protected abstract S create(C client, String session, List<ToolSpec> tools, JsonNode options) throws Exception;
+    protected abstract S create(C client, String session, List<ToolSpec> tools, JsonNode options, String gitHubToken)
+            throws Exception;
 
     protected abstract S resume(C client, String session, String sessionId, List<ToolSpec> tools, JsonNode options)
             throws Exception;
@@ -142,11 +144,11 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     }
 
     @Override
-    public String createSession(String client, String session, List<ToolSpec> tools, JsonNode options)
-            throws Exception {
+    public String createSession(String client, String session, List<ToolSpec> tools, JsonNode options,
+            String gitHubToken) throws Exception {
         C c = client(client);
         checkFreeSession(session);
-        return keep(client, session, create(c, session, tools, options));
+        return keep(client, session, create(c, session, tools, options, gitHubToken));
     }
 
     @Override
@@ -169,6 +171,26 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     }
 
     /**
+     * The SessionConfig with the application's per-session GitHub token set through its
+     * setGitHubToken (found by reflection, like the options, so one adapter serves every version
+     * of its generation); a null token is not set at all.
+     */
+    protected <T> T withToken(T config, String gitHubToken) throws Exception {
+        if (gitHubToken == null) {
+            return config;
+        }
+        Method set = SessionOptions.setter(config.getClass(), TOKEN_SETTER);
+        if (set == null) {
+            throw new Failure.Unsupported(sdkName() + ": " + config.getClass().getSimpleName() + " has no "
+                    + TOKEN_SETTER);
+        }
+        set.invoke(config, gitHubToken);
+        return config;
+    }
+
+    private static final String TOKEN_SETTER = "setGitHubToken";
+
+    /**
      * The capabilities and notes every generation decides the same way, from its classes: tool
      * results, session and connect options, the reporting permission handler. {@code caps} or
      * {@code notes} may be a scratch map when the caller wants only the other.
@@ -186,6 +208,12 @@ abstract class SdkBase<C, S> implements SdkAdapter {
                 + describe(types.binaryResult()));
         SessionOptions.declare(types.sessionConfig(), types.resumeConfig(), sdkName(), caps, notes);
         ConnectOptions.declare(types.clientOptions(), sdkName(), caps, notes);
+        boolean token = SessionOptions.setter(types.sessionConfig(), TOKEN_SETTER) != null;
+        caps.put("session.gitHubToken", token);
+        if (!token) {
+            notes.put("session.gitHubToken", sdkName() + ": " + types.sessionConfig().getSimpleName() + " has no "
+                    + TOKEN_SETTER);
+        }
         caps.put("handler.permission", true);
         notes.put("handler.permission", "PermissionHandler.APPROVE_ALL wrapped to report the PermissionRequest it "
                 + "received, serialized with Jackson");

@@ -63,12 +63,12 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
     }
 
     @Override
-    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools, JsonNode options)
-            throws Exception {
-        return c.createSession(withOptions(new SessionConfig()
+    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools, JsonNode options,
+            String gitHubToken) throws Exception {
+        return c.createSession(withToken(withOptions(new SessionConfig()
                 .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
-                .setTools(definitions(session, tools)), options, false)).get();
+                .setTools(definitions(session, tools)), options, false), gitHubToken)).get();
     }
 
     @Override

@@ -71,13 +71,13 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
     }
 
     @Override
-    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools, JsonNode options)
-            throws Exception {
+    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools, JsonNode options,
+            String gitHubToken) throws Exception {
         AtomicReference<CopilotSession> slot = new AtomicReference<>();
-        CopilotSession s = c.createSession(withOptions(new SessionConfig()
+        CopilotSession s = c.createSession(withToken(withOptions(new SessionConfig()
                 .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
-                .setTools(definitions(session, tools, slot)), options, false)).get();
+                .setTools(definitions(session, tools, slot)), options, false), gitHubToken)).get();
         slot.set(s);
         return s;
     }
