@@ -149,6 +149,7 @@ public final class Main {
                 result.put("source", build.getProperty("sdk.source", "maven:com.github:copilot-sdk-java:" + sdk.version()));
                 result.set("capabilities", Out.JSON.valueToTree(sdk.capabilities()));
                 result.set("notes", Out.JSON.valueToTree(sdk.notes()));
+                result.set("missing", Out.JSON.valueToTree(sdk.missing()));
             }
             case "connect" -> {
                 String address = optional(args, "address");

@@ -22,6 +22,12 @@ interface SdkAdapter {
 
     Map<String, String> notes();
 
+    /**
+     * For each capability this SDK version lacks, the SDK symbol whose absence makes it so,
+     * {@code package.Class#member} (PROTOCOL.md "Capability audit").
+     */
+    Map<String, String> missing();
+
     /** {@code options} is the protocol's connect options object, or null. */
     void connect(String client, String address, String cliPath, Map<String, String> env, JsonNode options)
             throws Exception;

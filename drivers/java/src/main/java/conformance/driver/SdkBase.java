@@ -9,9 +9,11 @@ import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -164,6 +166,38 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         ConnectOptions.apply(clientOptions, options, tcp, sdkName());
     }
 
+    /**
+     * The symbols behind the capabilities only this API generation decides (tool options,
+     * high-level and generated session APIs), as {@code package.Class#member}.
+     */
+    protected abstract Map<String, String> generationSymbols();
+
+    @Override
+    public Map<String, String> missing() {
+        Map<String, String> symbols = new LinkedHashMap<>(generationSymbols());
+        symbols.put("session.gitHubToken", types.sessionConfig().getName() + "#" + TOKEN_SETTER);
+        symbols.put("tool.result.binary", types.toolResult().getName() + "#binaryResultsForLlm");
+        symbols.put("tool.result.sessionLog", types.toolResult().getName() + "#sessionLog");
+        symbols.put("tool.result.telemetry", types.toolResult().getName() + "#toolTelemetry");
+        symbols.put("tool.result.binary.metadata", types.binaryResult().getName() + "#metadata");
+        for (SessionOptions.Option o : SessionOptions.ALL) {
+            boolean onResume = SessionOptions.setter(types.resumeConfig(), o.setter()) != null;
+            Class<?> where = !onResume || o.resumeOnly() ? types.resumeConfig() : types.sessionConfig();
+            symbols.put("session.option." + o.name(), where.getName() + "#" + o.setter());
+        }
+        for (ConnectOptions.Option o : ConnectOptions.ALL) {
+            symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
+        }
+        Map<String, Boolean> caps = capabilities();
+        Map<String, String> out = new TreeMap<>();
+        symbols.forEach((capability, symbol) -> {
+            if (!Boolean.TRUE.equals(caps.get(capability))) {
+                out.put(capability, symbol);
+            }
+        });
+        return out;
+    }
+
     /** The SDK's SessionConfig or ResumeSessionConfig with the protocol's session options applied. */
     protected <T> T withOptions(T config, JsonNode options, boolean resume) throws Exception {
         SessionOptions.apply(config, options, resume, sdkName(), this::handler);
@@ -204,6 +238,11 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         caps.put("tool.result.binary", component(types.toolResult(), "binaryResultsForLlm") != null);
         caps.put("tool.result.sessionLog", component(types.toolResult(), "sessionLog") != null);
         caps.put("tool.result.telemetry", component(types.toolResult(), "toolTelemetry") != null);
+        caps.put("tool.result.binary.metadata", component(types.binaryResult(), "metadata") != null);
+        if (component(types.binaryResult(), "metadata") == null) {
+            notes.put("tool.result.binary.metadata", sdkName() + ": " + types.binaryResult().getSimpleName()
+                    + " has no metadata component");
+        }
         notes.put("tool.result.object", sdkName() + ": " + describe(types.toolResult()) + "; "
                 + describe(types.binaryResult()));
         SessionOptions.declare(types.sessionConfig(), types.resumeConfig(), sdkName(), caps, notes);
