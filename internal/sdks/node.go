@@ -216,14 +216,18 @@ func probeNode(_ context.Context, prep *Prepared, symbols []string) (map[string]
 	}
 	out := map[string]bool{}
 	for _, sym := range symbols {
-		owner, member := splitMember(sym, ".")
-		o := regexp.QuoteMeta(owner)
-		if member == "" {
-			out[sym] = regexp.MustCompile(`\b(?:function|class|interface|type|const|enum)\s+` + o + `\b`).MatchString(dts)
-			continue
-		}
-		decl := blocks(dts, regexp.MustCompile(`\b(?:(?:class|interface)\s+`+o+`\b[^{]*|type\s+`+o+`\b[^=]*=\s*)\{`))
-		out[sym] = anyMatch(regexp.MustCompile(`(?m)^\s*(?:(?:readonly|static|async|get|set)\s+)*`+regexp.QuoteMeta(member)+`\??\s*[:(<]`), decl)
+		out[sym] = dtsHas(dts, sym)
 	}
 	return out, nil
+}
+
+// dtsHas says whether TypeScript declarations declare sym ("Name.member" or "Name").
+func dtsHas(dts, sym string) bool {
+	owner, member := splitMember(sym, ".")
+	o := regexp.QuoteMeta(owner)
+	if member == "" {
+		return regexp.MustCompile(`\b(?:function|class|interface|type|const|enum)\s+` + o + `\b`).MatchString(dts)
+	}
+	decl := blocks(dts, regexp.MustCompile(`\b(?:(?:class|interface)\s+`+o+`\b[^{]*|type\s+`+o+`\b[^=]*=\s*)\{`))
+	return anyMatch(regexp.MustCompile(`(?m)^\s*(?:(?:readonly|static|async|get|set)\s+)*`+regexp.QuoteMeta(member)+`\??\s*[:(<]`), decl)
 }

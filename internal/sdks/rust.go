@@ -1,9 +1,7 @@
 package sdks
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -197,32 +195,13 @@ func rustSDKSourceDir(source string) (string, error) {
 	return "", fmt.Errorf("rust: %s holds no %s package (looked at Cargo.toml and rust/Cargo.toml)", source, rustCrate)
 }
 
-// probeRust scans the resolved crate's source (cargo metadata says where it is: the registry's
-// unpacked crate or a local path): "Type::item" is a fn of an impl of Type or a variant of enum
-// Type, "Type.field" a pub field of struct Type. Rust has no run-time reflection.
-func probeRust(ctx context.Context, prep *Prepared, symbols []string) (map[string]bool, error) {
-	src := filepath.Join(prep.CacheDir, "src")
-	stdout, stderr, err := probeCommand(ctx, src, nil, "cargo", "metadata", "--format-version", "1", "--offline", "--locked")
+// probeRust scans the resolved crate's source: the registry's unpacked crate of the version
+// Cargo.lock resolved, or the local folder the dependency line points at (--sdk-source), as the
+// driver's build.rs finds it. Rust has no run-time reflection of declarations.
+func probeRust(_ context.Context, prep *Prepared, symbols []string) (map[string]bool, error) {
+	crate, err := rustCrateDir(filepath.Join(prep.CacheDir, "src"))
 	if err != nil {
-		return nil, fmt.Errorf("cargo metadata: %v: %s", err, bytes.TrimSpace(stderr))
-	}
-	var meta struct {
-		Packages []struct {
-			Name         string `json:"name"`
-			ManifestPath string `json:"manifest_path"`
-		} `json:"packages"`
-	}
-	if err := json.Unmarshal(stdout, &meta); err != nil {
-		return nil, fmt.Errorf("cargo metadata: %w", err)
-	}
-	crate := ""
-	for _, p := range meta.Packages {
-		if p.Name == rustCrate {
-			crate = filepath.Dir(p.ManifestPath)
-		}
-	}
-	if crate == "" {
-		return nil, fmt.Errorf("cargo metadata of %s names no %s package", src, rustCrate)
+		return nil, err
 	}
 	text, err := readSources(filepath.Join(crate, "src"), ".rs")
 	if err != nil {
@@ -230,22 +209,63 @@ func probeRust(ctx context.Context, prep *Prepared, symbols []string) (map[strin
 	}
 	out := map[string]bool{}
 	for _, sym := range symbols {
-		owner, member := splitMember(sym, "::")
-		o := regexp.QuoteMeta(owner)
-		if member != "" {
-			m := regexp.QuoteMeta(member)
-			impls := blocks(text, regexp.MustCompile(`\bimpl(?:<[^{;]*?>)?\s+(?:[\w:<>, ]+\s+for\s+)?`+o+`\b[^{;]*\{`))
-			enums := blocks(text, regexp.MustCompile(`\benum\s+`+o+`\b[^{;]*\{`))
-			out[sym] = anyMatch(regexp.MustCompile(`\bfn\s+`+m+`\b`), impls) ||
-				anyMatch(regexp.MustCompile(`(?m)^\s*`+m+`\s*[({,]`), enums)
-			continue
+		if out[sym], err = rustHas(text, sym); err != nil {
+			return nil, err
 		}
-		owner, field := splitMember(sym, ".")
-		if field == "" {
-			return nil, fmt.Errorf("rust symbol %q: want Type::item or Type.field", sym)
-		}
-		structs := blocks(text, regexp.MustCompile(`\bstruct\s+`+regexp.QuoteMeta(owner)+`\b[^{;]*\{`))
-		out[sym] = anyMatch(regexp.MustCompile(`(?m)^\s*pub(?:\([^)]*\))?\s+(?:r#)?`+regexp.QuoteMeta(field)+`\s*:`), structs)
 	}
 	return out, nil
+}
+
+// rustHas says whether Rust source declares sym: "Type::item" (a fn of an impl of Type or a
+// variant of enum Type) or "Type.field" (a pub field of struct Type).
+func rustHas(text, sym string) (bool, error) {
+	owner, member := splitMember(sym, "::")
+	o := regexp.QuoteMeta(owner)
+	if member != "" {
+		m := regexp.QuoteMeta(member)
+		impls := blocks(text, regexp.MustCompile(`\bimpl(?:<[^{;]*?>)?\s+(?:[\w:<>, ]+\s+for\s+)?`+o+`\b[^{;]*\{`))
+		enums := blocks(text, regexp.MustCompile(`\benum\s+`+o+`\b[^{;]*\{`))
+		return anyMatch(regexp.MustCompile(`\bfn\s+`+m+`\b`), impls) ||
+			anyMatch(regexp.MustCompile(`(?m)^\s*`+m+`\s*[({,]`), enums), nil
+	}
+	owner, field := splitMember(sym, ".")
+	if field == "" {
+		return false, fmt.Errorf("rust symbol %q: want Type::item or Type.field", sym)
+	}
+	structs := blocks(text, regexp.MustCompile(`\bstruct\s+`+regexp.QuoteMeta(owner)+`\b[^{;]*\{`))
+	return anyMatch(regexp.MustCompile(`(?m)(?:^|[{,])\s*pub(?:\([^)]*\))?\s+(?:r#)?`+regexp.QuoteMeta(field)+`\s*:`), structs), nil
+}
+
+var rustDepPath = regexp.MustCompile(`path\s*=\s*"([^"]+)"`)
+
+// rustCrateDir is where the SDK crate the driver in src was built against lives.
+func rustCrateDir(src string) (string, error) {
+	manifest, err := os.ReadFile(filepath.Join(src, "Cargo.toml"))
+	if err != nil {
+		return "", err
+	}
+	if m := rustDepPath.FindSubmatch(rustDepLine.Find(manifest)); m != nil {
+		return filepath.Join(src, string(m[1])), nil // filepath.Join keeps an absolute path's root
+	}
+	lock, err := os.ReadFile(filepath.Join(src, "Cargo.lock"))
+	if err != nil {
+		return "", err
+	}
+	m := regexp.MustCompile(`(?m)^name = "` + regexp.QuoteMeta(rustCrate) + `"\nversion = "([^"]+)"`).FindSubmatch(lock)
+	if m == nil {
+		return "", fmt.Errorf("%s/Cargo.lock has no %s package", src, rustCrate)
+	}
+	home := os.Getenv("CARGO_HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		home = filepath.Join(h, ".cargo")
+	}
+	dirs, _ := filepath.Glob(filepath.Join(home, "registry", "src", "*", rustCrate+"-"+string(m[1])))
+	if len(dirs) == 0 {
+		return "", fmt.Errorf("no unpacked %s %s under %s/registry/src", rustCrate, m[1], home)
+	}
+	return dirs[0], nil
 }
