@@ -207,7 +207,7 @@ func nodeSourceDir(src string) (string, error) {
 }
 
 // probeNode reads the SDK package's TypeScript declarations: "Name.member" is a member of the
-// class, interface or object type Name; "Name" an exported declaration. TypeScript types do not
+// class, interface, namespace, object type or object-typed const Name; "Name" an exported declaration. TypeScript types do not
 // exist at run time, so the declarations are what an application compiles against.
 func probeNode(_ context.Context, prep *Prepared, symbols []string) (map[string]bool, error) {
 	dts, err := readSources(filepath.Join(prep.CacheDir, "node_modules", filepath.FromSlash(nodePackage), "dist"), ".d.ts")
@@ -228,6 +228,6 @@ func dtsHas(dts, sym string) bool {
 	if member == "" {
 		return regexp.MustCompile(`\b(?:function|class|interface|type|const|enum)\s+` + o + `\b`).MatchString(dts)
 	}
-	decl := blocks(dts, regexp.MustCompile(`\b(?:(?:class|interface)\s+`+o+`\b[^{]*|type\s+`+o+`\b[^=]*=\s*)\{`))
+	decl := blocks(dts, regexp.MustCompile(`\b(?:(?:class|interface|namespace)\s+`+o+`\b[^{]*|type\s+`+o+`\b[^=]*=\s*|const\s+`+o+`\s*:\s*)\{`))
 	return anyMatch(regexp.MustCompile(`(?m)^\s*(?:(?:readonly|static|async|get|set)\s+)*`+regexp.QuoteMeta(member)+`\??\s*[:(<]`), decl)
 }

@@ -22,6 +22,9 @@ export declare class CopilotSession {
     readonly sessionId: string;
     send(options: MessageOptions): Promise<string>;
 }
+export declare const RuntimeConnection: {
+    readonly forUri: (url: string) => UriRuntimeConnection;
+};
 export interface Other {
     defer?: "auto";
 }
@@ -58,6 +61,8 @@ struct Other { pub metadata: u8 }
 		{"CopilotSession.setTools", true, false},
 		{"CopilotSession", true, true},
 		{"HistoryClearContextRequest", true, false},
+		{"RuntimeConnection.forUri", true, true},
+		{"RuntimeConnection.forStdio", true, false},
 		{"ToolBinaryResult.description", false, true},
 		{"ToolBinaryResult.metadata", false, false},
 		{"Other.metadata", false, true},
