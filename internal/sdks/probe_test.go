@@ -53,7 +53,7 @@ struct Other { pub metadata: u8 }
 		want bool
 	}{
 		{"Tool.isTerminal", true, true},
-		{"Tool.defer", true, false}, // declared on Other only
+		{"Tool.defer", true, false},  // declared on Other only
 		{"Tool.nested", true, false}, // a member of a nested object type is not the owner's
 		{"ToolBinaryResult.description", true, true},
 		{"ToolBinaryResult.metadata", true, false},
