@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
@@ -46,7 +47,9 @@ func (w *world) toolIn(method, name string) (map[string]any, string, error) {
 	return nil, "", fmt.Errorf("the %s request has no tool named %q (tools: %s)", method, name, canon.Show(tools, true))
 }
 
-func (w *world) check(method, path string) { w.checked = append(w.checked, method+":"+path) }
+func (w *world) check(method, path string) {
+	w.checked = append(w.checked, report.Check{Method: method, Path: path})
+}
 
 func (w *world) toolKeyEquals(name, method, key, want string) error {
 	tool, at, err := w.toolIn(method, name)

@@ -69,6 +69,9 @@ func (w *world) register(sc binder) {
 	sc.Step(`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`, w.applicationReceived)
 	sc.Step(`^the handler "([^"]*)" served the call to "([^"]*)"$`, w.handlerServed)
 	sc.Step(`^every request the SDK sent conforms to the runtime's published schema$`, w.conformsToSchema)
+	sc.Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`, w.callEveryMethod)
+	sc.Step(`^every generated call reached the runtime with exactly the params the application gave$`, w.generatedRequestsExact)
+	sc.Step(`^the application received every generated result as the runtime sent it$`, w.generatedResultsReceived)
 	w.registerWire(sc)
 }
 

@@ -82,12 +82,13 @@ var stepNeeds = map[string]func(args []string, table [][]string) []string{
 	`^the application tries to replace the tools with:$`: func(_ []string, t [][]string) []string {
 		return append(tableNeeds(t), "session.setTools")
 	},
-	`^the tools are replaced with no tools$`:                                          needs("session.setTools"),
-	`^the tools are replaced (\d+) times at once$`:                                    needs("session.setTools"),
-	`^the tools are replaced through the generated RPC with no tools$`:                needs("session.rpc.tools.set"),
-	`^the tools are replaced through the generated RPC with the language's nil list$`: needs("session.rpc.tools.set", "session.rpc.tools.set.nil"),
-	`^the application tries to call clearContext with "([^"]*)" outside a tool call$`: needs("session.clearContext"),
-	`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`:     needs("events"),
+	`^the tools are replaced with no tools$`:                                                                          needs("session.setTools"),
+	`^the tools are replaced (\d+) times at once$`:                                                                    needs("session.setTools"),
+	`^the tools are replaced through the generated RPC with no tools$`:                                                needs("session.rpc.tools.set"),
+	`^the tools are replaced through the generated RPC with the language's nil list$`:                                 needs("session.rpc.tools.set", "session.rpc.tools.set.nil"),
+	`^the application tries to call clearContext with "([^"]*)" outside a tool call$`:                                 needs("session.clearContext"),
+	`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`:                                     needs("events"),
+	`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`: needs("rpc.generated"),
 }
 
 // commandNeeds is every capability a driver command needs, derived from the command and its
@@ -120,11 +121,20 @@ func commandNeeds(cmd string, args any) []string {
 		}
 	case "clearContext":
 		out = append(out, "session.clearContext")
+	case "rpc", "rpcBatch":
+		// An unsupported outcome for one method inside the batch is that method's absence from
+		// the generated layer; an unsupported answer to the command itself is not.
+		out = append(out, "rpc.generated")
 	}
 	if cmd == "createSession" || cmd == "resumeSession" {
 		out = append(out, prefixed("session.option.", a["options"])...)
 		if _, ok := a["gitHubToken"]; ok {
 			out = append(out, "session.gitHubToken")
+		}
+		_, handlers := a["handlers"]
+		_, results := a["handlerResults"]
+		if handlers || results {
+			out = append(out, "rpc.handlers")
 		}
 	}
 	if cmd != "setToolsRpc" { // raw wire definitions: no tool options of the SDK's tool API

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -55,12 +56,13 @@ type world struct {
 	observations map[string]string
 	transcript   string           // where the transcript is written ("" in memory)
 	lastErr      *driver.Response // the last command that ended in an SDK error
-	checked      []string
+	checked      []report.Check
 	firstErr     error
 	unsupport    string
 	capability   string // the capability behind unsupport
 	badLine      error  // the first driver line of the current command that was not protocol JSON
 	unavailable  string
+	sweep        []*sweepCall // the generated calls of the schema sweep (generated.go)
 }
 
 type session struct{ handle, id, client string }

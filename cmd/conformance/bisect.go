@@ -73,8 +73,8 @@ Exit status: 0 when a change was found or none exists, 2 on a usage or setup err
 					return &exitError{2, fmt.Errorf("%s %s is not among the versions the registry publishes from %s to %s: %v", sdk, v, good, bad, versions)}
 				}
 			}
-			if sdk == "go" {
-				fmt.Println("go: the module proxy refuses version lists here; the versions were found by probing tags vX.Y.Z with `go list -m`")
+			if d.VersionsNote != "" {
+				fmt.Printf("%s: %s\n", sdk, d.VersionsNote)
 			}
 			var paths []string
 			for _, a := range args {

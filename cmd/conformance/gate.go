@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/rundiff"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
@@ -56,14 +59,26 @@ Exit status: 0 when nothing regressed, 1 on a regression, 2 when a file cannot b
 }
 
 func replayCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "replay TRANSCRIPT",
-		Short: "Re-check a scenario's assertions against a recorded transcript, running no SDK",
-		Args:  cobra.ExactArgs(1),
+	var reportDir string
+	cmd := &cobra.Command{
+		Use:   "replay TRANSCRIPT | RUN/results.json --report-dir OUT",
+		Short: "Re-check assertions against recorded transcripts, running no SDK",
+		Long: `Replay runs the steps against what a run recorded, with no SDK: each driver command is answered
+from the recorded transcript. Given one scenario's transcript it prints that scenario's status.
+Given a run's results.json it replays every recorded scenario on every SDK of that run through the
+same suite, classification and finish as run, and writes the report into --report-dir (the
+recorded run's SDKs, schema source and timing; the statuses as the features now judge them).
+
+Exit status: as run's (0 passed or failed only as expected, 1 on a failure or an xpass), 2 when the
+input cannot be read.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := repoRoot(cmd)
 			if err != nil {
 				return err
+			}
+			if filepath.Base(args[0]) == "results.json" {
+				return replayRun(root, args[0], reportDir)
 			}
 			o, sdk, err := harness.Replay(root, args[0], steps.Initializer)
 			if err != nil {
@@ -84,4 +99,27 @@ func replayCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&reportDir, "report-dir", "reports/replay", "where a replayed run's report goes")
+	return cmd
+}
+
+// replayRun replays a whole recorded run into a report of its own.
+func replayRun(root, results, reportDir string) error {
+	dir, err := filepath.Abs(reportDir)
+	if err != nil {
+		return err
+	}
+	cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, ReportDir: dir,
+		Self: selfArgv(), Log: os.Stdout, Command: "conformance " + strings.Join(os.Args[1:], " ")}
+	res, err := harness.ReplayRun(context.Background(), cfg, results)
+	if res != nil {
+		printTotals(res, dir)
+	}
+	if err != nil {
+		return err
+	}
+	if n := res.Totals[report.Failed] + res.Totals[report.XPass]; n > 0 {
+		return &exitError{1, fmt.Errorf("%d failed, %d xpass", res.Totals[report.Failed], res.Totals[report.XPass])}
+	}
+	return nil
 }

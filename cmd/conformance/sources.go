@@ -10,9 +10,10 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 )
 
-// monorepoDirs are the language folders of a github/copilot-sdk checkout.
-var monorepoDirs = map[string]string{
-	"node": "nodejs", "python": "python", "go": "go", "rust": "rust", "java": "java", "dotnet": "dotnet",
+// monorepoDir is an SDK's folder in a github/copilot-sdk checkout, as its recipe names it.
+func monorepoDir(sdk string) string {
+	d, _ := sdks.Lookup(sdk)
+	return d.MonorepoDir
 }
 
 // sourcePairs reads --sdk-source values: LANG=PATH for one SDK, or a bare PATH that is the root of
@@ -41,15 +42,15 @@ func sourcePairs(values, selected []string) (map[string]string, error) {
 		}
 		found := 0
 		for _, lang := range want {
-			dir := filepath.Join(root, monorepoDirs[lang])
-			if _, isPair := out[lang]; isPair || monorepoDirs[lang] == "" {
+			dir := filepath.Join(root, monorepoDir(lang))
+			if _, isPair := out[lang]; isPair || monorepoDir(lang) == "" {
 				continue
 			}
 			if info, err := os.Stat(dir); err == nil && info.IsDir() {
 				out[lang] = dir
 				found++
 			} else if len(selected) > 0 {
-				return nil, &exitError{2, fmt.Errorf("--sdk-source %s: the checkout has no %s/ folder for SDK %s", root, monorepoDirs[lang], lang)}
+				return nil, &exitError{2, fmt.Errorf("--sdk-source %s: the checkout has no %s/ folder for SDK %s", root, monorepoDir(lang), lang)}
 			}
 		}
 		if found == 0 && len(selected) == 0 {
@@ -62,7 +63,9 @@ func sourcePairs(values, selected []string) (map[string]string, error) {
 func dirList() []string {
 	var out []string
 	for _, n := range sdks.Names() {
-		out = append(out, monorepoDirs[n]+"/")
+		if d := monorepoDir(n); d != "" {
+			out = append(out, d+"/")
+		}
 	}
 	return out
 }

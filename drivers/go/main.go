@@ -233,6 +233,7 @@ func (d *driver) hello() (map[string]any, error) {
 	toolCapabilities(version, caps, notes)
 	connectCapabilities(caps)
 	optionCapabilities(version, caps, notes)
+	rpcCapabilities(version, caps, notes)
 	if !hasSetTools {
 		notes["session.setTools"] = fmt.Sprintf("%s %s has no high-level Session.SetTools(ctx, []Tool) "+
 			"(only the generated RPC Session.RPC.Tools.Set, which does not swap the handlers)", sdkModule, version)
@@ -770,6 +771,10 @@ func (d *driver) dispatch(c command) (result any, err error) {
 		return d.disconnect(c.Args)
 	case "stopClient":
 		return d.stopClient(c.Args)
+	case "rpc":
+		return d.rpc(c.Args)
+	case "rpcBatch":
+		return d.rpcBatch(c.Args)
 	case "shutdown":
 		return map[string]any{}, nil
 	}

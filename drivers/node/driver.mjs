@@ -222,6 +222,7 @@ function capabilities() {
     // given as is, which is what a JavaScript application relies on.
     "tool.result.binary.metadata": true,
     "handler.permission": true,
+    "rpc.generated": rpcWrappers().session.size + rpcWrappers().server.size > 0,
     "connect.option.connectionToken": true,
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
     "connect.option.gitHubTelemetry": /onGitHubTelemetry\?:/.test(readTypes()),
@@ -281,6 +282,92 @@ function missingSymbols(caps) {
     symbols[`session.option.${name}`] = `${where}.${m.key}`;
   }
   return Object.fromEntries(Object.entries(symbols).filter(([c]) => !caps[c]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The generated RPC layer (PROTOCOL.md "Generated RPC layer"). Which wrapper sends which schema
+// method is found out from the installed SDK, not listed: the public typed getters
+// (CopilotClient.rpc, CopilotSession.rpc) are built over a connection that only records the
+// method each wrapper sends, and every function in the tree is called once.
+
+let rpcIndex = null; // { server: Map(method -> path), session: Map(method -> path) }
+
+function indexWrappers() {
+  const out = new Map();
+  const recorder = { sent: null };
+  const walk = (obj, path) => {
+    for (const [k, v] of Object.entries(obj ?? {})) {
+      if (typeof v === "function") {
+        recorder.sent = null;
+        try {
+          const p = v({});
+          p?.catch?.(() => {});
+        } catch {
+          // a wrapper that checks its params before sending: not indexed by the probe
+        }
+        if (recorder.sent) out.set(recorder.sent, [...path, k]);
+      } else if (v && typeof v === "object") {
+        walk(v, [...path, k]);
+      }
+    }
+  };
+  return { out, recorder, walk };
+}
+
+function rpcWrappers() {
+  if (rpcIndex) return rpcIndex;
+  const build = (makeRoot) => {
+    const { out, recorder, walk } = indexWrappers();
+    const conn = {
+      sendRequest: (method) => {
+        recorder.sent = method;
+        return Promise.resolve(undefined);
+      },
+      sendNotification: (method) => {
+        recorder.sent = method;
+      },
+    };
+    try {
+      walk(makeRoot(conn), []);
+    } catch (e) {
+      diag(`indexing the generated RPC layer failed: ${e?.message ?? e}`);
+    }
+    return out;
+  };
+  const clientRpc = Object.getOwnPropertyDescriptor(CopilotClient.prototype, "rpc")?.get;
+  rpcIndex = {
+    server: clientRpc ? build((conn) => clientRpc.call({ connection: conn, _rpc: null })) : new Map(),
+    session: build((conn) => new CopilotSession("rpc-index-probe", conn).rpc),
+  };
+  return rpcIndex;
+}
+
+async function rpcCall(call) {
+  const method = need(call, "method");
+  const params = call.params ?? undefined;
+  let root;
+  let index;
+  if (typeof call.session === "string") {
+    root = sessionOf(call).rpc;
+    index = rpcWrappers().session;
+  } else if (typeof call.client === "string") {
+    root = clientOf(call).rpc;
+    index = rpcWrappers().server;
+  } else {
+    throw new DriverError('rpc needs "client" or "session"');
+  }
+  const path = index.get(method);
+  if (!path) throw new Unsupported(`${SDK_PACKAGE} ${sdkVersion}: ${method} is not in this SDK's generated layer`);
+  let fn = root;
+  let self = root;
+  for (const k of path) {
+    self = fn;
+    fn = fn?.[k];
+  }
+  // The params object is passed as the application would write it (Node's request type is the
+  // object itself, so nothing is unrepresentable).
+  const result = await fn.call(self, params);
+  return { result: result === undefined ? null : result };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -519,6 +606,23 @@ const commands = {
     }
     const messageId = await session.send(prompt);
     return messageId === undefined ? {} : { messageId };
+  },
+
+  async rpc(args) {
+    return rpcCall(args);
+  },
+
+  async rpcBatch(args) {
+    const outcomes = [];
+    for (const call of need(args, "calls", "array")) {
+      try {
+        outcomes.push({ outcome: "ok", ...(await rpcCall(call)) });
+      } catch (e) {
+        if (e instanceof Unsupported) outcomes.push({ outcome: "unsupported", reason: e.message });
+        else outcomes.push({ outcome: "error", error: { type: errType(e), message: errMessage(e) } });
+      }
+    }
+    return { outcomes };
   },
 
   async disconnect(args) {

@@ -63,6 +63,8 @@ from copilot import CopilotClient, define_tool  # noqa: E402
 from copilot.session import CopilotSession, PermissionHandler  # noqa: E402
 from copilot.tools import Tool, ToolInvocation, ToolResult  # noqa: E402
 
+import rpc as generated_rpc  # noqa: E402  (next to this file: the generic generated-layer call)
+
 try:
     from copilot import RuntimeConnection
 except ImportError:  # older SDKs configured the connection with cli_url / cli_path
@@ -167,6 +169,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     option_capabilities(caps, notes)
+    generated_rpc.capabilities(SDK_LABEL, caps, notes)
     caps["handler.permission"] = True
     caps["session.gitHubToken"] = "github_token" in CREATE_KWARGS
     if not caps["session.gitHubToken"]:
@@ -688,6 +691,34 @@ class Driver:
         del self.clients[handle]
         await client.stop()
         return {}
+
+    async def rpc_call(self, call: dict[str, Any]) -> dict[str, Any]:
+        """One generated wrapper call (rpc.py): through the client's or the session's rpc."""
+        if ("client" in call) == ("session" in call):
+            raise DriverError("rpc needs exactly one of client and session")
+        scoped = "session" in call
+        root = self.session(call["session"]).rpc if scoped else self.client(call["client"]).rpc
+        method = need(call, "method")
+        try:
+            return await generated_rpc.call(root, method, call.get("params"), scoped)
+        except generated_rpc.NotGenerated:
+            raise Unsupported(f"{SDK_LABEL}: {method} is not in this SDK's generated layer") from None
+
+    async def cmd_rpc(self, args: dict[str, Any]) -> dict[str, Any]:
+        return await self.rpc_call(args)
+
+    async def cmd_rpcBatch(self, args: dict[str, Any]) -> dict[str, Any]:
+        outcomes = []
+        for call in need(args, "calls"):
+            try:
+                outcomes.append({"outcome": "ok", **await self.rpc_call(call)})
+            except Unsupported as exc:
+                outcomes.append({"outcome": "unsupported", "reason": str(exc)})
+            except DriverError as exc:
+                outcomes.append({"outcome": "error", "error": {"type": "DriverError", "message": str(exc)}})
+            except Exception as exc:  # what the SDK raised, the batch goes on
+                outcomes.append({"outcome": "error", "error": {"type": type(exc).__name__, "message": str(exc)}})
+        return {"outcomes": outcomes}
 
     async def cmd_shutdown(self, args: dict[str, Any]) -> dict[str, Any]:
         return {}

@@ -6,7 +6,6 @@ package compare
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -18,9 +17,9 @@ import (
 // executed are the statuses whose transcripts hold a complete scenario.
 var executed = map[string]bool{report.Passed: true, report.Failed: true, report.XFail: true, report.XPass: true}
 
-// Scenarios compares every scenario that ran on at least two SDKs. Transcript paths in results
-// are relative to reportDir.
-func Scenarios(reportDir string, results []report.Result) ([]report.Comparison, error) {
+// Scenarios compares every scenario that ran on at least two SDKs, reading their transcripts
+// from ts (transcript paths in results are relative to its folder).
+func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparison, error) {
 	type key struct{ feature, scenario string }
 	groups := map[key][]report.Result{}
 	var order []key
@@ -41,10 +40,10 @@ func Scenarios(reportDir string, results []report.Result) ([]report.Comparison, 
 			continue
 		}
 		payloads := map[string]map[string]any{} // sdk -> "method#n" -> params
-		checked := map[string]bool{}
+		checked := map[report.Check]bool{}
 		var sdks []string
 		for _, r := range rs {
-			entries, err := transcript.Read(filepath.Join(reportDir, r.Transcript))
+			entries, err := ts.Read(r.Transcript)
 			if err != nil {
 				return nil, fmt.Errorf("%s on %s: %w", r.Scenario, r.SDK, err)
 			}
@@ -78,7 +77,7 @@ func Requests(entries []transcript.Entry) map[string]any {
 }
 
 // Payloads diffs per request; a request only some SDKs sent is one difference at path "".
-func Payloads(bySDK map[string]map[string]any, checked map[string]bool) []report.Difference {
+func Payloads(bySDK map[string]map[string]any, checked map[report.Check]bool) []report.Difference {
 	requests := map[string]bool{}
 	for _, reqs := range bySDK {
 		for r := range reqs {
@@ -118,9 +117,9 @@ func Payloads(bySDK map[string]map[string]any, checked map[string]bool) []report
 
 // classify marks a difference normative when an assertion checked that path, a path inside it,
 // or a path it contains; "**.key" checks match the key at any depth.
-func classify(method, path string, checked map[string]bool) string {
+func classify(method, path string, checked map[report.Check]bool) string {
 	for c := range checked {
-		m, p, _ := strings.Cut(c, ":")
+		m, p := c.Method, c.Path
 		if m != method {
 			continue
 		}

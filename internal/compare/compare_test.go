@@ -15,7 +15,7 @@ func TestPayloadsClassifies(t *testing.T) {
 		"go":   {"session.create#1": dec(`{"tools":[{"name":"a"}],"availableTools":null}`)},
 		"node": {"session.create#1": dec(`{"tools":[{"name":"a","isTerminal":false}]}`), "session.detach#1": dec(`{}`)},
 	}
-	checked := map[string]bool{"session.create:tools[0].isTerminal": true}
+	checked := map[report.Check]bool{{Method: "session.create", Path: "tools[0].isTerminal"}: true}
 	got := map[string]string{}
 	for _, d := range Payloads(by, checked) {
 		got[d.Request+" "+d.Path] = d.Class
@@ -40,6 +40,13 @@ func TestClassify(t *testing.T) {
 		{"session.create:**.is_terminal", "session.create", "tools[3].name", report.Informational},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, classify(tt.method, tt.path, map[string]bool{tt.checked: true}), "%+v", tt)
+		assert.Equal(t, tt.want, classify(tt.method, tt.path, map[report.Check]bool{check(tt.checked): true}), "%+v", tt)
 	}
+}
+
+// check reads "method:path" as results.json spells a check.
+func check(s string) report.Check {
+	var c report.Check
+	_ = c.UnmarshalText([]byte(s))
+	return c
 }

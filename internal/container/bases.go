@@ -12,6 +12,8 @@ import (
 
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 )
 
 // DebianImage is the local Debian 12 root image every local base builds on.
@@ -23,30 +25,22 @@ const debianRelease = "bookworm"
 // LocalBaseImage is the local stand-in for the official image docker/<lang>.Dockerfile defaults to.
 func LocalBaseImage(lang string) string { return "conformance-local/" + lang + ":bookworm" }
 
-// localBases says, per language, which local images replace the official ones in
-// docker/<lang>.Dockerfile's BASE and RUNTIME_BASE build arguments. .NET has none: no .NET SDK
-// can be installed without Microsoft's registries.
-var localBases = map[string]map[string]string{
-	"node":   {"BASE": LocalBaseImage("node")},
-	"python": {"BASE": LocalBaseImage("python")},
-	"go":     {"BASE": LocalBaseImage("go"), "RUNTIME_BASE": DebianImage},
-	"rust":   {"BASE": LocalBaseImage("rust"), "RUNTIME_BASE": DebianImage},
-	"java":   {"BASE": LocalBaseImage("java"), "RUNTIME_BASE": LocalBaseImage("java")},
-}
+// LocalLanguages are the languages that have local base images (their recipes' LocalBase).
+func LocalLanguages() []string { return sdks.LocalBases() }
 
-// LocalLanguages are the languages that have local base images.
-var LocalLanguages = []string{"node", "go", "python", "rust", "java"}
-
-// LocalBuildArgs returns the build arguments that point docker/<lang>.Dockerfile at the local bases,
-// or false when the language has none.
+// LocalBuildArgs returns the build arguments that point docker/<lang>.Dockerfile at the local
+// bases (BASE, and RUNTIME_BASE as the recipe says), or false when the language has none.
 func LocalBuildArgs(lang string) (map[string]string, bool) {
-	args, ok := localBases[lang]
-	if !ok {
+	d, ok := sdks.Lookup(lang)
+	if !ok || d.LocalBase == nil {
 		return nil, false
 	}
-	out := map[string]string{}
-	for k, v := range args {
-		out[k] = v
+	out := map[string]string{"BASE": LocalBaseImage(lang)}
+	switch d.LocalBase.RuntimeBase {
+	case sdks.RuntimeDebian:
+		out["RUNTIME_BASE"] = DebianImage
+	case sdks.RuntimeSelf:
+		out["RUNTIME_BASE"] = LocalBaseImage(lang)
 	}
 	return out, true
 }
@@ -64,7 +58,7 @@ type Bases struct {
 // Ensure builds the Debian image and the bases of langs (LocalLanguages when empty).
 func (b *Bases) Ensure(ctx context.Context, pool *dockertest.Pool, langs []string) error {
 	if len(langs) == 0 {
-		langs = LocalLanguages
+		langs = LocalLanguages()
 	}
 	if err := b.debian(ctx, pool); err != nil {
 		return err
@@ -74,8 +68,9 @@ func (b *Bases) Ensure(ctx context.Context, pool *dockertest.Pool, langs []strin
 		return err
 	}
 	for _, lang := range langs {
-		if _, ok := localBases[lang]; !ok {
-			return fmt.Errorf("no local base for %q (have: %s)", lang, strings.Join(LocalLanguages, ", "))
+		d, ok := sdks.Lookup(lang)
+		if !ok || d.LocalBase == nil {
+			return fmt.Errorf("no local base for %q (have: %s)", lang, strings.Join(LocalLanguages(), ", "))
 		}
 		build := Build{
 			Tag:        LocalBaseImage(lang),
@@ -85,13 +80,13 @@ func (b *Bases) Ensure(ctx context.Context, pool *dockertest.Pool, langs []strin
 			Log:        b.Log,
 		}
 		extra := []string{"debian " + debian.ID}
-		if lang == "rust" {
-			tc, version, err := hostRustToolchain()
+		if d.LocalBase.HostFiles != nil {
+			files, key, err := d.LocalBase.HostFiles()
 			if err != nil {
 				return err
 			}
-			build.Extra = map[string]string{"toolchain/bin": filepath.Join(tc, "bin"), "toolchain/lib": filepath.Join(tc, "lib")}
-			extra = append(extra, "toolchain "+version)
+			build.Extra = files
+			extra = append(extra, key)
 		}
 		if build.Key, err = HashFiles([]string{build.Dockerfile}, extra...); err != nil {
 			return err
@@ -198,20 +193,3 @@ const localCADir = "/usr/local/share/ca-certificates"
 // CAs once ca-certificates is installed): pip and Node carry bundles of their own otherwise.
 const caEnv = "ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt PIP_CERT=/etc/ssl/certs/ca-certificates.crt " +
 	"REQUESTS_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt\n"
-
-// hostRustToolchain returns the folder of the host's active rustup toolchain and its rustc version.
-func hostRustToolchain() (dir, version string, err error) {
-	out, err := exec.Command("rustc", "--print", "sysroot").Output()
-	if err != nil {
-		return "", "", fmt.Errorf("rust local base: no host Rust toolchain to copy (rustc --print sysroot: %v); install one with rustup", err)
-	}
-	dir = strings.TrimSpace(string(out))
-	v, err := exec.Command(filepath.Join(dir, "bin", "rustc"), "--version").Output()
-	if err != nil {
-		return "", "", fmt.Errorf("rust local base: %s/bin/rustc --version: %v", dir, err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "bin", "cargo")); err != nil {
-		return "", "", fmt.Errorf("rust local base: %s has no bin/cargo", dir)
-	}
-	return dir, strings.TrimSpace(string(v)), nil
-}

@@ -98,8 +98,11 @@ func TestDriverImageKey(t *testing.T) {
 }
 
 func TestLocalBuildArgs(t *testing.T) {
-	for _, lang := range LocalLanguages {
+	assert.Equal(t, []string{"node", "go", "python", "rust", "java"}, LocalLanguages(), "from the recipes, in report order")
+	runtimeBase := map[string]string{"go": DebianImage, "rust": DebianImage, "java": LocalBaseImage("java")}
+	for _, lang := range LocalLanguages() {
 		args, ok := LocalBuildArgs(lang)
+		assert.Equal(t, runtimeBase[lang], args["RUNTIME_BASE"], lang)
 		require.True(t, ok, lang)
 		assert.Equal(t, LocalBaseImage(lang), args["BASE"], lang)
 		_, err := os.Stat(filepath.Join("..", "..", "docker", "local", lang+".Dockerfile"))

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/ory/dockertest/v3"
 )
@@ -71,7 +70,7 @@ func NewRun(ctx context.Context, cfg RunConfig) (*Run, error) {
 
 // Launcher returns a launcher for SDK sdk at version, building its image unless it exists. An SDK
 // without a local base, on a run with LocalBases, is *sdks.Unavailable.
-func (r *Run) Launcher(ctx context.Context, sdk, version string, stderr io.Writer) (driver.Launcher, error) {
+func (r *Run) Launcher(ctx context.Context, sdk, version string, stderr io.Writer) (*Launcher, error) {
 	img := DriverImage{SDK: sdk, Version: version, RepoRoot: r.cfg.RepoRoot, Log: r.cfg.Log}
 	if r.cfg.LocalBases {
 		args, ok := LocalBuildArgs(sdk)

@@ -6,7 +6,6 @@ package coverage
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"sort"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -18,11 +17,11 @@ const (
 	Answered = "answered"
 )
 
-// Compute reads each result's transcript under dir. schemaMethods is the schema's method list
+// Compute reads each result's transcript from ts. schemaMethods is the schema's method list
 // (empty when no schema was loaded: then nothing is listed as unexercised). Results are named
 // by their target label (report.Labels), so a run of several versions has a column per
 // SDK@version.
-func Compute(dir string, res *report.Results, schemaMethods []string, schemaSource string) *report.Coverage {
+func Compute(ts *transcript.Store, res *report.Results, schemaMethods []string, schemaSource string) *report.Coverage {
 	inSchema := map[string]bool{}
 	for _, m := range schemaMethods {
 		inSchema[m] = true
@@ -38,7 +37,7 @@ func Compute(dir string, res *report.Results, schemaMethods []string, schemaSour
 			continue
 		}
 		read[r.Transcript] = true
-		entries, err := transcript.Read(filepath.Join(dir, filepath.FromSlash(r.Transcript)))
+		entries, err := ts.Read(r.Transcript)
 		if err != nil {
 			continue // a missing transcript is reported by the formats that show it
 		}

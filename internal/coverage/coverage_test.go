@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,7 +36,7 @@ func TestCompute(t *testing.T) {
 		{Feature: "b.feature", Scenario: "t", SDK: "go", Transcript: "transcripts/go/missing.ndjson"},
 	}}
 	schema := []string{"permission.request", "session.create", "session.delete", "userInput.request"}
-	c := Compute(dir, res, schema, "test schema")
+	c := Compute(transcript.NewStore(dir), res, schema, "test schema")
 
 	assert.Equal(t, []report.MethodUse{
 		{Method: "permission.request", Direction: Answered, InSchema: true, SDKs: []string{"node"}, Features: []string{"a.feature"}},

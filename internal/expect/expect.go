@@ -10,6 +10,7 @@ package expect
 
 import (
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,13 +49,13 @@ var (
 	pathRE   = regexp.MustCompile(`^\S+$`)
 )
 
-// Failure is what a failed scenario observed: its message and the "method:path" of each payload
-// value its assertions checked, in order (steps record a check before asserting it, and the
+// Failure is what a failed scenario observed: its message and each payload value its assertions
+// checked, in order (steps record a check before asserting it, and the
 // first failing step ends the scenario, so the last one is where it failed when that step
 // checked a payload).
 type Failure struct {
 	Message string
-	Checked []string
+	Checked []report.Check
 }
 
 // Expectation says what the entry's failure must be, for reports.
@@ -76,14 +77,13 @@ func (e *Entry) Expectation() string {
 // Explains reports whether f is the entry's known divergence: every condition the entry names
 // holds. When it is not, why shows both what was expected and what was observed.
 func (e *Entry) Explains(f Failure) (ok bool, why string) {
-	last := ""
+	var last report.Check
 	if len(f.Checked) > 0 {
 		last = f.Checked[len(f.Checked)-1]
 	}
 	ok = true
 	if e.Request != "" {
-		method, path, _ := strings.Cut(last, ":")
-		ok = method == e.Request && (e.Path == "" || path == e.Path)
+		ok = last.Method == e.Request && (e.Path == "" || last.Path == e.Path)
 	}
 	if e.msg != nil && !e.msg.MatchString(f.Message) {
 		ok = false
@@ -92,8 +92,8 @@ func (e *Entry) Explains(f Failure) (ok bool, why string) {
 		return true, ""
 	}
 	observed := "no payload check"
-	if last != "" {
-		observed = "last check " + strings.Replace(last, ":", " ", 1)
+	if last.Method != "" {
+		observed = "last check " + last.Method + " " + last.Path
 	}
 	first, _, _ := strings.Cut(f.Message, "\n")
 	return false, fmt.Sprintf("expected %s (%s); observed %s with the message %q", e.Expectation(), e.Where(), observed, first)

@@ -1,6 +1,7 @@
 package expect
 
 import (
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,17 +80,17 @@ func TestExplains(t *testing.T) {
 	}{
 		{name: "request, path and message match",
 			entry:   "  request: session.create\n  path: tools[0].isTerminal\n  message: 'want the key absent, got false'\n",
-			failure: Failure{Message: create, Checked: []string{"session.create:tools[0].name", "session.create:tools[0].isTerminal"}}, want: true},
+			failure: Failure{Message: create, Checked: []report.Check{{Method: "session.create", Path: "tools[0].name"}, {Method: "session.create", Path: "tools[0].isTerminal"}}}, want: true},
 		{name: "request alone matches any path",
 			entry:   "  request: session.create\n",
-			failure: Failure{Message: create, Checked: []string{"session.create:tools[0].isTerminal"}}, want: true},
+			failure: Failure{Message: create, Checked: []report.Check{{Method: "session.create", Path: "tools[0].isTerminal"}}}, want: true},
 		{name: "a different path is a different failure",
 			entry:   "  request: session.create\n  path: tools[0].isTerminal\n",
-			failure: Failure{Message: "session.create tools[1].defer: want true, got false", Checked: []string{"session.create:tools[0].isTerminal", "session.create:tools[1].defer"}},
+			failure: Failure{Message: "session.create tools[1].defer: want true, got false", Checked: []report.Check{{Method: "session.create", Path: "tools[0].isTerminal"}, {Method: "session.create", Path: "tools[1].defer"}}},
 			why:     `expected a failed check of session.create tools[0].isTerminal (m.yaml:1); observed last check session.create tools[1].defer with the message "session.create tools[1].defer: want true, got false"`},
 		{name: "the same path on another request",
 			entry:   "  request: session.create\n  path: tools[0].isTerminal\n",
-			failure: Failure{Message: create, Checked: []string{"session.resume:tools[0].isTerminal"}}},
+			failure: Failure{Message: create, Checked: []report.Check{{Method: "session.resume", Path: "tools[0].isTerminal"}}}},
 		{name: "no payload check at all",
 			entry:   "  request: session.create\n",
 			failure: Failure{Message: "driver crashed"},
@@ -103,7 +104,7 @@ func TestExplains(t *testing.T) {
 			why:     `expected a message matching /the first request is "ping"/ (m.yaml:1); observed no payload check with the message "driver timed out during \"createSession\""`},
 		{name: "request matches but message does not",
 			entry:   "  request: session.create\n  message: 'got false'\n",
-			failure: Failure{Message: "session.create tools[0].isTerminal: want true, got null", Checked: []string{"session.create:tools[0].isTerminal"}}},
+			failure: Failure{Message: "session.create tools[0].isTerminal: want true, got null", Checked: []report.Check{{Method: "session.create", Path: "tools[0].isTerminal"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,10 +31,10 @@ func TestClassifyAppliesTheEntryStrictly(t *testing.T) {
 		capability string
 	}{
 		{name: "the named failure is xfail",
-			o:      suite.Outcome{Err: errors.New("tools is null"), Checked: []string{"session.tools.set:tools"}},
+			o:      suite.Outcome{Err: errors.New("tools is null"), Checked: []report.Check{{Method: "session.tools.set", Path: "tools"}}},
 			status: report.XFail, contains: []string{"known divergence (manifest.yaml:2): Go sends null"}},
 		{name: "a failure elsewhere is failed, expected and observed shown",
-			o:      suite.Outcome{Err: errors.New("step \"x\": the SDK raised boom"), Checked: []string{"session.create:tools[0].name"}},
+			o:      suite.Outcome{Err: errors.New("step \"x\": the SDK raised boom"), Checked: []report.Check{{Method: "session.create", Path: "tools[0].name"}}},
 			status: report.Failed, contains: []string{"the SDK raised boom", "not the known divergence",
 				"expected a failed check of session.tools.set tools (manifest.yaml:2)", "observed last check session.create tools[0].name"}},
 		{name: "a failure before any payload check is failed",

@@ -16,6 +16,7 @@ import (
 type clock struct {
 	sdk                string
 	dir                string // the report folder, which example paths are relative to
+	store              *transcript.Store
 	begun, ready, done time.Time
 	drivers            int
 
@@ -32,7 +33,7 @@ type clock struct {
 // scenario records one finished scenario that started at start and wrote path.
 func (c *clock) scenario(start time.Time, waited time.Duration, path string) {
 	end := time.Now()
-	entries, err := transcript.Read(path)
+	entries, err := c.store.Read(path)
 	if err != nil {
 		return
 	}

@@ -7,105 +7,71 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/driver"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/finish"
+	"github.com/copilot-sdk-conformance/conformance/internal/progress"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/runner"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
-	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
-	"github.com/cucumber/godog"
 )
 
-// Replay re-checks a scenario's assertions against a recorded transcript, running no SDK: a
-// recorded driver (driver.Recorded) answers the steps' commands, and the scenario's transcript
-// starts with the recorded wire, so the steps run exactly as in a live run.
+// Replay re-checks one scenario's assertions against its recorded transcript, running no SDK:
+// the replay runner (runner.Replay) answers the steps' commands from the recording, through
+// the same target, lease and suite as a live run.
 func Replay(repoRoot, path string, steps suite.Initializer) (suite.Outcome, string, error) {
-	entries, err := transcript.Read(path)
+	r, _, h, err := runner.ReplayTranscript(path)
 	if err != nil {
 		return suite.Outcome{}, "", err
 	}
-	h, ok := transcript.HeaderOf(entries)
-	if !ok {
-		return suite.Outcome{}, "", fmt.Errorf("%s: no scenario header (is this a scenario transcript from conformance run?)", path)
-	}
-	featuresRoot := filepath.Join(repoRoot, "features")
-	t := &replayTarget{sdk: h.SDK, schema: h.SchemaChecked, entries: entries, launcher: driver.NewRecorded(entries), lacks: map[string]string{}}
-	for _, e := range entries {
-		switch {
-		case e.Kind != transcript.KindNotRun:
-		case e.Capability == "":
-			t.unavailable = e.Reason
-		default:
-			t.lacks[e.Capability] = e.Reason
-		}
-	}
-	s := godog.TestSuite{
-		Name:                "replay",
-		ScenarioInitializer: steps(t, featuresRoot, h.Name),
-		Options:             &godog.Options{Format: "progress", Output: io.Discard, Paths: []string{filepath.Join(featuresRoot, h.Feature)}, Strict: true},
-	}
-	s.Run()
+	cfg := Config{Steps: steps, RepoRoot: repoRoot, Scenario: h.Name, Jobs: 1, CommandTimeout: 10 * time.Second,
+		Paths: []string{filepath.Join(repoRoot, "features", h.Feature)}}
+	cfg.defaults()
+	view := progress.New(io.Discard, progress.Options{})
+	defer view.Close()
+	_, t := setUp(context.Background(), cfg, view, r, unit{sdk: h.SDK, label: h.SDK}, sdks.Pin{}, nil)
+	var outcome *suite.Outcome
+	t.finished = func(o suite.Outcome) { outcome = &o }
+	runSuite(cfg, filepath.Join(repoRoot, "features"), t)
 	t.close()
-	if t.outcome == nil {
+	if outcome == nil {
 		return suite.Outcome{}, h.SDK, fmt.Errorf("scenario %q is no longer in features/%s", h.Name, h.Feature)
 	}
-	return *t.outcome, h.SDK, nil
+	return *outcome, h.SDK, nil
 }
 
-// replayTarget serves one recorded scenario.
-type replayTarget struct {
-	sdk         string
-	unavailable string            // the recorded run found the SDK unavailable
-	lacks       map[string]string // capabilities the recorded run lacked, with the driver's notes
-	schema      bool              // the recorded run checked requests against the runtime schema
-	entries     []transcript.Entry
-	launcher    *driver.Recorded
-	client      *driver.Client
-	outcome     *suite.Outcome
-}
-
-func (t *replayTarget) SDK() string         { return t.sdk }
-func (t *replayTarget) Unavailable() string { return t.unavailable }
-
-// Capability is present unless the recorded run found it missing: the recording shows what the
-// SDK did when it ran.
-func (t *replayTarget) Capability(name string) (bool, string) {
-	note, lacked := t.lacks[name]
-	return !lacked, note
-}
-
-func (t *replayTarget) Driver(ctx context.Context) (*driver.Client, error) {
-	if t.client != nil && t.client.Alive() {
-		return t.client, nil
+// ReplayRun re-checks every scenario of a recorded run (its results.json) against the features
+// as they are now, running no SDK, and writes a report into cfg.ReportDir through the same path
+// as Run: the same suite, classification, sink and finish. The SDKs, the runtime schema's source
+// and the timing are the recorded run's, so the same records give the same report files.
+func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Results, error) {
+	cfg.defaults()
+	if cfg.Steps == nil || cfg.Vocabulary == nil {
+		return nil, fmt.Errorf("%w: no step definitions (Config.Steps and Config.Vocabulary)", ErrSetup)
 	}
-	c, err := driver.Start(ctx, t.launcher)
-	t.client = c
-	return c, err
-}
-
-func (t *replayTarget) KillDriver() {
-	if t.client != nil {
-		t.client.Kill()
+	r, err := runner.NewReplay(resultsJSON)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
-}
-
-func (t *replayTarget) close() { t.KillDriver() }
-
-func (t *replayTarget) CommandTimeout() time.Duration { return 10 * time.Second }
-
-// Transcript starts with the recorded wire and notes; the driver lines are recorded again as
-// the recorded driver answers.
-func (t *replayTarget) Transcript(string, string) (*transcript.Recorder, string, error) {
-	rec := transcript.Memory()
-	for _, e := range t.entries {
-		if e.Dir != transcript.HarnessToDriver && e.Dir != transcript.DriverToHarness && e.Kind != transcript.KindScenario {
-			rec.Add(e)
-		}
+	if a, b := absPath(r.Dir), absPath(cfg.ReportDir); a == b {
+		return nil, fmt.Errorf("%w: --report-dir %s holds the recorded run; write the replay elsewhere", ErrSetup, cfg.ReportDir)
 	}
-	return rec, "", nil
+	rec := r.Records
+	cfg.Tags = rec.Harness.Tags
+	p, err := makePlan(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	label := report.Labels(rec)
+	var us []unit
+	for _, s := range rec.SDKs {
+		us = append(us, unit{sdk: s.Name, version: s.Version, label: label(s.Name, s.Version)})
+	}
+	res := &report.Results{Schema: rec.Schema, Harness: rec.Harness, Timing: rec.Timing}
+	res.Harness.Command = cfg.Command
+	return execute(ctx, cfg, p, r, us, res, finish.SchemaMethods(rec.Coverage))
 }
 
-func (t *replayTarget) RuntimeOptions() runtime.Options { return runtime.Options{} }
-
-// SchemaLoaded is whether the recorded run checked the schema: its violations are in the recording.
-func (t *replayTarget) SchemaLoaded() bool       { return t.schema }
-func (t *replayTarget) StdioRuntime() []string   { return nil }
-func (t *replayTarget) Finished(o suite.Outcome) { t.outcome = &o }
+func absPath(p string) string {
+	a, _ := filepath.Abs(p)
+	return a
+}

@@ -6,31 +6,27 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/compare"
-	"github.com/copilot-sdk-conformance/conformance/internal/container"
-	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
+	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
-	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -74,9 +70,16 @@ type Config struct {
 	LocalBases bool
 	Shard      Shard // --shard I/N; zero: the whole plan
 
-	containers *containers     // set by Run for RunnerDocker
-	selection  *shardSelection // set by Run for a shard
+	generated *schemagen.Doc   // the runtime's schemas for the generated sweep (set by Run)
+	answers   *runtime.Answers // the runtime's generated answers (set by Run)
+	selection *shardSelection  // set by Run for a shard
 }
+
+// Runners: where the drivers run (package runner).
+const (
+	RunnerLocal  = runner.LocalName
+	RunnerDocker = runner.DockerName
+)
 
 // ErrSetup is a usage or setup problem (exit code 2).
 var ErrSetup = errors.New("setup error")
@@ -126,31 +129,40 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	cfg.selection = selectShard(cfg, p)
-	manifest, targets, explicit, featuresRoot := p.manifest, cfg.selection.units(units(cfg, p, p.sdks)), len(cfg.SDKs) > 0, p.featuresRoot
+	var r runner.Runner = runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}
 	if cfg.Runner == RunnerDocker {
-		if cfg.containers, err = startContainers(ctx, cfg); err != nil {
-			return nil, err
+		d, err := runner.NewDocker(ctx, runner.DockerConfig{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot,
+			LocalBases: cfg.LocalBases, Self: cfg.Self, Sources: cfg.Sources, Log: cfg.Log})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 		}
-		defer cfg.containers.Close(cfg.Log) // success, failure, a crashed driver, SIGINT (ctx)
+		r = d
 	}
-	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
-	}
-	// Transcripts of an earlier run in the same folder would be mistaken for this run's.
-	_ = os.RemoveAll(filepath.Join(cfg.ReportDir, "transcripts"))
-
+	defer r.Close(cfg.Log) // success, failure, a crashed driver, SIGINT (ctx)
 	res := &report.Results{Schema: 1, Harness: report.Harness{Version: runtime.Version,
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Command: cfg.Command, Tags: cfg.Tags, Runner: cfg.Runner}}
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Command: cfg.Command, Tags: cfg.Tags, Runner: r.Name()}}
 	if cfg.selection != nil {
 		res.Harness.Shard = cfg.selection.info
 	}
 	var schemaMethods []string // for the coverage of the schema's methods
 	if cfg.RuntimeCheck == nil {
 		var v *schema.Validator
-		if v, res.Harness.Schema = loadSchema(ctx, cfg, p.pins); v != nil {
+		if v, res.Harness.Schema, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins); v != nil {
+			res.Harness.SchemaLoaded = true
 			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
 		}
 	}
+	return execute(ctx, cfg, p, r, cfg.selection.units(units(cfg, p, p.sdks)), res, schemaMethods)
+}
+
+// execute runs the plan's units on a runner, streams each result into the sink and finishes the
+// report: the one path of run and replay.
+func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets []unit, res *report.Results, schemaMethods []string) (*report.Results, error) {
+	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	// Transcripts of an earlier run in the same folder would be mistaken for this run's.
+	_ = os.RemoveAll(filepath.Join(cfg.ReportDir, "transcripts"))
 	view := cfg.Progress
 	if view == nil {
 		view = progress.New(cfg.Log, progress.Options{})
@@ -163,25 +175,24 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
-	defer sink.Close()
+	defer sink.Close()                          // an interrupted or failed run's stream has no footer
+	store := transcript.NewStore(cfg.ReportDir) // each transcript read once: timing, then the finish
 	sdkInfo := make([]report.SDK, len(targets))
 	timings := make([]*clock, len(targets))
 	total := countScenarios(cfg)
 	var wg sync.WaitGroup
-	// The plan becomes runs here: one goroutine per SDK@version (unit) prepares and starts its
-	// driver (setUp; the one place a prepared driver becomes a driver.Launcher is launcher) and
-	// runs every scenario on it, cfg.Jobs at a time. Preparing is CPU and network heavy (npm,
-	// cargo, mvn); two at a time on the 2-core machines.
-	prepSlots, startSlots := make(chan struct{}, 2), make(chan struct{}, goruntime.NumCPU())
+	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
+	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
+	startSlots := make(chan struct{}, goruntime.NumCPU())
 	for i, u := range targets {
 		name := u.label
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			view.Preparing(name)
-			clk := &clock{sdk: name, dir: cfg.ReportDir, begun: time.Now()}
+			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
-			info, t := setUp(ctx, cfg, view, u, p.pins[u.sdk], prepSlots, startSlots)
+			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
 			if t.total = total; t.selected != nil { // a shard runs only its part of the plan
 				t.total = len(t.selected)
 			}
@@ -199,13 +210,16 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 				}
 			}
 			t.finished = func(o suite.Outcome) {
-				r := classify(cfg, manifest, u, info, o)
+				r := classify(cfg, p.manifest, u, info, o)
+				if rec, ok := t.recorded(o); ok && r.Rerun != "" && rec.Result.Rerun != "" {
+					r.Rerun = rec.Result.Rerun // a replay reruns what the recorded run ran
+				}
 				if err := sink.Add(r); err != nil {
 					view.Logf(name, "results.ndjson: %v", err)
 				}
 				view.Result(name, progress.Result{Feature: r.Feature, Scenario: r.Scenario, Status: r.Status, Message: r.Message, Rerun: r.Rerun})
 			}
-			runSuite(cfg, featuresRoot, t)
+			runSuite(cfg, p.featuresRoot, t)
 			clk.done = time.Now()
 			view.Done(name)
 			t.close()
@@ -214,41 +228,37 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	}
 	wg.Wait()
 	res.SDKs = sdkInfo
-	for i, clk := range timings {
-		if sdkInfo[i].Status == report.Available {
-			res.Timing = append(res.Timing, clk.summary(cfg.Jobs))
+	if r.Name() != runner.ReplayName { // a replay keeps the recorded run's timing
+		for i, clk := range timings {
+			if sdkInfo[i].Status == report.Available {
+				res.Timing = append(res.Timing, clk.summary(cfg.Jobs))
+			}
 		}
 	}
-	sortResults(res.Results)
-	// Each SDK@version is a column of its own in the cross-SDK comparison.
-	if res.Comparisons, err = compare.Scenarios(cfg.ReportDir, report.ByTarget(res).Results); err != nil {
-		fmt.Fprintf(view.Writer(), "comparison: %v\n", err)
-	}
-	res.Coverage = coverage.Compute(cfg.ReportDir, res, schemaMethods, res.Harness.Schema)
-	if err := render.Write(cfg.ReportDir, res); err != nil {
+	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Sink: sink, Log: view.Writer()}); err != nil {
 		return res, err
 	}
-	scrubReportDir(cfg.ReportDir, cfg.Log)
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%w: the reports hold the %d results that finished before", ErrInterrupted, len(res.Results))
 	}
 	var none []string
 	for _, s := range res.SDKs {
-		if s.Status != report.Available && explicit {
+		if s.Status != report.Available && len(cfg.SDKs) > 0 {
 			return res, fmt.Errorf("%w: SDK %s is unavailable: %s", ErrSetup, report.Target(s.Name, s.Version), s.Reason)
 		}
 		if s.Status != report.Available {
 			none = append(none, report.Target(s.Name, s.Version)+": "+firstLine(s.Reason))
 		}
 	}
-	if len(none) == len(res.SDKs) {
+	if len(none) == len(res.SDKs) && r.Name() != runner.ReplayName {
 		return res, fmt.Errorf("%w: no SDK is available, nothing ran:\n  %s", ErrSetup, strings.Join(none, "\n  "))
 	}
 	return res, nil
 }
 
-// setUp checks the toolchain, prepares the driver and says hello.
-func setUp(ctx context.Context, cfg Config, view *progress.View, u unit, pin sdks.Pin, slots, startSlots chan struct{}) (report.SDK, *target) {
+// setUp has the runner prepare the unit, then starts its first driver and reads its hello (or
+// takes the recorded one).
+func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner, u unit, pin sdks.Pin, startSlots chan struct{}) (report.SDK, *target) {
 	name := u.sdk
 	// The report names the version asked for, also when it cannot be prepared.
 	info := report.SDK{Name: name, Version: u.version, Source: pin.Registry + " " + pin.Package}
@@ -258,58 +268,50 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, u unit, pin sdk
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
+	t.rtOpts.Answers, t.generated = cfg.answers, cfg.generated
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)
 		info.Status, info.Reason, t.unavailable = report.Unavailable, why, why
 		view.Unavailable(u.label, why)
 		return info, t
 	}
-	d, ok := sdks.Lookup(name)
-	if !ok {
-		return fail("this build of the harness has no driver recipe for " + name)
-	}
-	version, source := u.version, cfg.Sources[name]
-	var prep *sdks.Prepared
-	if cfg.containers == nil { // a container brings its own toolchain and preparation
-		tc, err := sdks.CheckToolchain(d)
-		info.Toolchain = tc
-		if err != nil {
-			return fail(err.Error())
-		}
-		slots <- struct{}{}
-		prep, err = (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: view.Writer()}).Prepare(ctx, name, version, source)
-		<-slots
-		if err != nil {
-			return fail(err.Error())
-		}
-	}
 	var err error
-	slots <- struct{}{} // an image build is as heavy as a preparation
-	t.launcher, err = launcher(ctx, cfg, u, prep)
-	<-slots
+	var stderr io.Writer = io.Discard // a replay of one transcript writes no report
+	if cfg.ReportDir != "" {
+		if t.stderr, err = runner.DriverLog(cfg.ReportDir, u.label); err != nil {
+			return fail(err.Error())
+		}
+		stderr = t.stderr
+	}
+	source := cfg.Sources[name]
+	prep, err := r.Prepare(ctx, runner.Target{SDK: name, Version: u.version, Label: u.label, Source: source, Log: view.Writer(), Stderr: stderr})
+	if prep != nil {
+		info.Toolchain, t.recordings = prep.Toolchain, prep.Recordings
+	}
 	if err != nil {
 		return fail(err.Error())
 	}
-	if l, ok := t.launcher.(*container.Launcher); ok {
-		info.Toolchain = []string{"image " + l.Image}
-		fmt.Fprintf(view.Writer(), "[%s] driver image %s\n", u.label, l.Image)
-	}
+	t.launcher = prep.Launcher
 	if cfg.ValidateProtocol {
 		if t.validator, err = driver.LoadValidator(filepath.Join(cfg.RepoRoot, "drivers", "protocol.schema.json")); err != nil {
 			return fail(err.Error())
 		}
 	}
-	// The first driver of each SDK starts at once (every SDK's run waits on it); further drivers
-	// take turns on startSlots.
-	began := time.Now()
-	c, hello, err := driver.Handshake(ctx, t.launcher, name, cfg.CommandTimeout, t.validator)
-	startCost := time.Since(began)
-	if err != nil {
-		return fail("driver did not start: " + err.Error())
+	hello := prep.Hello
+	if hello == nil {
+		// The first driver of each SDK starts at once (every SDK's run waits on it); further
+		// drivers take turns on startSlots.
+		began := time.Now()
+		c, h, err := driver.Handshake(ctx, t.launcher, name, cfg.CommandTimeout, t.validator)
+		startCost := time.Since(began)
+		if err != nil {
+			return fail("driver did not start: " + err.Error())
+		}
+		hello = h
+		// More drivers start only when waiting for a busy one has taken as long as this start did.
+		t.poolOnce.Do(func() { t.pool = newPool(cfg.Jobs, startCost, t.startDriver, c) })
 	}
 	t.hello = hello
-	// More drivers start only when waiting for a busy one has taken as long as this start did.
-	t.poolOnce.Do(func() { t.pool = newPool(cfg.Jobs, startCost, t.startDriver, c) })
 	info.Status, info.Version, info.Capabilities, info.Notes = report.Available, hello.Version, hello.Capabilities, hello.Notes
 	for k, v := range info.Notes {
 		info.Notes[k] = transcript.Scrub(v)
@@ -323,62 +325,15 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, u unit, pin sdk
 	return info, t
 }
 
-// launcher is the one place a prepared driver becomes something that starts it: a local process,
-// or with --runner docker a container of the SDK's image at version (built unless it exists);
-// either way its stderr goes to the report folder.
-func launcher(ctx context.Context, cfg Config, u unit, prep *sdks.Prepared) (driver.Launcher, error) {
-	stderrLog, err := os.Create(report.DriverLogPath(cfg.ReportDir, u.label))
-	if err != nil {
-		return nil, err
-	}
-	if cfg.containers != nil {
-		return cfg.containers.launcher(ctx, u.sdk, u.version, &scrubLines{w: stderrLog})
-	}
-	return driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: &scrubLines{w: stderrLog}}, nil
-}
-
-// scrubLines writes whole lines through transcript.Scrub, so that a token a driver or its SDK
-// logs never reaches the driver log in the report folder. A line is held until its newline (a
-// token split across two writes is still found), up to 64 KiB.
-type scrubLines struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte
-}
-
-// Flush writes a last line that has no newline (at the end of the run).
-func (s *scrubLines) Flush() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.buf) > 0 {
-		_, _ = io.WriteString(s.w, transcript.Scrub(string(s.buf)))
-		s.buf = s.buf[:0]
-	}
-}
-
-func (s *scrubLines) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.buf = append(s.buf, b...)
-	i := bytes.LastIndexByte(s.buf, '\n')
-	if i < 0 && len(s.buf) < 64<<10 {
-		return len(b), nil
-	}
-	if i < 0 {
-		i = len(s.buf) - 1
-	}
-	if _, err := io.WriteString(s.w, transcript.Scrub(string(s.buf[:i+1]))); err != nil {
-		return 0, err
-	}
-	s.buf = append(s.buf[:0], s.buf[i+1:]...)
-	return len(b), nil
-}
-
 // runSuite runs every feature on one SDK through godog. godog's cucumber JSON is kept as the
 // step-level record; statuses come from the outcomes the steps report.
 func runSuite(cfg Config, featuresRoot string, t *target) {
-	cucumber := report.CucumberPath(cfg.ReportDir, t.label)
-	_ = os.MkdirAll(filepath.Dir(cucumber), 0o755)
+	format := "progress" // no record without a report folder
+	if cfg.ReportDir != "" {
+		cucumber := report.CucumberPath(cfg.ReportDir, t.label)
+		_ = os.MkdirAll(filepath.Dir(cucumber), 0o755)
+		format = "cucumber:" + cucumber
+	}
 	// godog calls the initializer once per scenario: each gets a lease of its own.
 	init := func(sc *godog.ScenarioContext) {
 		l := t.lease()
@@ -393,7 +348,7 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 		ScenarioInitializer: init,
 		Options: &godog.Options{
 			Concurrency: cfg.Jobs,
-			Format:      "cucumber:" + cucumber,
+			Format:      format,
 			Output:      io.Discard,
 			Paths:       cfg.Paths,
 			Tags:        cfg.Tags,
@@ -402,28 +357,6 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 		},
 	}
 	suite.Run()
-}
-
-// scrubReportDir passes every file of the report folder through transcript.Scrub once the run
-// is over. Each writer scrubs as it writes, but a secret is known only from the moment some
-// frame carried it, and SDKs run concurrently: a file written earlier (godog's record, which
-// quotes the features' step text; another SDK's driver log) may still hold it.
-func scrubReportDir(dir string, log io.Writer) {
-	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil
-		}
-		if s := transcript.Scrub(string(b)); s != string(b) {
-			if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-				fmt.Fprintf(log, "scrubbing %s: %v\n", path, err)
-			}
-		}
-		return nil
-	})
 }
 
 // classify turns a scenario outcome into a result status, applying the manifest.
@@ -505,48 +438,60 @@ func shellQuote(s string) string {
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
-func sortResults(rs []report.Result) {
-	order := map[string]int{}
-	for i, n := range sdks.Names() {
-		order[n] = i
-	}
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
-		if a.Feature != b.Feature {
-			return a.Feature < b.Feature
-		}
-		if a.Scenario != b.Scenario {
-			return a.Scenario < b.Scenario
-		}
-		if a.SDK != b.SDK {
-			return order[a.SDK] < order[b.SDK]
-		}
-		return report.VersionLess(a.Version, b.Version)
-	})
-}
-
 // loadSchema takes the runtime's published api.schema.json from the preparation of the SDK whose
 // recipe ships it (the pinned Node SDK's platform package; preparing it, which is cached, if
-// needed). Without it the run goes on and the schema scenarios report unsupported.
-func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (*schema.Validator, string) {
+// needed). Without it the run goes on and the schema scenarios report unsupported. Beside the
+// validator it loads both schemas for generation (the sweep's cases, the runtime's generated
+// answers); a generation problem leaves those out (the sweep then reports unsupported).
+func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (*schema.Validator, string, *schemagen.Doc, *runtime.Answers) {
 	d, ok := sdks.SchemaSource()
 	if !ok {
-		return nil, "unavailable: no SDK recipe ships the runtime schema"
+		return nil, "unavailable: no SDK recipe ships the runtime schema", nil, nil
 	}
 	pin := pins[d.Name]
 	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, d.Name, pin.Version, "")
 	if err != nil {
-		return nil, "unavailable: " + firstLine(err.Error())
+		return nil, "unavailable: " + firstLine(err.Error()), nil, nil
 	}
 	dir, err := d.Schema(prep.CacheDir)
 	if err != nil {
-		return nil, "unavailable: " + err.Error()
+		return nil, "unavailable: " + err.Error(), nil, nil
 	}
 	v, err := schema.Load(filepath.Join(dir, "api.schema.json"))
 	if err != nil {
-		return nil, "unavailable: " + firstLine(err.Error())
+		return nil, "unavailable: " + firstLine(err.Error()), nil, nil
 	}
-	return v, fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
+	desc := fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
+	gen, answers, err := generated(dir)
+	if err != nil {
+		fmt.Fprintf(cfg.Log, "schema generation: %v\n", err)
+		return v, desc, nil, nil
+	}
+	return v, desc, gen, answers
+}
+
+// generated loads the schemas for generation and generates every method's result.
+func generated(dir string) (*schemagen.Doc, *runtime.Answers, error) {
+	gen, err := schemagen.Load(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := &runtime.Answers{Results: map[string]json.RawMessage{}, Public: map[string]bool{}}
+	for _, m := range gen.Methods {
+		if !m.FromSDK {
+			continue
+		}
+		r, err := gen.Result(m)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		a.Results[m.Name], a.Public[m.Name] = b, !m.Internal
+	}
+	return gen, a, nil
 }
 
 // relTo shortens path to be relative to root when it lies inside it, so that reports hold no

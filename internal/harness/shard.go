@@ -103,10 +103,13 @@ func (s *shardSelection) of(label string) map[string]bool {
 	return s.bySDK[label]
 }
 
-// Selected implements suite.Selector for a target of a sharded run.
+// Selected implements suite.Selector for a target of a sharded run, and of a replay (the
+// scenarios the recorded run holds).
 func (t *target) Selected(feature, scenario string) bool {
+	if t.recordings != nil {
+		if _, ok := t.recordings.Recording(feature, scenario); !ok {
+			return false
+		}
+	}
 	return t.selected == nil || t.selected[feature+"\t"+scenario]
 }
-
-// SortResults puts results in report order: feature, scenario, then the SDKs' order.
-func SortResults(rs []report.Result) { sortResults(rs) }

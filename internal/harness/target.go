@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"io"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/container"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -27,14 +28,19 @@ type target struct {
 	unavailable string
 	hello       *driver.Hello
 	launcher    driver.Launcher
-	validator   *driver.Validator // -V: every driver line checked against the protocol schema
-	timeout     time.Duration
-	reportDir   string
-	rtOpts      runtime.Options
-	self        []string
-	progress    io.Writer // lines about the SDK that are not results
-	startSlots  chan struct{}
-	finished    func(suite.Outcome)
+	stderr      *runner.ScrubLines // the driver log, flushed when the SDK's run ends
+	// recordings, for a replayed target, answer each scenario from its recording instead of a
+	// driver from the pool.
+	recordings runner.Recordings
+	validator  *driver.Validator // -V: every driver line checked against the protocol schema
+	timeout    time.Duration
+	reportDir  string
+	rtOpts     runtime.Options
+	generated  *schemagen.Doc // the runtime's schemas for the generated sweep; nil: not loaded
+	self       []string
+	progress   io.Writer // lines about the SDK that are not results
+	startSlots chan struct{}
+	finished   func(suite.Outcome)
 	// ctx is the run's: when it ends (SIGINT, SIGTERM) the drivers are killed, no new one
 	// starts, and the scenarios left are not run (interrupt).
 	ctx      context.Context
@@ -46,6 +52,14 @@ type target struct {
 	pool     *pool
 	total    int          // scenarios planned on this SDK (0: unknown)
 	ended    atomic.Int64 // scenarios finished
+}
+
+// recorded is a replayed scenario's recording.
+func (t *target) recorded(o suite.Outcome) (*runner.Recording, bool) {
+	if t.recordings == nil {
+		return nil, false
+	}
+	return t.recordings.Recording(o.Feature, o.Scenario)
 }
 
 // left is how many planned scenarios have not finished.
@@ -85,13 +99,28 @@ type lease struct {
 
 	mu     sync.Mutex
 	client *driver.Client
+
+	recording *runner.Recording // a replayed scenario's, bound by Transcript
+	replayed  driver.Launcher   // its recorded driver (one per scenario, kept across restarts)
 }
 
 func (t *target) lease() *lease { return &lease{target: t, started: time.Now()} }
 
-func (l *lease) SDK() string         { return l.name }
-func (l *lease) Unavailable() string { return l.unavailable }
+func (l *lease) SDK() string { return l.name }
+func (l *lease) Unavailable() string {
+	if l.unavailable == "" && l.recording != nil {
+		return l.recording.Unavailable
+	}
+	return l.unavailable
+}
+
+// Capability is the hello's; a replayed scenario has every capability its recorded run did not
+// find missing (the recording shows what the SDK did when it ran).
 func (l *lease) Capability(name string) (bool, string) {
+	if l.recording != nil {
+		note, lacked := l.recording.Lacks[name]
+		return !lacked, note
+	}
 	if l.hello == nil {
 		return false, ""
 	}
@@ -99,8 +128,16 @@ func (l *lease) Capability(name string) (bool, string) {
 }
 func (l *lease) CommandTimeout() time.Duration   { return l.timeout }
 func (l *lease) RuntimeOptions() runtime.Options { return l.rtOpts }
-func (l *lease) SchemaLoaded() bool              { return l.rtOpts.Check != nil }
-func (l *lease) StdioRuntime() []string          { return l.self }
+func (l *lease) SchemaLoaded() bool {
+	if l.recording != nil {
+		return l.recording.Schema
+	}
+	return l.rtOpts.Check != nil
+}
+func (l *lease) StdioRuntime() []string { return l.self }
+
+// Schemas is the runtime's schemas, loaded for the generated sweep (suite.Schemas).
+func (l *lease) Schemas() *schemagen.Doc { return l.generated }
 
 // Finished returns the driver to the pool, then hands the outcome on, except one cut short by
 // an interrupt: it is not a result (what ran before is kept in the reports).
@@ -122,7 +159,10 @@ func (l *lease) release() {
 	c := l.client
 	l.client = nil
 	l.mu.Unlock()
-	if c != nil {
+	switch {
+	case c != nil && l.recording != nil:
+		c.Kill() // a recorded driver serves one scenario
+	case c != nil:
 		l.drivers().put(c)
 	}
 }
@@ -136,14 +176,33 @@ var errInterrupted = errors.New("the run was interrupted")
 // that was interrupted.
 func (t *target) interrupt() { t.drivers().kill() }
 
-// Transcript is written into the report folder as it happens.
+// Transcript is written into the report folder as it happens (kept in memory when the target
+// has no report folder). A replayed scenario's starts with the recorded wire and notes; the
+// driver lines are recorded again as the recorded driver answers.
 func (l *lease) Transcript(feature, scenario string) (*transcript.Recorder, string, error) {
 	if l.interrupted() {
 		return nil, "", errInterrupted
 	}
-	path := filepath.Join(l.reportDir, report.TranscriptRel(l.label, feature, scenario))
-	rec, err := transcript.New(path)
-	return rec, path, err
+	if l.recordings != nil {
+		l.recording, _ = l.recordings.Recording(feature, scenario)
+	}
+	rec, path := transcript.Memory(), ""
+	if l.reportDir != "" {
+		var err error
+		path = filepath.Join(l.reportDir, report.TranscriptRel(l.label, feature, scenario))
+		if rec, err = transcript.New(path); err != nil {
+			return nil, "", err
+		}
+	}
+	if l.recording != nil {
+		l.replayed = l.recording.Launcher()
+		for _, e := range l.recording.Entries {
+			if e.Dir != transcript.HarnessToDriver && e.Dir != transcript.DriverToHarness && e.Kind != transcript.KindScenario {
+				rec.Add(e)
+			}
+		}
+	}
+	return rec, path, nil
 }
 
 // Driver returns the scenario's driver: one from the pool on first use, a new one after a crash
@@ -157,10 +216,15 @@ func (l *lease) Driver(ctx context.Context) (*driver.Client, error) {
 	if l.client != nil && l.client.Alive() {
 		return l.client, nil
 	}
-	if l.client != nil {
+	if l.client != nil && l.replayed == nil {
 		fmt.Fprintf(l.progress, "[%s] driver exited; starting a new one\n", l.label)
 		l.drivers().discard(l.client)
 		l.client = nil
+	}
+	if l.replayed != nil {
+		c, err := driver.Start(ctx, l.replayed)
+		l.client = c
+		return c, err
 	}
 	begin := time.Now()
 	c, err := l.drivers().get(ctx)
@@ -182,14 +246,7 @@ func (l *lease) KillDriver() {
 
 func (t *target) close() {
 	t.drivers().close()
-	var stderrLog io.Writer
-	switch l := t.launcher.(type) {
-	case driver.Local:
-		stderrLog = l.StderrLog
-	case *container.Launcher:
-		stderrLog = l.StderrLog
-	}
-	if f, ok := stderrLog.(interface{ Flush() }); ok {
-		f.Flush()
+	if t.stderr != nil {
+		t.stderr.Flush()
 	}
 }

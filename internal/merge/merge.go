@@ -10,13 +10,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/compare"
-	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
-	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
@@ -65,41 +64,18 @@ func Merge(out string, inputs []string, command string) (*report.Results, error)
 	if res.SDKs, err = sdkInfo(shards); err != nil {
 		return nil, err
 	}
-	harness.SortResults(res.Results)
-	if res.Comparisons, err = compare.Scenarios(out, report.ByTarget(res).Results); err != nil {
-		return nil, fmt.Errorf("comparison over the shards: %w", err)
-	}
-	res.Coverage = coverage.Compute(out, res, schemaMethods(shards), shards[0].res.Harness.Schema)
-	return res, render.Write(out, res)
+	return res, finish.Finish(out, res, finish.Options{SchemaMethods: schemaMethods(shards)})
 }
 
 // schemaMethods is the schema's method list as the shards' coverage gives it (every shard ran
-// with the same schema: the exercised methods in it and the unexercised ones).
+// with the same schema).
 func schemaMethods(shards []shard) []string {
-	seen := map[string]bool{}
-	var out []string
+	var all []string
 	for _, s := range shards {
-		c := s.res.Coverage
-		if c == nil {
-			continue
-		}
-		add := func(m string) {
-			if !seen[m] {
-				seen[m] = true
-				out = append(out, m)
-			}
-		}
-		for _, u := range c.Exercised {
-			if u.InSchema {
-				add(u.Method)
-			}
-		}
-		for _, m := range c.Unexercised {
-			add(m)
-		}
+		all = append(all, finish.SchemaMethods(s.res.Coverage)...)
 	}
-	sort.Strings(out)
-	return out
+	slices.Sort(all)
+	return slices.Compact(all)
 }
 
 func read(inputs []string) ([]shard, error) {

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -274,22 +273,29 @@ func expectedFailures(r *report.Results) string {
 	return "\n## Expected failures (known divergences)\n\n" + strings.Join(lines, "\n") + "\n"
 }
 
-var lacks = regexp.MustCompile(`^\S+ SDK lacks capability (\S+?):? `)
-
 // notRun groups what did not run: per SDK and missing capability (or reason), one line with the
 // number of scenarios, never one line per scenario.
 func notRun(r *report.Results) string {
 	type key struct{ sdk, status, what, why string }
 	count := map[key]int{}
 	var order []key
+	notes := map[string]map[string]string{} // SDK -> capability -> the driver's note
+	for _, s := range r.SDKs {
+		if notes[s.Name] == nil {
+			notes[s.Name] = s.Notes
+		}
+	}
 	for _, x := range r.Results {
 		if x.Status != report.Unsupported && x.Status != report.Unavailable && x.Status != report.Skipped {
 			continue
 		}
 		k := key{sdk: x.SDK, status: x.Status, why: firstLine(x.Message)}
-		if m := lacks.FindStringSubmatch(k.why + " "); m != nil {
-			k.what = m[1]
-			k.why = strings.TrimSpace(strings.TrimPrefix(k.why+" ", m[0]))
+		if x.Capability != "" {
+			// The capability is the record's; the driver's note about it says why, when it has one.
+			k.what = x.Capability
+			if n := notes[x.SDK][x.Capability]; n != "" {
+				k.why = firstLine(n)
+			}
 		}
 		if x.Status == report.Unavailable {
 			k.why = firstSentence(k.why)
@@ -544,7 +550,7 @@ func schemaViolations(r *report.Results) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## Runtime schema\n\n%s\n", r.Harness.Schema)
 	if len(order) == 0 {
-		if strings.HasPrefix(r.Harness.Schema, "unavailable") || r.Harness.Schema == "" {
+		if !r.Harness.SchemaLoaded {
 			return b.String()
 		}
 		b.WriteString("\nNo request violated it.\n")

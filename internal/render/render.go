@@ -10,30 +10,41 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
-// Renderer writes one format into the report folder.
+// Renderer writes one format into the report folder (the store's folder), reading any
+// transcript it shows from the store.
 type Renderer struct {
 	File   string // the file it writes, for messages
-	Render func(dir string, r *report.Results) error
+	Render func(ts *transcript.Store, r *report.Results) error
+}
+
+// in adapts a renderer that needs only the folder.
+func in(f func(dir string, r *report.Results) error) func(*transcript.Store, *report.Results) error {
+	return func(ts *transcript.Store, r *report.Results) error { return f(ts.Dir(), r) }
 }
 
 // All are the formats a run writes, in order.
 var All = []Renderer{
-	{"results.json", JSON},
-	{"junit.xml", JUnit},
-	{"summary.md", Markdown},
-	{html.FileName, html.Render},
+	{"results.json", in(JSON)},
+	{"junit.xml", in(JUnit)},
+	{"summary.md", in(Markdown)},
+	{html.FileName, html.RenderFrom},
 }
 
 // Write tallies the results and renders every format into dir.
-func Write(dir string, r *report.Results) error {
+func Write(dir string, r *report.Results) error { return WriteFrom(transcript.NewStore(dir), r) }
+
+// WriteFrom tallies the results and renders every format into the store's folder.
+func WriteFrom(ts *transcript.Store, r *report.Results) error {
+	dir := ts.Dir()
 	r.Tally()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for _, f := range All {
-		if err := f.Render(dir, r); err != nil {
+		if err := f.Render(ts, r); err != nil {
 			return err
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 func sample() *report.Results {
 	return &report.Results{
-		SDKs: []report.SDK{{Name: "node", Version: "1.0.14", Status: report.Available}, {Name: "go", Version: "v1.0.14", Status: report.Available},
+		SDKs: []report.SDK{{Name: "node", Version: "1.0.14", Status: report.Available, Notes: map[string]string{"session.setTools": "no setTools in 1.0.14"}}, {Name: "go", Version: "v1.0.14", Status: report.Available},
 			{Name: "dotnet", Status: report.Unavailable, Reason: "dotnet not found on PATH"}},
 		Results: []report.Result{
 			{Feature: "f.feature", Scenario: "s1", SDK: "node", Status: report.XFail, Message: "want absent\nknown divergence", Rerun: "go run ./cmd/conformance run --sdk node"},
@@ -38,8 +38,8 @@ func sample() *report.Results {
 func TestMarkdown(t *testing.T) {
 	r := sample()
 	r.Results = append(r.Results,
-		report.Result{Feature: "f.feature", Scenario: "s3", SDK: "node", Status: report.Unsupported, Message: "node SDK lacks capability session.setTools: no setTools in 1.0.14"},
-		report.Result{Feature: "f.feature", Scenario: "s4", SDK: "node", Status: report.Unsupported, Message: "node SDK lacks capability session.setTools: no setTools in 1.0.14"},
+		report.Result{Feature: "f.feature", Scenario: "s3", SDK: "node", Status: report.Unsupported, Capability: "session.setTools", Message: "node SDK lacks capability session.setTools: no setTools in 1.0.14"},
+		report.Result{Feature: "f.feature", Scenario: "s4", SDK: "node", Status: report.Unsupported, Capability: "session.setTools", Message: "node SDK lacks capability session.setTools: no setTools in 1.0.14"},
 		report.Result{Feature: "f.feature", Scenario: "s2", SDK: "dotnet", Status: report.Unavailable, Message: "dotnet not found on PATH; install the .NET 8 SDK"})
 	r.Results[3].Transcript, r.Results[3].Rerun = "transcripts/go/f/s2.ndjson", "go run ./cmd/conformance run --sdk go --scenario s2 features/f.feature"
 	r.Comparisons = append(r.Comparisons, report.Comparison{Feature: "f.feature", Scenario: "s2", SDKs: []string{"go", "node"}, Differences: []report.Difference{

@@ -3,6 +3,8 @@
 // cucumber JSON go). The report formats are renderers over these records (internal/render).
 package report
 
+import "strings"
+
 // Statuses of a result.
 const (
 	Passed      = "passed"
@@ -41,6 +43,8 @@ type Harness struct {
 	Tags      string `json:"tags,omitempty"`
 	// Schema is where the runtime schema used for request validation came from, or why none was.
 	Schema string `json:"schema"`
+	// SchemaLoaded says requests were checked against the schema (Schema then names it).
+	SchemaLoaded bool `json:"schemaLoaded,omitempty"`
 	// Runner is how the drivers ran: "local" processes or "docker" containers.
 	Runner string `json:"runner,omitempty"`
 	// Shard is set on one part of a sharded run (`run --shard I/N`); merge checks the parts.
@@ -88,9 +92,9 @@ type Result struct {
 	Rerun      string `json:"rerun,omitempty"`      // one command that reruns exactly this case
 	Expected   string `json:"expected,omitempty"`   // the manifest entry (file:line) that marks it
 	Link       string `json:"link,omitempty"`
-	// Checked lists "method:path" of each payload value an assertion checked; the comparison uses
-	// it to tell normative differences from informational ones.
-	Checked []string `json:"checked,omitempty"`
+	// Checked lists each payload value an assertion checked ("method:path" in JSON); the
+	// comparison uses it to tell normative differences from informational ones.
+	Checked []Check `json:"checked,omitempty"`
 	// Observations are facts compared across SDKs that are not pass/fail, such as the shape of a
 	// tool result ("tool result: success" -> "bare string").
 	Observations map[string]string `json:"observations,omitempty"`
@@ -190,4 +194,17 @@ type MethodUse struct {
 	InSchema  bool     `json:"inSchema"`
 	SDKs      []string `json:"sdks"`
 	Features  []string `json:"features"`
+}
+
+// Check is one payload value an assertion checked: the request's method and the JSON path in its
+// params. In results.json it is the string "method:path" (a method has no colon).
+type Check struct{ Method, Path string }
+
+func (c Check) String() string { return c.Method + ":" + c.Path }
+
+func (c Check) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+func (c *Check) UnmarshalText(b []byte) error {
+	c.Method, c.Path, _ = strings.Cut(string(b), ":")
+	return nil
 }

@@ -30,18 +30,42 @@ func TestSinkStreamsAndCollects(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	require.NoError(t, s.Close())
+	res.Tally()
+	require.NoError(t, s.End())
 	assert.Len(t, res.Results, 150)
 
 	f, err := os.Open(filepath.Join(dir, "results.ndjson"))
 	require.NoError(t, err)
 	defer f.Close()
-	n := 0
-	for sc := bufio.NewScanner(f); sc.Scan(); n++ {
-		var r Result
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), "line %d", n+1)
+	var lines []map[string]json.RawMessage
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		var l map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &l), "line %d", len(lines)+1)
+		lines = append(lines, l)
 	}
-	assert.Equal(t, 150, n)
+	require.Len(t, lines, 152, "a header, every result, a footer")
+	assert.Contains(t, lines[0], "header")
+	assert.Contains(t, lines[151], "footer")
+
+	back, complete, err := ReadStream(filepath.Join(dir, "results.ndjson"))
+	require.NoError(t, err)
+	assert.True(t, complete)
+	assert.Len(t, back.Results, 150)
+	assert.Equal(t, 150, back.Totals[Passed])
+}
+
+// A stream cut short (an interrupted run) reads back as incomplete, with what it holds.
+func TestStreamWithoutFooterIsIncomplete(t *testing.T) {
+	dir := t.TempDir()
+	s, err := NewSink(dir, &Results{Harness: Harness{Version: "v"}})
+	require.NoError(t, err)
+	require.NoError(t, s.Add(Result{Feature: "f.feature", Scenario: "s", SDK: "go", Status: Failed}))
+	require.NoError(t, s.Close())
+	back, complete, err := ReadStream(filepath.Join(dir, "results.ndjson"))
+	require.NoError(t, err)
+	assert.False(t, complete)
+	assert.Equal(t, "v", back.Harness.Version)
+	assert.Len(t, back.Results, 1)
 }
 
 func TestTranscriptRelIsStable(t *testing.T) {

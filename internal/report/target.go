@@ -19,6 +19,24 @@ func Target(sdk, version string) string {
 	return sdk + "@" + version
 }
 
+// TargetKey names one target as reports key it: the SDK, and the version when the run holds
+// several versions of that SDK ("" otherwise). Code keeps the two apart; String joins them.
+type TargetKey struct{ SDK, Version string }
+
+// String is the target's label: SDK, or SDK@version.
+func (k TargetKey) String() string { return Target(k.SDK, k.Version) }
+
+// Keys returns the key of each SDK@version of res (see Labels).
+func Keys(res *Results) func(sdk, version string) TargetKey {
+	label := Labels(res)
+	return func(sdk, version string) TargetKey {
+		if label(sdk, version) == sdk {
+			return TargetKey{SDK: sdk}
+		}
+		return TargetKey{SDK: sdk, Version: version}
+	}
+}
+
 // Labels returns the column name of each SDK@version of res: the SDK's name, or SDK@version for
 // an SDK that ran in several versions.
 func Labels(res *Results) func(sdk, version string) string {

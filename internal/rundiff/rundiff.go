@@ -28,10 +28,11 @@ type Allow map[string][]string
 
 // Change is one scenario on one SDK whose status or payload changed.
 type Change struct {
-	SDK, Feature, Scenario string
-	From, To               string // statuses; From is "" for a new scenario, To is Removed for a gone one
-	Capability             string // the capability the candidate lacks (its result's capability)
-	Message                string // the candidate's first message line
+	SDK, Feature, Scenario string           // SDK is the target's label (SDK or SDK@version)
+	Target                 report.TargetKey `json:"-"`
+	From, To               string           // statuses; From is "" for a new scenario, To is Removed for a gone one
+	Capability             string           // the capability the candidate lacks (its result's capability)
+	Message                string           // the candidate's first message line
 	Rerun                  string
 	Regression             bool
 	AllowedBy              string // "--allow-unsupported node" when a regression was allowed
@@ -55,7 +56,10 @@ func (r *Report) Regressions() int {
 	return n
 }
 
-type key struct{ sdk, feature, scenario string }
+type key struct {
+	target            report.TargetKey
+	feature, scenario string
+}
 
 // Runs compares the results.json files at base and candidate.
 func Runs(basePath, candPath string, allow Allow) (*Report, error) {
@@ -87,9 +91,9 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 	// the SDK alone, so that a candidate version is compared with the base's.
 	index := func(r *report.Results) map[key]report.Result {
 		m := map[key]report.Result{}
-		label := report.Labels(r)
+		target := report.Keys(r)
 		for _, x := range r.Results {
-			m[key{label(x.SDK, x.Version), x.Feature, x.Scenario}] = x
+			m[key{target(x.SDK, x.Version), x.Feature, x.Scenario}] = x
 		}
 		return m
 	}
@@ -105,7 +109,7 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 	for k := range keys {
 		br, inBase := b[k]
 		cr, inCand := c[k]
-		ch := Change{SDK: k.sdk, Feature: k.feature, Scenario: k.scenario, To: Removed}
+		ch := Change{SDK: k.target.String(), Target: k.target, Feature: k.feature, Scenario: k.scenario, To: Removed}
 		if inBase {
 			ch.From = br.Status
 		}
@@ -140,8 +144,8 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 // by returns the flag that allows ch, or "".
 func (a Allow) by(ch Change) string {
 	for _, name := range a[ch.To] {
-		sdk, _, _ := strings.Cut(ch.SDK, "@") // --allow-unsupported node covers node@1.0.8
-		if name == ch.SDK || name == sdk || (ch.Capability != "" && name == ch.Capability) {
+		// --allow-unsupported node covers node@1.0.8
+		if name == ch.SDK || name == ch.Target.SDK || (ch.Capability != "" && name == ch.Capability) {
 			return fmt.Sprintf("--allow-%s %s", ch.To, name)
 		}
 	}

@@ -53,6 +53,9 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 	if e := c.unknownSession(method, p.SessionID); e != nil {
 		return nil, e
 	}
+	if a := s.opts.Answers; a != nil && a.Public[method] && s.generatedAnswers() {
+		return a.Results[method], nil
+	}
 	switch method {
 	case "connect":
 		if s.legacyHandshake() {
@@ -139,7 +142,18 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 	case "session.skills.reload", "runtime.shutdown":
 		return map[string]any{}, nil
 	}
+	if a := s.opts.Answers; a != nil {
+		if r, ok := a.Results[method]; ok {
+			return r, nil
+		}
+	}
 	return nil, rpcErr(wire.CodeMethodNotFound, "method not found: %s", method)
+}
+
+func (s *Server) generatedAnswers() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.script.GeneratedAnswers
 }
 
 func (s *Server) session(id string) (*session, *wire.RPCError) {
@@ -230,4 +244,25 @@ func (s *Server) emit(c *conn, ss *session, typ string, data any) {
 			"data":      data,
 		},
 	})
+}
+
+// SetGeneratedAnswers makes every public schema method answer with its generated result
+// (Script.GeneratedAnswers).
+func (s *Server) SetGeneratedAnswers() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script.GeneratedAnswers = true
+}
+
+// Emit sends a session.event notification carrying event exactly as given (the whole event:
+// id, timestamp, parentId, type, data …) to the connection that opened the session.
+func (s *Server) Emit(sessionID string, event map[string]any) error {
+	s.mu.Lock()
+	ss := s.sessions[sessionID]
+	s.mu.Unlock()
+	if ss == nil || ss.conn == nil {
+		return fmt.Errorf("no open session %q", sessionID)
+	}
+	ss.conn.notify("session.event", map[string]any{"sessionId": sessionID, "event": event})
+	return nil
 }

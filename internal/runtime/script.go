@@ -40,8 +40,13 @@ type Script struct {
 	ToolsSetDelay   time.Duration
 	Framing         Framing // how frames are written (framing.go)
 	LegacyHandshake bool    // connect is unknown, as before protocol 3 (framing.go)
-	turnsTaken      int
-	rejectionsTaken int
+	// GeneratedAnswers answers every public schema method with its generated result
+	// (Options.Answers), scripted answers included: the schema sweep checks that the application
+	// receives exactly what the runtime sent, and a scripted answer (session.send starting a
+	// turn) is not what the sweep is about.
+	GeneratedAnswers bool
+	turnsTaken       int
+	rejectionsTaken  int
 }
 
 func (sc *Script) nextTurn() Turn {

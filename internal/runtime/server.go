@@ -34,6 +34,19 @@ type Options struct {
 	// Check, when set, validates each request's params; its findings are recorded as notes
 	// beside the request (for example violations of the runtime's published schema).
 	Check func(method string, params json.RawMessage) []schema.Violation
+	// Answers are results generated from the runtime schema's result schemas (package
+	// schemagen), one per method: a method the runtime has no scripted answer for gets its
+	// generated one instead of method-not-found, so an SDK that decodes results gets a real one.
+	Answers *Answers
+}
+
+// Answers are the generated results of the schema's methods.
+type Answers struct {
+	Results map[string]json.RawMessage
+	// Public are the methods an application may call (not visibility: internal); a scenario
+	// that sweeps the schema (Script.GeneratedAnswers) gets their generated results even where
+	// the runtime has a scripted answer.
+	Public map[string]bool
 }
 
 // Server is one recording runtime.

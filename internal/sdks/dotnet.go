@@ -32,8 +32,10 @@ import (
 //     (LangVersion 14).
 func init() {
 	register(Driver{
-		Name:         "dotnet",
-		Order:        6,
+		Name:        "dotnet",
+		Order:       6,
+		MonorepoDir: "dotnet",
+		// No LocalBase: no .NET SDK can be installed without Microsoft's registries.
 		Version:      nugetSyntax,
 		Versions:     nugetVersions("GitHub.Copilot.SDK"),
 		BuildOutputs: []string{"bin", "obj"},

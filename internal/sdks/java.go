@@ -38,6 +38,8 @@ func init() {
 		Probe:        probeJava,
 		Name:         "java",
 		Order:        5,
+		MonorepoDir:  "java",
+		LocalBase:    &LocalBase{RuntimeBase: RuntimeSelf},
 		Version:      mavenSyntax,
 		Versions:     mavenVersions(javaGroup, javaArtifact),
 		BuildOutputs: []string{"target"},

@@ -23,6 +23,8 @@ func init() {
 		Probe:        probeNode,
 		Name:         "node",
 		Order:        1,
+		MonorepoDir:  "nodejs",
+		LocalBase:    &LocalBase{},
 		Version:      npmSyntax,
 		BuildOutputs: []string{"node_modules"},
 		Pinned:       func(dir string) (string, error) { return nodeLockedVersion(filepath.Join(dir, "package-lock.json")) },

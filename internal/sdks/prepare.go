@@ -118,6 +118,9 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 		return nil, err
 	}
 	driverDir := filepath.Join(p.RepoRoot, "drivers", name)
+	if d.DriverDir != "" {
+		driverDir = d.DriverDir
+	}
 	driverHash, err := hashTree(driverDir, d.BuildOutputs)
 	if err != nil {
 		return nil, fmt.Errorf("driver %s: %w", name, err)

@@ -17,6 +17,8 @@ func init() {
 		Probe:        probePython,
 		Name:         "python",
 		Order:        3,
+		MonorepoDir:  "python",
+		LocalBase:    &LocalBase{},
 		Version:      pypiSyntax,
 		BuildOutputs: []string{".venv", "__pycache__"},
 		Pinned:       pinnedIn("requirements.txt", `(?m)^github-copilot-sdk==(\S+)`),
@@ -110,14 +112,21 @@ func preparePython(ctx context.Context, pc PrepareContext) (Launch, error) {
 		}
 	}
 
-	script := filepath.Join(pc.CacheDir, "driver.py")
-	body, err := os.ReadFile(filepath.Join(pc.DriverDir, "driver.py"))
+	// driver.py and the modules it imports (rpc.py, …) sit next to each other in the cache.
+	modules, err := filepath.Glob(filepath.Join(pc.DriverDir, "*.py"))
 	if err != nil {
 		return Launch{}, err
 	}
-	if err := os.WriteFile(script, body, 0o644); err != nil {
-		return Launch{}, err
+	for _, m := range modules {
+		body, err := os.ReadFile(m)
+		if err != nil {
+			return Launch{}, err
+		}
+		if err := os.WriteFile(filepath.Join(pc.CacheDir, filepath.Base(m)), body, 0o644); err != nil {
+			return Launch{}, err
+		}
 	}
+	script := filepath.Join(pc.CacheDir, "driver.py")
 	return Launch{
 		Argv: []string{python, script},
 		Dir:  pc.CacheDir,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,6 +27,8 @@ func init() {
 		Probe:        probeRust,
 		Name:         "rust",
 		Order:        4,
+		MonorepoDir:  "rust",
+		LocalBase:    &LocalBase{RuntimeBase: RuntimeDebian, HostFiles: hostRustToolchain},
 		Version:      cratesSyntax,
 		Versions:     cratesVersions(rustCrate),
 		BuildOutputs: []string{"target"},
@@ -193,6 +196,26 @@ func rustSDKSourceDir(source string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("rust: %s holds no %s package (looked at Cargo.toml and rust/Cargo.toml)", source, rustCrate)
+}
+
+// hostRustToolchain is the rust local base's host files: the folder of this machine's active
+// rustup toolchain (copied into the image, since no registry is reachable to install one) and
+// its rustc version, which keys the image.
+func hostRustToolchain() (map[string]string, string, error) {
+	out, err := exec.Command("rustc", "--print", "sysroot").Output()
+	if err != nil {
+		return nil, "", fmt.Errorf("rust local base: no host Rust toolchain to copy (rustc --print sysroot: %v); install one with rustup", err)
+	}
+	dir := strings.TrimSpace(string(out))
+	v, err := exec.Command(filepath.Join(dir, "bin", "rustc"), "--version").Output()
+	if err != nil {
+		return nil, "", fmt.Errorf("rust local base: %s/bin/rustc --version: %v", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bin", "cargo")); err != nil {
+		return nil, "", fmt.Errorf("rust local base: %s has no bin/cargo", dir)
+	}
+	return map[string]string{"toolchain/bin": filepath.Join(dir, "bin"), "toolchain/lib": filepath.Join(dir, "lib")},
+		"toolchain " + strings.TrimSpace(string(v)), nil
 }
 
 // probeRust scans the resolved crate's source: the registry's unpacked crate of the version

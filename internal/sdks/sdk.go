@@ -44,7 +44,7 @@ type PrepareContext struct {
 
 // Driver is one SDK language's recipe.
 type Driver struct {
-	Name string // "node", "go", "python", "rust", "java", "dotnet"
+	Name string // the SDK's name in every list, flag and report (drivers/<Name>, docker/<Name>.Dockerfile)
 	// Order places the SDK in reports and lists (lower first).
 	Order int
 	// Version is the registry's syntax for an exact version; --sdk-version is checked against it
@@ -71,6 +71,19 @@ type Driver struct {
 	// registry publishes but that were not reachable from where the pin was chosen. It states
 	// what was known when pinning; doctor never claims to have checked the registry.
 	Newer string
+	// MonorepoDir is the language's folder in a github/copilot-sdk checkout (`--sdk-source
+	// ROOT` and the workflow's pull-request mode find the SDK there).
+	MonorepoDir string
+	// LocalBase, when set, says how docker/<Name>.Dockerfile builds on the local base image
+	// docker/local/<Name>.Dockerfile (`conformance images --local-bases`) instead of the official
+	// one; a language without one cannot run with --runner docker --local-bases.
+	LocalBase *LocalBase
+	// VersionsNote, when set, is what bisect tells the user about how Versions found the
+	// versions (a registry that will not list them, probed instead).
+	VersionsNote string
+	// DriverDir, when set, is the driver folder (absolute); default drivers/<Name> in the
+	// repository. A stand-in language in a test keeps its driver under testdata.
+	DriverDir string
 	// Revision is part of the cache key: bump it when Prepare changes in a way that makes
 	// earlier preparations wrong (the driver's own files are hashed into the key already).
 	Revision  int
@@ -84,9 +97,46 @@ type Driver struct {
 	Prepare func(ctx context.Context, pc PrepareContext) (Launch, error)
 }
 
+// LocalBase is how a language's driver image builds on the local base images.
+type LocalBase struct {
+	// RuntimeBase is the image the Dockerfile's RUNTIME_BASE stage starts from: RuntimeDebian,
+	// RuntimeSelf (the language's own local base) or "" (the Dockerfile has no such stage).
+	RuntimeBase string
+	// HostFiles, when set, returns folders of this machine the local base's build copies in
+	// (build-context name -> host folder) and a line that identifies them for the image key.
+	HostFiles func() (map[string]string, string, error)
+}
+
+// Runtime bases of a LocalBase.
+const (
+	RuntimeDebian = "debian"
+	RuntimeSelf   = "self"
+)
+
 var registry = map[string]Driver{}
 
 func register(d Driver) { registry[d.Name] = d }
+
+// Register adds a recipe from outside this package and returns what removes it again: for a
+// test's stand-in language (the six languages register themselves in init).
+func Register(d Driver) (unregister func()) {
+	if _, dup := registry[d.Name]; dup {
+		panic("sdks: a recipe named " + d.Name + " is registered already")
+	}
+	register(d)
+	return func() { delete(registry, d.Name) }
+}
+
+// LocalBases lists the SDKs whose driver images can build on local base images, in report order.
+func LocalBases() []string {
+	var out []string
+	for _, n := range Names() {
+		if registry[n].LocalBase != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 // Lookup returns the recipe for an SDK name.
 func Lookup(name string) (Driver, bool) { d, ok := registry[name]; return d, ok }

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
@@ -19,7 +21,7 @@ import (
 // Target is the SDK a suite runs against, as a runner provides it: a live driver (conformance
 // run) or a recorded one (conformance replay); the steps cannot tell them apart.
 type Target interface {
-	// SDK is the SDK's name ("node", "go", …).
+	// SDK is the SDK's name (its recipe's in internal/sdks).
 	SDK() string
 	// Unavailable is the reason the SDK cannot run here, or "".
 	Unavailable() string
@@ -50,18 +52,25 @@ type Selector interface {
 	Selected(feature, scenario string) bool
 }
 
+// Schemas is an optional part of a Target: the runtime's published schemas loaded for
+// generation (the schema sweep's cases and the runtime's generated answers); nil when they
+// could not be loaded.
+type Schemas interface {
+	Schemas() *schemagen.Doc
+}
+
 // Outcome is what one scenario did on one SDK, before known divergences are applied.
 type Outcome struct {
-	Feature     string   // feature file, relative to the features folder
-	Scenario    string   // scenario name (outline placeholders filled in)
-	Line        int      // line of the scenario (or example row) in the feature file
-	Tags        []string // tags of the scenario
-	Err         error    // the first failed step, nil when every step passed
-	Unsupported string   // why the SDK cannot run this scenario, when it cannot
-	Capability  string   // the capability the SDK lacks, when Unsupported names one
-	Unavailable string   // why the SDK cannot run at all, when it cannot
-	Transcript  string   // transcript file
-	Checked     []string // "method:path" of each payload value an assertion checked
+	Feature     string         // feature file, relative to the features folder
+	Scenario    string         // scenario name (outline placeholders filled in)
+	Line        int            // line of the scenario (or example row) in the feature file
+	Tags        []string       // tags of the scenario
+	Err         error          // the first failed step, nil when every step passed
+	Unsupported string         // why the SDK cannot run this scenario, when it cannot
+	Capability  string         // the capability the SDK lacks, when Unsupported names one
+	Unavailable string         // why the SDK cannot run at all, when it cannot
+	Transcript  string         // transcript file
+	Checked     []report.Check // each payload value an assertion checked
 	// Observations are facts worth comparing across SDKs that are not pass/fail, e.g.
 	// "tool result: success" -> "bare string".
 	Observations map[string]string
@@ -83,7 +92,7 @@ var Capabilities = []string{
 	"session.setTools", "session.rpc.tools.set", "session.rpc.tools.set.nil", "session.gitHubToken", "session.clearContext", "events",
 	"session.option.<name>", "connect.option.<name>",
 	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.binary.metadata", "tool.result.sessionLog", "tool.result.telemetry",
-	"handler.permission",
+	"handler.permission", "rpc.generated", "rpc.handlers",
 }
 
 // KnownCapability says whether c is one of Capabilities, where an entry ending in ".<name>" is a

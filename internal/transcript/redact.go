@@ -29,6 +29,9 @@ var secretKeys = map[string]bool{
 	"connection_token": true, "authtoken": true, "auth_token": true, "accesstoken": true, "access_token": true,
 }
 
+// SecretKey says whether the string value under a JSON key is recorded as a secret.
+func SecretKey(k string) bool { return secretKeys[strings.ToLower(k)] }
+
 // rawSecretRE finds a secret key's string value in bytes that are not valid JSON.
 var rawSecretRE = regexp.MustCompile(`(?i)"(token|github_?token|connection_?token|auth_?token|access_?token)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
 

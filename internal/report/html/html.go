@@ -49,7 +49,12 @@ type result struct {
 }
 
 // Render writes dir/report.html for res, reading each result's transcript from dir.
-func Render(dir string, res *report.Results) error {
+func Render(dir string, res *report.Results) error { return RenderFrom(transcript.NewStore(dir), res) }
+
+// RenderFrom writes report.html into the store's folder, taking each transcript from the store
+// (read once for the whole finish of a run).
+func RenderFrom(ts *transcript.Store, res *report.Results) error {
+	dir := ts.Dir()
 	res = report.ByTarget(res) // the matrix has a column per SDK@version when a run has several
 	p := page{Harness: res.Harness, SDKs: res.SDKs, Comparisons: res.Comparisons}
 	loaded := map[string]int{}
@@ -58,7 +63,7 @@ func Render(dir string, res *report.Results) error {
 		if r.Transcript != "" {
 			if i, ok := loaded[r.Transcript]; ok {
 				out.TranscriptIndex = i
-			} else if es, err := transcript.Read(filepath.Join(dir, filepath.FromSlash(r.Transcript))); err == nil {
+			} else if es, err := ts.Read(r.Transcript); err == nil {
 				loaded[r.Transcript] = len(p.Transcripts)
 				out.TranscriptIndex = len(p.Transcripts)
 				p.Transcripts = append(p.Transcripts, es)

@@ -1,4 +1,4 @@
-package harness
+package runner
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ func TestScrubLinesRedactsTokensAcrossWrites(t *testing.T) {
 	const token = "ghp_ScrubLinesPlanted99"
 	transcript.AddSecret(token)
 	var out strings.Builder
-	s := &scrubLines{w: &out}
+	s := &ScrubLines{w: &out}
 	for _, part := range []string{"auth with ghp_Scrub", "LinesPlanted99 ok\nsecond ", "line " + token} {
 		_, err := s.Write([]byte(part))
 		assert.NoError(t, err)

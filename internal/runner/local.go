@@ -1,0 +1,45 @@
+package runner
+
+import (
+	"context"
+	"io"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+)
+
+// Local prepares each SDK with this machine's toolchains into the cache and starts its driver as
+// a local process.
+type Local struct {
+	RepoRoot, CacheRoot string
+}
+
+func (Local) Name() string { return LocalName }
+
+func (l Local) Prepare(ctx context.Context, t Target) (*Prepared, error) {
+	d, ok := sdks.Lookup(t.SDK)
+	if !ok {
+		return nil, errNoRecipe(t.SDK)
+	}
+	tc, err := sdks.CheckToolchain(d)
+	if err != nil {
+		return &Prepared{Toolchain: tc}, err
+	}
+	var prep *sdks.Prepared
+	err = withHeavy(ctx, func() (err error) {
+		prep, err = (&sdks.Preparer{RepoRoot: l.RepoRoot, CacheRoot: l.CacheRoot, Log: t.Log}).Prepare(ctx, t.SDK, t.Version, t.Source)
+		return err
+	})
+	if err != nil {
+		return &Prepared{Toolchain: tc}, err
+	}
+	return &Prepared{Toolchain: tc, Launcher: driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: t.Stderr}}, nil
+}
+
+func (Local) Close(io.Writer) {}
+
+type errNoRecipe string
+
+func (e errNoRecipe) Error() string {
+	return "this build of the harness has no driver recipe for " + string(e)
+}

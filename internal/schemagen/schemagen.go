@@ -1,0 +1,367 @@
+// Package schemagen generates JSON values from the runtime's published schemas (api.schema.json,
+// session-events.schema.json): for every method, params cases (only the required params, every
+// optional param, and edge cases the schema allows) and a result, all seeded by the method's name
+// so that every run and every SDK gets the same values. Every value is checked with the schema
+// validator (the library internal/schema uses, with format assertion on) before it is used; a
+// value the walker cannot make valid is reported, never used.
+//
+// The walker over $ref, anyOf, enum, const, type lists, pattern, format and bounds is ours: no
+// library walks a schema this way. Strings matching a pattern come from pgregory.net/rapid's
+// regexp generator, seeded; everything else comes from math/rand/v2's PCG with the same seed.
+package schemagen
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+var english = message.NewPrinter(language.English)
+
+// The directions of the schema's groups: server and session methods are called by the SDK,
+// clientSession and clientGlobal methods by the runtime.
+var sdkToRuntime = map[string]bool{"server": true, "session": true}
+
+// Method is one rpcMethod of api.schema.json.
+type Method struct {
+	Name         string // rpcMethod, e.g. "models.list", "session.model.switchTo"
+	Group        string // the schema's top-level group: server, session, clientSession, clientGlobal
+	Namespace    string // Group plus the method's namespace in it, e.g. "session.model"
+	Internal     bool   // visibility: internal
+	Notification bool
+	FromSDK      bool // called by the SDK (server, session); else by the runtime
+	ptr          string
+	hasParams    bool
+	hasResult    bool
+}
+
+// Case is one generated params object of a method.
+type Case struct {
+	Name   string         // "required", "all", or "edge <pointer> <what>"
+	Params map[string]any // as the schema names them (a session method's sessionId included)
+}
+
+// Doc is the loaded api.schema.json with session-events.schema.json beside it (the first
+// refers to the second), compiled once. It is safe for concurrent use.
+type Doc struct {
+	raw      map[string]map[string]any // file name -> document, every $ref made "file#pointer"
+	base     string
+	mu       sync.Mutex // guards compiler and compiled
+	compiler *jsonschema.Compiler
+	compiled map[string]*jsonschema.Schema
+	cases    sync.Map // method name -> casesOf
+	Methods  []Method
+	// EventTypes are the branches of session-events.schema.json's SessionEvent, sorted by type.
+	EventTypes []EventType
+}
+
+// EventType is one branch of session-events.schema.json's SessionEvent.
+type EventType struct {
+	Type       string // e.g. "session.idle"
+	Definition string // e.g. "SessionIdleEvent"
+}
+
+const (
+	apiFile    = "api.schema.json"
+	eventsFile = "session-events.schema.json"
+)
+
+// Load reads api.schema.json and session-events.schema.json from dir (the Node SDK's platform
+// package's schemas folder).
+func Load(dir string) (*Doc, error) {
+	d := &Doc{raw: map[string]map[string]any{}, base: "https://copilot-runtime.invalid/gen/", compiled: map[string]*jsonschema.Schema{}}
+	d.compiler = jsonschema.NewCompiler()
+	d.compiler.AssertFormat()
+	for _, f := range []string{apiFile, eventsFile} {
+		path := filepath.Join(dir, f)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		parsed, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if err := d.compiler.AddResource(d.base+f, parsed); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		absRefs(raw, f)
+		d.raw[f] = raw
+	}
+	for _, g := range []string{"server", "session", "clientSession", "clientGlobal"} {
+		d.collect(d.raw[apiFile][g], g, "/"+g)
+	}
+	sort.Slice(d.Methods, func(i, j int) bool { return d.Methods[i].Name < d.Methods[j].Name })
+	if ev, ok := d.Node(eventsFile + "#/definitions/SessionEvent").(map[string]any); ok {
+		branches, _ := ev["anyOf"].([]any)
+		for _, b := range branches {
+			bm, _ := b.(map[string]any)
+			ref, _ := bm["$ref"].(string)
+			def, _ := d.Node(ref).(map[string]any)
+			props, _ := def["properties"].(map[string]any)
+			typ, _ := props["type"].(map[string]any)
+			if t, ok := typ["const"].(string); ok {
+				d.EventTypes = append(d.EventTypes, EventType{Type: t, Definition: ref[strings.LastIndex(ref, "/")+1:]})
+			}
+		}
+		sort.Slice(d.EventTypes, func(i, j int) bool { return d.EventTypes[i].Type < d.EventTypes[j].Type })
+	}
+	return d, nil
+}
+
+// absRefs rewrites every $ref of a document to "file#pointer", so that the walker can follow a
+// reference from one file into the other and on inside it.
+func absRefs(n any, file string) {
+	switch n := n.(type) {
+	case map[string]any:
+		if ref, ok := n["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
+			n["$ref"] = file + ref
+		}
+		for _, v := range n {
+			absRefs(v, file)
+		}
+	case []any:
+		for _, v := range n {
+			absRefs(v, file)
+		}
+	}
+}
+
+func (d *Doc) collect(node any, group, ptr string) {
+	m, ok := node.(map[string]any)
+	if !ok {
+		return
+	}
+	if name, ok := m["rpcMethod"].(string); ok {
+		ns := group
+		if i := strings.LastIndex(name, "."); i > 0 {
+			ns = group + "." + strings.TrimPrefix(name[:i], group+".")
+		}
+		notif, _ := m["notification"].(bool)
+		d.Methods = append(d.Methods, Method{Name: name, Group: group, Namespace: ns, Internal: m["visibility"] == "internal",
+			Notification: notif, FromSDK: sdkToRuntime[group], ptr: ptr, hasParams: m["params"] != nil, hasResult: m["result"] != nil})
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		d.collect(m[k], group, ptr+"/"+escape(k))
+	}
+}
+
+// Method finds a method by its rpcMethod name.
+func (d *Doc) Method(name string) (Method, bool) {
+	i := sort.Search(len(d.Methods), func(i int) bool { return d.Methods[i].Name >= name })
+	if i < len(d.Methods) && d.Methods[i].Name == name {
+		return d.Methods[i], true
+	}
+	return Method{}, false
+}
+
+// Node returns the schema node at "file#pointer", or at a pointer into api.schema.json.
+func (d *Doc) Node(ref string) any {
+	file, ptr, ok := strings.Cut(ref, "#")
+	if !ok {
+		file, ptr = apiFile, ref
+	}
+	var n any = d.raw[file]
+	for _, p := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		if p == "" {
+			continue
+		}
+		m, ok := n.(map[string]any)
+		if !ok {
+			return nil
+		}
+		n = m[unescape(p)]
+	}
+	return n
+}
+
+// Validate checks v against the schema at "file#pointer" (or a pointer into api.schema.json).
+func (d *Doc) Validate(ref string, v any) error {
+	if !strings.Contains(ref, "#") {
+		ref = apiFile + "#" + ref
+	}
+	d.mu.Lock()
+	s := d.compiled[ref]
+	if s == nil {
+		var err error
+		if s, err = d.compiler.Compile(d.base + ref); err != nil {
+			d.mu.Unlock()
+			return err
+		}
+		d.compiled[ref] = s
+	}
+	d.mu.Unlock()
+	// The validator wants its own decoding of numbers (json.Number): round-trip through JSON.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(inst); err != nil {
+		return errors.New(leaves(err))
+	}
+	return nil
+}
+
+// ValidateParams checks a method's params; ValidateResult its result.
+func (d *Doc) ValidateParams(m Method, v any) error { return d.Validate(m.ptr+"/params", v) }
+func (d *Doc) ValidateResult(m Method, v any) error { return d.Validate(m.ptr+"/result", v) }
+
+// leaves is a validation error's leaf causes, "pointer: message; …".
+func leaves(err error) string {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err.Error()
+	}
+	var out []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			out = append(out, "/"+strings.Join(e.InstanceLocation, "/")+": "+e.ErrorKind.LocalizedString(english))
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return strings.Join(out, "; ")
+}
+
+// Cases generates a method's params cases: "required" (only what the schema requires), "all"
+// (every optional param set), then up to maxEdges edge cases, each the "all" case with one
+// choice of the schema taken differently (another enum value or anyOf branch, null where
+// nullable, an empty list or object, a bound, a non-ASCII or empty string, false), the choices
+// nearest the top first. A case that does not validate is left out and named in the second
+// result. A method whose params are null has one case, "required", with nil params.
+func (d *Doc) Cases(m Method, maxEdges int) ([]Case, []string) {
+	ptr := m.ptr + "/params"
+	if !m.hasParams || d.Node(ptr) == nil {
+		return []Case{{Name: "required"}}, nil
+	}
+	var out []Case
+	var dropped []string
+	add := func(name string, g *gen) {
+		v := g.value(d.Node(ptr), "", 0)
+		obj, ok := v.(map[string]any)
+		if !ok {
+			dropped = append(dropped, fmt.Sprintf("%s: params are not an object (%T)", name, v))
+			return
+		}
+		if err := d.Validate(ptr, obj); err != nil {
+			dropped = append(dropped, fmt.Sprintf("%s: %s", name, err))
+			return
+		}
+		out = append(out, Case{Name: name, Params: obj})
+	}
+	add("required", d.newGen(m.Name+"/required", false))
+	all := d.newGen(m.Name+"/all", true)
+	add("all", all)
+	points := all.points
+	sort.SliceStable(points, func(i, j int) bool {
+		return strings.Count(points[i].at, "/") < strings.Count(points[j].at, "/")
+	})
+	seen := map[string]bool{}
+	edges := 0
+	for _, p := range points {
+		for alt := 1; alt < p.n; alt++ {
+			if edges >= maxEdges {
+				return out, dropped
+			}
+			key := p.at + "#" + p.kind + fmt.Sprint(alt)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			edges++
+			g := d.newGen(m.Name+"/all", true)
+			g.override = map[string]int{p.at + "#" + p.kind: alt}
+			add(fmt.Sprintf("edge %s %s", orRoot(p.at), p.label(alt)), g)
+		}
+	}
+	return out, dropped
+}
+
+type casesOf struct {
+	once    sync.Once
+	cases   []Case
+	dropped []string
+}
+
+// CasesOnce is Cases with MaxEdges edge cases, generated once per Doc and method (every SDK of a
+// run shares them).
+func (d *Doc) CasesOnce(m Method) ([]Case, []string) {
+	v, _ := d.cases.LoadOrStore(m.Name, &casesOf{})
+	c := v.(*casesOf)
+	c.once.Do(func() { c.cases, c.dropped = d.Cases(m, MaxEdges) })
+	return c.cases, c.dropped
+}
+
+// MaxEdges bounds the edge cases per method (the choices nearest the top of the params come
+// first), so that the sweep's cost stays a few thousand calls per SDK.
+const MaxEdges = 6
+
+// Result generates a method's result (nil for a null result), seeded by the method's name.
+func (d *Doc) Result(m Method) (any, error) {
+	ptr := m.ptr + "/result"
+	if !m.hasResult || d.Node(ptr) == nil {
+		return nil, nil
+	}
+	v := d.newGen(m.Name+"/result", true).value(d.Node(ptr), "", 0)
+	if err := d.Validate(ptr, v); err != nil {
+		return nil, fmt.Errorf("generated result of %s does not validate: %s", m.Name, err)
+	}
+	return v, nil
+}
+
+// Event generates a whole session event of type et (id, timestamp, parentId, type, data), every
+// optional field set when all is true, seeded by seed.
+func (d *Doc) Event(et EventType, seed string, all bool) (map[string]any, error) {
+	ptr := eventsFile + "#/definitions/" + escape(et.Definition)
+	v, _ := d.newGen(seed, all).value(d.Node(ptr), "", 0).(map[string]any)
+	if err := d.Validate(ptr, v); err != nil {
+		return nil, fmt.Errorf("generated %s event does not validate: %s", et.Type, err)
+	}
+	return v, nil
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+func seedOf(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+func escape(k string) string { return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1") }
+func unescape(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~1", "/"), "~0", "~")
+}

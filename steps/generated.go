@@ -1,0 +1,530 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// The schema sweep: every public method of a group of api.schema.json, called through the SDK's
+// generated layer with the values package schemagen generates, in batches (one driver round
+// trip per batch, not per call), then checked call by call.
+
+// batchSize bounds one rpcBatch command, so that a slow SDK stays inside the command timeout.
+const batchSize = 250
+
+// sweepCall is one generated call and what came of it.
+type sweepCall struct {
+	method  schemagen.Method
+	name    string         // the case's name
+	params  map[string]any // as given to the driver (without sessionId)
+	outcome sweepOutcome
+}
+
+// sweepOutcome is one entry of rpcBatch's outcomes (PROTOCOL.md "Generated RPC layer").
+type sweepOutcome struct {
+	Outcome         string          `json:"outcome"`
+	Result          json.RawMessage `json:"result"`
+	Unrepresentable []string        `json:"unrepresentable"`
+	Error           *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Reason string `json:"reason"`
+}
+
+func (o sweepOutcome) errorText() string {
+	if o.Error == nil {
+		return o.Outcome
+	}
+	return fmt.Sprintf("%s: %s", o.Error.Type, o.Error.Message)
+}
+
+func (c *sweepCall) id() string { return c.method.Name + " [" + c.name + "]" }
+
+func (w *world) schemas() (*schemagen.Doc, error) {
+	if s, ok := w.t.(suite.Schemas); ok && s.Schemas() != nil {
+		return s.Schemas(), nil
+	}
+	return nil, &ErrUnsupported{Reason: "the runtime's published schemas are not loaded for generation in this run (they come from the prepared Node SDK's platform package)"}
+}
+
+// callEveryMethod calls every public SDK-to-runtime method of a schema group (server, session)
+// through the generated layer, each generated case once.
+func (w *world) callEveryMethod(group string) error {
+	doc, err := w.schemas()
+	if err != nil {
+		return err
+	}
+	if has, note := w.t.Capability("rpc.generated"); !has {
+		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver has no rpc/rpcBatch: %s", w.t.SDK(), note), Capability: "rpc.generated"}
+	}
+	w.rt.SetGeneratedAnswers()
+	target := map[string]any{}
+	switch group {
+	case "server":
+		c, err := w.client()
+		if err != nil {
+			return err
+		}
+		target["client"] = c
+	case "session":
+		s, err := w.current()
+		if err != nil {
+			return err
+		}
+		target["session"] = s.handle
+	default:
+		return fmt.Errorf("the schema's SDK-to-runtime groups are server and session, not %q", group)
+	}
+	w.sweep = nil
+	for _, m := range doc.Methods {
+		if m.Group != group || m.Internal || !m.FromSDK {
+			continue
+		}
+		cases, dropped := doc.CasesOnce(m)
+		for _, d := range dropped {
+			w.rec.Notef("", "generator: %s case %s left out", m.Name, d)
+		}
+		seen := map[string]bool{}
+		for _, c := range cases {
+			params := asJSON(secretsApart(withoutSessionID(c.Params, group), m.Name))
+			if c.Params != nil && doc.ValidateParams(m, withSessionOf(params, c.Params)) != nil {
+				params = asJSON(withoutSessionID(c.Params, group)) // the schema constrains the secret's form
+			}
+			key := showAll(params)
+			if seen[key] {
+				continue // an edge of sessionId, which the SDK sets itself
+			}
+			seen[key] = true
+			w.sweep = append(w.sweep, &sweepCall{method: m, name: c.Name, params: params})
+		}
+	}
+	for start := 0; start < len(w.sweep); start += batchSize {
+		chunk := w.sweep[start:min(start+batchSize, len(w.sweep))]
+		calls := make([]map[string]any, len(chunk))
+		for i, c := range chunk {
+			call := map[string]any{"method": c.method.Name, "params": c.params}
+			if c.params == nil {
+				call["params"] = nil
+			}
+			for k, v := range target {
+				call[k] = v
+			}
+			calls[i] = call
+		}
+		raw, err := w.do("rpcBatch", map[string]any{"calls": calls})
+		if err != nil {
+			return err
+		}
+		var res struct {
+			Outcomes []json.RawMessage `json:"outcomes"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil || len(res.Outcomes) != len(chunk) {
+			return fmt.Errorf("rpcBatch answered %d outcomes for %d calls (%v)", len(res.Outcomes), len(chunk), err)
+		}
+		for i, o := range res.Outcomes {
+			if err := json.Unmarshal(o, &chunk[i].outcome); err != nil {
+				return fmt.Errorf("rpcBatch outcome %d: %w", i, err)
+			}
+		}
+	}
+	w.observeSweep()
+	return nil
+}
+
+// asJSON is v as encoding/json decodes it (numbers float64), so that it compares with what the
+// transcript holds.
+func asJSON(v map[string]any) map[string]any {
+	if v == nil {
+		return nil
+	}
+	b, _ := json.Marshal(v)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func showAll(v any) string {
+	var b strings.Builder
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(v)
+	return strings.TrimSpace(b.String())
+}
+
+// secretsApart gives every value under a key the transcript records as a secret (token,
+// gitHubToken, …) a value of its own: a secret is scrubbed from every report wherever it occurs,
+// so a generated string shared with other fields (the non-ASCII edge) would vanish from them.
+func secretsApart(v map[string]any, seed string) map[string]any {
+	n := 0
+	var walk func(x any) any
+	walk = func(x any) any {
+		switch x := x.(type) {
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, val := range x {
+				if _, ok := val.(string); ok && transcript.SecretKey(k) {
+					n++
+					out[k] = fmt.Sprintf("tok-%08x-%d", fnv32(seed), n)
+					continue
+				}
+				out[k] = walk(val)
+			}
+			return out
+		case []any:
+			out := make([]any, len(x))
+			for i, val := range x {
+				out[i] = walk(val)
+			}
+			return out
+		}
+		return x
+	}
+	if v == nil {
+		return nil
+	}
+	return walk(v).(map[string]any)
+}
+
+func fnv32(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+// withSessionOf puts the generated sessionId back for validation against the params schema.
+func withSessionOf(p, orig map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range p {
+		out[k] = v
+	}
+	if sid, ok := orig["sessionId"]; ok {
+		out["sessionId"] = sid
+	}
+	return out
+}
+
+func withoutSessionID(p map[string]any, group string) map[string]any {
+	if p == nil || group != "session" {
+		return p
+	}
+	out := make(map[string]any, len(p))
+	for k, v := range p {
+		if k != "sessionId" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// observeSweep records, per schema namespace, how the calls ended: the reports group the sweep
+// by namespace and compare it across SDKs.
+func (w *world) observeSweep() {
+	type tally struct{ ok, errs, unsupported int }
+	by := map[string]*tally{}
+	for _, c := range w.sweep {
+		t := by[c.method.Namespace]
+		if t == nil {
+			t = &tally{}
+			by[c.method.Namespace] = t
+		}
+		switch c.outcome.Outcome {
+		case "ok":
+			t.ok++
+		case "unsupported":
+			t.unsupported++
+		default:
+			t.errs++
+		}
+	}
+	for ns, t := range by {
+		w.observe("generated "+ns, fmt.Sprintf("%d ok, %d raised, %d not generated", t.ok, t.errs, t.unsupported))
+	}
+}
+
+// sweepFailures groups findings by namespace, so that a report of hundreds stays readable.
+type sweepFailures map[string][]string
+
+func (f sweepFailures) add(c *sweepCall, format string, args ...any) {
+	f[c.method.Namespace] = append(f[c.method.Namespace], c.id()+": "+fmt.Sprintf(format, args...))
+}
+
+func (f sweepFailures) err(what string) error {
+	if len(f) == 0 {
+		return nil
+	}
+	nss := make([]string, 0, len(f))
+	n := 0
+	for ns, l := range f {
+		nss = append(nss, ns)
+		n += len(l)
+	}
+	sort.Strings(nss)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d generated calls %s, in %d namespaces:", n, what, len(nss))
+	for _, ns := range nss {
+		fmt.Fprintf(&b, "\n  %s:", ns)
+		for _, l := range f[ns] {
+			fmt.Fprintf(&b, "\n    %s", l)
+		}
+	}
+	return fmt.Errorf("%s", b.String())
+}
+
+// sweepRequests pairs each call with the request it put on the wire. Calls are made one after
+// another, each awaited, so their requests come in the calls' order; a call that raised may have
+// sent nothing, so it takes the next request of its method only if that carries its params.
+func (w *world) sweepRequests() (map[*sweepCall]transcript.Request, error) {
+	if len(w.sweep) == 0 {
+		return nil, fmt.Errorf("no generated calls were made in this scenario")
+	}
+	reqs := transcript.Requests(w.entries(), "")
+	out := map[*sweepCall]transcript.Request{}
+	next := 0
+	for _, c := range w.sweep {
+		if c.outcome.Outcome == "unsupported" {
+			continue
+		}
+		for i := next; i < len(reqs); i++ {
+			if reqs[i].Method != c.method.Name {
+				continue
+			}
+			if c.outcome.Outcome != "ok" {
+				got, _ := decodeParams(reqs[i].Params, c.method.Group)
+				if len(diffJSON(c.params, got, "")) > 0 {
+					break
+				}
+			}
+			out[c] = reqs[i]
+			next = i + 1
+			break
+		}
+	}
+	return out, nil
+}
+
+func decodeParams(raw json.RawMessage, group string) (map[string]any, any) {
+	var p map[string]any
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &p)
+	}
+	sid := p["sessionId"]
+	return withoutSessionID(p, group), sid
+}
+
+// generatedRequestsExact checks each call's request: it validates against the method's params
+// schema, carries exactly the keys and values given (a null the driver reported unrepresentable
+// is recorded as that SDK's limitation), and names the session's id.
+func (w *world) generatedRequestsExact() error {
+	doc, err := w.schemas()
+	if err != nil {
+		return err
+	}
+	pairs, err := w.sweepRequests()
+	if err != nil {
+		return err
+	}
+	sessionID := ""
+	if s, err := w.current(); err == nil {
+		sessionID = s.id
+	}
+	fails := sweepFailures{}
+	limits := 0
+	for _, c := range w.sweep {
+		if c.outcome.Outcome == "unsupported" {
+			continue
+		}
+		r, sent := pairs[c]
+		if !sent {
+			if c.outcome.Outcome == "ok" {
+				fails.add(c, "the SDK returned a result but sent no %s request", c.method.Name)
+			} else {
+				fails.add(c, "the SDK raised %s before sending anything", c.outcome.errorText())
+			}
+			continue
+		}
+		w.check(c.method.Name, "")
+		var whole map[string]any
+		_ = json.Unmarshal(r.Params, &whole)
+		if c.params != nil || len(whole) > 0 {
+			if err := doc.ValidateParams(c.method, whole); err != nil && c.params != nil {
+				fails.add(c, "request #%d violates the params schema: %v", r.Seq, err)
+			}
+		}
+		got, sid := decodeParams(r.Params, c.method.Group)
+		if c.method.Group == "session" && sid != sessionID {
+			fails.add(c, "request #%d has sessionId %v, the session's is %q", r.Seq, sid, sessionID)
+		}
+		want := c.params
+		if want == nil {
+			want = map[string]any{}
+		}
+		if got == nil {
+			got = map[string]any{}
+		}
+		unrep := map[string]bool{}
+		for _, p := range c.outcome.Unrepresentable {
+			unrep[p] = true
+		}
+		for _, d := range diffJSON(want, got, "") {
+			if unrep[d.path] {
+				limits++
+				w.observe("unrepresentable "+c.method.Name+" "+d.path, d.String())
+				continue
+			}
+			fails.add(c, "request #%d %s", r.Seq, d)
+		}
+	}
+	if limits > 0 {
+		w.rec.Notef("", "%d generated values the driver reported unrepresentable (recorded as observations)", limits)
+	}
+	return fails.err("did not put the application's params on the wire as given")
+}
+
+// generatedResultsReceived checks that each call that returned gave the application the result
+// the runtime sent, up to the representation rules of PROTOCOL.md (a date-time by its instant,
+// a number by its value, a null the runtime sent may be absent from a typed result), and that a
+// call raised only where the SDK has a reason the report names.
+func (w *world) generatedResultsReceived() error {
+	pairs, err := w.sweepRequests()
+	if err != nil {
+		return err
+	}
+	answers := w.t.RuntimeOptions().Answers
+	if answers == nil {
+		return &ErrUnsupported{Reason: "the runtime has no generated answers in this run"}
+	}
+	fails := sweepFailures{}
+	for _, c := range w.sweep {
+		switch c.outcome.Outcome {
+		case "unsupported":
+			continue
+		case "error":
+			fails.add(c, "the SDK raised %s", c.outcome.errorText())
+			continue
+		}
+		if _, sent := pairs[c]; !sent {
+			continue // reported by the request check
+		}
+		var sentResult, got any
+		_ = json.Unmarshal(answers.Results[c.method.Name], &sentResult)
+		if len(c.outcome.Result) > 0 {
+			if err := json.Unmarshal(c.outcome.Result, &got); err != nil {
+				fails.add(c, "the driver's result is not JSON: %v", err)
+				continue
+			}
+		}
+		for _, d := range diffJSON(sentResult, got, "") {
+			if d.kind == "missing" && d.want == nil {
+				continue // a null the runtime sent, absent from the typed result
+			}
+			fails.add(c, "result %s", d.say("sent by the runtime", "the application received it"))
+		}
+	}
+	return fails.err("did not give the application the result the runtime sent")
+}
+
+// difference is one place where what arrived differs from what was given.
+type difference struct {
+	path, kind string
+	want, got  any
+}
+
+func (d difference) String() string { return d.say("given", "it arrived") }
+
+// say words a difference: what was given (or sent) and how it arrived (or was received).
+func (d difference) say(given, arrived string) string {
+	p := d.path
+	if p == "" {
+		p = "/"
+	}
+	switch d.kind {
+	case "missing":
+		return fmt.Sprintf("%s: %s was %s, %s without it", p, showJSON(d.want), given, arrived)
+	case "added":
+		return fmt.Sprintf("%s: not %s, %s as %s", p, given, arrived, showJSON(d.got))
+	}
+	return fmt.Sprintf("%s: %s was %s, %s as %s", p, showJSON(d.want), given, arrived, showJSON(d.got))
+}
+
+func showJSON(v any) string {
+	s := showAll(v)
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+// diffJSON lists the differences between two decoded JSON values, by JSON pointer. Two strings
+// that are both RFC 3339 date-times are equal when they name the same instant; numbers compare
+// by value (encoding/json decodes both to float64).
+func diffJSON(want, got any, at string) []difference {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return []difference{{at, "changed", want, got}}
+		}
+		var out []difference
+		keys := make([]string, 0, len(w)+len(g))
+		for k := range w {
+			keys = append(keys, k)
+		}
+		for k := range g {
+			if _, ok := w[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := at + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+			wv, inW := w[k]
+			gv, inG := g[k]
+			switch {
+			case !inG:
+				out = append(out, difference{p, "missing", wv, nil})
+			case !inW:
+				out = append(out, difference{p, "added", nil, gv})
+			default:
+				out = append(out, diffJSON(wv, gv, p)...)
+			}
+		}
+		return out
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return []difference{{at, "changed", want, got}}
+		}
+		var out []difference
+		for i := range w {
+			out = append(out, diffJSON(w[i], g[i], fmt.Sprintf("%s/%d", at, i))...)
+		}
+		return out
+	case string:
+		if g, ok := got.(string); ok && strings.HasPrefix(g, "<redacted:") {
+			if g == transcript.Redacted(w) { // a secret, recorded by its fingerprint
+				return nil
+			}
+		}
+		if g, ok := got.(string); ok && g != w {
+			if a, err := time.Parse(time.RFC3339Nano, w); err == nil {
+				if b, err := time.Parse(time.RFC3339Nano, g); err == nil && a.Equal(b) {
+					return nil
+				}
+			}
+		}
+	}
+	if !reflect.DeepEqual(want, got) {
+		return []difference{{at, "changed", want, got}}
+	}
+	return nil
+}
