@@ -269,6 +269,8 @@ func missingSymbols(caps map[string]bool) map[string]string {
 		"transport.stdio":                "copilot.StdioConnection.Env",
 		"tool.result.binary.metadata":    "copilot.ToolBinaryResult.Metadata",
 		"connect.option.connectionToken": "copilot.URIConnection.ConnectionToken",
+		// Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
+		"rpc.handlers": "driver: the go driver does not register runtime->SDK handlers (handlers/handlerResults) yet",
 	}
 	for name, field := range connectFields {
 		symbols["connect.option."+name] = "copilot.ClientOptions." + field

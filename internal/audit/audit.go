@@ -54,12 +54,28 @@ func Universe(protocolSchema []byte) ([]string, error) {
 	return out, nil
 }
 
-// Symbols are the symbols a hello names as missing, one per undeclared capability.
+// DriverGap marks a missing entry that is not the SDK's absence but the driver's: a protocol
+// capability the driver does not implement yet ("driver: what it lacks"). It is not probed; the
+// audit lists it, so a gap is always visible and never passes as the SDK's.
+const DriverGap = "driver:"
+
+// Gaps are the capabilities a hello says its driver does not implement yet, with the reason.
+func Gaps(h *driver.Hello) map[string]string {
+	out := map[string]string{}
+	for c, s := range h.Missing {
+		if strings.HasPrefix(s, DriverGap) {
+			out[c] = strings.TrimSpace(strings.TrimPrefix(s, DriverGap))
+		}
+	}
+	return out
+}
+
+// Symbols are the SDK symbols a hello names as missing, one per undeclared capability.
 func Symbols(h *driver.Hello) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, s := range h.Missing {
-		if !seen[s] {
+		if !seen[s] && !strings.HasPrefix(s, DriverGap) {
 			seen[s] = true
 			out = append(out, s)
 		}
@@ -81,6 +97,10 @@ func Check(h *driver.Hello, universe []string, present map[string]bool) []string
 		case h.Capabilities[c], Shapes[c] && !named:
 		case !named:
 			problems = append(problems, fmt.Sprintf("%s is unsupported but hello names no missing SDK symbol for it (missing[%q])", c, c))
+		case strings.HasPrefix(sym, DriverGap):
+			if strings.TrimSpace(strings.TrimPrefix(sym, DriverGap)) == "" {
+				problems = append(problems, fmt.Sprintf("%s: a driver gap says what the driver lacks", c))
+			}
 		default:
 			has, probed := present[sym]
 			switch {

@@ -41,6 +41,15 @@ func TestCheck(t *testing.T) {
 				Missing: map[string]string{"transport.tcp": "X.y", "tool.bogus": "Z"}},
 			present: map[string]bool{"X.y": false, "Z": false},
 			want:    []string{"missing names \"tool.bogus\"", "transport.tcp is declared true"}},
+		{name: "a driver gap is listed, not probed",
+			hello: driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true},
+				Missing: map[string]string{"session.gitHubToken": "driver: no gitHubToken yet"}},
+			present: map[string]bool{}},
+		{name: "a driver gap without a reason",
+			hello: driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true},
+				Missing: map[string]string{"session.gitHubToken": "driver:"}},
+			present: map[string]bool{},
+			want:    []string{"a driver gap says what the driver lacks"}},
 		{name: "a probe that did not answer",
 			hello:   driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true}, Missing: map[string]string{"session.gitHubToken": "C.token"}},
 			present: map[string]bool{},
@@ -118,6 +127,9 @@ func TestCapabilityAudit(t *testing.T) {
 			present, err := d.Probe(ctx, prep, Symbols(hello))
 			require.NoError(t, err)
 			t.Logf("%s %s: missing %v; the SDK has %v", name, hello.Version, hello.Missing, present)
+			for c, why := range Gaps(hello) {
+				t.Logf("DRIVER GAP %s %s: %s is unsupported because the driver does not implement it: %s", name, hello.Version, c, why)
+			}
 			assert.Empty(t, Check(hello, universe, present), "%s %s", name, hello.Version)
 		})
 	}

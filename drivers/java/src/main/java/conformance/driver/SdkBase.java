@@ -188,6 +188,11 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         for (ConnectOptions.Option o : ConnectOptions.ALL) {
             symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
         }
+        // Not the SDK's absence (it has a generated layer): the driver has no rpc/rpcBatch and does
+        // not accept handlers/handlerResults yet.
+        symbols.put("rpc.generated", "driver: the java driver has no rpc/rpcBatch command yet");
+        symbols.put("rpc.handlers",
+                "driver: the java driver does not register runtime->SDK handlers (handlers/handlerResults) yet");
         Map<String, Boolean> caps = capabilities();
         Map<String, String> out = new TreeMap<>();
         symbols.forEach((capability, symbol) -> {
