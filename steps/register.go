@@ -8,22 +8,24 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
-// register binds the step phrases. Each phrase is SDK-neutral; see features/README.md.
+// register binds the step phrases. Each phrase is SDK-neutral; see features/README.md. A
+// phrase that needs a capability says so where it is bound (needing): the plan then refuses a
+// scenario that uses it without requiring it.
 func (w *world) register(sc binder) {
 	// Given: the client and the tools.
 	sc.Step(`^an SDK client connected to the runtime$`, w.connected)
-	sc.Step(`^an SDK client that starts the runtime itself over stdio$`, w.connectedOverStdio)
+	needing(sc, needs("transport.stdio")).Step(`^an SDK client that starts the runtime itself over stdio$`, w.connectedOverStdio)
 	sc.Step(`^a tool "([^"]*)"$`, w.aTool)
-	sc.Step(`^a tool "([^"]*)" with isTerminal (set to true|set to false|unset)$`, w.aToolWithIsTerminal)
-	sc.Step(`^a tool "([^"]*)" that (.+)$`, w.aToolThat)
-	sc.Step(`^the tools:$`, w.theTools)
+	needing(sc, isTerminalNeeds).Step(`^a tool "([^"]*)" with isTerminal (set to true|set to false|unset)$`, w.aToolWithIsTerminal)
+	needing(sc, func(a []string, _ [][]string) []string { return handlerNeeds(a[1]) }).Step(`^a tool "([^"]*)" that (.+)$`, w.aToolThat)
+	needing(sc, func(_ []string, t [][]string) []string { return tableNeeds(t) }).Step(`^the tools:$`, w.theTools)
 
 	// When: what the application does through the SDK.
 	sc.Step(`^(?:a|the) session is created with (?:the|these) tools$`, w.create)
 	sc.Step(`^(?:a|the) session is created with no tools$`, w.createWithoutTools)
 	sc.Step(`^(?:a|the) session is created$`, w.create)
-	sc.Step(`^(?:a|the) session is created with the GitHub token "([^"]*)"$`, w.createWithToken)
-	sc.Step(`^(?:a|the) session is resumed with (?:the|these) tools$`, w.resume)
+	needing(sc, needs("session.gitHubToken")).Step(`^(?:a|the) session is created with the GitHub token "([^"]*)"$`, w.createWithToken)
+	needing(sc, needs("session.resume")).Step(`^(?:a|the) session is resumed with (?:the|these) tools$`, w.resume)
 	sc.Step(`^the prompt "([^"]*)" is sent and the SDK waits for the reply$`, w.sendAndWait)
 
 	// Then: what is on the wire.
@@ -47,13 +49,13 @@ func (w *world) register(sc binder) {
 	sc.Step(`^the runtime takes (\d+) ms to answer each tool replacement$`, w.slowReplacements)
 
 	// What the application does, and what the SDK raises.
-	sc.Step(`^the tools are replaced with:$`, w.replaceTools)
-	sc.Step(`^the tools are replaced with no tools$`, w.replaceWithNoTools)
-	sc.Step(`^the tools are replaced through the generated RPC with no tools$`, w.replaceThroughRPCWithNoTools)
-	sc.Step(`^the tools are replaced through the generated RPC with the language's nil list$`, w.replaceThroughRPCWithNil)
-	sc.Step(`^the application tries to replace the tools with:$`, w.triesReplaceTools)
-	sc.Step(`^the tools are replaced (\d+) times at once$`, w.replaceConcurrently)
-	sc.Step(`^the application tries to call clearContext with "([^"]*)" outside a tool call$`, w.triesClearContext)
+	needing(sc, replaceNeeds).Step(`^the tools are replaced with:$`, w.replaceTools)
+	needing(sc, needs("session.setTools")).Step(`^the tools are replaced with no tools$`, w.replaceWithNoTools)
+	needing(sc, needs("session.rpc.tools.set")).Step(`^the tools are replaced through the generated RPC with no tools$`, w.replaceThroughRPCWithNoTools)
+	needing(sc, needs("session.rpc.tools.set", "session.rpc.tools.set.nil")).Step(`^the tools are replaced through the generated RPC with the language's nil list$`, w.replaceThroughRPCWithNil)
+	needing(sc, replaceNeeds).Step(`^the application tries to replace the tools with:$`, w.triesReplaceTools)
+	needing(sc, needs("session.setTools")).Step(`^the tools are replaced (\d+) times at once$`, w.replaceConcurrently)
+	needing(sc, needs("session.clearContext")).Step(`^the application tries to call clearContext with "([^"]*)" outside a tool call$`, w.triesClearContext)
 	sc.Step(`^the SDK raised an error$`, w.sdkRaised)
 	sc.Step(`^the SDK raised an error mentioning "([^"]*)"$`, w.sdkRaisedMentioning)
 
@@ -66,10 +68,10 @@ func (w *world) register(sc binder) {
 	sc.Step(`^the "([^"]*)" request was sent while the call to "([^"]*)" was in flight$`, w.requestDuringCall)
 	sc.Step(`^the runtime rejected the "([^"]*)" request$`, w.runtimeRejected)
 	sc.Step(`^the "([^"]*)" requests reached the runtime one at a time in the order they were made$`, w.replacementsSerializedFor)
-	sc.Step(`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`, w.applicationReceived)
+	needing(sc, needs("events")).Step(`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`, w.applicationReceived)
 	sc.Step(`^the handler "([^"]*)" served the call to "([^"]*)"$`, w.handlerServed)
 	sc.Step(`^every request the SDK sent conforms to the runtime's published schema$`, w.conformsToSchema)
-	sc.Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`, w.callEveryMethod)
+	needing(sc, needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`, w.callEveryMethod)
 	sc.Step(`^every generated call reached the runtime with exactly the params the application gave$`, w.generatedRequestsExact)
 	sc.Step(`^the application received every generated result as the runtime sent it$`, w.generatedResultsReceived)
 	w.registerWire(sc)

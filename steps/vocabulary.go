@@ -13,7 +13,11 @@ type binder interface {
 	Step(expr, stepFunc interface{})
 }
 
-type recorder struct{ patterns []string }
+// recorder lists the phrases in the order they are bound, with what each needs (needing).
+type recorder struct {
+	patterns []string
+	needs    map[string]func([]string, [][]string) []string
+}
 
 func (r *recorder) Step(expr, _ interface{}) { r.patterns = append(r.patterns, expr.(string)) }
 
@@ -61,34 +65,36 @@ func needs(caps ...string) func([]string, [][]string) []string {
 	return func([]string, [][]string) []string { return caps }
 }
 
-// stepNeeds declares, per phrase (its pattern in register), the capabilities a use of it needs.
-// A phrase not listed needs none beyond the baseline every driver has (transport.tcp, create,
-// send). The plan fails a scenario whose @requires tags miss one of them.
-var stepNeeds = map[string]func(args []string, table [][]string) []string{
-	`^an SDK client that starts the runtime itself over stdio$`:      needs("transport.stdio"),
-	`^(?:a|the) session is created with the GitHub token "([^"]*)"$`: needs("session.gitHubToken"),
-	`^a tool "([^"]*)" with isTerminal (set to true|set to false|unset)$`: func(a []string, _ [][]string) []string {
-		if a[1] == "unset" {
-			return nil
-		}
-		return []string{"tool.isTerminal"}
-	},
-	`^a tool "([^"]*)" that (.+)$`: func(a []string, _ [][]string) []string { return handlerNeeds(a[1]) },
-	`^the tools:$`:                 func(_ []string, t [][]string) []string { return tableNeeds(t) },
-	`^(?:a|the) session is resumed with (?:the|these) tools$`: needs("session.resume"),
-	`^the tools are replaced with:$`: func(_ []string, t [][]string) []string {
-		return append(tableNeeds(t), "session.setTools")
-	},
-	`^the application tries to replace the tools with:$`: func(_ []string, t [][]string) []string {
-		return append(tableNeeds(t), "session.setTools")
-	},
-	`^the tools are replaced with no tools$`:                                                                          needs("session.setTools"),
-	`^the tools are replaced (\d+) times at once$`:                                                                    needs("session.setTools"),
-	`^the tools are replaced through the generated RPC with no tools$`:                                                needs("session.rpc.tools.set"),
-	`^the tools are replaced through the generated RPC with the language's nil list$`:                                 needs("session.rpc.tools.set", "session.rpc.tools.set.nil"),
-	`^the application tries to call clearContext with "([^"]*)" outside a tool call$`:                                 needs("session.clearContext"),
-	`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`:                                     needs("events"),
-	`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`: needs("rpc.generated"),
+// isTerminalNeeds: isTerminal needs its capability only when the step sets it.
+func isTerminalNeeds(a []string, _ [][]string) []string {
+	if a[1] == "unset" {
+		return nil
+	}
+	return []string{"tool.isTerminal"}
+}
+
+// replaceNeeds: a replacement needs setTools and whatever its tools table sets.
+func replaceNeeds(_ []string, t [][]string) []string {
+	return append(tableNeeds(t), "session.setTools")
+}
+
+// needing binds the next phrase with what a use of it needs (args are the phrase's groups,
+// table its data table): the capabilities beyond the baseline every driver has (transport.tcp,
+// create, send). The plan fails a scenario whose @requires tags miss one of them.
+func needing(sc binder, needs func(args []string, table [][]string) []string) binder {
+	return needingBinder{sc, needs}
+}
+
+type needingBinder struct {
+	binder
+	needs func([]string, [][]string) []string
+}
+
+func (n needingBinder) Step(expr, fn interface{}) {
+	if r, ok := n.binder.(*recorder); ok {
+		r.needs[expr.(string)] = n.needs
+	}
+	n.binder.Step(expr, fn)
 }
 
 // commandNeeds is every capability a driver command needs, derived from the command and its
@@ -198,11 +204,11 @@ func dedupe(in []string) []string {
 
 // Vocabulary lists every phrase the steps bind with what it needs (suite.Step), without godog.
 func Vocabulary() []suite.Step {
-	r := &recorder{}
+	r := &recorder{needs: map[string]func([]string, [][]string) []string{}}
 	(&world{}).register(r)
 	out := make([]suite.Step, 0, len(r.patterns))
 	for _, p := range r.patterns {
-		out = append(out, suite.Step{Pattern: p, Needs: stepNeeds[p]})
+		out = append(out, suite.Step{Pattern: p, Needs: r.needs[p]})
 	}
 	return out
 }

@@ -12,25 +12,36 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Every phrase stepNeeds declares is one register binds (a renamed phrase would silently lose
-// its needs), and every capability named is a known one.
+// The needs each phrase declares where it is bound name known capabilities, and the phrases
+// known to need one declare it.
 func TestStepNeedsNameBoundPhrases(t *testing.T) {
-	bound := map[string]bool{}
+	declared := 0
 	for _, s := range Vocabulary() {
-		bound[s.Pattern] = true
-	}
-	require.NotEmpty(t, bound)
-	for p, f := range stepNeeds {
-		assert.True(t, bound[p], "stepNeeds names %s, which register does not bind", p)
-		re := regexp.MustCompile(p)
+		if s.Needs == nil {
+			continue
+		}
+		declared++
+		re := regexp.MustCompile(s.Pattern)
 		args := make([]string, re.NumSubexp())
 		for i := range args {
 			args[i] = "clears the context with \"x\""
 		}
-		for _, c := range f(args, [][]string{{"name", "isTerminal", "defer", "metadata", "skipPermission", "overridesBuiltInTool", "handler"},
+		for _, c := range s.Needs(args, [][]string{{"name", "isTerminal", "defer", "metadata", "skipPermission", "overridesBuiltInTool", "handler"},
 			{"a", "true", "never", "{}", "true", "true", `clears the context with "x"`}}) {
-			assert.True(t, knownCapability(c), "%s needs unknown capability %s", p, c)
+			assert.True(t, knownCapability(c), "%s needs unknown capability %s", s.Pattern, c)
 		}
+	}
+	assert.GreaterOrEqual(t, declared, 15, "the phrases that need a capability declare it where they are bound")
+	needed := map[string]bool{}
+	for _, s := range Vocabulary() {
+		if s.Needs != nil {
+			for _, c := range s.Needs([]string{"", "set to true"}, nil) {
+				needed[c] = true
+			}
+		}
+	}
+	for _, c := range []string{"transport.stdio", "session.resume", "session.setTools", "events", "rpc.generated", "tool.isTerminal"} {
+		assert.True(t, needed[c], "no bound phrase declares %s", c)
 	}
 }
 

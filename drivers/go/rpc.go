@@ -224,6 +224,13 @@ func (d *driver) call(ctx context.Context, c rpcCall) (rpcOutcome, error) {
 		if reqType.Kind() != reflect.Pointer {
 			return rpcOutcome{}, driverErrorf("%s: request type %s is not a pointer", c.Method, reqType)
 		}
+		if reqType.Elem().Kind() == reflect.Interface {
+			// A union request (e.g. rpc.SessionOpenParams): an application builds one concrete
+			// variant type, which reflection cannot enumerate from the interface, and the SDK's
+			// discriminator decoder for it is unexported.
+			return rpcOutcome{}, unsupported{fmt.Sprintf("%s %s: %s takes the union interface %s; the driver cannot "+
+				"choose its concrete variant type by reflection", sdkModule, version, c.Method, reqType.Elem())}
+		}
 		req := reflect.New(reqType.Elem())
 		if err := json.Unmarshal(params, req.Interface()); err != nil {
 			return rpcOutcome{}, driverErrorf("%s: params do not decode into %s: %v", c.Method, reqType.Elem(), err)

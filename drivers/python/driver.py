@@ -719,7 +719,7 @@ class Driver:
             except DriverError as exc:
                 outcomes.append({"outcome": "error", "error": {"type": "DriverError", "message": str(exc)}})
             except Exception as exc:  # what the SDK raised, the batch goes on
-                outcomes.append({"outcome": "error", "error": {"type": type(exc).__name__, "message": str(exc)}})
+                outcomes.append({"outcome": "error", "error": generated_rpc.error_object(exc)})
         return {"outcomes": outcomes}
 
     async def cmd_shutdown(self, args: dict[str, Any]) -> dict[str, Any]:

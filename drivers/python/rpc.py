@@ -77,14 +77,27 @@ def _observe(jsonrpc: Any) -> None:
     jsonrpc._conformance_observed = True
 
 
-def _request_type(fn: Callable[..., Any]) -> type | None:
+def _request_builder(fn: Callable[..., Any]) -> Callable[[Any], Any] | None:
+    """How an application builds the wrapper's request from JSON: the dataclass's from_dict, or
+    for a union of request variants the SDK's own discriminator loader (``_load_<Union>``),
+    which picks the variant class the way the runtime's discriminator says. An optional
+    ``X | None`` request is built as ``X``."""
     param = inspect.signature(fn).parameters.get("params")
     if param is None:
         return None
     ann = param.annotation
-    if isinstance(ann, str):
-        ann = eval(ann, vars(generated))  # the generated module's own names
-    return ann
+    if not isinstance(ann, str):
+        ann = getattr(ann, "__name__", str(ann))
+    names = [n.strip().strip("'\"") for n in ann.split("|")]
+    names = [n for n in names if n != "None"]
+    if len(names) == 1:
+        loader = getattr(generated, f"_load_{names[0]}", None)
+        if loader is not None:
+            return loader
+        cls = getattr(generated, names[0], None)
+        if hasattr(cls, "from_dict"):
+            return cls.from_dict
+    raise TypeError(f"the request annotation {ann!r} of {fn.__qualname__} names no generated dataclass or loader")
 
 
 def to_json(value: Any) -> Any:
@@ -139,14 +152,14 @@ async def call(root: Any, method: str, params: Any, session_scoped: bool) -> dic
     fn = getattr(group, fname)
     _observe(group._client)
     params = {} if params is None else params
-    req_type = _request_type(fn)
+    build = _request_builder(fn)
     sent: list[Any] = []
     token = _sent.set(sent)
     try:
-        if req_type is None:
+        if build is None:
             result = await fn()
         else:
-            result = await fn(req_type.from_dict(params))
+            result = await fn(build(params))
     finally:
         _sent.reset(token)
     wire = sent[0] if sent else {}
@@ -169,3 +182,18 @@ def capabilities(label: str, caps: dict[str, bool], notes: dict[str, str]) -> No
         "wrappers; params built with the request dataclass's from_dict, results re-serialised with "
         "to_dict; the wrappers drop every top-level None (params.to_dict() filtered), so an explicit "
         "null cannot be sent and is reported unrepresentable, like any key the dataclass has no field for")
+
+
+def error_object(exc: BaseException) -> dict[str, str]:
+    """{"type", "message"} of what a wrapper raised; a bare assert of the generated layer has no
+    message, so the SDK frame that raised it is named instead."""
+    message = str(exc)
+    if not message:
+        import traceback
+
+        frames = traceback.extract_tb(exc.__traceback__)
+        sdk = [f for f in frames if "/copilot/" in f.filename] or frames
+        if sdk:
+            f = sdk[-1]
+            message = f"raised at {f.filename.split('site-packages/')[-1]}:{f.lineno} in {f.name}: {f.line}"
+    return {"type": type(exc).__name__, "message": message}

@@ -106,7 +106,10 @@ func (e *Entry) Where() string { return fmt.Sprintf("%s:%d", e.File, e.Line) }
 type Manifest struct{ Entries []*Entry }
 
 // Scenario names a scenario for validation.
-type Scenario struct{ Feature, Name string }
+type Scenario struct {
+	Feature, Name string
+	ID            string // the scenario's stable id (report.Result.ID)
+}
 
 // Load reads a manifest and checks every entry against the scenarios that exist and the SDKs
 // that are known. A missing file is an empty manifest.

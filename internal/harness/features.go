@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	gherkin "github.com/cucumber/gherkin/go/v42"
+	messages "github.com/cucumber/messages/go/v34"
 )
 
 // ListScenarios parses every feature file under root and returns its scenarios (outline
@@ -34,7 +37,7 @@ func ListScenarios(root string) ([]expect.Scenario, error) {
 		}
 		rel, _ := filepath.Rel(root, path)
 		for _, p := range gherkin.Pickles(*doc, path, newID) {
-			out = append(out, expect.Scenario{Feature: filepath.ToSlash(rel), Name: p.Name})
+			out = append(out, expect.Scenario{Feature: filepath.ToSlash(rel), Name: p.Name, ID: caseID(filepath.ToSlash(rel), p)})
 		}
 		return nil
 	})
@@ -61,4 +64,28 @@ func countScenarios(cfg Config) int {
 		}
 	}
 	return n
+}
+
+// caseID is a scenario's stable id, so that diff (and history) see a renamed scenario as the same
+// case: an `@id.<name>` tag when the scenario has one, else a hash of what it does (its
+// feature file and its steps with their tables and doc strings), which a new title leaves
+// alone. A scenario whose steps change gets a new derived id: tag it to keep its history.
+func caseID(feature string, p *messages.Pickle) string {
+	for _, t := range p.Tags {
+		if id, ok := strings.CutPrefix(t.Name, "@id."); ok && id != "" {
+			return id
+		}
+	}
+	h := sha256.New()
+	fmt.Fprintln(h, feature)
+	for _, st := range p.Steps {
+		fmt.Fprintln(h, st.Text)
+		if a := st.Argument; a != nil && a.DocString != nil {
+			fmt.Fprintln(h, a.DocString.Content)
+		}
+		for _, row := range tableOf(st) {
+			fmt.Fprintln(h, strings.Join(row, "\t"))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }

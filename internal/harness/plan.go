@@ -18,6 +18,7 @@ type plan struct {
 	sdks         []string
 	pins         map[string]sdks.Pin
 	scenarios    []expect.Scenario
+	ids          map[[2]string]string // (feature, scenario) -> stable id
 	manifest     *expect.Manifest
 }
 
@@ -29,6 +30,12 @@ func makePlan(cfg Config) (*plan, error) {
 	}
 	if p.scenarios, err = ListScenarios(p.featuresRoot); err != nil {
 		return nil, err
+	}
+	p.ids = map[[2]string]string{}
+	for _, s := range p.scenarios {
+		if _, dup := p.ids[[2]string{s.Feature, s.Name}]; !dup { // outline rows sharing a name: one case
+			p.ids[[2]string{s.Feature, s.Name}] = s.ID
+		}
 	}
 	if cfg.Vocabulary != nil {
 		n, err := checkFeatures(cfg.Paths, cfg.Vocabulary, cfg.Tags, cfg.Scenario)

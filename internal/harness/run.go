@@ -211,6 +211,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			}
 			t.finished = func(o suite.Outcome) {
 				r := classify(cfg, p.manifest, u, info, o)
+				r.ID = p.ids[[2]string{o.Feature, o.Scenario}]
 				if rec, ok := t.recorded(o); ok && r.Rerun != "" && rec.Result.Rerun != "" {
 					r.Rerun = rec.Result.Rerun // a replay reruns what the recorded run ran
 				}

@@ -79,7 +79,11 @@ type SDK struct {
 type Result struct {
 	Feature  string `json:"feature"`
 	Scenario string `json:"scenario"`
-	SDK      string `json:"sdk"`
+	// ID is the case's stable id: the same across a rename of the scenario (a hash of what it
+	// does, or its @id.<name> tag), so diff pairs a renamed case with its old name. A source of
+	// generated cases sets its own.
+	ID  string `json:"id,omitempty"`
+	SDK string `json:"sdk"`
 	// Version is the SDK version the scenario ran on (as its sdks[] entry names it): a run of
 	// several versions of one SDK has one result per SDK@version.
 	Version string `json:"version,omitempty"`

@@ -36,6 +36,7 @@ type Change struct {
 	Rerun                  string
 	Regression             bool
 	AllowedBy              string // "--allow-unsupported node" when a regression was allowed
+	Was                    string // "feature: scenario" the case had in the base, when it was renamed
 	Payload                []Payload
 }
 
@@ -59,6 +60,36 @@ func (r *Report) Regressions() int {
 type key struct {
 	target            report.TargetKey
 	feature, scenario string
+}
+
+// pairRenamed finds the cases the candidate renamed: a base key the candidate lacks and a
+// candidate key the base lacks with the same target and stable id (report.Result.ID) are one
+// case. It files the candidate's result under the base key (so the case is compared, not
+// reported removed and new) and returns the new name of each base key it moved.
+func pairRenamed(b, c map[key]report.Result) map[key]key {
+	type idKey struct {
+		target report.TargetKey
+		id     string
+	}
+	added := map[idKey]key{}
+	for k, r := range c {
+		if _, inBase := b[k]; !inBase && r.ID != "" {
+			added[idKey{k.target, r.ID}] = k
+		}
+	}
+	out := map[key]key{}
+	for k, r := range b {
+		if _, inCand := c[k]; inCand || r.ID == "" {
+			continue
+		}
+		if now, ok := added[idKey{k.target, r.ID}]; ok {
+			c[k] = c[now]
+			delete(c, now)
+			delete(added, idKey{k.target, r.ID})
+			out[k] = now
+		}
+	}
+	return out
 }
 
 // Runs compares the results.json files at base and candidate.
@@ -98,6 +129,7 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 		return m
 	}
 	b, c := index(base), index(cand)
+	renamed := pairRenamed(b, c)
 	keys := map[key]bool{}
 	for k := range b {
 		keys[k] = true
@@ -110,6 +142,9 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 		br, inBase := b[k]
 		cr, inCand := c[k]
 		ch := Change{SDK: k.target.String(), Target: k.target, Feature: k.feature, Scenario: k.scenario, To: Removed}
+		if now, ok := renamed[k]; ok { // the case under its new name
+			ch.Feature, ch.Scenario, ch.Was = now.feature, now.scenario, k.feature+": "+k.scenario
+		}
 		if inBase {
 			ch.From = br.Status
 		}
@@ -222,6 +257,9 @@ func (r *Report) Text() string {
 			last = sec
 		}
 		fmt.Fprintf(&b, "  %s  %s: %s\n", c.SDK, c.Feature, c.Scenario)
+		if c.Was != "" {
+			fmt.Fprintf(&b, "    renamed from %s\n", c.Was)
+		}
 		from := c.From
 		if from == "" {
 			from = "(new)"

@@ -154,3 +154,26 @@ func TestPayloadChangeNamesThePath(t *testing.T) {
 	assert.Contains(t, r.Text(), "session.create#1 tools[0].is_terminal: base=<absent>, candidate=true")
 	assert.Equal(t, 1, strings.Count(r.Text(), "go  f.feature: a"), "the scenario appears once")
 }
+
+// A renamed scenario keeps its stable id: diff pairs it with its old name (its status and
+// payloads compared) instead of reporting one case removed and another new.
+func TestRenamedScenarioIsTheSameCase(t *testing.T) {
+	tools := map[string]string{"old name": `[{"name":"t","isTerminal":true}]`, "new name": `[{"name":"t"}]`}
+	base := run(t, []report.Result{{SDK: "go", Feature: "f.feature", Scenario: "old name", ID: "abc", Status: report.Passed}}, tools)
+	cand := run(t, []report.Result{{SDK: "go", Feature: "f.feature", Scenario: "new name", ID: "abc", Status: report.Failed, Message: "boom"}}, tools)
+	r, err := Runs(base, cand, nil)
+	require.NoError(t, err)
+	require.Len(t, r.Changes, 1, "one case, not a removed and a new one")
+	c := r.Changes[0]
+	assert.Equal(t, []string{"new name", "f.feature: old name", report.Passed, report.Failed}, []string{c.Scenario, c.Was, c.From, c.To})
+	assert.True(t, c.Regression)
+	assert.Len(t, c.Payload, 1, "the payloads of the old and the new name are compared")
+	assert.Contains(t, r.Text(), "renamed from f.feature: old name")
+
+	// Without ids (an older results.json) they stay two cases.
+	base = run(t, []report.Result{{SDK: "go", Feature: "f.feature", Scenario: "old name", Status: report.Passed}}, tools)
+	cand = run(t, []report.Result{{SDK: "go", Feature: "f.feature", Scenario: "new name", Status: report.Passed}}, tools)
+	r, err = Runs(base, cand, nil)
+	require.NoError(t, err)
+	assert.Len(t, r.Changes, 2)
+}
