@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -246,8 +247,17 @@ func (w *world) observeSweep() {
 			t.errs++
 		}
 	}
+	// One observation for the whole group, and one per namespace where not every call returned
+	// (a row per namespace of hundreds would drown the behaviour comparison).
+	all := &tally{}
 	for ns, t := range by {
-		w.observe("generated "+ns, fmt.Sprintf("%d ok, %d raised, %d not generated", t.ok, t.errs, t.unsupported))
+		all.ok, all.errs, all.unsupported = all.ok+t.ok, all.errs+t.errs, all.unsupported+t.unsupported
+		if t.errs+t.unsupported > 0 {
+			w.observe("generated "+ns, fmt.Sprintf("%d ok, %d raised, %d not generated", t.ok, t.errs, t.unsupported))
+		}
+	}
+	if len(w.sweep) > 0 {
+		w.observe("generated "+w.sweep[0].method.Group+" calls", fmt.Sprintf("%d ok, %d raised, %d not generated", all.ok, all.errs, all.unsupported))
 	}
 }
 
@@ -258,7 +268,7 @@ func (f sweepFailures) add(c *sweepCall, format string, args ...any) {
 	f[c.method.Namespace] = append(f[c.method.Namespace], c.id()+": "+fmt.Sprintf(format, args...))
 }
 
-func (f sweepFailures) err(what string) error {
+func (f sweepFailures) err(noun, what string) error {
 	if len(f) == 0 {
 		return nil
 	}
@@ -270,7 +280,7 @@ func (f sweepFailures) err(what string) error {
 	}
 	sort.Strings(nss)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d generated calls %s, in %d namespaces:", n, what, len(nss))
+	fmt.Fprintf(&b, "%d generated %s %s, in %d namespaces:", n, noun, what, len(nss))
 	for _, ns := range nss {
 		fmt.Fprintf(&b, "\n  %s:", ns)
 		for _, l := range f[ns] {
@@ -338,7 +348,7 @@ func (w *world) generatedRequestsExact() error {
 		sessionID = s.id
 	}
 	fails := sweepFailures{}
-	limits := 0
+	var limits []string
 	for _, c := range w.sweep {
 		if c.outcome.Outcome == "unsupported" {
 			continue
@@ -377,17 +387,18 @@ func (w *world) generatedRequestsExact() error {
 		}
 		for _, d := range diffJSON(want, got, "") {
 			if unrep[d.path] {
-				limits++
-				w.observe("unrepresentable "+c.method.Name+" "+d.path, d.String())
+				limits = append(limits, c.method.Name+" "+d.path)
+				w.rec.Notef("", "unrepresentable in %s: %s", c.id(), d)
 				continue
 			}
 			fails.add(c, "request #%d %s", r.Seq, d)
 		}
 	}
-	if limits > 0 {
-		w.rec.Notef("", "%d generated values the driver reported unrepresentable (recorded as observations)", limits)
+	if len(limits) > 0 {
+		// One observation for all of them: the driver's documented limitation, per SDK.
+		w.observe("generated values the SDK's request type cannot carry", fmt.Sprintf("%d: %s", len(limits), strings.Join(compactList(limits), ", ")))
 	}
-	return fails.err("did not put the application's params on the wire as given")
+	return fails.err("calls", "did not put the application's params on the wire as given")
 }
 
 // generatedResultsReceived checks that each call that returned gave the application the result
@@ -404,6 +415,7 @@ func (w *world) generatedResultsReceived() error {
 		return &ErrUnavailable{Reason: "the runtime has no generated answers in this run"}
 	}
 	fails := sweepFailures{}
+	var voids []string
 	for _, c := range w.sweep {
 		switch c.outcome.Outcome {
 		case "unsupported":
@@ -426,7 +438,7 @@ func (w *world) generatedResultsReceived() error {
 		if m, ok := got.(map[string]any); ok && sentResult == nil && len(m) == 0 && len(answers.Results[c.method.Name]) > 0 {
 			// A null (void) result held in a typed result with no fields (Go's *XResult{}),
 			// re-serialised as {}: the representation of "no value", nothing lost.
-			w.observe("void result "+c.method.Name, "null received as an empty typed result {}")
+			voids = append(voids, c.method.Name)
 			continue
 		}
 		for _, d := range diffJSON(sentResult, got, "") {
@@ -436,7 +448,17 @@ func (w *world) generatedResultsReceived() error {
 			fails.add(c, "result %s", d.say("sent by the runtime", "the application received it"))
 		}
 	}
-	return fails.err("did not give the application the result the runtime sent")
+	if len(voids) > 0 {
+		w.observe("generated null results received as an empty typed result {}", fmt.Sprintf("%d: %s", len(compactList(voids)), strings.Join(compactList(voids), ", ")))
+	}
+	return fails.err("calls", "did not give the application the result the runtime sent")
+}
+
+// compactList is a sorted list without repeats.
+func compactList(l []string) []string {
+	out := append([]string(nil), l...)
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // difference is one place where what arrived differs from what was given.

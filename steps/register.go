@@ -74,6 +74,8 @@ func (w *world) register(sc binder) {
 	needing(sc, needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`, w.callEveryMethod)
 	sc.Step(`^every generated call reached the runtime with exactly the params the application gave$`, w.generatedRequestsExact)
 	sc.Step(`^the application received every generated result as the runtime sent it$`, w.generatedResultsReceived)
+	needing(sc, needs("rpc.generated", "events")).Step(`^the runtime sends every event type of the schema (with every field|with only the required fields|with a field the schema does not know)$`, w.sendEveryEvent)
+	sc.Step(`^the application received every generated event as the runtime sent it$`, w.eventsReceived)
 	w.registerWire(sc)
 }
 

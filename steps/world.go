@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,23 +17,13 @@ import (
 	"github.com/cucumber/godog"
 )
 
-// ErrUnsupported marks a step the SDK version cannot perform. It wraps godog.ErrSkip so godog
-// skips the rest of the scenario; the harness reports it as unsupported, never as passed.
-type ErrUnsupported struct {
-	Reason     string
-	Capability string // the capability the SDK lacks, when known
-}
+// ErrUnsupported marks a step the SDK version cannot perform (suite.ErrUnsupported): godog
+// skips the rest of the scenario and the harness reports it as unsupported, never as passed.
+type ErrUnsupported = suite.ErrUnsupported
 
-func (e *ErrUnsupported) Error() string { return "unsupported: " + e.Reason }
-func (e *ErrUnsupported) Unwrap() error { return godog.ErrSkip }
-
-// ErrUnavailable marks a step whose input this run does not have (the runtime's published
-// schema when no preparation ships it): a setup problem, not something the SDK lacks, so it is
-// reported unavailable with the reason, never unsupported and never passed.
-type ErrUnavailable struct{ Reason string }
-
-func (e *ErrUnavailable) Error() string { return "unavailable: " + e.Reason }
-func (e *ErrUnavailable) Unwrap() error { return godog.ErrSkip }
+// ErrUnavailable marks a step whose input this run does not have (suite.ErrUnavailable): a
+// setup problem reported unavailable with its reason, never unsupported and never passed.
+type ErrUnavailable = suite.ErrUnavailable
 
 // world is the state of one scenario on one SDK.
 type world struct {
@@ -43,6 +32,7 @@ type world struct {
 	feature string
 	name    string
 
+	scenario     *suite.Scenario // the running scenario, as the harness opened it
 	rec          *transcript.Recorder
 	rt           *runtime.Server
 	addr         string
@@ -54,145 +44,67 @@ type world struct {
 	turn         runtime.Turn     // what the scripted model does on the next send
 	tried        *driver.Response // the outcome of the last "tries to" step
 	observations map[string]string
-	transcript   string           // where the transcript is written ("" in memory)
 	lastErr      *driver.Response // the last command that ended in an SDK error
 	checked      []report.Check
-	firstErr     error
-	unsupport    string
-	capability   string // the capability behind unsupport
-	badLine      error  // the first driver line of the current command that was not protocol JSON
-	unavailable  string
+	badLine      error        // the first driver line of the current command that was not protocol JSON
 	sweep        []*sweepCall // the generated calls of the schema sweep (generated.go)
+	events       []sentEvent  // the generated events sent (generated_events.go)
 }
 
 type session struct{ handle, id, client string }
 
-// Initializer returns godog's scenario initializer for one SDK (a suite.Initializer). nameFilter,
-// when set, runs only scenarios with exactly that name.
-func Initializer(t suite.Target, featuresRoot, nameFilter string) func(*godog.ScenarioContext) {
+// Initializer returns godog's scenario initializer for one SDK (a suite.Initializer): the
+// phrases and the steps' side of each scenario. The harness wraps it in the scenario's
+// lifecycle (which scenarios run, the transcript, the @requires gate, the recording runtime,
+// the outcome); the steps see a scenario that reached the SDK through t.Scenario().
+func Initializer(t suite.Target) func(*godog.ScenarioContext) {
 	return func(sc *godog.ScenarioContext) {
 		w := &world{t: t}
-		sc.Before(func(ctx context.Context, s *godog.Scenario) (context.Context, error) {
-			return ctx, w.begin(ctx, s, featuresRoot, nameFilter)
-		})
-		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-			if w.firstErr == nil && w.unsupport == "" && w.unavailable == "" {
-				var un *ErrUnsupported
-				var ua *ErrUnavailable
-				switch {
-				case errors.As(err, &un):
-					w.unsupport, w.capability = un.Reason, un.Capability
-				case errors.As(err, &ua):
-					w.unavailable = ua.Reason
-					w.rec.Unavailable(ua.Reason)
-				case status == godog.StepUndefined:
-					w.firstErr = fmt.Errorf("step %q is not defined", st.Text)
-				case err != nil && !errors.Is(err, godog.ErrSkip):
-					w.firstErr = fmt.Errorf("step %q: %w", st.Text, err)
-				}
-			}
+		sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+			w.begin(ctx)
 			return ctx, nil
 		})
-		sc.After(func(ctx context.Context, s *godog.Scenario, err error) (context.Context, error) {
-			w.end(s)
+		sc.After(func(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
+			w.end()
 			return ctx, nil
 		})
 		w.register(sc)
 	}
 }
 
-var (
-	errFiltered    = fmt.Errorf("filtered out: %w", godog.ErrSkip)
-	errUnavailable = fmt.Errorf("the SDK is unavailable: %w", godog.ErrSkip)
-)
-
-func (w *world) begin(ctx context.Context, s *godog.Scenario, featuresRoot, nameFilter string) error {
-	w.ctx = ctx
-	w.feature = relFeature(featuresRoot, s.Uri)
-	w.name = s.Name
-	if nameFilter != "" && s.Name != nameFilter {
-		return errFiltered // not part of this run: no result at all
-	}
-	if sel, ok := w.t.(suite.Selector); ok && !sel.Selected(w.feature, w.name) {
-		return errFiltered // another shard's
-	}
-	// Every scenario gets a transcript, even one that never reaches an SDK, so every result
-	// names a file that says what happened.
-	rec, path, err := w.t.Transcript(w.feature, w.name)
-	if err != nil {
-		return err
-	}
-	w.rec, w.transcript = rec, path
-	rec.Scenario(transcript.Header{Name: w.name, Feature: w.feature, SDK: w.t.SDK(), SchemaChecked: w.t.SchemaLoaded()})
-	if why := w.t.Unavailable(); why != "" {
-		rec.Unavailable(why)
-		w.unavailable = why
-		return errUnavailable
-	}
-	for _, tag := range s.Tags {
-		c, ok := strings.CutPrefix(tag.Name, "@requires.")
-		if !ok {
-			continue
-		}
-		if reason, n, lacking := w.lacks(c); lacking {
-			rec.Lacks(c, n, reason)
-			return &ErrUnsupported{Reason: reason, Capability: c}
-		}
-	}
-	w.rt = runtime.New(rec, w.t.RuntimeOptions())
-	w.addr, err = w.rt.Listen("127.0.0.1:0")
-	if err != nil {
-		return fmt.Errorf("recording runtime: %w", err)
-	}
-	rec.Notef("", "recording runtime listening on %s", w.addr)
-	return nil
-}
-
-func (w *world) end(s *godog.Scenario) {
-	if w.name != s.Name || w.feature == "" {
+// begin takes the scenario the harness opened, when it reaches the SDK.
+func (w *world) begin(ctx context.Context) {
+	s := w.t.Scenario()
+	if s == nil {
 		return
 	}
-	o := suite.Outcome{Feature: w.feature, Scenario: w.name, Err: w.firstErr, Unsupported: w.unsupport,
-		Unavailable: w.unavailable, Checked: w.checked, Observations: w.observations, Capability: w.capability}
-	for _, tag := range s.Tags {
-		o.Tags = append(o.Tags, tag.Name)
-	}
-	filtered := w.rec == nil
-	if w.rt != nil {
-		// Let a turn still being played finish, then release the SDK's client.
-		wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = w.rt.Wait(wctx)
-		cancel()
-		for _, c := range w.clients {
-			if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && o.Err == nil && o.Unsupported == "" && o.Unavailable == "" {
-				o.Err = fmt.Errorf("stopping the SDK client: %w", err)
-			}
-		}
-		w.rt.Close()
-		w.importStdio()
-	}
-	if w.rec != nil {
-		if o.Err == nil && o.Unsupported == "" && o.Unavailable == "" {
-			o.Err = sdkFrameFault(w.entries())
-		}
-		o.SchemaViolations = transcript.Violations(w.entries())
-		w.rec.Notef("", "scenario ended")
-		if err := w.rec.Close(); err != nil && o.Err == nil {
-			o.Err = fmt.Errorf("writing the transcript: %w", err)
-		}
-		o.Transcript = w.transcript
-	}
-	if !filtered {
-		w.t.Finished(o)
-	}
-	*w = world{t: w.t}
+	w.ctx, w.scenario = ctx, s
+	w.feature, w.name = s.Feature, s.Name
+	w.rec, w.rt, w.addr = s.Rec, s.Runtime, s.Addr
 }
 
-func relFeature(root, uri string) string {
-	if rel, err := filepath.Rel(root, uri); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
+// end lets a turn still being played finish, releases the SDK's clients and leaves the steps'
+// findings for the outcome; the harness then closes the runtime and the transcript.
+func (w *world) end() {
+	s := w.scenario
+	if s == nil {
+		*w = world{t: w.t}
+		return
 	}
-	return filepath.ToSlash(uri)
+	wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = w.rt.Wait(wctx)
+	cancel()
+	for _, c := range w.clients {
+		if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && s.Err == nil {
+			s.Err = fmt.Errorf("stopping the SDK client: %w", err)
+		}
+	}
+	w.importStdio()
+	if s.Err == nil {
+		s.Err = sdkFrameFault(w.entries())
+	}
+	s.Checked, s.Observations = w.checked, w.observations
+	*w = world{t: w.t}
 }
 
 // call sends one driver command, recording both lines in the transcript. A driver that hung or
@@ -280,7 +192,7 @@ func (w *world) importStdio() {
 		return
 	}
 	for _, e := range more {
-		e.Conn = strings.TrimSuffix("stdio-"+e.Conn, "-")
+		e.Conn = strings.TrimSuffix(transcript.SpawnedConn+"-"+e.Conn, "-")
 		w.rec.Add(e)
 	}
 	_ = os.Remove(w.stdioLog)
@@ -288,17 +200,7 @@ func (w *world) importStdio() {
 
 // lacks says whether the driver lacks capability c, with the sentence that reports it and the
 // driver's note.
-func (w *world) lacks(c string) (reason, note string, lacking bool) {
-	has, note := w.t.Capability(c)
-	if has {
-		return "", "", false
-	}
-	reason = fmt.Sprintf("%s SDK lacks capability %s", w.t.SDK(), c)
-	if note != "" {
-		reason += ": " + note
-	}
-	return reason, note, true
-}
+func (w *world) lacks(c string) (reason, note string, lacking bool) { return suite.Lacks(w.t, c) }
 
 // unsupported is the error for a driver's unsupported answer to cmd. An unsupported answer
 // must name a capability the driver declared false: one the command needs (commandNeeds) and

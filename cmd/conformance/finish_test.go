@@ -18,7 +18,9 @@ import (
 // the whole run's summary up to the timing section, and exactly with its own replay.
 func TestRunMergeAndReplayWriteTheSameSummary(t *testing.T) {
 	bin := buildCLI(t)
-	feature := "features/tools/is_terminal.feature"
+	// A feature with expected failures, and one whose steps read a spawned runtime's argv and
+	// the requests after a create (a replay must grow the transcript as the recorded one grew).
+	features := []string{"features/tools/is_terminal.feature", "features/session/handshake.feature"}
 	summary := func(dir string) string {
 		b, err := os.ReadFile(filepath.Join(dir, "summary.md"))
 		require.NoError(t, err)
@@ -29,7 +31,7 @@ func TestRunMergeAndReplayWriteTheSameSummary(t *testing.T) {
 		require.Less(t, code, 2, "%s", out)
 	}
 	whole, replayed := t.TempDir(), t.TempDir()
-	cli("run", "--sdk", "go", "--report-dir", whole, feature)
+	cli(append([]string{"run", "--sdk", "go", "--report-dir", whole}, features...)...)
 	res, err := report.ReadResults(filepath.Join(whole, "results.json"))
 	require.NoError(t, err)
 	if res.SDKs[0].Status != report.Available {
@@ -42,7 +44,7 @@ func TestRunMergeAndReplayWriteTheSameSummary(t *testing.T) {
 	var shards []string
 	for _, s := range []string{"1/2", "2/2"} {
 		dir := t.TempDir()
-		cli("run", "--sdk", "go", "--shard", s, "--report-dir", dir, feature)
+		cli(append([]string{"run", "--sdk", "go", "--shard", s, "--report-dir", dir}, features...)...)
 		shards = append(shards, filepath.Join(dir, "results.json"))
 	}
 	merged, mergedReplay := t.TempDir(), t.TempDir()

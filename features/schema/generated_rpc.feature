@@ -1,3 +1,4 @@
+@sweep
 Feature: Every public method of the runtime's schema through the SDK's generated layer
   Every SDK ships a layer generated from the runtime's api.schema.json, public and typed. Each
   public method the SDK calls is called through it the way an application would, with values

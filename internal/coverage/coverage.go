@@ -21,7 +21,10 @@ const (
 // (empty when no schema was loaded: then nothing is listed as unexercised). Results are named
 // by their target label (report.Labels), so a run of several versions has a column per
 // SDK@version.
-func Compute(ts *transcript.Store, res *report.Results, schemaMethods []string, schemaSource string) *report.Coverage {
+//
+// catalog, when given, is every method and event type of the runtime's schemas: the coverage
+// then accounts, per SDK, for each one (Coverage.Sweep).
+func Compute(ts *transcript.Store, res *report.Results, schemaMethods []string, schemaSource string, catalog []report.SchemaItem) *report.Coverage {
 	inSchema := map[string]bool{}
 	for _, m := range schemaMethods {
 		inSchema[m] = true
@@ -32,7 +35,15 @@ func Compute(ts *transcript.Store, res *report.Results, schemaMethods []string, 
 	perSDK := map[string]map[[2]string]bool{}
 	var order []string
 	read := map[string]bool{}
+	acct := map[string]*sdkAccount{}
+	account := func(sdk string) *sdkAccount {
+		if acct[sdk] == nil {
+			acct[sdk] = newAccount()
+		}
+		return acct[sdk]
+	}
 	for _, r := range res.Results {
+		account(label(r.SDK, r.Version)).gate(r)
 		if r.Transcript == "" || read[r.Transcript] {
 			continue
 		}
@@ -46,7 +57,14 @@ func Compute(ts *transcript.Store, res *report.Results, schemaMethods []string, 
 			perSDK[sdk] = map[[2]string]bool{}
 			order = append(order, sdk)
 		}
+		a := account(sdk)
+		a.read(entries)
 		for _, k := range exercised(entries) {
+			if k[1] == Sent {
+				a.sent[k[0]] = true
+			} else {
+				a.answered[k[0]] = true
+			}
 			u := uses[k]
 			if u == nil {
 				u = &use{map[string]bool{}, map[string]bool{}}
@@ -56,7 +74,15 @@ func Compute(ts *transcript.Store, res *report.Results, schemaMethods []string, 
 			perSDK[sdk][k] = true
 		}
 	}
-	c := &report.Coverage{Schema: schemaSource, Methods: len(schemaMethods)}
+	c := &report.Coverage{Schema: schemaSource, Methods: len(schemaMethods), Catalog: catalog}
+	var noTranscript []string // an SDK whose every result was unsupported still gets its account
+	for sdk := range acct {
+		if perSDK[sdk] == nil {
+			noTranscript = append(noTranscript, sdk)
+		}
+	}
+	sort.Strings(noTranscript)
+	c.Sweep = sweep(catalog, append(append([]string(nil), order...), noTranscript...), acct)
 	seen := map[string]bool{}
 	for k, u := range uses {
 		c.Exercised = append(c.Exercised, report.MethodUse{Method: k[0], Direction: k[1], InSchema: inSchema[k[0]],

@@ -36,7 +36,7 @@ func TestCompute(t *testing.T) {
 		{Feature: "b.feature", Scenario: "t", SDK: "go", Transcript: "transcripts/go/missing.ndjson"},
 	}}
 	schema := []string{"permission.request", "session.create", "session.delete", "userInput.request"}
-	c := Compute(transcript.NewStore(dir), res, schema, "test schema")
+	c := Compute(transcript.NewStore(dir), res, schema, "test schema", nil)
 
 	assert.Equal(t, []report.MethodUse{
 		{Method: "permission.request", Direction: Answered, InSchema: true, SDKs: []string{"node"}, Features: []string{"a.feature"}},
@@ -47,4 +47,45 @@ func TestCompute(t *testing.T) {
 	assert.Equal(t, []string{"session.delete", "userInput.request"}, c.Unexercised)
 	assert.Equal(t, []report.SDKCoverage{{SDK: "node", Sent: 1, Answered: 1}, {SDK: "go", Sent: 1}}, c.SDKs)
 	assert.Equal(t, 4, c.Methods)
+}
+
+// TestSweepAccount: every catalog item is covered or has its reason, per SDK.
+func TestSweepAccount(t *testing.T) {
+	dir := t.TempDir()
+	writeTranscript(t, dir, "transcripts/node/sweep.ndjson",
+		`{"seq":1,"conn":"driver","dir":"harness->driver","frame":{"id":4,"cmd":"rpcBatch","args":{"calls":[{"session":"s1","method":"session.a","params":{}},{"session":"s1","method":"session.b","params":{}}]}}}`,
+		`{"seq":2,"conn":"c1","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":1,"method":"session.a","params":{}}}`,
+		`{"seq":3,"conn":"driver","dir":"driver->harness","frame":{"id":4,"outcome":"ok","result":{"outcomes":[{"outcome":"ok","result":null},{"outcome":"unsupported","reason":"node 1.0: session.b is not in this SDK's generated layer"}]}}}`,
+		`{"seq":4,"conn":"c1","dir":"runtime->sdk","frame":{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"x","event":{"type":"idle","data":{}}}}}`,
+		`{"seq":5,"conn":"c1","dir":"runtime->sdk","frame":{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"x","event":{"type":"abort","data":{}}}}}`,
+		`{"seq":6,"conn":"driver","dir":"driver->harness","frame":{"event":"session.event","args":{"session":"s1","type":"idle","data":{}}}}`)
+	res := &report.Results{Results: []report.Result{
+		{Feature: "schema/x.feature", Scenario: "s", SDK: "node", Transcript: "transcripts/node/sweep.ndjson"},
+		{Feature: "schema/x.feature", Scenario: "s", SDK: "java", Status: report.Unsupported, Capability: "rpc.generated", Message: "java driver has no rpc"},
+	}}
+	catalog := []report.SchemaItem{
+		{Name: "abort", Kind: "event"}, {Name: "idle", Kind: "event"},
+		{Name: "fs.read", Kind: "handler"},
+		{Name: "connect", Kind: "method", Internal: true}, {Name: "session.a", Kind: "method"}, {Name: "session.b", Kind: "method"},
+	}
+	c := Compute(transcript.NewStore(dir), res, nil, "", catalog)
+	require.Len(t, c.Sweep, 2)
+	node := c.Sweep[0]
+	assert.Equal(t, "node", node.SDK)
+	assert.Equal(t, 4, node.Methods)
+	assert.Equal(t, 1, node.Covered)
+	assert.Equal(t, 2, node.EventTypes)
+	assert.Equal(t, 1, node.Events)
+	reasons := map[string]string{}
+	for _, u := range node.Uncovered {
+		reasons[u.Name] = u.Reason
+	}
+	assert.Contains(t, reasons["abort"], "never received")
+	assert.Contains(t, reasons["fs.read"], "runtime-to-SDK")
+	assert.Contains(t, reasons["connect"], "internal")
+	assert.Equal(t, "unsupported: node 1.0: session.b is not in this SDK's generated layer", reasons["session.b"])
+	java := c.Sweep[1]
+	assert.Equal(t, "java", java.SDK)
+	assert.Len(t, java.Uncovered, 6)
+	assert.Equal(t, "unsupported: java driver has no rpc", java.Uncovered[4].Reason)
 }

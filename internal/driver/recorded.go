@@ -19,21 +19,27 @@ type Recorded struct {
 	mu       sync.Mutex
 	commands []recordedCommand
 	next     int // commands before next have been answered or skipped
+	before   []transcript.Entry
+	// Emit, when set, receives the recorded wire and notes of each command's stretch of the
+	// recording (from the command to the next one) just before its answer is written, so that a
+	// replayed transcript grows as the recorded one did.
+	Emit func([]transcript.Entry)
 }
 
 type recordedCommand struct {
 	cmd   string
-	seq   int               // transcript entry of the command
-	lines []json.RawMessage // driver lines until the next command
-	resp  int               // index in lines of the response to the command, -1 if none
+	seq   int                // transcript entry of the command
+	lines []json.RawMessage  // driver lines until the next command
+	wire  []transcript.Entry // the other entries until the next command
+	resp  int                // index in lines of the response to the command, -1 if none
 }
 
 // NewRecorded reads the driver lines of a transcript.
 func NewRecorded(entries []transcript.Entry) *Recorded {
 	r := &Recorded{}
 	for _, e := range entries {
-		switch e.Dir {
-		case transcript.HarnessToDriver:
+		switch {
+		case e.Dir == transcript.HarnessToDriver:
 			var c struct {
 				ID  int    `json:"id"`
 				Cmd string `json:"cmd"`
@@ -41,7 +47,7 @@ func NewRecorded(entries []transcript.Entry) *Recorded {
 			if json.Unmarshal(e.Frame, &c) == nil {
 				r.commands = append(r.commands, recordedCommand{cmd: c.Cmd, seq: e.Seq, resp: -1})
 			}
-		case transcript.DriverToHarness:
+		case e.Dir == transcript.DriverToHarness:
 			if len(r.commands) == 0 || len(e.Frame) == 0 {
 				continue
 			}
@@ -51,10 +57,22 @@ func NewRecorded(entries []transcript.Entry) *Recorded {
 				last.resp = len(last.lines)
 			}
 			last.lines = append(last.lines, e.Frame)
+		case e.Kind == transcript.KindScenario:
+		case len(r.commands) == 0, e.Spawned():
+			// A spawned runtime's entries were taken in when the scenario ended, but its steps
+			// read them live from that runtime's own file: they are there from the start.
+			r.before = append(r.before, e)
+		default:
+			last := &r.commands[len(r.commands)-1]
+			last.wire = append(last.wire, e)
 		}
 	}
 	return r
 }
+
+// Before is what the recording holds before the first driver command (the runtime's start, a
+// scenario that never reached the SDK).
+func (r *Recorded) Before() []transcript.Entry { return r.before }
 
 // Describe implements Launcher.
 func (r *Recorded) Describe() string { return "a recorded driver (conformance replay)" }
@@ -79,7 +97,10 @@ func (r *Recorded) Start(context.Context) (Process, error) {
 				fmt.Fprintf(p.tail, "not a command: %v\n", err)
 				return
 			}
-			lines, err := r.answer(c.Cmd, c.ID)
+			lines, wire, err := r.answer(c.Cmd, c.ID)
+			if r.Emit != nil && len(wire) > 0 {
+				r.Emit(wire)
+			}
 			if err != nil {
 				fmt.Fprintln(p.tail, err)
 				return
@@ -95,29 +116,32 @@ func (r *Recorded) Start(context.Context) (Process, error) {
 }
 
 // answer finds the next recorded command named cmd and returns its driver lines, the response
-// renumbered to id.
-func (r *Recorded) answer(cmd string, id int) ([]json.RawMessage, error) {
+// renumbered to id, and the recorded entries of its stretch (and of any command skipped on the
+// way).
+func (r *Recorded) answer(cmd string, id int) ([]json.RawMessage, []transcript.Entry, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var wire []transcript.Entry
 	for ; r.next < len(r.commands); r.next++ {
 		c := r.commands[r.next]
+		wire = append(wire, c.wire...)
 		if c.cmd != cmd {
 			continue
 		}
 		r.next++
 		if c.resp < 0 {
-			return nil, fmt.Errorf("the recording has no answer to the %q command at entry %d", cmd, c.seq)
+			return nil, wire, fmt.Errorf("the recording has no answer to the %q command at entry %d", cmd, c.seq)
 		}
 		out := append([]json.RawMessage(nil), c.lines...)
 		var resp map[string]json.RawMessage
 		if err := json.Unmarshal(out[c.resp], &resp); err != nil {
-			return nil, fmt.Errorf("the recorded answer to %q at entry %d: %w", cmd, c.seq, err)
+			return nil, wire, fmt.Errorf("the recorded answer to %q at entry %d: %w", cmd, c.seq, err)
 		}
 		resp["id"], _ = json.Marshal(id)
 		out[c.resp], _ = json.Marshal(resp)
-		return out, nil
+		return out, wire, nil
 	}
-	return nil, fmt.Errorf("the recording has no further %q command: the scenario's steps differ from the recorded run", cmd)
+	return nil, wire, fmt.Errorf("the recording has no further %q command: the scenario's steps differ from the recorded run", cmd)
 }
 
 type recordedProcess struct {

@@ -50,3 +50,45 @@ func TestRecordedDriverAnswersFromTheTranscript(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `the recording has no further "stopClient" command`)
 }
+
+// A replayed transcript grows as the recorded one did: each command's stretch of the recorded
+// wire is emitted as the command is answered, what came before the first command (and a
+// spawned runtime's entries, which the steps read live) is there from the start.
+func TestRecordedDriverEmitsEachCommandsStretch(t *testing.T) {
+	frame := func(dir, conn, s string) transcript.Entry {
+		return transcript.Entry{Conn: conn, Dir: dir, Frame: json.RawMessage(s)}
+	}
+	rec := NewRecorded([]transcript.Entry{
+		{Dir: transcript.Note, Text: "recording runtime listening"},
+		frame(transcript.HarnessToDriver, "driver", `{"id":1,"cmd":"createSession","args":{}}`),
+		frame(transcript.SDKToRuntime, "c1", `{"method":"session.create"}`),
+		frame(transcript.DriverToHarness, "driver", `{"id":1,"outcome":"ok","result":{}}`),
+		frame(transcript.HarnessToDriver, "driver", `{"id":2,"cmd":"stopClient","args":{}}`),
+		frame(transcript.SDKToRuntime, "c1", `{"method":"session.detach"}`),
+		frame(transcript.DriverToHarness, "driver", `{"id":2,"outcome":"ok","result":{}}`),
+		{Dir: transcript.Note, Conn: "stdio-c1", Kind: transcript.KindArgv, Argv: []string{"--stdio"}},
+	})
+	var mu sync.Mutex
+	var emitted []string
+	rec.Emit = func(es []transcript.Entry) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, e := range es {
+			emitted = append(emitted, string(e.Frame))
+		}
+	}
+	require.Len(t, rec.Before(), 2, "the note before the first command and the spawned runtime's argv")
+	c, err := Start(context.Background(), rec)
+	require.NoError(t, err)
+	defer c.Kill()
+	_, err = c.Call(context.Background(), "createSession", nil, time.Second)
+	require.NoError(t, err)
+	mu.Lock()
+	assert.Equal(t, []string{`{"method":"session.create"}`}, emitted, "only the first command's stretch so far")
+	mu.Unlock()
+	_, err = c.Call(context.Background(), "stopClient", nil, time.Second)
+	require.NoError(t, err)
+	mu.Lock()
+	assert.Equal(t, []string{`{"method":"session.create"}`, `{"method":"session.detach"}`}, emitted)
+	mu.Unlock()
+}

@@ -30,6 +30,9 @@ type Options struct {
 	Transcripts *transcript.Store
 	// SchemaMethods is the runtime schema's method list, for the coverage (empty: no schema).
 	SchemaMethods []string
+	// Catalog is every method and event type of the runtime's schemas, for the coverage's
+	// per-SDK account (nil: not loaded; a merge or replay passes the one its records carry).
+	Catalog []report.SchemaItem
 	// Sink is the run's results.ndjson, which streamed the results as they came: Finish ends it
 	// with the footer. Nil: Finish writes results.ndjson whole (a merge, a replay of records).
 	Sink *report.Sink
@@ -51,7 +54,7 @@ func Finish(dir string, res *report.Results, opt Options) error {
 	if res.Comparisons, err = compare.Scenarios(ts, report.ByTarget(res).Results); err != nil {
 		fmt.Fprintf(opt.Log, "comparison: %v\n", err)
 	}
-	res.Coverage = coverage.Compute(ts, res, opt.SchemaMethods, res.Harness.Schema)
+	res.Coverage = coverage.Compute(ts, res, opt.SchemaMethods, res.Harness.Schema, opt.Catalog)
 	if err := render.WriteFrom(ts, res); err != nil {
 		return err
 	}
@@ -84,6 +87,14 @@ func SchemaMethods(c *report.Coverage) []string {
 	out = append(out, c.Unexercised...)
 	sort.Strings(out)
 	return slices.Compact(out)
+}
+
+// Catalog is the schema catalog a finished report's coverage carries (merge, replay).
+func Catalog(c *report.Coverage) []report.SchemaItem {
+	if c == nil {
+		return nil
+	}
+	return c.Catalog
 }
 
 // stream writes results.ndjson for records that were not streamed as they came.

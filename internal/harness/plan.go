@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/cases"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,7 +29,7 @@ func makePlan(cfg Config) (*plan, error) {
 	if p.pins, err = sdks.LoadPins(filepath.Join(cfg.RepoRoot, "fixtures", "sdks.yaml")); err != nil {
 		return nil, err
 	}
-	if p.scenarios, err = ListScenarios(p.featuresRoot); err != nil {
+	if p.scenarios, err = cases.List(p.featuresRoot); err != nil {
 		return nil, err
 	}
 	p.ids = map[[2]string]string{}
@@ -38,7 +39,7 @@ func makePlan(cfg Config) (*plan, error) {
 		}
 	}
 	if cfg.Vocabulary != nil {
-		n, err := checkFeatures(cfg.Paths, cfg.Vocabulary, cfg.Tags, cfg.Scenario)
+		n, err := cases.Check(cfg.Paths, cfg.Vocabulary, cfg.Tags, cfg.Scenario)
 		if err != nil {
 			return nil, err
 		}

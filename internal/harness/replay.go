@@ -66,8 +66,14 @@ func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Res
 	for _, s := range rec.SDKs {
 		us = append(us, unit{sdk: s.Name, version: s.Version, label: label(s.Name, s.Version)})
 	}
+	if rec.Harness.SchemaLoaded {
+		// The schema sweep's cases and the runtime's answers are generated from the schemas as
+		// in the recorded run (their recordings hold the frames; the check stays the recorded).
+		_, _, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins)
+	}
 	res := &report.Results{Schema: rec.Schema, Harness: rec.Harness, Timing: rec.Timing}
 	res.Harness.Command = cfg.Command
+	cfg.catalog = finish.Catalog(rec.Coverage)
 	return execute(ctx, cfg, p, r, us, res, finish.SchemaMethods(rec.Coverage))
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/cases"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/finish"
@@ -70,9 +72,10 @@ type Config struct {
 	LocalBases bool
 	Shard      Shard // --shard I/N; zero: the whole plan
 
-	generated *schemagen.Doc   // the runtime's schemas for the generated sweep (set by Run)
-	answers   *runtime.Answers // the runtime's generated answers (set by Run)
-	selection *shardSelection  // set by Run for a shard
+	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
+	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
+	catalog   []report.SchemaItem // every method and event type of the schemas, for the coverage
+	selection *shardSelection     // set by Run for a shard
 }
 
 // Runners: where the drivers run (package runner).
@@ -148,6 +151,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if cfg.RuntimeCheck == nil {
 		var v *schema.Validator
 		if v, res.Harness.Schema, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins); v != nil {
+			cfg.catalog = catalogOf(cfg.generated)
 			res.Harness.SchemaLoaded = true
 			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
 		}
@@ -179,7 +183,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	store := transcript.NewStore(cfg.ReportDir) // each transcript read once: timing, then the finish
 	sdkInfo := make([]report.SDK, len(targets))
 	timings := make([]*clock, len(targets))
-	total := countScenarios(cfg)
+	total := cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)
 	var wg sync.WaitGroup
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
@@ -193,7 +197,10 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
-			if t.total = total; t.selected != nil { // a shard runs only its part of the plan
+			switch t.total = total; {
+			case t.recordings != nil: // a replay runs what was recorded
+				t.total = t.recordings.Len()
+			case t.selected != nil: // a shard runs only its part of the plan
 				t.total = len(t.selected)
 			}
 			if t.pool != nil && t.total > 0 {
@@ -236,7 +243,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			}
 		}
 	}
-	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Sink: sink, Log: view.Writer()}); err != nil {
+	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Catalog: cfg.catalog, Sink: sink, Log: view.Writer()}); err != nil {
 		return res, err
 	}
 	if ctx.Err() != nil {
@@ -338,7 +345,7 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 	// godog calls the initializer once per scenario: each gets a lease of its own.
 	init := func(sc *godog.ScenarioContext) {
 		l := t.lease()
-		cfg.Steps(l, featuresRoot, cfg.Scenario)(sc)
+		(&lifecycle{lease: l, root: featuresRoot, nameFilter: cfg.Scenario}).bind(sc, cfg.Steps(l))
 		sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 			l.release() // a scenario that ended without reporting still gives its driver back
 			return ctx, err
@@ -471,12 +478,41 @@ func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (*sch
 	return v, desc, gen, answers
 }
 
+// catalogOf lists every method and event type of the schemas, for the coverage.
+func catalogOf(gen *schemagen.Doc) []report.SchemaItem {
+	if gen == nil {
+		return nil
+	}
+	var out []report.SchemaItem
+	for _, m := range gen.Methods {
+		kind := "method"
+		if !m.FromSDK {
+			kind = "handler"
+		}
+		out = append(out, report.SchemaItem{Name: m.Name, Kind: kind, Internal: m.Internal})
+	}
+	for _, et := range gen.EventTypes {
+		out = append(out, report.SchemaItem{Name: et.Type, Kind: "event"})
+	}
+	coverage.SortCatalog(out)
+	return out
+}
+
 // generated loads the schemas for generation and generates every method's result.
 func generated(dir string) (*schemagen.Doc, *runtime.Answers, error) {
 	gen, err := schemagen.Load(dir)
 	if err != nil {
 		return nil, nil, err
 	}
+	// The sweep's cases are generated once per run (and shared by every SDK): start now, while
+	// the SDKs are prepared, rather than inside the first sweep scenario.
+	go func() {
+		for _, m := range gen.Methods {
+			if m.FromSDK && !m.Internal {
+				gen.CasesOnce(m)
+			}
+		}
+	}()
 	a := &runtime.Answers{Results: map[string]json.RawMessage{}, Public: map[string]bool{}}
 	for _, m := range gen.Methods {
 		if !m.FromSDK {

@@ -103,8 +103,8 @@ func (s *shardSelection) of(label string) map[string]bool {
 	return s.bySDK[label]
 }
 
-// Selected implements suite.Selector for a target of a sharded run, and of a replay (the
-// scenarios the recorded run holds).
+// Selected says whether a scenario is this target's: in a sharded run its share, in a replay the
+// scenarios the recorded run holds.
 func (t *target) Selected(feature, scenario string) bool {
 	if t.recordings != nil {
 		if _, ok := t.recordings.Recording(feature, scenario); !ok {

@@ -100,6 +100,7 @@ type lease struct {
 	mu     sync.Mutex
 	client *driver.Client
 
+	scenario  *suite.Scenario   // the running scenario, while it reaches the SDK (lifecycle)
 	recording *runner.Recording // a replayed scenario's, bound by Transcript
 	replayed  driver.Launcher   // its recorded driver (one per scenario, kept across restarts)
 }
@@ -107,6 +108,19 @@ type lease struct {
 func (t *target) lease() *lease { return &lease{target: t, started: time.Now()} }
 
 func (l *lease) SDK() string { return l.name }
+
+// Scenario is the running scenario the lifecycle opened, nil when it does not reach the SDK.
+func (l *lease) Scenario() *suite.Scenario {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.scenario
+}
+
+func (l *lease) setScenario(s *suite.Scenario) {
+	l.mu.Lock()
+	l.scenario = s
+	l.mu.Unlock()
+}
 func (l *lease) Unavailable() string {
 	if l.unavailable == "" && l.recording != nil {
 		return l.recording.Unavailable
@@ -177,8 +191,10 @@ var errInterrupted = errors.New("the run was interrupted")
 func (t *target) interrupt() { t.drivers().kill() }
 
 // Transcript is written into the report folder as it happens (kept in memory when the target
-// has no report folder). A replayed scenario's starts with the recorded wire and notes; the
-// driver lines are recorded again as the recorded driver answers.
+// has no report folder). A replayed scenario's grows as the recorded one did: what was recorded
+// before the first driver command at once, then each command's stretch of the recorded wire
+// and notes as the recorded driver answers it (the driver lines are recorded again by the
+// steps).
 func (l *lease) Transcript(feature, scenario string) (*transcript.Recorder, string, error) {
 	if l.interrupted() {
 		return nil, "", errInterrupted
@@ -195,11 +211,14 @@ func (l *lease) Transcript(feature, scenario string) (*transcript.Recorder, stri
 		}
 	}
 	if l.recording != nil {
-		l.replayed = l.recording.Launcher()
-		for _, e := range l.recording.Entries {
-			if e.Dir != transcript.HarnessToDriver && e.Dir != transcript.DriverToHarness && e.Kind != transcript.KindScenario {
+		var before []transcript.Entry
+		l.replayed, before = l.recording.Launcher(func(es []transcript.Entry) {
+			for _, e := range es {
 				rec.Add(e)
 			}
+		})
+		for _, e := range before {
+			rec.Add(e)
 		}
 	}
 	return rec, path, nil

@@ -64,7 +64,7 @@ func Merge(out string, inputs []string, command string) (*report.Results, error)
 	if res.SDKs, err = sdkInfo(shards); err != nil {
 		return nil, err
 	}
-	return res, finish.Finish(out, res, finish.Options{SchemaMethods: schemaMethods(shards)})
+	return res, finish.Finish(out, res, finish.Options{SchemaMethods: schemaMethods(shards), Catalog: catalog(shards)})
 }
 
 // schemaMethods is the schema's method list as the shards' coverage gives it (every shard ran
@@ -76,6 +76,16 @@ func schemaMethods(shards []shard) []string {
 	}
 	slices.Sort(all)
 	return slices.Compact(all)
+}
+
+// catalog is the schema catalog the shards carry (the same in each shard of one run).
+func catalog(shards []shard) []report.SchemaItem {
+	for _, s := range shards {
+		if c := finish.Catalog(s.res.Coverage); len(c) > 0 {
+			return c
+		}
+	}
+	return nil
 }
 
 func read(inputs []string) ([]shard, error) {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -34,6 +35,11 @@ func schemaCoverage(r *report.Results) string {
 	for _, s := range c.SDKs {
 		fmt.Fprintf(&b, "| %s | %d | %d |\n", cell(s.SDK), s.Sent, s.Answered)
 	}
+	b.WriteString(sweepTable(c))
+	if len(c.Exercised) > maxMethodRows {
+		b.WriteString(byNamespace(c))
+		return b.String()
+	}
 	b.WriteString("\n| method | | SDKs | features |\n|---|---|---|---|\n")
 	for _, u := range c.Exercised {
 		method := "`" + u.Method + "`"
@@ -51,4 +57,137 @@ func schemaCoverage(r *report.Results) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", method, u.Direction, cell(sdks), cell(features))
 	}
 	return b.String()
+}
+
+// maxMethodRows: past this many exercised methods (the schema sweep exercises hundreds) the
+// summary lists them per namespace, so that it stays under its size bound; results.json lists
+// every method.
+const maxMethodRows = 40
+
+// byNamespace is the exercised methods grouped by namespace (the method name up to its last dot).
+func byNamespace(c *report.Coverage) string {
+	type group struct {
+		methods                 int
+		directions, sdks, feats map[string]bool
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, u := range c.Exercised {
+		ns := u.Method
+		if i := strings.LastIndex(ns, "."); i > 0 {
+			ns = ns[:i]
+		}
+		if !u.InSchema && c.Methods > 0 {
+			ns += " (not in the schema)"
+		}
+		g := groups[ns]
+		if g == nil {
+			g = &group{directions: map[string]bool{}, sdks: map[string]bool{}, feats: map[string]bool{}}
+			groups[ns] = g
+			order = append(order, ns)
+		}
+		g.methods++
+		g.directions[u.Direction] = true
+		for _, s := range u.SDKs {
+			g.sdks[s] = true
+		}
+		for _, f := range u.Features {
+			g.feats[f] = true
+		}
+	}
+	// One line per kind of use (directions, SDKs, features), naming its namespaces with their
+	// method counts: the sweep's hundreds of methods fit in a few lines.
+	type line struct {
+		use string
+		nss []string
+	}
+	var lines []*line
+	byUse := map[string]*line{}
+	for _, ns := range order {
+		g := groups[ns]
+		sdks := strings.Join(keys(g.sdks), ", ")
+		if len(g.sdks) == len(c.SDKs) {
+			sdks = "all SDKs"
+		}
+		feats := strings.Join(keys(g.feats), ", ")
+		if len(g.feats) > 2 {
+			feats = fmt.Sprintf("%d features", len(g.feats))
+		}
+		use := fmt.Sprintf("%s by %s (%s)", strings.Join(keys(g.directions), ", "), sdks, feats)
+		if byUse[use] == nil {
+			byUse[use] = &line{use: use}
+			lines = append(lines, byUse[use])
+		}
+		byUse[use].nss = append(byUse[use].nss, fmt.Sprintf("`%s` %d", ns, g.methods))
+	}
+	for _, l := range lines {
+		if len(l.nss) > maxNamespaces {
+			l.nss = append(l.nss[:maxNamespaces:maxNamespaces], fmt.Sprintf("%d more", len(l.nss)-maxNamespaces))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("\nExercised methods per namespace (each method is listed in results.json, `coverage.exercised`):\n\n")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "- %s: %s\n", cell(l.use), strings.Join(l.nss, ", "))
+	}
+	return b.String()
+}
+
+// sweepTable is, per SDK, how much of the schemas it covered and, grouped by reason, why not the
+// rest (results.json's coverage.sweep names every item).
+func sweepTable(c *report.Coverage) string {
+	if len(c.Sweep) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nEvery method and event type, per SDK (uncovered ones by reason; each is named in results.json, `coverage.sweep`):\n\n")
+	b.WriteString("| SDK | methods sent or answered | event types received | not covered, why |\n|---|---|---|---|\n")
+	for _, s := range c.Sweep {
+		count := map[string]int{}
+		var reasons []string
+		for _, u := range s.Uncovered {
+			r := u.Reason
+			if i := strings.Index(r, ": "); i > 0 && strings.HasPrefix(r, "unsupported: ") {
+				r = "unsupported (not generated, or no rpc.generated)"
+			}
+			if count[r] == 0 {
+				reasons = append(reasons, r)
+			}
+			count[r]++
+		}
+		var parts []string
+		for _, r := range reasons {
+			parts = append(parts, fmt.Sprintf("%d %s", count[r], shortReason(r)))
+		}
+		fmt.Fprintf(&b, "| %s | %d of %d | %d of %d | %s |\n", cell(s.SDK), s.Covered, s.Methods, s.Events, s.EventTypes, cell(strings.Join(parts, "; ")))
+	}
+	return b.String()
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// maxNamespaces is how many namespaces one line of exercised methods names.
+const maxNamespaces = 12
+
+// shortReason is a coverage reason as the summary's table words it (results.json has it whole).
+func shortReason(r string) string {
+	for _, k := range []struct{ prefix, short string }{
+		{"runtime-to-SDK method", "runtime-to-SDK, handler sweep not built"},
+		{"visibility internal", "internal"},
+		{"sent by the runtime; the application", "never received"},
+		{"the sweep called it", "raised before sending"},
+		{"no scenario of this run", "not run"},
+	} {
+		if strings.HasPrefix(r, k.prefix) {
+			return k.short
+		}
+	}
+	return r
 }

@@ -452,6 +452,9 @@ func differences(r *report.Results) string {
 			row.scenarios++
 			row.features[c.Feature] = true
 		}
+		if len(lines) > maxNormativePerScenario {
+			lines = groupedNormative(c)
+		}
 		for _, l := range lines {
 			normative = append(normative, fmt.Sprintf("| %s: %s %s", strings.TrimSuffix(c.Feature, ".feature"), cell(c.Scenario), l))
 		}
@@ -480,6 +483,46 @@ func differences(r *report.Results) string {
 		}
 	}
 	return b.String()
+}
+
+// maxNormativePerScenario: a scenario with more normative differences than this (the schema
+// sweep compares hundreds of requests) lists them grouped by method and values, at most that
+// many groups; results.json and report.html list every one.
+const maxNormativePerScenario = 8
+
+// groupedNormative is a comparison's normative differences, one row per method and values.
+func groupedNormative(c report.Comparison) []string {
+	type group struct {
+		method, vals string
+		n            int
+	}
+	var groups []*group
+	index := map[string]*group{}
+	for _, d := range c.Differences {
+		if d.Class != report.Normative {
+			continue
+		}
+		method := strings.SplitN(d.Request, "#", 2)[0]
+		vals := values(c.SDKs, d.Values)
+		if d.Path != "" {
+			vals = d.Path + ": " + vals
+		}
+		k := method + "\x00" + vals
+		if index[k] == nil {
+			index[k] = &group{method: method, vals: vals}
+			groups = append(groups, index[k])
+		}
+		index[k].n++
+	}
+	var out []string
+	for i, g := range groups {
+		if i == maxNormativePerScenario {
+			out = append(out, fmt.Sprintf("| %d more groups | `comparisons` in results.json, or report.html |", len(groups)-i))
+			break
+		}
+		out = append(out, fmt.Sprintf("| `%s` (%d) | %s |", cell(g.method), g.n, cell(g.vals)))
+	}
+	return out
 }
 
 // maxInformational is how many informational differences the summary lists.

@@ -182,6 +182,37 @@ type Coverage struct {
 	Exercised []MethodUse `json:"exercised"`
 	// Unexercised lists the schema's methods that no SDK sent or answered in this run.
 	Unexercised []string `json:"unexercised,omitempty"`
+	// Catalog is every method of api.schema.json and every event type of
+	// session-events.schema.json (kept so that a merge or replay accounts for them again).
+	Catalog []SchemaItem `json:"catalog,omitempty"`
+	// Sweep accounts, per SDK (SDK@version), for every item of Catalog: covered, or why not.
+	Sweep []SweepCoverage `json:"sweep,omitempty"`
+}
+
+// SchemaItem is one method or event type of the runtime's schemas.
+type SchemaItem struct {
+	Name string `json:"name"`
+	// Kind is "method" (called by the SDK), "handler" (a runtime-to-SDK method) or "event".
+	Kind     string `json:"kind"`
+	Internal bool   `json:"internal,omitempty"` // visibility: internal
+}
+
+// SweepCoverage is one SDK's account of the schema: how many methods it sent or answered and
+// how many event types its application received, and for every other item the reason.
+type SweepCoverage struct {
+	SDK        string      `json:"sdk"`
+	Methods    int         `json:"methods"`    // methods in the catalog (both directions)
+	Covered    int         `json:"covered"`    // of which the SDK sent (method) or answered (handler)
+	EventTypes int         `json:"eventTypes"` // event types in the catalog
+	Events     int         `json:"events"`     // of which the application received
+	Uncovered  []Uncovered `json:"uncovered,omitempty"`
+}
+
+// Uncovered is one item an SDK did not cover, and why.
+type Uncovered struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
 }
 
 // SDKCoverage is one SDK's share of Coverage.

@@ -83,6 +83,8 @@ type recordings struct {
 	of           map[[2]string]report.Result
 }
 
+func (rs recordings) Len() int { return len(rs.of) }
+
 func (rs recordings) Recording(feature, scenario string) (*Recording, bool) {
 	res, ok := rs.of[[2]string{feature, scenario}]
 	if !ok {

@@ -55,6 +55,8 @@ type Prepared struct {
 type Recordings interface {
 	// Recording returns the recorded scenario (feature relative to the features folder).
 	Recording(feature, scenario string) (*Recording, bool)
+	// Len is how many scenarios were recorded.
+	Len() int
 }
 
 // Recording is one recorded scenario.
@@ -66,8 +68,13 @@ type Recording struct {
 	Result      *report.Result    // what the recorded run reported for it
 }
 
-// Launcher answers the scenario's commands from its recorded driver lines.
-func (r *Recording) Launcher() driver.Launcher { return driver.NewRecorded(r.Entries) }
+// Launcher answers the scenario's commands from its recorded driver lines; emit receives the
+// recorded wire of each command's stretch as it is answered (driver.Recorded.Emit).
+func (r *Recording) Launcher(emit func([]transcript.Entry)) (driver.Launcher, []transcript.Entry) {
+	d := driver.NewRecorded(r.Entries)
+	d.Emit = emit
+	return d, d.Before()
+}
 
 // Runner prepares a run's targets and cleans up after them.
 type Runner interface {

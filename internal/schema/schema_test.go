@@ -60,7 +60,13 @@ func TestCheckPlantedViolations(t *testing.T) {
 
 // The real schema, when a prepared Node driver has it, compiles and catches a planted key.
 func TestPublishedSchemaWhenPrepared(t *testing.T) {
-	matches, _ := filepath.Glob(filepath.Join(sdks.DefaultCacheRoot(), "node", "*", "prepared.json"))
+	// The pinned version's preparation: the cache may also hold older versions, from before the
+	// SDK shipped its schemas (bisect, history).
+	pins, err := sdks.LoadPins(filepath.Join("..", "..", "fixtures", "sdks.yaml"))
+	require.NoError(t, err)
+	src, ok := sdks.SchemaSource()
+	require.True(t, ok)
+	matches, _ := filepath.Glob(filepath.Join(sdks.DefaultCacheRoot(), src.Name, pins[src.Name].Version+"-*", "prepared.json"))
 	if len(matches) == 0 {
 		t.Skip("no prepared Node driver in the cache (the feature suite prepares one)")
 	}

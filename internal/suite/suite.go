@@ -7,6 +7,7 @@ package suite
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -19,12 +20,13 @@ import (
 )
 
 // Target is the SDK a suite runs against, as a runner provides it: a live driver (conformance
-// run) or a recorded one (conformance replay); the steps cannot tell them apart.
+// run) or a recorded one (conformance replay); the steps cannot tell them apart. The lifecycle
+// of each scenario (which scenarios run, the transcript, the unavailable SDK, the @requires
+// gate, the recording runtime, the outcome) is the runner's (internal/harness): the steps see
+// a scenario that reached the SDK through Scenario.
 type Target interface {
 	// SDK is the SDK's name (its recipe's in internal/sdks).
 	SDK() string
-	// Unavailable is the reason the SDK cannot run here, or "".
-	Unavailable() string
 	// Capability says whether the driver has a capability, and the driver's note about it.
 	Capability(name string) (bool, string)
 	// Driver returns the running driver, restarting it if it died or was killed.
@@ -33,23 +35,66 @@ type Target interface {
 	KillDriver()
 	// CommandTimeout bounds one driver command.
 	CommandTimeout() time.Duration
-	// Transcript opens a scenario's transcript and returns the path it is written to ("" when
-	// it is kept in memory). A replayed scenario's transcript starts with the recorded wire.
-	Transcript(feature, scenario string) (*transcript.Recorder, string, error)
-	// RuntimeOptions configure each scenario's recording runtime.
+	// RuntimeOptions are how each scenario's recording runtime is configured (its generated
+	// answers, its schema check).
 	RuntimeOptions() runtime.Options
 	// SchemaLoaded says whether requests are checked against the runtime's published schema.
 	SchemaLoaded() bool
 	// StdioRuntime is argv that starts this program as a stdio runtime (for SDKs that spawn it).
 	StdioRuntime() []string
-	// Finished receives every scenario's outcome.
-	Finished(Outcome)
+	// Scenario is the running scenario, or nil when it does not reach the SDK (not selected,
+	// the SDK unavailable, a required capability missing): the steps then do nothing.
+	Scenario() *Scenario
 }
 
-// Selector is an optional part of a Target: a sharded run (--shard I/N) gives each SDK only its
-// share of the scenarios; the others are filtered out like a --scenario mismatch (no result).
-type Selector interface {
-	Selected(feature, scenario string) bool
+// Scenario is one scenario as the runner opened it for the steps: its transcript and its own
+// recording runtime, already listening. The steps drive the SDK against it and, when they end
+// (their After hook, which runs before the runner closes the scenario), leave their findings
+// here for the outcome.
+type Scenario struct {
+	Feature string // relative to the features folder
+	Name    string
+	Rec     *transcript.Recorder
+	Runtime *runtime.Server
+	Addr    string // where Runtime listens
+
+	// Err is a fault the steps found after the scenario's steps (stopping a client failed, the
+	// SDK sent a malformed frame); the outcome keeps the first step's error before it.
+	Err          error
+	Checked      []report.Check
+	Observations map[string]string
+}
+
+// ErrUnsupported marks a step the SDK version cannot perform. It wraps godog.ErrSkip so godog
+// skips the rest of the scenario; the runner reports it as unsupported, never as passed.
+type ErrUnsupported struct {
+	Reason     string
+	Capability string // the capability the SDK lacks, when known
+}
+
+func (e *ErrUnsupported) Error() string { return "unsupported: " + e.Reason }
+func (e *ErrUnsupported) Unwrap() error { return godog.ErrSkip }
+
+// ErrUnavailable marks a step whose input this run does not have (the runtime's published
+// schema when no preparation ships it): a setup problem, not something the SDK lacks, so the
+// runner reports it unavailable with the reason, never unsupported and never passed.
+type ErrUnavailable struct{ Reason string }
+
+func (e *ErrUnavailable) Error() string { return "unavailable: " + e.Reason }
+func (e *ErrUnavailable) Unwrap() error { return godog.ErrSkip }
+
+// Lacks says whether t lacks capability c, with the sentence that reports it and the driver's
+// note (the @requires gate and the steps say it the same way).
+func Lacks(t Target, c string) (reason, note string, lacking bool) {
+	has, note := t.Capability(c)
+	if has {
+		return "", "", false
+	}
+	reason = fmt.Sprintf("%s SDK lacks capability %s", t.SDK(), c)
+	if note != "" {
+		reason += ": " + note
+	}
+	return reason, note, true
 }
 
 // Schemas is an optional part of a Target: the runtime's published schemas loaded for
@@ -78,9 +123,10 @@ type Outcome struct {
 	SchemaViolations []transcript.Violation
 }
 
-// Initializer returns godog's scenario initializer for one target. nameFilter, when set, runs
-// only scenarios with exactly that name. steps.Initializer is the one the CLI hands to the runner.
-type Initializer func(t Target, featuresRoot, nameFilter string) func(*godog.ScenarioContext)
+// Initializer returns godog's scenario initializer for one target: the steps' phrases and their
+// hooks, which the runner wraps in the scenario's lifecycle. steps.Initializer is the one the
+// CLI hands to the runner.
+type Initializer func(t Target) func(*godog.ScenarioContext)
 
 // Capabilities are every capability a driver may declare in hello and a feature may require with
 // a @requires.<capability> tag; drivers/PROTOCOL.md's capability table lists the same names (a

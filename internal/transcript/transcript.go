@@ -41,6 +41,16 @@ const (
 	KindNotRun = "not-run"
 )
 
+// SpawnedConn names the connections of a runtime the SDK spawned itself (over stdio): that
+// runtime writes a transcript of its own, which the scenario's takes in when it ends, each
+// entry's connection prefixed "stdio-" (or "stdio" alone).
+const SpawnedConn = "stdio"
+
+// Spawned says whether an entry came from a runtime the SDK spawned itself.
+func (e Entry) Spawned() bool {
+	return e.Conn == SpawnedConn || strings.HasPrefix(e.Conn, SpawnedConn+"-")
+}
+
 // Entry is one line of a transcript.
 type Entry struct {
 	Seq   int             `json:"seq"`

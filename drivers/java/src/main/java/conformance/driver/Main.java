@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
@@ -28,11 +29,13 @@ public final class Main {
 
     private final Out out;
     private final SdkAdapter sdk;
+    private final Rpc rpc;
     private final Properties build;
 
     private Main(Out out, SdkAdapter sdk, Properties build) {
         this.out = out;
         this.sdk = sdk;
+        this.rpc = new Rpc(sdk);
         this.build = build;
     }
 
@@ -147,9 +150,17 @@ public final class Main {
                 result.put("sdk", "java");
                 result.put("version", sdk.version());
                 result.put("source", build.getProperty("sdk.source", "maven:com.github:copilot-sdk-java:" + sdk.version()));
-                result.set("capabilities", Out.JSON.valueToTree(sdk.capabilities()));
-                result.set("notes", Out.JSON.valueToTree(sdk.notes()));
-                result.set("missing", Out.JSON.valueToTree(sdk.missing()));
+                Map<String, Boolean> caps = new LinkedHashMap<>(sdk.capabilities());
+                Map<String, String> notes = new LinkedHashMap<>(sdk.notes());
+                rpc.declare(caps, notes);
+                result.set("capabilities", Out.JSON.valueToTree(caps));
+                result.set("notes", Out.JSON.valueToTree(notes));
+                // What hello names as missing: the adapter's symbols, and for rpc.generated the
+                // generated class Rpc looks for; nothing for a capability declared true.
+                Map<String, String> missing = new TreeMap<>(sdk.missing());
+                missing.put("rpc.generated", Rpc.GENERATED_PACKAGE + "SessionRpc");
+                missing.keySet().removeIf(c -> Boolean.TRUE.equals(caps.get(c)));
+                result.set("missing", Out.JSON.valueToTree(missing));
             }
             case "connect" -> {
                 String address = optional(args, "address");
@@ -178,6 +189,8 @@ public final class Main {
             }
             case "disconnect" -> sdk.disconnect(required(args, "session"));
             case "stopClient" -> sdk.stopClient(required(args, "client"));
+            case "rpc" -> result = rpc.call(args);
+            case "rpcBatch" -> result = rpc.batch(args);
             case "shutdown" -> {
             }
             // A newer protocol command this driver does not know: the SDK cannot be asked to do it.

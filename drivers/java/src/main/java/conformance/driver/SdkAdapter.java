@@ -53,6 +53,12 @@ interface SdkAdapter {
 
     void stopClient(String client) throws Exception;
 
+    /** The SDK's client object for a handle, whose getRpc() is the generated layer (Rpc.java). */
+    Object clientObject(String client);
+
+    /** The SDK's session object for a handle, whose getRpc() is the generated layer (Rpc.java). */
+    Object sessionObject(String session);
+
     /** Stops every client still open (the driver is exiting). */
     void closeAll();
 }

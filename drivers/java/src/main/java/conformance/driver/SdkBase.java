@@ -188,9 +188,7 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         for (ConnectOptions.Option o : ConnectOptions.ALL) {
             symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
         }
-        // Not the SDK's absence (it has a generated layer): the driver has no rpc/rpcBatch and does
-        // not accept handlers/handlerResults yet.
-        symbols.put("rpc.generated", "driver: the java driver has no rpc/rpcBatch command yet");
+        // Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
         symbols.put("rpc.handlers",
                 "driver: the java driver does not register runtime->SDK handlers (handlers/handlerResults) yet");
         Map<String, Boolean> caps = capabilities();
@@ -461,6 +459,16 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         }
         args.set("data", data != null && !data.isNull() ? data : Out.object());
         out.event("session.event", args);
+    }
+
+    @Override
+    public Object clientObject(String handle) {
+        return client(handle);
+    }
+
+    @Override
+    public Object sessionObject(String handle) {
+        return session(handle);
     }
 
     protected C client(String handle) {

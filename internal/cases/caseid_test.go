@@ -1,4 +1,4 @@
-package harness
+package cases
 
 import (
 	"os"
@@ -15,7 +15,7 @@ func TestCaseIDSurvivesARename(t *testing.T) {
 	ids := func(text string) map[string]string {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "f.feature"), []byte(text), 0o644))
-		list, err := ListScenarios(dir)
+		list, err := List(dir)
 		require.NoError(t, err)
 		out := map[string]string{}
 		for _, s := range list {

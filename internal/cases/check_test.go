@@ -1,4 +1,4 @@
-package harness
+package cases
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 // The committed features parse, use only defined phrases and require every capability their
 // steps need: a scenario whose tags miss one fails here.
 func TestCommittedFeaturesPassThePlanCheck(t *testing.T) {
-	n, err := checkFeatures([]string{"../../features"}, steps.Vocabulary(), "", "")
+	n, err := Check([]string{"../../features"}, steps.Vocabulary(), "", "")
 	require.NoError(t, err)
 	assert.Greater(t, n, 20)
 }
@@ -58,7 +58,7 @@ func TestCheckFeaturesRejects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.feature"), []byte(tt.feature), 0o644))
-			n, err := checkFeatures([]string{dir}, vocab, tt.tags, tt.scenario)
+			n, err := Check([]string{dir}, vocab, tt.tags, tt.scenario)
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)
@@ -75,7 +75,7 @@ func TestCheckFeaturesTakesAFileWithALine(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "a.feature")
 	require.NoError(t, os.WriteFile(f, []byte("Feature: f\n  Scenario: s\n    When a session is created\n"), 0o644))
-	n, err := checkFeatures([]string{f + ":2"}, steps.Vocabulary(), "", "")
+	n, err := Check([]string{f + ":2"}, steps.Vocabulary(), "", "")
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 }

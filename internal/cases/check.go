@@ -1,4 +1,4 @@
-package harness
+package cases
 
 import (
 	"fmt"
@@ -14,12 +14,12 @@ import (
 	messages "github.com/cucumber/messages/go/v34"
 )
 
-// checkFeatures parses every feature file the run was given and checks it against the steps'
+// Check parses every feature file the run was given and checks it against the steps'
 // vocabulary before any SDK starts: a parse error, a step that matches no phrase or more than
 // one, a @requires tag naming no known capability and a step needing a capability its scenario
 // does not require are each an error naming the file and line. It returns how many scenarios
 // the run selects (--tags and --scenario applied), so an empty run is caught up front.
-func checkFeatures(paths []string, vocab []suite.Step, tags, name string) (int, error) {
+func Check(paths []string, vocab []suite.Step, tags, name string) (int, error) {
 	type phrase struct {
 		re   *regexp.Regexp
 		step suite.Step

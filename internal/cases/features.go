@@ -1,4 +1,8 @@
-package harness
+// Package cases is the Gherkin features as a source of cases: it lists the scenarios of the
+// feature files (outline examples expanded, each with its stable id) and checks the features
+// against the steps' vocabulary before any SDK starts. Another source of cases (the schema
+// sweep, the SDK-surface checks) gives its cases the same identity: feature, scenario, id.
+package cases
 
 import (
 	"crypto/sha256"
@@ -15,10 +19,10 @@ import (
 	messages "github.com/cucumber/messages/go/v34"
 )
 
-// ListScenarios parses every feature file under root and returns its scenarios (outline
+// List parses every feature file under root and returns its scenarios (outline
 // examples expanded, names as godog runs them). A feature that does not parse is an error naming
 // the file and line.
-func ListScenarios(root string) ([]expect.Scenario, error) {
+func List(root string) ([]expect.Scenario, error) {
 	var out []expect.Scenario
 	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() || !strings.HasSuffix(path, ".feature") {
@@ -44,21 +48,21 @@ func ListScenarios(root string) ([]expect.Scenario, error) {
 	return out, err
 }
 
-// countScenarios is how many scenarios a run has per SDK, for the progress view: the scenarios
-// under cfg.Paths with the --scenario name, or 0 (unknown) with a tag expression, which only
-// godog evaluates.
-func countScenarios(cfg Config) int {
-	if cfg.Tags != "" {
+// Count is how many scenarios a run has per SDK, for the progress view: the scenarios under
+// paths with the name (all when ""), or 0 (unknown) with a tag expression, which only godog
+// evaluates.
+func Count(paths []string, tags, name string) int {
+	if tags != "" {
 		return 0
 	}
 	n := 0
-	for _, p := range cfg.Paths {
-		list, err := ListScenarios(p)
+	for _, p := range paths {
+		list, err := List(p)
 		if err != nil {
 			return 0
 		}
 		for _, s := range list {
-			if cfg.Scenario == "" || s.Name == cfg.Scenario {
+			if name == "" || s.Name == name {
 				n++
 			}
 		}

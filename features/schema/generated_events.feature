@@ -1,0 +1,20 @@
+@sweep
+Feature: Every session event type of the runtime's schema reaches the application as sent
+  The runtime's session-events.schema.json describes every event it sends. Each event type is
+  sent with values generated from its schema (every field, only the required ones, and every field
+  plus one the schema does not know, as a newer runtime would send), and the data the
+  application's typed event callback receives must be what was sent: no field dropped, renamed
+  or defaulted.
+
+  @requires.rpc.generated @requires.events
+  Scenario Outline: every event type reaches the application <variant>
+    Given an SDK client connected to the runtime
+    And a session is created
+    When the runtime sends every event type of the schema <variant>
+    Then the application received every generated event as the runtime sent it
+
+    Examples:
+      | variant                                |
+      | with every field                       |
+      | with only the required fields          |
+      | with a field the schema does not know  |

@@ -1,0 +1,173 @@
+package coverage
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// sdkAccount is what one SDK's transcripts say about the schema.
+type sdkAccount struct {
+	sent, answered, events map[string]bool
+	notGenerated           map[string]string // method -> the driver's unsupported reason
+	gated                  string            // why the generated sweep was unsupported, if it was
+	swept                  bool              // a generated batch ran
+	eventsSent             map[string]bool   // event types the runtime sent
+}
+
+// sweep accounts for every item of the catalog, per SDK: covered (sent, answered, received), or
+// the reason it is not, read from the transcripts (the driver's unsupported answers inside
+// rpcBatch, a scenario gated on rpc.generated) and from the catalog (visibility internal).
+func sweep(catalog []report.SchemaItem, order []string, acct map[string]*sdkAccount) []report.SweepCoverage {
+	if len(catalog) == 0 {
+		return nil
+	}
+	var out []report.SweepCoverage
+	for _, sdk := range order {
+		a := acct[sdk]
+		s := report.SweepCoverage{SDK: sdk}
+		for _, it := range catalog {
+			covered, reason := false, ""
+			switch it.Kind {
+			case "event":
+				s.EventTypes++
+				covered = a.events[it.Name]
+				switch {
+				case covered:
+				case a.eventsSent[it.Name]:
+					reason = "sent by the runtime; the application's event callback never received it"
+				case a.gated != "":
+					reason = a.gated
+				default:
+					reason = "no scenario of this run sent it (features/schema/generated_events.feature not run)"
+				}
+			case "handler":
+				s.Methods++
+				covered = a.answered[it.Name]
+				if !covered {
+					reason = "runtime-to-SDK method: no scenario of this run sent it to the SDK (the handler sweep, capability rpc.handlers, is not built yet)"
+				}
+			default:
+				s.Methods++
+				covered = a.sent[it.Name]
+				switch {
+				case covered:
+				case it.Internal:
+					reason = "visibility internal in api.schema.json: SDK plumbing, not called by applications, so the sweep leaves it out"
+				case a.notGenerated[it.Name] != "":
+					reason = "unsupported: " + a.notGenerated[it.Name]
+				case a.gated != "":
+					reason = a.gated
+				case a.swept:
+					reason = "the sweep called it; the SDK raised before sending it (see the scenario's failure)"
+				default:
+					reason = "no scenario of this run called it (features/schema/generated_rpc.feature not run)"
+				}
+			}
+			if covered {
+				if it.Kind == "event" {
+					s.Events++
+				} else {
+					s.Covered++
+				}
+				continue
+			}
+			s.Uncovered = append(s.Uncovered, report.Uncovered{Name: it.Name, Kind: it.Kind, Reason: reason})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func newAccount() *sdkAccount {
+	return &sdkAccount{sent: map[string]bool{}, answered: map[string]bool{}, events: map[string]bool{},
+		notGenerated: map[string]string{}, eventsSent: map[string]bool{}}
+}
+
+// read adds one transcript to the account: the rpcBatch calls whose outcome was unsupported, the
+// session events the runtime sent and the ones the driver reported the application received.
+func (a *sdkAccount) read(entries []transcript.Entry) {
+	batches := map[int][]string{} // command id -> methods called
+	for _, e := range entries {
+		if len(e.Frame) == 0 {
+			continue
+		}
+		switch e.Dir {
+		case transcript.HarnessToDriver:
+			var c struct {
+				ID   int    `json:"id"`
+				Cmd  string `json:"cmd"`
+				Args struct {
+					Calls []struct {
+						Method string `json:"method"`
+					} `json:"calls"`
+				} `json:"args"`
+			}
+			if json.Unmarshal(e.Frame, &c) == nil && c.Cmd == "rpcBatch" && len(c.Args.Calls) > 0 {
+				a.swept = true
+				for _, call := range c.Args.Calls {
+					batches[c.ID] = append(batches[c.ID], call.Method)
+				}
+			}
+		case transcript.DriverToHarness:
+			var r struct {
+				ID     int    `json:"id"`
+				Event  string `json:"event"`
+				Result struct {
+					Outcomes []struct {
+						Outcome string `json:"outcome"`
+						Reason  string `json:"reason"`
+					} `json:"outcomes"`
+				} `json:"result"`
+				Args struct {
+					Type string `json:"type"`
+				} `json:"args"`
+			}
+			if json.Unmarshal(e.Frame, &r) != nil {
+				continue
+			}
+			if r.Event == "session.event" && r.Args.Type != "" {
+				a.events[r.Args.Type] = true
+			}
+			if methods, ok := batches[r.ID]; ok {
+				for i, o := range r.Result.Outcomes {
+					if i < len(methods) && o.Outcome == "unsupported" {
+						a.notGenerated[methods[i]] = o.Reason
+					}
+				}
+			}
+		case transcript.RuntimeToSDK:
+			var n struct {
+				Method string `json:"method"`
+				Params struct {
+					Event struct {
+						Type string `json:"type"`
+					} `json:"event"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(e.Frame, &n) == nil && n.Method == "session.event" && n.Params.Event.Type != "" {
+				a.eventsSent[n.Params.Event.Type] = true
+			}
+		}
+	}
+}
+
+// gate records why a result that needed the generated layer was unsupported on this SDK.
+func (a *sdkAccount) gate(r report.Result) {
+	if r.Status == report.Unsupported && r.Capability == "rpc.generated" && a.gated == "" {
+		a.gated = fmt.Sprintf("unsupported: %s", r.Message)
+	}
+}
+
+// SortCatalog orders a catalog by kind, then name.
+func SortCatalog(c []report.SchemaItem) {
+	sort.Slice(c, func(i, j int) bool {
+		if c[i].Kind != c[j].Kind {
+			return c[i].Kind < c[j].Kind
+		}
+		return c[i].Name < c[j].Name
+	})
+}

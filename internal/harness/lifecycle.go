@@ -1,0 +1,150 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/cucumber/godog"
+)
+
+// lifecycle is one scenario's life on one target, around the steps: it decides whether the
+// scenario runs here (--scenario, the shard, a replay's recordings), opens its transcript,
+// stops it early when the SDK is unavailable or lacks a capability the scenario requires,
+// starts its recording runtime, and when the steps are done closes the runtime and the
+// transcript and hands the outcome on. The steps only drive the SDK (suite.Scenario).
+type lifecycle struct {
+	lease      *lease
+	root       string // the features folder
+	nameFilter string
+
+	feature, name string
+	tags          []string
+	rec           *transcript.Recorder
+	path          string
+	scenario      *suite.Scenario // set when the scenario reaches the SDK
+	firstErr      error
+	unsupported   string
+	capability    string
+	unavailable   string
+}
+
+var (
+	errFiltered    = fmt.Errorf("filtered out: %w", godog.ErrSkip)
+	errUnavailable = fmt.Errorf("the SDK is unavailable: %w", godog.ErrSkip)
+)
+
+// bind wraps the steps' hooks in the lifecycle's: begin before the steps' Before, end after
+// their After (which stops the SDK's clients while the runtime still answers).
+func (c *lifecycle) bind(sc *godog.ScenarioContext, steps func(*godog.ScenarioContext)) {
+	sc.Before(c.begin)
+	sc.StepContext().After(c.step)
+	steps(sc)
+	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+		c.end()
+		return ctx, nil
+	})
+}
+
+func (c *lifecycle) begin(ctx context.Context, s *godog.Scenario) (context.Context, error) {
+	c.feature, c.name = relFeature(c.root, s.Uri), s.Name
+	for _, t := range s.Tags {
+		c.tags = append(c.tags, t.Name)
+	}
+	if c.nameFilter != "" && s.Name != c.nameFilter {
+		return ctx, errFiltered // not part of this run: no result at all
+	}
+	if !c.lease.Selected(c.feature, c.name) {
+		return ctx, errFiltered // another shard's, or not in the recorded run
+	}
+	// Every scenario gets a transcript, even one that never reaches an SDK, so every result
+	// names a file that says what happened.
+	rec, path, err := c.lease.Transcript(c.feature, c.name)
+	if err != nil {
+		return ctx, err
+	}
+	c.rec, c.path = rec, path
+	rec.Scenario(transcript.Header{Name: c.name, Feature: c.feature, SDK: c.lease.SDK(), SchemaChecked: c.lease.SchemaLoaded()})
+	if why := c.lease.Unavailable(); why != "" {
+		rec.Unavailable(why)
+		c.unavailable = why
+		return ctx, errUnavailable
+	}
+	for _, tag := range s.Tags {
+		capability, ok := strings.CutPrefix(tag.Name, "@requires.")
+		if !ok {
+			continue
+		}
+		if reason, note, lacking := suite.Lacks(c.lease, capability); lacking {
+			rec.Lacks(capability, note, reason)
+			c.unsupported, c.capability = reason, capability
+			return ctx, &suite.ErrUnsupported{Reason: reason, Capability: capability}
+		}
+	}
+	rt := runtime.New(rec, c.lease.RuntimeOptions())
+	addr, err := rt.Listen("127.0.0.1:0")
+	if err != nil {
+		c.firstErr = fmt.Errorf("recording runtime: %w", err)
+		return ctx, c.firstErr
+	}
+	rec.Notef("", "recording runtime listening on %s", addr)
+	c.scenario = &suite.Scenario{Feature: c.feature, Name: c.name, Rec: rec, Runtime: rt, Addr: addr}
+	c.lease.setScenario(c.scenario)
+	return ctx, nil
+}
+
+// step keeps the first thing that ended the scenario: an unsupported step, an undefined one or
+// a failure.
+func (c *lifecycle) step(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
+	if c.firstErr == nil && c.unsupported == "" && c.unavailable == "" {
+		var un *suite.ErrUnsupported
+		var ua *suite.ErrUnavailable
+		switch {
+		case errors.As(err, &un):
+			c.unsupported, c.capability = un.Reason, un.Capability
+		case errors.As(err, &ua):
+			c.unavailable = ua.Reason
+			c.rec.Unavailable(ua.Reason)
+		case status == godog.StepUndefined:
+			c.firstErr = fmt.Errorf("step %q is not defined", st.Text)
+		case err != nil && !errors.Is(err, godog.ErrSkip):
+			c.firstErr = fmt.Errorf("step %q: %w", st.Text, err)
+		}
+	}
+	return ctx, nil
+}
+
+// end closes what begin opened and hands the outcome on; a scenario filtered out has none.
+func (c *lifecycle) end() {
+	defer c.lease.setScenario(nil)
+	if c.rec == nil {
+		return
+	}
+	o := suite.Outcome{Feature: c.feature, Scenario: c.name, Err: c.firstErr, Unsupported: c.unsupported,
+		Unavailable: c.unavailable, Capability: c.capability, Transcript: c.path, Tags: c.tags}
+	if s := c.scenario; s != nil {
+		if o.Err == nil && o.Unsupported == "" && o.Unavailable == "" {
+			o.Err = s.Err
+		}
+		o.Checked, o.Observations = s.Checked, s.Observations
+		s.Runtime.Close()
+	}
+	o.SchemaViolations = transcript.Violations(c.rec.Entries())
+	c.rec.Notef("", "scenario ended")
+	if err := c.rec.Close(); err != nil && o.Err == nil {
+		o.Err = fmt.Errorf("writing the transcript: %w", err)
+	}
+	c.lease.Finished(o)
+}
+
+func relFeature(root, uri string) string {
+	if rel, err := filepath.Rel(root, uri); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(uri)
+}
