@@ -319,3 +319,27 @@ func TestSDKRequestFloodIsBounded(t *testing.T) {
 	assert.Greater(t, pings, 0, "the flood is in the transcript")
 	assert.NoError(t, outcomes[1].Err)
 }
+
+// A schema step in a run without the runtime's schema is unavailable with its reason: a setup
+// problem, never unsupported (no SDK lacks anything) and never passed.
+func TestSchemaStepWithoutSchemaIsUnavailable(t *testing.T) {
+	features, reports := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+  Scenario: schema
+    Given a session is created with no tools
+    Then every request the SDK sent conforms to the runtime's published schema
+`), 0o644))
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var outcomes []suite.Outcome
+	tg := &target{name: "fake", timeout: 5 * time.Second, reportDir: reports, progress: io.Discard,
+		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=unsupported", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	tg.close()
+	require.Len(t, outcomes, 1)
+	assert.NoError(t, outcomes[0].Err)
+	assert.Empty(t, outcomes[0].Unsupported)
+	assert.Contains(t, outcomes[0].Unavailable, "the runtime's published schema is not loaded")
+}
