@@ -9,7 +9,7 @@ ENV DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIE
     DOTNET_GENERATE_ASPNET_CERTIFICATE=false DOTNET_CLI_USE_MSBUILD_SERVER=0 \
     MSBUILDDISABLENODEREUSE=1 NUGET_XMLDOC_MODE=skip
 WORKDIR /src
-COPY Directory.Build.props Driver.csproj Program.cs ./
+COPY Directory.Build.props Driver.csproj *.cs ./
 # Same recipe as the local runner (internal/sdks/dotnet.go). CopilotSkipCliDownload: the SDK's
 # build targets would download a ~100 MB Copilot CLI the driver never uses.
 RUN dotnet publish Driver.csproj -c Release -o /out --nologo -nodeReuse:false \

@@ -10,7 +10,7 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONUNBUFFERED=1 PYTHONIOENCODING=utf-8
 RUN python3 -c "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 'github-copilot-sdk needs Python >= 3.11')" && \
     python3 -m venv /venv && \
     /venv/bin/python -m pip install --no-cache-dir "github-copilot-sdk==${SDK_VERSION}"
-COPY driver.py /driver/driver.py
+COPY *.py /driver/
 WORKDIR /driver
 ENV CONFORMANCE_SDK_SOURCE=pypi:github-copilot-sdk@${SDK_VERSION}
 ENTRYPOINT ["/venv/bin/python", "/driver/driver.py"]

@@ -136,12 +136,20 @@ func (w *world) toolsFrom(table *godog.Table) ([]map[string]any, error) {
 }
 
 func (w *world) rejectNextReplacement(msg string) error {
-	w.rt.RejectNextToolsSet(msg)
+	rt, err := w.standIn("runtime.script.rejection")
+	if err != nil {
+		return err
+	}
+	rt.RejectNextToolsSet(msg)
 	return nil
 }
 
 func (w *world) slowReplacements(ms int) error {
-	w.rt.SetToolsSetDelay(time.Duration(ms) * time.Millisecond)
+	rt, err := w.standIn("runtime.script.delay")
+	if err != nil {
+		return err
+	}
+	rt.SetToolsSetDelay(time.Duration(ms) * time.Millisecond)
 	return nil
 }
 

@@ -23,6 +23,7 @@ func (w *world) registerWire(sc binder) {
 	w.registerFraming(sc)
 	w.registerRequests(sc)
 	w.registerConnect(sc)
+	w.registerSurface(sc)
 }
 
 func (w *world) registerOptions(sc binder) {

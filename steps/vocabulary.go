@@ -116,6 +116,9 @@ func commandNeeds(cmd string, args any) []string {
 			out = append(out, "transport.tcp")
 		}
 		out = append(out, prefixed("connect.option.", a["options"])...)
+		if _, ok := a["fields"]; ok {
+			out = append(out, "surface")
+		}
 	case "resumeSession":
 		out = append(out, "session.resume")
 	case "setTools", "setToolsConcurrently":
@@ -127,6 +130,8 @@ func commandNeeds(cmd string, args any) []string {
 		}
 	case "clearContext":
 		out = append(out, "session.clearContext")
+	case "surface":
+		out = append(out, "surface")
 	case "rpc", "rpcBatch":
 		// An unsupported outcome for one method inside the batch is that method's absence from
 		// the generated layer; an unsupported answer to the command itself is not.
@@ -136,6 +141,9 @@ func commandNeeds(cmd string, args any) []string {
 		out = append(out, prefixed("session.option.", a["options"])...)
 		if _, ok := a["gitHubToken"]; ok {
 			out = append(out, "session.gitHubToken")
+		}
+		if _, ok := a["fields"]; ok {
+			out = append(out, "surface")
 		}
 		_, handlers := a["handlers"]
 		_, results := a["handlerResults"]

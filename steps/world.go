@@ -13,6 +13,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
@@ -34,7 +35,7 @@ type world struct {
 
 	scenario     *suite.Scenario // the running scenario, as the harness opened it
 	rec          *transcript.Recorder
-	rt           *runtime.Server
+	rt           suite.Runtime // the stand-in, or a proxy in front of the real runtime
 	addr         string
 	stdioLog     string // transcript written by a runtime the SDK spawned itself
 	clients      []string
@@ -46,9 +47,10 @@ type world struct {
 	observations map[string]string
 	lastErr      *driver.Response // the last command that ended in an SDK error
 	checked      []report.Check
-	badLine      error        // the first driver line of the current command that was not protocol JSON
-	sweep        []*sweepCall // the generated calls of the schema sweep (generated.go)
-	events       []sentEvent  // the generated events sent (generated_events.go)
+	badLine      error           // the first driver line of the current command that was not protocol JSON
+	sweep        []*sweepCall    // the generated calls of the schema sweep (generated.go)
+	events       []sentEvent     // the generated events sent (generated_events.go)
+	surface      *surface.Result // what the surface probe found (surface.go)
 }
 
 type session struct{ handle, id, client string }
@@ -197,6 +199,25 @@ func (w *world) importStdio() {
 	}
 	_ = os.Remove(w.stdioLog)
 }
+
+// standIn is the scenario's stand-in runtime, for a step that scripts what only the stand-in
+// can be made to do; on a runtime that lacks capability (suite.Lacker) the step is unsupported,
+// with that runtime's reason.
+func (w *world) standIn(capability string) (*runtime.Server, error) {
+	if l, ok := w.rt.(suite.Lacker); ok {
+		if why, lacking := l.Lacks(capability); lacking {
+			return nil, &ErrUnsupported{Reason: why, Capability: capability}
+		}
+	}
+	s, ok := w.rt.(*runtime.Server)
+	if !ok {
+		return nil, &ErrUnsupported{Reason: fmt.Sprintf("this runtime cannot be scripted (%s)", capability), Capability: capability}
+	}
+	return s, nil
+}
+
+// runtimeCan is standIn for a step that only needs to know the runtime can do it.
+func (w *world) runtimeCan(capability string) error { _, err := w.standIn(capability); return err }
 
 // lacks says whether the driver lacks capability c, with the sentence that reports it and the
 // driver's note.

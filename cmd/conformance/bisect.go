@@ -61,7 +61,7 @@ Exit status: 0 when a change was found or none exists, 2 on a usage or setup err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			versions, err := d.Versions(ctx, good, bad)
+			versions, err := d.Versions(ctx, sdks.Range{Lo: good, Hi: bad})
 			if err != nil {
 				return &exitError{2, fmt.Errorf("%s: listing published versions: %w", sdk, err)}
 			}

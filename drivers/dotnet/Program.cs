@@ -145,6 +145,7 @@ internal static class Program
         "send" => SendAsync(a),
         "disconnect" => DisconnectAsync(a),
         "stopClient" => StopClientAsync(a),
+        "surface" => Task.FromResult(Surface.Entries()),
         "shutdown" => Task.FromResult(new JsonObject()),
         // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
         _ => throw new UnsupportedException($"the dotnet driver has no command '{cmd}'"),
@@ -241,6 +242,7 @@ internal static class Program
 
         var clientOptions = new CopilotClientOptions { Connection = connection, Logger = s_sdkLogger };
         ConnectOptions.Apply(a["options"] as JsonObject, clientOptions, connection, $"{PackageId} {SdkVersion()}");
+        Surface.Apply(clientOptions, a["fields"], $"{PackageId} {SdkVersion()}");
         var client = new CopilotClient(clientOptions);
         try
         {
@@ -267,6 +269,7 @@ internal static class Program
             OnPermissionRequest = ConnectOptions.ReportingApproveAll(state.Handle, Emit),
         };
         SessionOptions.Apply(config, OptionsArg(a), resume: false, $"{PackageId} {SdkVersion()}");
+        Surface.Apply(config, a["fields"], $"{PackageId} {SdkVersion()}");
 
         CopilotSession session = await client.CreateSessionAsync(config).ConfigureAwait(false);
         state.Session = session;
@@ -286,6 +289,7 @@ internal static class Program
             OnPermissionRequest = ConnectOptions.ReportingApproveAll(state.Handle, Emit),
         };
         SessionOptions.Apply(config, OptionsArg(a), resume: true, $"{PackageId} {SdkVersion()}");
+        Surface.Apply(config, a["fields"], $"{PackageId} {SdkVersion()}");
 
         CopilotSession session = await client.ResumeSessionAsync(sessionId, config).ConfigureAwait(false);
         state.Session = session;

@@ -301,6 +301,7 @@ internal static class ConnectOptions
         notes["connect.option.gitHubTelemetry"] =
             $"{sdk}: CopilotClientOptions.OnGitHubTelemetry ([Experimental(\"GHCP001\")]), a callback that accepts every notification";
         capabilities["handler.permission"] = true;
+        capabilities["surface"] = true;
         notes["handler.permission"] =
             $"{sdk}: PermissionHandler.ApproveAll wrapped to report the PermissionRequest it received, serialized by System.Text.Json";
     }

@@ -217,6 +217,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.telemetry":         true,
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
 		"handler.permission":            true,
+		"surface":                       true,
 	}
 	notes := map[string]string{
 		"tool.isTerminal.explicitFalse": "copilot.Tool.IsTerminal is a plain bool with `json:\"isTerminal,omitempty\"`: " +
@@ -446,6 +447,7 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 		CLIPath string                     `json:"cliPath"`
 		Env     map[string]string          `json:"env"`
 		Options map[string]json.RawMessage `json:"options"`
+		Fields  map[string]json.RawMessage `json:"fields"`
 	}](raw)
 	if err != nil {
 		return nil, err
@@ -484,6 +486,9 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 	if err := applyConnectOptions(opts, a.Options); err != nil {
 		return nil, err
 	}
+	if err := applyFields(opts, a.Fields); err != nil {
+		return nil, err
+	}
 	client, err := newClient(opts)
 	if err != nil {
 		return nil, err
@@ -513,6 +518,8 @@ type sessionArgs struct {
 	SessionID string                     `json:"sessionId"`
 	Tools     []toolSpec                 `json:"tools"`
 	Options   map[string]json.RawMessage `json:"options"`
+	// Fields are SDK config fields by their Go name (PROTOCOL.md "Surface").
+	Fields map[string]json.RawMessage `json:"fields"`
 	// GitHubToken is the application's per-session token option, passed as given.
 	GitHubToken *string `json:"gitHubToken"`
 }
@@ -556,6 +563,9 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 		if err := applyOptions(cfg, a.Options, true); err != nil {
 			return nil, err
 		}
+		if err := applyFields(cfg, a.Fields); err != nil {
+			return nil, err
+		}
 		s, err = client.ResumeSession(ctx, a.SessionID, cfg)
 	} else {
 		cfg := &copilot.SessionConfig{
@@ -565,6 +575,9 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 		}
 		reportPermissions(cfg, ref)
 		if err := applyOptions(cfg, a.Options, false); err != nil {
+			return nil, err
+		}
+		if err := applyFields(cfg, a.Fields); err != nil {
 			return nil, err
 		}
 		if a.GitHubToken != nil {
@@ -773,6 +786,8 @@ func (d *driver) dispatch(c command) (result any, err error) {
 		return d.disconnect(c.Args)
 	case "stopClient":
 		return d.stopClient(c.Args)
+	case "surface":
+		return d.surface(c.Args)
 	case "rpc":
 		return d.rpc(c.Args)
 	case "rpcBatch":

@@ -5,10 +5,11 @@
 // responses and events (one JSON object per line) on stdout. See ../PROTOCOL.md.
 // Diagnostics go to stderr only.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
+import { applyFields, surface } from "./surface.mjs";
 
 // ---------------------------------------------------------------------------------------------
 // stdout guard: protocol lines go through `writeLine` only. Anything else that writes to stdout
@@ -222,6 +223,7 @@ function capabilities() {
     // given as is, which is what a JavaScript application relies on.
     "tool.result.binary.metadata": true,
     "handler.permission": true,
+    surface: true,
     "rpc.generated": rpcWrappers().session.size + rpcWrappers().server.size > 0,
     "connect.option.connectionToken": true,
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
@@ -490,7 +492,29 @@ function forwardEvents(sessionHandle) {
 // ---------------------------------------------------------------------------------------------
 // Commands.
 
+// The installed SDK's declared surface (PROTOCOL.md "Surface"). Type-checking the .d.ts takes
+// seconds, so --self-check (the harness's Prepare, once per SDK version) writes it beside the
+// driver and a run reads it; without that file it is computed on first use.
+const SURFACE_CACHE = join(here, "surface.json");
+let surfaceEntries;
+function surfaceOf() {
+  if (!surfaceEntries) {
+    try {
+      const cached = JSON.parse(readFileSync(SURFACE_CACHE, "utf8"));
+      if (cached.sdkVersion === sdkVersion && cached.sdkDir === installed.dir) surfaceEntries = cached.entries;
+    } catch {
+      // no cache: compute below
+    }
+  }
+  surfaceEntries ??= surface(installed.dir);
+  return surfaceEntries;
+}
+
 const commands = {
+  async surface() {
+    return { entries: surfaceOf() };
+  },
+
   async hello() {
     const { caps, notes } = capabilities();
     return {
@@ -525,6 +549,7 @@ const commands = {
     } else {
       throw new DriverError('connect needs "address" or "cliPath"');
     }
+    applyFields(clientOptions, args.fields, "clientOptions", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     const client = new CopilotClient({ connection, ...clientOptions });
     await client.start();
     clients.set(handle, client);
@@ -538,6 +563,7 @@ const commands = {
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "create");
+    applyFields(config, args.fields, "sessionConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     if (args.gitHubToken !== undefined) config.gitHubToken = args.gitHubToken;
     const session = await client.createSession(config);
     ref.session = session;
@@ -553,6 +579,7 @@ const commands = {
     const tools = buildTools(need(args, "tools", "array"), handle, ref);
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "resume");
+    applyFields(config, args.fields, "resumeConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     const session = await client.resumeSession(sessionId, config);
     ref.session = session;
     sessions.set(handle, { session, client });
@@ -707,6 +734,7 @@ process.on("unhandledRejection", (e) => diag(`unhandled rejection: ${e?.stack ??
 if (process.argv.includes("--self-check")) {
   // Used by the harness's Prepare: the SDK imports and its metadata is readable.
   const { caps } = capabilities();
+  writeFileSync(SURFACE_CACHE, JSON.stringify({ sdkVersion, sdkDir: installed.dir, entries: surface(installed.dir) }));
   process.stderr.write(`${SDK_PACKAGE} ${sdkVersion} (${sdkSource()}) ${JSON.stringify(caps)}\n`);
   process.exit(0);
 }

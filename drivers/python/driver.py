@@ -64,6 +64,7 @@ from copilot.session import CopilotSession, PermissionHandler  # noqa: E402
 from copilot.tools import Tool, ToolInvocation, ToolResult  # noqa: E402
 
 import rpc as generated_rpc  # noqa: E402  (next to this file: the generic generated-layer call)
+import surface as _surface  # noqa: E402  (beside this file: PROTOCOL.md "Surface")
 
 try:
     from copilot import RuntimeConnection
@@ -168,6 +169,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         notes["transport.tcp"] = f"{SDK_LABEL}: no RuntimeConnection.for_uri"
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
+    caps["surface"] = True
     option_capabilities(caps, notes)
     generated_rpc.capabilities(SDK_LABEL, caps, notes)
     caps["handler.permission"] = True
@@ -330,6 +332,17 @@ def session_kwargs(options: dict[str, Any], resume: bool) -> dict[str, Any]:
         else:
             out[kw] = value
     return out
+
+
+def fields_kwargs(fields: dict[str, Any] | None, owner: str) -> dict[str, Any]:
+    """SDK keywords by their own names, values as given (PROTOCOL.md "Surface")."""
+    if not fields:
+        return {}
+    declared = _surface.declared(owner)
+    for name in fields:
+        if name not in declared:
+            raise Unsupported(f"{SDK_LABEL}: {owner} declares no field {name}")
+    return dict(fields)
 
 
 def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
@@ -551,6 +564,9 @@ class Driver:
             "missing": missing_symbols(caps),
         }
 
+    async def cmd_surface(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"entries": _surface.surface()}
+
     async def cmd_connect(self, args: dict[str, Any]) -> dict[str, Any]:
         handle = need(args, "client")
         if handle in self.clients:
@@ -585,6 +601,7 @@ class Driver:
                 connection.env = {**os.environ, **args["env"]}
         else:
             raise DriverError("connect needs 'address' or 'cliPath'")
+        client_kwargs.update(fields_kwargs(args.get("fields"), "clientOptions"))
         client = CopilotClient(connection=connection, **client_kwargs)
         await client.start()
         self.clients[handle] = client
@@ -599,6 +616,7 @@ class Driver:
             if "github_token" not in CREATE_KWARGS:
                 raise Unsupported(f"{SDK_LABEL}: CopilotClient.create_session has no github_token")
             options["github_token"] = args["gitHubToken"]
+        options.update(fields_kwargs(args.get("fields"), "sessionConfig"))
         session = await client.create_session(
             on_permission_request=self.permission_handler(handle),
             tools=tools,
@@ -613,6 +631,7 @@ class Driver:
         handle = need(args, "session")
         tools = self.make_tools(handle, need(args, "tools"))
         options = session_kwargs(args.get("options") or {}, resume=True)
+        options.update(fields_kwargs(args.get("fields"), "resumeConfig"))
         session = await client.resume_session(
             need(args, "sessionId"),
             on_permission_request=self.permission_handler(handle),

@@ -23,6 +23,11 @@
 //! `sdk_resume_<field>` (ResumeSessionConfig), `sdk_result_<field>` (ToolResultExpanded),
 //! `sdk_binary_<field>` (ToolBinaryResult), `sdk_session_<field>` (SessionConfig, beyond the
 //! session options).
+//!
+//! Last, it writes `$OUT_DIR/surface_gen.rs` (PROTOCOL.md "Surface"): every field of the SDK's
+//! configuration structs as declared in the crate source (`SURFACE`), and a setter per
+//! SessionConfig / ResumeSessionConfig field of a plain JSON type (`set_create_field`,
+//! `set_resume_field`), so the driver sets any declared field by name with no hand list.
 
 use std::path::{Path, PathBuf};
 
@@ -127,6 +132,12 @@ fn main() {
             println!("cargo:rustc-cfg={cfg}");
         }
     }
+    let mut files = Vec::new();
+    if let Some(dir) = &sdk_dir {
+        read_files(&dir.join("src"), &dir.join("src"), &mut files);
+    }
+    let out = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("surface_gen.rs");
+    std::fs::write(&out, surface_gen(&files)).expect("writing surface_gen.rs");
     for (prefix, name, fields) in FIELDS {
         let declared = struct_fields(&text, name);
         for field in *fields {
@@ -223,4 +234,142 @@ fn quoted_value(line: &str, key: &str) -> Option<String> {
         rest = &rest[i + key.len()..];
     }
     None
+}
+
+/// Owner (PROTOCOL.md "Surface") and the structs that declare it.
+const SURFACE_OWNERS: &[(&str, &[&str])] = &[
+    ("sessionConfig", &["SessionConfig"]),
+    ("resumeConfig", &["ResumeSessionConfig"]),
+    ("clientOptions", &["ClientOptions"]),
+    ("tool", &["Tool"]),
+    ("customAgent", &["CustomAgentConfig"]),
+    ("mcpServer", &["McpStdioServerConfig", "McpHttpServerConfig"]),
+    ("command", &["CommandDefinition"]),
+    ("provider", &["ProviderConfig"]),
+    ("systemMessage", &["SystemMessageConfig"]),
+];
+
+/// Every `.rs` file under `dir` as (path relative to `root`, text).
+fn read_files(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            read_files(root, &path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            if let Ok(body) = std::fs::read_to_string(&path) {
+                let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                out.push((rel, body));
+            }
+        }
+    }
+}
+
+/// The public fields of `pub struct <name> {` as (field, type), from the first file declaring it,
+/// hand-written files before generated ones (the generated wire types reuse some names). A
+/// field behind a `#[cfg(...)]` is left out (it may not exist in this build).
+fn struct_decl(files: &[(String, String)], name: &str) -> Option<(String, Vec<(String, String)>)> {
+    let head = format!("pub struct {name} {{");
+    let mut ordered: Vec<&(String, String)> = files.iter().filter(|(p, _)| !p.contains("generated")).collect();
+    ordered.extend(files.iter().filter(|(p, _)| p.contains("generated")));
+    for (path, text) in ordered {
+        let Some(start) = text.find(&head) else { continue };
+        let body = &text[start + head.len()..];
+        let body = &body[..body.find("\n}").unwrap_or(body.len())];
+        let mut fields = Vec::new();
+        let mut gated = false;
+        let mut pending: Option<(String, String)> = None;
+        for line in body.lines().map(str::trim) {
+            if let Some((field, ty)) = pending.as_mut() {
+                ty.push_str(line);
+                if line.ends_with(',') {
+                    fields.push((field.clone(), ty.trim_end_matches(',').to_string()));
+                    pending = None;
+                }
+                continue;
+            }
+            if line.starts_with("#[cfg") {
+                gated = true;
+                continue;
+            }
+            if line.starts_with("//") || line.starts_with("#[") || line.is_empty() {
+                continue;
+            }
+            let was_gated = std::mem::take(&mut gated);
+            let Some(rest) = line.strip_prefix("pub ") else { continue };
+            let Some((field, ty)) = rest.split_once(':') else { continue };
+            if was_gated {
+                continue;
+            }
+            let (field, ty) = (field.trim().to_string(), ty.trim().to_string());
+            if ty.ends_with(',') {
+                fields.push((field, ty.trim_end_matches(',').to_string()));
+            } else {
+                pending = Some((field, ty));
+            }
+        }
+        return Some((path.clone(), fields));
+    }
+    None
+}
+
+/// The shape of a Rust field type for the harness's value generator, whether it is optional,
+/// and whether a JSON value of that shape deserializes straight into it (a setter is generated).
+fn rust_shape(ty: &str) -> (&'static str, bool, bool) {
+    let t: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
+    let (inner, optional) = match t.strip_prefix("Option<").and_then(|r| r.strip_suffix('>')) {
+        Some(inner) => (inner.to_string(), true),
+        None => (t.clone(), false),
+    };
+    let plain = |s: &'static str| (s, optional, true);
+    match inner.as_str() {
+        "String" | "PathBuf" => plain("string"),
+        "bool" => plain("boolean"),
+        "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize" => plain("integer"),
+        "f32" | "f64" => plain("number"),
+        "Vec<String>" | "Vec<PathBuf>" => plain("string[]"),
+        _ if inner.contains("dyn") || inner.contains("Fn(") => ("handler", optional, false),
+        _ if inner.starts_with("HashMap<") || inner.starts_with("IndexMap<") || inner.starts_with("BTreeMap<") => ("map", optional, false),
+        _ if inner.starts_with("Vec<") => ("array", optional, false),
+        _ => ("other", optional, false),
+    }
+}
+
+fn surface_gen(files: &[(String, String)]) -> String {
+    let mut entries = String::new();
+    let mut setters: Vec<(&str, Vec<String>)> = vec![("sessionConfig", Vec::new()), ("resumeConfig", Vec::new())];
+    for (owner, names) in SURFACE_OWNERS {
+        let mut seen = std::collections::HashSet::new();
+        for name in *names {
+            let Some((path, fields)) = struct_decl(files, name) else { continue };
+            for (field, ty) in fields {
+                if !seen.insert(field.clone()) {
+                    continue;
+                }
+                let (shape, optional, settable) = rust_shape(&ty);
+                let kind = if shape == "handler" { "handler" } else { "field" };
+                entries.push_str(&format!(
+                    "    SurfaceEntry {{ owner: {owner:?}, name: {field:?}, ty: {ty:?}, kind: {kind:?}, shape: {shape:?}, optional: {optional}, declared_by: {:?} }},\n",
+                    format!("{name} (src/{path})")
+                ));
+                if settable {
+                    if let Some((_, arms)) = setters.iter_mut().find(|(o, _)| o == owner) {
+                        arms.push(format!(
+                            "        {field:?} => Some(serde_json::from_value(v).map(|x| c.{field} = x).map_err(|e| e.to_string())),\n"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let mut out = format!("/// Generated by build.rs from the SDK's source.\npub const SURFACE: &[SurfaceEntry] = &[\n{entries}];\n");
+    for (owner, arms) in setters {
+        let (fname, ty) = if owner == "sessionConfig" { ("set_create_field", "SessionConfig") } else { ("set_resume_field", "ResumeSessionConfig") };
+        out.push_str(&format!(
+            "/// Sets a declared {ty} field of a plain JSON type by name; None when there is none.\n#[allow(unused_variables)]\npub fn {fname}(c: &mut {ty}, name: &str, v: Value) -> Option<Result<(), String>> {{\n    match name {{\n{}        _ => None,\n    }}\n}}\n",
+            arms.concat()
+        ));
+    }
+    out
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -39,6 +40,15 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 		if len(rs) < 2 {
 			continue
 		}
+		if d, ok := surfaceDifferences(rs); ok {
+			var sdks []string
+			for _, r := range rs {
+				sdks = append(sdks, r.SDK)
+			}
+			sort.Strings(sdks)
+			out = append(out, report.Comparison{Feature: k.feature, Scenario: k.scenario, SDKs: sdks, Differences: d})
+			continue
+		}
 		payloads := map[string]map[string]any{} // sdk -> "method#n" -> params
 		checked := map[report.Check]bool{}
 		var sdks []string
@@ -58,6 +68,53 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 			Differences: Payloads(payloads, checked)})
 	}
 	return out, nil
+}
+
+// surfaceDifferences compares a surface scenario (features/surface) by where each field went
+// (its observations, package surface) instead of request by request: the SDKs probe different
+// field lists, so their k-th requests carry different fields. A field several SDKs declare
+// and send under different keys (or one sends and another does not) is a normative difference;
+// a field only one SDK declares is the matrix's business, not a difference.
+func surfaceDifferences(rs []report.Result) ([]report.Difference, bool) {
+	facts := map[string]map[string]string{}
+	for _, r := range rs {
+		for k, v := range r.Observations {
+			if rest, ok := strings.CutPrefix(k, surface.ObservationPrefix); ok {
+				if facts[rest] == nil {
+					facts[rest] = map[string]string{}
+				}
+				facts[rest][r.SDK] = v
+			}
+		}
+	}
+	if len(facts) == 0 {
+		return nil, false
+	}
+	keys := make([]string, 0, len(facts))
+	for k := range facts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := []report.Difference{}
+	for _, k := range keys {
+		vals := facts[k]
+		if len(vals) < 2 {
+			continue
+		}
+		first, same := "", true
+		for _, v := range vals {
+			if first == "" {
+				first = v
+			} else if v != first {
+				same = false
+			}
+		}
+		if !same {
+			request, field, _ := strings.Cut(k, " ")
+			out = append(out, report.Difference{Request: request, Path: "field " + field, Class: report.Normative, Values: vals})
+		}
+	}
+	return out, true
 }
 
 // Requests returns the normalized params of every request in a transcript, keyed by

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
@@ -86,7 +85,11 @@ func (c *lifecycle) begin(ctx context.Context, s *godog.Scenario) (context.Conte
 			return ctx, &suite.ErrUnsupported{Reason: reason, Capability: capability}
 		}
 	}
-	rt := runtime.New(rec, c.lease.RuntimeOptions())
+	rt, err := c.lease.NewRuntime(ctx, rec)
+	if err != nil {
+		c.firstErr = fmt.Errorf("runtime: %w", err)
+		return ctx, c.firstErr
+	}
 	addr, err := rt.Listen("127.0.0.1:0")
 	if err != nil {
 		c.firstErr = fmt.Errorf("recording runtime: %w", err)

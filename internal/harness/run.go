@@ -71,6 +71,12 @@ type Config struct {
 	Runner     string
 	LocalBases bool
 	Shard      Shard // --shard I/N; zero: the whole plan
+	// Runtime is RuntimeStandIn (default) or RuntimeReal; RuntimeVersion picks the real
+	// runtime's version (npm @github/copilot), "" for the one the pinned SDK ships.
+	Runtime        string
+	RuntimeVersion string
+	realBinary     string // set by Run for RuntimeReal
+	realEnv        []string
 
 	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
 	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
@@ -155,6 +161,14 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 			res.Harness.SchemaLoaded = true
 			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
 		}
+	}
+	if cfg.Runtime == RuntimeReal {
+		rb, err := prepareRealRuntime(ctx, cfg, p.pins)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the real runtime: %v", ErrSetup, err)
+		}
+		cfg.realBinary, cfg.realEnv = rb.Path, rb.Env
+		res.Harness.Runtime = "real: " + rb.Origin
 	}
 	return execute(ctx, cfg, p, r, cfg.selection.units(units(cfg, p, p.sdks)), res, schemaMethods)
 }
@@ -276,6 +290,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
+	t.realBinary, t.realEnv = cfg.realBinary, cfg.realEnv
 	t.rtOpts.Answers, t.generated = cfg.answers, cfg.generated
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)
@@ -430,6 +445,12 @@ func rerun(cfg Config, u unit, o suite.Outcome) string {
 	}
 	if s := cfg.Sources[sdk]; s != "" {
 		parts = append(parts, "--sdk-source "+shellQuote(sdk+"="+s))
+	}
+	if cfg.Runtime == RuntimeReal {
+		parts = append(parts, "--runtime real")
+		if cfg.RuntimeVersion != "" {
+			parts = append(parts, "--runtime-version "+cfg.RuntimeVersion)
+		}
 	}
 	parts = append(parts, "--scenario "+shellQuote(o.Scenario), shellQuote(filepath.ToSlash(filepath.Join("features", o.Feature))))
 	return strings.Join(parts, " ")

@@ -36,6 +36,8 @@ type target struct {
 	timeout    time.Duration
 	reportDir  string
 	rtOpts     runtime.Options
+	realBinary string // --runtime real: the runtime each scenario starts (realruntime.go)
+	realEnv    []string
 	generated  *schemagen.Doc // the runtime's schemas for the generated sweep; nil: not loaded
 	self       []string
 	progress   io.Writer // lines about the SDK that are not results
@@ -128,12 +130,17 @@ func (l *lease) Unavailable() string {
 	return l.unavailable
 }
 
-// Capability is the hello's; a replayed scenario has every capability its recorded run did not
-// find missing (the recording shows what the SDK did when it ran).
+// Capability is the hello's. A replayed scenario lacks what its recording says it lacked, and
+// otherwise has what the recorded hello declared; replaying a lone transcript, with no hello,
+// it has every capability its recorded run did not find missing.
 func (l *lease) Capability(name string) (bool, string) {
 	if l.recording != nil {
-		note, lacked := l.recording.Lacks[name]
-		return !lacked, note
+		if note, lacked := l.recording.Lacks[name]; lacked {
+			return false, note
+		}
+		if l.hello == nil || len(l.hello.Capabilities) == 0 {
+			return true, ""
+		}
 	}
 	if l.hello == nil {
 		return false, ""

@@ -11,6 +11,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 )
 
 // MaxSummaryBytes bounds summary.md. GitHub rejects a job summary over 1 MiB per step; the
@@ -47,6 +48,7 @@ func MarkdownText(r *report.Results) string {
 		schemaViolations(r),
 		schemaCoverage(r),
 		timingSection(r),
+		surfaceMatrix(r),
 	}
 	var b strings.Builder
 	const pointer = "\n---\n\nThe summary stops here to stay within GitHub's job summary limit: every result, transcript and difference is in `report.html` and `results.json` beside this file.\n"
@@ -488,7 +490,7 @@ func differences(r *report.Results) string {
 // maxNormativePerScenario: a scenario with more normative differences than this (the schema
 // sweep compares hundreds of requests) lists them grouped by method and values, at most that
 // many groups; results.json and report.html list every one.
-const maxNormativePerScenario = 8
+const maxNormativePerScenario = 4
 
 // groupedNormative is a comparison's normative differences, one row per method and values.
 func groupedNormative(c report.Comparison) []string {
@@ -545,6 +547,9 @@ func observations(r *report.Results) string {
 	facts := map[string]map[string]string{}
 	for _, x := range r.Results {
 		for k, v := range x.Observations {
+			if strings.HasPrefix(k, surface.ObservationPrefix) {
+				continue // the surface matrix's (surfaceMatrix)
+			}
 			if facts[k] == nil {
 				facts[k] = map[string]string{}
 			}
@@ -569,6 +574,51 @@ func observations(r *report.Results) string {
 		fmt.Fprintf(&b, "| %s |", k)
 		for _, s := range r.SDKs {
 			fmt.Fprintf(&b, " %s |", cell(clipTo(facts[k][s.Name], 60)))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// surfaceMatrix is the field × SDK matrix of features/surface: for every field an SDK declares
+// (matched across languages by package surface's Key), the wire key its value reached in each
+// request, per SDK; "—" where the SDK does not declare the field (or did not run the scenario).
+// Last in the summary: it is long, and results.json holds it in full.
+func surfaceMatrix(r *report.Results) string {
+	facts := map[string]map[string]string{}
+	for _, x := range r.Results {
+		for k, v := range x.Observations {
+			if rest, ok := strings.CutPrefix(k, surface.ObservationPrefix); ok {
+				if facts[rest] == nil {
+					facts[rest] = map[string]string{}
+				}
+				facts[rest][x.SDK] = v
+			}
+		}
+	}
+	if len(facts) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(facts))
+	for k := range facts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("\n## Application surface: field × SDK\n\nWhere each field the SDKs declare reached the request when set alone (features/surface): the wire key, `not sent`, or — where the SDK does not declare it.\n\n| request | field |")
+	for _, s := range r.SDKs {
+		fmt.Fprintf(&b, " %s |", s.Name)
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(r.SDKs)) + "\n")
+	for _, k := range keys {
+		request, field, _ := strings.Cut(k, " ")
+		fmt.Fprintf(&b, "| %s | %s |", request, field)
+		for _, s := range r.SDKs {
+			v, ok := facts[k][s.Name]
+			if !ok {
+				v = "—"
+			}
+			fmt.Fprintf(&b, " %s |", cell(clipTo(v, 40)))
 		}
 		b.WriteString("\n")
 	}

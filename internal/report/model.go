@@ -49,6 +49,8 @@ type Harness struct {
 	Runner string `json:"runner,omitempty"`
 	// Shard is set on one part of a sharded run (`run --shard I/N`); merge checks the parts.
 	Shard *Shard `json:"shard,omitempty"`
+	// Runtime is the runtime the SDKs talked to when not the stand-in: "real: <origin>".
+	Runtime string `json:"runtime,omitempty"`
 }
 
 // Shard says which part of the plan a sharded run ran.

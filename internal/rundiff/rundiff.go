@@ -40,8 +40,10 @@ type Change struct {
 	Payload                []Payload
 }
 
-// Payload is one JSON path whose normalized value differs between the runs.
-type Payload struct{ Where, Base, Candidate string }
+// Payload is one JSON path whose normalized value differs between the runs. Where is Request
+// and Path together; Path is "" when only one side sent the request (Base and Candidate are then
+// "sent" or "not sent").
+type Payload struct{ Where, Request, Path, Base, Candidate string }
 
 // Report is the diff of two runs.
 type Report struct{ Changes []Change }
@@ -232,7 +234,7 @@ func payloadChanges(basePath, candPath string) []Payload {
 		if d.Path != "" {
 			where += " " + d.Path
 		}
-		out = append(out, Payload{Where: where, Base: d.Values["base"], Candidate: d.Values["candidate"]})
+		out = append(out, Payload{Where: where, Request: d.Request, Path: d.Path, Base: d.Values["base"], Candidate: d.Values["candidate"]})
 	}
 	return out
 }

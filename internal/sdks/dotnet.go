@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// The .NET driver: drivers/dotnet (Program.cs, Driver.csproj, Directory.Build.props), a net8.0
+// The .NET driver: drivers/dotnet (its .cs files, Driver.csproj, Directory.Build.props), a net8.0
 // console program that references NuGet GitHub.Copilot.SDK at exactly $(CopilotSdkVersion).
 // Prepare copies it into pc.CacheDir/driver and runs
 //
@@ -54,7 +54,7 @@ func init() {
 const dotnetPackage = "GitHub.Copilot.SDK"
 
 // The files of drivers/dotnet that make up the driver (README.md is documentation only).
-var dotnetDriverFiles = []string{"Program.cs", "Driver.csproj", "Directory.Build.props"}
+var dotnetDriverFiles = []string{"Program.cs", "SessionOptions.cs", "LineWriter.cs", "Surface.cs", "Driver.csproj", "Directory.Build.props"}
 
 // dotnetEnv keeps the CLI quiet and, above all, keeps MSBuild worker nodes and the compiler server
 // from outliving the build: they inherit its output pipes and pc.Run would wait for them.

@@ -14,16 +14,17 @@ const goSDKModule = "github.com/github/copilot-sdk/go"
 
 func init() {
 	register(Driver{
-		Probe:        probeGo,
-		Name:         "go",
-		Order:        2,
-		MonorepoDir:  "go",
-		LocalBase:    &LocalBase{RuntimeBase: RuntimeDebian},
-		VersionsNote: "the module proxy refuses version lists here; the versions were found by probing tags vX.Y.Z with `go list -m`",
-		Version:      goSyntax,
-		Pinned:       pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
-		Pristine:     pristineGo,
-		Versions:     goProbeVersions(goSDKModule),
+		Probe:       probeGo,
+		Name:        "go",
+		Order:       2,
+		MonorepoDir: "go",
+		LocalBase:   &LocalBase{RuntimeBase: RuntimeDebian},
+		VersionsNote: "the module proxy refuses version lists here; the versions were found by probing tags vX.Y.Z with `go list -m` " +
+			"(a tag that skips two patches, and pre-releases, are not found)",
+		Version:  goSyntax,
+		Pinned:   pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
+		Pristine: pristineGo,
+		Versions: goProbeVersions(goSDKModule),
 		Toolchain: []Tool{{
 			Bin:         "go",
 			VersionArgs: []string{"version"},

@@ -62,11 +62,11 @@ type Driver struct {
 	// Schema, when set, returns the folder holding the runtime's published api.schema.json
 	// inside a preparation of this SDK (the harness validates every request against it).
 	Schema func(cacheDir string) (string, error)
-	// Versions, when set, lists the versions the registry publishes from lo to hi (inclusive,
-	// oldest first, pre-releases left out), asking the registry itself (bisect uses it). The
-	// bounds are part of the question because one registry (the Go proxy here) will not list a
-	// module's versions: its recipe probes the candidate tags between them instead.
-	Versions func(ctx context.Context, lo, hi string) ([]string, error)
+	// Versions, when set, lists the versions the registry publishes in a Range (inclusive,
+	// oldest first, pre-releases only when asked), asking the registry itself (bisect and
+	// history use it). The bounds are part of the question because one registry (the Go proxy
+	// here) will not list a module's versions: its recipe probes the candidate tags instead.
+	Versions func(ctx context.Context, r Range) ([]string, error)
 	// Newer, when set, is what doctor tells a user about versions newer than the pin that the
 	// registry publishes but that were not reachable from where the pin was chosen. It states
 	// what was known when pinning; doctor never claims to have checked the registry.
@@ -78,7 +78,7 @@ type Driver struct {
 	// docker/local/<Name>.Dockerfile (`conformance images --local-bases`) instead of the official
 	// one; a language without one cannot run with --runner docker --local-bases.
 	LocalBase *LocalBase
-	// VersionsNote, when set, is what bisect tells the user about how Versions found the
+	// VersionsNote, when set, is what bisect and history tell the user about how Versions found the
 	// versions (a registry that will not list them, probed instead).
 	VersionsNote string
 	// DriverDir, when set, is the driver folder (absolute); default drivers/<Name> in the

@@ -5,6 +5,8 @@
 //! stdout carries protocol lines only (one lock around "write line + flush"); diagnostics go to
 //! stderr. The SDK logs through `tracing`, and no subscriber is installed, so it prints nothing.
 
+mod surface;
+
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -748,6 +750,7 @@ fn hello() -> Outcome {
         "tool.result.binary.metadata": cfg!(sdk_binary_metadata),
         "session.gitHubToken": cfg!(sdk_session_github_token),
         "handler.permission": true,
+        "surface": true,
         "connect.option.connectionToken": true,
         "connect.option.clientInfo": cfg!(sdk_client_info),
         "connect.option.gitHubTelemetry": cfg!(sdk_github_telemetry),
@@ -1043,6 +1046,7 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
         #[cfg(not(sdk_session_github_token))]
         return Err(missing("SessionConfig::github_token (per-session GitHub token)"));
     }
+    surface::apply_create_fields(&mut config, args)?;
     // Subscribe before the session starts so no early event is lost.
     #[cfg(sdk_prepare_session)]
     let session = {
@@ -1069,6 +1073,7 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
         .with_permission_handler(permission_handler(handle))
         .with_tools(tools);
     apply_resume_options(&mut config, &options_arg(args)?)?;
+    surface::apply_resume_fields(&mut config, args)?;
     #[cfg(sdk_prepare_session)]
     let session = {
         let prepared = client.prepare_resume_session(config).map_err(sdk_failure)?;
@@ -1220,7 +1225,10 @@ async fn stop_client(state: &Arc<State>, args: &Value) -> Outcome {
 async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
     match cmd {
         "hello" => hello(),
-        "connect" => connect(state, args).await,
+        "connect" => match surface::reject_connect_fields(args) {
+            Ok(()) => connect(state, args).await,
+            Err(e) => Err(e),
+        },
         "createSession" => create_session(state, args).await,
         "resumeSession" => resume_session(state, args).await,
         "setTools" => set_tools(state, args).await,
@@ -1230,6 +1238,7 @@ async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
         "send" => send(state, args).await,
         "disconnect" => disconnect(state, args).await,
         "stopClient" => stop_client(state, args).await,
+        "surface" => surface::surface(),
         "shutdown" => Ok(json!({})),
         // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
         other => Err(Failure::Unsupported(format!("the Rust driver has no command {other:?}"))),

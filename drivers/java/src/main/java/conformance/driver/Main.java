@@ -144,6 +144,9 @@ public final class Main {
 
     private ObjectNode dispatch(String cmd, JsonNode args) throws Exception {
         ObjectNode result = Out.object();
+        if (cmd.equals("createSession") || cmd.equals("resumeSession")) {
+            sdk.nextFields(args.get("fields"));
+        }
         switch (cmd) {
             case "hello" -> {
                 result.put("protocolVersion", PROTOCOL_VERSION);
@@ -163,6 +166,9 @@ public final class Main {
                 result.set("missing", Out.JSON.valueToTree(missing));
             }
             case "connect" -> {
+                if (args.hasNonNull("fields")) {
+                    throw new Failure.Unsupported("the java driver does not set client option fields on connect");
+                }
                 String address = optional(args, "address");
                 String cliPath = optional(args, "cliPath");
                 if ((address == null) == (cliPath == null)) {
@@ -172,6 +178,7 @@ public final class Main {
                 args.path("env").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
                 sdk.connect(required(args, "client"), address, cliPath, env, args.get("options"));
             }
+            case "surface" -> result = sdk.surface();
             case "createSession" -> result.put("sessionId",
                     sdk.createSession(required(args, "client"), required(args, "session"),
                             ToolSpec.parseAll(args.get("tools")), args.get("options"),

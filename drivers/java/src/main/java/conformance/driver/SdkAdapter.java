@@ -53,6 +53,15 @@ interface SdkAdapter {
 
     void stopClient(String client) throws Exception;
 
+    /** The application's surface read from the SDK's config classes (PROTOCOL.md "Surface"). */
+    ObjectNode surface();
+
+    /**
+     * The SDK config fields (by name) the next createSession / resumeSession sets on top of its
+     * options; commands run one at a time, so the next one is the one carrying them.
+     */
+    void nextFields(JsonNode fields);
+
     /** The SDK's client object for a handle, whose getRpc() is the generated layer (Rpc.java). */
     Object clientObject(String client);
 

@@ -204,7 +204,28 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     /** The SDK's SessionConfig or ResumeSessionConfig with the protocol's session options applied. */
     protected <T> T withOptions(T config, JsonNode options, boolean resume) throws Exception {
         SessionOptions.apply(config, options, resume, sdkName(), this::handler);
+        JsonNode fields = nextFields;
+        nextFields = null;
+        Surface.apply(config, fields, sdkName());
         return config;
+    }
+
+    private JsonNode nextFields;
+
+    @Override
+    public void nextFields(JsonNode fields) {
+        nextFields = fields;
+    }
+
+    @Override
+    public ObjectNode surface() {
+        Map<String, Class<?>> owners = new java.util.LinkedHashMap<>();
+        owners.put("sessionConfig", types.sessionConfig());
+        owners.put("resumeConfig", types.resumeConfig());
+        owners.put("clientOptions", types.clientOptions());
+        ObjectNode out = Out.object();
+        out.set("entries", Surface.entries(owners));
+        return out;
     }
 
     /**
@@ -257,6 +278,7 @@ abstract class SdkBase<C, S> implements SdkAdapter {
                     + TOKEN_SETTER);
         }
         caps.put("handler.permission", true);
+        caps.put("surface", true);
         notes.put("handler.permission", "PermissionHandler.APPROVE_ALL wrapped to report the PermissionRequest it "
                 + "received, serialized with Jackson");
     }

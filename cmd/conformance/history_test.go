@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/history"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+)
+
+// TestHistoryFindsAKnownWireChange runs the history of two real Go versions on the scenario
+// where a known change shipped: v1.0.8 dropped a tool result's sessionLog, v1.0.9 sends it (as
+// the Node SDK does). The history must find it at v1.0.9, with the field named, as a fix that
+// makes Go agree with Node. Two versions and one scenario keep the test's cost small; the long
+// history is a documented command (README, "The history of every version").
+func TestHistoryFindsAKnownWireChange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("prepares two published Go SDK versions: not in -short mode")
+	}
+	bin := buildCLI(t)
+	out := t.TempDir()
+	const scenario = "a result object with a session log and tool telemetry keeps every field"
+	cmd := exec.Command(bin, "history", "--sdk", "go", "--from", "v1.0.8", "--to", "v1.0.9", "--compare-with", "node",
+		"--report-dir", out, "--scenario", scenario, "features/tools/tool_results.feature")
+	cmd.Dir = repoDir(t)
+	log, err := cmd.CombinedOutput()
+	t.Logf("conformance history:\n%s", log)
+	require.NoError(t, err)
+
+	body, err := os.ReadFile(filepath.Join(out, history.JSONFile))
+	require.NoError(t, err)
+	var h history.History
+	require.NoError(t, json.Unmarshal(body, &h))
+	require.Len(t, h.Versions, 2)
+	for _, v := range h.Versions {
+		require.Equal(t, report.Available, v.Status, "%s: %s", v.Version, v.Reason)
+	}
+	v := h.Versions[1]
+	assert.Equal(t, "v1.0.9", v.Version)
+	assert.Equal(t, "v1.0.8", v.Previous)
+	require.NotEmpty(t, v.Changes)
+	c := v.Changes[0]
+	assert.Equal(t, history.Fix, c.Kind)
+	assert.Equal(t, scenario, c.Scenario)
+	assert.Contains(t, c.Rerun, "--sdk-version go=v1.0.8,v1.0.9")
+	assert.Equal(t, "reproduced: v1.0.8 failed again when rerun", c.Recheck, "the fix's failing side was run again")
+	for _, p := range []string{c.Before, c.After} {
+		assert.FileExists(t, filepath.Join(out, p), "the change links both transcripts")
+	}
+	ref, err := report.ReadResults(filepath.Join(out, "reference", "results.json"))
+	require.NoError(t, err, "the reference run of node")
+	nodeRan := len(ref.SDKs) == 1 && ref.SDKs[0].Status == report.Available
+	if slices.Contains(required(), "node") {
+		require.True(t, nodeRan, "node is required: %+v", ref.SDKs)
+	}
+	var headlines []string
+	for _, w := range v.Wire {
+		headlines = append(headlines, w.Headline)
+		if strings.Contains(w.Headline, "gained result.sessionLog") && nodeRan {
+			assert.Equal(t, []string{"node"}, w.Agrees, "Go now sends what Node sends")
+		}
+	}
+	assert.True(t, slices.ContainsFunc(headlines, func(s string) bool {
+		return strings.HasPrefix(s, "session.tools.handlePendingToolCall gained result.sessionLog")
+	}), "the field is named: %v", headlines)
+	for _, f := range []string{history.MarkdownFile, history.HTMLFile} {
+		assert.FileExists(t, filepath.Join(out, f))
+	}
+}
+
+func TestHistoryFlags(t *testing.T) {
+	for _, tt := range []struct{ pin, want string }{{"1.0.14", "1.0.0"}, {"v1.0.14", "v1.0.0"}, {"0.3.0-java.2", "0.0.0"}} {
+		got, err := majorStart(tt.pin)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, got)
+	}
+	others, file, err := referenceOf("go, python,node", "node")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"go", "python"}, others, "the SDK under history is no reference of itself")
+	assert.Empty(t, file)
+	_, file, err = referenceOf("reports/latest/results.json", "node")
+	require.NoError(t, err)
+	assert.Equal(t, "reports/latest/results.json", file)
+	_, _, err = referenceOf("cobol", "node")
+	assert.ErrorContains(t, err, `"cobol" is no SDK`)
+	others, _, err = referenceOf(compareNone, "node")
+	require.NoError(t, err)
+	assert.Empty(t, others)
+	assert.Equal(t, `'it'\''s a tool'`, quote("it's a tool"))
+	assert.Equal(t, "features/tools/x.feature", quote("features/tools/x.feature"))
+}

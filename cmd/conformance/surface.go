@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
+	"github.com/spf13/cobra"
+)
+
+// surfaceCmd prints an SDK's application surface as its driver reads it from the SDK (every
+// field and handler of its configuration types), with the wire key each session config field
+// reached when the harness set it alone (found by running, package surface).
+func surfaceCmd() *cobra.Command {
+	var sdk, version, source string
+	var timeout time.Duration
+	var noProbe bool
+	cmd := &cobra.Command{
+		Use:   "surface --sdk NAME [--sdk-version V]",
+		Short: "Print an SDK's application surface (every config field and handler, read from the SDK) with the wire key of each field",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, pins, err := rootAndPins(cmd)
+			if err != nil {
+				return err
+			}
+			pin, ok := pins[sdk]
+			if !ok {
+				return &exitError{2, fmt.Errorf("--sdk %q: not in fixtures/sdks.yaml", sdk)}
+			}
+			if version == "" {
+				version = pin.Version
+			} else if err := sdks.CheckVersion(sdk, version); err != nil {
+				return &exitError{2, fmt.Errorf("--sdk-version %s: %w", version, err)}
+			}
+			ctx := context.Background()
+			prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot(), Log: os.Stderr}).Prepare(ctx, sdk, version, source)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			c, hello, err := driver.Handshake(ctx, driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env}, sdk, timeout, nil)
+			if err != nil {
+				return &exitError{2, fmt.Errorf("%s driver: %w", sdk, err)}
+			}
+			defer c.Kill()
+			if !hello.Capabilities["surface"] {
+				return &exitError{2, fmt.Errorf("the %s driver (SDK %s) does not read its surface (capability surface): %s", sdk, hello.Version, hello.Notes["surface"])}
+			}
+			entries, err := surface.Read(ctx, c, timeout)
+			if err != nil {
+				return &exitError{1, fmt.Errorf("%s %s: %w", sdk, hello.Version, err)}
+			}
+			wire := map[string]string{}
+			var problems []string
+			if !noProbe {
+				live, stop, err := surface.NewLive(ctx, c, timeout)
+				if err != nil {
+					return err
+				}
+				res, err := surface.Probe(live, entries)
+				stop()
+				if err != nil {
+					return &exitError{1, fmt.Errorf("%s %s: %w", sdk, hello.Version, err)}
+				}
+				wire = res.WireKeys()
+				problems = res.Problems()
+			}
+			printSurface(sdk, hello.Version, entries, wire, problems)
+			if len(problems) > 0 {
+				return &exitError{1, fmt.Errorf("%d field values did not reach the wire as set", len(problems))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&sdk, "sdk", "", "the SDK whose surface to print")
+	cmd.Flags().StringVar(&version, "sdk-version", "", "SDK version (default the pinned one)")
+	cmd.Flags().StringVar(&source, "sdk-source", "", "a local SDK folder instead of the registry")
+	cmd.Flags().DurationVar(&timeout, "timeout", 60*time.Second, "longest one driver command may take")
+	cmd.Flags().BoolVar(&noProbe, "no-probe", false, "only list the declared surface, without finding wire keys")
+	_ = cmd.MarkFlagRequired("sdk")
+	return cmd
+}
+
+func printSurface(sdk, version string, entries []surface.Entry, wire map[string]string, problems []string) {
+	counts := surface.Counts(entries)
+	owners := make([]string, 0, len(counts))
+	for o := range counts {
+		owners = append(owners, o)
+	}
+	sort.Strings(owners)
+	fmt.Printf("%s %s: %d entries\n", sdk, version, len(entries))
+	for _, o := range owners {
+		fmt.Printf("  %-14s %3d fields, %2d handlers\n", o, counts[o]["field"], counts[o]["handler"])
+	}
+	fmt.Println()
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "OWNER\tNAME\tKIND\tSHAPE\tTYPE\tWIRE KEY")
+	for _, e := range entries {
+		key := ""
+		switch e.Owner {
+		case "sessionConfig":
+			key = wire["session.create "+e.Key()]
+		case "resumeConfig":
+			key = wire["session.resume "+e.Key()]
+		}
+		if key == "" && len(wire) > 0 && (e.Owner == "sessionConfig" || e.Owner == "resumeConfig") {
+			key = "(not probed: no generated value for " + e.Shape + ")"
+		}
+		t := e.Type
+		if len(t) > 50 {
+			t = t[:47] + "..."
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Owner, e.Name, e.Kind, e.Shape, t, key)
+	}
+	tw.Flush()
+	if len(problems) > 0 {
+		fmt.Printf("\n%d field values did not reach the wire as set:\n  %s\n", len(problems), strings.Join(problems, "\n  "))
+	}
+}

@@ -1,0 +1,161 @@
+package main
+
+// The application's surface (PROTOCOL.md "Surface"): every exported field of the SDK's
+// configuration structs, read by reflection from the version this driver was built against, so
+// no field is named here. Types only some versions have are reached through the fields that
+// hold them (SessionConfig.CustomAgents' element type, …), which keeps the driver compiling
+// against every version.
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	copilot "github.com/github/copilot-sdk/go"
+)
+
+type surfaceEntry struct {
+	Owner      string   `json:"owner"`
+	Name       string   `json:"name"`
+	Type       string   `json:"type"`
+	Kind       string   `json:"kind"`
+	Shape      string   `json:"shape"`
+	Values     []string `json:"values,omitempty"`
+	Optional   bool     `json:"optional"`
+	DeclaredBy string   `json:"declaredBy"`
+}
+
+// surfaceOwners are the structs each owner is declared by.
+func surfaceOwners() map[string][]reflect.Type {
+	session := reflect.TypeOf(copilot.SessionConfig{})
+	out := map[string][]reflect.Type{
+		"sessionConfig": {session},
+		"resumeConfig":  {reflect.TypeOf(copilot.ResumeSessionConfig{})},
+		"clientOptions": {reflect.TypeOf(copilot.ClientOptions{})},
+		"tool":          {reflect.TypeOf(copilot.Tool{})},
+	}
+	held := map[string]string{"customAgent": "CustomAgents", "provider": "Provider", "systemMessage": "SystemMessage", "command": "Commands"}
+	for owner, field := range held {
+		if f, ok := session.FieldByName(field); ok {
+			if t := structOf(f.Type); t != nil {
+				out[owner] = []reflect.Type{t}
+			}
+		}
+	}
+	for _, typ := range []string{"stdio", "http"} {
+		if v, err := mcpServer(typ, json.RawMessage(`{}`)); err == nil {
+			out["mcpServer"] = append(out["mcpServer"], v.Type())
+		}
+	}
+	return out
+}
+
+// structOf is the struct a field's type holds (through pointers, slices and maps), or nil.
+func structOf(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Struct {
+		return t
+	}
+	return nil
+}
+
+// shapeOf classifies a Go type for the harness's value generator; optional says whether the
+// type can tell "not set" from its zero value.
+func shapeOf(t reflect.Type) (shape string, optional bool) {
+	if t.Kind() == reflect.Pointer {
+		s, _ := shapeOf(t.Elem())
+		return s, true
+	}
+	switch t.Kind() {
+	case reflect.Func:
+		return "handler", true
+	case reflect.String:
+		return "string", false
+	case reflect.Bool:
+		return "boolean", false
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer", false
+	case reflect.Float32, reflect.Float64:
+		return "number", false
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return "string[]", true
+		}
+		return "array", true
+	case reflect.Map:
+		return "map", true
+	case reflect.Struct:
+		return "object", false
+	case reflect.Interface:
+		return "other", true
+	}
+	return "other", false
+}
+
+func (d *driver) surface(json.RawMessage) (any, error) {
+	var entries []surfaceEntry
+	owners := surfaceOwners()
+	for _, owner := range []string{"sessionConfig", "resumeConfig", "clientOptions", "tool", "customAgent", "mcpServer", "command", "provider", "systemMessage"} {
+		seen := map[string]bool{}
+		for _, t := range owners[owner] {
+			for _, f := range reflect.VisibleFields(t) {
+				if !f.IsExported() || f.Anonymous || seen[f.Name] {
+					continue
+				}
+				seen[f.Name] = true
+				shape, optional := shapeOf(f.Type)
+				kind := "field"
+				if shape == "handler" || (shape == "object" && isHandlers(f.Type)) {
+					kind = "handler"
+				}
+				e := surfaceEntry{Owner: owner, Name: f.Name, Type: f.Type.String(), Kind: kind,
+					Shape: shape, Optional: optional, DeclaredBy: t.String() + " (" + sdkModule + ")"}
+				base := f.Type
+				if base.Kind() == reflect.Pointer {
+					base = base.Elem()
+				}
+				if vals := enumValues(base); len(vals) > 0 {
+					e.Shape, e.Values = "enum", vals
+				}
+				entries = append(entries, e)
+			}
+		}
+	}
+	return map[string]any{"entries": entries}, nil
+}
+
+// isHandlers says whether a struct holds only funcs (SessionHooks): the application registers
+// handlers through it.
+func isHandlers(t reflect.Type) bool {
+	t = structOf(t)
+	if t == nil || t.NumField() == 0 {
+		return false
+	}
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Type.Kind() != reflect.Func {
+			return false
+		}
+	}
+	return true
+}
+
+// applyFields sets each named field of cfg (a pointer to a struct) to its JSON value decoded
+// into the field's own type; an unknown name or an undecodable value is unsupported.
+func applyFields(cfg any, fields map[string]json.RawMessage) error {
+	v := reflect.ValueOf(cfg).Elem()
+	version, _ := sdkVersion()
+	for name, raw := range fields {
+		f := v.FieldByName(name)
+		if !f.IsValid() || !f.CanSet() {
+			return unsupported{fmt.Sprintf("%s %s: %s has no field %s", sdkModule, version, v.Type(), name)}
+		}
+		p := reflect.New(f.Type())
+		if err := json.Unmarshal(raw, p.Interface()); err != nil {
+			return unsupported{fmt.Sprintf("%s %s: %s.%s (%s) cannot hold %s: %v", sdkModule, version, v.Type(), name, f.Type(), raw, err)}
+		}
+		f.Set(p.Elem())
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+"""The application's surface of the installed SDK (PROTOCOL.md "Surface").
+
+Read from the SDK itself: the keyword parameters of CopilotClient.create_session /
+resume_session / __init__ and the fields of its TypedDicts and dataclasses, with their type
+hints. No field is named here.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import dataclasses
+import functools
+import inspect
+import types
+import typing
+from typing import Any
+
+import copilot
+import copilot.session
+from copilot import CopilotClient
+
+# owner -> the config types declaring it, by their names in copilot / copilot.session (the first
+# ones found; older versions lack some).
+TYPED_OWNERS = {
+    "tool": ["Tool"],
+    "customAgent": ["CustomAgentConfig"],
+    "mcpServer": ["MCPStdioServerConfig", "MCPHTTPServerConfig"],
+    "command": ["CommandDefinition"],
+    "provider": ["ProviderConfig"],
+    "systemMessage": ["SystemMessageAppendConfig", "SystemMessageReplaceConfig", "SystemMessageCustomizeConfig"],
+}
+
+_NONE = type(None)
+
+
+def _args_without_none(t: Any) -> tuple[list[Any], bool]:
+    origin = typing.get_origin(t)
+    if origin in (typing.Union, types.UnionType):
+        args = list(typing.get_args(t))
+        return [a for a in args if a is not _NONE], _NONE in args
+    return [t], t is _NONE
+
+
+def shape(t: Any) -> tuple[str, list[str] | None]:
+    """The neutral shape of a type hint, and an enum's values."""
+    parts, _ = _args_without_none(t)
+    if len(parts) > 1:
+        shapes = [shape(p) for p in parts]
+        if any(s == "handler" for s, _ in shapes):
+            return "handler", None
+        if any(s == "string[]" for s, _ in shapes):
+            return "string[]", None  # list[str] | ToolSet: an application's plain list
+        return "other", None
+    (t,) = parts
+    origin = typing.get_origin(t)
+    if origin is typing.Literal:
+        values = [a for a in typing.get_args(t) if isinstance(a, str)]
+        return ("enum", values) if values else ("other", None)
+    if origin is collections.abc.Callable or t is collections.abc.Callable:
+        return "handler", None
+    if origin in (list, collections.abc.Sequence, tuple):
+        args = typing.get_args(t)
+        return ("string[]", None) if args and args[0] is str else ("array", None)
+    if origin in (dict, collections.abc.Mapping):
+        return "map", None
+    if t is str:
+        return "string", None
+    if t is bool:
+        return "boolean", None
+    if t is int:
+        return "integer", None
+    if t is float:
+        return "number", None
+    if inspect.isclass(t) and (typing.is_typeddict(t) or dataclasses.is_dataclass(t) or hasattr(t, "model_fields")):
+        return "object", None
+    if callable(t) and getattr(t, "__call__", None) and inspect.isclass(t) and issubclass(t, typing.Protocol):
+        return "handler", None
+    return "other", None
+
+
+def _entry(owner: str, name: str, hint: Any, optional: bool, declared_by: str) -> dict[str, Any]:
+    s, values = shape(hint)
+    e = {
+        "owner": owner,
+        "name": name,
+        "type": str(hint).replace("typing.", ""),
+        "kind": "handler" if s == "handler" else "field",
+        "shape": s,
+        "optional": optional,
+        "declaredBy": declared_by,
+    }
+    if values:
+        e["values"] = values
+    return e
+
+
+def _keywords(owner: str, fn: Any, label: str) -> list[dict[str, Any]]:
+    hints = typing.get_type_hints(fn)
+    out = []
+    for name, p in inspect.signature(fn).parameters.items():
+        if name == "self" or p.kind not in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD):
+            continue
+        if name == "session_id" and owner == "resumeConfig":
+            continue  # the session to resume, not a config field
+        hint = hints.get(name, Any)
+        _, has_none = _args_without_none(hint)
+        out.append(_entry(owner, name, hint, has_none and p.default is None, label))
+    return out
+
+
+def _typed(owner: str, names: list[str]) -> list[dict[str, Any]]:
+    out, seen = [], set()
+    for n in names:
+        t = getattr(copilot, n, None) or getattr(copilot.session, n, None)
+        if t is None:
+            continue
+        try:
+            hints = typing.get_type_hints(t)
+        except Exception:  # noqa: BLE001 - a type whose hints do not resolve is listed without them
+            hints = getattr(t, "__annotations__", {})
+        optional_keys = getattr(t, "__optional_keys__", None)
+        for name, hint in hints.items():
+            if name in seen or name.startswith("_"):
+                continue
+            seen.add(name)
+            _, has_none = _args_without_none(hint)
+            opt = name in optional_keys if optional_keys is not None else has_none
+            out.append(_entry(owner, name, hint, opt, f"{t.__module__}.{t.__qualname__}"))
+    return out
+
+
+@functools.cache
+def _surface() -> tuple[dict[str, Any], ...]:
+    return tuple(_read())
+
+
+def surface() -> list[dict[str, Any]]:
+    """Every entry, read once per process (the SDK does not change under a running driver)."""
+    return [dict(e) for e in _surface()]
+
+
+def _read() -> list[dict[str, Any]]:
+    entries = _keywords("sessionConfig", CopilotClient.create_session, "CopilotClient.create_session")
+    if hasattr(CopilotClient, "resume_session"):
+        entries += _keywords("resumeConfig", CopilotClient.resume_session, "CopilotClient.resume_session")
+    entries += _keywords("clientOptions", CopilotClient.__init__, "CopilotClient.__init__")
+    for owner, names in TYPED_OWNERS.items():
+        entries += _typed(owner, names)
+    return entries
+
+
+def declared(owner: str) -> set[str]:
+    return {e["name"] for e in _surface() if e["owner"] == owner and e["kind"] == "field"}

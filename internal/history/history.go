@@ -1,0 +1,592 @@
+// Package history builds the conformance history of one SDK: every published version in a range
+// ran the same scenarios (one report folder each), and each version is compared with the one
+// before it (internal/rundiff) so that the changes are found, not looked for. Each change is
+// classified (a regression, a fix, a capability gained or lost, a silent wire change: a payload
+// that changed while the status did not) and, where a reference run of the other SDKs is given,
+// said to make this SDK agree with them or differ from them. Running the versions is the
+// caller's job; this package only compares, classifies and renders (history.json, history.md,
+// history.html).
+package history
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/compare"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/rundiff"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// Kinds of change, in the order a reviewer reads them.
+const (
+	Regression       = "regression"         // passed, now fails
+	SilentWire       = "silent-wire-change" // the same status, a different payload
+	CapabilityLost   = "capability-lost"    // ran, now unsupported (or the driver's hello lost it)
+	Fix              = "fix"                // failed, now passes
+	CapabilityGained = "capability-gained"  // unsupported, now runs (or the driver's hello gained it)
+	StatusChange     = "status-change"      // any other change of status (skipped, removed, new)
+	// Flaky is a regression or fix whose failing side passed when the scenario was run again:
+	// the failure was the machine's (a timeout under load), not the version's.
+	Flaky = "flaky"
+)
+
+// Kinds lists the kinds in reading order.
+var Kinds = []string{Regression, SilentWire, CapabilityLost, Fix, CapabilityGained, StatusChange, Flaky}
+
+// History is history.json.
+type History struct {
+	Schema  int    `json:"schemaVersion"`
+	SDK     string `json:"sdk"`
+	Command string `json:"command"`
+	// Listing says how the versions were found (the registry and how it was asked).
+	Listing  string    `json:"listing,omitempty"`
+	Versions []Version `json:"versions"`
+	// Reference names the other SDKs' run the cross-SDK verdicts come from ("" when none).
+	Reference string `json:"reference,omitempty"`
+	// Counts are the changes per kind over the whole history.
+	Counts map[string]int `json:"counts"`
+}
+
+// Version is one published version: how it ran and what changed since the previous one that ran.
+type Version struct {
+	Version string `json:"version"`
+	// Status is available, or unavailable with Reason (the registry's or the toolchain's answer).
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	Dir    string `json:"dir"` // its report folder, relative to the history folder
+	// Totals are its results per status.
+	Totals map[string]int `json:"totals,omitempty"`
+	// Previous is the version it is compared with: the closest older one that was available.
+	Previous string   `json:"previous,omitempty"`
+	Changes  []Change `json:"changes,omitempty"`
+	// Wire groups the payload changes of every scenario by request method, path and values:
+	// one line per change however many scenarios show it.
+	Wire []Wire `json:"wire,omitempty"`
+}
+
+// Change is one scenario (or, with no scenario, the SDK's advertised capabilities) that changed.
+type Change struct {
+	Kind       string    `json:"kind"`
+	Feature    string    `json:"feature,omitempty"`
+	Scenario   string    `json:"scenario,omitempty"`
+	From       string    `json:"from,omitempty"` // statuses as reported (xfail and xpass kept)
+	To         string    `json:"to,omitempty"`
+	Capability string    `json:"capability,omitempty"`
+	Message    string    `json:"message,omitempty"`
+	Payload    []Payload `json:"payload,omitempty"`
+	// Before and After are the scenario's transcripts on the previous and this version,
+	// relative to the history folder.
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	// Rerun runs the scenario on both versions side by side.
+	Rerun string `json:"rerun,omitempty"`
+	// Others are the other SDKs' statuses of the scenario in the reference run.
+	Others map[string]string `json:"others,omitempty"`
+	// Recheck says what running the failing side again showed (Rechecked).
+	Recheck string `json:"recheck,omitempty"`
+}
+
+// FailingSide is the version whose failure a regression or fix rests on: the new version of a
+// regression, the previous one of a fix ("" for other kinds).
+func (c Change) FailingSide(v Version) string {
+	switch c.Kind {
+	case Regression:
+		return v.Version
+	case Fix:
+		return v.Previous
+	}
+	return ""
+}
+
+// Recheck names change I of version V.
+type Recheck struct{ V, I int }
+
+// massChange is how many scenarios changing the same way between two versions make it the
+// version's doing rather than a flake (a flake is one scenario's timeout).
+const massChange = 3
+
+// ToRecheck lists, up to max, the regressions and then the fixes worth running again: those of
+// a version in which at most massChange scenarios changed that way.
+func (h *History) ToRecheck(max int) []Recheck {
+	var out []Recheck
+	for _, kind := range []string{Regression, Fix} {
+		for vi, v := range h.Versions {
+			var these []Recheck
+			for ci, c := range v.Changes {
+				if c.Kind == kind && c.Scenario != "" {
+					these = append(these, Recheck{vi, ci})
+				}
+			}
+			if len(these) <= massChange {
+				out = append(out, these...)
+			}
+		}
+	}
+	if len(out) > max {
+		out = out[:max]
+	}
+	return out
+}
+
+// Rechecked records that the failing side of change i of version v was run again with status:
+// a failure again confirms the change; anything else makes it flaky.
+func (h *History) Rechecked(v, i int, version, status string) {
+	c := &h.Versions[v].Changes[i]
+	if did(status) == report.Failed {
+		c.Recheck = fmt.Sprintf("reproduced: %s failed again when rerun", version)
+		return
+	}
+	c.Recheck = fmt.Sprintf("not reproduced: %s was %s when rerun, so the failure was not the version's", version, status)
+	h.Counts[c.Kind]--
+	if h.Counts[c.Kind] == 0 {
+		delete(h.Counts, c.Kind)
+	}
+	c.Kind = Flaky
+	h.Counts[Flaky]++
+}
+
+// Payload is one changed JSON path of one request, with the other SDKs' values there.
+type Payload struct {
+	Request string `json:"request"` // method#occurrence
+	Path    string `json:"path"`    // "" when only one side sent the request
+	Before  string `json:"before"`
+	After   string `json:"after"`
+	// Others are the other SDKs' values at the same request and path (reference run).
+	Others map[string]string `json:"others,omitempty"`
+}
+
+// Wire is one payload change aggregated over the scenarios that show it.
+type Wire struct {
+	Headline string `json:"headline"` // "session.create gained tools[0].isTerminal (false)"
+	Method   string `json:"method"`
+	Path     string `json:"path"`
+	Before   string `json:"before"`
+	After    string `json:"after"`
+	// Silent is set when in some scenario the status did not change: nothing but the payload
+	// tells the reviewer.
+	Silent bool `json:"silent"`
+	// Kind is silent-wire-change when Silent, else the kind of the status change it came with.
+	Kind string `json:"kind"`
+	// Agrees lists the other SDKs this version now agrees with at this path (they had the new
+	// value where this SDK had the old); Differs those it now differs from.
+	Agrees    []string `json:"agrees,omitempty"`
+	Differs   []string `json:"differs,omitempty"`
+	Cross     string   `json:"cross,omitempty"` // the two lists as a sentence
+	Scenarios []Ref    `json:"scenarios"`
+}
+
+// Ref is one scenario showing a change.
+type Ref struct {
+	Feature  string `json:"feature"`
+	Scenario string `json:"scenario"`
+	Request  string `json:"request"`
+	Before   string `json:"before,omitempty"`
+	After    string `json:"after,omitempty"`
+	Rerun    string `json:"rerun,omitempty"`
+}
+
+// Run is one version's run: its results and the folder they were written to.
+type Run struct {
+	Version string
+	Dir     string          // absolute
+	Results *report.Results // nil when the run wrote none
+	Err     string          // why there are no results
+}
+
+// Reference is a run of the other SDKs on the same scenarios.
+type Reference struct {
+	Name    string // how the history names it ("pinned versions of go, python")
+	Dir     string
+	Results *report.Results
+	loaded  map[string]map[string]any // sdk + "\x00" + feature + "\x00" + scenario -> requests
+}
+
+// Options say how to write commands and paths.
+type Options struct {
+	SDK     string
+	Command string
+	Listing string
+	Root    string // the history folder: Dir, Before and After are relative to it
+	// Rerun formats the command that runs a scenario on two versions.
+	Rerun func(prev, cur, feature, scenario string) string
+}
+
+// Build compares each available version with the previous available one.
+func Build(runs []Run, ref *Reference, o Options) *History {
+	h := &History{Schema: 1, SDK: o.SDK, Command: o.Command, Listing: o.Listing, Counts: map[string]int{}}
+	if ref != nil {
+		h.Reference = ref.Name
+	}
+	var prev *Run
+	for i := range runs {
+		r := &runs[i]
+		v := Version{Version: r.Version, Dir: rel(o.Root, r.Dir)}
+		sdk, ok := sdkEntry(r.Results, o.SDK)
+		switch {
+		case r.Results == nil:
+			v.Status, v.Reason = report.Unavailable, r.Err
+		case !ok || sdk.Status != report.Available:
+			v.Status, v.Reason = report.Unavailable, sdk.Reason
+		default:
+			v.Status, v.Totals = report.Available, r.Results.Totals
+		}
+		if v.Status == report.Available {
+			if prev != nil {
+				v.Previous = prev.Version
+				v.Changes = changes(prev, r, ref, o)
+				v.Wire = wire(v.Changes)
+				for _, c := range v.Changes {
+					h.Counts[c.Kind]++
+				}
+			}
+			prev = r
+		}
+		h.Versions = append(h.Versions, v)
+	}
+	return h
+}
+
+func sdkEntry(res *report.Results, name string) (report.SDK, bool) {
+	if res == nil {
+		return report.SDK{}, false
+	}
+	for _, s := range res.SDKs {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return report.SDK{}, false
+}
+
+// did is what the SDK did, whatever the manifest expected (as bisect counts it).
+func did(status string) string {
+	switch status {
+	case report.XFail:
+		return report.Failed
+	case report.XPass:
+		return report.Passed
+	}
+	return status
+}
+
+// kind classifies a change of status (statuses as the SDK did).
+func kind(from, to string) string {
+	ran := func(s string) bool { return s == report.Passed || s == report.Failed }
+	switch {
+	case from == to:
+		return SilentWire
+	case from == report.Passed && to == report.Failed:
+		return Regression
+	case from == report.Failed && to == report.Passed:
+		return Fix
+	case ran(from) && to == report.Unsupported:
+		return CapabilityLost
+	case from == report.Unsupported && ran(to):
+		return CapabilityGained
+	}
+	return StatusChange
+}
+
+func changes(prev, cur *Run, ref *Reference, o Options) []Change {
+	d := rundiff.Compare(prev.Results, cur.Results, prev.Dir, cur.Dir, nil)
+	type key struct{ feature, scenario string }
+	index := func(res *report.Results) map[key]report.Result {
+		m := map[key]report.Result{}
+		for _, r := range res.Results {
+			m[key{r.Feature, r.Scenario}] = r
+		}
+		return m
+	}
+	before, after := index(prev.Results), index(cur.Results)
+	var out []Change
+	for _, dc := range d.Changes {
+		from, to := did(dc.From), did(dc.To)
+		if from == to && len(dc.Payload) == 0 {
+			continue // xfail → failed and the like: the manifest changed, not the SDK
+		}
+		c := Change{Kind: kind(from, to), Feature: dc.Feature, Scenario: dc.Scenario, From: dc.From, To: dc.To,
+			Capability: dc.Capability, Message: dc.Message}
+		if b, ok := before[key{dc.Feature, dc.Scenario}]; ok && b.Transcript != "" {
+			c.Before = rel(o.Root, filepath.Join(prev.Dir, b.Transcript))
+		}
+		if a, ok := after[key{dc.Feature, dc.Scenario}]; ok && a.Transcript != "" {
+			c.After = rel(o.Root, filepath.Join(cur.Dir, a.Transcript))
+		}
+		if o.Rerun != nil {
+			c.Rerun = o.Rerun(prev.Version, cur.Version, dc.Feature, dc.Scenario)
+		}
+		c.Others = ref.statuses(o.SDK, dc.Feature, dc.Scenario)
+		for _, p := range dc.Payload {
+			c.Payload = append(c.Payload, Payload{Request: p.Request, Path: p.Path, Before: p.Base, After: p.Candidate,
+				Others: ref.values(o.SDK, dc.Feature, dc.Scenario, p.Request, p.Path)})
+		}
+		out = append(out, c)
+	}
+	out = append(out, capabilities(prev.Results, cur.Results, o.SDK)...)
+	sort.SliceStable(out, func(i, j int) bool { return rank(out[i].Kind) < rank(out[j].Kind) })
+	return out
+}
+
+func rank(k string) int {
+	for i, x := range Kinds {
+		if x == k {
+			return i
+		}
+	}
+	return len(Kinds)
+}
+
+// capabilities compares the capabilities each version's driver advertised in its hello.
+func capabilities(prev, cur *report.Results, name string) []Change {
+	a, _ := sdkEntry(prev, name)
+	b, _ := sdkEntry(cur, name)
+	keys := map[string]bool{}
+	for k := range a.Capabilities {
+		keys[k] = true
+	}
+	for k := range b.Capabilities {
+		keys[k] = true
+	}
+	var out []Change
+	for _, k := range sortedKeys(keys) {
+		switch was, is := a.Capabilities[k], b.Capabilities[k]; {
+		case !was && is:
+			out = append(out, Change{Kind: CapabilityGained, Capability: k, Message: "the driver now advertises " + k})
+		case was && !is:
+			out = append(out, Change{Kind: CapabilityLost, Capability: k, Message: "the driver no longer advertises " + k})
+		}
+	}
+	return out
+}
+
+// wire aggregates the payload changes of every scenario by method, path and values.
+func wire(changes []Change) []Wire {
+	type key struct{ method, path, before, after string }
+	idx := map[key]int{}
+	var out []Wire
+	for _, c := range changes {
+		for _, p := range c.Payload {
+			method, _, _ := strings.Cut(p.Request, "#")
+			k := key{method, p.Path, p.Before, p.After}
+			i, ok := idx[k]
+			if !ok {
+				i = len(out)
+				idx[k] = i
+				out = append(out, Wire{Headline: Headline(method, p.Path, p.Before, p.After), Method: method, Path: p.Path,
+					Before: p.Before, After: p.After})
+			}
+			w := &out[i]
+			w.Silent = w.Silent || c.Kind == SilentWire
+			if w.Kind == "" || w.Silent {
+				w.Kind = c.Kind
+			}
+			if w.Silent {
+				w.Kind = SilentWire
+			}
+			w.Scenarios = append(w.Scenarios, Ref{Feature: c.Feature, Scenario: c.Scenario, Request: p.Request,
+				Before: c.Before, After: c.After, Rerun: c.Rerun})
+			agrees, differs := side(p)
+			if len(w.Scenarios) == 1 {
+				w.Agrees, w.Differs = agrees, differs
+			} else { // an SDK counts only when it does so in every scenario
+				w.Agrees, w.Differs = intersect(w.Agrees, agrees), intersect(w.Differs, differs)
+			}
+		}
+	}
+	for i := range out {
+		out[i].Cross = cross(out[i].Agrees, out[i].Differs)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Silent && !out[j].Silent })
+	return out
+}
+
+// side says which other SDKs hold the new value (this version now agrees with them) and which
+// the old one (it now differs from them).
+func side(p Payload) (agrees, differs []string) {
+	for _, sdk := range sortedKeys(p.Others) {
+		switch p.Others[sdk] {
+		case p.After:
+			agrees = append(agrees, sdk)
+		case p.Before:
+			differs = append(differs, sdk)
+		}
+	}
+	return agrees, differs
+}
+
+func cross(agrees, differs []string) string {
+	var parts []string
+	if len(agrees) > 0 {
+		parts = append(parts, "now agrees with "+strings.Join(agrees, ", "))
+	}
+	if len(differs) > 0 {
+		parts = append(parts, "now differs from "+strings.Join(differs, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				out = append(out, x)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Headline says a payload change in words: a key gained or lost, a value changed, a request
+// sent or no longer sent.
+func Headline(method, path, before, after string) string {
+	switch {
+	case path == "" && after == "sent":
+		return fmt.Sprintf("now sends %s", method)
+	case path == "" && before == "sent":
+		return fmt.Sprintf("no longer sends %s", method)
+	case before == canon.Absent:
+		return fmt.Sprintf("%s gained %s (%s)", method, path, clip(after))
+	case after == canon.Absent:
+		return fmt.Sprintf("%s lost %s (was %s)", method, path, clip(before))
+	}
+	return fmt.Sprintf("%s %s: %s → %s", method, path, clip(before), clip(after))
+}
+
+func clip(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:79]) + "…"
+	}
+	return s
+}
+
+// statuses are the other SDKs' statuses of a scenario in the reference run.
+func (ref *Reference) statuses(self, feature, scenario string) map[string]string {
+	if ref == nil || ref.Results == nil {
+		return nil
+	}
+	out := map[string]string{}
+	label := report.Labels(ref.Results)
+	for _, r := range ref.Results.Results {
+		if r.SDK != self && r.Feature == feature && r.Scenario == scenario {
+			out[label(r.SDK, r.Version)] = r.Status
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// values are the other SDKs' normalized values at one request and path of a scenario, shown as
+// rundiff shows them (canon.Show; "sent" or "not sent" for the request itself).
+func (ref *Reference) values(self, feature, scenario, request, path string) map[string]string {
+	if ref == nil || ref.Results == nil {
+		return nil
+	}
+	if ref.loaded == nil {
+		ref.loaded = map[string]map[string]any{}
+	}
+	out := map[string]string{}
+	label := report.Labels(ref.Results)
+	for _, r := range ref.Results.Results {
+		if r.SDK == self || r.Feature != feature || r.Scenario != scenario || r.Transcript == "" {
+			continue
+		}
+		if s := did(r.Status); s != report.Passed && s != report.Failed {
+			continue
+		}
+		k := r.SDK + "\x00" + r.Version + "\x00" + feature + "\x00" + scenario
+		reqs, ok := ref.loaded[k]
+		if !ok {
+			if entries, err := transcript.Read(filepath.Join(ref.Dir, r.Transcript)); err == nil {
+				reqs = compare.Requests(entries)
+			}
+			ref.loaded[k] = reqs
+		}
+		if reqs == nil {
+			continue
+		}
+		v, sent := reqs[request]
+		name := label(r.SDK, r.Version)
+		switch {
+		case path == "" && sent:
+			out[name] = "sent"
+		case path == "":
+			out[name] = "not sent"
+		case !sent:
+			out[name] = canon.Absent
+		default:
+			x, ok := At(v, path)
+			out[name] = canon.Show(x, ok)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// At finds the value at a path as canon.Diff writes it ("a.b[0].c"). Keys may themselves hold
+// dots or brackets, so at each object the key is matched against the rest of the path rather
+// than split from it.
+func At(v any, path string) (any, bool) {
+	if path == "" {
+		return v, true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		var best string
+		found := false
+		for k := range x {
+			if path == k || strings.HasPrefix(path, k+".") || strings.HasPrefix(path, k+"[") {
+				if !found || len(k) > len(best) {
+					best, found = k, true
+				}
+			}
+		}
+		if !found {
+			return nil, false
+		}
+		rest := strings.TrimPrefix(path[len(best):], ".")
+		return At(x[best], rest)
+	case []any:
+		if !strings.HasPrefix(path, "[") {
+			return nil, false
+		}
+		end := strings.IndexByte(path, ']')
+		if end < 0 {
+			return nil, false
+		}
+		var i int
+		if _, err := fmt.Sscanf(path[1:end], "%d", &i); err != nil || i < 0 || i >= len(x) {
+			return nil, false
+		}
+		return At(x[i], strings.TrimPrefix(path[end+1:], "."))
+	}
+	return nil, false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func rel(root, path string) string {
+	if root == "" || path == "" {
+		return filepath.ToSlash(path)
+	}
+	if r, err := filepath.Rel(root, path); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return filepath.ToSlash(path)
+}

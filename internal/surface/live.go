@@ -1,0 +1,106 @@
+package surface
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// Read asks a driver for its SDK's surface (the `surface` command).
+func Read(ctx context.Context, c *driver.Client, timeout time.Duration) ([]Entry, error) {
+	r, err := c.Call(ctx, "surface", map[string]any{}, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if r.Outcome != driver.OK {
+		return nil, fmt.Errorf("surface: %s", r.ErrorText())
+	}
+	var inv struct {
+		Entries []Entry `json:"entries"`
+	}
+	if err := json.Unmarshal(r.Result, &inv); err != nil {
+		return nil, fmt.Errorf("surface: %w", err)
+	}
+	return inv.Entries, nil
+}
+
+// Live probes a started driver on a recording runtime of its own (conformance surface); the
+// transcript stays in memory.
+type Live struct {
+	ctx     context.Context
+	c       *driver.Client
+	timeout time.Duration
+	rec     *transcript.Recorder
+	addr    string
+	clients map[string]string
+	n       int
+}
+
+// NewLive starts the recording runtime; Close stops it.
+func NewLive(ctx context.Context, c *driver.Client, timeout time.Duration) (*Live, func(), error) {
+	rec := transcript.Memory()
+	rt := runtime.New(rec, runtime.Options{ToolTimeout: timeout})
+	addr, err := rt.Listen("127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Live{ctx: ctx, c: c, timeout: timeout, rec: rec, addr: addr, clients: map[string]string{}}, rt.Close, nil
+}
+
+func (l *Live) call(cmd string, args map[string]any) (json.RawMessage, error) {
+	r, err := l.c.Call(l.ctx, cmd, args, l.timeout)
+	if err != nil {
+		return nil, err
+	}
+	if r.Outcome != driver.OK {
+		return nil, fmt.Errorf("%s", r.ErrorText())
+	}
+	return r.Result, nil
+}
+
+// Open implements Env.
+func (l *Live) Open(owner, sessionID string, fields map[string]any) (string, error) {
+	c, ok := l.clients[owner]
+	if !ok {
+		c = fmt.Sprintf("c%d", len(l.clients)+1)
+		if _, err := l.call("connect", map[string]any{"client": c, "address": l.addr}); err != nil {
+			return "", err
+		}
+		l.clients[owner] = c
+	}
+	l.n++
+	args := map[string]any{"client": c, "session": fmt.Sprintf("p%d", l.n), "tools": []any{}}
+	cmd := "createSession"
+	if sessionID != "" {
+		cmd, args["sessionId"] = "resumeSession", sessionID
+	}
+	if fields != nil {
+		args["fields"] = fields
+	}
+	res, err := l.call(cmd, args)
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(res, &out)
+	return out.SessionID, nil
+}
+
+// Requests implements Env.
+func (l *Live) Requests() []Request { return Requests(l.rec.Entries()) }
+
+// Requests are the requests of a transcript as Env gives them.
+func Requests(entries []transcript.Entry) []Request {
+	var out []Request
+	for _, r := range transcript.Requests(entries, "") {
+		out = append(out, Request{Method: r.Method, Params: ParamsOf(r.Params)})
+	}
+	return out
+}

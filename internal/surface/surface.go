@@ -1,0 +1,198 @@
+// Package surface is the application's surface of an SDK as its driver reads it from the SDK's
+// own declarations (drivers/PROTOCOL.md "Surface"): every field and handler of the session
+// config, client options, tool, custom agent, MCP server, command, provider and system message
+// types. It generates a value for each field from its declared shape and finds, by running the
+// SDK, under which wire key the value reaches the request, so no field list is written by hand.
+package surface
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// Entry is one field or handler the SDK declares.
+type Entry struct {
+	Owner      string   `json:"owner"` // sessionConfig, resumeConfig, clientOptions, tool, …
+	Name       string   `json:"name"`  // the language's own name
+	Type       string   `json:"type"`  // the declared type, as the language writes it
+	Kind       string   `json:"kind"`  // field or handler
+	Shape      string   `json:"shape"` // string, boolean, number, integer, string[], enum, object, array, map, handler, other
+	Values     []string `json:"values,omitempty"`
+	Optional   bool     `json:"optional"`
+	DeclaredBy string   `json:"declaredBy,omitempty"`
+}
+
+// Key is the name an entry is matched by across SDKs: the language's name lower-cased without
+// underscores (Node's mcpServers, Go's MCPServers and Python's mcp_servers are one field).
+func (e Entry) Key() string { return Normalize(e.Name) }
+
+// Normalize is a language's field name as Key matches it.
+func Normalize(name string) string { return strings.ToLower(strings.ReplaceAll(name, "_", "")) }
+
+// Variant is one generated value of a field.
+type Variant struct {
+	Label string
+	Value any
+}
+
+// NonASCII starts every generated string: a value an SDK must pass through unchanged.
+const NonASCII = "Grüße, 世界 ✓"
+
+// Variants are the values the checks set a field to, generated from its shape: a non-ASCII
+// string; true and false (false only when the type can say "not set" apart from false); a
+// non-empty list and []; an enum's alphabetically first value. Nil: no generator for the shape yet
+// (objects, maps, lists of objects), which Probe reports as not checked.
+func Variants(e Entry) []Variant {
+	if e.Kind != "field" {
+		return nil
+	}
+	switch e.Shape {
+	case "string":
+		// The field's name in the value keeps each field's string its own: the transcript
+		// redacts every later occurrence of a string once it was sent as a secret.
+		return []Variant{{"non-ASCII string", NonASCII + " " + e.Name}}
+	case "boolean":
+		if e.Optional {
+			return []Variant{{"true", true}, {"false", false}}
+		}
+		return []Variant{{"true", true}}
+	case "number", "integer":
+		return []Variant{{"3", 3}}
+	case "string[]":
+		return []Variant{{"a list", []any{"α-one", "two"}}, {"[]", []any{}}}
+	case "enum":
+		if len(e.Values) > 0 {
+			// The alphabetically first, so that every SDK is given the same value.
+			v := slices.Min(e.Values)
+			return []Variant{{fmt.Sprintf("%q", v), v}}
+		}
+	}
+	return nil
+}
+
+// Finding is what one variant of one field did on the wire.
+type Finding struct {
+	Entry   Entry
+	Variant string
+	Request string // session.create, session.resume, connect
+	Path    string // where the value was found ("" when it was not sent)
+	Problem string // what is wrong ("" when nothing)
+}
+
+// Locate finds where value v went in params, given the params of the same request without it
+// (base) and of a second such request (base2): keys whose values differ between the two bases
+// are volatile (generated ids) and ignored unless they carry v. It returns the path of v and a
+// problem: v altered, something else changed too, or v sent as something else.
+func Locate(base, base2, params map[string]any, v any) (path, problem string) {
+	var changed []string
+	for k, pv := range params {
+		bv, inBase := base[k]
+		if inBase && reflect.DeepEqual(bv, pv) {
+			continue
+		}
+		if b2, ok := base2[k]; ok && inBase && !reflect.DeepEqual(bv, b2) && !reflect.DeepEqual(pv, v) {
+			continue // volatile, and not the value given
+		}
+		changed = append(changed, k)
+	}
+	for k := range base {
+		if _, ok := params[k]; !ok {
+			changed = append(changed, k)
+		}
+	}
+	sort.Strings(changed)
+	var found []string
+	for _, k := range changed {
+		if pv, ok := params[k]; ok {
+			if p := find(pv, v, k); p != "" {
+				found = append(found, p)
+			}
+		}
+	}
+	switch {
+	case len(changed) == 0:
+		return "", ""
+	case len(found) == 0:
+		return "", fmt.Sprintf("%s changed (%s) but none carries the value given", strings.Join(changed, ", "), show(params, changed))
+	case len(changed) > 1:
+		var others []string
+		for _, k := range changed {
+			if !strings.HasPrefix(found[0]+".", k+".") {
+				others = append(others, k)
+			}
+		}
+		return found[0], fmt.Sprintf("sent under %s, and %s changed too (%s)", found[0], strings.Join(others, ", "), show(params, others))
+	}
+	return found[0], ""
+}
+
+// find returns the path at which want is in v (v itself first), or "". A string the transcript
+// recorded as a secret (transcript.Redacted) matches by its fingerprint.
+func find(v, want any, path string) string {
+	if reflect.DeepEqual(normalize(v), normalize(want)) {
+		return path
+	}
+	if s, ok := want.(string); ok && v == transcript.Redacted(s) {
+		return path
+	}
+	if m, ok := v.(map[string]any); ok {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if p := find(m[k], want, path+"."+k); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// normalize makes Go values and decoded JSON comparable (3 and 3.0, []any and []string).
+func normalize(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func show(params map[string]any, keys []string) string {
+	var out []string
+	for _, k := range keys {
+		v, ok := params[k]
+		if !ok {
+			out = append(out, k+"=<absent>")
+			continue
+		}
+		b, _ := json.Marshal(v)
+		s := string(b)
+		if len(s) > 80 {
+			s = s[:77] + "..."
+		}
+		out = append(out, k+"="+s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// Counts are the entries per owner and kind, for the surface command.
+func Counts(entries []Entry) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	for _, e := range entries {
+		if out[e.Owner] == nil {
+			out[e.Owner] = map[string]int{}
+		}
+		out[e.Owner][e.Kind]++
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package surface
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestVariants(t *testing.T) {
+	tests := []struct {
+		name  string
+		entry Entry
+		want  []any
+	}{
+		{"string is non-ASCII and names the field", Entry{Name: "model", Kind: "field", Shape: "string"}, []any{NonASCII + " model"}},
+		{"optional boolean: true and false", Entry{Kind: "field", Shape: "boolean", Optional: true}, []any{true, false}},
+		{"plain boolean: true only", Entry{Kind: "field", Shape: "boolean"}, []any{true}},
+		{"string list: non-empty and empty", Entry{Kind: "field", Shape: "string[]"}, []any{[]any{"α-one", "two"}, []any{}}},
+		{"enum: the alphabetically first value", Entry{Kind: "field", Shape: "enum", Values: []string{"on", "export", "off"}}, []any{"export"}},
+		{"object: no generator yet", Entry{Kind: "field", Shape: "object"}, nil},
+		{"handler: never a value", Entry{Kind: "handler", Shape: "handler"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []any
+			for _, v := range Variants(tt.entry) {
+				got = append(got, v.Value)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestLocate(t *testing.T) {
+	base := map[string]any{"sessionId": "a", "streaming": true}
+	base2 := map[string]any{"sessionId": "b", "streaming": true}
+	tests := []struct {
+		name        string
+		params      map[string]any
+		value       any
+		path, issue string
+	}{
+		{"new key", map[string]any{"sessionId": "c", "streaming": true, "model": "m"}, "m", "model", ""},
+		{"volatile key carrying the value", map[string]any{"sessionId": "mine", "streaming": true}, "mine", "sessionId", ""},
+		{"nested", map[string]any{"sessionId": "c", "streaming": true, "x": map[string]any{"y": "v"}}, "v", "x.y", ""},
+		{"not sent", map[string]any{"sessionId": "c", "streaming": true}, "v", "", ""},
+		{"null instead", map[string]any{"sessionId": "c", "streaming": true, "model": nil}, "m", "", "none carries the value given"},
+		{"something else changed", map[string]any{"sessionId": "c", "model": "m"}, "m", "model", "streaming changed too"},
+		{"secret by fingerprint", map[string]any{"sessionId": "c", "streaming": true, "gitHubToken": transcript.Redacted("tok")}, "tok", "gitHubToken", ""},
+		{"number as JSON", map[string]any{"sessionId": "c", "streaming": true, "n": 3.0}, 3, "n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path, issue := Locate(base, base2, tt.params, tt.value)
+			assert.Equal(t, tt.path, path)
+			if tt.issue == "" {
+				assert.Empty(t, issue)
+			} else {
+				assert.Contains(t, issue, tt.issue)
+			}
+		})
+	}
+}
+
+// fakeEnv is an SDK that sends each field under a key of its own choosing (send), after a
+// baseline of keys it always sends.
+type fakeEnv struct {
+	reqs []Request
+	send func(name string, v any) map[string]any
+	n    int
+}
+
+func (f *fakeEnv) Open(owner, sid string, fields map[string]any) (string, error) {
+	f.n++
+	p := map[string]any{"sessionId": fmt.Sprint(f.n), "streaming": true}
+	for k, v := range fields {
+		for wk, wv := range f.send(k, v) {
+			p[wk] = wv
+		}
+	}
+	method := "session.create"
+	if sid != "" {
+		method = "session.resume"
+	}
+	f.reqs = append(f.reqs, Request{Method: method, Params: p})
+	return "s1", nil
+}
+
+func (f *fakeEnv) Requests() []Request { return f.reqs }
+
+func TestProbe(t *testing.T) {
+	entries := []Entry{
+		{Owner: "sessionConfig", Name: "Dirs", Kind: "field", Shape: "string[]", Optional: true},
+		{Owner: "resumeConfig", Name: "Dirs", Kind: "field", Shape: "string[]", Optional: true},
+		{Owner: "sessionConfig", Name: "Agents", Kind: "field", Shape: "array"},
+	}
+	tests := []struct {
+		name     string
+		send     func(string, any) map[string]any
+		problems []string
+		wire     map[string]string
+	}{
+		{"every value under one key", func(n string, v any) map[string]any { return map[string]any{"dirs": v} }, nil,
+			map[string]string{"session.create dirs": "dirs", "session.resume dirs": "dirs"}},
+		{"an empty list dropped", func(n string, v any) map[string]any {
+			if l, ok := v.([]any); ok && len(l) == 0 {
+				return nil
+			}
+			return map[string]any{"dirs": v}
+		}, []string{"sessionConfig.Dirs = []: session.create: not sent, though another value of the field is sent under dirs",
+			"resumeConfig.Dirs = []: session.resume: not sent, though another value of the field is sent under dirs"}, nil},
+		{"never sent", func(string, any) map[string]any { return nil }, nil,
+			map[string]string{"session.create dirs": "not sent", "session.resume dirs": "not sent"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Probe(&fakeEnv{send: tt.send}, entries)
+			require.NoError(t, err)
+			assert.Equal(t, tt.problems, res.Problems())
+			if tt.wire != nil {
+				assert.Equal(t, tt.wire, res.WireKeys())
+			}
+			require.Len(t, res.Unchecked, 1)
+			assert.True(t, strings.HasPrefix(res.Unchecked[0].Name, "Agents"))
+		})
+	}
+}

@@ -1,0 +1,110 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
+)
+
+// The application's surface (drivers/PROTOCOL.md "Surface"): every field the SDK declares is set
+// alone with generated values and found on the wire (package surface). The field list is the
+// SDK's own, read by its driver; nothing here names a field.
+
+func (w *world) registerSurface(sc binder) {
+	needing(sc, needs("surface", "session.resume")).Step(`^every session config field the SDK declares is set alone, on create and on resume, with values generated from its type$`, w.probeSurface)
+	sc.Step(`^each value reaches its request under one key, unchanged, and nothing else in the request changes$`, w.surfaceClean)
+}
+
+// surfaceEnv runs the probes through the scenario's driver and transcript.
+type surfaceEnv struct {
+	w       *world
+	clients map[string]string // owner -> client handle
+}
+
+func (e *surfaceEnv) Open(owner, sessionID string, fields map[string]any) (string, error) {
+	c, ok := e.clients[owner]
+	if !ok {
+		var err error
+		if c, err = e.w.connect(); err != nil {
+			return "", err
+		}
+		e.clients[owner] = c
+	}
+	cmd, args := "createSession", map[string]any{"tools": []any{}}
+	if sessionID != "" {
+		cmd, args["sessionId"] = "resumeSession", sessionID
+	}
+	if fields != nil {
+		args["fields"] = fields
+	}
+	r, err := e.w.call(cmd, mergeHandle(args, c, fmt.Sprintf("p%d", len(e.w.sessions)+1)))
+	e.w.sessions = append(e.w.sessions, session{handle: args["session"].(string), client: c})
+	if err != nil {
+		return "", err
+	}
+	if r.Outcome != "ok" {
+		return "", fmt.Errorf("%s", r.ErrorText())
+	}
+	var res struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(r.Result, &res)
+	return res.SessionID, nil
+}
+
+func mergeHandle(args map[string]any, client, handle string) map[string]any {
+	args["client"], args["session"] = client, handle
+	return args
+}
+
+func (e *surfaceEnv) Requests() []surface.Request { return surface.Requests(e.w.rec.Entries()) }
+
+func (w *world) probeSurface() error {
+	raw, err := w.do("surface", map[string]any{})
+	if err != nil {
+		return err
+	}
+	var inv struct {
+		Entries []surface.Entry `json:"entries"`
+	}
+	if err := json.Unmarshal(raw, &inv); err != nil {
+		return fmt.Errorf("the %s driver's surface answer: %w", w.t.SDK(), err)
+	}
+	if len(inv.Entries) == 0 {
+		return fmt.Errorf("the %s driver reported an empty surface", w.t.SDK())
+	}
+	res, err := surface.Probe(&surfaceEnv{w: w, clients: map[string]string{}}, inv.Entries)
+	if err != nil {
+		return err
+	}
+	w.surface = &res
+	if w.observations == nil {
+		w.observations = map[string]string{}
+	}
+	for k, v := range res.WireKeys() {
+		w.observations[surface.ObservationPrefix+k] = v
+	}
+	for _, a := range surface.Actions {
+		w.checked = append(w.checked, report.Check{Method: a.Request})
+	}
+	var unchecked []string
+	for _, e := range res.Unchecked {
+		unchecked = append(unchecked, e.Owner+"."+e.Name+" ("+e.Shape+")")
+	}
+	w.rec.Notef("", "surface: %d field values probed; not generated (no value generator for the shape yet, or a handler): %s", len(res.Findings), strings.Join(unchecked, ", "))
+	return nil
+}
+
+func (w *world) surfaceClean() error {
+	if w.surface == nil {
+		return fmt.Errorf("no surface was probed in this scenario")
+	}
+	ps := w.surface.Problems()
+	if len(ps) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d field values did not reach the wire as set:\n  %s", len(ps), len(w.surface.Findings), strings.Join(ps, "\n  "))
+}
