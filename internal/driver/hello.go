@@ -36,6 +36,9 @@ func Handshake(ctx context.Context, l Launcher, wantSDK string, timeout time.Dur
 		c.Kill()
 		return nil, nil, err
 	}
+	c.mu.Lock()
+	c.ready = time.Now()
+	c.mu.Unlock()
 	if r.Outcome != OK {
 		c.Kill()
 		return nil, nil, fmt.Errorf("hello answered %s: %s%s", r.Outcome, r.ErrorText(), r.Reason)

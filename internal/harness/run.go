@@ -246,6 +246,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			view.Done(name)
 			t.close()
 			clk.drivers = t.drivers().Started()
+			clk.usage = t.drivers().usage()
 		}()
 	}
 	wg.Wait()
