@@ -16,6 +16,9 @@ import (
 
 // try runs a command whose error outcome is what the scenario checks next.
 func (w *world) try(cmd string, args any) error {
+	if err := w.lacking(cmd, args); err != nil {
+		return err
+	}
 	r, err := w.call(cmd, args)
 	if err != nil {
 		return err
@@ -133,12 +136,20 @@ func (w *world) toolsFrom(table *godog.Table) ([]map[string]any, error) {
 }
 
 func (w *world) rejectNextReplacement(msg string) error {
-	w.rt.RejectNextToolsSet(msg)
+	rt, err := w.standIn("runtime.script.rejection")
+	if err != nil {
+		return err
+	}
+	rt.RejectNextToolsSet(msg)
 	return nil
 }
 
 func (w *world) slowReplacements(ms int) error {
-	w.rt.SetToolsSetDelay(time.Duration(ms) * time.Millisecond)
+	rt, err := w.standIn("runtime.script.delay")
+	if err != nil {
+		return err
+	}
+	rt.SetToolsSetDelay(time.Duration(ms) * time.Millisecond)
 	return nil
 }
 
@@ -285,7 +296,7 @@ func (w *world) handlerServed(label, tool string) error {
 // conformsToSchema checks the runtime's schema notes recorded beside each request.
 func (w *world) conformsToSchema() error {
 	if !w.t.SchemaLoaded() {
-		return &ErrUnsupported{Reason: "the runtime's published schema is not loaded in this run (it comes from the prepared Node driver's platform package)"}
+		return &ErrUnavailable{Reason: "the runtime's published schema is not loaded in this run, so requests cannot be checked against it (results.json harness.schema says why; it comes from the preparation of the SDK whose recipe ships it)"}
 	}
 	var bad []string
 	for _, v := range transcript.Violations(w.entries()) {

@@ -42,7 +42,11 @@ func (w *world) connectedWithOptions(table *godog.Table) error {
 }
 
 func (w *world) legacyHandshake() error {
-	w.rt.SetLegacyHandshake()
+	rt, err := w.standIn("runtime.script.legacyHandshake")
+	if err != nil {
+		return err
+	}
+	rt.SetLegacyHandshake()
 	return nil
 }
 

@@ -44,12 +44,20 @@ func (w *world) splitFrames(n int) error {
 	if n < 1 {
 		return fmt.Errorf("pieces must be at least 1 byte")
 	}
-	w.rt.SetFraming(runtime.Framing{SplitEvery: n})
+	rt, err := w.standIn("runtime.script.framing")
+	if err != nil {
+		return err
+	}
+	rt.SetFraming(runtime.Framing{SplitEvery: n})
 	return nil
 }
 
 func (w *world) coalesceFrames() error {
-	w.rt.SetFraming(runtime.Framing{Coalesce: true})
+	rt, err := w.standIn("runtime.script.framing")
+	if err != nil {
+		return err
+	}
+	rt.SetFraming(runtime.Framing{Coalesce: true})
 	return nil
 }
 

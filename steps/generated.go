@@ -55,7 +55,7 @@ func (w *world) schemas() (*schemagen.Doc, error) {
 	if s, ok := w.t.(suite.Schemas); ok && s.Schemas() != nil {
 		return s.Schemas(), nil
 	}
-	return nil, &ErrUnsupported{Reason: "the runtime's published schemas are not loaded for generation in this run (they come from the prepared Node SDK's platform package)"}
+	return nil, &ErrUnavailable{Reason: "the runtime's published schemas are not loaded for generation in this run (they come from the prepared Node SDK's platform package)"}
 }
 
 // callEveryMethod calls every public SDK-to-runtime method of a schema group (server, session)
@@ -68,7 +68,11 @@ func (w *world) callEveryMethod(group string) error {
 	if has, note := w.t.Capability("rpc.generated"); !has {
 		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver has no rpc/rpcBatch: %s", w.t.SDK(), note), Capability: "rpc.generated"}
 	}
-	w.rt.SetGeneratedAnswers()
+	rt, err := w.standIn("runtime.script.generatedAnswers")
+	if err != nil {
+		return err
+	}
+	rt.SetGeneratedAnswers()
 	target := map[string]any{}
 	switch group {
 	case "server":
@@ -412,7 +416,7 @@ func (w *world) generatedResultsReceived() error {
 	}
 	answers := w.t.RuntimeOptions().Answers
 	if answers == nil {
-		return &ErrUnsupported{Reason: "the runtime has no generated answers in this run"}
+		return &ErrUnavailable{Reason: "the runtime has no generated answers in this run"}
 	}
 	fails := sweepFailures{}
 	var voids []string

@@ -33,7 +33,11 @@ func (w *world) sendEveryEvent(variant string) error {
 	if err != nil {
 		return err
 	}
-	w.rt.SetGeneratedAnswers() // requests an event makes the SDK send get generated answers
+	rt, err := w.standIn("runtime.script.events")
+	if err != nil {
+		return err
+	}
+	rt.SetGeneratedAnswers() // requests an event makes the SDK send get generated answers
 	// A driver's lines are recorded while its sink is set, which w.call does only for the length
 	// of a command: the events come between commands, so the sink is held for the sweep.
 	d, err := w.t.Driver(w.ctx)
@@ -54,7 +58,7 @@ func (w *world) sendEveryEvent(variant string) error {
 				data[unknownField] = "from a newer runtime"
 			}
 		}
-		if err := w.rt.Emit(s.id, ev); err != nil {
+		if err := rt.Emit(s.id, ev); err != nil {
 			// Not fatal: what the application received is checked next, and a replayed
 			// scenario's runtime has no live session (its recording holds the frames).
 			w.rec.Notef("", "the runtime did not send the %s event: %v", et.Type, err)

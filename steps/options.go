@@ -47,9 +47,8 @@ func (w *world) options(pairs map[string]string) (map[string]any, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		cap := "session.option." + name
-		if reason, _, lacking := w.lacks(cap); lacking {
-			return nil, &ErrUnsupported{Reason: reason, Capability: cap}
+		if err := w.needs("session.option." + name); err != nil {
+			return nil, err
 		}
 		var v any
 		if err := json.Unmarshal([]byte(pairs[name]), &v); err != nil {

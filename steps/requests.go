@@ -28,6 +28,9 @@ func (w *world) asksPermission(data string) error {
 	if err := w.needs("handler.permission"); err != nil {
 		return err
 	}
+	if err := w.runtimeCan("runtime.script.request"); err != nil {
+		return err
+	}
 	var v map[string]any
 	if err := json.Unmarshal([]byte(data), &v); err != nil {
 		return fmt.Errorf("the permission request is not a JSON object: %w", err)
@@ -76,6 +79,9 @@ func (w *world) noRequest(method string) error {
 }
 
 func (w *world) runtimeSends(method, params string) error {
+	if err := w.runtimeCan("runtime.script.request"); err != nil {
+		return err
+	}
 	var v map[string]any
 	if err := json.Unmarshal([]byte(params), &v); err != nil {
 		return fmt.Errorf("the params are not a JSON object: %w", err)
@@ -143,6 +149,9 @@ func (w *world) sdkAnsweredEquals(method, path, want string) error {
 }
 
 func (w *world) asksElicitation(data string) error {
+	if err := w.runtimeCan("runtime.script.request"); err != nil {
+		return err
+	}
 	var v map[string]any
 	if err := json.Unmarshal([]byte(data), &v); err != nil {
 		return fmt.Errorf("the elicitation request is not a JSON object: %w", err)

@@ -31,6 +31,9 @@ func (w *world) connected() error { _, err := w.connect(); return err }
 // connectedOverStdio has the SDK spawn this program as its runtime, through a wrapper script
 // because SDKs take a single executable path and add their own flags.
 func (w *world) connectedOverStdio() error {
+	if err := w.runtimeCan("runtime.spawned"); err != nil {
+		return err
+	}
 	dir, err := os.MkdirTemp("", "conformance-stdio-")
 	if err != nil {
 		return err

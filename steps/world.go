@@ -24,6 +24,10 @@ import (
 // skips the rest of the scenario and the harness reports it as unsupported, never as passed.
 type ErrUnsupported = suite.ErrUnsupported
 
+// ErrUnavailable marks a step whose input this run does not have (suite.ErrUnavailable): a
+// setup problem reported unavailable with its reason, never unsupported and never passed.
+type ErrUnavailable = suite.ErrUnavailable
+
 // world is the state of one scenario on one SDK.
 type world struct {
 	t       suite.Target
@@ -33,7 +37,7 @@ type world struct {
 
 	scenario     *suite.Scenario // the running scenario, as the harness opened it
 	rec          *transcript.Recorder
-	rt           *runtime.Server
+	rt           suite.Runtime // the stand-in, or a proxy in front of the real runtime
 	addr         string
 	stdioLog     string // transcript written by a runtime the SDK spawned itself
 	clients      []string
@@ -206,6 +210,9 @@ func (w *world) driverLine(l driver.Line) {
 
 // do sends a command that must succeed: an SDK error or an unsupported outcome is the step's error.
 func (w *world) do(cmd string, args any) (json.RawMessage, error) {
+	if err := w.lacking(cmd, args); err != nil {
+		return nil, err
+	}
 	r, err := w.call(cmd, args)
 	if err != nil {
 		return nil, err
@@ -249,27 +256,51 @@ func (w *world) importStdio() {
 	_ = os.Remove(w.stdioLog)
 }
 
+// standIn is the scenario's stand-in runtime, for a step that scripts what only the stand-in
+// can be made to do; on a runtime that lacks capability (suite.Lacker) the step is unsupported,
+// with that runtime's reason.
+func (w *world) standIn(capability string) (*runtime.Server, error) {
+	if l, ok := w.rt.(suite.Lacker); ok {
+		if why, lacking := l.Lacks(capability); lacking {
+			return nil, &ErrUnsupported{Reason: why, Capability: capability}
+		}
+	}
+	s, ok := w.rt.(*runtime.Server)
+	if !ok {
+		return nil, &ErrUnsupported{Reason: fmt.Sprintf("this runtime cannot be scripted (%s)", capability), Capability: capability}
+	}
+	return s, nil
+}
+
+// runtimeCan is standIn for a step that only needs to know the runtime can do it.
+func (w *world) runtimeCan(capability string) error { _, err := w.standIn(capability); return err }
+
 // lacks says whether the driver lacks capability c, with the sentence that reports it and the
 // driver's note.
 func (w *world) lacks(c string) (reason, note string, lacking bool) { return suite.Lacks(w.t, c) }
 
-// unsupported is the error for a driver's unsupported answer to cmd. A driver that declared in
-// hello the capability the command needs (commandNeeds) and then answers unsupported has a
-// fault: the scenario fails, it is not excused as unsupported.
+// unsupported is the error for a driver's unsupported answer to cmd. An unsupported answer
+// must name a capability the driver declared false: one the command needs (commandNeeds) and
+// the driver lacks. A driver that declared every capability the command needs and still answers
+// unsupported has a fault: the scenario fails, it is not excused as unsupported.
 func (w *world) unsupported(cmd string, args any, r *driver.Response) error {
-	c := commandNeeds[cmd]
-	if cmd == "connect" {
-		c = "transport.tcp"
-		if a, ok := args.(map[string]any); ok && a["cliPath"] != nil {
-			c = "transport.stdio"
+	needed := commandNeeds(cmd, args)
+	for _, c := range needed {
+		if has, _ := w.t.Capability(c); !has {
+			return &ErrUnsupported{Reason: r.Reason, Capability: c}
 		}
 	}
-	if c != "" {
-		if has, _ := w.t.Capability(c); has {
-			return fmt.Errorf("driver fault: the %s driver declared the capability %s in hello but answered unsupported to %s: %s", w.t.SDK(), c, cmd, r.Reason)
-		}
+	declared := "none beyond the baseline every driver has"
+	if len(needed) > 0 {
+		declared = strings.Join(needed, ", ")
 	}
-	return &ErrUnsupported{Reason: r.Reason, Capability: c}
+	return fmt.Errorf("driver fault: the %s driver answered unsupported to %s, which needs only capabilities it declared in hello (%s): %s", w.t.SDK(), cmd, declared, r.Reason)
+}
+
+// lacking is the unsupported error for the first capability cmd needs that the driver lacks,
+// checked before the command is sent: the harness never sends what the driver did not declare.
+func (w *world) lacking(cmd string, args any) error {
+	return w.needs(commandNeeds(cmd, args)...)
 }
 
 // sdkFrameFault is the first thing the SDK sent the runtime that was not a well-formed frame:

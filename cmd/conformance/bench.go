@@ -37,6 +37,18 @@ func benchCmd() *cobra.Command {
              harness's own time (p50 and p95; goal: p50 at most 5 ms)
   start      preparing (a cache hit when warm) and the first driver's hello
 
+then, per SDK, where its time went:
+
+  driver start  each driver process's start to its hello (p50 and max over the drivers)
+  connect       the connect commands (creating the SDK client and connecting it), added up
+  body          every other command (the scenario itself), added up
+  stop          the stopClient commands, added up
+  per scenario  connect / body / stop divided by the scenarios
+  driver CPU    the driver processes' user+system CPU time (with the children they waited for,
+                from the kernel's rusage when they exit), against their wall time from start
+                to exit: CPU÷wall far below 1 means the SDK mostly sleeps or waits; and that
+                CPU time per scenario (start-ups included)
+
 and the whole run's wall time. The numbers come from the run's transcripts and the harness's
 clock; they are also in results.json ("timing") and in summary.md's Timing section.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -85,6 +97,26 @@ func printBench(w io.Writer, res *report.Results, took time.Duration, jobs int) 
 	for _, t := range res.Timing {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f s\t%.2f s\t%.2f\t%.1f ms\t%.1f ms\t%.2f s\t\n", t.SDK, t.Scenarios, t.Drivers,
 			t.WallMS/1000, t.SDKCallsMS/1000, ratio(t.WallMS, t.SDKCallsMS), t.Overhead.P50, t.Overhead.P95, t.StartMS/1000)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "SDK\tdriver start p50\tmax\tconnect\tbody\tstop\tper scenario\tdriver CPU\tdriver wall\tCPU÷wall\tCPU/scenario\t")
+	for _, t := range res.Timing {
+		per := "-"
+		if n := float64(t.Scenarios); n > 0 {
+			per = fmt.Sprintf("%.0f / %.0f / %.0f ms", t.ConnectMS/n, t.BodyMS/n, t.StopMS/n)
+		}
+		cpu, life, share, perCPU := "-", "-", "-", "-"
+		if t.CPUDrivers > 0 {
+			cpu, life = fmt.Sprintf("%.2f s", t.DriverCPUMS/1000), fmt.Sprintf("%.2f s", t.DriverLifeMS/1000)
+			share = fmt.Sprintf("%.2f", ratio(t.DriverCPUMS, t.DriverLifeMS))
+			if t.Scenarios > 0 {
+				perCPU = fmt.Sprintf("%.0f ms", t.DriverCPUMS/float64(t.Scenarios))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%.0f ms\t%.0f ms\t%.2f s\t%.2f s\t%.2f s\t%s\t%s\t%s\t%s\t%s\t\n", t.SDK, t.DriverStart.P50, t.DriverStart.Max,
+			t.ConnectMS/1000, t.BodyMS/1000, t.StopMS/1000, per, cpu, life, share, perCPU)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "whole run: %.2f s with --jobs %d\n", took.Seconds(), jobs)

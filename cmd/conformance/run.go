@@ -23,7 +23,8 @@ import (
 func runCmd() *cobra.Command {
 	var (
 		sdkList, tags, reportDir, cacheDir, scenario, manifest string
-		runner, shard                                          string
+		runner, shard, rtKind                                  string
+		rtVersions                                             []string
 		localBases                                             bool
 		versions, sources                                      []string
 		timeout                                                time.Duration
@@ -63,6 +64,15 @@ unavailable).`,
 			if localBases && runner != harness.RunnerDocker {
 				return &exitError{2, fmt.Errorf("--local-bases is for --runner docker")}
 			}
+			switch rtKind {
+			case harness.RuntimeStandIn, harness.RuntimeReal:
+				cfg.Runtime = rtKind
+			default:
+				return &exitError{2, fmt.Errorf("--runtime %q: want stand-in or real", rtKind)}
+			}
+			if len(rtVersions) > 0 && rtKind != harness.RuntimeReal {
+				return &exitError{2, fmt.Errorf("--runtime-version is for --runtime real")}
+			}
 			if shard != "" {
 				if cfg.Shard, err = harness.ParseShard(shard); err != nil {
 					return &exitError{2, err}
@@ -88,6 +98,13 @@ unavailable).`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if len(rtVersions) > 1 {
+				view.Close()
+				return runMatrix(ctx, cfg, rtVersions)
+			}
+			if len(rtVersions) == 1 {
+				cfg.RuntimeVersion = rtVersions[0]
+			}
 			res, err := harness.Run(ctx, cfg)
 			view.Close()
 			if res != nil {
@@ -118,6 +135,8 @@ unavailable).`,
 	f.StringArrayVar(&sources, "sdk-source", nil, "run a local SDK folder: LANG=PATH (repeatable), or PATH of a github/copilot-sdk checkout (each --sdk's folder in it)")
 	f.StringVar(&runner, "runner", harness.RunnerLocal, "where the drivers run: local (this machine's toolchains) or docker (a container per SDK, docker/README.md)")
 	f.BoolVar(&localBases, "local-bases", false, "with --runner docker: build the driver images on the local base images (conformance images --local-bases), for machines without an image registry")
+	f.StringVar(&rtKind, "runtime", harness.RuntimeStandIn, "the runtime the SDKs talk to: stand-in (the recording runtime, default) or real (the real Copilot runtime behind a recording proxy, with a scripted model)")
+	f.StringSliceVar(&rtVersions, "runtime-version", nil, "with --runtime real: npm @github/copilot versions to run (default: the runtime the pinned Node SDK ships); several make an SDK × runtime compatibility matrix")
 	f.StringVar(&shard, "shard", "", "run part I of N of the (scenario × SDK × version) matrix, e.g. 2/4; conformance merge joins the parts")
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
 	f.BoolVarP(&validate, "validate-protocol", "V", false, "check every driver line against drivers/protocol.schema.json")

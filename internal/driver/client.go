@@ -93,15 +93,53 @@ type Client struct {
 	validate *Validator
 	dead     chan struct{}
 	deadErr  error
+
+	launched, ready time.Time // process start; hello answered (Handshake)
+}
+
+// Usage is what one driver process cost, for the timing report.
+type Usage struct {
+	Startup time.Duration // process start to its hello answered (0: no hello seen)
+	// Life is process start to exit and CPU its user+system time; HasCPU is false while it runs
+	// or when its launcher cannot tell (a container).
+	Life   time.Duration
+	CPU    time.Duration
+	HasCPU bool
+}
+
+// Usage says what the driver cost; after Close it waits up to wait for the process to be reaped,
+// for its CPU time.
+func (c *Client) Usage(wait time.Duration) Usage {
+	if wait > 0 {
+		exited := make(chan struct{})
+		go func() { _ = c.proc.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(wait):
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var u Usage
+	if !c.ready.IsZero() {
+		u.Startup = c.ready.Sub(c.launched)
+	}
+	if m, ok := c.proc.(Measured); ok {
+		if exited, cpu, done := m.Exit(); done {
+			u.Life, u.CPU, u.HasCPU = exited.Sub(c.launched), cpu, true
+		}
+	}
+	return u
 }
 
 // Start launches a driver and starts reading its stdout.
 func Start(ctx context.Context, l Launcher) (*Client, error) {
+	launched := time.Now()
 	p, err := l.Start(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{proc: p, desc: l.Describe(), waiting: map[int]chan *Response{}, dead: make(chan struct{})}
+	c := &Client{proc: p, desc: l.Describe(), waiting: map[int]chan *Response{}, dead: make(chan struct{}), launched: launched}
 	go c.readLoop()
 	return c, nil
 }

@@ -16,6 +16,9 @@ type Hello struct {
 	Source          string            `json:"source"`
 	Capabilities    map[string]bool   `json:"capabilities"`
 	Notes           map[string]string `json:"notes"`
+	// Missing names, per capability declared false, the SDK symbol whose absence makes it so
+	// (PROTOCOL.md "Capability audit").
+	Missing map[string]string `json:"missing,omitempty"`
 }
 
 // Handshake launches a driver and checks its hello; every problem is named precisely (this is
@@ -33,6 +36,9 @@ func Handshake(ctx context.Context, l Launcher, wantSDK string, timeout time.Dur
 		c.Kill()
 		return nil, nil, err
 	}
+	c.mu.Lock()
+	c.ready = time.Now()
+	c.mu.Unlock()
 	if r.Outcome != OK {
 		c.Kill()
 		return nil, nil, fmt.Errorf("hello answered %s: %s%s", r.Outcome, r.ErrorText(), r.Reason)

@@ -34,6 +34,12 @@ type Process interface {
 	Kill()
 }
 
+// Measured is a Process that can say, once it has exited, when it did and how much CPU time
+// (user and system) it used.
+type Measured interface {
+	Exit() (exited time.Time, cpu time.Duration, ok bool)
+}
+
 // Local starts a driver as a local process.
 type Local struct {
 	Argv []string
@@ -85,6 +91,11 @@ func (l Local) Start(ctx context.Context) (Process, error) {
 	p := &localProcess{cmd: cmd, in: in, out: out, tail: tail, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
+		p.exited = time.Now()
+		if st := cmd.ProcessState; st != nil {
+			// wait4's rusage: the driver's CPU and that of the children it waited for.
+			p.cpu = st.UserTime() + st.SystemTime()
+		}
 		close(p.done)
 		time.AfterFunc(2*time.Second, func() { _ = out.Close() })
 	}()
@@ -110,6 +121,19 @@ type localProcess struct {
 	tail *Tail
 	done chan struct{}
 	err  error
+	// Set when the process has exited (done closed).
+	exited time.Time
+	cpu    time.Duration
+}
+
+// Exit implements Measured.
+func (p *localProcess) Exit() (time.Time, time.Duration, bool) {
+	select {
+	case <-p.done:
+		return p.exited, p.cpu, true
+	default:
+		return time.Time{}, 0, false
+	}
 }
 
 func (p *localProcess) Stdin() io.WriteCloser { return p.in }

@@ -56,6 +56,9 @@ func TestClassifyAppliesTheEntryStrictly(t *testing.T) {
 		{name: "unsupported carries its capability",
 			o:      suite.Outcome{Unsupported: "go SDK lacks capability tool.defer", Capability: "tool.defer"},
 			status: report.Unsupported, capability: "tool.defer"},
+		{name: "unsupported without a capability is failed",
+			o:      suite.Outcome{Unsupported: "the driver cannot"},
+			status: report.Failed, contains: []string{"unsupported without a capability", "the driver cannot"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/timing"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -25,6 +26,10 @@ type clock struct {
 	last       time.Time // last scenario end
 	timelines  []timing.Timeline
 	sdkCalls   float64
+	connect    float64
+	body       float64
+	stop       float64
+	usage      []driver.Usage
 	driverWait float64
 	overhead   []float64
 	examples   map[string]string
@@ -38,9 +43,15 @@ func (c *clock) scenario(start time.Time, waited time.Duration, path string) {
 		return
 	}
 	tl := timing.Analyze(entries, timing.DefaultOptions)
-	var calls float64
+	var calls, connect, stop float64
 	for _, cmd := range tl.Commands {
 		calls += cmd.Total
+		switch cmd.Name {
+		case "connect":
+			connect += cmd.Total
+		case "stopClient":
+			stop += cmd.Total
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -55,6 +66,9 @@ func (c *clock) scenario(start time.Time, waited time.Duration, path string) {
 		return // not run on the SDK (unsupported): no SDK time to set the harness's against
 	}
 	c.sdkCalls += calls
+	c.connect += connect
+	c.stop += stop
+	c.body += calls - connect - stop
 	c.driverWait += ms(waited)
 	c.overhead = append(c.overhead, max(ms(end.Sub(start)-waited)-calls, 0))
 	for _, o := range tl.Observations {
@@ -77,6 +91,19 @@ func (c *clock) summary(jobs int) report.Timing {
 		Scenarios: len(c.overhead), SDKCallsMS: c.sdkCalls, DriverWaitMS: c.driverWait, Overhead: stats(timing.StatsOf(c.overhead)),
 		Commands: agg.Commands, ToFirstFrame: stats(agg.ToFirstFrame), AnswerToResult: stats(agg.AnswerToResult),
 		Example: c.examples}
+	t.ConnectMS, t.BodyMS, t.StopMS = c.connect, c.body, c.stop
+	var starts []float64
+	for _, u := range c.usage {
+		if u.Startup > 0 {
+			starts = append(starts, ms(u.Startup))
+		}
+		if u.HasCPU {
+			t.CPUDrivers++
+			t.DriverLifeMS += ms(u.Life)
+			t.DriverCPUMS += ms(u.CPU)
+		}
+	}
+	t.DriverStart = stats(timing.StatsOf(starts))
 	if !c.first.IsZero() {
 		t.WallMS = ms(c.last.Sub(c.first))
 	}

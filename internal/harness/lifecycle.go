@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
@@ -86,7 +85,11 @@ func (c *lifecycle) begin(ctx context.Context, s *godog.Scenario) (context.Conte
 			return ctx, &suite.ErrUnsupported{Reason: reason, Capability: capability}
 		}
 	}
-	rt := runtime.New(rec, c.lease.RuntimeOptions())
+	rt, err := c.lease.NewRuntime(ctx, rec)
+	if err != nil {
+		c.firstErr = fmt.Errorf("runtime: %w", err)
+		return ctx, c.firstErr
+	}
 	addr, err := rt.Listen("127.0.0.1:0")
 	if err != nil {
 		c.firstErr = fmt.Errorf("recording runtime: %w", err)
@@ -101,11 +104,15 @@ func (c *lifecycle) begin(ctx context.Context, s *godog.Scenario) (context.Conte
 // step keeps the first thing that ended the scenario: an unsupported step, an undefined one or
 // a failed Given or When step (a failed check does not end it: the steps record those).
 func (c *lifecycle) step(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-	if c.firstErr == nil && c.unsupported == "" {
+	if c.firstErr == nil && c.unsupported == "" && c.unavailable == "" {
 		var un *suite.ErrUnsupported
+		var ua *suite.ErrUnavailable
 		switch {
 		case errors.As(err, &un):
 			c.unsupported, c.capability = un.Reason, un.Capability
+		case errors.As(err, &ua):
+			c.unavailable = ua.Reason
+			c.rec.Unavailable(ua.Reason)
 		case status == godog.StepUndefined:
 			c.firstErr = fmt.Errorf("step %q is not defined", st.Text)
 		case err != nil && !errors.Is(err, godog.ErrSkip):
@@ -134,7 +141,7 @@ func (c *lifecycle) end() {
 		o.Checked, o.Observations = s.Checked, s.Observations
 		o.Failures = append(o.Failures, s.Failures...)
 		add(c.firstErr)
-		if o.Unsupported == "" {
+		if o.Unsupported == "" && o.Unavailable == "" {
 			add(s.Err)
 		}
 		s.Runtime.Close()

@@ -32,7 +32,8 @@ type pool struct {
 	all     []*driver.Client
 	running int // drivers alive or starting
 	freed   chan struct{}
-	started int // drivers started over the run, for the timing report
+	started int              // drivers started over the run, for the timing report
+	every   []*driver.Client // every driver started, for their usage once closed
 	held    map[*driver.Client]time.Time
 	holds   []time.Duration // how long each scenario held its driver, in the order they ended
 	waiting int             // scenarios in get
@@ -79,6 +80,7 @@ func newPool(size int, patience time.Duration, start func(context.Context) (*dri
 	p := &pool{start: start, size: max(size, 1), patience: patience, freed: make(chan struct{}, 1), held: map[*driver.Client]time.Time{}}
 	if first != nil {
 		p.idle, p.all, p.running, p.started = []*driver.Client{first}, []*driver.Client{first}, 1, 1
+		p.every = []*driver.Client{first}
 	}
 	return p
 }
@@ -117,6 +119,7 @@ func (p *pool) get(ctx context.Context) (*driver.Client, error) {
 				return nil, err
 			}
 			p.all = append(p.all, c)
+			p.every = append(p.every, c)
 			p.held[c] = time.Now()
 			p.mu.Unlock()
 			return c, nil
@@ -168,6 +171,18 @@ func (p *pool) Started() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.started
+}
+
+// usage is what each driver the run started cost; after close, with their CPU time.
+func (p *pool) usage() []driver.Usage {
+	p.mu.Lock()
+	every := append([]*driver.Client(nil), p.every...)
+	p.mu.Unlock()
+	out := make([]driver.Usage, len(every))
+	for i, c := range every {
+		out[i] = c.Usage(time.Second)
+	}
+	return out
 }
 
 // close shuts every driver down, at once: a driver may take a while to exit (an SDK that waits

@@ -71,6 +71,12 @@ type Config struct {
 	Runner     string
 	LocalBases bool
 	Shard      Shard // --shard I/N; zero: the whole plan
+	// Runtime is RuntimeStandIn (default) or RuntimeReal; RuntimeVersion picks the real
+	// runtime's version (npm @github/copilot), "" for the one the pinned SDK ships.
+	Runtime        string
+	RuntimeVersion string
+	realBinary     string // set by Run for RuntimeReal
+	realEnv        []string
 
 	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
 	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
@@ -156,6 +162,14 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
 		}
 	}
+	if cfg.Runtime == RuntimeReal {
+		rb, err := prepareRealRuntime(ctx, cfg, p.pins)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the real runtime: %v", ErrSetup, err)
+		}
+		cfg.realBinary, cfg.realEnv = rb.Path, rb.Env
+		res.Harness.Runtime = "real: " + rb.Origin
+	}
 	return execute(ctx, cfg, p, r, cfg.selection.units(units(cfg, p, p.sdks)), res, schemaMethods)
 }
 
@@ -232,6 +246,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			view.Done(name)
 			t.close()
 			clk.drivers = t.drivers().Started()
+			clk.usage = t.drivers().usage()
 		}()
 	}
 	wg.Wait()
@@ -276,6 +291,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
+	t.realBinary, t.realEnv = cfg.realBinary, cfg.realEnv
 	t.rtOpts.Answers, t.generated = cfg.answers, cfg.generated
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)
@@ -394,6 +410,10 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 	switch {
 	case o.Unavailable != "":
 		r.Status, r.Message = report.Unavailable, o.Unavailable
+	case o.Unsupported != "" && o.Capability == "":
+		// Unsupported means the driver declared a capability false: one without a capability
+		// is a fault of the driver or the steps, never an excuse.
+		r.Status, r.Message = report.Failed, "unsupported without a capability the driver declared false: "+o.Unsupported
 	case o.Unsupported != "":
 		r.Status, r.Message, r.Capability = report.Unsupported, o.Unsupported, o.Capability
 	case o.Err != nil && entry != nil:
@@ -441,6 +461,12 @@ func rerun(cfg Config, u unit, o suite.Outcome) string {
 	}
 	if s := cfg.Sources[sdk]; s != "" {
 		parts = append(parts, "--sdk-source "+shellQuote(sdk+"="+s))
+	}
+	if cfg.Runtime == RuntimeReal {
+		parts = append(parts, "--runtime real")
+		if cfg.RuntimeVersion != "" {
+			parts = append(parts, "--runtime-version "+cfg.RuntimeVersion)
+		}
 	}
 	parts = append(parts, "--scenario "+shellQuote(o.Scenario), shellQuote(filepath.ToSlash(filepath.Join("features", o.Feature))))
 	return strings.Join(parts, " ")

@@ -36,6 +36,8 @@ type target struct {
 	timeout    time.Duration
 	reportDir  string
 	rtOpts     runtime.Options
+	realBinary string // --runtime real: the runtime each scenario starts (realruntime.go)
+	realEnv    []string
 	generated  *schemagen.Doc // the runtime's schemas for the generated sweep; nil: not loaded
 	self       []string
 	progress   io.Writer // lines about the SDK that are not results

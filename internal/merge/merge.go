@@ -18,6 +18,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 )
 
@@ -222,7 +223,7 @@ func copyFiles(s shard, out string) error {
 			return nil
 		}
 		if d.IsDir() {
-			if rel == "shards" {
+			if rel == "shards" || rel == html.TranscriptDir { // report.html's transcripts are rendered anew too
 				return filepath.SkipDir
 			}
 			return nil

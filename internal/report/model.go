@@ -49,6 +49,8 @@ type Harness struct {
 	Runner string `json:"runner,omitempty"`
 	// Shard is set on one part of a sharded run (`run --shard I/N`); merge checks the parts.
 	Shard *Shard `json:"shard,omitempty"`
+	// Runtime is the runtime the SDKs talked to when not the stand-in: "real: <origin>".
+	Runtime string `json:"runtime,omitempty"`
 }
 
 // Shard says which part of the plan a sharded run ran.
@@ -146,6 +148,21 @@ type Timing struct {
 	// DriverWaitMS is the sum of the time scenarios waited for a driver (a busy one, or one
 	// starting).
 	DriverWaitMS float64 `json:"driverWaitMs"`
+	// Where the SDK calls went, summed over the scenarios: ConnectMS the connect commands
+	// (creating the SDK client and connecting it), StopMS the stopClient commands, BodyMS every
+	// other command (the scenario itself).
+	ConnectMS float64 `json:"connectMs"`
+	BodyMS    float64 `json:"bodyMs"`
+	StopMS    float64 `json:"stopMs"`
+	// DriverStart is each driver process's start to its hello answered (interpreter or VM start,
+	// imports, the SDK's load).
+	DriverStart Stats `json:"driverStartMs"`
+	// DriverLifeMS and DriverCPUMS sum, over the driver processes whose CPU time is known
+	// (CPUDrivers of them; a local process, after it exited), their wall time from start to exit
+	// and their user+system CPU time (with the children they waited for).
+	CPUDrivers   int     `json:"cpuDrivers,omitempty"`
+	DriverLifeMS float64 `json:"driverLifeMs,omitempty"`
+	DriverCPUMS  float64 `json:"driverCpuMs,omitempty"`
 	// Overhead is each scenario's wall time minus its driver round trips and its wait for a
 	// driver: the harness's own time (runtime start, transcript, assertions).
 	Overhead Stats `json:"overheadMs"`

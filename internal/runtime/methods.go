@@ -61,13 +61,13 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		if s.legacyHandshake() {
 			return nil, rpcErr(wire.CodeMethodNotFound, "Unhandled method connect")
 		}
-		return map[string]any{"ok": true, "protocolVersion": ProtocolVersion, "version": Version}, nil
+		return connectResult(raw), nil
 	case "ping":
 		// Only SDKs that predate the connect handshake, and protocol-3 SDKs falling back from a
 		// runtime without connect, send ping: it is answered in that older runtime's shape, a
 		// numeric timestamp (what copilot-sdk-java 0.3's PingResponse record reads as a long),
 		// not the current schema's ISO 8601 string (PingResult).
-		return map[string]any{"message": "pong", "timestamp": time.Now().UnixMilli(), "protocolVersion": ProtocolVersion}, nil
+		return map[string]any{"message": pingMessage(raw), "timestamp": time.Now().UnixMilli(), "protocolVersion": ProtocolVersion}, nil
 	case "session.create", "session.resume":
 		id := p.SessionID
 		if id == "" {
@@ -86,7 +86,7 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		ss.tools = parseTools(p.Tools)
 		s.mu.Unlock()
 		c.markOpened(id)
-		return map[string]any{"sessionId": id, "workspacePath": nil, "capabilities": nil}, nil
+		return sessionResult(id, raw), nil
 	case "session.send":
 		ss, e := s.session(p.SessionID)
 		if e != nil {

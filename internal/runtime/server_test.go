@@ -96,9 +96,12 @@ func TestAnswersLikeTheRuntime(t *testing.T) {
 		params any
 		want   string // result JSON, or "error:CODE"
 	}{
-		{"connect", map[string]any{}, `{"ok":true,"protocolVersion":3,"version":"0.1.0-conformance"}`},
-		{"session.create", map[string]any{"sessionId": "s-1", "tools": []any{}}, `{"sessionId":"s-1","workspacePath":null,"capabilities":null}`},
-		{"session.resume", map[string]any{"sessionId": "s-1"}, `{"sessionId":"s-1","workspacePath":null,"capabilities":null}`},
+		{"connect", map[string]any{}, `{"ok":true,"protocolVersion":3,"version":"0.1.0-conformance","taskKinds":["agent","shell"]}`},
+		{"connect", map[string]any{"supportedTaskKinds": []string{"agent", "client", "shell"}}, `{"ok":true,"protocolVersion":3,"version":"0.1.0-conformance","taskKinds":["agent","shell","client"]}`},
+		{"session.create", map[string]any{"sessionId": "s-1", "tools": []any{}}, `{"sessionId":"s-1","nativeSessionId":"s-1","isRemote":false,"mode":"interactive","workspacePath":null,
+			"capabilities":{"ui":{"elicitation":false,"mcpApps":false,"canvases":false},"extensions":false},"modelState":{}}`},
+		{"session.resume", map[string]any{"sessionId": "s-1", "requestElicitation": true, "model": "m"}, `{"sessionId":"s-1","nativeSessionId":"s-1","isRemote":false,"mode":"interactive","workspacePath":null,
+			"capabilities":{"ui":{"elicitation":true,"mcpApps":false,"canvases":false},"extensions":false},"modelState":{"modelId":"m"}}`},
 		{"session.tools.set", map[string]any{"sessionId": "s-1", "tools": []any{}}, `{}`},
 		{"session.options.update", map[string]any{"sessionId": "s-1"}, `{"success":true}`},
 		{"session.eventLog.registerInterest", map[string]any{"sessionId": "s-1"}, `{"handle":"h1"}`},
@@ -118,7 +121,15 @@ func TestAnswersLikeTheRuntime(t *testing.T) {
 				return
 			}
 			require.Nil(t, m.Error)
-			assert.JSONEq(t, tt.want, string(m.Result))
+			var got map[string]any
+			require.NoError(t, json.Unmarshal(m.Result, &got))
+			if at, has := got["startTime"]; has { // the real runtime's millisecond ISO 8601 time
+				_, err := time.Parse("2006-01-02T15:04:05.000Z07:00", at.(string))
+				assert.NoError(t, err)
+				delete(got, "startTime")
+			}
+			b, _ := json.Marshal(got)
+			assert.JSONEq(t, tt.want, string(b))
 		})
 	}
 }

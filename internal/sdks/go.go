@@ -1,6 +1,7 @@
 package sdks
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ const goSDKModule = "github.com/github/copilot-sdk/go"
 
 func init() {
 	register(Driver{
+		Probe:       probeGo,
 		Name:        "go",
 		Order:       2,
 		MonorepoDir: "go",
@@ -209,4 +211,31 @@ func goSDKSourceDir(source string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("go: %s holds no module %s (looked at go.mod and go/go.mod)", source, goSDKModule)
+}
+
+// probeGo asks go doc in the prepared driver module: "pkg.Name[.Member]", where pkg is the
+// SDK's package name for its root ("copilot") or a sub-package's last path element.
+func probeGo(ctx context.Context, prep *Prepared, symbols []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, sym := range symbols {
+		pkg, rest, ok := strings.Cut(sym, ".")
+		if !ok {
+			return nil, fmt.Errorf("go symbol %q: want pkg.Name[.Member]", sym)
+		}
+		path := goSDKModule
+		if pkg != "copilot" {
+			path += "/" + pkg
+		}
+		_, stderr, err := probeCommand(ctx, filepath.Join(prep.CacheDir, "src"), []string{"GOFLAGS=-mod=mod", "GOWORK=off"},
+			"go", "doc", "-short", path, rest)
+		switch {
+		case err == nil:
+			out[sym] = true
+		case bytes.Contains(stderr, []byte("no symbol")) || bytes.Contains(stderr, []byte("no method or field")):
+			out[sym] = false
+		default:
+			return nil, fmt.Errorf("go doc %s %s: %v: %s", path, rest, err, bytes.TrimSpace(stderr))
+		}
+	}
+	return out, nil
 }

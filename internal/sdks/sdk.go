@@ -92,6 +92,10 @@ type Driver struct {
 	// earlier preparations wrong (the driver's own files are hashed into the key already).
 	Revision  int
 	Toolchain []Tool
+	// Probe, when set, says whether a prepared SDK has each symbol a driver names as missing
+	// in hello (written in the language's notation of drivers/PROTOCOL.md "Capability
+	// audit"): the capability audit fails when one is there.
+	Probe Probe
 	// Prepare installs the SDK and builds the driver into pc.CacheDir and says how to start it.
 	// It is called only when the cache holds no finished preparation for the same key.
 	Prepare func(ctx context.Context, pc PrepareContext) (Launch, error)

@@ -55,8 +55,8 @@ type Scenario struct {
 	Feature string // relative to the features folder
 	Name    string
 	Rec     *transcript.Recorder
-	Runtime *runtime.Server
-	Addr    string // where Runtime listens
+	Runtime Runtime // the stand-in (*runtime.Server) or a proxy in front of the real runtime
+	Addr    string  // where Runtime listens
 
 	// Err is a fault the steps found after the scenario's steps (stopping a client failed, the
 	// SDK sent a malformed frame); the outcome keeps the first step's error before it.
@@ -85,6 +85,14 @@ type ErrUnsupported struct {
 
 func (e *ErrUnsupported) Error() string { return "unsupported: " + e.Reason }
 func (e *ErrUnsupported) Unwrap() error { return godog.ErrSkip }
+
+// ErrUnavailable marks a step whose input this run does not have (the runtime's published
+// schema when no preparation ships it): a setup problem, not something the SDK lacks, so the
+// runner reports it unavailable with the reason, never unsupported and never passed.
+type ErrUnavailable struct{ Reason string }
+
+func (e *ErrUnavailable) Error() string { return "unavailable: " + e.Reason }
+func (e *ErrUnavailable) Unwrap() error { return godog.ErrSkip }
 
 // Lacks says whether t lacks capability c, with the sentence that reports it and the driver's
 // note (the @requires gate and the steps say it the same way).
@@ -144,7 +152,7 @@ var Capabilities = []string{
 	"tool.overridesBuiltInTool", "tool.skipPermission", "tool.defer", "tool.metadata",
 	"session.setTools", "session.rpc.tools.set", "session.rpc.tools.set.nil", "session.gitHubToken", "session.clearContext", "events",
 	"session.option.<name>", "connect.option.<name>",
-	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.sessionLog", "tool.result.telemetry",
+	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.binary.metadata", "tool.result.sessionLog", "tool.result.telemetry",
 	"handler.permission", "rpc.generated", "rpc.handlers", "surface",
 }
 
@@ -171,4 +179,22 @@ type Step struct {
 	// Needs returns the capabilities one use of the phrase needs, given the pattern's groups and
 	// the step's data table (rows of cells; nil without one). Nil Needs: the phrase needs none.
 	Needs func(args []string, table [][]string) []string
+}
+
+// Runtime is what a scenario's SDKs talk to: the stand-in (*runtime.Server, the default) or a
+// recording proxy in front of the real runtime (internal/realruntime).
+type Runtime interface {
+	Listen(addr string) (string, error)
+	Close()
+	// Wait blocks until no scripted turn is being played, or ctx ends.
+	Wait(ctx context.Context) error
+	// AddTurn scripts what the model does on the next session.send.
+	AddTurn(runtime.Turn)
+}
+
+// Lacker is an optional part of a Runtime: a runtime that cannot be made to do what the
+// stand-in is scripted to do says so per runtime capability ("runtime.script.rejection", …),
+// with the reason; a scenario that needs one is unsupported on it.
+type Lacker interface {
+	Lacks(capability string) (string, bool)
 }

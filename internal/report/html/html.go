@@ -1,11 +1,18 @@
-// Package html writes report.html: one self-contained page (inline CSS and JS, the results and
-// transcripts embedded as JSON, nothing fetched when it is viewed) with the scenario × SDK
-// matrix, each cell opening its transcript as a conversation and a side-by-side diff of a
-// request against another SDK's.
+// Package html writes report.html: a page (inline CSS and JS, the results embedded as JSON,
+// nothing fetched from the network when it is viewed) with the scenario × SDK matrix, each cell
+// opening its transcript as a conversation and a side-by-side diff of a request against another
+// SDK's.
 //
-// Everything shown comes from the SDKs and is untrusted: the data is embedded with
-// encoding/json's HTML escaping (so no "</script>" can end the data block) and the page's script
-// only ever sets textContent, never markup built from the data.
+// The transcripts are most of a run's bytes (tens of MB for a full run), so they are not in the
+// page: each is one small script, report-transcripts/<n>.js beside the page, which the page adds
+// as a <script> element when a cell is opened and which hands its entries to the page. A script
+// element rather than fetch() because Chromium blocks fetch() and XHR of file:// URLs, and the
+// page must open from a report folder on disk.
+//
+// Everything shown comes from the SDKs and is untrusted: the data is written with encoding/json
+// (HTML-escaped, and U+2028/U+2029 escaped, so a JSON value is a JavaScript literal and no
+// "</script>" can end the data block) and the page's script only ever sets textContent, never
+// markup built from the data.
 package html
 
 import (
@@ -26,20 +33,28 @@ import (
 // FileName is the page written beside summary.md.
 const FileName = "report.html"
 
+// TranscriptDir holds the page's transcripts, one script per transcript, beside the page.
+const TranscriptDir = "report-transcripts"
+
+// loader is the function each transcript script calls with its index and entries.
+const loader = "__conformanceTranscript"
+
 //go:embed page.css
 var css string
 
 //go:embed page.js
 var js string
 
-// page is what the script reads.
+// page is what the script reads, and only that: the run's comparisons and each result's checked
+// values (most of the rest of results.json) are not shown, the page diffs requests itself.
 type page struct {
-	Harness     report.Harness      `json:"harness"`
-	SDKs        []report.SDK        `json:"sdks"`
-	Results     []result            `json:"results"`
-	Comparisons []report.Comparison `json:"comparisons"`
-	// Transcripts are indexed by result.Transcript.
-	Transcripts [][]transcript.Entry `json:"transcripts"`
+	Harness report.Harness `json:"harness"`
+	SDKs    []report.SDK   `json:"sdks"`
+	Results []result       `json:"results"`
+	// Transcripts is how many scripts TranscriptDir holds; result.TranscriptIndex names one.
+	Transcripts int `json:"transcripts"`
+	// TranscriptDir is where they are, relative to the page.
+	TranscriptDir string `json:"transcriptDir"`
 }
 
 type result struct {
@@ -56,17 +71,28 @@ func Render(dir string, res *report.Results) error { return RenderFrom(transcrip
 func RenderFrom(ts *transcript.Store, res *report.Results) error {
 	dir := ts.Dir()
 	res = report.ByTarget(res) // the matrix has a column per SDK@version when a run has several
-	p := page{Harness: res.Harness, SDKs: res.SDKs, Comparisons: res.Comparisons}
+	p := page{Harness: res.Harness, SDKs: res.SDKs, TranscriptDir: TranscriptDir}
+	scripts := filepath.Join(dir, TranscriptDir)
+	if err := os.RemoveAll(scripts); err != nil { // a previous render's transcripts
+		return fmt.Errorf("report.html: %w", err)
+	}
+	if err := os.MkdirAll(scripts, 0o755); err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
 	loaded := map[string]int{}
 	for _, r := range res.Results {
+		r.Checked = nil // not shown
 		out := result{Result: r, TranscriptIndex: -1}
 		if r.Transcript != "" {
 			if i, ok := loaded[r.Transcript]; ok {
 				out.TranscriptIndex = i
 			} else if es, err := ts.Read(r.Transcript); err == nil {
-				loaded[r.Transcript] = len(p.Transcripts)
-				out.TranscriptIndex = len(p.Transcripts)
-				p.Transcripts = append(p.Transcripts, es)
+				if err := writeTranscript(scripts, p.Transcripts, es); err != nil {
+					return err
+				}
+				loaded[r.Transcript] = p.Transcripts
+				out.TranscriptIndex = p.Transcripts
+				p.Transcripts++
 			} else if errors.Is(err, fs.ErrNotExist) {
 				out.TranscriptError = "transcript file missing: " + r.Transcript
 			} else {
@@ -86,8 +112,9 @@ func RenderFrom(ts *transcript.Store, res *report.Results) error {
 	}
 	b.WriteString("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	// No network at view time: a CSP that allows only what is inline.
-	b.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n")
+	// No network at view time: a CSP that allows only what is inline and the page's own
+	// transcript scripts ('self'; file: for a page opened from disk, whose origin is opaque).
+	b.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' 'self' file:; img-src data:\">\n")
 	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head><body>\n", escapeText(title), css)
 	b.WriteString(`<header><h1>Conformance report</h1><p id="meta"></p></header>
 <section id="filters"></section>
@@ -100,6 +127,22 @@ func RenderFrom(ts *transcript.Store, res *report.Results) error {
 	b.WriteString(js)
 	b.WriteString("</script>\n</body></html>\n")
 	return os.WriteFile(filepath.Join(dir, FileName), b.Bytes(), 0o644)
+}
+
+// writeTranscript writes TranscriptDir/<i>.js: one call handing the page transcript i.
+func writeTranscript(dir string, i int, entries []transcript.Entry) error {
+	if entries == nil {
+		entries = []transcript.Entry{}
+	}
+	data, err := json.Marshal(entries) // a JSON value is a JavaScript literal (see the package comment)
+	if err != nil {
+		return fmt.Errorf("report.html: transcript %d: %w", i, err)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s(%d,", loader, i)
+	b.Write(data)
+	b.WriteString(");\n")
+	return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.js", i)), b.Bytes(), 0o644)
 }
 
 func escapeText(s string) string {

@@ -98,6 +98,29 @@ func TestRenderIsSelfContainedAndEscaped(t *testing.T) {
 		assert.NotContains(t, page, ref, "the page fetches nothing")
 	}
 	assert.Contains(t, page, "transcript file missing: transcripts/python/missing.ndjson")
+	assert.NotContains(t, page, "Search the web", "transcripts are beside the page, not in it")
+
+	// One script per transcript, each a single call of the page's loader with JSON.
+	scripts, err := filepath.Glob(filepath.Join(dir, TranscriptDir, "*.js"))
+	require.NoError(t, err)
+	require.Len(t, scripts, 2)
+	for _, f := range scripts {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		js := string(b)
+		assert.Regexp(t, `^`+loader+`\([01],\[`, js)
+		assert.True(t, strings.HasSuffix(js, "]);\n"), js)
+		assert.NotContains(t, js, "</script>", "JSON escapes < so nothing in a transcript reads as markup")
+	}
+}
+
+func TestRenderReplacesOldTranscripts(t *testing.T) {
+	dir, res, _ := fixture(t)
+	stale := filepath.Join(dir, TranscriptDir, "99.js")
+	require.NoError(t, os.MkdirAll(filepath.Dir(stale), 0o755))
+	require.NoError(t, os.WriteFile(stale, []byte("x"), 0o644))
+	require.NoError(t, Render(dir, res))
+	assert.NoFileExists(t, stale)
 }
 
 // TestPageInChromium loads the page in a headless Chromium: no console errors, the matrix
@@ -155,11 +178,21 @@ func TestPageInChromium(t *testing.T) {
 	eval(`Array.from(document.querySelectorAll('#matrix th')).map(function(th){return th.textContent})`, &headers)
 	assert.Equal(t, []string{"Scenario", "node 0.1.0", "python 1.0.27", "dotnet"}, headers)
 
-	// The failing python cell: its transcript, then the diff of session.create against node.
+	// No transcript is loaded before a cell is opened.
+	var loaded []string
+	scripts := `Array.from(document.querySelectorAll('script[src]')).map(function(s){return s.getAttribute('src')})`
+	eval(scripts, &loaded)
+	assert.Empty(t, loaded)
+
+	// The failing python cell: its transcript, loaded on demand from its script, then the diff
+	// of session.create against node (whose transcript is loaded for it).
 	require.NoError(t, chromedp.Do(bctx,
 		chromedp.Click(chromedp.CSS(`td.cell[data-status="failed"]`)),
 		chromedp.WaitVisible(chromedp.CSS("#detail .conversation")),
+		chromedp.WaitVisible(chromedp.CSS("#diff table")),
 	))
+	eval(scripts, &loaded)
+	assert.ElementsMatch(t, []string{TranscriptDir + "/0.js", TranscriptDir + "/1.js"}, loaded)
 	var entries int
 	eval(`document.querySelectorAll('#detail .entry').length`, &entries)
 	assert.Equal(t, 7, entries)

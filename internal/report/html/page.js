@@ -104,6 +104,29 @@
     });
   }
 
+  // Transcripts live in TranscriptDir/<n>.js beside the page (see html.go): load(n, done) adds
+  // that script once and calls done(entries), or done(null, why) when it cannot be read.
+  var transcripts = {}, waiting = {};
+  window.__conformanceTranscript = function (n, entries) {
+    transcripts[n] = entries;
+    (waiting[n] || []).forEach(function (f) { f(entries); });
+    delete waiting[n];
+  };
+  function load(n, done) {
+    if (transcripts[n]) { done(transcripts[n]); return; }
+    if (waiting[n]) { waiting[n].push(done); return; }
+    waiting[n] = [done];
+    var s = document.createElement('script');
+    s.src = D.transcriptDir + '/' + n + '.js';
+    s.onerror = function () {
+      var fs = waiting[n] || [];
+      delete waiting[n];
+      s.remove();
+      fs.forEach(function (f) { f(null, 'transcript not found: ' + s.src); });
+    };
+    document.head.append(s);
+  }
+
   // Requests the SDK sent in a transcript, numbered per method ("session.create#1").
   function requests(entries) {
     var out = [], seen = {};
@@ -182,7 +205,9 @@
     }));
   }
 
+  var opened = 0; // the latest open(); a transcript arriving for an earlier one is dropped
   function open(i, td) {
+    var ticket = ++opened;
     document.querySelectorAll('td.cell.selected').forEach(function (x) { x.classList.remove('selected'); });
     if (td) td.classList.add('selected');
     var r = results[i];
@@ -198,9 +223,18 @@
     (r.schemaViolations || []).forEach(function (v) { aside.append(el('p', { class: 'bad' }, 'schema: ' + v)); });
     Object.keys(r.observations || {}).forEach(function (k) { aside.append(el('p', {}, k + ': ' + r.observations[k])); });
     if (r.transcriptError) aside.append(el('p', { class: 'bad' }, r.transcriptError));
-    var entries = r.transcriptIndex >= 0 ? D.transcripts[r.transcriptIndex] : null;
-    if (!entries) { aside.append(el('p', {}, 'no transcript')); return; }
+    if (r.transcriptIndex < 0) { aside.append(el('p', {}, 'no transcript')); return; }
+    var loading = el('p', { class: 'loading' }, 'loading transcript…');
+    aside.append(loading);
+    load(r.transcriptIndex, function (entries, why) {
+      if (ticket !== opened) return;
+      loading.remove();
+      if (!entries) { aside.append(el('p', { class: 'bad' }, why)); return; }
+      showTranscript(r, entries, aside);
+    });
+  }
 
+  function showTranscript(r, entries, aside) {
     // The same scenario on the other SDKs that have a transcript.
     var others = columns.filter(function (c) {
       var j = cell[r.feature + '\u0000' + r.scenario + '\u0000' + c];
@@ -212,12 +246,16 @@
       var sdkSel = el('select', { id: 'diff-sdk' }, others.map(function (c) { return el('option', { value: c }, sdkLabel(c)); }));
       var out = el('div', { id: 'diff' });
       var redraw = function () {
-        var j = cell[r.feature + '\u0000' + r.scenario + '\u0000' + sdkSel.value];
-        var theirs = requests(D.transcripts[results[j].transcriptIndex]);
-        var a = mine.filter(function (q) { return q.key === reqSel.value; })[0];
-        var b = theirs.filter(function (q) { return q.key === reqSel.value; })[0];
-        out.replaceChildren(b ? diffTable(a.params, b.params, r.sdk, sdkSel.value)
-          : el('p', {}, sdkSel.value + ' sent no ' + reqSel.value));
+        var sdk = sdkSel.value, key = reqSel.value;
+        var j = cell[r.feature + '\u0000' + r.scenario + '\u0000' + sdk];
+        load(results[j].transcriptIndex, function (other, why) {
+          if (sdk !== sdkSel.value || key !== reqSel.value) return; // changed meanwhile
+          if (!other) { out.replaceChildren(el('p', { class: 'bad' }, why)); return; }
+          var a = mine.filter(function (q) { return q.key === key; })[0];
+          var b = requests(other).filter(function (q) { return q.key === key; })[0];
+          out.replaceChildren(b ? diffTable(a.params, b.params, r.sdk, sdk)
+            : el('p', {}, sdk + ' sent no ' + key));
+        });
       };
       reqSel.addEventListener('change', redraw);
       sdkSel.addEventListener('change', redraw);

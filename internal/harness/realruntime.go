@@ -1,0 +1,54 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// Runtimes a run's scenarios talk to (Config.Runtime).
+const (
+	RuntimeStandIn = "stand-in" // the recording runtime of internal/runtime (the default)
+	RuntimeReal    = "real"     // the real Copilot runtime behind a recording proxy (internal/realruntime)
+)
+
+// prepareRealRuntime finds or installs the real runtime binary: the one the schema-source SDK's
+// platform package ships, or npm @github/copilot at cfg.RuntimeVersion.
+func prepareRealRuntime(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (sdks.RuntimeBinary, error) {
+	d, ok := sdks.SchemaSource()
+	if !ok {
+		return sdks.RuntimeBinary{}, fmt.Errorf("no SDK recipe ships the runtime")
+	}
+	dir := ""
+	if cfg.RuntimeVersion == "" {
+		prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, d.Name, pins[d.Name].Version, "")
+		if err != nil {
+			return sdks.RuntimeBinary{}, err
+		}
+		dir = prep.CacheDir
+	}
+	return sdks.PrepareRuntime(ctx, cfg.CacheRoot, cfg.RuntimeVersion, dir, cfg.Log)
+}
+
+// realSlots bounds the real runtimes running at once across the run (each a process of about
+// 100 MB that mostly waits).
+var realSlots = make(chan struct{}, 8*goruntime.NumCPU())
+
+// NewRuntime gives each scenario its runtime: the stand-in, or with --runtime real a private
+// real runtime behind the recording proxy.
+func (l *lease) NewRuntime(ctx context.Context, rec *transcript.Recorder) (suite.Runtime, error) {
+	if l.realBinary == "" {
+		return runtime.New(rec, l.rtOpts), nil
+	}
+	p, err := realruntime.Start(ctx, rec, realruntime.Config{Binary: l.realBinary, Env: l.realEnv, Check: l.rtOpts.Check, Slots: realSlots})
+	if err != nil {
+		return nil, err // not a typed nil *Proxy inside the interface
+	}
+	return p, nil
+}

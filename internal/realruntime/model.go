@@ -1,0 +1,164 @@
+package realruntime
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+)
+
+// Model is the scripted model behind the real runtime: a local OpenAI-compatible server
+// (POST /v1/chat/completions, non-streaming JSON or, when the request asks for it, server-sent
+// events) that plays the same runtime.Turn scripts the stand-in plays, so "the model calls tool
+// X" means the same on both runtimes. One turn is taken per session.send (the proxy says when);
+// each model call within the turn answers with its next step: a tool step as one tool call, a
+// reply as text. When the steps run out it replies runtime.DefaultReply, as the stand-in does.
+//
+// Hand-written on net/http rather than an OpenAI mock library: the answers are a few fixed JSON
+// shapes, and what matters is that they follow the scenario's script step by step.
+type Model struct {
+	mu     sync.Mutex
+	turns  []runtime.Turn // scripted, consumed one per session.send
+	taken  int
+	steps  []runtime.ModelStep // what is left of the current turn
+	calls  int
+	srv    *http.Server
+	ln     net.Listener
+	closed bool
+}
+
+// StartModel serves the model on an ephemeral loopback port.
+func StartModel() (*Model, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{ln: ln}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", m.complete)
+	m.srv = &http.Server{Handler: mux}
+	go func() { _ = m.srv.Serve(ln) }()
+	return m, nil
+}
+
+// BaseURL is what a provider's baseUrl names.
+func (m *Model) BaseURL() string { return "http://" + m.ln.Addr().String() + "/v1" }
+
+// Close stops the server.
+func (m *Model) Close() { _ = m.srv.Close() }
+
+// AddTurn appends a scripted turn.
+func (m *Model) AddTurn(t runtime.Turn) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.turns = append(m.turns, t)
+}
+
+// NextTurn starts the next scripted turn (the SDK sent session.send).
+func (m *Model) NextTurn() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.steps = nil
+	if m.taken < len(m.turns) {
+		m.steps = append([]runtime.ModelStep(nil), m.turns[m.taken].Steps...)
+		m.taken++
+	}
+}
+
+// Calls is how many model calls the runtime made.
+func (m *Model) Calls() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls
+}
+
+// next takes the current turn's next step; a reply ends the turn's script.
+func (m *Model) next() (runtime.ModelStep, int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls++
+	if len(m.steps) == 0 {
+		return runtime.ModelStep{Reply: runtime.DefaultReply}, m.calls
+	}
+	st := m.steps[0]
+	m.steps = m.steps[1:]
+	if st.Tool == "" {
+		m.steps = nil
+	}
+	return st, m.calls
+}
+
+func (m *Model) complete(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model  string `json:"model"`
+		Stream bool   `json:"stream"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(body, &req)
+	st, n := m.next()
+	if req.Model == "" {
+		req.Model = DefaultModel
+	}
+	id := fmt.Sprintf("chatcmpl-%d", n)
+	msg := map[string]any{"role": "assistant", "content": replyText(st)}
+	finish := "stop"
+	var calls []any
+	if st.Tool != "" {
+		args := st.Arguments
+		if args == nil {
+			args = map[string]any{}
+		}
+		a, _ := json.Marshal(args)
+		calls = []any{map[string]any{"id": fmt.Sprintf("call_%d", n), "type": "function",
+			"function": map[string]any{"name": st.Tool, "arguments": string(a)}}}
+		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": calls}
+		finish = "tool_calls"
+	}
+	usage := map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+	if !req.Stream {
+		writeJSON(w, map[string]any{"id": id, "object": "chat.completion", "created": 1, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}, "usage": usage})
+		return
+	}
+	// Streaming: the same answer as chat.completion.chunk events, then [DONE].
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(delta map[string]any, fin any, extra map[string]any) {
+		c := map[string]any{"id": id, "object": "chat.completion.chunk", "created": 1, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": fin}}}
+		for k, v := range extra {
+			c[k] = v
+		}
+		b, _ := json.Marshal(c)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	if calls != nil {
+		c := calls[0].(map[string]any)
+		c["index"] = 0
+		chunk(map[string]any{"role": "assistant", "tool_calls": calls}, nil, nil)
+	} else {
+		chunk(map[string]any{"role": "assistant", "content": msg["content"]}, nil, nil)
+	}
+	chunk(map[string]any{}, finish, map[string]any{"usage": usage})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+func replyText(st runtime.ModelStep) string {
+	if len(st.ReplyJSON) > 0 {
+		var s string
+		if json.Unmarshal(st.ReplyJSON, &s) == nil {
+			return s
+		}
+	}
+	return st.Reply
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+	_, _ = w.Write(b)
+}

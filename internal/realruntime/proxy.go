@@ -1,0 +1,469 @@
+// Package realruntime puts the real Copilot runtime in the loop (conformance run --runtime real):
+// per scenario, a private runtime process (its own HOME and working directory) behind a
+// transparent recording proxy, and a scripted model (model.go) the runtime calls as its
+// OpenAI-compatible provider.
+//
+// The proxy forwards every frame unchanged in both directions and records it as it passed, so
+// the transcript holds exactly what the SDK sent and what the runtime answered, and every
+// check reads it as it reads the stand-in's. One exception, recorded apart: the SDK's
+// session.create and session.resume carry no model provider, and the runtime's own
+// configuration (COPILOT_PROVIDER_BASE_URL and friends) does not reach a headless server's
+// sessions (measured on 1.0.85: "No GitHub OAuth token or Copilot HMAC key provided"), so the
+// proxy adds `provider` (and `model` when the SDK set none) to those two requests before
+// forwarding them. The transcript keeps the SDK's frame as sent (sdk->runtime) and the
+// forwarded one in a separate note of kind "injected".
+//
+// What the stand-in can be scripted to do and the real runtime cannot be made to do (reject a
+// request, delay an answer, mangle framing, speak an older protocol, send a scripted request)
+// is a capability the real runtime lacks (Lacks): the steps report such a scenario unsupported
+// with the reason, never passed.
+package realruntime
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/schema"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+)
+
+// DefaultModel is the model id a session gets when the SDK names none.
+const DefaultModel = "gpt-4o"
+
+// KindInjected marks the note holding a request as the proxy forwarded it, when that differs
+// from what the SDK sent (the provider added to session.create/resume).
+const KindInjected = "injected"
+
+// Args are the runtime's arguments: the Node SDK's own startCLIServer arguments for a TCP
+// server on a port of its choosing (it prints "listening on port N").
+var Args = []string{"--headless", "--no-auto-update", "--no-auto-login"}
+
+// Lacking are the runtime capabilities the stand-in has and the real runtime lacks, with the
+// reason reported for a scenario that needs one. A step that scripts the runtime names one.
+var Lacking = map[string]string{
+	"runtime.script.rejection":        "the real runtime cannot be scripted to reject a request it would accept",
+	"runtime.script.delay":            "the real runtime cannot be scripted to delay its answers",
+	"runtime.script.framing":          "the real runtime cannot be scripted to split or coalesce its frames",
+	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
+	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request (permission, elicitation, user input, hook) at a given point",
+	"runtime.script.generatedAnswers": "the schema sweep checks results the stand-in generates from the schema; the real runtime would run every method for real (shell, files, models) with generated params, which this harness does not do to it",
+	"runtime.script.events":           "the event sweep has the runtime send every event type of the schema with generated data; the real runtime sends only the events its own work makes",
+	"runtime.spawned":                 "the SDK spawns the stand-in as its runtime over stdio; the real runtime is reached over TCP only",
+}
+
+// Config says which runtime to run and how to check requests.
+type Config struct {
+	Binary string
+	Env    []string // added to the runtime's environment (sdks.RuntimeBinary.Env)
+	// Check, when set, validates each SDK request's params (the runtime's published schema).
+	Check func(method string, params json.RawMessage) []schema.Violation
+	// Slots, when set, bounds how many real runtimes run at once (a semaphore, held from Start
+	// to Close): each is a process of ~100 MB.
+	Slots chan struct{}
+}
+
+// Proxy is one scenario's real runtime and the recording proxy in front of it.
+type Proxy struct {
+	rec   *transcript.Recorder
+	cfg   Config
+	model *Model
+	home  string
+	proc  *exec.Cmd
+	up    string // the runtime's TCP address
+	errs  *tail
+
+	mu      sync.Mutex
+	ln      net.Listener
+	nconn   int
+	conns   []net.Conn
+	pending int // session.send requests not yet followed by session.idle
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+// startSlots bounds the runtimes starting at once in this process; startTimeout is how long one
+// may take to say it listens (a loaded machine makes the npm CLI take seconds).
+var (
+	startSlots   = make(chan struct{}, goruntime.NumCPU())
+	startTimeout = 2 * time.Minute
+)
+
+var listening = regexp.MustCompile(`(?i)listening on port (\d+)`)
+
+// Start starts the scripted model and a runtime process with a private HOME and working
+// directory, and waits until the runtime listens.
+func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, error) {
+	if cfg.Slots != nil {
+		select {
+		case cfg.Slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	p := &Proxy{rec: rec, cfg: cfg, errs: &tail{max: 4096}}
+	ok := false
+	defer func() {
+		if !ok {
+			p.Close()
+		}
+	}()
+	var err error
+	if p.model, err = StartModel(); err != nil {
+		return nil, err
+	}
+	if p.home, err = os.MkdirTemp("", "conformance-real-home-"); err != nil {
+		return nil, err
+	}
+	work := filepath.Join(p.home, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	argv := append([]string{cfg.Binary}, Args...)
+	p.proc = exec.Command(argv[0], argv[1:]...)
+	p.proc.Dir = work
+	p.proc.Env = append(privateEnv(p.home), cfg.Env...)
+	p.proc.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.proc.Stderr = p.errs
+	out, err := p.proc.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	// Starting is CPU work (the npm CLI loads its bundle: about 1 s of CPU, against 0.05 s for
+	// the platform package's runtime): a few at a time machine-wide, so that a full run does not
+	// starve every start at once.
+	select {
+	case startSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	started := false
+	defer func() {
+		if !started {
+			<-startSlots
+		}
+	}()
+	if err := p.proc.Start(); err != nil {
+		return nil, fmt.Errorf("starting the real runtime %s: %w", cfg.Binary, err)
+	}
+	rec.Started(argv)
+	port := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sent := false
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil && !sent {
+				port <- m[1]
+				sent = true
+			}
+		}
+		if !sent {
+			close(port)
+		}
+	}()
+	wait := time.NewTimer(startTimeout)
+	defer wait.Stop()
+	select {
+	case pn, alive := <-port:
+		if !alive {
+			return nil, fmt.Errorf("the real runtime %s exited before listening: %s", cfg.Binary, p.errs.String())
+		}
+		p.up = "127.0.0.1:" + pn
+	case <-wait.C:
+		return nil, fmt.Errorf("the real runtime %s did not say it was listening within %s: %s", cfg.Binary, startTimeout, p.errs.String())
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	started = true
+	<-startSlots
+	rec.Notef("", "real runtime (HOME %s) listening on %s; scripted model at %s", p.home, p.up, p.model.BaseURL())
+	ok = true
+	return p, nil
+}
+
+// privateEnv is this process's environment without what would let the runtime reach an account
+// or another configuration, with HOME (and the XDG folders) in the scenario's private folder.
+func privateEnv(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "COPILOT_"), strings.HasPrefix(k, "GH_"), strings.HasPrefix(k, "GITHUB_"),
+			strings.HasPrefix(k, "XDG_"), strings.HasPrefix(k, "OPENAI_"), strings.HasPrefix(k, "AZURE_"),
+			k == "HOME", k == "NODE_OPTIONS", k == "NODE_DEBUG":
+			// COPILOT_* includes COPILOT_CLI_PATH, tokens and provider settings: none may leak in.
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
+}
+
+// Lacks says whether the real runtime lacks a runtime capability, with the reason.
+func (p *Proxy) Lacks(capability string) (string, bool) {
+	why, lacking := Lacking[capability]
+	return why, lacking
+}
+
+// AddTurn scripts the model's next turn.
+func (p *Proxy) AddTurn(t runtime.Turn) { p.model.AddTurn(t) }
+
+// Listen accepts SDK connections on addr; each gets a connection of its own to the runtime.
+func (p *Proxy) Listen(addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.wg.Add(1)
+			go func() {
+				defer p.wg.Done()
+				p.serve(c)
+			}()
+		}
+	}()
+	return ln.Addr().String(), nil
+}
+
+func (p *Proxy) serve(sdk net.Conn) {
+	p.mu.Lock()
+	p.nconn++
+	name := fmt.Sprintf("c%d", p.nconn)
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		sdk.Close()
+		return
+	}
+	up, err := net.Dial("tcp", p.up)
+	if err != nil {
+		p.rec.Notef(name, "connecting to the real runtime at %s: %v", p.up, err)
+		sdk.Close()
+		return
+	}
+	p.mu.Lock()
+	p.conns = append(p.conns, sdk, up)
+	p.mu.Unlock()
+	p.rec.Notef(name, "connection opened")
+	done := make(chan struct{})
+	go func() {
+		p.pump(name, up, sdk, transcript.RuntimeToSDK)
+		sdk.Close()
+		close(done)
+	}()
+	p.pump(name, sdk, up, transcript.SDKToRuntime)
+	up.Close()
+	<-done
+	p.rec.Notef(name, "connection closed")
+}
+
+// pump copies frames from src to dst, recording each as it passed.
+func (p *Proxy) pump(name string, src io.Reader, dst io.Writer, dir string) {
+	r := wire.NewReader(src)
+	w := wire.NewWriter(dst)
+	for {
+		f, err := r.NextFrame()
+		if fe, bad := err.(*wire.FrameError); bad {
+			// Not a frame: recorded, and passed on as it was, for the peer to judge.
+			p.rec.Bad(name, dir, fe.Bytes, err)
+			_, _ = dst.Write(fe.Bytes)
+			continue
+		}
+		if err != nil {
+			return
+		}
+		p.rec.FrameRead(name, dir, f)
+		body := p.observe(name, dir, f.Body)
+		if err := w.Write(body); err != nil {
+			if !p.isClosed() {
+				p.rec.Notef(name, "forwarding (%s) failed: %v", dir, err)
+			}
+			return
+		}
+	}
+}
+
+// observe checks an SDK request against the schema, follows the turns (session.send starts
+// one, session.idle ends it) and returns the body to forward (with the provider added to
+// session.create and session.resume).
+func (p *Proxy) observe(name, dir string, body []byte) []byte {
+	var m wire.Message
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	if dir == transcript.RuntimeToSDK {
+		if m.Method == "session.event" && bytes.Contains(m.Params, []byte(`"session.idle"`)) {
+			var ev struct {
+				Event struct {
+					Type string `json:"type"`
+				} `json:"event"`
+			}
+			if json.Unmarshal(m.Params, &ev) == nil && ev.Event.Type == "session.idle" {
+				p.mu.Lock()
+				if p.pending > 0 {
+					p.pending--
+				}
+				p.mu.Unlock()
+			}
+		}
+		return body
+	}
+	if !m.IsRequest() {
+		return body
+	}
+	if p.cfg.Check != nil {
+		for _, v := range p.cfg.Check(m.Method, m.Params) {
+			p.rec.Schema(name, transcript.Violation{Method: m.Method, Pointer: v.Pointer, Message: v.Message})
+		}
+	}
+	switch m.Method {
+	case "session.send":
+		p.model.NextTurn()
+		p.mu.Lock()
+		p.pending++
+		p.mu.Unlock()
+	case "session.create", "session.resume":
+		return p.inject(name, m, body)
+	}
+	return body
+}
+
+// inject adds the scripted model as the session's provider.
+func (p *Proxy) inject(name string, m wire.Message, body []byte) []byte {
+	var params map[string]json.RawMessage
+	if json.Unmarshal(m.Params, &params) != nil || params == nil {
+		return body
+	}
+	var added []string
+	// The runtime refuses a provider beside a per-session GitHub token ("Cannot specify both
+	// gitHubToken and provider in session.create"): such a session keeps the SDK's frame as is
+	// (and has no model to call).
+	_, token := params["gitHubToken"]
+	if _, has := params["provider"]; !has && !token {
+		params["provider"], _ = json.Marshal(map[string]string{"type": "openai", "baseUrl": p.model.BaseURL(), "apiKey": "conformance"})
+		added = append(added, "provider")
+	}
+	if v, has := params["model"]; !token && (!has || string(v) == "null") {
+		params["model"], _ = json.Marshal(DefaultModel)
+		added = append(added, "model")
+	}
+	if len(added) == 0 {
+		return body
+	}
+	m.Params, _ = json.Marshal(params)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	p.rec.Add(transcript.Entry{Conn: name, Dir: transcript.Note, Kind: KindInjected, Frame: out,
+		Text: fmt.Sprintf("the proxy added %s to %s before forwarding it (the scripted model as the session's provider)", strings.Join(added, ", "), m.Method)})
+	return out
+}
+
+// Wait blocks until every session.send has been followed by session.idle, or ctx ends.
+func (p *Proxy) Wait(ctx context.Context) error {
+	for {
+		p.mu.Lock()
+		busy := p.pending > 0
+		p.mu.Unlock()
+		if !busy {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (p *Proxy) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+// Close ends the connections, the runtime's process group and the model, and removes the
+// private HOME.
+func (p *Proxy) Close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	if p.ln != nil {
+		p.ln.Close()
+	}
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+	if p.proc != nil && p.proc.Process != nil {
+		_ = syscall.Kill(-p.proc.Process.Pid, syscall.SIGKILL)
+		_ = p.proc.Wait()
+		if s := strings.TrimSpace(p.errs.String()); s != "" {
+			p.rec.Notef("", "real runtime stderr (tail): %s", s)
+		}
+	}
+	if p.model != nil {
+		p.rec.Notef("", "the scripted model answered %d call(s)", p.model.Calls())
+		p.model.Close()
+	}
+	if p.home != "" {
+		_ = os.RemoveAll(p.home)
+	}
+	if p.cfg.Slots != nil {
+		<-p.cfg.Slots
+	}
+}
+
+// tail keeps the last bytes written to it (the runtime's stderr).
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, b...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
