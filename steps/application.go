@@ -16,6 +16,9 @@ import (
 
 // try runs a command whose error outcome is what the scenario checks next.
 func (w *world) try(cmd string, args any) error {
+	if err := w.lacking(cmd, args); err != nil {
+		return err
+	}
 	r, err := w.call(cmd, args)
 	if err != nil {
 		return err
@@ -181,6 +184,7 @@ func (w *world) replaceConcurrently(n int) error {
 			return fmt.Errorf("replacement %d raised %+v", i+1, o.Error)
 		}
 	}
+	w.replacements = n
 	return nil
 }
 
@@ -189,8 +193,12 @@ func (w *world) replaceConcurrently(n int) error {
 func (w *world) replacementsSerialized() error {
 	entries := w.entries()
 	reqs := transcript.Requests(entries, "session.tools.set")
-	if len(reqs) < 2 {
-		return fmt.Errorf("want several session.tools.set requests, got %d", len(reqs))
+	// Exactly one request per replacement made: a dropped or a repeated one is no order.
+	if w.replacements < 2 {
+		return fmt.Errorf("the scenario made %d replacements at once, want several to check their order", w.replacements)
+	}
+	if len(reqs) != w.replacements {
+		return fmt.Errorf("want %d session.tools.set requests (one per replacement made), got %d", w.replacements, len(reqs))
 	}
 	answered := map[string]int{}
 	for _, e := range entries {
@@ -288,7 +296,7 @@ func (w *world) handlerServed(label, tool string) error {
 // conformsToSchema checks the runtime's schema notes recorded beside each request.
 func (w *world) conformsToSchema() error {
 	if !w.t.SchemaLoaded() {
-		return &ErrUnsupported{Reason: "the runtime's published schema is not loaded in this run (it comes from the prepared Node driver's platform package)"}
+		return &ErrUnavailable{Reason: "the runtime's published schema is not loaded in this run, so requests cannot be checked against it (results.json harness.schema says why; it comes from the preparation of the SDK whose recipe ships it)"}
 	}
 	var bad []string
 	for _, v := range transcript.Violations(w.entries()) {

@@ -1,8 +1,13 @@
 package steps
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
@@ -71,14 +76,94 @@ func (w *world) replyIsLong(n int) error {
 	return w.replyEquals(longText(n), fmt.Sprintf("the text of %d characters", n))
 }
 
-// replyIsJSON compares after decoding both sides the same way: a lone surrogate escape decodes
-// to U+FFFD in Go, both in the expectation and in the driver's report of the reply.
+// replyIsJSON compares UTF-16 code units read from the raw bytes on both sides: Go's JSON
+// decoder maps an unpaired surrogate escape to U+FFFD, so decoding both sides would make a
+// preserved "\ud83d" and a replaced U+FFFD look the same. What the SDK kept is recorded as an
+// observation for the cross-SDK comparison.
 func (w *world) replyIsJSON(literal string) error {
-	var want string
-	if err := json.Unmarshal([]byte(literal), &want); err != nil {
+	want, err := utf16Units([]byte(literal))
+	if err != nil {
 		return fmt.Errorf("%s is not a JSON string: %w", literal, err)
 	}
-	return w.replyEquals(want, literal)
+	var r map[string]json.RawMessage
+	if w.reply == nil || json.Unmarshal(w.reply, &r) != nil || r["content"] == nil {
+		return fmt.Errorf("the SDK returned no reply content (result %.200s)", w.reply)
+	}
+	got, err := utf16Units(r["content"])
+	if err != nil {
+		return fmt.Errorf("the reply content %.200s: %w", r["content"], err)
+	}
+	if i := firstDiffUnits(got, want); i >= 0 {
+		what := "another character"
+		if i < len(got) && got[i] == unicode.ReplacementChar {
+			what = "U+FFFD"
+		}
+		w.observe("unpaired surrogate", what)
+		return fmt.Errorf("the reply differs from %s at UTF-16 unit %d: got %s (%s), want %s", literal, i, unitAt(got, i), what, unitAt(want, i))
+	}
+	w.observe("unpaired surrogate", "kept")
+	return nil
+}
+
+// utf16Units decodes a JSON string literal into UTF-16 code units, keeping a \uXXXX escape as
+// the unit it names even when it is an unpaired surrogate (which encoding/json replaces; hence
+// this small decoder). Raw bytes that are not UTF-8 decode to U+FFFD, as any reader would.
+func utf16Units(lit []byte) ([]uint16, error) {
+	lit = bytes.TrimSpace(lit)
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return nil, fmt.Errorf("not a JSON string")
+	}
+	var out []uint16
+	body := lit[1 : len(lit)-1]
+	for i := 0; i < len(body); {
+		c := body[i]
+		if c != '\\' {
+			r, n := utf8.DecodeRune(body[i:])
+			out = utf16.AppendRune(out, r)
+			i += n
+			continue
+		}
+		if i+1 >= len(body) {
+			return nil, fmt.Errorf("a lone backslash at the end")
+		}
+		switch e := body[i+1]; e {
+		case '"', '\\', '/':
+			out, i = append(out, uint16(e)), i+2
+		case 'b', 'f', 'n', 'r', 't':
+			out, i = append(out, uint16(map[byte]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}[e])), i+2
+		case 'u':
+			if i+6 > len(body) {
+				return nil, fmt.Errorf("a short \\u escape")
+			}
+			v, err := strconv.ParseUint(string(body[i+2:i+6]), 16, 16)
+			if err != nil {
+				return nil, fmt.Errorf("a bad \\u escape %q", body[i:i+6])
+			}
+			out, i = append(out, uint16(v)), i+6
+		default:
+			return nil, fmt.Errorf("an unknown escape \\%c", e)
+		}
+	}
+	return out, nil
+}
+
+func firstDiffUnits(a, b []uint16) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+func unitAt(u []uint16, i int) string {
+	if i >= len(u) {
+		return "the end"
+	}
+	return fmt.Sprintf("U+%04X", u[i])
 }
 
 func (w *world) replyEquals(want, what string) error {

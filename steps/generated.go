@@ -55,7 +55,7 @@ func (w *world) schemas() (*schemagen.Doc, error) {
 	if s, ok := w.t.(suite.Schemas); ok && s.Schemas() != nil {
 		return s.Schemas(), nil
 	}
-	return nil, &ErrUnsupported{Reason: "the runtime's published schemas are not loaded for generation in this run (they come from the prepared Node SDK's platform package)"}
+	return nil, &ErrUnavailable{Reason: "the runtime's published schemas are not loaded for generation in this run (they come from the prepared Node SDK's platform package)"}
 }
 
 // callEveryMethod calls every public SDK-to-runtime method of a schema group (server, session)
@@ -416,7 +416,7 @@ func (w *world) generatedResultsReceived() error {
 	}
 	answers := w.t.RuntimeOptions().Answers
 	if answers == nil {
-		return &ErrUnsupported{Reason: "the runtime has no generated answers in this run"}
+		return &ErrUnavailable{Reason: "the runtime has no generated answers in this run"}
 	}
 	fails := sweepFailures{}
 	var voids []string

@@ -33,7 +33,7 @@ func (w *world) registerOptions(sc binder) {
 	sc.Step(`^the session is resumed with the options:$`, w.resumeWithOptions)
 	sc.Step(`^a session is created and resumed with the option "([^"]*)" set to (.+)$`, w.createAndResumeWithOption)
 	sc.Step(`^the "([^"]*)" request carries "([^"]*)" exactly as (.+)$`, w.requestCarries)
-	sc.Step(`^the "([^"]*)" and "([^"]*)" requests agree on "([^"]*)"$`, w.requestsAgreeOn)
+	sc.Step(`^the "([^"]*)" and "([^"]*)" requests both carry "([^"]*)" exactly as (.+)$`, w.requestsAgreeOn)
 	sc.Step(`^the tools of the "([^"]*)" request are exactly:$`, w.toolsAreExactly)
 }
 
@@ -47,9 +47,8 @@ func (w *world) options(pairs map[string]string) (map[string]any, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		cap := "session.option." + name
-		if reason, _, lacking := w.lacks(cap); lacking {
-			return nil, &ErrUnsupported{Reason: reason, Capability: cap}
+		if err := w.needs("session.option." + name); err != nil {
+			return nil, err
 		}
 		var v any
 		if err := json.Unmarshal([]byte(pairs[name]), &v); err != nil {
@@ -143,13 +142,11 @@ func (w *world) requestCarries(method, path, want string) error {
 	if err != nil {
 		return fmt.Errorf("the expected value %s is not JSON: %w", want, err)
 	}
+	// The application set this value: it must be on the wire as set. The documented defaults
+	// (internal/canon/defaults.go) are for the informational cross-SDK comparison only; here an
+	// absent key is a dropped value, whatever the runtime would make of it.
 	got, ok := canon.Get(params, path)
 	if !ok {
-		if canon.AbsentEquivalent(method, path, exp) {
-			// A documented default (internal/canon/defaults.go): absent means the same.
-			w.observe(method+" "+path, "absent, a documented equivalent of "+want)
-			return nil
-		}
 		return fmt.Errorf("%s %s: want %s, the key is absent from the %s request%s", method, path, want, method, laterRequests(w, method, path))
 	}
 	if g, e := canon.Show(got, true), canon.Show(exp, true); g != e {
@@ -179,31 +176,18 @@ func laterRequests(w *world, method, path string) string {
 	return fmt.Sprintf(" (it was sent later, in %s)", strings.Join(where, ", "))
 }
 
-// requestsAgreeOn is create/resume parity for one key: both present and equal, or both absent
-// (a documented default counting as absent).
-func (w *world) requestsAgreeOn(a, b, path string) error {
-	pa, err := w.request(a)
-	if err != nil {
-		return err
-	}
-	pb, err := w.request(b)
-	if err != nil {
-		return err
-	}
-	w.check(a, path)
-	w.check(b, path)
-	// Both sides under the stricter session.resume rules, so a default that only session.create
-	// may drop does not count as a difference.
-	va, okA := canon.Get(canon.Defaults("session.resume", pa), path)
-	vb, okB := canon.Get(canon.Defaults("session.resume", pb), path)
-	show := func(v any, ok bool) string {
-		if !ok {
-			return "absent"
+// requestsAgreeOn is create/resume parity for one key: the application set the same value on
+// both, so both requests must carry it, exactly as set. Leaving the key out of both, or agreeing
+// on another value (null for []), is no parity.
+func (w *world) requestsAgreeOn(a, b, path, want string) error {
+	var problems []string
+	for _, method := range []string{a, b} {
+		if err := w.requestCarries(method, path, want); err != nil {
+			problems = append(problems, err.Error())
 		}
-		return canon.Show(v, true)
 	}
-	if okA != okB || show(va, okA) != show(vb, okB) {
-		return fmt.Errorf("%s: %s has %s, %s has %s", path, a, show(va, okA), b, show(vb, okB))
+	if len(problems) > 0 {
+		return fmt.Errorf("%s and %s do not both carry %s exactly as %s: %s", a, b, path, want, strings.Join(problems, "; "))
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func (w *world) registerResults(sc binder) {
 	sc.Step(`^the SDK's answer to the call to "([^"]*)" has "([^"]*)" equal to (.+)$`, w.answerKeyEquals)
 }
 
-// needs turns a missing capability into unsupported with the driver's note.
+// needs turns a missing capability into unsupported, naming it, with the driver's note.
 func (w *world) needs(caps ...string) error {
 	for _, c := range caps {
 		if reason, _, lacking := w.lacks(c); lacking {
@@ -56,19 +56,32 @@ var resultCapabilities = map[string]string{
 	"toolTelemetry":       "tool.result.telemetry",
 }
 
+// resultNeeds is what returning the result object r needs: the result type, each field's
+// capability, and metadata on a binary result.
+func resultNeeds(r map[string]any) []string {
+	out := []string{"tool.result.object"}
+	for _, k := range sortedMapKeys(r) {
+		if c, ok := resultCapabilities[k]; ok {
+			out = append(out, c)
+		}
+	}
+	bins, _ := r["binaryResultsForLlm"].([]any)
+	for _, b := range bins {
+		if m, _ := b.(map[string]any); m != nil {
+			if _, ok := m["metadata"]; ok {
+				return append(out, "tool.result.binary.metadata")
+			}
+		}
+	}
+	return out
+}
+
 func (w *world) toolReturnsResult(name, value string) error {
 	var v map[string]any
 	if err := json.Unmarshal([]byte(value), &v); err != nil {
 		return fmt.Errorf("the result object is not a JSON object: %w", err)
 	}
-	caps := []string{"tool.result.object"}
-	for k := range v {
-		if c, ok := resultCapabilities[k]; ok {
-			caps = append(caps, c)
-		}
-	}
-	sort.Strings(caps[1:])
-	if err := w.needs(caps...); err != nil {
+	if err := w.needs(resultNeeds(v)...); err != nil {
 		return err
 	}
 	w.tool(name)["handler"] = map[string]any{"action": "returnResult", "result": v}

@@ -99,7 +99,11 @@ func (w *world) lastCall(tool string) (*toolCall, error) {
 	return call, nil
 }
 
-// resultShape names how the SDK put a tool's outcome on the wire.
+// resultShape names how the SDK put a tool's outcome on the wire. ok is true only for a success
+// the runtime cannot read otherwise: a bare string or a result object whose resultType is
+// "success". A missing or unknown resultType is no success here (the runtime's schema normalizes
+// it, to "failure" when an error is present), so an SDK that stops sending resultType fails the
+// steps that claim a success.
 func resultShape(answer map[string]any) (shape string, ok bool, text string) {
 	if e, has := answer["error"]; has && e != nil {
 		return "top-level error", false, fmt.Sprint(e)
@@ -109,14 +113,27 @@ func resultShape(answer map[string]any) (shape string, ok bool, text string) {
 		return "bare string", true, r
 	case map[string]any:
 		t, _ := r["textResultForLlm"].(string)
-		switch r["resultType"] {
-		case "failure", "error", "rejected", "denied", "timeout":
-			msg, _ := r["error"].(string)
-			return "failure inside result", false, strings.TrimSpace(msg + " " + t)
+		msg, _ := r["error"].(string)
+		failure := strings.TrimSpace(msg + " " + t)
+		switch rt, has := r["resultType"]; {
+		case rt == "success":
+			return "object with resultType", true, t
+		case rt == "failure" || rt == "error" || rt == "rejected" || rt == "denied" || rt == "timeout":
+			return "failure inside result", false, failure
+		case !has && r["error"] != nil:
+			return "failure inside result without resultType", false, failure
+		case !has:
+			return "object without resultType", false, t
+		default:
+			return fmt.Sprintf("object with unknown resultType %s", show(rt)), false, t
 		}
-		return "object with resultType", true, t
 	}
 	return "no result", false, ""
+}
+
+// isFailure reports whether a shape is one the runtime reads as a failed call.
+func isFailure(shape string) bool {
+	return shape == "top-level error" || strings.HasPrefix(shape, "failure inside result")
 }
 
 func (w *world) answeredAs(tool, want string) error {
@@ -126,8 +143,8 @@ func (w *world) answeredAs(tool, want string) error {
 	}
 	shape, ok, text := resultShape(call.answer)
 	w.observe("tool result: "+want, shape)
-	if ok != (want == "success") {
-		return fmt.Errorf("the SDK answered the call to %q as %s (%s: %q), want a %s", tool, map[bool]string{true: "a success", false: "a failure"}[ok], shape, text, want)
+	if (want == "success" && !ok) || (want == "failure" && !isFailure(shape)) {
+		return fmt.Errorf("the SDK answered the call to %q with %s (%q), want a %s", tool, shape, text, want)
 	}
 	return nil
 }
@@ -148,8 +165,8 @@ func (w *world) answeredWithErrorMentioning(tool, want string) error {
 	if err != nil {
 		return err
 	}
-	shape, ok, text := resultShape(call.answer)
-	if ok || !strings.Contains(text, want) {
+	shape, _, text := resultShape(call.answer)
+	if !isFailure(shape) || !strings.Contains(text, want) {
 		return fmt.Errorf("the SDK answered the call to %q with %s %q, want a failure mentioning %q", tool, shape, text, want)
 	}
 	return nil
@@ -196,6 +213,10 @@ func (w *world) modelWentOnAfter(tool string) error {
 	call, err := w.lastCall(tool)
 	if err != nil {
 		return err
+	}
+	// Rounds count only after the call completed: a round before it is not the model going on.
+	if call.completed == 0 {
+		return fmt.Errorf("the call to %q never completed", tool)
 	}
 	if rounds, _ := w.roundsAfter(call); rounds == 0 {
 		return fmt.Errorf("the turn ended right after %q; the model should have gone on", tool)

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
@@ -96,17 +97,117 @@ func (n needingBinder) Step(expr, fn interface{}) {
 	n.binder.Step(expr, fn)
 }
 
-// commandNeeds is the capability a driver command needs: a driver that declared it and answers
-// unsupported has a fault (see do).
-var commandNeeds = map[string]string{
-	"resumeSession":        "session.resume",
-	"setTools":             "session.setTools",
-	"setToolsConcurrently": "session.setTools",
-	"setToolsRpc":          "session.rpc.tools.set",
-	"clearContext":         "session.clearContext",
-	"rpc":                  "rpc.generated",
-	"rpcBatch":             "rpc.generated",
-	"surface":              "surface",
+// commandNeeds is every capability a driver command needs, derived from the command and its
+// arguments (drivers/PROTOCOL.md: the harness sends an option, a tool option or a handler action
+// only when hello declared its capability). A driver that declared all of them and still answers
+// unsupported has a fault (see world.unsupported): an unsupported answer always names a
+// capability the driver declared false.
+func commandNeeds(cmd string, args any) []string {
+	var a map[string]any
+	if b, err := json.Marshal(args); err == nil {
+		_ = json.Unmarshal(b, &a)
+	}
+	var out []string
+	switch cmd {
+	case "connect":
+		if a["cliPath"] != nil {
+			out = append(out, "transport.stdio")
+		} else {
+			out = append(out, "transport.tcp")
+		}
+		out = append(out, prefixed("connect.option.", a["options"])...)
+		if _, ok := a["fields"]; ok {
+			out = append(out, "surface")
+		}
+	case "resumeSession":
+		out = append(out, "session.resume")
+	case "setTools", "setToolsConcurrently":
+		out = append(out, "session.setTools")
+	case "setToolsRpc":
+		out = append(out, "session.rpc.tools.set")
+		if v, ok := a["tools"]; ok && v == nil {
+			out = append(out, "session.rpc.tools.set.nil")
+		}
+	case "clearContext":
+		out = append(out, "session.clearContext")
+	case "surface":
+		out = append(out, "surface")
+	case "rpc", "rpcBatch":
+		// An unsupported outcome for one method inside the batch is that method's absence from
+		// the generated layer; an unsupported answer to the command itself is not.
+		out = append(out, "rpc.generated")
+	}
+	if cmd == "createSession" || cmd == "resumeSession" {
+		out = append(out, prefixed("session.option.", a["options"])...)
+		if _, ok := a["gitHubToken"]; ok {
+			out = append(out, "session.gitHubToken")
+		}
+		if _, ok := a["fields"]; ok {
+			out = append(out, "surface")
+		}
+		_, handlers := a["handlers"]
+		_, results := a["handlerResults"]
+		if handlers || results {
+			out = append(out, "rpc.handlers")
+		}
+	}
+	if cmd != "setToolsRpc" { // raw wire definitions: no tool options of the SDK's tool API
+		tools, _ := a["tools"].([]any)
+		if sets, ok := a["toolSets"].([]any); ok {
+			for _, set := range sets {
+				more, _ := set.([]any)
+				tools = append(tools, more...)
+			}
+		}
+		for _, t := range tools {
+			out = append(out, toolNeeds(t)...)
+		}
+	}
+	return dedupe(out)
+}
+
+// toolNeeds is what one protocol Tool needs: each option it sets and its handler's action.
+func toolNeeds(tool any) []string {
+	t, _ := tool.(map[string]any)
+	var out []string
+	for _, k := range sortedMapKeys(t) {
+		if c, ok := toolOptionNeeds[k]; ok {
+			out = append(out, c)
+		}
+	}
+	h, _ := t["handler"].(map[string]any)
+	switch h["action"] {
+	case "clearContext":
+		out = append(out, "session.clearContext")
+	case "returnValue":
+		out = append(out, "tool.result.value")
+	case "returnResult":
+		r, _ := h["result"].(map[string]any)
+		out = append(out, resultNeeds(r)...)
+	}
+	return out
+}
+
+// prefixed is prefix+key for each key of an options object, in order.
+func prefixed(prefix string, options any) []string {
+	m, _ := options.(map[string]any)
+	var out []string
+	for _, k := range sortedMapKeys(m) {
+		out = append(out, prefix+k)
+	}
+	return out
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Vocabulary lists every phrase the steps bind with what it needs (suite.Step), without godog.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -16,11 +17,16 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v34"
 )
 
 // ErrUnsupported marks a step the SDK version cannot perform (suite.ErrUnsupported): godog
 // skips the rest of the scenario and the harness reports it as unsupported, never as passed.
 type ErrUnsupported = suite.ErrUnsupported
+
+// ErrUnavailable marks a step whose input this run does not have (suite.ErrUnavailable): a
+// setup problem reported unavailable with its reason, never unsupported and never passed.
+type ErrUnavailable = suite.ErrUnavailable
 
 // world is the state of one scenario on one SDK.
 type world struct {
@@ -43,6 +49,10 @@ type world struct {
 	observations map[string]string
 	lastErr      *driver.Response // the last command that ended in an SDK error
 	checked      []report.Check
+	failures     []suite.Failure // the failed checks so far (see checking)
+	step         *godog.Step     // the step running now
+	stepChecks   int             // len(checked) when it began
+	replacements int             // replacements made at once by the last "replaced N times at once"
 	badLine      error           // the first driver line of the current command that was not protocol JSON
 	sweep        []*sweepCall    // the generated calls of the schema sweep (generated.go)
 	events       []sentEvent     // the generated events sent (generated_events.go)
@@ -66,8 +76,58 @@ func Initializer(t suite.Target) func(*godog.ScenarioContext) {
 			w.end()
 			return ctx, nil
 		})
-		w.register(sc)
+		w.trackSteps(sc)
+		w.register(checking{sc, w})
 	}
+}
+
+// trackSteps records the running step and the checks made before it, for checking.
+func (w *world) trackSteps(sc *godog.ScenarioContext) {
+	sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
+		w.step = st
+		w.stepChecks = len(w.checked)
+		return ctx, nil
+	})
+}
+
+// checking binds step handlers so that a failed check (a Then step) is recorded and the
+// scenario goes on: godog ends a scenario at its first failing step, which would let an
+// expected failure hide every later check. The handler's error is kept in the world and godog
+// is told the step passed; the scenario's outcome lists every failure, and the harness matches
+// each against the manifest. A Given or When step that fails still ends the scenario (what
+// follows depends on it), and so does an unsupported Then step.
+type checking struct {
+	sc *godog.ScenarioContext
+	w  *world
+}
+
+func (c checking) Step(expr, stepFunc interface{}) {
+	fn := reflect.ValueOf(stepFunc)
+	errType := reflect.TypeOf((*error)(nil)).Elem()
+	t := fn.Type()
+	if t.NumOut() != 1 || t.Out(0) != errType {
+		c.sc.Step(expr, stepFunc)
+		return
+	}
+	c.sc.Step(expr, reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		out := fn.Call(args)
+		err, _ := out[0].Interface().(error)
+		st := c.w.step
+		if err == nil || st == nil || st.Type != messages.PickleStepType_OUTCOME || errors.Is(err, godog.ErrSkip) {
+			return out
+		}
+		c.w.fail(st, err)
+		return []reflect.Value{reflect.Zero(errType)}
+	}).Interface())
+}
+
+// fail records a failed check with the payload checks its step made.
+func (w *world) fail(st *godog.Step, err error) {
+	var checked []report.Check
+	if w.stepChecks <= len(w.checked) {
+		checked = append(checked, w.checked[w.stepChecks:]...)
+	}
+	w.failures = append(w.failures, suite.Failure{Step: st.Text, Message: fmt.Sprintf("step %q: %v", st.Text, err), Checked: checked})
 }
 
 // begin takes the scenario the harness opened, when it reaches the SDK.
@@ -101,7 +161,7 @@ func (w *world) end() {
 	if s.Err == nil {
 		s.Err = sdkFrameFault(w.entries())
 	}
-	s.Checked, s.Observations = w.checked, w.observations
+	s.Checked, s.Observations, s.Failures = w.checked, w.observations, w.failures
 	*w = world{t: w.t}
 }
 
@@ -150,6 +210,9 @@ func (w *world) driverLine(l driver.Line) {
 
 // do sends a command that must succeed: an SDK error or an unsupported outcome is the step's error.
 func (w *world) do(cmd string, args any) (json.RawMessage, error) {
+	if err := w.lacking(cmd, args); err != nil {
+		return nil, err
+	}
 	r, err := w.call(cmd, args)
 	if err != nil {
 		return nil, err
@@ -216,23 +279,28 @@ func (w *world) runtimeCan(capability string) error { _, err := w.standIn(capabi
 // driver's note.
 func (w *world) lacks(c string) (reason, note string, lacking bool) { return suite.Lacks(w.t, c) }
 
-// unsupported is the error for a driver's unsupported answer to cmd. A driver that declared in
-// hello the capability the command needs (commandNeeds) and then answers unsupported has a
-// fault: the scenario fails, it is not excused as unsupported.
+// unsupported is the error for a driver's unsupported answer to cmd. An unsupported answer
+// must name a capability the driver declared false: one the command needs (commandNeeds) and
+// the driver lacks. A driver that declared every capability the command needs and still answers
+// unsupported has a fault: the scenario fails, it is not excused as unsupported.
 func (w *world) unsupported(cmd string, args any, r *driver.Response) error {
-	c := commandNeeds[cmd]
-	if cmd == "connect" {
-		c = "transport.tcp"
-		if a, ok := args.(map[string]any); ok && a["cliPath"] != nil {
-			c = "transport.stdio"
+	needed := commandNeeds(cmd, args)
+	for _, c := range needed {
+		if has, _ := w.t.Capability(c); !has {
+			return &ErrUnsupported{Reason: r.Reason, Capability: c}
 		}
 	}
-	if c != "" {
-		if has, _ := w.t.Capability(c); has {
-			return fmt.Errorf("driver fault: the %s driver declared the capability %s in hello but answered unsupported to %s: %s", w.t.SDK(), c, cmd, r.Reason)
-		}
+	declared := "none beyond the baseline every driver has"
+	if len(needed) > 0 {
+		declared = strings.Join(needed, ", ")
 	}
-	return &ErrUnsupported{Reason: r.Reason, Capability: c}
+	return fmt.Errorf("driver fault: the %s driver answered unsupported to %s, which needs only capabilities it declared in hello (%s): %s", w.t.SDK(), cmd, declared, r.Reason)
+}
+
+// lacking is the unsupported error for the first capability cmd needs that the driver lacks,
+// checked before the command is sent: the harness never sends what the driver did not declare.
+func (w *world) lacking(cmd string, args any) error {
+	return w.needs(commandNeeds(cmd, args)...)
 }
 
 // sdkFrameFault is the first thing the SDK sent the runtime that was not a well-formed frame:

@@ -76,6 +76,11 @@ func TestFeatureSuite(t *testing.T) {
 			continue
 		}
 		switch r.Status {
+		case report.Unsupported:
+			// Unsupported always names a capability the SDK's driver declared false.
+			if assert.NotEmpty(t, r.Capability, "%s on %s is unsupported without a capability: %s", r.Scenario, r.SDK, r.Message) {
+				assert.False(t, byName[r.SDK].Capabilities[r.Capability], "%s on %s is unsupported for %s, which the driver declared true", r.Scenario, r.SDK, r.Capability)
+			}
 		case report.Passed, report.XFail:
 			executed[r.SDK]++
 			entries, err := transcript.Read(filepath.Join(reports, r.Transcript))

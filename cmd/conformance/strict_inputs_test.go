@@ -37,7 +37,7 @@ func TestStrictInputs(t *testing.T) {
 		{name: "--tags matching nothing", args: []string{"--tags", "@no.such.tag"},
 			want: []string{"the run selects no scenario", `--tags "@no.such.tag"`}},
 		{name: "a manifest entry that matches nothing",
-			manifest: "- sdk: node\n  scenario: no such scenario\n  reason: r\n  message: x\n",
+			manifest: "- sdk: node\n  scenario: no such scenario\n  reason: r\n  link: l\n  message: x\n",
 			want:     []string{"manifest.yaml:1:", "matches no scenario"}},
 	}
 	for _, tt := range tests {

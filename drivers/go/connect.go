@@ -17,7 +17,7 @@ var connectFields = map[string]string{
 }
 
 func connectCapabilities(caps map[string]bool) {
-	caps["connect.option.connectionToken"] = hasField(reflect.TypeOf(copilot.URIConnection{}), "ConnectionToken")
+	caps["connect.option.connectionToken"] = hasField(reflect.TypeOf(uriConnection{}), "ConnectionToken")
 	for name, field := range connectFields {
 		caps["connect.option."+name] = hasField(reflect.TypeOf(copilot.ClientOptions{}), field)
 	}
@@ -28,7 +28,7 @@ func connectMissing(what string) error {
 	return unsupported{fmt.Sprintf("%s %s: %s", sdkModule, version, what)}
 }
 
-func applyConnectionToken(uc *copilot.URIConnection, options map[string]json.RawMessage) error {
+func applyConnectionToken(uc *uriConnection, options map[string]json.RawMessage) error {
 	raw, ok := options["connectionToken"]
 	if !ok {
 		return nil

@@ -215,6 +215,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.binary":            true,
 		"tool.result.sessionLog":        true,
 		"tool.result.telemetry":         true,
+		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
 		"handler.permission":            true,
 		"surface":                       true,
 	}
@@ -238,6 +239,9 @@ func (d *driver) hello() (map[string]any, error) {
 		notes["session.setTools"] = fmt.Sprintf("%s %s has no high-level Session.SetTools(ctx, []Tool) "+
 			"(only the generated RPC Session.RPC.Tools.Set, which does not swap the handlers)", sdkModule, version)
 	}
+	if !caps["tool.result.binary.metadata"] {
+		notes["tool.result.binary.metadata"] = fmt.Sprintf("%s %s: copilot.ToolBinaryResult has no Metadata field", sdkModule, version)
+	}
 	return map[string]any{
 		"protocolVersion": protocolVersion,
 		"sdk":             "go",
@@ -245,7 +249,48 @@ func (d *driver) hello() (map[string]any, error) {
 		"source":          source,
 		"capabilities":    caps,
 		"notes":           notes,
+		"missing":         missingSymbols(caps),
 	}, nil
+}
+
+// missingSymbols names, for each capability this SDK version lacks, the symbol whose absence
+// makes it so, as go doc takes it (PROTOCOL.md "Capability audit"); the harness checks that
+// each is really absent.
+func missingSymbols(caps map[string]bool) map[string]string {
+	symbols := map[string]string{
+		"tool.isTerminal":                "copilot.Tool.IsTerminal",
+		"tool.overridesBuiltInTool":      "copilot.Tool.OverridesBuiltInTool",
+		"tool.skipPermission":            "copilot.Tool.SkipPermission",
+		"tool.defer":                     "copilot.Tool.Defer",
+		"tool.metadata":                  "copilot.Tool.Metadata",
+		"session.setTools":               "copilot.Session.SetTools",
+		"session.clearContext":           "rpc.HistoryAPI.ClearContext",
+		"session.rpc.tools.set":          "rpc.ToolsAPI.Set",
+		"session.gitHubToken":            "copilot.SessionConfig.GitHubToken",
+		"transport.stdio":                "copilot.StdioConnection.Env",
+		"tool.result.binary.metadata":    "copilot.ToolBinaryResult.Metadata",
+		"connect.option.connectionToken": "copilot.URIConnection.ConnectionToken",
+		// Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
+		"rpc.handlers": "driver: the go driver does not register runtime->SDK handlers (handlers/handlerResults) yet",
+	}
+	for name, field := range connectFields {
+		symbols["connect.option."+name] = "copilot.ClientOptions." + field
+	}
+	for name, o := range sessionOptions {
+		_, onResume := configType(true).FieldByName(o.field)
+		where := "SessionConfig"
+		if !onResume || o.resumeOnly {
+			where = "ResumeSessionConfig"
+		}
+		symbols["session.option."+name] = "copilot." + where + "." + o.field
+	}
+	out := map[string]string{}
+	for c, s := range symbols {
+		if !caps[c] {
+			out[c] = s
+		}
+	}
+	return out
 }
 
 // ---- tools ------------------------------------------------------------------------------
@@ -413,7 +458,7 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 	var conn copilot.RuntimeConnection
 	switch {
 	case a.Address != "":
-		uc := copilot.URIConnection{URL: a.Address}
+		uc := uriConnection{URL: a.Address}
 		if err := applyConnectionToken(&uc, a.Options); err != nil {
 			return nil, err
 		}

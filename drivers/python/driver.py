@@ -8,6 +8,7 @@ emulates a feature the SDK lacks.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import json
 import logging
@@ -172,6 +173,9 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     option_capabilities(caps, notes)
     generated_rpc.capabilities(SDK_LABEL, caps, notes)
     caps["handler.permission"] = True
+    caps["session.gitHubToken"] = "github_token" in CREATE_KWARGS
+    if not caps["session.gitHubToken"]:
+        notes["session.gitHubToken"] = f"{SDK_LABEL}: CopilotClient.create_session has no github_token"
     init = set(inspect.signature(CopilotClient.__init__).parameters)
     caps["connect.option.connectionToken"] = HAS_FOR_URI and "connection_token" in set(
         inspect.signature(RuntimeConnection.for_uri).parameters)
@@ -182,11 +186,52 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["tool.result.binary"] = "binary_results_for_llm" in TOOL_RESULT_FIELDS and ToolBinaryResult is not None
     caps["tool.result.sessionLog"] = "session_log" in TOOL_RESULT_FIELDS
     caps["tool.result.telemetry"] = "tool_telemetry" in TOOL_RESULT_FIELDS
+    caps["tool.result.binary.metadata"] = caps["tool.result.binary"] and "metadata" in set(
+        getattr(ToolBinaryResult, "__dataclass_fields__", {}))
     notes["tool.result.value"] = "a pydantic model (UUID, datetime, Enum) returned from a define_tool handler"
     for cap, f in (("binary", "binary_results_for_llm"), ("sessionLog", "session_log"), ("telemetry", "tool_telemetry")):
         if not caps[f"tool.result.{cap}"]:
             notes[f"tool.result.{cap}"] = f"{SDK_LABEL}: ToolResult has no {f}"
+    if not caps["tool.result.binary.metadata"]:
+        notes["tool.result.binary.metadata"] = f"{SDK_LABEL}: ToolBinaryResult has no metadata"
     return caps, notes
+
+
+# The SDK symbol whose absence makes each capability false (PROTOCOL.md "Capability audit"):
+# module.attribute for an attribute, method or field, module.callable(keyword) for a keyword
+# parameter. The harness's audit checks each one is really absent from the installed SDK.
+MISSING_SYMBOLS = {
+    "transport.tcp": "copilot.RuntimeConnection.for_uri",
+    "transport.stdio": "copilot.RuntimeConnection.for_stdio",
+    "session.resume": "copilot.CopilotClient.resume_session",
+    "tool.isTerminal": "copilot.define_tool(is_terminal)",
+    "tool.overridesBuiltInTool": "copilot.define_tool(overrides_built_in_tool)",
+    "tool.skipPermission": "copilot.define_tool(skip_permission)",
+    "tool.defer": "copilot.define_tool(defer)",
+    "tool.metadata": "copilot.define_tool(metadata)",
+    "session.setTools": "copilot.session.CopilotSession.set_tools",
+    "session.clearContext": "copilot.generated.rpc.HistoryApi.clear_context",
+    "session.rpc.tools.set": "copilot.generated.rpc.ToolsApi.set",
+    "session.gitHubToken": "copilot.CopilotClient.create_session(github_token)",
+    "connect.option.connectionToken": "copilot.RuntimeConnection.for_uri(connection_token)",
+    "connect.option.clientInfo": "copilot.CopilotClient(client_info)",
+    "connect.option.gitHubTelemetry": "copilot.CopilotClient(on_github_telemetry)",
+    "tool.result.binary": "copilot.tools.ToolResult.binary_results_for_llm",
+    "tool.result.binary.metadata": "copilot.tools.ToolBinaryResult.metadata",
+    "tool.result.sessionLog": "copilot.tools.ToolResult.session_log",
+    "tool.result.telemetry": "copilot.tools.ToolResult.tool_telemetry",
+    # Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
+    "rpc.handlers": "driver: the python driver does not register runtime->SDK handlers (handlers/handlerResults) yet",
+}
+
+
+def missing_symbols(caps: dict[str, bool]) -> dict[str, str]:
+    out = {c: sym for c, sym in MISSING_SYMBOLS.items() if not caps.get(c)}
+    for name, (kw, _) in SESSION_OPTIONS.items():
+        if not caps.get(f"session.option.{name}"):
+            fn = "create_session" if kw not in CREATE_KWARGS and name not in RESUME_ONLY else "resume_session"
+            out[f"session.option.{name}"] = f"copilot.CopilotClient.{fn}({kw})"
+    return out
 
 
 # Session options: the protocol's SDK-neutral name -> the keyword of create_session /
@@ -459,24 +504,7 @@ class Driver:
                 text = text.replace("{messagesCleared}", str(result.messages_cleared))
             return text
 
-        if "parameters" in options:
-            # define_tool derives schemas from Pydantic models only; a raw JSON Schema goes
-            # through the documented low-level Tool dataclass, whose handler returns a ToolResult.
-            missing = [kw for kw in options if kw not in TOOL_FIELDS]
-            if missing:
-                raise Unsupported(f"{SDK_LABEL}: Tool has no option(s) {', '.join(missing)}")
-
-            async def low_level_handler(invocation: ToolInvocation) -> ToolResult:
-                value = await run(invocation.arguments)
-                if isinstance(value, ToolResult):
-                    return value
-                if not isinstance(value, str):
-                    value = value.model_dump_json()
-                return ToolResult(text_result_for_llm=value, result_type="success")
-
-            options.setdefault("description", "")  # a required field of Tool
-            return Tool(name=name, handler=low_level_handler, **options)
-
+        schema = options.pop("parameters", None)
         missing = [kw for kw in options if kw not in DEFINE_TOOL_KWARGS]
         if missing:
             raise Unsupported(f"{SDK_LABEL}: define_tool has no option(s) {', '.join(missing)}")
@@ -484,7 +512,14 @@ class Driver:
         async def handler(params: Any, invocation: ToolInvocation) -> Any:
             return await run(invocation.arguments)
 
-        return define_tool(name, handler=handler, **options)
+        # Every tool goes through define_tool, so what the handler returns (a str, a pydantic
+        # model, a ToolResult) and what it raises become the answer through the SDK's own
+        # normalisation. define_tool derives a schema only from a pydantic model; an application
+        # holding a JSON Schema sets it on the Tool dataclass the SDK built.
+        tool = define_tool(name, handler=handler, **options)
+        if schema is not None:
+            tool = dataclasses.replace(tool, parameters=schema)
+        return tool
 
     def make_tools(self, handle: str, specs: list[dict[str, Any]]) -> list[Tool]:
         return [self.make_tool(handle, spec) for spec in specs]
@@ -526,6 +561,7 @@ class Driver:
             "source": SOURCE,
             "capabilities": caps,
             "notes": notes,
+            "missing": missing_symbols(caps),
         }
 
     async def cmd_surface(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -576,6 +612,10 @@ class Driver:
         handle = need(args, "session")
         tools = self.make_tools(handle, need(args, "tools"))
         options = session_kwargs(args.get("options") or {}, resume=False)
+        if "gitHubToken" in args:
+            if "github_token" not in CREATE_KWARGS:
+                raise Unsupported(f"{SDK_LABEL}: CopilotClient.create_session has no github_token")
+            options["github_token"] = args["gitHubToken"]
         options.update(fields_kwargs(args.get("fields"), "sessionConfig"))
         session = await client.create_session(
             on_permission_request=self.permission_handler(handle),

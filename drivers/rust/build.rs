@@ -21,7 +21,9 @@
 //!
 //! and one cfg per field of a public config struct the driver sets (session options, tool
 //! results), read from the struct's declaration: `sdk_create_<field>` (SessionConfig),
-//! `sdk_resume_<field>` (ResumeSessionConfig), `sdk_result_<field>` (ToolResultExpanded).
+//! `sdk_resume_<field>` (ResumeSessionConfig), `sdk_result_<field>` (ToolResultExpanded),
+//! `sdk_binary_<field>` (ToolBinaryResult), `sdk_session_<field>` (SessionConfig, beyond the
+//! session options).
 //!
 //! Last, it writes `$OUT_DIR/surface_gen.rs` (PROTOCOL.md "Surface"): every field of the SDK's
 //! configuration structs as declared in the crate source (`SURFACE`), and a setter per
@@ -51,6 +53,8 @@ const FIELDS: &[(&str, &str, &[&str])] = &[
     ("sdk_create_", "SessionConfig", SESSION_FIELDS),
     ("sdk_resume_", "ResumeSessionConfig", SESSION_FIELDS),
     ("sdk_result_", "ToolResultExpanded", &["binary_results_for_llm", "session_log", "tool_telemetry", "error"]),
+    ("sdk_binary_", "ToolBinaryResult", &["metadata"]),
+    ("sdk_session_", "SessionConfig", &["github_token"]),
 ];
 
 /// SessionConfig / ResumeSessionConfig fields behind the protocol's session options.

@@ -80,7 +80,7 @@ Feature: Session options are sent on create and resume, exactly as the applicati
   @requires.session.resume
   Scenario Outline: create and resume send <option> the same way
     When a session is created and resumed with the option "<option>" set to <value>
-    Then the "session.create" and "session.resume" requests agree on "<key>"
+    Then the "session.create" and "session.resume" requests both carry "<key>" exactly as <value>
 
     Examples:
       | option                         | value                                                          | key                            |

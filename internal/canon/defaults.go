@@ -3,6 +3,11 @@ package canon
 // Documented defaults: where the SDKs differ only by sending a value the runtime treats exactly
 // like an absent key, the difference is harmless and Defaults drops the key before payloads are
 // compared. Everything not listed here is compared as sent (and the features check it).
+// These equivalences belong to the informational cross-SDK comparison (internal/compare) only:
+// no feature step applies them. A scenario in which the application set a value checks that the
+// value is on the wire as set ([] present as [], false present as false); an SDK that drops it
+// fails there, and where that is a known divergence it is listed in
+// fixtures/expected-failures.yaml with the SDK source that drops it.
 //
 // Decided from the runtime's published schema (api.schema.json; session.create/resume are not
 // in it, session.options.update has the same option keys and is a patch: "Patches the

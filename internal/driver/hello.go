@@ -16,6 +16,9 @@ type Hello struct {
 	Source          string            `json:"source"`
 	Capabilities    map[string]bool   `json:"capabilities"`
 	Notes           map[string]string `json:"notes"`
+	// Missing names, per capability declared false, the SDK symbol whose absence makes it so
+	// (PROTOCOL.md "Capability audit").
+	Missing map[string]string `json:"missing,omitempty"`
 }
 
 // Handshake launches a driver and checks its hello; every problem is named precisely (this is

@@ -45,14 +45,18 @@ var keys = map[string]bool{"sdk": true, "versions": true, "feature": true, "scen
 	"link": true, "request": true, "path": true, "message": true}
 
 var (
-	methodRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$`)
-	pathRE   = regexp.MustCompile(`^\S+$`)
+	// bareMessage is a failure text that says nothing about the value observed (an optional
+	// "the SDK raised" and error type, then only a generic outcome): a hang, a crash or an
+	// unrelated error would match it too.
+	bareMessage = regexp.MustCompile(`(?i)^(?:the SDK raised\s+)?(?:[A-Za-z_][\w]*(?:::[\w]+)*:\s*)?(?:timed\s*out|timeout|deadline exceeded|EOF|failed|failure|error|crashed|panic|exit status [0-9]+)\.?$`)
+	methodRE    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$`)
+	pathRE      = regexp.MustCompile(`^\S+$`)
 )
 
-// Failure is what a failed scenario observed: its message and each payload value its assertions
-// checked, in order (steps record a check before asserting it, and the
-// first failing step ends the scenario, so the last one is where it failed when that step
-// checked a payload).
+// Failure is one failed step of a scenario: its message and the "method:path" of each payload
+// value that step checked, in order (steps record a check before asserting it, so the last one is
+// where it failed when the step checked a payload). A scenario goes on after a failed check, so
+// it may have several.
 type Failure struct {
 	Message string
 	Checked []report.Check
@@ -163,8 +167,14 @@ func (e *Entry) validate(scenarios []Scenario, sdks []string) error {
 	if e.SDK == "" || e.Scenario == "" || e.Reason == "" {
 		return fmt.Errorf("an entry needs sdk, scenario and reason")
 	}
-	if e.Request == "" && e.Message == "" {
-		return fmt.Errorf("an entry must say what its failure is: request (and path) and/or message")
+	if e.Link == "" {
+		return fmt.Errorf("an entry needs a link: where the divergence is tracked or its evidence is written down")
+	}
+	if e.Message == "" {
+		return fmt.Errorf("an entry must name the failure it expects with message (the value observed, e.g. 'want \\[\\], got null', or the SDK's own words): request and path alone also match any other wrong value there")
+	}
+	if bareMessage.MatchString(strings.TrimSpace(e.Message)) {
+		return fmt.Errorf("message %q names no observed value: any hang or crash would match it; quote what timed out or what was observed", e.Message)
 	}
 	if e.Request != "" && !methodRE.MatchString(e.Request) {
 		return fmt.Errorf("request %q is not a method name such as session.create", e.Request)
@@ -210,9 +220,19 @@ func inFeature(f string) string {
 	return " in " + f
 }
 
-// Match returns the entry that marks this scenario on this SDK version as expected to fail.
-// A version that is not semver (a local source) matches only entries without a version range.
+// Match returns the first entry that marks this scenario on this SDK version as expected to fail.
 func (m *Manifest) Match(sdk, version, feature, scenario string) *Entry {
+	if all := m.MatchAll(sdk, version, feature, scenario); len(all) > 0 {
+		return all[0]
+	}
+	return nil
+}
+
+// MatchAll returns every entry that marks this scenario on this SDK version as expected to fail
+// (a scenario may fail several checks, each a known divergence of its own). A version that is
+// not semver (a local source) matches only entries without a version range.
+func (m *Manifest) MatchAll(sdk, version, feature, scenario string) []*Entry {
+	var out []*Entry
 	for _, e := range m.Entries {
 		if e.SDK != sdk || e.Scenario != scenario || (e.Feature != "" && e.Feature != feature) {
 			continue
@@ -223,7 +243,35 @@ func (m *Manifest) Match(sdk, version, feature, scenario string) *Entry {
 				continue
 			}
 		}
-		return e
+		out = append(out, e)
 	}
-	return nil
+	return out
+}
+
+// Judge matches a failed scenario's failures against its entries strictly: every failure must be
+// explained by an entry and every entry must explain a failure. ok is false with the reasons
+// (each unexplained failure with what was expected, each entry whose failure was not seen).
+func Judge(entries []*Entry, failures []Failure) (ok bool, why []string) {
+	used := make([]bool, len(entries))
+	for _, f := range failures {
+		explained := false
+		var whys []string
+		for i, e := range entries {
+			if yes, w := e.Explains(f); yes {
+				explained, used[i] = true, true
+				break
+			} else {
+				whys = append(whys, w)
+			}
+		}
+		if !explained {
+			why = append(why, strings.Join(whys, "; "))
+		}
+	}
+	for i, e := range entries {
+		if !used[i] {
+			why = append(why, fmt.Sprintf("the known divergence at %s (%s) was not observed", e.Where(), e.Expectation()))
+		}
+	}
+	return len(why) == 0, why
 }

@@ -23,18 +23,22 @@ func write(t *testing.T, body string) string {
 
 func TestLoadRejectsBadEntries(t *testing.T) {
 	tests := []struct{ name, body, want string }{
-		{"no scenario matches", "- sdk: node\n  scenario: nope\n  reason: r\n  message: m\n", `:1: the entry matches no scenario: no scenario named "nope" exists`},
-		{"wrong feature", "- sdk: node\n  feature: a.feature\n  scenario: explicit false\n  reason: r\n  message: m\n", "matches no scenario"},
-		{"unknown sdk", "- sdk: cobol\n  scenario: other\n  reason: r\n  message: m\n", `unknown sdk "cobol"`},
+		{"no scenario matches", "- sdk: node\n  scenario: nope\n  reason: r\n  link: l\n  message: m\n", `:1: the entry matches no scenario: no scenario named "nope" exists`},
+		{"wrong feature", "- sdk: node\n  feature: a.feature\n  scenario: explicit false\n  reason: r\n  link: l\n  message: m\n", "matches no scenario"},
+		{"unknown sdk", "- sdk: cobol\n  scenario: other\n  reason: r\n  link: l\n  message: m\n", `unknown sdk "cobol"`},
 		{"missing reason", "- sdk: node\n  scenario: other\n", "needs sdk, scenario and reason"},
-		{"bad range", "- sdk: node\n  scenario: other\n  reason: r\n  message: m\n  versions: '<= banana'\n", "versions"},
-		{"second entry line", "- sdk: node\n  scenario: other\n  reason: r\n  message: m\n- sdk: go\n  scenario: zz\n  reason: r\n  message: m\n", ":5: "},
+		{"bad range", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  message: m\n  versions: '<= banana'\n", "versions"},
+		{"second entry line", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  message: m\n- sdk: go\n  scenario: zz\n  reason: r\n  link: l\n  message: m\n", ":6: "},
 		{"not a list", "sdk: node\n", "must be a list"},
-		{"no expected failure", "- sdk: node\n  scenario: other\n  reason: r\n", ":1: an entry must say what its failure is"},
-		{"path without request", "- sdk: node\n  scenario: other\n  reason: r\n  path: tools\n  message: m\n", `path "tools" needs a request`},
-		{"request not a method", "- sdk: node\n  scenario: other\n  reason: r\n  request: 'session create'\n", `request "session create" is not a method name`},
-		{"message not a regexp", "- sdk: node\n  scenario: other\n  reason: r\n  message: 'got (x'\n", `message "got (x" is not a regular expression`},
-		{"unknown key names its line", "- sdk: node\n  scenario: other\n  reason: r\n  mesage: m\n", `:4: unknown key "mesage"`},
+		{"no expected failure", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n", ":1: an entry must name the failure it expects with message"},
+		{"request and path only", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  request: session.create\n  path: x\n", ":1: an entry must name the failure it expects with message"},
+		{"no link", "- sdk: node\n  scenario: other\n  reason: r\n  message: 'want true, the key is absent'\n", ":1: an entry needs a link"},
+		{"a bare timed out", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  message: 'timed out'\n", `:1: message "timed out" names no observed value`},
+		{"a bare SDK timeout", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  message: 'the SDK raised Error::Session: timed out'\n", "names no observed value"},
+		{"path without request", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  path: tools\n  message: m\n", `path "tools" needs a request`},
+		{"request not a method", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  request: 'session create'\n  message: m\n", `request "session create" is not a method name`},
+		{"message not a regexp", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  message: 'got (x'\n", `message "got (x" is not a regular expression`},
+		{"unknown key names its line", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  mesage: m\n", `:5: unknown key "mesage"`},
 		{"entry not a mapping", "- [1]\n", ":1: an entry must be a mapping"},
 	}
 	for _, tt := range tests {
@@ -47,7 +51,7 @@ func TestLoadRejectsBadEntries(t *testing.T) {
 }
 
 func TestMatch(t *testing.T) {
-	m, err := Load(write(t, "- sdk: node\n  versions: '<= 1.0.14'\n  scenario: explicit false\n  reason: r\n  message: m\n- sdk: go\n  scenario: other\n  reason: r\n  message: m\n"), scenarios, known)
+	m, err := Load(write(t, "- sdk: node\n  versions: '<= 1.0.14'\n  scenario: explicit false\n  reason: r\n  link: l\n  message: m\n- sdk: go\n  scenario: other\n  reason: r\n  link: l\n  message: m\n"), scenarios, known)
 	require.NoError(t, err)
 	tests := []struct {
 		sdk, version, feature, scenario string
@@ -87,14 +91,14 @@ func TestExplains(t *testing.T) {
 		{name: "a different path is a different failure",
 			entry:   "  request: session.create\n  path: tools[0].isTerminal\n",
 			failure: Failure{Message: "session.create tools[1].defer: want true, got false", Checked: []report.Check{{Method: "session.create", Path: "tools[0].isTerminal"}, {Method: "session.create", Path: "tools[1].defer"}}},
-			why:     `expected a failed check of session.create tools[0].isTerminal (m.yaml:1); observed last check session.create tools[1].defer with the message "session.create tools[1].defer: want true, got false"`},
+			why:     `expected a failed check of session.create tools[0].isTerminal with a message matching /./ (m.yaml:1); observed last check session.create tools[1].defer with the message "session.create tools[1].defer: want true, got false"`},
 		{name: "the same path on another request",
 			entry:   "  request: session.create\n  path: tools[0].isTerminal\n",
 			failure: Failure{Message: create, Checked: []report.Check{{Method: "session.resume", Path: "tools[0].isTerminal"}}}},
 		{name: "no payload check at all",
 			entry:   "  request: session.create\n",
 			failure: Failure{Message: "driver crashed"},
-			why:     `expected a failed check of session.create (m.yaml:1); observed no payload check with the message "driver crashed"`},
+			why:     `expected a failed check of session.create with a message matching /./ (m.yaml:1); observed no payload check with the message "driver crashed"`},
 		{name: "message pattern matches",
 			entry:   "  message: 'the first request is \"ping\", want \"connect\"'\n",
 			failure: Failure{Message: `step "the first request is \"connect\"": the first request is "ping", want "connect"`}, want: true},
@@ -108,7 +112,11 @@ func TestExplains(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := Parse([]byte("- sdk: node\n  scenario: other\n  reason: r\n"+tt.entry), "m.yaml", scenarios, known)
+			entry := tt.entry
+			if !strings.Contains(entry, "message:") {
+				entry += "  message: '.'\n" // every entry names a message; '.' leaves the test to request and path
+			}
+			m, err := Parse([]byte("- sdk: node\n  scenario: other\n  reason: r\n  link: l\n"+entry), "m.yaml", scenarios, known)
 			require.NoError(t, err)
 			ok, why := m.Entries[0].Explains(tt.failure)
 			assert.Equal(t, tt.want, ok)
@@ -151,9 +159,9 @@ func mustLoadMissing(t *testing.T) *Manifest {
 // FuzzParse: any manifest either loads into entries that each name a known SDK and an existing
 // scenario, or is an error naming the file; it never panics.
 func FuzzParse(f *testing.F) {
-	f.Add([]byte("- sdk: node\n  versions: '<= 1.0.14'\n  feature: tools/is_terminal.feature\n  scenario: explicit false\n  reason: r\n  link: l\n"))
-	f.Add([]byte("- sdk: go\n  scenario: other\n  reason: r\n  request: session.create\n  path: tools[0].isTerminal\n"))
-	f.Add([]byte("- sdk: node\n  scenario: other\n  reason: r\n  message: 'got (\"x\"'\n"))
+	f.Add([]byte("- sdk: node\n  versions: '<= 1.0.14'\n  feature: tools/is_terminal.feature\n  scenario: explicit false\n  reason: r\n  link: l\n  link: l\n"))
+	f.Add([]byte("- sdk: go\n  scenario: other\n  reason: r\n  link: l\n  request: session.create\n  path: tools[0].isTerminal\n"))
+	f.Add([]byte("- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  message: 'got (\"x\"'\n"))
 	f.Add([]byte("sdk: node\n"))
 	f.Add([]byte("- [1, 2]\n- &a {sdk: *a}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -171,4 +179,44 @@ func FuzzParse(f *testing.F) {
 			_ = m.Match(e.SDK, "1.0.14", e.Feature, e.Scenario)
 		}
 	})
+}
+
+// Judge is strict both ways: every failure explained by an entry, every entry observed.
+func TestJudge(t *testing.T) {
+	m, err := Parse([]byte(`- sdk: node
+  scenario: other
+  reason: r
+  link: l
+  request: session.create
+  path: streaming
+  message: 'want false, the key is absent'
+- sdk: node
+  scenario: other
+  reason: r
+  link: l
+  message: 'the first request is "ping"'
+`), "m.yaml", scenarios, known)
+	require.NoError(t, err)
+	streaming := Failure{Message: "session.create streaming: want false, the key is absent", Checked: []report.Check{{Method: "session.create", Path: "streaming"}}}
+	ping := Failure{Message: `the first request is "ping", want "connect"`}
+	later := Failure{Message: "session.create model: want \"gpt-5\", got null", Checked: []report.Check{{Method: "session.create", Path: "model"}}}
+	tests := []struct {
+		name     string
+		failures []Failure
+		ok       bool
+		why      string
+	}{
+		{"both known divergences", []Failure{streaming, ping}, true, ""},
+		{"a later check failing too", []Failure{streaming, ping, later}, false, "observed last check session.create model"},
+		{"one known divergence not seen", []Failure{streaming}, false, "m.yaml:8 (a message matching /the first request is \"ping\"/) was not observed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ok, why := Judge(m.Entries, tt.failures)
+			assert.Equal(t, tt.ok, ok, why)
+			if tt.why != "" {
+				assert.Contains(t, strings.Join(why, "\n"), tt.why)
+			}
+		})
+	}
 }

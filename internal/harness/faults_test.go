@@ -36,7 +36,8 @@ func TestMain(m *testing.M) {
 // fakeDriver answers every command ok, except that the first process (no marker file yet)
 // misbehaves on connect the way mode says: crash, hang, exit (quietly, without answering),
 // garbage (a non-JSON line on stdout), flood (an endless stdout line). In mode unsupported every
-// process declares session.setTools in hello and answers setTools unsupported.
+// process declares session.setTools in hello and answers setTools unsupported; in mode
+// unsupportedcreate it answers createSession unsupported.
 func fakeDriver(mode, marker string) {
 	_, err := os.Stat(marker)
 	first := os.IsNotExist(err)
@@ -85,6 +86,9 @@ func fakeDriver(mode, marker string) {
 			result = `{"protocolVersion":1,"sdk":"fake","version":"1.0.0","capabilities":{"transport.tcp":true,"session.setTools":true}}`
 		case "createSession":
 			result = `{"sessionId":"s"}`
+			if mode == "unsupportedcreate" {
+				outcome = "unsupported"
+			}
 		case "setTools":
 			if mode == "unsupported" {
 				outcome = "unsupported"
@@ -248,29 +252,38 @@ func assertCompleteReports(t *testing.T, dir string, outcomes []suite.Outcome) {
 	}
 }
 
-// A driver that declared session.setTools in hello and answers setTools unsupported has a fault:
-// the scenario fails, naming the capability; it is not excused as unsupported.
+// A driver that answers unsupported to a command whose every capability it declared (setTools
+// with session.setTools declared; createSession, which needs none) has a fault: the scenario
+// fails, naming the capabilities; it is not excused as unsupported.
 func TestDeclaredCapabilityAnsweredUnsupportedIsADriverFault(t *testing.T) {
-	features, reports := t.TempDir(), t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+	tests := []struct{ mode, want string }{
+		{"unsupported", "driver fault: the fake driver answered unsupported to setTools, which needs only capabilities it declared in hello (session.setTools)"},
+		{"unsupportedcreate", "driver fault: the fake driver answered unsupported to createSession, which needs only capabilities it declared in hello (none beyond the baseline every driver has)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			features, reports := t.TempDir(), t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
   @requires.session.setTools
   Scenario: replace
     Given a session is created with no tools
     When the tools are replaced with no tools
 `), 0o644))
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	var outcomes []suite.Outcome
-	tg := &target{name: "fake", timeout: 5 * time.Second, reportDir: reports, progress: io.Discard,
-		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=unsupported", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
-		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
-	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true}}
-	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
-	tg.close()
-	require.Len(t, outcomes, 1)
-	assert.Empty(t, outcomes[0].Unsupported)
-	require.Error(t, outcomes[0].Err)
-	assert.Contains(t, outcomes[0].Err.Error(), "driver fault: the fake driver declared the capability session.setTools in hello but answered unsupported to setTools")
+			exe, err := os.Executable()
+			require.NoError(t, err)
+			var outcomes []suite.Outcome
+			tg := &target{name: "fake", timeout: 5 * time.Second, reportDir: reports, progress: io.Discard,
+				launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=" + tt.mode, "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+				finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+			tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true}}
+			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+			tg.close()
+			require.Len(t, outcomes, 1)
+			assert.Empty(t, outcomes[0].Unsupported)
+			require.Error(t, outcomes[0].Err)
+			assert.Contains(t, outcomes[0].Err.Error(), tt.want)
+		})
+	}
 }
 
 // TestSDKRequestFloodIsBounded: an SDK that floods the runtime with well-formed requests does
@@ -305,4 +318,28 @@ func TestSDKRequestFloodIsBounded(t *testing.T) {
 	}
 	assert.Greater(t, pings, 0, "the flood is in the transcript")
 	assert.NoError(t, outcomes[1].Err)
+}
+
+// A schema step in a run without the runtime's schema is unavailable with its reason: a setup
+// problem, never unsupported (no SDK lacks anything) and never passed.
+func TestSchemaStepWithoutSchemaIsUnavailable(t *testing.T) {
+	features, reports := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+  Scenario: schema
+    Given a session is created with no tools
+    Then every request the SDK sent conforms to the runtime's published schema
+`), 0o644))
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var outcomes []suite.Outcome
+	tg := &target{name: "fake", timeout: 5 * time.Second, reportDir: reports, progress: io.Discard,
+		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=unsupported", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	tg.close()
+	require.Len(t, outcomes, 1)
+	assert.NoError(t, outcomes[0].Err)
+	assert.Empty(t, outcomes[0].Unsupported)
+	assert.Contains(t, outcomes[0].Unavailable, "the runtime's published schema is not loaded")
 }

@@ -102,13 +102,17 @@ func (c *lifecycle) begin(ctx context.Context, s *godog.Scenario) (context.Conte
 }
 
 // step keeps the first thing that ended the scenario: an unsupported step, an undefined one or
-// a failure.
+// a failed Given or When step (a failed check does not end it: the steps record those).
 func (c *lifecycle) step(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-	if c.firstErr == nil && c.unsupported == "" {
+	if c.firstErr == nil && c.unsupported == "" && c.unavailable == "" {
 		var un *suite.ErrUnsupported
+		var ua *suite.ErrUnavailable
 		switch {
 		case errors.As(err, &un):
 			c.unsupported, c.capability = un.Reason, un.Capability
+		case errors.As(err, &ua):
+			c.unavailable = ua.Reason
+			c.rec.Unavailable(ua.Reason)
 		case status == godog.StepUndefined:
 			c.firstErr = fmt.Errorf("step %q is not defined", st.Text)
 		case err != nil && !errors.Is(err, godog.ErrSkip):
@@ -124,21 +128,52 @@ func (c *lifecycle) end() {
 	if c.rec == nil {
 		return
 	}
-	o := suite.Outcome{Feature: c.feature, Scenario: c.name, Err: c.firstErr, Unsupported: c.unsupported,
+	o := suite.Outcome{Feature: c.feature, Scenario: c.name, Unsupported: c.unsupported,
 		Unavailable: c.unavailable, Capability: c.capability, Transcript: c.path, Tags: c.tags}
-	if s := c.scenario; s != nil {
-		if o.Err == nil && o.Unsupported == "" {
-			o.Err = s.Err
+	// Every failure, in order: the checks that failed (the steps record them and go on), the
+	// step that ended the scenario, a fault found after the steps.
+	add := func(err error) {
+		if err != nil {
+			o.Failures = append(o.Failures, suite.Failure{Message: err.Error(), Checked: o.Checked})
 		}
+	}
+	if s := c.scenario; s != nil {
 		o.Checked, o.Observations = s.Checked, s.Observations
+		o.Failures = append(o.Failures, s.Failures...)
+		add(c.firstErr)
+		if o.Unsupported == "" && o.Unavailable == "" {
+			add(s.Err)
+		}
 		s.Runtime.Close()
+	} else {
+		add(c.firstErr)
 	}
 	o.SchemaViolations = transcript.Violations(c.rec.Entries())
 	c.rec.Notef("", "scenario ended")
-	if err := c.rec.Close(); err != nil && o.Err == nil {
-		o.Err = fmt.Errorf("writing the transcript: %w", err)
+	if err := c.rec.Close(); err != nil {
+		add(fmt.Errorf("writing the transcript: %w", err))
 	}
+	// An unsupported step after a failed check: the failures stand (they were observed).
+	if len(o.Failures) > 0 {
+		o.Unsupported, o.Capability = "", ""
+	}
+	o.Err = joinFailures(o.Failures)
 	c.lease.Finished(o)
+}
+
+// joinFailures is the scenario's error: its one failure, or every failure numbered.
+func joinFailures(fs []suite.Failure) error {
+	switch len(fs) {
+	case 0:
+		return nil
+	case 1:
+		return errors.New(fs[0].Message)
+	}
+	msgs := make([]string, len(fs))
+	for i, f := range fs {
+		msgs[i] = fmt.Sprintf("%d. %s", i+1, f.Message)
+	}
+	return fmt.Errorf("%d steps failed:\n%s", len(fs), strings.Join(msgs, "\n"))
 }
 
 func relFeature(root, uri string) string {

@@ -395,21 +395,40 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 			r.Transcript = filepath.ToSlash(rel)
 		}
 	}
-	entry := m.Match(sdk.Name, sdk.Version, o.Feature, o.Scenario)
+	entries := m.MatchAll(sdk.Name, sdk.Version, o.Feature, o.Scenario)
+	var entry *expect.Entry
+	if len(entries) > 0 {
+		entry = entries[0]
+	}
+	var failures []expect.Failure
+	for _, f := range o.Failures {
+		failures = append(failures, expect.Failure{Message: f.Message, Checked: f.Checked})
+	}
+	if len(failures) == 0 && o.Err != nil {
+		failures = []expect.Failure{{Message: o.Err.Error(), Checked: o.Checked}}
+	}
 	switch {
 	case o.Unavailable != "":
 		r.Status, r.Message = report.Unavailable, o.Unavailable
+	case o.Unsupported != "" && o.Capability == "":
+		// Unsupported means the driver declared a capability false: one without a capability
+		// is a fault of the driver or the steps, never an excuse.
+		r.Status, r.Message = report.Failed, "unsupported without a capability the driver declared false: "+o.Unsupported
 	case o.Unsupported != "":
 		r.Status, r.Message, r.Capability = report.Unsupported, o.Unsupported, o.Capability
 	case o.Err != nil && entry != nil:
 		r.Expected, r.Link = entry.Where(), entry.Link
-		// The entry names its failure: a different failure of the same scenario is a new
-		// regression, shown with both what was expected and what was observed.
-		if ok, why := entry.Explains(expect.Failure{Message: o.Err.Error(), Checked: o.Checked}); !ok {
-			r.Status, r.Message = report.Failed, fmt.Sprintf("%s\nnot the known divergence: %s", o.Err, why)
+		// Each entry names its failure: any other failure of the same scenario (every check runs,
+		// see steps' checking) is a new regression, shown with what was expected and observed.
+		if ok, why := expect.Judge(entries, failures); !ok {
+			r.Status, r.Message = report.Failed, fmt.Sprintf("%s\nnot the known divergence: %s", o.Err, strings.Join(why, "\n"))
 			break
 		}
-		r.Status, r.Message = report.XFail, fmt.Sprintf("%s\nknown divergence (%s): %s", o.Err, entry.Where(), entry.Reason)
+		var reasons []string
+		for _, e := range entries {
+			reasons = append(reasons, fmt.Sprintf("known divergence (%s): %s", e.Where(), e.Reason))
+		}
+		r.Status, r.Message = report.XFail, fmt.Sprintf("%s\n%s", o.Err, strings.Join(reasons, "\n"))
 	case o.Err != nil:
 		r.Status, r.Message = report.Failed, o.Err.Error()
 	case entry != nil:

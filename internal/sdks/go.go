@@ -1,10 +1,13 @@
 package sdks
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -13,6 +16,7 @@ const goSDKModule = "github.com/github/copilot-sdk/go"
 
 func init() {
 	register(Driver{
+		Probe:       probeGo,
 		Name:        "go",
 		Order:       2,
 		MonorepoDir: "go",
@@ -23,6 +27,9 @@ func init() {
 		Pinned:   pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
 		Pristine: pristineGo,
 		Versions: goProbeVersions(goSDKModule),
+		// The proxy lists nothing and Versions finds no pre-release: Published probes the
+		// v1.0.0-beta.N tags too (the published-versions test).
+		Published: goProbePublished(goSDKModule),
 		Toolchain: []Tool{{
 			Bin:         "go",
 			VersionArgs: []string{"version"},
@@ -78,18 +85,86 @@ func prepareGo(ctx context.Context, pc PrepareContext) (Launch, error) {
 				return Launch{}, err
 			}
 			if err := goCmd("mod", "tidy"); err != nil {
-				return Launch{}, err
+				return Launch{}, goRegistryRefusal(version, err)
 			}
 		} else {
 			fmt.Fprintf(pc.Log, "go: %s %s (pinned in drivers/go/go.mod)\n", goSDKModule, version)
 		}
 	}
 
+	tags, err := goBuildTags(ctx, src, env)
+	if err != nil {
+		return Launch{}, err
+	}
 	bin := filepath.Join(pc.CacheDir, "driver")
-	if err := goCmd("build", "-o", bin, "."); err != nil {
+	build := []string{"build", "-o", bin}
+	if len(tags) > 0 {
+		fmt.Fprintf(pc.Log, "go: building with -tags %s (the SDK's older API names)\n", strings.Join(tags, ","))
+		build = append(build, "-tags", strings.Join(tags, ","))
+	}
+	if err := goCmd(append(build, ".")...); err != nil {
 		return Launch{}, err
 	}
 	return Launch{Argv: []string{bin}, Dir: pc.CacheDir}, nil
+}
+
+// goRefusals are what the go command prints when the module proxy or the checksum database
+// will not serve a published version (some early tags have no checksum entry reachable here).
+var goRefusals = regexp.MustCompile(`(?m)(verifying module: .*|server response: .*not available.*|reading https://\S+: (?:403|404|410) .*)$`)
+
+// goRegistryRefusal turns a failed resolution of the SDK into *Unavailable with the registry's own
+// words when the registry refused it; any other failure (a build error) stays an error.
+func goRegistryRefusal(version string, err error) error {
+	m := goRefusals.FindString(err.Error())
+	if m == "" {
+		return err
+	}
+	return &Unavailable{Reason: fmt.Sprintf("%s@%s cannot be fetched here, the Go registry says: %s", goSDKModule, version, strings.TrimSpace(m))}
+}
+
+// goLegacyNames are type names the SDK renamed before 1.0: reflection reaches a renamed field or
+// method, not a renamed type, so the driver names such a type through an alias chosen by a build
+// tag (drivers/go/uri_connection*.go). The tag is set when the SDK's source declares the old name
+// and not the new one.
+var goLegacyNames = []struct{ old, current, tag string }{
+	{"UriConnection", "URIConnection", "copilot_sdk_uri_legacy"},
+}
+
+// goBuildTags reads the resolved SDK module's source (its folder in the module cache, or the
+// local source) and returns the build tags its API names need.
+func goBuildTags(ctx context.Context, src string, env []string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", goSDKModule)
+	cmd.Dir, cmd.Env = src, append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go: locating %s's source: %w", goSDKModule, err)
+	}
+	dir := strings.TrimSpace(string(out))
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("go: no Go files in %s's folder %q", goSDKModule, dir)
+	}
+	var source strings.Builder
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		source.Write(b)
+	}
+	declares := func(name string) bool {
+		return regexp.MustCompile(`(?m)^type ` + name + ` struct\b`).MatchString(source.String())
+	}
+	var tags []string
+	for _, n := range goLegacyNames {
+		if !declares(n.current) && declares(n.old) {
+			tags = append(tags, n.tag)
+		}
+	}
+	return tags, nil
 }
 
 // copyGoDriver copies the driver's module files (go.mod, go.sum, *.go) into dst.
@@ -136,4 +211,31 @@ func goSDKSourceDir(source string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("go: %s holds no module %s (looked at go.mod and go/go.mod)", source, goSDKModule)
+}
+
+// probeGo asks go doc in the prepared driver module: "pkg.Name[.Member]", where pkg is the
+// SDK's package name for its root ("copilot") or a sub-package's last path element.
+func probeGo(ctx context.Context, prep *Prepared, symbols []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, sym := range symbols {
+		pkg, rest, ok := strings.Cut(sym, ".")
+		if !ok {
+			return nil, fmt.Errorf("go symbol %q: want pkg.Name[.Member]", sym)
+		}
+		path := goSDKModule
+		if pkg != "copilot" {
+			path += "/" + pkg
+		}
+		_, stderr, err := probeCommand(ctx, filepath.Join(prep.CacheDir, "src"), []string{"GOFLAGS=-mod=mod", "GOWORK=off"},
+			"go", "doc", "-short", path, rest)
+		switch {
+		case err == nil:
+			out[sym] = true
+		case bytes.Contains(stderr, []byte("no symbol")) || bytes.Contains(stderr, []byte("no method or field")):
+			out[sym] = false
+		default:
+			return nil, fmt.Errorf("go doc %s %s: %v: %s", path, rest, err, bytes.TrimSpace(stderr))
+		}
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package sdks
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/xml"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +35,7 @@ import (
 // (-Dcopilot.sdk.repo=file:...).
 func init() {
 	register(Driver{
+		Probe:        probeJava,
 		Name:         "java",
 		Order:        5,
 		MonorepoDir:  "java",
@@ -343,4 +346,27 @@ func findJDK(need int) string {
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].major > found[j].major })
 	return found[0].home
+}
+
+// probeJava asks javap about the driver's jar, which shades the SDK's classes in:
+// "package.Class#member" is a public method, field or record component of Class; "package.Class"
+// the class itself.
+func probeJava(ctx context.Context, prep *Prepared, symbols []string) (map[string]bool, error) {
+	jar := filepath.Join(prep.CacheDir, "driver", "target", javaJar)
+	out := map[string]bool{}
+	for _, sym := range symbols {
+		class, member := splitMember(sym, "#")
+		stdout, stderr, err := probeCommand(ctx, prep.CacheDir, nil, "javap", "-public", "-cp", jar, class)
+		switch {
+		case err != nil && bytes.Contains(stdout, []byte("class not found")) || bytes.Contains(stderr, []byte("class not found")):
+			out[sym] = false
+		case err != nil:
+			return nil, fmt.Errorf("javap %s: %v: %s", class, err, bytes.TrimSpace(stderr))
+		case member == "":
+			out[sym] = true
+		default:
+			out[sym] = regexp.MustCompile(`[\s.]` + regexp.QuoteMeta(member) + `(?:\(|;)`).Match(stdout)
+		}
+	}
+	return out, nil
 }

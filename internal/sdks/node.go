@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 )
 
@@ -19,6 +20,7 @@ import (
 // folder (see NodeSchemaDir).
 func init() {
 	register(Driver{
+		Probe:        probeNode,
 		Name:         "node",
 		Order:        1,
 		MonorepoDir:  "nodejs",
@@ -204,4 +206,30 @@ func nodeSourceDir(src string) (string, error) {
 		return "", fmt.Errorf("node: %w (want the package.json of %s)", err, nodePackage)
 	}
 	return dir, nil
+}
+
+// probeNode reads the SDK package's TypeScript declarations: "Name.member" is a member of the
+// class, interface, namespace, object type or object-typed const Name; "Name" an exported declaration. TypeScript types do not
+// exist at run time, so the declarations are what an application compiles against.
+func probeNode(_ context.Context, prep *Prepared, symbols []string) (map[string]bool, error) {
+	dts, err := readSources(filepath.Join(prep.CacheDir, "node_modules", filepath.FromSlash(nodePackage), "dist"), ".d.ts")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, sym := range symbols {
+		out[sym] = dtsHas(dts, sym)
+	}
+	return out, nil
+}
+
+// dtsHas says whether TypeScript declarations declare sym ("Name.member" or "Name").
+func dtsHas(dts, sym string) bool {
+	owner, member := splitMember(sym, ".")
+	o := regexp.QuoteMeta(owner)
+	if member == "" {
+		return regexp.MustCompile(`\b(?:function|class|interface|type|const|enum)\s+` + o + `\b`).MatchString(dts)
+	}
+	decl := blocks(dts, regexp.MustCompile(`\b(?:(?:class|interface|namespace)\s+`+o+`\b[^{]*|type\s+`+o+`\b[^=]*=\s*|const\s+`+o+`\s*:\s*)\{`))
+	return anyMatch(regexp.MustCompile(`(?m)^\s*(?:(?:readonly|static|async|get|set)\s+)*`+regexp.QuoteMeta(member)+`\??\s*[:(<]`), decl)
 }

@@ -1,7 +1,9 @@
 package sdks
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 // drivers/python/driver.py run with that environment's interpreter.
 func init() {
 	register(Driver{
+		Probe:        probePython,
 		Name:         "python",
 		Order:        3,
 		MonorepoDir:  "python",
@@ -147,4 +150,56 @@ func pythonSourceDir(src string) (string, error) {
 		return "", fmt.Errorf("python: %w (want a pyproject.toml or setup.py)", err)
 	}
 	return dir, nil
+}
+
+// pythonProbe imports the installed SDK: "module.attr…" is an attribute (a class's method,
+// a dataclass, pydantic or TypedDict field included), "module.callable(keyword)" a parameter of
+// the callable's signature. It prints {symbol: bool} as JSON.
+const pythonProbe = `
+import importlib, inspect, json, sys
+
+def has(sym):
+    kw = None
+    if sym.endswith(")"):
+        sym, kw = sym[:-1].split("(", 1)
+    parts = sym.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj, rest = importlib.import_module(".".join(parts[:i])), parts[i:]
+            break
+        except ImportError:
+            continue
+    else:
+        return False
+    for j, name in enumerate(rest):
+        if hasattr(obj, name):
+            obj = getattr(obj, name)
+            continue
+        if j == len(rest) - 1 and kw is None:
+            fields = set(getattr(obj, "__dataclass_fields__", {})) | set(getattr(obj, "model_fields", {}) or {})
+            for k in getattr(obj, "__mro__", (obj,)):
+                fields |= set(getattr(k, "__annotations__", {}))
+            return name in fields
+        return False
+    if kw is None:
+        return True
+    try:
+        return kw in inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        return False
+
+print(json.dumps({s: has(s) for s in sys.argv[1:]}))
+`
+
+func probePython(ctx context.Context, prep *Prepared, symbols []string) (map[string]bool, error) {
+	python := filepath.Join(prep.CacheDir, "venv", "bin", "python")
+	stdout, stderr, err := probeCommand(ctx, prep.CacheDir, nil, append([]string{python, "-c", pythonProbe}, symbols...)...)
+	if err != nil {
+		return nil, fmt.Errorf("python probe: %v: %s", err, bytes.TrimSpace(stderr))
+	}
+	out := map[string]bool{}
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		return nil, fmt.Errorf("python probe printed %q: %w", stdout, err)
+	}
+	return out, nil
 }

@@ -24,6 +24,7 @@ import (
 // driver alone recompiles only the driver. The built binary is copied into pc.CacheDir.
 func init() {
 	register(Driver{
+		Probe:        probeRust,
 		Name:         "rust",
 		Order:        4,
 		MonorepoDir:  "rust",
@@ -215,4 +216,79 @@ func hostRustToolchain() (map[string]string, string, error) {
 	}
 	return map[string]string{"toolchain/bin": filepath.Join(dir, "bin"), "toolchain/lib": filepath.Join(dir, "lib")},
 		"toolchain " + strings.TrimSpace(string(v)), nil
+}
+
+// probeRust scans the resolved crate's source: the registry's unpacked crate of the version
+// Cargo.lock resolved, or the local folder the dependency line points at (--sdk-source), as the
+// driver's build.rs finds it. Rust has no run-time reflection of declarations.
+func probeRust(_ context.Context, prep *Prepared, symbols []string) (map[string]bool, error) {
+	crate, err := rustCrateDir(filepath.Join(prep.CacheDir, "src"))
+	if err != nil {
+		return nil, err
+	}
+	text, err := readSources(filepath.Join(crate, "src"), ".rs")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, sym := range symbols {
+		if out[sym], err = rustHas(text, sym); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// rustHas says whether Rust source declares sym: "Type::item" (a fn of an impl of Type or a
+// variant of enum Type) or "Type.field" (a pub field of struct Type).
+func rustHas(text, sym string) (bool, error) {
+	owner, member := splitMember(sym, "::")
+	o := regexp.QuoteMeta(owner)
+	if member != "" {
+		m := regexp.QuoteMeta(member)
+		impls := blocks(text, regexp.MustCompile(`\bimpl(?:<[^{;]*?>)?\s+(?:[\w:<>, ]+\s+for\s+)?`+o+`\b[^{;]*\{`))
+		enums := blocks(text, regexp.MustCompile(`\benum\s+`+o+`\b[^{;]*\{`))
+		return anyMatch(regexp.MustCompile(`\bfn\s+`+m+`\b`), impls) ||
+			anyMatch(regexp.MustCompile(`(?m)^\s*`+m+`\s*[({,]`), enums), nil
+	}
+	owner, field := splitMember(sym, ".")
+	if field == "" {
+		return false, fmt.Errorf("rust symbol %q: want Type::item or Type.field", sym)
+	}
+	structs := blocks(text, regexp.MustCompile(`\bstruct\s+`+regexp.QuoteMeta(owner)+`\b[^{;]*\{`))
+	return anyMatch(regexp.MustCompile(`(?m)(?:^|[{,])\s*pub(?:\([^)]*\))?\s+(?:r#)?`+regexp.QuoteMeta(field)+`\s*:`), structs), nil
+}
+
+var rustDepPath = regexp.MustCompile(`path\s*=\s*"([^"]+)"`)
+
+// rustCrateDir is where the SDK crate the driver in src was built against lives.
+func rustCrateDir(src string) (string, error) {
+	manifest, err := os.ReadFile(filepath.Join(src, "Cargo.toml"))
+	if err != nil {
+		return "", err
+	}
+	if m := rustDepPath.FindSubmatch(rustDepLine.Find(manifest)); m != nil {
+		return filepath.Join(src, string(m[1])), nil // filepath.Join keeps an absolute path's root
+	}
+	lock, err := os.ReadFile(filepath.Join(src, "Cargo.lock"))
+	if err != nil {
+		return "", err
+	}
+	m := regexp.MustCompile(`(?m)^name = "` + regexp.QuoteMeta(rustCrate) + `"\nversion = "([^"]+)"`).FindSubmatch(lock)
+	if m == nil {
+		return "", fmt.Errorf("%s/Cargo.lock has no %s package", src, rustCrate)
+	}
+	home := os.Getenv("CARGO_HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		home = filepath.Join(h, ".cargo")
+	}
+	dirs, _ := filepath.Glob(filepath.Join(home, "registry", "src", "*", rustCrate+"-"+string(m[1])))
+	if len(dirs) == 0 {
+		return "", fmt.Errorf("no unpacked %s %s under %s/registry/src", rustCrate, m[1], home)
+	}
+	return dirs[0], nil
 }

@@ -67,6 +67,10 @@ type Driver struct {
 	// history use it). The bounds are part of the question because one registry (the Go proxy
 	// here) will not list a module's versions: its recipe probes the candidate tags instead.
 	Versions func(ctx context.Context, r Range) ([]string, error)
+	// Published, when set, lists every version the registry serves, pre-releases included, where
+	// Versions cannot (the Go proxy: its pre-release tags are probed); otherwise the
+	// published-versions test asks Versions for every version from 1.0.0-0 with previews.
+	Published Lister
 	// Newer, when set, is what doctor tells a user about versions newer than the pin that the
 	// registry publishes but that were not reachable from where the pin was chosen. It states
 	// what was known when pinning; doctor never claims to have checked the registry.
@@ -88,6 +92,10 @@ type Driver struct {
 	// earlier preparations wrong (the driver's own files are hashed into the key already).
 	Revision  int
 	Toolchain []Tool
+	// Probe, when set, says whether a prepared SDK has each symbol a driver names as missing
+	// in hello (written in the language's notation of drivers/PROTOCOL.md "Capability
+	// audit"): the capability audit fails when one is there.
+	Probe Probe
 	// Prepare installs the SDK and builds the driver into pc.CacheDir and says how to start it.
 	// It is called only when the cache holds no finished preparation for the same key.
 	Prepare func(ctx context.Context, pc PrepareContext) (Launch, error)

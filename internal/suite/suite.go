@@ -60,9 +60,20 @@ type Scenario struct {
 
 	// Err is a fault the steps found after the scenario's steps (stopping a client failed, the
 	// SDK sent a malformed frame); the outcome keeps the first step's error before it.
-	Err          error
+	Err error
+	// Failures are the Then steps that failed: a failed check does not end the scenario (the
+	// steps record it and go on), so every later check runs and reports.
+	Failures     []Failure
 	Checked      []report.Check
 	Observations map[string]string
+}
+
+// Failure is one failed step: its message and each payload value it checked, in order (the last
+// is where it failed when the step checked a payload).
+type Failure struct {
+	Step    string
+	Message string
+	Checked []report.Check
 }
 
 // ErrUnsupported marks a step the SDK version cannot perform. It wraps godog.ErrSkip so godog
@@ -74,6 +85,14 @@ type ErrUnsupported struct {
 
 func (e *ErrUnsupported) Error() string { return "unsupported: " + e.Reason }
 func (e *ErrUnsupported) Unwrap() error { return godog.ErrSkip }
+
+// ErrUnavailable marks a step whose input this run does not have (the runtime's published
+// schema when no preparation ships it): a setup problem, not something the SDK lacks, so the
+// runner reports it unavailable with the reason, never unsupported and never passed.
+type ErrUnavailable struct{ Reason string }
+
+func (e *ErrUnavailable) Error() string { return "unavailable: " + e.Reason }
+func (e *ErrUnavailable) Unwrap() error { return godog.ErrSkip }
 
 // Lacks says whether t lacks capability c, with the sentence that reports it and the driver's
 // note (the @requires gate and the steps say it the same way).
@@ -98,11 +117,15 @@ type Schemas interface {
 
 // Outcome is what one scenario did on one SDK, before known divergences are applied.
 type Outcome struct {
-	Feature     string         // feature file, relative to the features folder
-	Scenario    string         // scenario name (outline placeholders filled in)
-	Line        int            // line of the scenario (or example row) in the feature file
-	Tags        []string       // tags of the scenario
-	Err         error          // the first failed step, nil when every step passed
+	Feature  string   // feature file, relative to the features folder
+	Scenario string   // scenario name (outline placeholders filled in)
+	Line     int      // line of the scenario (or example row) in the feature file
+	Tags     []string // tags of the scenario
+	Err      error    // every failure (Failures joined), nil when every step passed
+	// Failures are the scenario's failed steps in order, each with the payload checks it made. A
+	// failed Then step does not end the scenario: every later Then step still runs and reports,
+	// so an expected failure cannot hide a later one.
+	Failures    []Failure
 	Unsupported string         // why the SDK cannot run this scenario, when it cannot
 	Capability  string         // the capability the SDK lacks, when Unsupported names one
 	Unavailable string         // why the SDK cannot run at all, when it cannot
@@ -129,7 +152,7 @@ var Capabilities = []string{
 	"tool.overridesBuiltInTool", "tool.skipPermission", "tool.defer", "tool.metadata",
 	"session.setTools", "session.rpc.tools.set", "session.rpc.tools.set.nil", "session.gitHubToken", "session.clearContext", "events",
 	"session.option.<name>", "connect.option.<name>",
-	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.sessionLog", "tool.result.telemetry",
+	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.binary.metadata", "tool.result.sessionLog", "tool.result.telemetry",
 	"handler.permission", "rpc.generated", "rpc.handlers", "surface",
 }
 

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
@@ -157,6 +158,12 @@ public final class Main {
                 rpc.declare(caps, notes);
                 result.set("capabilities", Out.JSON.valueToTree(caps));
                 result.set("notes", Out.JSON.valueToTree(notes));
+                // What hello names as missing: the adapter's symbols, and for rpc.generated the
+                // generated class Rpc looks for; nothing for a capability declared true.
+                Map<String, String> missing = new TreeMap<>(sdk.missing());
+                missing.put("rpc.generated", Rpc.GENERATED_PACKAGE + "SessionRpc");
+                missing.keySet().removeIf(c -> Boolean.TRUE.equals(caps.get(c)));
+                result.set("missing", Out.JSON.valueToTree(missing));
             }
             case "connect" -> {
                 if (args.hasNonNull("fields")) {
@@ -174,7 +181,8 @@ public final class Main {
             case "surface" -> result = sdk.surface();
             case "createSession" -> result.put("sessionId",
                     sdk.createSession(required(args, "client"), required(args, "session"),
-                            ToolSpec.parseAll(args.get("tools")), args.get("options")));
+                            ToolSpec.parseAll(args.get("tools")), args.get("options"),
+                            args.hasNonNull("gitHubToken") ? args.get("gitHubToken").asText() : null));
             case "resumeSession" -> result.put("sessionId",
                     sdk.resumeSession(required(args, "client"), required(args, "session"),
                             required(args, "sessionId"), ToolSpec.parseAll(args.get("tools")), args.get("options")));

@@ -46,6 +46,9 @@ final class Rpc {
     }
 
     /** Declares {@code rpc.generated} from the SDK's classes. */
+    /** Where the SDK's generated wrappers live. */
+    static final String GENERATED_PACKAGE = "com.github.copilot.sdk.generated.rpc.";
+
     void declare(Map<String, Boolean> caps, Map<String, String> notes) {
         Class<?> server = type("ServerRpc");
         Class<?> session = type("SessionRpc");
@@ -63,7 +66,7 @@ final class Rpc {
 
     private static Class<?> type(String simple) {
         try {
-            return Class.forName("com.github.copilot.sdk.generated.rpc." + simple);
+            return Class.forName(GENERATED_PACKAGE + simple);
         } catch (ClassNotFoundException e) {
             return null;
         }

@@ -22,12 +22,22 @@ interface SdkAdapter {
 
     Map<String, String> notes();
 
+    /**
+     * For each capability this SDK version lacks, the SDK symbol whose absence makes it so,
+     * {@code package.Class#member} (PROTOCOL.md "Capability audit").
+     */
+    Map<String, String> missing();
+
     /** {@code options} is the protocol's connect options object, or null. */
     void connect(String client, String address, String cliPath, Map<String, String> env, JsonNode options)
             throws Exception;
 
-    /** {@code options} is the protocol's session options object, or null when none were given. */
-    String createSession(String client, String session, List<ToolSpec> tools, JsonNode options) throws Exception;
+    /**
+     * {@code options} is the protocol's session options object, or null when none were given;
+     * {@code gitHubToken} the per-session token, or null when the command gave none.
+     */
+    String createSession(String client, String session, List<ToolSpec> tools, JsonNode options, String gitHubToken)
+            throws Exception;
 
     String resumeSession(String client, String session, String sessionId, List<ToolSpec> tools, JsonNode options)
             throws Exception;

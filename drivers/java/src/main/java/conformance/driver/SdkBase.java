@@ -2,15 +2,18 @@ package conformance.driver;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -66,7 +69,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
             throws Exception;
 
     /** {@code options} are the protocol's session options (see {@link #withOptions}). */
-    protected abstract S create(C client, String session, List<ToolSpec> tools, JsonNode options) throws Exception;
+    protected abstract S create(C client, String session, List<ToolSpec> tools, JsonNode options, String gitHubToken)
+            throws Exception;
 
     protected abstract S resume(C client, String session, String sessionId, List<ToolSpec> tools, JsonNode options)
             throws Exception;
@@ -142,11 +146,11 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     }
 
     @Override
-    public String createSession(String client, String session, List<ToolSpec> tools, JsonNode options)
-            throws Exception {
+    public String createSession(String client, String session, List<ToolSpec> tools, JsonNode options,
+            String gitHubToken) throws Exception {
         C c = client(client);
         checkFreeSession(session);
-        return keep(client, session, create(c, session, tools, options));
+        return keep(client, session, create(c, session, tools, options, gitHubToken));
     }
 
     @Override
@@ -160,6 +164,41 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     /** Sets the protocol's connect options on the SDK's CopilotClientOptions. */
     protected void applyConnectOptions(Object clientOptions, JsonNode options, boolean tcp) throws Exception {
         ConnectOptions.apply(clientOptions, options, tcp, sdkName());
+    }
+
+    /**
+     * The symbols behind the capabilities only this API generation decides (tool options,
+     * high-level and generated session APIs), as {@code package.Class#member}.
+     */
+    protected abstract Map<String, String> generationSymbols();
+
+    @Override
+    public Map<String, String> missing() {
+        Map<String, String> symbols = new LinkedHashMap<>(generationSymbols());
+        symbols.put("session.gitHubToken", types.sessionConfig().getName() + "#" + TOKEN_SETTER);
+        symbols.put("tool.result.binary", types.toolResult().getName() + "#binaryResultsForLlm");
+        symbols.put("tool.result.sessionLog", types.toolResult().getName() + "#sessionLog");
+        symbols.put("tool.result.telemetry", types.toolResult().getName() + "#toolTelemetry");
+        symbols.put("tool.result.binary.metadata", types.binaryResult().getName() + "#metadata");
+        for (SessionOptions.Option o : SessionOptions.ALL) {
+            boolean onResume = SessionOptions.setter(types.resumeConfig(), o.setter()) != null;
+            Class<?> where = !onResume || o.resumeOnly() ? types.resumeConfig() : types.sessionConfig();
+            symbols.put("session.option." + o.name(), where.getName() + "#" + o.setter());
+        }
+        for (ConnectOptions.Option o : ConnectOptions.ALL) {
+            symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
+        }
+        // Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
+        symbols.put("rpc.handlers",
+                "driver: the java driver does not register runtime->SDK handlers (handlers/handlerResults) yet");
+        Map<String, Boolean> caps = capabilities();
+        Map<String, String> out = new TreeMap<>();
+        symbols.forEach((capability, symbol) -> {
+            if (!Boolean.TRUE.equals(caps.get(capability))) {
+                out.put(capability, symbol);
+            }
+        });
+        return out;
     }
 
     /** The SDK's SessionConfig or ResumeSessionConfig with the protocol's session options applied. */
@@ -190,6 +229,26 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     }
 
     /**
+     * The SessionConfig with the application's per-session GitHub token set through its
+     * setGitHubToken (found by reflection, like the options, so one adapter serves every version
+     * of its generation); a null token is not set at all.
+     */
+    protected <T> T withToken(T config, String gitHubToken) throws Exception {
+        if (gitHubToken == null) {
+            return config;
+        }
+        Method set = SessionOptions.setter(config.getClass(), TOKEN_SETTER);
+        if (set == null) {
+            throw new Failure.Unsupported(sdkName() + ": " + config.getClass().getSimpleName() + " has no "
+                    + TOKEN_SETTER);
+        }
+        set.invoke(config, gitHubToken);
+        return config;
+    }
+
+    private static final String TOKEN_SETTER = "setGitHubToken";
+
+    /**
      * The capabilities and notes every generation decides the same way, from its classes: tool
      * results, session and connect options, the reporting permission handler. {@code caps} or
      * {@code notes} may be a scratch map when the caller wants only the other.
@@ -203,10 +262,21 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         caps.put("tool.result.binary", component(types.toolResult(), "binaryResultsForLlm") != null);
         caps.put("tool.result.sessionLog", component(types.toolResult(), "sessionLog") != null);
         caps.put("tool.result.telemetry", component(types.toolResult(), "toolTelemetry") != null);
+        caps.put("tool.result.binary.metadata", component(types.binaryResult(), "metadata") != null);
+        if (component(types.binaryResult(), "metadata") == null) {
+            notes.put("tool.result.binary.metadata", sdkName() + ": " + types.binaryResult().getSimpleName()
+                    + " has no metadata component");
+        }
         notes.put("tool.result.object", sdkName() + ": " + describe(types.toolResult()) + "; "
                 + describe(types.binaryResult()));
         SessionOptions.declare(types.sessionConfig(), types.resumeConfig(), sdkName(), caps, notes);
         ConnectOptions.declare(types.clientOptions(), sdkName(), caps, notes);
+        boolean token = SessionOptions.setter(types.sessionConfig(), TOKEN_SETTER) != null;
+        caps.put("session.gitHubToken", token);
+        if (!token) {
+            notes.put("session.gitHubToken", sdkName() + ": " + types.sessionConfig().getSimpleName() + " has no "
+                    + TOKEN_SETTER);
+        }
         caps.put("handler.permission", true);
         caps.put("surface", true);
         notes.put("handler.permission", "PermissionHandler.APPROVE_ALL wrapped to report the PermissionRequest it "

@@ -13,6 +13,8 @@ import com.github.copilot.sdk.CopilotClient;
 import com.github.copilot.sdk.CopilotSession;
 import com.github.copilot.sdk.generated.AssistantMessageEvent;
 import com.github.copilot.sdk.generated.SessionEvent;
+import com.github.copilot.sdk.generated.rpc.SessionHistoryApi;
+import com.github.copilot.sdk.generated.rpc.SessionToolsApi;
 import com.github.copilot.sdk.json.CopilotClientOptions;
 import com.github.copilot.sdk.json.ElicitationHandler;
 import com.github.copilot.sdk.json.ElicitationResult;
@@ -63,12 +65,12 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
     }
 
     @Override
-    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools, JsonNode options)
-            throws Exception {
-        return c.createSession(withOptions(new SessionConfig()
+    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools, JsonNode options,
+            String gitHubToken) throws Exception {
+        return c.createSession(withToken(withOptions(new SessionConfig()
                 .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
-                .setTools(definitions(session, tools)), options, false)).get();
+                .setTools(definitions(session, tools)), options, false), gitHubToken)).get();
     }
 
     @Override
@@ -165,6 +167,18 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
     }
 
     @Override
+    protected Map<String, String> generationSymbols() {
+        String def = ToolDefinition.class.getName() + "#";
+        return Map.of(
+                "tool.isTerminal", def + "isTerminal",
+                "tool.defer", def + "defer",
+                "tool.metadata", def + "metadata",
+                "session.setTools", CopilotSession.class.getName() + "#setTools",
+                "session.clearContext", SessionHistoryApi.class.getName() + "#clearContext",
+                "session.rpc.tools.set", SessionToolsApi.class.getName() + "#set");
+    }
+
+    @Override
     public Map<String, String> notes() {
         Map<String, String> n = new LinkedHashMap<>();
         String def = sdkName() + ": com.github.copilot.sdk.json.ToolDefinition is a record of (name, description, "
@@ -175,6 +189,8 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
         n.put("tool.metadata", def + "; it has no metadata");
         n.put("session.setTools", sdkName() + " has no high-level tool replacement (CopilotSession has no "
                 + "setTools, and the generated session.getRpc().tools has only handlePendingToolCall)");
+        n.put("session.rpc.tools.set", sdkName() + ": the generated session.getRpc().tools has only "
+                + "handlePendingToolCall");
         n.put("session.clearContext", sdkName() + " has no clearContext (the generated session.getRpc().history "
                 + "has only compact and truncate)");
         n.put("transport.tcp", "CopilotClientOptions.setCliUrl(\"host:port\")");

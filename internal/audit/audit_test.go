@@ -1,0 +1,143 @@
+package audit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCheck(t *testing.T) {
+	universe := []string{"session.setTools", "session.gitHubToken", "tool.isTerminal.explicitFalse", "transport.tcp"}
+	tests := []struct {
+		name    string
+		hello   driver.Hello
+		present map[string]bool
+		want    []string // substrings, one per expected problem
+	}{
+		{name: "every unsupported capability names a symbol the SDK lacks",
+			hello: driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": false},
+				Missing: map[string]string{"session.setTools": "S.setTools", "session.gitHubToken": "C.token"}},
+			present: map[string]bool{"S.setTools": false, "C.token": false}},
+		{name: "a symbol the SDK has is a false unsupported",
+			hello: driver.Hello{SDK: "x", Version: "1", Capabilities: map[string]bool{"transport.tcp": true},
+				Missing: map[string]string{"session.setTools": "S.setTools", "session.gitHubToken": "C.token"}},
+			present: map[string]bool{"S.setTools": false, "C.token": true},
+			want:    []string{"session.gitHubToken is unsupported, but x 1 has C.token"}},
+		{name: "an undeclared capability without a symbol",
+			hello:   driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}, Missing: map[string]string{"session.setTools": "S.setTools"}},
+			present: map[string]bool{"S.setTools": false},
+			want:    []string{"session.gitHubToken is unsupported but hello names no missing SDK symbol"}},
+		{name: "a symbol named for a capability declared true, or for no capability",
+			hello: driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true, "session.gitHubToken": true},
+				Missing: map[string]string{"transport.tcp": "X.y", "tool.bogus": "Z"}},
+			present: map[string]bool{"X.y": false, "Z": false},
+			want:    []string{"missing names \"tool.bogus\"", "transport.tcp is declared true"}},
+		{name: "a driver gap is listed, not probed",
+			hello: driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true},
+				Missing: map[string]string{"session.gitHubToken": "driver: no gitHubToken yet"}},
+			present: map[string]bool{}},
+		{name: "a driver gap without a reason",
+			hello: driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true},
+				Missing: map[string]string{"session.gitHubToken": "driver:"}},
+			present: map[string]bool{},
+			want:    []string{"a driver gap says what the driver lacks"}},
+		{name: "a probe that did not answer",
+			hello:   driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true}, Missing: map[string]string{"session.gitHubToken": "C.token"}},
+			present: map[string]bool{},
+			want:    []string{"the probe did not answer"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Check(&tt.hello, universe, tt.present)
+			require.Len(t, got, len(tt.want), "%q", got)
+			for i, w := range tt.want {
+				assert.Contains(t, got[i], w)
+			}
+		})
+	}
+}
+
+func TestUniverseExpandsTheOptionFamilies(t *testing.T) {
+	schema, err := os.ReadFile(filepath.Join("..", "..", "drivers", "protocol.schema.json"))
+	require.NoError(t, err)
+	u, err := Universe(schema)
+	require.NoError(t, err)
+	for _, c := range []string{"session.gitHubToken", "session.option.continuePendingWork", "connect.option.clientInfo", "tool.result.binary.metadata"} {
+		assert.Contains(t, u, c)
+	}
+	for _, c := range u {
+		assert.NotContains(t, c, "<name>")
+	}
+}
+
+// required says whether CONFORMANCE_REQUIRE_SDKS (set by .ci/run) names the SDK: then a missing
+// toolchain fails instead of skipping.
+func required(name string) bool {
+	return slices.Contains(strings.Split(os.Getenv("CONFORMANCE_REQUIRE_SDKS"), ","), name)
+}
+
+// TestCapabilityAudit prepares each SDK's pinned version, reads its driver's hello and checks
+// every capability it declares unsupported against the installed SDK: the symbol it names as
+// missing must really be missing.
+func TestCapabilityAudit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("prepares every SDK: not in -short mode")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	schema, err := os.ReadFile(filepath.Join(root, "drivers", "protocol.schema.json"))
+	require.NoError(t, err)
+	universe, err := Universe(schema)
+	require.NoError(t, err)
+	pins, err := sdks.LoadPins(filepath.Join(root, "fixtures", "sdks.yaml"))
+	require.NoError(t, err)
+	validator, err := driver.LoadValidator(filepath.Join(root, "drivers", "protocol.schema.json"))
+	require.NoError(t, err)
+	for _, name := range sdks.Names() {
+		t.Run(name, func(t *testing.T) {
+			d, _ := sdks.Lookup(name)
+			skip := func(format string, args ...any) {
+				if required(name) {
+					t.Fatalf(format, args...)
+				}
+				t.Skipf(format, args...)
+			}
+			if _, err := sdks.CheckToolchain(d); err != nil {
+				skip("%s: %v", name, err)
+			}
+			if d.Probe == nil {
+				skip("the %s recipe has no Probe: its unsupported capabilities cannot be audited", name)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+			defer cancel()
+			prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot(), Log: testLog{t}}).Prepare(ctx, name, pins[name].Version, "")
+			require.NoError(t, err)
+			c, hello, err := driver.Handshake(ctx, driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env}, name, 2*time.Minute, validator)
+			require.NoError(t, err)
+			c.Kill()
+			present, err := d.Probe(ctx, prep, Symbols(hello))
+			require.NoError(t, err)
+			t.Logf("%s %s: missing %v; the SDK has %v", name, hello.Version, hello.Missing, present)
+			for c, why := range Gaps(hello) {
+				t.Logf("DRIVER GAP %s %s: %s is unsupported because the driver does not implement it: %s", name, hello.Version, c, why)
+			}
+			assert.Empty(t, Check(hello, universe, present), "%s %s", name, hello.Version)
+		})
+	}
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

@@ -1,0 +1,120 @@
+package steps
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// Each step that used to pass on too little is fed a transcript lacking exactly the thing it
+// claims to check (and one with it): it must fail on the first and pass on the second.
+
+func ev(typ, data string) string {
+	return `{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"sess-1","event":{"type":"` + typ + `","data":` + data + `}}}`
+}
+
+func setReq(id, name string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"session.tools.set","params":{"sessionId":"sess-1","tools":[{"name":"` + name + `"}]}}`
+}
+
+func okAnswer(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{}}` }
+
+func pending(result string) string {
+	return `{"jsonrpc":"2.0","id":7,"method":"session.tools.handlePendingToolCall","params":{"sessionId":"sess-1","requestId":"r1",` + result + `}}`
+}
+
+var (
+	requested = ev("external_tool.requested", `{"toolName":"lookup","requestId":"r1"}`)
+	completed = ev("external_tool.completed", `{"requestId":"r1"}`)
+	turnStart = ev("assistant.turn_start", `{}`)
+	idle      = ev("session.idle", `{}`)
+)
+
+func TestWeakStepsFailWithoutWhatTheyCheck(t *testing.T) {
+	three := func(w *world) error { w.replacements = 3; return w.replacementsSerialized() }
+	tests := []struct {
+		name    string
+		step    func(w *world) error
+		with    []frame
+		without []frame
+	}{
+		{name: "replacements at once: one request per replacement, not fewer",
+			step:    three,
+			with:    []frame{sdk(setReq("1", "set_1")), rt(okAnswer("1")), sdk(setReq("2", "set_2")), rt(okAnswer("2")), sdk(setReq("3", "set_3")), rt(okAnswer("3"))},
+			without: []frame{sdk(setReq("1", "set_1")), rt(okAnswer("1")), sdk(setReq("2", "set_2")), rt(okAnswer("2"))}},
+		{name: "replacements at once: not more",
+			step:    three,
+			with:    []frame{sdk(setReq("1", "set_1")), rt(okAnswer("1")), sdk(setReq("2", "set_2")), rt(okAnswer("2")), sdk(setReq("3", "set_3")), rt(okAnswer("3"))},
+			without: []frame{sdk(setReq("1", "set_1")), rt(okAnswer("1")), sdk(setReq("2", "set_2")), rt(okAnswer("2")), sdk(setReq("3", "set_3")), rt(okAnswer("3")), sdk(setReq("4", "set_3")), rt(okAnswer("4"))}},
+		{name: "the model went on: a round before the call completed does not count",
+			step:    func(w *world) error { return w.modelWentOnAfter("lookup") },
+			with:    []frame{rt(requested), sdk(pending(`"result":"found"`)), rt(completed), rt(turnStart), rt(idle)},
+			without: []frame{rt(requested), rt(turnStart), sdk(pending(`"result":"found"`)), rt(idle)}},
+		{name: "a success: a missing resultType is none",
+			step:    func(w *world) error { return w.answeredAs("lookup", "success") },
+			with:    []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"found","resultType":"success"}`))},
+			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"found"}`))}},
+		{name: "a success: an unknown resultType is none",
+			step:    func(w *world) error { return w.answeredAs("lookup", "success") },
+			with:    []frame{rt(requested), sdk(pending(`"result":"found"`))},
+			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"found","resultType":"maybe"}`))}},
+		{name: "a failure: an object without resultType or error is none",
+			step:    func(w *world) error { return w.answeredAs("lookup", "failure") },
+			with:    []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"no","error":"boom"}`))},
+			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"no"}`))}},
+		{name: "an explicit [] on create: absent is not []",
+			step:    func(w *world) error { return w.requestCarries("session.create", "excludedTools", "[]") },
+			with:    []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"excludedTools":[]}}`)},
+			without: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{}}`)}},
+		{name: "an explicit false on resume: absent is not false",
+			step:    func(w *world) error { return w.requestCarries("session.resume", "disableResume", "false") },
+			with:    []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.resume","params":{"disableResume":false}}`)},
+			without: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.resume","params":{}}`)}},
+		{name: "create/resume parity: both leaving the key out is no parity",
+			step: func(w *world) error { return w.requestsAgreeOn("session.create", "session.resume", "hooks", "true") },
+			with: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"hooks":true}}`),
+				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{"hooks":true}}`)},
+			without: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{}}`),
+				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{}}`)}},
+		{name: "create/resume parity: both sending null for [] is no parity",
+			step: func(w *world) error {
+				return w.requestsAgreeOn("session.create", "session.resume", "availableTools", "[]")
+			},
+			with: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"availableTools":[]}}`),
+				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{"availableTools":[]}}`)},
+			without: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"availableTools":null}}`),
+				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{"availableTools":null}}`)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.NoError(t, tt.step(worldWith(t, tt.with...)))
+			assert.Error(t, tt.step(worldWith(t, tt.without...)))
+		})
+	}
+}
+
+// The unpaired-surrogate reply is compared on the raw bytes: the driver reporting U+FFFD (raw or
+// escaped) where the runtime sent \ud83d fails, the escape itself passes.
+func TestSurrogateReplyComparesRawUnits(t *testing.T) {
+	const literal = `"half \ud83d of a pair, and \u00e9"`
+	tests := []struct {
+		reply string
+		ok    bool
+	}{
+		{`{"content":"half \ud83d of a pair, and \u00e9"}`, true},
+		{`{"content":"half \uD83D of a pair, and é"}`, true},
+		{`{"content":"half \ufffd of a pair, and \u00e9"}`, false},
+		{"{\"content\":\"half \xef\xbf\xbd of a pair, and \u00e9\"}", false},
+		{`{"content":"half  of a pair, and \u00e9"}`, false},
+		{`{}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reply, func(t *testing.T) {
+			w := worldWith(t)
+			w.reply = []byte(tt.reply)
+			err := w.replyIsJSON(literal)
+			assert.Equal(t, tt.ok, err == nil, fmt.Sprint(err))
+		})
+	}
+}
