@@ -68,8 +68,28 @@ func (w *world) modelRepliesJSON(literal string) error {
 	if err := json.Unmarshal([]byte(literal), &s); err != nil {
 		return fmt.Errorf("%s is not a JSON string: %w", literal, err)
 	}
+	// The real runtime re-encodes the model's text before the SDK sees it, so only a runtime
+	// that writes the literal as given can put an unpaired surrogate escape on the wire.
+	if units, err := utf16Units([]byte(literal)); err == nil && hasUnpairedSurrogate(units) {
+		if err := w.runtimeCan("runtime.script.escapes"); err != nil {
+			return err
+		}
+	}
 	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{ReplyJSON: json.RawMessage(literal)})
 	return nil
+}
+
+// hasUnpairedSurrogate says whether UTF-16 units hold a surrogate that is not half of a pair.
+func hasUnpairedSurrogate(units []uint16) bool {
+	for i := 0; i < len(units); i++ {
+		switch u := units[i]; {
+		case u >= 0xD800 && u < 0xDC00 && i+1 < len(units) && units[i+1] >= 0xDC00 && units[i+1] < 0xE000:
+			i++ // a well-formed pair
+		case u >= 0xD800 && u < 0xE000:
+			return true
+		}
+	}
+	return false
 }
 
 func (w *world) replyIsLong(n int) error {

@@ -118,3 +118,22 @@ func TestSurrogateReplyComparesRawUnits(t *testing.T) {
 		})
 	}
 }
+
+func TestHasUnpairedSurrogate(t *testing.T) {
+	for _, tc := range []struct {
+		literal string
+		want    bool
+	}{
+		{`"plain é"`, false},
+		{`"a pair \ud83d\ude00"`, false},
+		{`"😀 raw"`, false},
+		{`"half \ud83d of a pair"`, true},
+		{`"a low half \ude00 alone"`, true},
+		{`"at the end \ud83d"`, true},
+	} {
+		units, err := utf16Units([]byte(tc.literal))
+		if assert.NoError(t, err, tc.literal) {
+			assert.Equal(t, tc.want, hasUnpairedSurrogate(units), tc.literal)
+		}
+	}
+}

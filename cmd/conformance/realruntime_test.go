@@ -54,6 +54,9 @@ func TestRealRuntimeSample(t *testing.T) {
 	assert.Equal(t, report.Unsupported, split.Status)
 	assert.Equal(t, "runtime.script.framing", split.Capability)
 	assert.Equal(t, realruntime.Lacking["runtime.script.framing"], split.Message)
+	surrogate := status["behaviour/framing.feature: an escaped unpaired surrogate from the runtime is read"]
+	assert.Equal(t, report.Unsupported, surrogate.Status)
+	assert.Equal(t, "runtime.script.escapes", surrogate.Capability)
 
 	// The SDK's own frame, untouched, and the forwarded one apart.
 	entries, err := transcript.Read(filepath.Join(reports, status["behaviour/terminal_tools.feature: a successful terminal tool ends the turn with no further model round"].Transcript))

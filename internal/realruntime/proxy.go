@@ -60,6 +60,7 @@ var Lacking = map[string]string{
 	"runtime.script.rejection":        "the real runtime cannot be scripted to reject a request it would accept",
 	"runtime.script.delay":            "the real runtime cannot be scripted to delay its answers",
 	"runtime.script.framing":          "the real runtime cannot be scripted to split or coalesce its frames",
+	"runtime.script.escapes":          "the real runtime re-encodes the model's text before sending it (measured on 1.0.85: an escaped unpaired surrogate from the model reaches the SDK as U+FFFD), so only the stand-in can put that escape on the wire",
 	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
 	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request (permission, elicitation, user input, hook) at a given point",
 	"runtime.script.generatedAnswers": "the schema sweep checks results the stand-in generates from the schema; the real runtime would run every method for real (shell, files, models) with generated params, which this harness does not do to it",
