@@ -16,7 +16,13 @@ RUN v="${SDK_VERSION#v}"; v="v$v"; \
       go mod edit -require="github.com/github/copilot-sdk/go@$v" && go mod tidy; \
     fi && \
     go build -o /out/conformance-driver . && go version -m /out/conformance-driver | grep copilot-sdk
+# The driver reads the SDK's enum constants from the SDK's source (drivers/go/enums.go), found
+# under GOMODCACHE as the go command lays it out: keep that one module for the runtime image.
+RUN d="$(go list -m -f '{{.Dir}}' github.com/github/copilot-sdk/go)" && \
+    mkdir -p /out/mod/github.com/github/copilot-sdk && cp -r "$d" /out/mod/github.com/github/copilot-sdk/
 
 FROM ${RUNTIME_BASE}
 COPY --from=build /out/conformance-driver /usr/local/bin/conformance-driver
+COPY --from=build /out/mod /opt/go-sdk-mod
+ENV GOMODCACHE=/opt/go-sdk-mod
 ENTRYPOINT ["/usr/local/bin/conformance-driver"]
