@@ -544,26 +544,13 @@ func values(order []string, vals map[string]string) string {
 // observations renders facts that differ between SDKs without failing, one row per fact, e.g.
 // how each SDK puts a tool's success and failure on the wire.
 func observations(r *report.Results) string {
-	facts := map[string]map[string]string{}
-	for _, x := range r.Results {
-		for k, v := range x.Observations {
-			if strings.HasPrefix(k, surface.ObservationPrefix) {
-				continue // the surface matrix's (surfaceMatrix)
-			}
-			if facts[k] == nil {
-				facts[k] = map[string]string{}
-			}
-			facts[k][x.SDK] = v
-		}
-	}
+	// The surface observations are the surface matrix's (surfaceMatrix).
+	facts, keys := observationFacts(r, func(k string) (string, bool) {
+		return k, !strings.HasPrefix(k, surface.ObservationPrefix)
+	})
 	if len(facts) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(facts))
-	for k := range facts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
 	b.WriteString("\n## How the SDKs differ in behaviour\n\n| observation |")
 	for _, s := range r.SDKs {
@@ -585,25 +572,12 @@ func observations(r *report.Results) string {
 // request, per SDK; "—" where the SDK does not declare the field (or did not run the scenario).
 // Last in the summary: it is long, and results.json holds it in full.
 func surfaceMatrix(r *report.Results) string {
-	facts := map[string]map[string]string{}
-	for _, x := range r.Results {
-		for k, v := range x.Observations {
-			if rest, ok := strings.CutPrefix(k, surface.ObservationPrefix); ok {
-				if facts[rest] == nil {
-					facts[rest] = map[string]string{}
-				}
-				facts[rest][x.SDK] = v
-			}
-		}
-	}
+	facts, keys := observationFacts(r, func(k string) (string, bool) {
+		return strings.CutPrefix(k, surface.ObservationPrefix)
+	})
 	if len(facts) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(facts))
-	for k := range facts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
 	b.WriteString("\n## Application surface: field × SDK\n\nWhere each field the SDKs declare reached the request when set alone (features/surface): the wire key, `not sent`, or — where the SDK does not declare it.\n\n| request | field |")
 	for _, s := range r.SDKs {
@@ -654,4 +628,28 @@ func schemaViolations(r *report.Results) string {
 		fmt.Fprintf(&b, "| %s | %s | %d |\n", k.sdk, cell(k.v), count[k])
 	}
 	return b.String()
+}
+
+// observationFacts gathers the results' observations that pick keeps, under the key pick
+// returns: key → SDK → value, with the keys sorted.
+func observationFacts(r *report.Results, pick func(string) (string, bool)) (map[string]map[string]string, []string) {
+	facts := map[string]map[string]string{}
+	for _, x := range r.Results {
+		for k, v := range x.Observations {
+			key, ok := pick(k)
+			if !ok {
+				continue
+			}
+			if facts[key] == nil {
+				facts[key] = map[string]string{}
+			}
+			facts[key][x.SDK] = v
+		}
+	}
+	keys := make([]string, 0, len(facts))
+	for k := range facts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return facts, keys
 }
