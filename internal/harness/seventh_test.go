@@ -42,8 +42,13 @@ func TestSeventhLanguage(t *testing.T) {
 			if err != nil {
 				return sdks.Launch{}, err
 			}
+			// Like every recipe, launch from the cache, never from the checkout: a cached
+			// preparation outlives the folder it was prepared from.
+			if err := sdks.CopyDir(pc.DriverDir, pc.CacheDir); err != nil {
+				return sdks.Launch{}, err
+			}
 			l := inner.Launch
-			l.Argv = append([]string{"sh", filepath.Join(pc.DriverDir, "driver.sh")}, l.Argv...)
+			l.Argv = append([]string{"sh", filepath.Join(pc.CacheDir, "driver.sh")}, l.Argv...)
 			return l, nil
 		},
 	})
