@@ -22,13 +22,13 @@ func lockKey(ctx context.Context, path string) (func(), error) {
 		return nil, err
 	}
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); _ = f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		unlock, err := tryFlock(f)
+		if err != nil {
 			f.Close()
 			return nil, err
+		}
+		if unlock != nil {
+			return unlock, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -37,4 +37,33 @@ func lockKey(ctx context.Context, path string) (func(), error) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// tryLockKey takes the lock on path if no other process holds it; nil (and no error) when one does.
+func tryLockKey(path string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := tryFlock(f)
+	if unlock == nil {
+		f.Close()
+	}
+	return unlock, err
+}
+
+// tryFlock locks f without waiting: the unlock function (which also closes f), or nil when another
+// process holds it.
+func tryFlock(f *os.File) (func(), error) {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == nil {
+		return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); _ = f.Close() }, nil
+	}
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, nil
+	}
+	return nil, err
 }

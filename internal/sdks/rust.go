@@ -3,11 +3,13 @@ package sdks
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // The Rust driver: drivers/rust (a cargo package whose Cargo.toml pins crates.io
@@ -18,10 +20,12 @@ import (
 // The SDK's build.rs downloads a Copilot CLI unless COPILOT_SKIP_CLI_DOWNLOAD is set; every
 // cargo command here sets it, and the dependency has default-features = false (no bundled-cli).
 // The registry and git caches are the user's (~/.cargo, or $CARGO_HOME), so a re-prepare
-// downloads nothing. The compiled artifacts live in one target folder shared by every rust
-// preparation (CARGO_TARGET_DIR beside the per-version folders): compiling the SDK crate takes
+// downloads nothing. The compiled artifacts live in a few target folders shared by the rust
+// preparations (CARGO_TARGET_DIR beside the per-version folders): compiling the SDK crate takes
 // minutes on two cores, and cargo keeps each version's artifacts apart, so a change to the
-// driver alone recompiles only the driver. The built binary is copied into pc.CacheDir.
+// driver alone recompiles only the driver. One folder would serialise every build on cargo's own
+// lock (preparations waited 30-55 minutes for each other), so a preparation takes the first free
+// one of rustTargetSlots, holding it until the built binary is copied into pc.CacheDir.
 func init() {
 	register(Driver{
 		Probe:        probeRust,
@@ -99,9 +103,14 @@ func prepareRust(ctx context.Context, pc PrepareContext) (Launch, error) {
 		pinned = string(m[1])
 	}
 
+	target, release, err := rustTargetSlot(ctx, filepath.Dir(pc.CacheDir), pc.Log)
+	if err != nil {
+		return Launch{}, err
+	}
+	defer release()
 	env := []string{
 		"COPILOT_SKIP_CLI_DOWNLOAD=1",
-		"CARGO_TARGET_DIR=" + filepath.Join(filepath.Dir(pc.CacheDir), "cargo-target"),
+		"CARGO_TARGET_DIR=" + target,
 		"CARGO_TERM_COLOR=never",
 		"CARGO_TERM_PROGRESS_WHEN=never",
 	}
@@ -158,7 +167,7 @@ func prepareRust(ctx context.Context, pc PrepareContext) (Launch, error) {
 	if err := cargo(build...); err != nil {
 		return Launch{}, err
 	}
-	built := filepath.Join(filepath.Dir(pc.CacheDir), "cargo-target", "release", "driver")
+	built := filepath.Join(target, "release", "driver")
 	bin := filepath.Join(pc.CacheDir, "driver")
 	if err := rustCopyFile(built, bin); err != nil {
 		return Launch{}, fmt.Errorf("rust: cargo build produced no driver binary: %w", err)
@@ -167,6 +176,41 @@ func prepareRust(ctx context.Context, pc PrepareContext) (Launch, error) {
 		return Launch{}, err
 	}
 	return Launch{Argv: []string{bin}, Dir: pc.CacheDir}, nil
+}
+
+// rustTargetSlots is how many cargo target folders preparations share: enough for a run, a
+// history and a test to build at once without each compiling every dependency from nothing
+// (a folder is about 2 GB).
+const rustTargetSlots = 3
+
+// rustTargetSlot locks the first free target folder under base, waiting while all are in use.
+func rustTargetSlot(ctx context.Context, base string, log io.Writer) (string, func(), error) {
+	waited := false
+	for {
+		for i := 0; i < rustTargetSlots; i++ {
+			name := "cargo-target"
+			if i > 0 {
+				name = fmt.Sprintf("cargo-target-%d", i)
+			}
+			dir := filepath.Join(base, name)
+			release, err := tryLockKey(dir + ".lock")
+			if err != nil {
+				return "", nil, err
+			}
+			if release != nil {
+				return dir, release, nil
+			}
+		}
+		if !waited {
+			fmt.Fprintf(log, "rust: all %d cargo target folders are building; waiting for one\n", rustTargetSlots)
+			waited = true
+		}
+		select {
+		case <-ctx.Done():
+			return "", nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 func rustCopyFile(from, to string) error {
