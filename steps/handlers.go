@@ -193,6 +193,13 @@ func (w *world) callEveryHandler() error {
 		return fmt.Errorf("no handlers were registered in this scenario")
 	}
 	created := w.createParams()
+	// No command is in flight while the runtime calls the handlers: the driver's lines (the
+	// rpc.handled events) go to the transcript all the same.
+	d, err := w.t.Driver(w.ctx)
+	if err != nil {
+		return err
+	}
+	d.SetSink(w.driverLine)
 	for _, m := range handlerMethods(doc) {
 		h := w.handlers[m.Name]
 		if h == nil || !h.registered {
@@ -205,6 +212,7 @@ func (w *world) callEveryHandler() error {
 			}
 		}
 	}
+	d.SetSink(nil)
 	// A driver round trip: the events the driver wrote while the SDK ran the handlers are read
 	// before its answer, so the checks see every rpc.handled.
 	_, err = w.do("hello", map[string]any{})
@@ -224,9 +232,9 @@ func (w *world) createParams() map[string]any {
 
 // asTheRuntimeSends is a generated case as the runtime sends it: a clientSession method, or one
 // whose params carry a sessionId, names the session; a key whose value only the SDK knows, which
-// the SDK announced in its session.create request under a longer name ending in the key (the
-// registrationId of gitHubTokenProviderRegistrationId), takes the SDK's value, as the real
-// runtime refers back to it.
+// the SDK announced in its session.create request under a name made of the method's namespace
+// and the key (the registrationId of gitHubToken.getToken, announced as
+// gitHubTokenProviderRegistrationId), takes the SDK's value, as the real runtime refers back to it.
 func (w *world) asTheRuntimeSends(m schemagen.Method, p map[string]any, sessionID string, created map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range p {
@@ -235,15 +243,26 @@ func (w *world) asTheRuntimeSends(m schemagen.Method, p map[string]any, sessionI
 	if _, has := out["sessionId"]; has || m.Group == "clientSession" {
 		out["sessionId"] = sessionID
 	}
-	for k := range out {
-		if k == "sessionId" || k == "" {
+	for k, ck := range w.sdkAnnounced(m.Name, out, created) {
+		out[k] = created[ck]
+		w.rec.Notef("", "%s %s: the value the SDK announced as %s in its session request", m.Name, k, ck)
+	}
+	return out
+}
+
+// sdkAnnounced maps each key of params whose value the SDK announced in its session request
+// (params key -> that request's key; see asTheRuntimeSends).
+func (w *world) sdkAnnounced(method string, params, created map[string]any) map[string]string {
+	out := map[string]string{}
+	ns := method[:max(strings.LastIndex(method, "."), 0)]
+	for k := range params {
+		if k == "sessionId" || k == "" || ns == "" {
 			continue
 		}
 		suffix := strings.ToUpper(k[:1]) + k[1:]
 		for ck, cv := range created {
-			if s, ok := cv.(string); ok && len(ck) > len(suffix) && strings.HasSuffix(ck, suffix) {
-				out[k] = s
-				w.rec.Notef("", "%s %s: the value the SDK announced as %s in its session request", m.Name, k, ck)
+			if _, ok := cv.(string); ok && strings.HasPrefix(ck, ns) && strings.HasSuffix(ck, suffix) {
+				out[k] = ck
 			}
 		}
 	}
@@ -320,7 +339,9 @@ func (w *world) handlersReceived() error {
 		return fmt.Errorf("the runtime sent none of the registered runtime-to-SDK methods")
 	}
 	s, _ := w.current()
+	created := w.createParams()
 	fails := handlerFailures{}
+	var falses []string
 	for _, c := range calls {
 		w.check(c.method, "")
 		if c.received == nil {
@@ -342,12 +363,26 @@ func (w *world) handlersReceived() error {
 		if _, reported := got["sessionId"]; !reported {
 			delete(want, "sessionId")
 		}
+		if _, sent := want["sessionId"]; !sent && got["sessionId"] == s.id {
+			delete(got, "sessionId") // a per-session handler knows its session without being told
+		}
+		for k := range w.sdkAnnounced(c.method, c.params, created) {
+			delete(want, k) // the SDK's own correlation value, not the application's input
+		}
 		for _, d := range diffJSON(want, asJSONValue(got), "") {
 			if epochAsDate(d.want, d.got) {
 				continue
 			}
+			if d.kind == "added" && d.got == false {
+				falses = append(falses, c.method+" "+d.path)
+				continue
+			}
 			fails.add(c, "request #%d %s", c.seq, d.say("sent by the runtime", "the application's handler received it"))
 		}
+	}
+	if len(falses) > 0 {
+		// A handler API taking a plain boolean cannot tell "left out" from false.
+		w.observe("booleans the runtime left out, received as false by the handler", fmt.Sprintf("%d: %s", len(compactList(falses)), strings.Join(compactList(falses), ", ")))
 	}
 	return fails.err("runtime-to-SDK calls", "did not give the application's handler the params the runtime sent")
 }
