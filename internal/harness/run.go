@@ -60,8 +60,8 @@ type Config struct {
 	// ValidateProtocol checks every driver line against drivers/protocol.schema.json; a
 	// violation fails the command (and the scenario) with the offending line named.
 	ValidateProtocol bool
-	// Jobs is how many scenarios of one SDK run at once, each on a driver of its own
-	// (DefaultJobs when 0). Results and transcripts do not depend on it.
+	// Jobs is how many scenarios of one SDK run at once, each on a driver of its own or side
+	// by side on a driver.concurrent one (DefaultJobs when 0). Results and transcripts do not depend on it.
 	Jobs int
 	// Progress shows the run (a live view or the compact log); when nil, Run writes the compact
 	// log to Log and closes it at the end. Run never closes a view it was given.
