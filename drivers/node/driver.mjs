@@ -226,6 +226,7 @@ function capabilities() {
     "tool.result.binary.metadata": true,
     "handler.permission": true,
     surface: true,
+    "driver.concurrent": true, // the read loop does not await a command (below)
     "rpc.generated": rpcWrappers().session.size + rpcWrappers().server.size > 0,
     // handlers accepted; a method this version has no public handler API for is named in
     // connect's / createSession's "unhandled".
@@ -745,14 +746,18 @@ if (process.argv.includes("--self-check")) {
   process.exit(0);
 }
 
-// Commands run one after another, in the order they arrive (the harness sends one at a time);
-// events are written whenever the SDK calls back, also while a command is running.
-let queue = Promise.resolve();
+// driver.concurrent: every command starts as it arrives, without awaiting the ones before, so
+// that scenarios sharing this process overlap their waits (one scenario's commands still come
+// one at a time: the harness waits for each answer). Events are written whenever the SDK calls
+// back, also while commands are running.
+const running = new Set();
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
 rl.on("line", (line) => {
-  if (line.trim() !== "") queue = queue.then(() => handle(line));
+  if (line.trim() === "") return;
+  const p = handle(line).finally(() => running.delete(p));
+  running.add(p);
 });
 // EOF: let the commands already read finish (briefly), then exit.
 rl.on("close", () => {
-  void Promise.race([queue, new Promise((r) => setTimeout(r, 5000))]).then(() => exit(0));
+  void Promise.race([Promise.allSettled([...running]), new Promise((r) => setTimeout(r, 5000))]).then(() => exit(0));
 });
