@@ -554,7 +554,7 @@ const commands = {
       throw new DriverError('connect needs "address" or "cliPath"');
     }
     applyFields(clientOptions, args.fields, "clientOptions", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
-    const account = handlers.forClient(clientOptions, args.handlers);
+    const account = handlers.forClient(clientOptions, args.handlers, handle);
     const client = new CopilotClient({ connection, ...clientOptions });
     await client.start();
     clients.set(handle, client);

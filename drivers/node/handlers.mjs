@@ -40,22 +40,25 @@ const isFs = (m) => m.startsWith("sessionFs.");
 export function makeHandlers({ emit, sdk, sdkName }) {
   const { createCanvas } = sdk;
 
-  function report(session, method, params, unrepresentable = []) {
+  // session: the session handle of a per-session handler; client: the client handle of a
+  // client-level one (the harness routes a shared driver's events by handle).
+  function report(session, method, params, unrepresentable = [], client = undefined) {
     const args = { method, params };
     if (session !== undefined) args.session = session;
+    if (client !== undefined) args.client = client;
     if (unrepresentable.length) args.unrepresentable = unrepresentable;
     emit("rpc.handled", args);
   }
 
   // connect: client options. Returns the account of what it registered.
-  function forClient(clientOptions, handlers) {
+  function forClient(clientOptions, handlers, clientHandle) {
     const handled = [];
     const unhandled = {};
     if (!handlers) return { handled, unhandled };
     for (const method of Object.keys(handlers)) {
       if (method === "gitHubTelemetry.event") {
         clientOptions.onGitHubTelemetry = async (notification) => {
-          report(undefined, method, notification ?? null);
+          report(undefined, method, notification ?? null, [], clientHandle);
         };
         handled.push(method);
       } else if (method.startsWith("llmInference.")) {
