@@ -347,10 +347,17 @@ func (p *fsProvider) fail(m string) error {
 		return nil
 	}
 	if e.Code == "ENOENT" {
-		return fmt.Errorf("%s: %w", e.Message, os.ErrNotExist)
+		return notExist(e.Message)
 	}
 	return errors.New(e.Message)
 }
+
+// notExist is an error with exactly the harness's message that is os.ErrNotExist (the SDK
+// tells ENOENT by errors.Is and sends err.Error() as the message).
+type notExist string
+
+func (e notExist) Error() string        { return string(e) }
+func (e notExist) Is(target error) bool { return target == os.ErrNotExist }
 
 func (p *fsProvider) ReadFile(path string) (string, error) {
 	v, unrep := into[struct {
