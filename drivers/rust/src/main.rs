@@ -850,6 +850,7 @@ fn hello() -> Outcome {
     // handlers accepted; a method this version has no public handler API for is named in
     // connect's / createSession's "unhandled" (src/handlers.rs).
     capabilities["rpc.handlers"] = json!(true);
+    capabilities["handler.hooks"] = json!(false);
     notes["rpc.generated"] = json!(generated_note);
     let missing = missing_symbols(&capabilities);
     Ok(json!({
@@ -887,6 +888,7 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // rpc/rpcBatch need the crate's generated layer (build_rpc.rs reads it); handlers are
         // not the crate's absence: the driver does not accept handlers/handlerResults yet.
         ("rpc.generated", "Client::rpc"),
+        ("handler.hooks", "driver: the rust driver does not map hooks.invoke (the crate's typed hook inputs derive only Deserialize, its outputs only Serialize)"),
     ]
     .into_iter()
     .map(|(c, s)| (c.to_string(), s.to_string()))
