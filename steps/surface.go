@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 )
@@ -45,7 +46,10 @@ func (e *surfaceEnv) Open(owner, sessionID string, fields map[string]any) (strin
 	if err != nil {
 		return "", err
 	}
-	if r.Outcome != "ok" {
+	if r.Outcome == driver.Unsupported {
+		return "", fmt.Errorf("%w: %s", surface.ErrCannotHold, r.ErrorText())
+	}
+	if r.Outcome != driver.OK {
 		return "", fmt.Errorf("%s", r.ErrorText())
 	}
 	var res struct {
@@ -90,11 +94,14 @@ func (w *world) probeSurface() error {
 	for _, a := range surface.Actions {
 		w.checked = append(w.checked, report.Check{Method: a.Request})
 	}
-	var unchecked []string
-	for _, e := range res.Unchecked {
-		unchecked = append(unchecked, e.Owner+"."+e.Name+" ("+e.Shape+")")
+	var lines []string
+	for _, t := range res.Tally(inv.Entries) {
+		lines = append(lines, fmt.Sprintf("%s: %d of %d fields checked", t.Owner, t.Checked, t.Fields))
+		for _, u := range t.Unchecked {
+			lines = append(lines, fmt.Sprintf("  %s (%s): %s", u.Entry.Name, u.Entry.Shape, u.Reason))
+		}
 	}
-	w.rec.Notef("", "surface: %d field values probed; not generated (no value generator for the shape yet, or a handler): %s", len(res.Findings), strings.Join(unchecked, ", "))
+	w.rec.Notef("", "surface: %d field values probed; inventoried fields with a generated check, per owner:\n%s", len(res.Findings), strings.Join(lines, "\n"))
 	return nil
 }
 

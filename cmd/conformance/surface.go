@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -58,6 +59,7 @@ func surfaceCmd() *cobra.Command {
 			}
 			wire := map[string]string{}
 			var problems []string
+			var tally []surface.Tally
 			if !noProbe {
 				live, stop, err := surface.NewLive(ctx, c, timeout)
 				if err != nil {
@@ -70,8 +72,10 @@ func surfaceCmd() *cobra.Command {
 				}
 				wire = res.WireKeys()
 				problems = res.Problems()
+				tally = res.Tally(entries)
 			}
 			printSurface(sdk, hello.Version, entries, wire, problems)
+			printTally(tally)
 			if len(problems) > 0 {
 				return &exitError{1, fmt.Errorf("%d field values did not reach the wire as set", len(problems))}
 			}
@@ -109,6 +113,17 @@ func printSurface(sdk, version string, entries []surface.Entry, wire map[string]
 		case "resumeConfig":
 			key = wire["session.resume "+e.Key()]
 		}
+		if e.Owner != "sessionConfig" && e.Owner != "resumeConfig" {
+			// A definition's field: where it went inside each field holding the definition.
+			var at []string
+			for k, v := range wire {
+				if strings.HasSuffix(k, "."+e.Key()) {
+					at = append(at, k[:strings.Index(k, " ")]+": "+v)
+				}
+			}
+			sort.Strings(at)
+			key = strings.Join(slices.Compact(at), "; ")
+		}
 		if key == "" && len(wire) > 0 && (e.Owner == "sessionConfig" || e.Owner == "resumeConfig") {
 			key = "(not probed: no generated value for " + e.Shape + ")"
 		}
@@ -121,5 +136,25 @@ func printSurface(sdk, version string, entries []surface.Entry, wire map[string]
 	tw.Flush()
 	if len(problems) > 0 {
 		fmt.Printf("\n%d field values did not reach the wire as set:\n  %s\n", len(problems), strings.Join(problems, "\n  "))
+	}
+}
+
+// printTally is the account a reader checks "every inventoried field has a generated check"
+// against: per owner, the fields declared and the fields checked, and why each other has none.
+func printTally(tally []surface.Tally) {
+	if len(tally) == 0 {
+		return
+	}
+	fields, checked := 0, 0
+	for _, t := range tally {
+		fields += t.Fields
+		checked += t.Checked
+	}
+	fmt.Printf("\nGenerated checks: %d of %d inventoried fields\n", checked, fields)
+	for _, t := range tally {
+		fmt.Printf("  %-14s %3d of %3d fields\n", t.Owner, t.Checked, t.Fields)
+		for _, u := range t.Unchecked {
+			fmt.Printf("      %s: %s\n", u.Entry.Name, u.Reason)
+		}
 	}
 }

@@ -57,6 +57,9 @@ func (l *Live) call(cmd string, args map[string]any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Outcome == driver.Unsupported {
+		return nil, fmt.Errorf("%w: %s", ErrCannotHold, r.ErrorText())
+	}
 	if r.Outcome != driver.OK {
 		return nil, fmt.Errorf("%s", r.ErrorText())
 	}

@@ -2,12 +2,15 @@ package surface
 
 import (
 	"encoding/json"
-
+	"errors"
 	"fmt"
-	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"sort"
 	"strings"
 )
+
+// ErrCannotHold marks an Open whose fields the driver could not convert into the SDK's declared
+// type (drivers/PROTOCOL.md "Surface": the outcome unsupported): the value is not for this SDK.
+var ErrCannotHold = errors.New("the SDK's type cannot hold the value")
 
 // Env is what Probe needs from whoever runs it (a scenario's world, the surface command): the
 // driver, and the requests the recording runtime received so far.
@@ -53,7 +56,13 @@ var Actions = []Action{{"sessionConfig", "session.create"}, {"resumeConfig", "se
 // Result is everything Probe found for one SDK.
 type Result struct {
 	Findings  []Finding
-	Unchecked []Entry // fields without a generated value (or handlers), listed, not checked
+	Unchecked []Unchecked // fields without a generated value (or handlers), listed with why
+}
+
+// Unchecked is a field Probe did not set, and why.
+type Unchecked struct {
+	Entry  Entry
+	Reason string
 }
 
 // Problems are the findings that fail the SDK, one line each, naming field, value and request.
@@ -73,7 +82,7 @@ func (r Result) WireKeys() map[string]string {
 	paths := map[string][]string{}
 	var order []string
 	for _, f := range r.Findings {
-		k := f.Request + " " + f.Entry.Key()
+		k := f.Request + " " + f.Key()
 		if paths[k] == nil {
 			order = append(order, k)
 		}
@@ -121,28 +130,36 @@ func Probe(env Env, entries []Entry) (Result, error) {
 		var bases []map[string]any
 		for i := 0; i < 2; i++ {
 			if a.Request == "session.create" && i == 0 {
-				bases = append(bases, defaults(a.Request, last(params(env.Requests(), a.Request))))
+				bases = append(bases, last(params(env.Requests(), a.Request)))
 				continue
 			}
 			if _, err := env.Open(a.Owner, sid, nil); err != nil {
 				return res, fmt.Errorf("%s without fields: %w", a.Request, err)
 			}
-			bases = append(bases, defaults(a.Request, last(params(env.Requests(), a.Request))))
+			bases = append(bases, last(params(env.Requests(), a.Request)))
 		}
 		for _, e := range entries {
 			if e.Owner != a.Owner {
 				continue
 			}
-			vs := Variants(e)
+			vs, why := Generate(entries, e)
 			if len(vs) == 0 {
-				res.Unchecked = append(res.Unchecked, e)
+				res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 				continue
 			}
 			var fs []Finding
+			refused := 0
 			for _, v := range vs {
-				f := Finding{Entry: e, Variant: v.Label, Request: a.Request}
+				f := Finding{Entry: e, Variant: v.Label, Request: a.Request, Inner: v.Inner}
 				before := len(env.Requests())
 				if _, err := env.Open(a.Owner, sid, map[string]any{e.Name: v.Value}); err != nil {
+					if errors.Is(err, ErrCannotHold) {
+						// The driver could not build the SDK's own type from the value (a
+						// definition field this SDK's type lacks): not a check of the SDK.
+						refused++
+						res.Unchecked = append(res.Unchecked, Unchecked{e, fmt.Sprintf("%s: %v", v.Label, err)})
+						continue
+					}
 					f.Problem = fmt.Sprintf("the SDK refused it: %v", err)
 					fs = append(fs, f)
 					continue
@@ -154,7 +171,13 @@ func Probe(env Env, entries []Entry) (Result, error) {
 					fs = append(fs, f)
 					continue
 				}
-				f.Path, f.Problem = Locate(bases[0], bases[1], defaults(a.Request, ps[len(ps)-1]), v.Value)
+				got := ps[len(ps)-1]
+				f.Path, f.Problem = Locate(bases[0], bases[1], got, v.Value)
+				if f.Path != "" && v.Inner != "" {
+					if p := innerPath(normalize(at(got, f.Path)), normalize(v.Value), f.Path, v.Inner); p != "" {
+						f.Path = p
+					}
+				}
 				if f.Path == "" && f.Problem == "" {
 					// Not in the request itself: an SDK may send it later, in another request.
 					for _, r := range sent {
@@ -176,25 +199,23 @@ func Probe(env Env, entries []Entry) (Result, error) {
 				}
 				fs = append(fs, f)
 			}
-			// A field some variant put on the wire must be there for every variant.
+			// A field some variant put on the wire must be there for every variant: the
+			// value set arrives as set ([] as [], false as false; no canonical default here).
 			sentAt := ""
 			for _, f := range fs {
-				if f.Path != "" {
+				if f.Path != "" && f.Inner == "" {
 					sentAt = f.Path
 				}
 			}
 			for i := range fs {
-				if sentAt != "" && fs[i].Path == "" && fs[i].Problem == "" && find(bases[0][strings.SplitN(sentAt, ".", 2)[0]], vs[i].Value, "@") != "" {
-					fs[i].Path = sentAt // the baseline already carries this value there (a default)
+				if sentAt == "" || fs[i].Path != "" || fs[i].Problem != "" {
 					continue
 				}
-				if sentAt != "" && fs[i].Path == "" && fs[i].Problem == "" && canon.AbsentEquivalent(a.Request, sentAt, normalize(vs[i].Value)) {
-					fs[i].Path = sentAt // left out where the runtime treats it as absent (canon.Defaults)
+				if find(bases[0][strings.SplitN(sentAt, ".", 2)[0]], vs[i].Value, "@") != "" {
+					fs[i].Path = sentAt // the baseline already carries this value there (the SDK's default)
 					continue
 				}
-				if sentAt != "" && fs[i].Path == "" && fs[i].Problem == "" {
-					fs[i].Problem = "not sent, though another value of the field is sent under " + sentAt
-				}
+				fs[i].Problem = "not sent, though another value of the field is sent under " + sentAt
 			}
 			res.Findings = append(res.Findings, fs...)
 		}
@@ -205,10 +226,10 @@ func Probe(env Env, entries []Entry) (Result, error) {
 		if f.Path == "" {
 			continue
 		}
-		if byKey[f.Entry.Key()] == nil {
-			byKey[f.Entry.Key()] = map[string]string{}
+		if byKey[f.Key()] == nil {
+			byKey[f.Key()] = map[string]string{}
 		}
-		byKey[f.Entry.Key()][f.Request] = f.Path
+		byKey[f.Key()][f.Request] = f.Path
 	}
 	keys := make([]string, 0, len(byKey))
 	for k := range byKey {
@@ -219,7 +240,7 @@ func Probe(env Env, entries []Entry) (Result, error) {
 		m := byKey[k]
 		if c, r := m["session.create"], m["session.resume"]; c != "" && r != "" && c != r {
 			for i, f := range res.Findings {
-				if f.Entry.Key() == k && f.Request == "session.resume" && f.Problem == "" {
+				if f.Key() == k && f.Request == "session.resume" && f.Problem == "" {
 					res.Findings[i].Problem = fmt.Sprintf("sent under %s, but under %s in session.create", r, c)
 					break
 				}
@@ -229,13 +250,17 @@ func Probe(env Env, entries []Entry) (Result, error) {
 	return res, nil
 }
 
-// defaults drops the keys whose values the runtime treats like absent ones (canon.Defaults),
-// so that an SDK sending such a value and one leaving it out are alike here as everywhere.
-func defaults(method string, params map[string]any) map[string]any {
-	if m, ok := canon.Defaults(method, params).(map[string]any); ok {
-		return m
+// at is the value at a dotted path of params (nil when absent).
+func at(params map[string]any, path string) any {
+	var v any = params
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
 	}
-	return params
+	return v
 }
 
 func last(ps []map[string]any) map[string]any {

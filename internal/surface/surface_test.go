@@ -125,7 +125,7 @@ func TestProbe(t *testing.T) {
 				assert.Equal(t, tt.wire, res.WireKeys())
 			}
 			require.Len(t, res.Unchecked, 1)
-			assert.True(t, strings.HasPrefix(res.Unchecked[0].Name, "Agents"))
+			assert.True(t, strings.HasPrefix(res.Unchecked[0].Entry.Name, "Agents"))
 		})
 	}
 }
