@@ -47,7 +47,7 @@ func (e *surfaceEnv) Open(owner, sessionID string, fields map[string]any) (strin
 		return "", err
 	}
 	if r.Outcome == driver.Unsupported {
-		return "", fmt.Errorf("%w: %s", surface.ErrCannotHold, r.ErrorText())
+		return "", fmt.Errorf("%w: %s", surface.ErrCannotHold, r.Reason)
 	}
 	if r.Outcome != driver.OK {
 		return "", fmt.Errorf("%s", r.ErrorText())

@@ -117,7 +117,9 @@ func printSurface(sdk, version string, entries []surface.Entry, wire map[string]
 			// A definition's field: where it went inside each field holding the definition.
 			var at []string
 			for k, v := range wire {
-				if strings.HasSuffix(k, "."+e.Key()) {
+				_, field, _ := strings.Cut(k, " ")
+				holder, _, _ := strings.Cut(field, ".")
+				if o := surface.Normalize(e.Owner); strings.HasSuffix(k, "."+e.Key()) && (holder == o || holder == o+"s") {
 					at = append(at, k[:strings.Index(k, " ")]+": "+v)
 				}
 			}

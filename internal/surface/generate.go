@@ -2,6 +2,7 @@ package surface
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -19,11 +20,33 @@ func HeldOwner(all []Entry, e Entry) string {
 		if requestOwners[x.Owner] || x.Owner == e.Owner {
 			continue
 		}
-		if o := Normalize(x.Owner); o == k || o+"s" == k {
+		if o := Normalize(x.Owner); (o == k || o+"s" == k) && !namesAnother(e.Type, x.DeclaredBy) {
 			return x.Owner
 		}
 	}
 	return ""
+}
+
+var identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// namesAnother says whether a field's declared type names a type built on the owner's declaring
+// type without being it (Go's Providers is []NamedProviderConfig, not the ProviderConfig the
+// provider owner is declared by): such a field holds something else under the owner's name.
+func namesAnother(typ, declaredBy string) bool {
+	ids := identifier.FindAllString(declaredBy, -1)
+	if len(ids) == 0 {
+		return false
+	}
+	d := ids[0]
+	if i := strings.LastIndex(declaredBy[:strings.Index(declaredBy+" ", " ")], "."); i >= 0 {
+		d = identifier.FindString(declaredBy[i+1:])
+	}
+	for _, id := range identifier.FindAllString(typ, -1) {
+		if id != d && strings.HasSuffix(id, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // Generate is every value a field is set to, and, when there is none, why. Plain shapes come
@@ -195,7 +218,7 @@ func (r Result) Tally(entries []Entry) []Tally {
 	held := map[string]bool{}
 	for _, f := range r.Findings {
 		checked[f.Entry.Owner+"\x00"+f.Entry.Name] = true
-		if o := HeldOwner(entries, f.Entry); o != "" {
+		if o := HeldOwner(entries, f.Entry); o != "" && (f.Inner != "" || strings.Contains(f.Variant, o)) {
 			held[o] = true
 			if f.Inner != "" {
 				checked[o+"\x00"+f.Inner] = true
@@ -232,10 +255,10 @@ func (r Result) Tally(entries []Entry) []Tally {
 			t.Unchecked = append(t.Unchecked, Unchecked{e, why[k]})
 		case requestOwners[e.Owner]:
 			t.Unchecked = append(t.Unchecked, Unchecked{e, "no generated check sets " + e.Owner + " fields"})
-		case held[e.Owner]:
-			t.Unchecked = append(t.Unchecked, Unchecked{e, "no value generator for its shape (" + e.Shape + ") inside " + e.Owner})
 		case why[e.Owner] != "":
 			t.Unchecked = append(t.Unchecked, Unchecked{e, why[e.Owner]})
+		case held[e.Owner]:
+			t.Unchecked = append(t.Unchecked, Unchecked{e, "no value generator for its shape (" + e.Shape + ") inside " + e.Owner})
 		default:
 			t.Unchecked = append(t.Unchecked, Unchecked{e, "no session or resume config field holds " + e.Owner + " definitions"})
 		}

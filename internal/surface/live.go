@@ -58,7 +58,7 @@ func (l *Live) call(cmd string, args map[string]any) (json.RawMessage, error) {
 		return nil, err
 	}
 	if r.Outcome == driver.Unsupported {
-		return nil, fmt.Errorf("%w: %s", ErrCannotHold, r.ErrorText())
+		return nil, fmt.Errorf("%w: %s", ErrCannotHold, r.Reason)
 	}
 	if r.Outcome != driver.OK {
 		return nil, fmt.Errorf("%s", r.ErrorText())
