@@ -153,6 +153,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if cfg.selection != nil {
 		res.Harness.Shard = cfg.selection.info
 	}
+	res.KnownDifferences = p.differences
 	var schemaMethods []string // for the coverage of the schema's methods
 	if cfg.RuntimeCheck == nil {
 		var v *schema.Validator

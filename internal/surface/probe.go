@@ -82,6 +82,9 @@ func (r Result) WireKeys() map[string]string {
 	paths := map[string][]string{}
 	var order []string
 	for _, f := range r.Findings {
+		if f.Problem != "" && f.Path == "" {
+			continue // failed on its own SDK (Problems); "not sent" would misstate it
+		}
 		k := f.Request + " " + f.Key()
 		if paths[k] == nil {
 			order = append(order, k)
