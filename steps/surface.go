@@ -59,6 +59,32 @@ func (e *surfaceEnv) Open(owner, sessionID string, fields map[string]any) (strin
 	return res.SessionID, nil
 }
 
+// OpenClient implements surface.ClientEnv: a client of its own with the options set, and a
+// session on it.
+func (e *surfaceEnv) OpenClient(fields map[string]any) error {
+	c := fmt.Sprintf("c%d", len(e.w.clients)+1)
+	args := e.w.withHandlers(map[string]any{"client": c, "address": e.w.addr})
+	if fields != nil {
+		args["fields"] = fields
+	}
+	r, err := e.w.call("connect", args)
+	if err != nil {
+		return err
+	}
+	switch r.Outcome {
+	case driver.Unsupported:
+		return fmt.Errorf("%w: %s", surface.ErrCannotHold, r.Reason)
+	case driver.OK:
+	default:
+		return fmt.Errorf("connect: %s", r.ErrorText())
+	}
+	e.w.clients = append(e.w.clients, c)
+	key := "clientOptions " + c
+	e.clients[key] = c // a session on this very client (Open keeps one client per key)
+	_, err = e.Open(key, "", nil)
+	return err
+}
+
 func mergeHandle(args map[string]any, client, handle string) map[string]any {
 	args["client"], args["session"] = client, handle
 	return args
@@ -80,10 +106,17 @@ func (w *world) probeSurface() error {
 	if len(inv.Entries) == 0 {
 		return fmt.Errorf("the %s driver reported an empty surface", w.t.SDK())
 	}
-	res, err := surface.Probe(&surfaceEnv{w: w, clients: map[string]string{}}, inv.Entries)
+	env := &surfaceEnv{w: w, clients: map[string]string{}}
+	res, err := surface.Probe(env, inv.Entries)
 	if err != nil {
 		return err
 	}
+	client, err := surface.ProbeClient(env, inv.Entries)
+	if err != nil {
+		return err
+	}
+	res.Findings = append(res.Findings, client.Findings...)
+	res.Unchecked = append(res.Unchecked, client.Unchecked...)
 	w.surface = &res
 	if w.observations == nil {
 		w.observations = map[string]string{}
@@ -94,6 +127,7 @@ func (w *world) probeSurface() error {
 	for _, a := range surface.Actions {
 		w.checked = append(w.checked, report.Check{Method: a.Request})
 	}
+	w.checked = append(w.checked, report.Check{Method: "connect"})
 	var lines []string
 	for _, t := range res.Tally(inv.Entries) {
 		lines = append(lines, fmt.Sprintf("%s: %d of %d fields checked", t.Owner, t.Checked, t.Fields))

@@ -66,6 +66,12 @@ func surfaceCmd() *cobra.Command {
 					return err
 				}
 				res, err := surface.Probe(live, entries)
+				if err == nil {
+					var client surface.Result
+					client, err = surface.ProbeClient(live, entries)
+					res.Findings = append(res.Findings, client.Findings...)
+					res.Unchecked = append(res.Unchecked, client.Unchecked...)
+				}
 				stop()
 				if err != nil {
 					return &exitError{1, fmt.Errorf("%s %s: %w", sdk, hello.Version, err)}
@@ -112,8 +118,10 @@ func printSurface(sdk, version string, entries []surface.Entry, wire map[string]
 			key = wire["session.create "+e.Key()]
 		case "resumeConfig":
 			key = wire["session.resume "+e.Key()]
+		case "clientOptions":
+			key = wire["connect "+e.Key()]
 		}
-		if e.Owner != "sessionConfig" && e.Owner != "resumeConfig" {
+		if e.Owner != "sessionConfig" && e.Owner != "resumeConfig" && e.Owner != "clientOptions" {
 			// A definition's field: where it went inside each field holding the definition.
 			var at []string
 			for k, v := range wire {

@@ -107,3 +107,18 @@ func Requests(entries []transcript.Entry) []Request {
 	}
 	return out
 }
+
+// OpenClient implements ClientEnv.
+func (l *Live) OpenClient(fields map[string]any) error {
+	l.n++
+	c := fmt.Sprintf("o%d", l.n)
+	args := map[string]any{"client": c, "address": l.addr}
+	if fields != nil {
+		args["fields"] = fields
+	}
+	if _, err := l.call("connect", args); err != nil {
+		return err
+	}
+	_, err := l.call("createSession", map[string]any{"client": c, "session": fmt.Sprintf("p%d", l.n), "tools": []any{}})
+	return err
+}

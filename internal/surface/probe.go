@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -280,4 +281,95 @@ func ParamsOf(raw json.RawMessage) map[string]any {
 		return map[string]any{}
 	}
 	return m
+}
+
+// ClientEnv is an Env that can also connect a client with client options set.
+type ClientEnv interface {
+	Env
+	// OpenClient connects a client of its own with the SDK's client option fields set and
+	// creates a session on it; an SDK error is err (ErrCannotHold when the driver cannot set them).
+	OpenClient(fields map[string]any) error
+}
+
+// ClientRequests are the requests a client option may reach, in the order they are looked in.
+var ClientRequests = []string{"connect", "session.create"}
+
+// ProbeClient sets every client option alone, once per generated value, on a client of its own,
+// creates a session on that client, and finds where the value went: the connect request, the
+// session.create request, or any later request. A value found nowhere is "not sent": with a
+// runtime at an address the SDK spawns no process, so options that only configure a spawned
+// runtime (its arguments, environment, log level) reach nothing the harness can see. A value
+// that changes something else too or is altered is a problem; one the SDK refuses on such a
+// client is listed as unchecked, with the SDK's words.
+func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
+	var res Result
+	bases := map[string][]map[string]any{}
+	for i := 0; i < 2; i++ {
+		before := len(env.Requests())
+		if err := env.OpenClient(nil); err != nil {
+			return res, fmt.Errorf("a client without options: %w", err)
+		}
+		sent := env.Requests()[before:]
+		for _, m := range ClientRequests {
+			bases[m] = append(bases[m], last(params(sent, m)))
+		}
+	}
+	for _, e := range entries {
+		if e.Owner != "clientOptions" {
+			continue
+		}
+		vs, why := Generate(entries, e)
+		if len(vs) == 0 {
+			res.Unchecked = append(res.Unchecked, Unchecked{e, why})
+			continue
+		}
+		for _, v := range vs {
+			f := Finding{Entry: e, Variant: v.Label, Request: "connect"}
+			before := len(env.Requests())
+			if err := env.OpenClient(map[string]any{e.Name: v.Value}); err != nil {
+				// Not a failure: the harness's client connects to a running runtime, with which
+				// SDKs refuse some options by design (an auth token: "the external server
+				// manages its own auth"), and a generated value may miss a documented rule
+				// (absolute paths). Listed with the SDK's words.
+				why := fmt.Sprintf("%s: the SDK refused it on a client of a running runtime: %v", v.Label, err)
+				if errors.Is(err, ErrCannotHold) {
+					why = fmt.Sprintf("%s: %v", v.Label, err)
+				}
+				res.Unchecked = append(res.Unchecked, Unchecked{e, why})
+				continue
+			}
+			sent := env.Requests()[before:]
+			for _, m := range ClientRequests {
+				ps := params(sent, m)
+				if len(ps) == 0 {
+					continue
+				}
+				path, problem := Locate(bases[m][0], bases[m][1], ps[len(ps)-1], v.Value)
+				if path != "" {
+					f.Path = m + "." + path
+				}
+				if problem != "" {
+					f.Problem = m + ": " + problem
+				}
+				if path != "" || problem != "" {
+					break
+				}
+			}
+			if f.Path == "" && f.Problem == "" {
+				for _, r := range sent {
+					if slices.Contains(ClientRequests, r.Method) {
+						continue
+					}
+					if p := find(r.Params, v.Value, r.Method); p != "" {
+						if _, isString := v.Value.(string); isString || Normalize(p[strings.LastIndex(p, ".")+1:]) == e.Key() {
+							f.Path = p
+							break
+						}
+					}
+				}
+			}
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	return res, nil
 }
