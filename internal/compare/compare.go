@@ -85,11 +85,13 @@ func CrossSDK(comps []report.Comparison, known []report.KnownDifference) []repor
 			continue
 		}
 		seen := map[string]bool{}
+		differs := map[string]bool{} // request and field with a difference (judged above)
 		for _, d := range c.Differences {
 			field, ok := strings.CutPrefix(d.Path, FieldPrefix)
 			if !ok || d.Class != report.Normative {
 				continue
 			}
+			differs[d.Request+" "+field] = true
 			j := report.CrossSDK{Feature: c.Feature, Scenario: c.Scenario, Request: d.Request, Field: field, Keys: d.Values, Status: report.Failed}
 			for _, k := range known {
 				if k.Request == d.Request && k.Field == field && sameKeys(k.Keys, d.Values) {
@@ -105,7 +107,7 @@ func CrossSDK(comps []report.Comparison, known []report.KnownDifference) []repor
 			ran[s] = true
 		}
 		for _, k := range known {
-			if seen[k.Where] {
+			if seen[k.Where] || differs[k.Request+" "+k.Field] {
 				continue
 			}
 			keys := map[string]string{}
