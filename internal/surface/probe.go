@@ -294,16 +294,21 @@ type ClientEnv interface {
 // ClientRequests are the requests a client option may reach, in the order they are looked in.
 var ClientRequests = []string{"connect", "session.create"}
 
-// ProbeClient sets every client option alone, once per generated value, on a client of its own,
+// ProbeClient sets every client option, once per generated value, on a client of its own,
 // creates a session on that client, and finds where the value went: the connect request, the
 // session.create request, or any later request. A value found nowhere is "not sent": with a
 // runtime at an address the SDK spawns no process, so options that only configure a spawned
 // runtime (its arguments, environment, log level) reach nothing the harness can see. A value
 // that changes something else too or is altered is a problem; one the SDK refuses on such a
 // client is listed as unchecked, with the SDK's words.
+//
+// Each client costs a start and a stop (a second in some SDKs), so the options are first set
+// together, one value of each: a value found nowhere then is "not sent" without a client of its
+// own; a value found, a change no value explains, or a refusal splits the group until each
+// option that reaches the wire (or is refused) was set alone, where the full check applies.
 func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
 	var res Result
-	bases := map[string][]map[string]any{}
+	p := clientProbe{env: env, res: &res, bases: map[string][]map[string]any{}}
 	for i := 0; i < 2; i++ {
 		before := len(env.Requests())
 		if err := env.OpenClient(nil); err != nil {
@@ -311,9 +316,11 @@ func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
 		}
 		sent := env.Requests()[before:]
 		for _, m := range ClientRequests {
-			bases[m] = append(bases[m], last(params(sent, m)))
+			p.bases[m] = append(p.bases[m], last(params(sent, m)))
 		}
 	}
+	variants := map[string][]Variant{}
+	var fields []Entry
 	for _, e := range entries {
 		if e.Owner != "clientOptions" {
 			continue
@@ -323,53 +330,141 @@ func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
 			res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 			continue
 		}
-		for _, v := range vs {
-			f := Finding{Entry: e, Variant: v.Label, Request: "connect"}
-			before := len(env.Requests())
-			if err := env.OpenClient(map[string]any{e.Name: v.Value}); err != nil {
-				// Not a failure: the harness's client connects to a running runtime, with which
-				// SDKs refuse some options by design (an auth token: "the external server
-				// manages its own auth"), and a generated value may miss a documented rule
-				// (absolute paths). Listed with the SDK's words.
-				why := fmt.Sprintf("%s: the SDK refused it on a client of a running runtime: %v", v.Label, err)
-				if errors.Is(err, ErrCannotHold) {
-					why = fmt.Sprintf("%s: %v", v.Label, err)
-				}
-				res.Unchecked = append(res.Unchecked, Unchecked{e, why})
-				continue
+		variants[e.Name] = vs
+		fields = append(fields, e)
+	}
+	for round := 0; ; round++ {
+		var group []clientItem
+		for _, e := range fields {
+			if vs := variants[e.Name]; round < len(vs) {
+				group = append(group, clientItem{e, vs[round]})
 			}
-			sent := env.Requests()[before:]
-			for _, m := range ClientRequests {
-				ps := params(sent, m)
-				if len(ps) == 0 {
-					continue
-				}
-				path, problem := Locate(bases[m][0], bases[m][1], ps[len(ps)-1], v.Value)
-				if path != "" {
-					f.Path = m + "." + path
-				}
-				if problem != "" {
-					f.Problem = m + ": " + problem
-				}
-				if path != "" || problem != "" {
-					break
-				}
-			}
-			if f.Path == "" && f.Problem == "" {
-				for _, r := range sent {
-					if slices.Contains(ClientRequests, r.Method) {
-						continue
-					}
-					if p := find(r.Params, v.Value, r.Method); p != "" {
-						if _, isString := v.Value.(string); isString || Normalize(p[strings.LastIndex(p, ".")+1:]) == e.Key() {
-							f.Path = p
-							break
-						}
-					}
-				}
-			}
-			res.Findings = append(res.Findings, f)
 		}
+		if len(group) == 0 {
+			break
+		}
+		p.group(group)
 	}
 	return res, nil
+}
+
+type clientItem struct {
+	e Entry
+	v Variant
+}
+
+type clientProbe struct {
+	env   ClientEnv
+	res   *Result
+	bases map[string][]map[string]any
+}
+
+// group sets every item's value on one client (see ProbeClient).
+func (p *clientProbe) group(items []clientItem) {
+	if len(items) == 1 {
+		p.one(items[0])
+		return
+	}
+	fields := map[string]any{}
+	for _, it := range items {
+		fields[it.e.Name] = it.v.Value
+	}
+	before := len(p.env.Requests())
+	if err := p.env.OpenClient(fields); err != nil {
+		p.split(items)
+		return
+	}
+	sent := p.env.Requests()[before:]
+	var found []clientItem
+	isFound := map[int]bool{}
+	for i, it := range items {
+		if anywhere(sent, it) != "" {
+			found, isFound[i] = append(found, it), true
+		}
+	}
+	if len(found) == 0 {
+		for _, m := range ClientRequests {
+			if ps := params(sent, m); len(ps) > 0 {
+				if _, problem := Locate(p.bases[m][0], p.bases[m][1], ps[len(ps)-1], "\x00 no value"); problem != "" {
+					p.split(items) // something changed that no value explains: find which
+					return
+				}
+			}
+		}
+	}
+	for i, it := range items {
+		if !isFound[i] {
+			p.res.Findings = append(p.res.Findings, Finding{Entry: it.e, Variant: it.v.Label, Request: "connect"})
+		}
+	}
+	for _, it := range found {
+		p.one(it)
+	}
+}
+
+func (p *clientProbe) split(items []clientItem) {
+	if len(items) == 1 {
+		p.one(items[0])
+		return
+	}
+	p.group(items[:len(items)/2])
+	p.group(items[len(items)/2:])
+}
+
+// anywhere is where a client option's value is in any request sent: a generated string names
+// its field; any other value must sit under a key named like the field.
+func anywhere(sent []Request, it clientItem) string {
+	_, isString := it.v.Value.(string)
+	for _, r := range sent {
+		if q := find(r.Params, it.v.Value, r.Method); q != "" && (isString || Normalize(q[strings.LastIndex(q, ".")+1:]) == it.e.Key()) {
+			return q
+		}
+	}
+	return ""
+}
+
+// one sets one value alone on a client of its own: the full check.
+func (p *clientProbe) one(it clientItem) {
+	e, v := it.e, it.v
+	f := Finding{Entry: e, Variant: v.Label, Request: "connect"}
+	before := len(p.env.Requests())
+	if err := p.env.OpenClient(map[string]any{e.Name: v.Value}); err != nil {
+		// Not a failure: the harness's client connects to a running runtime, with which SDKs
+		// refuse some options by design (an auth token: "the external server manages its own
+		// auth"), and a generated value may miss a documented rule (absolute paths). Listed
+		// with the SDK's words.
+		why := fmt.Sprintf("%s: the SDK refused it on a client of a running runtime: %v", v.Label, err)
+		if errors.Is(err, ErrCannotHold) {
+			why = fmt.Sprintf("%s: %v", v.Label, err)
+		}
+		p.res.Unchecked = append(p.res.Unchecked, Unchecked{e, why})
+		return
+	}
+	sent := p.env.Requests()[before:]
+	for _, m := range ClientRequests {
+		ps := params(sent, m)
+		if len(ps) == 0 {
+			continue
+		}
+		path, problem := Locate(p.bases[m][0], p.bases[m][1], ps[len(ps)-1], v.Value)
+		if path != "" {
+			f.Path = m + "." + path
+		}
+		if problem != "" {
+			f.Problem = m + ": " + problem
+		}
+		if path != "" || problem != "" {
+			break
+		}
+	}
+	if f.Path == "" && f.Problem == "" {
+		var later []Request
+		for _, r := range sent {
+			if !slices.Contains(ClientRequests, r.Method) {
+				later = append(later, r)
+			}
+		}
+		f.Path = anywhere(later, it)
+	}
+	p.res.Findings = append(p.res.Findings, f)
 }

@@ -217,3 +217,46 @@ func TestTally(t *testing.T) {
 	assert.Equal(t, []int{3, 2}, []int{got[1].Fields, got[1].Checked}, "name (required, in every agent) and infer (alone)")
 	assert.Equal(t, "extra", got[1].Unchecked[0].Entry.Name)
 }
+
+// fakeClients is an SDK whose client options go to connect (sent), nowhere, or are refused.
+type fakeClients struct {
+	reqs    []Request
+	sent    map[string]string // option -> connect key
+	refused map[string]bool
+	clients int
+}
+
+func (f *fakeClients) Open(string, string, map[string]any) (string, error) { return "s", nil }
+func (f *fakeClients) Requests() []Request                                 { return f.reqs }
+func (f *fakeClients) OpenClient(fields map[string]any) error {
+	for k := range fields {
+		if f.refused[k] {
+			return fmt.Errorf("%s is refused", k)
+		}
+	}
+	f.clients++
+	p := map[string]any{"protocol": 1.0}
+	for k, v := range fields {
+		if w, ok := f.sent[k]; ok {
+			p[w] = v
+		}
+	}
+	f.reqs = append(f.reqs, Request{Method: "connect", Params: p}, Request{Method: "session.create", Params: map[string]any{"sessionId": fmt.Sprint(f.clients)}})
+	return nil
+}
+
+func TestProbeClient(t *testing.T) {
+	var entries []Entry
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		entries = append(entries, Entry{Owner: "clientOptions", Name: n, Kind: "field", Shape: "string"})
+	}
+	env := &fakeClients{sent: map[string]string{"b": "bee"}, refused: map[string]bool{"e": true}}
+	res, err := ProbeClient(env, entries)
+	require.NoError(t, err)
+	assert.Empty(t, res.Problems())
+	assert.Equal(t, map[string]string{"connect a": "not sent", "connect b": "connect.bee", "connect c": "not sent",
+		"connect d": "not sent", "connect f": "not sent"}, res.WireKeys())
+	require.Len(t, res.Unchecked, 1)
+	assert.Equal(t, "e", res.Unchecked[0].Entry.Name)
+	assert.Less(t, env.clients, 2+len(entries), "options found nowhere share clients")
+}
