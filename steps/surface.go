@@ -23,6 +23,7 @@ func (w *world) registerSurface(sc binder) {
 type surfaceEnv struct {
 	w       *world
 	clients map[string]string // owner -> client handle
+	log     surface.RequestLog
 }
 
 func (e *surfaceEnv) Open(owner, sessionID string, fields map[string]any) (string, error) {
@@ -90,7 +91,7 @@ func mergeHandle(args map[string]any, client, handle string) map[string]any {
 	return args
 }
 
-func (e *surfaceEnv) Requests() []surface.Request { return surface.Requests(e.w.rec.Entries()) }
+func (e *surfaceEnv) Requests() []surface.Request { return e.log.Update(e.w.rec.Entries()) }
 
 func (w *world) probeSurface() error {
 	raw, err := w.do("surface", map[string]any{})
