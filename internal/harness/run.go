@@ -138,14 +138,16 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	cfg.selection = selectShard(cfg, p)
-	var r runner.Runner = runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}
+	local := runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}
+	var r runner.Runner = local
+	var schemas runner.Schemas = local // the schema comes from where the SDKs run
 	if cfg.Runner == RunnerDocker {
 		d, err := runner.NewDocker(ctx, runner.DockerConfig{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot,
-			LocalBases: cfg.LocalBases, Self: cfg.Self, Sources: cfg.Sources, Log: cfg.Log})
+			LocalBases: cfg.LocalBases, Self: cfg.Self, Log: cfg.Log})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 		}
-		r = d
+		r, schemas = d, d
 	}
 	defer r.Close(cfg.Log) // success, failure, a crashed driver, SIGINT (ctx)
 	res := &report.Results{Schema: 1, Harness: report.Harness{Version: runtime.Version,
@@ -156,7 +158,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	var schemaMethods []string // for the coverage of the schema's methods
 	if cfg.RuntimeCheck == nil {
 		var v *schema.Validator
-		if v, res.Harness.Schema, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins); v != nil {
+		if v, res.Harness.Schema, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins, schemas); v != nil {
 			cfg.catalog = catalogOf(cfg.generated)
 			res.Harness.SchemaLoaded = true
 			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
@@ -483,30 +485,29 @@ func shellQuote(s string) string {
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
-// loadSchema takes the runtime's published api.schema.json from the preparation of the SDK whose
-// recipe ships it (the pinned Node SDK's platform package; preparing it, which is cached, if
-// needed). Without it the run goes on and the schema scenarios report unsupported. Beside the
+// loadSchema takes the runtime's published api.schema.json from the SDK whose recipe ships it
+// (the pinned Node SDK's platform package), as the runner prepares it: a local preparation
+// (cached), or the driver image with --runner docker. Without it the run goes on and the schema scenarios report unsupported. Beside the
 // validator it loads both schemas for generation (the sweep's cases, the runtime's generated
 // answers); a generation problem leaves those out (the sweep then reports unsupported).
-func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (*schema.Validator, string, *schemagen.Doc, *runtime.Answers) {
+func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin, schemas runner.Schemas) (*schema.Validator, string, *schemagen.Doc, *runtime.Answers) {
 	d, ok := sdks.SchemaSource()
 	if !ok {
 		return nil, "unavailable: no SDK recipe ships the runtime schema", nil, nil
 	}
 	pin := pins[d.Name]
-	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, d.Name, pin.Version, "")
+	dir, from, err := schemas.SchemaDir(ctx, d.Name, pin.Version, cfg.Log)
 	if err != nil {
 		return nil, "unavailable: " + firstLine(err.Error()), nil, nil
-	}
-	dir, err := d.Schema(prep.CacheDir)
-	if err != nil {
-		return nil, "unavailable: " + err.Error(), nil, nil
 	}
 	v, err := schema.Load(filepath.Join(dir, "api.schema.json"))
 	if err != nil {
 		return nil, "unavailable: " + firstLine(err.Error()), nil, nil
 	}
 	desc := fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
+	if from != "" {
+		desc += ", read from the " + from
+	}
 	gen, answers, err := generated(dir)
 	if err != nil {
 		fmt.Fprintf(cfg.Log, "schema generation: %v\n", err)
