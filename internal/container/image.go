@@ -31,9 +31,9 @@ type Build struct {
 	// Trees are more context folders (name in the context -> host folder) whose build outputs
 	// and .git are left out, as they are of ContextDir.
 	Trees map[string]string
-	Args       map[string]string // build arguments
-	Key        string            // content key stored as LabelKey
-	Kind       string            // LabelKind value
+	Args  map[string]string // build arguments
+	Key   string            // content key stored as LabelKey
+	Kind  string            // LabelKind value
 	// RunID, when set, makes the image temporary: labelled LabelRun, removed by Cleanup(RunID)
 	// (an image of a local SDK source, which is rebuilt every run anyway).
 	RunID string
