@@ -20,11 +20,11 @@ import (
 
 func benchCmd() *cobra.Command {
 	var (
-		sdkList, reportDir string
-		jobs               int
+		sdkList, reportDir, tags string
+		jobs                     int
 	)
 	cmd := &cobra.Command{
-		Use:   "bench",
+		Use:   "bench [feature paths...]",
 		Short: "Run the suite once and print, per SDK, where its time went",
 		Long: `Bench runs the whole suite once (as run does) and prints, per SDK, measured in that one run:
 
@@ -65,7 +65,12 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 				return err
 			}
 			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, ReportDir: reportDir, Self: selfArgv(), Log: io.Discard,
-				Jobs: jobs, Progress: progress.New(io.Discard, progress.Options{}), Command: "conformance " + strings.Join(os.Args[1:], " ")}
+				Jobs: jobs, Progress: progress.New(io.Discard, progress.Options{}), Command: "conformance " + strings.Join(os.Args[1:], " "),
+				Tags: tags}
+			for _, a := range args {
+				p, _ := filepath.Abs(a)
+				cfg.Paths = append(cfg.Paths, p)
+			}
 			if sdkList != "" {
 				for _, s := range strings.Split(sdkList, ",") {
 					cfg.SDKs = append(cfg.SDKs, strings.TrimSpace(s))
@@ -88,6 +93,7 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 	f.StringVar(&sdkList, "sdk", "", "comma-separated SDKs; default every SDK whose toolchain is present")
 	f.StringVar(&reportDir, "report-dir", "", "where the run's reports go (default a new temporary folder)")
 	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once")
+	f.StringVar(&tags, "tags", "", "godog tag expression, as for run (e.g. '~@sweep': the features without the generated sweeps)")
 	return cmd
 }
 
