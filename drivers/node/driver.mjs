@@ -10,6 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { applyFields, surface } from "./surface.mjs";
+import { makeHandlers } from "./handlers.mjs";
 
 // ---------------------------------------------------------------------------------------------
 // stdout guard: protocol lines go through `writeLine` only. Anything else that writes to stdout
@@ -63,6 +64,7 @@ function findPackageRoot() {
 
 const installed = findPackageRoot();
 const sdkVersion = installed.pkg.version;
+const handlers = makeHandlers({ emit, sdk, sdkName: `${SDK_PACKAGE} ${sdkVersion}` });
 
 // Where the installed SDK came from: CONFORMANCE_SDK_SOURCE when the harness's Prepare set it,
 // else the dependency spec in the driver's own package.json (an exact npm version, or a file:
@@ -226,6 +228,9 @@ function capabilities() {
     surface: true,
     "driver.concurrent": true, // the read loop does not await a command (below)
     "rpc.generated": rpcWrappers().session.size + rpcWrappers().server.size > 0,
+    // handlers accepted; a method this version has no public handler API for is named in
+    // connect's / createSession's "unhandled".
+    "rpc.handlers": true,
     "connect.option.connectionToken": true,
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
     "connect.option.gitHubTelemetry": /onGitHubTelemetry\?:/.test(readTypes()),
@@ -278,8 +283,6 @@ function missingSymbols(caps) {
     "session.gitHubToken": "SessionConfigBase.gitHubToken",
     "connect.option.clientInfo": "CopilotClientOptions.clientInfo",
     "connect.option.gitHubTelemetry": "CopilotClientOptions.onGitHubTelemetry",
-    // Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
-    "rpc.handlers": "driver: the node driver does not register runtime->SDK handlers (handlers/handlerResults) yet",
   };
   const keys = declaredSessionKeys();
   for (const [name, m] of Object.entries(SESSION_OPTIONS)) {
@@ -551,10 +554,11 @@ const commands = {
       throw new DriverError('connect needs "address" or "cliPath"');
     }
     applyFields(clientOptions, args.fields, "clientOptions", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
+    const account = handlers.forClient(clientOptions, args.handlers, handle);
     const client = new CopilotClient({ connection, ...clientOptions });
     await client.start();
     clients.set(handle, client);
-    return {};
+    return args.handlers ? account : {};
   },
 
   async createSession(args) {
@@ -566,10 +570,11 @@ const commands = {
     applyOptions(config, args.options, "create");
     applyFields(config, args.fields, "sessionConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     if (args.gitHubToken !== undefined) config.gitHubToken = args.gitHubToken;
+    const account = handlers.forSession(config, args.handlers, handle, declaredSessionKeys().create);
     const session = await client.createSession(config);
     ref.session = session;
     sessions.set(handle, { session, client });
-    return { sessionId: session.sessionId };
+    return { sessionId: session.sessionId, ...(args.handlers ? account : {}) };
   },
 
   async resumeSession(args) {
@@ -581,10 +586,11 @@ const commands = {
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "resume");
     applyFields(config, args.fields, "resumeConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
+    const account = handlers.forSession(config, args.handlers, handle, declaredSessionKeys().resume);
     const session = await client.resumeSession(sessionId, config);
     ref.session = session;
     sessions.set(handle, { session, client });
-    return { sessionId: session.sessionId };
+    return { sessionId: session.sessionId, ...(args.handlers ? account : {}) };
   },
 
   async setTools(args) {
