@@ -130,15 +130,23 @@ func (w *world) probeSurface() error {
 	}
 	w.checked = append(w.checked, report.Check{Method: "connect"})
 	var lines []string
+	fields, checked := 0, 0
 	for _, t := range res.Tally(inv.Entries) {
+		fields, checked = fields+t.Fields, checked+t.Checked
 		lines = append(lines, fmt.Sprintf("%s: %d of %d fields checked", t.Owner, t.Checked, t.Fields))
 		for _, u := range t.Unchecked {
 			lines = append(lines, fmt.Sprintf("  %s (%s): %s", u.Entry.Name, u.Entry.Shape, u.Reason))
 		}
 	}
+	// Beside the surface matrix, so a reader sees per SDK how much of its inventory is checked
+	// (the transcript's note says why each other field is not).
+	w.observations[surfaceTallyObservation] = fmt.Sprintf("%d of %d", checked, fields)
 	w.rec.Notef("", "surface: %d field values probed; inventoried fields with a generated check, per owner:\n%s", len(res.Findings), strings.Join(lines, "\n"))
 	return nil
 }
+
+// surfaceTallyObservation is the observation holding "checked of inventoried" fields.
+const surfaceTallyObservation = "inventoried fields with a generated check (features/surface)"
 
 func (w *world) surfaceClean() error {
 	if w.surface == nil {
