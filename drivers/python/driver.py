@@ -340,15 +340,25 @@ def session_kwargs(options: dict[str, Any], resume: bool) -> dict[str, Any]:
     return out
 
 
+FIELD_OWNERS = {"sessionConfig": CopilotClient.create_session, "resumeConfig": getattr(CopilotClient, "resume_session", None),
+                "clientOptions": CopilotClient.__init__}
+
+
 def fields_kwargs(fields: dict[str, Any] | None, owner: str) -> dict[str, Any]:
-    """SDK keywords by their own names, values as given (PROTOCOL.md "Surface")."""
+    """SDK keywords by their own names, values as their declared types hold them (PROTOCOL.md
+    "Surface")."""
     if not fields:
         return {}
     declared = _surface.declared(owner)
-    for name in fields:
+    out = {}
+    for name, value in fields.items():
         if name not in declared:
             raise Unsupported(f"{SDK_LABEL}: {owner} declares no field {name}")
-    return dict(fields)
+        try:
+            out[name] = _surface.convert(FIELD_OWNERS[owner], name, value)
+        except TypeError as e:
+            raise Unsupported(f"{SDK_LABEL}: {owner}.{name} cannot hold {value!r}: {e}") from e
+    return out
 
 
 def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
@@ -624,6 +634,7 @@ class Driver:
                 raise Unsupported(f"{SDK_LABEL}: CopilotClient.create_session has no github_token")
             options["github_token"] = args["gitHubToken"]
         options.update(fields_kwargs(args.get("fields"), "sessionConfig"))
+        tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, CREATE_KWARGS)
         session = await client.create_session(
             on_permission_request=self.permission_handler(handle),
@@ -640,6 +651,7 @@ class Driver:
         tools = self.make_tools(handle, need(args, "tools"))
         options = session_kwargs(args.get("options") or {}, resume=True)
         options.update(fields_kwargs(args.get("fields"), "resumeConfig"))
+        tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, RESUME_KWARGS)
         session = await client.resume_session(
             need(args, "sessionId"),

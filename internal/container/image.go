@@ -305,4 +305,9 @@ func (t *tailWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-func (t *tailWriter) String() string { return strings.TrimSpace(string(t.buf)) }
+// String is the tail without the terminal colours the builder puts around a step's stderr.
+func (t *tailWriter) String() string {
+	return strings.TrimSpace(ansiColour.ReplaceAllString(string(t.buf), ""))
+}
+
+var ansiColour = regexp.MustCompile("\x1b\\[[0-9;]*m")

@@ -97,4 +97,8 @@ func TestUntarFilesAndLastStep(t *testing.T) {
 	_, _ = s.Write([]byte("Step 8/14 : COPY a b\n ---> 12\nStep 9/14 : RUN conformance prepare --sdk go\n ---> Running in"))
 	_, _ = s.Write([]byte(" 7a\nbuild failed\n"))
 	assert.Equal(t, "Step 9/14 : RUN conformance prepare --sdk go", s.String())
+
+	tail := &tailWriter{max: 1 << 10}
+	_, _ = tail.Write([]byte("\x1b[91mbroken.go:1:1: expected 'package'\n\x1b[0mRemoving intermediate container\n"))
+	assert.Equal(t, "broken.go:1:1: expected 'package'\nRemoving intermediate container", tail.String())
 }

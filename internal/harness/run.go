@@ -176,6 +176,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if cfg.selection != nil {
 		res.Harness.Shard = cfg.selection.info
 	}
+	res.KnownDifferences = p.differences
 	var schemaMethods []string // for the coverage of the schema's methods
 	if cfg.RuntimeCheck == nil {
 		l := runschema.Load(ctx, schemas, p.pins, cfg.Log)
