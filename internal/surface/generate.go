@@ -120,9 +120,9 @@ func GenerateWith(all []Entry, e Entry, defs Definitions) ([]Variant, string) {
 	case "map":
 		return []Variant{{Label: "a one-entry map", Value: stringMap(e.Name)}, {Label: "{}", Value: map[string]any{}}}, ""
 	case "array":
-		return nil, "a list of objects whose fields the SDK's surface does not list (no definition owner bears its name)"
+		return nil, "a list of objects whose fields the SDK's surface does not list (no definition owner bears its name) and whose type the runtime schema does not define by that name"
 	case "object":
-		return nil, "an object whose fields the SDK's surface does not list (no definition owner bears its name)"
+		return nil, "an object whose fields the SDK's surface does not list (no definition owner bears its name) and whose type the runtime schema does not define by that name"
 	}
 	return nil, "a type with no value generator (" + e.Shape + ": " + e.Type + ")"
 }
