@@ -18,6 +18,9 @@
 //! - sdk_clear_context:    `session.rpc().history().clear_context(HistoryClearContextRequest)`
 //! - sdk_prepare_session:  `Client::prepare_session` / `prepare_resume_session` (subscribe first)
 //! - sdk_typed_events:     `session_events::SessionEventData` (typed event data, adjacently tagged)
+//! - sdk_error_kind:       `Error::kind() -> ErrorKind`, `RecvError::kind()` (src/compat.rs)
+//! - sdk_facades:          `pub mod rpc;` / `pub mod session_events;` in the crate's lib.rs (the
+//!                         generated layer at the crate root; older releases: `generated::…`)
 //!
 //! and one cfg per field of a public config struct the driver sets (session options, tool
 //! results), read from the struct's declaration: `sdk_create_<field>` (SessionConfig),
@@ -46,6 +49,7 @@ const PROBES: &[(&str, &[&str])] = &[
     ("sdk_rpc_tools_set", &["pub struct ToolsSetRequest", "SESSION_TOOLS_SET"]),
     ("sdk_prepare_session", &["pub fn prepare_session(", "pub fn prepare_resume_session("]),
     ("sdk_typed_events", &["pub enum SessionEventData"]),
+    ("sdk_error_kind", &["pub enum ErrorKind", "pub enum RecvErrorKind"]),
 ];
 
 /// Fields the driver sets, per (cfg prefix, struct). Unlisted fields are never probed.
@@ -140,6 +144,11 @@ fn main() {
         if text.is_empty() || needles.iter().all(|n| text.contains(n)) {
             println!("cargo:rustc-cfg={cfg}");
         }
+    }
+    println!("cargo::rustc-check-cfg=cfg(sdk_facades)");
+    let lib = sdk_dir.as_ref().and_then(|d| std::fs::read_to_string(d.join("src").join("lib.rs")).ok());
+    if lib.is_none_or(|l| l.contains("pub mod rpc;") && l.contains("pub mod session_events;")) {
+        println!("cargo:rustc-cfg=sdk_facades");
     }
     let mut files = Vec::new();
     if let Some(dir) = &sdk_dir {

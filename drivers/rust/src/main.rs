@@ -18,21 +18,20 @@ use github_copilot_sdk::handler::{
 };
 use github_copilot_sdk::hooks::SessionHooks;
 #[cfg(sdk_clear_context)]
-use github_copilot_sdk::rpc::HistoryClearContextRequest;
+use compat::generated::rpc::HistoryClearContextRequest;
 #[cfg(sdk_rpc_tools_set)]
-use github_copilot_sdk::rpc::ToolsSetRequest;
+use compat::generated::rpc::ToolsSetRequest;
 use github_copilot_sdk::session::Session;
 #[cfg(sdk_tool_defer)]
 use github_copilot_sdk::DeferMode;
 #[cfg(sdk_tool_metadata)]
 use github_copilot_sdk::IndexMap;
-use github_copilot_sdk::subscription::RecvErrorKind;
 use github_copilot_sdk::tool::ToolHandler;
 use github_copilot_sdk::{
-    CliProgram, Client, ClientOptions, Error, ErrorKind, EventSubscription,
+    CliProgram, Client, ClientOptions, Error, EventSubscription,
     ElicitationRequest, ElicitationResult, MessageOptions, PermissionRequestData, RequestId,
     ResumeSessionConfig,
-    SessionConfig, SessionErrorKind, SessionId, Tool, ToolInvocation, ToolResult,
+    SessionConfig, SessionId, Tool, ToolInvocation, ToolResult,
     ToolResultExpanded, Transport,
 };
 use serde::de::DeserializeOwned;
@@ -40,6 +39,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+mod compat;
 mod rpc;
 
 const PROTOCOL_VERSION: i64 = 1;
@@ -104,9 +104,7 @@ fn driver_error(message: impl Into<String>) -> Failure {
 
 /// `Error::<ErrorKind variant>`, e.g. `Error::Rpc`, `Error::Session`, `Error::Io`.
 fn sdk_error_type(error: &Error) -> String {
-    let kind = format!("{:?}", error.kind());
-    let head = kind.split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("");
-    format!("Error::{head}")
+    compat::error_type(error)
 }
 
 fn sdk_failure(error: Error) -> Failure {
@@ -213,10 +211,7 @@ impl ToolHandler for ScriptedHandler {
         match &self.action {
             Action::Return { text } => Ok(ToolResult::Text(text.clone())),
             Action::ReturnResult(result) => Ok(ToolResult::Expanded(result.clone())),
-            Action::Fail { message } => Err(Error::with_message(
-                ErrorKind::Session(SessionErrorKind::AgentError),
-                message.clone(),
-            )),
+            Action::Fail { message } => Err(compat::agent_error(message.clone())),
             #[cfg(not(sdk_clear_context))]
             Action::ClearContext { .. } => unreachable!("build_tool rejects clearContext handlers"),
             #[cfg(sdk_clear_context)]
@@ -232,7 +227,7 @@ impl ToolHandler for ScriptedHandler {
                             "tool.clearContext",
                             json!({ "session": self.session, "tool": self.tool, "error": message }),
                         );
-                        return Err(Error::with_message(ErrorKind::InvalidConfig, message));
+                        return Err(compat::config_error(message));
                     }
                 };
                 let request = HistoryClearContextRequest { prompt: prompt.clone() };
@@ -707,12 +702,12 @@ fn forward_events(handle: String, mut events: EventSubscription) {
                     "session.event",
                     json!({ "session": handle, "type": event.event_type, "data": rpc::event_data(&event.event_type, &event.data) }),
                 ),
-                Err(error) => match error.kind() {
-                    RecvErrorKind::Lagged(lagged) => emit_event(
+                Err(error) => match compat::lagged(&error) {
+                    Some(lagged) => emit_event(
                         "log",
-                        json!({ "message": format!("session {handle}: event subscription lagged: {lagged:?}") }),
+                        json!({ "message": format!("session {handle}: event subscription lagged: {lagged}") }),
                     ),
-                    _ => break,
+                    None => break,
                 },
             }
         }
