@@ -198,8 +198,9 @@ function capabilities() {
   }
   const hasSetTools = typeof CopilotSession.prototype.setTools === "function";
   const caps = {
-    "transport.tcp": typeof RuntimeConnection?.forUri === "function",
-    "transport.stdio": typeof RuntimeConnection?.forStdio === "function",
+    "transport.tcp": typeof RuntimeConnection?.forUri === "function" || legacyClientOption("cliUrl"),
+    "transport.stdio":
+      typeof RuntimeConnection?.forStdio === "function" || (legacyClientOption("cliPath") && legacyClientOption("useStdio")),
     "session.resume": typeof CopilotClient.prototype.resumeSession === "function",
     "tool.isTerminal": toolOptions.has("isTerminal"),
     "tool.isTerminal.explicitFalse": toolOptions.has("isTerminal"),
@@ -225,7 +226,7 @@ function capabilities() {
     "handler.permission": true,
     surface: true,
     "rpc.generated": rpcWrappers().session.size + rpcWrappers().server.size > 0,
-    "connect.option.connectionToken": true,
+    "connect.option.connectionToken": typeof RuntimeConnection?.forUri === "function",
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
     "connect.option.gitHubTelemetry": /onGitHubTelemetry\?:/.test(readTypes()),
   };
@@ -275,6 +276,7 @@ function missingSymbols(caps) {
     "session.clearContext": "HistoryClearContextRequest",
     "session.rpc.tools.set": "ToolsSetRequest",
     "session.gitHubToken": "SessionConfigBase.gitHubToken",
+    "connect.option.connectionToken": "RuntimeConnection.forUri",
     "connect.option.clientInfo": "CopilotClientOptions.clientInfo",
     "connect.option.gitHubTelemetry": "CopilotClientOptions.onGitHubTelemetry",
     // Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
@@ -497,6 +499,12 @@ function forwardEvents(sessionHandle) {
 // driver and a run reads it; without that file it is computed on first use.
 const SURFACE_CACHE = join(here, "surface.json");
 let surfaceEntries;
+// Releases without RuntimeConnection (1.0.0-beta.4) take the runtime in CopilotClientOptions
+// itself: cliUrl (TCP), cliPath + useStdio (stdio), as their .d.ts declares (read by surfaceOf).
+function legacyClientOption(name) {
+  return !RuntimeConnection && surfaceOf().some((e) => e.owner === "clientOptions" && e.name === name);
+}
+
 function surfaceOf() {
   if (!surfaceEntries) {
     try {
@@ -537,7 +545,16 @@ const commands = {
     if (Object.hasOwn(opts, "clientInfo")) clientOptions.clientInfo = opts.clientInfo;
     if (opts.gitHubTelemetry === true) clientOptions.onGitHubTelemetry = () => {};
     let connection;
-    if (typeof args.address === "string") {
+    if (!RuntimeConnection && typeof args.address === "string") {
+      if (Object.hasOwn(opts, "connectionToken")) {
+        throw new Unsupported(`${SDK_PACKAGE} ${sdkVersion}: CopilotClientOptions has cliUrl but no connection token`);
+      }
+      clientOptions.cliUrl = args.address;
+    } else if (!RuntimeConnection && typeof args.cliPath === "string") {
+      clientOptions.cliPath = args.cliPath;
+      clientOptions.useStdio = true;
+      clientOptions.env = { ...process.env, ...(args.env ?? {}) };
+    } else if (typeof args.address === "string") {
       connection = Object.hasOwn(opts, "connectionToken")
         ? RuntimeConnection.forUri(args.address, { connectionToken: opts.connectionToken })
         : RuntimeConnection.forUri(args.address);
@@ -550,7 +567,7 @@ const commands = {
       throw new DriverError('connect needs "address" or "cliPath"');
     }
     applyFields(clientOptions, args.fields, "clientOptions", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
-    const client = new CopilotClient({ connection, ...clientOptions });
+    const client = new CopilotClient(connection ? { connection, ...clientOptions } : clientOptions);
     await client.start();
     clients.set(handle, client);
     return {};
@@ -627,13 +644,14 @@ const commands = {
     const prompt = need(args, "prompt");
     if (args.wait) {
       const timeout = typeof args.timeoutMs === "number" ? args.timeoutMs : undefined;
-      const message = await session.sendAndWait(prompt, timeout);
+      // MessageOptions ({ prompt }): every release takes it; 1.0.0-beta.4 takes no bare string.
+      const message = await session.sendAndWait({ prompt }, timeout);
       const result = {};
       if (message?.data?.messageId !== undefined) result.messageId = message.data.messageId;
       if (message?.data?.content !== undefined) result.content = message.data.content;
       return result;
     }
-    const messageId = await session.send(prompt);
+    const messageId = await session.send({ prompt });
     return messageId === undefined ? {} : { messageId };
   },
 
