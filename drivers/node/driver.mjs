@@ -147,6 +147,12 @@ function declaredSessionKeys() {
     const base = body("SessionConfigBase");
     for (const k of [...base, ...body("SessionConfig")]) keys.create.add(k);
     for (const k of [...base, ...body("ResumeSessionConfig")]) keys.resume.add(k);
+    // The compiler's view (surface.mjs) also resolves type aliases the regex cannot read:
+    // 1.0.0-beta.4 declares `type ResumeSessionConfig = Pick<SessionConfig, …> & {…}`.
+    for (const e of surfaceOf()) {
+      if (e.owner === "sessionConfig") keys.create.add(e.name);
+      if (e.owner === "resumeConfig") keys.resume.add(e.name);
+    }
   } catch (e) {
     diag(`reading the session config types failed: ${e?.message ?? e}`);
   }
@@ -211,7 +217,7 @@ function capabilities() {
     "session.setTools": hasSetTools,
     "session.clearContext": rpcClearContext,
     "session.rpc.tools.set": rpcToolsSet,
-    "session.gitHubToken": sessionOptions.has("gitHubToken"),
+    "session.gitHubToken": sessionOptions.has("gitHubToken") || declaredSessionKeys().create.has("gitHubToken"),
     events: true,
     // Tool results (PROTOCOL.md "Tool results"): an object is JSON-stringified, a
     // ToolResultObject is passed through, a thrown Error becomes the answer's error.
