@@ -131,8 +131,14 @@ const SESSION_OPTIONS = {
   // A hook with no output: undefined, as Go's nil and Python's None.
   hooks: { key: "hooks", handler: () => ({ onPreToolUse: async () => undefined }) },
   continuePendingWork: { key: "continuePendingWork", resume: true },
-  suppressResumeEvent: { key: "suppressResumeEvent", resume: true },
+  // 1.0.0-beta.4 spells it disableResume (the wire key) on ResumeSessionConfig.
+  suppressResumeEvent: { key: "suppressResumeEvent", resume: true, formerly: "disableResume" },
 };
+
+// The key this version declares for an option: its name, or the name an older release gave it.
+function optionKey(m, declared) {
+  return !declared.has(m.key) && m.formerly && declared.has(m.formerly) ? m.formerly : m.key;
+}
 
 // Keys declared on the public session config interfaces of the installed version.
 function declaredSessionKeys() {
@@ -164,14 +170,15 @@ function applyOptions(config, options, kind) {
   for (const [name, value] of Object.entries(options ?? {})) {
     const m = Object.hasOwn(SESSION_OPTIONS, name) ? SESSION_OPTIONS[name] : undefined;
     if (!m) throw new Unsupported(`the node driver does not know the session option "${name}"`);
-    if (!declared.has(m.key)) {
+    const key = optionKey(m, declared);
+    if (!declared.has(key)) {
       throw new Unsupported(`${SDK_PACKAGE} ${sdkVersion}: ${kind === "resume" ? "ResumeSessionConfig" : "SessionConfig"} has no ${m.key} (session option ${name})`);
     }
     if (m.handler) {
       if (value !== true) throw new DriverError(`session option ${name} takes true (install a handler)`);
-      config[m.key] = m.handler();
+      config[key] = m.handler();
     } else {
-      config[m.key] = value;
+      config[key] = value;
     }
   }
 }
@@ -240,8 +247,8 @@ function capabilities() {
   const notes = {};
   const sessionKeys = declaredSessionKeys();
   for (const [name, m] of Object.entries(SESSION_OPTIONS)) {
-    const onCreate = sessionKeys.create.has(m.key);
-    const onResume = sessionKeys.resume.has(m.key);
+    const onCreate = sessionKeys.create.has(optionKey(m, sessionKeys.create));
+    const onResume = sessionKeys.resume.has(optionKey(m, sessionKeys.resume));
     caps[`session.option.${name}`] = m.resume ? onResume : onCreate && onResume;
     if (!caps[`session.option.${name}`]) {
       notes[`session.option.${name}`] = `${v}: ${onCreate ? "ResumeSessionConfig" : "SessionConfig"} has no ${m.key}`;

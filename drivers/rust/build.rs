@@ -19,6 +19,8 @@
 //! - sdk_prepare_session:  `Client::prepare_session` / `prepare_resume_session` (subscribe first)
 //! - sdk_typed_events:     `session_events::SessionEventData` (typed event data, adjacently tagged)
 //! - sdk_error_kind:       `Error::kind() -> ErrorKind`, `RecvError::kind()` (src/compat.rs)
+//! - sdk_handler_traits:   `handler::PermissionHandler` / `UserInputHandler` and `Tool::with_handler`
+//!                         (older releases: one `SessionHandler` per session, src/compat.rs)
 //! - sdk_facades:          `pub mod rpc;` / `pub mod session_events;` in the crate's lib.rs (the
 //!                         generated layer at the crate root; older releases: `generated::…`)
 //!
@@ -50,6 +52,7 @@ const PROBES: &[(&str, &[&str])] = &[
     ("sdk_prepare_session", &["pub fn prepare_session(", "pub fn prepare_resume_session("]),
     ("sdk_typed_events", &["pub enum SessionEventData"]),
     ("sdk_error_kind", &["pub enum ErrorKind", "pub enum RecvErrorKind"]),
+    ("sdk_handler_traits", &["pub trait PermissionHandler", "pub trait UserInputHandler"]),
 ];
 
 /// Fields the driver sets, per (cfg prefix, struct). Unlisted fields are never probed.

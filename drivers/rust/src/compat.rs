@@ -80,3 +80,105 @@ pub(crate) fn lagged(error: &RecvError) -> Option<String> {
         }
     }
 }
+
+/// `Tool::with_handler` where the crate has it (1.0.0-beta.7 on, with the per-request handler
+/// traits); before, a tool carries no handler: the handler waits in [`legacy`] for its session's
+/// `ToolHandlerRouter`.
+pub(crate) fn with_handler(tool: github_copilot_sdk::Tool, handler: crate::ScriptedHandler) -> github_copilot_sdk::Tool {
+    #[cfg(sdk_handler_traits)]
+    {
+        tool.with_handler(std::sync::Arc::new(handler))
+    }
+    #[cfg(not(sdk_handler_traits))]
+    {
+        legacy::stash(&tool.name, handler);
+        tool
+    }
+}
+
+/// Releases before 1.0.0-beta.7 (`sdk_handler_traits` unset) have one `SessionHandler` per
+/// session instead of `PermissionHandler` / `UserInputHandler` / `ElicitationHandler` and a handler
+/// on each `Tool`: the application's tools go through the crate's `tool::ToolHandlerRouter` (each
+/// tool a `ToolHandler` with `tool()` and `call()`), permissions through
+/// `permission::approve_all(router)`, and this wrapper reports each permission request as the
+/// newer driver path does. User input and elicitation keep the crate's defaults: those releases
+/// have no `user_input_handler` / `elicitation_handler` option, so those options are unsupported.
+#[cfg(not(sdk_handler_traits))]
+pub(crate) mod legacy {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+
+    use async_trait::async_trait;
+    use github_copilot_sdk::handler::{HandlerEvent, HandlerResponse, NoopHandler, SessionHandler};
+    use github_copilot_sdk::tool::{ToolHandler, ToolHandlerRouter};
+    use github_copilot_sdk::{Error, Tool, ToolInvocation, ToolResult};
+    use serde_json::json;
+
+    use crate::{emit_event, ScriptedHandler};
+
+    /// Handlers built with their tool, by (session handle, tool name), until the session's
+    /// create/resume builds its router (a later build of the same tool replaces the earlier).
+    static PENDING: Mutex<Option<HashMap<(String, String), Arc<ScriptedHandler>>>> = Mutex::new(None);
+
+    pub(super) fn stash(name: &str, handler: ScriptedHandler) {
+        let mut pending = PENDING.lock().unwrap();
+        pending
+            .get_or_insert_with(HashMap::new)
+            .insert((handler.session.clone(), name.to_string()), Arc::new(handler));
+    }
+
+    /// One application tool for the router: its definition and its scripted handler.
+    struct Routed {
+        tool: Tool,
+        handler: Arc<ScriptedHandler>,
+    }
+
+    #[async_trait]
+    impl ToolHandler for Routed {
+        fn tool(&self) -> Tool {
+            self.tool.clone()
+        }
+
+        async fn call(&self, invocation: ToolInvocation) -> Result<ToolResult, Error> {
+            self.handler.call(invocation).await
+        }
+    }
+
+    /// Reports each permission request (`permission.requested`) with the request data serialized
+    /// by the crate's serde derive, then lets the inner handler answer every event.
+    struct Reporting {
+        session: String,
+        inner: Arc<dyn SessionHandler>,
+    }
+
+    #[async_trait]
+    impl SessionHandler for Reporting {
+        async fn on_event(&self, event: HandlerEvent) -> HandlerResponse {
+            if let HandlerEvent::PermissionRequest { data, .. } = &event {
+                let seen = serde_json::to_value(data)
+                    .unwrap_or_else(|e| json!({ "unserializable": e.to_string() }));
+                emit_event("permission.requested", json!({ "session": self.session, "request": seen }));
+            }
+            self.inner.on_event(event).await
+        }
+    }
+
+    /// The session's handler: the router over its tools (in the application's order; the
+    /// definitions go to `with_tools` as given), inside approve-all permissions, reported.
+    pub(crate) fn session_handler(session: &str, tools: &[Tool]) -> Arc<dyn SessionHandler> {
+        let mut pending = PENDING.lock().unwrap();
+        let pending = pending.get_or_insert_with(HashMap::new);
+        let routed: Vec<Box<dyn ToolHandler>> = tools
+            .iter()
+            .filter_map(|tool| {
+                let handler = pending.remove(&(session.to_string(), tool.name.clone()))?;
+                Some(Box::new(Routed { tool: tool.clone(), handler }) as Box<dyn ToolHandler>)
+            })
+            .collect();
+        let router = ToolHandlerRouter::new(routed, Arc::new(NoopHandler));
+        Arc::new(Reporting {
+            session: session.to_string(),
+            inner: github_copilot_sdk::permission::approve_all(Arc::new(router)),
+        })
+    }
+}

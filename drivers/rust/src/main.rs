@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+#[cfg(sdk_handler_traits)]
 use github_copilot_sdk::handler::{
     ElicitationHandler, PermissionHandler, PermissionResult, UserInputHandler, UserInputResponse,
 };
@@ -26,6 +27,7 @@ use github_copilot_sdk::session::Session;
 use github_copilot_sdk::DeferMode;
 #[cfg(sdk_tool_metadata)]
 use github_copilot_sdk::IndexMap;
+#[cfg(sdk_handler_traits)]
 use github_copilot_sdk::tool::ToolHandler;
 use github_copilot_sdk::{
     CliProgram, Client, ClientOptions, Error, EventSubscription,
@@ -198,8 +200,15 @@ struct ScriptedHandler {
     action: Action,
 }
 
+#[cfg(sdk_handler_traits)]
 #[async_trait]
 impl ToolHandler for ScriptedHandler {
+    async fn call(&self, invocation: ToolInvocation) -> Result<ToolResult, Error> {
+        ScriptedHandler::call(self, invocation).await
+    }
+}
+
+impl ScriptedHandler {
     async fn call(&self, invocation: ToolInvocation) -> Result<ToolResult, Error> {
         let mut invoked = json!({ "session": self.session, "tool": self.tool });
         if let Some(label) = &self.label {
@@ -437,6 +446,7 @@ fn handler_flag(name: &str, value: &Value) -> Result<(), Failure> {
 struct NoAnswer;
 
 /// PROTOCOL.md: the first choice, or "ok" as free text when there are no choices.
+#[cfg(sdk_handler_traits)]
 #[async_trait]
 impl UserInputHandler for NoAnswer {
     async fn handle(
@@ -456,11 +466,13 @@ impl UserInputHandler for NoAnswer {
 /// The SDK's approve-all permission handler, wrapped to report what the application's handler
 /// received (`permission.requested`, PROTOCOL.md "Requests from the runtime"): the request data
 /// re-serialized with the SDK's own serde derive.
+#[cfg(sdk_handler_traits)]
 struct ReportingPermissions {
     session: String,
     inner: Arc<dyn PermissionHandler>,
 }
 
+#[cfg(sdk_handler_traits)]
 #[async_trait]
 impl PermissionHandler for ReportingPermissions {
     async fn handle(
@@ -476,6 +488,7 @@ impl PermissionHandler for ReportingPermissions {
     }
 }
 
+#[cfg(sdk_handler_traits)]
 fn permission_handler(session: &str) -> Arc<dyn PermissionHandler> {
     Arc::new(ReportingPermissions {
         session: session.to_string(),
@@ -483,6 +496,7 @@ fn permission_handler(session: &str) -> Arc<dyn PermissionHandler> {
     })
 }
 
+#[cfg(sdk_handler_traits)]
 #[async_trait]
 impl ElicitationHandler for NoAnswer {
     async fn handle(
@@ -637,7 +651,7 @@ fn build_tool(state: &Arc<State>, session: &str, spec: &Value) -> Result<Tool, F
         label,
         action,
     };
-    let mut tool = Tool::new(name).with_handler(Arc::new(handler));
+    let mut tool = Tool::new(name);
     for option in order {
         if !object.contains_key(option) {
             continue; // absent: the application did not set it
@@ -682,7 +696,7 @@ fn build_tool(state: &Arc<State>, session: &str, spec: &Value) -> Result<Tool, F
             _ => unreachable!("order only holds TOOL_OPTIONS"),
         };
     }
-    Ok(tool)
+    Ok(compat::with_handler(tool, handler))
 }
 
 fn build_tools(state: &Arc<State>, session: &str, specs: &[Value]) -> Result<Vec<Tool>, Failure> {
@@ -1034,8 +1048,11 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
     let handle = str_arg(args, "session")?;
     let client = state.client(client_handle)?;
     let tools = build_tools(state, handle, tools_arg(args)?)?;
-    let mut config =
-        SessionConfig::default().with_permission_handler(permission_handler(handle)).with_tools(tools);
+    #[cfg(sdk_handler_traits)]
+    let config = SessionConfig::default().with_permission_handler(permission_handler(handle));
+    #[cfg(not(sdk_handler_traits))]
+    let config = SessionConfig::default().with_handler(compat::legacy::session_handler(handle, &tools));
+    let mut config = config.with_tools(tools);
     apply_create_options(&mut config, &options_arg(args)?)?;
     if let Some(token) = args.get("gitHubToken") {
         let token = token.as_str().ok_or_else(|| driver_error("gitHubToken must be a string"))?;
@@ -1069,9 +1086,12 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
     let session_id = str_arg(args, "sessionId")?;
     let client = state.client(client_handle)?;
     let tools = build_tools(state, handle, tools_arg(args)?)?;
-    let mut config = ResumeSessionConfig::new(SessionId::new(session_id))
-        .with_permission_handler(permission_handler(handle))
-        .with_tools(tools);
+    let config = ResumeSessionConfig::new(SessionId::new(session_id));
+    #[cfg(sdk_handler_traits)]
+    let config = config.with_permission_handler(permission_handler(handle));
+    #[cfg(not(sdk_handler_traits))]
+    let config = config.with_handler(compat::legacy::session_handler(handle, &tools));
+    let mut config = config.with_tools(tools);
     apply_resume_options(&mut config, &options_arg(args)?)?;
     surface::apply_resume_fields(&mut config, args)?;
     #[cfg(sdk_prepare_session)]
