@@ -804,10 +804,13 @@ fn hello() -> Outcome {
             notes[capability] = json!(format!("{SDK_NAME} {SDK_VERSION} has no {what}"));
         }
     }
+    #[cfg(sdk_handler_traits)]
+    let permission = "permission::approve_all() wrapped in a PermissionHandler";
+    #[cfg(not(sdk_handler_traits))]
+    let permission = "the session's SessionHandler: permission::approve_all(ToolHandlerRouter) wrapped";
     notes["handler.permission"] = json!(format!(
-        "{SDK_NAME} {SDK_VERSION}: permission::approve_all() wrapped in a PermissionHandler that \
-         reports PermissionRequestData serialized by its serde derive (unknown fields kept in its \
-         flattened `extra`)"
+        "{SDK_NAME} {SDK_VERSION}: {permission} that reports PermissionRequestData serialized by \
+         its serde derive (unknown fields kept in its flattened `extra`)"
     ));
     notes["connect.option.connectionToken"] = json!(
         "Transport::External { connection_token } (TCP only; Transport::Stdio has none)"
