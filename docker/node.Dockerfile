@@ -5,7 +5,7 @@ ARG BASE=node:20-bookworm-slim
 FROM ${BASE}
 ARG SDK_VERSION=1.0.14
 WORKDIR /driver
-COPY driver.mjs surface.mjs package.json package-lock.json ./
+COPY driver.mjs surface.mjs handlers.mjs package.json package-lock.json ./
 ENV npm_config_update_notifier=false
 # Same recipe as the local runner (internal/sdks/node.go): the committed lockfile when it pins the
 # requested version, else that exact version from npm. --ignore-scripts: the only install script is
@@ -17,6 +17,12 @@ RUN locked="$(node -p 'require("./package-lock.json").packages["node_modules/@gi
       npm install --no-audit --no-fund --ignore-scripts --save-exact "@github/copilot-sdk@$SDK_VERSION"; \
     fi && \
     npm cache clean --force && \
-    node driver.mjs --self-check
+    node driver.mjs --self-check && \
+    for f in node_modules/@github/*/schemas/api.schema.json; do \
+      [ -e "$f" ] && ln -s "$(dirname "$f")" runtime-schemas; break; \
+    done
+# /driver/runtime-schemas: the runtime's published schemas of the SDK's platform package, linked as
+# the local recipe links them in its cache (older SDKs ship none); `--runner docker` reads the
+# runtime schema from here (the recipe's ImageSchema).
 ENV CONFORMANCE_SDK_SOURCE=npm:@github/copilot-sdk@${SDK_VERSION}
 ENTRYPOINT ["node", "/driver/driver.mjs"]
