@@ -28,7 +28,7 @@
 //! results), read from the struct's declaration: `sdk_create_<field>` (SessionConfig),
 //! `sdk_resume_<field>` (ResumeSessionConfig), `sdk_result_<field>` (ToolResultExpanded),
 //! `sdk_binary_<field>` (ToolBinaryResult), `sdk_session_<field>` (SessionConfig, beyond the
-//! session options).
+//! session options), `sdk_client_<field>` (ClientOptions).
 //!
 //! Last, it writes `$OUT_DIR/surface_gen.rs` (PROTOCOL.md "Surface"): every field of the SDK's
 //! configuration structs as declared in the crate source (`SURFACE`), and a setter per
@@ -62,6 +62,9 @@ const FIELDS: &[(&str, &str, &[&str])] = &[
     ("sdk_result_", "ToolResultExpanded", &["binary_results_for_llm", "session_log", "tool_telemetry", "error"]),
     ("sdk_binary_", "ToolBinaryResult", &["metadata"]),
     ("sdk_session_", "SessionConfig", &["github_token"]),
+    // Before 1.0.0-beta.7 the connection token is ClientOptions.tcp_connection_token, not a field
+    // of Transport::External.
+    ("sdk_client_", "ClientOptions", &["tcp_connection_token"]),
 ];
 
 /// SessionConfig / ResumeSessionConfig fields behind the protocol's session options.

@@ -109,7 +109,7 @@ pub(crate) mod legacy {
     use std::sync::{Arc, Mutex};
 
     use async_trait::async_trait;
-    use github_copilot_sdk::handler::{HandlerEvent, HandlerResponse, NoopHandler, SessionHandler};
+    use github_copilot_sdk::handler::{ApproveAllHandler, HandlerEvent, HandlerResponse, SessionHandler};
     use github_copilot_sdk::tool::{ToolHandler, ToolHandlerRouter};
     use github_copilot_sdk::{Error, Tool, ToolInvocation, ToolResult};
     use serde_json::json;
@@ -175,7 +175,8 @@ pub(crate) mod legacy {
                 Some(Box::new(Routed { tool: tool.clone(), handler }) as Box<dyn ToolHandler>)
             })
             .collect();
-        let router = ToolHandlerRouter::new(routed, Arc::new(NoopHandler));
+        // The fallback answers what the router does not (its trait defaults; it approves, as the policy is).
+        let router = ToolHandlerRouter::new(routed, Arc::new(ApproveAllHandler));
         Arc::new(Reporting {
             session: session.to_string(),
             inner: github_copilot_sdk::permission::approve_all(Arc::new(router)),

@@ -12,6 +12,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+#[cfg(sdk_handler_traits)]
 use async_trait::async_trait;
 #[cfg(sdk_handler_traits)]
 use github_copilot_sdk::handler::{
@@ -29,9 +30,10 @@ use github_copilot_sdk::DeferMode;
 use github_copilot_sdk::IndexMap;
 #[cfg(sdk_handler_traits)]
 use github_copilot_sdk::tool::ToolHandler;
+#[cfg(sdk_handler_traits)]
+use github_copilot_sdk::{ElicitationRequest, ElicitationResult, PermissionRequestData, RequestId};
 use github_copilot_sdk::{
-    CliProgram, Client, ClientOptions, Error, EventSubscription,
-    ElicitationRequest, ElicitationResult, MessageOptions, PermissionRequestData, RequestId,
+    CliProgram, Client, ClientOptions, Error, EventSubscription, MessageOptions,
     ResumeSessionConfig,
     SessionConfig, SessionId, Tool, ToolInvocation, ToolResult,
     ToolResultExpanded, Transport,
@@ -1003,9 +1005,16 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
         // Transport::External, which never spawns anything. Without the bundled-cli feature and
         // without COPILOT_CLI_PATH that resolution fails with BinaryNotFound (measured with
         // 1.0.28), so name an explicit program that is never started.
-        ClientOptions::new()
-            .with_program(CliProgram::Path(UNUSED_PROGRAM.into()))
-            .with_transport(Transport::External { host, port, connection_token: token })
+        let options = ClientOptions::new().with_program(CliProgram::Path(UNUSED_PROGRAM.into()));
+        #[cfg(not(sdk_client_tcp_connection_token))]
+        let options = options.with_transport(Transport::External { host, port, connection_token: token });
+        #[cfg(sdk_client_tcp_connection_token)]
+        let options = {
+            let mut options = options.with_transport(Transport::External { host, port });
+            options.tcp_connection_token = token;
+            options
+        };
+        options
     } else if let Some(cli_path) = args.get("cliPath").and_then(Value::as_str) {
         if token.is_some() {
             return Err(Failure::Unsupported(format!(
