@@ -85,6 +85,22 @@ func TestWeakStepsFailWithoutWhatTheyCheck(t *testing.T) {
 				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{"availableTools":[]}}`)},
 			without: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"availableTools":null}}`),
 				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{"availableTools":null}}`)}},
+		{name: "whole answer: a bare string is the success text, a key more is a difference",
+			step: func(w *world) error {
+				return w.answeredExactly("lookup", `{"result": {"textResultForLlm": "found", "resultType": "success"}}`)
+			},
+			with:    []frame{rt(requested), sdk(pending(`"result":"found"`))},
+			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"found","resultType":"success","sessionLog":"x"}`))}},
+		{name: "whole answer: a thrown error is the top-level error, not a failure result",
+			step:    func(w *world) error { return w.answeredExactly("lookup", `{"error": "boom"}`) },
+			with:    []frame{rt(requested), sdk(pending(`"error":"boom"`))},
+			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"boom","resultType":"failure","error":"boom"}`))}},
+		{name: "whole answer: a JSON text is its value, whatever the spacing, but not another value",
+			step: func(w *world) error {
+				return w.answeredExactly("lookup", `{"result": {"textResultForLlm": "{\"a\": 1, \"b\": [2]}", "resultType": "success"}}`)
+			},
+			with:    []frame{rt(requested), sdk(pending(`"result":"{\"a\":1,\"b\":[2]}"`))},
+			without: []frame{rt(requested), sdk(pending(`"result":"{\"a\":1,\"b\":[3]}"`))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -180,6 +180,9 @@ func classify(method, path string, checked map[report.Check]bool) string {
 		if m != method {
 			continue
 		}
+		if p == report.WholeParams {
+			return report.Normative
+		}
 		if key, ok := strings.CutPrefix(p, "**."); ok {
 			if path == key || strings.HasSuffix(path, "."+key) || strings.Contains(path, "."+key+".") || strings.HasPrefix(path, key+".") {
 				return report.Normative
