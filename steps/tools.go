@@ -48,7 +48,9 @@ func jsonOption(key string) func(map[string]any, string) error {
 		if err := json.Unmarshal([]byte(c), &v); err != nil {
 			return fmt.Errorf("%s must be a JSON object: %w", key, err)
 		}
-		t[key] = v
+		// The bytes as written, not v: a Go map would hand the driver its keys sorted, and
+		// the features check that the SDK keeps the application's key order (keyorder.go).
+		t[key] = json.RawMessage(c)
 		return nil
 	}
 }

@@ -145,6 +145,9 @@ func commandNeeds(cmd string, args any) []string {
 		if _, ok := a["fields"]; ok {
 			out = append(out, "surface")
 		}
+		if _, ok := a["surfaceHandlers"]; ok {
+			out = append(out, "surface.handlers")
+		}
 		_, handlers := a["handlers"]
 		_, results := a["handlerResults"]
 		if handlers || results {

@@ -57,6 +57,7 @@ type world struct {
 	sweep        []*sweepCall    // the generated calls of the schema sweep (generated.go)
 	events       []sentEvent     // the generated events sent (generated_events.go)
 	surface      *surface.Result // what the surface probe found (surface.go)
+	handlers     *handlerResult  // what registering every handler found (surfacehandlers.go)
 }
 
 type session struct{ handle, id, client string }

@@ -218,6 +218,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
 		"handler.permission":            true,
 		"surface":                       true,
+		"surface.handlers":              true,
 	}
 	notes := map[string]string{
 		"tool.isTerminal.explicitFalse": "copilot.Tool.IsTerminal is a plain bool with `json:\"isTerminal,omitempty\"`: " +
@@ -520,6 +521,8 @@ type sessionArgs struct {
 	Options   map[string]json.RawMessage `json:"options"`
 	// Fields are SDK config fields by their Go name (PROTOCOL.md "Surface").
 	Fields map[string]json.RawMessage `json:"fields"`
+	// SurfaceHandlers are SDK config handlers by their Go name (PROTOCOL.md "Surface").
+	SurfaceHandlers []string `json:"surfaceHandlers"`
 	// GitHubToken is the application's per-session token option, passed as given.
 	GitHubToken *string `json:"gitHubToken"`
 }
@@ -566,6 +569,9 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 		if err := applyFields(cfg, a.Fields); err != nil {
 			return nil, err
 		}
+		if err := applyHandlers(cfg, a.SurfaceHandlers); err != nil {
+			return nil, err
+		}
 		s, err = client.ResumeSession(ctx, a.SessionID, cfg)
 	} else {
 		cfg := &copilot.SessionConfig{
@@ -578,6 +584,9 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 			return nil, err
 		}
 		if err := applyFields(cfg, a.Fields); err != nil {
+			return nil, err
+		}
+		if err := applyHandlers(cfg, a.SurfaceHandlers); err != nil {
 			return nil, err
 		}
 		if a.GitHubToken != nil {

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
-import { applyFields, surface } from "./surface.mjs";
+import { applyFields, applyHandlers, surface } from "./surface.mjs";
 
 // ---------------------------------------------------------------------------------------------
 // stdout guard: protocol lines go through `writeLine` only. Anything else that writes to stdout
@@ -224,6 +224,7 @@ function capabilities() {
     "tool.result.binary.metadata": true,
     "handler.permission": true,
     surface: true,
+    "surface.handlers": true,
     "rpc.generated": rpcWrappers().session.size + rpcWrappers().server.size > 0,
     "connect.option.connectionToken": true,
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
@@ -564,6 +565,7 @@ const commands = {
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "create");
     applyFields(config, args.fields, "sessionConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
+    applyHandlers(config, args.surfaceHandlers, "sessionConfig", args.surfaceHandlers ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     if (args.gitHubToken !== undefined) config.gitHubToken = args.gitHubToken;
     const session = await client.createSession(config);
     ref.session = session;
@@ -580,6 +582,7 @@ const commands = {
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "resume");
     applyFields(config, args.fields, "resumeConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
+    applyHandlers(config, args.surfaceHandlers, "resumeConfig", args.surfaceHandlers ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     const session = await client.resumeSession(sessionId, config);
     ref.session = session;
     sessions.set(handle, { session, client });

@@ -170,6 +170,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     caps["surface"] = True
+    caps["surface.handlers"] = True
     option_capabilities(caps, notes)
     generated_rpc.capabilities(SDK_LABEL, caps, notes)
     caps["handler.permission"] = True
@@ -343,6 +344,25 @@ def fields_kwargs(fields: dict[str, Any] | None, owner: str) -> dict[str, Any]:
         if name not in declared:
             raise Unsupported(f"{SDK_LABEL}: {owner} declares no field {name}")
     return dict(fields)
+
+
+# The keywords the driver passes to create_session / resume_session itself.
+DRIVER_KWARGS = {"on_permission_request", "tools", "on_event"}
+
+
+def handler_kwargs(names: list[str] | None, owner: str, given: set[str]) -> dict[str, Any]:
+    """A do-nothing callback (answers None) per handler keyword named (PROTOCOL.md "Surface",
+    surfaceHandlers); a keyword the driver passes anyway (given) keeps the driver's own."""
+    if not names:
+        return {}
+    handlers = _surface.declared(owner, "handler")
+    out: dict[str, Any] = {}
+    for name in names:
+        if name not in handlers:
+            raise Unsupported(f"{SDK_LABEL}: {owner} declares no handler {name}")
+        if name not in given:
+            out[name] = lambda *args, **kwargs: None
+    return out
 
 
 def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
@@ -617,6 +637,7 @@ class Driver:
                 raise Unsupported(f"{SDK_LABEL}: CopilotClient.create_session has no github_token")
             options["github_token"] = args["gitHubToken"]
         options.update(fields_kwargs(args.get("fields"), "sessionConfig"))
+        options.update(handler_kwargs(args.get("surfaceHandlers"), "sessionConfig", DRIVER_KWARGS | set(options)))
         session = await client.create_session(
             on_permission_request=self.permission_handler(handle),
             tools=tools,
@@ -632,6 +653,7 @@ class Driver:
         tools = self.make_tools(handle, need(args, "tools"))
         options = session_kwargs(args.get("options") or {}, resume=True)
         options.update(fields_kwargs(args.get("fields"), "resumeConfig"))
+        options.update(handler_kwargs(args.get("surfaceHandlers"), "resumeConfig", DRIVER_KWARGS | set(options)))
         session = await client.resume_session(
             need(args, "sessionId"),
             on_permission_request=self.permission_handler(handle),

@@ -884,6 +884,7 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // not the crate's absence: the driver does not accept handlers/handlerResults yet.
         ("rpc.generated", "Client::rpc"),
         ("rpc.handlers", "driver: the rust driver does not register runtime->SDK handlers (handlers/handlerResults) yet"),
+        ("surface.handlers", "driver: the rust driver does not register handlers by their surface name (surfaceHandlers) yet"),
     ]
     .into_iter()
     .map(|(c, s)| (c.to_string(), s.to_string()))
