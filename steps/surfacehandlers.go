@@ -187,7 +187,7 @@ func (w *world) probeHandlers() error {
 	}
 	w.rec.Notef("", "handlers: %d announced on create, %d on resume; not registered (driver or SDK): %s",
 		len(res.flags["session.create"]), len(res.flags["session.resume"]), strings.Join(res.skipped, "; "))
-	w.handlers = res
+	w.surfaceHandlers = res
 	return nil
 }
 
@@ -277,11 +277,11 @@ func (w *world) requestsBeforeOpened() []string {
 }
 
 func (w *world) handlersClean() error {
-	if w.handlers == nil {
+	if w.surfaceHandlers == nil {
 		return fmt.Errorf("no handlers were registered in this scenario")
 	}
-	if len(w.handlers.problems) == 0 {
+	if len(w.surfaceHandlers.problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d handler problems:\n  %s", len(w.handlers.problems), strings.Join(w.handlers.problems, "\n  "))
+	return fmt.Errorf("%d handler problems:\n  %s", len(w.surfaceHandlers.problems), strings.Join(w.surfaceHandlers.problems, "\n  "))
 }

@@ -148,9 +148,9 @@ func commandNeeds(cmd string, args any) []string {
 		if _, ok := a["surfaceHandlers"]; ok {
 			out = append(out, "surface.handlers")
 		}
-		_, handlers := a["handlers"]
-		_, results := a["handlerResults"]
-		if handlers || results {
+	}
+	if cmd == "createSession" || cmd == "resumeSession" || cmd == "connect" {
+		if _, ok := a["handlers"]; ok {
 			out = append(out, "rpc.handlers")
 		}
 	}
