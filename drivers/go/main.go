@@ -85,6 +85,8 @@ type handlerSpec struct {
 	Label   *string         `json:"label"`
 	Value   json.RawMessage `json:"value"`
 	Result  json.RawMessage `json:"result"`
+	// WaitFor names a tool whose handler must return before this one acts (waitfor.go).
+	WaitFor *string `json:"waitFor"`
 }
 
 // outcome of one command.
@@ -216,6 +218,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.sessionLog":        true,
 		"tool.result.telemetry":         true,
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
+		"tool.handler.waitFor":          true,
 		"handler.permission":            true,
 		"surface":                       true,
 		"surface.handlers":              true,
@@ -366,6 +369,10 @@ func (d *driver) buildTools(ref *sessionRef, specs []toolSpec) ([]copilot.Tool, 
 func (d *driver) handler(ref *sessionRef, spec toolSpec) copilot.ToolHandler {
 	h := spec.Handler
 	return func(inv copilot.ToolInvocation) (copilot.ToolResult, error) {
+		defer markReturned(ref.handle, spec.Name)
+		if h.WaitFor != nil && !awaitReturned(ref.handle, *h.WaitFor) {
+			return copilot.ToolResult{TextResultForLLM: "gave up waiting for the tool " + *h.WaitFor}, nil
+		}
 		args := map[string]any{"session": ref.handle, "tool": inv.ToolName, "arguments": inv.Arguments}
 		if inv.Arguments == nil {
 			args["arguments"] = map[string]any{}

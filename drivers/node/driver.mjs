@@ -221,6 +221,7 @@ function capabilities() {
     "tool.result.binary": true,
     "tool.result.sessionLog": true,
     "tool.result.telemetry": true,
+    "tool.handler.waitFor": true,
     // ToolBinaryResult's declared type has no metadata, but the SDK forwards the object it is
     // given as is, which is what a JavaScript application relies on.
     "tool.result.binary.metadata": true,
@@ -421,8 +422,44 @@ function sessionOf(args) {
 
 const TOOL_OPTIONS = ["description", "parameters", "overridesBuiltInTool", "skipPermission", "defer", "metadata", "isTerminal"];
 
+// Handlers that have returned, per session and tool, for handlers that wait for another tool's
+// (PROTOCOL.md "Tool", waitFor): a promise per (session, tool), settled when its handler returns.
+const returned = new Map();
+function returnedGate(sessionHandle, tool) {
+  const key = `${sessionHandle}\u0000${tool}`;
+  if (!returned.has(key)) {
+    let resolve;
+    const promise = new Promise((r) => (resolve = r));
+    returned.set(key, { promise, resolve });
+  }
+  return returned.get(key);
+}
+
+// WAIT_GIVE_UP_MS bounds a waitFor handler's wait, so that an SDK that serves one call at a
+// time gets an answer (the harness reads the order of the answers, never this time).
+const WAIT_GIVE_UP_MS = 5000;
+
 // `ref.session` is the SDK session the tools belong to; it is set once create/resume returns.
 function makeHandler(spec, sessionHandle, ref) {
+  const h = spec.handler ?? {};
+  const run = makeAction(spec, sessionHandle, ref);
+  return async (args) => {
+    try {
+      if (typeof h.waitFor === "string") {
+        let timer;
+        const gaveUp = new Promise((r) => (timer = setTimeout(() => r(true), WAIT_GIVE_UP_MS)));
+        const done = await Promise.race([returnedGate(sessionHandle, h.waitFor).promise.then(() => false), gaveUp]);
+        clearTimeout(timer);
+        if (done) return `gave up waiting for the tool ${h.waitFor}`;
+      }
+      return await run(args);
+    } finally {
+      returnedGate(sessionHandle, spec.name).resolve();
+    }
+  };
+}
+
+function makeAction(spec, sessionHandle, ref) {
   const h = spec.handler ?? {};
   return async (args) => {
     const invoked = { session: sessionHandle, tool: spec.name };

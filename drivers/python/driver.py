@@ -191,6 +191,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["tool.result.binary"] = "binary_results_for_llm" in TOOL_RESULT_FIELDS and ToolBinaryResult is not None
     caps["tool.result.sessionLog"] = "session_log" in TOOL_RESULT_FIELDS
     caps["tool.result.telemetry"] = "tool_telemetry" in TOOL_RESULT_FIELDS
+    caps["tool.handler.waitFor"] = True
     caps["tool.result.binary.metadata"] = caps["tool.result.binary"] and "metadata" in set(
         getattr(ToolBinaryResult, "__dataclass_fields__", {}))
     notes["tool.result.value"] = "a pydantic model (UUID, datetime, Enum) returned from a define_tool handler"
@@ -350,6 +351,18 @@ def fields_kwargs(fields: dict[str, Any] | None, owner: str) -> dict[str, Any]:
     return dict(fields)
 
 
+# Handlers that wait for another tool's handler to return (PROTOCOL.md "Tool", waitFor): an
+# event per (session, tool), set when that tool's handler returns. WAIT_GIVE_UP_S bounds a wait
+# so that an SDK serving one call at a time still gets an answer (the harness reads the order of
+# the answers on the wire, never this time).
+WAIT_GIVE_UP_S = 5.0
+_RETURNED: dict[tuple[str, str], asyncio.Event] = {}
+
+
+def returned_gate(session: str, tool: str) -> asyncio.Event:
+    return _RETURNED.setdefault((session, tool), asyncio.Event())
+
+
 # The keywords the driver passes to create_session / resume_session itself.
 DRIVER_KWARGS = {"on_permission_request", "tools", "on_event"}
 
@@ -501,6 +514,18 @@ class Driver:
         options = {OPTION_KWARGS[k]: spec[k] for k in order}
 
         async def run(arguments: Any) -> Any:
+            try:
+                wait_for = behaviour.get("waitFor")
+                if isinstance(wait_for, str):
+                    try:
+                        await asyncio.wait_for(returned_gate(handle, wait_for).wait(), WAIT_GIVE_UP_S)
+                    except asyncio.TimeoutError:
+                        return f"gave up waiting for the tool {wait_for}"
+                return await act(arguments)
+            finally:
+                returned_gate(handle, name).set()
+
+        async def act(arguments: Any) -> Any:
             event: dict[str, Any] = {"session": handle, "tool": name, "arguments": arguments}
             if "label" in behaviour:
                 event["label"] = behaviour["label"]

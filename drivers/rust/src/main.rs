@@ -885,6 +885,7 @@ fn missing_symbols(capabilities: &Value) -> Value {
         ("rpc.generated", "Client::rpc"),
         ("rpc.handlers", "driver: the rust driver does not register runtime->SDK handlers (handlers/handlerResults) yet"),
         ("surface.handlers", "driver: the rust driver does not register handlers by their surface name (surfaceHandlers) yet"),
+        ("tool.handler.waitFor", "driver: the rust driver's tool handlers do not wait for another tool's (waitFor) yet"),
     ]
     .into_iter()
     .map(|(c, s)| (c.to_string(), s.to_string()))

@@ -193,6 +193,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
                 "driver: the java driver does not register runtime->SDK handlers (handlers/handlerResults) yet");
         symbols.put("surface.handlers",
                 "driver: the java driver does not register handlers by their surface name (surfaceHandlers) yet");
+        symbols.put("tool.handler.waitFor",
+                "driver: the java driver's tool handlers do not wait for another tool's (waitFor) yet");
         Map<String, Boolean> caps = capabilities();
         Map<String, String> out = new TreeMap<>();
         symbols.forEach((capability, symbol) -> {
