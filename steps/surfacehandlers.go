@@ -179,7 +179,7 @@ func (w *world) probeHandlers() error {
 	res.problems = append(res.problems, w.requestsBeforeOpened()...)
 	for req, byKey := range res.flags {
 		for key, v := range byKey {
-			w.observe(surface.ObservationPrefix+req+" handler "+key, orNone(v))
+			w.observe(surface.ObservationPrefix+req+" "+surface.HandlerPrefix+key, orNone(v))
 		}
 	}
 	for _, a := range surface.Actions {
