@@ -835,11 +835,14 @@ class Loops:
             return self.default
 
     def release(self, client: str) -> None:
-        """After stopClient: the client's loop serves the next connect."""
+        """After stopClient: the client's loop (with its sessions, which were the client's: a
+        loop serves one client) serves the next connect."""
         with self.lock:
             loop = self.home.pop(client, None)
-            if loop is None or loop in self.home.values():
+            if loop is None:
                 return
+            for handle in [h for h, l in self.home.items() if l is loop]:
+                del self.home[handle]
             self.free.append(loop)
 
     def every(self) -> list[asyncio.AbstractEventLoop]:
