@@ -176,6 +176,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     # handlers accepted; a method this version has no public handler API for is named in
     # connect's / createSession's "unhandled".
     caps["rpc.handlers"] = True
+    caps["handler.hooks"] = "hooks" in CREATE_KWARGS
     option_capabilities(caps, notes)
     generated_rpc.capabilities(SDK_LABEL, caps, notes)
     caps["handler.permission"] = True
@@ -222,6 +223,7 @@ MISSING_SYMBOLS = {
     "connect.option.connectionToken": "copilot.RuntimeConnection.for_uri(connection_token)",
     "connect.option.clientInfo": "copilot.CopilotClient(client_info)",
     "connect.option.gitHubTelemetry": "copilot.CopilotClient(on_github_telemetry)",
+    "handler.hooks": "copilot.CopilotClient.create_session(hooks)",
     "tool.result.binary": "copilot.tools.ToolResult.binary_results_for_llm",
     "tool.result.binary.metadata": "copilot.tools.ToolBinaryResult.metadata",
     "tool.result.sessionLog": "copilot.tools.ToolResult.session_log",
