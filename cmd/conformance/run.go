@@ -117,12 +117,7 @@ unavailable).`,
 			if err != nil {
 				return err
 			}
-			for _, r := range res.Results {
-				if report.Failing(r.Status) {
-					return &exitError{1, fmt.Errorf("%d failed, %d xpass", res.Totals[report.Failed], res.Totals[report.XPass])}
-				}
-			}
-			return nil
+			return failing(res)
 		},
 	}
 	f := cmd.Flags()
@@ -142,8 +137,23 @@ unavailable).`,
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
 	f.BoolVarP(&validate, "validate-protocol", "V", false, "check every driver line against drivers/protocol.schema.json")
 	f.BoolVarP(&verbose, "verbose", "v", false, "print every result, not only failures")
-	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once, each on its own driver (1: one after another)")
+	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once, side by side on a concurrent driver or each on its own (1: one after another)")
 	return cmd
+}
+
+// failing is the exit status of a finished report: 1 on a failed or unexpectedly passing result,
+// or on a field the SDKs send under different keys that is not a known difference.
+func failing(res *report.Results) error {
+	n := 0
+	for _, r := range res.Results {
+		if report.Failing(r.Status) {
+			n++
+		}
+	}
+	if c := res.CrossSDKFailing(); n > 0 || c > 0 {
+		return &exitError{1, fmt.Errorf("%d failed, %d xpass, %d cross-SDK differences not known (summary.md, \"Cross-SDK field differences\")", res.Totals[report.Failed], res.Totals[report.XPass], c)}
+	}
+	return nil
 }
 
 func printTotals(res *report.Results, dir string) {
@@ -152,6 +162,9 @@ func printTotals(res *report.Results, dir string) {
 		if n := res.Totals[s]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
+	}
+	if c := res.CrossSDKFailing(); c > 0 {
+		parts = append(parts, fmt.Sprintf("%d cross-SDK field differences not known", c))
 	}
 	fmt.Printf("\n%s\nreports: %s (summary.md, report.html, results.json, junit.xml, transcripts/)\n", strings.Join(parts, ", "), dir)
 }

@@ -179,10 +179,12 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     caps["surface"] = True
+    caps["surface.handlers"] = True
     caps["driver.concurrent"] = True  # each client on an event loop of its own (main, below)
     # handlers accepted; a method this version has no public handler API for is named in
     # connect's / createSession's "unhandled".
     caps["rpc.handlers"] = True
+    caps["handler.hooks"] = "hooks" in CREATE_KWARGS
     option_capabilities(caps, notes)
     generated_rpc.capabilities(SDK_LABEL, caps, notes)
     caps["handler.permission"] = True
@@ -200,6 +202,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["tool.result.binary"] = "binary_results_for_llm" in TOOL_RESULT_FIELDS and ToolBinaryResult is not None
     caps["tool.result.sessionLog"] = "session_log" in TOOL_RESULT_FIELDS
     caps["tool.result.telemetry"] = "tool_telemetry" in TOOL_RESULT_FIELDS
+    caps["tool.handler.waitFor"] = True
     caps["tool.result.binary.metadata"] = caps["tool.result.binary"] and "metadata" in set(
         getattr(ToolBinaryResult, "__dataclass_fields__", {}))
     notes["tool.result.value"] = "a pydantic model (UUID, datetime, Enum) returned from a define_tool handler"
@@ -230,6 +233,7 @@ MISSING_SYMBOLS = {
     "connect.option.connectionToken": "copilot.RuntimeConnection.for_uri(connection_token)",
     "connect.option.clientInfo": "copilot.CopilotClient(client_info)",
     "connect.option.gitHubTelemetry": "copilot.CopilotClient(on_github_telemetry)",
+    "handler.hooks": "copilot.CopilotClient.create_session(hooks)",
     "tool.result.binary": "copilot.tools.ToolResult.binary_results_for_llm",
     "tool.result.binary.metadata": "copilot.tools.ToolBinaryResult.metadata",
     "tool.result.sessionLog": "copilot.tools.ToolResult.session_log",
@@ -348,15 +352,56 @@ def session_kwargs(options: dict[str, Any], resume: bool) -> dict[str, Any]:
     return out
 
 
+FIELD_OWNERS = {"sessionConfig": CopilotClient.create_session, "resumeConfig": getattr(CopilotClient, "resume_session", None),
+                "clientOptions": CopilotClient.__init__}
+
+
 def fields_kwargs(fields: dict[str, Any] | None, owner: str) -> dict[str, Any]:
-    """SDK keywords by their own names, values as given (PROTOCOL.md "Surface")."""
+    """SDK keywords by their own names, values as their declared types hold them (PROTOCOL.md
+    "Surface")."""
     if not fields:
         return {}
     declared = _surface.declared(owner)
-    for name in fields:
+    out = {}
+    for name, value in fields.items():
         if name not in declared:
             raise Unsupported(f"{SDK_LABEL}: {owner} declares no field {name}")
-    return dict(fields)
+        try:
+            out[name] = _surface.convert(FIELD_OWNERS[owner], name, value)
+        except TypeError as e:
+            raise Unsupported(f"{SDK_LABEL}: {owner}.{name} cannot hold {value!r}: {e}") from e
+    return out
+
+
+# Handlers that wait for another tool's handler to return (PROTOCOL.md "Tool", waitFor): an
+# event per (session, tool), set when that tool's handler returns. WAIT_GIVE_UP_S bounds a wait
+# so that an SDK serving one call at a time still gets an answer (the harness reads the order of
+# the answers on the wire, never this time).
+WAIT_GIVE_UP_S = 5.0
+_RETURNED: dict[tuple[str, str], asyncio.Event] = {}
+
+
+def returned_gate(session: str, tool: str) -> asyncio.Event:
+    return _RETURNED.setdefault((session, tool), asyncio.Event())
+
+
+# The keywords the driver passes to create_session / resume_session itself.
+DRIVER_KWARGS = {"on_permission_request", "tools", "on_event"}
+
+
+def handler_kwargs(names: list[str] | None, owner: str, given: set[str]) -> dict[str, Any]:
+    """A do-nothing callback (answers None) per handler keyword named (PROTOCOL.md "Surface",
+    surfaceHandlers); a keyword the driver passes anyway (given) keeps the driver's own."""
+    if not names:
+        return {}
+    handlers = _surface.declared(owner, "handler")
+    out: dict[str, Any] = {}
+    for name in names:
+        if name not in handlers:
+            raise Unsupported(f"{SDK_LABEL}: {owner} declares no handler {name}")
+        if name not in given:
+            out[name] = lambda *args, **kwargs: None
+    return out
 
 
 def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
@@ -491,6 +536,18 @@ class Driver:
         options = {OPTION_KWARGS[k]: spec[k] for k in order}
 
         async def run(arguments: Any) -> Any:
+            try:
+                wait_for = behaviour.get("waitFor")
+                if isinstance(wait_for, str):
+                    try:
+                        await asyncio.wait_for(returned_gate(handle, wait_for).wait(), WAIT_GIVE_UP_S)
+                    except asyncio.TimeoutError:
+                        return f"gave up waiting for the tool {wait_for}"
+                return await act(arguments)
+            finally:
+                returned_gate(handle, name).set()
+
+        async def act(arguments: Any) -> Any:
             event: dict[str, Any] = {"session": handle, "tool": name, "arguments": arguments}
             if "label" in behaviour:
                 event["label"] = behaviour["label"]
@@ -642,6 +699,8 @@ class Driver:
                 raise Unsupported(f"{SDK_LABEL}: CopilotClient.create_session has no github_token")
             options["github_token"] = args["gitHubToken"]
         options.update(fields_kwargs(args.get("fields"), "sessionConfig"))
+        tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
+        options.update(handler_kwargs(args.get("surfaceHandlers"), "sessionConfig", DRIVER_KWARGS | set(options)))
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, CREATE_KWARGS)
         session = await client.create_session(
             on_permission_request=self.permission_handler(handle),
@@ -658,6 +717,8 @@ class Driver:
         tools = self.make_tools(handle, need(args, "tools"))
         options = session_kwargs(args.get("options") or {}, resume=True)
         options.update(fields_kwargs(args.get("fields"), "resumeConfig"))
+        tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
+        options.update(handler_kwargs(args.get("surfaceHandlers"), "resumeConfig", DRIVER_KWARGS | set(options)))
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, RESUME_KWARGS)
         session = await client.resume_session(
             need(args, "sessionId"),
@@ -841,11 +902,14 @@ class Loops:
             return self.default
 
     def release(self, client: str) -> None:
-        """After stopClient: the client's loop serves the next connect."""
+        """After stopClient: the client's loop (with its sessions, which were the client's: a
+        loop serves one client) serves the next connect."""
         with self.lock:
             loop = self.home.pop(client, None)
-            if loop is None or loop in self.home.values():
+            if loop is None:
                 return
+            for handle in [h for h, l in self.home.items() if l is loop]:
+                del self.home[handle]
             self.free.append(loop)
 
     def every(self) -> list[asyncio.AbstractEventLoop]:

@@ -40,13 +40,13 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 		if len(rs) < 2 {
 			continue
 		}
-		if d, ok := surfaceDifferences(rs); ok {
+		if d, fields, ok := surfaceDifferences(rs); ok {
 			var sdks []string
 			for _, r := range rs {
 				sdks = append(sdks, r.SDK)
 			}
 			sort.Strings(sdks)
-			out = append(out, report.Comparison{Feature: k.feature, Scenario: k.scenario, SDKs: sdks, Differences: d})
+			out = append(out, report.Comparison{Feature: k.feature, Scenario: k.scenario, SDKs: sdks, Differences: d, Fields: fields})
 			continue
 		}
 		payloads := map[string]map[string]any{} // sdk -> "method#n" -> params
@@ -70,12 +70,88 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 	return out, nil
 }
 
+// FieldPrefix starts the path of a surface scenario's difference ("field customagents").
+const FieldPrefix = "field "
+
+// CrossSDK judges the surface scenarios' differences: the same field must reach the same key on
+// every SDK that has it. A difference is known when a known difference names the request and
+// field and the key of every SDK that differs (it may name SDKs that did not run); any other is
+// a failure of the run. A known difference whose SDKs ran with keys it says differ, and which
+// was not observed, is fixed: it fails too (like an unexpected pass), until it is removed.
+func CrossSDK(comps []report.Comparison, known []report.KnownDifference) []report.CrossSDK {
+	var out []report.CrossSDK
+	for _, c := range comps {
+		if !c.Fields {
+			continue
+		}
+		seen := map[string]bool{}
+		differs := map[string]bool{} // request and field with a difference (judged above)
+		for _, d := range c.Differences {
+			field, ok := strings.CutPrefix(d.Path, FieldPrefix)
+			if !ok || d.Class != report.Normative {
+				continue
+			}
+			differs[d.Request+" "+field] = true
+			j := report.CrossSDK{Feature: c.Feature, Scenario: c.Scenario, Request: d.Request, Field: field, Keys: d.Values, Status: report.Failed}
+			for _, k := range known {
+				if k.Request == d.Request && k.Field == field && sameKeys(k.Keys, d.Values) {
+					j.Status, j.Known, j.Reason = report.XFail, k.Where, k.Reason
+					seen[k.Where] = true
+					break
+				}
+			}
+			out = append(out, j)
+		}
+		ran := map[string]bool{}
+		for _, s := range c.SDKs {
+			ran[s] = true
+		}
+		for _, k := range known {
+			if seen[k.Where] || differs[k.Request+" "+k.Field] {
+				continue
+			}
+			keys := map[string]string{}
+			for s, v := range k.Keys {
+				if ran[s] {
+					keys[s] = v
+				}
+			}
+			if distinct(keys) > 1 {
+				out = append(out, report.CrossSDK{Feature: c.Feature, Scenario: c.Scenario, Request: k.Request, Field: k.Field,
+					Keys: keys, Status: report.XPass, Known: k.Where, Reason: k.Reason})
+			}
+		}
+	}
+	return out
+}
+
+// sameKeys says whether every SDK of observed sends the field where the known difference says.
+func sameKeys(known, observed map[string]string) bool {
+	for s, v := range observed {
+		if known[s] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func distinct(m map[string]string) int {
+	vals := map[string]bool{}
+	for _, v := range m {
+		vals[v] = true
+	}
+	return len(vals)
+}
+
 // surfaceDifferences compares a surface scenario (features/surface) by where each field went
 // (its observations, package surface) instead of request by request: the SDKs probe different
 // field lists, so their k-th requests carry different fields. A field several SDKs declare
 // and send under different keys (or one sends and another does not) is a normative difference;
-// a field only one SDK declares is the matrix's business, not a difference.
-func surfaceDifferences(rs []report.Result) ([]report.Difference, bool) {
+// a field only one SDK declares is the matrix's business, not a difference. Handlers
+// (features/surface/handlers.feature, facts "REQUEST handler KEY") are compared the same way, at
+// the path "handler KEY"; fields says whether the scenario probed fields, which the known field
+// differences are judged on (CrossSDK).
+func surfaceDifferences(rs []report.Result) (diffs []report.Difference, fields, ok bool) {
 	facts := map[string]map[string]string{}
 	for _, r := range rs {
 		for k, v := range r.Observations {
@@ -88,7 +164,7 @@ func surfaceDifferences(rs []report.Result) ([]report.Difference, bool) {
 		}
 	}
 	if len(facts) == 0 {
-		return nil, false
+		return nil, false, false
 	}
 	keys := make([]string, 0, len(facts))
 	for k := range facts {
@@ -98,6 +174,13 @@ func surfaceDifferences(rs []report.Result) ([]report.Difference, bool) {
 	out := []report.Difference{}
 	for _, k := range keys {
 		vals := facts[k]
+		request, field, _ := strings.Cut(k, " ")
+		path := FieldPrefix + field
+		if strings.HasPrefix(field, surface.HandlerPrefix) {
+			path = field
+		} else {
+			fields = true
+		}
 		if len(vals) < 2 {
 			continue
 		}
@@ -110,11 +193,10 @@ func surfaceDifferences(rs []report.Result) ([]report.Difference, bool) {
 			}
 		}
 		if !same {
-			request, field, _ := strings.Cut(k, " ")
-			out = append(out, report.Difference{Request: request, Path: "field " + field, Class: report.Normative, Values: vals})
+			out = append(out, report.Difference{Request: request, Path: path, Class: report.Normative, Values: vals})
 		}
 	}
-	return out, true
+	return out, fields, true
 }
 
 // Requests returns the normalized params of every request in a transcript, keyed by
@@ -179,6 +261,9 @@ func classify(method, path string, checked map[report.Check]bool) string {
 		m, p := c.Method, c.Path
 		if m != method {
 			continue
+		}
+		if p == report.WholeParams {
+			return report.Normative
 		}
 		if key, ok := strings.CutPrefix(p, "**."); ok {
 			if path == key || strings.HasSuffix(path, "."+key) || strings.Contains(path, "."+key+".") || strings.HasPrefix(path, key+".") {
