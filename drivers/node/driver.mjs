@@ -247,12 +247,8 @@ function capabilities() {
     // handlers accepted; a method this version has no public handler API for is named in
     // connect's / createSession's "unhandled".
     "rpc.handlers": true,
-<<<<<<< HEAD
-    "connect.option.connectionToken": typeof RuntimeConnection?.forUri === "function",
-=======
     "handler.hooks": declaredSessionKeys().create.has("hooks"),
-    "connect.option.connectionToken": true,
->>>>>>> main
+    "connect.option.connectionToken": typeof RuntimeConnection?.forUri === "function",
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
     "connect.option.gitHubTelemetry": /onGitHubTelemetry\?:/.test(readTypes()),
   };

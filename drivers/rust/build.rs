@@ -51,10 +51,8 @@ const PROBES: &[(&str, &[&str])] = &[
     ("sdk_rpc_tools_set", &["pub struct ToolsSetRequest", "SESSION_TOOLS_SET"]),
     ("sdk_prepare_session", &["pub fn prepare_session(", "pub fn prepare_resume_session("]),
     ("sdk_typed_events", &["pub enum SessionEventData"]),
-<<<<<<< HEAD
     ("sdk_error_kind", &["pub enum ErrorKind", "pub enum RecvErrorKind"]),
     ("sdk_handler_traits", &["pub trait PermissionHandler", "pub trait UserInputHandler"]),
-=======
     // The runtime-to-SDK handler API src/handlers.rs is written against.
     (
         "sdk_handlers",
@@ -73,7 +71,6 @@ const PROBES: &[(&str, &[&str])] = &[
             "pub fn with_bearer_token_provider(",
         ],
     ),
->>>>>>> main
 ];
 
 /// Fields the driver sets, per (cfg prefix, struct). Unlisted fields are never probed.
