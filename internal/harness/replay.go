@@ -69,7 +69,8 @@ func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Res
 	if rec.Harness.SchemaLoaded {
 		// The schema sweep's cases and the runtime's answers are generated from the schemas as
 		// in the recorded run (their recordings hold the frames; the check stays the recorded).
-		_, _, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins)
+		s := loadSchema(ctx, cfg, p.pins)
+		cfg.generated, cfg.answers = s.generated, s.answers
 	}
 	res := &report.Results{Schema: rec.Schema, Harness: rec.Harness, Timing: rec.Timing}
 	res.Harness.Command = cfg.Command

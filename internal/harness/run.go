@@ -6,6 +6,7 @@
 package harness
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,8 +76,10 @@ type Config struct {
 	// runtime's version (npm @github/copilot), "" for the one the pinned SDK ships.
 	Runtime        string
 	RuntimeVersion string
-	realBinary     string // set by Run for RuntimeReal
-	realEnv        []string
+	// Schema is the runtime's schemas loaded once for many runs (LoadSchema); nil: Run loads them.
+	Schema     *Schema
+	realBinary string // set by Run for RuntimeReal
+	realEnv    []string
 
 	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
 	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
@@ -155,11 +158,14 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	}
 	var schemaMethods []string // for the coverage of the schema's methods
 	if cfg.RuntimeCheck == nil {
-		var v *schema.Validator
-		if v, res.Harness.Schema, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins); v != nil {
-			cfg.catalog = catalogOf(cfg.generated)
+		s := cfg.Schema
+		if s == nil {
+			s = loadSchema(ctx, cfg, p.pins)
+		}
+		if res.Harness.Schema = s.desc; s.validator != nil {
+			cfg.generated, cfg.answers, cfg.catalog = s.generated, s.answers, s.catalog
 			res.Harness.SchemaLoaded = true
-			cfg.RuntimeCheck, schemaMethods = v.Check, v.Names()
+			cfg.RuntimeCheck, schemaMethods = s.validator.Check, s.validator.Names()
 		}
 	}
 	if cfg.Runtime == RuntimeReal {
@@ -352,11 +358,20 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 // runSuite runs every feature on one SDK through godog. godog's cucumber JSON is kept as the
 // step-level record; statuses come from the outcomes the steps report.
 func runSuite(cfg Config, featuresRoot string, t *target) {
-	format := "progress" // no record without a report folder
+	format, out := "progress", io.Writer(io.Discard) // no record without a report folder
 	if cfg.ReportDir != "" {
 		cucumber := report.CucumberPath(cfg.ReportDir, t.label)
 		_ = os.MkdirAll(filepath.Dir(cucumber), 0o755)
-		format = "cucumber:" + cucumber
+		// godog writes its cucumber JSON in small pieces: unbuffered (format "cucumber:PATH")
+		// that was thousands of write calls per run, ~0.5 s of CPU.
+		if f, err := os.Create(cucumber); err == nil {
+			w := bufio.NewWriterSize(f, 1<<16)
+			defer f.Close()
+			defer w.Flush()
+			format, out = "cucumber", w
+		} else {
+			format = "cucumber:" + cucumber // godog says why it cannot create it
+		}
 	}
 	// godog calls the initializer once per scenario: each gets a lease of its own.
 	init := func(sc *godog.ScenarioContext) {
@@ -373,7 +388,7 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 		Options: &godog.Options{
 			Concurrency: cfg.Jobs,
 			Format:      format,
-			Output:      io.Discard,
+			Output:      out,
 			Paths:       cfg.Paths,
 			Tags:        cfg.Tags,
 			Strict:      true,
@@ -483,36 +498,63 @@ func shellQuote(s string) string {
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
+// Schema is the runtime's schemas as a run uses them: the validator of every frame, the
+// generated sweep's cases and the runtime's generated answers. Loading them costs seconds of CPU
+// (compiling the schemas, generating and validating a result per method, then the sweep's cases),
+// the same for every run on the same pins: a caller running many runs (history: one per
+// version, and its rechecks) loads it once with LoadSchema and hands it to each (Config.Schema).
+// It is safe for concurrent runs (the generator caches each method's cases under a lock).
+type Schema struct {
+	desc      string // how the report names it, or why it is unavailable
+	validator *schema.Validator
+	generated *schemagen.Doc
+	answers   *runtime.Answers
+	catalog   []report.SchemaItem
+}
+
+// LoadSchema loads the runtime's schemas for the pins of cfg.RepoRoot (preparing the SDK that
+// ships them, cached). Without them it still returns a Schema, saying why (the runs then report
+// the schema scenarios unsupported, as a run that loads its own does).
+func LoadSchema(ctx context.Context, cfg Config) (*Schema, error) {
+	cfg.defaults()
+	pins, err := sdks.LoadPins(filepath.Join(cfg.RepoRoot, "fixtures", "sdks.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	return loadSchema(ctx, cfg, pins), nil
+}
+
 // loadSchema takes the runtime's published api.schema.json from the preparation of the SDK whose
 // recipe ships it (the pinned Node SDK's platform package; preparing it, which is cached, if
 // needed). Without it the run goes on and the schema scenarios report unsupported. Beside the
 // validator it loads both schemas for generation (the sweep's cases, the runtime's generated
 // answers); a generation problem leaves those out (the sweep then reports unsupported).
-func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (*schema.Validator, string, *schemagen.Doc, *runtime.Answers) {
+func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) *Schema {
 	d, ok := sdks.SchemaSource()
 	if !ok {
-		return nil, "unavailable: no SDK recipe ships the runtime schema", nil, nil
+		return &Schema{desc: "unavailable: no SDK recipe ships the runtime schema"}
 	}
 	pin := pins[d.Name]
 	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, d.Name, pin.Version, "")
 	if err != nil {
-		return nil, "unavailable: " + firstLine(err.Error()), nil, nil
+		return &Schema{desc: "unavailable: " + firstLine(err.Error())}
 	}
 	dir, err := d.Schema(prep.CacheDir)
 	if err != nil {
-		return nil, "unavailable: " + err.Error(), nil, nil
+		return &Schema{desc: "unavailable: " + err.Error()}
 	}
 	v, err := schema.Load(filepath.Join(dir, "api.schema.json"))
 	if err != nil {
-		return nil, "unavailable: " + firstLine(err.Error()), nil, nil
+		return &Schema{desc: "unavailable: " + firstLine(err.Error())}
 	}
-	desc := fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())
+	s := &Schema{validator: v, desc: fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())}
 	gen, answers, err := generated(dir)
 	if err != nil {
 		fmt.Fprintf(cfg.Log, "schema generation: %v\n", err)
-		return v, desc, nil, nil
+		return s
 	}
-	return v, desc, gen, answers
+	s.generated, s.answers, s.catalog = gen, answers, catalogOf(gen)
+	return s
 }
 
 // catalogOf lists every method and event type of the schemas, for the coverage.

@@ -149,16 +149,21 @@ func (v Version) Summary() string {
 	if len(v.Changes) == 0 {
 		return "none"
 	}
-	var parts []string
-	for _, w := range v.Wire { // silent ones first (wire sorts them so)
-		parts = append(parts, w.Headline)
-	}
 	counts := map[string]int{}
 	for _, c := range v.Changes {
 		counts[c.Kind]++
 	}
+	var parts []string
+	for _, k := range []string{Regression, CapabilityLost} { // what a reviewer must not miss, first
+		if n := counts[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	for _, w := range v.Wire { // silent ones first, fields before requests (wire sorts them so)
+		parts = append(parts, w.Headline)
+	}
 	for _, k := range Kinds {
-		if n := counts[k]; n > 0 && k != SilentWire {
+		if n := counts[k]; n > 0 && k != SilentWire && k != Regression && k != CapabilityLost {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}
 	}
