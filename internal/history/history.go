@@ -92,10 +92,11 @@ type Change struct {
 	Others map[string]string `json:"others,omitempty"`
 	// Recheck says what running the failing side again showed (Rechecked).
 	Recheck string `json:"recheck,omitempty"`
-	// NowFails and NoLongerFails are set for a scenario that failed on both versions, but
-	// differently: the failure lines only the new version has (a check that passed now fails:
-	// a regression) and those only the previous had (a fix). Request numbers are left out of the
-	// comparison, and so are the manifest's reasons (a range ending is not the SDK's change).
+	// NowFails and NoLongerFails are the failure lines a regression now fails with and a fix no
+	// longer fails with; for a scenario that failed on both versions, but differently, the lines
+	// only the new version has (a check that passed now fails: a regression) and those only the
+	// previous had (a fix). Request numbers are left out of the comparison, and so are the
+	// manifest's reasons (a range ending is not the SDK's change).
 	NowFails      []string `json:"nowFails,omitempty"`
 	NoLongerFails []string `json:"noLongerFails,omitempty"`
 }
@@ -115,11 +116,17 @@ func (c Change) FailingSide(v Version) string {
 // Reproduces says whether r, a rerun of the change's failing side, fails as the change says
 // that side failed (with the same failure lines, for a scenario that failed on both versions).
 func (c Change) Reproduces(r report.Result) bool {
+	if did(r.Status) != report.Failed {
+		return false
+	}
+	if did(c.From) != did(c.To) {
+		return true // failed or not is the change: a failure reproduces it
+	}
 	lines := c.NowFails // a regression's failing side is the new version
 	if c.Kind == Fix {
 		lines = c.NoLongerFails
 	}
-	return did(r.Status) == report.Failed && containsAll(failureLines(r.Message), lines)
+	return containsAll(failureLines(r.Message), lines)
 }
 
 // Recheck names change I of version V.
@@ -400,6 +407,16 @@ func changes(prev, cur *Run, ref *Reference, o Options) []Change {
 			c.Rerun = o.Rerun(o.SDK, prev.Version, cur.Version, dc.Feature, dc.Scenario)
 		}
 		c.Others = ref.statuses(o.SDK, dc.Feature, dc.Scenario)
+		// The failure lines name what failed (a field, a request): what a regression now
+		// fails with, what a fix no longer fails with.
+		switch c.Kind {
+		case Regression:
+			c.NowFails = failureLines(after[key{dc.Feature, dc.Scenario}].Message)
+		case Fix:
+			if c.NoLongerFails = failureLines(before[key{dc.Feature, dc.Scenario}].Message); len(c.NoLongerFails) > 0 {
+				c.Message = "no longer fails: " + specific(c.NoLongerFails)
+			}
+		}
 		for _, p := range dc.Payload {
 			c.Payload = append(c.Payload, Payload{Request: p.Request, Path: p.Path, Before: p.Base, After: p.Candidate,
 				Others: ref.values(o.SDK, dc.Feature, dc.Scenario, p.Request, p.Path)})
