@@ -319,7 +319,7 @@ func pairs(b, c []any) []int {
 	}
 	var gapB, gapC []int // unmatched indexes since the last match
 	flush := func() {
-		pairGap(b, c, gapB, gapC, out)
+		pairGap(b, c, gapB, gapC, out, false)
 		gapB, gapC = nil, nil
 	}
 	i, j := 0, 0
@@ -344,13 +344,32 @@ func pairs(b, c []any) []int {
 		gapC = append(gapC, j)
 	}
 	flush()
+	// What is left unpaired on both sides, across gaps: a request moved and changed.
+	used := map[int]bool{}
+	var restC []int
+	for j, bi := range out {
+		if bi >= 0 {
+			used[bi] = true
+		} else {
+			restC = append(restC, j)
+		}
+	}
+	var restB []int
+	for i := range b {
+		if !used[i] {
+			restB = append(restB, i)
+		}
+	}
+	pairGap(b, c, restB, restC, out, true)
 	return out
 }
 
-// pairGap pairs the unmatched requests of one gap: the two sharing the most top-level members
-// (key and value) first, then in order. A version that reorders its probes (one session.create
-// per field) still has each field's request compared with the same field's.
-func pairGap(b, c []any, gapB, gapC []int, out []int) {
+// pairGap pairs the unmatched requests of one gap: the two most alike first (two points per
+// top-level member equal on both, one per key both have), then in order. A version that
+// reorders its probes (one session.create per field) still has each field's request compared
+// with the same field's. With sameKeys, only requests with the same keys are paired (the pass
+// over what is left unpaired across gaps: a request moved and changed).
+func pairGap(b, c []any, gapB, gapC []int, out []int, sameKeys bool) {
 	members := func(v any) map[string]string {
 		m := map[string]string{}
 		if o, ok := v.(map[string]any); ok {
@@ -365,11 +384,17 @@ func pairGap(b, c []any, gapB, gapC []int, out []int) {
 	for _, bi := range gapB {
 		mb := members(b[bi])
 		for _, ci := range gapC {
-			score := 0
-			for k, v := range members(c[ci]) {
-				if mb[k] == v {
+			score, mc := 0, members(c[ci])
+			for k, v := range mc {
+				if w, ok := mb[k]; ok {
 					score++
+					if w == v {
+						score += 2
+					}
 				}
+			}
+			if sameKeys && (len(mb) != len(mc) || score < len(mc)) {
+				continue // a key only one has (score counts each shared key at least once)
 			}
 			all = append(all, cand{score, bi, ci})
 		}
