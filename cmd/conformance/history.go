@@ -17,6 +17,8 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/history"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/runner"
+	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
@@ -139,15 +141,12 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			// Every run of the history (each version, the reference, each recheck) uses the same
 			// runtime schemas: loaded once here, with the sweep's generated cases, instead of once
 			// per run (seconds of CPU each).
-			shared, err := harness.LoadSchema(ctx, harness.Config{RepoRoot: root, CacheRoot: cacheDir, Log: &lines{w: os.Stdout}})
-			if err != nil {
-				return &exitError{2, err}
-			}
+			shared := runschema.Load(ctx, runner.Local{RepoRoot: root, CacheRoot: cacheDirOr(cacheDir)}, pins, &lines{w: os.Stdout})
 			runCfg := func(dir string, sdkNames []string, vs map[string][]string, log io.Writer, what string) harness.Config {
 				return harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Paths: paths,
 					SDKs: sdkNames, Versions: vs, Scenario: scenario, Tags: tags, ReportDir: dir, CacheRoot: cacheDir,
 					CommandTimeout: timeout, Self: selfArgv(), Log: log, Jobs: jobs, Command: "conformance history (" + what + ")",
-					Schema: shared}
+					Schema: &shared}
 			}
 
 			// The reference run of the other SDKs goes first in the queue: every comparison needs it.

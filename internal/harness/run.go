@@ -20,13 +20,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
+	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
@@ -76,8 +76,11 @@ type Config struct {
 	// runtime's version (npm @github/copilot), "" for the one the pinned SDK ships.
 	Runtime        string
 	RuntimeVersion string
-	// Schema is the runtime's schemas loaded once for many runs (LoadSchema); nil: Run loads them.
-	Schema     *Schema
+	// Schema is the runtime's schemas loaded once for many runs on the same pins (history: one
+	// run per version, and its rechecks): loading them costs seconds of CPU (compiling the
+	// schemas, generating and validating a result per method, then the sweep's cases). nil: Run
+	// loads them (runschema.Load) from where its SDKs run.
+	Schema     *runschema.Loaded
 	realBinary string // set by Run for RuntimeReal
 	realEnv    []string
 
@@ -154,14 +157,16 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	cfg.selection = selectShard(cfg, p)
-	var r runner.Runner = runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}
+	local := runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}
+	var r runner.Runner = local
+	var schemas runner.Schemas = local // the schema comes from where the SDKs run
 	if cfg.Runner == RunnerDocker {
 		d, err := runner.NewDocker(ctx, runner.DockerConfig{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot,
-			LocalBases: cfg.LocalBases, Self: cfg.Self, Sources: cfg.Sources, Log: cfg.Log})
+			LocalBases: cfg.LocalBases, Self: cfg.Self, Log: cfg.Log})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 		}
-		r = d
+		r, schemas = d, d
 	}
 	defer r.Close(cfg.Log) // success, failure, a crashed driver, SIGINT (ctx)
 	res := &report.Results{Schema: 1, Harness: report.Harness{Version: runtime.Version,
@@ -169,16 +174,20 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if cfg.selection != nil {
 		res.Harness.Shard = cfg.selection.info
 	}
+	res.KnownDifferences = p.differences
 	var schemaMethods []string // for the coverage of the schema's methods
 	if cfg.RuntimeCheck == nil {
-		s := cfg.Schema
-		if s == nil {
-			s = loadSchema(ctx, cfg, p.pins)
+		var l runschema.Loaded
+		if cfg.Schema != nil {
+			l = *cfg.Schema
+		} else {
+			l = runschema.Load(ctx, schemas, p.pins, cfg.Log)
 		}
-		if res.Harness.Schema = s.desc; s.validator != nil {
-			cfg.generated, cfg.answers, cfg.catalog = s.generated, s.answers, s.catalog
+		res.Harness.Schema, cfg.generated, cfg.answers = l.Desc, l.Gen, l.Answers
+		if l.Validator != nil {
+			cfg.catalog = runschema.Catalog(cfg.generated)
 			res.Harness.SchemaLoaded = true
-			cfg.RuntimeCheck, schemaMethods = s.validator.Check, s.validator.Names()
+			cfg.RuntimeCheck, schemaMethods = l.Validator.Check, l.Validator.Names()
 		}
 	}
 	if cfg.Runtime == RuntimeReal {
@@ -376,15 +385,12 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 	if cfg.ReportDir != "" {
 		cucumber := report.CucumberPath(cfg.ReportDir, t.label)
 		_ = os.MkdirAll(filepath.Dir(cucumber), 0o755)
-		// godog writes its cucumber JSON in small pieces: unbuffered (format "cucumber:PATH")
-		// that was thousands of write calls per run, ~0.5 s of CPU.
+		// Buffered: godog writes its JSON in pieces of a few bytes, a system call each when it
+		// opens the file itself (measured: 16% of the harness's CPU time in a run of two SDKs).
 		if f, err := os.Create(cucumber); err == nil {
-			w := bufio.NewWriterSize(f, 1<<16)
-			defer f.Close()
-			defer w.Flush()
+			w := bufio.NewWriterSize(f, 1<<20)
+			defer func() { _ = w.Flush(); _ = f.Close() }()
 			format, out = "cucumber", w
-		} else {
-			format = "cucumber:" + cucumber // godog says why it cannot create it
 		}
 	}
 	// godog calls the initializer once per scenario: each gets a lease of its own.
@@ -511,118 +517,6 @@ func shellQuote(s string) string {
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
-
-// Schema is the runtime's schemas as a run uses them: the validator of every frame, the
-// generated sweep's cases and the runtime's generated answers. Loading them costs seconds of CPU
-// (compiling the schemas, generating and validating a result per method, then the sweep's cases),
-// the same for every run on the same pins: a caller running many runs (history: one per
-// version, and its rechecks) loads it once with LoadSchema and hands it to each (Config.Schema).
-// It is safe for concurrent runs (the generator caches each method's cases under a lock).
-type Schema struct {
-	desc      string // how the report names it, or why it is unavailable
-	validator *schema.Validator
-	generated *schemagen.Doc
-	answers   *runtime.Answers
-	catalog   []report.SchemaItem
-}
-
-// LoadSchema loads the runtime's schemas for the pins of cfg.RepoRoot (preparing the SDK that
-// ships them, cached). Without them it still returns a Schema, saying why (the runs then report
-// the schema scenarios unsupported, as a run that loads its own does).
-func LoadSchema(ctx context.Context, cfg Config) (*Schema, error) {
-	cfg.defaults()
-	pins, err := sdks.LoadPins(filepath.Join(cfg.RepoRoot, "fixtures", "sdks.yaml"))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
-	}
-	return loadSchema(ctx, cfg, pins), nil
-}
-
-// loadSchema takes the runtime's published api.schema.json from the preparation of the SDK whose
-// recipe ships it (the pinned Node SDK's platform package; preparing it, which is cached, if
-// needed). Without it the run goes on and the schema scenarios report unsupported. Beside the
-// validator it loads both schemas for generation (the sweep's cases, the runtime's generated
-// answers); a generation problem leaves those out (the sweep then reports unsupported).
-func loadSchema(ctx context.Context, cfg Config, pins map[string]sdks.Pin) *Schema {
-	d, ok := sdks.SchemaSource()
-	if !ok {
-		return &Schema{desc: "unavailable: no SDK recipe ships the runtime schema"}
-	}
-	pin := pins[d.Name]
-	prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, d.Name, pin.Version, "")
-	if err != nil {
-		return &Schema{desc: "unavailable: " + firstLine(err.Error())}
-	}
-	dir, err := d.Schema(prep.CacheDir)
-	if err != nil {
-		return &Schema{desc: "unavailable: " + err.Error()}
-	}
-	v, err := schema.Load(filepath.Join(dir, "api.schema.json"))
-	if err != nil {
-		return &Schema{desc: "unavailable: " + firstLine(err.Error())}
-	}
-	s := &Schema{validator: v, desc: fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())}
-	gen, answers, err := generated(dir)
-	if err != nil {
-		fmt.Fprintf(cfg.Log, "schema generation: %v\n", err)
-		return s
-	}
-	s.generated, s.answers, s.catalog = gen, answers, catalogOf(gen)
-	return s
-}
-
-// catalogOf lists every method and event type of the schemas, for the coverage.
-func catalogOf(gen *schemagen.Doc) []report.SchemaItem {
-	if gen == nil {
-		return nil
-	}
-	var out []report.SchemaItem
-	for _, m := range gen.Methods {
-		kind := "method"
-		if !m.FromSDK {
-			kind = "handler"
-		}
-		out = append(out, report.SchemaItem{Name: m.Name, Kind: kind, Internal: m.Internal})
-	}
-	for _, et := range gen.EventTypes {
-		out = append(out, report.SchemaItem{Name: et.Type, Kind: "event"})
-	}
-	coverage.SortCatalog(out)
-	return out
-}
-
-// generated loads the schemas for generation and generates every method's result.
-func generated(dir string) (*schemagen.Doc, *runtime.Answers, error) {
-	gen, err := schemagen.Load(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The sweep's cases are generated once per run (and shared by every SDK): start now, while
-	// the SDKs are prepared, rather than inside the first sweep scenario.
-	go func() {
-		for _, m := range gen.Methods {
-			if m.FromSDK && !m.Internal {
-				gen.CasesOnce(m)
-			}
-		}
-	}()
-	a := &runtime.Answers{Results: map[string]json.RawMessage{}, Public: map[string]bool{}}
-	for _, m := range gen.Methods {
-		if !m.FromSDK {
-			continue
-		}
-		r, err := gen.Result(m)
-		if err != nil {
-			return nil, nil, err
-		}
-		b, err := json.Marshal(r)
-		if err != nil {
-			return nil, nil, err
-		}
-		a.Results[m.Name], a.Public[m.Name] = b, !m.Internal
-	}
-	return gen, a, nil
-}
 
 // relTo shortens path to be relative to root when it lies inside it, so that reports hold no
 // machine-specific paths (they are merged and compared across machines).

@@ -20,6 +20,7 @@ func init() {
 		Name:        "go",
 		Order:       2,
 		MonorepoDir: "go",
+		SourceDir:   goSDKSourceDir,
 		LocalBase:   &LocalBase{RuntimeBase: RuntimeDebian},
 		VersionsNote: "where the module proxy refuses version lists (as here), the versions are found by probing tags with `go list -m`: " +
 			"vX.Y.Z (a tag that skips two patches is missed) and, with pre-releases, vX.Y.Z-preview.N and vX.0.0-beta.N " +
