@@ -494,8 +494,12 @@ var number = regexp.MustCompile(`[0-9]+`)
 // heading says whether a failure line heads others: a step's (`step "…": 9 generated calls did
 // not …`, which only counts) or a group's (`session.factory:`).
 func heading(l string) bool {
-	return strings.HasPrefix(l, "step \"") || strings.HasPrefix(l, "failed step ") || strings.HasSuffix(l, ":")
+	return stepHeading.MatchString(l) || strings.HasSuffix(l, ":")
 }
+
+// stepHeading starts a step's failure: `step "…"`, `failed step "…"`, or numbered when a
+// scenario has several (`1. step "…"`).
+var stepHeading = regexp.MustCompile(`^(failed |[0-9]+\. )?step "`)
 
 // failureLines are a result message's lines as failedBoth compares them: trimmed, request
 // numbers left out (and every number of a heading), without the manifest's reasons.
