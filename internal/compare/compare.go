@@ -204,13 +204,29 @@ func surfaceDifferences(rs []report.Result) (diffs []report.Difference, fields, 
 func Requests(entries []transcript.Entry) map[string]any {
 	out := map[string]any{}
 	seen := map[string]int{}
-	for _, r := range transcript.Requests(entries, "") {
+	for _, r := range RequestList(entries) {
 		seen[r.Method]++
+		out[fmt.Sprintf("%s#%d", r.Method, seen[r.Method])] = r.Params
+	}
+	return out
+}
+
+// Request is one request of a transcript with its normalized params.
+type Request struct {
+	Method string
+	Params any
+}
+
+// RequestList is every request of a transcript in the order sent, params normalized as
+// Requests normalizes them.
+func RequestList(entries []transcript.Entry) []Request {
+	var out []Request
+	for _, r := range transcript.Requests(entries, "") {
 		v, err := canon.Decode(r.Params)
 		if err != nil || len(r.Params) == 0 {
 			v = map[string]any{}
 		}
-		out[fmt.Sprintf("%s#%d", r.Method, seen[r.Method])] = canon.Value(canon.Defaults(r.Method, v))
+		out = append(out, Request{Method: r.Method, Params: canon.Value(canon.Defaults(r.Method, v))})
 	}
 	return out
 }
