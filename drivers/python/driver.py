@@ -73,6 +73,11 @@ try:
 except ImportError:  # older SDKs configured the connection with cli_url / cli_path
     RuntimeConnection = None  # type: ignore[assignment,misc]
 
+# Releases before RuntimeConnection (1.0.0b1 … 1.0.0b6) take the connection as CopilotClient's
+# first argument: ExternalServerConfig(url, tcp_connection_token=…) or SubprocessConfig(cli_path, env=…).
+ExternalServerConfig = getattr(copilot, "ExternalServerConfig", None) if RuntimeConnection is None else None
+SubprocessConfig = getattr(copilot, "SubprocessConfig", None) if RuntimeConnection is None else None
+
 try:
     from copilot.rpc import HistoryClearContextRequest
 except ImportError:
@@ -125,6 +130,8 @@ HAS_CLEAR_CONTEXT = _has_clear_context()
 HAS_RPC_TOOLS_SET = _has_rpc_tools_set()
 HAS_FOR_URI = RuntimeConnection is not None and hasattr(RuntimeConnection, "for_uri")
 HAS_FOR_STDIO = RuntimeConnection is not None and hasattr(RuntimeConnection, "for_stdio")
+HAS_EXTERNAL_CONFIG = ExternalServerConfig is not None
+HAS_SUBPROCESS_CONFIG = SubprocessConfig is not None
 
 
 def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
@@ -132,8 +139,8 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         return kw in DEFINE_TOOL_KWARGS and kw in TOOL_FIELDS
 
     caps = {
-        "transport.tcp": HAS_FOR_URI,
-        "transport.stdio": HAS_FOR_STDIO,
+        "transport.tcp": HAS_FOR_URI or HAS_EXTERNAL_CONFIG,
+        "transport.stdio": HAS_FOR_STDIO or HAS_SUBPROCESS_CONFIG,
         "session.resume": hasattr(CopilotClient, "resume_session"),
         "tool.isTerminal": opt("is_terminal"),
         "tool.isTerminal.explicitFalse": False,
@@ -172,6 +179,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     caps["surface"] = True
+    caps["surface.handlers"] = True
     caps["driver.concurrent"] = True  # each client on an event loop of its own (main, below)
     # handlers accepted; a method this version has no public handler API for is named in
     # connect's / createSession's "unhandled".
@@ -184,8 +192,9 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     if not caps["session.gitHubToken"]:
         notes["session.gitHubToken"] = f"{SDK_LABEL}: CopilotClient.create_session has no github_token"
     init = set(inspect.signature(CopilotClient.__init__).parameters)
-    caps["connect.option.connectionToken"] = HAS_FOR_URI and "connection_token" in set(
-        inspect.signature(RuntimeConnection.for_uri).parameters)
+    caps["connect.option.connectionToken"] = (HAS_FOR_URI and "connection_token" in set(
+        inspect.signature(RuntimeConnection.for_uri).parameters)) or (
+        HAS_EXTERNAL_CONFIG and "tcp_connection_token" in set(ExternalServerConfig.__dataclass_fields__))
     caps["connect.option.clientInfo"] = "client_info" in init
     caps["connect.option.gitHubTelemetry"] = "on_github_telemetry" in init
     caps["tool.result.value"] = True
@@ -193,6 +202,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["tool.result.binary"] = "binary_results_for_llm" in TOOL_RESULT_FIELDS and ToolBinaryResult is not None
     caps["tool.result.sessionLog"] = "session_log" in TOOL_RESULT_FIELDS
     caps["tool.result.telemetry"] = "tool_telemetry" in TOOL_RESULT_FIELDS
+    caps["tool.handler.waitFor"] = True
     caps["tool.result.binary.metadata"] = caps["tool.result.binary"] and "metadata" in set(
         getattr(ToolBinaryResult, "__dataclass_fields__", {}))
     notes["tool.result.value"] = "a pydantic model (UUID, datetime, Enum) returned from a define_tool handler"
@@ -363,6 +373,37 @@ def fields_kwargs(fields: dict[str, Any] | None, owner: str) -> dict[str, Any]:
     return out
 
 
+# Handlers that wait for another tool's handler to return (PROTOCOL.md "Tool", waitFor): an
+# event per (session, tool), set when that tool's handler returns. WAIT_GIVE_UP_S bounds a wait
+# so that an SDK serving one call at a time still gets an answer (the harness reads the order of
+# the answers on the wire, never this time).
+WAIT_GIVE_UP_S = 5.0
+_RETURNED: dict[tuple[str, str], asyncio.Event] = {}
+
+
+def returned_gate(session: str, tool: str) -> asyncio.Event:
+    return _RETURNED.setdefault((session, tool), asyncio.Event())
+
+
+# The keywords the driver passes to create_session / resume_session itself.
+DRIVER_KWARGS = {"on_permission_request", "tools", "on_event"}
+
+
+def handler_kwargs(names: list[str] | None, owner: str, given: set[str]) -> dict[str, Any]:
+    """A do-nothing callback (answers None) per handler keyword named (PROTOCOL.md "Surface",
+    surfaceHandlers); a keyword the driver passes anyway (given) keeps the driver's own."""
+    if not names:
+        return {}
+    handlers = _surface.declared(owner, "handler")
+    out: dict[str, Any] = {}
+    for name in names:
+        if name not in handlers:
+            raise Unsupported(f"{SDK_LABEL}: {owner} declares no handler {name}")
+        if name not in given:
+            out[name] = lambda *args, **kwargs: None
+    return out
+
+
 def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
     for name, (kw, _) in SESSION_OPTIONS.items():
         on_resume = kw in RESUME_KWARGS
@@ -495,6 +536,18 @@ class Driver:
         options = {OPTION_KWARGS[k]: spec[k] for k in order}
 
         async def run(arguments: Any) -> Any:
+            try:
+                wait_for = behaviour.get("waitFor")
+                if isinstance(wait_for, str):
+                    try:
+                        await asyncio.wait_for(returned_gate(handle, wait_for).wait(), WAIT_GIVE_UP_S)
+                    except asyncio.TimeoutError:
+                        return f"gave up waiting for the tool {wait_for}"
+                return await act(arguments)
+            finally:
+                returned_gate(handle, name).set()
+
+        async def act(arguments: Any) -> Any:
             event: dict[str, Any] = {"session": handle, "tool": name, "arguments": arguments}
             if "label" in behaviour:
                 event["label"] = behaviour["label"]
@@ -603,7 +656,14 @@ class Driver:
             if "on_github_telemetry" not in init:
                 raise Unsupported(f"{SDK_LABEL}: CopilotClient has no on_github_telemetry")
             client_kwargs["on_github_telemetry"] = lambda _notification: None
-        if "address" in args:
+        if "address" in args and HAS_EXTERNAL_CONFIG:
+            token = {"tcp_connection_token": opts["connectionToken"]} if "connectionToken" in opts else {}
+            connection = ExternalServerConfig(args["address"], **token)
+        elif "cliPath" in args and HAS_SUBPROCESS_CONFIG:
+            # SubprocessConfig.env replaces the child's environment: add to ours.
+            env = {**os.environ, **args["env"]} if args.get("env") else None
+            connection = SubprocessConfig(cli_path=args["cliPath"], env=env)
+        elif "address" in args:
             if not HAS_FOR_URI:
                 raise Unsupported(f"{SDK_LABEL} has no RuntimeConnection.for_uri")
             if "connectionToken" in opts:
@@ -621,7 +681,10 @@ class Driver:
             raise DriverError("connect needs 'address' or 'cliPath'")
         client_kwargs.update(fields_kwargs(args.get("fields"), "clientOptions"))
         account = HANDLERS_FOR_CLIENT(client_kwargs, args.get("handlers"), handle)
-        client = CopilotClient(connection=connection, **client_kwargs)
+        if RuntimeConnection is None:
+            client = CopilotClient(connection, **client_kwargs)
+        else:
+            client = CopilotClient(connection=connection, **client_kwargs)
         await client.start()
         self.clients[handle] = client
         return account or {}
@@ -637,6 +700,7 @@ class Driver:
             options["github_token"] = args["gitHubToken"]
         options.update(fields_kwargs(args.get("fields"), "sessionConfig"))
         tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
+        options.update(handler_kwargs(args.get("surfaceHandlers"), "sessionConfig", DRIVER_KWARGS | set(options)))
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, CREATE_KWARGS)
         session = await client.create_session(
             on_permission_request=self.permission_handler(handle),
@@ -654,6 +718,7 @@ class Driver:
         options = session_kwargs(args.get("options") or {}, resume=True)
         options.update(fields_kwargs(args.get("fields"), "resumeConfig"))
         tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
+        options.update(handler_kwargs(args.get("surfaceHandlers"), "resumeConfig", DRIVER_KWARGS | set(options)))
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, RESUME_KWARGS)
         session = await client.resume_session(
             need(args, "sessionId"),
@@ -837,11 +902,14 @@ class Loops:
             return self.default
 
     def release(self, client: str) -> None:
-        """After stopClient: the client's loop serves the next connect."""
+        """After stopClient: the client's loop (with its sessions, which were the client's: a
+        loop serves one client) serves the next connect."""
         with self.lock:
             loop = self.home.pop(client, None)
-            if loop is None or loop in self.home.values():
+            if loop is None:
                 return
+            for handle in [h for h, l in self.home.items() if l is loop]:
+                del self.home[handle]
             self.free.append(loop)
 
     def every(self) -> list[asyncio.AbstractEventLoop]:
