@@ -901,12 +901,13 @@ class Loops:
                     return loop
             return self.default
 
-    def release(self, client: str) -> None:
+    def release(self, loop: asyncio.AbstractEventLoop) -> None:
         """After stopClient: the client's loop (with its sessions, which were the client's: a
-        loop serves one client) serves the next connect."""
+        loop serves one client) serves the next connect. This runs after the stop's answer went
+        out, so the scenario may already have connected a new client under the same handle, on
+        another loop: only the loop the stop ran on is let go, never the handle's new home."""
         with self.lock:
-            loop = self.home.pop(client, None)
-            if loop is None:
+            if loop is self.default or loop in self.free:
                 return
             for handle in [h for h, l in self.home.items() if l is loop]:
                 del self.home[handle]
@@ -935,11 +936,12 @@ def main() -> None:
             concurrent.futures.wait(inflight, timeout=5)
             asyncio.run_coroutine_threadsafe(driver.handle(line), loops.default).result()
             break
-        fut = asyncio.run_coroutine_threadsafe(driver.handle(line), loops.route(cmd, args))
+        loop = loops.route(cmd, args)
+        fut = asyncio.run_coroutine_threadsafe(driver.handle(line), loop)
         inflight.add(fut)
         fut.add_done_callback(inflight.discard)
         if cmd == "stopClient" and isinstance(args.get("client"), str):
-            fut.add_done_callback(lambda _f, c=args["client"]: loops.release(c))
+            fut.add_done_callback(lambda _f, lp=loop: loops.release(lp))
     else:
         concurrent.futures.wait(inflight, timeout=5)
     # What is left (a scenario that never stopped its client, EOF), each client on its own loop.
