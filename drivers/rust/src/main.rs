@@ -772,6 +772,7 @@ fn hello() -> Outcome {
         "tool.result.sessionLog": cfg!(sdk_result_session_log),
         "tool.result.telemetry": cfg!(sdk_result_tool_telemetry),
     });
+    capabilities["driver.concurrent"] = json!(true); // a task per command (serve)
     let mut notes = json!({
         "tool.isTerminal.explicitFalse": format!(
             "{SDK_NAME} {SDK_VERSION}: Tool::with_is_terminal(bool) stores a plain bool serialized \
@@ -1300,6 +1301,14 @@ async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
 
 #[tokio::main]
 async fn main() {
+    // driver.concurrent: each command is a task of its own, so that scenarios sharing this
+    // process overlap their waits. Local tasks (spawn_local on this LocalSet), so that a command's
+    // future need not be Send; they run while the loop below waits for the next line.
+    tokio::task::LocalSet::new().run_until(serve()).await;
+    std::process::exit(0);
+}
+
+async fn serve() {
     let state = Arc::new(State::default());
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     loop {
@@ -1322,13 +1331,16 @@ async fn main() {
             }
         };
         let id = message.get("id").cloned().unwrap_or(Value::Null);
-        let cmd = message.get("cmd").and_then(Value::as_str).unwrap_or("");
+        let cmd = message.get("cmd").and_then(Value::as_str).unwrap_or("").to_string();
         let args = message.get("args").cloned().unwrap_or_else(|| json!({}));
-        let outcome = run_command(&state, cmd, &args).await;
-        respond(&id, outcome);
         if cmd == "shutdown" {
+            respond(&id, run_command(&state, &cmd, &args).await);
             std::process::exit(0);
         }
+        let state = Arc::clone(&state);
+        tokio::task::spawn_local(async move {
+            let outcome = run_command(&state, &cmd, &args).await;
+            respond(&id, outcome);
+        });
     }
-    std::process::exit(0);
 }
