@@ -12,10 +12,10 @@ Feature: Maps in the request keep the application's key order
       | plan | {"type": "object", "properties": {"zeta": {"type": "string"}, "alpha": {"type": "number"}, "mid": {"type": "boolean"}}, "required": ["zeta", "alpha"]} |
     When a session is created with the options:
       | option     | value                                                                                                                                                                                   |
-      | mcpServers | {"zeta-files": {"type": "stdio", "command": "mcp-files", "args": [], "tools": ["*"], "env": {"ZETA": "1", "ALPHA": "2", "MID": "3"}}, "alpha-web": {"type": "http", "url": "https://example.test/mcp", "tools": ["*"]}, "mid-db": {"type": "stdio", "command": "mcp-db", "args": [], "tools": ["*"]}} |
+      | mcpServers | {"zeta-files": {"type": "stdio", "command": "mcp-files", "args": ["serve"], "tools": ["*"], "env": {"ZETA": "1", "ALPHA": "2", "MID": "3"}}, "alpha-web": {"type": "http", "url": "https://example.test/mcp", "tools": ["*"]}, "mid-db": {"type": "stdio", "command": "mcp-db", "args": ["serve"], "tools": ["*"]}} |
     And the session is resumed with the options:
       | option     | value                                                                                                                                                                                   |
-      | mcpServers | {"zeta-files": {"type": "stdio", "command": "mcp-files", "args": [], "tools": ["*"], "env": {"ZETA": "1", "ALPHA": "2", "MID": "3"}}, "alpha-web": {"type": "http", "url": "https://example.test/mcp", "tools": ["*"]}, "mid-db": {"type": "stdio", "command": "mcp-db", "args": [], "tools": ["*"]}} |
+      | mcpServers | {"zeta-files": {"type": "stdio", "command": "mcp-files", "args": ["serve"], "tools": ["*"], "env": {"ZETA": "1", "ALPHA": "2", "MID": "3"}}, "alpha-web": {"type": "http", "url": "https://example.test/mcp", "tools": ["*"]}, "mid-db": {"type": "stdio", "command": "mcp-db", "args": ["serve"], "tools": ["*"]}} |
     Then every "session.create" request has the keys of "tools[name=plan].parameters" in the order "type", "properties", "required"
     And every "session.create" request has the keys of "tools[name=plan].parameters.properties" in the order "zeta", "alpha", "mid"
     And every "session.resume" request has the keys of "tools[name=plan].parameters.properties" in the order "zeta", "alpha", "mid"
