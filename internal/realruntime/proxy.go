@@ -96,6 +96,7 @@ type Proxy struct {
 	pending int // session.send requests not yet followed by session.idle
 	closed  bool
 	wg      sync.WaitGroup
+	tools   toolNames
 }
 
 // startSlots bounds the runtimes starting at once in this process; startTimeout is how long one
@@ -281,6 +282,9 @@ func (p *Proxy) serve(sdk net.Conn) {
 	p.pump(name, sdk, up, transcript.SDKToRuntime)
 	up.Close()
 	<-done
+	p.mu.Lock()
+	p.tools.release(name)
+	p.mu.Unlock()
 	p.rec.Notef(name, "connection closed")
 }
 
@@ -298,6 +302,9 @@ func (p *Proxy) pump(name string, src io.Reader, dst io.Writer, dir string) {
 		}
 		if err != nil {
 			return
+		}
+		if dir == transcript.RuntimeToSDK {
+			f.Body = p.restore(name, f.Body)
 		}
 		p.rec.FrameRead(name, dir, f)
 		body := p.observe(name, dir, f.Body)
@@ -368,11 +375,14 @@ func (p *Proxy) inject(name string, m wire.Message, body []byte) []byte {
 	_, token := params["gitHubToken"]
 	if _, has := params["provider"]; !has && !token {
 		params["provider"], _ = json.Marshal(map[string]string{"type": "openai", "baseUrl": p.model.BaseURL(), "apiKey": "conformance"})
-		added = append(added, "provider")
+		added = append(added, "added provider (the scripted model as the session's provider)")
 	}
 	if v, has := params["model"]; !token && (!has || string(v) == "null") {
 		params["model"], _ = json.Marshal(DefaultModel)
-		added = append(added, "model")
+		added = append(added, "added model "+DefaultModel)
+	}
+	if renamed := p.renameTools(name, params); renamed != "" {
+		added = append(added, renamed)
 	}
 	if len(added) == 0 {
 		return body
@@ -383,7 +393,7 @@ func (p *Proxy) inject(name string, m wire.Message, body []byte) []byte {
 		return body
 	}
 	p.rec.Add(transcript.Entry{Conn: name, Dir: transcript.Note, Kind: KindInjected, Frame: out,
-		Text: fmt.Sprintf("the proxy added %s to %s before forwarding it (the scripted model as the session's provider)", strings.Join(added, ", "), m.Method)})
+		Text: fmt.Sprintf("the proxy changed %s before forwarding it: %s", m.Method, strings.Join(added, "; "))})
 	return out
 }
 
