@@ -381,6 +381,9 @@ func (p *Proxy) inject(name string, m wire.Message, body []byte) []byte {
 		params["model"], _ = json.Marshal(DefaultModel)
 		added = append(added, "added model "+DefaultModel)
 	}
+	if moved := p.privateDir(params); moved != "" {
+		added = append(added, moved)
+	}
 	if renamed := p.renameTools(name, params); renamed != "" {
 		added = append(added, renamed)
 	}
@@ -395,6 +398,27 @@ func (p *Proxy) inject(name string, m wire.Message, body []byte) []byte {
 	p.rec.Add(transcript.Entry{Conn: name, Dir: transcript.Note, Kind: KindInjected, Frame: out,
 		Text: fmt.Sprintf("the proxy changed %s before forwarding it: %s", m.Method, strings.Join(added, "; "))})
 	return out
+}
+
+// privateDir forwards a workingDirectory that does not exist on this machine as the same path
+// under the scenario's private folder, created: the real runtime refuses a directory it cannot
+// open ("Directory does not exist or cannot be accessed"), and the scenarios name directories of
+// the application's machine (/work/project) that the harness must not create outside its own
+// folders. It says what it changed ("" for nothing).
+func (p *Proxy) privateDir(params map[string]json.RawMessage) string {
+	var dir string
+	if raw, ok := params["workingDirectory"]; !ok || json.Unmarshal(raw, &dir) != nil || dir == "" || !filepath.IsAbs(dir) {
+		return ""
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return ""
+	}
+	private := filepath.Join(p.home, "fs", dir)
+	if err := os.MkdirAll(private, 0o755); err != nil {
+		return ""
+	}
+	params["workingDirectory"], _ = json.Marshal(private)
+	return fmt.Sprintf("workingDirectory %s (absent here) forwarded as %s, created", dir, private)
 }
 
 // Wait blocks until every session.send has been followed by session.idle, or ctx ends.
