@@ -59,7 +59,6 @@ var Args = []string{"--headless", "--no-auto-update", "--no-auto-login"}
 var Lacking = map[string]string{
 	"runtime.script.rejection":        "the real runtime cannot be scripted to reject a request it would accept",
 	"runtime.script.delay":            "the real runtime cannot be scripted to delay its answers",
-	"runtime.script.framing":          "the real runtime cannot be scripted to split or coalesce its frames",
 	"runtime.script.escapes":          "the real runtime re-encodes the model's text before sending it (measured on 1.0.85: an escaped unpaired surrogate from the model reaches the SDK as U+FFFD), so only the stand-in can put that escape on the wire",
 	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
 	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request (permission, elicitation, user input, hook) at a given point",
@@ -97,6 +96,7 @@ type Proxy struct {
 	closed  bool
 	wg      sync.WaitGroup
 	tools   toolNames
+	framing runtime.Framing // how the runtime's frames are written to SDKs connecting from now on
 }
 
 // startSlots bounds the runtimes starting at once in this process; startTimeout is how long one
@@ -223,6 +223,23 @@ func (p *Proxy) Lacks(capability string) (string, bool) {
 	return why, lacking
 }
 
+// splitPieces is how many pieces of a split frame the proxy writes apart (runtime.Framing's
+// PieceLimit): the header and the start of the body, each frame over several reads.
+const splitPieces = 8
+
+// SetFraming has the real runtime's frames written to SDKs connecting from now on split or
+// coalesced (runtime.Framing): the bytes are the real runtime's, only their delivery is scripted,
+// as the stand-in scripts its own.
+func (p *Proxy) SetFraming(f runtime.Framing) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if f.SplitEvery > 0 && f.PieceLimit == 0 {
+		f.PieceLimit = splitPieces
+	}
+	p.framing = f
+	p.rec.Notef("", "the proxy writes the real runtime's frames to the SDK %+v", f)
+}
+
 // AddTurn scripts the model's next turn.
 func (p *Proxy) AddTurn(t runtime.Turn) { p.model.AddTurn(t) }
 
@@ -271,11 +288,12 @@ func (p *Proxy) serve(sdk net.Conn) {
 	}
 	p.mu.Lock()
 	p.conns = append(p.conns, sdk, up)
+	toSDK := p.framing.Writer(sdk)
 	p.mu.Unlock()
 	p.rec.Notef(name, "connection opened")
 	done := make(chan struct{})
 	go func() {
-		p.pump(name, up, sdk, transcript.RuntimeToSDK)
+		p.pump(name, up, toSDK, transcript.RuntimeToSDK)
 		sdk.Close()
 		close(done)
 	}()

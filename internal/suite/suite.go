@@ -192,6 +192,12 @@ type Runtime interface {
 	AddTurn(runtime.Turn)
 }
 
+// Framer is an optional part of a Runtime: one that can write the runtime's frames to the SDK
+// split into pieces or coalesced (runtime.Framing) for connections opened from now on.
+type Framer interface {
+	SetFraming(runtime.Framing)
+}
+
 // Lacker is an optional part of a Runtime: a runtime that cannot be made to do what the
 // stand-in is scripted to do says so per runtime capability ("runtime.script.rejection", …),
 // with the reason; a scenario that needs one is unsupported on it.
