@@ -22,6 +22,11 @@ func (w *world) registerRequests(sc binder) {
 	sc.Step(`^the SDK answered with "([^"]*)" whose "([^"]*)" equals (.+)$`, w.answeredWithMethod)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request with "([^"]*)" equal to (.+)$`, w.sdkAnsweredEquals)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request without an error$`, w.sdkAnsweredOK)
+	needing(sc, needs("rpc.handlers")).Step(`^the application handles "([^"]*)" with the result (.+)$`, w.handlesWith)
+	needing(sc, needs("rpc.handlers")).Step(`^the application registered a handler for every runtime-to-SDK method of the runtime's schema$`, w.registerEveryHandler)
+	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema$`, w.callEveryHandler)
+	sc.Step(`^every handler received the params the runtime sent$`, w.handlersReceived)
+	sc.Step(`^the SDK answered every handled call with what the application's handler returned$`, w.handlersAnswered)
 }
 
 func (w *world) asksPermission(data string) error {
@@ -87,6 +92,9 @@ func (w *world) runtimeSends(method, params string) error {
 		return fmt.Errorf("the params are not a JSON object: %w", err)
 	}
 	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
+	if h := w.handlers[method]; h != nil {
+		h.params = append(h.params, v) // the application's handler registers under what it will be asked
+	}
 	return nil
 }
 

@@ -12,9 +12,11 @@ import (
 // connect gives the scenario a fresh SDK client on its recording runtime.
 func (w *world) connect() (string, error) {
 	c := fmt.Sprintf("c%d", len(w.clients)+1)
-	if _, err := w.do("connect", map[string]any{"client": c, "address": w.addr}); err != nil {
+	res, err := w.do("connect", w.withHandlers(map[string]any{"client": c, "address": w.addr}))
+	if err != nil {
 		return "", err
 	}
+	w.noteHandlers(res)
 	w.clients = append(w.clients, c)
 	return c, nil
 }
@@ -58,7 +60,7 @@ func (w *world) create() error {
 	if err != nil {
 		return err
 	}
-	return w.open("createSession", c, map[string]any{"tools": w.toolList()})
+	return w.open("createSession", c, w.withHandlers(map[string]any{"tools": w.toolList()}))
 }
 
 // open creates or resumes a session under a new handle and remembers the id the SDK reports.
@@ -69,6 +71,7 @@ func (w *world) open(cmd, client string, args map[string]any) error {
 	if err != nil {
 		return err
 	}
+	w.noteHandlers(res)
 	var r struct {
 		SessionID string `json:"sessionId"`
 	}

@@ -145,9 +145,9 @@ func commandNeeds(cmd string, args any) []string {
 		if _, ok := a["fields"]; ok {
 			out = append(out, "surface")
 		}
-		_, handlers := a["handlers"]
-		_, results := a["handlerResults"]
-		if handlers || results {
+	}
+	if cmd == "createSession" || cmd == "resumeSession" || cmd == "connect" {
+		if _, ok := a["handlers"]; ok {
 			out = append(out, "rpc.handlers")
 		}
 	}

@@ -49,14 +49,15 @@ type world struct {
 	observations map[string]string
 	lastErr      *driver.Response // the last command that ended in an SDK error
 	checked      []report.Check
-	failures     []suite.Failure // the failed checks so far (see checking)
-	step         *godog.Step     // the step running now
-	stepChecks   int             // len(checked) when it began
-	replacements int             // replacements made at once by the last "replaced N times at once"
-	badLine      error           // the first driver line of the current command that was not protocol JSON
-	sweep        []*sweepCall    // the generated calls of the schema sweep (generated.go)
-	events       []sentEvent     // the generated events sent (generated_events.go)
-	surface      *surface.Result // what the surface probe found (surface.go)
+	failures     []suite.Failure         // the failed checks so far (see checking)
+	step         *godog.Step             // the step running now
+	stepChecks   int                     // len(checked) when it began
+	replacements int                     // replacements made at once by the last "replaced N times at once"
+	badLine      error                   // the first driver line of the current command that was not protocol JSON
+	sweep        []*sweepCall            // the generated calls of the schema sweep (generated.go)
+	handlers     map[string]*handlerSpec // the application's runtime-to-SDK handlers (handlers.go)
+	events       []sentEvent             // the generated events sent (generated_events.go)
+	surface      *surface.Result         // what the surface probe found (surface.go)
 }
 
 type session struct{ handle, id, client string }

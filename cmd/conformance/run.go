@@ -39,8 +39,9 @@ runs every feature on every SDK against the recording runtime, and writes result
 summary.md, report.html and the transcripts into the report folder (and report.png, a picture of
 report.html, when Chromium is installed).
 
-Each SDK runs up to --jobs scenarios at once, each on a driver process of its own; a new driver
-starts only when waiting for a busy one has taken as long as starting one (see README, "Speed").
+Each SDK runs up to --jobs scenarios at once, side by side on a driver that runs commands
+concurrently, else each on a driver process of its own; a new driver starts only when waiting for
+a busy one would take longer than starting one (see README, "Speed").
 
 Exit status: 0 when every result passed or failed only as expected (xfail), 1 on a failure or an
 unexpected pass (xpass), 2 on a usage or setup error (including an SDK named with --sdk that is

@@ -218,6 +218,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
 		"handler.permission":            true,
 		"surface":                       true,
+		"driver.concurrent":             true, // main runs each command on a goroutine of its own
 	}
 	notes := map[string]string{
 		"tool.isTerminal.explicitFalse": "copilot.Tool.IsTerminal is a plain bool with `json:\"isTerminal,omitempty\"`: " +
@@ -829,13 +830,17 @@ func main() {
 			if jerr := json.Unmarshal(line, &c); jerr != nil {
 				log.Printf("driver: unreadable command line: %v", jerr)
 				event("log", map[string]any{"message": "unreadable command line: " + jerr.Error()})
+			} else if c.Cmd == "shutdown" {
+				respond(c.ID, map[string]any{}, nil)
+				d.forceStopAll()
+				os.Exit(0)
 			} else {
-				result, cerr := d.dispatch(c)
-				respond(c.ID, result, cerr)
-				if c.Cmd == "shutdown" {
-					d.forceStopAll()
-					os.Exit(0)
-				}
+				// driver.concurrent: each command runs on its own goroutine, so that one
+				// scenario's waiting SDK call does not hold up the others on this process.
+				go func() {
+					result, cerr := d.dispatch(c)
+					respond(c.ID, result, cerr)
+				}()
 			}
 		}
 		if err == io.EOF {

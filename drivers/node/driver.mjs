@@ -10,6 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { applyFields, surface } from "./surface.mjs";
+import { makeHandlers } from "./handlers.mjs";
 
 // ---------------------------------------------------------------------------------------------
 // stdout guard: protocol lines go through `writeLine` only. Anything else that writes to stdout
@@ -63,6 +64,7 @@ function findPackageRoot() {
 
 const installed = findPackageRoot();
 const sdkVersion = installed.pkg.version;
+const handlers = makeHandlers({ emit, sdk, sdkName: `${SDK_PACKAGE} ${sdkVersion}` });
 
 // Where the installed SDK came from: CONFORMANCE_SDK_SOURCE when the harness's Prepare set it,
 // else the dependency spec in the driver's own package.json (an exact npm version, or a file:
@@ -224,7 +226,11 @@ function capabilities() {
     "tool.result.binary.metadata": true,
     "handler.permission": true,
     surface: true,
+    "driver.concurrent": true, // the read loop does not await a command (below)
     "rpc.generated": rpcWrappers().session.size + rpcWrappers().server.size > 0,
+    // handlers accepted; a method this version has no public handler API for is named in
+    // connect's / createSession's "unhandled".
+    "rpc.handlers": true,
     "connect.option.connectionToken": true,
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
     "connect.option.gitHubTelemetry": /onGitHubTelemetry\?:/.test(readTypes()),
@@ -277,8 +283,6 @@ function missingSymbols(caps) {
     "session.gitHubToken": "SessionConfigBase.gitHubToken",
     "connect.option.clientInfo": "CopilotClientOptions.clientInfo",
     "connect.option.gitHubTelemetry": "CopilotClientOptions.onGitHubTelemetry",
-    // Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
-    "rpc.handlers": "driver: the node driver does not register runtime->SDK handlers (handlers/handlerResults) yet",
   };
   const keys = declaredSessionKeys();
   for (const [name, m] of Object.entries(SESSION_OPTIONS)) {
@@ -550,10 +554,11 @@ const commands = {
       throw new DriverError('connect needs "address" or "cliPath"');
     }
     applyFields(clientOptions, args.fields, "clientOptions", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
+    const account = handlers.forClient(clientOptions, args.handlers, handle);
     const client = new CopilotClient({ connection, ...clientOptions });
     await client.start();
     clients.set(handle, client);
-    return {};
+    return args.handlers ? account : {};
   },
 
   async createSession(args) {
@@ -565,10 +570,11 @@ const commands = {
     applyOptions(config, args.options, "create");
     applyFields(config, args.fields, "sessionConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     if (args.gitHubToken !== undefined) config.gitHubToken = args.gitHubToken;
+    const account = handlers.forSession(config, args.handlers, handle, declaredSessionKeys().create);
     const session = await client.createSession(config);
     ref.session = session;
     sessions.set(handle, { session, client });
-    return { sessionId: session.sessionId };
+    return { sessionId: session.sessionId, ...(args.handlers ? account : {}) };
   },
 
   async resumeSession(args) {
@@ -580,10 +586,11 @@ const commands = {
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "resume");
     applyFields(config, args.fields, "resumeConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
+    const account = handlers.forSession(config, args.handlers, handle, declaredSessionKeys().resume);
     const session = await client.resumeSession(sessionId, config);
     ref.session = session;
     sessions.set(handle, { session, client });
-    return { sessionId: session.sessionId };
+    return { sessionId: session.sessionId, ...(args.handlers ? account : {}) };
   },
 
   async setTools(args) {
@@ -739,14 +746,18 @@ if (process.argv.includes("--self-check")) {
   process.exit(0);
 }
 
-// Commands run one after another, in the order they arrive (the harness sends one at a time);
-// events are written whenever the SDK calls back, also while a command is running.
-let queue = Promise.resolve();
+// driver.concurrent: every command starts as it arrives, without awaiting the ones before, so
+// that scenarios sharing this process overlap their waits (one scenario's commands still come
+// one at a time: the harness waits for each answer). Events are written whenever the SDK calls
+// back, also while commands are running.
+const running = new Set();
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
 rl.on("line", (line) => {
-  if (line.trim() !== "") queue = queue.then(() => handle(line));
+  if (line.trim() === "") return;
+  const p = handle(line).finally(() => running.delete(p));
+  running.add(p);
 });
 // EOF: let the commands already read finish (briefly), then exit.
 rl.on("close", () => {
-  void Promise.race([queue, new Promise((r) => setTimeout(r, 5000))]).then(() => exit(0));
+  void Promise.race([Promise.allSettled([...running]), new Promise((r) => setTimeout(r, 5000))]).then(() => exit(0));
 });

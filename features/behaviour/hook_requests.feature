@@ -1,7 +1,18 @@
 Feature: The application's hooks answer the runtime's hook invocations
   With hooks registered, the runtime invokes them with hooks.invoke requests; the SDK calls the
-  application's hook and answers with its output (HookInvokeResponse in the runtime's schema:
-  an object whose output is optional). The driver's pre-tool-use hook returns no output.
+  application's hook with the invocation's input and answers with the hook's output
+  (HookInvokeResponse in the runtime's schema: an object whose output is optional).
+
+  @requires.rpc.handlers
+  Scenario: a pre-tool-use hook receives the runtime's input and its output reaches the runtime
+    Given the application handles "hooks.invoke" with the result {"output": {"permissionDecision": "allow", "additionalContext": "checked"}}
+    And the runtime then sends the SDK the request "hooks.invoke" with {"hookType": "preToolUse", "input": {"timestamp": 1764470000000, "cwd": "/work", "toolName": "grep", "toolArgs": {"q": "x"}}}
+    And the model then replies "Done."
+    When a session is created
+    And the prompt "Go" is sent and the SDK waits for the reply
+    Then every handler received the params the runtime sent
+    And the SDK answered every handled call with what the application's handler returned
+    And the reply is "Done."
 
   Scenario: a pre-tool-use hook invocation is answered
     Given the runtime then sends the SDK the request "hooks.invoke" with {"hookType": "preToolUse", "input": {"timestamp": 1764470000000, "cwd": "/work", "toolName": "grep", "toolArgs": {"q": "x"}}}

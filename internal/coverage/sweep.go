@@ -16,6 +16,9 @@ type sdkAccount struct {
 	gated                  string            // why the generated sweep was unsupported, if it was
 	swept                  bool              // a generated batch ran
 	eventsSent             map[string]bool   // event types the runtime sent
+	handled                map[string]bool   // runtime-to-SDK methods an application handler reported receiving
+	unhandled              map[string]string // runtime-to-SDK method -> why the SDK has no public handler for it
+	handlersGated          string            // why the handler sweep was unsupported, if it was
 }
 
 // sweep accounts for every item of the catalog, per SDK: covered (sent, answered, received), or
@@ -46,9 +49,17 @@ func sweep(catalog []report.SchemaItem, order []string, acct map[string]*sdkAcco
 				}
 			case "handler":
 				s.Methods++
-				covered = a.answered[it.Name]
-				if !covered {
-					reason = "runtime-to-SDK method: no scenario of this run sent it to the SDK (the handler sweep, capability rpc.handlers, is not built yet)"
+				covered = a.handled[it.Name]
+				switch {
+				case covered:
+				case a.unhandled[it.Name] != "":
+					reason = "unsupported: " + a.unhandled[it.Name]
+				case a.handlersGated != "":
+					reason = a.handlersGated
+				case a.answered[it.Name]:
+					reason = "runtime-to-SDK method: sent to the SDK and answered, but no application handler reported receiving it"
+				default:
+					reason = "runtime-to-SDK method: no scenario of this run sent it to a handler the application registered (features/schema/generated_handlers.feature not run)"
 				}
 			default:
 				s.Methods++
@@ -84,7 +95,7 @@ func sweep(catalog []report.SchemaItem, order []string, acct map[string]*sdkAcco
 
 func newAccount() *sdkAccount {
 	return &sdkAccount{sent: map[string]bool{}, answered: map[string]bool{}, events: map[string]bool{},
-		notGenerated: map[string]string{}, eventsSent: map[string]bool{}}
+		notGenerated: map[string]string{}, eventsSent: map[string]bool{}, handled: map[string]bool{}, unhandled: map[string]string{}}
 }
 
 // read adds one transcript to the account: the rpcBatch calls whose outcome was unsupported, the
@@ -121,9 +132,11 @@ func (a *sdkAccount) read(entries []transcript.Entry) {
 						Outcome string `json:"outcome"`
 						Reason  string `json:"reason"`
 					} `json:"outcomes"`
+					Unhandled map[string]string `json:"unhandled"`
 				} `json:"result"`
 				Args struct {
-					Type string `json:"type"`
+					Type   string `json:"type"`
+					Method string `json:"method"`
 				} `json:"args"`
 			}
 			if json.Unmarshal(e.Frame, &r) != nil {
@@ -131,6 +144,12 @@ func (a *sdkAccount) read(entries []transcript.Entry) {
 			}
 			if r.Event == "session.event" && r.Args.Type != "" {
 				a.events[r.Args.Type] = true
+			}
+			if r.Event == "rpc.handled" && r.Args.Method != "" {
+				a.handled[r.Args.Method] = true
+			}
+			for m, why := range r.Result.Unhandled { // connect / createSession: no public handler API
+				a.unhandled[m] = why
 			}
 			if methods, ok := batches[r.ID]; ok {
 				for i, o := range r.Result.Outcomes {
@@ -159,6 +178,9 @@ func (a *sdkAccount) read(entries []transcript.Entry) {
 func (a *sdkAccount) gate(r report.Result) {
 	if r.Status == report.Unsupported && r.Capability == "rpc.generated" && a.gated == "" {
 		a.gated = fmt.Sprintf("unsupported: %s", r.Message)
+	}
+	if r.Status == report.Unsupported && r.Capability == "rpc.handlers" && a.handlersGated == "" {
+		a.handlersGated = fmt.Sprintf("unsupported: %s", r.Message)
 	}
 }
 

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,21 +81,48 @@ func (f *Failure) Error() string {
 	return b.String()
 }
 
-// Client is a running driver.
-type Client struct {
+// Concurrent is the hello capability of a driver that serves commands of several scenarios at
+// once (PROTOCOL.md "Shared drivers").
+const Concurrent = "driver.concurrent"
+
+// conn is one running driver process: what every Client view of it shares.
+type conn struct {
 	proc Process
 	desc string
 
 	writeMu  sync.Mutex
 	mu       sync.Mutex
 	nextID   int
-	waiting  map[int]chan *Response
-	sink     func(Line)
+	waiting  map[int]*pending
+	views    map[string]*Client // attached views by scope; "" is the process's own
 	validate *Validator
 	dead     chan struct{}
 	deadErr  error
+	// fault is the first hang or protocol break a view found; the process is then killed, and
+	// the other scenarios it ends are told why.
+	fault string
 
 	launched, ready time.Time // process start; hello answered (Handshake)
+}
+
+type pending struct {
+	ch   chan *Response
+	view *Client
+}
+
+// Client is a running driver as one scenario sees it. Start returns the process's own view
+// (scope ""): its handles go to the driver as they are. Share makes another view of the same
+// process for a scenario running alongside (a driver with the Concurrent capability): its
+// handles go out prefixed with its scope, so that scenarios cannot collide, and the lines it
+// records (its sink) are the scenario's own, with the prefix taken off again: a transcript
+// reads the same whether the driver was shared or not.
+type Client struct {
+	*conn
+	scope  string
+	prefix []byte // scope + "/" (nil for the process's own view)
+
+	sinkMu sync.Mutex
+	sink   func(Line)
 }
 
 // Usage is what one driver process cost, for the timing report.
@@ -139,8 +167,10 @@ func Start(ctx context.Context, l Launcher) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{proc: p, desc: l.Describe(), waiting: map[int]chan *Response{}, dead: make(chan struct{}), launched: launched}
-	go c.readLoop()
+	cn := &conn{proc: p, desc: l.Describe(), waiting: map[int]*pending{}, views: map[string]*Client{}, dead: make(chan struct{}), launched: launched}
+	c := &Client{conn: cn}
+	cn.views[""] = c
+	go cn.readLoop()
 	return c, nil
 }
 
@@ -151,23 +181,113 @@ func (c *Client) SetValidator(v *Validator) {
 	c.validate = v
 }
 
-// SetSink sets where every line in both directions goes (the current scenario's transcript).
-func (c *Client) SetSink(fn func(Line)) {
+// Share is a new view of the driver process for one more scenario, its handles prefixed with
+// scope (unique among the process's attached views); Detach ends it.
+func (c *Client) Share(scope string) *Client {
+	v := &Client{conn: c.conn, scope: scope, prefix: []byte(scope + "/")}
+	c.mu.Lock()
+	c.views[scope] = v
+	c.mu.Unlock()
+	return v
+}
+
+// Detach ends a view made by Share: lines for its scope are no longer routed to it.
+func (c *Client) Detach() {
+	if c.scope == "" {
+		return
+	}
+	c.mu.Lock()
+	if c.views[c.scope] == c {
+		delete(c.views, c.scope)
+	}
+	c.mu.Unlock()
+}
+
+// Process is the process's own view (the one Start returned), the same for every view of it.
+func (c *Client) Process() *Client {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.views[""]
+}
+
+// SetSink sets where every line of this view in both directions goes (the current scenario's
+// transcript).
+func (c *Client) SetSink(fn func(Line)) {
+	c.sinkMu.Lock()
+	defer c.sinkMu.Unlock()
 	c.sink = fn
 }
 
 func (c *Client) emit(l Line) {
-	c.mu.Lock()
+	c.sinkMu.Lock()
 	fn := c.sink
-	c.mu.Unlock()
+	c.sinkMu.Unlock()
 	if fn != nil {
 		fn(l)
 	}
 }
 
-func (c *Client) readLoop() {
+// route gives a line from the driver to the view it belongs to: a response to the view that
+// sent the command, an event to the view whose scope prefixes its session or client handle
+// (with the prefix taken off). A line that names no attached view (a stray line, an event of an
+// unknown handle) goes to the process's own view when it records, else to every attached view:
+// no scenario on the process may miss a protocol break.
+func (cn *conn) route(l Line, to *Client) {
+	cn.mu.Lock()
+	if to == nil {
+		to = cn.owner(l.Body)
+	}
+	var all []*Client
+	if to == nil {
+		if root := cn.views[""]; root != nil && root.hasSink() {
+			to = root
+		} else {
+			for _, v := range cn.views {
+				all = append(all, v)
+			}
+		}
+	}
+	cn.mu.Unlock()
+	if to != nil {
+		all = []*Client{to}
+	}
+	for _, v := range all {
+		if len(v.prefix) > 0 {
+			l.Body = bytes.ReplaceAll(l.Body, v.prefix, nil)
+		}
+		v.emit(l)
+	}
+}
+
+func (c *Client) hasSink() bool {
+	c.sinkMu.Lock()
+	defer c.sinkMu.Unlock()
+	return c.sink != nil
+}
+
+// owner is the attached view whose scope prefixes an event's session or client handle (cn.mu
+// held).
+func (cn *conn) owner(line []byte) *Client {
+	var ev struct {
+		Args struct {
+			Session string `json:"session"`
+			Client  string `json:"client"`
+		} `json:"args"`
+	}
+	if len(cn.views) <= 1 || json.Unmarshal(line, &ev) != nil {
+		return nil
+	}
+	for _, h := range []string{ev.Args.Session, ev.Args.Client} {
+		if scope, _, ok := strings.Cut(h, "/"); ok {
+			if v := cn.views[scope]; v != nil {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
+func (c *conn) readLoop() {
 	sc := bufio.NewScanner(c.proc.Stdout())
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -176,22 +296,25 @@ func (c *Client) readLoop() {
 		v := c.validate
 		c.mu.Unlock()
 		l, r := decodeLine(line, v)
-		c.emit(l)
 		if r == nil {
+			c.route(l, nil)
 			continue
 		}
 		c.mu.Lock()
-		ch := c.waiting[r.ID]
+		p := c.waiting[r.ID]
 		delete(c.waiting, r.ID)
 		c.mu.Unlock()
-		if ch != nil {
-			ch <- r
+		if p == nil {
+			c.route(l, nil)
+			continue
 		}
+		c.route(l, p.view)
+		p.ch <- r
 	}
 	if err := sc.Err(); err != nil {
 		// A line past the bound (or a broken pipe): the driver cannot be read any further, so
 		// it is ended rather than left blocked on a full stdout.
-		c.emit(Line{Err: fmt.Errorf("reading the driver's stdout: %w", err)})
+		c.route(Line{Err: fmt.Errorf("reading the driver's stdout: %w", err)}, nil)
 		c.proc.Kill()
 	}
 	err := c.proc.Wait()
@@ -244,7 +367,8 @@ func (c *Client) Alive() bool {
 }
 
 // Call sends one command and waits for its response, for at most timeout. A crash, a hang or
-// a malformed response returns a *Failure with the driver's stderr tail.
+// a malformed response returns a *Failure with the driver's stderr tail. A shared view sends
+// its handles prefixed (scoped) and records the command as the scenario gave it.
 func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Duration) (*Response, error) {
 	if args == nil {
 		args = map[string]any{}
@@ -253,15 +377,21 @@ func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Du
 	c.nextID++
 	id := c.nextID
 	ch := make(chan *Response, 1)
-	c.waiting[id] = ch
+	c.waiting[id] = &pending{ch: ch, view: c}
 	c.mu.Unlock()
 	line, err := json.Marshal(map[string]any{"id": id, "cmd": cmd, "args": args})
 	if err != nil {
 		return nil, err
 	}
+	wire := line
+	if c.scope != "" {
+		if wire, err = c.scoped(id, cmd, args); err != nil {
+			return nil, err
+		}
+	}
 	c.emit(Line{ToDriver: true, Body: line})
 	c.writeMu.Lock()
-	_, werr := c.proc.Stdin().Write(append(line, '\n'))
+	_, werr := c.proc.Stdin().Write(append(wire, '\n'))
 	c.writeMu.Unlock()
 	if werr != nil {
 		return nil, c.failure("crashed", cmd, "cannot write to its stdin: "+werr.Error())
@@ -275,20 +405,24 @@ func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Du
 		}
 		switch r.Outcome {
 		case OK, Error, Unsupported:
-			return r, nil
+			return c.unscoped(r), nil
 		}
 		return nil, c.failure("protocol", cmd, fmt.Sprintf("response %d has outcome %q; want ok, error or unsupported", id, r.Outcome))
 	case <-c.dead:
 		// A response may have arrived just before the exit.
 		select {
 		case r := <-ch:
-			return r, nil
+			return c.unscoped(r), nil
 		default:
 		}
 		c.mu.Lock()
-		e := c.deadErr
+		e, why := c.deadErr, c.fault
 		c.mu.Unlock()
-		return nil, c.failure("crashed", cmd, fmt.Sprintf("exited (%v) before answering", e))
+		detail := fmt.Sprintf("exited (%v) before answering", e)
+		if why != "" && c.shared() {
+			detail += "; the driver was shared with other scenarios, and it was ended after " + why
+		}
+		return nil, c.failure("crashed", cmd, detail)
 	case <-timer.C:
 		return nil, c.failure("timed out", cmd, fmt.Sprintf("no response within %s", timeout))
 	case <-ctx.Done():
@@ -296,11 +430,71 @@ func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Du
 	}
 }
 
+// shared says whether this view is one of several scenarios on the process.
+func (c *Client) shared() bool { return c.scope != "" }
+
+// scoped is the command line with its handles prefixed by the view's scope: the "client" and
+// "session" of the args and of each entry of "calls" (PROTOCOL.md "Shared drivers"). Only the
+// top level is decoded, so every other value goes out byte for byte.
+func (c *Client) scoped(id int, cmd string, args any) ([]byte, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, fmt.Errorf("the args of %q are not a JSON object: %w", cmd, err)
+	}
+	c.prefixHandles(top)
+	if calls, ok := top["calls"]; ok {
+		var list []map[string]json.RawMessage
+		if json.Unmarshal(calls, &list) == nil {
+			for _, call := range list {
+				c.prefixHandles(call)
+			}
+			top["calls"], _ = json.Marshal(list)
+		}
+	}
+	return json.Marshal(map[string]any{"id": id, "cmd": cmd, "args": top})
+}
+
+func (c *Client) prefixHandles(m map[string]json.RawMessage) {
+	for _, k := range []string{"client", "session"} {
+		var h string
+		if v, ok := m[k]; ok && json.Unmarshal(v, &h) == nil {
+			m[k], _ = json.Marshal(c.scope + "/" + h)
+		}
+	}
+}
+
+// unscoped is a response with the view's prefix taken off (an error message naming a handle).
+func (c *Client) unscoped(r *Response) *Response {
+	if c.scope == "" {
+		return r
+	}
+	out := *r
+	out.Result = bytes.ReplaceAll(r.Result, c.prefix, nil)
+	if r.Error != nil {
+		e := *r.Error
+		e.Message = strings.ReplaceAll(e.Message, string(c.prefix), "")
+		out.Error = &e
+	}
+	out.Reason = strings.ReplaceAll(r.Reason, string(c.prefix), "")
+	return &out
+}
+
 // Fault is a Failure of this driver found by the caller (e.g. a stray stdout line), with the
 // driver's stderr tail.
 func (c *Client) Fault(kind, cmd, detail string) *Failure { return c.failure(kind, cmd, detail) }
 
 func (c *Client) failure(kind, cmd, detail string) *Failure {
+	if kind != "crashed" {
+		c.mu.Lock()
+		if c.fault == "" {
+			c.fault = fmt.Sprintf("a %q command of another scenario: %s: %s", cmd, kind, detail)
+		}
+		c.mu.Unlock()
+	}
 	// Give stderr a moment to arrive after a crash.
 	select {
 	case <-c.dead:

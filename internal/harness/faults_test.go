@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,7 +27,10 @@ import (
 // TestMain lets this test binary act as a misbehaving driver (not an SDK: it tests how the
 // harness survives a driver that crashes or hangs in the middle of a run).
 func TestMain(m *testing.M) {
-	if mode := os.Getenv("FAKE_DRIVER"); mode != "" {
+	if mode := os.Getenv("FAKE_DRIVER"); strings.HasPrefix(mode, "shared") {
+		fakeSharedDriver(mode, os.Getenv("FAKE_DRIVER_MARKER"))
+		return
+	} else if mode != "" {
 		fakeDriver(mode, os.Getenv("FAKE_DRIVER_MARKER"))
 		return
 	}
@@ -342,4 +346,107 @@ func TestSchemaStepWithoutSchemaIsUnavailable(t *testing.T) {
 	assert.NoError(t, outcomes[0].Err)
 	assert.Empty(t, outcomes[0].Unsupported)
 	assert.Contains(t, outcomes[0].Unavailable, "the runtime's published schema is not loaded")
+}
+
+// fakeSharedDriver is a driver.concurrent stand-in: every command runs in a goroutine of its
+// own. The first process (no marker file yet) crashes, or hangs, once three connects are in
+// flight; later ones answer every command ok.
+func fakeSharedDriver(mode, marker string) {
+	_, err := os.Stat(marker)
+	first := os.IsNotExist(err)
+	if first {
+		_ = os.WriteFile(marker, nil, 0o644)
+	}
+	var mu sync.Mutex
+	connects := 0
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		line := append([]byte(nil), sc.Bytes()...)
+		go func() {
+			var c struct {
+				ID  int    `json:"id"`
+				Cmd string `json:"cmd"`
+			}
+			_ = json.Unmarshal(line, &c)
+			if c.Cmd == "connect" && first {
+				mu.Lock()
+				connects++
+				n := connects
+				mu.Unlock()
+				if n < 3 {
+					time.Sleep(time.Hour) // in flight until the third arrives
+				}
+				fmt.Fprintln(os.Stderr, "fatal: the SDK blew up")
+				if mode == "sharedcrash" {
+					os.Exit(3)
+				}
+				time.Sleep(time.Hour)
+			}
+			result := `{}`
+			switch c.Cmd {
+			case "hello":
+				result = `{"protocolVersion":1,"sdk":"fake","version":"1.0.0","capabilities":{"transport.tcp":true,"driver.concurrent":true}}`
+			case "createSession":
+				result = `{"sessionId":"s"}`
+			}
+			mu.Lock()
+			fmt.Printf(`{"id":%d,"outcome":"ok","result":%s}`+"\n", c.ID, result)
+			mu.Unlock()
+			if c.Cmd == "shutdown" {
+				os.Exit(0)
+			}
+		}()
+	}
+}
+
+// A shared driver that crashes or hangs with three scenarios in flight ends each of them with
+// the driver's stderr tail and its transcript so far; the run goes on, on a fresh driver.
+func TestSharedDriverFaultsEndEachScenarioInFlight(t *testing.T) {
+	var feature strings.Builder
+	feature.WriteString("Feature: f\n")
+	for i := range 6 {
+		fmt.Fprintf(&feature, "  Scenario: s%d\n    When a session is created with no tools\n\n", i)
+	}
+	features := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(feature.String()), 0o644))
+	for mode, want := range map[string]string{"sharedcrash": "driver crashed", "sharedhang": "timed out"} {
+		t.Run(mode, func(t *testing.T) {
+			reports := t.TempDir()
+			exe, err := os.Executable()
+			require.NoError(t, err)
+			var mu sync.Mutex
+			var outcomes []suite.Outcome
+			tg := &target{name: "fake", timeout: 3 * time.Second, reportDir: reports, progress: io.Discard,
+				launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=" + mode, "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+				finished: func(o suite.Outcome) { mu.Lock(); outcomes = append(outcomes, o); mu.Unlock() }}
+			tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, driver.Concurrent: true}}
+			tg.pool = newPool(1, 3, 0, tg.startDriver, nil)
+			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}, Jobs: 3}, features, tg)
+			tg.close()
+
+			require.Len(t, outcomes, 6, "the run goes on after the fault")
+			failed := 0
+			for _, o := range outcomes {
+				if o.Err == nil {
+					continue
+				}
+				failed++
+				msg := o.Err.Error()
+				assert.True(t, strings.Contains(msg, want) || strings.Contains(msg, "driver crashed"), msg)
+				assert.Contains(t, msg, "fatal: the SDK blew up", "the driver's stderr tail is in the message")
+				entries, err := transcript.Read(o.Transcript)
+				require.NoError(t, err, "the transcript so far is kept")
+				var sawConnect bool
+				for _, e := range entries {
+					if e.Dir == transcript.HarnessToDriver || e.Dir == transcript.DriverToHarness {
+						assert.NotContains(t, string(e.Frame), `/c1"`, "the transcript holds the scenario's own handles")
+					}
+					sawConnect = sawConnect || (e.Dir == transcript.HarnessToDriver && strings.Contains(string(e.Frame), `"connect"`))
+				}
+				assert.True(t, sawConnect, "the transcript holds the command the driver died on")
+			}
+			assert.Equal(t, 3, failed, "each scenario in flight on the faulty driver, and only those")
+			assert.Equal(t, 2, tg.drivers().Started(), "a fresh driver serves the rest")
+		})
+	}
 }

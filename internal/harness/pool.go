@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -9,38 +10,45 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 )
 
-// pool holds the running drivers of one SDK. A scenario takes an idle driver; when none is idle
-// it waits for one to come back, or starts a new one (while fewer than size exist) when the
-// scenarios still to run would keep the drivers busy longer than a start takes: scenarios left
-// ÷ drivers × how long a scenario holds a driver, against the SDK's measured start-up
-// (patience). Until the first driver has
-// served two scenarios nothing else starts: a fresh driver's first scenario is slow (a JVM loads
-// and compiles the SDK then), and only the second shows how long a scenario really holds it. So
-// an SDK whose scenarios are quick next to its start-up keeps one driver (Java's take ~40 ms on a
-// warm JVM, several hundred on each new one), and one whose scenarios wait long (Python's
-// client stop waits a second) gets as many as it can use. A driver serves one scenario at a
-// time (the protocol allows one command in flight, and handles like "c1" are per scenario), so
-// running scenarios concurrently means running several drivers; each scenario still gets a fresh
-// SDK client and its own recording runtime, as in a sequential run.
+// pool holds the running drivers of one SDK. A scenario takes a place on a driver: on an idle
+// one, or, when the driver declared driver.concurrent, beside up to per-1 other scenarios on a
+// busy one (the least busy first), through a view of its own (driver.Client.Share). When no
+// place is free it waits for one, or starts a new driver (while fewer than size exist) when the
+// scenarios still to run would keep the places busy longer than a start takes: scenarios left
+// ÷ places × how long a scenario holds its place, against the SDK's measured start-up
+// (patience). Until the first driver has served two scenarios nothing else starts: a fresh
+// driver's first scenario is slow (a JVM loads and compiles the SDK then), and only the second
+// shows how long a scenario really holds it. So an SDK whose scenarios are quick next to its
+// start-up keeps one driver (Java's take ~40 ms on a warm JVM, several hundred on each new
+// one), and one whose scenarios wait long (Python's client stop waits a second) gets as many
+// places as it can use. A driver without driver.concurrent serves one scenario at a time (the
+// protocol then allows one command in flight), so running its scenarios concurrently means
+// running several drivers; each scenario still gets a fresh SDK client and its own recording
+// runtime, as in a sequential run.
 type pool struct {
 	start    func(ctx context.Context) (*driver.Client, error)
-	size     int
+	size     int // drivers at most
+	per      int // scenarios at once on one driver (1: not shared)
 	patience time.Duration
 
 	mu      sync.Mutex
-	idle    []*driver.Client
+	busy    map[*driver.Client]int // each live driver (its own view) and the scenarios on it
 	all     []*driver.Client
 	running int // drivers alive or starting
 	freed   chan struct{}
 	started int              // drivers started over the run, for the timing report
 	every   []*driver.Client // every driver started, for their usage once closed
 	held    map[*driver.Client]time.Time
-	holds   []time.Duration // how long each scenario held its driver, in the order they ended
+	holds   []time.Duration // how long each scenario held its place, in the order they ended
 	waiting int             // scenarios in get
+	scopes  int             // views handed out, for their scopes
 	// left says how many of the SDK's scenarios have not finished (nil: unknown, and the
 	// scenarios waiting now stand for them).
 	left func() int
 }
+
+// places is how many scenarios the running drivers can hold at once.
+func (p *pool) places() int { return p.running * max(p.per, 1) }
 
 // worthStarting says whether a waiting scenario should start a driver rather than wait.
 func (p *pool) worthStarting() bool {
@@ -51,10 +59,10 @@ func (p *pool) worthStarting() bool {
 		return false
 	}
 	if len(p.holds) < 2 {
-		// No warm hold seen yet: wait, unless every driver has been held for longer than four
+		// No warm hold seen yet: wait, unless every place has been held for longer than four
 		// start-ups (a long scenario, not a cold start), so a quick scenario is not stuck
 		// behind a slow one.
-		if len(p.held) < p.running {
+		if len(p.held) < p.places() {
 			return false
 		}
 		for _, since := range p.held {
@@ -70,19 +78,33 @@ func (p *pool) worthStarting() bool {
 	hold := slices.Min(recent)
 	queue := p.waiting
 	if p.left != nil {
-		queue = max(queue, p.left()-p.running)
+		queue = max(queue, p.left()-p.places())
 	}
-	expected := time.Duration(float64(hold) * float64(queue) / float64(p.running))
+	expected := time.Duration(float64(hold) * float64(queue) / float64(p.places()))
 	return expected > p.patience
 }
 
-func newPool(size int, patience time.Duration, start func(context.Context) (*driver.Client, error), first *driver.Client) *pool {
-	p := &pool{start: start, size: max(size, 1), patience: patience, freed: make(chan struct{}, 1), held: map[*driver.Client]time.Time{}}
+func newPool(size, per int, patience time.Duration, start func(context.Context) (*driver.Client, error), first *driver.Client) *pool {
+	p := &pool{start: start, size: max(size, 1), per: max(per, 1), patience: patience, freed: make(chan struct{}, 1),
+		held: map[*driver.Client]time.Time{}, busy: map[*driver.Client]int{}}
 	if first != nil {
-		p.idle, p.all, p.running, p.started = []*driver.Client{first}, []*driver.Client{first}, 1, 1
+		p.busy[first], p.all, p.running, p.started = 0, []*driver.Client{first}, 1, 1
 		p.every = []*driver.Client{first}
 	}
 	return p
+}
+
+// take gives a place on driver c (p.mu held): the driver itself when it is not shared, else a
+// view of its own.
+func (p *pool) take(c *driver.Client) *driver.Client {
+	p.busy[c]++
+	v := c
+	if p.per > 1 {
+		p.scopes++
+		v = c.Share(fmt.Sprintf("j%d", p.scopes))
+	}
+	p.held[v] = time.Now()
+	return v
 }
 
 func (p *pool) get(ctx context.Context) (*driver.Client, error) {
@@ -96,15 +118,20 @@ func (p *pool) get(ctx context.Context) (*driver.Client, error) {
 	}()
 	for {
 		p.mu.Lock()
-		for len(p.idle) > 0 {
-			c := p.idle[len(p.idle)-1]
-			p.idle = p.idle[:len(p.idle)-1]
-			if c.Alive() {
-				p.held[c] = time.Now()
-				p.mu.Unlock()
-				return c, nil
+		var best *driver.Client
+		for c, n := range p.busy {
+			if !c.Alive() {
+				p.gone(c)
+				continue
 			}
-			p.running--
+			if n < p.per && (best == nil || n < p.busy[best]) {
+				best = c
+			}
+		}
+		if best != nil {
+			v := p.take(best)
+			p.mu.Unlock()
+			return v, nil
 		}
 		if p.worthStarting() {
 			p.running++
@@ -120,9 +147,10 @@ func (p *pool) get(ctx context.Context) (*driver.Client, error) {
 			}
 			p.all = append(p.all, c)
 			p.every = append(p.every, c)
-			p.held[c] = time.Now()
+			p.busy[c] = 0
+			v := p.take(c)
 			p.mu.Unlock()
-			return c, nil
+			return v, nil
 		}
 		p.mu.Unlock()
 		select {
@@ -134,6 +162,14 @@ func (p *pool) get(ctx context.Context) (*driver.Client, error) {
 	}
 }
 
+// gone forgets a driver that died (p.mu held); its places are free again.
+func (p *pool) gone(c *driver.Client) {
+	if _, ok := p.busy[c]; ok {
+		delete(p.busy, c)
+		p.running--
+	}
+}
+
 func (p *pool) signal() {
 	select {
 	case p.freed <- struct{}{}:
@@ -141,29 +177,39 @@ func (p *pool) signal() {
 	}
 }
 
-// put returns a driver after its scenario; a dead one frees its place.
-func (p *pool) put(c *driver.Client) {
+// put gives a scenario's place back after it ended; a dead driver frees its places.
+func (p *pool) put(v *driver.Client) {
 	p.mu.Lock()
-	if t, ok := p.held[c]; ok {
+	if t, ok := p.held[v]; ok {
 		p.holds = append(p.holds, time.Since(t))
-		delete(p.held, c)
 	}
-	if c.Alive() {
-		p.idle = append(p.idle, c)
-	} else {
-		p.running--
-	}
+	p.release(v)
 	p.mu.Unlock()
 	p.signal()
 }
 
-// discard gives up a driver that died during a scenario.
-func (p *pool) discard(c *driver.Client) {
+// discard gives up the place of a scenario whose driver died during it.
+func (p *pool) discard(v *driver.Client) {
 	p.mu.Lock()
-	delete(p.held, c)
-	p.running--
+	p.release(v)
 	p.mu.Unlock()
 	p.signal()
+}
+
+// release ends a view's place (p.mu held).
+func (p *pool) release(v *driver.Client) {
+	if _, ok := p.held[v]; !ok {
+		return // given back already
+	}
+	delete(p.held, v)
+	c := v.Process()
+	v.Detach()
+	if _, ok := p.busy[c]; ok {
+		p.busy[c]--
+	}
+	if !c.Alive() {
+		p.gone(c)
+	}
 }
 
 // Started is how many drivers the run started.
@@ -190,7 +236,7 @@ func (p *pool) usage() []driver.Usage {
 func (p *pool) close() {
 	p.mu.Lock()
 	all := p.all
-	p.all, p.idle = nil, nil
+	p.all, p.busy = nil, map[*driver.Client]int{}
 	p.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range all {

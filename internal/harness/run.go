@@ -60,8 +60,8 @@ type Config struct {
 	// ValidateProtocol checks every driver line against drivers/protocol.schema.json; a
 	// violation fails the command (and the scenario) with the offending line named.
 	ValidateProtocol bool
-	// Jobs is how many scenarios of one SDK run at once, each on a driver of its own
-	// (DefaultJobs when 0). Results and transcripts do not depend on it.
+	// Jobs is how many scenarios of one SDK run at once, each on a driver of its own or side
+	// by side on a driver.concurrent one (DefaultJobs when 0). Results and transcripts do not depend on it.
 	Jobs int
 	// Progress shows the run (a live view or the compact log); when nil, Run writes the compact
 	// log to Log and closes it at the end. Run never closes a view it was given.
@@ -126,6 +126,19 @@ func (c *Config) defaults() {
 // once 29.5 s for the whole run, 16 at once 21.9 s, 24 at once 35.5 s (the drivers' start-ups
 // and the harness then fight for the cores).
 func DefaultJobs() int { return min(16, 8*goruntime.NumCPU()) }
+
+// shareDrivers is how many drivers of an SDK may run (size) and how many scenarios each one
+// serves at once (per), for jobs scenarios at once. A driver that runs commands concurrently
+// (driver.concurrent) serves several scenarios, so that their waits overlap in one process
+// instead of one process (an interpreter, a JVM) per scenario; a second driver gives the
+// scenarios a second core. Measured on 2 cores: see README "Speed".
+func shareDrivers(jobs int, concurrent bool) (size, per int) {
+	if !concurrent {
+		return jobs, 1
+	}
+	size = min(jobs, goruntime.NumCPU())
+	return size, (jobs + size - 1) / size
+}
 
 // Run runs the suite and writes the reports. The returned results are also in ReportDir.
 func Run(ctx context.Context, cfg Config) (*report.Results, error) {
@@ -333,7 +346,8 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 		}
 		hello = h
 		// More drivers start only when waiting for a busy one has taken as long as this start did.
-		t.poolOnce.Do(func() { t.pool = newPool(cfg.Jobs, startCost, t.startDriver, c) })
+		size, per := shareDrivers(cfg.Jobs, h.Capabilities[driver.Concurrent])
+		t.poolOnce.Do(func() { t.pool = newPool(size, per, startCost, t.startDriver, c) })
 	}
 	t.hello = hello
 	info.Status, info.Version, info.Capabilities, info.Notes = report.Available, hello.Version, hello.Capabilities, hello.Notes

@@ -71,7 +71,7 @@ func (t *target) left() int { return t.total - int(t.ended.Load()) }
 func (t *target) drivers() *pool {
 	t.poolOnce.Do(func() {
 		if t.pool == nil {
-			t.pool = newPool(1, 0, t.startDriver, nil)
+			t.pool = newPool(1, 1, 0, t.startDriver, nil)
 		}
 	})
 	return t.pool

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -70,4 +71,26 @@ func (s *Server) askSDK(c *conn, ss *session, method string, params json.RawMess
 	}
 	fields["sessionId"], _ = json.Marshal(ss.id)
 	c.call(method, fields)
+}
+
+// Ask sends method with params to the SDK, on the connection that opened sessionID, the way the
+// runtime calls the handlers an application registered (the clientSession and clientGlobal
+// methods of api.schema.json), and waits for the SDK's response (callWait). A notification is
+// sent without an id and answered by nothing: the returned Message is empty.
+func (s *Server) Ask(sessionID, method string, params any, notification bool) (wire.Message, error) {
+	s.mu.Lock()
+	ss := s.sessions[sessionID]
+	s.mu.Unlock()
+	if ss == nil || ss.conn == nil {
+		return wire.Message{}, fmt.Errorf("no open session %q to send %s on", sessionID, method)
+	}
+	if notification {
+		ss.conn.notify(method, params)
+		return wire.Message{}, nil
+	}
+	m, ok := ss.conn.call(method, params)
+	if !ok {
+		return wire.Message{}, fmt.Errorf("the SDK did not answer %s within %s", method, callWait)
+	}
+	return m, nil
 }

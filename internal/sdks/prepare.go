@@ -157,6 +157,7 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 		}
 		sum := sha256.Sum256([]byte(source))
 		key = "source-" + hex.EncodeToString(sum[:])[:12]
+		p.pruneGoneSources(name)
 	}
 	dir := filepath.Join(p.CacheRoot, name, fmt.Sprintf("%s-%s-r%d", sanitize(key), driverHash[:12], d.Revision))
 	// Two runs preparing the same key at once would delete each other's folder: the second
@@ -172,6 +173,9 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 		if b, err := os.ReadFile(filepath.Join(dir, marker)); err == nil {
 			var prev Prepared
 			if json.Unmarshal(b, &prev) == nil {
+				// The marker's time is the entry's last use (`conformance cache` prunes by it).
+				now := time.Now()
+				_ = os.Chtimes(filepath.Join(dir, marker), now, now)
 				fmt.Fprintf(p.Log, "[%s] using cached driver (%s)\n", name, dir)
 				return &prev, nil
 			}

@@ -1,0 +1,290 @@
+// Runtime-to-SDK handlers (../PROTOCOL.md "Generated RPC layer", Runtime→SDK methods): for each
+// clientSession / clientGlobal method the harness names, register the SDK's public handler or
+// provider the way an application would, report what it received (rpc.handled) and return the
+// result the harness chose. The mapping from a schema method to the SDK's API is this SDK's API
+// (a provider interface with positional arguments, a canvas factory, a config callback): it is
+// written here, per method, on purpose.
+
+// The handler reports its input in the schema's names; positional arguments are put back under
+// those names, an argument the application was not given (undefined) left out.
+function named(pairs) {
+  const out = {};
+  for (const [k, v] of Object.entries(pairs)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+// A JSON pointer for one key of a result.
+const at = (k) => `/${String(k).replaceAll("~", "~0").replaceAll("/", "~1")}`;
+
+// The keys of a result object other than `keep`: what a handler API that returns only `keep`
+// cannot return.
+function beyond(result, ...keep) {
+  if (result === null || typeof result !== "object" || Array.isArray(result)) return [];
+  return Object.keys(result).filter((k) => !keep.includes(k)).map(at);
+}
+
+// An error the session file-system adapter turns into a SessionFsError: its code is the
+// provider error's `code` (the SDK maps ENOENT and calls every other code UNKNOWN).
+function fsError(r) {
+  const e = new Error(r.message);
+  e.code = r.code;
+  return e;
+}
+
+// Which methods go where: client options at connect, session config at create/resume.
+const CLIENT_LEVEL = new Set(["gitHubTelemetry.event"]);
+// Session file-system methods need the client option sessionFs at connect and the session's
+// provider at create.
+const isFs = (m) => m.startsWith("sessionFs.");
+
+export function makeHandlers({ emit, sdk, sdkName }) {
+  const { createCanvas } = sdk;
+
+  // session: the session handle of a per-session handler; client: the client handle of a
+  // client-level one (the harness routes a shared driver's events by handle).
+  function report(session, method, params, unrepresentable = [], client = undefined) {
+    const args = { method, params };
+    if (session !== undefined) args.session = session;
+    if (client !== undefined) args.client = client;
+    if (unrepresentable.length) args.unrepresentable = unrepresentable;
+    emit("rpc.handled", args);
+  }
+
+  // connect: client options. Returns the account of what it registered.
+  function forClient(clientOptions, handlers, clientHandle) {
+    const handled = [];
+    const unhandled = {};
+    if (!handlers) return { handled, unhandled };
+    for (const method of Object.keys(handlers)) {
+      if (method === "gitHubTelemetry.event") {
+        clientOptions.onGitHubTelemetry = async (notification) => {
+          report(undefined, method, notification ?? null, [], clientHandle);
+        };
+        handled.push(method);
+      } else if (method.startsWith("llmInference.")) {
+        unhandled[method] =
+          `driver: the ${sdkName} public API for ${method} is CopilotClientOptions.requestHandler (a CopilotRequestHandler that serves whole HTTP exchanges and whose start/chunk acknowledgements the SDK writes itself); the driver does not map it yet`;
+      }
+    }
+    if (Object.keys(handlers).some(isFs)) {
+      // The provider answers in POSIX paths; sqlite declared so that the sqlite methods reach it.
+      clientOptions.sessionFs = { initialCwd: "/", sessionStatePath: "/session-state", conventions: "posix", capabilities: { sqlite: true } };
+    }
+    return { handled, unhandled };
+  }
+
+  // createSession / resumeSession: session config. declared: the SessionConfig keys the .d.ts has.
+  function forSession(config, handlers, handle, declared) {
+    const handled = [];
+    const unhandled = {};
+    if (!handlers) return { handled, unhandled };
+    const want = (m) => Object.hasOwn(handlers, m);
+    const result = (m) => handlers[m].result ?? null;
+    const params = (m) => (want(m) ? handlers[m].params ?? [] : []);
+    const missing = (m, symbol) => {
+      unhandled[m] = `${sdkName}: no public API registers a ${m} handler (${symbol})`;
+    };
+
+    // Session file system: one provider for the session (SessionConfig.createSessionFsProvider).
+    const fs = Object.keys(handlers).filter(isFs);
+    if (fs.length) {
+      if (!declared.has("createSessionFsProvider")) {
+        for (const m of fs) missing(m, "SessionConfig has no createSessionFsProvider");
+      } else {
+        const r = (m) => result(`sessionFs.${m}`);
+        const done = (m, input, unrep = []) => report(handle, `sessionFs.${m}`, input, unrep);
+        // A void method's result is null or a SessionFsError, which the provider throws.
+        const voidOrError = (m) => {
+          const v = r(m);
+          if (v && typeof v === "object") throw fsError(v);
+        };
+        const sqlite = {
+          async query(queryType, query, bind) {
+            const v = r("sqliteQuery");
+            done("sqliteQuery", named({ queryType, query, params: bind }));
+            return v;
+          },
+          async transaction(statements) {
+            const v = r("sqliteTransaction");
+            done("sqliteTransaction", { statements }, beyond(v, "results"));
+            return v?.results ?? [];
+          },
+          async exists() {
+            const v = r("sqliteExists");
+            done("sqliteExists", {}, beyond(v, "exists"));
+            return v?.exists;
+          },
+        };
+        config.createSessionFsProvider = () => ({
+          async readFile(path) {
+            const v = r("readFile");
+            done("readFile", named({ path }), beyond(v, "content"));
+            return v?.content;
+          },
+          async writeFile(path, content, mode) {
+            done("writeFile", named({ path, content, mode }));
+            voidOrError("writeFile");
+          },
+          async appendFile(path, content, mode) {
+            done("appendFile", named({ path, content, mode }));
+            voidOrError("appendFile");
+          },
+          async exists(path) {
+            const v = r("exists");
+            done("exists", named({ path }), beyond(v, "exists"));
+            return v?.exists;
+          },
+          async stat(path) {
+            const v = r("stat");
+            const { error, ...info } = v ?? {};
+            done("stat", named({ path }), error === undefined ? [] : ["/error"]);
+            return info;
+          },
+          async mkdir(path, recursive, mode) {
+            done("mkdir", named({ path, recursive, mode }));
+            voidOrError("mkdir");
+          },
+          async readdir(path) {
+            const v = r("readdir");
+            done("readdir", named({ path }), beyond(v, "entries"));
+            return v?.entries;
+          },
+          async readdirWithTypes(path) {
+            const v = r("readdirWithTypes");
+            done("readdirWithTypes", named({ path }), beyond(v, "entries"));
+            return v?.entries;
+          },
+          async rm(path, recursive, force) {
+            done("rm", named({ path, recursive, force }));
+            voidOrError("rm");
+          },
+          async rename(src, dest) {
+            done("rename", named({ src, dest }));
+            voidOrError("rename");
+          },
+          sqlite,
+        });
+        handled.push(...fs);
+      }
+    }
+
+    // Canvases (SessionConfig.canvases, createCanvas): one canvas per canvas id the runtime will
+    // name, each with the actions it will invoke.
+    const canvasMethods = ["canvas.open", "canvas.close", "canvas.action.invoke"].filter(want);
+    if (canvasMethods.length) {
+      if (!declared.has("canvases") || typeof createCanvas !== "function") {
+        for (const m of canvasMethods) missing(m, "SessionConfig has no canvases / no createCanvas");
+      } else {
+        const ids = new Map(); // canvasId -> Set(actionName)
+        for (const m of canvasMethods) {
+          for (const p of params(m)) {
+            if (!ids.has(p?.canvasId)) ids.set(p?.canvasId, new Set());
+            if (m === "canvas.action.invoke") ids.get(p.canvasId).add(p.actionName);
+          }
+        }
+        config.canvases = [...ids].map(([id, actions]) =>
+          createCanvas({
+            id,
+            displayName: id,
+            description: `conformance canvas ${id}`,
+            actions: [...actions].map((name) => ({
+              name,
+              description: `conformance action ${name}`,
+              handler: async (ctx) => {
+                report(handle, "canvas.action.invoke", ctx ?? null);
+                return result("canvas.action.invoke");
+              },
+            })),
+            open: async (ctx) => {
+              report(handle, "canvas.open", ctx ?? null);
+              return result("canvas.open");
+            },
+            onClose: async (ctx) => {
+              report(handle, "canvas.close", ctx ?? null);
+            },
+          }),
+        );
+        handled.push(...canvasMethods);
+      }
+    }
+
+    // BYOK bearer tokens: a named provider per provider name the runtime will ask for
+    // (SessionConfig.providers[].bearerTokenProvider).
+    if (want("providerToken.getToken")) {
+      const m = "providerToken.getToken";
+      if (!declared.has("providers")) {
+        missing(m, "SessionConfig has no providers");
+      } else {
+        const names = new Set(params(m).map((p) => p?.providerName));
+        const v = result(m);
+        config.providers = [...names].map((name) => ({
+          name,
+          type: "openai",
+          baseUrl: "http://127.0.0.1:9/v1",
+          bearerTokenProvider: async (args) => {
+            report(handle, m, args ?? null, beyond(v, "token"));
+            return v?.token;
+          },
+        }));
+        handled.push(m);
+      }
+    }
+
+    // GitHub token per session (SessionConfig.gitHubTokenProvider).
+    if (want("gitHubToken.getToken")) {
+      const m = "gitHubToken.getToken";
+      if (!declared.has("gitHubTokenProvider")) {
+        missing(m, "SessionConfig has no gitHubTokenProvider");
+      } else {
+        config.gitHubTokenProvider = async (args) => {
+          report(handle, m, args ?? null);
+          return result(m);
+        };
+        handled.push(m);
+      }
+    }
+
+    // Hooks (SessionConfig.hooks): one hook per hook type the runtime will invoke, named the
+    // SDK's way (preToolUse -> onPreToolUse). The hook gets the invocation's input and its
+    // context ({sessionId}); its return value is the output.
+    if (want("hooks.invoke")) {
+      const m = "hooks.invoke";
+      if (!declared.has("hooks")) {
+        missing(m, "SessionConfig has no hooks");
+      } else {
+        const v = result(m);
+        const hooks = {};
+        for (const p of params(m)) {
+          const type = p?.hookType;
+          if (typeof type !== "string" || type === "") continue;
+          hooks[`on${type[0].toUpperCase()}${type.slice(1)}`] = async (input, invocation) => {
+            report(handle, m, named({ hookType: type, input, sessionId: invocation?.sessionId }), beyond(v, "output"));
+            return v?.output;
+          };
+        }
+        config.hooks = hooks;
+        handled.push(m);
+      }
+    }
+
+    // Methods the installed SDK has no public handler API for.
+    const absent = {
+      "factory.execute": "factories register only through joinSession() of @github/copilot-sdk/extension, for an extension process the CLI launched; SessionConfig has no factories",
+      "factory.abort": "factories register only through joinSession() of @github/copilot-sdk/extension, for an extension process the CLI launched; SessionConfig has no factories",
+    };
+    for (const m of Object.keys(handlers)) {
+      if (handled.includes(m) || Object.hasOwn(unhandled, m) || CLIENT_LEVEL.has(m) || m.startsWith("llmInference.")) continue;
+      if (Object.hasOwn(absent, m)) {
+        unhandled[m] = `${sdkName}: ${absent[m]}`;
+        continue;
+      }
+      // Not in the SDK at all: the namespace is not in its generated client-session / global
+      // handler interfaces, and no config or client option takes a handler for it.
+      const ns = m.slice(0, m.lastIndexOf("."));
+      unhandled[m] = `${sdkName}: no public API registers a ${m} handler (no ${ns} handler in SessionConfig or CopilotClientOptions)`;
+    }
+    return { handled, unhandled };
+  }
+
+  return { forClient, forSession };
+}

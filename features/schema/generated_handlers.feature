@@ -1,0 +1,17 @@
+@sweep
+Feature: Every runtime-to-SDK method of the runtime's schema reaches the application's handler
+  The runtime calls the SDK too: the clientSession and clientGlobal methods of api.schema.json
+  (session file system, canvases, factories, provider and GitHub tokens, client tasks, hooks,
+  extension launch, LLM inference, telemetry, skills). For each, the application registers the
+  matching handler or provider through the SDK's public API; the runtime sends it params
+  generated from the method's params schema (only the required ones, and every optional one);
+  the handler must receive what the runtime sent, and the SDK must answer with exactly what the
+  handler returned (generated from the method's result schema), valid against that schema. A
+  method the SDK has no public handler API for is named with the reason in the coverage.
+
+  @requires.rpc.handlers
+  Scenario: every runtime-to-SDK method reaches the application's handler and carries its answer back
+    Given the application registered a handler for every runtime-to-SDK method of the runtime's schema
+    When the runtime calls every registered handler with params generated from the runtime's schema
+    Then every handler received the params the runtime sent
+    And the SDK answered every handled call with what the application's handler returned

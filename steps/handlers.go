@@ -1,0 +1,519 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// The runtime-to-SDK direction of the schema (drivers/PROTOCOL.md "Runtime→SDK methods"): the
+// application registers a handler for a clientSession / clientGlobal method through the SDK's
+// public API, the runtime calls it, the driver reports what the handler received (rpc.handled)
+// and the handler returns a result the harness chose, which the SDK must put on the wire as the
+// application returned it.
+
+// handlerSpec is what the application's handler for one runtime-to-SDK method is given to do.
+type handlerSpec struct {
+	params []map[string]any // the params the runtime will send (identifiers to register under)
+	result any              // what the handler returns (JSON; nil: the language's void)
+	// reason is why the SDK has no public handler API for the method ("" when registered).
+	reason     string
+	registered bool
+}
+
+// handlerArgs is the "handlers" argument of connect / createSession / resumeSession.
+func (w *world) handlerArgs() map[string]any {
+	if len(w.handlers) == 0 {
+		return nil
+	}
+	out := map[string]any{}
+	for m, h := range w.handlers {
+		params := make([]any, len(h.params))
+		for i, p := range h.params {
+			params[i] = p
+		}
+		out[m] = map[string]any{"params": params, "result": h.result}
+	}
+	return out
+}
+
+// withHandlers adds the handlers to a connect / createSession / resumeSession argument.
+func (w *world) withHandlers(args map[string]any) map[string]any {
+	if h := w.handlerArgs(); h != nil {
+		args["handlers"] = h
+	}
+	return args
+}
+
+// noteHandlers reads a connect / createSession answer's account of the handlers: "handled"
+// lists what this command registered, "unhandled" names, per method, why the SDK has no public
+// handler API for it.
+func (w *world) noteHandlers(res json.RawMessage) {
+	var r struct {
+		Handled   []string          `json:"handled"`
+		Unhandled map[string]string `json:"unhandled"`
+	}
+	if len(w.handlers) == 0 || json.Unmarshal(res, &r) != nil {
+		return
+	}
+	for _, m := range r.Handled {
+		if h := w.handlers[m]; h != nil {
+			h.registered, h.reason = true, ""
+		}
+	}
+	for m, why := range r.Unhandled {
+		if h := w.handlers[m]; h != nil && !h.registered {
+			h.reason = why
+		}
+	}
+}
+
+// handlesWith is "the application handles M with the result R": a handler for one method.
+func (w *world) handlesWith(method, result string) error {
+	if err := w.needs("rpc.handlers"); err != nil {
+		return err
+	}
+	var r any
+	if err := json.Unmarshal([]byte(result), &r); err != nil {
+		return fmt.Errorf("the result of %s is not JSON: %w", method, err)
+	}
+	if doc, err := w.schemas(); err == nil {
+		m, ok := doc.Method(method)
+		if !ok || m.FromSDK {
+			return fmt.Errorf("%s is not a runtime-to-SDK method of the runtime's schema", method)
+		}
+		if err := doc.ValidateResult(m, r); err != nil {
+			return fmt.Errorf("the result given for %s violates its result schema: %v", method, err)
+		}
+	}
+	if w.handlers == nil {
+		w.handlers = map[string]*handlerSpec{}
+	}
+	w.handlers[method] = &handlerSpec{result: r}
+	return nil
+}
+
+// handlerMethods are the runtime-to-SDK methods of the schema, in the schema's order.
+func handlerMethods(doc *schemagen.Doc) []schemagen.Method {
+	var out []schemagen.Method
+	for _, m := range doc.Methods {
+		if !m.FromSDK {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// handlerCaseNames are the generated cases the handler sweep sends per method: only the required
+// params, and every optional param set.
+var handlerCaseNames = map[string]bool{"required": true, "all": true}
+
+// registerEveryHandler connects a client and creates a session whose application registered a
+// handler for every runtime-to-SDK method of the schema, each returning the result generated
+// from the method's result schema.
+func (w *world) registerEveryHandler() error {
+	doc, err := w.schemas()
+	if err != nil {
+		return err
+	}
+	if err := w.needs("rpc.handlers"); err != nil {
+		return err
+	}
+	if err := w.runtimeCan("runtime.script.request"); err != nil {
+		return err
+	}
+	w.handlers = map[string]*handlerSpec{}
+	for _, m := range handlerMethods(doc) {
+		cases, dropped := doc.CasesOnce(m)
+		for _, d := range dropped {
+			w.rec.Notef("", "generator: %s case %s left out", m.Name, d)
+		}
+		h := &handlerSpec{}
+		for _, c := range cases {
+			if handlerCaseNames[c.Name] {
+				h.params = append(h.params, c.Params)
+			}
+		}
+		if !m.Notification {
+			if h.result, err = doc.Result(m); err != nil {
+				return err
+			}
+			h.result = asJSONValue(h.result)
+		}
+		w.handlers[m.Name] = h
+	}
+	if _, err := w.connect(); err != nil {
+		return err
+	}
+	if err := w.create(); err != nil {
+		return err
+	}
+	var silent []string
+	for m, h := range w.handlers {
+		if !h.registered && h.reason == "" {
+			silent = append(silent, m)
+		}
+	}
+	if len(silent) > 0 {
+		sort.Strings(silent)
+		return fmt.Errorf("driver fault: the %s driver neither registered a handler for nor explained (\"unhandled\") %s", w.t.SDK(), strings.Join(silent, ", "))
+	}
+	w.observeHandlers()
+	return nil
+}
+
+func asJSONValue(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// callEveryHandler sends every generated case of every registered runtime-to-SDK method to the
+// SDK, one after another, each answered before the next.
+func (w *world) callEveryHandler() error {
+	doc, err := w.schemas()
+	if err != nil {
+		return err
+	}
+	rt, err := w.standIn("runtime.script.request")
+	if err != nil {
+		return err
+	}
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	if len(w.handlers) == 0 {
+		return fmt.Errorf("no handlers were registered in this scenario")
+	}
+	created := w.createParams()
+	// No command is in flight while the runtime calls the handlers: the driver's lines (the
+	// rpc.handled events) go to the transcript all the same.
+	d, err := w.t.Driver(w.ctx)
+	if err != nil {
+		return err
+	}
+	d.SetSink(w.driverLine)
+	for _, m := range handlerMethods(doc) {
+		h := w.handlers[m.Name]
+		if h == nil || !h.registered {
+			continue
+		}
+		for _, p := range h.params {
+			params := w.asTheRuntimeSends(m, p, s.id, created)
+			if _, err := rt.Ask(s.id, m.Name, params, m.Notification); err != nil {
+				w.rec.Notef("", "%s: %v", m.Name, err)
+			}
+		}
+	}
+	d.SetSink(nil)
+	// A driver round trip: the events the driver wrote while the SDK ran the handlers are read
+	// before its answer, so the checks see every rpc.handled.
+	_, err = w.do("hello", map[string]any{})
+	return err
+}
+
+// createParams are the params of the SDK's last session.create or session.resume request.
+func (w *world) createParams() map[string]any {
+	var out map[string]any
+	for _, method := range []string{"session.create", "session.resume"} {
+		if reqs := transcript.Requests(w.entries(), method); len(reqs) > 0 {
+			_ = json.Unmarshal(reqs[len(reqs)-1].Params, &out)
+		}
+	}
+	return out
+}
+
+// asTheRuntimeSends is a generated case as the runtime sends it: a clientSession method, or one
+// whose params carry a sessionId, names the session; a key whose value only the SDK knows, which
+// the SDK announced in its session.create request under a name made of the method's namespace
+// and the key (the registrationId of gitHubToken.getToken, announced as
+// gitHubTokenProviderRegistrationId), takes the SDK's value, as the real runtime refers back to it.
+func (w *world) asTheRuntimeSends(m schemagen.Method, p map[string]any, sessionID string, created map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range p {
+		out[k] = v
+	}
+	if _, has := out["sessionId"]; has || m.Group == "clientSession" {
+		out["sessionId"] = sessionID
+	}
+	for k, ck := range w.sdkAnnounced(m.Name, out, created) {
+		out[k] = created[ck]
+		w.rec.Notef("", "%s %s: the value the SDK announced as %s in its session request", m.Name, k, ck)
+	}
+	return out
+}
+
+// sdkAnnounced maps each key of params whose value the SDK announced in its session request
+// (params key -> that request's key; see asTheRuntimeSends).
+func (w *world) sdkAnnounced(method string, params, created map[string]any) map[string]string {
+	out := map[string]string{}
+	ns := method[:max(strings.LastIndex(method, "."), 0)]
+	for k := range params {
+		if k == "sessionId" || k == "" || ns == "" {
+			continue
+		}
+		suffix := strings.ToUpper(k[:1]) + k[1:]
+		for ck, cv := range created {
+			if _, ok := cv.(string); ok && strings.HasPrefix(ck, ns) && strings.HasSuffix(ck, suffix) {
+				out[k] = ck
+			}
+		}
+	}
+	return out
+}
+
+// handledCall is one runtime-to-SDK request on the wire, the SDK's answer and what the
+// application's handler reported receiving.
+type handledCall struct {
+	method   string
+	seq      int
+	params   map[string]any
+	answer   map[string]any // the SDK's response frame (nil for a notification or no answer)
+	received map[string]any // the rpc.handled event's args (nil: the handler never reported)
+}
+
+// handledCalls pairs the runtime's requests of the registered methods with the SDK's answers and
+// the driver's rpc.handled events, in order per method (the runtime waits for each answer).
+func (w *world) handledCalls() []*handledCall {
+	entries := w.entries()
+	var calls []*handledCall
+	byID := map[string]*handledCall{}
+	for _, e := range entries {
+		if len(e.Frame) == 0 {
+			continue
+		}
+		var f struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params map[string]any  `json:"params"`
+		}
+		if json.Unmarshal(e.Frame, &f) != nil {
+			continue
+		}
+		switch {
+		case e.Dir == transcript.RuntimeToSDK && f.Method != "" && w.handlers[f.Method] != nil:
+			c := &handledCall{method: f.Method, seq: e.Seq, params: f.Params}
+			calls = append(calls, c)
+			if len(f.ID) > 0 {
+				byID[string(f.ID)] = c
+			}
+		case e.Dir == transcript.SDKToRuntime && f.Method == "" && len(f.ID) > 0:
+			if c := byID[string(f.ID)]; c != nil && c.answer == nil {
+				_ = json.Unmarshal(e.Frame, &c.answer)
+			}
+		}
+	}
+	next := map[string]int{}
+	for _, ev := range w.driverEvents("rpc.handled") {
+		method, _ := ev["method"].(string)
+		n := 0
+		for _, c := range calls {
+			if c.method != method {
+				continue
+			}
+			if n == next[method] {
+				c.received = ev
+				break
+			}
+			n++
+		}
+		next[method]++
+	}
+	return calls
+}
+
+// handlersReceived checks that each handler received the params the runtime sent, up to the
+// representation rules (PROTOCOL.md): a date-time by its instant (an epoch-milliseconds number
+// the SDK turned into its date type compares by instant too), sessionId only where the driver
+// reported it (a per-session handler knows its session by registration).
+func (w *world) handlersReceived() error {
+	calls := w.handledCalls()
+	if len(calls) == 0 {
+		return fmt.Errorf("the runtime sent none of the registered runtime-to-SDK methods")
+	}
+	s, _ := w.current()
+	created := w.createParams()
+	fails := handlerFailures{}
+	var falses []string
+	for _, c := range calls {
+		w.check(c.method, "")
+		if c.received == nil {
+			how := "the SDK answered " + showJSON(c.answer)
+			if c.answer == nil {
+				how = "the SDK never answered"
+			}
+			fails.add(c, "the application's handler was never called (%s)", how)
+			continue
+		}
+		if h, ok := c.received["session"].(string); ok && h != "" && h != s.handle {
+			fails.add(c, "the handler of session %q received the call for session %q", h, s.handle)
+		}
+		got, _ := c.received["params"].(map[string]any)
+		want := map[string]any{}
+		for k, v := range c.params {
+			want[k] = v
+		}
+		if _, reported := got["sessionId"]; !reported {
+			delete(want, "sessionId")
+		}
+		if _, sent := want["sessionId"]; !sent && got["sessionId"] == s.id {
+			delete(got, "sessionId") // a per-session handler knows its session without being told
+		}
+		for k := range w.sdkAnnounced(c.method, c.params, created) {
+			delete(want, k) // the SDK's own correlation value, not the application's input
+		}
+		for _, d := range diffJSON(want, asJSONValue(got), "") {
+			if epochAsDate(d.want, d.got) {
+				continue
+			}
+			if d.kind == "added" && d.got == false {
+				falses = append(falses, c.method+" "+d.path)
+				continue
+			}
+			fails.add(c, "request #%d %s", c.seq, d.say("sent by the runtime", "the application's handler received it"))
+		}
+	}
+	if len(falses) > 0 {
+		// A handler API taking a plain boolean cannot tell "left out" from false.
+		w.observe("booleans the runtime left out, received as false by the handler", fmt.Sprintf("%d: %s", len(compactList(falses)), strings.Join(compactList(falses), ", ")))
+	}
+	return fails.err("runtime-to-SDK calls", "did not give the application's handler the params the runtime sent")
+}
+
+// epochAsDate: an epoch-milliseconds number and an RFC 3339 string naming the same instant
+// (an SDK that hands the application its date type, re-serialised as a date-time).
+func epochAsDate(a, b any) bool {
+	ms, ok := a.(float64)
+	s, ok2 := b.(string)
+	if !ok || !ok2 {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil && t.UnixMilli() == int64(ms)
+}
+
+// handlersAnswered checks the SDK's answer to each call: it validates against the method's
+// result schema and equals what the application's handler returned, but for the JSON pointers
+// the driver reported its SDK's handler API cannot return (rpc.handled "unrepresentable",
+// recorded as that SDK's limitation).
+func (w *world) handlersAnswered() error {
+	doc, err := w.schemas()
+	if err != nil {
+		return err
+	}
+	calls := w.handledCalls()
+	if len(calls) == 0 {
+		return fmt.Errorf("the runtime sent none of the registered runtime-to-SDK methods")
+	}
+	fails := handlerFailures{}
+	var limits []string
+	for _, c := range calls {
+		m, _ := doc.Method(c.method)
+		if m.Notification {
+			continue
+		}
+		w.check(c.method+" (answer)", "")
+		if c.answer == nil {
+			fails.add(c, "the SDK never answered request #%d", c.seq)
+			continue
+		}
+		if e, ok := c.answer["error"]; ok && e != nil {
+			fails.add(c, "the SDK answered request #%d with the error %s", c.seq, showJSON(e))
+			continue
+		}
+		if c.received == nil {
+			continue // reported by the received check
+		}
+		got := c.answer["result"]
+		if err := doc.ValidateResult(m, got); err != nil {
+			fails.add(c, "the answer to request #%d violates the result schema: %v", c.seq, err)
+		}
+		unrep := map[string]bool{}
+		if l, ok := c.received["unrepresentable"].([]any); ok {
+			for _, p := range l {
+				if s, ok := p.(string); ok {
+					unrep[s] = true
+				}
+			}
+		}
+		for _, d := range diffJSON(w.handlers[c.method].result, got, "") {
+			if unrep[d.path] || underAny(d.path, unrep) {
+				limits = append(limits, c.method+" "+orSlash(d.path))
+				continue
+			}
+			fails.add(c, "answer to request #%d %s", c.seq, d.say("returned by the application's handler", "the SDK answered"))
+		}
+	}
+	if len(limits) > 0 {
+		w.observe("handler results the SDK's handler API cannot return", fmt.Sprintf("%d: %s", len(compactList(limits)), strings.Join(compactList(limits), ", ")))
+	}
+	return fails.err("runtime-to-SDK calls", "were not answered with what the application's handler returned")
+}
+
+func underAny(p string, set map[string]bool) bool {
+	for q := range set {
+		if q == "" || strings.HasPrefix(p, q+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func orSlash(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+// observeHandlers records the methods the SDK has no public handler API for (the coverage
+// names each with the driver's reason) and fails a registered method the runtime never sent.
+func (w *world) observeHandlers() {
+	var no []string
+	n := 0
+	for m, h := range w.handlers {
+		if h.registered {
+			n++
+		} else {
+			no = append(no, m)
+		}
+	}
+	sort.Strings(no)
+	w.observe("runtime-to-SDK methods with a public handler API", fmt.Sprintf("%d of %d; none for: %s", n, len(w.handlers), strings.Join(no, ", ")))
+}
+
+// handlerFailures groups findings by method.
+type handlerFailures map[string][]string
+
+func (f handlerFailures) add(c *handledCall, format string, args ...any) {
+	f[c.method] = append(f[c.method], fmt.Sprintf(format, args...))
+}
+
+func (f handlerFailures) err(noun, what string) error {
+	if len(f) == 0 {
+		return nil
+	}
+	ms := make([]string, 0, len(f))
+	n := 0
+	for m, l := range f {
+		ms = append(ms, m)
+		n += len(l)
+	}
+	sort.Strings(ms)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s %s, in %d methods:", n, noun, what, len(ms))
+	for _, m := range ms {
+		fmt.Fprintf(&b, "\n  %s:", m)
+		for _, l := range f[m] {
+			fmt.Fprintf(&b, "\n    %s", l)
+		}
+	}
+	return fmt.Errorf("%s", b.String())
+}
