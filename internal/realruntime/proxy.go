@@ -136,15 +136,27 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
-	argv := append([]string{cfg.Binary}, Args...)
+	if err := p.launch(ctx); err != nil {
+		return nil, err
+	}
+	rec.Notef("", "real runtime (HOME %s) listening on %s; scripted model at %s", p.home, p.up, p.model.BaseURL())
+	ok = true
+	return p, nil
+}
+
+// launch starts the runtime process (with env added to its environment) and waits until it
+// listens.
+func (p *Proxy) launch(ctx context.Context, env ...string) error {
+	argv := append([]string{p.cfg.Binary}, Args...)
 	p.proc = exec.Command(argv[0], argv[1:]...)
-	p.proc.Dir = work
-	p.proc.Env = append(privateEnv(p.home), cfg.Env...)
+	p.proc.Dir = filepath.Join(p.home, "work")
+	p.proc.Env = append(append(privateEnv(p.home), p.cfg.Env...), env...)
 	p.proc.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.errs = &tail{max: 4096}
 	p.proc.Stderr = p.errs
 	out, err := p.proc.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Starting is CPU work (the npm CLI loads its bundle: about 1 s of CPU, against 0.05 s for
 	// the platform package's runtime): a few at a time machine-wide, so that a full run does not
@@ -152,7 +164,7 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 	select {
 	case startSlots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	started := false
 	defer func() {
@@ -161,9 +173,9 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 		}
 	}()
 	if err := p.proc.Start(); err != nil {
-		return nil, fmt.Errorf("starting the real runtime %s: %w", cfg.Binary, err)
+		return fmt.Errorf("starting the real runtime %s: %w", p.cfg.Binary, err)
 	}
-	rec.Started(argv)
+	p.rec.Started(argv)
 	port := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -183,19 +195,47 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 	select {
 	case pn, alive := <-port:
 		if !alive {
-			return nil, fmt.Errorf("the real runtime %s exited before listening: %s", cfg.Binary, p.errs.String())
+			return fmt.Errorf("the real runtime %s exited before listening: %s", p.cfg.Binary, p.errs.String())
 		}
 		p.up = "127.0.0.1:" + pn
 	case <-wait.C:
-		return nil, fmt.Errorf("the real runtime %s did not say it was listening within %s: %s", cfg.Binary, startTimeout, p.errs.String())
+		return fmt.Errorf("the real runtime %s did not say it was listening within %s: %s", p.cfg.Binary, startTimeout, p.errs.String())
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	started = true
 	<-startSlots
-	rec.Notef("", "real runtime (HOME %s) listening on %s; scripted model at %s", p.home, p.up, p.model.BaseURL())
-	ok = true
-	return p, nil
+	return nil
+}
+
+// ExpectToken restarts the runtime configured to require token on connect
+// (COPILOT_CONNECTION_TOKEN, as a runtime started for an application that sets a connection
+// token is; measured on 1.0.85: without it the runtime refuses any token with
+// AUTHENTICATION_NOT_CONFIGURED). It must come before any SDK connected.
+func (p *Proxy) ExpectToken(token string) error {
+	p.mu.Lock()
+	n := p.nconn
+	p.mu.Unlock()
+	if n > 0 {
+		return fmt.Errorf("the real runtime cannot be given a connection token after an SDK connected")
+	}
+	p.stop()
+	if err := p.launch(context.Background(), "COPILOT_CONNECTION_TOKEN="+token); err != nil {
+		return err
+	}
+	p.rec.Notef("", "real runtime restarted to require the connection token on connect; listening on %s", p.up)
+	return nil
+}
+
+// stop kills the runtime's process group and waits for it.
+func (p *Proxy) stop() {
+	if p.proc != nil && p.proc.Process != nil {
+		_ = syscall.Kill(-p.proc.Process.Pid, syscall.SIGKILL)
+		_ = p.proc.Wait()
+		if s := strings.TrimSpace(p.errs.String()); s != "" {
+			p.rec.Notef("", "real runtime stderr (tail): %s", s)
+		}
+	}
 }
 
 // privateEnv is this process's environment without what would let the runtime reach an account
@@ -479,13 +519,7 @@ func (p *Proxy) Close() {
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
-	if p.proc != nil && p.proc.Process != nil {
-		_ = syscall.Kill(-p.proc.Process.Pid, syscall.SIGKILL)
-		_ = p.proc.Wait()
-		if s := strings.TrimSpace(p.errs.String()); s != "" {
-			p.rec.Notef("", "real runtime stderr (tail): %s", s)
-		}
-	}
+	p.stop()
 	if p.model != nil {
 		p.rec.Notef("", "the scripted model answered %d call(s)", p.model.Calls())
 		p.model.Close()

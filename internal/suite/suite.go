@@ -198,6 +198,13 @@ type Framer interface {
 	SetFraming(runtime.Framing)
 }
 
+// TokenKeeper is an optional part of a Runtime: one that must be told, before an SDK connects,
+// the connection token the application will present (the real runtime refuses a token it was
+// not started with; the stand-in records whatever token comes).
+type TokenKeeper interface {
+	ExpectToken(token string) error
+}
+
 // Lacker is an optional part of a Runtime: a runtime that cannot be made to do what the
 // stand-in is scripted to do says so per runtime capability ("runtime.script.rejection", …),
 // with the reason; a scenario that needs one is unsupported on it.
