@@ -427,10 +427,17 @@ func (p *Proxy) inject(name string, m wire.Message, body []byte) []byte {
 		return body
 	}
 	var added []string
-	// The runtime refuses a provider beside a per-session GitHub token ("Cannot specify both
-	// gitHubToken and provider in session.create"): such a session keeps the SDK's frame as is
-	// (and has no model to call).
+	// The runtime checks a per-session GitHub token with GitHub before it makes the session
+	// ("SDK session authentication failed: network fetch failed", offline, measured on 1.0.85)
+	// and refuses a provider beside one ("Cannot specify both gitHubToken and provider"). The
+	// SDK's frame (recorded as sent, the token by its fingerprint) is what the scenarios check;
+	// the runtime gets the session without the token, served by the scripted model.
 	_, token := params["gitHubToken"]
+	if _, has := params["provider"]; token && !has {
+		delete(params, "gitHubToken")
+		token = false
+		added = append(added, "removed gitHubToken (the real runtime would check it with GitHub, which this offline harness does not reach)")
+	}
 	if _, has := params["provider"]; !has && !token {
 		params["provider"], _ = json.Marshal(map[string]string{"type": "openai", "baseUrl": p.model.BaseURL(), "apiKey": "conformance"})
 		added = append(added, "added provider (the scripted model as the session's provider)")
