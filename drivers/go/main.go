@@ -218,6 +218,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
 		"handler.permission":            true,
 		"surface":                       true,
+		"rpc.handlers":                  true, // unhandled methods named in connect's / createSession's answer
 		"driver.concurrent":             true, // main runs each command on a goroutine of its own
 	}
 	notes := map[string]string{
@@ -272,7 +273,6 @@ func missingSymbols(caps map[string]bool) map[string]string {
 		"tool.result.binary.metadata":    "copilot.ToolBinaryResult.Metadata",
 		"connect.option.connectionToken": "copilot.URIConnection.ConnectionToken",
 		// Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
-		"rpc.handlers": "driver: the go driver does not register runtime->SDK handlers (handlers/handlerResults) yet",
 	}
 	for name, field := range connectFields {
 		symbols["connect.option."+name] = "copilot.ClientOptions." + field
@@ -443,12 +443,13 @@ func decode[T any](raw json.RawMessage) (T, error) {
 
 func (d *driver) connect(raw json.RawMessage) (any, error) {
 	a, err := decode[struct {
-		Client  string                     `json:"client"`
-		Address string                     `json:"address"`
-		CLIPath string                     `json:"cliPath"`
-		Env     map[string]string          `json:"env"`
-		Options map[string]json.RawMessage `json:"options"`
-		Fields  map[string]json.RawMessage `json:"fields"`
+		Client   string                     `json:"client"`
+		Address  string                     `json:"address"`
+		CLIPath  string                     `json:"cliPath"`
+		Env      map[string]string          `json:"env"`
+		Options  map[string]json.RawMessage `json:"options"`
+		Fields   map[string]json.RawMessage `json:"fields"`
+		Handlers map[string]rpcHandlerSpec  `json:"handlers"`
 	}](raw)
 	if err != nil {
 		return nil, err
@@ -490,6 +491,7 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 	if err := applyFields(opts, a.Fields); err != nil {
 		return nil, err
 	}
+	account := clientHandlers(opts, a.Handlers, a.Client)
 	client, err := newClient(opts)
 	if err != nil {
 		return nil, err
@@ -500,6 +502,9 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 	d.mu.Lock()
 	d.clients[a.Client] = client
 	d.mu.Unlock()
+	if account != nil {
+		return account, nil
+	}
 	return map[string]any{}, nil
 }
 
@@ -523,6 +528,8 @@ type sessionArgs struct {
 	Fields map[string]json.RawMessage `json:"fields"`
 	// GitHubToken is the application's per-session token option, passed as given.
 	GitHubToken *string `json:"gitHubToken"`
+	// Handlers are the runtime-to-SDK handlers to register (handlers.go).
+	Handlers map[string]rpcHandlerSpec `json:"handlers"`
 }
 
 // hasSessionToken says whether this SDK version's SessionConfig has a GitHubToken string field
@@ -551,6 +558,7 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 	}
 	ctx := context.Background()
 	var s *copilot.Session
+	var account map[string]any
 	if resume {
 		if a.SessionID == "" {
 			return nil, driverErrorf("resumeSession needs sessionId")
@@ -567,6 +575,7 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 		if err := applyFields(cfg, a.Fields); err != nil {
 			return nil, err
 		}
+		account = sessionHandlers(cfg, a.Handlers, a.Session)
 		s, err = client.ResumeSession(ctx, a.SessionID, cfg)
 	} else {
 		cfg := &copilot.SessionConfig{
@@ -587,6 +596,7 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 			}
 			reflect.ValueOf(cfg).Elem().FieldByName("GitHubToken").SetString(*a.GitHubToken)
 		}
+		account = sessionHandlers(cfg, a.Handlers, a.Session)
 		s, err = client.CreateSession(ctx, cfg)
 	}
 	if err != nil {
@@ -596,7 +606,11 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 	d.mu.Lock()
 	d.sessions[a.Session] = ref
 	d.mu.Unlock()
-	return map[string]any{"sessionId": s.SessionID}, nil
+	out := map[string]any{"sessionId": s.SessionID}
+	for k, v := range account {
+		out[k] = v
+	}
+	return out, nil
 }
 
 func (d *driver) setTools(raw json.RawMessage) (any, error) {

@@ -164,8 +164,25 @@ func goBuildTags(ctx context.Context, src string, env []string) ([]string, error
 			tags = append(tags, n.tag)
 		}
 	}
+	for _, decl := range goHandlerAPI {
+		if !regexp.MustCompile(`(?m)^\s*` + decl + `\b`).MatchString(source.String()) {
+			fmt.Fprintf(os.Stderr, "go: the SDK does not declare %q: the driver registers no runtime->SDK handlers (tag %s)\n", decl, goNoHandlersTag)
+			tags = append(tags, goNoHandlersTag)
+			break
+		}
+	}
 	return tags, nil
 }
+
+// goHandlerAPI are the declarations drivers/go/handlers.go is written against (the SDK's public
+// runtime-to-SDK handler API); an SDK version lacking one builds handlers_none.go instead, which
+// names every method unhandled.
+var goHandlerAPI = []string{
+	"type GitHubTokenProvider func", "type SessionFSProvider interface", "type CanvasHandler interface",
+	"BearerTokenProvider BearerTokenProvider", "OnGitHubTelemetry func",
+}
+
+const goNoHandlersTag = "copilot_sdk_no_handlers"
 
 // copyGoDriver copies the driver's module files (go.mod, go.sum, *.go) into dst.
 func copyGoDriver(from, dst string) error {
