@@ -7,6 +7,7 @@ package suite
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -203,6 +204,14 @@ type Framer interface {
 // not started with; the stand-in records whatever token comes).
 type TokenKeeper interface {
 	ExpectToken(token string) error
+}
+
+// Player is an optional part of a Runtime: one that cannot be scripted to send the SDK a
+// request but sends some of its own accord when its model does something. Plays says whether it
+// can be made to send method with these params, and the model step that makes it (nil: it sends
+// it every turn anyway).
+type Player interface {
+	Plays(method string, params json.RawMessage) (*runtime.ModelStep, bool)
 }
 
 // Lacker is an optional part of a Runtime: a runtime that cannot be made to do what the
