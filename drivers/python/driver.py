@@ -65,6 +65,7 @@ from copilot.tools import Tool, ToolInvocation, ToolResult  # noqa: E402
 
 import rpc as generated_rpc  # noqa: E402  (next to this file: the generic generated-layer call)
 import surface as _surface  # noqa: E402  (beside this file: PROTOCOL.md "Surface")
+import handlers as _handlers  # noqa: E402  (beside this file: runtime-to-SDK handlers)
 
 try:
     from copilot import RuntimeConnection
@@ -170,6 +171,9 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     caps["surface"] = True
+    # handlers accepted; a method this version has no public handler API for is named in
+    # connect's / createSession's "unhandled".
+    caps["rpc.handlers"] = True
     option_capabilities(caps, notes)
     generated_rpc.capabilities(SDK_LABEL, caps, notes)
     caps["handler.permission"] = True
@@ -221,7 +225,6 @@ MISSING_SYMBOLS = {
     "tool.result.sessionLog": "copilot.tools.ToolResult.session_log",
     "tool.result.telemetry": "copilot.tools.ToolResult.tool_telemetry",
     # Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
-    "rpc.handlers": "driver: the python driver does not register runtime->SDK handlers (handlers/handlerResults) yet",
 }
 
 
@@ -302,6 +305,7 @@ SESSION_OPTIONS: dict[str, tuple[str, Any]] = {
 }
 RESUME_ONLY = {"continuePendingWork", "suppressResumeEvent"}
 CREATE_KWARGS = set(inspect.signature(CopilotClient.create_session).parameters)
+HANDLERS_FOR_CLIENT, HANDLERS_FOR_SESSION = _handlers.make(lambda name, args: emit({"event": name, "args": args}), SDK_LABEL)
 RESUME_KWARGS = set(inspect.signature(CopilotClient.resume_session).parameters) if hasattr(
     CopilotClient, "resume_session") else set()
 
@@ -602,10 +606,11 @@ class Driver:
         else:
             raise DriverError("connect needs 'address' or 'cliPath'")
         client_kwargs.update(fields_kwargs(args.get("fields"), "clientOptions"))
+        account = HANDLERS_FOR_CLIENT(client_kwargs, args.get("handlers"), handle)
         client = CopilotClient(connection=connection, **client_kwargs)
         await client.start()
         self.clients[handle] = client
-        return {}
+        return account or {}
 
     async def cmd_createSession(self, args: dict[str, Any]) -> dict[str, Any]:
         client = self.client(need(args, "client"))
@@ -617,6 +622,7 @@ class Driver:
                 raise Unsupported(f"{SDK_LABEL}: CopilotClient.create_session has no github_token")
             options["github_token"] = args["gitHubToken"]
         options.update(fields_kwargs(args.get("fields"), "sessionConfig"))
+        account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, CREATE_KWARGS)
         session = await client.create_session(
             on_permission_request=self.permission_handler(handle),
             tools=tools,
@@ -624,7 +630,7 @@ class Driver:
             **options,
         )
         self.sessions[handle] = session
-        return {"sessionId": session.session_id}
+        return {"sessionId": session.session_id, **(account or {})}
 
     async def cmd_resumeSession(self, args: dict[str, Any]) -> dict[str, Any]:
         client = self.client(need(args, "client"))
@@ -632,6 +638,7 @@ class Driver:
         tools = self.make_tools(handle, need(args, "tools"))
         options = session_kwargs(args.get("options") or {}, resume=True)
         options.update(fields_kwargs(args.get("fields"), "resumeConfig"))
+        account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, RESUME_KWARGS)
         session = await client.resume_session(
             need(args, "sessionId"),
             on_permission_request=self.permission_handler(handle),
@@ -640,7 +647,7 @@ class Driver:
             **options,
         )
         self.sessions[handle] = session
-        return {"sessionId": session.session_id}
+        return {"sessionId": session.session_id, **(account or {})}
 
     async def cmd_setTools(self, args: dict[str, Any]) -> dict[str, Any]:
         handle = need(args, "session")

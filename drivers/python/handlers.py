@@ -1,0 +1,397 @@
+"""Runtime-to-SDK handlers (../PROTOCOL.md "Generated RPC layer", Runtime→SDK methods).
+
+For each clientSession / clientGlobal method the harness names, register the SDK's public handler
+or provider the way an application would, report what it received (``rpc.handled``) and return the
+result the harness chose. The mapping from a schema method to the SDK's API (a provider class with
+positional arguments, a CanvasHandler, keyword callbacks) is this SDK's API and is written here
+per method on purpose.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import inspect
+import json
+from datetime import datetime
+from typing import Any, Callable
+
+import copilot
+
+# Older SDK versions lack some of these modules: what is missing is named in "unhandled".
+try:
+    from copilot import canvas as _canvas
+except ImportError:  # pragma: no cover - depends on the installed SDK
+    _canvas = None
+try:
+    from copilot import session_fs_provider as _fs
+except ImportError:  # pragma: no cover
+    _fs = None
+try:
+    from copilot.generated import rpc as _rpc
+except ImportError:  # pragma: no cover
+    _rpc = None
+
+
+def _plain(v: Any) -> Any:
+    """What the handler received, as JSON: the SDK's generated types by their own to_dict."""
+    if hasattr(v, "to_dict"):
+        return v.to_dict()
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return dataclasses.asdict(v)
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, datetime):
+        return v.isoformat()
+    if hasattr(v, "value") and not isinstance(v, (str, int, float, bool)):
+        return v.value  # an Enum
+    return v
+
+
+def _named(**kv: Any) -> dict[str, Any]:
+    """Positional arguments put back under the schema's names; None (not given) left out."""
+    return {k: _plain(v) for k, v in kv.items() if v is not None}
+
+
+def _beyond(result: Any, *keep: str) -> list[str]:
+    """Pointers to the keys of result other than keep: what a handler API returning only keep
+    cannot return."""
+    if not isinstance(result, dict):
+        return []
+    return ["/" + k.replace("~", "~0").replace("/", "~1") for k in result if k not in keep]
+
+
+def _lost(given: Any, held: Any, at: str = "") -> list[str]:
+    """Pointers into given that held (the SDK type's re-serialisation) does not carry as given."""
+    if isinstance(given, dict):
+        if not isinstance(held, dict):
+            return [at]
+        out: list[str] = []
+        for k, v in given.items():
+            p = at + "/" + k.replace("~", "~0").replace("/", "~1")
+            out += [p] if k not in held else _lost(v, held[k], p)
+        return out
+    if isinstance(given, list):
+        if not isinstance(held, list) or len(held) != len(given):
+            return [at]
+        return [p for i, v in enumerate(given) for p in _lost(v, held[i], f"{at}/{i}")]
+    return [] if given == held else [at]
+
+
+def _fs_error(r: dict[str, Any]) -> OSError:
+    """A SessionFSError result as the exception a provider raises (the SDK maps errno ENOENT to
+    ENOENT and everything else to UNKNOWN, with str(exc) as the message)."""
+    if r.get("code") == "ENOENT":
+        e = FileNotFoundError(r.get("message", ""))
+        e.errno = errno.ENOENT
+        return e
+    return OSError(r.get("message", ""))
+
+
+def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
+    def report(method: str, params: Any, unrep: list[str] | None = None, session: str | None = None, client: str | None = None) -> None:
+        args: dict[str, Any] = {"method": method, "params": params}
+        if session is not None:
+            args["session"] = session
+        if client is not None:
+            args["client"] = client
+        if unrep:
+            args["unrepresentable"] = unrep
+        emit("rpc.handled", args)
+
+    def for_client(kwargs: dict[str, Any], handlers: dict[str, Any] | None, handle: str) -> dict[str, Any] | None:
+        if handlers is None:
+            return None
+        init = set(inspect.signature(copilot.CopilotClient.__init__).parameters)
+        handled: list[str] = []
+        unhandled: dict[str, str] = {}
+        for m, spec in handlers.items():
+            if m == "gitHubTelemetry.event":
+                if "on_github_telemetry" not in init:
+                    unhandled[m] = f"{sdk_label}: CopilotClient has no on_github_telemetry"
+                    continue
+                kwargs["on_github_telemetry"] = lambda n, m=m: report(m, _plain(n), client=handle)
+                handled.append(m)
+            elif m == "extensionLaunchProvider.resolve":
+                if "extension_launch_provider" not in init:
+                    unhandled[m] = f"{sdk_label}: CopilotClient has no extension_launch_provider"
+                    continue
+                kwargs["extension_launch_provider"] = _LaunchProvider(report, m, spec.get("result"), handle)
+                handled.append(m)
+            elif m.startswith("llmInference."):
+                unhandled[m] = (
+                    f"driver: the {sdk_label} public API for {m} is CopilotClient(request_handler=...), a "
+                    "CopilotRequestHandler serving whole HTTP exchanges whose start/chunk acknowledgements "
+                    "the SDK writes itself; the driver does not map it yet"
+                )
+            elif m.startswith("sessionFs."):
+                if "session_fs" in init:
+                    kwargs["session_fs"] = {
+                        "initial_working_directory": "/",
+                        "session_state_path": "/session-state",
+                        "conventions": "posix",
+                        "capabilities": {"sqlite": True},
+                    }
+        return {"handled": handled, "unhandled": unhandled}
+
+    def for_session(kwargs: dict[str, Any], handlers: dict[str, Any] | None, handle: str, accepted: set[str]) -> dict[str, Any] | None:
+        if handlers is None:
+            return None
+        handled: list[str] = []
+        unhandled: dict[str, str] = {}
+
+        def res(m: str) -> Any:
+            return (handlers.get(m) or {}).get("result")
+
+        def params(m: str) -> list[dict[str, Any]]:
+            return [p or {} for p in (handlers.get(m) or {}).get("params") or []]
+
+        def missing(ms: list[str], kw: str) -> None:
+            for m in ms:
+                unhandled[m] = f"{sdk_label}: create_session has no {kw}"
+
+        fs = [m for m in handlers if m.startswith("sessionFs.")]
+        if fs:
+            if "create_session_fs_handler" in accepted and _fs is not None:
+                kwargs["create_session_fs_handler"] = lambda _session: _FsProvider(report, res, handle)
+                handled += fs
+            else:
+                missing(fs, "create_session_fs_handler")
+
+        canvas = [m for m in ("canvas.open", "canvas.close", "canvas.action.invoke") if m in handlers]
+        if canvas:
+            if {"canvases", "canvas_handler"} <= accepted and _canvas is not None:
+                actions: dict[str, list[str]] = {}
+                for m in canvas:
+                    for p in params(m):
+                        acts = actions.setdefault(p.get("canvasId", ""), [])
+                        if m == "canvas.action.invoke" and p.get("actionName"):
+                            acts.append(p["actionName"])
+                kwargs["canvases"] = [
+                    _canvas.CanvasDeclaration(
+                        id=cid,
+                        display_name=cid,
+                        description=f"conformance canvas {cid}",
+                        actions=[_rpc.CanvasAction(name=a, description=f"conformance action {a}") for a in acts] or None,
+                    )
+                    for cid, acts in actions.items()
+                ]
+                kwargs["canvas_handler"] = _Canvas(report, res, handle)
+                handled += canvas
+            else:
+                missing(canvas, "canvases / canvas_handler")
+
+        m = "providerToken.getToken"
+        if m in handlers:
+            if "providers" in accepted:
+                r = res(m) or {}
+
+                async def bearer(args: Any, m: str = m, r: Any = r) -> str:
+                    report(m, _named(providerName=args.get("provider_name"), sessionId=args.get("session_id")), _beyond(r, "token"), session=handle)
+                    return r.get("token")
+
+                names = dict.fromkeys(p.get("providerName", "") for p in params(m))
+                kwargs["providers"] = [
+                    {"name": n, "type": "openai", "base_url": "http://127.0.0.1:9/v1", "bearer_token_provider": bearer} for n in names
+                ]
+                handled.append(m)
+            else:
+                missing([m], "providers")
+
+        m = "gitHubToken.getToken"
+        if m in handlers:
+            if "github_token_provider" in accepted:
+                r = res(m)
+
+                async def gh(args: Any, m: str = m, r: Any = r) -> Any:
+                    report(m, _named(host=args.get("host"), sessionId=args.get("session_id"), reason=args.get("reason")), session=handle)
+                    return r
+
+                kwargs["github_token_provider"] = gh
+                handled.append(m)
+            else:
+                missing([m], "github_token_provider")
+
+        m = "hooks.invoke"
+        if m in handlers:
+            if "hooks" in accepted:
+                r = res(m) or {}
+                hooks: dict[str, Any] = {}
+                for p in params(m):
+                    t = p.get("hookType") or ""
+                    if not t:
+                        continue
+                    key = "on_" + "".join("_" + c.lower() if c.isupper() else c for c in t)
+
+                    async def hook(input_data: Any, invocation: Any, m: str = m, t: str = t, r: Any = r) -> Any:
+                        sid = invocation.get("session_id") if isinstance(invocation, dict) else getattr(invocation, "session_id", None)
+                        report(m, _named(hookType=t, input=input_data, sessionId=sid), _beyond(r, "output"), session=handle)
+                        return r.get("output")
+
+                    hooks[key] = hook
+                kwargs["hooks"] = hooks
+                handled.append(m)
+            else:
+                missing([m], "hooks")
+
+        skills = [m for m in ("skillProvider.list", "skillProvider.read") if m in handlers]
+        if skills:
+            if "skill_provider" in accepted:
+                kwargs["skill_provider"] = _Skills(report, res, handle)
+                handled += skills
+            else:
+                missing(skills, "skill_provider")
+
+        for m in handlers:
+            if m in handled or m in unhandled or m.startswith("llmInference.") or m in ("gitHubTelemetry.event", "extensionLaunchProvider.resolve"):
+                continue
+            ns = m.rsplit(".", 1)[0]
+            unhandled[m] = f"{sdk_label}: no public API registers a {m} handler (no {ns} keyword of create_session or CopilotClient)"
+        return {"handled": handled, "unhandled": unhandled}
+
+    return for_client, for_session
+
+
+class _LaunchProvider:
+    """_rpc.ExtensionLaunchProviderHandler."""
+
+    def __init__(self, report, method, result, client):
+        self.report, self.method, self.result, self.client = report, method, result, client
+
+    async def resolve(self, params: Any) -> Any:
+        out = _rpc.ExtensionLaunchProviderResolveResult.from_dict(self.result or {})
+        self.report(self.method, _plain(params), _lost(self.result or {}, out.to_dict()), client=self.client)
+        return out
+
+
+class _Canvas(copilot.canvas.CanvasHandler):
+    def __init__(self, report, res, handle):
+        self.report, self.res, self.handle = report, res, handle
+
+    async def on_open(self, ctx: Any) -> Any:
+        r = self.res("canvas.open") or {}
+        out = _rpc.CanvasProviderOpenResult.from_dict(r)
+        self.report("canvas.open", _plain(ctx), _lost(r, out.to_dict()), session=self.handle)
+        return out
+
+    async def on_close(self, ctx: Any) -> None:
+        self.report("canvas.close", _plain(ctx), session=self.handle)
+
+    async def on_action(self, ctx: Any) -> Any:
+        self.report("canvas.action.invoke", _plain(ctx), session=self.handle)
+        return self.res("canvas.action.invoke")
+
+
+class _Skills:
+    def __init__(self, report, res, handle):
+        self.report, self.res, self.handle = report, res, handle
+
+    async def list_skills(self) -> Any:
+        r = self.res("skillProvider.list") or {}
+        skills = [_rpc.SkillProviderDescriptor.from_dict(s) for s in r.get("skills") or []]
+        held = {**r, "skills": [s.to_dict() for s in skills]}
+        self.report("skillProvider.list", {}, _lost(r, held), session=self.handle)
+        return skills
+
+    async def read_skill(self, name: str) -> Any:
+        r = self.res("skillProvider.read") or {}
+        self.report("skillProvider.read", _named(name=name), _beyond(r, "markdown"), session=self.handle)
+        return r.get("markdown")
+
+
+class _FsProvider(*((_fs.SessionFsProvider, _fs.SessionFsSqliteProvider) if _fs else (object,))):  # type: ignore[misc]
+    """The application's session file system: positional arguments reported under the schema's
+    names; a void method's SessionFSError result raised as the provider's error."""
+
+    def __init__(self, report, res, handle):
+        self.report, self.res, self.handle = report, res, handle
+
+    def _r(self, m: str) -> Any:
+        return self.res("sessionFs." + m)
+
+    def _done(self, m: str, params: Any, unrep: list[str] | None = None) -> None:
+        self.report("sessionFs." + m, params, unrep, session=self.handle)
+
+    def _fail(self, m: str) -> None:
+        r = self._r(m)
+        if isinstance(r, dict):
+            raise _fs_error(r)
+
+    async def read_file(self, path: str) -> str:
+        r = self._r("readFile") or {}
+        self._done("readFile", _named(path=path), _beyond(r, "content"))
+        return r.get("content")
+
+    async def write_file(self, path: str, content: str, mode: int | None = None) -> None:
+        self._done("writeFile", _named(path=path, content=content, mode=mode))
+        self._fail("writeFile")
+
+    async def append_file(self, path: str, content: str, mode: int | None = None) -> None:
+        self._done("appendFile", _named(path=path, content=content, mode=mode))
+        self._fail("appendFile")
+
+    async def exists(self, path: str) -> bool:
+        r = self._r("exists") or {}
+        self._done("exists", _named(path=path), _beyond(r, "exists"))
+        return r.get("exists")
+
+    async def stat(self, path: str) -> Any:
+        r = self._r("stat") or {}
+        self._done("stat", _named(path=path), _beyond(r, "isFile", "isDirectory", "size", "mtime", "birthtime"))
+
+        def when(s: str) -> datetime:
+            return datetime.fromisoformat(s.replace("Z", "+00:00"))
+
+        return _fs.SessionFsFileInfo(
+            is_file=r.get("isFile"), is_directory=r.get("isDirectory"), size=r.get("size"), mtime=when(r["mtime"]), birthtime=when(r["birthtime"])
+        )
+
+    async def mkdir(self, path: str, recursive: bool, mode: int | None = None) -> None:
+        self._done("mkdir", _named(path=path, recursive=recursive, mode=mode))
+        self._fail("mkdir")
+
+    async def readdir(self, path: str) -> list[str]:
+        r = self._r("readdir") or {}
+        self._done("readdir", _named(path=path), _beyond(r, "entries"))
+        return r.get("entries")
+
+    async def readdir_with_types(self, path: str) -> Any:
+        r = self._r("readdirWithTypes") or {}
+        self._done("readdirWithTypes", _named(path=path), _beyond(r, "entries"))
+        return [_rpc.SessionFSReaddirWithTypesEntry.from_dict(e) for e in r.get("entries") or []]
+
+    async def rm(self, path: str, recursive: bool, force: bool) -> None:
+        self._done("rm", _named(path=path, recursive=recursive, force=force))
+        self._fail("rm")
+
+    async def rename(self, src: str, dest: str) -> None:
+        self._done("rename", _named(src=src, dest=dest))
+        self._fail("rename")
+
+    # SQLite: the same provider also subclasses SessionFsSqliteProvider (the SDK's adapter checks
+    # isinstance).
+    def _sql_result(self, r: dict[str, Any]) -> Any:
+        cls = _fs.SessionFsSqliteQueryResult
+        names = {f.name for f in dataclasses.fields(cls)}
+        wire = {"columns": "columns", "rows": "rows", "rowsAffected": "rows_affected", "lastInsertRowid": "last_insert_rowid"}
+        return cls(**{wire[k]: v for k, v in r.items() if k in wire and wire[k] in names})
+
+    async def sqlite_query(self, query_type: Any, query: str, params: Any = None) -> Any:
+        r = self._r("sqliteQuery") or {}
+        self._done("sqliteQuery", _named(queryType=query_type, query=query, params=params), _beyond(r, "columns", "rows", "rowsAffected", "lastInsertRowid"))
+        return self._sql_result(r)
+
+    async def sqlite_transaction(self, statements: Any) -> Any:
+        r = self._r("sqliteTransaction") or {}
+        unrep = _beyond(r, "results")
+        for i, st in enumerate(r.get("results") or []):
+            unrep += [f"/results/{i}" + p for p in _beyond(st, "columns", "rows", "rowsAffected", "lastInsertRowid")]
+        self._done("sqliteTransaction", {"statements": _plain(statements)}, unrep)
+        return [self._sql_result(st) for st in r.get("results") or []]
+
+    async def sqlite_exists(self) -> bool:
+        r = self._r("sqliteExists") or {}
+        self._done("sqliteExists", {}, _beyond(r, "exists"))
+        return r.get("exists")
