@@ -264,8 +264,8 @@ func (p *Proxy) Lacks(capability string) (string, bool) {
 }
 
 // splitPieces is how many pieces of a split frame the proxy writes apart (runtime.Framing's
-// PieceLimit): the header and the start of the body, each frame over several reads.
-const splitPieces = 8
+// PieceLimit): the header cut short, then the body in two, so every frame takes three reads.
+const splitPieces = 3
 
 // SetFraming has the real runtime's frames written to SDKs connecting from now on split or
 // coalesced (runtime.Framing): the bytes are the real runtime's, only their delivery is scripted,

@@ -13,9 +13,10 @@ type Framing struct {
 	// SplitEvery > 0 writes each frame in pieces of this many bytes, with a short pause between
 	// them so that they arrive in separate reads.
 	SplitEvery int
-	// PieceLimit > 0 writes only the first PieceLimit pieces of a frame that way and the rest
-	// at once: the real runtime sends many long event frames per turn, and 2 ms per 7 bytes of
-	// every one of them would outlast the scenario (the proxy sets it).
+	// PieceLimit > 1 writes a frame in at most that many pieces: the first SplitEvery bytes (the
+	// header cut short), then the rest in PieceLimit-1 equal parts (the body split too). The real
+	// runtime sends many long event frames per turn, and a pause per 7 bytes of every one of them
+	// would outlast the scenario on a loaded machine (the proxy sets it).
 	PieceLimit int
 	// Coalesce holds frames for a moment and writes them together in one write.
 	Coalesce bool
@@ -56,11 +57,12 @@ type splitWriter struct {
 }
 
 func (s *splitWriter) Write(p []byte) (int, error) {
-	for off, n := 0, 1; off < len(p); off, n = off+s.size, n+1 {
-		end := min(off+s.size, len(p))
-		if s.limit > 0 && n >= s.limit {
-			end = len(p)
+	size := s.size
+	for off, n := 0, 1; off < len(p); off, n = off+size, n+1 {
+		if n == 2 && s.limit > 1 {
+			size = max(1, (len(p)-off+s.limit-2)/(s.limit-1))
 		}
+		end := min(off+size, len(p))
 		if _, err := s.w.Write(p[off:end]); err != nil {
 			return off, err
 		}

@@ -19,8 +19,9 @@ func TestFramingWriterSplitsEachWrite(t *testing.T) {
 	}{
 		{"unchanged", Framing{}, []string{"abcdefghijklmnop"}},
 		{"pieces of 5", Framing{SplitEvery: 5}, []string{"abcde", "fghij", "klmno", "p"}},
-		{"pieces of 5, the rest after the second", Framing{SplitEvery: 5, PieceLimit: 2}, []string{"abcde", "fghijklmnop"}},
-		{"a limit above the pieces there are", Framing{SplitEvery: 5, PieceLimit: 9}, []string{"abcde", "fghij", "klmno", "p"}},
+		{"5 bytes, then the rest at once", Framing{SplitEvery: 5, PieceLimit: 2}, []string{"abcde", "fghijklmnop"}},
+		{"5 bytes, then the rest in two", Framing{SplitEvery: 5, PieceLimit: 3}, []string{"abcde", "fghijk", "lmnop"}},
+		{"a limit above the bytes there are", Framing{SplitEvery: 5, PieceLimit: 20}, []string{"abcde", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var p pieces
