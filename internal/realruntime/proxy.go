@@ -61,7 +61,7 @@ var Lacking = map[string]string{
 	"runtime.script.delay":            "the real runtime cannot be scripted to delay its answers",
 	"runtime.script.escapes":          "the real runtime re-encodes the model's text before sending it (measured on 1.0.85: an escaped unpaired surrogate from the model reaches the SDK as U+FFFD), so only the stand-in can put that escape on the wire",
 	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
-	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request (permission, elicitation, user input, hook) at a given point",
+	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a permission or elicitation request, a request with fields it would not send, or exactly the params a handler must receive (the hook invocations and user-input questions it sends of its own accord are played: plays.go)",
 	"runtime.script.generatedAnswers": "the schema sweep checks results the stand-in generates from the schema; the real runtime would run every method for real (shell, files, models) with generated params, which this harness does not do to it",
 	"runtime.script.events":           "the event sweep has the runtime send every event type of the schema with generated data; the real runtime sends only the events its own work makes",
 	"runtime.spawned":                 "the SDK spawns the stand-in as its runtime over stdio; the real runtime is reached over TCP only",
