@@ -17,6 +17,12 @@ RUN locked="$(node -p 'require("./package-lock.json").packages["node_modules/@gi
       npm install --no-audit --no-fund --ignore-scripts --save-exact "@github/copilot-sdk@$SDK_VERSION"; \
     fi && \
     npm cache clean --force && \
-    node driver.mjs --self-check
+    node driver.mjs --self-check && \
+    for f in node_modules/@github/*/schemas/api.schema.json; do \
+      [ -e "$f" ] && ln -s "$(dirname "$f")" runtime-schemas; break; \
+    done
+# /driver/runtime-schemas: the runtime's published schemas of the SDK's platform package, linked as
+# the local recipe links them in its cache (older SDKs ship none); `--runner docker` reads the
+# runtime schema from here (the recipe's ImageSchema).
 ENV CONFORMANCE_SDK_SOURCE=npm:@github/copilot-sdk@${SDK_VERSION}
 ENTRYPOINT ["node", "/driver/driver.mjs"]

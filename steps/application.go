@@ -296,7 +296,7 @@ func (w *world) handlerServed(label, tool string) error {
 // conformsToSchema checks the runtime's schema notes recorded beside each request.
 func (w *world) conformsToSchema() error {
 	if !w.t.SchemaLoaded() {
-		return &ErrUnavailable{Reason: "the runtime's published schema is not loaded in this run, so requests cannot be checked against it (results.json harness.schema says why; it comes from the preparation of the SDK whose recipe ships it)"}
+		return &ErrUnavailable{Reason: "the runtime's published schema is not loaded in this run, so requests cannot be checked against it (results.json harness.schema says why; it comes from the SDK whose recipe ships it: its local preparation, or its driver image with --runner docker)"}
 	}
 	var bad []string
 	for _, v := range transcript.Violations(w.entries()) {

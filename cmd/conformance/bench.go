@@ -20,11 +20,11 @@ import (
 
 func benchCmd() *cobra.Command {
 	var (
-		sdkList, reportDir string
-		jobs               int
+		sdkList, reportDir, tags string
+		jobs                     int
 	)
 	cmd := &cobra.Command{
-		Use:   "bench",
+		Use:   "bench [feature paths...]",
 		Short: "Run the suite once and print, per SDK, where its time went",
 		Long: `Bench runs the whole suite once (as run does) and prints, per SDK, measured in that one run:
 
@@ -49,7 +49,9 @@ then, per SDK, where its time went:
                 to exit: CPU÷wall far below 1 means the SDK mostly sleeps or waits; and that
                 CPU time per scenario (start-ups included)
 
-and the whole run's wall time. The numbers come from the run's transcripts and the harness's
+and the whole run's wall time, with the CPU time of the harness itself (its recording runtimes,
+the steps, the reports; per scenario) and of every SDK's drivers: on a machine of few cores the
+sum bounds the wall time from below. The numbers come from the run's transcripts and the harness's
 clock; they are also in results.json ("timing") and in summary.md's Timing section.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := repoRoot(cmd)
@@ -65,7 +67,12 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 				return err
 			}
 			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, ReportDir: reportDir, Self: selfArgv(), Log: io.Discard,
-				Jobs: jobs, Progress: progress.New(io.Discard, progress.Options{}), Command: "conformance " + strings.Join(os.Args[1:], " ")}
+				Jobs: jobs, Progress: progress.New(io.Discard, progress.Options{}), Command: "conformance " + strings.Join(os.Args[1:], " "),
+				Tags: tags}
+			for _, a := range args {
+				p, _ := filepath.Abs(a)
+				cfg.Paths = append(cfg.Paths, p)
+			}
 			if sdkList != "" {
 				for _, s := range strings.Split(sdkList, ",") {
 					cfg.SDKs = append(cfg.SDKs, strings.TrimSpace(s))
@@ -74,12 +81,17 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			began := time.Now()
+			cpu0, known := selfCPU()
 			res, err := harness.Run(ctx, cfg)
 			took := time.Since(began)
 			if err != nil {
 				return err
 			}
-			printBench(os.Stdout, res, took, cfg.Jobs)
+			harnessCPU := time.Duration(-1)
+			if cpu1, ok := selfCPU(); ok && known {
+				harnessCPU = cpu1 - cpu0
+			}
+			printBench(os.Stdout, res, took, cfg.Jobs, harnessCPU)
 			fmt.Printf("reports: %s\n", reportDir)
 			return nil
 		},
@@ -88,10 +100,13 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 	f.StringVar(&sdkList, "sdk", "", "comma-separated SDKs; default every SDK whose toolchain is present")
 	f.StringVar(&reportDir, "report-dir", "", "where the run's reports go (default a new temporary folder)")
 	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once")
+	f.StringVar(&tags, "tags", "", "godog tag expression, as for run (e.g. '~@sweep': the features without the generated sweeps)")
 	return cmd
 }
 
-func printBench(w io.Writer, res *report.Results, took time.Duration, jobs int) {
+// printBench prints the tables; harnessCPU is the harness's own CPU time over the run (its
+// recording runtimes, steps and reports; negative: unknown).
+func printBench(w io.Writer, res *report.Results, took time.Duration, jobs int, harnessCPU time.Duration) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "SDK\tscenarios\tdrivers\twall\tSDK calls\twall÷calls\toverhead p50\tp95\tstart\t")
 	for _, t := range res.Timing {
@@ -120,6 +135,16 @@ func printBench(w io.Writer, res *report.Results, took time.Duration, jobs int) 
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "whole run: %.2f s with --jobs %d\n", took.Seconds(), jobs)
+	if harnessCPU >= 0 {
+		var drivers float64
+		scenarios := 0
+		for _, t := range res.Timing {
+			drivers += t.DriverCPUMS
+			scenarios += t.Scenarios
+		}
+		fmt.Fprintf(w, "CPU: harness %.2f s (%.0f ms per scenario), drivers %.2f s\n", harnessCPU.Seconds(),
+			ratio(float64(harnessCPU.Milliseconds()), float64(scenarios)), drivers/1000)
+	}
 }
 
 func ratio(a, b float64) float64 {

@@ -142,7 +142,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"bad pair", []string{"run", "--sdk-version", "node"}, 2},
 		{"unknown runner", []string{"run", "--runner", "podman"}, 2},
 		{"local bases without docker", []string{"run", "--local-bases"}, 2},
-		{"docker runner with a source", []string{"run", "--runner", "docker", "--sdk", "go", "--sdk-source", "go=.", "--report-dir", t.TempDir()}, 2},
+		{"docker runner with a source holding no SDK", []string{"run", "--runner", "docker", "--sdk", "go", "--sdk-source", "go=.", "--report-dir", t.TempDir()}, 2},
 		{"bad shard", []string{"run", "--shard", "5/4"}, 2},
 		{"merge without shards", []string{"merge", "--report-dir", t.TempDir(), "fixtures/sdks.yaml"}, 2},
 		{"unavailable sdk named explicitly", []string{"run", "--sdk", "dotnet", "--report-dir", t.TempDir()}, 2},

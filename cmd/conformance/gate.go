@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
-	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/rundiff"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
@@ -118,8 +117,8 @@ func replayRun(root, results, reportDir string) error {
 	if err != nil {
 		return err
 	}
-	if n := res.Totals[report.Failed] + res.Totals[report.XPass]; n > 0 {
-		return &exitError{1, fmt.Errorf("%d failed, %d xpass", res.Totals[report.Failed], res.Totals[report.XPass])}
+	if err := failing(res); err != nil {
+		return err
 	}
 	return nil
 }

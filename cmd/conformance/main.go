@@ -30,7 +30,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("root", "", "the harness checkout (default: found from the working directory)")
-	root.AddCommand(runCmd(), benchCmd(), doctorCmd(), smokeCmd(), serveCmd(), runtimeCmd(), diffCmd(), replayCmd(), selftestCmd(), imagesCmd(), mergeCmd(), bisectCmd(), historyCmd(), sdksCmd(), surfaceCmd(), fidelityCmd(), cacheCmd())
+	root.AddCommand(runCmd(), benchCmd(), doctorCmd(), smokeCmd(), serveCmd(), runtimeCmd(), diffCmd(), replayCmd(), selftestCmd(), imagesCmd(), mergeCmd(), bisectCmd(), historyCmd(), sdksCmd(), surfaceCmd(), fidelityCmd(), cacheCmd(), prepareCmd(), execDriverCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
 		var ee *exitError

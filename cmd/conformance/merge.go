@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/merge"
-	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/spf13/cobra"
 )
 
@@ -36,8 +35,8 @@ different plans or harness versions.`,
 				return &exitError{2, fmt.Errorf("merge: %w", err)}
 			}
 			printTotals(res, reportDir)
-			if n := res.Totals[report.Failed] + res.Totals[report.XPass]; n > 0 {
-				return &exitError{1, fmt.Errorf("%d failed, %d xpass", res.Totals[report.Failed], res.Totals[report.XPass])}
+			if err := failing(res); err != nil {
+				return err
 			}
 			return nil
 		},

@@ -117,12 +117,7 @@ unavailable).`,
 			if err != nil {
 				return err
 			}
-			for _, r := range res.Results {
-				if report.Failing(r.Status) {
-					return &exitError{1, fmt.Errorf("%d failed, %d xpass", res.Totals[report.Failed], res.Totals[report.XPass])}
-				}
-			}
-			return nil
+			return failing(res)
 		},
 	}
 	f := cmd.Flags()
@@ -146,12 +141,30 @@ unavailable).`,
 	return cmd
 }
 
+// failing is the exit status of a finished report: 1 on a failed or unexpectedly passing result,
+// or on a field the SDKs send under different keys that is not a known difference.
+func failing(res *report.Results) error {
+	n := 0
+	for _, r := range res.Results {
+		if report.Failing(r.Status) {
+			n++
+		}
+	}
+	if c := res.CrossSDKFailing(); n > 0 || c > 0 {
+		return &exitError{1, fmt.Errorf("%d failed, %d xpass, %d cross-SDK differences not known (summary.md, \"Cross-SDK field differences\")", res.Totals[report.Failed], res.Totals[report.XPass], c)}
+	}
+	return nil
+}
+
 func printTotals(res *report.Results, dir string) {
 	var parts []string
 	for _, s := range []string{report.Passed, report.Failed, report.XFail, report.XPass, report.Unsupported, report.Unavailable, report.Skipped} {
 		if n := res.Totals[s]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
+	}
+	if c := res.CrossSDKFailing(); c > 0 {
+		parts = append(parts, fmt.Sprintf("%d cross-SDK field differences not known", c))
 	}
 	fmt.Printf("\n%s\nreports: %s (summary.md, report.html, results.json, junit.xml, transcripts/)\n", strings.Join(parts, ", "), dir)
 }

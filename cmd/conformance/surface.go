@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -58,20 +59,29 @@ func surfaceCmd() *cobra.Command {
 			}
 			wire := map[string]string{}
 			var problems []string
+			var tally []surface.Tally
 			if !noProbe {
 				live, stop, err := surface.NewLive(ctx, c, timeout)
 				if err != nil {
 					return err
 				}
 				res, err := surface.Probe(live, entries)
+				if err == nil {
+					var client surface.Result
+					client, err = surface.ProbeClient(live, entries)
+					res.Findings = append(res.Findings, client.Findings...)
+					res.Unchecked = append(res.Unchecked, client.Unchecked...)
+				}
 				stop()
 				if err != nil {
 					return &exitError{1, fmt.Errorf("%s %s: %w", sdk, hello.Version, err)}
 				}
 				wire = res.WireKeys()
 				problems = res.Problems()
+				tally = res.Tally(entries)
 			}
 			printSurface(sdk, hello.Version, entries, wire, problems)
+			printTally(tally)
 			if len(problems) > 0 {
 				return &exitError{1, fmt.Errorf("%d field values did not reach the wire as set", len(problems))}
 			}
@@ -108,6 +118,21 @@ func printSurface(sdk, version string, entries []surface.Entry, wire map[string]
 			key = wire["session.create "+e.Key()]
 		case "resumeConfig":
 			key = wire["session.resume "+e.Key()]
+		case "clientOptions":
+			key = wire["connect "+e.Key()]
+		}
+		if e.Owner != "sessionConfig" && e.Owner != "resumeConfig" && e.Owner != "clientOptions" {
+			// A definition's field: where it went inside each field holding the definition.
+			var at []string
+			for k, v := range wire {
+				_, field, _ := strings.Cut(k, " ")
+				holder, _, _ := strings.Cut(field, ".")
+				if o := surface.Normalize(e.Owner); strings.HasSuffix(k, "."+e.Key()) && (holder == o || holder == o+"s") {
+					at = append(at, k[:strings.Index(k, " ")]+": "+v)
+				}
+			}
+			sort.Strings(at)
+			key = strings.Join(slices.Compact(at), "; ")
 		}
 		if key == "" && len(wire) > 0 && (e.Owner == "sessionConfig" || e.Owner == "resumeConfig") {
 			key = "(not probed: no generated value for " + e.Shape + ")"
@@ -121,5 +146,25 @@ func printSurface(sdk, version string, entries []surface.Entry, wire map[string]
 	tw.Flush()
 	if len(problems) > 0 {
 		fmt.Printf("\n%d field values did not reach the wire as set:\n  %s\n", len(problems), strings.Join(problems, "\n  "))
+	}
+}
+
+// printTally is the account a reader checks "every inventoried field has a generated check"
+// against: per owner, the fields declared and the fields checked, and why each other has none.
+func printTally(tally []surface.Tally) {
+	if len(tally) == 0 {
+		return
+	}
+	fields, checked := 0, 0
+	for _, t := range tally {
+		fields += t.Fields
+		checked += t.Checked
+	}
+	fmt.Printf("\nGenerated checks: %d of %d inventoried fields\n", checked, fields)
+	for _, t := range tally {
+		fmt.Printf("  %-14s %3d of %3d fields\n", t.Owner, t.Checked, t.Fields)
+		for _, u := range t.Unchecked {
+			fmt.Printf("      %s: %s\n", u.Entry.Name, u.Reason)
+		}
 	}
 }

@@ -37,9 +37,10 @@ internal static class Program
         WriteIndented = false,
     };
 
-    // Handles chosen by the harness. Commands run one at a time on the main loop; tool handlers
-    // (SDK threads) only read Sessions, hence the concurrent map.
-    private static readonly Dictionary<string, CopilotClient> s_clients = new(StringComparer.Ordinal);
+    // Handles chosen by the harness. Commands of several scenarios run at once (driver.concurrent:
+    // each on the thread pool) and tool handlers (SDK threads) read Sessions, hence concurrent maps.
+    private static readonly ConcurrentDictionary<string, CopilotClient> s_clients = new(StringComparer.Ordinal);
+    private static readonly ConcurrentDictionary<long, Task> s_inflight = new();
     private static readonly ConcurrentDictionary<string, DriverSession> s_sessions = new(StringComparer.Ordinal);
 
     private static ILogger s_sdkLogger = null!;
@@ -96,39 +97,64 @@ internal static class Program
             string name = TryGetString(command["cmd"], out var cmd) ? cmd : "";
             JsonObject args = command["args"] as JsonObject ?? new JsonObject();
 
-            JsonObject response;
-            try
-            {
-                JsonObject result = await DispatchAsync(name, args).ConfigureAwait(false);
-                response = new JsonObject { ["id"] = id, ["outcome"] = "ok", ["result"] = result };
-            }
-            catch (UnsupportedException ex)
-            {
-                response = new JsonObject { ["id"] = id, ["outcome"] = "unsupported", ["reason"] = ex.Message };
-            }
-            catch (DriverException ex)
-            {
-                response = ErrorResponse(id, "DriverError", ex.Message);
-            }
-            catch (Exception ex)
-            {
-                Diag($"{name} failed: {ex}");
-                response = ErrorResponse(id, ex.GetType().Name, ex.Message);
-            }
-
-            WriteLine(response);
-
             if (name == "shutdown")
             {
+                // Sent when nothing is in flight; the commands still running get a moment.
+                await Task.WhenAny(Task.WhenAll(s_inflight.Values), Task.Delay(TimeSpan.FromSeconds(5))).ConfigureAwait(false);
+                await RunCommandAsync(id, name, args).ConfigureAwait(false);
                 await StopAllClientsAsync().ConfigureAwait(false);
                 Environment.Exit(0);
             }
+
+            // driver.concurrent: each command runs on the thread pool without being awaited here,
+            // so that scenarios sharing this process overlap their waits.
+            // The entry is made before the command starts, so that its end always removes it.
+            var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            s_inflight[id] = done.Task;
+            _ = Task.Run(async () =>
+            {
+                try
+                {
+                    await RunCommandAsync(id, name, args).ConfigureAwait(false);
+                }
+                finally
+                {
+                    s_inflight.TryRemove(id, out _);
+                    done.SetResult();
+                }
+            });
         }
 
         // EOF on stdin: the harness is done with us.
         await StopAllClientsAsync().ConfigureAwait(false);
         Environment.Exit(0);
         return 0;
+    }
+
+    /// <summary>Runs one command and writes its response (one whole line under the stdout lock).</summary>
+    private static async Task RunCommandAsync(long id, string name, JsonObject args)
+    {
+        JsonObject response;
+        try
+        {
+            JsonObject result = await DispatchAsync(name, args).ConfigureAwait(false);
+            response = new JsonObject { ["id"] = id, ["outcome"] = "ok", ["result"] = result };
+        }
+        catch (UnsupportedException ex)
+        {
+            response = new JsonObject { ["id"] = id, ["outcome"] = "unsupported", ["reason"] = ex.Message };
+        }
+        catch (DriverException ex)
+        {
+            response = ErrorResponse(id, "DriverError", ex.Message);
+        }
+        catch (Exception ex)
+        {
+            Diag($"{name} failed: {ex}");
+            response = ErrorResponse(id, ex.GetType().Name, ex.Message);
+        }
+
+        WriteLine(response);
     }
 
     private static Task<JsonObject> DispatchAsync(string cmd, JsonObject a) => cmd switch
@@ -184,6 +210,7 @@ internal static class Program
             ["tool.result.binary"] = typeof(ToolResultObject).GetProperty("BinaryResultsForLlm") is not null,
             ["tool.result.sessionLog"] = typeof(ToolResultObject).GetProperty("SessionLog") is not null,
             ["tool.result.telemetry"] = typeof(ToolResultObject).GetProperty("ToolTelemetry") is not null,
+            ["driver.concurrent"] = true, // commands run on the thread pool (Main)
         };
         var notes = new JsonObject
         {
@@ -351,7 +378,7 @@ internal static class Program
     {
         string handle = RequireString(a, "client");
         CopilotClient client = ClientFor(a);
-        s_clients.Remove(handle);
+        s_clients.TryRemove(handle, out _);
         // StopAsync disposes the client's remaining sessions, then closes the connection.
         await client.StopAsync().ConfigureAwait(false);
         return new JsonObject();

@@ -7,6 +7,7 @@ package main
 // against every version.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -151,11 +152,61 @@ func applyFields(cfg any, fields map[string]json.RawMessage) error {
 		if !f.IsValid() || !f.CanSet() {
 			return unsupported{fmt.Sprintf("%s %s: %s has no field %s", sdkModule, version, v.Type(), name)}
 		}
+		if isMCPServers(f.Type()) {
+			// A map of an interface: the concrete type follows each server's "type".
+			m, err := decodeMCPServers(raw, f.Type())
+			if err == nil {
+				err = strictMCPServers(raw)
+			}
+			if err != nil {
+				return unsupported{fmt.Sprintf("%s %s: %s.%s (%s) cannot hold %s: %v", sdkModule, version, v.Type(), name, f.Type(), raw, err)}
+			}
+			f.Set(m)
+			continue
+		}
 		p := reflect.New(f.Type())
-		if err := json.Unmarshal(raw, p.Interface()); err != nil {
+		// Strict: a key the SDK's type lacks would be dropped silently and look like the SDK
+		// dropping it; the harness reports it as a value this SDK's type cannot hold instead.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(p.Interface()); err != nil {
 			return unsupported{fmt.Sprintf("%s %s: %s.%s (%s) cannot hold %s: %v", sdkModule, version, v.Type(), name, f.Type(), raw, err)}
 		}
 		f.Set(p.Elem())
+	}
+	return nil
+}
+
+// isMCPServers says whether t is a map of the interface the SDK's MCP server configs implement.
+func isMCPServers(t reflect.Type) bool {
+	if t.Kind() != reflect.Map || t.Elem().Kind() != reflect.Interface {
+		return false
+	}
+	v, err := mcpServer("stdio", json.RawMessage(`{}`))
+	return err == nil && v.Type().Implements(t.Elem())
+}
+
+// strictMCPServers refuses a server config with a key its concrete type lacks (decodeMCPServers
+// drops such keys silently, as encoding/json does).
+func strictMCPServers(raw json.RawMessage) error {
+	var servers map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &servers); err != nil {
+		return err
+	}
+	for name, s := range servers {
+		var head struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(s, &head)
+		v, err := mcpServer(head.Type, json.RawMessage(`{}`))
+		if err != nil {
+			return err
+		}
+		dec := json.NewDecoder(bytes.NewReader(s))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(reflect.New(v.Type()).Interface()); err != nil {
+			return fmt.Errorf("server %q: %w", name, err)
+		}
 	}
 	return nil
 }

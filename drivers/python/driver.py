@@ -8,6 +8,7 @@ emulates a feature the SDK lacks.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import inspect
 import json
@@ -171,6 +172,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     caps["surface"] = True
+    caps["driver.concurrent"] = True  # each client on an event loop of its own (main, below)
     # handlers accepted; a method this version has no public handler API for is named in
     # connect's / createSession's "unhandled".
     caps["rpc.handlers"] = True
@@ -338,15 +340,25 @@ def session_kwargs(options: dict[str, Any], resume: bool) -> dict[str, Any]:
     return out
 
 
+FIELD_OWNERS = {"sessionConfig": CopilotClient.create_session, "resumeConfig": getattr(CopilotClient, "resume_session", None),
+                "clientOptions": CopilotClient.__init__}
+
+
 def fields_kwargs(fields: dict[str, Any] | None, owner: str) -> dict[str, Any]:
-    """SDK keywords by their own names, values as given (PROTOCOL.md "Surface")."""
+    """SDK keywords by their own names, values as their declared types hold them (PROTOCOL.md
+    "Surface")."""
     if not fields:
         return {}
     declared = _surface.declared(owner)
-    for name in fields:
+    out = {}
+    for name, value in fields.items():
         if name not in declared:
             raise Unsupported(f"{SDK_LABEL}: {owner} declares no field {name}")
-    return dict(fields)
+        try:
+            out[name] = _surface.convert(FIELD_OWNERS[owner], name, value)
+        except TypeError as e:
+            raise Unsupported(f"{SDK_LABEL}: {owner}.{name} cannot hold {value!r}: {e}") from e
+    return out
 
 
 def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
@@ -622,6 +634,7 @@ class Driver:
                 raise Unsupported(f"{SDK_LABEL}: CopilotClient.create_session has no github_token")
             options["github_token"] = args["gitHubToken"]
         options.update(fields_kwargs(args.get("fields"), "sessionConfig"))
+        tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, CREATE_KWARGS)
         session = await client.create_session(
             on_permission_request=self.permission_handler(handle),
@@ -638,6 +651,7 @@ class Driver:
         tools = self.make_tools(handle, need(args, "tools"))
         options = session_kwargs(args.get("options") or {}, resume=True)
         options.update(fields_kwargs(args.get("fields"), "resumeConfig"))
+        tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, RESUME_KWARGS)
         session = await client.resume_session(
             need(args, "sessionId"),
@@ -751,14 +765,6 @@ class Driver:
     async def cmd_shutdown(self, args: dict[str, Any]) -> dict[str, Any]:
         return {}
 
-    async def cleanup(self) -> None:
-        for handle, client in list(self.clients.items()):
-            try:
-                await asyncio.wait_for(client.stop(), timeout=5)
-            except BaseException as exc:  # noqa: BLE001 - best effort on the way out
-                log(f"stopping client {handle} at exit: {exc!r}")
-        self.clients.clear()
-
     async def handle(self, line: str) -> bool:
         """Run one command line; returns False when the driver should exit."""
         try:
@@ -789,29 +795,100 @@ class Driver:
         return cmd != "shutdown"
 
 
-async def main() -> None:
-    loop = asyncio.get_running_loop()
-    lines: asyncio.Queue[str | None] = asyncio.Queue()
+class Loops:
+    """driver.concurrent: commands of several scenarios run at once, each client on an event loop
+    of its own, in a thread of its own. One loop for all would not do: the SDK's
+    CopilotClient.stop() joins its reader thread (timeout 1 s) inside the coroutine, blocking
+    whatever loop runs it, so one scenario's stop would hold up every other scenario. A client's
+    loop serves every command naming the client or one of its sessions (the SDK binds a client
+    to the loop it started on); after stopClient the loop is free for the next connect."""
 
-    def read_stdin() -> None:  # a thread, so the event loop never blocks on stdin
-        for raw in sys.stdin.buffer:
-            text = raw.decode("utf-8").strip()
-            if text:
-                loop.call_soon_threadsafe(lines.put_nowait, text)
-        loop.call_soon_threadsafe(lines.put_nowait, None)
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.home: dict[str, asyncio.AbstractEventLoop] = {}  # client/session handle -> loop
+        self.free: list[asyncio.AbstractEventLoop] = []
+        self.count = 0
+        self.default = self.new()  # hello, surface: commands that name no handle
 
-    threading.Thread(target=read_stdin, name="stdin", daemon=True).start()
+    def new(self) -> asyncio.AbstractEventLoop:
+        loop = asyncio.new_event_loop()
+        self.count += 1
+        threading.Thread(target=loop.run_forever, name=f"loop-{self.count}", daemon=True).start()
+        return loop
+
+    def route(self, cmd: str, args: dict[str, Any]) -> asyncio.AbstractEventLoop:
+        """The loop a command runs on; a connect takes a loop for its client, a create or resume
+        homes its session on its client's loop."""
+        with self.lock:
+            if cmd == "connect" and isinstance(args.get("client"), str):
+                loop = self.free.pop() if self.free else self.new()
+                self.home[args["client"]] = loop
+                return loop
+            calls = args.get("calls")
+            first = calls[0] if isinstance(calls, list) and calls and isinstance(calls[0], dict) else args
+            for key in ("client", "session"):
+                loop = self.home.get(first.get(key)) if isinstance(first.get(key), str) else None
+                if loop is not None:
+                    if cmd in ("createSession", "resumeSession") and isinstance(args.get("session"), str):
+                        self.home[args["session"]] = loop
+                    return loop
+            return self.default
+
+    def release(self, client: str) -> None:
+        """After stopClient: the client's loop serves the next connect."""
+        with self.lock:
+            loop = self.home.pop(client, None)
+            if loop is None or loop in self.home.values():
+                return
+            self.free.append(loop)
+
+    def every(self) -> list[asyncio.AbstractEventLoop]:
+        with self.lock:
+            return list({id(l): l for l in [*self.home.values(), self.default]}.values())
+
+
+def main() -> None:
     driver = Driver()
-    while True:
-        line = await lines.get()
-        if line is None or not await driver.handle(line):
+    loops = Loops()
+    inflight: set[concurrent.futures.Future] = set()
+    for raw in sys.stdin.buffer:
+        line = raw.decode("utf-8").strip()
+        if not line:
+            continue
+        try:
+            msg = json.loads(line)
+            cmd, args = msg["cmd"], msg.get("args") or {}
+        except Exception as exc:
+            log(f"unreadable command line {line!r}: {exc!r}")
+            continue
+        if cmd == "shutdown":
+            concurrent.futures.wait(inflight, timeout=5)
+            asyncio.run_coroutine_threadsafe(driver.handle(line), loops.default).result()
             break
-    await driver.cleanup()
+        fut = asyncio.run_coroutine_threadsafe(driver.handle(line), loops.route(cmd, args))
+        inflight.add(fut)
+        fut.add_done_callback(inflight.discard)
+        if cmd == "stopClient" and isinstance(args.get("client"), str):
+            fut.add_done_callback(lambda _f, c=args["client"]: loops.release(c))
+    else:
+        concurrent.futures.wait(inflight, timeout=5)
+    # What is left (a scenario that never stopped its client, EOF), each client on its own loop.
+    stops = []
+    for handle, client in list(driver.clients.items()):
+        loop = loops.home.get(handle, loops.default)
+        stops.append(asyncio.run_coroutine_threadsafe(asyncio.wait_for(client.stop(), timeout=5), loop))
+    done, not_done = concurrent.futures.wait(stops, timeout=10)
+    for f in done:
+        if f.exception() is not None:
+            log(f"stopping a client at exit: {f.exception()!r}")
+    if not_done:
+        log(f"{len(not_done)} clients did not stop within 10 s at exit")
+    driver.clients.clear()
 
 
 if __name__ == "__main__":
     try:
-        asyncio.run(main())
+        main()
     finally:
         with _write_lock:
             _proto.flush()

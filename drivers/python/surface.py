@@ -151,3 +151,26 @@ def _read() -> list[dict[str, Any]]:
 
 def declared(owner: str) -> set[str]:
     return {e["name"] for e in _surface() if e["owner"] == owner and e["kind"] == "field"}
+
+
+def _dataclass_of(t: Any) -> Any:
+    parts, _ = _args_without_none(t)
+    if len(parts) == 1 and inspect.isclass(parts[0]) and dataclasses.is_dataclass(parts[0]):
+        return parts[0]
+    return None
+
+
+def convert(fn: Any, name: str, value: Any) -> Any:
+    """A JSON value as the keyword's declared type holds it: a dataclass (or a list of them) is
+    built from its dict by the dataclass's own field names; TypedDicts are dicts already."""
+    hint = typing.get_type_hints(fn).get(name, Any)
+    parts, _ = _args_without_none(hint)
+    if len(parts) == 1 and typing.get_origin(parts[0]) in (list, collections.abc.Sequence):
+        args = typing.get_args(parts[0])
+        cls = _dataclass_of(args[0]) if args else None
+        if cls is not None and isinstance(value, list):
+            return [cls(**v) if isinstance(v, dict) else v for v in value]
+    cls = _dataclass_of(hint)
+    if cls is not None and isinstance(value, dict):
+        return cls(**value)
+    return value

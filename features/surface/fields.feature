@@ -1,15 +1,21 @@
 Feature: Every session config field the SDK declares reaches the request, as the application set it
-  The application's surface is the SDK's own: its driver reads every field of the session config
-  types from the SDK's declarations (the .d.ts, reflection, introspection, the crate source), so
-  no list here can lag the SDK. Each field is set alone with values generated from its declared
-  type (a non-ASCII string; true and false where false can be told from "not set"; a non-empty
-  list and []; an enum's first value), on create and on resume. The value must reach the
-  session.create / session.resume request under one key, unchanged, and nothing else in the
-  request may change; a field sent for one value must be sent for every value (an empty list or
-  an explicit false is not dropped), under the same key on create and on resume. Where each
-  field went is compared across SDKs (the report's field × SDK matrix); a field only some SDKs
-  declare is informational. Fields whose type has no value generator yet (objects, maps, lists
-  of objects) and handlers are listed in the transcript, not checked here.
+  The application's surface is the SDK's own: its driver reads every field of the session
+  config, resume config, client options and definition types from the SDK's declarations (the
+  .d.ts, reflection, introspection, the crate source), so no list here can lag the SDK. Each
+  field is set alone with values generated from its declared type (a non-ASCII string; true and
+  false where false can be told from "not set"; a non-empty list and []; an enum's first value;
+  a one-entry map and {}); a field holding definitions (custom agents, MCP servers, tools,
+  providers, system messages) gets the full definition, a minimal one, and one per optional
+  field set alone, built from the definition type's own inventoried fields, in a list or map
+  as declared, and the empty list or map. Session and resume fields go on create and on resume;
+  client options on a client of their own, looked for in connect, session.create and every later
+  request. The value must reach its request under one key as set (no canonical default: [] stays
+  [], false stays false, a key not set is not sent as null), and nothing else in the request may
+  change; a field sent for one value must be sent for every value, under the same key on create
+  and on resume. The same field must reach the same key on every SDK that declares it: a
+  difference not listed in fixtures/expected-differences.yaml fails the run; a field only some
+  SDKs declare is informational (the report's field × SDK matrix). The transcript's note counts,
+  per type, the fields with a generated check and says why each other field has none.
 
   @requires.surface @requires.session.resume
   Scenario: every declared session config field, set alone, reaches session.create and session.resume unchanged

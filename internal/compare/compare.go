@@ -46,7 +46,7 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 				sdks = append(sdks, r.SDK)
 			}
 			sort.Strings(sdks)
-			out = append(out, report.Comparison{Feature: k.feature, Scenario: k.scenario, SDKs: sdks, Differences: d})
+			out = append(out, report.Comparison{Feature: k.feature, Scenario: k.scenario, SDKs: sdks, Differences: d, Fields: true})
 			continue
 		}
 		payloads := map[string]map[string]any{} // sdk -> "method#n" -> params
@@ -68,6 +68,79 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 			Differences: Payloads(payloads, checked)})
 	}
 	return out, nil
+}
+
+// FieldPrefix starts the path of a surface scenario's difference ("field customagents").
+const FieldPrefix = "field "
+
+// CrossSDK judges the surface scenarios' differences: the same field must reach the same key on
+// every SDK that has it. A difference is known when a known difference names the request and
+// field and the key of every SDK that differs (it may name SDKs that did not run); any other is
+// a failure of the run. A known difference whose SDKs ran with keys it says differ, and which
+// was not observed, is fixed: it fails too (like an unexpected pass), until it is removed.
+func CrossSDK(comps []report.Comparison, known []report.KnownDifference) []report.CrossSDK {
+	var out []report.CrossSDK
+	for _, c := range comps {
+		if !c.Fields {
+			continue
+		}
+		seen := map[string]bool{}
+		differs := map[string]bool{} // request and field with a difference (judged above)
+		for _, d := range c.Differences {
+			field, ok := strings.CutPrefix(d.Path, FieldPrefix)
+			if !ok || d.Class != report.Normative {
+				continue
+			}
+			differs[d.Request+" "+field] = true
+			j := report.CrossSDK{Feature: c.Feature, Scenario: c.Scenario, Request: d.Request, Field: field, Keys: d.Values, Status: report.Failed}
+			for _, k := range known {
+				if k.Request == d.Request && k.Field == field && sameKeys(k.Keys, d.Values) {
+					j.Status, j.Known, j.Reason = report.XFail, k.Where, k.Reason
+					seen[k.Where] = true
+					break
+				}
+			}
+			out = append(out, j)
+		}
+		ran := map[string]bool{}
+		for _, s := range c.SDKs {
+			ran[s] = true
+		}
+		for _, k := range known {
+			if seen[k.Where] || differs[k.Request+" "+k.Field] {
+				continue
+			}
+			keys := map[string]string{}
+			for s, v := range k.Keys {
+				if ran[s] {
+					keys[s] = v
+				}
+			}
+			if distinct(keys) > 1 {
+				out = append(out, report.CrossSDK{Feature: c.Feature, Scenario: c.Scenario, Request: k.Request, Field: k.Field,
+					Keys: keys, Status: report.XPass, Known: k.Where, Reason: k.Reason})
+			}
+		}
+	}
+	return out
+}
+
+// sameKeys says whether every SDK of observed sends the field where the known difference says.
+func sameKeys(known, observed map[string]string) bool {
+	for s, v := range observed {
+		if known[s] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func distinct(m map[string]string) int {
+	vals := map[string]bool{}
+	for _, v := range m {
+		vals[v] = true
+	}
+	return len(vals)
 }
 
 // surfaceDifferences compares a surface scenario (features/surface) by where each field went
@@ -111,7 +184,7 @@ func surfaceDifferences(rs []report.Result) ([]report.Difference, bool) {
 		}
 		if !same {
 			request, field, _ := strings.Cut(k, " ")
-			out = append(out, report.Difference{Request: request, Path: "field " + field, Class: report.Normative, Values: vals})
+			out = append(out, report.Difference{Request: request, Path: FieldPrefix + field, Class: report.Normative, Values: vals})
 		}
 	}
 	return out, true

@@ -40,3 +40,34 @@ func TestSurfaceDifferences(t *testing.T) {
 		})
 	}
 }
+
+func TestCrossSDK(t *testing.T) {
+	diff := func(field string, keys map[string]string) report.Difference {
+		return report.Difference{Request: "session.create", Path: FieldPrefix + field, Class: report.Normative, Values: keys}
+	}
+	comp := func(sdks []string, ds ...report.Difference) []report.Comparison {
+		return []report.Comparison{{Feature: "surface/fields.feature", Scenario: "s", SDKs: sdks, Differences: ds, Fields: true}}
+	}
+	known := []report.KnownDifference{{Request: "session.create", Field: "x", Keys: map[string]string{"a": "x", "b": "later.x", "c": "later.x"}, Where: "k.yaml:1"}}
+	tests := []struct {
+		name  string
+		comps []report.Comparison
+		want  []string // status field known
+	}{
+		{"an unknown difference fails", comp([]string{"a", "b"}, diff("y", map[string]string{"a": "y", "b": "z"})), []string{"failed y ", "xpass x k.yaml:1"}},
+		{"a known difference on a subset of its SDKs", comp([]string{"a", "b"}, diff("x", map[string]string{"a": "x", "b": "later.x"})), []string{"xfail x k.yaml:1"}},
+		{"a known difference with another key on one SDK fails", comp([]string{"a", "b"}, diff("x", map[string]string{"a": "x", "b": "y"})), []string{"failed x "}},
+		{"a known difference no longer observed is fixed", comp([]string{"a", "b"}), []string{"xpass x k.yaml:1"}},
+		{"a known difference whose differing SDKs did not both run is silent", comp([]string{"b", "c"}), nil},
+		{"payload comparisons are not judged", []report.Comparison{{SDKs: []string{"a", "b"}, Differences: []report.Difference{diff("y", map[string]string{"a": "1", "b": "2"})}}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, c := range CrossSDK(tt.comps, known) {
+				got = append(got, c.Status+" "+c.Field+" "+c.Known)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

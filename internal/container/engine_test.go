@@ -145,12 +145,12 @@ func TestStdioRuntimeInContainer(t *testing.T) {
 	require.NoError(t, err)
 	defer run.Close()
 
-	_, err = run.Launcher(ctx, "dotnet", pins["dotnet"].Version, nil)
+	_, err = run.Launcher(ctx, "dotnet", pins["dotnet"].Version, "", nil)
 	var unavailable *sdks.Unavailable
 	require.ErrorAs(t, err, &unavailable)
 	assert.Contains(t, unavailable.Reason, "no local base image")
 
-	l, err := run.Launcher(ctx, "go", pins["go"].Version, nil)
+	l, err := run.Launcher(ctx, "go", pins["go"].Version, "", nil)
 	require.NoError(t, err)
 	script, transcript := filepath.Join(tmp, "copilot"), filepath.Join(tmp, "stdio-transcript.ndjson")
 	require.NoError(t, runtime.WriteStdioScript(script, self, transcript))

@@ -2,6 +2,7 @@ package container
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -27,9 +28,12 @@ type Build struct {
 	Text       string            // the Dockerfile itself, when Dockerfile is ""
 	ContextDir string            // the build context (e.g. drivers/go); "" for none
 	Extra      map[string]string // more context entries: name in the context -> host path (file or folder)
-	Args       map[string]string // build arguments
-	Key        string            // content key stored as LabelKey
-	Kind       string            // LabelKind value
+	// Trees are more context folders (name in the context -> host folder) whose build outputs
+	// and .git are left out, as they are of ContextDir.
+	Trees map[string]string
+	Args  map[string]string // build arguments
+	Key   string            // content key stored as LabelKey
+	Kind  string            // LabelKind value
 	// RunID, when set, makes the image temporary: labelled LabelRun, removed by Cleanup(RunID)
 	// (an image of a local SDK source, which is rebuilt every run anyway).
 	RunID string
@@ -57,13 +61,14 @@ func Ensure(ctx context.Context, pool *dockertest.Pool, b Build) (bool, error) {
 		out = io.Discard
 	}
 	tail := &tailWriter{max: 8 << 10}
+	step := &lastStep{}
 	start := time.Now()
 	err := pool.Client.BuildImage(dc.BuildImageOptions{
 		Context:      ctx,
 		Name:         b.Tag,
 		Dockerfile:   contextDockerfile,
 		InputStream:  ctxTar,
-		OutputStream: io.MultiWriter(out, tail, steps),
+		OutputStream: io.MultiWriter(out, tail, steps, step),
 		BuildArgs:    args,
 		// The driver's build fetches the SDK from its registry; host networking reaches whatever
 		// the host reaches (also on engines without a working bridge network).
@@ -74,14 +79,22 @@ func Ensure(ctx context.Context, pool *dockertest.Pool, b Build) (bool, error) {
 	})
 	steps.removeUntagged(pool)
 	if err != nil {
-		return false, fmt.Errorf("build image %s from %s: %w\n%s", b.Tag, b.Dockerfile, err, tail.String())
+		df := b.Dockerfile
+		if df == "" {
+			df = "a generated Dockerfile"
+		}
+		at := ""
+		if s := step.String(); s != "" {
+			at = " at " + s
+		}
+		return false, fmt.Errorf("build image %s from %s failed%s: %w\nlast lines of the build log:\n%s", b.Tag, df, at, err, tail.String())
 	}
 	fmt.Fprintf(out, "built %s in %s\n", b.Tag, time.Since(start).Round(time.Second))
 	return true, nil
 }
 
 // buildDirs are the build outputs a driver folder may hold locally; never part of an image's input.
-var buildDirs = map[string]bool{"target": true, "node_modules": true, "bin": true, "obj": true}
+var buildDirs = map[string]bool{"target": true, "node_modules": true, "bin": true, "obj": true, ".git": true}
 
 func (b Build) labels() map[string]string {
 	l := map[string]string{LabelProject: "1", LabelKind: b.Kind, LabelKey: b.Key}
@@ -147,6 +160,11 @@ func writeContext(w io.Writer, b Build) error {
 	}
 	if b.ContextDir != "" {
 		if err := add("", b.ContextDir, true); err != nil {
+			return err
+		}
+	}
+	for _, name := range sortedKeys(b.Trees) {
+		if err := add(name, b.Trees[name], true); err != nil {
 			return err
 		}
 	}
@@ -241,6 +259,29 @@ func (s *stepImages) removeUntagged(pool *dockertest.Pool) {
 	}
 }
 
+// lastStep keeps the classic builder's last "Step N/M : INSTRUCTION" line: the failing step when a
+// build fails.
+type lastStep struct {
+	line []byte
+	step string
+}
+
+func (s *lastStep) Write(b []byte) (int, error) {
+	for _, c := range b {
+		if c != '\n' {
+			s.line = append(s.line, c)
+			continue
+		}
+		if bytes.HasPrefix(s.line, []byte("Step ")) {
+			s.step = strings.TrimSpace(string(s.line))
+		}
+		s.line = s.line[:0]
+	}
+	return len(b), nil
+}
+
+func (s *lastStep) String() string { return s.step }
+
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -264,4 +305,9 @@ func (t *tailWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-func (t *tailWriter) String() string { return strings.TrimSpace(string(t.buf)) }
+// String is the tail without the terminal colours the builder puts around a step's stderr.
+func (t *tailWriter) String() string {
+	return strings.TrimSpace(ansiColour.ReplaceAllString(string(t.buf), ""))
+}
+
+var ansiColour = regexp.MustCompile("\x1b\\[[0-9;]*m")

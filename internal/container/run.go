@@ -68,23 +68,38 @@ func NewRun(ctx context.Context, cfg RunConfig) (*Run, error) {
 	return &Run{Pool: pool, ID: id, cfg: cfg, runtime: runtime}, nil
 }
 
-// Launcher returns a launcher for SDK sdk at version, building its image unless it exists. An SDK
+// Launcher returns a launcher for SDK sdk at version, building its image unless it exists; with
+// source (an --sdk-source path) the image is built from that source (SourceImage). An SDK
 // without a local base, on a run with LocalBases, is *sdks.Unavailable.
-func (r *Run) Launcher(ctx context.Context, sdk, version string, stderr io.Writer) (*Launcher, error) {
-	img := DriverImage{SDK: sdk, Version: version, RepoRoot: r.cfg.RepoRoot, Log: r.cfg.Log}
-	if r.cfg.LocalBases {
-		args, ok := LocalBuildArgs(sdk)
-		if !ok {
-			return nil, &sdks.Unavailable{Reason: fmt.Sprintf("%s: no local base image for docker/%s.Dockerfile (its official base image needs a registry this machine cannot reach)", sdk, sdk)}
-		}
-		img.BuildArgs = args
-	}
-	tag, err := img.Ensure(ctx, r.Pool)
+func (r *Run) Launcher(ctx context.Context, sdk, version, source string, stderr io.Writer) (*Launcher, error) {
+	tag, err := r.image(ctx, sdk, version, source)
 	if err != nil {
 		return nil, err
 	}
 	return &Launcher{Pool: r.Pool, Image: tag, SDK: sdk, RunID: r.ID, StderrLog: stderr,
 		Binds: StdioBinds(r.cfg.Self[0], r.runtime, r.cfg.StdioDir)}, nil
+}
+
+// image builds (or finds) the driver image of sdk at version, or of its local source.
+func (r *Run) image(ctx context.Context, sdk, version, source string) (string, error) {
+	var args map[string]string
+	if r.cfg.LocalBases {
+		var ok bool
+		if args, ok = LocalBuildArgs(sdk); !ok {
+			return "", &sdks.Unavailable{Reason: fmt.Sprintf("%s: no local base image for docker/%s.Dockerfile (its official base image needs a registry this machine cannot reach)", sdk, sdk)}
+		}
+	}
+	if source != "" {
+		img := SourceImage{SDK: sdk, Version: version, Source: source, RepoRoot: r.cfg.RepoRoot, Harness: r.runtime,
+			Base: args["BASE"], RunID: r.ID, Log: r.cfg.Log}
+		return img.Ensure(ctx, r.Pool)
+	}
+	img := DriverImage{SDK: sdk, Version: version, RepoRoot: r.cfg.RepoRoot, BuildArgs: args, Log: r.cfg.Log}
+	tag, err := img.Ensure(ctx, r.Pool)
+	if err != nil {
+		return "", fmt.Errorf("%s driver image (SDK %s): %w", sdk, version, err)
+	}
+	return tag, nil
 }
 
 // Close removes every container, network and temporary image of the run, and waits (up to 20s)

@@ -113,9 +113,10 @@ func TestSharedViewsKeepScenariosApart(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	stderr := c.StderrTail()
-	assert.Contains(t, stderr, `"session":"j1/s1"`)
-	assert.Contains(t, stderr, `"session":"j2/s1"`)
+	// stderr is read apart from stdout: it may lag behind the answers.
+	inStderr := func(s string) func() bool { return func() bool { return strings.Contains(c.StderrTail(), s) } }
+	assert.Eventually(t, inStderr(`"session":"j1/s1"`), 10*time.Second, 10*time.Millisecond)
+	assert.Eventually(t, inStderr(`"session":"j2/s1"`), 10*time.Second, 10*time.Millisecond)
 	for i, rec := range recs {
 		lines := rec.all()
 		require.Len(t, lines, 3, "scenario %d: its command, its event, its response", i)
@@ -132,8 +133,8 @@ func TestSharedViewsKeepScenariosApart(t *testing.T) {
 	_, err := views[0].Call(context.Background(), "rpcBatch", map[string]any{"calls": []any{
 		map[string]any{"session": "s2", "method": "m", "params": json.RawMessage(`{"n":12345678901234567890}`)}}}, 10*time.Second)
 	require.NoError(t, err)
-	assert.Contains(t, c.StderrTail(), `{"method":"m","params":{"n":12345678901234567890},"session":"j1/s2"}`,
-		"nested handles scoped, every other value byte for byte")
+	assert.Eventually(t, inStderr(`{"method":"m","params":{"n":12345678901234567890},"session":"j1/s2"}`), 10*time.Second,
+		10*time.Millisecond, "nested handles scoped, every other value byte for byte")
 }
 
 // A driver that dies with several scenarios in flight ends each of them with its stderr tail;

@@ -232,3 +232,36 @@ func TestJudge(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadDifferences(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, yaml, err string
+	}{
+		{"valid", "- request: session.create\n  field: x\n  keys: {a: x, b: later.x}\n  reason: r\n  link: l\n", ""},
+		{"unknown key", "- request: session.create\n  feild: x\n", `unknown key "feild"`},
+		{"one SDK only", "- request: session.create\n  field: x\n  keys: {a: x}\n  reason: r\n  link: l\n", "at least two SDKs"},
+		{"unknown SDK", "- request: session.create\n  field: x\n  keys: {a: x, cobol: y}\n  reason: r\n  link: l\n", `unknown sdk "cobol"`},
+		{"no reason", "- request: session.create\n  field: x\n  keys: {a: x, b: y}\n  link: l\n", "needs request, field, reason and link"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "d.yaml")
+			require.NoError(t, os.WriteFile(path, []byte(tt.yaml), 0o644))
+			got, err := LoadDifferences(path, []string{"a", "b"})
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, got, 1)
+			assert.Equal(t, filepath.ToSlash(path)+":1", got[0].Where)
+		})
+	}
+}
+
+func TestTheRepositoryDifferencesLoad(t *testing.T) {
+	got, err := LoadDifferences(filepath.Join("..", "..", "fixtures", DifferencesFile), []string{"node", "go", "python", "rust", "java", "dotnet"})
+	require.NoError(t, err)
+	assert.NotEmpty(t, got)
+}

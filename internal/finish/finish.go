@@ -54,6 +54,7 @@ func Finish(dir string, res *report.Results, opt Options) error {
 	if res.Comparisons, err = compare.Scenarios(ts, report.ByTarget(res).Results); err != nil {
 		fmt.Fprintf(opt.Log, "comparison: %v\n", err)
 	}
+	res.CrossSDK = compare.CrossSDK(res.Comparisons, res.KnownDifferences)
 	res.Coverage = coverage.Compute(ts, res, opt.SchemaMethods, res.Harness.Schema, opt.Catalog)
 	if err := render.WriteFrom(ts, res); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 )
 
@@ -21,6 +22,7 @@ type plan struct {
 	scenarios    []expect.Scenario
 	ids          map[[2]string]string // (feature, scenario) -> stable id
 	manifest     *expect.Manifest
+	differences  []report.KnownDifference
 }
 
 func makePlan(cfg Config) (*plan, error) {
@@ -52,6 +54,13 @@ func makePlan(cfg Config) (*plan, error) {
 	}
 	for _, e := range p.manifest.Entries {
 		e.File = relTo(cfg.RepoRoot, e.File)
+	}
+	// The known cross-SDK differences live beside the expected failures.
+	if p.differences, err = expect.LoadDifferences(filepath.Join(filepath.Dir(cfg.Manifest), expect.DifferencesFile), sdks.Names()); err != nil {
+		return nil, err
+	}
+	for i := range p.differences {
+		p.differences[i].Where = relTo(cfg.RepoRoot, p.differences[i].Where)
 	}
 	for _, n := range cfg.SDKs {
 		if !slices.Contains(sdks.Names(), n) {

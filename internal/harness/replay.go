@@ -11,6 +11,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
+	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 )
@@ -69,9 +70,10 @@ func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Res
 	if rec.Harness.SchemaLoaded {
 		// The schema sweep's cases and the runtime's answers are generated from the schemas as
 		// in the recorded run (their recordings hold the frames; the check stays the recorded).
-		_, _, cfg.generated, cfg.answers = loadSchema(ctx, cfg, p.pins)
+		l := runschema.Load(ctx, runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}, p.pins, cfg.Log)
+		cfg.generated, cfg.answers = l.Gen, l.Answers
 	}
-	res := &report.Results{Schema: rec.Schema, Harness: rec.Harness, Timing: rec.Timing}
+	res := &report.Results{Schema: rec.Schema, Harness: rec.Harness, Timing: rec.Timing, KnownDifferences: p.differences}
 	res.Harness.Command = cfg.Command
 	cfg.catalog = finish.Catalog(rec.Coverage)
 	return execute(ctx, cfg, p, r, us, res, finish.SchemaMethods(rec.Coverage))

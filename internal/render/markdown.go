@@ -42,6 +42,7 @@ func MarkdownText(r *report.Results) string {
 		matrix(r),
 		failures(r),
 		expectedFailures(r),
+		crossSDK(r),
 		differences(r),
 		observations(r),
 		notRun(r),
@@ -652,4 +653,27 @@ func observationFacts(r *report.Results, pick func(string) (string, bool)) (map[
 	}
 	sort.Strings(keys)
 	return facts, keys
+}
+
+// crossSDK lists the fields several SDKs send under different keys (report.CrossSDK): each not
+// known fails the run, each known one names its entry, a known one not observed is fixed.
+func crossSDK(r *report.Results) string {
+	if len(r.CrossSDK) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## Cross-SDK field differences\n\nThe same field, set to the same value, must reach the same key on every SDK that has it (features/surface). *failed*: not a known difference, the run fails; *xfail*: known (fixtures/expected-differences.yaml); *xpass*: known but no longer observed, remove the entry.\n\n| status | request | field | key per SDK | known |\n|---|---|---|---|---|\n")
+	for _, c := range r.CrossSDK {
+		sdks := make([]string, 0, len(c.Keys))
+		for s := range c.Keys {
+			sdks = append(sdks, s)
+		}
+		sort.Strings(sdks)
+		var keys []string
+		for _, s := range sdks {
+			keys = append(keys, s+": `"+c.Keys[s]+"`")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Status, c.Request, c.Field, strings.Join(keys, "; "), c.Known)
+	}
+	return b.String()
 }

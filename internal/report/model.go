@@ -23,12 +23,18 @@ const (
 
 // Results is results.json.
 type Results struct {
-	Schema      int            `json:"schemaVersion"`
-	Harness     Harness        `json:"harness"`
-	SDKs        []SDK          `json:"sdks"`
-	Results     []Result       `json:"results"`
-	Comparisons []Comparison   `json:"comparisons"`
-	Totals      map[string]int `json:"totals"`
+	Schema      int          `json:"schemaVersion"`
+	Harness     Harness      `json:"harness"`
+	SDKs        []SDK        `json:"sdks"`
+	Results     []Result     `json:"results"`
+	Comparisons []Comparison `json:"comparisons"`
+	// CrossSDK judges every field the SDKs send under different keys (the surface scenarios'
+	// normative differences): a difference not known is a failure of the run.
+	CrossSDK []CrossSDK `json:"crossSDK,omitempty"`
+	// KnownDifferences are the known cross-SDK differences the run was judged by
+	// (fixtures/expected-differences.yaml), kept so that a merge or replay judges alike.
+	KnownDifferences []KnownDifference `json:"knownDifferences,omitempty"`
+	Totals           map[string]int    `json:"totals"`
 	// Timing is per available SDK (observations, not results).
 	Timing []Timing `json:"timing,omitempty"`
 	// Coverage of the runtime schema's methods (computed after the run from the transcripts).
@@ -115,6 +121,9 @@ type Comparison struct {
 	Scenario    string       `json:"scenario"`
 	SDKs        []string     `json:"sdks"`
 	Differences []Difference `json:"differences"`
+	// Fields: compared by where each field went (a surface scenario's observations), not by
+	// request payloads; each difference is one field (report.CrossSDK judges them).
+	Fields bool `json:"fields,omitempty"`
 }
 
 // Difference is one JSON path where the SDKs differ.
@@ -259,4 +268,38 @@ func (c Check) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 func (c *Check) UnmarshalText(b []byte) error {
 	c.Method, c.Path, _ = strings.Cut(string(b), ":")
 	return nil
+}
+
+// CrossSDK is one field several SDKs declare and send under different keys (or one sends it and
+// another does not), judged against the known differences (fixtures/expected-differences.yaml).
+type CrossSDK struct {
+	Feature  string            `json:"feature"`
+	Scenario string            `json:"scenario"`
+	Request  string            `json:"request"`
+	Field    string            `json:"field"`           // the field's Key (surface.Normalize)
+	Keys     map[string]string `json:"keys"`            // SDK -> where the value went
+	Status   string            `json:"status"`          // Failed (not known), XFail (known), XPass (known but not observed)
+	Known    string            `json:"known,omitempty"` // file:line of the known difference
+	Reason   string            `json:"reason,omitempty"`
+}
+
+// KnownDifference is a cross-SDK difference known and explained, with the key each SDK uses.
+type KnownDifference struct {
+	Request string            `yaml:"request" json:"request"`
+	Field   string            `yaml:"field" json:"field"`
+	Keys    map[string]string `yaml:"keys" json:"keys"`
+	Reason  string            `yaml:"reason" json:"reason"`
+	Link    string            `yaml:"link" json:"link"`
+	Where   string            `yaml:"-" json:"where"`
+}
+
+// CrossSDKFailing counts the cross-SDK judgements that fail the run.
+func (r *Results) CrossSDKFailing() int {
+	n := 0
+	for _, c := range r.CrossSDK {
+		if Failing(c.Status) {
+			n++
+		}
+	}
+	return n
 }

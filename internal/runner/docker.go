@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/container"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 )
 
 // Docker starts each SDK's driver in a container of its image at the target's version (built
@@ -25,7 +26,6 @@ type DockerConfig struct {
 	RepoRoot, CacheRoot string
 	LocalBases          bool     // build on the local base images (`conformance images --local-bases`)
 	Self                []string // argv that runs this program (the SDKs' stdio runtime)
-	Sources             map[string]string
 	Log                 io.Writer
 }
 
@@ -33,9 +33,6 @@ type DockerConfig struct {
 // (cmd/conformance), the run winds down and its Close runs. SIGHUP (a closed terminal), which
 // would end the process at once, runs Close first, so no container outlives the harness.
 func NewDocker(ctx context.Context, cfg DockerConfig) (*Docker, error) {
-	if len(cfg.Sources) > 0 {
-		return nil, fmt.Errorf("--runner docker runs registry versions only (--sdk-version); run --sdk-source with --runner local (docker/README.md)")
-	}
 	r, err := container.NewRun(ctx, container.RunConfig{RepoRoot: cfg.RepoRoot, LocalBases: cfg.LocalBases,
 		Self: cfg.Self, CacheDir: cfg.CacheRoot, Log: cfg.Log})
 	if err != nil {
@@ -64,12 +61,12 @@ func NewDocker(ctx context.Context, cfg DockerConfig) (*Docker, error) {
 
 func (*Docker) Name() string { return DockerName }
 
-// Prepare builds (or reuses) the target's driver image; the container brings its own toolchain
-// and SDK preparation.
+// Prepare builds (or reuses) the target's driver image, or builds one from the target's local
+// source; the container brings its own toolchain and SDK preparation.
 func (d *Docker) Prepare(ctx context.Context, t Target) (*Prepared, error) {
 	var p *Prepared
 	err := withHeavy(ctx, func() error { // an image build is as heavy as a preparation
-		l, err := d.run.Launcher(ctx, t.SDK, t.Version, t.Stderr)
+		l, err := d.run.Launcher(ctx, t.SDK, t.Version, t.Source, t.Stderr)
 		if err == nil {
 			p = &Prepared{Launcher: l, Toolchain: []string{"image " + l.Image}}
 			fmt.Fprintf(t.Log, "[%s] driver image %s\n", t.Label, l.Image)
@@ -77,6 +74,25 @@ func (d *Docker) Prepare(ctx context.Context, t Target) (*Prepared, error) {
 		return err
 	})
 	return p, err
+}
+
+// SchemaDir copies the runtime's schemas out of the schema-source SDK's driver image (built
+// unless it exists; the copy is cached per image id): no local toolchain is needed.
+func (d *Docker) SchemaDir(ctx context.Context, sdk, version string, _ io.Writer) (dir, from string, err error) {
+	rec, ok := sdks.Lookup(sdk)
+	if !ok {
+		return "", "", errNoRecipe(sdk)
+	}
+	if rec.ImageSchema == "" {
+		return "", "", fmt.Errorf("%s: the recipe does not say where its driver image holds the runtime schema (ImageSchema)", sdk)
+	}
+	err = withHeavy(ctx, func() (err error) {
+		var tag string
+		dir, tag, err = d.run.Schemas(ctx, sdk, version, rec.ImageSchema)
+		from = "driver image " + tag
+		return err
+	})
+	return dir, from, err
 }
 
 // Close removes the run's containers, networks and temporary images.

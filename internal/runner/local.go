@@ -36,6 +36,21 @@ func (l Local) Prepare(ctx context.Context, t Target) (*Prepared, error) {
 	return &Prepared{Toolchain: tc, Launcher: driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: t.Stderr}}, nil
 }
 
+// SchemaDir prepares the schema-source SDK here (cached) and returns where the preparation holds
+// the runtime's schemas.
+func (l Local) SchemaDir(ctx context.Context, sdk, version string, log io.Writer) (dir, from string, err error) {
+	d, ok := sdks.Lookup(sdk)
+	if !ok || d.Schema == nil {
+		return "", "", errNoRecipe(sdk)
+	}
+	prep, err := (&sdks.Preparer{RepoRoot: l.RepoRoot, CacheRoot: l.CacheRoot, Log: log}).Prepare(ctx, sdk, version, "")
+	if err != nil {
+		return "", "", err
+	}
+	dir, err = d.Schema(prep.CacheDir)
+	return dir, "", err
+}
+
 func (Local) Close(io.Writer) {}
 
 type errNoRecipe string

@@ -88,6 +88,20 @@ type Runner interface {
 	Close(log io.Writer)
 }
 
+// Schemas find the runtime's published schemas (api.schema.json, session-events.schema.json)
+// in the schema-source SDK (sdks.SchemaSource) as a runner prepares it: Local in its
+// preparation, Docker in its driver image.
+type Schemas interface {
+	// SchemaDir returns the folder holding the schemas of SDK sdk at version, and where it was
+	// read when that is not this machine's preparation ("" then).
+	SchemaDir(ctx context.Context, sdk, version string, log io.Writer) (dir, from string, err error)
+}
+
+var (
+	_ Schemas = Local{}
+	_ Schemas = (*Docker)(nil)
+)
+
 // DriverLog creates the driver log of a target in the report folder: whole lines go through
 // transcript.Scrub, and Flush writes a last line that has no newline.
 func DriverLog(reportDir, label string) (*ScrubLines, error) {

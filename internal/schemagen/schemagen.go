@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/schema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -60,7 +61,8 @@ type Doc struct {
 	mu       sync.Mutex // guards compiler and compiled
 	compiler *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema
-	cases    sync.Map // method name -> casesOf
+	hoisted  schema.Pointers // api.schema.json's method pointers, compiled from $defs (schema.Hoist)
+	cases    sync.Map        // method name -> casesOf
 	Methods  []Method
 	// EventTypes are the branches of session-events.schema.json's SessionEvent, sorted by type.
 	EventTypes []EventType
@@ -92,6 +94,9 @@ func Load(dir string) (*Doc, error) {
 		parsed, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if f == apiFile {
+			d.hoisted = schema.Hoist(parsed)
 		}
 		if err := d.compiler.AddResource(d.base+f, parsed); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -205,7 +210,11 @@ func (d *Doc) Validate(ref string, v any) error {
 	s := d.compiled[ref]
 	if s == nil {
 		var err error
-		if s, err = d.compiler.Compile(d.base + ref); err != nil {
+		at := ref
+		if ptr, ok := strings.CutPrefix(ref, apiFile+"#"); ok {
+			at = apiFile + "#" + d.hoisted.Of(ptr)
+		}
+		if s, err = d.compiler.Compile(d.base + at); err != nil {
 			d.mu.Unlock()
 			return err
 		}

@@ -20,6 +20,7 @@ func init() {
 		Name:        "go",
 		Order:       2,
 		MonorepoDir: "go",
+		SourceDir:   goSDKSourceDir,
 		LocalBase:   &LocalBase{RuntimeBase: RuntimeDebian},
 		VersionsNote: "the module proxy refuses version lists here; the versions were found by probing tags vX.Y.Z with `go list -m` " +
 			"(a tag that skips two patches, and pre-releases, are not found)",

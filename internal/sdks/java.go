@@ -39,6 +39,7 @@ func init() {
 		Name:         "java",
 		Order:        5,
 		MonorepoDir:  "java",
+		SourceDir:    javaSourceDir,
 		LocalBase:    &LocalBase{RuntimeBase: RuntimeSelf},
 		Version:      mavenSyntax,
 		Versions:     mavenVersions(javaGroup, javaArtifact),
@@ -121,17 +122,23 @@ func javaAPI(version string) string {
 	return "v1"
 }
 
+// javaSourceDir finds the SDK's Maven project in a local folder: the java/ folder itself, or a
+// checkout root holding it.
+func javaSourceDir(src string) (string, error) {
+	for _, dir := range []string{src, filepath.Join(src, "java")} {
+		if _, err := os.Stat(filepath.Join(dir, "pom.xml")); err == nil {
+			return filepath.Abs(dir)
+		}
+	}
+	return "", fmt.Errorf("java: %s has no pom.xml (give the java/ folder of a github/copilot-sdk checkout)", src)
+}
+
 // installJavaSource builds the SDK in pc.Source and installs it into a local repository under
 // pc.CacheDir. It returns that repository and the SDK version the source declares.
 func installJavaSource(ctx context.Context, pc PrepareContext) (repo, version string, err error) {
-	src := pc.Source
-	// The java/ folder itself, or a checkout root holding it.
-	if _, err := os.Stat(filepath.Join(src, "pom.xml")); err != nil {
-		if _, err2 := os.Stat(filepath.Join(src, "java", "pom.xml")); err2 == nil {
-			src = filepath.Join(src, "java")
-		} else {
-			return "", "", fmt.Errorf("java: %s has no pom.xml (give the java/ folder of a github/copilot-sdk checkout)", pc.Source)
-		}
+	src, err := javaSourceDir(pc.Source)
+	if err != nil {
+		return "", "", err
 	}
 	root, err := readPom(filepath.Join(src, "pom.xml"))
 	if err != nil {

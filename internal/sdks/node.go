@@ -31,6 +31,9 @@ func init() {
 		Pristine:     pristineNode,
 		Versions:     npmVersions(nodePackage),
 		Schema:       NodeSchemaDir,
+		// docker/node.Dockerfile links /driver/runtime-schemas as prepareNode links it in the cache.
+		ImageSchema: "/driver/" + nodeSchemaLink,
+		SourceDir:   nodeSourceDir,
 		Toolchain: []Tool{
 			{
 				Bin:         "node",

@@ -18,6 +18,7 @@ func init() {
 		Name:         "python",
 		Order:        3,
 		MonorepoDir:  "python",
+		SourceDir:    pythonLocalSource,
 		LocalBase:    &LocalBase{},
 		Version:      pypiSyntax,
 		BuildOutputs: []string{".venv", "__pycache__"},
@@ -132,6 +133,15 @@ func preparePython(ctx context.Context, pc PrepareContext) (Launch, error) {
 		Dir:  pc.CacheDir,
 		Env:  []string{"PYTHONUNBUFFERED=1", "PYTHONIOENCODING=utf-8", "CONFORMANCE_SDK_SOURCE=" + source},
 	}, nil
+}
+
+// pythonLocalSource is what preparePython takes from --sdk-source: an importable package copy
+// (overlaid on the release) or an installable package.
+func pythonLocalSource(src string) (string, error) {
+	if overlay, ok := pythonImportPackage(src); ok {
+		return overlay, nil
+	}
+	return pythonSourceDir(src)
 }
 
 // pythonSourceDir finds the installable Python package in a local SDK: the folder itself when it

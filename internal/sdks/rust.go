@@ -31,6 +31,7 @@ func init() {
 		Probe:        probeRust,
 		Name:         "rust",
 		Order:        4,
+		SourceDir:    rustSDKSourceDir,
 		MonorepoDir:  "rust",
 		LocalBase:    &LocalBase{RuntimeBase: RuntimeDebian, HostFiles: hostRustToolchain},
 		Version:      cratesSyntax,

@@ -62,6 +62,9 @@ type Driver struct {
 	// Schema, when set, returns the folder holding the runtime's published api.schema.json
 	// inside a preparation of this SDK (the harness validates every request against it).
 	Schema func(cacheDir string) (string, error)
+	// ImageSchema, with Schema, is the folder of the same schemas inside the driver image
+	// (docker/<Name>.Dockerfile): `--runner docker` reads them from there, no local toolchain needed.
+	ImageSchema string
 	// Versions, when set, lists the versions the registry publishes in a Range (inclusive,
 	// oldest first, pre-releases only when asked), asking the registry itself (bisect and
 	// history use it). The bounds are part of the question because one registry (the Go proxy
@@ -78,6 +81,10 @@ type Driver struct {
 	// MonorepoDir is the language's folder in a github/copilot-sdk checkout (`--sdk-source
 	// ROOT` and the workflow's pull-request mode find the SDK there).
 	MonorepoDir string
+	// SourceDir, when set, finds the SDK in an --sdk-source path (the path itself, or its
+	// MonorepoDir folder; a package file as is) the way Prepare will, or says why the path does
+	// not hold it: `--runner docker` checks the path and sends only that folder to the image build.
+	SourceDir func(src string) (string, error)
 	// LocalBase, when set, says how docker/<Name>.Dockerfile builds on the local base image
 	// docker/local/<Name>.Dockerfile (`conformance images --local-bases`) instead of the official
 	// one; a language without one cannot run with --runner docker --local-bases.

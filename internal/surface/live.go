@@ -39,6 +39,7 @@ type Live struct {
 	addr    string
 	clients map[string]string
 	n       int
+	log     RequestLog
 }
 
 // NewLive starts the recording runtime; Close stops it.
@@ -56,6 +57,9 @@ func (l *Live) call(cmd string, args map[string]any) (json.RawMessage, error) {
 	r, err := l.c.Call(l.ctx, cmd, args, l.timeout)
 	if err != nil {
 		return nil, err
+	}
+	if r.Outcome == driver.Unsupported {
+		return nil, fmt.Errorf("%w: %s", ErrCannotHold, r.Reason)
 	}
 	if r.Outcome != driver.OK {
 		return nil, fmt.Errorf("%s", r.ErrorText())
@@ -94,7 +98,25 @@ func (l *Live) Open(owner, sessionID string, fields map[string]any) (string, err
 }
 
 // Requests implements Env.
-func (l *Live) Requests() []Request { return Requests(l.rec.Entries()) }
+func (l *Live) Requests() []Request { return l.log.Update(l.rec.Entries()) }
+
+// RequestLog decodes the requests of a growing transcript once each: a probe asks for them after
+// every value it sets (hundreds of times a scenario), and decoding the whole transcript each
+// time made the probe quadratic.
+type RequestLog struct {
+	n    int
+	reqs []Request
+}
+
+// Update returns every request of entries, decoding only the entries added since the last call.
+func (l *RequestLog) Update(entries []transcript.Entry) []Request {
+	if len(entries) < l.n {
+		l.n, l.reqs = 0, nil
+	}
+	l.reqs = append(l.reqs, Requests(entries[l.n:])...)
+	l.n = len(entries)
+	return l.reqs
+}
 
 // Requests are the requests of a transcript as Env gives them.
 func Requests(entries []transcript.Entry) []Request {
@@ -103,4 +125,19 @@ func Requests(entries []transcript.Entry) []Request {
 		out = append(out, Request{Method: r.Method, Params: ParamsOf(r.Params)})
 	}
 	return out
+}
+
+// OpenClient implements ClientEnv.
+func (l *Live) OpenClient(fields map[string]any) error {
+	l.n++
+	c := fmt.Sprintf("o%d", l.n)
+	args := map[string]any{"client": c, "address": l.addr}
+	if fields != nil {
+		args["fields"] = fields
+	}
+	if _, err := l.call("connect", args); err != nil {
+		return err
+	}
+	_, err := l.call("createSession", map[string]any{"client": c, "session": fmt.Sprintf("p%d", l.n), "tools": []any{}})
+	return err
 }

@@ -2,12 +2,16 @@ package surface
 
 import (
 	"encoding/json"
-
+	"errors"
 	"fmt"
-	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"slices"
 	"sort"
 	"strings"
 )
+
+// ErrCannotHold marks an Open whose fields the driver could not convert into the SDK's declared
+// type (drivers/PROTOCOL.md "Surface": the outcome unsupported): the value is not for this SDK.
+var ErrCannotHold = errors.New("the SDK's type cannot hold the value")
 
 // Env is what Probe needs from whoever runs it (a scenario's world, the surface command): the
 // driver, and the requests the recording runtime received so far.
@@ -53,7 +57,13 @@ var Actions = []Action{{"sessionConfig", "session.create"}, {"resumeConfig", "se
 // Result is everything Probe found for one SDK.
 type Result struct {
 	Findings  []Finding
-	Unchecked []Entry // fields without a generated value (or handlers), listed, not checked
+	Unchecked []Unchecked // fields without a generated value (or handlers), listed with why
+}
+
+// Unchecked is a field Probe did not set, and why.
+type Unchecked struct {
+	Entry  Entry
+	Reason string
 }
 
 // Problems are the findings that fail the SDK, one line each, naming field, value and request.
@@ -73,7 +83,10 @@ func (r Result) WireKeys() map[string]string {
 	paths := map[string][]string{}
 	var order []string
 	for _, f := range r.Findings {
-		k := f.Request + " " + f.Entry.Key()
+		if f.Problem != "" && f.Path == "" {
+			continue // failed on its own SDK (Problems); "not sent" would misstate it
+		}
+		k := f.Request + " " + f.Key()
 		if paths[k] == nil {
 			order = append(order, k)
 		}
@@ -121,30 +134,38 @@ func Probe(env Env, entries []Entry) (Result, error) {
 		var bases []map[string]any
 		for i := 0; i < 2; i++ {
 			if a.Request == "session.create" && i == 0 {
-				bases = append(bases, defaults(a.Request, last(params(env.Requests(), a.Request))))
+				bases = append(bases, last(params(env.Requests(), a.Request)))
 				continue
 			}
 			if _, err := env.Open(a.Owner, sid, nil); err != nil {
 				return res, fmt.Errorf("%s without fields: %w", a.Request, err)
 			}
-			bases = append(bases, defaults(a.Request, last(params(env.Requests(), a.Request))))
+			bases = append(bases, last(params(env.Requests(), a.Request)))
 		}
 		for _, e := range entries {
 			if e.Owner != a.Owner {
 				continue
 			}
-			vs := Variants(e)
+			vs, why := Generate(entries, e)
 			if len(vs) == 0 {
-				res.Unchecked = append(res.Unchecked, e)
+				res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 				continue
 			}
 			var fs []Finding
+			refused := 0
 			for _, v := range vs {
-				f := Finding{Entry: e, Variant: v.Label, Request: a.Request}
+				f := Finding{Entry: e, Variant: v.Label, Request: a.Request, Inner: v.Inner}
 				before := len(env.Requests())
 				_, err := env.Open(a.Owner, sid, map[string]any{e.Name: v.Value})
 				sent := env.Requests()[before:]
 				ps := params(sent, a.Request)
+				if err != nil && errors.Is(err, ErrCannotHold) {
+					// The driver could not build the SDK's own type from the value (a
+					// definition field this SDK's type lacks): not a check of the SDK.
+					refused++
+					res.Unchecked = append(res.Unchecked, Unchecked{e, fmt.Sprintf("%s: %v", v.Label, err)})
+					continue
+				}
 				if err != nil && len(ps) == 0 {
 					f.Problem = fmt.Sprintf("the SDK refused it: %v", err)
 					fs = append(fs, f)
@@ -158,7 +179,13 @@ func Probe(env Env, entries []Entry) (Result, error) {
 					fs = append(fs, f)
 					continue
 				}
-				f.Path, f.Problem = Locate(bases[0], bases[1], defaults(a.Request, ps[len(ps)-1]), v.Value)
+				got := ps[len(ps)-1]
+				f.Path, f.Problem = Locate(bases[0], bases[1], got, v.Value)
+				if f.Path != "" && v.Inner != "" {
+					if p := innerPath(normalize(at(got, f.Path)), normalize(v.Value), f.Path, v.Inner); p != "" {
+						f.Path = p
+					}
+				}
 				if f.Path == "" && f.Problem == "" {
 					// Not in the request itself: an SDK may send it later, in another request.
 					for _, r := range sent {
@@ -180,25 +207,23 @@ func Probe(env Env, entries []Entry) (Result, error) {
 				}
 				fs = append(fs, f)
 			}
-			// A field some variant put on the wire must be there for every variant.
+			// A field some variant put on the wire must be there for every variant: the
+			// value set arrives as set ([] as [], false as false; no canonical default here).
 			sentAt := ""
 			for _, f := range fs {
-				if f.Path != "" {
+				if f.Path != "" && f.Inner == "" {
 					sentAt = f.Path
 				}
 			}
 			for i := range fs {
-				if sentAt != "" && fs[i].Path == "" && fs[i].Problem == "" && find(bases[0][strings.SplitN(sentAt, ".", 2)[0]], vs[i].Value, "@") != "" {
-					fs[i].Path = sentAt // the baseline already carries this value there (a default)
+				if sentAt == "" || fs[i].Path != "" || fs[i].Problem != "" {
 					continue
 				}
-				if sentAt != "" && fs[i].Path == "" && fs[i].Problem == "" && canon.AbsentEquivalent(a.Request, sentAt, normalize(vs[i].Value)) {
-					fs[i].Path = sentAt // left out where the runtime treats it as absent (canon.Defaults)
+				if find(bases[0][strings.SplitN(sentAt, ".", 2)[0]], vs[i].Value, "@") != "" {
+					fs[i].Path = sentAt // the baseline already carries this value there (the SDK's default)
 					continue
 				}
-				if sentAt != "" && fs[i].Path == "" && fs[i].Problem == "" {
-					fs[i].Problem = "not sent, though another value of the field is sent under " + sentAt
-				}
+				fs[i].Problem = "not sent, though another value of the field is sent under " + sentAt
 			}
 			res.Findings = append(res.Findings, fs...)
 		}
@@ -209,10 +234,10 @@ func Probe(env Env, entries []Entry) (Result, error) {
 		if f.Path == "" {
 			continue
 		}
-		if byKey[f.Entry.Key()] == nil {
-			byKey[f.Entry.Key()] = map[string]string{}
+		if byKey[f.Key()] == nil {
+			byKey[f.Key()] = map[string]string{}
 		}
-		byKey[f.Entry.Key()][f.Request] = f.Path
+		byKey[f.Key()][f.Request] = f.Path
 	}
 	keys := make([]string, 0, len(byKey))
 	for k := range byKey {
@@ -223,7 +248,7 @@ func Probe(env Env, entries []Entry) (Result, error) {
 		m := byKey[k]
 		if c, r := m["session.create"], m["session.resume"]; c != "" && r != "" && c != r {
 			for i, f := range res.Findings {
-				if f.Entry.Key() == k && f.Request == "session.resume" && f.Problem == "" {
+				if f.Key() == k && f.Request == "session.resume" && f.Problem == "" {
 					res.Findings[i].Problem = fmt.Sprintf("sent under %s, but under %s in session.create", r, c)
 					break
 				}
@@ -233,13 +258,17 @@ func Probe(env Env, entries []Entry) (Result, error) {
 	return res, nil
 }
 
-// defaults drops the keys whose values the runtime treats like absent ones (canon.Defaults),
-// so that an SDK sending such a value and one leaving it out are alike here as everywhere.
-func defaults(method string, params map[string]any) map[string]any {
-	if m, ok := canon.Defaults(method, params).(map[string]any); ok {
-		return m
+// at is the value at a dotted path of params (nil when absent).
+func at(params map[string]any, path string) any {
+	var v any = params
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
 	}
-	return params
+	return v
 }
 
 func last(ps []map[string]any) map[string]any {
@@ -256,4 +285,190 @@ func ParamsOf(raw json.RawMessage) map[string]any {
 		return map[string]any{}
 	}
 	return m
+}
+
+// ClientEnv is an Env that can also connect a client with client options set.
+type ClientEnv interface {
+	Env
+	// OpenClient connects a client of its own with the SDK's client option fields set and
+	// creates a session on it; an SDK error is err (ErrCannotHold when the driver cannot set them).
+	OpenClient(fields map[string]any) error
+}
+
+// ClientRequests are the requests a client option may reach, in the order they are looked in.
+var ClientRequests = []string{"connect", "session.create"}
+
+// ProbeClient sets every client option, once per generated value, on a client of its own,
+// creates a session on that client, and finds where the value went: the connect request, the
+// session.create request, or any later request. A value found nowhere is "not sent": with a
+// runtime at an address the SDK spawns no process, so options that only configure a spawned
+// runtime (its arguments, environment, log level) reach nothing the harness can see. A value
+// that changes something else too or is altered is a problem; one the SDK refuses on such a
+// client is listed as unchecked, with the SDK's words.
+//
+// Each client costs a start and a stop (a second in some SDKs), so the options are first set
+// together, one value of each: a value found nowhere then is "not sent" without a client of its
+// own; a value found, a change no value explains, or a refusal splits the group until each
+// option that reaches the wire (or is refused) was set alone, where the full check applies.
+func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
+	var res Result
+	p := clientProbe{env: env, res: &res, bases: map[string][]map[string]any{}}
+	for i := 0; i < 2; i++ {
+		before := len(env.Requests())
+		if err := env.OpenClient(nil); err != nil {
+			return res, fmt.Errorf("a client without options: %w", err)
+		}
+		sent := env.Requests()[before:]
+		for _, m := range ClientRequests {
+			p.bases[m] = append(p.bases[m], last(params(sent, m)))
+		}
+	}
+	variants := map[string][]Variant{}
+	var fields []Entry
+	for _, e := range entries {
+		if e.Owner != "clientOptions" {
+			continue
+		}
+		vs, why := Generate(entries, e)
+		if len(vs) == 0 {
+			res.Unchecked = append(res.Unchecked, Unchecked{e, why})
+			continue
+		}
+		variants[e.Name] = vs
+		fields = append(fields, e)
+	}
+	for round := 0; ; round++ {
+		var group []clientItem
+		for _, e := range fields {
+			if vs := variants[e.Name]; round < len(vs) {
+				group = append(group, clientItem{e, vs[round]})
+			}
+		}
+		if len(group) == 0 {
+			break
+		}
+		p.group(group)
+	}
+	return res, nil
+}
+
+type clientItem struct {
+	e Entry
+	v Variant
+}
+
+type clientProbe struct {
+	env   ClientEnv
+	res   *Result
+	bases map[string][]map[string]any
+}
+
+// group sets every item's value on one client (see ProbeClient).
+func (p *clientProbe) group(items []clientItem) {
+	if len(items) == 1 {
+		p.one(items[0])
+		return
+	}
+	fields := map[string]any{}
+	for _, it := range items {
+		fields[it.e.Name] = it.v.Value
+	}
+	before := len(p.env.Requests())
+	if err := p.env.OpenClient(fields); err != nil {
+		p.split(items)
+		return
+	}
+	sent := p.env.Requests()[before:]
+	var found []clientItem
+	isFound := map[int]bool{}
+	for i, it := range items {
+		if anywhere(sent, it) != "" {
+			found, isFound[i] = append(found, it), true
+		}
+	}
+	if len(found) == 0 {
+		for _, m := range ClientRequests {
+			if ps := params(sent, m); len(ps) > 0 {
+				if _, problem := Locate(p.bases[m][0], p.bases[m][1], ps[len(ps)-1], "\x00 no value"); problem != "" {
+					p.split(items) // something changed that no value explains: find which
+					return
+				}
+			}
+		}
+	}
+	for i, it := range items {
+		if !isFound[i] {
+			p.res.Findings = append(p.res.Findings, Finding{Entry: it.e, Variant: it.v.Label, Request: "connect"})
+		}
+	}
+	for _, it := range found {
+		p.one(it)
+	}
+}
+
+func (p *clientProbe) split(items []clientItem) {
+	if len(items) == 1 {
+		p.one(items[0])
+		return
+	}
+	p.group(items[:len(items)/2])
+	p.group(items[len(items)/2:])
+}
+
+// anywhere is where a client option's value is in any request sent: a generated string names
+// its field; any other value must sit under a key named like the field.
+func anywhere(sent []Request, it clientItem) string {
+	_, isString := it.v.Value.(string)
+	for _, r := range sent {
+		if q := find(r.Params, it.v.Value, r.Method); q != "" && (isString || Normalize(q[strings.LastIndex(q, ".")+1:]) == it.e.Key()) {
+			return q
+		}
+	}
+	return ""
+}
+
+// one sets one value alone on a client of its own: the full check.
+func (p *clientProbe) one(it clientItem) {
+	e, v := it.e, it.v
+	f := Finding{Entry: e, Variant: v.Label, Request: "connect"}
+	before := len(p.env.Requests())
+	if err := p.env.OpenClient(map[string]any{e.Name: v.Value}); err != nil {
+		// Not a failure: the harness's client connects to a running runtime, with which SDKs
+		// refuse some options by design (an auth token: "the external server manages its own
+		// auth"), and a generated value may miss a documented rule (absolute paths). Listed
+		// with the SDK's words.
+		why := fmt.Sprintf("%s: the SDK refused it on a client of a running runtime: %v", v.Label, err)
+		if errors.Is(err, ErrCannotHold) {
+			why = fmt.Sprintf("%s: %v", v.Label, err)
+		}
+		p.res.Unchecked = append(p.res.Unchecked, Unchecked{e, why})
+		return
+	}
+	sent := p.env.Requests()[before:]
+	for _, m := range ClientRequests {
+		ps := params(sent, m)
+		if len(ps) == 0 {
+			continue
+		}
+		path, problem := Locate(p.bases[m][0], p.bases[m][1], ps[len(ps)-1], v.Value)
+		if path != "" {
+			f.Path = m + "." + path
+		}
+		if problem != "" {
+			f.Problem = m + ": " + problem
+		}
+		if path != "" || problem != "" {
+			break
+		}
+	}
+	if f.Path == "" && f.Problem == "" {
+		var later []Request
+		for _, r := range sent {
+			if !slices.Contains(ClientRequests, r.Method) {
+				later = append(later, r)
+			}
+		}
+		f.Path = anywhere(later, it)
+	}
+	p.res.Findings = append(p.res.Findings, f)
 }

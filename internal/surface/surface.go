@@ -39,6 +39,7 @@ func Normalize(name string) string { return strings.ToLower(strings.ReplaceAll(n
 type Variant struct {
 	Label string
 	Value any
+	Inner string // the definition field this variant sets alone (Generate), or ""
 }
 
 // NonASCII starts every generated string: a value an SDK must pass through unchanged.
@@ -56,21 +57,21 @@ func Variants(e Entry) []Variant {
 	case "string":
 		// The field's name in the value keeps each field's string its own: the transcript
 		// redacts every later occurrence of a string once it was sent as a secret.
-		return []Variant{{"non-ASCII string", NonASCII + " " + e.Name}}
+		return []Variant{{Label: "non-ASCII string", Value: NonASCII + " " + e.Name}}
 	case "boolean":
 		if e.Optional {
-			return []Variant{{"true", true}, {"false", false}}
+			return []Variant{{Label: "true", Value: true}, {Label: "false", Value: false}}
 		}
-		return []Variant{{"true", true}}
+		return []Variant{{Label: "true", Value: true}}
 	case "number", "integer":
-		return []Variant{{"3", 3}}
+		return []Variant{{Label: "3", Value: 3}}
 	case "string[]":
-		return []Variant{{"a list", []any{"α-one", "two"}}, {"[]", []any{}}}
+		return []Variant{{Label: "a list", Value: []any{"α-one", "two"}}, {Label: "[]", Value: []any{}}}
 	case "enum":
 		if len(e.Values) > 0 {
 			// The alphabetically first, so that every SDK is given the same value.
 			v := slices.Min(e.Values)
-			return []Variant{{fmt.Sprintf("%q", v), v}}
+			return []Variant{{Label: fmt.Sprintf("%q", v), Value: v}}
 		}
 	}
 	return nil
@@ -83,6 +84,16 @@ type Finding struct {
 	Request string // session.create, session.resume, connect
 	Path    string // where the value was found ("" when it was not sent)
 	Problem string // what is wrong ("" when nothing)
+	Inner   string // the definition field set alone inside the value (Variant.Inner)
+}
+
+// Key is the field a finding is reported under across SDKs: the entry's Key, and the
+// definition field's for a variant that sets one alone ("customagents.displayname").
+func (f Finding) Key() string {
+	if f.Inner != "" {
+		return f.Entry.Key() + "." + Normalize(f.Inner)
+	}
+	return f.Entry.Key()
 }
 
 // Locate finds where value v went in params, given the params of the same request without it
@@ -135,10 +146,7 @@ func Locate(base, base2, params map[string]any, v any) (path, problem string) {
 // find returns the path at which want is in v (v itself first), or "". A string the transcript
 // recorded as a secret (transcript.Redacted) matches by its fingerprint.
 func find(v, want any, path string) string {
-	if reflect.DeepEqual(normalize(v), normalize(want)) {
-		return path
-	}
-	if s, ok := want.(string); ok && v == transcript.Redacted(s) {
+	if same(normalize(v), normalize(want)) {
 		return path
 	}
 	if m, ok := v.(map[string]any); ok {
@@ -150,6 +158,109 @@ func find(v, want any, path string) string {
 		for _, k := range keys {
 			if p := find(m[k], want, path+"."+k); p != "" {
 				return p
+			}
+		}
+	}
+	return ""
+}
+
+// same says whether a sent value (decoded JSON) is the value given, up to the spelling of object
+// keys: an application's definition is written with the SDK's own names (Python's
+// display_name), the wire has the runtime's (displayName), and Normalize makes them one; a key
+// the SDK renames (Node's MCP workingDirectory sent as cwd) matches the one sent key left over
+// that carries its value (every generated value names its field, so that key is unique). Where
+// each key went is compared across SDKs by the inner findings. A string the transcript
+// recorded as a secret matches by its fingerprint.
+func same(sent, given any) bool {
+	switch g := given.(type) {
+	case map[string]any:
+		s, ok := sent.(map[string]any)
+		if !ok || len(s) != len(g) {
+			return false
+		}
+		return matchKeys(s, g) != nil
+	case []any:
+		s, ok := sent.([]any)
+		if !ok || len(s) != len(g) {
+			return false
+		}
+		for i := range g {
+			if !same(s[i], g[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		return sent == g || sent == transcript.Redacted(g)
+	}
+	return reflect.DeepEqual(sent, given)
+}
+
+// matchKeys pairs every given key with the sent key carrying its value (by Normalize, else the
+// one unpaired sent key with the same value), or nil when some given key has none.
+func matchKeys(sent, given map[string]any) map[string]string {
+	out := map[string]string{}
+	used := map[string]bool{}
+	var rest []string
+	for gk := range given {
+		for sk := range sent {
+			if !used[sk] && Normalize(sk) == Normalize(gk) {
+				if !same(sent[sk], given[gk]) {
+					return nil
+				}
+				out[gk], used[sk] = sk, true
+				break
+			}
+		}
+		if _, ok := out[gk]; !ok {
+			rest = append(rest, gk)
+		}
+	}
+	sort.Strings(rest)
+	for _, gk := range rest {
+		var hits []string
+		for sk, sv := range sent {
+			if !used[sk] && same(sv, given[gk]) {
+				hits = append(hits, sk)
+			}
+		}
+		if len(hits) != 1 {
+			return nil
+		}
+		out[gk], used[hits[0]] = hits[0], true
+	}
+	return out
+}
+
+// innerPath is where a definition field set alone (Variant.Inner) went inside the value sent at
+// path: the sent key matchKeys pairs it with, through lists and maps of definitions.
+func innerPath(sent, given any, path, inner string) string {
+	switch g := given.(type) {
+	case map[string]any:
+		s, _ := sent.(map[string]any)
+		pairs := matchKeys(s, g)
+		if sk, ok := pairs[inner]; ok {
+			return path + "." + sk
+		}
+		keys := make([]string, 0, len(g))
+		for k := range g {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, gk := range keys {
+			if sk, ok := pairs[gk]; ok {
+				if p := innerPath(s[sk], g[gk], path+"."+sk, inner); p != "" {
+					return p
+				}
+			}
+		}
+	case []any:
+		s, _ := sent.([]any)
+		for i := range g {
+			if i < len(s) {
+				if p := innerPath(s[i], g[i], fmt.Sprintf("%s.%d", path, i), inner); p != "" {
+					return p
+				}
 			}
 		}
 	}

@@ -125,7 +125,138 @@ func TestProbe(t *testing.T) {
 				assert.Equal(t, tt.wire, res.WireKeys())
 			}
 			require.Len(t, res.Unchecked, 1)
-			assert.True(t, strings.HasPrefix(res.Unchecked[0].Name, "Agents"))
+			assert.True(t, strings.HasPrefix(res.Unchecked[0].Entry.Name, "Agents"))
 		})
 	}
+}
+
+func TestGenerate(t *testing.T) {
+	all := []Entry{
+		{Owner: "sessionConfig", Name: "customAgents", Kind: "field", Shape: "array", Type: "CustomAgentConfig[]"},
+		{Owner: "sessionConfig", Name: "providers", Kind: "field", Shape: "array", Type: "NamedProviderConfig[]"},
+		{Owner: "sessionConfig", Name: "commands", Kind: "field", Shape: "array", Type: "CommandDefinition[]"},
+		{Owner: "sessionConfig", Name: "env", Kind: "field", Shape: "map"},
+		{Owner: "sessionConfig", Name: "infinite", Kind: "field", Shape: "object"},
+		{Owner: "customAgent", Name: "name", Kind: "field", Shape: "string", DeclaredBy: "CustomAgentConfig (d.ts)"},
+		{Owner: "customAgent", Name: "infer", Kind: "field", Shape: "boolean", Optional: true, DeclaredBy: "CustomAgentConfig (d.ts)"},
+		{Owner: "customAgent", Name: "tools", Kind: "field", Shape: "string[]", Optional: true, DeclaredBy: "CustomAgentConfig (d.ts)"},
+		{Owner: "provider", Name: "baseUrl", Kind: "field", Shape: "string", DeclaredBy: "ProviderConfig (d.ts)"},
+		{Owner: "command", Name: "name", Kind: "field", Shape: "string", DeclaredBy: "CommandDefinition (d.ts)"},
+		{Owner: "command", Name: "handler", Kind: "handler", Shape: "handler", DeclaredBy: "CommandDefinition (d.ts)"},
+	}
+	byName := map[string]Entry{}
+	for _, e := range all[:5] {
+		byName[e.Name] = e
+	}
+	name := NonASCII + " name"
+	vs, why := Generate(all, byName["customAgents"])
+	require.Empty(t, why)
+	var labels []string
+	for _, v := range vs {
+		labels = append(labels, v.Label+"|"+v.Inner)
+	}
+	assert.Equal(t, []string{"one customAgent with every field|", "one minimal customAgent|", "one minimal customAgent + infer|infer",
+		"one minimal customAgent + tools|tools", "[]|"}, labels)
+	assert.Equal(t, []any{map[string]any{"name": name, "infer": true, "tools": []any{"α-one", "two"}}}, vs[0].Value)
+	assert.Equal(t, []any{map[string]any{"name": name, "infer": true}}, vs[2].Value)
+
+	_, why = Generate(all, byName["providers"])
+	assert.Contains(t, why, "no definition owner bears its name", "a type built on the owner's type is not the owner")
+	_, why = Generate(all, byName["commands"])
+	assert.Contains(t, why, "carries a handler")
+	vs, _ = Generate(all, byName["env"])
+	require.Len(t, vs, 2)
+	assert.Equal(t, map[string]any{}, vs[1].Value)
+	_, why = Generate(all, byName["infinite"])
+	assert.Contains(t, why, "does not list")
+}
+
+func TestSame(t *testing.T) {
+	tests := []struct {
+		name        string
+		sent, given any
+		want        bool
+	}{
+		{"keys spelled by the language", map[string]any{"displayName": "a"}, map[string]any{"display_name": "a"}, true},
+		{"a renamed key carrying the value", map[string]any{"cwd": "w dir"}, map[string]any{"workingDirectory": "w dir"}, true},
+		{"a key added", map[string]any{"name": "a", "type": nil}, map[string]any{"name": "a"}, false},
+		{"a value changed", map[string]any{"name": "b"}, map[string]any{"name": "a"}, false},
+		{"a secret by its fingerprint", transcript.Redacted("tok"), "tok", true},
+		{"lists in order", []any{"a", "b"}, []any{"b", "a"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, same(tt.sent, tt.given))
+		})
+	}
+	assert.Equal(t, "x.0.cwd", innerPath([]any{map[string]any{"cwd": "d", "name": "n"}}, []any{map[string]any{"workingDirectory": "d", "name": "n"}}, "x", "workingDirectory"))
+}
+
+func TestTally(t *testing.T) {
+	entries := []Entry{
+		{Owner: "sessionConfig", Name: "agents", Kind: "field", Shape: "array", Type: "Agent[]"},
+		{Owner: "sessionConfig", Name: "model", Kind: "field", Shape: "string"},
+		{Owner: "sessionConfig", Name: "cloud", Kind: "field", Shape: "object"},
+		{Owner: "agent", Name: "name", Kind: "field", Shape: "string", DeclaredBy: "Agent"},
+		{Owner: "agent", Name: "infer", Kind: "field", Shape: "boolean", Optional: true, DeclaredBy: "Agent"},
+		{Owner: "agent", Name: "extra", Kind: "field", Shape: "object", Optional: true, DeclaredBy: "Agent"},
+	}
+	res := Result{
+		Findings: []Finding{
+			{Entry: entries[0], Variant: "one agent with every field"},
+			{Entry: entries[0], Variant: "one minimal agent + infer", Inner: "infer"},
+			{Entry: entries[1], Variant: "non-ASCII string"},
+		},
+		Unchecked: []Unchecked{{entries[2], "no owner"}},
+	}
+	got := res.Tally(entries)
+	require.Len(t, got, 2)
+	assert.Equal(t, "sessionConfig", got[0].Owner)
+	assert.Equal(t, []int{3, 2}, []int{got[0].Fields, got[0].Checked})
+	assert.Equal(t, "no owner", got[0].Unchecked[0].Reason)
+	assert.Equal(t, []int{3, 2}, []int{got[1].Fields, got[1].Checked}, "name (required, in every agent) and infer (alone)")
+	assert.Equal(t, "extra", got[1].Unchecked[0].Entry.Name)
+}
+
+// fakeClients is an SDK whose client options go to connect (sent), nowhere, or are refused.
+type fakeClients struct {
+	reqs    []Request
+	sent    map[string]string // option -> connect key
+	refused map[string]bool
+	clients int
+}
+
+func (f *fakeClients) Open(string, string, map[string]any) (string, error) { return "s", nil }
+func (f *fakeClients) Requests() []Request                                 { return f.reqs }
+func (f *fakeClients) OpenClient(fields map[string]any) error {
+	for k := range fields {
+		if f.refused[k] {
+			return fmt.Errorf("%s is refused", k)
+		}
+	}
+	f.clients++
+	p := map[string]any{"protocol": 1.0}
+	for k, v := range fields {
+		if w, ok := f.sent[k]; ok {
+			p[w] = v
+		}
+	}
+	f.reqs = append(f.reqs, Request{Method: "connect", Params: p}, Request{Method: "session.create", Params: map[string]any{"sessionId": fmt.Sprint(f.clients)}})
+	return nil
+}
+
+func TestProbeClient(t *testing.T) {
+	var entries []Entry
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		entries = append(entries, Entry{Owner: "clientOptions", Name: n, Kind: "field", Shape: "string"})
+	}
+	env := &fakeClients{sent: map[string]string{"b": "bee"}, refused: map[string]bool{"e": true}}
+	res, err := ProbeClient(env, entries)
+	require.NoError(t, err)
+	assert.Empty(t, res.Problems())
+	assert.Equal(t, map[string]string{"connect a": "not sent", "connect b": "connect.bee", "connect c": "not sent",
+		"connect d": "not sent", "connect f": "not sent"}, res.WireKeys())
+	require.Len(t, res.Unchecked, 1)
+	assert.Equal(t, "e", res.Unchecked[0].Entry.Name)
+	assert.Less(t, env.clients, 2+len(entries), "options found nowhere share clients")
 }

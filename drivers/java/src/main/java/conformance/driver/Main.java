@@ -9,6 +9,9 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -82,16 +85,41 @@ public final class Main {
 
     private void run(InputStream stdin) throws IOException {
         BufferedReader reader = new BufferedReader(new InputStreamReader(stdin, StandardCharsets.UTF_8));
+        // driver.concurrent: each command runs on a thread of its own, so that scenarios sharing
+        // this JVM overlap their waits; shutdown comes when nothing is in flight and is answered
+        // here, after the commands still running (bounded).
+        ExecutorService commands = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "command");
+            t.setDaemon(true);
+            return t;
+        });
         String line;
         while ((line = reader.readLine()) != null) {
             if (line.isBlank()) {
                 continue;
             }
-            if (handle(line)) {
+            if (isShutdown(line)) {
+                commands.shutdown();
+                try {
+                    commands.awaitTermination(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                handle(line);
                 break;
             }
+            String command = line;
+            commands.execute(() -> handle(command));
         }
         exit();
+    }
+
+    private static boolean isShutdown(String line) {
+        try {
+            return "shutdown".equals(Out.JSON.readTree(line).path("cmd").asText());
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private void exit() {
@@ -156,6 +184,7 @@ public final class Main {
                 Map<String, Boolean> caps = new LinkedHashMap<>(sdk.capabilities());
                 Map<String, String> notes = new LinkedHashMap<>(sdk.notes());
                 rpc.declare(caps, notes);
+                caps.put("driver.concurrent", true); // commands run on an executor (run)
                 result.set("capabilities", Out.JSON.valueToTree(caps));
                 result.set("notes", Out.JSON.valueToTree(notes));
                 // What hello names as missing: the adapter's symbols, and for rpc.generated the

@@ -204,17 +204,19 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     /** The SDK's SessionConfig or ResumeSessionConfig with the protocol's session options applied. */
     protected <T> T withOptions(T config, JsonNode options, boolean resume) throws Exception {
         SessionOptions.apply(config, options, resume, sdkName(), this::handler);
-        JsonNode fields = nextFields;
-        nextFields = null;
+        JsonNode fields = nextFields.get();
+        nextFields.remove();
         Surface.apply(config, fields, sdkName());
         return config;
     }
 
-    private JsonNode nextFields;
+    // Per thread: commands of several scenarios run at once (driver.concurrent), each on a thread
+    // of its own from the set of the fields to the create or resume that reads them.
+    private final ThreadLocal<JsonNode> nextFields = new ThreadLocal<>();
 
     @Override
     public void nextFields(JsonNode fields) {
-        nextFields = fields;
+        nextFields.set(fields);
     }
 
     @Override

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "time"
+
+// selfCPU is unknown where getrusage is not available.
+func selfCPU() (time.Duration, bool) { return 0, false }

@@ -1,0 +1,271 @@
+package surface
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// The owners whose fields are set directly on a request; every other owner (customAgent,
+// mcpServer, tool, command, provider, systemMessage) is a definition held by one of their fields.
+var requestOwners = map[string]bool{"sessionConfig": true, "resumeConfig": true, "clientOptions": true}
+
+// HeldOwner is the definition owner a config field holds, found by name: the field bears the
+// owner's name, alone or as a plural (customAgents holds customAgent definitions, provider a
+// provider, Go's MCPServers and Python's mcp_servers mcpServer ones). "" when none.
+func HeldOwner(all []Entry, e Entry) string {
+	k := e.Key()
+	for _, x := range all {
+		if requestOwners[x.Owner] || x.Owner == e.Owner {
+			continue
+		}
+		if o := Normalize(x.Owner); (o == k || o+"s" == k) && !namesAnother(e.Type, x.DeclaredBy) {
+			return x.Owner
+		}
+	}
+	return ""
+}
+
+var identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// namesAnother says whether a field's declared type names a type built on the owner's declaring
+// type without being it (Go's Providers is []NamedProviderConfig, not the ProviderConfig the
+// provider owner is declared by): such a field holds something else under the owner's name.
+func namesAnother(typ, declaredBy string) bool {
+	ids := identifier.FindAllString(declaredBy, -1)
+	if len(ids) == 0 {
+		return false
+	}
+	d := ids[0]
+	if i := strings.LastIndex(declaredBy[:strings.Index(declaredBy+" ", " ")], "."); i >= 0 {
+		d = identifier.FindString(declaredBy[i+1:])
+	}
+	for _, id := range identifier.FindAllString(typ, -1) {
+		if id != d && strings.HasSuffix(id, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// Generate is every value a field is set to, and, when there is none, why. Plain shapes come
+// from Variants. A field holding definitions of another owner (HeldOwner) gets objects built
+// from that owner's own inventoried fields: the full object (every field the SDK declares for
+// it, each with its first generated value), a minimal one (only the fields the type requires),
+// and one with each optional field alone beside the required ones, so that every field of the
+// definition is checked on its own; lists and maps of definitions hold one such object, and
+// are also set empty. A map of anything else is a one-entry map of strings and {}. Inner names
+// the definition field a variant adds alone ("" for full, minimal and empty).
+func Generate(all []Entry, e Entry) ([]Variant, string) {
+	if e.Kind != "field" {
+		return nil, "a handler: registered, not a value (checked by the handler features)"
+	}
+	if vs := Variants(e); len(vs) > 0 {
+		return vs, ""
+	}
+	if owner := HeldOwner(all, e); owner != "" {
+		objs, why := definitions(all, owner, 0)
+		if len(objs) == 0 {
+			return nil, why
+		}
+		var out []Variant
+		for _, o := range objs {
+			v := Variant{Label: o.Label, Value: wrap(e.Shape, o.Value), Inner: o.Inner}
+			if e.Shape == "map" || e.Shape == "array" {
+				v.Label = "one " + o.Label
+			}
+			out = append(out, v)
+		}
+		switch e.Shape {
+		case "array":
+			out = append(out, Variant{Label: "[]", Value: []any{}})
+		case "map":
+			out = append(out, Variant{Label: "{}", Value: map[string]any{}})
+		}
+		return out, ""
+	}
+	switch e.Shape {
+	case "map":
+		return []Variant{{Label: "a one-entry map", Value: stringMap(e.Name)}, {Label: "{}", Value: map[string]any{}}}, ""
+	case "array":
+		return nil, "a list of objects whose fields the SDK's surface does not list (no definition owner bears its name)"
+	case "object":
+		return nil, "an object whose fields the SDK's surface does not list (no definition owner bears its name)"
+	}
+	return nil, "a type with no value generator (" + e.Shape + ": " + e.Type + ")"
+}
+
+// stringMap is a generated map: one non-ASCII entry naming the field it is for.
+func stringMap(name string) map[string]any {
+	return map[string]any{"kéy-" + name: NonASCII + " " + name}
+}
+
+// wrap puts a definition into the container the field's shape declares.
+func wrap(shape string, obj map[string]any) any {
+	switch shape {
+	case "array":
+		return []any{obj}
+	case "map":
+		return map[string]any{"entry-ü": obj}
+	}
+	return obj
+}
+
+type definition struct {
+	Label, Inner string
+	Value        map[string]any
+}
+
+// definitions are the generated objects of a definition owner (see Generate), or why there are
+// none. depth bounds definitions held inside definitions (a custom agent's MCP servers).
+func definitions(all []Entry, owner string, depth int) ([]definition, string) {
+	var fields []Entry
+	for _, x := range all {
+		if x.Owner != owner {
+			continue
+		}
+		if x.Kind == "handler" && !x.Optional {
+			return nil, fmt.Sprintf("each %s carries a handler (%s), which a generated JSON value cannot hold", owner, x.Name)
+		}
+		if x.Kind == "field" {
+			fields = append(fields, x)
+		}
+	}
+	if len(fields) == 0 {
+		return nil, "the SDK's surface lists no fields of " + owner
+	}
+	values := map[string]any{}
+	var skipped []string
+	for _, f := range fields {
+		v, ok := firstValue(all, f, depth)
+		if !ok {
+			if !f.Optional {
+				return nil, fmt.Sprintf("%s.%s is required and has no value generator (%s)", owner, f.Name, f.Shape)
+			}
+			skipped = append(skipped, f.Name)
+			continue
+		}
+		values[f.Name] = v
+	}
+	minimal := map[string]any{}
+	for _, f := range fields {
+		if v, ok := values[f.Name]; ok && !f.Optional {
+			minimal[f.Name] = v
+		}
+	}
+	out := []definition{{Label: owner + " with every field", Value: values}}
+	if len(minimal) < len(values) {
+		out = append(out, definition{Label: "minimal " + owner, Value: minimal})
+	}
+	names := make([]string, 0, len(values))
+	for _, f := range fields {
+		if _, ok := values[f.Name]; ok && f.Optional {
+			names = append(names, f.Name)
+		}
+	}
+	sort.Strings(names)
+	{
+		for _, n := range names {
+			one := map[string]any{n: values[n]}
+			for k, v := range minimal {
+				one[k] = v
+			}
+			out = append(out, definition{Label: fmt.Sprintf("minimal %s + %s", owner, n), Inner: n, Value: one})
+		}
+	}
+	why := ""
+	if len(skipped) > 0 {
+		why = "not generated inside " + owner + ": " + strings.Join(skipped, ", ")
+	}
+	return out, why
+}
+
+// firstValue is the value a definition's field takes in the full object.
+func firstValue(all []Entry, f Entry, depth int) (any, bool) {
+	if f.Kind != "field" {
+		return nil, false
+	}
+	if vs := Variants(f); len(vs) > 0 {
+		return vs[0].Value, true
+	}
+	if owner := HeldOwner(all, f); owner != "" && depth < 1 {
+		if objs, _ := definitions(all, owner, depth+1); len(objs) > 0 {
+			return wrap(f.Shape, objs[0].Value), true
+		}
+	}
+	if f.Shape == "map" {
+		return stringMap(f.Name), true
+	}
+	return nil, false
+}
+
+// Tally is one owner's account: the fields the SDK declares, how many have a generated check
+// in this probe, and why each other one has none.
+type Tally struct {
+	Owner     string
+	Fields    int
+	Checked   int
+	Unchecked []Unchecked
+}
+
+// Tally accounts for every field of entries against a probe's result: a config field is
+// checked when some value of it was set and looked for; a definition's field when a value set
+// it alone (or, required, in every definition) on a field that holds the definition.
+func (r Result) Tally(entries []Entry) []Tally {
+	checked := map[string]bool{} // owner + "\x00" + name
+	why := map[string]string{}
+	held := map[string]bool{}
+	for _, f := range r.Findings {
+		checked[f.Entry.Owner+"\x00"+f.Entry.Name] = true
+		if o := HeldOwner(entries, f.Entry); o != "" && (f.Inner != "" || strings.Contains(f.Variant, o)) {
+			held[o] = true
+			if f.Inner != "" {
+				checked[o+"\x00"+f.Inner] = true
+			}
+		}
+	}
+	for _, u := range r.Unchecked {
+		k := u.Entry.Owner + "\x00" + u.Entry.Name
+		if why[k] == "" {
+			why[k] = u.Reason
+		}
+		if o := HeldOwner(entries, u.Entry); o != "" && why[o] == "" {
+			why[o] = u.Reason
+		}
+	}
+	byOwner := map[string]*Tally{}
+	var order []string
+	for _, e := range entries {
+		if e.Kind != "field" {
+			continue
+		}
+		t := byOwner[e.Owner]
+		if t == nil {
+			t = &Tally{Owner: e.Owner}
+			byOwner[e.Owner] = t
+			order = append(order, e.Owner)
+		}
+		t.Fields++
+		k := e.Owner + "\x00" + e.Name
+		switch {
+		case checked[k], held[e.Owner] && !e.Optional:
+			t.Checked++
+		case why[k] != "":
+			t.Unchecked = append(t.Unchecked, Unchecked{e, why[k]})
+		case requestOwners[e.Owner]:
+			t.Unchecked = append(t.Unchecked, Unchecked{e, "no generated check sets " + e.Owner + " fields"})
+		case why[e.Owner] != "":
+			t.Unchecked = append(t.Unchecked, Unchecked{e, why[e.Owner]})
+		case held[e.Owner]:
+			t.Unchecked = append(t.Unchecked, Unchecked{e, "no value generator for its shape (" + e.Shape + ") inside " + e.Owner})
+		default:
+			t.Unchecked = append(t.Unchecked, Unchecked{e, "no session or resume config field holds " + e.Owner + " definitions"})
+		}
+	}
+	out := make([]Tally, 0, len(order))
+	for _, o := range order {
+		out = append(out, *byOwner[o])
+	}
+	return out
+}
