@@ -86,6 +86,15 @@ func (e *surfaceEnv) OpenClient(fields map[string]any) error {
 	return err
 }
 
+// Definition implements surface.SchemaEnv from the run's loaded schemas (none: no such values).
+func (e *surfaceEnv) Definition(name string, all bool) (map[string]any, bool) {
+	doc, err := e.w.schemas()
+	if err != nil {
+		return nil, false
+	}
+	return doc.Definition(name, all)
+}
+
 func mergeHandle(args map[string]any, client, handle string) map[string]any {
 	args["client"], args["session"] = client, handle
 	return args

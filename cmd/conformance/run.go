@@ -137,7 +137,7 @@ unavailable).`,
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
 	f.BoolVarP(&validate, "validate-protocol", "V", false, "check every driver line against drivers/protocol.schema.json")
 	f.BoolVarP(&verbose, "verbose", "v", false, "print every result, not only failures")
-	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once, each on its own driver (1: one after another)")
+	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once, side by side on a concurrent driver or each on its own (1: one after another)")
 	return cmd
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/runner"
+	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/spf13/cobra"
@@ -64,6 +66,10 @@ func surfaceCmd() *cobra.Command {
 				live, stop, err := surface.NewLive(ctx, c, timeout)
 				if err != nil {
 					return err
+				}
+				// The runtime's schema, as a run loads it, for the values of the types it defines.
+				if l := runschema.Load(ctx, runner.Local{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot()}, pins, os.Stderr); l.Gen != nil {
+					live.Defs = l.Gen.Definition
 				}
 				res, err := surface.Probe(live, entries)
 				if err == nil {

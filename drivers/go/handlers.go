@@ -24,6 +24,9 @@ import (
 	"github.com/github/copilot-sdk/go/rpc"
 )
 
+// hooksMapped: hooks.invoke is registered through SessionHooks (capability handler.hooks).
+const hooksMapped = true
+
 // rpcHandlerSpec is one entry of the "handlers" argument.
 type rpcHandlerSpec struct {
 	Params []map[string]any `json:"params"`

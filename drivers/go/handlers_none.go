@@ -13,6 +13,9 @@ import (
 	copilot "github.com/github/copilot-sdk/go"
 )
 
+// hooksMapped: no hooks.invoke handler on this SDK version (capability handler.hooks).
+const hooksMapped = false
+
 type rpcHandlerSpec struct {
 	Params []map[string]any `json:"params"`
 	Result json.RawMessage  `json:"result"`

@@ -219,6 +219,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"handler.permission":            true,
 		"surface":                       true,
 		"rpc.handlers":                  true, // unhandled methods named in connect's / createSession's answer
+		"handler.hooks":                 hooksMapped,
 		"driver.concurrent":             true, // main runs each command on a goroutine of its own
 	}
 	notes := map[string]string{

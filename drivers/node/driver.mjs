@@ -231,6 +231,7 @@ function capabilities() {
     // handlers accepted; a method this version has no public handler API for is named in
     // connect's / createSession's "unhandled".
     "rpc.handlers": true,
+    "handler.hooks": declaredSessionKeys().create.has("hooks"),
     "connect.option.connectionToken": true,
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
     "connect.option.gitHubTelemetry": /onGitHubTelemetry\?:/.test(readTypes()),
@@ -283,6 +284,7 @@ function missingSymbols(caps) {
     "session.gitHubToken": "SessionConfigBase.gitHubToken",
     "connect.option.clientInfo": "CopilotClientOptions.clientInfo",
     "connect.option.gitHubTelemetry": "CopilotClientOptions.onGitHubTelemetry",
+    "handler.hooks": "SessionConfigBase.hooks",
   };
   const keys = declaredSessionKeys();
   for (const [name, m] of Object.entries(SESSION_OPTIONS)) {

@@ -176,6 +176,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     # handlers accepted; a method this version has no public handler API for is named in
     # connect's / createSession's "unhandled".
     caps["rpc.handlers"] = True
+    caps["handler.hooks"] = "hooks" in CREATE_KWARGS
     option_capabilities(caps, notes)
     generated_rpc.capabilities(SDK_LABEL, caps, notes)
     caps["handler.permission"] = True
@@ -222,6 +223,7 @@ MISSING_SYMBOLS = {
     "connect.option.connectionToken": "copilot.RuntimeConnection.for_uri(connection_token)",
     "connect.option.clientInfo": "copilot.CopilotClient(client_info)",
     "connect.option.gitHubTelemetry": "copilot.CopilotClient(on_github_telemetry)",
+    "handler.hooks": "copilot.CopilotClient.create_session(hooks)",
     "tool.result.binary": "copilot.tools.ToolResult.binary_results_for_llm",
     "tool.result.binary.metadata": "copilot.tools.ToolBinaryResult.metadata",
     "tool.result.sessionLog": "copilot.tools.ToolResult.session_log",
@@ -835,11 +837,14 @@ class Loops:
             return self.default
 
     def release(self, client: str) -> None:
-        """After stopClient: the client's loop serves the next connect."""
+        """After stopClient: the client's loop (with its sessions, which were the client's: a
+        loop serves one client) serves the next connect."""
         with self.lock:
             loop = self.home.pop(client, None)
-            if loop is None or loop in self.home.values():
+            if loop is None:
                 return
+            for handle in [h for h, l in self.home.items() if l is loop]:
+                del self.home[handle]
             self.free.append(loop)
 
     def every(self) -> list[asyncio.AbstractEventLoop]:

@@ -153,24 +153,53 @@ def declared(owner: str) -> set[str]:
     return {e["name"] for e in _surface() if e["owner"] == owner and e["kind"] == "field"}
 
 
-def _dataclass_of(t: Any) -> Any:
+def _norm(name: str) -> str:
+    return name.replace("_", "").lower()
+
+
+def _to_type(t: Any, value: Any) -> Any:
+    """value (JSON) as type hint t holds it: TypedDict and dataclass keys matched to the type's own
+    names by spelling (display_name for displayName), dataclasses built, lists and dicts of them
+    converted element by element. A key the type does not declare is a TypeError (the driver
+    answers unsupported: the value is not for this SDK's type)."""
     parts, _ = _args_without_none(t)
-    if len(parts) == 1 and inspect.isclass(parts[0]) and dataclasses.is_dataclass(parts[0]):
-        return parts[0]
-    return None
+    if value is None:
+        return None
+    if len(parts) > 1:
+        errors = []
+        for p in parts:
+            try:
+                return _to_type(p, value)
+            except TypeError as e:
+                errors.append(str(e))
+        raise TypeError("; ".join(errors))
+    (t,) = parts
+    origin = typing.get_origin(t)
+    args = typing.get_args(t)
+    if origin in (list, collections.abc.Sequence) and isinstance(value, list):
+        return [_to_type(args[0], v) for v in value] if args else value
+    if origin in (dict, collections.abc.Mapping) and isinstance(value, dict):
+        return {k: _to_type(args[1], v) for k, v in value.items()} if len(args) == 2 else value
+    if inspect.isclass(t) and isinstance(value, dict) and (typing.is_typeddict(t) or dataclasses.is_dataclass(t)):
+        try:
+            hints = typing.get_type_hints(t)
+        except Exception:  # noqa: BLE001 - hints that do not resolve: the annotations as written
+            hints = getattr(t, "__annotations__", {})
+        names = {_norm(n): n for n in hints}
+        out = {}
+        for k, v in value.items():
+            n = names.get(_norm(k))
+            if n is None:
+                raise TypeError(f"{t.__qualname__} has no field {k}")
+            out[n] = _to_type(hints[n], v)
+        return t(**out) if dataclasses.is_dataclass(t) else out
+    if inspect.isclass(t) and not isinstance(value, (dict, list)) and t in (str, int, float, bool):
+        return value
+    if isinstance(value, (dict, list)) and inspect.isclass(t) and t not in (dict, list) and origin is None and t is not Any:
+        raise TypeError(f"{t!r} cannot hold {type(value).__name__}")
+    return value
 
 
 def convert(fn: Any, name: str, value: Any) -> Any:
-    """A JSON value as the keyword's declared type holds it: a dataclass (or a list of them) is
-    built from its dict by the dataclass's own field names; TypedDicts are dicts already."""
-    hint = typing.get_type_hints(fn).get(name, Any)
-    parts, _ = _args_without_none(hint)
-    if len(parts) == 1 and typing.get_origin(parts[0]) in (list, collections.abc.Sequence):
-        args = typing.get_args(parts[0])
-        cls = _dataclass_of(args[0]) if args else None
-        if cls is not None and isinstance(value, list):
-            return [cls(**v) if isinstance(v, dict) else v for v in value]
-    cls = _dataclass_of(hint)
-    if cls is not None and isinstance(value, dict):
-        return cls(**value)
-    return value
+    """A JSON value as the keyword's declared type holds it (_to_type)."""
+    return _to_type(typing.get_type_hints(fn).get(name, Any), value)

@@ -46,6 +46,24 @@ const PROBES: &[(&str, &[&str])] = &[
     ("sdk_rpc_tools_set", &["pub struct ToolsSetRequest", "SESSION_TOOLS_SET"]),
     ("sdk_prepare_session", &["pub fn prepare_session(", "pub fn prepare_resume_session("]),
     ("sdk_typed_events", &["pub enum SessionEventData"]),
+    // The runtime-to-SDK handler API src/handlers.rs is written against.
+    (
+        "sdk_handlers",
+        &[
+            "pub trait SessionFsProvider",
+            "pub trait SessionFsSqliteProvider",
+            "pub trait CanvasHandler",
+            "pub trait GitHubTokenProvider",
+            "pub trait SkillProvider",
+            "pub trait ExtensionLaunchProvider",
+            "pub trait BearerTokenProvider",
+            "pub fn with_on_github_telemetry<",
+            "pub fn with_skill_provider(",
+            "pub fn with_github_token_provider(",
+            "pub fn with_extension_launch_provider<",
+            "pub fn with_bearer_token_provider(",
+        ],
+    ),
 ];
 
 /// Fields the driver sets, per (cfg prefix, struct). Unlisted fields are never probed.

@@ -3,7 +3,7 @@ Feature: The application's hooks answer the runtime's hook invocations
   application's hook with the invocation's input and answers with the hook's output
   (HookInvokeResponse in the runtime's schema: an object whose output is optional).
 
-  @requires.rpc.handlers
+  @requires.rpc.handlers @requires.handler.hooks
   Scenario: a pre-tool-use hook receives the runtime's input and its output reaches the runtime
     Given the application handles "hooks.invoke" with the result {"output": {"permissionDecision": "allow", "additionalContext": "checked"}}
     And the runtime then sends the SDK the request "hooks.invoke" with {"hookType": "preToolUse", "input": {"timestamp": 1764470000000, "cwd": "/work", "toolName": "grep", "toolArgs": {"q": "x"}}}

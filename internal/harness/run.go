@@ -119,26 +119,33 @@ func (c *Config) defaults() {
 	}
 }
 
-// DefaultJobs is how many scenarios of one SDK run at once by default: eight per core, at most
-// sixteen. A scenario mostly waits (on loopback round trips and on the SDK's own timers, such
-// as Python's client stop, which joins a thread with a one-second timeout), so many more
-// scenarios than cores keep the machine busy; each one costs a driver process, started only
-// when the pool judges it pays (pool.go). Measured on 2 cores with the 138-scenario suite: 8 at
-// once 29.5 s for the whole run, 16 at once 21.9 s, 24 at once 35.5 s (the drivers' start-ups
-// and the harness then fight for the cores).
-func DefaultJobs() int { return min(16, 8*goruntime.NumCPU()) }
+// DefaultJobs is how many scenarios of one SDK run at once by default: sixteen per core, at
+// most thirty-two. A scenario mostly waits (on loopback round trips and on the SDK's own timers,
+// such as Python's client stop, which joins a thread with a one-second timeout), so many more
+// scenarios than cores keep the machine busy. On a driver.concurrent driver they run side by
+// side in one process (measured on 2 cores under load 67, Python's 138 scenarios: 16 at once
+// 17.2 s, 32 at once 9.8 s); a driver without it runs at most processCap of them at once.
+func DefaultJobs() int { return min(32, 16*goruntime.NumCPU()) }
+
+// processCap bounds the processes of a driver that runs one command at a time, one per running
+// scenario, started only when the pool judges it pays (pool.go): eight per core, at most sixteen.
+// Measured on 2 cores with the 138-scenario suite: 8 at once 29.5 s for the whole run, 16 at
+// once 21.9 s, 24 at once 35.5 s (the drivers' start-ups and the harness then fight for the
+// cores).
+func processCap(jobs int) int { return min(jobs, 16, 8*goruntime.NumCPU()) }
 
 // shareDrivers is how many drivers of an SDK may run (size) and how many scenarios each one
 // serves at once (per), for jobs scenarios at once. A driver that runs commands concurrently
-// (driver.concurrent) serves several scenarios, so that their waits overlap in one process
-// instead of one process (an interpreter, a JVM) per scenario; a second driver gives the
-// scenarios a second core. Measured on 2 cores: see README "Speed".
+// (driver.concurrent) serves all of them, so that their waits overlap in one process instead of
+// one process (an interpreter, a JVM) per scenario: measured on 2 cores, such a driver is busy
+// 3-15% of its life (CPU÷wall), so a second process would only pay a second start. With 8 per
+// driver and up to 2 drivers, Python kept one driver (its 20 s start under load never paid) and
+// so ran 8 scenarios at once, not 16: its run took as long as before.
 func shareDrivers(jobs int, concurrent bool) (size, per int) {
 	if !concurrent {
-		return jobs, 1
+		return processCap(jobs), 1
 	}
-	size = min(jobs, goruntime.NumCPU())
-	return size, (jobs + size - 1) / size
+	return 1, jobs
 }
 
 // Run runs the suite and writes the reports. The returned results are also in ReportDir.

@@ -374,3 +374,20 @@ func escape(k string) string { return strings.ReplaceAll(strings.ReplaceAll(k, "
 func unescape(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~1", "/"), "~0", "~")
 }
+
+// Definition generates a value of api.schema.json's definition name (every optional property
+// set when all is true, else only the required ones), seeded by the name so every SDK gets the
+// same value; ok is false when the schema has no such definition or its value is not an
+// object that validates.
+func (d *Doc) Definition(name string, all bool) (map[string]any, bool) {
+	ptr := "/definitions/" + escape(name)
+	n, isObj := d.Node(ptr).(map[string]any)
+	if !isObj {
+		return nil, false
+	}
+	v, isMap := d.newGen("definition "+name, all).value(n, "", 0).(map[string]any)
+	if !isMap || d.Validate(ptr, v) != nil {
+		return nil, false
+	}
+	return v, true
+}

@@ -57,7 +57,19 @@ func namesAnother(typ, declaredBy string) bool {
 // definition is checked on its own; lists and maps of definitions hold one such object, and
 // are also set empty. A map of anything else is a one-entry map of strings and {}. Inner names
 // the definition field a variant adds alone ("" for full, minimal and empty).
-func Generate(all []Entry, e Entry) ([]Variant, string) {
+func Generate(all []Entry, e Entry) ([]Variant, string) { return GenerateWith(all, e, nil) }
+
+// Definitions generates a value of a type the runtime's schema defines by the same name
+// (api.schema.json's definitions), all optional fields set or only the required ones; ok is
+// false when the schema defines no such type.
+type Definitions func(typeName string, all bool) (map[string]any, bool)
+
+// GenerateWith is Generate, and for an object (or a list or map of objects) whose declared type
+// names a type the runtime's schema defines by that very name (CapiSessionOptions,
+// MemoryConfiguration), a value generated from the schema (every field, and only the required
+// ones): the wire's own spelling, valid by construction. Without defs, or with no such
+// definition, the field has no generated value.
+func GenerateWith(all []Entry, e Entry, defs Definitions) ([]Variant, string) {
 	if e.Kind != "field" {
 		return nil, "a handler: registered, not a value (checked by the handler features)"
 	}
@@ -85,13 +97,32 @@ func Generate(all []Entry, e Entry) ([]Variant, string) {
 		}
 		return out, ""
 	}
+	if defs != nil && (e.Shape == "object" || e.Shape == "array" || e.Shape == "map" || e.Shape == "other") {
+		for _, id := range identifier.FindAllString(e.Type, -1) {
+			full, ok := defs(id, true)
+			if !ok {
+				continue
+			}
+			out := []Variant{{Label: "every field of the schema's " + id, Value: wrapAny(e.Shape, full)}}
+			if min, ok := defs(id, false); ok && !same(normalize(min), normalize(full)) {
+				out = append(out, Variant{Label: "the schema's " + id + " with its required fields", Value: wrapAny(e.Shape, min)})
+			}
+			switch e.Shape {
+			case "array":
+				out = append(out, Variant{Label: "[]", Value: []any{}})
+			case "map":
+				out = append(out, Variant{Label: "{}", Value: map[string]any{}})
+			}
+			return out, ""
+		}
+	}
 	switch e.Shape {
 	case "map":
 		return []Variant{{Label: "a one-entry map", Value: stringMap(e.Name)}, {Label: "{}", Value: map[string]any{}}}, ""
 	case "array":
-		return nil, "a list of objects whose fields the SDK's surface does not list (no definition owner bears its name)"
+		return nil, "a list of objects whose fields the SDK's surface does not list (no definition owner bears its name) and whose type the runtime schema does not define by that name"
 	case "object":
-		return nil, "an object whose fields the SDK's surface does not list (no definition owner bears its name)"
+		return nil, "an object whose fields the SDK's surface does not list (no definition owner bears its name) and whose type the runtime schema does not define by that name"
 	}
 	return nil, "a type with no value generator (" + e.Shape + ": " + e.Type + ")"
 }
@@ -268,4 +299,15 @@ func (r Result) Tally(entries []Entry) []Tally {
 		out = append(out, *byOwner[o])
 	}
 	return out
+}
+
+// wrapAny is wrap for a value of any object.
+func wrapAny(shape string, obj map[string]any) any {
+	switch shape {
+	case "array":
+		return []any{obj}
+	case "map":
+		return map[string]any{"entry-ü": obj}
+	}
+	return obj
 }

@@ -40,6 +40,16 @@ type Live struct {
 	clients map[string]string
 	n       int
 	log     RequestLog
+	// Defs generates values of the runtime schema's types (SchemaEnv); nil: none.
+	Defs Definitions
+}
+
+// Definition implements SchemaEnv.
+func (l *Live) Definition(name string, all bool) (map[string]any, bool) {
+	if l.Defs == nil {
+		return nil, false
+	}
+	return l.Defs(name, all)
 }
 
 // NewLive starts the recording runtime; Close stops it.

@@ -82,8 +82,14 @@ func (r Result) Problems() []string {
 func (r Result) WireKeys() map[string]string {
 	paths := map[string][]string{}
 	var order []string
+	failed := map[string]bool{}
 	for _, f := range r.Findings {
 		if f.Problem != "" && f.Path == "" {
+			failed[f.Request+" "+f.Key()] = true
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Path == "" && failed[f.Request+" "+f.Key()] {
 			continue // failed on its own SDK (Problems); "not sent" would misstate it
 		}
 		k := f.Request + " " + f.Key()
@@ -146,7 +152,7 @@ func Probe(env Env, entries []Entry) (Result, error) {
 			if e.Owner != a.Owner {
 				continue
 			}
-			vs, why := Generate(entries, e)
+			vs, why := GenerateWith(entries, e, schemaDefinitions(env))
 			if len(vs) == 0 {
 				res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 				continue
@@ -211,8 +217,11 @@ func Probe(env Env, entries []Entry) (Result, error) {
 			// value set arrives as set ([] as [], false as false; no canonical default here).
 			sentAt := ""
 			for _, f := range fs {
-				if f.Path != "" && f.Inner == "" {
+				switch {
+				case f.Path != "" && f.Inner == "":
 					sentAt = f.Path
+				case f.Path != "" && sentAt == "":
+					sentAt, _, _ = strings.Cut(f.Path, ".") // the field holding the definition
 				}
 			}
 			for i := range fs {
@@ -329,7 +338,7 @@ func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
 		if e.Owner != "clientOptions" {
 			continue
 		}
-		vs, why := Generate(entries, e)
+		vs, why := GenerateWith(entries, e, schemaDefinitions(env))
 		if len(vs) == 0 {
 			res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 			continue
@@ -471,4 +480,16 @@ func (p *clientProbe) one(it clientItem) {
 		f.Path = anywhere(later, it)
 	}
 	p.res.Findings = append(p.res.Findings, f)
+}
+
+// SchemaEnv is an Env that can generate values of the runtime schema's types (Definitions).
+type SchemaEnv interface {
+	Definition(typeName string, all bool) (map[string]any, bool)
+}
+
+func schemaDefinitions(env any) Definitions {
+	if s, ok := env.(SchemaEnv); ok {
+		return s.Definition
+	}
+	return nil
 }

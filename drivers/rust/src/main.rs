@@ -40,6 +40,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+mod handlers;
 mod rpc;
 
 const PROTOCOL_VERSION: i64 = 1;
@@ -846,6 +847,10 @@ fn hello() -> Outcome {
     }
     let (generated, generated_note) = rpc::capabilities();
     capabilities["rpc.generated"] = json!(generated);
+    // handlers accepted; a method this version has no public handler API for is named in
+    // connect's / createSession's "unhandled" (src/handlers.rs).
+    capabilities["rpc.handlers"] = json!(handlers::MEASURED);
+    capabilities["handler.hooks"] = json!(false);
     notes["rpc.generated"] = json!(generated_note);
     let missing = missing_symbols(&capabilities);
     Ok(json!({
@@ -883,7 +888,8 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // rpc/rpcBatch need the crate's generated layer (build_rpc.rs reads it); handlers are
         // not the crate's absence: the driver does not accept handlers/handlerResults yet.
         ("rpc.generated", "Client::rpc"),
-        ("rpc.handlers", "driver: the rust driver does not register runtime->SDK handlers (handlers/handlerResults) yet"),
+        ("rpc.handlers", "driver: the rust driver's runtime->SDK handlers (src/handlers.rs) are built but not yet measured against the crate, so they are not offered"),
+        ("handler.hooks", "driver: the rust driver does not map hooks.invoke (the crate's typed hook inputs derive only Deserialize, its outputs only Serialize)"),
     ]
     .into_iter()
     .map(|(c, s)| (c.to_string(), s.to_string()))
@@ -1020,9 +1026,18 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
         return Err(driver_error("connect needs \"address\" or \"cliPath\""));
     };
     let options = apply_connect_options(options, &connect_options)?;
+    let (options, account) = handlers::for_client(options, args.get("handlers").and_then(Value::as_object), &handle);
     let client = Client::start(options).await.map_err(sdk_failure)?;
     state.clients.lock().unwrap().insert(handle, client);
-    Ok(json!({}))
+    Ok(account.unwrap_or_else(|| json!({})))
+}
+
+/// A create/resume answer with the handlers' account (handled / unhandled) added.
+fn with_account(mut answer: Value, account: Option<Value>) -> Value {
+    if let (Some(Value::Object(a)), Some(o)) = (account, answer.as_object_mut()) {
+        o.extend(a);
+    }
+    answer
 }
 
 fn register_session(state: &Arc<State>, client: &str, handle: &str, session: Session) -> Value {
@@ -1052,6 +1067,7 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
         return Err(missing("SessionConfig::github_token (per-session GitHub token)"));
     }
     surface::apply_create_fields(&mut config, args)?;
+    let (config, account) = handlers::for_create(config, args.get("handlers").and_then(Value::as_object), handle);
     // Subscribe before the session starts so no early event is lost.
     #[cfg(sdk_prepare_session)]
     let session = {
@@ -1065,7 +1081,7 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
         forward_events(handle.to_string(), session.subscribe());
         session
     };
-    Ok(register_session(state, client_handle, handle, session))
+    Ok(with_account(register_session(state, client_handle, handle, session), account))
 }
 
 async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
@@ -1079,6 +1095,7 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
         .with_tools(tools);
     apply_resume_options(&mut config, &options_arg(args)?)?;
     surface::apply_resume_fields(&mut config, args)?;
+    let (config, account) = handlers::for_resume(config, args.get("handlers").and_then(Value::as_object), handle);
     #[cfg(sdk_prepare_session)]
     let session = {
         let prepared = client.prepare_resume_session(config).map_err(sdk_failure)?;
@@ -1091,7 +1108,7 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
         forward_events(handle.to_string(), session.subscribe());
         session
     };
-    Ok(register_session(state, client_handle, handle, session))
+    Ok(with_account(register_session(state, client_handle, handle, session), account))
 }
 
 #[cfg(sdk_set_tools)]

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,7 +23,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * the setter's declared parameter type. No field is named here.
  */
 final class Surface {
-    private static final ObjectMapper BIND = Out.JSON.copy();
+    // Strict, like SessionOptions: a key the SDK's type lacks would be dropped silently and look
+    // like the SDK dropping it; it is "cannot hold" (unsupported) instead.
+    private static final ObjectMapper BIND = Out.JSON.copy()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private Surface() {
     }

@@ -1,0 +1,550 @@
+//! Runtime-to-SDK handlers (../PROTOCOL.md "Generated RPC layer", Runtime→SDK methods): for each
+//! clientSession / clientGlobal method the harness names, register the crate's public handler or
+//! provider the way an application would, report what it received (`rpc.handled`) and return the
+//! result the harness chose. The mapping from a schema method to the crate's API (provider traits
+//! with positional arguments, a CanvasHandler, builder callbacks) is this SDK's API and is written
+//! here per method on purpose. Built when the crate declares that API (cfg `sdk_handlers`, probed
+//! in build.rs); otherwise every method is unhandled with the reason.
+
+#![cfg_attr(not(sdk_handlers), allow(dead_code))]
+
+use serde_json::{json, Map, Value};
+
+use crate::{emit_event, SDK_NAME, SDK_VERSION};
+
+/// Whether the driver offers `rpc.handlers`: off until a run has measured this module against the
+/// crate (it compiles; its answers were not yet checked by the handler sweep).
+pub const MEASURED: bool = false;
+
+/// The "handlers" argument: method -> {params: [...], result}.
+pub type Specs = Map<String, Value>;
+
+fn account(handled: Vec<String>, unhandled: Map<String, Value>) -> Value {
+    json!({ "handled": handled, "unhandled": unhandled })
+}
+
+/// rpc.handled: what the handler received in the schema's names, and the pointers into the
+/// result its return type could not hold.
+fn report(session: Option<&str>, client: Option<&str>, method: &str, params: Value, unrep: Vec<String>) {
+    let mut args = json!({ "method": method, "params": params });
+    if let Some(s) = session {
+        args["session"] = json!(s);
+    }
+    if let Some(c) = client {
+        args["client"] = json!(c);
+    }
+    if !unrep.is_empty() {
+        args["unrepresentable"] = json!(unrep);
+    }
+    emit_event("rpc.handled", args);
+}
+
+fn pointer(key: &str) -> String {
+    format!("/{}", key.replace('~', "~0").replace('/', "~1"))
+}
+
+/// Pointers to the keys of `result` other than `keep`.
+fn beyond(result: &Value, keep: &[&str]) -> Vec<String> {
+    match result {
+        Value::Object(o) => o.keys().filter(|k| !keep.contains(&k.as_str())).map(|k| pointer(k)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Pointers into `given` that `held` (the crate type's re-serialisation) does not carry as given.
+fn lost(given: &Value, held: &Value, at: &str, out: &mut Vec<String>) {
+    match (given, held) {
+        (Value::Object(g), Value::Object(h)) => {
+            for (k, v) in g {
+                let p = format!("{at}{}", pointer(k));
+                match h.get(k) {
+                    None => out.push(p),
+                    Some(hv) => lost(v, hv, &p, out),
+                }
+            }
+        }
+        (Value::Array(g), Value::Array(h)) if g.len() == h.len() => {
+            for (i, v) in g.iter().enumerate() {
+                lost(v, &h[i], &format!("{at}/{i}"), out);
+            }
+        }
+        (g, h) if g == h => {}
+        (Value::Number(g), Value::Number(h)) if g.as_f64() == h.as_f64() => {}
+        _ => out.push(at.to_string()),
+    }
+}
+
+fn lost_of(given: &Value, held: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    lost(given, held, "", &mut out);
+    out
+}
+
+fn params_of(specs: &Specs, method: &str) -> Vec<Value> {
+    specs.get(method).and_then(|s| s.get("params")).and_then(Value::as_array).cloned().unwrap_or_default()
+}
+
+fn result_of(specs: &Specs, method: &str) -> Value {
+    specs.get(method).and_then(|s| s.get("result")).cloned().unwrap_or(Value::Null)
+}
+
+#[cfg(sdk_handlers)]
+mod imp {
+    use super::*;
+    use async_trait::async_trait;
+    use github_copilot_sdk::canvas::{CanvasDeclaration, CanvasHandler, CanvasResult};
+    use github_copilot_sdk::extension_launch_provider::ExtensionLaunchProvider;
+    use github_copilot_sdk::rpc::{
+        CanvasAction, CanvasProviderCloseRequest, CanvasProviderInvokeActionRequest, CanvasProviderOpenRequest,
+        CanvasProviderOpenResult, ExtensionLaunchProviderResolveRequest, ExtensionLaunchProviderResolveResult,
+    };
+    use github_copilot_sdk::session_fs::{
+        DirEntry, DirEntryKind, FileInfo, FsError, FsErrorKind, SessionFsCapabilities, SessionFsConfig,
+        SessionFsConventions, SessionFsProvider, SessionFsSqliteProvider, SessionFsSqliteQueryResult,
+        SessionFsSqliteQueryType, SessionFsSqliteTransactionError, SessionFsSqliteTransactionStatement,
+    };
+    use github_copilot_sdk::{
+        BearerTokenError, ClientOptions, GitHubToken, GitHubTokenProviderArgs, GitHubTokenProviderResult,
+        NamedProviderConfig, ProviderTokenArgs, ResumeSessionConfig, SessionConfig, SkillProvider,
+        SkillProviderDescriptor,
+    };
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    /// Client options (connect): the client-level handlers.
+    pub fn for_client(mut options: ClientOptions, specs: Option<&Specs>, client: &str) -> (ClientOptions, Option<Value>) {
+        let Some(specs) = specs else { return (options, None) };
+        let mut handled = Vec::new();
+        let mut unhandled = Map::new();
+        for m in specs.keys() {
+            match m.as_str() {
+                "gitHubTelemetry.event" => {
+                    let (method, client) = (m.clone(), client.to_string());
+                    options = options.with_on_github_telemetry(move |n| {
+                        report(None, Some(&client), &method, serde_json::to_value(&n).unwrap_or(Value::Null), Vec::new())
+                    });
+                    handled.push(m.clone());
+                }
+                "extensionLaunchProvider.resolve" => {
+                    options = options.with_extension_launch_provider(Launch { result: result_of(specs, m), client: client.to_string() });
+                    handled.push(m.clone());
+                }
+                x if x.starts_with("llmInference.") => {
+                    unhandled.insert(m.clone(), json!(format!(
+                        "driver: the {SDK_NAME} {SDK_VERSION} public API for {m} is ClientOptions::with_request_handler (a CopilotRequestHandler serving whole HTTP exchanges, whose start/chunk acknowledgements the SDK writes itself); the driver does not map it yet"
+                    )));
+                }
+                _ => {}
+            }
+        }
+        if specs.keys().any(|m| m.starts_with("sessionFs.")) {
+            let mut caps = SessionFsCapabilities::new();
+            caps.sqlite = true;
+            options = options.with_session_fs(SessionFsConfig::new("/", "/session-state", SessionFsConventions::Posix).with_capabilities(caps));
+        }
+        (options, Some(account(handled, unhandled)))
+    }
+
+    /// The session-level handlers, set through the builder both configs share.
+    macro_rules! session_handlers {
+        ($name:ident, $config:ty) => {
+            pub fn $name(mut config: $config, specs: Option<&Specs>, handle: &str) -> ($config, Option<Value>) {
+                let Some(specs) = specs else { return (config, None) };
+                let specs = Arc::new(specs.clone());
+                let mut handled = Vec::new();
+                let mut unhandled = Map::new();
+                let fs: Vec<String> = specs.keys().filter(|m| m.starts_with("sessionFs.")).cloned().collect();
+                if !fs.is_empty() {
+                    config = config.with_session_fs_provider(Arc::new(Fs { specs: specs.clone(), handle: handle.to_string() }));
+                    handled.extend(fs);
+                }
+                let canvas: Vec<String> = ["canvas.open", "canvas.close", "canvas.action.invoke"]
+                    .iter()
+                    .filter(|m| specs.contains_key(**m))
+                    .map(|m| m.to_string())
+                    .collect();
+                if !canvas.is_empty() {
+                    let mut ids: Vec<(String, Vec<String>)> = Vec::new();
+                    for m in &canvas {
+                        for p in params_of(&specs, m) {
+                            let id = p.get("canvasId").and_then(Value::as_str).unwrap_or_default().to_string();
+                            if !ids.iter().any(|(i, _)| *i == id) {
+                                ids.push((id.clone(), Vec::new()));
+                            }
+                            if let (true, Some(a)) = (m == "canvas.action.invoke", p.get("actionName").and_then(Value::as_str)) {
+                                ids.iter_mut().find(|(i, _)| *i == id).unwrap().1.push(a.to_string());
+                            }
+                        }
+                    }
+                    let decls: Vec<CanvasDeclaration> = ids
+                        .into_iter()
+                        .map(|(id, actions)| {
+                            let mut d = CanvasDeclaration::new(id.clone(), id.clone(), format!("conformance canvas {id}"));
+                            if !actions.is_empty() {
+                                d.actions = Some(
+                                    actions
+                                        .into_iter()
+                                        .map(|a| {
+                                            serde_json::from_value::<CanvasAction>(json!({"name": a, "description": format!("conformance action {a}")}))
+                                                .unwrap_or_default()
+                                        })
+                                        .collect(),
+                                );
+                            }
+                            d
+                        })
+                        .collect();
+                    config = config.with_canvases(decls).with_canvas_handler(Arc::new(Canvas { specs: specs.clone(), handle: handle.to_string() }));
+                    handled.extend(canvas);
+                }
+                let m = "providerToken.getToken";
+                if specs.contains_key(m) {
+                    let mut names: Vec<String> = Vec::new();
+                    for p in params_of(&specs, m) {
+                        let n = p.get("providerName").and_then(Value::as_str).unwrap_or_default().to_string();
+                        if !names.contains(&n) {
+                            names.push(n);
+                        }
+                    }
+                    let providers = names
+                        .into_iter()
+                        .map(|n| {
+                            NamedProviderConfig::new(n, "http://127.0.0.1:9/v1")
+                                .with_bearer_token_provider(Arc::new(Bearer { specs: specs.clone(), handle: handle.to_string() }))
+                        })
+                        .collect();
+                    config = config.with_providers(providers);
+                    handled.push(m.to_string());
+                }
+                let m = "gitHubToken.getToken";
+                if specs.contains_key(m) {
+                    config = config.with_github_token_provider(Arc::new(GhToken { specs: specs.clone(), handle: handle.to_string() }));
+                    handled.push(m.to_string());
+                }
+                let skills: Vec<String> = ["skillProvider.list", "skillProvider.read"]
+                    .iter()
+                    .filter(|m| specs.contains_key(**m))
+                    .map(|m| m.to_string())
+                    .collect();
+                if !skills.is_empty() {
+                    config = config.with_skill_provider(Arc::new(Skills { specs: specs.clone(), handle: handle.to_string() }));
+                    handled.extend(skills);
+                }
+                for m in specs.keys() {
+                    if handled.contains(m)
+                        || m.starts_with("llmInference.")
+                        || m == "gitHubTelemetry.event"
+                        || m == "extensionLaunchProvider.resolve"
+                    {
+                        continue;
+                    }
+                    let why = if m == "hooks.invoke" {
+                        format!("driver: {SDK_NAME} {SDK_VERSION}'s typed hook inputs (hooks.rs, e.g. PreToolUseInput) derive only Deserialize and its outputs only Serialize, so the driver can neither report the input the crate's way nor build the output from JSON without hand-mapping every field; not mapped yet")
+                    } else {
+                        let ns = &m[..m.rfind('.').unwrap_or(0)];
+                        format!("{SDK_NAME} {SDK_VERSION}: no public API registers a {m} handler (no {ns} builder on SessionConfig or ClientOptions)")
+                    };
+                    unhandled.insert(m.clone(), json!(why));
+                }
+                (config, Some(account(handled, unhandled)))
+            }
+        };
+    }
+    session_handlers!(for_create, SessionConfig);
+    session_handlers!(for_resume, ResumeSessionConfig);
+
+    struct Launch {
+        result: Value,
+        client: String,
+    }
+
+    #[async_trait]
+    impl ExtensionLaunchProvider for Launch {
+        async fn resolve(&self, request: ExtensionLaunchProviderResolveRequest) -> github_copilot_sdk::Result<ExtensionLaunchProviderResolveResult> {
+            let out: ExtensionLaunchProviderResolveResult = serde_json::from_value(self.result.clone()).unwrap_or_default();
+            let held = serde_json::to_value(&out).unwrap_or(Value::Null);
+            report(None, Some(&self.client), "extensionLaunchProvider.resolve", serde_json::to_value(&request).unwrap_or(Value::Null), lost_of(&self.result, &held));
+            Ok(out)
+        }
+    }
+
+    struct Canvas {
+        specs: Arc<Specs>,
+        handle: String,
+    }
+
+    #[async_trait]
+    impl CanvasHandler for Canvas {
+        async fn on_open(&self, ctx: CanvasProviderOpenRequest) -> CanvasResult<CanvasProviderOpenResult> {
+            let r = result_of(&self.specs, "canvas.open");
+            let out: CanvasProviderOpenResult = serde_json::from_value(r.clone()).unwrap_or_default();
+            let held = serde_json::to_value(&out).unwrap_or(Value::Null);
+            report(Some(&self.handle), None, "canvas.open", serde_json::to_value(&ctx).unwrap_or(Value::Null), lost_of(&r, &held));
+            Ok(out)
+        }
+
+        async fn on_action(&self, ctx: CanvasProviderInvokeActionRequest) -> CanvasResult<Value> {
+            report(Some(&self.handle), None, "canvas.action.invoke", serde_json::to_value(&ctx).unwrap_or(Value::Null), Vec::new());
+            Ok(result_of(&self.specs, "canvas.action.invoke"))
+        }
+
+        async fn on_close(&self, ctx: CanvasProviderCloseRequest) -> CanvasResult<()> {
+            report(Some(&self.handle), None, "canvas.close", serde_json::to_value(&ctx).unwrap_or(Value::Null), Vec::new());
+            Ok(())
+        }
+    }
+
+    struct Bearer {
+        specs: Arc<Specs>,
+        handle: String,
+    }
+
+    #[async_trait]
+    impl github_copilot_sdk::BearerTokenProvider for Bearer {
+        async fn get_token(&self, args: ProviderTokenArgs) -> Result<String, BearerTokenError> {
+            let m = "providerToken.getToken";
+            let r = result_of(&self.specs, m);
+            report(Some(&self.handle), None, m, json!({"providerName": args.provider_name, "sessionId": args.session_id}), beyond(&r, &["token"]));
+            Ok(r.get("token").and_then(Value::as_str).unwrap_or_default().to_string())
+        }
+    }
+
+    struct GhToken {
+        specs: Arc<Specs>,
+        handle: String,
+    }
+
+    #[async_trait]
+    impl github_copilot_sdk::GitHubTokenProvider for GhToken {
+        async fn get_token(&self, args: GitHubTokenProviderArgs) -> Result<GitHubTokenProviderResult, github_copilot_sdk::Error> {
+            let m = "gitHubToken.getToken";
+            let r = result_of(&self.specs, m);
+            // GitHubTokenRequestReason has no Serialize: its wire value is the variant's name with a
+            // lower-case first letter (Initial -> "initial"), as the crate maps it (github_token.rs).
+            let reason = format!("{:?}", args.reason);
+            let reason = reason[..1].to_lowercase() + &reason[1..];
+            let mut input = json!({"host": args.host, "reason": reason});
+            if let Some(s) = &args.session_id {
+                input["sessionId"] = json!(s.to_string());
+            }
+            let out = if r.get("kind").and_then(Value::as_str) == Some("cancelled") {
+                report(Some(&self.handle), None, m, input, beyond(&r, &["kind"]));
+                GitHubTokenProviderResult::Cancelled
+            } else {
+                let mut t = GitHubToken::new(
+                    r.get("accessToken").and_then(Value::as_str).unwrap_or_default(),
+                    r.get("expiresIn").and_then(Value::as_i64).unwrap_or_default(),
+                );
+                if let Some(tt) = r.get("tokenType").and_then(Value::as_str) {
+                    t = t.with_token_type(tt);
+                }
+                report(Some(&self.handle), None, m, input, beyond(&r, &["kind", "accessToken", "expiresIn", "tokenType"]));
+                GitHubTokenProviderResult::Token(t)
+            };
+            Ok(out)
+        }
+    }
+
+    struct Skills {
+        specs: Arc<Specs>,
+        handle: String,
+    }
+
+    #[async_trait]
+    impl SkillProvider for Skills {
+        async fn list_skills(&self) -> Result<Vec<SkillProviderDescriptor>, github_copilot_sdk::Error> {
+            let m = "skillProvider.list";
+            let r = result_of(&self.specs, m);
+            let skills: Vec<SkillProviderDescriptor> = serde_json::from_value(r.get("skills").cloned().unwrap_or(json!([]))).unwrap_or_default();
+            let mut held = r.clone();
+            if let Some(o) = held.as_object_mut() {
+                o.insert("skills".into(), serde_json::to_value(&skills).unwrap_or(Value::Null));
+            }
+            report(Some(&self.handle), None, m, json!({}), lost_of(&r, &held));
+            Ok(skills)
+        }
+
+        async fn read_skill(&self, name: &str) -> Result<Option<String>, github_copilot_sdk::Error> {
+            let m = "skillProvider.read";
+            let r = result_of(&self.specs, m);
+            report(Some(&self.handle), None, m, json!({"name": name}), beyond(&r, &["markdown"]));
+            Ok(r.get("markdown").and_then(Value::as_str).map(str::to_string))
+        }
+    }
+
+    /// The application's session file system: positional arguments reported under the schema's
+    /// names; a void method's SessionFSError result returned as the provider's error.
+    struct Fs {
+        specs: Arc<Specs>,
+        handle: String,
+    }
+
+    impl Fs {
+        fn r(&self, m: &str) -> Value {
+            result_of(&self.specs, &format!("sessionFs.{m}"))
+        }
+        fn done(&self, m: &str, params: Value, unrep: Vec<String>) {
+            report(Some(&self.handle), None, &format!("sessionFs.{m}"), params, unrep);
+        }
+        fn fail(&self, m: &str) -> Result<(), FsError> {
+            let r = self.r(m);
+            let Some(o) = r.as_object() else { return Ok(()) };
+            let message = o.get("message").and_then(Value::as_str).unwrap_or_default().to_string();
+            let kind = if o.get("code").and_then(Value::as_str) == Some("ENOENT") {
+                FsErrorKind::NotFound(message.clone())
+            } else {
+                FsErrorKind::Other
+            };
+            Err(FsError::with_message(kind, message))
+        }
+        fn sql(r: &Value) -> SessionFsSqliteQueryResult {
+            let mut out = SessionFsSqliteQueryResult::default();
+            out.columns = serde_json::from_value(r.get("columns").cloned().unwrap_or(json!([]))).unwrap_or_default();
+            out.rows = serde_json::from_value(r.get("rows").cloned().unwrap_or(json!([]))).unwrap_or_default();
+            out.rows_affected = r.get("rowsAffected").and_then(Value::as_i64).unwrap_or_default();
+            out.last_insert_rowid = r.get("lastInsertRowid").and_then(Value::as_i64);
+            out
+        }
+    }
+
+    fn with_mode(mut v: Value, mode: Option<i64>) -> Value {
+        if let Some(m) = mode {
+            v["mode"] = json!(m);
+        }
+        v
+    }
+
+    #[async_trait]
+    impl SessionFsProvider for Fs {
+        async fn read_file(&self, path: &str) -> Result<String, FsError> {
+            let r = self.r("readFile");
+            self.done("readFile", json!({"path": path}), beyond(&r, &["content"]));
+            Ok(r.get("content").and_then(Value::as_str).unwrap_or_default().to_string())
+        }
+        async fn write_file(&self, path: &str, content: &str, mode: Option<i64>) -> Result<(), FsError> {
+            self.done("writeFile", with_mode(json!({"path": path, "content": content}), mode), Vec::new());
+            self.fail("writeFile")
+        }
+        async fn append_file(&self, path: &str, content: &str, mode: Option<i64>) -> Result<(), FsError> {
+            self.done("appendFile", with_mode(json!({"path": path, "content": content}), mode), Vec::new());
+            self.fail("appendFile")
+        }
+        async fn exists(&self, path: &str) -> Result<bool, FsError> {
+            let r = self.r("exists");
+            self.done("exists", json!({"path": path}), beyond(&r, &["exists"]));
+            Ok(r.get("exists").and_then(Value::as_bool).unwrap_or_default())
+        }
+        async fn stat(&self, path: &str) -> Result<FileInfo, FsError> {
+            let r = self.r("stat");
+            self.done("stat", json!({"path": path}), beyond(&r, &["isFile", "isDirectory", "size", "mtime", "birthtime"]));
+            let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+            Ok(FileInfo::new(
+                r.get("isFile").and_then(Value::as_bool).unwrap_or_default(),
+                r.get("isDirectory").and_then(Value::as_bool).unwrap_or_default(),
+                r.get("size").and_then(Value::as_i64).unwrap_or_default(),
+                s("mtime"),
+                s("birthtime"),
+            ))
+        }
+        async fn mkdir(&self, path: &str, recursive: bool, mode: Option<i64>) -> Result<(), FsError> {
+            self.done("mkdir", with_mode(json!({"path": path, "recursive": recursive}), mode), Vec::new());
+            self.fail("mkdir")
+        }
+        async fn readdir(&self, path: &str) -> Result<Vec<String>, FsError> {
+            let r = self.r("readdir");
+            self.done("readdir", json!({"path": path}), beyond(&r, &["entries"]));
+            Ok(serde_json::from_value(r.get("entries").cloned().unwrap_or(json!([]))).unwrap_or_default())
+        }
+        async fn readdir_with_types(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
+            let r = self.r("readdirWithTypes");
+            self.done("readdirWithTypes", json!({"path": path}), beyond(&r, &["entries"]));
+            let entries = r.get("entries").and_then(Value::as_array).cloned().unwrap_or_default();
+            Ok(entries
+                .iter()
+                .map(|e| {
+                    let kind = if e.get("type").and_then(Value::as_str) == Some("directory") { DirEntryKind::Directory } else { DirEntryKind::File };
+                    DirEntry::new(e.get("name").and_then(Value::as_str).unwrap_or_default(), kind)
+                })
+                .collect())
+        }
+        async fn rm(&self, path: &str, recursive: bool, force: bool) -> Result<(), FsError> {
+            self.done("rm", json!({"path": path, "recursive": recursive, "force": force}), Vec::new());
+            self.fail("rm")
+        }
+        async fn rename(&self, src: &str, dest: &str) -> Result<(), FsError> {
+            self.done("rename", json!({"src": src, "dest": dest}), Vec::new());
+            self.fail("rename")
+        }
+        fn sqlite(&self) -> Option<&dyn SessionFsSqliteProvider> {
+            Some(self)
+        }
+    }
+
+    #[async_trait]
+    impl SessionFsSqliteProvider for Fs {
+        async fn sqlite_query(
+            &self,
+            query_type: SessionFsSqliteQueryType,
+            query: &str,
+            params: Option<&HashMap<String, Value>>,
+        ) -> Result<Option<SessionFsSqliteQueryResult>, FsError> {
+            let r = self.r("sqliteQuery");
+            let mut input = json!({"queryType": serde_json::to_value(&query_type).unwrap_or(Value::Null), "query": query});
+            if let Some(p) = params {
+                input["params"] = serde_json::to_value(p).unwrap_or(Value::Null);
+            }
+            self.done("sqliteQuery", input, beyond(&r, &["columns", "rows", "rowsAffected", "lastInsertRowid"]));
+            Ok(Some(Fs::sql(&r)))
+        }
+        async fn sqlite_transaction(
+            &self,
+            statements: &[SessionFsSqliteTransactionStatement],
+        ) -> Result<Vec<SessionFsSqliteQueryResult>, SessionFsSqliteTransactionError> {
+            let r = self.r("sqliteTransaction");
+            let results = r.get("results").and_then(Value::as_array).cloned().unwrap_or_default();
+            let mut unrep = beyond(&r, &["results"]);
+            for (i, s) in results.iter().enumerate() {
+                unrep.extend(beyond(s, &["columns", "rows", "rowsAffected", "lastInsertRowid"]).into_iter().map(|p| format!("/results/{i}{p}")));
+            }
+            self.done("sqliteTransaction", json!({"statements": serde_json::to_value(statements).unwrap_or(Value::Null)}), unrep);
+            Ok(results.iter().map(Fs::sql).collect())
+        }
+        async fn sqlite_exists(&self) -> Result<bool, FsError> {
+            let r = self.r("sqliteExists");
+            self.done("sqliteExists", json!({}), beyond(&r, &["exists"]));
+            Ok(r.get("exists").and_then(Value::as_bool).unwrap_or_default())
+        }
+    }
+}
+
+#[cfg(sdk_handlers)]
+pub use imp::{for_client, for_create, for_resume};
+
+#[cfg(not(sdk_handlers))]
+mod none {
+    use super::*;
+    use github_copilot_sdk::{ClientOptions, ResumeSessionConfig, SessionConfig};
+
+    fn all(specs: Option<&Specs>) -> Option<Value> {
+        let specs = specs?;
+        let mut unhandled = Map::new();
+        for m in specs.keys() {
+            unhandled.insert(m.clone(), json!(format!(
+                "driver: {SDK_NAME} {SDK_VERSION} lacks part of the handler API the driver is written against (SessionFsProvider, CanvasHandler, GitHubTokenProvider, SkillProvider, ExtensionLaunchProvider, BearerTokenProvider, with_on_github_telemetry), so the driver registers no runtime->SDK handler on it"
+            )));
+        }
+        Some(account(Vec::new(), unhandled))
+    }
+    pub fn for_client(o: ClientOptions, specs: Option<&Specs>, _client: &str) -> (ClientOptions, Option<Value>) {
+        (o, all(specs))
+    }
+    pub fn for_create(c: SessionConfig, specs: Option<&Specs>, _h: &str) -> (SessionConfig, Option<Value>) {
+        (c, all(specs))
+    }
+    pub fn for_resume(c: ResumeSessionConfig, specs: Option<&Specs>, _h: &str) -> (ResumeSessionConfig, Option<Value>) {
+        (c, all(specs))
+    }
+}
+
+#[cfg(not(sdk_handlers))]
+pub use none::{for_client, for_create, for_resume};
