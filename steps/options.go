@@ -24,6 +24,7 @@ func (w *world) registerWire(sc binder) {
 	w.registerRequests(sc)
 	w.registerConnect(sc)
 	w.registerSurface(sc)
+	w.registerSurfaceHandlers(sc)
 }
 
 func (w *world) registerOptions(sc binder) {
@@ -35,6 +36,7 @@ func (w *world) registerOptions(sc binder) {
 	sc.Step(`^the "([^"]*)" request carries "([^"]*)" exactly as (.+)$`, w.requestCarries)
 	sc.Step(`^the "([^"]*)" and "([^"]*)" requests both carry "([^"]*)" exactly as (.+)$`, w.requestsAgreeOn)
 	sc.Step(`^the tools of the "([^"]*)" request are exactly:$`, w.toolsAreExactly)
+	sc.Step(`^every "([^"]*)" request has the keys of "([^"]*)" in the order ((?:"[^"]*"(?:, )?)+)$`, w.keysInOrder)
 }
 
 // options parses option values (JSON) and checks the driver declared each option: a driver
@@ -50,11 +52,12 @@ func (w *world) options(pairs map[string]string) (map[string]any, error) {
 		if err := w.needs("session.option." + name); err != nil {
 			return nil, err
 		}
-		var v any
-		if err := json.Unmarshal([]byte(pairs[name]), &v); err != nil {
+		if !json.Valid([]byte(pairs[name])) {
 			return nil, fmt.Errorf("the value of option %q is not JSON: %s", name, pairs[name])
 		}
-		out[name] = v
+		// The bytes as written (a decoded Go map would reach the driver with its keys sorted):
+		// the application's key order is part of what the features check (keyorder.go).
+		out[name] = json.RawMessage(pairs[name])
 	}
 	return out, nil
 }

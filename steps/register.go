@@ -45,6 +45,7 @@ func (w *world) register(sc binder) {
 	sc.Step(`^the model calls the tool "([^"]*)"$`, w.modelCalls)
 	sc.Step(`^the model calls the tool "([^"]*)" with (\{.*\})$`, w.modelCallsWith)
 	sc.Step(`^the model then replies "([^"]*)"$`, w.modelReplies)
+	sc.Step(`^the model calls the tools ((?:"[^"]*"(?:, | and )?)+) at once$`, w.modelCallsTogether)
 	sc.Step(`^the runtime rejects the next tool replacement with "([^"]*)"$`, w.rejectNextReplacement)
 	sc.Step(`^the runtime takes (\d+) ms to answer each tool replacement$`, w.slowReplacements)
 
@@ -66,6 +67,7 @@ func (w *world) register(sc binder) {
 	sc.Step(`^the SDK answered the call to "([^"]*)" with the text "([^"]*)"$`, w.answeredWithText)
 	sc.Step(`^the SDK answered the call to "([^"]*)" with a failure mentioning "([^"]*)"$`, w.answeredWithErrorMentioning)
 	sc.Step(`^the "([^"]*)" request was sent while the call to "([^"]*)" was in flight$`, w.requestDuringCall)
+	sc.Step(`^the SDK answered the call to "([^"]*)" while the call to "([^"]*)" was pending$`, w.answeredWhilePending)
 	sc.Step(`^the runtime rejected the "([^"]*)" request$`, w.runtimeRejected)
 	sc.Step(`^the "([^"]*)" requests reached the runtime one at a time in the order they were made$`, w.replacementsSerializedFor)
 	needing(sc, needs("events")).Step(`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`, w.applicationReceived)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 )
 
 // Tool results of every kind (drivers/PROTOCOL.md "Tool results"): the handler returns a typed
@@ -20,6 +21,7 @@ func (w *world) registerResults(sc binder) {
 	sc.Step(`^the SDK answered the call to "([^"]*)" with the typed value (\{.*\})$`, w.answeredWithValue)
 	sc.Step(`^the SDK answered the call to "([^"]*)" with every field of the result object$`, w.answeredWithEveryField)
 	sc.Step(`^the SDK's answer to the call to "([^"]*)" has "([^"]*)" equal to (.+)$`, w.answerKeyEquals)
+	sc.Step(`^the SDK answered the call to "([^"]*)" with exactly (\{.*\})$`, w.answeredExactly)
 }
 
 // needs turns a missing capability into unsupported, naming it, with the driver's note.
@@ -195,4 +197,43 @@ func (w *world) answerKeyEquals(tool, path, want string) error {
 		return fmt.Errorf("the answer to %q has no %s (answer %s)", tool, path, canon.Show(v, true))
 	}
 	return compare("the answer to "+tool+" "+path, got, canon.Value(got), want)
+}
+
+// answeredExactly compares the SDK's whole handlePendingToolCall params, apart from the sessionId
+// and requestId that name the call, with the answer the application's intent gives: every SDK is
+// held to the same payload, so two SDKs answering the same intent differently cannot both pass.
+// Both sides go through canon.ToolAnswer (a bare string is the success text; a JSON text is
+// compared as its value) and canon.Value (ids and timestamps normalized); anything else, a key
+// more or less, a top-level error instead of a failure result, is a difference named by path.
+func (w *world) answeredExactly(tool, want string) error {
+	call, err := w.lastCall(tool)
+	if err != nil {
+		return err
+	}
+	wantV, err := canon.Decode([]byte(want))
+	if err != nil {
+		return fmt.Errorf("the expected answer is not JSON: %w", err)
+	}
+	raw, _ := json.Marshal(call.answer)
+	gotV, _ := canon.Decode(raw)
+	if m, ok := gotV.(map[string]any); ok {
+		delete(m, "sessionId")
+		delete(m, "requestId")
+	}
+	w.check(canon.ToolAnswerMethod, report.WholeParams)
+	got := canon.Value(canon.ToolAnswer(gotV))
+	diffs := canon.Diff(map[string]any{"want": canon.Value(canon.ToolAnswer(wantV)), "sent": got})
+	if len(diffs) == 0 {
+		return nil
+	}
+	var problems []string
+	for _, d := range diffs {
+		path := d.Path
+		if path == "" {
+			path = "(whole params)"
+		}
+		problems = append(problems, fmt.Sprintf("%s: want %s, sent %s", path, d.Values["want"], d.Values["sent"]))
+	}
+	return fmt.Errorf("the SDK's session.tools.handlePendingToolCall for %q differs from the application's answer: %s (params %s)",
+		tool, strings.Join(problems, "; "), canon.Show(gotV, true))
 }

@@ -48,7 +48,9 @@ func jsonOption(key string) func(map[string]any, string) error {
 		if err := json.Unmarshal([]byte(c), &v); err != nil {
 			return fmt.Errorf("%s must be a JSON object: %w", key, err)
 		}
-		t[key] = v
+		// The bytes as written, not v: a Go map would hand the driver its keys sorted, and
+		// the features check that the SDK keeps the application's key order (keyorder.go).
+		t[key] = json.RawMessage(c)
 		return nil
 	}
 }
@@ -64,6 +66,10 @@ func handlerOption(t map[string]any, c string) error {
 	return nil
 }
 
+// onceReturned starts a handler's wait for another tool's handler (PROTOCOL.md "Tool",
+// waitFor): `returns "text" once the tool "fast" has returned`.
+const onceReturned = ` once the tool "`
+
 func parseHandler(c string) (map[string]any, error) {
 	var label string
 	if i := strings.LastIndex(c, ` as "`); i >= 0 {
@@ -77,6 +83,15 @@ func parseHandler(c string) (map[string]any, error) {
 		}
 		return rest[1 : len(rest)-1], true
 	}
+	var waitFor string
+	if i := strings.Index(c, onceReturned); i >= 0 {
+		rest := c[i+len(onceReturned):]
+		name, ok := strings.CutSuffix(rest, `" has returned`)
+		if !ok || strings.Contains(name, `"`) {
+			return nil, fmt.Errorf(`handler %q: want … once the tool "NAME" has returned`, c)
+		}
+		waitFor, c = name, c[:i]
+	}
 	var h map[string]any
 	if s, ok := quoted("returns "); ok {
 		h = map[string]any{"action": "return", "text": s}
@@ -89,6 +104,9 @@ func parseHandler(c string) (map[string]any, error) {
 	}
 	if label != "" {
 		h["label"] = label
+	}
+	if waitFor != "" {
+		h["waitFor"] = waitFor
 	}
 	return h, nil
 }

@@ -23,6 +23,23 @@ func (w *world) modelCallsWith(tool, args string) error {
 	return nil
 }
 
+// modelCallsTogether scripts one model message asking for several tools at once: the runtime
+// sends every request before it awaits any answer (runtime.ModelStep.Together).
+func (w *world) modelCallsTogether(list string) error {
+	var tools []string
+	for _, m := range quoted.FindAllStringSubmatch(list, -1) {
+		tools = append(tools, m[1])
+	}
+	if len(tools) < 2 {
+		return fmt.Errorf("calling tools at once needs at least two, got %q", list)
+	}
+	if err := w.runtimeCan("runtime.script.parallelTools"); err != nil {
+		return err
+	}
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Together: tools})
+	return nil
+}
+
 func (w *world) modelReplies(text string) error {
 	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Reply: text})
 	return nil
@@ -264,4 +281,31 @@ func (w *world) runtimeRejected(method string) error {
 		}
 	}
 	return fmt.Errorf("the runtime answered no %s request with an error", method)
+}
+
+// answeredWhilePending checks, on the wire, that the SDK answered the call to served while the
+// call to pending was still unanswered: the runtime had requested both, and the answer to served
+// came first. The pending call's handler waits for the served one's to return (waitFor), so an
+// SDK that serves one runtime request at a time answers the pending call first, after the
+// handler gave up waiting.
+func (w *world) answeredWhilePending(served, pending string) error {
+	s, err := w.lastCall(served)
+	if err != nil {
+		return err
+	}
+	p, err := w.lastCall(pending)
+	if err != nil {
+		return err
+	}
+	w.check("session.tools.handlePendingToolCall", "order")
+	if s.requested > p.answered || p.requested > s.answered {
+		return fmt.Errorf("the calls to %q and %q were not pending together (requested at seq %d and %d, answered at %d and %d)",
+			served, pending, s.requested, p.requested, s.answered, p.answered)
+	}
+	if s.answered > p.answered {
+		_, _, text := resultShape(p.answer)
+		return fmt.Errorf("the SDK answered the call to %q (seq %d) only after the call to %q (seq %d, %q): it did not serve the second call while the first was pending",
+			served, s.answered, pending, p.answered, text)
+	}
+	return nil
 }

@@ -32,10 +32,14 @@ var toolOptionNeeds = map[string]string{
 
 // handlerNeeds is what a handler behaviour needs: clearing the context from a handler.
 func handlerNeeds(h string) []string {
+	var out []string
 	if strings.HasPrefix(h, "clears the context") {
-		return []string{"session.clearContext"}
+		out = append(out, "session.clearContext")
 	}
-	return nil
+	if strings.Contains(h, onceReturned) {
+		out = append(out, "tool.handler.waitFor")
+	}
+	return out
 }
 
 // tableNeeds is what a tools table needs: each option column with a value, and the handlers.
@@ -145,6 +149,9 @@ func commandNeeds(cmd string, args any) []string {
 		if _, ok := a["fields"]; ok {
 			out = append(out, "surface")
 		}
+		if _, ok := a["surfaceHandlers"]; ok {
+			out = append(out, "surface.handlers")
+		}
 	}
 	if cmd == "createSession" || cmd == "resumeSession" || cmd == "connect" {
 		if _, ok := a["handlers"]; ok {
@@ -176,6 +183,9 @@ func toolNeeds(tool any) []string {
 		}
 	}
 	h, _ := t["handler"].(map[string]any)
+	if _, ok := h["waitFor"]; ok {
+		out = append(out, "tool.handler.waitFor")
+	}
 	switch h["action"] {
 	case "clearContext":
 		out = append(out, "session.clearContext")

@@ -85,6 +85,56 @@ func TestWeakStepsFailWithoutWhatTheyCheck(t *testing.T) {
 				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{"availableTools":[]}}`)},
 			without: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"availableTools":null}}`),
 				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{"availableTools":null}}`)}},
+		{name: "whole answer: a bare string is the success text, a key more is a difference",
+			step: func(w *world) error {
+				return w.answeredExactly("lookup", `{"result": {"textResultForLlm": "found", "resultType": "success"}}`)
+			},
+			with:    []frame{rt(requested), sdk(pending(`"result":"found"`))},
+			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"found","resultType":"success","sessionLog":"x"}`))}},
+		{name: "whole answer: a thrown error is the top-level error, not a failure result",
+			step:    func(w *world) error { return w.answeredExactly("lookup", `{"error": "boom"}`) },
+			with:    []frame{rt(requested), sdk(pending(`"error":"boom"`))},
+			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"boom","resultType":"failure","error":"boom"}`))}},
+		{name: "whole answer: a JSON text is its value, whatever the spacing, but not another value",
+			step: func(w *world) error {
+				return w.answeredExactly("lookup", `{"result": {"textResultForLlm": "{\"a\": 1, \"b\": [2]}", "resultType": "success"}}`)
+			},
+			with:    []frame{rt(requested), sdk(pending(`"result":"{\"a\":1,\"b\":[2]}"`))},
+			without: []frame{rt(requested), sdk(pending(`"result":"{\"a\":1,\"b\":[3]}"`))}},
+		{name: "key order: read from the bytes, a sorted map is not the application's order",
+			step: func(w *world) error {
+				return w.keysInOrder("session.create", "mcpServers.b.env", `"Z", "A"`)
+			},
+			with:    []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"mcpServers":{"b":{"env":{"Z":"1","A":"2"}}}}}`)},
+			without: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"mcpServers":{"b":{"env":{"A":"2","Z":"1"}}}}}`)}},
+		{name: "key order: every request, not only the first",
+			step: func(w *world) error {
+				return w.keysInOrder("session.resume", "tools[name=t].parameters", `"z", "a"`)
+			},
+			with: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.resume","params":{"tools":[{"name":"t","parameters":{"z":1,"a":2}}]}}`),
+				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{"tools":[{"name":"t","parameters":{"z":1,"a":2}}]}}`)},
+			without: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.resume","params":{"tools":[{"name":"t","parameters":{"z":1,"a":2}}]}}`),
+				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{"tools":[{"name":"t","parameters":{"a":2,"z":1}}]}}`)}},
+		{name: "served while pending: the second call answered first, not after the first",
+			step: func(w *world) error { return w.answeredWhilePending("fast", "slow") },
+			with: []frame{rt(ev("external_tool.requested", `{"toolName":"slow","requestId":"r1"}`)),
+				rt(ev("external_tool.requested", `{"toolName":"fast","requestId":"r2"}`)),
+				sdk(`{"jsonrpc":"2.0","id":7,"method":"session.tools.handlePendingToolCall","params":{"sessionId":"sess-1","requestId":"r2","result":"fast done"}}`),
+				sdk(`{"jsonrpc":"2.0","id":8,"method":"session.tools.handlePendingToolCall","params":{"sessionId":"sess-1","requestId":"r1","result":"slow done"}}`)},
+			without: []frame{rt(ev("external_tool.requested", `{"toolName":"slow","requestId":"r1"}`)),
+				rt(ev("external_tool.requested", `{"toolName":"fast","requestId":"r2"}`)),
+				sdk(`{"jsonrpc":"2.0","id":7,"method":"session.tools.handlePendingToolCall","params":{"sessionId":"sess-1","requestId":"r1","result":"gave up waiting for the tool fast"}}`),
+				sdk(`{"jsonrpc":"2.0","id":8,"method":"session.tools.handlePendingToolCall","params":{"sessionId":"sess-1","requestId":"r2","result":"fast done"}}`)}},
+		{name: "served while pending: calls one after the other were never pending together",
+			step: func(w *world) error { return w.answeredWhilePending("fast", "slow") },
+			with: []frame{rt(ev("external_tool.requested", `{"toolName":"slow","requestId":"r1"}`)),
+				rt(ev("external_tool.requested", `{"toolName":"fast","requestId":"r2"}`)),
+				sdk(`{"jsonrpc":"2.0","id":7,"method":"session.tools.handlePendingToolCall","params":{"sessionId":"sess-1","requestId":"r2","result":"fast done"}}`),
+				sdk(`{"jsonrpc":"2.0","id":8,"method":"session.tools.handlePendingToolCall","params":{"sessionId":"sess-1","requestId":"r1","result":"slow done"}}`)},
+			without: []frame{rt(ev("external_tool.requested", `{"toolName":"slow","requestId":"r1"}`)),
+				sdk(`{"jsonrpc":"2.0","id":7,"method":"session.tools.handlePendingToolCall","params":{"sessionId":"sess-1","requestId":"r1","result":"slow done"}}`),
+				rt(ev("external_tool.requested", `{"toolName":"fast","requestId":"r2"}`)),
+				sdk(`{"jsonrpc":"2.0","id":8,"method":"session.tools.handlePendingToolCall","params":{"sessionId":"sess-1","requestId":"r2","result":"fast done"}}`)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,4 +186,34 @@ func TestHasUnpairedSurrogate(t *testing.T) {
 			assert.Equal(t, tc.want, hasUnpairedSurrogate(units), tc.literal)
 		}
 	}
+}
+
+// A request naming a session before its create/resume was answered is found in every opening
+// the handler probe makes, not only the last one.
+func TestRequestsBeforeOpenedFindsEveryEarlyRequest(t *testing.T) {
+	create := func(id, sid string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"session.create","params":{"sessionId":"` + sid + `"}}`
+	}
+	named := func(id, sid string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"session.options.update","params":{"sessionId":"` + sid + `"}}`
+	}
+	good := worldWith(t, sdk(create("1", "A")), rt(okAnswer("1")), sdk(named("2", "A")), rt(okAnswer("2")),
+		sdk(create("3", "B")), rt(okAnswer("3")), sdk(named("4", "B")), rt(okAnswer("4")))
+	assert.Empty(t, good.requestsBeforeOpened())
+	bad := worldWith(t, sdk(create("1", "A")), rt(okAnswer("1")), sdk(named("2", "A")), rt(okAnswer("2")),
+		sdk(create("3", "B")), sdk(named("4", "B")), rt(okAnswer("3")), rt(okAnswer("4")))
+	problems := bad.requestsBeforeOpened()
+	if assert.Len(t, problems, 1) {
+		assert.Contains(t, problems[0], "session.options.update")
+	}
+}
+
+// changedKeys: a key that differs between the two baselines (a generated id) is not the
+// handler's, a key the handler adds or drops is.
+func TestChangedKeysLeavesVolatileKeysOut(t *testing.T) {
+	base := map[string]any{"sessionId": "a", "requestPermission": true, "hooks": false}
+	base2 := map[string]any{"sessionId": "b", "requestPermission": true, "hooks": false}
+	p := map[string]any{"sessionId": "c", "requestPermission": true, "hooks": true, "requestUserInput": true}
+	assert.Equal(t, []string{"hooks", "requestUserInput"}, changedKeys(base, base2, p))
+	assert.Equal(t, []string{"hooks"}, changedKeys(base, base2, map[string]any{"sessionId": "c", "requestPermission": true}))
 }

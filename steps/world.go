@@ -37,30 +37,31 @@ type world struct {
 	feature string
 	name    string
 
-	scenario     *suite.Scenario // the running scenario, as the harness opened it
-	rec          *transcript.Recorder
-	rt           suite.Runtime // the stand-in, or a proxy in front of the real runtime
-	addr         string
-	stdioLog     string // transcript written by a runtime the SDK spawned itself
-	clients      []string
-	tools        []map[string]any
-	sessions     []session
-	reply        json.RawMessage
-	turn         runtime.Turn     // what the scripted model does on the next send
-	tried        *driver.Response // the outcome of the last "tries to" step
-	observations map[string]string
-	lastErr      *driver.Response // the last command that ended in an SDK error
-	checked      []report.Check
-	failures     []suite.Failure         // the failed checks so far (see checking)
-	step         *godog.Step             // the step running now
-	stepChecks   int                     // len(checked) when it began
-	replacements int                     // replacements made at once by the last "replaced N times at once"
-	badLine      error                   // the first driver line of the current command that was not protocol JSON
-	sweep        []*sweepCall            // the generated calls of the schema sweep (generated.go)
-	handlers     map[string]*handlerSpec // the application's runtime-to-SDK handlers (handlers.go)
-	asked        []asked                 // requests the scenario had the runtime send the SDK (requests.go)
-	events       []sentEvent             // the generated events sent (generated_events.go)
-	surface      *surface.Result         // what the surface probe found (surface.go)
+	scenario        *suite.Scenario // the running scenario, as the harness opened it
+	rec             *transcript.Recorder
+	rt              suite.Runtime // the stand-in, or a proxy in front of the real runtime
+	addr            string
+	stdioLog        string // transcript written by a runtime the SDK spawned itself
+	clients         []string
+	tools           []map[string]any
+	sessions        []session
+	reply           json.RawMessage
+	turn            runtime.Turn     // what the scripted model does on the next send
+	tried           *driver.Response // the outcome of the last "tries to" step
+	observations    map[string]string
+	lastErr         *driver.Response // the last command that ended in an SDK error
+	checked         []report.Check
+	failures        []suite.Failure         // the failed checks so far (see checking)
+	step            *godog.Step             // the step running now
+	stepChecks      int                     // len(checked) when it began
+	replacements    int                     // replacements made at once by the last "replaced N times at once"
+	badLine         error                   // the first driver line of the current command that was not protocol JSON
+	sweep           []*sweepCall            // the generated calls of the schema sweep (generated.go)
+	handlers        map[string]*handlerSpec // the application's runtime-to-SDK handlers (handlers.go)
+	asked           []asked                 // requests the scenario had the runtime send the SDK (requests.go)
+	events          []sentEvent             // the generated events sent (generated_events.go)
+	surface         *surface.Result         // what the surface probe found (surface.go)
+	surfaceHandlers *handlerResult          // what registering every declared handler found (surfacehandlers.go)
 }
 
 type session struct{ handle, id, client string }

@@ -17,6 +17,8 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/history"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/runner"
+	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
@@ -31,7 +33,7 @@ const (
 func historyCmd() *cobra.Command {
 	var (
 		sdk, from, to, since, scenario, tags, reportDir, cacheDir, compareWith string
-		previews                                                               bool
+		previews, again                                                        bool
 		parallel, jobs, recheck                                                int
 		timeout                                                                time.Duration
 	)
@@ -63,6 +65,14 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			root, pins, err := rootAndPins(cmd)
 			if err != nil {
 				return err
+			}
+			if again {
+				base, err := filepath.Abs(reportDir)
+				if err != nil {
+					return err
+				}
+				return rebuild(base, compareWith, history.Options{Command: "conformance " + strings.Join(os.Args[1:], " "), Root: base,
+					Rerun: rerunCommand})
 			}
 			if sdk == "" {
 				return &exitError{2, fmt.Errorf("history needs --sdk")}
@@ -128,10 +138,15 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			if err := os.MkdirAll(base, 0o755); err != nil {
 				return &exitError{2, err}
 			}
+			// Every run of the history (each version, the reference, each recheck) uses the same
+			// runtime schemas: loaded once here, with the sweep's generated cases, instead of once
+			// per run (seconds of CPU each).
+			shared := runschema.Load(ctx, runner.Local{RepoRoot: root, CacheRoot: cacheDirOr(cacheDir)}, pins, &lines{w: os.Stdout})
 			runCfg := func(dir string, sdkNames []string, vs map[string][]string, log io.Writer, what string) harness.Config {
 				return harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Paths: paths,
 					SDKs: sdkNames, Versions: vs, Scenario: scenario, Tags: tags, ReportDir: dir, CacheRoot: cacheDir,
-					CommandTimeout: timeout, Self: selfArgv(), Log: log, Jobs: jobs, Command: "conformance history (" + what + ")"}
+					CommandTimeout: timeout, Self: selfArgv(), Log: log, Jobs: jobs, Command: "conformance history (" + what + ")",
+					Schema: &shared}
 			}
 
 			// The reference run of the other SDKs goes first in the queue: every comparison needs it.
@@ -243,62 +258,79 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			}
 			h := history.Build(runs, ref, history.Options{SDK: sdk, Command: "conformance " + strings.Join(os.Args[1:], " "),
 				Listing: listing, Root: base,
-				Rerun: func(prev, cur, feature, scenario string) string {
-					return fmt.Sprintf("go run ./cmd/conformance run --sdk %s --sdk-version %s=%s,%s --scenario %s %s", sdk, sdk, prev, cur,
-						quote(scenario), quote(filepath.ToSlash(filepath.Join("features", feature))))
-				}})
+				Rerun: rerunCommand})
 			// A regression or fix rests on one failure; under load a timing-sensitive scenario
 			// can fail once (an SDK's own timeout). The failing side of up to --recheck of them
 			// (not those of a version where many scenarios changed alike) is run again,
 			// --parallel at a time: a failure that does not come back is flaky.
-			rechecks := h.ToRecheck(recheck)
-			statuses := make([]string, len(rechecks))
-			for n, p := range rechecks {
+			// Changes resting on the same failure (a regression at V and the fix at V+1 of one
+			// scenario) share one recheck. A recheck runs the failing side up to twice and stops
+			// at the first run that does not fail: one failure on a loaded machine can be the
+			// machine's, and so can one pass be luck; a change stands only if every rerun fails
+			// as it did.
+			type recheckJob struct {
+				version, feature, scenario string
+				changes                    []history.Recheck
+				results                    []report.Result
+			}
+			var jobs []*recheckJob
+			byFailure := map[[3]string]*recheckJob{}
+			for _, p := range h.ToRecheck(recheck) {
 				v := h.Versions[p.V]
 				c := v.Changes[p.I]
-				version := c.FailingSide(v)
+				k := [3]string{c.FailingSide(v), c.Feature, c.Scenario}
+				if byFailure[k] == nil {
+					byFailure[k] = &recheckJob{version: k[0], feature: k[1], scenario: k[2]}
+					jobs = append(jobs, byFailure[k])
+				}
+				byFailure[k].changes = append(byFailure[k].changes, p)
+			}
+			const attempts = 2
+			for n, j := range jobs {
 				wg.Add(1)
 				workers <- struct{}{}
 				go func() {
 					defer wg.Done()
 					defer func() { <-workers }()
-					dir := filepath.Join(base, "recheck", fmt.Sprint(n+1))
-					cfg := runCfg(dir, []string{sdk}, map[string][]string{sdk: {version}}, nil, "recheck "+sdk+" "+version)
-					cfg.Scenario, cfg.Paths, cfg.Tags = c.Scenario, []string{filepath.Join(root, "features", c.Feature)}, ""
-					res, err := runOne(ctx, cfg, dir)
-					if res == nil || len(res.Results) != 1 {
-						progress("recheck %s %s: no result (%v)\n", report.Target(sdk, version), c.Scenario, err)
-						return
+					for a := 1; a <= attempts && ctx.Err() == nil; a++ {
+						dir := filepath.Join(base, "recheck", fmt.Sprintf("%d-%d", n+1, a))
+						cfg := runCfg(dir, []string{sdk}, map[string][]string{sdk: {j.version}}, nil, "recheck "+sdk+" "+j.version)
+						cfg.Scenario, cfg.Paths, cfg.Tags = j.scenario, []string{filepath.Join(root, "features", j.feature)}, ""
+						res, err := runOne(ctx, cfg, dir)
+						if res == nil || len(res.Results) != 1 {
+							progress("recheck %s %s: no result (%v)\n", report.Target(sdk, j.version), j.scenario, err)
+							return
+						}
+						r := res.Results[0]
+						j.results = append(j.results, r)
+						if r.Status != report.Failed && r.Status != report.XFail {
+							return
+						}
 					}
-					statuses[n] = res.Results[0].Status
 				}()
 			}
 			wg.Wait()
 			if ctx.Err() != nil {
 				return harness.ErrInterrupted
 			}
-			for n, p := range rechecks {
-				if statuses[n] == "" {
-					continue
-				}
-				c := h.Versions[p.V].Changes[p.I]
-				h.Rechecked(p.V, p.I, c.FailingSide(h.Versions[p.V]), statuses[n])
-				fmt.Printf("[recheck %d/%d] %s %s: %s\n", n+1, len(rechecks), c.Kind, c.Scenario, h.Versions[p.V].Changes[p.I].Recheck)
-			}
-			if err := history.Write(base, h); err != nil {
-				return &exitError{2, err}
-			}
-			fmt.Printf("\n%s %s: %s (%.0fs)\n", sdk, h.Range(), h.CountLine(), time.Since(began).Seconds())
-			for _, v := range h.Versions {
-				switch {
-				case v.Status != report.Available:
-					fmt.Printf("  %s unavailable: %s\n", v.Version, history.Brief(v.Reason))
-				case len(v.Changes) > 0:
-					fmt.Printf("  %s: %s\n", v.Version, v.Summary())
+			for n, j := range jobs {
+				for _, p := range j.changes {
+					if len(j.results) == 0 {
+						continue
+					}
+					c := h.Versions[p.V].Changes[p.I]
+					verdict := j.results[len(j.results)-1]
+					for _, r := range j.results { // the first rerun that does not fail as the change says
+						if !c.Reproduces(r) {
+							verdict = r
+							break
+						}
+					}
+					h.Rechecked(p.V, p.I, j.version, verdict)
+					fmt.Printf("[recheck %d/%d] %s %s: %s\n", n+1, len(jobs), c.Kind, c.Scenario, h.Versions[p.V].Changes[p.I].Recheck)
 				}
 			}
-			fmt.Printf("history: %s (history.md, history.html, history.json; each version under SDK@VERSION/)\n", base)
-			return nil
+			return writeHistory(base, h, began)
 		},
 	}
 	f := cmd.Flags()
@@ -307,6 +339,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 	f.StringVar(&to, "to", "", "the newest version (default the newest published)")
 	f.StringVar(&since, "since", "", "the last release: the history from it to the newest (--from for CI)")
 	f.BoolVar(&previews, "previews", false, "include pre-releases (previews, betas)")
+	f.BoolVar(&again, "rebuild", false, "run nothing: compare again the versions an earlier history wrote into --report-dir (after a harness update)")
 	f.StringVar(&scenario, "scenario", "", "run only the scenario with exactly this name")
 	f.StringVar(&tags, "tags", "", "godog tag expression")
 	f.StringVar(&compareWith, "compare-with", compareAuto, "the other SDKs' run for cross-SDK verdicts: auto (every other SDK present, at its pin), none, a list (go,python), or a results.json")
@@ -317,6 +350,58 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 	f.IntVar(&jobs, "jobs", 0, "scenarios of one version run at once (default: the run's default divided by --parallel)")
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
 	return cmd
+}
+
+// rerunCommand runs a scenario on two versions of an SDK side by side.
+func rerunCommand(sdk, prev, cur, feature, scenario string) string {
+	return fmt.Sprintf("go run ./cmd/conformance run --sdk %s --sdk-version %s=%s,%s --scenario %s %s", sdk, sdk, prev, cur,
+		quote(scenario), quote(filepath.ToSlash(filepath.Join("features", feature))))
+}
+
+// writeHistory writes the history's files into base and prints its summary.
+func writeHistory(base string, h *history.History, began time.Time) error {
+	if err := history.Write(base, h); err != nil {
+		return &exitError{2, err}
+	}
+	fmt.Printf("\n%s %s: %s (%.0fs)\n", h.SDK, h.Range(), h.CountLine(), time.Since(began).Seconds())
+	for _, v := range h.Versions {
+		switch {
+		case v.Status != report.Available:
+			fmt.Printf("  %s unavailable: %s\n", v.Version, history.Brief(v.Reason))
+		case len(v.Changes) > 0:
+			fmt.Printf("  %s: %s\n", v.Version, v.Summary())
+		}
+	}
+	fmt.Printf("history: %s (history.md, history.html, history.json; each version under SDK@VERSION/)\n", base)
+	return nil
+}
+
+// rebuild compares again the version folders an earlier history wrote into base, running
+// nothing: after a harness update, or with another --compare-with results.json. The reference
+// is that file, else the earlier reference/ run; the rechecks' verdicts are carried over.
+func rebuild(base, compareWith string, o history.Options) error {
+	began := time.Now()
+	old, err := history.Read(filepath.Join(base, "history.json"))
+	if err != nil {
+		return &exitError{2, fmt.Errorf("--rebuild: %w", err)}
+	}
+	var ref *history.Reference
+	refFile := filepath.Join(base, "reference", "results.json")
+	if strings.HasSuffix(compareWith, ".json") {
+		refFile = compareWith
+	}
+	if compareWith != compareNone {
+		if res, err := report.ReadResults(refFile); err == nil {
+			ref = &history.Reference{Name: old.Reference, Dir: filepath.Dir(refFile), Results: res}
+			if refFile == compareWith {
+				ref.Name = "the run " + refFile
+			}
+		}
+	}
+	o.SDK, o.Listing = old.SDK, old.Listing
+	h := history.Build(old.Runs(base), ref, o)
+	h.Carry(old)
+	return writeHistory(base, h, began)
 }
 
 // runOne runs one harness run into dir. A target that cannot be prepared is a result too

@@ -85,6 +85,8 @@ type handlerSpec struct {
 	Label   *string         `json:"label"`
 	Value   json.RawMessage `json:"value"`
 	Result  json.RawMessage `json:"result"`
+	// WaitFor names a tool whose handler must return before this one acts (waitfor.go).
+	WaitFor *string `json:"waitFor"`
 }
 
 // outcome of one command.
@@ -216,8 +218,10 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.sessionLog":        true,
 		"tool.result.telemetry":         true,
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
+		"tool.handler.waitFor":          true,
 		"handler.permission":            true,
 		"surface":                       true,
+		"surface.handlers":              true,
 		"rpc.handlers":                  true, // unhandled methods named in connect's / createSession's answer
 		"handler.hooks":                 hooksMapped,
 		"driver.concurrent":             true, // main runs each command on a goroutine of its own
@@ -366,6 +370,10 @@ func (d *driver) buildTools(ref *sessionRef, specs []toolSpec) ([]copilot.Tool, 
 func (d *driver) handler(ref *sessionRef, spec toolSpec) copilot.ToolHandler {
 	h := spec.Handler
 	return func(inv copilot.ToolInvocation) (copilot.ToolResult, error) {
+		defer markReturned(ref.handle, spec.Name)
+		if h.WaitFor != nil && !awaitReturned(ref.handle, *h.WaitFor) {
+			return copilot.ToolResult{TextResultForLLM: "gave up waiting for the tool " + *h.WaitFor}, nil
+		}
 		args := map[string]any{"session": ref.handle, "tool": inv.ToolName, "arguments": inv.Arguments}
 		if inv.Arguments == nil {
 			args["arguments"] = map[string]any{}
@@ -527,6 +535,8 @@ type sessionArgs struct {
 	Options   map[string]json.RawMessage `json:"options"`
 	// Fields are SDK config fields by their Go name (PROTOCOL.md "Surface").
 	Fields map[string]json.RawMessage `json:"fields"`
+	// SurfaceHandlers are SDK config handlers by their Go name (PROTOCOL.md "Surface").
+	SurfaceHandlers []string `json:"surfaceHandlers"`
 	// GitHubToken is the application's per-session token option, passed as given.
 	GitHubToken *string `json:"gitHubToken"`
 	// Handlers are the runtime-to-SDK handlers to register (handlers.go).
@@ -576,6 +586,9 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 		if err := applyFields(cfg, a.Fields); err != nil {
 			return nil, err
 		}
+		if err := applyHandlers(cfg, a.SurfaceHandlers); err != nil {
+			return nil, err
+		}
 		account = sessionHandlers(cfg, a.Handlers, a.Session)
 		s, err = client.ResumeSession(ctx, a.SessionID, cfg)
 	} else {
@@ -589,6 +602,9 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 			return nil, err
 		}
 		if err := applyFields(cfg, a.Fields); err != nil {
+			return nil, err
+		}
+		if err := applyHandlers(cfg, a.SurfaceHandlers); err != nil {
 			return nil, err
 		}
 		if a.GitHubToken != nil {

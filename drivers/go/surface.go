@@ -177,6 +177,58 @@ func applyFields(cfg any, fields map[string]json.RawMessage) error {
 	return nil
 }
 
+// applyHandlers registers, for each named handler field of cfg (a pointer to a struct), a
+// callback of the field's own type that does nothing and returns the zero values (PROTOCOL.md
+// "Surface", surfaceHandlers): the harness reads what registering it announces in the request.
+// A field the driver set already (the permission handler, event forwarding) is kept.
+func applyHandlers(cfg any, names []string) error {
+	v := reflect.ValueOf(cfg).Elem()
+	version, _ := sdkVersion()
+	for _, name := range names {
+		f := v.FieldByName(name)
+		if !f.IsValid() || !f.CanSet() {
+			return unsupported{fmt.Sprintf("%s %s: %s has no handler %s", sdkModule, version, v.Type(), name)}
+		}
+		if !f.IsZero() {
+			continue
+		}
+		h, ok := noopHandler(f.Type())
+		if !ok {
+			return unsupported{fmt.Sprintf("%s %s: %s.%s (%s) is not a func or a struct of funcs", sdkModule, version, v.Type(), name, f.Type())}
+		}
+		f.Set(h)
+	}
+	return nil
+}
+
+// noopHandler builds a value of type t that registers handlers doing nothing: a func returning
+// its zero values, or a (pointer to a) struct of such funcs (SessionHooks).
+func noopHandler(t reflect.Type) (reflect.Value, bool) {
+	switch {
+	case t.Kind() == reflect.Func:
+		return reflect.MakeFunc(t, func([]reflect.Value) []reflect.Value {
+			out := make([]reflect.Value, t.NumOut())
+			for i := range out {
+				out[i] = reflect.Zero(t.Out(i))
+			}
+			return out
+		}), true
+	case isHandlers(t):
+		s := structOf(t)
+		p := reflect.New(s)
+		for i := 0; i < s.NumField(); i++ {
+			if h, ok := noopHandler(s.Field(i).Type); ok && p.Elem().Field(i).CanSet() {
+				p.Elem().Field(i).Set(h)
+			}
+		}
+		if t.Kind() == reflect.Pointer {
+			return p, true
+		}
+		return p.Elem(), true
+	}
+	return reflect.Value{}, false
+}
+
 // isMCPServers says whether t is a map of the interface the SDK's MCP server configs implement.
 func isMCPServers(t reflect.Type) bool {
 	if t.Kind() != reflect.Map || t.Elem().Kind() != reflect.Interface {

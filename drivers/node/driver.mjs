@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
-import { applyFields, surface } from "./surface.mjs";
+import { applyFields, applyHandlers, surface } from "./surface.mjs";
 import { makeHandlers } from "./handlers.mjs";
 
 // ---------------------------------------------------------------------------------------------
@@ -221,11 +221,13 @@ function capabilities() {
     "tool.result.binary": true,
     "tool.result.sessionLog": true,
     "tool.result.telemetry": true,
+    "tool.handler.waitFor": true,
     // ToolBinaryResult's declared type has no metadata, but the SDK forwards the object it is
     // given as is, which is what a JavaScript application relies on.
     "tool.result.binary.metadata": true,
     "handler.permission": true,
     surface: true,
+    "surface.handlers": true,
     "driver.concurrent": true, // the read loop does not await a command (below)
     "rpc.generated": rpcWrappers().session.size + rpcWrappers().server.size > 0,
     // handlers accepted; a method this version has no public handler API for is named in
@@ -422,8 +424,44 @@ function sessionOf(args) {
 
 const TOOL_OPTIONS = ["description", "parameters", "overridesBuiltInTool", "skipPermission", "defer", "metadata", "isTerminal"];
 
+// Handlers that have returned, per session and tool, for handlers that wait for another tool's
+// (PROTOCOL.md "Tool", waitFor): a promise per (session, tool), settled when its handler returns.
+const returned = new Map();
+function returnedGate(sessionHandle, tool) {
+  const key = `${sessionHandle}\u0000${tool}`;
+  if (!returned.has(key)) {
+    let resolve;
+    const promise = new Promise((r) => (resolve = r));
+    returned.set(key, { promise, resolve });
+  }
+  return returned.get(key);
+}
+
+// WAIT_GIVE_UP_MS bounds a waitFor handler's wait, so that an SDK that serves one call at a
+// time gets an answer (the harness reads the order of the answers, never this time).
+const WAIT_GIVE_UP_MS = 5000;
+
 // `ref.session` is the SDK session the tools belong to; it is set once create/resume returns.
 function makeHandler(spec, sessionHandle, ref) {
+  const h = spec.handler ?? {};
+  const run = makeAction(spec, sessionHandle, ref);
+  return async (args) => {
+    try {
+      if (typeof h.waitFor === "string") {
+        let timer;
+        const gaveUp = new Promise((r) => (timer = setTimeout(() => r(true), WAIT_GIVE_UP_MS)));
+        const done = await Promise.race([returnedGate(sessionHandle, h.waitFor).promise.then(() => false), gaveUp]);
+        clearTimeout(timer);
+        if (done) return `gave up waiting for the tool ${h.waitFor}`;
+      }
+      return await run(args);
+    } finally {
+      returnedGate(sessionHandle, spec.name).resolve();
+    }
+  };
+}
+
+function makeAction(spec, sessionHandle, ref) {
   const h = spec.handler ?? {};
   return async (args) => {
     const invoked = { session: sessionHandle, tool: spec.name };
@@ -571,6 +609,7 @@ const commands = {
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "create");
     applyFields(config, args.fields, "sessionConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
+    applyHandlers(config, args.surfaceHandlers, "sessionConfig", args.surfaceHandlers ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     if (args.gitHubToken !== undefined) config.gitHubToken = args.gitHubToken;
     const account = handlers.forSession(config, args.handlers, handle, declaredSessionKeys().create);
     const session = await client.createSession(config);
@@ -588,6 +627,7 @@ const commands = {
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "resume");
     applyFields(config, args.fields, "resumeConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
+    applyHandlers(config, args.surfaceHandlers, "resumeConfig", args.surfaceHandlers ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     const account = handlers.forSession(config, args.handlers, handle, declaredSessionKeys().resume);
     const session = await client.resumeSession(sessionId, config);
     ref.session = session;

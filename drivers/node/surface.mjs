@@ -103,3 +103,16 @@ export function applyFields(target, fields, owner, entries, Unsupported, where) 
     target[name] = value;
   }
 }
+
+// applyHandlers registers, for each name of `names` that `owner` declares as a handler, a
+// callback that does nothing and answers undefined (PROTOCOL.md "Surface", surfaceHandlers):
+// the harness reads what registering it announces in the request. A callback the driver set
+// already (the permission handler, event forwarding) is kept.
+export function applyHandlers(target, names, owner, entries, Unsupported, where) {
+  for (const name of names ?? []) {
+    const e = entries.find((x) => x.owner === owner && x.name === name);
+    if (!e) throw new Unsupported(`${where}: ${owner} declares no handler ${name}`);
+    if (e.kind !== "handler") throw new Unsupported(`${where}: ${owner}.${name} is a field, not a handler`);
+    if (typeof target[name] !== "function") target[name] = () => undefined;
+  }
+}

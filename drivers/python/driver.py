@@ -172,6 +172,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     if not caps["transport.stdio"]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     caps["surface"] = True
+    caps["surface.handlers"] = True
     caps["driver.concurrent"] = True  # each client on an event loop of its own (main, below)
     # handlers accepted; a method this version has no public handler API for is named in
     # connect's / createSession's "unhandled".
@@ -193,6 +194,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["tool.result.binary"] = "binary_results_for_llm" in TOOL_RESULT_FIELDS and ToolBinaryResult is not None
     caps["tool.result.sessionLog"] = "session_log" in TOOL_RESULT_FIELDS
     caps["tool.result.telemetry"] = "tool_telemetry" in TOOL_RESULT_FIELDS
+    caps["tool.handler.waitFor"] = True
     caps["tool.result.binary.metadata"] = caps["tool.result.binary"] and "metadata" in set(
         getattr(ToolBinaryResult, "__dataclass_fields__", {}))
     notes["tool.result.value"] = "a pydantic model (UUID, datetime, Enum) returned from a define_tool handler"
@@ -363,6 +365,37 @@ def fields_kwargs(fields: dict[str, Any] | None, owner: str) -> dict[str, Any]:
     return out
 
 
+# Handlers that wait for another tool's handler to return (PROTOCOL.md "Tool", waitFor): an
+# event per (session, tool), set when that tool's handler returns. WAIT_GIVE_UP_S bounds a wait
+# so that an SDK serving one call at a time still gets an answer (the harness reads the order of
+# the answers on the wire, never this time).
+WAIT_GIVE_UP_S = 5.0
+_RETURNED: dict[tuple[str, str], asyncio.Event] = {}
+
+
+def returned_gate(session: str, tool: str) -> asyncio.Event:
+    return _RETURNED.setdefault((session, tool), asyncio.Event())
+
+
+# The keywords the driver passes to create_session / resume_session itself.
+DRIVER_KWARGS = {"on_permission_request", "tools", "on_event"}
+
+
+def handler_kwargs(names: list[str] | None, owner: str, given: set[str]) -> dict[str, Any]:
+    """A do-nothing callback (answers None) per handler keyword named (PROTOCOL.md "Surface",
+    surfaceHandlers); a keyword the driver passes anyway (given) keeps the driver's own."""
+    if not names:
+        return {}
+    handlers = _surface.declared(owner, "handler")
+    out: dict[str, Any] = {}
+    for name in names:
+        if name not in handlers:
+            raise Unsupported(f"{SDK_LABEL}: {owner} declares no handler {name}")
+        if name not in given:
+            out[name] = lambda *args, **kwargs: None
+    return out
+
+
 def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
     for name, (kw, _) in SESSION_OPTIONS.items():
         on_resume = kw in RESUME_KWARGS
@@ -495,6 +528,18 @@ class Driver:
         options = {OPTION_KWARGS[k]: spec[k] for k in order}
 
         async def run(arguments: Any) -> Any:
+            try:
+                wait_for = behaviour.get("waitFor")
+                if isinstance(wait_for, str):
+                    try:
+                        await asyncio.wait_for(returned_gate(handle, wait_for).wait(), WAIT_GIVE_UP_S)
+                    except asyncio.TimeoutError:
+                        return f"gave up waiting for the tool {wait_for}"
+                return await act(arguments)
+            finally:
+                returned_gate(handle, name).set()
+
+        async def act(arguments: Any) -> Any:
             event: dict[str, Any] = {"session": handle, "tool": name, "arguments": arguments}
             if "label" in behaviour:
                 event["label"] = behaviour["label"]
@@ -637,6 +682,7 @@ class Driver:
             options["github_token"] = args["gitHubToken"]
         options.update(fields_kwargs(args.get("fields"), "sessionConfig"))
         tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
+        options.update(handler_kwargs(args.get("surfaceHandlers"), "sessionConfig", DRIVER_KWARGS | set(options)))
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, CREATE_KWARGS)
         session = await client.create_session(
             on_permission_request=self.permission_handler(handle),
@@ -654,6 +700,7 @@ class Driver:
         options = session_kwargs(args.get("options") or {}, resume=True)
         options.update(fields_kwargs(args.get("fields"), "resumeConfig"))
         tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
+        options.update(handler_kwargs(args.get("surfaceHandlers"), "resumeConfig", DRIVER_KWARGS | set(options)))
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, RESUME_KWARGS)
         session = await client.resume_session(
             need(args, "sessionId"),

@@ -149,8 +149,8 @@ def _read() -> list[dict[str, Any]]:
     return entries
 
 
-def declared(owner: str) -> set[str]:
-    return {e["name"] for e in _surface() if e["owner"] == owner and e["kind"] == "field"}
+def declared(owner: str, kind: str = "field") -> set[str]:
+    return {e["name"] for e in _surface() if e["owner"] == owner and e["kind"] == kind}
 
 
 def _norm(name: str) -> str:

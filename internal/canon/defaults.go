@@ -1,10 +1,12 @@
 package canon
 
+import "strings"
+
 // Documented defaults: where the SDKs differ only by sending a value the runtime treats exactly
 // like an absent key, the difference is harmless and Defaults drops the key before payloads are
 // compared. Everything not listed here is compared as sent (and the features check it).
 // These equivalences belong to the informational cross-SDK comparison (internal/compare) only:
-// no feature step applies them. A scenario in which the application set a value checks that the
+// no feature step applies them (ToolAnswer, below, is the one form both use). A scenario in which the application set a value checks that the
 // value is on the wire as set ([] present as [], false present as false); an SDK that drops it
 // fails there, and where that is a known divergence it is listed in
 // fixtures/expected-failures.yaml with the SDK source that drops it.
@@ -68,8 +70,12 @@ func AbsentEquivalent(method, key string, value any) bool {
 }
 
 // Defaults returns params (a decoded object) without the keys AbsentEquivalent says are
-// defaults, so that SDKs differing only there compare equal.
+// defaults, so that SDKs differing only there compare equal; a tool answer in the form of
+// ToolAnswer.
 func Defaults(method string, params any) any {
+	if method == ToolAnswerMethod {
+		return ToolAnswer(params)
+	}
 	m, ok := params.(map[string]any)
 	if !ok {
 		return params
@@ -81,4 +87,58 @@ func Defaults(method string, params any) any {
 		}
 	}
 	return out
+}
+
+// ToolAnswerMethod is the request that carries a tool's result from the SDK to the runtime.
+const ToolAnswerMethod = "session.tools.handlePendingToolCall"
+
+// ToolAnswer is a handlePendingToolCall answer (decoded params) in the one form in which answers
+// are compared as a whole, across SDKs and by the features' whole-answer step. Two equivalences,
+// both the runtime's own reading:
+//   - result as a bare string S is {"textResultForLlm": S, "resultType": "success"}: the
+//     schema's ExternalToolResult is "string or expanded result object", and the runtime reads a
+//     string as the success text (Node sends a returned string bare, Go and Python expanded);
+//   - a textResultForLlm that is the JSON text of an object or array (a typed value the SDK
+//     serialised) is compared as that JSON value: serialisers differ in spacing only (Python's
+//     json.dumps writes ", " and ": "), which the model reads the same. Key order inside it is
+//     not compared here.
+//
+// Everything else stays as sent: a top-level error versus a failure result object, a missing
+// resultType, an extra or missing field are differences.
+func ToolAnswer(params any) any {
+	m, ok := params.(map[string]any)
+	if !ok {
+		return params
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	switch r := m["result"].(type) {
+	case string:
+		out["result"] = map[string]any{"textResultForLlm": decodedText(r), "resultType": "success"}
+	case map[string]any:
+		res := make(map[string]any, len(r))
+		for k, v := range r {
+			res[k] = v
+		}
+		if t, ok := r["textResultForLlm"].(string); ok {
+			res["textResultForLlm"] = decodedText(t)
+		}
+		out["result"] = res
+	}
+	return out
+}
+
+// decodedText is t's JSON value when t is the JSON text of an object or array, else t.
+func decodedText(t string) any {
+	s := strings.TrimSpace(t)
+	if !strings.HasPrefix(s, "{") && !strings.HasPrefix(s, "[") {
+		return t
+	}
+	v, err := Decode([]byte(s))
+	if err != nil {
+		return t
+	}
+	return v
 }

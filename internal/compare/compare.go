@@ -40,13 +40,13 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 		if len(rs) < 2 {
 			continue
 		}
-		if d, ok := surfaceDifferences(rs); ok {
+		if d, fields, ok := surfaceDifferences(rs); ok {
 			var sdks []string
 			for _, r := range rs {
 				sdks = append(sdks, r.SDK)
 			}
 			sort.Strings(sdks)
-			out = append(out, report.Comparison{Feature: k.feature, Scenario: k.scenario, SDKs: sdks, Differences: d, Fields: true})
+			out = append(out, report.Comparison{Feature: k.feature, Scenario: k.scenario, SDKs: sdks, Differences: d, Fields: fields})
 			continue
 		}
 		payloads := map[string]map[string]any{} // sdk -> "method#n" -> params
@@ -147,8 +147,11 @@ func distinct(m map[string]string) int {
 // (its observations, package surface) instead of request by request: the SDKs probe different
 // field lists, so their k-th requests carry different fields. A field several SDKs declare
 // and send under different keys (or one sends and another does not) is a normative difference;
-// a field only one SDK declares is the matrix's business, not a difference.
-func surfaceDifferences(rs []report.Result) ([]report.Difference, bool) {
+// a field only one SDK declares is the matrix's business, not a difference. Handlers
+// (features/surface/handlers.feature, facts "REQUEST handler KEY") are compared the same way, at
+// the path "handler KEY"; fields says whether the scenario probed fields, which the known field
+// differences are judged on (CrossSDK).
+func surfaceDifferences(rs []report.Result) (diffs []report.Difference, fields, ok bool) {
 	facts := map[string]map[string]string{}
 	for _, r := range rs {
 		for k, v := range r.Observations {
@@ -161,7 +164,7 @@ func surfaceDifferences(rs []report.Result) ([]report.Difference, bool) {
 		}
 	}
 	if len(facts) == 0 {
-		return nil, false
+		return nil, false, false
 	}
 	keys := make([]string, 0, len(facts))
 	for k := range facts {
@@ -171,6 +174,13 @@ func surfaceDifferences(rs []report.Result) ([]report.Difference, bool) {
 	out := []report.Difference{}
 	for _, k := range keys {
 		vals := facts[k]
+		request, field, _ := strings.Cut(k, " ")
+		path := FieldPrefix + field
+		if strings.HasPrefix(field, surface.HandlerPrefix) {
+			path = field
+		} else {
+			fields = true
+		}
 		if len(vals) < 2 {
 			continue
 		}
@@ -183,11 +193,10 @@ func surfaceDifferences(rs []report.Result) ([]report.Difference, bool) {
 			}
 		}
 		if !same {
-			request, field, _ := strings.Cut(k, " ")
-			out = append(out, report.Difference{Request: request, Path: FieldPrefix + field, Class: report.Normative, Values: vals})
+			out = append(out, report.Difference{Request: request, Path: path, Class: report.Normative, Values: vals})
 		}
 	}
-	return out, true
+	return out, fields, true
 }
 
 // Requests returns the normalized params of every request in a transcript, keyed by
@@ -195,13 +204,29 @@ func surfaceDifferences(rs []report.Result) ([]report.Difference, bool) {
 func Requests(entries []transcript.Entry) map[string]any {
 	out := map[string]any{}
 	seen := map[string]int{}
-	for _, r := range transcript.Requests(entries, "") {
+	for _, r := range RequestList(entries) {
 		seen[r.Method]++
+		out[fmt.Sprintf("%s#%d", r.Method, seen[r.Method])] = r.Params
+	}
+	return out
+}
+
+// Request is one request of a transcript with its normalized params.
+type Request struct {
+	Method string
+	Params any
+}
+
+// RequestList is every request of a transcript in the order sent, params normalized as
+// Requests normalizes them.
+func RequestList(entries []transcript.Entry) []Request {
+	var out []Request
+	for _, r := range transcript.Requests(entries, "") {
 		v, err := canon.Decode(r.Params)
 		if err != nil || len(r.Params) == 0 {
 			v = map[string]any{}
 		}
-		out[fmt.Sprintf("%s#%d", r.Method, seen[r.Method])] = canon.Value(canon.Defaults(r.Method, v))
+		out = append(out, Request{Method: r.Method, Params: canon.Value(canon.Defaults(r.Method, v))})
 	}
 	return out
 }
@@ -252,6 +277,9 @@ func classify(method, path string, checked map[report.Check]bool) string {
 		m, p := c.Method, c.Path
 		if m != method {
 			continue
+		}
+		if p == report.WholeParams {
+			return report.Normative
 		}
 		if key, ok := strings.CutPrefix(p, "**."); ok {
 			if path == key || strings.HasSuffix(path, "."+key) || strings.Contains(path, "."+key+".") || strings.HasPrefix(path, key+".") {

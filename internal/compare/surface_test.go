@@ -20,20 +20,27 @@ func TestSurfaceDifferences(t *testing.T) {
 		results []report.Result
 		want    []report.Difference
 		ok      bool
+		fields  bool
 	}{
-		{"not a surface scenario", []report.Result{{SDK: "a"}, {SDK: "b"}}, nil, false},
-		{"same keys: no difference", []report.Result{obs("a", "session.create model", "model"), obs("b", "session.create model", "model")}, []report.Difference{}, true},
+		{"not a surface scenario", []report.Result{{SDK: "a"}, {SDK: "b"}}, nil, false, false},
+		{"same keys: no difference", []report.Result{obs("a", "session.create model", "model"), obs("b", "session.create model", "model")}, []report.Difference{}, true, true},
+		{"handlers only: compared at handler paths, no fields to judge known field differences on", []report.Result{
+			obs("a", "session.create handler onuserinputrequest", "requestUserInput=true"),
+			obs("b", "session.create handler onuserinputrequest", "no key"),
+		}, []report.Difference{{Request: "session.create", Path: "handler onuserinputrequest", Class: report.Normative,
+			Values: map[string]string{"a": "requestUserInput=true", "b": "no key"}}}, true, false},
 		{"a field one SDK sends later: normative", []report.Result{
 			obs("a", "session.create coauthorenabled", "coauthorEnabled"),
 			obs("b", "session.create coauthorenabled", "session.options.update.coauthorEnabled"),
 		}, []report.Difference{{Request: "session.create", Path: "field coauthorenabled", Class: report.Normative,
-			Values: map[string]string{"a": "coauthorEnabled", "b": "session.options.update.coauthorEnabled"}}}, true},
-		{"a field only one SDK declares: not a difference", []report.Result{obs("a", "session.create x", "x"), obs("b")}, []report.Difference{}, true},
+			Values: map[string]string{"a": "coauthorEnabled", "b": "session.options.update.coauthorEnabled"}}}, true, true},
+		{"a field only one SDK declares: not a difference", []report.Result{obs("a", "session.create x", "x"), obs("b")}, []report.Difference{}, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := surfaceDifferences(tt.results)
+			got, fields, ok := surfaceDifferences(tt.results)
 			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.fields, fields)
 			if tt.ok {
 				assert.Equal(t, tt.want, got)
 			}

@@ -76,8 +76,13 @@ type Config struct {
 	// runtime's version (npm @github/copilot), "" for the one the pinned SDK ships.
 	Runtime        string
 	RuntimeVersion string
-	realBinary     string // set by Run for RuntimeReal
-	realEnv        []string
+	// Schema is the runtime's schemas loaded once for many runs on the same pins (history: one
+	// run per version, and its rechecks): loading them costs seconds of CPU (compiling the
+	// schemas, generating and validating a result per method, then the sweep's cases). nil: Run
+	// loads them (runschema.Load) from where its SDKs run.
+	Schema     *runschema.Loaded
+	realBinary string // set by Run for RuntimeReal
+	realEnv    []string
 
 	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
 	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
@@ -179,7 +184,12 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	res.KnownDifferences = p.differences
 	var schemaMethods []string // for the coverage of the schema's methods
 	if cfg.RuntimeCheck == nil {
-		l := runschema.Load(ctx, schemas, p.pins, cfg.Log)
+		var l runschema.Loaded
+		if cfg.Schema != nil {
+			l = *cfg.Schema
+		} else {
+			l = runschema.Load(ctx, schemas, p.pins, cfg.Log)
+		}
 		res.Harness.Schema, cfg.generated, cfg.answers = l.Desc, l.Gen, l.Answers
 		if l.Validator != nil {
 			cfg.catalog = runschema.Catalog(cfg.generated)

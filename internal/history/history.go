@@ -9,8 +9,12 @@
 package history
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -88,6 +92,13 @@ type Change struct {
 	Others map[string]string `json:"others,omitempty"`
 	// Recheck says what running the failing side again showed (Rechecked).
 	Recheck string `json:"recheck,omitempty"`
+	// NowFails and NoLongerFails are the failure lines a regression now fails with and a fix no
+	// longer fails with; for a scenario that failed on both versions, but differently, the lines
+	// only the new version has (a check that passed now fails: a regression) and those only the
+	// previous had (a fix). Request numbers are left out of the comparison, and so are the
+	// manifest's reasons (a range ending is not the SDK's change).
+	NowFails      []string `json:"nowFails,omitempty"`
+	NoLongerFails []string `json:"noLongerFails,omitempty"`
 }
 
 // FailingSide is the version whose failure a regression or fix rests on: the new version of a
@@ -100,6 +111,22 @@ func (c Change) FailingSide(v Version) string {
 		return v.Previous
 	}
 	return ""
+}
+
+// Reproduces says whether r, a rerun of the change's failing side, fails as the change says
+// that side failed (with the same failure lines, for a scenario that failed on both versions).
+func (c Change) Reproduces(r report.Result) bool {
+	if did(r.Status) != report.Failed {
+		return false
+	}
+	if did(c.From) != did(c.To) {
+		return true // failed or not is the change: a failure reproduces it
+	}
+	lines := c.NowFails // a regression's failing side is the new version
+	if c.Kind == Fix {
+		lines = c.NoLongerFails
+	}
+	return containsAll(failureLines(r.Message), lines)
 }
 
 // Recheck names change I of version V.
@@ -132,13 +159,18 @@ func (h *History) ToRecheck(max int) []Recheck {
 	return out
 }
 
-// Rechecked records that the failing side of change i of version v was run again with status:
-// a failure again confirms the change; anything else makes it flaky.
-func (h *History) Rechecked(v, i int, version, status string) {
+// Rechecked records that the failing side of change i of version v was run again with result r:
+// a failure again (with the same failure lines, for a scenario that failed on both versions)
+// confirms the change; anything else makes it flaky.
+func (h *History) Rechecked(v, i int, version string, r report.Result) {
 	c := &h.Versions[v].Changes[i]
-	if did(status) == report.Failed {
+	if c.Reproduces(r) {
 		c.Recheck = fmt.Sprintf("reproduced: %s failed again when rerun", version)
 		return
+	}
+	status := r.Status
+	if did(r.Status) == report.Failed {
+		status += " without those failures"
 	}
 	c.Recheck = fmt.Sprintf("not reproduced: %s was %s when rerun, so the failure was not the version's", version, status)
 	h.Counts[c.Kind]--
@@ -197,6 +229,61 @@ type Run struct {
 	Err     string          // why there are no results
 }
 
+// Read reads a history.json.
+func Read(path string) (*History, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var h History
+	if err := json.Unmarshal(b, &h); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &h, nil
+}
+
+// Runs are the version runs an earlier history wrote into root (its history.json), read back
+// for Build: each version's results where its folder has them, else its recorded reason.
+func (h *History) Runs(root string) []Run {
+	runs := make([]Run, len(h.Versions))
+	for i, v := range h.Versions {
+		dir := filepath.Join(root, filepath.FromSlash(v.Dir))
+		runs[i] = Run{Version: v.Version, Dir: dir, Err: v.Reason}
+		if res, err := report.ReadResults(filepath.Join(dir, "results.json")); err == nil {
+			runs[i].Results = res
+		} else if v.Reason == "" {
+			runs[i].Err = err.Error()
+		}
+	}
+	return runs
+}
+
+// Carry keeps what the rechecks of an earlier history of the same runs found: a change of the
+// same version, scenario and kind (or that was made flaky) gets the same verdict.
+func (h *History) Carry(old *History) {
+	type key struct{ version, feature, scenario string }
+	verdicts := map[key]Change{}
+	for _, v := range old.Versions {
+		for _, c := range v.Changes {
+			if c.Recheck != "" {
+				verdicts[key{v.Version, c.Feature, c.Scenario}] = c
+			}
+		}
+	}
+	for vi, v := range h.Versions {
+		for ci, c := range v.Changes {
+			was, ok := verdicts[key{v.Version, c.Feature, c.Scenario}]
+			if !ok || (c.Kind != Regression && c.Kind != Fix) {
+				continue
+			}
+			if was.Kind == Flaky {
+				h.Rechecked(vi, ci, c.FailingSide(v), report.Result{Status: report.Passed})
+			}
+			h.Versions[vi].Changes[ci].Recheck = was.Recheck
+		}
+	}
+}
+
 // Reference is a run of the other SDKs on the same scenarios.
 type Reference struct {
 	Name    string // how the history names it ("pinned versions of go, python")
@@ -211,8 +298,8 @@ type Options struct {
 	Command string
 	Listing string
 	Root    string // the history folder: Dir, Before and After are relative to it
-	// Rerun formats the command that runs a scenario on two versions.
-	Rerun func(prev, cur, feature, scenario string) string
+	// Rerun formats the command that runs a scenario on two versions of the SDK.
+	Rerun func(sdk, prev, cur, feature, scenario string) string
 }
 
 // Build compares each available version with the previous available one.
@@ -317,18 +404,160 @@ func changes(prev, cur *Run, ref *Reference, o Options) []Change {
 			c.After = rel(o.Root, filepath.Join(cur.Dir, a.Transcript))
 		}
 		if o.Rerun != nil {
-			c.Rerun = o.Rerun(prev.Version, cur.Version, dc.Feature, dc.Scenario)
+			c.Rerun = o.Rerun(o.SDK, prev.Version, cur.Version, dc.Feature, dc.Scenario)
 		}
 		c.Others = ref.statuses(o.SDK, dc.Feature, dc.Scenario)
+		// The failure lines name what failed (a field, a request): what a regression now
+		// fails with, what a fix no longer fails with.
+		switch c.Kind {
+		case Regression:
+			c.NowFails = failureLines(after[key{dc.Feature, dc.Scenario}].Message)
+		case Fix:
+			if c.NoLongerFails = failureLines(before[key{dc.Feature, dc.Scenario}].Message); len(c.NoLongerFails) > 0 {
+				c.Message = "no longer fails: " + specific(c.NoLongerFails)
+			}
+		}
 		for _, p := range dc.Payload {
 			c.Payload = append(c.Payload, Payload{Request: p.Request, Path: p.Path, Before: p.Base, After: p.Candidate,
 				Others: ref.values(o.SDK, dc.Feature, dc.Scenario, p.Request, p.Path)})
 		}
 		out = append(out, c)
 	}
+	out = failedBoth(out, before, after, prev, cur, ref, o)
 	out = append(out, capabilities(prev.Results, cur.Results, o.SDK)...)
 	sort.SliceStable(out, func(i, j int) bool { return rank(out[i].Kind) < rank(out[j].Kind) })
 	return out
+}
+
+// failedBoth finds the scenarios that failed on both versions, but differently (the failure
+// lines differ): a check that passed and now fails is a regression, one that no longer fails
+// a fix, though the status did not change. A scenario already among the changes (its payload
+// changed too) is reclassified rather than listed twice.
+func failedBoth[K comparable](out []Change, before, after map[K]report.Result, prev, cur *Run, ref *Reference, o Options) []Change {
+	var keys []K
+	for k, a := range after {
+		if b, ok := before[k]; ok && did(a.Status) == report.Failed && did(b.Status) == report.Failed {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		x, y := after[keys[i]], after[keys[j]]
+		return x.Feature+"\x00"+x.Scenario < y.Feature+"\x00"+y.Scenario
+	})
+	for _, k := range keys {
+		b, a := before[k], after[k]
+		was, is := failureLines(b.Message), failureLines(a.Message)
+		now, gone := minus(is, was), minus(was, is)
+		if len(now) == 0 && len(gone) == 0 {
+			continue
+		}
+		kind := Regression
+		if len(now) == 0 {
+			kind = Fix
+		}
+		var parts []string
+		if len(now) > 0 {
+			parts = append(parts, "now also fails: "+specific(now))
+		}
+		if len(gone) > 0 {
+			parts = append(parts, "no longer fails: "+specific(gone))
+		}
+		msg := strings.Join(parts, "; ")
+		i := slices.IndexFunc(out, func(c Change) bool { return c.Feature == a.Feature && c.Scenario == a.Scenario })
+		if i < 0 {
+			c := Change{Feature: a.Feature, Scenario: a.Scenario, From: b.Status, To: a.Status}
+			if b.Transcript != "" {
+				c.Before = rel(o.Root, filepath.Join(prev.Dir, b.Transcript))
+			}
+			if a.Transcript != "" {
+				c.After = rel(o.Root, filepath.Join(cur.Dir, a.Transcript))
+			}
+			if o.Rerun != nil {
+				c.Rerun = o.Rerun(o.SDK, prev.Version, cur.Version, a.Feature, a.Scenario)
+			}
+			c.Others = ref.statuses(o.SDK, a.Feature, a.Scenario)
+			out = append(out, c)
+			i = len(out) - 1
+		}
+		out[i].Kind, out[i].Message, out[i].NowFails, out[i].NoLongerFails = kind, msg, now, gone
+	}
+	return out
+}
+
+// requestNumber is a request's place in a transcript ("request #363"), which moves whenever an
+// earlier request is added: left out when failure lines are compared.
+var requestNumber = regexp.MustCompile(`#[0-9]+`)
+
+// number is any number in a heading line.
+var number = regexp.MustCompile(`[0-9]+`)
+
+// heading says whether a failure line heads others: a step's (`step "…": 9 generated calls did
+// not …`, which only counts) or a group's (`session.factory:`).
+func heading(l string) bool {
+	return stepHeading.MatchString(l) || strings.HasSuffix(l, ":")
+}
+
+// stepHeading starts a step's failure: `step "…"`, `failed step "…"`, or numbered when a
+// scenario has several (`1. step "…"`).
+var stepHeading = regexp.MustCompile(`^(failed |[0-9]+\. )?step "`)
+
+// failureLines are a result message's lines as failedBoth compares them: trimmed, request
+// numbers left out (and every number of a heading), without the manifest's reasons.
+func failureLines(msg string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "known divergence (") || strings.HasPrefix(l, "not the known divergence") ||
+			strings.HasPrefix(l, "the known divergence at ") {
+			continue
+		}
+		l = requestNumber.ReplaceAllString(l, "#N")
+		if heading(l) { // "step "…": 7 of 130 field values did not …": the counts move with the SDK's surface
+			l = number.ReplaceAllString(l, "N")
+		}
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func minus(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// specific is the line that names what changed, with how many more there are: the first that
+// is not a heading (a step's, `step "…": 9 generated calls did not …`, which only counts; a
+// group's, `session.factory:`).
+func specific(lines []string) string {
+	pick := lines[0]
+	for _, l := range lines {
+		if !heading(l) {
+			pick = l
+			break
+		}
+	}
+	if len(lines) > 1 {
+		return fmt.Sprintf("%s (and %d more line%s)", pick, len(lines)-1, map[bool]string{true: "", false: "s"}[len(lines) == 2])
+	}
+	return pick
 }
 
 func rank(k string) int {
@@ -400,7 +629,20 @@ func wire(changes []Change) []Wire {
 	for i := range out {
 		out[i].Cross = cross(out[i].Agrees, out[i].Differs)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Silent && !out[j].Silent })
+	// Silent changes first (nothing else tells the reviewer), and among them a field gained,
+	// lost or changed before a request now (no longer) sent: the generated layer sends each new
+	// method of the schema, dozens per version.
+	order := func(w Wire) int {
+		n := 0
+		if !w.Silent {
+			n += 2
+		}
+		if w.Path == "" {
+			n++
+		}
+		return n
+	}
+	sort.SliceStable(out, func(i, j int) bool { return order(out[i]) < order(out[j]) })
 	return out
 }
 

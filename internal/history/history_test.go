@@ -86,7 +86,7 @@ func history(t *testing.T) (*History, string) {
 		sTerm:   {report.Passed, terminal},
 	})}
 	h := Build(runs, ref, Options{SDK: sdkUnder, Command: "conformance history --sdk node", Root: root,
-		Rerun: func(prev, cur, feature, scenario string) string {
+		Rerun: func(_, prev, cur, feature, scenario string) string {
 			return fmt.Sprintf("conformance run --sdk-version node=%s,%s --scenario %q features/%s", prev, cur, scenario, feature)
 		}})
 	return h, root
@@ -219,11 +219,11 @@ func TestRecheckedTellsFlakyFromReproduced(t *testing.T) {
 	c := h.Versions[v].Changes[reg]
 	assert.Equal(t, "1.0.9", c.FailingSide(h.Versions[v]))
 
-	h.Rechecked(v, reg, "1.0.9", report.XFail)
+	h.Rechecked(v, reg, "1.0.9", report.Result{Status: report.XFail})
 	assert.Equal(t, Regression, h.Versions[v].Changes[reg].Kind, "failed again: the regression stands")
 	assert.Contains(t, h.Versions[v].Changes[reg].Recheck, "reproduced")
 
-	h.Rechecked(v, reg, "1.0.9", report.Passed)
+	h.Rechecked(v, reg, "1.0.9", report.Result{Status: report.Passed})
 	assert.Equal(t, Flaky, h.Versions[v].Changes[reg].Kind)
 	assert.Contains(t, h.Versions[v].Changes[reg].Recheck, "not reproduced: 1.0.9 was passed")
 	assert.Equal(t, map[string]int{SilentWire: 1, CapabilityGained: 2, Flaky: 1}, h.Counts)

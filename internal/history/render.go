@@ -117,7 +117,7 @@ func Markdown(h *History) string {
 				continue
 			}
 			fmt.Fprintf(&b, "- **%s**: %s: %s — %s → %s", c.Kind, c.Feature, c.Scenario, orNew(c.From), c.To)
-			if c.Message != "" && did(c.To) != report.Passed {
+			if c.Message != "" {
 				fmt.Fprintf(&b, ": %s", mdCell(c.Message))
 			}
 			if others := othersLine(c.Others); others != "" {
@@ -126,6 +126,18 @@ func Markdown(h *History) string {
 			b.WriteString("\n")
 			if c.Before != "" || c.After != "" {
 				fmt.Fprintf(&b, "  - [before](%s) [after](%s)\n", c.Before, c.After)
+			}
+			for _, f := range []struct {
+				label string
+				lines []string
+			}{{"now fails", c.NowFails}, {"no longer fails", c.NoLongerFails}} {
+				for i, l := range f.lines {
+					if i == maxRefs {
+						fmt.Fprintf(&b, "  - and %d more (history.json, history.html)\n", len(f.lines)-maxRefs)
+						break
+					}
+					fmt.Fprintf(&b, "  - %s: `%s`\n", f.label, strings.ReplaceAll(l, "`", "'"))
+				}
 			}
 			if c.Recheck != "" {
 				fmt.Fprintf(&b, "  - rechecked: %s\n", c.Recheck)
@@ -149,16 +161,21 @@ func (v Version) Summary() string {
 	if len(v.Changes) == 0 {
 		return "none"
 	}
-	var parts []string
-	for _, w := range v.Wire { // silent ones first (wire sorts them so)
-		parts = append(parts, w.Headline)
-	}
 	counts := map[string]int{}
 	for _, c := range v.Changes {
 		counts[c.Kind]++
 	}
+	var parts []string
+	for _, k := range []string{Regression, CapabilityLost} { // what a reviewer must not miss, first
+		if n := counts[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	for _, w := range v.Wire { // silent ones first, fields before requests (wire sorts them so)
+		parts = append(parts, w.Headline)
+	}
 	for _, k := range Kinds {
-		if n := counts[k]; n > 0 && k != SilentWire {
+		if n := counts[k]; n > 0 && k != SilentWire && k != Regression && k != CapabilityLost {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}
 	}
@@ -230,7 +247,6 @@ var pageTemplate string
 
 var page = template.Must(template.New("history").Funcs(template.FuncMap{
 	"totals": totals, "others": othersLine, "orNew": orNew, "first": firstLine, "brief": Brief,
-	"passed": func(s string) bool { return did(s) == report.Passed },
 }).Parse(pageTemplate))
 
 // HTML renders history.html: one self-contained page (inline CSS and script, nothing fetched),

@@ -261,6 +261,10 @@ type MethodUse struct {
 // params. In results.json it is the string "method:path" (a method has no colon).
 type Check struct{ Method, Path string }
 
+// WholeParams as a Check's Path: the assertion compared the request's params as a whole, so a
+// difference at any path of that method is normative.
+const WholeParams = "*"
+
 func (c Check) String() string { return c.Method + ":" + c.Path }
 
 func (c Check) MarshalText() ([]byte, error) { return []byte(c.String()), nil }

@@ -7,6 +7,7 @@
 package rundiff
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -214,7 +215,7 @@ func (c Change) rank() int {
 
 // payloadChanges compares the normalized requests of one scenario in two runs.
 func payloadChanges(basePath, candPath string) []Payload {
-	load := func(p string) map[string]any {
+	load := func(p string) []compare.Request {
 		if _, err := os.Stat(p); err != nil {
 			return nil
 		}
@@ -222,12 +223,13 @@ func payloadChanges(basePath, candPath string) []Payload {
 		if err != nil {
 			return nil
 		}
-		return compare.Requests(entries)
+		return compare.RequestList(entries)
 	}
-	bp, cp := load(basePath), load(candPath)
-	if bp == nil || cp == nil {
+	bl, cl := load(basePath), load(candPath)
+	if bl == nil || cl == nil {
 		return nil
 	}
+	bp, cp := Aligned(bl, cl)
 	var out []Payload
 	for _, d := range compare.Payloads(map[string]map[string]any{"base": bp, "candidate": cp}, nil) {
 		where := d.Request
@@ -237,6 +239,180 @@ func payloadChanges(basePath, candPath string) []Payload {
 		out = append(out, Payload{Where: where, Request: d.Request, Path: d.Path, Base: d.Values["base"], Candidate: d.Values["candidate"]})
 	}
 	return out
+}
+
+// Aligned keys two runs' requests of one scenario ("method#occurrence", as compare.Requests)
+// so that like is compared with like. Where both sent a method equally often, the k-th is
+// compared with the k-th. Where one sent it more often (a version that probes one more field
+// sends one more session.create in the middle), the requests equal on both sides are paired
+// first (a longest common subsequence) and the others in order between them; a candidate
+// request left unpaired gets a key of its own past the base's, so it is one "now sends"
+// rather than a change in every later request.
+func Aligned(base, cand []compare.Request) (map[string]any, map[string]any) {
+	byMethod := func(rs []compare.Request) (map[string][]any, []string) {
+		m := map[string][]any{}
+		var order []string
+		for _, r := range rs {
+			if _, ok := m[r.Method]; !ok {
+				order = append(order, r.Method)
+			}
+			m[r.Method] = append(m[r.Method], r.Params)
+		}
+		return m, order
+	}
+	bm, border := byMethod(base)
+	cm, corder := byMethod(cand)
+	bp, cp := map[string]any{}, map[string]any{}
+	key := func(method string, i int) string { return fmt.Sprintf("%s#%d", method, i+1) }
+	for _, method := range border {
+		for i, v := range bm[method] {
+			bp[key(method, i)] = v
+		}
+	}
+	for _, method := range corder {
+		b, c := bm[method], cm[method]
+		if len(b) == len(c) {
+			for i, v := range c {
+				cp[key(method, i)] = v
+			}
+			continue
+		}
+		extra := len(b)
+		for ci, bi := range pairs(b, c) {
+			if bi < 0 {
+				bi, extra = extra, extra+1
+			}
+			cp[key(method, bi)] = c[ci]
+		}
+	}
+	return bp, cp
+}
+
+// pairs maps each index of c to the index of b it is compared with (-1: none): equal values
+// by a longest common subsequence, then the rest within each gap between them, most alike
+// first (pairGap).
+func pairs(b, c []any) []int {
+	bs, cs := make([]string, len(b)), make([]string, len(c))
+	for i, v := range b {
+		bs[i] = show(v)
+	}
+	for i, v := range c {
+		cs[i] = show(v)
+	}
+	// lcs[i][j]: the longest common subsequence of bs[i:] and cs[j:].
+	lcs := make([][]int, len(bs)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(cs)+1)
+	}
+	for i := len(bs) - 1; i >= 0; i-- {
+		for j := len(cs) - 1; j >= 0; j-- {
+			if bs[i] == cs[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	out := make([]int, len(c))
+	for j := range out {
+		out[j] = -1
+	}
+	var gapB, gapC []int // unmatched indexes since the last match
+	flush := func() {
+		pairGap(b, c, gapB, gapC, out, false)
+		gapB, gapC = nil, nil
+	}
+	i, j := 0, 0
+	for i < len(bs) && j < len(cs) {
+		switch {
+		case bs[i] == cs[j]:
+			flush()
+			out[j] = i
+			i, j = i+1, j+1
+		case lcs[i+1][j] >= lcs[i][j+1]:
+			gapB = append(gapB, i)
+			i++
+		default:
+			gapC = append(gapC, j)
+			j++
+		}
+	}
+	for ; i < len(bs); i++ {
+		gapB = append(gapB, i)
+	}
+	for ; j < len(cs); j++ {
+		gapC = append(gapC, j)
+	}
+	flush()
+	// What is left unpaired on both sides, across gaps: a request moved and changed.
+	used := map[int]bool{}
+	var restC []int
+	for j, bi := range out {
+		if bi >= 0 {
+			used[bi] = true
+		} else {
+			restC = append(restC, j)
+		}
+	}
+	var restB []int
+	for i := range b {
+		if !used[i] {
+			restB = append(restB, i)
+		}
+	}
+	pairGap(b, c, restB, restC, out, true)
+	return out
+}
+
+// pairGap pairs the unmatched requests of one gap: the two most alike first (two points per
+// top-level member equal on both, one per key both have), then in order. A version that
+// reorders its probes (one session.create per field) still has each field's request compared
+// with the same field's. With sameKeys, only requests with the same keys are paired (the pass
+// over what is left unpaired across gaps: a request moved and changed).
+func pairGap(b, c []any, gapB, gapC []int, out []int, sameKeys bool) {
+	members := func(v any) map[string]string {
+		m := map[string]string{}
+		if o, ok := v.(map[string]any); ok {
+			for k, x := range o {
+				m[k] = show(x)
+			}
+		}
+		return m
+	}
+	type cand struct{ score, bi, ci int }
+	var all []cand
+	for _, bi := range gapB {
+		mb := members(b[bi])
+		for _, ci := range gapC {
+			score, mc := 0, members(c[ci])
+			for k, v := range mc {
+				if w, ok := mb[k]; ok {
+					score++
+					if w == v {
+						score += 2
+					}
+				}
+			}
+			if sameKeys && (len(mb) != len(mc) || score < len(mc)) {
+				continue // a key only one has (score counts each shared key at least once)
+			}
+			all = append(all, cand{score, bi, ci})
+		}
+	}
+	// Stable: among equal scores the earlier pair (in order) wins.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
+	usedB, usedC := map[int]bool{}, map[int]bool{}
+	for _, p := range all {
+		if !usedB[p.bi] && !usedC[p.ci] {
+			out[p.ci], usedB[p.bi], usedC[p.ci] = p.bi, true, true
+		}
+	}
+}
+
+// show is a value's canonical JSON (object keys sorted), for equality.
+func show(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // Text renders the diff for a terminal or a CI log: one block per scenario, grouped by section.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/compare"
 	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/stretchr/testify/assert"
@@ -176,4 +177,39 @@ func TestRenamedScenarioIsTheSameCase(t *testing.T) {
 	r, err = Runs(base, cand, nil)
 	require.NoError(t, err)
 	assert.Len(t, r.Changes, 2)
+}
+
+func TestPairs(t *testing.T) {
+	create := func(field string, v any) any {
+		return map[string]any{"tools": []any{}, field: float64(0) + v.(float64)}
+	}
+	tests := []struct {
+		name       string
+		base, cand []any
+		want       []int // for each candidate request, the base request it is compared with (-1: none)
+	}{
+		{"one request added in the middle", []any{create("a", 1.0), create("c", 3.0)},
+			[]any{create("a", 1.0), create("b", 2.0), create("c", 3.0)}, []int{0, -1, 1}},
+		{"reordered and changed: paired by shared members", []any{create("a", 1.0), create("b", 2.0), create("c", 3.0)},
+			[]any{create("c", 30.0), create("a", 1.0), create("d", 4.0), create("b", 2.0)}, []int{2, 0, -1, 1}},
+		{"one request gone", []any{create("a", 1.0), create("b", 2.0)}, []any{create("b", 2.0)}, []int{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, pairs(tt.base, tt.cand))
+		})
+	}
+}
+
+func TestAligned(t *testing.T) {
+	req := func(method, field string) compare.Request {
+		return compare.Request{Method: method, Params: map[string]any{field: true}}
+	}
+	base := []compare.Request{req("session.create", "a"), req("session.create", "c"), req("session.destroy", "x")}
+	cand := []compare.Request{req("session.create", "a"), req("session.create", "b"), req("session.create", "c"), req("session.destroy", "x")}
+	bp, cp := Aligned(base, cand)
+	assert.Equal(t, cp["session.create#2"], bp["session.create#2"], "c is compared with c")
+	assert.Equal(t, map[string]any{"b": true}, cp["session.create#3"], "b, sent anew, gets a key past the base's")
+	assert.NotContains(t, bp, "session.create#3")
+	assert.Equal(t, cp["session.destroy#1"], bp["session.destroy#1"], "equal counts: in order")
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -19,6 +20,11 @@ type ModelStep struct {
 	// Ask, when set, makes this step a request to the SDK (calls.go) with these params.
 	Ask       string
 	AskParams json.RawMessage
+	// Together, when set, makes this step these tool calls made at once, as a model asking for
+	// several tools in one message does: every external_tool.requested goes out before any
+	// answer is awaited, so an SDK that serves one call at a time cannot answer the second
+	// while the first is pending.
+	Together []string
 }
 
 // Turn is what the scripted model does in answer to one session.send. The runtime's rules
@@ -122,6 +128,11 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 		}
 		turnID := fmt.Sprint(round)
 		s.emit(c, ss, "assistant.turn_start", map[string]any{"turnId": turnID})
+		if len(st.Together) > 0 {
+			s.callTogether(c, ss, round, st.Together)
+			s.emit(c, ss, "assistant.turn_end", map[string]any{"turnId": turnID})
+			continue
+		}
 		if st.Tool == "" {
 			s.mu.Lock()
 			ss.messages++
@@ -141,22 +152,55 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 
 // callTool asks the SDK to run a tool and waits for its outcome.
 func (s *Server) callTool(c *conn, ss *session, round int, st ModelStep) (toolOutcome, bool) {
-	reqID := fmt.Sprintf("r%d", round)
-	callID := fmt.Sprintf("call_%d", round)
-	ch := make(chan toolOutcome, 1)
-	s.mu.Lock()
-	ss.pending[reqID] = ch
-	ss.messages++ // the assistant's tool request
-	terminal := ss.tools[st.Tool].IsTerminal
-	s.mu.Unlock()
 	args := st.Arguments
 	if args == nil {
 		args = map[string]any{}
 	}
+	reqID, callID := fmt.Sprintf("r%d", round), fmt.Sprintf("call_%d", round)
 	s.emit(c, ss, "assistant.message", map[string]any{"messageId": fmt.Sprintf("a%d", round), "content": "",
 		"toolRequests": []any{map[string]any{"toolCallId": callID, "name": st.Tool, "arguments": args}}})
+	ch, terminal := s.requestTool(c, ss, reqID, callID, st.Tool, args)
+	return s.awaitTool(c, ss, reqID, st.Tool, ch), terminal
+}
+
+// callTogether asks for several tools in one assistant message, sends every request, then
+// awaits every outcome (ModelStep.Together).
+func (s *Server) callTogether(c *conn, ss *session, round int, tools []string) {
+	var requests []any
+	for i, t := range tools {
+		requests = append(requests, map[string]any{"toolCallId": fmt.Sprintf("call_%d_%d", round, i), "name": t, "arguments": map[string]any{}})
+	}
+	s.emit(c, ss, "assistant.message", map[string]any{"messageId": fmt.Sprintf("a%d", round), "content": "", "toolRequests": requests})
+	chans := make([]chan toolOutcome, len(tools))
+	for i, t := range tools {
+		chans[i], _ = s.requestTool(c, ss, fmt.Sprintf("r%d_%d", round, i), fmt.Sprintf("call_%d_%d", round, i), t, map[string]any{})
+	}
+	var wg sync.WaitGroup
+	for i, t := range tools {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.awaitTool(c, ss, fmt.Sprintf("r%d_%d", round, i), t, chans[i])
+		}()
+	}
+	wg.Wait()
+}
+
+// requestTool registers a pending call and sends external_tool.requested.
+func (s *Server) requestTool(c *conn, ss *session, reqID, callID, tool string, args map[string]any) (chan toolOutcome, bool) {
+	ch := make(chan toolOutcome, 1)
+	s.mu.Lock()
+	ss.pending[reqID] = ch
+	ss.messages++ // the assistant's tool request
+	terminal := ss.tools[tool].IsTerminal
+	s.mu.Unlock()
 	s.emit(c, ss, "external_tool.requested", map[string]any{"requestId": reqID, "sessionId": ss.id,
-		"toolCallId": callID, "toolName": st.Tool, "arguments": args})
+		"toolCallId": callID, "toolName": tool, "arguments": args})
+	return ch, terminal
+}
+
+// awaitTool waits for a pending call's outcome and sends external_tool.completed.
+func (s *Server) awaitTool(c *conn, ss *session, reqID, tool string, ch chan toolOutcome) toolOutcome {
 	var out toolOutcome
 	select {
 	case out = <-ch:
@@ -165,11 +209,11 @@ func (s *Server) callTool(c *conn, ss *session, round int, st ModelStep) (toolOu
 		delete(ss.pending, reqID)
 		s.mu.Unlock()
 		out = toolOutcome{message: fmt.Sprintf("no handlePendingToolCall within %s", s.opts.ToolTimeout)}
-		s.rec.Notef(c.name, "tool call %s (%s) timed out", reqID, st.Tool)
+		s.rec.Notef(c.name, "tool call %s (%s) timed out", reqID, tool)
 	}
 	s.mu.Lock()
 	ss.messages++ // the tool result
 	s.mu.Unlock()
 	s.emit(c, ss, "external_tool.completed", map[string]any{"requestId": reqID})
-	return out, terminal
+	return out
 }

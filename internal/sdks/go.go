@@ -22,14 +22,15 @@ func init() {
 		MonorepoDir: "go",
 		SourceDir:   goSDKSourceDir,
 		LocalBase:   &LocalBase{RuntimeBase: RuntimeDebian},
-		VersionsNote: "the module proxy refuses version lists here; the versions were found by probing tags vX.Y.Z with `go list -m` " +
-			"(a tag that skips two patches, and pre-releases, are not found)",
+		VersionsNote: "where the module proxy refuses version lists (as here), the versions are found by probing tags with `go list -m`: " +
+			"vX.Y.Z (a tag that skips two patches is missed) and, with pre-releases, vX.Y.Z-preview.N and vX.0.0-beta.N " +
+			"(the first numbers of each series, then upward until three in a row are missing; builds named after a CI run are not found)",
 		Version:  goSyntax,
 		Pinned:   pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
 		Pristine: pristineGo,
-		Versions: goProbeVersions(goSDKModule),
-		// The proxy lists nothing and Versions finds no pre-release: Published probes the
-		// v1.0.0-beta.N tags too (the published-versions test).
+		Versions: goVersions(goSDKModule),
+		// The published-versions test probes every v1.0.0-beta.N up to goMaxBeta and the releases
+		// (no previews: it samples only one pre-release).
 		Published: goProbePublished(goSDKModule),
 		Toolchain: []Tool{{
 			Bin:         "go",

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 )
@@ -170,24 +171,158 @@ func pipVersions(dist string) func(ctx context.Context, r Range) ([]string, erro
 	}
 }
 
-// goProbeVersions: the Go module proxy reachable here answers 403 for a module's version list
-// (@v/list), but serves each version: so the candidate tags vX.Y.Z from lo to hi (same major) are
-// probed one by one with `go list -m MOD@vX.Y.Z`. Within a minor, patches are probed upward until
-// two in a row are missing (past hi's own patch in its minor); a tag that skips two patches is
-// therefore missed, which the bisect output says.
-func goProbeVersions(module string) func(ctx context.Context, r Range) ([]string, error) {
+// goVersions lists the Go module's versions with the go command: `go list -m -versions` (the
+// proxy's list, pre-releases included) and, where the proxy refuses the list (the proxy reachable
+// here answers 403 for @v/list but serves each version), by probing the candidate tags one by one
+// with `go list -m MOD@vX.Y.Z`: releases by probeVersions and, when pre-releases are asked for,
+// the previews and betas by probePreReleases.
+func goVersions(module string) func(ctx context.Context, r Range) ([]string, error) {
 	return func(ctx context.Context, r Range) ([]string, error) {
+		list := func() ([]string, error) {
+			out, err := commandOutput(ctx, "go", "list", "-m", "-versions", module)
+			if err != nil {
+				return nil, err
+			}
+			fields := strings.Fields(string(out)) // "MODULE v1.0.0 v1.0.1 …"
+			if len(fields) < 2 {
+				return nil, nil
+			}
+			return fields[1:], nil
+		}
 		exists := func(v string) bool {
 			_, err := commandOutput(ctx, "go", "list", "-m", module+"@"+v)
 			return err == nil
 		}
-		return probeVersions(r.Lo, r.Hi, exists)
+		return listOrProbe(r, list, exists)
 	}
+}
+
+// listOrProbe is goVersions with the go command abstracted: the list when it is served and
+// not empty, else the probed tags.
+func listOrProbe(r Range, list func() ([]string, error), exists func(string) bool) ([]string, error) {
+	if listed, err := list(); err == nil && len(listed) > 0 {
+		return InRange(listed, r)
+	}
+	releases, err := probeVersions(r.Lo, r.Hi, exists)
+	if err != nil {
+		return nil, err
+	}
+	var pre []string
+	if r.Previews {
+		if pre, err = probePreReleases(r.Lo, r.Hi, releases, exists); err != nil {
+			return nil, err
+		}
+	} else { // a bound that is a pre-release was asked for
+		for _, bound := range []string{r.Lo, r.Hi} {
+			if v, err := semver.NewVersion(bound); err == nil && v.Prerelease() != "" && exists("v"+v.String()) {
+				pre = append(pre, "v"+v.String())
+			}
+		}
+	}
+	return InRange(append(releases, pre...), r)
+}
+
+// probePreReleases probes the pre-release tags of a range, given the releases found in it:
+// vX.Y.Z-preview.N for every patch up to one past the newest release of each minor (a version's
+// previews come before it, and a patch may be published only as previews: v1.0.10-preview.0),
+// and vX.0.0-beta.N (the SDKs' previews before their first major release were betas). Tags skip
+// numbers (the Go SDK has v1.0.11-preview.2 and no .0 or .1; a proxy may serve only some of a
+// series: the one here serves v1.0.0-beta.8 alone), so in each series the first numbers are all
+// probed (previews 0-4, betas 0-goMaxBeta) and then upward until three in a row are missing;
+// four series at a time (each probe is a round trip to the proxy). Builds named after a CI run
+// (1.0.15-unstable.RUN.gSHA) cannot be guessed and are not found.
+func probePreReleases(lo, hi string, releases []string, exists func(string) bool) ([]string, error) {
+	a, b, err := bounds(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	type series struct {
+		minor, patch uint64
+		label        string
+		floor        int // numbers below it are all probed
+	}
+	newest := map[uint64]uint64{a.Minor(): a.Patch()} // minor → newest release patch found
+	for _, r := range releases {
+		if v, err := semver.NewVersion(r); err == nil && v.Major() == a.Major() && v.Patch() >= newest[v.Minor()] {
+			newest[v.Minor()] = v.Patch()
+		}
+	}
+	var all []series
+	for _, minor := range sortedKeysU(newest) {
+		first := uint64(0)
+		if minor == a.Minor() {
+			first = a.Patch()
+		}
+		for patch := first; patch <= newest[minor]+1; patch++ {
+			if b != nil && (minor > b.Minor() || minor == b.Minor() && patch > b.Patch()) {
+				break
+			}
+			all = append(all, series{minor, patch, "preview", 5})
+			if minor == 0 && patch == 0 {
+				all = append(all, series{minor, patch, "beta", goMaxBeta + 1})
+			}
+		}
+	}
+	const maxProbes, maxN, missesToStop = 300, 50, 3
+	var (
+		mu     sync.Mutex
+		out    []string
+		probes int
+		wg     sync.WaitGroup
+		slots  = make(chan struct{}, 4)
+	)
+	for _, s := range all {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			for n, misses := 0, 0; n < maxN && (n < s.floor || misses < missesToStop); n++ {
+				v := semver.New(a.Major(), s.minor, s.patch, fmt.Sprintf("%s.%d", s.label, n), "")
+				if v.LessThan(a) {
+					continue // below the range: not probed, not a miss
+				}
+				if b != nil && v.GreaterThan(b) {
+					return
+				}
+				mu.Lock()
+				probes++
+				over := probes > maxProbes
+				mu.Unlock()
+				if over {
+					return
+				}
+				tag := "v" + v.String()
+				if !exists(tag) {
+					misses++
+					continue
+				}
+				misses = 0
+				mu.Lock()
+				out = append(out, tag)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if probes > maxProbes {
+		return nil, fmt.Errorf("probing pre-release tags from %s to %s: more than %d candidates", lo, hi, maxProbes)
+	}
+	return out, nil
+}
+
+func sortedKeysU[V any](m map[uint64]V) []uint64 {
+	out := make([]uint64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 // probeVersions enumerates vMAJOR.MINOR.PATCH from lo to hi, asking exists for each candidate.
 // With no hi (the newest), minors are probed upward until one has neither of its first two
-// patches. Pre-release tags cannot be guessed and are not probed.
+// patches. Pre-release tags are probed by probePreReleases.
 func probeVersions(lo, hi string, exists func(string) bool) ([]string, error) {
 	a, b, err := bounds(lo, hi)
 	if err != nil {

@@ -45,6 +45,11 @@ func params(rs []Request, method string) []map[string]any {
 // the report's field × SDK matrix read them.
 const ObservationPrefix = "surface "
 
+// HandlerPrefix starts the field part of a surface observation about a handler
+// ("surface session.create handler onuserinputrequest" -> "requestUserInput=true"): what
+// registering it announced in the request (features/surface/handlers.feature).
+const HandlerPrefix = "handler "
+
 // Action is one request a config owner's fields belong in.
 type Action struct {
 	Owner   string // sessionConfig or resumeConfig

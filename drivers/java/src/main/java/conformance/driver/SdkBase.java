@@ -191,6 +191,10 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         // Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
         symbols.put("rpc.handlers",
                 "driver: the java driver does not register runtime->SDK handlers (handlers/handlerResults) yet");
+        symbols.put("surface.handlers",
+                "driver: the java driver does not register handlers by their surface name (surfaceHandlers) yet");
+        symbols.put("tool.handler.waitFor",
+                "driver: the java driver's tool handlers do not wait for another tool's (waitFor) yet");
         symbols.put("handler.hooks", "driver: the java driver does not register runtime->SDK handlers yet");
         Map<String, Boolean> caps = capabilities();
         Map<String, String> out = new TreeMap<>();

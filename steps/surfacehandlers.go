@@ -1,0 +1,287 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+)
+
+// Every handler the application can register through the SDK's config (the surface entries of
+// kind handler, read by the driver from the SDK's declarations: nothing here names one), alone
+// and all together, on create and on resume: which keys of the request each announces, that the
+// announcement is the same alone and together and on create and resume, and that nothing naming
+// a session goes out before its create/resume is answered.
+
+func (w *world) registerSurfaceHandlers(sc binder) {
+	needing(sc, needs("surface", "surface.handlers", "session.resume")).Step(`^every handler the SDK declares is registered alone and all together, on create and on resume$`, w.probeHandlers)
+	sc.Step(`^each handler announces the same flags alone and together, on create and on resume, and nothing names a session before it is opened$`, w.handlersClean)
+}
+
+// handlerProbe is what registering one set of handlers put in the request.
+type handlerProbe struct {
+	request string
+	names   []string // the SDK's own names; empty for the baseline
+	params  map[string]any
+}
+
+// handlerResult is what probeHandlers found.
+type handlerResult struct {
+	flags    map[string]map[string]string // request -> handler key -> "key=value, …" ("" none)
+	names    map[string]string            // handler key -> the SDK's name
+	problems []string
+	skipped  []string
+}
+
+func (w *world) surfaceEntries() ([]surface.Entry, error) {
+	raw, err := w.do("surface", map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	var inv struct {
+		Entries []surface.Entry `json:"entries"`
+	}
+	if err := json.Unmarshal(raw, &inv); err != nil {
+		return nil, fmt.Errorf("the %s driver's surface answer: %w", w.t.SDK(), err)
+	}
+	if len(inv.Entries) == 0 {
+		return nil, fmt.Errorf("the %s driver reported an empty surface", w.t.SDK())
+	}
+	return inv.Entries, nil
+}
+
+// openWithHandlers creates (sessionID "") or resumes a session on client c with the named
+// handlers registered and returns the create/resume request's params.
+func (w *world) openWithHandlers(c, sessionID string, names []string) (map[string]any, string, error) {
+	cmd, method := "createSession", "session.create"
+	args := map[string]any{"tools": []any{}, "surfaceHandlers": append([]string{}, names...)}
+	if sessionID != "" {
+		cmd, method, args["sessionId"] = "resumeSession", "session.resume", sessionID
+	}
+	before := len(transcript.Requests(w.rec.Entries(), method))
+	r, err := w.call(cmd, mergeHandle(args, c, fmt.Sprintf("h%d", len(w.sessions)+1)))
+	w.sessions = append(w.sessions, session{handle: args["session"].(string), client: c})
+	if err != nil {
+		return nil, "", err
+	}
+	if r.Outcome == "unsupported" {
+		return nil, "", &ErrUnsupported{Reason: r.ErrorText()}
+	}
+	if r.Outcome != "ok" {
+		return nil, "", fmt.Errorf("%s", r.ErrorText())
+	}
+	var res struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(r.Result, &res)
+	reqs := transcript.Requests(w.rec.Entries(), method)
+	if len(reqs) <= before {
+		return nil, "", fmt.Errorf("%s answered ok but no %s reached the runtime", cmd, method)
+	}
+	// Normalized (canon.Value): a generated id, such as the registration id a token provider
+	// announces, is the same announcement every time.
+	params, _ := canon.Value(surface.ParamsOf(reqs[len(reqs)-1].Params)).(map[string]any)
+	return params, res.SessionID, nil
+}
+
+func (w *world) probeHandlers() error {
+	entries, err := w.surfaceEntries()
+	if err != nil {
+		return err
+	}
+	res := &handlerResult{flags: map[string]map[string]string{}, names: map[string]string{}}
+	for _, a := range surface.Actions {
+		var hs []surface.Entry
+		for _, e := range entries {
+			if e.Owner == a.Owner && e.Kind == "handler" {
+				hs = append(hs, e)
+			}
+		}
+		if len(hs) == 0 {
+			res.problems = append(res.problems, fmt.Sprintf("%s declares no handler", a.Owner))
+			continue
+		}
+		c, err := w.connect()
+		if err != nil {
+			return err
+		}
+		resumeID := ""
+		if a.Request == "session.resume" {
+			if _, resumeID, err = w.openWithHandlers(c, "", nil); err != nil {
+				return fmt.Errorf("creating the session to resume: %w", err)
+			}
+		}
+		base, _, err := w.openWithHandlers(c, resumeID, nil)
+		if err != nil {
+			return err
+		}
+		base2, _, err := w.openWithHandlers(c, resumeID, nil)
+		if err != nil {
+			return err
+		}
+		flags := map[string]string{}
+		union := map[string]any{}
+		var all []string
+		for _, h := range hs {
+			res.names[h.Key()] = h.Name
+			p, _, err := w.openWithHandlers(c, resumeID, []string{h.Name})
+			var unsup *ErrUnsupported
+			switch {
+			case asUnsupported(err, &unsup):
+				res.skipped = append(res.skipped, fmt.Sprintf("%s.%s: %s", a.Owner, h.Name, unsup.Reason))
+				continue
+			case err != nil:
+				res.problems = append(res.problems, fmt.Sprintf("%s.%s registered alone: %s refused it: %v", a.Owner, h.Name, a.Request, err))
+				continue
+			}
+			all = append(all, h.Name)
+			changed := changedKeys(base, base2, p)
+			flags[h.Key()] = showKeys(p, changed)
+			for _, k := range changed {
+				if prev, ok := union[k]; ok && !reflect.DeepEqual(prev, p[k]) {
+					res.problems = append(res.problems, fmt.Sprintf("%s: %s is %s with %s alone, %s with another handler alone", a.Request, k, showJSON(p[k]), h.Name, showJSON(prev)))
+				}
+				union[k] = p[k]
+			}
+		}
+		res.flags[a.Request] = flags
+		if len(all) > 1 {
+			p, _, err := w.openWithHandlers(c, resumeID, all)
+			if err != nil {
+				res.problems = append(res.problems, fmt.Sprintf("%s with every handler registered (%s): %v", a.Request, strings.Join(all, ", "), err))
+			} else {
+				changed := changedKeys(base, base2, p)
+				got := map[string]any{}
+				for _, k := range changed {
+					got[k] = p[k]
+				}
+				if !reflect.DeepEqual(got, union) {
+					res.problems = append(res.problems, fmt.Sprintf("%s with every handler registered announces %s; registered one at a time they announce %s",
+						a.Request, showKeys(got, sortedMapKeys(got)), showKeys(union, sortedMapKeys(union))))
+				}
+			}
+		}
+	}
+	// Create and resume: the same handler announces the same keys.
+	for key, onCreate := range res.flags["session.create"] {
+		if onResume, ok := res.flags["session.resume"][key]; ok && onResume != onCreate {
+			res.problems = append(res.problems, fmt.Sprintf("%s announces %s on session.create but %s on session.resume",
+				res.names[key], orNone(onCreate), orNone(onResume)))
+		}
+	}
+	res.problems = append(res.problems, w.requestsBeforeOpened()...)
+	for req, byKey := range res.flags {
+		for key, v := range byKey {
+			w.observe(surface.ObservationPrefix+req+" "+surface.HandlerPrefix+key, orNone(v))
+		}
+	}
+	for _, a := range surface.Actions {
+		w.checked = append(w.checked, report.Check{Method: a.Request})
+	}
+	w.rec.Notef("", "handlers: %d announced on create, %d on resume; not registered (driver or SDK): %s",
+		len(res.flags["session.create"]), len(res.flags["session.resume"]), strings.Join(res.skipped, "; "))
+	w.surfaceHandlers = res
+	return nil
+}
+
+func asUnsupported(err error, target **ErrUnsupported) bool {
+	u, ok := err.(*ErrUnsupported)
+	if ok {
+		*target = u
+	}
+	return ok
+}
+
+// changedKeys are the top-level keys whose value in p differs from base, leaving out keys that
+// differ between the two baselines too (generated ids).
+func changedKeys(base, base2, p map[string]any) []string {
+	var out []string
+	for k, v := range p {
+		if bv, ok := base[k]; ok && reflect.DeepEqual(bv, v) {
+			continue
+		}
+		if b2, ok := base2[k]; ok && !reflect.DeepEqual(base[k], b2) {
+			continue
+		}
+		out = append(out, k)
+	}
+	for k := range base {
+		if _, ok := p[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func showKeys(p map[string]any, keys []string) string {
+	var out []string
+	for _, k := range keys {
+		v, ok := p[k]
+		if !ok {
+			out = append(out, k+" dropped")
+			continue
+		}
+		out = append(out, k+"="+showJSON(v))
+	}
+	return strings.Join(out, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no key"
+	}
+	return s
+}
+
+// requestsBeforeOpened checks every create and resume of the transcript: a request naming the
+// session it opens, on the same connection, before the runtime answered it.
+func (w *world) requestsBeforeOpened() []string {
+	entries := w.rec.Entries()
+	answers := map[string]int{} // conn + id -> seq of the answer
+	for _, e := range entries {
+		if e.Dir != transcript.RuntimeToSDK {
+			continue
+		}
+		var m wire.Message
+		if json.Unmarshal(e.Frame, &m) == nil && m.IsResponse() {
+			answers[e.Conn+"\x00"+string(m.ID)] = e.Seq
+		}
+	}
+	var out []string
+	for _, method := range []string{"session.create", "session.resume"} {
+		for _, req := range transcript.Requests(entries, method) {
+			answered := answers[req.Conn+"\x00"+requestID(entries, req.Seq)]
+			var p struct {
+				SessionID string `json:"sessionId"`
+			}
+			_ = json.Unmarshal(req.Params, &p)
+			if p.SessionID == "" {
+				continue // the SDK let the runtime choose: nothing can name it before the answer
+			}
+			for _, r := range w.naming(req.Conn, p.SessionID, req.Seq) {
+				if r.Seq > req.Seq && (answered == 0 || r.Seq < answered) {
+					out = append(out, fmt.Sprintf("%s (seq %d) named the session before its %s (seq %d) was answered", r.Method, r.Seq, method, req.Seq))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (w *world) handlersClean() error {
+	if w.surfaceHandlers == nil {
+		return fmt.Errorf("no handlers were registered in this scenario")
+	}
+	if len(w.surfaceHandlers.problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d handler problems:\n  %s", len(w.surfaceHandlers.problems), strings.Join(w.surfaceHandlers.problems, "\n  "))
+}
