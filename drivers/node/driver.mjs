@@ -133,8 +133,14 @@ const SESSION_OPTIONS = {
   // A hook with no output: undefined, as Go's nil and Python's None.
   hooks: { key: "hooks", handler: () => ({ onPreToolUse: async () => undefined }) },
   continuePendingWork: { key: "continuePendingWork", resume: true },
-  suppressResumeEvent: { key: "suppressResumeEvent", resume: true },
+  // 1.0.0-beta.4 spells it disableResume (the wire key) on ResumeSessionConfig.
+  suppressResumeEvent: { key: "suppressResumeEvent", resume: true, formerly: "disableResume" },
 };
+
+// The key this version declares for an option: its name, or the name an older release gave it.
+function optionKey(m, declared) {
+  return !declared.has(m.key) && m.formerly && declared.has(m.formerly) ? m.formerly : m.key;
+}
 
 // Keys declared on the public session config interfaces of the installed version.
 function declaredSessionKeys() {
@@ -149,6 +155,12 @@ function declaredSessionKeys() {
     const base = body("SessionConfigBase");
     for (const k of [...base, ...body("SessionConfig")]) keys.create.add(k);
     for (const k of [...base, ...body("ResumeSessionConfig")]) keys.resume.add(k);
+    // The compiler's view (surface.mjs) also resolves type aliases the regex cannot read:
+    // 1.0.0-beta.4 declares `type ResumeSessionConfig = Pick<SessionConfig, …> & {…}`.
+    for (const e of surfaceOf()) {
+      if (e.owner === "sessionConfig") keys.create.add(e.name);
+      if (e.owner === "resumeConfig") keys.resume.add(e.name);
+    }
   } catch (e) {
     diag(`reading the session config types failed: ${e?.message ?? e}`);
   }
@@ -160,14 +172,15 @@ function applyOptions(config, options, kind) {
   for (const [name, value] of Object.entries(options ?? {})) {
     const m = Object.hasOwn(SESSION_OPTIONS, name) ? SESSION_OPTIONS[name] : undefined;
     if (!m) throw new Unsupported(`the node driver does not know the session option "${name}"`);
-    if (!declared.has(m.key)) {
+    const key = optionKey(m, declared);
+    if (!declared.has(key)) {
       throw new Unsupported(`${SDK_PACKAGE} ${sdkVersion}: ${kind === "resume" ? "ResumeSessionConfig" : "SessionConfig"} has no ${m.key} (session option ${name})`);
     }
     if (m.handler) {
       if (value !== true) throw new DriverError(`session option ${name} takes true (install a handler)`);
-      config[m.key] = m.handler();
+      config[key] = m.handler();
     } else {
-      config[m.key] = value;
+      config[key] = value;
     }
   }
 }
@@ -200,8 +213,9 @@ function capabilities() {
   }
   const hasSetTools = typeof CopilotSession.prototype.setTools === "function";
   const caps = {
-    "transport.tcp": typeof RuntimeConnection?.forUri === "function",
-    "transport.stdio": typeof RuntimeConnection?.forStdio === "function",
+    "transport.tcp": typeof RuntimeConnection?.forUri === "function" || legacyClientOption("cliUrl"),
+    "transport.stdio":
+      typeof RuntimeConnection?.forStdio === "function" || (legacyClientOption("cliPath") && legacyClientOption("useStdio")),
     "session.resume": typeof CopilotClient.prototype.resumeSession === "function",
     "tool.isTerminal": toolOptions.has("isTerminal"),
     "tool.isTerminal.explicitFalse": toolOptions.has("isTerminal"),
@@ -212,7 +226,7 @@ function capabilities() {
     "session.setTools": hasSetTools,
     "session.clearContext": rpcClearContext,
     "session.rpc.tools.set": rpcToolsSet,
-    "session.gitHubToken": sessionOptions.has("gitHubToken"),
+    "session.gitHubToken": sessionOptions.has("gitHubToken") || declaredSessionKeys().create.has("gitHubToken"),
     events: true,
     // Tool results (PROTOCOL.md "Tool results"): an object is JSON-stringified, a
     // ToolResultObject is passed through, a thrown Error becomes the answer's error.
@@ -234,7 +248,7 @@ function capabilities() {
     // connect's / createSession's "unhandled".
     "rpc.handlers": true,
     "handler.hooks": declaredSessionKeys().create.has("hooks"),
-    "connect.option.connectionToken": true,
+    "connect.option.connectionToken": typeof RuntimeConnection?.forUri === "function",
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
     "connect.option.gitHubTelemetry": /onGitHubTelemetry\?:/.test(readTypes()),
   };
@@ -242,8 +256,8 @@ function capabilities() {
   const notes = {};
   const sessionKeys = declaredSessionKeys();
   for (const [name, m] of Object.entries(SESSION_OPTIONS)) {
-    const onCreate = sessionKeys.create.has(m.key);
-    const onResume = sessionKeys.resume.has(m.key);
+    const onCreate = sessionKeys.create.has(optionKey(m, sessionKeys.create));
+    const onResume = sessionKeys.resume.has(optionKey(m, sessionKeys.resume));
     caps[`session.option.${name}`] = m.resume ? onResume : onCreate && onResume;
     if (!caps[`session.option.${name}`]) {
       notes[`session.option.${name}`] = `${v}: ${onCreate ? "ResumeSessionConfig" : "SessionConfig"} has no ${m.key}`;
@@ -284,6 +298,7 @@ function missingSymbols(caps) {
     "session.clearContext": "HistoryClearContextRequest",
     "session.rpc.tools.set": "ToolsSetRequest",
     "session.gitHubToken": "SessionConfigBase.gitHubToken",
+    "connect.option.connectionToken": "RuntimeConnection.forUri",
     "connect.option.clientInfo": "CopilotClientOptions.clientInfo",
     "connect.option.gitHubTelemetry": "CopilotClientOptions.onGitHubTelemetry",
     "handler.hooks": "SessionConfigBase.hooks",
@@ -541,6 +556,12 @@ function forwardEvents(sessionHandle) {
 // driver and a run reads it; without that file it is computed on first use.
 const SURFACE_CACHE = join(here, "surface.json");
 let surfaceEntries;
+// Releases without RuntimeConnection (1.0.0-beta.4) take the runtime in CopilotClientOptions
+// itself: cliUrl (TCP), cliPath + useStdio (stdio), as their .d.ts declares (read by surfaceOf).
+function legacyClientOption(name) {
+  return !RuntimeConnection && surfaceOf().some((e) => e.owner === "clientOptions" && e.name === name);
+}
+
 function surfaceOf() {
   if (!surfaceEntries) {
     try {
@@ -581,7 +602,16 @@ const commands = {
     if (Object.hasOwn(opts, "clientInfo")) clientOptions.clientInfo = opts.clientInfo;
     if (opts.gitHubTelemetry === true) clientOptions.onGitHubTelemetry = () => {};
     let connection;
-    if (typeof args.address === "string") {
+    if (!RuntimeConnection && typeof args.address === "string") {
+      if (Object.hasOwn(opts, "connectionToken")) {
+        throw new Unsupported(`${SDK_PACKAGE} ${sdkVersion}: CopilotClientOptions has cliUrl but no connection token`);
+      }
+      clientOptions.cliUrl = args.address;
+    } else if (!RuntimeConnection && typeof args.cliPath === "string") {
+      clientOptions.cliPath = args.cliPath;
+      clientOptions.useStdio = true;
+      clientOptions.env = { ...process.env, ...(args.env ?? {}) };
+    } else if (typeof args.address === "string") {
       connection = Object.hasOwn(opts, "connectionToken")
         ? RuntimeConnection.forUri(args.address, { connectionToken: opts.connectionToken })
         : RuntimeConnection.forUri(args.address);
@@ -595,7 +625,7 @@ const commands = {
     }
     applyFields(clientOptions, args.fields, "clientOptions", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
     const account = handlers.forClient(clientOptions, args.handlers, handle);
-    const client = new CopilotClient({ connection, ...clientOptions });
+    const client = new CopilotClient(connection ? { connection, ...clientOptions } : clientOptions);
     await client.start();
     clients.set(handle, client);
     return args.handlers ? account : {};
@@ -676,13 +706,14 @@ const commands = {
     const prompt = need(args, "prompt");
     if (args.wait) {
       const timeout = typeof args.timeoutMs === "number" ? args.timeoutMs : undefined;
-      const message = await session.sendAndWait(prompt, timeout);
+      // MessageOptions ({ prompt }): every release takes it; 1.0.0-beta.4 takes no bare string.
+      const message = await session.sendAndWait({ prompt }, timeout);
       const result = {};
       if (message?.data?.messageId !== undefined) result.messageId = message.data.messageId;
       if (message?.data?.content !== undefined) result.content = message.data.content;
       return result;
     }
-    const messageId = await session.send(prompt);
+    const messageId = await session.send({ prompt });
     return messageId === undefined ? {} : { messageId };
   },
 

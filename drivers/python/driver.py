@@ -73,6 +73,11 @@ try:
 except ImportError:  # older SDKs configured the connection with cli_url / cli_path
     RuntimeConnection = None  # type: ignore[assignment,misc]
 
+# Releases before RuntimeConnection (1.0.0b1 … 1.0.0b6) take the connection as CopilotClient's
+# first argument: ExternalServerConfig(url, tcp_connection_token=…) or SubprocessConfig(cli_path, env=…).
+ExternalServerConfig = getattr(copilot, "ExternalServerConfig", None) if RuntimeConnection is None else None
+SubprocessConfig = getattr(copilot, "SubprocessConfig", None) if RuntimeConnection is None else None
+
 try:
     from copilot.rpc import HistoryClearContextRequest
 except ImportError:
@@ -125,6 +130,8 @@ HAS_CLEAR_CONTEXT = _has_clear_context()
 HAS_RPC_TOOLS_SET = _has_rpc_tools_set()
 HAS_FOR_URI = RuntimeConnection is not None and hasattr(RuntimeConnection, "for_uri")
 HAS_FOR_STDIO = RuntimeConnection is not None and hasattr(RuntimeConnection, "for_stdio")
+HAS_EXTERNAL_CONFIG = ExternalServerConfig is not None
+HAS_SUBPROCESS_CONFIG = SubprocessConfig is not None
 
 
 def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
@@ -132,8 +139,8 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         return kw in DEFINE_TOOL_KWARGS and kw in TOOL_FIELDS
 
     caps = {
-        "transport.tcp": HAS_FOR_URI,
-        "transport.stdio": HAS_FOR_STDIO,
+        "transport.tcp": HAS_FOR_URI or HAS_EXTERNAL_CONFIG,
+        "transport.stdio": HAS_FOR_STDIO or HAS_SUBPROCESS_CONFIG,
         "session.resume": hasattr(CopilotClient, "resume_session"),
         "tool.isTerminal": opt("is_terminal"),
         "tool.isTerminal.explicitFalse": False,
@@ -185,8 +192,9 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     if not caps["session.gitHubToken"]:
         notes["session.gitHubToken"] = f"{SDK_LABEL}: CopilotClient.create_session has no github_token"
     init = set(inspect.signature(CopilotClient.__init__).parameters)
-    caps["connect.option.connectionToken"] = HAS_FOR_URI and "connection_token" in set(
-        inspect.signature(RuntimeConnection.for_uri).parameters)
+    caps["connect.option.connectionToken"] = (HAS_FOR_URI and "connection_token" in set(
+        inspect.signature(RuntimeConnection.for_uri).parameters)) or (
+        HAS_EXTERNAL_CONFIG and "tcp_connection_token" in set(ExternalServerConfig.__dataclass_fields__))
     caps["connect.option.clientInfo"] = "client_info" in init
     caps["connect.option.gitHubTelemetry"] = "on_github_telemetry" in init
     caps["tool.result.value"] = True
@@ -648,7 +656,14 @@ class Driver:
             if "on_github_telemetry" not in init:
                 raise Unsupported(f"{SDK_LABEL}: CopilotClient has no on_github_telemetry")
             client_kwargs["on_github_telemetry"] = lambda _notification: None
-        if "address" in args:
+        if "address" in args and HAS_EXTERNAL_CONFIG:
+            token = {"tcp_connection_token": opts["connectionToken"]} if "connectionToken" in opts else {}
+            connection = ExternalServerConfig(args["address"], **token)
+        elif "cliPath" in args and HAS_SUBPROCESS_CONFIG:
+            # SubprocessConfig.env replaces the child's environment: add to ours.
+            env = {**os.environ, **args["env"]} if args.get("env") else None
+            connection = SubprocessConfig(cli_path=args["cliPath"], env=env)
+        elif "address" in args:
             if not HAS_FOR_URI:
                 raise Unsupported(f"{SDK_LABEL} has no RuntimeConnection.for_uri")
             if "connectionToken" in opts:
@@ -666,7 +681,10 @@ class Driver:
             raise DriverError("connect needs 'address' or 'cliPath'")
         client_kwargs.update(fields_kwargs(args.get("fields"), "clientOptions"))
         account = HANDLERS_FOR_CLIENT(client_kwargs, args.get("handlers"), handle)
-        client = CopilotClient(connection=connection, **client_kwargs)
+        if RuntimeConnection is None:
+            client = CopilotClient(connection, **client_kwargs)
+        else:
+            client = CopilotClient(connection=connection, **client_kwargs)
         await client.start()
         self.clients[handle] = client
         return account or {}
@@ -883,12 +901,13 @@ class Loops:
                     return loop
             return self.default
 
-    def release(self, client: str) -> None:
+    def release(self, loop: asyncio.AbstractEventLoop) -> None:
         """After stopClient: the client's loop (with its sessions, which were the client's: a
-        loop serves one client) serves the next connect."""
+        loop serves one client) serves the next connect. This runs after the stop's answer went
+        out, so the scenario may already have connected a new client under the same handle, on
+        another loop: only the loop the stop ran on is let go, never the handle's new home."""
         with self.lock:
-            loop = self.home.pop(client, None)
-            if loop is None:
+            if loop is self.default or loop in self.free:
                 return
             for handle in [h for h, l in self.home.items() if l is loop]:
                 del self.home[handle]
@@ -917,11 +936,12 @@ def main() -> None:
             concurrent.futures.wait(inflight, timeout=5)
             asyncio.run_coroutine_threadsafe(driver.handle(line), loops.default).result()
             break
-        fut = asyncio.run_coroutine_threadsafe(driver.handle(line), loops.route(cmd, args))
+        loop = loops.route(cmd, args)
+        fut = asyncio.run_coroutine_threadsafe(driver.handle(line), loop)
         inflight.add(fut)
         fut.add_done_callback(inflight.discard)
         if cmd == "stopClient" and isinstance(args.get("client"), str):
-            fut.add_done_callback(lambda _f, c=args["client"]: loops.release(c))
+            fut.add_done_callback(lambda _f, lp=loop: loops.release(lp))
     else:
         concurrent.futures.wait(inflight, timeout=5)
     # What is left (a scenario that never stopped its client, EOF), each client on its own loop.

@@ -266,7 +266,8 @@ class _LaunchProvider:
         return out
 
 
-class _Canvas(copilot.canvas.CanvasHandler):
+# The base exists only where the SDK has copilot.canvas (not 1.0.0b6, where _canvas is None).
+class _Canvas(_canvas.CanvasHandler if _canvas is not None else object):  # type: ignore[misc]
     def __init__(self, report, res, handle):
         self.report, self.res, self.handle = report, res, handle
 

@@ -18,12 +18,17 @@
 //! - sdk_clear_context:    `session.rpc().history().clear_context(HistoryClearContextRequest)`
 //! - sdk_prepare_session:  `Client::prepare_session` / `prepare_resume_session` (subscribe first)
 //! - sdk_typed_events:     `session_events::SessionEventData` (typed event data, adjacently tagged)
+//! - sdk_error_kind:       `Error::kind() -> ErrorKind`, `RecvError::kind()` (src/compat.rs)
+//! - sdk_handler_traits:   `handler::PermissionHandler` / `UserInputHandler` and `Tool::with_handler`
+//!                         (older releases: one `SessionHandler` per session, src/compat.rs)
+//! - sdk_facades:          `pub mod rpc;` / `pub mod session_events;` in the crate's lib.rs (the
+//!                         generated layer at the crate root; older releases: `generated::…`)
 //!
 //! and one cfg per field of a public config struct the driver sets (session options, tool
 //! results), read from the struct's declaration: `sdk_create_<field>` (SessionConfig),
 //! `sdk_resume_<field>` (ResumeSessionConfig), `sdk_result_<field>` (ToolResultExpanded),
 //! `sdk_binary_<field>` (ToolBinaryResult), `sdk_session_<field>` (SessionConfig, beyond the
-//! session options).
+//! session options), `sdk_client_<field>` (ClientOptions).
 //!
 //! Last, it writes `$OUT_DIR/surface_gen.rs` (PROTOCOL.md "Surface"): every field of the SDK's
 //! configuration structs as declared in the crate source (`SURFACE`), and a setter per
@@ -46,6 +51,8 @@ const PROBES: &[(&str, &[&str])] = &[
     ("sdk_rpc_tools_set", &["pub struct ToolsSetRequest", "SESSION_TOOLS_SET"]),
     ("sdk_prepare_session", &["pub fn prepare_session(", "pub fn prepare_resume_session("]),
     ("sdk_typed_events", &["pub enum SessionEventData"]),
+    ("sdk_error_kind", &["pub enum ErrorKind", "pub enum RecvErrorKind"]),
+    ("sdk_handler_traits", &["pub trait PermissionHandler", "pub trait UserInputHandler"]),
     // The runtime-to-SDK handler API src/handlers.rs is written against.
     (
         "sdk_handlers",
@@ -73,6 +80,9 @@ const FIELDS: &[(&str, &str, &[&str])] = &[
     ("sdk_result_", "ToolResultExpanded", &["binary_results_for_llm", "session_log", "tool_telemetry", "error"]),
     ("sdk_binary_", "ToolBinaryResult", &["metadata"]),
     ("sdk_session_", "SessionConfig", &["github_token"]),
+    // Before 1.0.0-beta.7 the connection token is ClientOptions.tcp_connection_token, not a field
+    // of Transport::External.
+    ("sdk_client_", "ClientOptions", &["tcp_connection_token"]),
 ];
 
 /// SessionConfig / ResumeSessionConfig fields behind the protocol's session options.
@@ -158,6 +168,11 @@ fn main() {
         if text.is_empty() || needles.iter().all(|n| text.contains(n)) {
             println!("cargo:rustc-cfg={cfg}");
         }
+    }
+    println!("cargo::rustc-check-cfg=cfg(sdk_facades)");
+    let lib = sdk_dir.as_ref().and_then(|d| std::fs::read_to_string(d.join("src").join("lib.rs")).ok());
+    if lib.is_none_or(|l| l.contains("pub mod rpc;") && l.contains("pub mod session_events;")) {
+        println!("cargo:rustc-cfg=sdk_facades");
     }
     let mut files = Vec::new();
     if let Some(dir) = &sdk_dir {

@@ -85,9 +85,24 @@ func required(name string) bool {
 	return slices.Contains(strings.Split(os.Getenv("CONFORMANCE_REQUIRE_SDKS"), ","), name)
 }
 
-// TestCapabilityAudit prepares each SDK's pinned version, reads its driver's hello and checks
-// every capability it declares unsupported against the installed SDK: the symbol it names as
-// missing must really be missing.
+// auditVersions reads CONFORMANCE_AUDIT_VERSIONS ("node=1.0.0-beta.4,1.0.8 go=v1.0.0-beta.8"):
+// the versions to audit per SDK instead of the pinned one, e.g. older releases whose driver takes
+// other code paths.
+func auditVersions(t *testing.T) map[string][]string {
+	out := map[string][]string{}
+	for _, group := range strings.Fields(os.Getenv("CONFORMANCE_AUDIT_VERSIONS")) {
+		name, list, ok := strings.Cut(group, "=")
+		if !ok || list == "" {
+			t.Fatalf("CONFORMANCE_AUDIT_VERSIONS: %q is not SDK=VERSION[,VERSION…]", group)
+		}
+		out[name] = append(out[name], strings.Split(list, ",")...)
+	}
+	return out
+}
+
+// TestCapabilityAudit prepares each SDK's pinned version (or the CONFORMANCE_AUDIT_VERSIONS
+// ones), reads its driver's hello and checks every capability it declares unsupported against
+// the installed SDK: the symbol it names as missing must really be missing.
 func TestCapabilityAudit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("prepares every SDK: not in -short mode")
@@ -117,20 +132,28 @@ func TestCapabilityAudit(t *testing.T) {
 			if d.Probe == nil {
 				skip("the %s recipe has no Probe: its unsupported capabilities cannot be audited", name)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-			defer cancel()
-			prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot(), Log: testLog{t}}).Prepare(ctx, name, pins[name].Version, "")
-			require.NoError(t, err)
-			c, hello, err := driver.Handshake(ctx, driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env}, name, 2*time.Minute, validator)
-			require.NoError(t, err)
-			c.Kill()
-			present, err := d.Probe(ctx, prep, Symbols(hello))
-			require.NoError(t, err)
-			t.Logf("%s %s: missing %v; the SDK has %v", name, hello.Version, hello.Missing, present)
-			for c, why := range Gaps(hello) {
-				t.Logf("DRIVER GAP %s %s: %s is unsupported because the driver does not implement it: %s", name, hello.Version, c, why)
+			versions := auditVersions(t)[name]
+			if versions == nil {
+				versions = []string{pins[name].Version}
 			}
-			assert.Empty(t, Check(hello, universe, present), "%s %s", name, hello.Version)
+			for _, version := range versions {
+				t.Run(version, func(t *testing.T) {
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+					defer cancel()
+					prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot(), Log: testLog{t}}).Prepare(ctx, name, version, "")
+					require.NoError(t, err)
+					c, hello, err := driver.Handshake(ctx, driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env}, name, 2*time.Minute, validator)
+					require.NoError(t, err)
+					c.Kill()
+					present, err := d.Probe(ctx, prep, Symbols(hello))
+					require.NoError(t, err)
+					t.Logf("%s %s: missing %v; the SDK has %v", name, hello.Version, hello.Missing, present)
+					for c, why := range Gaps(hello) {
+						t.Logf("DRIVER GAP %s %s: %s is unsupported because the driver does not implement it: %s", name, hello.Version, c, why)
+					}
+					assert.Empty(t, Check(hello, universe, present), "%s %s", name, hello.Version)
+				})
+			}
 		})
 	}
 }

@@ -250,7 +250,10 @@ func probeGo(ctx context.Context, prep *Prepared, symbols []string) (map[string]
 		switch {
 		case err == nil:
 			out[sym] = true
-		case bytes.Contains(stderr, []byte("no symbol")) || bytes.Contains(stderr, []byte("no method or field")):
+		case bytes.Contains(stderr, []byte("no symbol")) || bytes.Contains(stderr, []byte("no method or field")),
+			// "symbol T is not a type": no type T (v1.0.0-beta.8 names rpc.HistoryApi, not
+			// HistoryAPI), so it has no member either.
+			bytes.Contains(stderr, []byte("is not a type")):
 			out[sym] = false
 		default:
 			return nil, fmt.Errorf("go doc %s %s: %v: %s", path, rest, err, bytes.TrimSpace(stderr))

@@ -124,12 +124,7 @@ func TestPublishedVersionsPrepare(t *testing.T) {
 // notYetPreparing are the published versions whose driver does not build yet, each with the
 // compile error it fails with (strict: a listed version that prepares, or fails otherwise, fails
 // the test). README's "Published versions that prepare here" lists them.
-var notYetPreparing = map[string]*regexp.Regexp{
-	// drivers/rust names handler::PermissionHandler, subscription::RecvErrorKind and
-	// ErrorKind/SessionErrorKind, which github-copilot-sdk 1.0.0-beta.4 does not have; Rust has
-	// no reflection, so reaching older APIs needs cfg switches per version (not built yet).
-	"rust@1.0.0-beta.4": regexp.MustCompile(`unresolved imports? .github_copilot_sdk::`),
-}
+var notYetPreparing = map[string]*regexp.Regexp{}
 
 // testLog writes preparation progress to the test log.
 type testLog struct{ t *testing.T }

@@ -12,27 +12,30 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+#[cfg(sdk_handler_traits)]
 use async_trait::async_trait;
+#[cfg(sdk_handler_traits)]
 use github_copilot_sdk::handler::{
     ElicitationHandler, PermissionHandler, PermissionResult, UserInputHandler, UserInputResponse,
 };
 use github_copilot_sdk::hooks::SessionHooks;
 #[cfg(sdk_clear_context)]
-use github_copilot_sdk::rpc::HistoryClearContextRequest;
+use compat::generated::rpc::HistoryClearContextRequest;
 #[cfg(sdk_rpc_tools_set)]
-use github_copilot_sdk::rpc::ToolsSetRequest;
+use compat::generated::rpc::ToolsSetRequest;
 use github_copilot_sdk::session::Session;
 #[cfg(sdk_tool_defer)]
 use github_copilot_sdk::DeferMode;
 #[cfg(sdk_tool_metadata)]
 use github_copilot_sdk::IndexMap;
-use github_copilot_sdk::subscription::RecvErrorKind;
+#[cfg(sdk_handler_traits)]
 use github_copilot_sdk::tool::ToolHandler;
+#[cfg(sdk_handler_traits)]
+use github_copilot_sdk::{ElicitationRequest, ElicitationResult, PermissionRequestData, RequestId};
 use github_copilot_sdk::{
-    CliProgram, Client, ClientOptions, Error, ErrorKind, EventSubscription,
-    ElicitationRequest, ElicitationResult, MessageOptions, PermissionRequestData, RequestId,
+    CliProgram, Client, ClientOptions, Error, EventSubscription, MessageOptions,
     ResumeSessionConfig,
-    SessionConfig, SessionErrorKind, SessionId, Tool, ToolInvocation, ToolResult,
+    SessionConfig, SessionId, Tool, ToolInvocation, ToolResult,
     ToolResultExpanded, Transport,
 };
 use serde::de::DeserializeOwned;
@@ -40,6 +43,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+mod compat;
 mod handlers;
 mod rpc;
 
@@ -105,9 +109,7 @@ fn driver_error(message: impl Into<String>) -> Failure {
 
 /// `Error::<ErrorKind variant>`, e.g. `Error::Rpc`, `Error::Session`, `Error::Io`.
 fn sdk_error_type(error: &Error) -> String {
-    let kind = format!("{:?}", error.kind());
-    let head = kind.split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("");
-    format!("Error::{head}")
+    compat::error_type(error)
 }
 
 fn sdk_failure(error: Error) -> Failure {
@@ -201,8 +203,15 @@ struct ScriptedHandler {
     action: Action,
 }
 
+#[cfg(sdk_handler_traits)]
 #[async_trait]
 impl ToolHandler for ScriptedHandler {
+    async fn call(&self, invocation: ToolInvocation) -> Result<ToolResult, Error> {
+        ScriptedHandler::call(self, invocation).await
+    }
+}
+
+impl ScriptedHandler {
     async fn call(&self, invocation: ToolInvocation) -> Result<ToolResult, Error> {
         let mut invoked = json!({ "session": self.session, "tool": self.tool });
         if let Some(label) = &self.label {
@@ -214,10 +223,7 @@ impl ToolHandler for ScriptedHandler {
         match &self.action {
             Action::Return { text } => Ok(ToolResult::Text(text.clone())),
             Action::ReturnResult(result) => Ok(ToolResult::Expanded(result.clone())),
-            Action::Fail { message } => Err(Error::with_message(
-                ErrorKind::Session(SessionErrorKind::AgentError),
-                message.clone(),
-            )),
+            Action::Fail { message } => Err(compat::agent_error(message.clone())),
             #[cfg(not(sdk_clear_context))]
             Action::ClearContext { .. } => unreachable!("build_tool rejects clearContext handlers"),
             #[cfg(sdk_clear_context)]
@@ -233,7 +239,7 @@ impl ToolHandler for ScriptedHandler {
                             "tool.clearContext",
                             json!({ "session": self.session, "tool": self.tool, "error": message }),
                         );
-                        return Err(Error::with_message(ErrorKind::InvalidConfig, message));
+                        return Err(compat::config_error(message));
                     }
                 };
                 let request = HistoryClearContextRequest { prompt: prompt.clone() };
@@ -443,6 +449,7 @@ fn handler_flag(name: &str, value: &Value) -> Result<(), Failure> {
 struct NoAnswer;
 
 /// PROTOCOL.md: the first choice, or "ok" as free text when there are no choices.
+#[cfg(sdk_handler_traits)]
 #[async_trait]
 impl UserInputHandler for NoAnswer {
     async fn handle(
@@ -462,11 +469,13 @@ impl UserInputHandler for NoAnswer {
 /// The SDK's approve-all permission handler, wrapped to report what the application's handler
 /// received (`permission.requested`, PROTOCOL.md "Requests from the runtime"): the request data
 /// re-serialized with the SDK's own serde derive.
+#[cfg(sdk_handler_traits)]
 struct ReportingPermissions {
     session: String,
     inner: Arc<dyn PermissionHandler>,
 }
 
+#[cfg(sdk_handler_traits)]
 #[async_trait]
 impl PermissionHandler for ReportingPermissions {
     async fn handle(
@@ -482,6 +491,7 @@ impl PermissionHandler for ReportingPermissions {
     }
 }
 
+#[cfg(sdk_handler_traits)]
 fn permission_handler(session: &str) -> Arc<dyn PermissionHandler> {
     Arc::new(ReportingPermissions {
         session: session.to_string(),
@@ -489,6 +499,7 @@ fn permission_handler(session: &str) -> Arc<dyn PermissionHandler> {
     })
 }
 
+#[cfg(sdk_handler_traits)]
 #[async_trait]
 impl ElicitationHandler for NoAnswer {
     async fn handle(
@@ -643,7 +654,7 @@ fn build_tool(state: &Arc<State>, session: &str, spec: &Value) -> Result<Tool, F
         label,
         action,
     };
-    let mut tool = Tool::new(name).with_handler(Arc::new(handler));
+    let mut tool = Tool::new(name);
     for option in order {
         if !object.contains_key(option) {
             continue; // absent: the application did not set it
@@ -688,7 +699,7 @@ fn build_tool(state: &Arc<State>, session: &str, spec: &Value) -> Result<Tool, F
             _ => unreachable!("order only holds TOOL_OPTIONS"),
         };
     }
-    Ok(tool)
+    Ok(compat::with_handler(tool, handler))
 }
 
 fn build_tools(state: &Arc<State>, session: &str, specs: &[Value]) -> Result<Vec<Tool>, Failure> {
@@ -708,12 +719,12 @@ fn forward_events(handle: String, mut events: EventSubscription) {
                     "session.event",
                     json!({ "session": handle, "type": event.event_type, "data": rpc::event_data(&event.event_type, &event.data) }),
                 ),
-                Err(error) => match error.kind() {
-                    RecvErrorKind::Lagged(lagged) => emit_event(
+                Err(error) => match compat::lagged(&error) {
+                    Some(lagged) => emit_event(
                         "log",
-                        json!({ "message": format!("session {handle}: event subscription lagged: {lagged:?}") }),
+                        json!({ "message": format!("session {handle}: event subscription lagged: {lagged}") }),
                     ),
-                    _ => break,
+                    None => break,
                 },
             }
         }
@@ -796,10 +807,13 @@ fn hello() -> Outcome {
             notes[capability] = json!(format!("{SDK_NAME} {SDK_VERSION} has no {what}"));
         }
     }
+    #[cfg(sdk_handler_traits)]
+    let permission = "permission::approve_all() wrapped in a PermissionHandler";
+    #[cfg(not(sdk_handler_traits))]
+    let permission = "the session's SessionHandler: permission::approve_all(ToolHandlerRouter) wrapped";
     notes["handler.permission"] = json!(format!(
-        "{SDK_NAME} {SDK_VERSION}: permission::approve_all() wrapped in a PermissionHandler that \
-         reports PermissionRequestData serialized by its serde derive (unknown fields kept in its \
-         flattened `extra`)"
+        "{SDK_NAME} {SDK_VERSION}: {permission} that reports PermissionRequestData serialized by \
+         its serde derive (unknown fields kept in its flattened `extra`)"
     ));
     notes["connect.option.connectionToken"] = json!(
         "Transport::External { connection_token } (TCP only; Transport::Stdio has none)"
@@ -999,9 +1013,16 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
         // Transport::External, which never spawns anything. Without the bundled-cli feature and
         // without COPILOT_CLI_PATH that resolution fails with BinaryNotFound (measured with
         // 1.0.28), so name an explicit program that is never started.
-        ClientOptions::new()
-            .with_program(CliProgram::Path(UNUSED_PROGRAM.into()))
-            .with_transport(Transport::External { host, port, connection_token: token })
+        let options = ClientOptions::new().with_program(CliProgram::Path(UNUSED_PROGRAM.into()));
+        #[cfg(not(sdk_client_tcp_connection_token))]
+        let options = options.with_transport(Transport::External { host, port, connection_token: token });
+        #[cfg(sdk_client_tcp_connection_token)]
+        let options = {
+            let mut options = options.with_transport(Transport::External { host, port });
+            options.tcp_connection_token = token;
+            options
+        };
+        options
     } else if let Some(cli_path) = args.get("cliPath").and_then(Value::as_str) {
         if token.is_some() {
             return Err(Failure::Unsupported(format!(
@@ -1056,8 +1077,11 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
     let handle = str_arg(args, "session")?;
     let client = state.client(client_handle)?;
     let tools = build_tools(state, handle, tools_arg(args)?)?;
-    let mut config =
-        SessionConfig::default().with_permission_handler(permission_handler(handle)).with_tools(tools);
+    #[cfg(sdk_handler_traits)]
+    let config = SessionConfig::default().with_permission_handler(permission_handler(handle));
+    #[cfg(not(sdk_handler_traits))]
+    let config = SessionConfig::default().with_handler(compat::legacy::session_handler(handle, &tools));
+    let mut config = config.with_tools(tools);
     apply_create_options(&mut config, &options_arg(args)?)?;
     if let Some(token) = args.get("gitHubToken") {
         let token = token.as_str().ok_or_else(|| driver_error("gitHubToken must be a string"))?;
@@ -1092,9 +1116,12 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
     let session_id = str_arg(args, "sessionId")?;
     let client = state.client(client_handle)?;
     let tools = build_tools(state, handle, tools_arg(args)?)?;
-    let mut config = ResumeSessionConfig::new(SessionId::new(session_id))
-        .with_permission_handler(permission_handler(handle))
-        .with_tools(tools);
+    let config = ResumeSessionConfig::new(SessionId::new(session_id));
+    #[cfg(sdk_handler_traits)]
+    let config = config.with_permission_handler(permission_handler(handle));
+    #[cfg(not(sdk_handler_traits))]
+    let config = config.with_handler(compat::legacy::session_handler(handle, &tools));
+    let mut config = config.with_tools(tools);
     apply_resume_options(&mut config, &options_arg(args)?)?;
     surface::apply_resume_fields(&mut config, args)?;
     let (config, account) = handlers::for_resume(config, args.get("handlers").and_then(Value::as_object), handle);

@@ -157,7 +157,7 @@ pub(crate) fn capabilities() -> (bool, String) {
 pub(crate) fn event_data(event_type: &str, data: &Value) -> Value {
     #[cfg(sdk_typed_events)]
     {
-        use github_copilot_sdk::session_events::SessionEventData;
+        use crate::compat::generated::session_events::SessionEventData;
         let tagged = json!({ "type": event_type, "data": data });
         if let Ok(typed) = serde_json::from_value::<SessionEventData>(tagged) {
             if let Some(d) = serde_json::to_value(&typed).ok().and_then(|v| v.get("data").cloned()) {
