@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
@@ -32,6 +33,13 @@ func (w *world) connectedWithOptions(table *godog.Table) error {
 			return fmt.Errorf("the value of connect option %q is not JSON: %s", name, value)
 		}
 		opts[name] = v
+	}
+	if tok, ok := opts["connectionToken"].(string); ok {
+		if k, keeps := w.rt.(suite.TokenKeeper); keeps {
+			if err := k.ExpectToken(tok); err != nil {
+				return err
+			}
+		}
 	}
 	c := fmt.Sprintf("c%d", len(w.clients)+1)
 	if _, err := w.do("connect", map[string]any{"client": c, "address": w.addr, "options": opts}); err != nil {

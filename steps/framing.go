@@ -11,6 +11,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -44,20 +45,24 @@ func (w *world) splitFrames(n int) error {
 	if n < 1 {
 		return fmt.Errorf("pieces must be at least 1 byte")
 	}
-	rt, err := w.standIn("runtime.script.framing")
-	if err != nil {
-		return err
-	}
-	rt.SetFraming(runtime.Framing{SplitEvery: n})
-	return nil
+	return w.setFraming(runtime.Framing{SplitEvery: n})
 }
 
-func (w *world) coalesceFrames() error {
+func (w *world) coalesceFrames() error { return w.setFraming(runtime.Framing{Coalesce: true}) }
+
+// setFraming has the runtime's frames written as f says: the stand-in writes its own that way,
+// the recording proxy in front of the real runtime writes the real runtime's frames that way
+// (suite.Framer); any other runtime lacks runtime.script.framing.
+func (w *world) setFraming(f runtime.Framing) error {
+	if fr, ok := w.rt.(suite.Framer); ok {
+		fr.SetFraming(f)
+		return nil
+	}
 	rt, err := w.standIn("runtime.script.framing")
 	if err != nil {
 		return err
 	}
-	rt.SetFraming(runtime.Framing{Coalesce: true})
+	rt.SetFraming(f)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -84,30 +85,60 @@ func (w *world) noRequest(method string) error {
 }
 
 func (w *world) runtimeSends(method, params string) error {
-	if err := w.runtimeCan("runtime.script.request"); err != nil {
-		return err
-	}
 	var v map[string]any
 	if err := json.Unmarshal([]byte(params), &v); err != nil {
 		return fmt.Errorf("the params are not a JSON object: %w", err)
 	}
-	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
+	if p, ok := w.rt.(suite.Player); ok && w.handlers[method] == nil {
+		// A runtime that sends such a request of its own accord when its model does something
+		// (the real one): the model step that makes it, if any. Not when the application's
+		// handler is to receive exactly these params (handlers.go): only a scripted runtime
+		// sends exactly them.
+		step, plays := p.Plays(method, json.RawMessage(params))
+		if !plays {
+			return w.runtimeCan("runtime.script.request")
+		}
+		if step != nil {
+			w.turn.Steps = append(w.turn.Steps, *step)
+		}
+	} else if err := w.runtimeCan("runtime.script.request"); err != nil {
+		return err
+	} else {
+		w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
+	}
+	w.asked = append(w.asked, asked{method: method, params: v})
 	if h := w.handlers[method]; h != nil {
 		h.params = append(h.params, v) // the application's handler registers under what it will be asked
 	}
 	return nil
 }
 
-// sdkAnswer finds the SDK's response to the last request of method the runtime sent it.
+// asked is a request the scenario had the runtime send the SDK.
+type asked struct {
+	method string
+	params map[string]any
+}
+
+// sdkAnswer finds the SDK's response to the last request of method the runtime sent it that is
+// the one the scenario scripted: a runtime that also sends requests of the same method of its
+// own accord (the real runtime invokes every hook type each turn) is judged on the scripted
+// one, told by the top-level strings the script gave (hookType, question).
 func (w *world) sdkAnswer(method string) (map[string]any, error) {
 	entries := w.entries()
+	var want map[string]any
+	for _, a := range w.asked {
+		if a.method == method {
+			want = a.params
+		}
+	}
 	var id string
 	for _, e := range entries {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Params map[string]any  `json:"params"`
 		}
-		if e.Dir == transcript.RuntimeToSDK && json.Unmarshal(e.Frame, &m) == nil && m.Method == method && len(m.ID) > 0 {
+		if e.Dir == transcript.RuntimeToSDK && json.Unmarshal(e.Frame, &m) == nil && m.Method == method && len(m.ID) > 0 && sameStrings(want, m.Params) {
 			id = string(m.ID)
 		}
 	}
@@ -128,6 +159,17 @@ func (w *world) sdkAnswer(method string) (map[string]any, error) {
 		}
 	}
 	return nil, fmt.Errorf("the SDK never answered the runtime's %s request (id %s)", method, id)
+}
+
+// sameStrings says whether got has every top-level string of want that it has at all.
+func sameStrings(want, got map[string]any) bool {
+	for k, v := range want {
+		s, isString := v.(string)
+		if g, has := got[k]; isString && has && g != s {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *world) sdkAnsweredOK(method string) error {

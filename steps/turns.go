@@ -190,14 +190,16 @@ func (w *world) answeredWithErrorMentioning(tool, want string) error {
 }
 
 // roundsAfter counts the model rounds the runtime started after a tool call completed, up to
-// the end of the turn (session.idle).
+// the end of the turn (session.idle) or a new user message: the real runtime (1.0.85) answers a
+// successful clearContext by ending the turn and then sending the seed prompt as a user.message
+// that starts a turn of its own, whose rounds are not the tool result's.
 func (w *world) roundsAfter(call *toolCall) (int, bool) {
 	rounds, idle := 0, false
 	for _, ev := range w.runtimeEvents() {
 		if ev.seq <= call.completed {
 			continue
 		}
-		if ev.typ == "session.idle" {
+		if ev.typ == "session.idle" || ev.typ == "user.message" {
 			idle = true
 			break
 		}

@@ -58,6 +58,7 @@ type world struct {
 	badLine         error                   // the first driver line of the current command that was not protocol JSON
 	sweep           []*sweepCall            // the generated calls of the schema sweep (generated.go)
 	handlers        map[string]*handlerSpec // the application's runtime-to-SDK handlers (handlers.go)
+	asked           []asked                 // requests the scenario had the runtime send the SDK (requests.go)
 	events          []sentEvent             // the generated events sent (generated_events.go)
 	surface         *surface.Result         // what the surface probe found (surface.go)
 	surfaceHandlers *handlerResult          // what registering every declared handler found (surfacehandlers.go)

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -25,9 +26,13 @@ type Entry struct {
 	SDK      string `yaml:"sdk"`
 	Versions string `yaml:"versions"` // semver constraint such as "<= 1.0.14"; empty means every version
 	Feature  string `yaml:"feature"`  // feature file relative to features/; empty means any
-	Scenario string `yaml:"scenario"` // exact scenario name (outline placeholders filled in)
-	Reason   string `yaml:"reason"`
-	Link     string `yaml:"link"`
+	Scenario string `yaml:"scenario"` // exact scenario name (outline placeholders filled in); empty only with Runtime
+	// Runtime limits the entry to runs on one runtime ("stand-in" or "real"; empty: any). An
+	// entry with a runtime and no scenario marks every scenario of the SDK version on that
+	// runtime: an SDK version that cannot talk to that runtime at all.
+	Runtime string `yaml:"runtime"`
+	Reason  string `yaml:"reason"`
+	Link    string `yaml:"link"`
 
 	// What the failure must be; at least Request or Message is required.
 	Request string `yaml:"request"` // method of the request whose payload the failing assertion checked
@@ -41,8 +46,11 @@ type Entry struct {
 }
 
 // keys are the fields an entry may have; anything else (a typo such as "mesage") is an error.
-var keys = map[string]bool{"sdk": true, "versions": true, "feature": true, "scenario": true, "reason": true,
+var keys = map[string]bool{"sdk": true, "versions": true, "feature": true, "scenario": true, "runtime": true, "reason": true,
 	"link": true, "request": true, "path": true, "message": true}
+
+// Runtimes an entry may name.
+var Runtimes = []string{"stand-in", "real"}
 
 var (
 	// bareMessage is a failure text that says nothing about the value observed (an optional
@@ -149,7 +157,7 @@ func Parse(b []byte, name string, scenarios []Scenario, sdks []string) (*Manifes
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if k := n.Content[i]; !keys[k.Value] {
-				return nil, fmt.Errorf("%s:%d: unknown key %q (known: sdk, versions, feature, scenario, reason, link, request, path, message)", name, k.Line, k.Value)
+				return nil, fmt.Errorf("%s:%d: unknown key %q (known: sdk, versions, feature, scenario, runtime, reason, link, request, path, message)", name, k.Line, k.Value)
 			}
 		}
 		if err := n.Decode(e); err != nil {
@@ -164,8 +172,11 @@ func Parse(b []byte, name string, scenarios []Scenario, sdks []string) (*Manifes
 }
 
 func (e *Entry) validate(scenarios []Scenario, sdks []string) error {
-	if e.SDK == "" || e.Scenario == "" || e.Reason == "" {
-		return fmt.Errorf("an entry needs sdk, scenario and reason")
+	if e.Runtime != "" && !slices.Contains(Runtimes, e.Runtime) {
+		return fmt.Errorf("runtime %q is not one of %s", e.Runtime, strings.Join(Runtimes, ", "))
+	}
+	if e.SDK == "" || (e.Scenario == "" && e.Runtime == "") || e.Reason == "" {
+		return fmt.Errorf("an entry needs sdk, scenario (or a runtime, for every scenario on it) and reason")
 	}
 	if e.Link == "" {
 		return fmt.Errorf("an entry needs a link: where the divergence is tracked or its evidence is written down")
@@ -206,7 +217,7 @@ func (e *Entry) validate(scenarios []Scenario, sdks []string) error {
 		e.con = c
 	}
 	for _, s := range scenarios {
-		if s.Name == e.Scenario && (e.Feature == "" || e.Feature == s.Feature) {
+		if (e.Scenario == "" || s.Name == e.Scenario) && (e.Feature == "" || e.Feature == s.Feature) {
 			return nil
 		}
 	}
@@ -220,21 +231,24 @@ func inFeature(f string) string {
 	return " in " + f
 }
 
-// Match returns the first entry that marks this scenario on this SDK version as expected to fail.
-func (m *Manifest) Match(sdk, version, feature, scenario string) *Entry {
-	if all := m.MatchAll(sdk, version, feature, scenario); len(all) > 0 {
+// Match returns the first entry that marks this scenario on this SDK version and runtime as
+// expected to fail.
+func (m *Manifest) Match(sdk, version, runtime, feature, scenario string) *Entry {
+	if all := m.MatchAll(sdk, version, runtime, feature, scenario); len(all) > 0 {
 		return all[0]
 	}
 	return nil
 }
 
-// MatchAll returns every entry that marks this scenario on this SDK version as expected to fail
-// (a scenario may fail several checks, each a known divergence of its own). A version that is
-// not semver (a local source) matches only entries without a version range.
-func (m *Manifest) MatchAll(sdk, version, feature, scenario string) []*Entry {
+// MatchAll returns every entry that marks this scenario on this SDK version and runtime
+// ("stand-in" or "real") as expected to fail (a scenario may fail several checks, each a known
+// divergence of its own). A version that is not semver (a local source) matches only entries
+// without a version range.
+func (m *Manifest) MatchAll(sdk, version, runtime, feature, scenario string) []*Entry {
 	var out []*Entry
 	for _, e := range m.Entries {
-		if e.SDK != sdk || e.Scenario != scenario || (e.Feature != "" && e.Feature != feature) {
+		if e.SDK != sdk || (e.Scenario != "" && e.Scenario != scenario) || (e.Feature != "" && e.Feature != feature) ||
+			(e.Runtime != "" && e.Runtime != runtime) {
 			continue
 		}
 		if e.con != nil {
@@ -244,6 +258,17 @@ func (m *Manifest) MatchAll(sdk, version, feature, scenario string) []*Entry {
 			}
 		}
 		out = append(out, e)
+	}
+	// An SDK version that cannot talk to the runtime at all never reaches a scenario's own
+	// divergence: its whole-runtime entries stand alone.
+	var whole []*Entry
+	for _, e := range out {
+		if e.Scenario == "" {
+			whole = append(whole, e)
+		}
+	}
+	if len(whole) > 0 {
+		return whole
 	}
 	return out
 }

@@ -26,7 +26,7 @@ func TestLoadRejectsBadEntries(t *testing.T) {
 		{"no scenario matches", "- sdk: node\n  scenario: nope\n  reason: r\n  link: l\n  message: m\n", `:1: the entry matches no scenario: no scenario named "nope" exists`},
 		{"wrong feature", "- sdk: node\n  feature: a.feature\n  scenario: explicit false\n  reason: r\n  link: l\n  message: m\n", "matches no scenario"},
 		{"unknown sdk", "- sdk: cobol\n  scenario: other\n  reason: r\n  link: l\n  message: m\n", `unknown sdk "cobol"`},
-		{"missing reason", "- sdk: node\n  scenario: other\n", "needs sdk, scenario and reason"},
+		{"missing reason", "- sdk: node\n  scenario: other\n", "needs sdk, scenario (or a runtime, for every scenario on it) and reason"},
 		{"bad range", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  message: m\n  versions: '<= banana'\n", "versions"},
 		{"second entry line", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  message: m\n- sdk: go\n  scenario: zz\n  reason: r\n  link: l\n  message: m\n", ":6: "},
 		{"not a list", "sdk: node\n", "must be a list"},
@@ -40,6 +40,8 @@ func TestLoadRejectsBadEntries(t *testing.T) {
 		{"message not a regexp", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  message: 'got (x'\n", `message "got (x" is not a regular expression`},
 		{"unknown key names its line", "- sdk: node\n  scenario: other\n  reason: r\n  link: l\n  mesage: m\n", `:5: unknown key "mesage"`},
 		{"entry not a mapping", "- [1]\n", ":1: an entry must be a mapping"},
+		{"no scenario without a runtime", "- sdk: node\n  reason: r\n  link: l\n  message: m\n", "an entry needs sdk, scenario (or a runtime"},
+		{"unknown runtime", "- sdk: node\n  runtime: docker\n  reason: r\n  link: l\n  message: m\n", `runtime "docker" is not one of stand-in, real`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,25 +53,35 @@ func TestLoadRejectsBadEntries(t *testing.T) {
 }
 
 func TestMatch(t *testing.T) {
-	m, err := Load(write(t, "- sdk: node\n  versions: '<= 1.0.14'\n  scenario: explicit false\n  reason: r\n  link: l\n  message: m\n- sdk: go\n  scenario: other\n  reason: r\n  link: l\n  message: m\n"), scenarios, known)
+	m, err := Load(write(t, "- sdk: node\n  versions: '<= 1.0.14'\n  scenario: explicit false\n  reason: r\n  link: l\n  message: m\n- sdk: go\n  scenario: other\n  reason: r\n  link: l\n  message: m\n"+
+		"- sdk: node\n  versions: '< 1.0.0'\n  runtime: real\n  reason: r\n  link: l\n  message: m\n- sdk: go\n  runtime: stand-in\n  scenario: explicit false\n  reason: r\n  link: l\n  message: m\n"), scenarios, known)
 	require.NoError(t, err)
 	tests := []struct {
-		sdk, version, feature, scenario string
-		want                            bool
+		sdk, version, runtime, feature, scenario string
+		want                                     bool
 	}{
-		{"node", "1.0.14", "tools/is_terminal.feature", "explicit false", true},
-		{"node", "1.0.13", "tools/is_terminal.feature", "explicit false", true},
-		{"node", "1.0.15", "tools/is_terminal.feature", "explicit false", false},
-		{"node", "1.0.14-preview.1", "tools/is_terminal.feature", "explicit false", true},
-		{"node", "1.0.15-preview.4", "tools/is_terminal.feature", "explicit false", false},
-		{"node", "(devel)", "tools/is_terminal.feature", "explicit false", false},
-		{"go", "v1.0.14", "tools/is_terminal.feature", "explicit false", false},
-		{"go", "anything", "a.feature", "other", true},
+		{"node", "1.0.14", "stand-in", "tools/is_terminal.feature", "explicit false", true},
+		{"node", "1.0.13", "real", "tools/is_terminal.feature", "explicit false", true},
+		{"node", "1.0.15", "stand-in", "tools/is_terminal.feature", "explicit false", false},
+		{"node", "1.0.14-preview.1", "stand-in", "tools/is_terminal.feature", "explicit false", true},
+		{"node", "1.0.15-preview.4", "stand-in", "tools/is_terminal.feature", "explicit false", false},
+		{"node", "(devel)", "stand-in", "tools/is_terminal.feature", "explicit false", false},
+		{"go", "v1.0.14", "real", "tools/is_terminal.feature", "explicit false", false},
+		{"go", "v1.0.14", "stand-in", "tools/is_terminal.feature", "explicit false", true},
+		{"go", "anything", "stand-in", "a.feature", "other", true},
+		// A runtime entry without a scenario: every scenario of the version, on that runtime only.
+		{"node", "0.3.0", "real", "a.feature", "other", true},
+		{"node", "0.3.0", "stand-in", "a.feature", "other", false},
+		{"node", "1.0.15", "real", "a.feature", "other", false},
 	}
 	for _, tt := range tests {
-		got := m.Match(tt.sdk, tt.version, tt.feature, tt.scenario)
+		got := m.Match(tt.sdk, tt.version, tt.runtime, tt.feature, tt.scenario)
 		assert.Equal(t, tt.want, got != nil, "%+v", tt)
 	}
+	// The whole-runtime entry stands alone: the scenario's own entry is never reached there.
+	all := m.MatchAll("node", "0.3.0", "real", "tools/is_terminal.feature", "explicit false")
+	require.Len(t, all, 1)
+	assert.Empty(t, all[0].Scenario)
 	assert.Empty(t, mustLoadMissing(t).Entries, "a missing manifest is empty")
 }
 
@@ -176,7 +188,7 @@ func FuzzParse(f *testing.F) {
 			if e.SDK != "node" && e.SDK != "go" {
 				t.Fatalf("accepted unknown sdk %q", e.SDK)
 			}
-			_ = m.Match(e.SDK, "1.0.14", e.Feature, e.Scenario)
+			_ = m.Match(e.SDK, "1.0.14", "stand-in", e.Feature, e.Scenario)
 		}
 	})
 }

@@ -437,7 +437,11 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 			r.Transcript = filepath.ToSlash(rel)
 		}
 	}
-	entries := m.MatchAll(sdk.Name, sdk.Version, o.Feature, o.Scenario)
+	rt := cfg.Runtime
+	if rt == "" {
+		rt = RuntimeStandIn
+	}
+	entries := m.MatchAll(sdk.Name, sdk.Version, rt, o.Feature, o.Scenario)
 	var entry *expect.Entry
 	if len(entries) > 0 {
 		entry = entries[0]

@@ -26,6 +26,7 @@ type Model struct {
 	taken  int
 	steps  []runtime.ModelStep // what is left of the current turn
 	calls  int
+	alias  map[string]string // scripted tool name -> the name the runtime knows it by (toolnames.go)
 	srv    *http.Server
 	ln     net.Listener
 	closed bool
@@ -58,6 +59,17 @@ func (m *Model) AddTurn(t runtime.Turn) {
 	m.turns = append(m.turns, t)
 }
 
+// Alias makes a scripted call of tool name call forwarded instead: the newest registration of a
+// name the proxy had to rename (toolnames.go).
+func (m *Model) Alias(name, forwarded string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.alias == nil {
+		m.alias = map[string]string{}
+	}
+	m.alias[name] = forwarded
+}
+
 // NextTurn starts the next scripted turn (the SDK sent session.send).
 func (m *Model) NextTurn() {
 	m.mu.Lock()
@@ -88,6 +100,8 @@ func (m *Model) next() (runtime.ModelStep, int) {
 	m.steps = m.steps[1:]
 	if st.Tool == "" {
 		m.steps = nil
+	} else if a, ok := m.alias[st.Tool]; ok {
+		st.Tool = a
 	}
 	return st, m.calls
 }

@@ -59,10 +59,9 @@ var Args = []string{"--headless", "--no-auto-update", "--no-auto-login"}
 var Lacking = map[string]string{
 	"runtime.script.rejection":        "the real runtime cannot be scripted to reject a request it would accept",
 	"runtime.script.delay":            "the real runtime cannot be scripted to delay its answers",
-	"runtime.script.framing":          "the real runtime cannot be scripted to split or coalesce its frames",
 	"runtime.script.escapes":          "the real runtime re-encodes the model's text before sending it (measured on 1.0.85: an escaped unpaired surrogate from the model reaches the SDK as U+FFFD), so only the stand-in can put that escape on the wire",
 	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
-	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request (permission, elicitation, user input, hook) at a given point",
+	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a permission or elicitation request, a request with fields it would not send, or exactly the params a handler must receive (the hook invocations and user-input questions it sends of its own accord are played: plays.go)",
 	"runtime.script.generatedAnswers": "the schema sweep checks results the stand-in generates from the schema; the real runtime would run every method for real (shell, files, models) with generated params, which this harness does not do to it",
 	"runtime.script.events":           "the event sweep has the runtime send every event type of the schema with generated data; the real runtime sends only the events its own work makes",
 	"runtime.script.parallelTools":    "the scripted model for the real runtime asks for one tool per message (model.go); asking for several at once is scripted on the stand-in only",
@@ -97,6 +96,8 @@ type Proxy struct {
 	pending int // session.send requests not yet followed by session.idle
 	closed  bool
 	wg      sync.WaitGroup
+	tools   toolNames
+	framing runtime.Framing // how the runtime's frames are written to SDKs connecting from now on
 }
 
 // startSlots bounds the runtimes starting at once in this process; startTimeout is how long one
@@ -136,15 +137,27 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
-	argv := append([]string{cfg.Binary}, Args...)
+	if err := p.launch(ctx); err != nil {
+		return nil, err
+	}
+	rec.Notef("", "real runtime (HOME %s) listening on %s; scripted model at %s", p.home, p.up, p.model.BaseURL())
+	ok = true
+	return p, nil
+}
+
+// launch starts the runtime process (with env added to its environment) and waits until it
+// listens.
+func (p *Proxy) launch(ctx context.Context, env ...string) error {
+	argv := append([]string{p.cfg.Binary}, Args...)
 	p.proc = exec.Command(argv[0], argv[1:]...)
-	p.proc.Dir = work
-	p.proc.Env = append(privateEnv(p.home), cfg.Env...)
+	p.proc.Dir = filepath.Join(p.home, "work")
+	p.proc.Env = append(append(privateEnv(p.home), p.cfg.Env...), env...)
 	p.proc.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.errs = &tail{max: 4096}
 	p.proc.Stderr = p.errs
 	out, err := p.proc.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Starting is CPU work (the npm CLI loads its bundle: about 1 s of CPU, against 0.05 s for
 	// the platform package's runtime): a few at a time machine-wide, so that a full run does not
@@ -152,7 +165,7 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 	select {
 	case startSlots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	started := false
 	defer func() {
@@ -161,9 +174,9 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 		}
 	}()
 	if err := p.proc.Start(); err != nil {
-		return nil, fmt.Errorf("starting the real runtime %s: %w", cfg.Binary, err)
+		return fmt.Errorf("starting the real runtime %s: %w", p.cfg.Binary, err)
 	}
-	rec.Started(argv)
+	p.rec.Started(argv)
 	port := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -183,19 +196,47 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 	select {
 	case pn, alive := <-port:
 		if !alive {
-			return nil, fmt.Errorf("the real runtime %s exited before listening: %s", cfg.Binary, p.errs.String())
+			return fmt.Errorf("the real runtime %s exited before listening: %s", p.cfg.Binary, p.errs.String())
 		}
 		p.up = "127.0.0.1:" + pn
 	case <-wait.C:
-		return nil, fmt.Errorf("the real runtime %s did not say it was listening within %s: %s", cfg.Binary, startTimeout, p.errs.String())
+		return fmt.Errorf("the real runtime %s did not say it was listening within %s: %s", p.cfg.Binary, startTimeout, p.errs.String())
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	started = true
 	<-startSlots
-	rec.Notef("", "real runtime (HOME %s) listening on %s; scripted model at %s", p.home, p.up, p.model.BaseURL())
-	ok = true
-	return p, nil
+	return nil
+}
+
+// ExpectToken restarts the runtime configured to require token on connect
+// (COPILOT_CONNECTION_TOKEN, as a runtime started for an application that sets a connection
+// token is; measured on 1.0.85: without it the runtime refuses any token with
+// AUTHENTICATION_NOT_CONFIGURED). It must come before any SDK connected.
+func (p *Proxy) ExpectToken(token string) error {
+	p.mu.Lock()
+	n := p.nconn
+	p.mu.Unlock()
+	if n > 0 {
+		return fmt.Errorf("the real runtime cannot be given a connection token after an SDK connected")
+	}
+	p.stop()
+	if err := p.launch(context.Background(), "COPILOT_CONNECTION_TOKEN="+token); err != nil {
+		return err
+	}
+	p.rec.Notef("", "real runtime restarted to require the connection token on connect; listening on %s", p.up)
+	return nil
+}
+
+// stop kills the runtime's process group and waits for it.
+func (p *Proxy) stop() {
+	if p.proc != nil && p.proc.Process != nil {
+		_ = syscall.Kill(-p.proc.Process.Pid, syscall.SIGKILL)
+		_ = p.proc.Wait()
+		if s := strings.TrimSpace(p.errs.String()); s != "" {
+			p.rec.Notef("", "real runtime stderr (tail): %s", s)
+		}
+	}
 }
 
 // privateEnv is this process's environment without what would let the runtime reach an account
@@ -221,6 +262,23 @@ func privateEnv(home string) []string {
 func (p *Proxy) Lacks(capability string) (string, bool) {
 	why, lacking := Lacking[capability]
 	return why, lacking
+}
+
+// splitPieces is how many pieces of a split frame the proxy writes apart (runtime.Framing's
+// PieceLimit): the header cut short, then the body in two, so every frame takes three reads.
+const splitPieces = 3
+
+// SetFraming has the real runtime's frames written to SDKs connecting from now on split or
+// coalesced (runtime.Framing): the bytes are the real runtime's, only their delivery is scripted,
+// as the stand-in scripts its own.
+func (p *Proxy) SetFraming(f runtime.Framing) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if f.SplitEvery > 0 && f.PieceLimit == 0 {
+		f.PieceLimit = splitPieces
+	}
+	p.framing = f
+	p.rec.Notef("", "the proxy writes the real runtime's frames to the SDK %+v", f)
 }
 
 // AddTurn scripts the model's next turn.
@@ -271,17 +329,21 @@ func (p *Proxy) serve(sdk net.Conn) {
 	}
 	p.mu.Lock()
 	p.conns = append(p.conns, sdk, up)
+	toSDK := p.framing.Writer(sdk)
 	p.mu.Unlock()
 	p.rec.Notef(name, "connection opened")
 	done := make(chan struct{})
 	go func() {
-		p.pump(name, up, sdk, transcript.RuntimeToSDK)
+		p.pump(name, up, toSDK, transcript.RuntimeToSDK)
 		sdk.Close()
 		close(done)
 	}()
 	p.pump(name, sdk, up, transcript.SDKToRuntime)
 	up.Close()
 	<-done
+	p.mu.Lock()
+	p.tools.release(name)
+	p.mu.Unlock()
 	p.rec.Notef(name, "connection closed")
 }
 
@@ -299,6 +361,9 @@ func (p *Proxy) pump(name string, src io.Reader, dst io.Writer, dir string) {
 		}
 		if err != nil {
 			return
+		}
+		if dir == transcript.RuntimeToSDK {
+			f.Body = p.restore(name, f.Body)
 		}
 		p.rec.FrameRead(name, dir, f)
 		body := p.observe(name, dir, f.Body)
@@ -363,17 +428,30 @@ func (p *Proxy) inject(name string, m wire.Message, body []byte) []byte {
 		return body
 	}
 	var added []string
-	// The runtime refuses a provider beside a per-session GitHub token ("Cannot specify both
-	// gitHubToken and provider in session.create"): such a session keeps the SDK's frame as is
-	// (and has no model to call).
+	// The runtime checks a per-session GitHub token with GitHub before it makes the session
+	// ("SDK session authentication failed: network fetch failed", offline, measured on 1.0.85)
+	// and refuses a provider beside one ("Cannot specify both gitHubToken and provider"). The
+	// SDK's frame (recorded as sent, the token by its fingerprint) is what the scenarios check;
+	// the runtime gets the session without the token, served by the scripted model.
 	_, token := params["gitHubToken"]
+	if _, has := params["provider"]; token && !has {
+		delete(params, "gitHubToken")
+		token = false
+		added = append(added, "removed gitHubToken (the real runtime would check it with GitHub, which this offline harness does not reach)")
+	}
 	if _, has := params["provider"]; !has && !token {
 		params["provider"], _ = json.Marshal(map[string]string{"type": "openai", "baseUrl": p.model.BaseURL(), "apiKey": "conformance"})
-		added = append(added, "provider")
+		added = append(added, "added provider (the scripted model as the session's provider)")
 	}
 	if v, has := params["model"]; !token && (!has || string(v) == "null") {
 		params["model"], _ = json.Marshal(DefaultModel)
-		added = append(added, "model")
+		added = append(added, "added model "+DefaultModel)
+	}
+	if moved := p.privateDir(params); moved != "" {
+		added = append(added, moved)
+	}
+	if renamed := p.renameTools(name, params); renamed != "" {
+		added = append(added, renamed)
 	}
 	if len(added) == 0 {
 		return body
@@ -384,8 +462,29 @@ func (p *Proxy) inject(name string, m wire.Message, body []byte) []byte {
 		return body
 	}
 	p.rec.Add(transcript.Entry{Conn: name, Dir: transcript.Note, Kind: KindInjected, Frame: out,
-		Text: fmt.Sprintf("the proxy added %s to %s before forwarding it (the scripted model as the session's provider)", strings.Join(added, ", "), m.Method)})
+		Text: fmt.Sprintf("the proxy changed %s before forwarding it: %s", m.Method, strings.Join(added, "; "))})
 	return out
+}
+
+// privateDir forwards a workingDirectory that does not exist on this machine as the same path
+// under the scenario's private folder, created: the real runtime refuses a directory it cannot
+// open ("Directory does not exist or cannot be accessed"), and the scenarios name directories of
+// the application's machine (/work/project) that the harness must not create outside its own
+// folders. It says what it changed ("" for nothing).
+func (p *Proxy) privateDir(params map[string]json.RawMessage) string {
+	var dir string
+	if raw, ok := params["workingDirectory"]; !ok || json.Unmarshal(raw, &dir) != nil || dir == "" || !filepath.IsAbs(dir) {
+		return ""
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return ""
+	}
+	private := filepath.Join(p.home, "fs", dir)
+	if err := os.MkdirAll(private, 0o755); err != nil {
+		return ""
+	}
+	params["workingDirectory"], _ = json.Marshal(private)
+	return fmt.Sprintf("workingDirectory %s (absent here) forwarded as %s, created", dir, private)
 }
 
 // Wait blocks until every session.send has been followed by session.idle, or ctx ends.
@@ -428,13 +527,7 @@ func (p *Proxy) Close() {
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
-	if p.proc != nil && p.proc.Process != nil {
-		_ = syscall.Kill(-p.proc.Process.Pid, syscall.SIGKILL)
-		_ = p.proc.Wait()
-		if s := strings.TrimSpace(p.errs.String()); s != "" {
-			p.rec.Notef("", "real runtime stderr (tail): %s", s)
-		}
-	}
+	p.stop()
 	if p.model != nil {
 		p.rec.Notef("", "the scripted model answered %d call(s)", p.model.Calls())
 		p.model.Close()

@@ -51,11 +51,16 @@ func sessionResult(id string, raw json.RawMessage) map[string]any {
 	var p struct {
 		RequestElicitation bool   `json:"requestElicitation"`
 		Model              string `json:"model"`
+		ReasoningEffort    string `json:"reasoningEffort"`
 	}
 	_ = json.Unmarshal(raw, &p)
+	// The real runtime (1.0.85) echoes the model and the reasoning effort asked for.
 	model := map[string]any{}
 	if p.Model != "" {
 		model["modelId"] = p.Model
+	}
+	if p.ReasoningEffort != "" {
+		model["reasoningEffort"] = p.ReasoningEffort
 	}
 	return map[string]any{
 		"sessionId": id, "nativeSessionId": id,

@@ -13,6 +13,11 @@ type Framing struct {
 	// SplitEvery > 0 writes each frame in pieces of this many bytes, with a short pause between
 	// them so that they arrive in separate reads.
 	SplitEvery int
+	// PieceLimit > 1 writes a frame in at most that many pieces: the first SplitEvery bytes (the
+	// header cut short), then the rest in PieceLimit-1 equal parts (the body split too). The real
+	// runtime sends many long event frames per turn, and a pause per 7 bytes of every one of them
+	// would outlast the scenario on a loaded machine (the proxy sets it).
+	PieceLimit int
 	// Coalesce holds frames for a moment and writes them together in one write.
 	Coalesce bool
 }
@@ -32,11 +37,14 @@ func (s *Server) SetFraming(f Framing) {
 }
 
 // framedWriter wraps a connection's writer according to the scenario's Framing; s.mu is held.
-func (s *Server) framedWriter(w io.Writer) io.Writer {
-	f := s.script.Framing
+func (s *Server) framedWriter(w io.Writer) io.Writer { return s.script.Framing.Writer(w) }
+
+// Writer wraps w so that what is written to it reaches the peer as f says (the recording proxy
+// in front of the real runtime writes the runtime's frames through it too).
+func (f Framing) Writer(w io.Writer) io.Writer {
 	switch {
 	case f.SplitEvery > 0:
-		return &splitWriter{w: w, size: f.SplitEvery}
+		return &splitWriter{w: w, size: f.SplitEvery, limit: f.PieceLimit}
 	case f.Coalesce:
 		return &coalescingWriter{w: w}
 	}
@@ -44,19 +52,24 @@ func (s *Server) framedWriter(w io.Writer) io.Writer {
 }
 
 type splitWriter struct {
-	w    io.Writer
-	size int
+	w           io.Writer
+	size, limit int
 }
 
 func (s *splitWriter) Write(p []byte) (int, error) {
-	for off := 0; off < len(p); off += s.size {
-		end := min(off+s.size, len(p))
+	size := s.size
+	for off, n := 0, 1; off < len(p); off, n = off+size, n+1 {
+		if n == 2 && s.limit > 1 {
+			size = max(1, (len(p)-off+s.limit-2)/(s.limit-1))
+		}
+		end := min(off+size, len(p))
 		if _, err := s.w.Write(p[off:end]); err != nil {
 			return off, err
 		}
-		if end < len(p) {
-			time.Sleep(pieceGap)
+		if end == len(p) {
+			break
 		}
+		time.Sleep(pieceGap)
 	}
 	return len(p), nil
 }

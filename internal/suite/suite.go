@@ -7,6 +7,7 @@ package suite
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -190,6 +191,27 @@ type Runtime interface {
 	Wait(ctx context.Context) error
 	// AddTurn scripts what the model does on the next session.send.
 	AddTurn(runtime.Turn)
+}
+
+// Framer is an optional part of a Runtime: one that can write the runtime's frames to the SDK
+// split into pieces or coalesced (runtime.Framing) for connections opened from now on.
+type Framer interface {
+	SetFraming(runtime.Framing)
+}
+
+// TokenKeeper is an optional part of a Runtime: one that must be told, before an SDK connects,
+// the connection token the application will present (the real runtime refuses a token it was
+// not started with; the stand-in records whatever token comes).
+type TokenKeeper interface {
+	ExpectToken(token string) error
+}
+
+// Player is an optional part of a Runtime: one that cannot be scripted to send the SDK a
+// request but sends some of its own accord when its model does something. Plays says whether it
+// can be made to send method with these params, and the model step that makes it (nil: it sends
+// it every turn anyway).
+type Player interface {
+	Plays(method string, params json.RawMessage) (*runtime.ModelStep, bool)
 }
 
 // Lacker is an optional part of a Runtime: a runtime that cannot be made to do what the

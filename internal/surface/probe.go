@@ -167,20 +167,24 @@ func Probe(env Env, entries []Entry) (Result, error) {
 			for _, v := range vs {
 				f := Finding{Entry: e, Variant: v.Label, Request: a.Request, Inner: v.Inner}
 				before := len(env.Requests())
-				if _, err := env.Open(a.Owner, sid, map[string]any{e.Name: v.Value}); err != nil {
-					if errors.Is(err, ErrCannotHold) {
-						// The driver could not build the SDK's own type from the value (a
-						// definition field this SDK's type lacks): not a check of the SDK.
-						refused++
-						res.Unchecked = append(res.Unchecked, Unchecked{e, fmt.Sprintf("%s: %v", v.Label, err)})
-						continue
-					}
+				_, err := env.Open(a.Owner, sid, map[string]any{e.Name: v.Value})
+				sent := env.Requests()[before:]
+				ps := params(sent, a.Request)
+				if err != nil && errors.Is(err, ErrCannotHold) {
+					// The driver could not build the SDK's own type from the value (a
+					// definition field this SDK's type lacks): not a check of the SDK.
+					refused++
+					res.Unchecked = append(res.Unchecked, Unchecked{e, fmt.Sprintf("%s: %v", v.Label, err)})
+					continue
+				}
+				if err != nil && len(ps) == 0 {
 					f.Problem = fmt.Sprintf("the SDK refused it: %v", err)
 					fs = append(fs, f)
 					continue
 				}
-				sent := env.Requests()[before:]
-				ps := params(sent, a.Request)
+				// An error after the request went out is the runtime's answer to the value (the
+				// real runtime checks agent names, URLs, tokens): where the value went is still
+				// what the request shows.
 				if len(ps) == 0 {
 					f.Problem = "no " + a.Request + " was sent"
 					fs = append(fs, f)

@@ -1,0 +1,56 @@
+package realruntime
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A name another live connection holds is forwarded renamed, frames back carry the SDK's name,
+// and a connection's names are free again once it ends.
+func TestToolNamesRenameOnlyAClash(t *testing.T) {
+	var tn toolNames
+	assert.Equal(t, map[string]string{"lookup": "lookup", "finish": "finish"}, tn.register("c1", []string{"lookup", "finish"}))
+	assert.Equal(t, map[string]string{"lookup": "lookup_c2", "other": "other"}, tn.register("c2", []string{"lookup", "other"}))
+
+	body, changed := tn.restore([]byte(`{"toolName":"lookup_c2","text":"lookup_c2 is a word here","other":"lookup_c2x"}`))
+	assert.JSONEq(t, `{"toolName":"lookup","text":"lookup_c2 is a word here","other":"lookup_c2x"}`, string(body), "only whole JSON strings are restored")
+	assert.Equal(t, []string{"lookup_c2 -> lookup"}, changed)
+
+	tn.release("c1")
+	assert.Equal(t, map[string]string{"lookup": "lookup"}, tn.register("c3", []string{"lookup"}), "c1's names are free once it ended")
+	tn.release("c2")
+	body, changed = tn.restore([]byte(`{"toolName":"lookup_c2"}`))
+	assert.JSONEq(t, `{"toolName":"lookup_c2"}`, string(body))
+	assert.Empty(t, changed)
+}
+
+func TestPlays(t *testing.T) {
+	p := &Proxy{}
+	for _, tc := range []struct {
+		name, method, params string
+		plays                bool
+		tool                 string
+	}{
+		{"an every-turn hook", "hooks.invoke", `{"hookType":"sessionEnd","input":{"timestamp":1,"cwd":"/work","reason":"complete"}}`, true, ""},
+		{"preToolUse through a tool call", "hooks.invoke", `{"hookType":"preToolUse","input":{"toolName":"grep","toolArgs":{}}}`, true, "glob"},
+		{"a hook input the runtime would not send", "hooks.invoke", `{"hookType":"preToolUse","input":{"opaque":"value"}}`, false, ""},
+		{"a hook type it does not send", "hooks.invoke", `{"hookType":"errorOccurred","input":{}}`, false, ""},
+		{"a question with choices", "userInput.request", `{"question":"Proceed?","choices":["yes","no"],"allowFreeform":false}`, true, "ask_user"},
+		{"a question with a field the SDK does not know", "userInput.request", `{"question":"Proceed?","futureField":{}}`, false, ""},
+		{"a permission request", "permission.request", `{}`, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			step, plays := p.Plays(tc.method, json.RawMessage(tc.params))
+			require.Equal(t, tc.plays, plays)
+			if tc.tool == "" {
+				assert.Nil(t, step)
+				return
+			}
+			require.NotNil(t, step)
+			assert.Equal(t, tc.tool, step.Tool)
+		})
+	}
+}
