@@ -2,12 +2,10 @@ package harness
 
 import (
 	"context"
-	"fmt"
 	goruntime "runtime"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
-	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -17,24 +15,6 @@ const (
 	RuntimeStandIn = "stand-in" // the recording runtime of internal/runtime (the default)
 	RuntimeReal    = "real"     // the real Copilot runtime behind a recording proxy (internal/realruntime)
 )
-
-// prepareRealRuntime finds or installs the real runtime binary: the one the schema-source SDK's
-// platform package ships, or npm @github/copilot at cfg.RuntimeVersion.
-func prepareRealRuntime(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (sdks.RuntimeBinary, error) {
-	d, ok := sdks.SchemaSource()
-	if !ok {
-		return sdks.RuntimeBinary{}, fmt.Errorf("no SDK recipe ships the runtime")
-	}
-	dir := ""
-	if cfg.RuntimeVersion == "" {
-		prep, err := (&sdks.Preparer{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot, Log: cfg.Log}).Prepare(ctx, d.Name, pins[d.Name].Version, "")
-		if err != nil {
-			return sdks.RuntimeBinary{}, err
-		}
-		dir = prep.CacheDir
-	}
-	return sdks.PrepareRuntime(ctx, cfg.CacheRoot, cfg.RuntimeVersion, dir, cfg.Log)
-}
 
 // realSlots bounds the real runtimes running at once across the run (each a process of about
 // 100 MB that mostly waits).

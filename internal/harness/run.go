@@ -198,7 +198,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		}
 	}
 	if cfg.Runtime == RuntimeReal {
-		rb, err := prepareRealRuntime(ctx, cfg, p.pins)
+		rb, err := sdks.PrepareRealRuntime(ctx, cfg.RepoRoot, cfg.CacheRoot, cfg.RuntimeVersion, p.pins, cfg.Log)
 		if err != nil {
 			return nil, fmt.Errorf("%w: the real runtime: %v", ErrSetup, err)
 		}

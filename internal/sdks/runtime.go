@@ -128,3 +128,21 @@ func relPlatform(root, path string) string {
 	}
 	return path
 }
+
+// PrepareRealRuntime finds or installs the real runtime binary of a run: the one the schema-source
+// SDK's platform package ships (that SDK prepared at its pin), or npm @github/copilot at version.
+func PrepareRealRuntime(ctx context.Context, repoRoot, cacheRoot, version string, pins map[string]Pin, log io.Writer) (RuntimeBinary, error) {
+	d, ok := SchemaSource()
+	if !ok {
+		return RuntimeBinary{}, fmt.Errorf("no SDK recipe ships the runtime")
+	}
+	dir := ""
+	if version == "" {
+		prep, err := (&Preparer{RepoRoot: repoRoot, CacheRoot: cacheRoot, Log: log}).Prepare(ctx, d.Name, pins[d.Name].Version, "")
+		if err != nil {
+			return RuntimeBinary{}, err
+		}
+		dir = prep.CacheDir
+	}
+	return PrepareRuntime(ctx, cacheRoot, version, dir, log)
+}
