@@ -273,21 +273,27 @@ func (f sweepFailures) add(c *sweepCall, format string, args ...any) {
 }
 
 func (f sweepFailures) err(noun, what string) error {
-	if len(f) == 0 {
+	return groupedError(f, "generated "+noun+" "+what, "namespaces")
+}
+
+// groupedError lists failures under their group (a namespace, a method), the groups sorted:
+// "N <head>, in K <unit>:", then each group with its lines; nil when there are none.
+func groupedError(groups map[string][]string, head, unit string) error {
+	if len(groups) == 0 {
 		return nil
 	}
-	nss := make([]string, 0, len(f))
+	keys := make([]string, 0, len(groups))
 	n := 0
-	for ns, l := range f {
-		nss = append(nss, ns)
+	for k, l := range groups {
+		keys = append(keys, k)
 		n += len(l)
 	}
-	sort.Strings(nss)
+	sort.Strings(keys)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d generated %s %s, in %d namespaces:", n, noun, what, len(nss))
-	for _, ns := range nss {
-		fmt.Fprintf(&b, "\n  %s:", ns)
-		for _, l := range f[ns] {
+	fmt.Fprintf(&b, "%d %s, in %d %s:", n, head, len(keys), unit)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "\n  %s:", k)
+		for _, l := range groups[k] {
 			fmt.Fprintf(&b, "\n    %s", l)
 		}
 	}

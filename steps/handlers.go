@@ -497,23 +497,5 @@ func (f handlerFailures) add(c *handledCall, format string, args ...any) {
 }
 
 func (f handlerFailures) err(noun, what string) error {
-	if len(f) == 0 {
-		return nil
-	}
-	ms := make([]string, 0, len(f))
-	n := 0
-	for m, l := range f {
-		ms = append(ms, m)
-		n += len(l)
-	}
-	sort.Strings(ms)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s %s, in %d methods:", n, noun, what, len(ms))
-	for _, m := range ms {
-		fmt.Fprintf(&b, "\n  %s:", m)
-		for _, l := range f[m] {
-			fmt.Fprintf(&b, "\n    %s", l)
-		}
-	}
-	return fmt.Errorf("%s", b.String())
+	return groupedError(f, noun+" "+what, "methods")
 }
