@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	goruntime "runtime"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
@@ -16,9 +15,11 @@ const (
 	RuntimeReal    = "real"     // the real Copilot runtime behind a recording proxy (internal/realruntime)
 )
 
-// realSlots bounds the real runtimes running at once across the run (each a process of about
-// 100 MB that mostly waits).
-var realSlots = make(chan struct{}, 8*goruntime.NumCPU())
+// realSlots bounds the real runtimes running at once across the run: each is a process of about
+// 100 MB (50 MB of it its own) that mostly waits, so as many as one SDK's scenarios at once
+// (DefaultJobs). Half that left every other scenario waiting for a runtime: 275 of the 608
+// scenario-seconds of a Node run (measured).
+var realSlots = make(chan struct{}, DefaultJobs())
 
 // NewRuntime gives each scenario its runtime: the stand-in, or with --runtime real a private
 // real runtime behind the recording proxy.
