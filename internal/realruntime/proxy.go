@@ -61,7 +61,6 @@ var Lacking = map[string]string{
 	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a permission or elicitation request, a request with fields it would not send, or exactly the params a handler must receive (the hook invocations and user-input questions it sends of its own accord are played: plays.go)",
 	"runtime.script.generatedAnswers": "the schema sweep checks results the stand-in generates from the schema; the real runtime would run every method for real (shell, files, models) with generated params, which this harness does not do to it",
 	"runtime.script.events":           "the event sweep has the runtime send every event type of the schema with generated data; the real runtime sends only the events its own work makes",
-	"runtime.script.parallelTools":    "the scripted model for the real runtime asks for one tool per message (model.go); asking for several at once is scripted on the stand-in only",
 	"runtime.spawned":                 "the SDK spawns the stand-in as its runtime over stdio; the real runtime is reached over TCP only",
 }
 
