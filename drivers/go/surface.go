@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	copilot "github.com/github/copilot-sdk/go"
 )
@@ -24,6 +25,9 @@ type surfaceEntry struct {
 	Values     []string `json:"values,omitempty"`
 	Optional   bool     `json:"optional"`
 	DeclaredBy string   `json:"declaredBy"`
+	// Fields are the members of the struct the field holds (PROTOCOL.md "Surface"), named as
+	// encoding/json reads them, which is how applyFields converts a value.
+	Fields []surfaceEntry `json:"fields,omitempty"`
 }
 
 // surfaceOwners are the structs each owner is declared by.
@@ -106,25 +110,52 @@ func (d *driver) surface(json.RawMessage) (any, error) {
 					continue
 				}
 				seen[f.Name] = true
-				shape, optional := shapeOf(f.Type)
-				kind := "field"
-				if shape == "handler" || (shape == "object" && isHandlers(f.Type)) {
-					kind = "handler"
-				}
-				e := surfaceEntry{Owner: owner, Name: f.Name, Type: f.Type.String(), Kind: kind,
-					Shape: shape, Optional: optional, DeclaredBy: t.String() + " (" + sdkModule + ")"}
-				base := f.Type
-				if base.Kind() == reflect.Pointer {
-					base = base.Elem()
-				}
-				if vals := enumValues(base); len(vals) > 0 {
-					e.Shape, e.Values = "enum", vals
-				}
-				entries = append(entries, e)
+				entries = append(entries, member(owner, f.Name, f.Type, t.String()+" ("+sdkModule+")", 0))
 			}
 		}
 	}
 	return map[string]any{"entries": entries}, nil
+}
+
+// member is one field of a struct as an entry, with the fields of the struct it holds (two
+// levels down) under their JSON names.
+func member(owner, name string, typ reflect.Type, declaredBy string, depth int) surfaceEntry {
+	shape, optional := shapeOf(typ)
+	kind := "field"
+	if shape == "handler" || (shape == "object" && isHandlers(typ)) {
+		kind = "handler"
+	}
+	e := surfaceEntry{Owner: owner, Name: name, Type: typ.String(), Kind: kind, Shape: shape, Optional: optional, DeclaredBy: declaredBy}
+	base := typ
+	if base.Kind() == reflect.Pointer {
+		base = base.Elem()
+	}
+	if vals := enumValues(base); len(vals) > 0 {
+		e.Shape, e.Values = "enum", vals
+	}
+	if s := structOf(typ); s != nil && shape != "handler" && depth < 2 {
+		for _, f := range reflect.VisibleFields(s) {
+			if !f.IsExported() || f.Anonymous {
+				continue
+			}
+			jsonName, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if jsonName == "-" {
+				if f.Type.Kind() != reflect.Func {
+					continue // never on the wire and not the application's callback
+				}
+				jsonName = f.Name
+			}
+			if jsonName == "" {
+				jsonName = f.Name
+			}
+			m := member(owner, jsonName, f.Type, s.String()+" ("+sdkModule+")", depth+1)
+			// A member is left out when not set only through omitempty/omitzero or a nil pointer;
+			// any other is always sent (a nil list as null), so the application sets it.
+			m.Optional = m.Kind == "handler" || f.Type.Kind() == reflect.Pointer || strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
+			e.Fields = append(e.Fields, m)
+		}
+	}
+	return e
 }
 
 // isHandlers says whether a struct holds only funcs (SessionHooks): the application registers
