@@ -61,8 +61,6 @@ var Lacking = map[string]string{
 	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a permission or elicitation request, a request with fields it would not send, or exactly the params a handler must receive (the hook invocations and user-input questions it sends of its own accord are played: plays.go)",
 	"runtime.script.generatedAnswers": "the schema sweep checks results the stand-in generates from the schema; the real runtime would run every method for real (shell, files, models) with generated params, which this harness does not do to it",
 	"runtime.script.events":           "the event sweep has the runtime send every event type of the schema with generated data; the real runtime sends only the events its own work makes",
-	"runtime.script.parallelTools":    "the scripted model for the real runtime asks for one tool per message (model.go); asking for several at once is scripted on the stand-in only",
-	"runtime.spawned":                 "the SDK spawns the stand-in as its runtime over stdio; the real runtime is reached over TCP only",
 }
 
 // Config says which runtime to run and how to check requests.
@@ -141,7 +139,6 @@ func (p *Proxy) acquire() (string, error) {
 	}
 	rt := p.cfg.Pool.take(p.cfg)
 	if rt != nil {
-		p.rec.Started(rt.argv)
 		p.rec.Notef("", "real runtime (HOME %s) listening on %s, reused: it served %d scenario(s) before, each of whose sessions was deleted after it; scripted model at %s", rt.home, rt.addr, rt.served, p.model.BaseURL())
 	} else {
 		var err error
@@ -149,8 +146,7 @@ func (p *Proxy) acquire() (string, error) {
 			return "", err
 		}
 		p.cfg.Pool.count()
-		p.rec.Started(rt.argv)
-		p.rec.Notef("", "real runtime (HOME %s) listening on %s; scripted model at %s", rt.home, rt.addr, p.model.BaseURL())
+		p.rec.Notef("", "real runtime started (%s) with HOME %s, listening on %s; scripted model at %s", strings.Join(rt.argv, " "), rt.home, rt.addr, p.model.BaseURL())
 	}
 	p.rt = rt
 	return rt.addr, nil
@@ -193,7 +189,6 @@ func (p *Proxy) ExpectToken(token string) error {
 		return err
 	}
 	p.rt, p.noReuse = rt, true
-	p.rec.Started(rt.argv)
 	p.rec.Notef("", "real runtime restarted to require the connection token on connect; listening on %s", rt.addr)
 	return nil
 }
