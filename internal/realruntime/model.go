@@ -30,6 +30,9 @@ type Model struct {
 	srv    *http.Server
 	ln     net.Listener
 	closed bool
+	// elicit plays an elicitation step (runtime.ModelStep.Elicitation) before the model call
+	// answers with the next step: the proxy has the real runtime ask the SDK (plays.go).
+	elicit func(data json.RawMessage)
 }
 
 // StartModel serves the model on an ephemeral loopback port.
@@ -98,7 +101,7 @@ func (m *Model) next() (runtime.ModelStep, int) {
 	}
 	st := m.steps[0]
 	m.steps = m.steps[1:]
-	if st.Tool == "" && len(st.Together) == 0 {
+	if st.Tool == "" && len(st.Together) == 0 && st.Elicitation == nil {
 		m.steps = nil
 	} else if a, ok := m.alias[st.Tool]; ok {
 		st.Tool = a
@@ -122,6 +125,10 @@ func (m *Model) complete(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	_ = json.Unmarshal(body, &req)
 	st, n := m.next()
+	for st.Elicitation != nil && m.elicit != nil {
+		m.elicit(st.Elicitation)
+		st, n = m.next()
+	}
 	if req.Model == "" {
 		req.Model = DefaultModel
 	}

@@ -1,10 +1,15 @@
 package realruntime
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
 
 // Requests the real runtime sends the SDK of its own accord (measured on 1.0.85), which a
@@ -13,7 +18,11 @@ import (
 //     userPromptTransformed, sessionStart, agentStop and sessionEnd (reason "complete"), and
 //     every tool call preToolUse (the model calls the read-only glob tool in the private
 //     working directory for it);
-//   - userInput.request: the model calls the runtime's ask_user tool (question, choices).
+//   - userInput.request: the model calls the runtime's ask_user tool (question, choices);
+//   - elicitation.requested: when the model reaches the step, the proxy sends
+//     session.ui.elicitation for the turn's session on the SDK's connection to the runtime (a
+//     request of its own, recorded as injected, its answer kept from the SDK), and the runtime
+//     asks the SDK; the model answers on once the runtime has the SDK's answer.
 //
 // Only requests whose params carry nothing the runtime would not put there itself are played: a
 // scenario about fields the SDK does not know, or about the exact input a hook receives, stays
@@ -44,6 +53,14 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 		case hook == "preToolUse":
 			return &runtime.ModelStep{Tool: "glob", Arguments: map[string]any{"pattern": "*.conformance"}}, true
 		}
+	case "elicitation.requested":
+		// The runtime's own UI elicitation (session.ui.elicitation, which the proxy sends when the
+		// model reaches the step) sends exactly message, mode and requestedSchema (measured on
+		// 1.0.85); anything else the scenario gives is a field the runtime would not send.
+		if !only(v, "message", "mode", "requestedSchema") {
+			return nil, false
+		}
+		return &runtime.ModelStep{Elicitation: params}, true
 	case "userInput.request":
 		var q struct {
 			Question string   `json:"question"`
@@ -69,4 +86,67 @@ func only(m map[string]json.RawMessage, keys ...string) bool {
 		}
 	}
 	return true
+}
+
+// elicit has the real runtime ask the SDK for data (an elicitation.requested's message, mode and
+// requestedSchema): session.ui.elicitation for the session of the current turn, sent on the
+// SDK's own connection to the runtime with an id of the proxy's, and waits for its answer (the
+// SDK's, relayed by the runtime) or 30 s.
+func (p *Proxy) elicit(data json.RawMessage) {
+	var params map[string]any
+	_ = json.Unmarshal(data, &params)
+	p.mu.Lock()
+	conn, session := p.turnConn, p.turnSession
+	w := p.upstream[conn]
+	p.injectSeq++
+	id := fmt.Sprintf("conformance-%d", p.injectSeq)
+	answer := make(chan json.RawMessage, 1)
+	if p.awaiting == nil {
+		p.awaiting = map[string]chan json.RawMessage{}
+	}
+	p.awaiting[id] = answer
+	p.mu.Unlock()
+	if w == nil {
+		p.rec.Notef("", "the elicitation could not be played: no session.send went through the proxy before the model call")
+		return
+	}
+	params["sessionId"] = session
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "session.ui.elicitation", "params": params})
+	p.rec.Add(transcript.Entry{Conn: conn, Dir: transcript.Note, Kind: KindInjected, Frame: body,
+		Text: "the proxy asks the real runtime for the scenario's elicitation (its answer goes to the proxy, not the SDK)"})
+	if err := w.Write(body); err != nil {
+		p.rec.Notef(conn, "sending session.ui.elicitation: %v", err)
+		return
+	}
+	select {
+	case a := <-answer:
+		p.rec.Add(transcript.Entry{Conn: conn, Dir: transcript.Note, Kind: KindInjected, Frame: a,
+			Text: "the real runtime's answer to the proxy's session.ui.elicitation"})
+	case <-time.After(30 * time.Second):
+		p.rec.Notef(conn, "the real runtime did not answer the proxy's session.ui.elicitation within 30 s")
+	}
+}
+
+// answered takes a runtime frame that answers a request of the proxy's own (elicit), and says
+// whether it did.
+func (p *Proxy) answered(body []byte) bool {
+	if !bytes.Contains(body, []byte(`"conformance-`)) {
+		return false
+	}
+	var m wire.Message
+	if json.Unmarshal(body, &m) != nil || !m.IsResponse() {
+		return false
+	}
+	var id string
+	if json.Unmarshal(m.ID, &id) != nil {
+		return false
+	}
+	p.mu.Lock()
+	ch, ok := p.awaiting[id]
+	delete(p.awaiting, id)
+	p.mu.Unlock()
+	if ok {
+		ch <- body
+	}
+	return ok
 }

@@ -58,7 +58,7 @@ var Lacking = map[string]string{
 	"runtime.script.delay":            "the real runtime cannot be scripted to delay its answers",
 	"runtime.script.escapes":          "the real runtime re-encodes the model's text before sending it (measured on 1.0.85: an escaped unpaired surrogate from the model reaches the SDK as U+FFFD), so only the stand-in can put that escape on the wire",
 	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
-	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a permission or elicitation request, a request with fields it would not send, or exactly the params a handler must receive (the hook invocations and user-input questions it sends of its own accord are played: plays.go)",
+	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a permission request, a request with fields it would not send, or exactly the params a handler must receive (the hook invocations and user-input questions it sends of its own accord, and the elicitations it sends when asked, are played: plays.go)",
 	"runtime.script.generatedAnswers": "the schema sweep checks results the stand-in generates from the schema; the real runtime would run every method for real (shell, files, models) with generated params, which this harness does not do to it",
 	"runtime.script.events":           "the event sweep has the runtime send every event type of the schema with generated data; the real runtime sends only the events its own work makes",
 }
@@ -98,6 +98,12 @@ type Proxy struct {
 	wg      sync.WaitGroup
 	tools   toolNames
 	framing runtime.Framing // how the runtime's frames are written to SDKs connecting from now on
+	// The current turn's connection and session (the last session.send), each connection's
+	// writer to the runtime, and the proxy's own requests awaiting their answer (plays.go).
+	turnConn, turnSession string
+	upstream              map[string]*wire.Writer
+	injectSeq             int
+	awaiting              map[string]chan json.RawMessage
 }
 
 // startSlots bounds the runtimes starting at once in this process; startTimeout is how long one
@@ -118,6 +124,7 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 	if p.model, err = StartModel(); err != nil {
 		return nil, err
 	}
+	p.model.elicit = p.elicit
 	if p.scratch, err = os.MkdirTemp("", "conformance-real-scenario-"); err != nil {
 		p.Close()
 		return nil, err
@@ -322,7 +329,12 @@ func (p *Proxy) serve(sdk net.Conn) {
 	}
 	p.mu.Lock()
 	p.conns = append(p.conns, sdk, up)
-	toSDK := p.framing.Writer(sdk)
+	toSDK := wire.NewWriter(p.framing.Writer(sdk))
+	toRuntime := wire.NewWriter(up)
+	if p.upstream == nil {
+		p.upstream = map[string]*wire.Writer{}
+	}
+	p.upstream[name] = toRuntime
 	p.mu.Unlock()
 	p.rec.Notef(name, "connection opened")
 	done := make(chan struct{})
@@ -331,7 +343,7 @@ func (p *Proxy) serve(sdk net.Conn) {
 		sdk.Close()
 		close(done)
 	}()
-	p.pump(name, sdk, up, transcript.SDKToRuntime)
+	p.pump(name, sdk, toRuntime, transcript.SDKToRuntime)
 	up.Close()
 	<-done
 	p.mu.Lock()
@@ -341,21 +353,23 @@ func (p *Proxy) serve(sdk net.Conn) {
 }
 
 // pump copies frames from src to dst, recording each as it passed.
-func (p *Proxy) pump(name string, src io.Reader, dst io.Writer, dir string) {
+func (p *Proxy) pump(name string, src io.Reader, w *wire.Writer, dir string) {
 	r := wire.NewReader(src)
-	w := wire.NewWriter(dst)
 	for {
 		f, err := r.NextFrame()
 		if fe, bad := err.(*wire.FrameError); bad {
 			// Not a frame: recorded, and passed on as it was, for the peer to judge.
 			p.rec.Bad(name, dir, fe.Bytes, err)
-			_, _ = dst.Write(fe.Bytes)
+			_ = w.WriteRaw(fe.Bytes)
 			continue
 		}
 		if err != nil {
 			return
 		}
 		if dir == transcript.RuntimeToSDK {
+			if p.answered(f.Body) {
+				continue // the answer to the proxy's own request (plays.go), not the SDK's
+			}
 			f.Body = p.restore(name, f.Body)
 		}
 		p.rec.FrameRead(name, dir, f)
@@ -405,8 +419,13 @@ func (p *Proxy) observe(name, dir string, body []byte) []byte {
 	switch m.Method {
 	case "session.send":
 		p.model.NextTurn()
+		var send struct {
+			SessionID string `json:"sessionId"`
+		}
+		_ = json.Unmarshal(m.Params, &send)
 		p.mu.Lock()
 		p.pending++
+		p.turnConn, p.turnSession = name, send.SessionID
 		p.mu.Unlock()
 	case "session.create", "session.resume":
 		return p.inject(name, m, body)
