@@ -29,6 +29,7 @@ func (w *world) registerRequests(sc binder) {
 	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema$`, w.callEveryHandler)
 	sc.Step(`^every handler received the params the runtime sent$`, w.handlersReceived)
 	sc.Step(`^the SDK answered every handled call with what the application's handler returned$`, w.handlersAnswered)
+	sc.Step(`^the SDK answered every call of a method it has no handler for$`, w.unhandledAnswered)
 }
 
 func (w *world) asksPermission(data string) error {
