@@ -82,6 +82,11 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 			defer stop()
 			began := time.Now()
 			cpu0, known := selfCPU()
+			var phases []phase
+			cfg.Phase = func(name string) {
+				cpu, _ := selfCPU()
+				phases = append(phases, phase{name: name, at: time.Since(began), cpu: cpu - cpu0})
+			}
 			res, err := harness.Run(ctx, cfg)
 			took := time.Since(began)
 			if err != nil {
@@ -92,6 +97,7 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 				harnessCPU = cpu1 - cpu0
 			}
 			printBench(os.Stdout, res, took, cfg.Jobs, harnessCPU)
+			printPhases(os.Stdout, phases, known)
 			fmt.Printf("reports: %s\n", reportDir)
 			return nil
 		},
@@ -144,6 +150,30 @@ func printBench(w io.Writer, res *report.Results, took time.Duration, jobs int, 
 		}
 		fmt.Fprintf(w, "CPU: harness %.2f s (%.0f ms per scenario), drivers %.2f s\n", harnessCPU.Seconds(),
 			ratio(float64(harnessCPU.Milliseconds()), float64(scenarios)), drivers/1000)
+	}
+}
+
+// phase is where one part of the run ended: its wall time and the harness's CPU time since the start.
+type phase struct {
+	name    string
+	at, cpu time.Duration
+}
+
+// printPhases prints the run's parts one after the other (each's wall and harness CPU time):
+// what runs before the first scenario and after the last is on every run's critical path.
+func printPhases(w io.Writer, phases []phase, cpuKnown bool) {
+	var parts []string
+	var at, cpu time.Duration
+	for _, p := range phases {
+		s := fmt.Sprintf("%s %.2f s", p.name, (p.at - at).Seconds())
+		if cpuKnown {
+			s += fmt.Sprintf(" (CPU %.2f s)", (p.cpu - cpu).Seconds())
+		}
+		parts = append(parts, s)
+		at, cpu = p.at, p.cpu
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "parts: %s\n", strings.Join(parts, ", "))
 	}
 }
 

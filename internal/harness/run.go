@@ -18,6 +18,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -80,7 +81,10 @@ type Config struct {
 	// run per version, and its rechecks): loading them costs seconds of CPU (compiling the
 	// schemas, generating and validating a result per method, then the sweep's cases). nil: Run
 	// loads them (runschema.Load) from where its SDKs run.
-	Schema     *runschema.Loaded
+	Schema *runschema.Loaded
+	// Phase, when set, is told when each part of the run ends ("schema", "scenarios", "drivers
+	// stopped", "reports"), with the harness's own CPU time then: bench prints the split.
+	Phase      func(name string)
 	realBinary string // set by Run for RuntimeReal
 	realEnv    []string
 
@@ -88,6 +92,12 @@ type Config struct {
 	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
 	catalog   []report.SchemaItem // every method and event type of the schemas, for the coverage
 	selection *shardSelection     // set by Run for a shard
+}
+
+func (c *Config) phase(name string) {
+	if c.Phase != nil {
+		c.Phase(name)
+	}
 }
 
 // Runners: where the drivers run (package runner).
@@ -190,6 +200,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		} else {
 			l = runschema.Load(ctx, schemas, p.pins, cfg.Log)
 		}
+		cfg.phase("schema")
 		res.Harness.Schema, cfg.generated, cfg.answers = l.Desc, l.Gen, l.Answers
 		if l.Validator != nil {
 			cfg.catalog = runschema.Catalog(cfg.generated)
@@ -234,6 +245,8 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	timings := make([]*clock, len(targets))
 	total := cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)
 	var wg sync.WaitGroup
+	var scenariosLeft atomic.Int32 // targets still running scenarios
+	scenariosLeft.Store(int32(len(targets)))
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
 	startSlots := make(chan struct{}, goruntime.NumCPU())
@@ -278,6 +291,9 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			}
 			runSuite(cfg, p.featuresRoot, t)
 			clk.done = time.Now()
+			if scenariosLeft.Add(-1) == 0 {
+				cfg.phase("scenarios")
+			}
 			view.Done(name)
 			t.close()
 			clk.drivers = t.drivers().Started()
@@ -285,6 +301,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 		}()
 	}
 	wg.Wait()
+	cfg.phase("drivers stopped")
 	res.SDKs = sdkInfo
 	if r.Name() != runner.ReplayName { // a replay keeps the recorded run's timing
 		for i, clk := range timings {
@@ -296,6 +313,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Catalog: cfg.catalog, Sink: sink, Log: view.Writer()}); err != nil {
 		return res, err
 	}
+	cfg.phase("reports")
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%w: the reports hold the %d results that finished before", ErrInterrupted, len(res.Results))
 	}
