@@ -100,6 +100,10 @@ func (c *Config) phase(name string) {
 	}
 }
 
+// startPatience is how long the SDKs that are ready wait for the others' first drivers to start
+// before running their scenarios (startGate).
+const startPatience = 10 * time.Second
+
 // Runners: where the drivers run (package runner).
 const (
 	RunnerLocal  = runner.LocalName
@@ -250,6 +254,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
 	startSlots := make(chan struct{}, goruntime.NumCPU())
+	gate := newStartGate(len(targets), startPatience)
 	for i, u := range targets {
 		name := u.label
 		wg.Add(1)
@@ -259,6 +264,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
+			gate.arrive(ctx)
 			switch t.total = total; {
 			case t.recordings != nil: // a replay runs what was recorded
 				t.total = t.recordings.Len()
