@@ -35,7 +35,8 @@ func benchCmd() *cobra.Command {
              scenarios overlap)
   overhead   per scenario, its wall time minus its SDK calls and its wait for a driver: the
              harness's own time (p50 and p95; goal: p50 at most 5 ms)
-  start      preparing (a cache hit when warm) and the first driver's hello
+  start      preparing (a cache hit when warm), the first driver's hello and the wait for the
+             other SDKs' first drivers (scenarios start once every SDK's first driver has)
 
 then, per SDK, where its time went:
 
@@ -49,7 +50,8 @@ then, per SDK, where its time went:
                 to exit: CPU÷wall far below 1 means the SDK mostly sleeps or waits; and that
                 CPU time per scenario (start-ups included)
 
-and the whole run's wall time, with the CPU time of the harness itself (its recording runtimes,
+and the whole run's wall time and its parts one after the other (loading the schema, the
+scenarios, stopping the drivers, the reports: each with the harness's CPU time), with the CPU time of the harness itself (its recording runtimes,
 the steps, the reports; per scenario) and of every SDK's drivers: on a machine of few cores the
 sum bounds the wall time from below. The numbers come from the run's transcripts and the harness's
 clock; they are also in results.json ("timing") and in summary.md's Timing section.`,
