@@ -58,7 +58,7 @@ var Lacking = map[string]string{
 	"runtime.script.delay":            "the real runtime cannot be scripted to delay its answers",
 	"runtime.script.escapes":          "the real runtime re-encodes the model's text before sending it (measured on 1.0.85: an escaped unpaired surrogate from the model reaches the SDK as U+FFFD), so only the stand-in can put that escape on the wire",
 	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
-	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a permission request, a request with fields it would not send, or exactly the params a handler must receive (the hook invocations and user-input questions it sends of its own accord, and the elicitations it sends when asked, are played: plays.go)",
+	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a request with fields it would not send, a permission request other than a custom tool's, or exactly the params a handler must receive (the hook invocations, user-input questions and custom-tool permission requests it sends of its own accord, and the elicitations it sends when asked, are played: plays.go)",
 	"runtime.script.generatedAnswers": "the schema sweep checks results the stand-in generates from the schema; the real runtime would run every method for real (shell, files, models) with generated params, which this harness does not do to it",
 	"runtime.script.events":           "the event sweep has the runtime send every event type of the schema with generated data; the real runtime sends only the events its own work makes",
 }
@@ -104,6 +104,7 @@ type Proxy struct {
 	upstream              map[string]*wire.Writer
 	injectSeq             int
 	awaiting              map[string]chan json.RawMessage
+	played                []playedTool // tools the proxy registers for a permission request
 }
 
 // startSlots bounds the runtimes starting at once in this process; startTimeout is how long one
@@ -392,6 +393,9 @@ func (p *Proxy) observe(name, dir string, body []byte) []byte {
 		return body
 	}
 	if dir == transcript.RuntimeToSDK {
+		if m.Method == "session.event" && bytes.Contains(m.Params, []byte(`"external_tool.requested"`)) {
+			p.answerPlayedTool(name, m.Params)
+		}
 		if m.Method == "session.event" && bytes.Contains(m.Params, []byte(`"session.idle"`)) {
 			var ev struct {
 				Event struct {
@@ -458,6 +462,9 @@ func (p *Proxy) inject(name string, m wire.Message, body []byte) []byte {
 	if v, has := params["model"]; !token && (!has || string(v) == "null") {
 		params["model"], _ = json.Marshal(DefaultModel)
 		added = append(added, "added model "+DefaultModel)
+	}
+	if played := p.addPlayedTools(params); played != "" {
+		added = append(added, played)
 	}
 	if moved := p.privateDir(params); moved != "" {
 		added = append(added, moved)
