@@ -95,6 +95,12 @@ func (e *surfaceEnv) Definition(name string, all bool) (map[string]any, bool) {
 	return doc.Definition(name, all)
 }
 
+// FillsCallbacks implements surface.CallbackEnv from the driver's capability.
+func (e *surfaceEnv) FillsCallbacks() bool {
+	has, _ := e.w.t.Capability("surface.callbacks")
+	return has
+}
+
 func mergeHandle(args map[string]any, client, handle string) map[string]any {
 	args["client"], args["session"] = client, handle
 	return args

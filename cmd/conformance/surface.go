@@ -63,14 +63,17 @@ func surfaceCmd() *cobra.Command {
 			var problems []string
 			var tally []surface.Tally
 			if !noProbe {
-				live, stop, err := surface.NewLive(ctx, c, timeout)
+				// The runtime's schema, as a run loads it, for the values of the types it defines
+				// and the runtime's answers to its methods.
+				l := runschema.Load(ctx, runner.Local{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot()}, pins, os.Stderr)
+				live, stop, err := surface.NewLive(ctx, c, timeout, l.Answers)
 				if err != nil {
 					return err
 				}
-				// The runtime's schema, as a run loads it, for the values of the types it defines.
-				if l := runschema.Load(ctx, runner.Local{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot()}, pins, os.Stderr); l.Gen != nil {
+				if l.Gen != nil {
 					live.Defs = l.Gen.Definition
 				}
+				live.Callbacks = hello.Capabilities["surface.callbacks"]
 				res, err := surface.Probe(live, entries)
 				if err == nil {
 					var client surface.Result

@@ -25,6 +25,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
+	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
@@ -87,6 +88,7 @@ type Config struct {
 	Phase      func(name string)
 	realBinary string // set by Run for RuntimeReal
 	realEnv    []string
+	realPool   *realruntime.Pool // the run's real runtime processes, reused between scenarios
 
 	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
 	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
@@ -217,8 +219,9 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: the real runtime: %v", ErrSetup, err)
 		}
-		cfg.realBinary, cfg.realEnv = rb.Path, rb.Env
+		cfg.realBinary, cfg.realEnv, cfg.realPool = rb.Path, rb.Env, realruntime.NewPool()
 		res.Harness.Runtime = "real: " + rb.Origin
+		defer closeRealPool(cfg)
 	}
 	return execute(ctx, cfg, p, r, cfg.selection.units(units(cfg, p, p.sdks)), res, schemaMethods)
 }
@@ -350,7 +353,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
-	t.realBinary, t.realEnv = cfg.realBinary, cfg.realEnv
+	t.realBinary, t.realEnv, t.realPool = cfg.realBinary, cfg.realEnv, cfg.realPool
 	t.rtOpts.Answers, t.generated = cfg.answers, cfg.generated
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)

@@ -174,6 +174,7 @@ public final class Main {
         ObjectNode result = Out.object();
         if (cmd.equals("createSession") || cmd.equals("resumeSession")) {
             sdk.nextFields(args.get("fields"));
+            sdk.nextHandlers(args.get("handlers"), optional(args, "session"));
         }
         switch (cmd) {
             case "hello" -> {
@@ -231,6 +232,12 @@ public final class Main {
             }
             // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
             default -> throw new Failure.Unsupported("the java driver has no command \"" + cmd + "\"");
+        }
+        if (cmd.equals("createSession") || cmd.equals("resumeSession")) {
+            ObjectNode account = sdk.takeHandlerAccount();
+            if (account != null) {
+                result.setAll(account);
+            }
         }
         return result;
     }

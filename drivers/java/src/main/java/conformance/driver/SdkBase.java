@@ -188,14 +188,11 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         for (ConnectOptions.Option o : ConnectOptions.ALL) {
             symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
         }
-        // Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
-        symbols.put("rpc.handlers",
-                "driver: the java driver does not register runtime->SDK handlers (handlers/handlerResults) yet");
         symbols.put("surface.handlers",
                 "driver: the java driver does not register handlers by their surface name (surfaceHandlers) yet");
         symbols.put("tool.handler.waitFor",
                 "driver: the java driver's tool handlers do not wait for another tool's (waitFor) yet");
-        symbols.put("handler.hooks", "driver: the java driver does not register runtime->SDK handlers yet");
+        symbols.put("handler.hooks", types.sessionConfig().getName() + "#setHooks");
         Map<String, Boolean> caps = capabilities();
         Map<String, String> out = new TreeMap<>();
         symbols.forEach((capability, symbol) -> {
@@ -212,7 +209,33 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         JsonNode fields = nextFields.get();
         nextFields.remove();
         Surface.apply(config, fields, sdkName());
+        Pending h = nextHandlers.get();
+        if (h != null) {
+            handlerAccount.set(Handlers.apply(config, h.handlers(), h.session(), sdkName(), out));
+        }
         return config;
+    }
+
+    private record Pending(JsonNode handlers, String session) {
+    }
+
+    // Per thread like nextFields: the runtime-to-SDK handlers the next create or resume registers
+    // (Handlers), and the account of what it registered, read back by takeHandlerAccount.
+    private final ThreadLocal<Pending> nextHandlers = new ThreadLocal<>();
+    private final ThreadLocal<ObjectNode> handlerAccount = new ThreadLocal<>();
+
+    @Override
+    public void nextHandlers(JsonNode handlers, String session) {
+        nextHandlers.set(handlers == null || handlers.isNull() ? null : new Pending(handlers, session));
+        handlerAccount.remove();
+    }
+
+    @Override
+    public ObjectNode takeHandlerAccount() {
+        ObjectNode a = handlerAccount.get();
+        handlerAccount.remove();
+        nextHandlers.remove();
+        return a;
     }
 
     // Per thread: commands of several scenarios run at once (driver.concurrent), each on a thread
@@ -286,6 +309,10 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         }
         caps.put("handler.permission", true);
         caps.put("surface", true);
+        // Runtime-to-SDK handlers (Handlers): the hooks through the session config's setHooks;
+        // every other method is named unhandled with the symbol it lacks.
+        caps.put("rpc.handlers", true);
+        caps.put("handler.hooks", SessionOptions.setter(types.sessionConfig(), "setHooks") != null);
         notes.put("handler.permission", "PermissionHandler.APPROVE_ALL wrapped to report the PermissionRequest it "
                 + "received, serialized with Jackson");
     }
