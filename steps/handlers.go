@@ -580,3 +580,30 @@ func answerSummary(answer map[string]any) string {
 		return "result " + showJSON(answer["result"])
 	}
 }
+
+// unhandledAnswered checks that the SDK answered each runtime request of a method it has no
+// public handler API for: JSON-RPC 2.0 requires a response to every request (an error will do),
+// and a runtime awaiting one would otherwise wait until its own timeout. A notification needs none.
+func (w *world) unhandledAnswered() error {
+	doc, err := w.schemas()
+	if err != nil {
+		return err
+	}
+	fails := handlerFailures{}
+	n := 0
+	for _, c := range w.handledCalls() {
+		m, _ := doc.Method(c.method)
+		if w.handlers[c.method].registered || m.Notification {
+			continue
+		}
+		n++
+		w.check(c.method+" (answer without a handler)", "")
+		if c.answer == nil {
+			fails.add(c, "the SDK never answered request #%d (no handler registered; a JSON-RPC request needs a response, an error will do)", c.seq)
+		}
+	}
+	if n == 0 {
+		w.rec.Notef("", "every runtime-to-SDK method has a handler on this SDK: no call without one")
+	}
+	return fails.err("runtime-to-SDK calls without a handler", "were never answered")
+}

@@ -94,6 +94,11 @@ func shapeOf(t reflect.Type) (shape string, optional bool) {
 	case reflect.Struct:
 		return "object", false
 	case reflect.Interface:
+		if t.NumMethod() > 0 && t.Method(0).IsExported() && allExported(t) {
+			// An interface the application implements to be called back (CanvasHandler); a
+			// sealed one (RuntimeConnection: an unexported method) holds the SDK's own values.
+			return "handler", true
+		}
 		return "other", true
 	}
 	return "other", false
@@ -165,8 +170,30 @@ func member(owner, name string, typ reflect.Type, declaredBy string, depth int) 
 			m.Optional = m.Kind == "handler" || f.Type.Kind() == reflect.Pointer || strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
 			e.Fields = append(e.Fields, m)
 		}
+		if len(e.Fields) > 0 && allHandlers(e.Fields) {
+			e.Kind = "handler" // callbacks only (a RequestHandler's Transport): registered, not a value
+		}
 	}
 	return e
+}
+
+func allHandlers(es []surfaceEntry) bool {
+	for _, e := range es {
+		if e.Kind != "handler" {
+			return false
+		}
+	}
+	return true
+}
+
+// allExported says whether every method of an interface is exported.
+func allExported(t reflect.Type) bool {
+	for i := 0; i < t.NumMethod(); i++ {
+		if !t.Method(i).IsExported() {
+			return false
+		}
+	}
+	return true
 }
 
 // isHandlers says whether a struct holds only funcs (SessionHooks): the application registers

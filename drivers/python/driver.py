@@ -402,8 +402,18 @@ def handler_kwargs(names: list[str] | None, owner: str, given: set[str]) -> dict
             raise Unsupported(f"{SDK_LABEL}: {owner} declares no handler {name}")
         if name not in given:
             fields = handlers[name].get("fields")
-            # An object of callbacks (SessionHooks): each of its members, doing nothing.
-            out[name] = {f["name"]: (lambda *args, **kwargs: None) for f in fields} if fields else (lambda *args, **kwargs: None)
+            # An object of callbacks (SessionHooks): each of its members, doing nothing; a class
+            # the application subclasses (CanvasHandler): an instance doing nothing.
+            cls = _surface.callback_class(owner, name)
+            if fields:
+                out[name] = {f["name"]: (lambda *args, **kwargs: None) for f in fields}
+            elif cls is not None:
+                instance = _surface._noop_instance(cls)
+                if instance is None:
+                    raise Unsupported(f"{SDK_LABEL}: {owner}.{name}: cannot instantiate {cls.__qualname__}")
+                out[name] = instance
+            else:
+                out[name] = lambda *args, **kwargs: None
     return out
 
 

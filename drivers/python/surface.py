@@ -46,10 +46,10 @@ def shape(t: Any) -> tuple[str, list[str] | None]:
     parts, _ = _args_without_none(t)
     if len(parts) > 1:
         shapes = [shape(p) for p in parts]
-        if any(s == "handler" for s, _ in shapes):
-            return "handler", None
         if any(s == "string[]" for s, _ in shapes):
             return "string[]", None  # list[str] | ToolSet: an application's plain list
+        if any(s == "handler" for s, _ in shapes):
+            return "handler", None
         return "other", None
     (t,) = parts
     origin = typing.get_origin(t)
@@ -74,6 +74,8 @@ def shape(t: Any) -> tuple[str, list[str] | None]:
     if inspect.isclass(t) and (typing.is_typeddict(t) or dataclasses.is_dataclass(t) or hasattr(t, "model_fields")):
         return "object", None
     if callable(t) and getattr(t, "__call__", None) and inspect.isclass(t) and issubclass(t, typing.Protocol):
+        return "handler", None
+    if inspect.isclass(t) and _implemented_by_application(t):
         return "handler", None
     return "other", None
 
@@ -116,6 +118,41 @@ def _members(t: Any, owner: str, depth: int) -> list[dict[str, Any]]:
             opt = has_none
         out.append(_entry(owner, name, hint, opt, f"{t.__module__}.{t.__qualname__}", depth + 1))
     return out
+
+
+def _implemented_by_application(t: type) -> bool:
+    """A class the application subclasses to be called back (CanvasHandler, CopilotRequestHandler):
+    abstract, or one whose public members are all plain methods (no class or static methods, no
+    data; a RuntimeConnection's for_uri factories are not callbacks)."""
+    if t in (str, int, float, bool, bytes, object) or t.__module__ == "builtins":
+        return False
+    if inspect.isabstract(t):
+        return True
+    public = [n for n in dir(t) if not n.startswith("_")]
+    return bool(public) and all(inspect.isfunction(inspect.getattr_static(t, n)) for n in public)
+
+
+def callback_class(owner: str, name: str) -> type | None:
+    """The callback class (_implemented_by_application) a keyword of an owner's function takes, or None."""
+    fn = {"sessionConfig": CopilotClient.create_session, "clientOptions": CopilotClient.__init__}.get(owner)
+    if owner == "resumeConfig":
+        fn = getattr(CopilotClient, "resume_session", None)
+    if fn is None:
+        return None
+    parts, _ = _args_without_none(typing.get_type_hints(fn).get(name, Any))
+    classes = [p for p in parts if inspect.isclass(p) and _implemented_by_application(p)]
+    return classes[0] if len(classes) == 1 else None
+
+
+def _noop_instance(t: type) -> Any:
+    """An instance of a callback class whose every public method does nothing (returns None)."""
+    methods = {n: _noop for n in dir(t) if not n.startswith("_") and inspect.isfunction(inspect.getattr_static(t, n))}
+    methods.update({n: _noop for n in getattr(t, "__abstractmethods__", ())})
+    sub = type(f"Noop{t.__name__}", (t,), methods)
+    try:
+        return sub()
+    except TypeError:
+        return None
 
 
 def _entry(owner: str, name: str, hint: Any, optional: bool, declared_by: str, depth: int = 0) -> dict[str, Any]:

@@ -102,7 +102,7 @@ func TestSweepHandlers(t *testing.T) {
 		`{"seq":4,"conn":"c1","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":7,"result":{"content":"a"}}}`,
 		`{"seq":5,"conn":"c1","dir":"runtime->sdk","frame":{"jsonrpc":"2.0","id":8,"method":"tasks.cancel","params":{"sessionId":"x"}}}`,
 		`{"seq":6,"conn":"c2","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":8,"result":{}}}`,
-		`{"seq":7,"conn":"c1","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":8,"error":{"code":-32603,"message":"No tasks handler"}}}`)
+		`{"seq":7,"conn":"c1","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":8,"error":{"code":-32603,"message":"No tasks handler for session: x"}}}`)
 	res := &report.Results{Results: []report.Result{
 		{Feature: "schema/h.feature", Scenario: "h", SDK: "node", Transcript: "transcripts/node/handlers.ndjson"},
 	}}
@@ -120,7 +120,7 @@ func TestSweepHandlers(t *testing.T) {
 	}
 	tests := []struct{ method, want string }{
 		// the answer on another connection with the same id is not this call's
-		{"tasks.cancel", "unsupported: node 1.0: no public API registers a tasks.cancel handler; " + CalledWithoutHandler + "error -32603 No tasks handler"},
+		{"tasks.cancel", "unsupported: node 1.0: no public API registers a tasks.cancel handler; " + CalledWithoutHandler + "error -32603 No tasks handler for session: <sessionId>"},
 		{"llm.start", "unsupported: driver: not mapped yet"},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -119,8 +120,9 @@ func newAccount() *sdkAccount {
 // read adds one transcript to the account: the rpcBatch calls whose outcome was unsupported, the
 // session events the runtime sent and the ones the driver reported the application received.
 func (a *sdkAccount) read(entries []transcript.Entry) {
-	batches := map[int][]string{}   // command id -> methods called
-	asked := map[[2]string]string{} // (connection, request id) -> runtime-to-SDK method
+	batches := map[int][]string{} // command id -> methods called
+	type ask struct{ method, sessionID string }
+	asked := map[[2]string]ask{} // (connection, request id) -> runtime-to-SDK method
 	for _, e := range entries {
 		if len(e.Frame) == 0 {
 			continue
@@ -138,12 +140,17 @@ func (a *sdkAccount) read(entries []transcript.Entry) {
 			if json.Unmarshal(e.Frame, &f) != nil || f.Method != "" || len(f.ID) == 0 {
 				continue
 			}
-			m := asked[[2]string{e.Conn, string(f.ID)}]
+			q := asked[[2]string{e.Conn, string(f.ID)}]
+			m := q.method
 			if m == "" || a.answers[m] != "" {
 				continue
 			}
 			if f.Error != nil {
-				a.answers[m] = fmt.Sprintf("error %v %s", f.Error.Code, f.Error.Message)
+				msg := f.Error.Message
+				if q.sessionID != "" { // the same reason on every run
+					msg = strings.ReplaceAll(msg, q.sessionID, "<sessionId>")
+				}
+				a.answers[m] = fmt.Sprintf("error %v %s", f.Error.Code, msg)
 			} else {
 				a.answers[m] = "a result"
 			}
@@ -203,7 +210,8 @@ func (a *sdkAccount) read(entries []transcript.Entry) {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
 				Params struct {
-					Event struct {
+					SessionID string `json:"sessionId"`
+					Event     struct {
 						Type string `json:"type"`
 					} `json:"event"`
 				} `json:"params"`
@@ -215,7 +223,7 @@ func (a *sdkAccount) read(entries []transcript.Entry) {
 				a.eventsSent[n.Params.Event.Type] = true
 			}
 			if n.Method != "" && len(n.ID) > 0 {
-				asked[[2]string{e.Conn, string(n.ID)}] = n.Method
+				asked[[2]string{e.Conn, string(n.ID)}] = ask{n.Method, n.Params.SessionID}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
@@ -19,6 +20,8 @@ import (
 //     every tool call preToolUse (the model calls the read-only glob tool in the private
 //     working directory for it);
 //   - userInput.request: the model calls the runtime's ask_user tool (question, choices);
+//   - permission.requested (custom-tool): the model calls a tool the proxy registered on the
+//     session, and the runtime asks the SDK before it runs it;
 //   - elicitation.requested: when the model reaches the step, the proxy sends
 //     session.ui.elicitation for the turn's session on the SDK's connection to the runtime (a
 //     request of its own, recorded as injected, its answer kept from the SDK), and the runtime
@@ -53,6 +56,29 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 		case hook == "preToolUse":
 			return &runtime.ModelStep{Tool: "glob", Arguments: map[string]any{"pattern": "*.conformance"}}, true
 		}
+	case "permission.requested":
+		// The real runtime asks for permission before it runs a tool a client registered (kind
+		// custom-tool, with toolCallId, toolName, toolDescription and args; measured on 1.0.85).
+		// The proxy registers the scenario's tool on the SDK's session (an injected tool of
+		// session.create), the model calls it, and the proxy answers the call the runtime then
+		// sends, since no handler of the SDK's has that name. Only a custom-tool request with
+		// nothing the runtime would not send is played.
+		var req struct {
+			Kind            string         `json:"kind"`
+			ToolName        string         `json:"toolName"`
+			ToolDescription string         `json:"toolDescription"`
+			Args            map[string]any `json:"args"`
+		}
+		var inner map[string]json.RawMessage
+		if !only(v, "permissionRequest") || json.Unmarshal(v["permissionRequest"], &inner) != nil ||
+			!only(inner, "kind", "toolName", "toolDescription", "args") || json.Unmarshal(v["permissionRequest"], &req) != nil ||
+			req.Kind != "custom-tool" || req.ToolName == "" {
+			return nil, false
+		}
+		p.mu.Lock()
+		p.played = append(p.played, playedTool{name: req.ToolName, description: req.ToolDescription})
+		p.mu.Unlock()
+		return &runtime.ModelStep{Tool: req.ToolName, Arguments: req.Args}, true
 	case "elicitation.requested":
 		// The runtime's own UI elicitation (session.ui.elicitation, which the proxy sends when the
 		// model reaches the step) sends exactly message, mode and requestedSchema (measured on
@@ -149,4 +175,75 @@ func (p *Proxy) answered(body []byte) bool {
 		ch <- body
 	}
 	return ok
+}
+
+// playedTool is a tool the proxy registers on the SDK's session so that the real runtime asks
+// for permission to run it (permission.requested); the proxy answers its calls.
+type playedTool struct{ name, description string }
+
+// addPlayedTools adds the played tools to a session.create or session.resume the proxy forwards,
+// and says what it added ("" for nothing).
+func (p *Proxy) addPlayedTools(params map[string]json.RawMessage) string {
+	p.mu.Lock()
+	played := append([]playedTool(nil), p.played...)
+	p.mu.Unlock()
+	if len(played) == 0 {
+		return ""
+	}
+	var tools []map[string]any
+	if raw, ok := params["tools"]; ok {
+		_ = json.Unmarshal(raw, &tools)
+	}
+	var names []string
+	for _, t := range played {
+		tools = append(tools, map[string]any{"name": t.name, "description": t.description,
+			"parameters": map[string]any{"type": "object", "additionalProperties": true}})
+		names = append(names, t.name)
+	}
+	params["tools"], _ = json.Marshal(tools)
+	return "added tool(s) " + strings.Join(names, ", ") + " (the scenario's permission request: the real runtime asks for permission before it runs a client's tool; the proxy answers its calls)"
+}
+
+// answerPlayedTool answers the runtime's call of a played tool (an external_tool.requested
+// event on conn) with a text, on the SDK's connection to the runtime with an id of the proxy's.
+func (p *Proxy) answerPlayedTool(conn string, params json.RawMessage) {
+	var ev struct {
+		SessionID string `json:"sessionId"`
+		Event     struct {
+			Type string `json:"type"`
+			Data struct {
+				RequestID string `json:"requestId"`
+				ToolName  string `json:"toolName"`
+			} `json:"data"`
+		} `json:"event"`
+	}
+	if json.Unmarshal(params, &ev) != nil || ev.Event.Type != "external_tool.requested" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	mine := slices.ContainsFunc(p.played, func(t playedTool) bool { return t.name == ev.Event.Data.ToolName })
+	w := p.upstream[conn]
+	if !mine || w == nil {
+		return
+	}
+	p.injectSeq++
+	id := fmt.Sprintf("conformance-%d", p.injectSeq)
+	if p.awaiting == nil {
+		p.awaiting = map[string]chan json.RawMessage{}
+	}
+	answer := make(chan json.RawMessage, 1)
+	p.awaiting[id] = answer
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "session.tools.handlePendingToolCall",
+		"params": map[string]any{"sessionId": ev.SessionID, "requestId": ev.Event.Data.RequestID, "result": ev.Event.Data.ToolName + ": done (played by the conformance proxy)"}})
+	p.rec.Add(transcript.Entry{Conn: conn, Dir: transcript.Note, Kind: KindInjected, Frame: body,
+		Text: "the proxy answers the runtime's call of the tool it registered for the scenario's permission request"})
+	_ = w.Write(body)
+	go func() {
+		select {
+		case a := <-answer:
+			p.rec.Add(transcript.Entry{Conn: conn, Dir: transcript.Note, Kind: KindInjected, Frame: a, Text: "the real runtime's answer to the proxy's session.tools.handlePendingToolCall"})
+		case <-time.After(30 * time.Second):
+		}
+	}()
 }

@@ -39,3 +39,17 @@ func TestHandlerReason(t *testing.T) {
 		assert.Equal(t, tt.want, handlerReason(tt.reason), tt.reason)
 	}
 }
+
+// TestSweepTableHandlers: the runtime-to-SDK column counts handled and called-without-a-handler
+// methods, and a line per SDK names the rest by short reason; handler reasons stay out of the
+// general reasons column.
+func TestSweepTableHandlers(t *testing.T) {
+	c := &report.Coverage{Sweep: []report.SweepCoverage{{SDK: "node", Methods: 3, Covered: 1, Handlers: 3, HandlersCovered: 1, HandlersCalled: 1,
+		Uncovered: []report.Uncovered{
+			{Name: "tasks.cancel", Kind: "handler", Reason: "unsupported: node 1: none; " + coverage.CalledWithoutHandler + "error -32601 Unhandled method tasks.cancel"},
+			{Name: "llm.start", Kind: "handler", Reason: "unsupported: driver: not mapped"},
+		}}}}
+	got := sweepTable(c)
+	assert.Contains(t, got, "| node | 1 of 3 | 1 of 3 (+1 called without a handler) | 0 of 0 |  |")
+	assert.Contains(t, got, "- node: no public handler API, called anyway: error -32601: `tasks.cancel`; driver gap: `llm.start`")
+}
