@@ -74,10 +74,16 @@ func surfaceCmd() *cobra.Command {
 					live.Defs = l.Gen.Definition
 				}
 				live.Callbacks = hello.Capabilities["surface.callbacks"]
+				if hello.Capabilities["transport.stdio"] {
+					live.SpawnWith = selfArgv()
+				}
 				res, err := surface.Probe(live, entries)
 				if err == nil {
 					var client surface.Result
 					client, err = surface.ProbeClient(live, entries)
+					if err == nil && live.SpawnWith != nil {
+						err = surface.ProbeSpawned(live, entries, &client)
+					}
 					res.Findings = append(res.Findings, client.Findings...)
 					res.Unchecked = append(res.Unchecked, client.Unchecked...)
 				}

@@ -12,7 +12,9 @@ Feature: Every session config field the SDK declares reaches the request, as the
   is the driver's do-nothing one; a registration of one declaration beside callbacks must send
   the declaration). Session and resume fields go on create and on resume;
   client options on a client of their own, looked for in connect, session.create and every later
-  request. The value must reach its request under one key as set (no canonical default: [] stays
+  request, and, for an option no request carries, on a client that starts its runtime itself:
+  looked for in that process's arguments, environment and working directory (where an SDK puts
+  a log level, a token, a telemetry config), against two such clients without options. The value must reach its request under one key as set (no canonical default: [] stays
   [], false stays false, a key not set is not sent as null; an unset member sent as its type's
   zero value, as every SDK sends a command's description "", is the same value), and nothing
   else in the request may change; a field sent for one value must be sent for every value, under

@@ -55,7 +55,6 @@ var Args = []string{"--headless", "--no-auto-update", "--no-auto-login"}
 // reason reported for a scenario that needs one. A step that scripts the runtime names one.
 var Lacking = map[string]string{
 	"runtime.script.rejection":        "the real runtime cannot be scripted to reject a request it would accept",
-	"runtime.script.delay":            "the real runtime cannot be scripted to delay its answers",
 	"runtime.script.escapes":          "the real runtime re-encodes the model's text before sending it (measured on 1.0.85: an escaped unpaired surrogate from the model reaches the SDK as U+FFFD), so only the stand-in can put that escape on the wire",
 	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
 	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a request with fields it would not send, a permission request other than a custom tool's, or exactly the params a handler must receive (the hook invocations, user-input questions and custom-tool permission requests it sends of its own accord, and the elicitations it sends when asked, are played: plays.go)",
@@ -105,6 +104,11 @@ type Proxy struct {
 	injectSeq             int
 	awaiting              map[string]chan json.RawMessage
 	played                []playedTool // tools the proxy registers for a permission request
+	// setDelay holds each real answer to session.tools.set that long before the SDK gets it
+	// (SetToolsSetDelay); setIDs are the ids of the SDKs' session.tools.set requests per
+	// connection, not yet answered.
+	setDelay time.Duration
+	setIDs   map[string]map[string]bool
 }
 
 // startSlots bounds the runtimes starting at once in this process; startTimeout is how long one
@@ -371,6 +375,7 @@ func (p *Proxy) pump(name string, src io.Reader, w *wire.Writer, dir string) {
 			if p.answered(f.Body) {
 				continue // the answer to the proxy's own request (plays.go), not the SDK's
 			}
+			p.holdSetAnswer(name, f.Body)
 			f.Body = p.restore(name, f.Body)
 		}
 		p.rec.FrameRead(name, dir, f)
@@ -421,6 +426,16 @@ func (p *Proxy) observe(name, dir string, body []byte) []byte {
 		}
 	}
 	switch m.Method {
+	case "session.tools.set":
+		p.mu.Lock()
+		if p.setIDs == nil {
+			p.setIDs = map[string]map[string]bool{}
+		}
+		if p.setIDs[name] == nil {
+			p.setIDs[name] = map[string]bool{}
+		}
+		p.setIDs[name][string(m.ID)] = true
+		p.mu.Unlock()
 	case "session.send":
 		p.model.NextTurn()
 		var send struct {
@@ -586,4 +601,36 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
+}
+
+// SetToolsSetDelay has each real answer to session.tools.set reach the SDK d after the runtime
+// sent it (suite.Delayer): the proxy holds the answer, and the frames after it, while it keeps
+// reading the SDK, so an SDK that sends its next replacement before the previous one is
+// answered shows on the wire. The transcript records the answer when the SDK gets it.
+func (p *Proxy) SetToolsSetDelay(d time.Duration) {
+	p.mu.Lock()
+	p.setDelay = d
+	p.mu.Unlock()
+	p.rec.Notef("", "the proxy holds each answer of the real runtime to session.tools.set %s before the SDK gets it", d)
+}
+
+// holdSetAnswer waits the scripted delay when body answers one of conn's session.tools.set.
+func (p *Proxy) holdSetAnswer(conn string, body []byte) {
+	p.mu.Lock()
+	waiting := p.setDelay > 0 && len(p.setIDs[conn]) > 0
+	p.mu.Unlock()
+	if !waiting {
+		return
+	}
+	var m wire.Message
+	if json.Unmarshal(body, &m) != nil || !m.IsResponse() {
+		return
+	}
+	p.mu.Lock()
+	d, mine := p.setDelay, p.setIDs[conn][string(m.ID)]
+	delete(p.setIDs[conn], string(m.ID))
+	p.mu.Unlock()
+	if mine && d > 0 {
+		time.Sleep(d)
+	}
 }

@@ -20,6 +20,9 @@ type ModelStep struct {
 	// Ask, when set, makes this step a request to the SDK (calls.go) with these params.
 	Ask       string
 	AskParams json.RawMessage
+	// AskTogether, with Ask, makes this step several such requests made at once: every one
+	// goes out before any answer is awaited, so the SDK has them all pending together.
+	AskTogether []json.RawMessage
 	// Together, when set, makes this step these tool calls made at once, as a model asking for
 	// several tools in one message does: every external_tool.requested goes out before any
 	// answer is awaited, so an SDK that serves one call at a time cannot answer the second
@@ -120,6 +123,10 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 		}
 		if len(st.Elicitation) > 0 {
 			s.askElicitation(c, ss, round, st.Elicitation)
+			continue
+		}
+		if st.Ask != "" && len(st.AskTogether) > 0 {
+			s.askTogether(c, ss, st.Ask, st.AskTogether)
 			continue
 		}
 		if st.Ask != "" {

@@ -199,6 +199,13 @@ type Framer interface {
 	SetFraming(runtime.Framing)
 }
 
+// Delayer is an optional part of a Runtime: one that can have each answer to
+// session.tools.set reach the SDK that long after the request, while the connection keeps
+// reading (the stand-in answers late; the real runtime's recording proxy holds the real answer).
+type Delayer interface {
+	SetToolsSetDelay(time.Duration)
+}
+
 // TokenKeeper is an optional part of a Runtime: one that must be told, before an SDK connects,
 // the connection token the application will present (the real runtime refuses a token it was
 // not started with; the stand-in records whatever token comes).

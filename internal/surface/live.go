@@ -44,6 +44,36 @@ type Live struct {
 	Defs Definitions
 	// Callbacks: the driver has capability surface.callbacks (CallbackEnv).
 	Callbacks bool
+	// SpawnWith: see OpenSpawned.
+	SpawnWith []string
+}
+
+// OpenSpawned implements SpawnEnv: a client that starts the recording runtime (SpawnWith: its
+// argv over stdio, conformance runtime --stdio) itself, with the options set, then stopped.
+func (l *Live) OpenSpawned(fields map[string]any) (Process, error) {
+	if l.SpawnWith == nil {
+		return Process{}, fmt.Errorf("no runtime to spawn")
+	}
+	sp, err := NewSpawner(l.SpawnWith)
+	if err != nil {
+		return Process{}, err
+	}
+	l.n++
+	c := fmt.Sprintf("sp%d", l.n)
+	args := map[string]any{"client": c, "cliPath": sp.CLIPath}
+	if fields != nil {
+		args["fields"] = fields
+	}
+	_, err = l.call("connect", args)
+	if err == nil {
+		_, err = l.call("createSession", map[string]any{"client": c, "session": fmt.Sprintf("p%d", l.n), "tools": []any{}})
+		_, _ = l.call("stopClient", map[string]any{"client": c})
+	}
+	p, readErr := sp.Read()
+	if err != nil {
+		return p, err
+	}
+	return p, readErr
 }
 
 // FillsCallbacks implements CallbackEnv.

@@ -164,6 +164,9 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     /** Sets the protocol's connect options on the SDK's CopilotClientOptions. */
     protected void applyConnectOptions(Object clientOptions, JsonNode options, boolean tcp) throws Exception {
         ConnectOptions.apply(clientOptions, options, tcp, sdkName());
+        JsonNode fields = nextFields.get();
+        nextFields.remove();
+        Surface.apply(clientOptions, fields, sdkName(), definitions());
     }
 
     /**
@@ -208,7 +211,7 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         SessionOptions.apply(config, options, resume, sdkName(), this::handler);
         JsonNode fields = nextFields.get();
         nextFields.remove();
-        Surface.apply(config, fields, sdkName());
+        Surface.apply(config, fields, sdkName(), definitions());
         Pending h = nextHandlers.get();
         if (h != null) {
             handlerAccount.set(Handlers.apply(config, h.handlers(), h.session(), sdkName(), out));
@@ -247,12 +250,53 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         nextFields.set(fields);
     }
 
+    /**
+     * The definition owners (PROTOCOL.md "Surface") and the SDK classes declaring each, looked up
+     * by name in the config classes' package: an SDK version without one has no such owner.
+     */
+    private static final Map<String, List<String>> DEFINITION_OWNERS = definitionOwners();
+
+    private static Map<String, List<String>> definitionOwners() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        m.put("tool", List.of("ToolDefinition"));
+        m.put("customAgent", List.of("CustomAgentConfig"));
+        m.put("mcpServer", List.of("McpStdioServerConfig", "McpHttpServerConfig"));
+        m.put("command", List.of("CommandDefinition"));
+        m.put("provider", List.of("ProviderConfig"));
+        m.put("systemMessage", List.of("SystemMessageConfig"));
+        return m;
+    }
+
+    private Map<String, List<Class<?>>> definitionClasses() {
+        Map<String, List<Class<?>>> out = new LinkedHashMap<>();
+        String pkg = types.sessionConfig().getPackageName();
+        DEFINITION_OWNERS.forEach((owner, names) -> {
+            for (String n : names) {
+                try {
+                    out.computeIfAbsent(owner, k -> new ArrayList<>())
+                            .add(Class.forName(pkg + "." + n, false, types.sessionConfig().getClassLoader()));
+                } catch (ClassNotFoundException e) {
+                    // not in this SDK version
+                }
+            }
+        });
+        return out;
+    }
+
+    /** Every definition class, for building definition values (Surface.convert). */
+    protected List<Class<?>> definitions() {
+        List<Class<?>> out = new ArrayList<>();
+        definitionClasses().values().forEach(out::addAll);
+        return out;
+    }
+
     @Override
     public ObjectNode surface() {
-        Map<String, Class<?>> owners = new java.util.LinkedHashMap<>();
-        owners.put("sessionConfig", types.sessionConfig());
-        owners.put("resumeConfig", types.resumeConfig());
-        owners.put("clientOptions", types.clientOptions());
+        Map<String, List<Class<?>>> owners = new java.util.LinkedHashMap<>();
+        owners.put("sessionConfig", List.of(types.sessionConfig()));
+        owners.put("resumeConfig", List.of(types.resumeConfig()));
+        owners.put("clientOptions", List.of(types.clientOptions()));
+        owners.putAll(definitionClasses());
         ObjectNode out = Out.object();
         out.set("entries", Surface.entries(owners));
         return out;
