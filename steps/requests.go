@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
@@ -22,6 +23,8 @@ func (w *world) registerRequests(sc binder) {
 	sc.Step(`^no request "([^"]*)" was sent$`, w.noRequest)
 	sc.Step(`^the runtime then sends the SDK the request "([^"]*)" with (\{.*\})$`, w.runtimeSends)
 	sc.Step(`^the runtime then sends the SDK the requests "([^"]*)" at once with (\[.*\])$`, w.runtimeSendsTogether)
+	sc.Step(`^the runtime then asks the application for permission at once with (\[.*\])$`, w.asksPermissionsTogether)
+	sc.Step(`^the SDK answered each permission request once, under its own requestId, while all of them were pending$`, w.permissionsAnsweredEach)
 	sc.Step(`^the SDK answered each of the runtime's "([^"]*)" requests with "([^"]*)" equal to that request's "([^"]*)", while all of them were pending$`, w.answeredEach)
 	sc.Step(`^the runtime then asks the application to elicit with (\{.*\})$`, w.asksElicitation)
 	sc.Step(`^the SDK answered with "([^"]*)" whose "([^"]*)" is the one of the runtime's "([^"]*)" event$`, w.answeredEventRequest)
@@ -346,6 +349,77 @@ func (w *world) answeredEach(method, path, reqPath string) error {
 			problems = append(problems, fmt.Sprintf("the answer to %s %s has %s %s, but that request's %s is %s", method, c.id, path, canon.Show(got, true), reqPath, canon.Show(want, true)))
 		}
 	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// asksPermissionsTogether scripts several permission requests sent at once (the stand-in's
+// script only).
+func (w *world) asksPermissionsTogether(list string) error {
+	if err := w.needs("handler.permission"); err != nil {
+		return err
+	}
+	var all []json.RawMessage
+	if err := json.Unmarshal([]byte(list), &all); err != nil {
+		return fmt.Errorf("the permission requests are not a JSON list: %w", err)
+	}
+	if _, err := w.standIn("runtime.script.request"); err != nil {
+		return err
+	}
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{PermissionsTogether: all})
+	return nil
+}
+
+// permissionsAnsweredEach checks that every permission.requested the runtime sent got exactly
+// one session.permissions.handlePendingPermissionRequest naming its requestId, and that every
+// request went out before the first answer.
+func (w *world) permissionsAnsweredEach() error {
+	const answer = "session.permissions.handlePendingPermissionRequest"
+	w.check(answer, "requestId")
+	var asked []string
+	lastAsked := -1
+	for _, e := range w.runtimeEvents() {
+		if e.typ == "permission.requested" {
+			id, _ := e.data["requestId"].(string)
+			asked = append(asked, id)
+			lastAsked = e.seq
+		}
+	}
+	if len(asked) < 2 {
+		return fmt.Errorf("the runtime sent %d permission requests; the check needs two or more at once", len(asked))
+	}
+	answers := map[string]int{}
+	firstAnswer := -1
+	for _, e := range w.entries() {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				RequestID string `json:"requestId"`
+			} `json:"params"`
+		}
+		if e.Dir == transcript.SDKToRuntime && json.Unmarshal(e.Frame, &m) == nil && m.Method == answer {
+			answers[m.Params.RequestID]++
+			if firstAnswer < 0 {
+				firstAnswer = e.Seq
+			}
+		}
+	}
+	var problems []string
+	if firstAnswer >= 0 && firstAnswer < lastAsked {
+		problems = append(problems, "a permission request went out after the first answer: they were not pending together")
+	}
+	for _, id := range asked {
+		if n := answers[id]; n != 1 {
+			problems = append(problems, fmt.Sprintf("%s answered %d times", id, n))
+		}
+		delete(answers, id)
+	}
+	for id, n := range answers {
+		problems = append(problems, fmt.Sprintf("%d answers name %q, which the runtime never asked", n, id))
+	}
+	sort.Strings(problems)
 	if len(problems) > 0 {
 		return fmt.Errorf("%s", strings.Join(problems, "; "))
 	}

@@ -22,6 +22,14 @@ func ask(id, choice string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"userInput.request","params":{"sessionId":"sess-1","question":"q","choices":["` + choice + `"]}}`
 }
 
+func permAsk(id string) string {
+	return ev("permission.requested", `{"requestId":"`+id+`","permissionRequest":{"kind":"custom-tool"}}`)
+}
+
+func permAnswer(id string) string {
+	return `{"jsonrpc":"2.0","id":9,"method":"session.permissions.handlePendingPermissionRequest","params":{"sessionId":"sess-1","requestId":"` + id + `","result":{"kind":"approve-once"}}}`
+}
+
 func inputAnswer(id, text string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"result":{"answer":"` + text + `","wasFreeform":false}}`
 }
@@ -135,6 +143,14 @@ func TestWeakStepsFailWithoutWhatTheyCheck(t *testing.T) {
 			},
 			with:    []frame{rt(ask("1", "a")), rt(ask("2", "b")), sdk(inputAnswer("1", "a")), sdk(inputAnswer("2", "b"))},
 			without: []frame{rt(ask("1", "a")), sdk(inputAnswer("1", "a")), rt(ask("2", "b")), sdk(inputAnswer("2", "b"))}},
+		{name: "permissions at once: each requestId answered once",
+			step:    func(w *world) error { return w.permissionsAnsweredEach() },
+			with:    []frame{rt(permAsk("p1")), rt(permAsk("p2")), sdk(permAnswer("p2")), sdk(permAnswer("p1"))},
+			without: []frame{rt(permAsk("p1")), rt(permAsk("p2")), sdk(permAnswer("p1")), sdk(permAnswer("p1"))}},
+		{name: "permissions at once: all pending before the first answer",
+			step:    func(w *world) error { return w.permissionsAnsweredEach() },
+			with:    []frame{rt(permAsk("p1")), rt(permAsk("p2")), sdk(permAnswer("p1")), sdk(permAnswer("p2"))},
+			without: []frame{rt(permAsk("p1")), sdk(permAnswer("p1")), rt(permAsk("p2")), sdk(permAnswer("p2"))}},
 		{name: "served while pending: the second call answered first, not after the first",
 			step: func(w *world) error { return w.answeredWhilePending("fast", "slow") },
 			with: []frame{rt(ev("external_tool.requested", `{"toolName":"slow","requestId":"r1"}`)),

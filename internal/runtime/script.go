@@ -15,6 +15,9 @@ type ModelStep struct {
 	ReplyJSON json.RawMessage // or with this JSON string literal, written as is (framing.go)
 	// Permission, when set, makes this step a permission request (permissions.go) instead.
 	Permission json.RawMessage
+	// PermissionsTogether, when set, makes this step several permission requests made at once:
+	// every permission.requested goes out before any answer is awaited.
+	PermissionsTogether []json.RawMessage
 	// Elicitation, when set, makes this step an elicitation request (permissions.go) instead.
 	Elicitation json.RawMessage
 	// Ask, when set, makes this step a request to the SDK (calls.go) with these params.
@@ -117,6 +120,10 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 	s.emit(c, ss, "user.message", map[string]any{"content": prompt, "messageId": messageID})
 	steps := append(append([]ModelStep(nil), turn.Steps...), ModelStep{Reply: DefaultReply})
 	for round, st := range steps {
+		if len(st.PermissionsTogether) > 0 {
+			s.askPermissionsTogether(c, ss, round, st.PermissionsTogether)
+			continue
+		}
 		if len(st.Permission) > 0 {
 			s.askPermission(c, ss, round, st.Permission)
 			continue
