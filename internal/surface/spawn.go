@@ -109,6 +109,15 @@ func ProbeSpawned(env SpawnEnv, entries []Entry, res *Result) error {
 			notSent[f.Entry.Name+"\x00"+f.Variant] = i
 		}
 	}
+	var todo []Entry
+	for _, e := range entries {
+		if e.Owner == "clientOptions" && !found[e.Name] {
+			todo = append(todo, e)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
 	var bases []Process
 	for i := 0; i < 2; i++ {
 		p, err := env.OpenSpawned(nil)
@@ -117,10 +126,7 @@ func ProbeSpawned(env SpawnEnv, entries []Entry, res *Result) error {
 		}
 		bases = append(bases, p)
 	}
-	for _, e := range entries {
-		if e.Owner != "clientOptions" || found[e.Name] {
-			continue
-		}
+	for _, e := range todo {
 		vs, _ := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
 		for _, v := range vs {
 			f := Finding{Entry: e, Variant: v.Label, Request: "connect"}
@@ -128,7 +134,10 @@ func ProbeSpawned(env SpawnEnv, entries []Entry, res *Result) error {
 			if err != nil {
 				why := fmt.Sprintf("%s: the SDK refused it on a client that starts its runtime: %v", v.Label, err)
 				if errors.Is(err, ErrCannotHold) {
-					why = fmt.Sprintf("%s: %v", v.Label, err)
+					// The driver cannot set this option at all (no client option fields):
+					// its other values would not be set either.
+					res.Unchecked = append(res.Unchecked, Unchecked{e, fmt.Sprintf("%s: %v", v.Label, err)})
+					break
 				}
 				res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 				continue
