@@ -372,46 +372,468 @@ fn rust_shape(ty: &str) -> (&'static str, bool, bool) {
         "f32" | "f64" => plain("number"),
         "Vec<String>" | "Vec<PathBuf>" => plain("string[]"),
         _ if inner.contains("dyn") || inner.contains("Fn(") => ("handler", optional, false),
-        _ if inner.starts_with("HashMap<") || inner.starts_with("IndexMap<") || inner.starts_with("BTreeMap<") => ("map", optional, false),
+        // A map of strings (or of any JSON Value, or of structs whose members `fields` lists):
+        // what the harness generates maps of; a map of anything else has no generator.
+        _ if inner.starts_with("HashMap<") || inner.starts_with("IndexMap<") || inner.starts_with("BTreeMap<") => {
+            let head = inner.split('<').next().unwrap_or("");
+            let args = generic_args(&inner, head).unwrap_or_default();
+            let value = args.last().copied().unwrap_or("");
+            let scalar = ["bool", "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "f32", "f64"].contains(&value);
+            if value.contains('<') || scalar {
+                ("other", optional, false)
+            } else {
+                ("map", optional, false)
+            }
+        }
         _ if inner.starts_with("Vec<") => ("array", optional, false),
         _ => ("other", optional, false),
     }
 }
 
-fn surface_gen(files: &[(String, String)]) -> String {
-    let mut entries = String::new();
-    let mut setters: Vec<(&str, Vec<String>)> = vec![("sessionConfig", Vec::new()), ("resumeConfig", Vec::new())];
-    for (owner, names) in SURFACE_OWNERS {
-        let mut seen = std::collections::HashSet::new();
-        for name in *names {
-            let Some((path, fields)) = struct_decl(files, name) else { continue };
-            for (field, ty) in fields {
-                if !seen.insert(field.clone()) {
+/// A definition struct the driver can build from an object keyed by its Rust field names: its
+/// path in the crate's public API, and its fields.
+struct Def {
+    name: String,
+    path: String,
+    fields: Vec<(String, String)>,
+}
+
+/// An enum whose every variant wraps one definition struct (`McpServerConfig::Stdio(…)`): a value
+/// is built as the first variant whose struct takes every key given.
+struct Wrap {
+    name: String,
+    path: String,
+    variants: Vec<(String, String)>,
+}
+
+/// The public path of a type declared in `src/<file>`: the crate root for lib.rs, else the module
+/// the file is, when lib.rs declares it `pub mod`; None for a private module.
+fn public_path(files: &[(String, String)], file: &str, name: &str) -> Option<String> {
+    if file == "lib.rs" {
+        return Some(format!("github_copilot_sdk::{name}"));
+    }
+    let module = file.strip_suffix(".rs")?;
+    if module.contains('/') {
+        return None;
+    }
+    let lib = &files.iter().find(|(p, _)| p == "lib.rs")?.1;
+    lib.contains(&format!("pub mod {module};")).then(|| format!("github_copilot_sdk::{module}::{name}"))
+}
+
+/// Whether the `#[derive(…)]` right above `pub struct <name> {` in `text` names Default.
+fn derives_default(text: &str, name: &str) -> bool {
+    let Some(at) = text.find(&format!("pub struct {name} {{")) else { return false };
+    let before = &text[..at];
+    let attrs: Vec<&str> = before.lines().rev().take_while(|l| {
+        let l = l.trim();
+        l.starts_with("#[") || l.starts_with("///") || l.is_empty() || l.starts_with(')') || l.ends_with(',')
+    }).collect();
+    attrs.iter().any(|l| l.contains("derive(") && l.contains("Default"))
+}
+
+/// `pub enum <name> {` variants of the form `Variant(Struct),`, when every variant has that form.
+fn wrapper_enums(files: &[(String, String)], defs: &[Def]) -> Vec<Wrap> {
+    let mut out = Vec::new();
+    for (path, text) in files.iter().filter(|(p, _)| !p.contains("generated")) {
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find("pub enum ") {
+            rest = &rest[i + "pub enum ".len()..];
+            let Some(open) = rest.find('{') else { break };
+            let name = rest[..open].trim().to_string();
+            if name.contains('<') || name.contains(' ') {
+                continue;
+            }
+            let body = &rest[open + 1..rest.find("\n}").unwrap_or(rest.len())];
+            let mut variants = Vec::new();
+            let mut all = true;
+            for line in body.lines().map(str::trim) {
+                if line.is_empty() || line.starts_with("//") || line.starts_with("#[") {
                     continue;
                 }
-                let (shape, optional, settable) = rust_shape(&ty);
-                let kind = if shape == "handler" { "handler" } else { "field" };
-                entries.push_str(&format!(
-                    "    SurfaceEntry {{ owner: {owner:?}, name: {field:?}, ty: {ty:?}, kind: {kind:?}, shape: {shape:?}, optional: {optional}, declared_by: {:?} }},\n",
-                    format!("{name} (src/{path})")
-                ));
-                if settable {
-                    if let Some((_, arms)) = setters.iter_mut().find(|(o, _)| o == owner) {
-                        arms.push(format!(
-                            "        {field:?} => Some(serde_json::from_value(v).map(|x| c.{field} = x).map_err(|e| e.to_string())),\n"
-                        ));
+                let inner = line.trim_end_matches(',').split_once('(').and_then(|(v, t)| Some((v, t.strip_suffix(')')?)));
+                match inner {
+                    Some((v, t)) if defs.iter().any(|d| d.name == t) => variants.push((v.to_string(), t.to_string())),
+                    _ => all = false,
+                }
+            }
+            if all && !variants.is_empty() {
+                if let Some(p) = public_path(files, path, &name) {
+                    out.push(Wrap { name, path: p, variants });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The generic arguments of `<head><…>`, split at top-level commas.
+fn generic_args<'a>(ty: &'a str, head: &str) -> Option<Vec<&'a str>> {
+    let inner = ty.strip_prefix(head)?.strip_prefix('<')?.strip_suffix('>')?;
+    let (mut depth, mut last, mut out) = (0, 0, Vec::new());
+    for (i, ch) in inner.char_indices() {
+        match ch {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&inner[last..i]);
+                last = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&inner[last..]);
+    Some(out)
+}
+
+/// A Rust expression of type `Result<ty, String>` building `ty` from `v` (a Value), when `ty`
+/// holds a definition or a wrapper enum; None when it holds neither (serde deserializes it).
+fn conv(ty: &str, v: &str, defs: &[Def], wraps: &[Wrap]) -> Option<String> {
+    let ty: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
+    let last = ty.rsplit("::").next().unwrap_or(&ty).to_string();
+    if defs.iter().any(|d| d.name == last) {
+        return Some(format!("build_def_{last}({v})"));
+    }
+    if wraps.iter().any(|w| w.name == last) {
+        return Some(format!("build_wrap_{last}({v})"));
+    }
+    if let Some(a) = generic_args(&ty, "Option") {
+        return Some(format!("({}).map(Some)", conv(a[0], v, defs, wraps)?));
+    }
+    if let Some(a) = generic_args(&ty, "Vec") {
+        let x = conv(a[0], "v", defs, wraps)?;
+        return Some(format!(
+            "match {v} {{ Value::Array(a) => a.into_iter().map(|v| {x}).collect::<Result<Vec<_>, String>>(), _ => Err(\"expected a list\".to_string()) }}"
+        ));
+    }
+    for (head, map) in [("HashMap", "std::collections::HashMap"), ("IndexMap", "github_copilot_sdk::IndexMap"), ("BTreeMap", "std::collections::BTreeMap")] {
+        if let Some(a) = generic_args(&ty, head) {
+            if a.len() != 2 || a[0] != "String" {
+                return None;
+            }
+            let x = conv(a[1], "v", defs, wraps)?;
+            return Some(format!(
+                "match {v} {{ Value::Object(o) => o.into_iter().map(|(k, v)| ({x}).map(|x| (k, x))).collect::<Result<{map}<String, _>, String>>(), _ => Err(\"expected an object\".to_string()) }}"
+            ));
+        }
+    }
+    None
+}
+
+/// One match arm setting field `field` of type `ty` on `c` from `v`: through the definition
+/// builders when the type holds definitions, else serde when the type is Deserialize (chosen per
+/// concrete type by autoref specialization, surface.rs), else None.
+fn setter_arm(field: &str, ty: &str, defs: &[Def], wraps: &[Wrap]) -> String {
+    match conv(ty, "v", defs, wraps) {
+        Some(x) => format!("        {field:?} => Some(({x}).map(|x| c.{field} = x)),\n"),
+        None => format!(
+            "        {field:?} => (&&&crate::surface::want_of(&c.{field})).from_json(v).map(|r| r.map(|x| c.{field} = x)),\n"
+        ),
+    }
+}
+
+fn surface_gen(files: &[(String, String)]) -> String {
+    let mut entries = String::new();
+    // Request owners whose fields the driver sets by name: (owner, struct, setter).
+    let request: &[(&str, &str, &str)] = &[
+        ("sessionConfig", "SessionConfig", "set_create_field"),
+        ("resumeConfig", "ResumeSessionConfig", "set_resume_field"),
+        ("clientOptions", "ClientOptions", "set_client_field"),
+    ];
+    let mut decls: Vec<(&str, String, String, Vec<(String, String)>)> = Vec::new(); // owner, struct, file, fields
+    // Types that are definitions (or enums of them): a field holding one is generated from the
+    // definition owner's own entries, not from `fields`.
+    let mut skip: Vec<String> = SURFACE_OWNERS.iter().flat_map(|(_, names)| names.iter().map(|n| n.to_string())).collect();
+    for (_, text) in files {
+        for line in text.lines() {
+            if let Some(name) = line.trim().strip_prefix("pub enum ").and_then(|r| r.strip_suffix(" {")) {
+                if let Some(d) = type_decl(files, name) {
+                    if d.body.lines().any(|l| skip.iter().any(|s| l.contains(&format!("({s})")))) {
+                        skip.push(name.to_string());
                     }
                 }
             }
         }
     }
+    for (owner, names) in SURFACE_OWNERS {
+        let mut seen = std::collections::HashSet::new();
+        for name in *names {
+            let Some((path, fields)) = struct_decl(files, name) else { continue };
+            for (field, ty) in &fields {
+                if !seen.insert(field.clone()) {
+                    continue;
+                }
+                // An owner of several structs (stdio and HTTP MCP servers): a member only some of
+                // them declare is not required of the owner.
+                let partial = names.iter().any(|other| struct_decl(files, other).is_some_and(|(_, fs)| !fs.iter().any(|(f, _)| f == field)));
+                entries.push_str("    ");
+                entries.push_str(&entry_literal(files, owner, field, ty, partial, &format!("{name} (src/{path})"), 0, &skip));
+            }
+            decls.push((owner, name.to_string(), path, fields));
+        }
+    }
+    let mut defs = Vec::new();
+    for (owner, name, file, fields) in &decls {
+        if request.iter().any(|(o, _, _)| o == owner) {
+            continue;
+        }
+        let text = &files.iter().find(|(p, _)| p == file).map(|(_, t)| t.as_str()).unwrap_or("");
+        if !derives_default(text, name) {
+            continue;
+        }
+        if let Some(path) = public_path(files, file, name) {
+            defs.push(Def { name: name.clone(), path, fields: fields.clone() });
+        }
+    }
+    let wraps = wrapper_enums(files, &defs);
     let mut out = format!("/// Generated by build.rs from the SDK's source.\npub const SURFACE: &[SurfaceEntry] = &[\n{entries}];\n");
-    for (owner, arms) in setters {
-        let (fname, ty) = if owner == "sessionConfig" { ("set_create_field", "SessionConfig") } else { ("set_resume_field", "ResumeSessionConfig") };
+    let arms = |fields: &[(String, String)]| -> String {
+        fields
+            .iter()
+            .filter(|(_, ty)| rust_shape(ty).0 != "handler")
+            .map(|(f, ty)| setter_arm(f, ty, &defs, &wraps))
+            .collect()
+    };
+    for (owner, ty, fname) in request {
+        let fields = decls.iter().find(|(o, n, _, _)| o == owner && n == ty).map(|d| d.3.clone());
+        let body = fields.as_deref().map(arms).unwrap_or_default();
+        let ty_path = format!("github_copilot_sdk::{ty}");
         out.push_str(&format!(
-            "/// Sets a declared {ty} field of a plain JSON type by name; None when there is none.\n#[allow(unused_variables)]\npub fn {fname}(c: &mut {ty}, name: &str, v: Value) -> Option<Result<(), String>> {{\n    match name {{\n{}        _ => None,\n    }}\n}}\n",
-            arms.concat()
+            "/// Sets a declared {ty} field by name; None when the driver cannot set it.\n#[allow(unused_variables, unreachable_code)]\npub fn {fname}(c: &mut {ty_path}, name: &str, v: Value) -> Option<Result<(), String>> {{\n    use crate::surface::{{Not, Plain, Strict}};\n    match name {{\n{body}        _ => None,\n    }}\n}}\n"
+        ));
+    }
+    for d in &defs {
+        let (name, path) = (&d.name, &d.path);
+        out.push_str(&format!(
+            "/// Builds a {name} from an object keyed by its Rust field names, each set alone (a key it lacks is an error).\n#[allow(non_snake_case, dead_code, unused_variables)]\npub fn build_def_{name}(v: Value) -> Result<{path}, String> {{\n    use crate::surface::{{Not, Plain, Strict}};\n    let Value::Object(o) = v else {{ return Err(\"expected an object\".to_string()) }};\n    let mut c = <{path}>::default();\n    for (name, v) in o {{\n        let set: Option<Result<(), String>> = match name.as_str() {{\n{}            _ => None,\n        }};\n        match set {{\n            Some(Ok(())) => {{}}\n            Some(Err(e)) => return Err(format!(\"{name}.{{name}}: {{e}}\")),\n            None => return Err(format!(\"{name} has no field {{name}} the driver can set\")),\n        }}\n    }}\n    Ok(c)\n}}\n",
+            arms(&d.fields).replace("        \"", "            \"")
+        ));
+    }
+    for w in &wraps {
+        let (name, path) = (&w.name, &w.path);
+        let mut tries = String::new();
+        let mut seen = std::collections::HashSet::new();
+        for (variant, s) in &w.variants {
+            if seen.insert(s.clone()) {
+                tries.push_str(&format!(
+                    "    match build_def_{s}(v.clone()) {{ Ok(x) => return Ok({path}::{variant}(x)), Err(e) => errors.push(format!(\"{variant}: {{e}}\")) }}\n"
+                ));
+            }
+        }
+        out.push_str(&format!(
+            "/// Builds a {name} as its first variant whose struct takes every key given.\n#[allow(non_snake_case, dead_code)]\npub fn build_wrap_{name}(v: Value) -> Result<{path}, String> {{\n    let mut errors: Vec<String> = Vec::new();\n{tries}    Err(format!(\"no variant of {name} holds it ({{}})\", errors.join(\"; \")))\n}}\n"
         ));
     }
     out
+}
+
+/// A type declared in the crate: `pub struct` or `pub enum`, its attribute lines and its body.
+struct TypeDecl {
+    is_enum: bool,
+    attrs: String,
+    body: String,
+}
+
+/// The declaration of `pub struct <name>` / `pub enum <name>` (hand-written files first).
+fn type_decl(files: &[(String, String)], name: &str) -> Option<TypeDecl> {
+    let mut ordered: Vec<&(String, String)> = files.iter().filter(|(p, _)| !p.contains("generated")).collect();
+    ordered.extend(files.iter().filter(|(p, _)| p.contains("generated")));
+    for (_, text) in ordered {
+        for (head, is_enum) in [(format!("pub struct {name} {{"), false), (format!("pub enum {name} {{"), true), (format!("pub struct {name}("), false)] {
+            let Some(at) = text.find(&head) else { continue };
+            let attrs: Vec<&str> = text[..at]
+                .lines()
+                .rev()
+                .take_while(|l| {
+                    let l = l.trim();
+                    !l.is_empty() && !l.ends_with('}') && !l.ends_with(';') && !l.ends_with('{')
+                })
+                .collect();
+            let attrs = attrs.into_iter().rev().collect::<Vec<_>>().join("\n");
+            let rest = &text[at + head.len()..];
+            let body = if head.ends_with('(') {
+                rest[..rest.find(')').unwrap_or(0)].to_string()
+            } else {
+                rest[..rest.find("\n}").unwrap_or(rest.len())].to_string()
+            };
+            return Some(TypeDecl { is_enum, attrs, body });
+        }
+    }
+    None
+}
+
+/// The quoted value of `key = "…"` inside serde attributes.
+fn serde_value(attrs: &str, key: &str) -> Option<String> {
+    attrs.lines().filter(|l| l.contains("serde(")).find_map(|l| quoted_value(l, key))
+}
+
+/// Whether a serde attribute of `attrs` has the bare word `word` (skip, flatten, other).
+fn serde_word(attrs: &str, word: &str) -> bool {
+    attrs.lines().filter(|l| l.contains("serde(")).any(|l| {
+        let inner = l.split_once("serde(").map(|(_, r)| r).unwrap_or("");
+        inner.trim_end_matches(|c| c == ')' || c == ']').split(',').any(|t| t.trim() == word)
+    })
+}
+
+/// A snake_case field or PascalCase variant name under serde's `rename_all` rule.
+fn serde_case(name: &str, rule: Option<&str>) -> String {
+    let words: Vec<String> = if name.contains('_') || name.chars().all(|c| !c.is_uppercase()) {
+        name.split('_').filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    } else {
+        let mut out: Vec<String> = Vec::new();
+        for c in name.chars() {
+            if c.is_uppercase() || out.is_empty() {
+                out.push(String::new());
+            }
+            out.last_mut().unwrap().extend(c.to_lowercase());
+        }
+        out
+    };
+    let cap = |w: &String| {
+        let mut c = w.chars();
+        c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+    };
+    match rule {
+        None => name.to_string(),
+        Some("lowercase") => name.to_lowercase(),
+        Some("UPPERCASE") => name.to_uppercase(),
+        Some("camelCase") => words.iter().enumerate().map(|(i, w)| if i == 0 { w.clone() } else { cap(w) }).collect(),
+        Some("PascalCase") => words.iter().map(cap).collect(),
+        Some("snake_case") => words.join("_"),
+        Some("SCREAMING_SNAKE_CASE") => words.join("_").to_uppercase(),
+        Some("kebab-case") => words.join("-"),
+        Some("SCREAMING-KEBAB-CASE") => words.join("-").to_uppercase(),
+        Some(_) => name.to_string(),
+    }
+}
+
+/// The members of a struct body as (field, type, attribute lines).
+fn members_of(body: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    let mut attrs = String::new();
+    let mut pending: Option<(String, String, String)> = None;
+    for line in body.lines().map(str::trim) {
+        if let Some((_, ty, _)) = pending.as_mut() {
+            ty.push_str(line);
+            if line.ends_with(',') {
+                let (f, t, a) = pending.take().unwrap();
+                out.push((f, t.trim_end_matches(',').to_string(), a));
+            }
+            continue;
+        }
+        if line.starts_with("#[") {
+            attrs.push_str(line);
+            attrs.push('\n');
+            continue;
+        }
+        if line.starts_with("//") || line.is_empty() {
+            continue;
+        }
+        let a = std::mem::take(&mut attrs);
+        let Some(rest) = line.strip_prefix("pub ") else { continue };
+        let Some((field, ty)) = rest.split_once(':') else { continue };
+        let (field, ty) = (field.trim().to_string(), ty.trim().to_string());
+        if ty.ends_with(',') {
+            out.push((field, ty.trim_end_matches(',').to_string(), a));
+        } else {
+            pending = Some((field, ty, a));
+        }
+    }
+    out
+}
+
+/// The serde names of a unit-only enum's variants (a `#[serde(other)]` catch-all left out), or
+/// None for an enum with data or one serde does not derive.
+fn enum_values(d: &TypeDecl) -> Option<Vec<String>> {
+    if !d.is_enum || !d.attrs.contains("Deserialize") || serde_word(&d.attrs, "untagged") {
+        return None;
+    }
+    let rule = serde_value(&d.attrs, "rename_all");
+    let mut out = Vec::new();
+    let mut attrs = String::new();
+    for line in d.body.lines().map(str::trim) {
+        if line.starts_with("#[") {
+            attrs.push_str(line);
+            attrs.push('\n');
+            continue;
+        }
+        if line.starts_with("//") || line.is_empty() {
+            continue;
+        }
+        let a = std::mem::take(&mut attrs);
+        let v = line.trim_end_matches(',');
+        if v.contains('(') || v.contains('{') || v.contains(' ') {
+            return None;
+        }
+        if serde_word(&a, "other") || serde_word(&a, "skip") || serde_word(&a, "skip_deserializing") {
+            continue;
+        }
+        out.push(serde_value(&a, "rename").unwrap_or_else(|| serde_case(v, rule.as_deref())));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The type a field's value is made of, past Option, Box, Vec and a map's values.
+fn held_type(ty: &str) -> String {
+    let t: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
+    for head in ["Option", "Box", "Vec", "Arc"] {
+        if let Some(a) = generic_args(&t, head) {
+            return held_type(a[0]);
+        }
+    }
+    for head in ["HashMap", "IndexMap", "BTreeMap"] {
+        if let Some(a) = generic_args(&t, head) {
+            return held_type(a.last().copied().unwrap_or(""));
+        }
+    }
+    t.rsplit("::").next().unwrap_or(&t).to_string()
+}
+
+/// The literal of a `SurfaceEntry` for a member: its shape refined from the crate's declaration
+/// of the type it holds (a serde enum's values; a `#[serde(transparent)]` string newtype is a
+/// string; a serde struct's members as `fields`, under their serde names, two levels down).
+/// `skip` holds definition types, whose members are owners of their own.
+fn entry_literal(files: &[(String, String)], owner: &str, name: &str, ty: &str, optional_attr: bool, declared_by: &str, depth: usize, skip: &[String]) -> String {
+    let (mut shape, optional, _) = rust_shape(ty);
+    let optional = optional || optional_attr;
+    let mut values: Vec<String> = Vec::new();
+    let mut fields = String::new();
+    let held = held_type(ty);
+    let direct = {
+        let t: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
+        let t = generic_args(&t, "Option").map(|a| a[0].to_string()).unwrap_or(t);
+        t.rsplit("::").next().unwrap_or(&t) == held
+    };
+    if matches!(shape, "other" | "array" | "map") && !skip.contains(&held) {
+        if let Some(d) = type_decl(files, &held) {
+            if let Some(vs) = enum_values(&d) {
+                if direct {
+                    shape = "enum";
+                    values = vs;
+                }
+            } else if !d.is_enum && d.attrs.contains("transparent") && d.body.trim().trim_start_matches("pub ").trim() == "String" && direct {
+                shape = "string";
+            } else if !d.is_enum && d.attrs.contains("Deserialize") && !d.attrs.contains("untagged") && depth < 2 {
+                let rule = serde_value(&d.attrs, "rename_all");
+                let members = members_of(&d.body);
+                if !members.iter().any(|(_, _, a)| serde_word(a, "flatten")) {
+                    for (f, t, a) in members {
+                        if serde_word(&a, "skip") || serde_word(&a, "skip_deserializing") || a.contains("#[cfg") {
+                            continue;
+                        }
+                        let n = serde_value(&a, "rename").unwrap_or_else(|| serde_case(&f, rule.as_deref()));
+                        let has_default = serde_word(&a, "default") || a.contains("default =") || a.contains("skip_serializing_if");
+                        fields.push_str(&entry_literal(files, owner, &n, &t, has_default, &format!("{held} (field {f})"), depth + 1, skip));
+                    }
+                    if shape == "other" && direct {
+                        shape = "object";
+                    }
+                }
+            }
+        }
+    }
+    let kind = if shape == "handler" { "handler" } else { "field" };
+    let values: String = values.iter().map(|v| format!("{v:?}, ")).collect();
+    format!(
+        "SurfaceEntry {{ owner: {owner:?}, name: {name:?}, ty: {ty:?}, kind: {kind:?}, shape: {shape:?}, optional: {optional}, declared_by: {declared_by:?}, values: &[{values}], fields: &[{fields}] }},\n"
+    )
 }

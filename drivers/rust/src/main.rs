@@ -1049,7 +1049,8 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
     } else {
         return Err(driver_error("connect needs \"address\" or \"cliPath\""));
     };
-    let options = apply_connect_options(options, &connect_options)?;
+    let mut options = apply_connect_options(options, &connect_options)?;
+    surface::apply_client_fields(&mut options, args)?;
     let (options, account) = handlers::for_client(options, args.get("handlers").and_then(Value::as_object), &handle);
     let client = Client::start(options).await.map_err(sdk_failure)?;
     state.clients.lock().unwrap().insert(handle, client);
@@ -1277,10 +1278,7 @@ async fn stop_client(state: &Arc<State>, args: &Value) -> Outcome {
 async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
     match cmd {
         "hello" => hello(),
-        "connect" => match surface::reject_connect_fields(args) {
-            Ok(()) => connect(state, args).await,
-            Err(e) => Err(e),
-        },
+        "connect" => connect(state, args).await,
         "createSession" => create_session(state, args).await,
         "resumeSession" => resume_session(state, args).await,
         "setTools" => set_tools(state, args).await,

@@ -1,7 +1,11 @@
 //! The application's surface (PROTOCOL.md "Surface"), read from the crate source by build.rs:
 //! the `surface` command and the `fields` of createSession / resumeSession.
 
-use github_copilot_sdk::{ResumeSessionConfig, SessionConfig};
+use std::marker::PhantomData;
+
+use github_copilot_sdk::{ClientOptions, ResumeSessionConfig, SessionConfig};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::{Failure, Outcome, SDK_NAME, SDK_VERSION};
@@ -15,9 +19,103 @@ pub struct SurfaceEntry {
     pub shape: &'static str,
     pub optional: bool,
     pub declared_by: &'static str,
+    /// An enum's serde values.
+    pub values: &'static [&'static str],
+    /// The members of the object the field holds, by their serde names (PROTOCOL.md "Surface").
+    pub fields: &'static [SurfaceEntry],
+}
+
+fn entry_json(e: &SurfaceEntry) -> Value {
+    let mut v = json!({"owner": e.owner, "name": e.name, "type": e.ty, "kind": e.kind, "shape": e.shape,
+                       "optional": e.optional, "declaredBy": e.declared_by});
+    if !e.values.is_empty() {
+        v["values"] = json!(e.values);
+    }
+    if !e.fields.is_empty() {
+        v["fields"] = Value::Array(e.fields.iter().map(entry_json).collect());
+    }
+    v
 }
 
 include!(concat!(env!("OUT_DIR"), "/surface_gen.rs"));
+
+/// The type of a field, for choosing how to set it from JSON (autoref specialization: the
+/// generated setters call `(&&&want_of(&c.field)).from_json(v)`, which resolves, per concrete
+/// field type, to `Strict` when the type is Deserialize and Serialize, to `Plain` when it is only
+/// Deserialize, and to `Not` otherwise, so the driver sets every field serde can hold without
+/// naming its type).
+pub struct Want<T>(PhantomData<T>);
+
+pub fn want_of<T>(_: &T) -> Want<T> {
+    Want(PhantomData)
+}
+
+pub trait Strict<T> {
+    fn from_json(&self, v: Value) -> Option<Result<T, String>>;
+}
+
+/// serde ignores a key the type lacks, which would look like the SDK dropping it; the value is
+/// serialized back and a key given with a value that did not come back is refused (a key the
+/// type's own serialization leaves out when empty, false or null is the probe's to judge).
+impl<T: DeserializeOwned + Serialize> Strict<T> for &&Want<T> {
+    fn from_json(&self, v: Value) -> Option<Result<T, String>> {
+        let x: T = match serde_json::from_value(v.clone()) {
+            Ok(x) => x,
+            Err(e) => return Some(Err(e.to_string())),
+        };
+        let back = match serde_json::to_value(&x) {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e.to_string())),
+        };
+        Some(match dropped(&v, &back) {
+            Some(key) => Err(format!("the type has no member {key} (serde would drop it)")),
+            None => Ok(x),
+        })
+    }
+}
+
+pub trait Plain<T> {
+    fn from_json(&self, v: Value) -> Option<Result<T, String>>;
+}
+
+impl<T: DeserializeOwned> Plain<T> for &Want<T> {
+    fn from_json(&self, v: Value) -> Option<Result<T, String>> {
+        Some(serde_json::from_value(v).map_err(|e| e.to_string()))
+    }
+}
+
+pub trait Not<T> {
+    fn from_json(&self, v: Value) -> Option<Result<T, String>>;
+}
+
+impl<T> Not<T> for Want<T> {
+    fn from_json(&self, _: Value) -> Option<Result<T, String>> {
+        None
+    }
+}
+
+fn empty(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::Bool(false) => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+/// The first key of `given` (a path) whose non-empty value is missing from `back`.
+fn dropped(given: &Value, back: &Value) -> Option<String> {
+    match (given, back) {
+        (Value::Object(g), Value::Object(b)) => g.iter().find_map(|(k, gv)| match b.get(k) {
+            None if empty(gv) => None,
+            None => Some(k.clone()),
+            Some(bv) => dropped(gv, bv).map(|p| format!("{k}.{p}")),
+        }),
+        (Value::Array(g), Value::Array(b)) => g.iter().zip(b).enumerate().find_map(|(i, (gv, bv))| dropped(gv, bv).map(|p| format!("{i}.{p}"))),
+        _ => None,
+    }
+}
 
 pub fn surface() -> Outcome {
     if SURFACE.is_empty() {
@@ -25,13 +123,7 @@ pub fn surface() -> Outcome {
             "{SDK_NAME} {SDK_VERSION}: the crate source was not found at build time, so its declared surface is unknown"
         )));
     }
-    let entries: Vec<Value> = SURFACE
-        .iter()
-        .map(|e| {
-            json!({"owner": e.owner, "name": e.name, "type": e.ty, "kind": e.kind, "shape": e.shape,
-                   "optional": e.optional, "declaredBy": e.declared_by})
-        })
-        .collect();
+    let entries: Vec<Value> = SURFACE.iter().map(entry_json).collect();
     Ok(json!({ "entries": entries }))
 }
 
@@ -56,7 +148,7 @@ fn set_all(
             }
             None => {
                 return Err(Failure::Unsupported(format!(
-                    "{SDK_NAME} {SDK_VERSION}: {owner} has no field {name} of a plain JSON type the driver can set"
+                    "{SDK_NAME} {SDK_VERSION}: {owner} has no field {name} the driver can set from JSON (no serde Deserialize, no definition builder)"
                 )))
             }
         }
@@ -72,10 +164,7 @@ pub fn apply_resume_fields(config: &mut ResumeSessionConfig, args: &Value) -> Re
     set_all(args, "ResumeSessionConfig", |n, v| set_resume_field(config, n, v))
 }
 
-/// `connect` takes no `fields` here (client options are built through their `with_*` methods).
-pub fn reject_connect_fields(args: &Value) -> Result<(), Failure> {
-    if fields_arg(args)?.is_empty() {
-        return Ok(());
-    }
-    Err(Failure::Unsupported("the Rust driver does not set client option fields on connect".into()))
+/// The client option fields of `connect`, set on the options the driver built for the transport.
+pub fn apply_client_fields(options: &mut ClientOptions, args: &Value) -> Result<(), Failure> {
+    set_all(args, "ClientOptions", |n, v| set_client_field(options, n, v))
 }
