@@ -17,4 +17,4 @@ RUN case "$SDK_VERSION" in 0.*) api=v0 ;; *) api=v1 ;; esac; \
 FROM ${RUNTIME_BASE}
 COPY --from=build /conformance-driver.jar /driver/conformance-driver.jar
 WORKDIR /driver
-ENTRYPOINT ["java", "-jar", "/driver/conformance-driver.jar"]
+ENTRYPOINT ["java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", "/driver/conformance-driver.jar"]

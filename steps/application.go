@@ -8,6 +8,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
@@ -144,12 +145,19 @@ func (w *world) rejectNextReplacement(msg string) error {
 	return nil
 }
 
+// slowReplacements has each session.tools.set answer reach the SDK ms later: the stand-in
+// answers late, the recording proxy holds the real runtime's answer (suite.Delayer).
 func (w *world) slowReplacements(ms int) error {
-	rt, err := w.standIn("runtime.script.delay")
-	if err != nil {
-		return err
+	if l, ok := w.rt.(suite.Lacker); ok {
+		if why, lacking := l.Lacks("runtime.script.delay"); lacking {
+			return &ErrUnsupported{Reason: why, Capability: "runtime.script.delay"}
+		}
 	}
-	rt.SetToolsSetDelay(time.Duration(ms) * time.Millisecond)
+	d, ok := w.rt.(suite.Delayer)
+	if !ok {
+		return &ErrUnsupported{Reason: "this runtime cannot be scripted (runtime.script.delay)", Capability: "runtime.script.delay"}
+	}
+	d.SetToolsSetDelay(time.Duration(ms) * time.Millisecond)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
@@ -200,9 +201,14 @@ func (w *world) callEveryHandler() error {
 		return err
 	}
 	d.SetSink(w.driverLine)
+	var unregistered []schemagen.Method
 	for _, m := range handlerMethods(doc) {
 		h := w.handlers[m.Name]
-		if h == nil || !h.registered {
+		if h == nil {
+			continue
+		}
+		if !h.registered {
+			unregistered = append(unregistered, m)
 			continue
 		}
 		for _, p := range h.params {
@@ -212,7 +218,26 @@ func (w *world) callEveryHandler() error {
 			}
 		}
 	}
+	// The real runtime may call a method whatever the application registered: the methods the
+	// SDK has no public handler API for are called too, and the SDK's answer (an error, or none)
+	// is recorded (callsWithoutHandler). No handler runs, so they go at once: an SDK that never
+	// answers costs one wait, not one per call.
+	var wg sync.WaitGroup
+	for _, m := range unregistered {
+		for _, p := range w.handlers[m.Name].params {
+			params := w.asTheRuntimeSends(m, p, s.id, created)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := rt.Ask(s.id, m.Name, params, m.Notification); err != nil {
+					w.rec.Notef("", "%s (no handler registered): %v", m.Name, err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
 	d.SetSink(nil)
+	w.callsWithoutHandler()
 	// A driver round trip: the events the driver wrote while the SDK ran the handlers are read
 	// before its answer, so the checks see every rpc.handled.
 	_, err = w.do("hello", map[string]any{})
@@ -335,7 +360,7 @@ func (w *world) handledCalls() []*handledCall {
 // reported it (a per-session handler knows its session by registration).
 func (w *world) handlersReceived() error {
 	calls := w.handledCalls()
-	if len(calls) == 0 {
+	if !anyRegistered(calls, w.handlers) {
 		return fmt.Errorf("the runtime sent none of the registered runtime-to-SDK methods")
 	}
 	s, _ := w.current()
@@ -343,6 +368,9 @@ func (w *world) handlersReceived() error {
 	fails := handlerFailures{}
 	var falses []string
 	for _, c := range calls {
+		if !w.handlers[c.method].registered {
+			continue // no handler to receive it (callsWithoutHandler)
+		}
 		w.check(c.method, "")
 		if c.received == nil {
 			how := "the SDK answered " + showJSON(c.answer)
@@ -409,14 +437,14 @@ func (w *world) handlersAnswered() error {
 		return err
 	}
 	calls := w.handledCalls()
-	if len(calls) == 0 {
+	if !anyRegistered(calls, w.handlers) {
 		return fmt.Errorf("the runtime sent none of the registered runtime-to-SDK methods")
 	}
 	fails := handlerFailures{}
 	var limits []string
 	for _, c := range calls {
 		m, _ := doc.Method(c.method)
-		if m.Notification {
+		if m.Notification || !w.handlers[c.method].registered {
 			continue
 		}
 		w.check(c.method+" (answer)", "")
@@ -498,4 +526,84 @@ func (f handlerFailures) add(c *handledCall, format string, args ...any) {
 
 func (f handlerFailures) err(noun, what string) error {
 	return groupedError(f, noun+" "+what, "methods")
+}
+
+func anyRegistered(calls []*handledCall, handlers map[string]*handlerSpec) bool {
+	for _, c := range calls {
+		if h := handlers[c.method]; h != nil && h.registered {
+			return true
+		}
+	}
+	return false
+}
+
+// callsWithoutHandler records what the SDK answered the runtime's calls of the methods it has
+// no public handler API for, one line per method (the coverage names the method with it): the
+// JSON-RPC error code and message, a result, or no answer. A handler the SDK ran without the
+// application having registered one would be a finding: a result is named as such.
+func (w *world) callsWithoutHandler() {
+	var lines []string
+	seen := map[string]bool{}
+	for _, c := range w.handledCalls() {
+		if w.handlers[c.method].registered || seen[c.method] {
+			continue
+		}
+		seen[c.method] = true
+		if doc, err := w.schemas(); err == nil {
+			if m, ok := doc.Method(c.method); ok && m.Notification {
+				lines = append(lines, c.method+": a notification, no answer expected")
+				continue
+			}
+		}
+		lines = append(lines, c.method+": "+answerSummary(c.answer))
+	}
+	if len(lines) > 0 {
+		sort.Strings(lines)
+		v := strings.Join(lines, "; ")
+		if s, err := w.current(); err == nil && s.id != "" {
+			v = strings.ReplaceAll(v, s.id, "<sessionId>") // the same on every run and SDK
+		}
+		w.observe("runtime-to-SDK methods called without a handler, the SDK's answer", v)
+	}
+}
+
+// answerSummary words an SDK's answer to a runtime request: "error CODE MESSAGE", "result R" or
+// "no answer".
+func answerSummary(answer map[string]any) string {
+	switch {
+	case answer == nil:
+		return "no answer"
+	case answer["error"] != nil:
+		e, _ := answer["error"].(map[string]any)
+		return fmt.Sprintf("error %v %v", e["code"], e["message"])
+	default:
+		return "result " + showJSON(answer["result"])
+	}
+}
+
+// unhandledAnswered checks that the SDK answered each runtime request of a method it has no
+// public handler API for: JSON-RPC 2.0 requires a response to every request (an error will do),
+// and a runtime awaiting one would otherwise wait until its own timeout. A notification needs none.
+func (w *world) unhandledAnswered() error {
+	doc, err := w.schemas()
+	if err != nil {
+		return err
+	}
+	fails := handlerFailures{}
+	n := 0
+	for _, c := range w.handledCalls() {
+		m, _ := doc.Method(c.method)
+		if w.handlers[c.method].registered || m.Notification {
+			continue
+		}
+		n++
+		w.check(c.method+" (answer without a handler)", "")
+		if c.answer == nil {
+			fails.add(c, "the SDK never answered request #%d (no handler registered; a JSON-RPC request needs a response, an error will do)", c.seq)
+		}
+	}
+	if n == 0 {
+		w.rec.Notef("", "every runtime-to-SDK method has a handler on this SDK: no call without one")
+	}
+	return fails.err("runtime-to-SDK calls without a handler", "were never answered")
 }

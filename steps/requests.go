@@ -20,6 +20,7 @@ func (w *world) registerRequests(sc binder) {
 	sc.Step(`^no request "([^"]*)" was sent$`, w.noRequest)
 	sc.Step(`^the runtime then sends the SDK the request "([^"]*)" with (\{.*\})$`, w.runtimeSends)
 	sc.Step(`^the runtime then asks the application to elicit with (\{.*\})$`, w.asksElicitation)
+	sc.Step(`^the SDK answered with "([^"]*)" whose "([^"]*)" is the one of the runtime's "([^"]*)" event$`, w.answeredEventRequest)
 	sc.Step(`^the SDK answered with "([^"]*)" whose "([^"]*)" equals (.+)$`, w.answeredWithMethod)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request with "([^"]*)" equal to (.+)$`, w.sdkAnsweredEquals)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request without an error$`, w.sdkAnsweredOK)
@@ -28,20 +29,30 @@ func (w *world) registerRequests(sc binder) {
 	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema$`, w.callEveryHandler)
 	sc.Step(`^every handler received the params the runtime sent$`, w.handlersReceived)
 	sc.Step(`^the SDK answered every handled call with what the application's handler returned$`, w.handlersAnswered)
+	sc.Step(`^the SDK answered every call of a method it has no handler for$`, w.unhandledAnswered)
 }
 
 func (w *world) asksPermission(data string) error {
 	if err := w.needs("handler.permission"); err != nil {
 		return err
 	}
-	if err := w.runtimeCan("runtime.script.request"); err != nil {
-		return err
-	}
 	var v map[string]any
 	if err := json.Unmarshal([]byte(data), &v); err != nil {
 		return fmt.Errorf("the permission request is not a JSON object: %w", err)
 	}
-	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Permission: json.RawMessage(data)})
+	step := runtime.ModelStep{Permission: json.RawMessage(data)}
+	if p, ok := w.rt.(suite.Player); ok {
+		// A runtime that asks of its own accord when its model does something (the real one:
+		// plays.go), unless the request has fields it would not send.
+		played, plays := p.Plays("permission.requested", json.RawMessage(data))
+		if !plays {
+			return w.runtimeCan("runtime.script.request")
+		}
+		step = *played
+	} else if err := w.runtimeCan("runtime.script.request"); err != nil {
+		return err
+	}
+	w.turn.Steps = append(w.turn.Steps, step)
 	return nil
 }
 
@@ -199,15 +210,40 @@ func (w *world) sdkAnsweredEquals(method, path, want string) error {
 }
 
 func (w *world) asksElicitation(data string) error {
-	if err := w.runtimeCan("runtime.script.request"); err != nil {
-		return err
-	}
 	var v map[string]any
 	if err := json.Unmarshal([]byte(data), &v); err != nil {
 		return fmt.Errorf("the elicitation request is not a JSON object: %w", err)
 	}
-	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Elicitation: json.RawMessage(data)})
+	step := runtime.ModelStep{Elicitation: json.RawMessage(data)}
+	if p, ok := w.rt.(suite.Player); ok {
+		// A runtime that asks of its own accord when told to (the real one: plays.go), unless
+		// the request has fields it would not send.
+		played, plays := p.Plays("elicitation.requested", json.RawMessage(data))
+		if !plays {
+			return w.runtimeCan("runtime.script.request")
+		}
+		step = *played
+	} else if err := w.runtimeCan("runtime.script.request"); err != nil {
+		return err
+	}
+	w.turn.Steps = append(w.turn.Steps, step)
 	return nil
+}
+
+// answeredEventRequest checks that the SDK's answer by method carries, at path, the value the
+// runtime's last event of type gave at the same path (the requestId the runtime chose).
+func (w *world) answeredEventRequest(method, path, eventType string) error {
+	var want any
+	for _, e := range w.runtimeEvents() {
+		if e.typ == eventType {
+			want = e.data[path]
+		}
+	}
+	if want == nil {
+		return fmt.Errorf("the runtime sent no %s event with %s", eventType, path)
+	}
+	raw, _ := json.Marshal(want)
+	return w.answeredWithMethod(method, path, string(raw))
 }
 
 // answeredWithMethod reads the last request of method the SDK sent (an answer by RPC).

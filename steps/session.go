@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 )
 
 // connect gives the scenario a fresh SDK client on its recording runtime.
@@ -32,9 +33,18 @@ func (w *world) connected() error { _, err := w.connect(); return err }
 
 // connectedOverStdio has the SDK spawn this program as its runtime, through a wrapper script
 // because SDKs take a single executable path and add their own flags.
+//
+// A runtime other than the stand-in (the real one, behind its recording proxy at w.addr) is
+// reached through the same script: the program it starts relays its stdio to w.addr.
 func (w *world) connectedOverStdio() error {
-	if err := w.runtimeCan("runtime.spawned"); err != nil {
-		return err
+	argv := w.t.StdioRuntime()
+	if l, ok := w.rt.(suite.Lacker); ok {
+		if why, lacking := l.Lacks("runtime.spawned"); lacking {
+			return &ErrUnsupported{Reason: why, Capability: "runtime.spawned"}
+		}
+	}
+	if _, standIn := w.rt.(*runtime.Server); !standIn {
+		argv = append(append([]string(nil), argv...), "--relay", w.addr)
 	}
 	dir, err := os.MkdirTemp("", "conformance-stdio-")
 	if err != nil {
@@ -42,7 +52,7 @@ func (w *world) connectedOverStdio() error {
 	}
 	w.stdioLog = filepath.Join(dir, "stdio-transcript.ndjson")
 	script := filepath.Join(dir, "copilot")
-	if err := runtime.WriteStdioScript(script, w.t.StdioRuntime(), w.stdioLog); err != nil {
+	if err := runtime.WriteStdioScript(script, argv, w.stdioLog); err != nil {
 		return err
 	}
 	c := fmt.Sprintf("c%d", len(w.clients)+1)

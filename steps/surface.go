@@ -7,6 +7,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 )
@@ -23,6 +24,7 @@ func (w *world) registerSurface(sc binder) {
 // surfaceEnv runs the probes through the scenario's driver and transcript.
 type surfaceEnv struct {
 	w       *world
+	spawned int
 	clients map[string]string // owner -> client handle
 	log     surface.RequestLog
 }
@@ -96,6 +98,59 @@ func (e *surfaceEnv) Definition(name string, all bool) (map[string]any, bool) {
 	return doc.Definition(name, all)
 }
 
+// OpenSpawned implements surface.SpawnEnv: a client of its own that starts the recording runtime
+// itself (connect with cliPath), with the options set, a session on it, then stopped.
+func (e *surfaceEnv) OpenSpawned(fields map[string]any) (surface.Process, error) {
+	sp, err := surface.NewSpawner(e.w.t.StdioRuntime())
+	if err != nil {
+		return surface.Process{}, err
+	}
+	e.spawned++
+	c := fmt.Sprintf("sp%d", e.spawned)
+	args := map[string]any{"client": c, "cliPath": sp.CLIPath}
+	if fields != nil {
+		args["fields"] = fields
+	}
+	r, err := e.w.call("connect", args)
+	if err == nil {
+		switch r.Outcome {
+		case driver.Unsupported:
+			err = fmt.Errorf("%w: %s", surface.ErrCannotHold, r.Reason)
+		case driver.OK:
+			e.clients["spawned "+c] = c
+			_, err = e.Open("spawned "+c, "", nil)
+		default:
+			err = fmt.Errorf("connect: %s", r.ErrorText())
+		}
+	}
+	// Stopped now: a spawned runtime is a process of its own (a client that would not stop is
+	// left to the scenario's end, which reports it).
+	if r != nil && r.Outcome == driver.OK {
+		if _, stopErr := e.w.call("stopClient", map[string]any{"client": c}); stopErr != nil {
+			e.w.clients = append(e.w.clients, c)
+		}
+	}
+	p, readErr := sp.Read()
+	if err != nil {
+		return p, err
+	}
+	return p, readErr
+}
+
+// spawns says whether the surface probe can have the SDK start its runtime: the driver connects
+// over stdio and the runtime is the stand-in (another runtime is reached through its proxy).
+func (w *world) spawns() bool {
+	has, _ := w.t.Capability("transport.stdio")
+	_, standIn := w.rt.(*runtime.Server)
+	return has && standIn
+}
+
+// FillsCallbacks implements surface.CallbackEnv from the driver's capability.
+func (e *surfaceEnv) FillsCallbacks() bool {
+	has, _ := e.w.t.Capability("surface.callbacks")
+	return has
+}
+
 func mergeHandle(args map[string]any, client, handle string) map[string]any {
 	args["client"], args["session"] = client, handle
 	return args
@@ -125,6 +180,11 @@ func (w *world) probeSurface() error {
 	client, err := surface.ProbeClient(env, inv.Entries)
 	if err != nil {
 		return err
+	}
+	if w.spawns() {
+		if err := surface.ProbeSpawned(env, inv.Entries, &client); err != nil {
+			return err
+		}
 	}
 	res.Findings = append(res.Findings, client.Findings...)
 	res.Unchecked = append(res.Unchecked, client.Unchecked...)

@@ -24,7 +24,9 @@ func (w *world) modelCallsWith(tool, args string) error {
 }
 
 // modelCallsTogether scripts one model message asking for several tools at once: the runtime
-// sends every request before it awaits any answer (runtime.ModelStep.Together).
+// sends every request before it awaits any answer (runtime.ModelStep.Together; the real
+// runtime's scripted model puts every call in one message, and the real runtime runs them at
+// once).
 func (w *world) modelCallsTogether(list string) error {
 	var tools []string
 	for _, m := range quoted.FindAllStringSubmatch(list, -1) {
@@ -32,9 +34,6 @@ func (w *world) modelCallsTogether(list string) error {
 	}
 	if len(tools) < 2 {
 		return fmt.Errorf("calling tools at once needs at least two, got %q", list)
-	}
-	if err := w.runtimeCan("runtime.script.parallelTools"); err != nil {
-		return err
 	}
 	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Together: tools})
 	return nil

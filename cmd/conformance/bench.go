@@ -35,7 +35,8 @@ func benchCmd() *cobra.Command {
              scenarios overlap)
   overhead   per scenario, its wall time minus its SDK calls and its wait for a driver: the
              harness's own time (p50 and p95; goal: p50 at most 5 ms)
-  start      preparing (a cache hit when warm) and the first driver's hello
+  start      preparing (a cache hit when warm), the first driver's hello and the wait for the
+             other SDKs' first drivers (scenarios start once every SDK's first driver has)
 
 then, per SDK, where its time went:
 
@@ -49,7 +50,8 @@ then, per SDK, where its time went:
                 to exit: CPU÷wall far below 1 means the SDK mostly sleeps or waits; and that
                 CPU time per scenario (start-ups included)
 
-and the whole run's wall time, with the CPU time of the harness itself (its recording runtimes,
+and the whole run's wall time and its parts one after the other (loading the schema, the
+scenarios, stopping the drivers, the reports: each with the harness's CPU time), with the CPU time of the harness itself (its recording runtimes,
 the steps, the reports; per scenario) and of every SDK's drivers: on a machine of few cores the
 sum bounds the wall time from below. The numbers come from the run's transcripts and the harness's
 clock; they are also in results.json ("timing") and in summary.md's Timing section.`,
@@ -82,6 +84,11 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 			defer stop()
 			began := time.Now()
 			cpu0, known := selfCPU()
+			var phases []phase
+			cfg.Phase = func(name string) {
+				cpu, _ := selfCPU()
+				phases = append(phases, phase{name: name, at: time.Since(began), cpu: cpu - cpu0})
+			}
 			res, err := harness.Run(ctx, cfg)
 			took := time.Since(began)
 			if err != nil {
@@ -92,6 +99,7 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 				harnessCPU = cpu1 - cpu0
 			}
 			printBench(os.Stdout, res, took, cfg.Jobs, harnessCPU)
+			printPhases(os.Stdout, phases, known)
 			fmt.Printf("reports: %s\n", reportDir)
 			return nil
 		},
@@ -144,6 +152,30 @@ func printBench(w io.Writer, res *report.Results, took time.Duration, jobs int, 
 		}
 		fmt.Fprintf(w, "CPU: harness %.2f s (%.0f ms per scenario), drivers %.2f s\n", harnessCPU.Seconds(),
 			ratio(float64(harnessCPU.Milliseconds()), float64(scenarios)), drivers/1000)
+	}
+}
+
+// phase is where one part of the run ended: its wall time and the harness's CPU time since the start.
+type phase struct {
+	name    string
+	at, cpu time.Duration
+}
+
+// printPhases prints the run's parts one after the other (each's wall and harness CPU time):
+// what runs before the first scenario and after the last is on every run's critical path.
+func printPhases(w io.Writer, phases []phase, cpuKnown bool) {
+	var parts []string
+	var at, cpu time.Duration
+	for _, p := range phases {
+		s := fmt.Sprintf("%s %.2f s", p.name, (p.at - at).Seconds())
+		if cpuKnown {
+			s += fmt.Sprintf(" (CPU %.2f s)", (p.cpu - cpu).Seconds())
+		}
+		parts = append(parts, s)
+		at, cpu = p.at, p.cpu
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "parts: %s\n", strings.Join(parts, ", "))
 	}
 }
 

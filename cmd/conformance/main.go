@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -30,8 +31,24 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("root", "", "the harness checkout (default: found from the working directory)")
+	// Hidden: the harness's own CPU profile, to choose the next optimisation from (go tool pprof).
+	root.PersistentFlags().String("cpuprofile", "", "write the harness's CPU profile to this file")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		path, _ := cmd.Flags().GetString("cpuprofile")
+		if path == "" {
+			return nil
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		return pprof.StartCPUProfile(f)
+	}
+	defer pprof.StopCPUProfile() // a no-op without --cpuprofile; before any os.Exit below
 	root.AddCommand(runCmd(), benchCmd(), doctorCmd(), smokeCmd(), serveCmd(), runtimeCmd(), diffCmd(), replayCmd(), selftestCmd(), imagesCmd(), mergeCmd(), bisectCmd(), historyCmd(), sdksCmd(), surfaceCmd(), fidelityCmd(), cacheCmd(), prepareCmd(), execDriverCmd())
 	if err := root.Execute(); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "conformance:", err)
 		var ee *exitError
 		switch {

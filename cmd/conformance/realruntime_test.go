@@ -39,6 +39,8 @@ func TestRealRuntimeSample(t *testing.T) {
 	}
 	require.Equal(t, 0, code, "%s", out)
 	assert.True(t, strings.HasPrefix(res.Harness.Runtime, "real: "), "results.json names the runtime: %q", res.Harness.Runtime)
+	// The runtime processes are reused between scenarios, each left without a session first.
+	assert.Regexp(t, `real runtime: [1-9]\d* process\(es\) started, [1-9]\d* scenario\(s\) served by one an earlier scenario left clean`, out)
 
 	status := map[string]report.Result{}
 	for _, r := range res.Results {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,4 +50,27 @@ func TestServeWarnsWhenNotLoopback(t *testing.T) {
 	_ = cmd.Wait()
 	assert.Contains(t, string(buf[:n]), "listening on")
 	assert.Contains(t, stderr.String(), "not loopback only")
+}
+
+// TestStdioScriptRecordsTheSDKsArguments: the script an SDK spawns records only the arguments
+// the SDK passed, so "the runtime was started with the flag --stdio" fails for an SDK that
+// does not pass it (the script's own `runtime --stdio` is not counted).
+func TestStdioScriptRecordsTheSDKsArguments(t *testing.T) {
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	script, out := filepath.Join(dir, "copilot"), filepath.Join(dir, "stdio.ndjson")
+	require.NoError(t, runtime.WriteStdioScript(script, []string{bin, "runtime", "--stdio"}, out))
+	for _, args := range [][]string{{"--headless", "--stdio"}, {"--headless"}, {}} {
+		require.NoError(t, exec.Command(script, args...).Run())
+		entries, err := transcript.Read(out)
+		require.NoError(t, err)
+		var argv []string
+		for _, e := range entries {
+			if e.Kind == transcript.KindArgv {
+				argv = e.Argv
+			}
+		}
+		assert.Equal(t, args, append([]string{}, argv...), "the recorded arguments")
+		require.NoError(t, os.Remove(out))
+	}
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -73,9 +75,9 @@ func stdioScript(transcript string) (string, error) {
 // --stdio, --log-level info, --server, …), and writes only frames to stdout.
 func runtimeCmd() *cobra.Command {
 	var stdio bool
-	var out string
+	var out, relay string
 	cmd := &cobra.Command{
-		Use:                "runtime --stdio [--transcript FILE] [SDK flags…]",
+		Use:                "runtime --stdio [--transcript FILE] [--relay ADDR] [SDK flags…]",
 		Short:              "Serve the recording runtime on stdin/stdout (what an SDK spawns as its CLI)",
 		Args:               cobra.ArbitraryArgs,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
@@ -88,7 +90,13 @@ func runtimeCmd() *cobra.Command {
 				return &exitError{2, err}
 			}
 			defer rec.Close()
-			rec.Started(os.Args[1:])
+			// The SDK's own arguments: the last CONFORMANCE_SDK_ARGC (the script the SDK spawns
+			// says how many it passed), else every argument.
+			argv := os.Args[1:]
+			if n, err := strconv.Atoi(os.Getenv("CONFORMANCE_SDK_ARGC")); err == nil && n >= 0 && n <= len(argv) {
+				argv = argv[len(argv)-n:]
+			}
+			rec.Started(argv)
 			var names []string
 			for _, kv := range os.Environ() {
 				names = append(names, strings.SplitN(kv, "=", 2)[0])
@@ -102,11 +110,42 @@ func runtimeCmd() *cobra.Command {
 			}
 			// Every runtime mode serves stdio: an SDK that did not pass --stdio still gets frames.
 			_ = stdio
+			if relay != "" {
+				return relayStdio(rec, relay)
+			}
 			runtime.New(rec, runtime.Options{}).ServeConn(os.Stdin, os.Stdout)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&stdio, "stdio", true, "serve JSON-RPC on stdin/stdout")
 	cmd.Flags().StringVar(&out, "transcript", "", "transcript file (default $CONFORMANCE_TRANSCRIPT)")
+	cmd.Flags().StringVar(&relay, "relay", "", "pass stdin and stdout to the runtime listening at this TCP address, unchanged, instead of serving the recording runtime (the real runtime's recording proxy records the frames)")
 	return cmd
+}
+
+// relayStdio copies stdin to a TCP connection to addr and the connection to stdout until
+// either side ends: an SDK that spawns its runtime over stdio reaches the real runtime's
+// recording proxy through it.
+func relayStdio(rec *transcript.Recorder, addr string) error {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		rec.Notef("", "relaying to %s: %v", addr, err)
+		return &exitError{1, err}
+	}
+	defer c.Close()
+	rec.Notef("", "stdin and stdout relayed to the runtime at %s", addr)
+	done := make(chan struct{}, 2)
+	go func() {
+		_, _ = io.Copy(c, os.Stdin)
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.CloseWrite()
+		}
+		done <- struct{}{}
+	}()
+	go func() {
+		_, _ = io.Copy(os.Stdout, c)
+		done <- struct{}{}
+	}()
+	<-done
+	return nil
 }

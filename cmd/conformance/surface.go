@@ -63,18 +63,27 @@ func surfaceCmd() *cobra.Command {
 			var problems []string
 			var tally []surface.Tally
 			if !noProbe {
-				live, stop, err := surface.NewLive(ctx, c, timeout)
+				// The runtime's schema, as a run loads it, for the values of the types it defines
+				// and the runtime's answers to its methods.
+				l := runschema.Load(ctx, runner.Local{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot()}, pins, os.Stderr)
+				live, stop, err := surface.NewLive(ctx, c, timeout, l.Answers)
 				if err != nil {
 					return err
 				}
-				// The runtime's schema, as a run loads it, for the values of the types it defines.
-				if l := runschema.Load(ctx, runner.Local{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot()}, pins, os.Stderr); l.Gen != nil {
+				if l.Gen != nil {
 					live.Defs = l.Gen.Definition
+				}
+				live.Callbacks = hello.Capabilities["surface.callbacks"]
+				if hello.Capabilities["transport.stdio"] {
+					live.SpawnWith = selfArgv()
 				}
 				res, err := surface.Probe(live, entries)
 				if err == nil {
 					var client surface.Result
 					client, err = surface.ProbeClient(live, entries)
+					if err == nil && live.SpawnWith != nil {
+						err = surface.ProbeSpawned(live, entries, &client)
+					}
 					res.Findings = append(res.Findings, client.Findings...)
 					res.Unchecked = append(res.Unchecked, client.Unchecked...)
 				}

@@ -166,6 +166,9 @@ func decodeMCPServers(raw json.RawMessage, t reflect.Type) (reflect.Value, error
 			Type string `json:"type"`
 		}
 		_ = json.Unmarshal(s, &head)
+		if head.Type == "" {
+			head.Type = mcpTypeHolding(s)
+		}
 		v, err := mcpServer(head.Type, s)
 		if err != nil {
 			return reflect.Value{}, fmt.Errorf("server %q: %w", name, err)

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	copilot "github.com/github/copilot-sdk/go"
 )
@@ -24,6 +25,9 @@ type surfaceEntry struct {
 	Values     []string `json:"values,omitempty"`
 	Optional   bool     `json:"optional"`
 	DeclaredBy string   `json:"declaredBy"`
+	// Fields are the members of the struct the field holds (PROTOCOL.md "Surface"), named as
+	// encoding/json reads them, which is how applyFields converts a value.
+	Fields []surfaceEntry `json:"fields,omitempty"`
 }
 
 // surfaceOwners are the structs each owner is declared by.
@@ -90,6 +94,11 @@ func shapeOf(t reflect.Type) (shape string, optional bool) {
 	case reflect.Struct:
 		return "object", false
 	case reflect.Interface:
+		if t.NumMethod() > 0 && t.Method(0).IsExported() && allExported(t) {
+			// An interface the application implements to be called back (CanvasHandler); a
+			// sealed one (RuntimeConnection: an unexported method) holds the SDK's own values.
+			return "handler", true
+		}
 		return "other", true
 	}
 	return "other", false
@@ -106,25 +115,85 @@ func (d *driver) surface(json.RawMessage) (any, error) {
 					continue
 				}
 				seen[f.Name] = true
-				shape, optional := shapeOf(f.Type)
-				kind := "field"
-				if shape == "handler" || (shape == "object" && isHandlers(f.Type)) {
-					kind = "handler"
+				e := member(owner, f.Name, f.Type, t.String()+" ("+sdkModule+")", 0)
+				if _, opts, _ := strings.Cut(f.Tag.Get("json"), ","); strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero") {
+					e.Optional = true // a definition's member left out when not set
 				}
-				e := surfaceEntry{Owner: owner, Name: f.Name, Type: f.Type.String(), Kind: kind,
-					Shape: shape, Optional: optional, DeclaredBy: t.String() + " (" + sdkModule + ")"}
-				base := f.Type
-				if base.Kind() == reflect.Pointer {
-					base = base.Elem()
-				}
-				if vals := enumValues(base); len(vals) > 0 {
-					e.Shape, e.Values = "enum", vals
+				for _, other := range owners[owner] {
+					if _, ok := other.FieldByName(f.Name); !ok {
+						// An owner of several types (stdio and HTTP MCP servers): a member
+						// only some of them declare is not required of the owner.
+						e.Optional = true
+					}
 				}
 				entries = append(entries, e)
 			}
 		}
 	}
 	return map[string]any{"entries": entries}, nil
+}
+
+// member is one field of a struct as an entry, with the fields of the struct it holds (two
+// levels down) under their JSON names.
+func member(owner, name string, typ reflect.Type, declaredBy string, depth int) surfaceEntry {
+	shape, optional := shapeOf(typ)
+	kind := "field"
+	if shape == "handler" || (shape == "object" && isHandlers(typ)) {
+		kind = "handler"
+	}
+	e := surfaceEntry{Owner: owner, Name: name, Type: typ.String(), Kind: kind, Shape: shape, Optional: optional, DeclaredBy: declaredBy}
+	base := typ
+	if base.Kind() == reflect.Pointer {
+		base = base.Elem()
+	}
+	if vals := enumValues(base); len(vals) > 0 {
+		e.Shape, e.Values = "enum", vals
+	}
+	if s := structOf(typ); s != nil && shape != "handler" && depth < 2 {
+		for _, f := range reflect.VisibleFields(s) {
+			if !f.IsExported() || f.Anonymous {
+				continue
+			}
+			jsonName, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if jsonName == "-" {
+				if f.Type.Kind() != reflect.Func {
+					continue // never on the wire and not the application's callback
+				}
+				jsonName = f.Name
+			}
+			if jsonName == "" {
+				jsonName = f.Name
+			}
+			m := member(owner, jsonName, f.Type, s.String()+" ("+sdkModule+")", depth+1)
+			// A member is left out when not set only through omitempty/omitzero or a nil pointer;
+			// any other is always sent (a nil list as null), so the application sets it.
+			m.Optional = m.Kind == "handler" || f.Type.Kind() == reflect.Pointer || strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
+			e.Fields = append(e.Fields, m)
+		}
+		if len(e.Fields) > 0 && allHandlers(e.Fields) {
+			e.Kind = "handler" // callbacks only (a RequestHandler's Transport): registered, not a value
+		}
+	}
+	return e
+}
+
+func allHandlers(es []surfaceEntry) bool {
+	for _, e := range es {
+		if e.Kind != "handler" {
+			return false
+		}
+	}
+	return true
+}
+
+// allExported says whether every method of an interface is exported.
+func allExported(t reflect.Type) bool {
+	for i := 0; i < t.NumMethod(); i++ {
+		if !t.Method(i).IsExported() {
+			return false
+		}
+	}
+	return true
 }
 
 // isHandlers says whether a struct holds only funcs (SessionHooks): the application registers
@@ -154,6 +223,7 @@ func applyFields(cfg any, fields map[string]json.RawMessage) error {
 		}
 		if isMCPServers(f.Type()) {
 			// A map of an interface: the concrete type follows each server's "type".
+			raw = mcpJSONNames(raw)
 			m, err := decodeMCPServers(raw, f.Type())
 			if err == nil {
 				err = strictMCPServers(raw)
@@ -238,6 +308,55 @@ func isMCPServers(t reflect.Type) bool {
 	return err == nil && v.Type().Implements(t.Elem())
 }
 
+// mcpJSONNames renames, in each server config of a map, a key that is a Go field name of a
+// concrete MCP server type to that field's JSON name (WorkingDirectory to cwd): the harness
+// writes a definition with the SDK's own field names (PROTOCOL.md "Surface"), and
+// encoding/json matches only the JSON name, case-insensitively.
+func mcpJSONNames(raw json.RawMessage) json.RawMessage {
+	var servers map[string]map[string]json.RawMessage
+	if json.Unmarshal(raw, &servers) != nil {
+		return raw
+	}
+	for _, cfg := range servers {
+		for _, typ := range []string{"stdio", "http"} {
+			v, err := mcpServer(typ, json.RawMessage(`{}`))
+			if err != nil {
+				continue
+			}
+			for _, f := range reflect.VisibleFields(v.Type()) {
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if val, ok := cfg[f.Name]; ok && name != "" && name != "-" && !strings.EqualFold(name, f.Name) {
+					delete(cfg, f.Name)
+					cfg[name] = val
+				}
+			}
+		}
+	}
+	out, err := json.Marshal(servers)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// mcpTypeHolding is the server type whose concrete config declares every key of a config given
+// without "type" (the SDK's types carry none: each injects its own when marshalled): stdio when
+// none does, which strictMCPServers then refuses.
+func mcpTypeHolding(s json.RawMessage) string {
+	for _, typ := range []string{"stdio", "http"} {
+		v, err := mcpServer(typ, json.RawMessage(`{}`))
+		if err != nil {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(s))
+		dec.DisallowUnknownFields()
+		if dec.Decode(reflect.New(v.Type()).Interface()) == nil {
+			return typ
+		}
+	}
+	return "stdio"
+}
+
 // strictMCPServers refuses a server config with a key its concrete type lacks (decodeMCPServers
 // drops such keys silently, as encoding/json does).
 func strictMCPServers(raw json.RawMessage) error {
@@ -250,6 +369,9 @@ func strictMCPServers(raw json.RawMessage) error {
 			Type string `json:"type"`
 		}
 		_ = json.Unmarshal(s, &head)
+		if head.Type == "" {
+			head.Type = mcpTypeHolding(s)
+		}
 		v, err := mcpServer(head.Type, json.RawMessage(`{}`))
 		if err != nil {
 			return err

@@ -262,6 +262,7 @@ function capabilities() {
     "handler.permission": true,
     surface: true,
     "surface.handlers": true,
+    "surface.callbacks": true, // surface.mjs withCallbacks
     "driver.concurrent": true, // the read loop does not await a command (below)
     "rpc.generated": rpcWrappers().session.size + rpcWrappers().server.size > 0,
     // handlers accepted; a method this version has no public handler API for is named in

@@ -52,6 +52,46 @@ function shape(ts, checker, type) {
   return { shape: "other" };
 }
 
+// objectOf is the object type a field holds (itself, a list's element, a map's value), when
+// it declares properties; else undefined.
+function objectOf(ts, checker, type) {
+  let t = checker.getNonNullableType(type);
+  if (checker.isArrayType(t)) t = checker.getNonNullableType(checker.getTypeArguments(t)[0]);
+  else if (t.getProperties().length === 0 && checker.getIndexInfosOfType(t).length > 0) {
+    t = checker.getNonNullableType(checker.getIndexInfosOfType(t)[0].type);
+  }
+  if (t.isUnion() || t.getCallSignatures().length > 0 || checker.isArrayType(t)) return undefined;
+  return t.flags & ts.TypeFlags.Object && t.getProperties().length > 0 ? t : undefined;
+}
+
+// member is one property of a declared type as an entry (PROTOCOL.md "Surface"), with the
+// members of the object it holds (`fields`, two levels down) read the same way. An object whose
+// every member is a callback (SessionHooks) is a handler the application registers.
+function member(ts, checker, prop, owner, declaredBy, depth) {
+  const decl = prop.valueDeclaration ?? prop.declarations?.[0];
+  const type = decl ? checker.getTypeOfSymbolAtLocation(prop, decl) : checker.getTypeOfSymbol(prop);
+  const s = shape(ts, checker, type);
+  const e = {
+    owner,
+    name: prop.name,
+    type: checker.typeToString(checker.getNonNullableType(type)),
+    kind: s.shape === "handler" ? "handler" : "field",
+    shape: s.shape,
+    ...(s.values ? { values: s.values } : {}),
+    optional: (prop.flags & ts.SymbolFlags.Optional) !== 0,
+    declaredBy,
+  };
+  const obj = s.shape === "handler" ? undefined : objectOf(ts, checker, type);
+  if (obj) {
+    // A class's ECMAScript private members (#x) are not the application's to set.
+    const props = checker.getPropertiesOfType(obj).filter((p) => !p.name.startsWith("#"));
+    const fields = depth < 2 ? props.map((p) => member(ts, checker, p, owner, declaredBy, depth + 1)) : [];
+    if (fields.length > 0) e.fields = fields;
+    if (s.shape === "object" && fields.length > 0 && fields.every((f) => f.kind === "handler")) e.kind = "handler";
+  }
+  return e;
+}
+
 // surface returns every entry of the installed SDK's declared application surface.
 export function surface(packageDir) {
   const ts = require("typescript");
@@ -74,19 +114,7 @@ export function surface(packageDir) {
       for (const prop of checker.getPropertiesOfType(declared)) {
         if (seen.has(prop.name)) continue;
         seen.add(prop.name);
-        const decl = prop.valueDeclaration ?? prop.declarations?.[0];
-        const type = decl ? checker.getTypeOfSymbolAtLocation(prop, decl) : checker.getTypeOfSymbol(prop);
-        const s = shape(ts, checker, type);
-        entries.push({
-          owner,
-          name: prop.name,
-          type: checker.typeToString(checker.getNonNullableType(type)),
-          kind: s.shape === "handler" ? "handler" : "field",
-          shape: s.shape,
-          ...(s.values ? { values: s.values } : {}),
-          optional: (prop.flags & ts.SymbolFlags.Optional) !== 0,
-          declaredBy: `${name} (dist/types.d.ts)`,
-        });
+        entries.push(member(ts, checker, prop, owner, `${name} (dist/types.d.ts)`, 0));
       }
     }
   }
@@ -100,8 +128,27 @@ export function applyFields(target, fields, owner, entries, Unsupported, where) 
     const e = entries.find((x) => x.owner === owner && x.name === name);
     if (!e) throw new Unsupported(`${where}: ${owner} declares no field ${name}`);
     if (e.kind !== "field") throw new Unsupported(`${where}: ${owner}.${name} is a handler, not a field`);
-    target[name] = value;
+    target[name] = withCallbacks(value, e);
   }
+}
+
+// withCallbacks gives every object of `value` (itself, a list's elements, a map's values) a
+// do-nothing callback for each required callback member of the declared type that it lacks
+// (capability surface.callbacks: a command's handler, a canvas's open), and the same below.
+function withCallbacks(value, e) {
+  if (!e.fields || value === null || typeof value !== "object") return value;
+  const fill = (obj) => {
+    if (obj === null || typeof obj !== "object" || Array.isArray(obj)) return obj;
+    const out = { ...obj };
+    for (const f of e.fields) {
+      if (f.kind === "handler" && f.shape === "handler" && !f.optional && out[f.name] === undefined) out[f.name] = () => undefined;
+      else if (out[f.name] !== undefined) out[f.name] = withCallbacks(out[f.name], f);
+    }
+    return out;
+  };
+  if (Array.isArray(value)) return value.map(fill);
+  if (e.shape === "map") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
+  return fill(value);
 }
 
 // applyHandlers registers, for each name of `names` that `owner` declares as a handler, a
@@ -113,6 +160,8 @@ export function applyHandlers(target, names, owner, entries, Unsupported, where)
     const e = entries.find((x) => x.owner === owner && x.name === name);
     if (!e) throw new Unsupported(`${where}: ${owner} declares no handler ${name}`);
     if (e.kind !== "handler") throw new Unsupported(`${where}: ${owner}.${name} is a field, not a handler`);
-    if (typeof target[name] !== "function") target[name] = () => undefined;
+    if (target[name] !== undefined) continue;
+    // An object of callbacks (SessionHooks): each of its members, doing nothing.
+    target[name] = e.shape === "handler" ? () => undefined : Object.fromEntries((e.fields ?? []).map((f) => [f.name, () => undefined]));
   }
 }

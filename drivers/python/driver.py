@@ -180,6 +180,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     caps["surface"] = True
     caps["surface.handlers"] = True
+    caps["surface.callbacks"] = True  # surface._to_type fills a definition's required callbacks
     caps["driver.concurrent"] = True  # each client on an event loop of its own (main, below)
     # handlers accepted; a method this version has no public handler API for is named in
     # connect's / createSession's "unhandled".
@@ -394,13 +395,25 @@ def handler_kwargs(names: list[str] | None, owner: str, given: set[str]) -> dict
     surfaceHandlers); a keyword the driver passes anyway (given) keeps the driver's own."""
     if not names:
         return {}
-    handlers = _surface.declared(owner, "handler")
+    handlers = {e["name"]: e for e in _surface.surface() if e["owner"] == owner and e["kind"] == "handler"}
     out: dict[str, Any] = {}
     for name in names:
         if name not in handlers:
             raise Unsupported(f"{SDK_LABEL}: {owner} declares no handler {name}")
         if name not in given:
-            out[name] = lambda *args, **kwargs: None
+            fields = handlers[name].get("fields")
+            # An object of callbacks (SessionHooks): each of its members, doing nothing; a class
+            # the application subclasses (CanvasHandler): an instance doing nothing.
+            cls = _surface.callback_class(owner, name)
+            if fields:
+                out[name] = {f["name"]: (lambda *args, **kwargs: None) for f in fields}
+            elif cls is not None:
+                instance = _surface._noop_instance(cls)
+                if instance is None:
+                    raise Unsupported(f"{SDK_LABEL}: {owner}.{name}: cannot instantiate {cls.__qualname__}")
+                out[name] = instance
+            else:
+                out[name] = lambda *args, **kwargs: None
     return out
 
 

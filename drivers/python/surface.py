@@ -46,10 +46,10 @@ def shape(t: Any) -> tuple[str, list[str] | None]:
     parts, _ = _args_without_none(t)
     if len(parts) > 1:
         shapes = [shape(p) for p in parts]
-        if any(s == "handler" for s, _ in shapes):
-            return "handler", None
         if any(s == "string[]" for s, _ in shapes):
             return "string[]", None  # list[str] | ToolSet: an application's plain list
+        if any(s == "handler" for s, _ in shapes):
+            return "handler", None
         return "other", None
     (t,) = parts
     origin = typing.get_origin(t)
@@ -75,10 +75,87 @@ def shape(t: Any) -> tuple[str, list[str] | None]:
         return "object", None
     if callable(t) and getattr(t, "__call__", None) and inspect.isclass(t) and issubclass(t, typing.Protocol):
         return "handler", None
+    if inspect.isclass(t) and _implemented_by_application(t):
+        return "handler", None
     return "other", None
 
 
-def _entry(owner: str, name: str, hint: Any, optional: bool, declared_by: str) -> dict[str, Any]:
+def _object_of(t: Any) -> Any:
+    """The TypedDict or dataclass a hint holds (itself, a list's element, a dict's value), or None."""
+    parts, _ = _args_without_none(t)
+    classes = []
+    for p in parts:
+        origin, args = typing.get_origin(p), typing.get_args(p)
+        if origin in (list, collections.abc.Sequence) and args:
+            p = args[0]
+        elif origin in (dict, collections.abc.Mapping) and len(args) == 2:
+            p = args[1]
+        if inspect.isclass(p) and (typing.is_typeddict(p) or dataclasses.is_dataclass(p)):
+            classes.append(p)
+    # DefaultAgentConfig | dict[str, Any]: the declared class is what an application writes.
+    return classes[0] if len(classes) == 1 else None
+
+
+def _members(t: Any, owner: str, depth: int) -> list[dict[str, Any]]:
+    try:
+        hints = typing.get_type_hints(t)
+    except Exception:  # noqa: BLE001 - a type whose hints do not resolve is listed without them
+        hints = getattr(t, "__annotations__", {})
+    optional_keys = getattr(t, "__optional_keys__", None)
+    fields = {f.name: f for f in dataclasses.fields(t)} if dataclasses.is_dataclass(t) else {}
+    out = []
+    for name, hint in hints.items():
+        if name.startswith("_"):
+            continue
+        _, has_none = _args_without_none(hint)
+        if optional_keys is not None:
+            opt = name in optional_keys
+        elif name in fields:
+            # Only a None default tells "not set" apart: any other default ("", [], a factory)
+            # is a value the SDK sends as if the application had set it.
+            opt = fields[name].default is None
+        else:
+            opt = has_none
+        out.append(_entry(owner, name, hint, opt, f"{t.__module__}.{t.__qualname__}", depth + 1))
+    return out
+
+
+def _implemented_by_application(t: type) -> bool:
+    """A class the application subclasses to be called back (CanvasHandler, CopilotRequestHandler):
+    abstract, or one whose public members are all plain methods (no class or static methods, no
+    data; a RuntimeConnection's for_uri factories are not callbacks)."""
+    if t in (str, int, float, bool, bytes, object) or t.__module__ == "builtins":
+        return False
+    if inspect.isabstract(t):
+        return True
+    public = [n for n in dir(t) if not n.startswith("_")]
+    return bool(public) and all(inspect.isfunction(inspect.getattr_static(t, n)) for n in public)
+
+
+def callback_class(owner: str, name: str) -> type | None:
+    """The callback class (_implemented_by_application) a keyword of an owner's function takes, or None."""
+    fn = {"sessionConfig": CopilotClient.create_session, "clientOptions": CopilotClient.__init__}.get(owner)
+    if owner == "resumeConfig":
+        fn = getattr(CopilotClient, "resume_session", None)
+    if fn is None:
+        return None
+    parts, _ = _args_without_none(typing.get_type_hints(fn).get(name, Any))
+    classes = [p for p in parts if inspect.isclass(p) and _implemented_by_application(p)]
+    return classes[0] if len(classes) == 1 else None
+
+
+def _noop_instance(t: type) -> Any:
+    """An instance of a callback class whose every public method does nothing (returns None)."""
+    methods = {n: _noop for n in dir(t) if not n.startswith("_") and inspect.isfunction(inspect.getattr_static(t, n))}
+    methods.update({n: _noop for n in getattr(t, "__abstractmethods__", ())})
+    sub = type(f"Noop{t.__name__}", (t,), methods)
+    try:
+        return sub()
+    except TypeError:
+        return None
+
+
+def _entry(owner: str, name: str, hint: Any, optional: bool, declared_by: str, depth: int = 0) -> dict[str, Any]:
     s, values = shape(hint)
     e = {
         "owner": owner,
@@ -91,6 +168,14 @@ def _entry(owner: str, name: str, hint: Any, optional: bool, declared_by: str) -
     }
     if values:
         e["values"] = values
+    obj = _object_of(hint) if s != "handler" and depth < 2 else None
+    if obj is not None:
+        # The members of the object the field holds (PROTOCOL.md "Surface"), read the same way.
+        fields = _members(obj, owner, depth)
+        if fields:
+            e["fields"] = fields
+        if s == "object" and fields and all(f["kind"] == "handler" for f in fields):
+            e["kind"] = "handler"  # SessionHooks: callbacks the application registers
     return e
 
 
@@ -192,12 +277,24 @@ def _to_type(t: Any, value: Any) -> Any:
             if n is None:
                 raise TypeError(f"{t.__qualname__} has no field {k}")
             out[n] = _to_type(hints[n], v)
+        # A required callback the value lacks (a command's handler) gets one that does nothing
+        # (capability surface.callbacks): a JSON value cannot hold it.
+        required = getattr(t, "__required_keys__", None)
+        if required is None and dataclasses.is_dataclass(t):
+            required = {f.name for f in dataclasses.fields(t) if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+        for n in required or ():
+            if n not in out and n in hints and shape(hints[n])[0] == "handler":
+                out[n] = _noop
         return t(**out) if dataclasses.is_dataclass(t) else out
     if inspect.isclass(t) and not isinstance(value, (dict, list)) and t in (str, int, float, bool):
         return value
     if isinstance(value, (dict, list)) and inspect.isclass(t) and t not in (dict, list) and origin is None and t is not Any:
         raise TypeError(f"{t!r} cannot hold {type(value).__name__}")
     return value
+
+
+def _noop(*args: Any, **kwargs: Any) -> None:
+    return None
 
 
 def convert(fn: Any, name: str, value: Any) -> Any:

@@ -8,7 +8,7 @@ Feature: The application's elicitation handler answers the runtime's elicitation
     And the model then replies "Done."
     When a session is created with the option "elicitationHandler" set to true
     And the prompt "Go" is sent and the SDK waits for the reply
-    Then the SDK answered with "session.ui.handlePendingElicitation" whose "requestId" equals "elicit-0"
+    Then the SDK answered with "session.ui.handlePendingElicitation" whose "requestId" is the one of the runtime's "elicitation.requested" event
     And the SDK answered with "session.ui.handlePendingElicitation" whose "result.action" equals "cancel"
     And every request the SDK sent conforms to the runtime's published schema
     And the reply is "Done."

@@ -10,7 +10,7 @@ Feature: The application's permission handler answers the runtime's permission r
     Given the runtime then asks the application for permission with {"permissionRequest": {"kind": "custom-tool", "toolName": "deploy", "toolDescription": "Deploys the app", "args": {"env": "prod"}}}
     And the model then replies "Done."
     When the prompt "Deploy" is sent and the SDK waits for the reply
-    Then the SDK answered the permission request with "requestId" equal to "perm-0"
+    Then the SDK answered with "session.permissions.handlePendingPermissionRequest" whose "requestId" is the one of the runtime's "permission.requested" event
     And the SDK answered the permission request with "result.kind" equal to "approve-once"
     And the application's permission handler received "toolName" equal to "deploy"
     And every request the SDK sent conforms to the runtime's published schema

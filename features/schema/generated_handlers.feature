@@ -7,7 +7,8 @@ Feature: Every runtime-to-SDK method of the runtime's schema reaches the applica
   generated from the method's params schema (only the required ones, and every optional one);
   the handler must receive what the runtime sent, and the SDK must answer with exactly what the
   handler returned (generated from the method's result schema), valid against that schema. A
-  method the SDK has no public handler API for is named with the reason in the coverage.
+  method the SDK has no public handler API for is named with the reason in the coverage, and is
+  called all the same, as the real runtime may: the SDK must answer it (an error will do).
 
   @requires.rpc.handlers
   Scenario: every runtime-to-SDK method reaches the application's handler and carries its answer back
@@ -15,3 +16,4 @@ Feature: Every runtime-to-SDK method of the runtime's schema reaches the applica
     When the runtime calls every registered handler with params generated from the runtime's schema
     Then every handler received the params the runtime sent
     And the SDK answered every handled call with what the application's handler returned
+    And the SDK answered every call of a method it has no handler for

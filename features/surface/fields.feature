@@ -7,12 +7,18 @@ Feature: Every session config field the SDK declares reaches the request, as the
   a one-entry map and {}); a field holding definitions (custom agents, MCP servers, tools,
   providers, system messages) gets the full definition, a minimal one, and one per optional
   field set alone, built from the definition type's own inventoried fields, in a list or map
-  as declared, and the empty list or map. Session and resume fields go on create and on resume;
+  as declared, and the empty list or map; any other object field is built the same way from the
+  members the driver read from the SDK's declaration of its type (a required callback among them
+  is the driver's do-nothing one; a registration of one declaration beside callbacks must send
+  the declaration). Session and resume fields go on create and on resume;
   client options on a client of their own, looked for in connect, session.create and every later
-  request. The value must reach its request under one key as set (no canonical default: [] stays
-  [], false stays false, a key not set is not sent as null), and nothing else in the request may
-  change; a field sent for one value must be sent for every value, under the same key on create
-  and on resume. The same field must reach the same key on every SDK that declares it: a
+  request, and, for an option no request carries, on a client that starts its runtime itself:
+  looked for in that process's arguments, environment and working directory (where an SDK puts
+  a log level, a token, a telemetry config), against two such clients without options. The value must reach its request under one key as set (no canonical default: [] stays
+  [], false stays false, a key not set is not sent as null; an unset member sent as its type's
+  zero value, as every SDK sends a command's description "", is the same value), and nothing
+  else in the request may change; a field sent for one value must be sent for every value, under
+  the same key on create and on resume. The same field must reach the same key on every SDK that declares it: a
   difference not listed in fixtures/expected-differences.yaml fails the run; a field only some
   SDKs declare is informational (the report's field × SDK matrix). The transcript's note counts,
   per type, the fields with a generated check and says why each other field has none.

@@ -79,3 +79,33 @@ func TestCheckFeaturesTakesAFileWithALine(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 }
+
+// The progress view's count applies the tag expression as the run does (it said "running 0
+// scenarios" for every --tags run).
+func TestCountAppliesTags(t *testing.T) {
+	dir := t.TempDir()
+	feature := "Feature: f\n  @slow\n  Scenario: s\n    When a session is created\n  Scenario: t\n    When a session is created\n" +
+		"  @x\n  Scenario Outline: o <n>\n    When a session is created\n    Examples:\n      | n |\n      | 1 |\n      | 2 |\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.feature"), []byte(feature), 0o644))
+	tests := []struct {
+		tags, scenario string
+		want           int
+	}{
+		{want: 4},
+		{tags: "@slow", want: 1},
+		{tags: "~@slow", want: 3},
+		{tags: "@x", want: 2},
+		{tags: "@slow,@x", want: 3},
+		{tags: "~@slow && ~@x", want: 1},
+		{tags: "@nothing", want: 0},
+		{tags: "~@slow", scenario: "t", want: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tags+"/"+tt.scenario, func(t *testing.T) {
+			assert.Equal(t, tt.want, Count([]string{dir}, tt.tags, tt.scenario))
+			n, err := Check([]string{dir}, steps.Vocabulary(), tt.tags, tt.scenario)
+			require.NoError(t, err)
+			assert.Equal(t, n, Count([]string{dir}, tt.tags, tt.scenario), "the plan's check and the count agree")
+		})
+	}
+}

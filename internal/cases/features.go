@@ -49,22 +49,29 @@ func List(root string) ([]expect.Scenario, error) {
 }
 
 // Count is how many scenarios a run has per SDK, for the progress view: the scenarios under
-// paths with the name (all when ""), or 0 (unknown) with a tag expression, which only godog
-// evaluates.
+// paths with the name (all when "") that the tag expression selects (godog's rule, matchTags),
+// or 0 (unknown) when a path does not parse.
 func Count(paths []string, tags, name string) int {
-	if tags != "" {
-		return 0
-	}
 	n := 0
-	for _, p := range paths {
-		list, err := List(p)
+	for _, root := range paths {
+		err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || !strings.HasSuffix(path, ".feature") {
+				return err
+			}
+			doc, err := parseFeature(path)
+			if err != nil {
+				return err
+			}
+			ids := 0
+			for _, p := range gherkin.Pickles(*doc, path, func() string { ids++; return strconv.Itoa(ids) }) {
+				if (name == "" || p.Name == name) && matchTags(tags, p.Tags) {
+					n++
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			return 0
-		}
-		for _, s := range list {
-			if name == "" || s.Name == name {
-				n++
-			}
 		}
 	}
 	return n

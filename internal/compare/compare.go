@@ -192,11 +192,42 @@ func surfaceDifferences(rs []report.Result) (diffs []report.Difference, fields, 
 				same = false
 			}
 		}
+		if !same && !strings.HasPrefix(field, surface.HandlerPrefix) && covered(vals) {
+			same = true
+		}
 		if !same {
 			out = append(out, report.Difference{Request: request, Path: path, Class: report.Normative, Values: vals})
 		}
 	}
 	return out, fields, true
+}
+
+// covered says whether one SDK's places for a field ("a | not sent", one per value it was set
+// to) hold every other SDK's: an SDK whose type lets fewer values be generated (Go's plain bool
+// has no false that differs from "not set", a struct of plain strings no empty one) is compared
+// on the values it has.
+func covered(vals map[string]string) bool {
+	sets := map[string]map[string]bool{}
+	for sdk, v := range vals {
+		sets[sdk] = map[string]bool{}
+		for _, p := range strings.Split(v, " | ") {
+			sets[sdk][p] = true
+		}
+	}
+	for _, big := range sets {
+		all := true
+		for _, small := range sets {
+			for p := range small {
+				if !big[p] {
+					all = false
+				}
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // Requests returns the normalized params of every request in a transcript, keyed by

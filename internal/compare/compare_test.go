@@ -50,3 +50,21 @@ func check(s string) report.Check {
 	_ = c.UnmarshalText([]byte(s))
 	return c
 }
+
+func TestCovered(t *testing.T) {
+	tests := []struct {
+		name string
+		vals map[string]string
+		want bool
+	}{
+		{"one SDK has fewer values", map[string]string{"go": "process.args --remote", "node": "process.args --remote | not sent"}, true},
+		{"different places", map[string]string{"go": "coauthorEnabled", "node": "session.options.update.coauthorEnabled"}, false},
+		{"sent by one, not by the other", map[string]string{"go": "not sent", "node": "mcpServers"}, false},
+		{"neither holds the other", map[string]string{"a": "x | y", "b": "x | z"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, covered(tt.vals))
+		})
+	}
+}

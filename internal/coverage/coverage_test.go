@@ -89,3 +89,41 @@ func TestSweepAccount(t *testing.T) {
 	assert.Len(t, java.Uncovered, 6)
 	assert.Equal(t, "unsupported: java driver has no rpc", java.Uncovered[4].Reason)
 }
+
+// TestSweepHandlers: a runtime-to-SDK method counts as covered only when an application handler
+// reported it; one the SDK has no handler API for, called anyway, is counted apart with the SDK's
+// answer in its reason.
+func TestSweepHandlers(t *testing.T) {
+	dir := t.TempDir()
+	writeTranscript(t, dir, "transcripts/node/handlers.ndjson",
+		`{"seq":1,"conn":"driver","dir":"driver->harness","frame":{"id":2,"outcome":"ok","result":{"sessionId":"x","handled":["fs.read"],"unhandled":{"tasks.cancel":"node 1.0: no public API registers a tasks.cancel handler","llm.start":"driver: not mapped yet"}}}}`,
+		`{"seq":2,"conn":"c1","dir":"runtime->sdk","frame":{"jsonrpc":"2.0","id":7,"method":"fs.read","params":{"sessionId":"x"}}}`,
+		`{"seq":3,"conn":"driver","dir":"driver->harness","frame":{"event":"rpc.handled","args":{"session":"s1","method":"fs.read","params":{}}}}`,
+		`{"seq":4,"conn":"c1","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":7,"result":{"content":"a"}}}`,
+		`{"seq":5,"conn":"c1","dir":"runtime->sdk","frame":{"jsonrpc":"2.0","id":8,"method":"tasks.cancel","params":{"sessionId":"x"}}}`,
+		`{"seq":6,"conn":"c2","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":8,"result":{}}}`,
+		`{"seq":7,"conn":"c1","dir":"sdk->runtime","frame":{"jsonrpc":"2.0","id":8,"error":{"code":-32603,"message":"No tasks handler for session: x"}}}`)
+	res := &report.Results{Results: []report.Result{
+		{Feature: "schema/h.feature", Scenario: "h", SDK: "node", Transcript: "transcripts/node/handlers.ndjson"},
+	}}
+	catalog := []report.SchemaItem{{Name: "fs.read", Kind: "handler"}, {Name: "llm.start", Kind: "handler"}, {Name: "tasks.cancel", Kind: "handler"}, {Name: "session.a", Kind: "method"}}
+	c := Compute(transcript.NewStore(dir), res, nil, "", catalog)
+	require.Len(t, c.Sweep, 1)
+	s := c.Sweep[0]
+	assert.Equal(t, 3, s.Handlers)
+	assert.Equal(t, 1, s.HandlersCovered)
+	assert.Equal(t, 1, s.HandlersCalled)
+	assert.Equal(t, 1, s.Covered)
+	reasons := map[string]string{}
+	for _, u := range s.Uncovered {
+		reasons[u.Name] = u.Reason
+	}
+	tests := []struct{ method, want string }{
+		// the answer on another connection with the same id is not this call's
+		{"tasks.cancel", "unsupported: node 1.0: no public API registers a tasks.cancel handler; " + CalledWithoutHandler + "error -32603 No tasks handler for session: <sessionId>"},
+		{"llm.start", "unsupported: driver: not mapped yet"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, reasons[tt.method], tt.method)
+	}
+}

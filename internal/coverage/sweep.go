@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -19,6 +20,9 @@ type sdkAccount struct {
 	handled                map[string]bool   // runtime-to-SDK methods an application handler reported receiving
 	unhandled              map[string]string // runtime-to-SDK method -> why the SDK has no public handler for it
 	handlersGated          string            // why the handler sweep was unsupported, if it was
+	// answers: runtime-to-SDK method -> how the SDK answered the first call of it ("error CODE
+	// MESSAGE" or "a result"), read for the methods no application handler received.
+	answers map[string]string
 }
 
 // sweep accounts for every item of the catalog, per SDK: covered (sent, answered, received), or
@@ -49,9 +53,17 @@ func sweep(catalog []report.SchemaItem, order []string, acct map[string]*sdkAcco
 				}
 			case "handler":
 				s.Methods++
+				s.Handlers++
 				covered = a.handled[it.Name]
+				if covered {
+					s.HandlersCovered++
+				} else if a.answers[it.Name] != "" {
+					s.HandlersCalled++
+				}
 				switch {
 				case covered:
+				case a.unhandled[it.Name] != "" && a.answers[it.Name] != "":
+					reason = "unsupported: " + a.unhandled[it.Name] + "; " + CalledWithoutHandler + a.answers[it.Name]
 				case a.unhandled[it.Name] != "":
 					reason = "unsupported: " + a.unhandled[it.Name]
 				case a.handlersGated != "":
@@ -93,20 +105,55 @@ func sweep(catalog []report.SchemaItem, order []string, acct map[string]*sdkAcco
 	return out
 }
 
+// CalledWithoutHandler starts the part of a runtime-to-SDK method's reason that says what the
+// SDK answered the runtime's call of a method the application registered no handler for: it is
+// exercised on the wire (and its answer compared across SDKs) but not covered, as no
+// application handler received it.
+const CalledWithoutHandler = "called without a handler, the SDK answered: "
+
 func newAccount() *sdkAccount {
 	return &sdkAccount{sent: map[string]bool{}, answered: map[string]bool{}, events: map[string]bool{},
-		notGenerated: map[string]string{}, eventsSent: map[string]bool{}, handled: map[string]bool{}, unhandled: map[string]string{}}
+		notGenerated: map[string]string{}, eventsSent: map[string]bool{}, handled: map[string]bool{}, unhandled: map[string]string{},
+		answers: map[string]string{}}
 }
 
 // read adds one transcript to the account: the rpcBatch calls whose outcome was unsupported, the
 // session events the runtime sent and the ones the driver reported the application received.
 func (a *sdkAccount) read(entries []transcript.Entry) {
 	batches := map[int][]string{} // command id -> methods called
+	type ask struct{ method, sessionID string }
+	asked := map[[2]string]ask{} // (connection, request id) -> runtime-to-SDK method
 	for _, e := range entries {
 		if len(e.Frame) == 0 {
 			continue
 		}
 		switch e.Dir {
+		case transcript.SDKToRuntime:
+			var f struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Error  *struct {
+					Code    any    `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if json.Unmarshal(e.Frame, &f) != nil || f.Method != "" || len(f.ID) == 0 {
+				continue
+			}
+			q := asked[[2]string{e.Conn, string(f.ID)}]
+			m := q.method
+			if m == "" || a.answers[m] != "" {
+				continue
+			}
+			if f.Error != nil {
+				msg := f.Error.Message
+				if q.sessionID != "" { // the same reason on every run
+					msg = strings.ReplaceAll(msg, q.sessionID, "<sessionId>")
+				}
+				a.answers[m] = fmt.Sprintf("error %v %s", f.Error.Code, msg)
+			} else {
+				a.answers[m] = "a result"
+			}
 		case transcript.HarnessToDriver:
 			var c struct {
 				ID   int    `json:"id"`
@@ -160,15 +207,23 @@ func (a *sdkAccount) read(entries []transcript.Entry) {
 			}
 		case transcript.RuntimeToSDK:
 			var n struct {
-				Method string `json:"method"`
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
 				Params struct {
-					Event struct {
+					SessionID string `json:"sessionId"`
+					Event     struct {
 						Type string `json:"type"`
 					} `json:"event"`
 				} `json:"params"`
 			}
-			if json.Unmarshal(e.Frame, &n) == nil && n.Method == "session.event" && n.Params.Event.Type != "" {
+			if json.Unmarshal(e.Frame, &n) != nil {
+				continue
+			}
+			if n.Method == "session.event" && n.Params.Event.Type != "" {
 				a.eventsSent[n.Params.Event.Type] = true
+			}
+			if n.Method != "" && len(n.ID) > 0 {
+				asked[[2]string{e.Conn, string(n.ID)}] = ask{n.Method, n.Params.SessionID}
 			}
 		}
 	}

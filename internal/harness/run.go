@@ -18,12 +18,14 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
+	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
@@ -80,15 +82,29 @@ type Config struct {
 	// run per version, and its rechecks): loading them costs seconds of CPU (compiling the
 	// schemas, generating and validating a result per method, then the sweep's cases). nil: Run
 	// loads them (runschema.Load) from where its SDKs run.
-	Schema     *runschema.Loaded
+	Schema *runschema.Loaded
+	// Phase, when set, is told when each part of the run ends ("schema", "scenarios", "drivers
+	// stopped", "reports"), with the harness's own CPU time then: bench prints the split.
+	Phase      func(name string)
 	realBinary string // set by Run for RuntimeReal
 	realEnv    []string
+	realPool   *realruntime.Pool // the run's real runtime processes, reused between scenarios
 
 	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
 	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
 	catalog   []report.SchemaItem // every method and event type of the schemas, for the coverage
 	selection *shardSelection     // set by Run for a shard
 }
+
+func (c *Config) phase(name string) {
+	if c.Phase != nil {
+		c.Phase(name)
+	}
+}
+
+// startPatience is how long the SDKs that are ready wait for the others' first drivers to start
+// before running their scenarios (startGate).
+const startPatience = 10 * time.Second
 
 // Runners: where the drivers run (package runner).
 const (
@@ -190,6 +206,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		} else {
 			l = runschema.Load(ctx, schemas, p.pins, cfg.Log)
 		}
+		cfg.phase("schema")
 		res.Harness.Schema, cfg.generated, cfg.answers = l.Desc, l.Gen, l.Answers
 		if l.Validator != nil {
 			cfg.catalog = runschema.Catalog(cfg.generated)
@@ -202,8 +219,9 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: the real runtime: %v", ErrSetup, err)
 		}
-		cfg.realBinary, cfg.realEnv = rb.Path, rb.Env
+		cfg.realBinary, cfg.realEnv, cfg.realPool = rb.Path, rb.Env, realruntime.NewPool()
 		res.Harness.Runtime = "real: " + rb.Origin
+		defer closeRealPool(cfg)
 	}
 	return execute(ctx, cfg, p, r, cfg.selection.units(units(cfg, p, p.sdks)), res, schemaMethods)
 }
@@ -234,9 +252,12 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	timings := make([]*clock, len(targets))
 	total := cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)
 	var wg sync.WaitGroup
+	var scenariosLeft atomic.Int32 // targets still running scenarios
+	scenariosLeft.Store(int32(len(targets)))
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
 	startSlots := make(chan struct{}, goruntime.NumCPU())
+	gate := newStartGate(len(targets), startPatience)
 	for i, u := range targets {
 		name := u.label
 		wg.Add(1)
@@ -246,6 +267,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
+			gate.arrive(ctx)
 			switch t.total = total; {
 			case t.recordings != nil: // a replay runs what was recorded
 				t.total = t.recordings.Len()
@@ -278,6 +300,9 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			}
 			runSuite(cfg, p.featuresRoot, t)
 			clk.done = time.Now()
+			if scenariosLeft.Add(-1) == 0 {
+				cfg.phase("scenarios")
+			}
 			view.Done(name)
 			t.close()
 			clk.drivers = t.drivers().Started()
@@ -285,6 +310,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 		}()
 	}
 	wg.Wait()
+	cfg.phase("drivers stopped")
 	res.SDKs = sdkInfo
 	if r.Name() != runner.ReplayName { // a replay keeps the recorded run's timing
 		for i, clk := range timings {
@@ -296,6 +322,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Catalog: cfg.catalog, Sink: sink, Log: view.Writer()}); err != nil {
 		return res, err
 	}
+	cfg.phase("reports")
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%w: the reports hold the %d results that finished before", ErrInterrupted, len(res.Results))
 	}
@@ -326,7 +353,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
-	t.realBinary, t.realEnv = cfg.realBinary, cfg.realEnv
+	t.realBinary, t.realEnv, t.realPool = cfg.realBinary, cfg.realEnv, cfg.realPool
 	t.rtOpts.Answers, t.generated = cfg.answers, cfg.generated
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
@@ -38,6 +39,7 @@ type target struct {
 	rtOpts     runtime.Options
 	realBinary string // --runtime real: the runtime each scenario starts (realruntime.go)
 	realEnv    []string
+	realPool   *realruntime.Pool
 	generated  *schemagen.Doc // the runtime's schemas for the generated sweep; nil: not loaded
 	self       []string
 	progress   io.Writer // lines about the SDK that are not results

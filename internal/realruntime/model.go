@@ -15,8 +15,8 @@ import (
 // (POST /v1/chat/completions, non-streaming JSON or, when the request asks for it, server-sent
 // events) that plays the same runtime.Turn scripts the stand-in plays, so "the model calls tool
 // X" means the same on both runtimes. One turn is taken per session.send (the proxy says when);
-// each model call within the turn answers with its next step: a tool step as one tool call, a
-// reply as text. When the steps run out it replies runtime.DefaultReply, as the stand-in does.
+// each model call within the turn answers with its next step: a tool step as one tool call (or
+// several in one message), a reply as text. When the steps run out it replies runtime.DefaultReply, as the stand-in does.
 //
 // Hand-written on net/http rather than an OpenAI mock library: the answers are a few fixed JSON
 // shapes, and what matters is that they follow the scenario's script step by step.
@@ -30,6 +30,9 @@ type Model struct {
 	srv    *http.Server
 	ln     net.Listener
 	closed bool
+	// elicit plays an elicitation step (runtime.ModelStep.Elicitation) before the model call
+	// answers with the next step: the proxy has the real runtime ask the SDK (plays.go).
+	elicit func(data json.RawMessage)
 }
 
 // StartModel serves the model on an ephemeral loopback port.
@@ -98,10 +101,18 @@ func (m *Model) next() (runtime.ModelStep, int) {
 	}
 	st := m.steps[0]
 	m.steps = m.steps[1:]
-	if st.Tool == "" {
+	if st.Tool == "" && len(st.Together) == 0 && st.Elicitation == nil {
 		m.steps = nil
 	} else if a, ok := m.alias[st.Tool]; ok {
 		st.Tool = a
+	}
+	if len(st.Together) > 0 {
+		st.Together = append([]string(nil), st.Together...)
+		for i, t := range st.Together {
+			if a, ok := m.alias[t]; ok {
+				st.Together[i] = a
+			}
+		}
 	}
 	return st, m.calls
 }
@@ -114,6 +125,10 @@ func (m *Model) complete(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	_ = json.Unmarshal(body, &req)
 	st, n := m.next()
+	for st.Elicitation != nil && m.elicit != nil {
+		m.elicit(st.Elicitation)
+		st, n = m.next()
+	}
 	if req.Model == "" {
 		req.Model = DefaultModel
 	}
@@ -129,6 +144,14 @@ func (m *Model) complete(w http.ResponseWriter, r *http.Request) {
 		a, _ := json.Marshal(args)
 		calls = []any{map[string]any{"id": fmt.Sprintf("call_%d", n), "type": "function",
 			"function": map[string]any{"name": st.Tool, "arguments": string(a)}}}
+	}
+	// Several tools in one message (ModelStep.Together), each with no arguments, as the
+	// stand-in asks for them.
+	for i, t := range st.Together {
+		calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d_%d", n, i), "type": "function",
+			"function": map[string]any{"name": t, "arguments": "{}"}})
+	}
+	if calls != nil {
 		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": calls}
 		finish = "tool_calls"
 	}
@@ -150,8 +173,9 @@ func (m *Model) complete(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "data: %s\n\n", b)
 	}
 	if calls != nil {
-		c := calls[0].(map[string]any)
-		c["index"] = 0
+		for i, c := range calls {
+			c.(map[string]any)["index"] = i
+		}
 		chunk(map[string]any{"role": "assistant", "tool_calls": calls}, nil, nil)
 	} else {
 		chunk(map[string]any{"role": "assistant", "content": msg["content"]}, nil, nil)

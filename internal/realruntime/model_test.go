@@ -43,8 +43,11 @@ func ask(t *testing.T, m *Model, stream bool) answer {
 			if part.Content != nil {
 				a.text += *part.Content
 			}
-			for _, tc := range part.ToolCalls {
-				a.tool, a.args = tc.Function.Name, tc.Function.Arguments
+			for _, tc := range part.ToolCalls { // several in one message: joined by commas
+				if a.tool != "" {
+					a.tool, a.args = a.tool+",", a.args+","
+				}
+				a.tool, a.args = a.tool+tc.Function.Name, a.args+tc.Function.Arguments
 			}
 		}
 		if c.FinishReason != nil {
@@ -80,7 +83,7 @@ func ask(t *testing.T, m *Model, stream bool) answer {
 }
 
 // TestModelPlaysTheScript: each session.send takes the next turn; each model call takes the
-// turn's next step; a reply ends the turn's script; then the default reply, as on the stand-in.
+// turn's next step (several tools in one message when the step says so); a reply ends the turn's script; then the default reply, as on the stand-in.
 func TestModelPlaysTheScript(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		t.Run(map[bool]string{false: "json", true: "stream"}[stream], func(t *testing.T) {
@@ -89,6 +92,7 @@ func TestModelPlaysTheScript(t *testing.T) {
 			defer m.Close()
 			m.AddTurn(runtime.Turn{Steps: []runtime.ModelStep{
 				{Tool: "lookup", Arguments: map[string]any{"q": "x"}},
+				{Together: []string{"slow", "fast"}},
 				{Tool: "finish"},
 				{Reply: "done"},
 				{Tool: "never"},
@@ -96,6 +100,7 @@ func TestModelPlaysTheScript(t *testing.T) {
 			m.NextTurn()
 			want := []answer{
 				{tool: "lookup", args: `{"q":"x"}`, finish: "tool_calls"},
+				{tool: "slow,fast", args: `{},{}`, finish: "tool_calls"},
 				{tool: "finish", args: `{}`, finish: "tool_calls"},
 				{text: "done", finish: "stop"},
 				{text: runtime.DefaultReply, finish: "stop"},
@@ -105,7 +110,7 @@ func TestModelPlaysTheScript(t *testing.T) {
 			}
 			m.NextTurn() // a send with nothing scripted
 			assert.Equal(t, answer{text: runtime.DefaultReply, finish: "stop"}, ask(t, m, stream))
-			assert.Equal(t, 5, m.Calls())
+			assert.Equal(t, 6, m.Calls())
 		})
 	}
 }

@@ -1,10 +1,16 @@
 package realruntime
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
 
 // Requests the real runtime sends the SDK of its own accord (measured on 1.0.85), which a
@@ -13,7 +19,13 @@ import (
 //     userPromptTransformed, sessionStart, agentStop and sessionEnd (reason "complete"), and
 //     every tool call preToolUse (the model calls the read-only glob tool in the private
 //     working directory for it);
-//   - userInput.request: the model calls the runtime's ask_user tool (question, choices).
+//   - userInput.request: the model calls the runtime's ask_user tool (question, choices);
+//   - permission.requested (custom-tool): the model calls a tool the proxy registered on the
+//     session, and the runtime asks the SDK before it runs it;
+//   - elicitation.requested: when the model reaches the step, the proxy sends
+//     session.ui.elicitation for the turn's session on the SDK's connection to the runtime (a
+//     request of its own, recorded as injected, its answer kept from the SDK), and the runtime
+//     asks the SDK; the model answers on once the runtime has the SDK's answer.
 //
 // Only requests whose params carry nothing the runtime would not put there itself are played: a
 // scenario about fields the SDK does not know, or about the exact input a hook receives, stays
@@ -44,6 +56,37 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 		case hook == "preToolUse":
 			return &runtime.ModelStep{Tool: "glob", Arguments: map[string]any{"pattern": "*.conformance"}}, true
 		}
+	case "permission.requested":
+		// The real runtime asks for permission before it runs a tool a client registered (kind
+		// custom-tool, with toolCallId, toolName, toolDescription and args; measured on 1.0.85).
+		// The proxy registers the scenario's tool on the SDK's session (an injected tool of
+		// session.create), the model calls it, and the proxy answers the call the runtime then
+		// sends, since no handler of the SDK's has that name. Only a custom-tool request with
+		// nothing the runtime would not send is played.
+		var req struct {
+			Kind            string         `json:"kind"`
+			ToolName        string         `json:"toolName"`
+			ToolDescription string         `json:"toolDescription"`
+			Args            map[string]any `json:"args"`
+		}
+		var inner map[string]json.RawMessage
+		if !only(v, "permissionRequest") || json.Unmarshal(v["permissionRequest"], &inner) != nil ||
+			!only(inner, "kind", "toolName", "toolDescription", "args") || json.Unmarshal(v["permissionRequest"], &req) != nil ||
+			req.Kind != "custom-tool" || req.ToolName == "" {
+			return nil, false
+		}
+		p.mu.Lock()
+		p.played = append(p.played, playedTool{name: req.ToolName, description: req.ToolDescription})
+		p.mu.Unlock()
+		return &runtime.ModelStep{Tool: req.ToolName, Arguments: req.Args}, true
+	case "elicitation.requested":
+		// The runtime's own UI elicitation (session.ui.elicitation, which the proxy sends when the
+		// model reaches the step) sends exactly message, mode and requestedSchema (measured on
+		// 1.0.85); anything else the scenario gives is a field the runtime would not send.
+		if !only(v, "message", "mode", "requestedSchema") {
+			return nil, false
+		}
+		return &runtime.ModelStep{Elicitation: params}, true
 	case "userInput.request":
 		var q struct {
 			Question string   `json:"question"`
@@ -69,4 +112,138 @@ func only(m map[string]json.RawMessage, keys ...string) bool {
 		}
 	}
 	return true
+}
+
+// elicit has the real runtime ask the SDK for data (an elicitation.requested's message, mode and
+// requestedSchema): session.ui.elicitation for the session of the current turn, sent on the
+// SDK's own connection to the runtime with an id of the proxy's, and waits for its answer (the
+// SDK's, relayed by the runtime) or 30 s.
+func (p *Proxy) elicit(data json.RawMessage) {
+	var params map[string]any
+	_ = json.Unmarshal(data, &params)
+	p.mu.Lock()
+	conn, session := p.turnConn, p.turnSession
+	w := p.upstream[conn]
+	p.injectSeq++
+	id := fmt.Sprintf("conformance-%d", p.injectSeq)
+	answer := make(chan json.RawMessage, 1)
+	if p.awaiting == nil {
+		p.awaiting = map[string]chan json.RawMessage{}
+	}
+	p.awaiting[id] = answer
+	p.mu.Unlock()
+	if w == nil {
+		p.rec.Notef("", "the elicitation could not be played: no session.send went through the proxy before the model call")
+		return
+	}
+	params["sessionId"] = session
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "session.ui.elicitation", "params": params})
+	p.rec.Add(transcript.Entry{Conn: conn, Dir: transcript.Note, Kind: KindInjected, Frame: body,
+		Text: "the proxy asks the real runtime for the scenario's elicitation (its answer goes to the proxy, not the SDK)"})
+	if err := w.Write(body); err != nil {
+		p.rec.Notef(conn, "sending session.ui.elicitation: %v", err)
+		return
+	}
+	select {
+	case a := <-answer:
+		p.rec.Add(transcript.Entry{Conn: conn, Dir: transcript.Note, Kind: KindInjected, Frame: a,
+			Text: "the real runtime's answer to the proxy's session.ui.elicitation"})
+	case <-time.After(30 * time.Second):
+		p.rec.Notef(conn, "the real runtime did not answer the proxy's session.ui.elicitation within 30 s")
+	}
+}
+
+// answered takes a runtime frame that answers a request of the proxy's own (elicit), and says
+// whether it did.
+func (p *Proxy) answered(body []byte) bool {
+	if !bytes.Contains(body, []byte(`"conformance-`)) {
+		return false
+	}
+	var m wire.Message
+	if json.Unmarshal(body, &m) != nil || !m.IsResponse() {
+		return false
+	}
+	var id string
+	if json.Unmarshal(m.ID, &id) != nil {
+		return false
+	}
+	p.mu.Lock()
+	ch, ok := p.awaiting[id]
+	delete(p.awaiting, id)
+	p.mu.Unlock()
+	if ok {
+		ch <- body
+	}
+	return ok
+}
+
+// playedTool is a tool the proxy registers on the SDK's session so that the real runtime asks
+// for permission to run it (permission.requested); the proxy answers its calls.
+type playedTool struct{ name, description string }
+
+// addPlayedTools adds the played tools to a session.create or session.resume the proxy forwards,
+// and says what it added ("" for nothing).
+func (p *Proxy) addPlayedTools(params map[string]json.RawMessage) string {
+	p.mu.Lock()
+	played := append([]playedTool(nil), p.played...)
+	p.mu.Unlock()
+	if len(played) == 0 {
+		return ""
+	}
+	var tools []map[string]any
+	if raw, ok := params["tools"]; ok {
+		_ = json.Unmarshal(raw, &tools)
+	}
+	var names []string
+	for _, t := range played {
+		tools = append(tools, map[string]any{"name": t.name, "description": t.description,
+			"parameters": map[string]any{"type": "object", "additionalProperties": true}})
+		names = append(names, t.name)
+	}
+	params["tools"], _ = json.Marshal(tools)
+	return "added tool(s) " + strings.Join(names, ", ") + " (the scenario's permission request: the real runtime asks for permission before it runs a client's tool; the proxy answers its calls)"
+}
+
+// answerPlayedTool answers the runtime's call of a played tool (an external_tool.requested
+// event on conn) with a text, on the SDK's connection to the runtime with an id of the proxy's.
+func (p *Proxy) answerPlayedTool(conn string, params json.RawMessage) {
+	var ev struct {
+		SessionID string `json:"sessionId"`
+		Event     struct {
+			Type string `json:"type"`
+			Data struct {
+				RequestID string `json:"requestId"`
+				ToolName  string `json:"toolName"`
+			} `json:"data"`
+		} `json:"event"`
+	}
+	if json.Unmarshal(params, &ev) != nil || ev.Event.Type != "external_tool.requested" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	mine := slices.ContainsFunc(p.played, func(t playedTool) bool { return t.name == ev.Event.Data.ToolName })
+	w := p.upstream[conn]
+	if !mine || w == nil {
+		return
+	}
+	p.injectSeq++
+	id := fmt.Sprintf("conformance-%d", p.injectSeq)
+	if p.awaiting == nil {
+		p.awaiting = map[string]chan json.RawMessage{}
+	}
+	answer := make(chan json.RawMessage, 1)
+	p.awaiting[id] = answer
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "session.tools.handlePendingToolCall",
+		"params": map[string]any{"sessionId": ev.SessionID, "requestId": ev.Event.Data.RequestID, "result": ev.Event.Data.ToolName + ": done (played by the conformance proxy)"}})
+	p.rec.Add(transcript.Entry{Conn: conn, Dir: transcript.Note, Kind: KindInjected, Frame: body,
+		Text: "the proxy answers the runtime's call of the tool it registered for the scenario's permission request"})
+	_ = w.Write(body)
+	go func() {
+		select {
+		case a := <-answer:
+			p.rec.Add(transcript.Entry{Conn: conn, Dir: transcript.Note, Kind: KindInjected, Frame: a, Text: "the real runtime's answer to the proxy's session.tools.handlePendingToolCall"})
+		case <-time.After(30 * time.Second):
+		}
+	}()
 }

@@ -20,7 +20,6 @@
 package realruntime
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -28,13 +27,11 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
@@ -58,14 +55,11 @@ var Args = []string{"--headless", "--no-auto-update", "--no-auto-login"}
 // reason reported for a scenario that needs one. A step that scripts the runtime names one.
 var Lacking = map[string]string{
 	"runtime.script.rejection":        "the real runtime cannot be scripted to reject a request it would accept",
-	"runtime.script.delay":            "the real runtime cannot be scripted to delay its answers",
 	"runtime.script.escapes":          "the real runtime re-encodes the model's text before sending it (measured on 1.0.85: an escaped unpaired surrogate from the model reaches the SDK as U+FFFD), so only the stand-in can put that escape on the wire",
 	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
-	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a permission or elicitation request, a request with fields it would not send, or exactly the params a handler must receive (the hook invocations and user-input questions it sends of its own accord are played: plays.go)",
+	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a request with fields it would not send, a permission request other than a custom tool's, or exactly the params a handler must receive (the hook invocations, user-input questions and custom-tool permission requests it sends of its own accord, and the elicitations it sends when asked, are played: plays.go)",
 	"runtime.script.generatedAnswers": "the schema sweep checks results the stand-in generates from the schema; the real runtime would run every method for real (shell, files, models) with generated params, which this harness does not do to it",
 	"runtime.script.events":           "the event sweep has the runtime send every event type of the schema with generated data; the real runtime sends only the events its own work makes",
-	"runtime.script.parallelTools":    "the scripted model for the real runtime asks for one tool per message (model.go); asking for several at once is scripted on the stand-in only",
-	"runtime.spawned":                 "the SDK spawns the stand-in as its runtime over stdio; the real runtime is reached over TCP only",
 }
 
 // Config says which runtime to run and how to check requests.
@@ -74,20 +68,25 @@ type Config struct {
 	Env    []string // added to the runtime's environment (sdks.RuntimeBinary.Env)
 	// Check, when set, validates each SDK request's params (the runtime's published schema).
 	Check func(method string, params json.RawMessage) []schema.Violation
-	// Slots, when set, bounds how many real runtimes run at once (a semaphore, held from Start
-	// to Close): each is a process of ~100 MB.
+	// Slots, when set, bounds how many real runtimes run at once (a semaphore, held from the
+	// scenario's first connection to Close): each is a process of ~100 MB.
 	Slots chan struct{}
+	// Pool, when set, gives a scenario a runtime process an earlier scenario left clean, and
+	// takes it back when the scenario ends (pool.go); without it every scenario starts its own.
+	Pool *Pool
 }
 
 // Proxy is one scenario's real runtime and the recording proxy in front of it.
 type Proxy struct {
-	rec   *transcript.Recorder
-	cfg   Config
-	model *Model
-	home  string
-	proc  *exec.Cmd
-	up    string // the runtime's TCP address
-	errs  *tail
+	rec     *transcript.Recorder
+	cfg     Config
+	ctx     context.Context // the scenario's: ends a wait for a runtime
+	startMu sync.Mutex      // held while the runtime process is acquired or replaced
+	slot    bool            // holds one of cfg.Slots
+	model   *Model
+	rt      *process // the runtime serving this scenario
+	scratch string   // the scenario's private folder (workingDirectory stand-ins)
+	noReuse bool     // the process was started for this scenario alone (a connection token)
 
 	mu      sync.Mutex
 	ln      net.Listener
@@ -98,6 +97,18 @@ type Proxy struct {
 	wg      sync.WaitGroup
 	tools   toolNames
 	framing runtime.Framing // how the runtime's frames are written to SDKs connecting from now on
+	// The current turn's connection and session (the last session.send), each connection's
+	// writer to the runtime, and the proxy's own requests awaiting their answer (plays.go).
+	turnConn, turnSession string
+	upstream              map[string]*wire.Writer
+	injectSeq             int
+	awaiting              map[string]chan json.RawMessage
+	played                []playedTool // tools the proxy registers for a permission request
+	// setDelay holds each real answer to session.tools.set that long before the SDK gets it
+	// (SetToolsSetDelay); setIDs are the ids of the SDKs' session.tools.set requests per
+	// connection, not yet answered.
+	setDelay time.Duration
+	setIDs   map[string]map[string]bool
 }
 
 // startSlots bounds the runtimes starting at once in this process; startTimeout is how long one
@@ -109,110 +120,69 @@ var (
 
 var listening = regexp.MustCompile(`(?i)listening on port (\d+)`)
 
-// Start starts the scripted model and a runtime process with a private HOME and working
-// directory, and waits until the runtime listens.
+// Start starts the scripted model and makes the scenario a private folder. The runtime process
+// comes when the first SDK connects (acquire): a scenario the real runtime cannot play ends
+// before that and never holds one.
 func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, error) {
-	if cfg.Slots != nil {
-		select {
-		case cfg.Slots <- struct{}{}:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	p := &Proxy{rec: rec, cfg: cfg, errs: &tail{max: 4096}}
-	ok := false
-	defer func() {
-		if !ok {
-			p.Close()
-		}
-	}()
+	p := &Proxy{rec: rec, cfg: cfg, ctx: ctx}
 	var err error
 	if p.model, err = StartModel(); err != nil {
 		return nil, err
 	}
-	if p.home, err = os.MkdirTemp("", "conformance-real-home-"); err != nil {
+	p.model.elicit = p.elicit
+	if p.scratch, err = os.MkdirTemp("", "conformance-real-scenario-"); err != nil {
+		p.Close()
 		return nil, err
 	}
-	work := filepath.Join(p.home, "work")
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		return nil, err
-	}
-	if err := p.launch(ctx); err != nil {
-		return nil, err
-	}
-	rec.Notef("", "real runtime (HOME %s) listening on %s; scripted model at %s", p.home, p.up, p.model.BaseURL())
-	ok = true
 	return p, nil
 }
 
-// launch starts the runtime process (with env added to its environment) and waits until it
-// listens.
-func (p *Proxy) launch(ctx context.Context, env ...string) error {
-	argv := append([]string{p.cfg.Binary}, Args...)
-	p.proc = exec.Command(argv[0], argv[1:]...)
-	p.proc.Dir = filepath.Join(p.home, "work")
-	p.proc.Env = append(append(privateEnv(p.home), p.cfg.Env...), env...)
-	p.proc.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p.errs = &tail{max: 4096}
-	p.proc.Stderr = p.errs
-	out, err := p.proc.StdoutPipe()
-	if err != nil {
-		return err
+// acquire gives the scenario its runtime process once (a slot of cfg.Slots, then a process from
+// cfg.Pool when one is idle there, else a new one with a private HOME and working directory),
+// and says where it listens.
+func (p *Proxy) acquire() (string, error) {
+	p.startMu.Lock()
+	defer p.startMu.Unlock()
+	if p.rt != nil {
+		return p.rt.addr, nil
 	}
-	// Starting is CPU work (the npm CLI loads its bundle: about 1 s of CPU, against 0.05 s for
-	// the platform package's runtime): a few at a time machine-wide, so that a full run does not
-	// starve every start at once.
+	if err := p.takeSlot(); err != nil {
+		return "", err
+	}
+	rt := p.cfg.Pool.take(p.cfg)
+	if rt != nil {
+		p.rec.Notef("", "real runtime (HOME %s) listening on %s, reused: it served %d scenario(s) before, each of whose sessions was deleted after it; scripted model at %s", rt.home, rt.addr, rt.served, p.model.BaseURL())
+	} else {
+		var err error
+		if rt, err = launch(p.ctx, p.cfg); err != nil {
+			return "", err
+		}
+		p.cfg.Pool.count()
+		p.rec.Notef("", "real runtime started (%s) with HOME %s, listening on %s; scripted model at %s", strings.Join(rt.argv, " "), rt.home, rt.addr, p.model.BaseURL())
+	}
+	p.rt = rt
+	return rt.addr, nil
+}
+
+// takeSlot takes one of cfg.Slots once (startMu held).
+func (p *Proxy) takeSlot() error {
+	if p.cfg.Slots == nil || p.slot {
+		return nil
+	}
 	select {
-	case startSlots <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	case p.cfg.Slots <- struct{}{}:
+		p.slot = true
+		return nil
+	case <-p.ctx.Done():
+		return p.ctx.Err()
 	}
-	started := false
-	defer func() {
-		if !started {
-			<-startSlots
-		}
-	}()
-	if err := p.proc.Start(); err != nil {
-		return fmt.Errorf("starting the real runtime %s: %w", p.cfg.Binary, err)
-	}
-	p.rec.Started(argv)
-	port := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		sent := false
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil && !sent {
-				port <- m[1]
-				sent = true
-			}
-		}
-		if !sent {
-			close(port)
-		}
-	}()
-	wait := time.NewTimer(startTimeout)
-	defer wait.Stop()
-	select {
-	case pn, alive := <-port:
-		if !alive {
-			return fmt.Errorf("the real runtime %s exited before listening: %s", p.cfg.Binary, p.errs.String())
-		}
-		p.up = "127.0.0.1:" + pn
-	case <-wait.C:
-		return fmt.Errorf("the real runtime %s did not say it was listening within %s: %s", p.cfg.Binary, startTimeout, p.errs.String())
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	started = true
-	<-startSlots
-	return nil
 }
 
 // ExpectToken restarts the runtime configured to require token on connect
 // (COPILOT_CONNECTION_TOKEN, as a runtime started for an application that sets a connection
 // token is; measured on 1.0.85: without it the runtime refuses any token with
-// AUTHENTICATION_NOT_CONFIGURED). It must come before any SDK connected.
+// AUTHENTICATION_NOT_CONFIGURED). It must come before any SDK connected. That process serves
+// this scenario only.
 func (p *Proxy) ExpectToken(token string) error {
 	p.mu.Lock()
 	n := p.nconn
@@ -220,23 +190,47 @@ func (p *Proxy) ExpectToken(token string) error {
 	if n > 0 {
 		return fmt.Errorf("the real runtime cannot be given a connection token after an SDK connected")
 	}
-	p.stop()
-	if err := p.launch(context.Background(), "COPILOT_CONNECTION_TOKEN="+token); err != nil {
+	p.startMu.Lock()
+	defer p.startMu.Unlock()
+	if err := p.takeSlot(); err != nil {
 		return err
 	}
-	p.rec.Notef("", "real runtime restarted to require the connection token on connect; listening on %s", p.up)
+	p.end(false)
+	rt, err := launch(p.ctx, p.cfg, "COPILOT_CONNECTION_TOKEN="+token)
+	if err != nil {
+		return err
+	}
+	p.rt, p.noReuse = rt, true
+	p.rec.Notef("", "real runtime restarted to require the connection token on connect; listening on %s", rt.addr)
 	return nil
 }
 
-// stop kills the runtime's process group and waits for it.
-func (p *Proxy) stop() {
-	if p.proc != nil && p.proc.Process != nil {
-		_ = syscall.Kill(-p.proc.Process.Pid, syscall.SIGKILL)
-		_ = p.proc.Wait()
-		if s := strings.TrimSpace(p.errs.String()); s != "" {
-			p.rec.Notef("", "real runtime stderr (tail): %s", s)
-		}
+// end gives the scenario's runtime back to the pool when reuse is allowed and it could be
+// cleaned, and otherwise kills it; the transcript says which, with the runtime's stderr.
+func (p *Proxy) end(reuse bool) {
+	rt := p.rt
+	if rt == nil {
+		return
 	}
+	p.rt = nil
+	if s := strings.TrimSpace(rt.errs.String()); s != "" {
+		p.rec.Notef("", "real runtime stderr (tail): %s", s)
+	}
+	rt.errs.reset()
+	if reuse && p.cfg.Pool != nil && !p.noReuse {
+		n, err := rt.clean(10 * time.Second)
+		if err == nil {
+			p.rec.Notef("", "real runtime cleaned for the next scenario: %d session(s) deleted", n)
+			p.cfg.Pool.put(p.cfg, rt)
+			return
+		}
+		p.rec.Notef("", "real runtime not reused: cleaning it failed: %v", err)
+	}
+	user, sys := rt.kill()
+	// What a scenario costs the machine on the real runtime (bench and the fidelity report's
+	// time compare runs; this says how much of it the runtime took).
+	p.rec.Notef("", "real runtime stopped after %d scenario(s); its CPU: %.0f ms user, %.0f ms system", rt.served+1,
+		float64(user.Microseconds())/1000, float64(sys.Microseconds())/1000)
 }
 
 // privateEnv is this process's environment without what would let the runtime reach an account
@@ -312,6 +306,11 @@ func (p *Proxy) Listen(addr string) (string, error) {
 }
 
 func (p *Proxy) serve(sdk net.Conn) {
+	// The SDK's frames are acknowledged at once, as the stand-in does (runtime.NewQuickAckConn):
+	// without it an SDK that writes the header and the body apart waited ~45 ms per request
+	// (Nagle against a delayed ACK; measured on Node 1.0.14 here: createSession 57 ms at the
+	// median against 4 ms on the stand-in).
+	sdk = runtime.NewQuickAckConn(sdk)
 	p.mu.Lock()
 	p.nconn++
 	name := fmt.Sprintf("c%d", p.nconn)
@@ -321,15 +320,26 @@ func (p *Proxy) serve(sdk net.Conn) {
 		sdk.Close()
 		return
 	}
-	up, err := net.Dial("tcp", p.up)
+	addr, err := p.acquire()
 	if err != nil {
-		p.rec.Notef(name, "connecting to the real runtime at %s: %v", p.up, err)
+		p.rec.Notef(name, "no real runtime for this connection: %v", err)
+		sdk.Close()
+		return
+	}
+	up, err := net.Dial("tcp", addr)
+	if err != nil {
+		p.rec.Notef(name, "connecting to the real runtime at %s: %v", addr, err)
 		sdk.Close()
 		return
 	}
 	p.mu.Lock()
 	p.conns = append(p.conns, sdk, up)
-	toSDK := p.framing.Writer(sdk)
+	toSDK := wire.NewWriter(p.framing.Writer(sdk))
+	toRuntime := wire.NewWriter(up)
+	if p.upstream == nil {
+		p.upstream = map[string]*wire.Writer{}
+	}
+	p.upstream[name] = toRuntime
 	p.mu.Unlock()
 	p.rec.Notef(name, "connection opened")
 	done := make(chan struct{})
@@ -338,7 +348,7 @@ func (p *Proxy) serve(sdk net.Conn) {
 		sdk.Close()
 		close(done)
 	}()
-	p.pump(name, sdk, up, transcript.SDKToRuntime)
+	p.pump(name, sdk, toRuntime, transcript.SDKToRuntime)
 	up.Close()
 	<-done
 	p.mu.Lock()
@@ -348,21 +358,24 @@ func (p *Proxy) serve(sdk net.Conn) {
 }
 
 // pump copies frames from src to dst, recording each as it passed.
-func (p *Proxy) pump(name string, src io.Reader, dst io.Writer, dir string) {
+func (p *Proxy) pump(name string, src io.Reader, w *wire.Writer, dir string) {
 	r := wire.NewReader(src)
-	w := wire.NewWriter(dst)
 	for {
 		f, err := r.NextFrame()
 		if fe, bad := err.(*wire.FrameError); bad {
 			// Not a frame: recorded, and passed on as it was, for the peer to judge.
 			p.rec.Bad(name, dir, fe.Bytes, err)
-			_, _ = dst.Write(fe.Bytes)
+			_ = w.WriteRaw(fe.Bytes)
 			continue
 		}
 		if err != nil {
 			return
 		}
 		if dir == transcript.RuntimeToSDK {
+			if p.answered(f.Body) {
+				continue // the answer to the proxy's own request (plays.go), not the SDK's
+			}
+			p.holdSetAnswer(name, f.Body)
 			f.Body = p.restore(name, f.Body)
 		}
 		p.rec.FrameRead(name, dir, f)
@@ -385,6 +398,9 @@ func (p *Proxy) observe(name, dir string, body []byte) []byte {
 		return body
 	}
 	if dir == transcript.RuntimeToSDK {
+		if m.Method == "session.event" && bytes.Contains(m.Params, []byte(`"external_tool.requested"`)) {
+			p.answerPlayedTool(name, m.Params)
+		}
 		if m.Method == "session.event" && bytes.Contains(m.Params, []byte(`"session.idle"`)) {
 			var ev struct {
 				Event struct {
@@ -410,10 +426,25 @@ func (p *Proxy) observe(name, dir string, body []byte) []byte {
 		}
 	}
 	switch m.Method {
+	case "session.tools.set":
+		p.mu.Lock()
+		if p.setIDs == nil {
+			p.setIDs = map[string]map[string]bool{}
+		}
+		if p.setIDs[name] == nil {
+			p.setIDs[name] = map[string]bool{}
+		}
+		p.setIDs[name][string(m.ID)] = true
+		p.mu.Unlock()
 	case "session.send":
 		p.model.NextTurn()
+		var send struct {
+			SessionID string `json:"sessionId"`
+		}
+		_ = json.Unmarshal(m.Params, &send)
 		p.mu.Lock()
 		p.pending++
+		p.turnConn, p.turnSession = name, send.SessionID
 		p.mu.Unlock()
 	case "session.create", "session.resume":
 		return p.inject(name, m, body)
@@ -447,6 +478,9 @@ func (p *Proxy) inject(name string, m wire.Message, body []byte) []byte {
 		params["model"], _ = json.Marshal(DefaultModel)
 		added = append(added, "added model "+DefaultModel)
 	}
+	if played := p.addPlayedTools(params); played != "" {
+		added = append(added, played)
+	}
 	if moved := p.privateDir(params); moved != "" {
 		added = append(added, moved)
 	}
@@ -479,7 +513,7 @@ func (p *Proxy) privateDir(params map[string]json.RawMessage) string {
 	if _, err := os.Stat(dir); err == nil {
 		return ""
 	}
-	private := filepath.Join(p.home, "fs", dir)
+	private := filepath.Join(p.scratch, "fs", dir)
 	if err := os.MkdirAll(private, 0o755); err != nil {
 		return ""
 	}
@@ -527,15 +561,15 @@ func (p *Proxy) Close() {
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
-	p.stop()
 	if p.model != nil {
 		p.rec.Notef("", "the scripted model answered %d call(s)", p.model.Calls())
 		p.model.Close()
 	}
-	if p.home != "" {
-		_ = os.RemoveAll(p.home)
+	p.end(true)
+	if p.scratch != "" {
+		_ = os.RemoveAll(p.scratch)
 	}
-	if p.cfg.Slots != nil {
+	if p.slot {
 		<-p.cfg.Slots
 	}
 }
@@ -557,8 +591,46 @@ func (t *tail) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+func (t *tail) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = nil
+}
+
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
+}
+
+// SetToolsSetDelay has each real answer to session.tools.set reach the SDK d after the runtime
+// sent it (suite.Delayer): the proxy holds the answer, and the frames after it, while it keeps
+// reading the SDK, so an SDK that sends its next replacement before the previous one is
+// answered shows on the wire. The transcript records the answer when the SDK gets it.
+func (p *Proxy) SetToolsSetDelay(d time.Duration) {
+	p.mu.Lock()
+	p.setDelay = d
+	p.mu.Unlock()
+	p.rec.Notef("", "the proxy holds each answer of the real runtime to session.tools.set %s before the SDK gets it", d)
+}
+
+// holdSetAnswer waits the scripted delay when body answers one of conn's session.tools.set.
+func (p *Proxy) holdSetAnswer(conn string, body []byte) {
+	p.mu.Lock()
+	waiting := p.setDelay > 0 && len(p.setIDs[conn]) > 0
+	p.mu.Unlock()
+	if !waiting {
+		return
+	}
+	var m wire.Message
+	if json.Unmarshal(body, &m) != nil || !m.IsResponse() {
+		return
+	}
+	p.mu.Lock()
+	d, mine := p.setDelay, p.setIDs[conn][string(m.ID)]
+	delete(p.setIDs[conn], string(m.ID))
+	p.mu.Unlock()
+	if mine && d > 0 {
+		time.Sleep(d)
+	}
 }

@@ -85,7 +85,11 @@ func ProbeSkew(ctx context.Context, cfg Config, schemaDoc []byte) (*SkewProbe, e
 		return nil, err
 	}
 	defer p.Close()
-	c, err := net.Dial("tcp", p.up)
+	addr, err := p.acquire()
+	if err != nil {
+		return nil, err
+	}
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		return nil, err
 	}

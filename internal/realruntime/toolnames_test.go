@@ -41,10 +41,20 @@ func TestPlays(t *testing.T) {
 		{"a question with choices", "userInput.request", `{"question":"Proceed?","choices":["yes","no"],"allowFreeform":false}`, true, "ask_user"},
 		{"a question with a field the SDK does not know", "userInput.request", `{"question":"Proceed?","futureField":{}}`, false, ""},
 		{"a permission request", "permission.request", `{}`, false, ""},
+		{"a custom tool's permission request", "permission.requested", `{"permissionRequest":{"kind":"custom-tool","toolName":"deploy","toolDescription":"Deploys","args":{"env":"prod"}}}`, true, "deploy"},
+		{"a permission request resolved by a hook", "permission.requested", `{"permissionRequest":{"kind":"custom-tool","toolName":"deploy"},"resolvedByHook":true}`, false, ""},
+		{"a shell permission request", "permission.requested", `{"permissionRequest":{"kind":"shell","fullCommandText":"ls"}}`, false, ""},
+		{"a form elicitation", "elicitation.requested", `{"message":"Pick","mode":"form","requestedSchema":{"type":"object"}}`, true, ""},
+		{"an elicitation with a field the runtime would not send", "elicitation.requested", `{"message":"Pick","futureField":[1]}`, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			step, plays := p.Plays(tc.method, json.RawMessage(tc.params))
 			require.Equal(t, tc.plays, plays)
+			if tc.method == "elicitation.requested" && plays { // played by the proxy when the model reaches it
+				require.NotNil(t, step)
+				assert.JSONEq(t, tc.params, string(step.Elicitation))
+				return
+			}
 			if tc.tool == "" {
 				assert.Nil(t, step)
 				return

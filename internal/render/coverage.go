@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 )
 
@@ -141,11 +142,14 @@ func sweepTable(c *report.Coverage) string {
 	}
 	var b strings.Builder
 	b.WriteString("\nEvery method and event type, per SDK (uncovered ones by reason; each is named in results.json, `coverage.sweep`):\n\n")
-	b.WriteString("| SDK | methods sent or answered | event types received | not covered, why |\n|---|---|---|---|\n")
+	b.WriteString("| SDK | methods sent or answered | of which runtime-to-SDK handled | event types received | not covered, why |\n|---|---|---|---|---|\n")
 	for _, s := range c.Sweep {
 		count := map[string]int{}
 		var reasons []string
 		for _, u := range s.Uncovered {
+			if u.Kind == "handler" && s.Handlers > 0 {
+				continue // handlerLines
+			}
 			r := u.Reason
 			if i := strings.Index(r, ": "); i > 0 && strings.HasPrefix(r, "unsupported: ") {
 				r = "unsupported (not generated, or no rpc.generated)"
@@ -159,9 +163,70 @@ func sweepTable(c *report.Coverage) string {
 		for _, r := range reasons {
 			parts = append(parts, fmt.Sprintf("%d %s", count[r], shortReason(r)))
 		}
-		fmt.Fprintf(&b, "| %s | %d of %d | %d of %d | %s |\n", cell(s.SDK), s.Covered, s.Methods, s.Events, s.EventTypes, cell(strings.Join(parts, "; ")))
+		handlers := "-"
+		if s.Handlers > 0 {
+			handlers = fmt.Sprintf("%d of %d", s.HandlersCovered, s.Handlers)
+			if s.HandlersCalled > 0 {
+				handlers += fmt.Sprintf(" (+%d called without a handler)", s.HandlersCalled)
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %d of %d | %s | %d of %d | %s |\n", cell(s.SDK), s.Covered, s.Methods, handlers, s.Events, s.EventTypes, cell(strings.Join(parts, "; ")))
+	}
+	b.WriteString(handlerLines(c))
+	return b.String()
+}
+
+// handlerLines names, per SDK, the runtime-to-SDK methods no application handler received,
+// grouped by a short reason: a driver gap, or no public handler API in the SDK, and then what
+// the SDK answered when the runtime called the method anyway (the JSON-RPC error code; the
+// message, which names the session, is in results.json).
+func handlerLines(c *report.Coverage) string {
+	var b strings.Builder
+	for _, s := range c.Sweep {
+		groups := map[string][]string{}
+		var order []string
+		for _, u := range s.Uncovered {
+			if u.Kind != "handler" {
+				continue
+			}
+			r := handlerReason(u.Reason)
+			if groups[r] == nil {
+				order = append(order, r)
+			}
+			groups[r] = append(groups[r], "`"+u.Name+"`")
+		}
+		if len(order) == 0 {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\nRuntime-to-SDK methods no application handler received, per SDK:\n\n")
+		}
+		var parts []string
+		for _, r := range order {
+			parts = append(parts, fmt.Sprintf("%s: %s", r, strings.Join(groups[r], ", ")))
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", s.SDK, strings.Join(parts, "; "))
 	}
 	return b.String()
+}
+
+// handlerReason is a runtime-to-SDK method's coverage reason in a few words.
+func handlerReason(r string) string {
+	why, answer, called := strings.Cut(r, "; "+coverage.CalledWithoutHandler)
+	short := shortReason(why)
+	switch {
+	case strings.HasPrefix(why, "unsupported: driver:"):
+		short = "driver gap"
+	case strings.HasPrefix(why, "unsupported: "):
+		short = "no public handler API"
+	}
+	if called {
+		if f := strings.Fields(answer); len(f) >= 2 && f[0] == "error" {
+			answer = "error " + f[1]
+		}
+		short += ", called anyway: " + answer
+	}
+	return short
 }
 
 func keys(m map[string]bool) []string {
@@ -179,7 +244,8 @@ const maxNamespaces = 12
 // shortReason is a coverage reason as the summary's table words it (results.json has it whole).
 func shortReason(r string) string {
 	for _, k := range []struct{ prefix, short string }{
-		{"runtime-to-SDK method", "runtime-to-SDK, handler sweep not built"},
+		{"runtime-to-SDK method: sent to the SDK and answered", "answered, handler never reported"},
+		{"runtime-to-SDK method", "not run"},
 		{"visibility internal", "internal"},
 		{"sent by the runtime; the application", "never received"},
 		{"the sweep called it", "raised before sending"},

@@ -226,12 +226,19 @@ type SchemaItem struct {
 // SweepCoverage is one SDK's account of the schema: how many methods it sent or answered and
 // how many event types its application received, and for every other item the reason.
 type SweepCoverage struct {
-	SDK        string      `json:"sdk"`
-	Methods    int         `json:"methods"`    // methods in the catalog (both directions)
-	Covered    int         `json:"covered"`    // of which the SDK sent (method) or answered (handler)
-	EventTypes int         `json:"eventTypes"` // event types in the catalog
-	Events     int         `json:"events"`     // of which the application received
-	Uncovered  []Uncovered `json:"uncovered,omitempty"`
+	SDK        string `json:"sdk"`
+	Methods    int    `json:"methods"`    // methods in the catalog (both directions)
+	Covered    int    `json:"covered"`    // of which the SDK sent (method) or answered (handler)
+	EventTypes int    `json:"eventTypes"` // event types in the catalog
+	Events     int    `json:"events"`     // of which the application received
+	// Handlers are the runtime-to-SDK methods of the catalog (counted in Methods too);
+	// HandlersCovered of which an application handler received a call (counted in Covered);
+	// HandlersCalled of the others, those the runtime called anyway and the SDK answered without
+	// an application handler (an error, as a rule): exercised on the wire, not covered.
+	Handlers        int         `json:"handlers,omitempty"`
+	HandlersCovered int         `json:"handlersCovered,omitempty"`
+	HandlersCalled  int         `json:"handlersCalled,omitempty"`
+	Uncovered       []Uncovered `json:"uncovered,omitempty"`
 }
 
 // Uncovered is one item an SDK did not cover, and why.

@@ -19,7 +19,9 @@ type quickAckConn struct {
 	raw syscall.RawConn // nil when the connection has no file descriptor to tune
 }
 
-func newQuickAckConn(c net.Conn) net.Conn {
+// NewQuickAckConn wraps c in a quickAckConn: the stand-in and the real runtime's recording proxy
+// read every SDK connection through one.
+func NewQuickAckConn(c net.Conn) net.Conn {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return c

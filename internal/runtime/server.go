@@ -94,7 +94,7 @@ func (s *Server) Listen(addr string) (string, error) {
 			if err != nil {
 				return
 			}
-			c = newQuickAckConn(c)
+			c = NewQuickAckConn(c)
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()

@@ -15,5 +15,7 @@ func WriteStdioScript(path string, argv []string, transcript string) error {
 	for _, a := range append(append([]string(nil), argv...), "--transcript", transcript) {
 		quoted = append(quoted, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
 	}
-	return os.WriteFile(path, []byte(fmt.Sprintf("#!/bin/sh\nexec %s \"$@\"\n", strings.Join(quoted, " "))), 0o755)
+	// CONFORMANCE_SDK_ARGC tells the runtime how many of its arguments are the SDK's own (the
+	// last ones), so that it records those and not the script's.
+	return os.WriteFile(path, []byte(fmt.Sprintf("#!/bin/sh\nCONFORMANCE_SDK_ARGC=$#\nexport CONFORMANCE_SDK_ARGC\nexec %s \"$@\"\n", strings.Join(quoted, " "))), 0o755)
 }

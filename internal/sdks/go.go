@@ -3,6 +3,7 @@ package sdks
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,6 +29,9 @@ func init() {
 		Version:  goSyntax,
 		Pinned:   pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
 		Pristine: pristineGo,
+		// Revision 1: preparations made before the source probe downloaded the module could be
+		// built without the handlers on a fresh module cache (goModuleDir).
+		Revision: 1,
 		Versions: goVersions(goSDKModule),
 		// The published-versions test probes every v1.0.0-beta.N up to goMaxBeta and the releases
 		// (no previews: it samples only one pre-release).
@@ -124,6 +128,19 @@ func goRegistryRefusal(version string, err error) error {
 	return &Unavailable{Reason: fmt.Sprintf("%s@%s cannot be fetched here, the Go registry says: %s", goSDKModule, version, strings.TrimSpace(m))}
 }
 
+// goModuleDir is the SDK module's folder as `go mod download -json` reported it: an absolute
+// folder, never empty (an empty one made the source probe read the harness's own folder and
+// build every driver without its handlers).
+func goModuleDir(dir, downloadErr string) (string, error) {
+	if downloadErr != "" {
+		return "", fmt.Errorf("go: downloading %s: %s", goSDKModule, downloadErr)
+	}
+	if dir == "" || !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("go: the go command gave no source folder for %s (got %q)", goSDKModule, dir)
+	}
+	return dir, nil
+}
+
 // goLegacyNames are type names the SDK renamed before 1.0: reflection reaches a renamed field or
 // method, not a renamed type, so the driver names such a type through an alias chosen by a build
 // tag (drivers/go/uri_connection*.go). The tag is set when the SDK's source declares the old name
@@ -135,13 +152,23 @@ var goLegacyNames = []struct{ old, current, tag string }{
 // goBuildTags reads the resolved SDK module's source (its folder in the module cache, or the
 // local source) and returns the build tags its API names need.
 func goBuildTags(ctx context.Context, src string, env []string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", goSDKModule)
+	// `go mod download -json` fetches the module when the module cache does not have it yet (a
+	// fresh machine) and prints its folder; `go list -m` would print an empty Dir then, and the
+	// glob below would read whatever folder the harness runs in.
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", goSDKModule)
 	cmd.Dir, cmd.Env = src, append(os.Environ(), env...)
 	out, err := cmd.Output()
 	if err != nil {
+		return nil, fmt.Errorf("go: locating %s's source: %w (%s)", goSDKModule, err, strings.TrimSpace(string(out)))
+	}
+	var mod struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &mod); err != nil {
 		return nil, fmt.Errorf("go: locating %s's source: %w", goSDKModule, err)
 	}
-	dir := strings.TrimSpace(string(out))
+	dir, err := goModuleDir(mod.Dir, mod.Error)
+	if err != nil {
+		return nil, err
+	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("go: no Go files in %s's folder %q", goSDKModule, dir)

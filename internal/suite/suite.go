@@ -168,7 +168,7 @@ var Capabilities = []string{
 	"session.setTools", "session.rpc.tools.set", "session.rpc.tools.set.nil", "session.gitHubToken", "session.clearContext", "events",
 	"session.option.<name>", "connect.option.<name>",
 	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.binary.metadata", "tool.result.sessionLog", "tool.result.telemetry",
-	"handler.permission", "handler.hooks", "rpc.generated", "rpc.handlers", "surface", "surface.handlers", "tool.handler.waitFor",
+	"handler.permission", "handler.hooks", "rpc.generated", "rpc.handlers", "surface", "surface.handlers", "surface.callbacks", "tool.handler.waitFor",
 }
 
 // KnownCapability says whether c is one of Capabilities, where an entry ending in ".<name>" is a
@@ -211,6 +211,13 @@ type Runtime interface {
 // split into pieces or coalesced (runtime.Framing) for connections opened from now on.
 type Framer interface {
 	SetFraming(runtime.Framing)
+}
+
+// Delayer is an optional part of a Runtime: one that can have each answer to
+// session.tools.set reach the SDK that long after the request, while the connection keeps
+// reading (the stand-in answers late; the real runtime's recording proxy holds the real answer).
+type Delayer interface {
+	SetToolsSetDelay(time.Duration)
 }
 
 // TokenKeeper is an optional part of a Runtime: one that must be told, before an SDK connects,

@@ -57,7 +57,7 @@ func namesAnother(typ, declaredBy string) bool {
 // definition is checked on its own; lists and maps of definitions hold one such object, and
 // are also set empty. A map of anything else is a one-entry map of strings and {}. Inner names
 // the definition field a variant adds alone ("" for full, minimal and empty).
-func Generate(all []Entry, e Entry) ([]Variant, string) { return GenerateWith(all, e, nil) }
+func Generate(all []Entry, e Entry) ([]Variant, string) { return GenerateWith(all, e, nil, false) }
 
 // Definitions generates a value of a type the runtime's schema defines by the same name
 // (api.schema.json's definitions), all optional fields set or only the required ones; ok is
@@ -67,23 +67,39 @@ type Definitions func(typeName string, all bool) (map[string]any, bool)
 // GenerateWith is Generate, and for an object (or a list or map of objects) whose declared type
 // names a type the runtime's schema defines by that very name (CapiSessionOptions,
 // MemoryConfiguration), a value generated from the schema (every field, and only the required
-// ones): the wire's own spelling, valid by construction. Without defs, or with no such
-// definition, the field has no generated value.
-func GenerateWith(all []Entry, e Entry, defs Definitions) ([]Variant, string) {
+// ones): the wire's own spelling, valid by construction. Any other object field whose members
+// the driver read from the SDK's declaration of its type (Entry.Fields) gets objects built from
+// them as a definition's are (full, minimal, each optional member alone beside the required
+// ones). Without either, the field has no generated value. callbacks: the driver gives every
+// required callback member of a definition a do-nothing callback of its own (capability
+// surface.callbacks), so a definition that must carry one (a command's handler) is generated
+// without it; else such a definition has no generated value.
+func GenerateWith(all []Entry, e Entry, defs Definitions, callbacks bool) ([]Variant, string) {
 	if e.Kind != "field" {
 		return nil, "a handler: registered, not a value (checked by the handler features)"
 	}
 	if vs := Variants(e); len(vs) > 0 {
 		return vs, ""
 	}
-	if owner := HeldOwner(all, e); owner != "" {
-		objs, why := definitions(all, owner, 0)
+	owner := HeldOwner(all, e)
+	var objs []definition
+	var why string
+	switch {
+	case owner != "":
+		objs, why = definitions(all, owner, 0, callbacks)
+	case len(e.Fields) > 0 && defs == nil || len(e.Fields) > 0 && !schemaNames(e.Type, defs):
+		objs, why = objects(all, e.Name, e.Fields, 0, callbacks)
+	}
+	if owner != "" || len(objs) > 0 {
 		if len(objs) == 0 {
 			return nil, why
 		}
 		var out []Variant
 		for _, o := range objs {
 			v := Variant{Label: o.Label, Value: wrap(e.Shape, o.Value), Inner: o.Inner}
+			if o.Wire != nil {
+				v.Wire = wrap(e.Shape, o.Wire)
+			}
 			if e.Shape == "map" || e.Shape == "array" {
 				v.Label = "one " + o.Label
 			}
@@ -116,6 +132,9 @@ func GenerateWith(all []Entry, e Entry, defs Definitions) ([]Variant, string) {
 			return out, ""
 		}
 	}
+	if why != "" {
+		return nil, why
+	}
 	switch e.Shape {
 	case "map":
 		return []Variant{{Label: "a one-entry map", Value: stringMap(e.Name)}, {Label: "{}", Value: map[string]any{}}}, ""
@@ -146,17 +165,27 @@ func wrap(shape string, obj map[string]any) any {
 type definition struct {
 	Label, Inner string
 	Value        map[string]any
+	Wire         map[string]any // see Variant.Wire
 }
 
 // definitions are the generated objects of a definition owner (see Generate), or why there are
 // none. depth bounds definitions held inside definitions (a custom agent's MCP servers).
-func definitions(all []Entry, owner string, depth int) ([]definition, string) {
-	var fields []Entry
+func definitions(all []Entry, owner string, depth int, callbacks bool) ([]definition, string) {
+	var members []Entry
 	for _, x := range all {
-		if x.Owner != owner {
-			continue
+		if x.Owner == owner {
+			members = append(members, x)
 		}
-		if x.Kind == "handler" && !x.Optional {
+	}
+	return objects(all, owner, members, depth, callbacks)
+}
+
+// objects are the generated objects of a type with the given members (a definition owner's
+// entries, or an object field's Fields), labelled by label, or why there are none.
+func objects(all []Entry, owner string, members []Entry, depth int, callbacks bool) ([]definition, string) {
+	var fields []Entry
+	for _, x := range members {
+		if x.Kind == "handler" && !x.Optional && !callbacks {
 			return nil, fmt.Sprintf("each %s carries a handler (%s), which a generated JSON value cannot hold", owner, x.Name)
 		}
 		if x.Kind == "field" {
@@ -169,7 +198,7 @@ func definitions(all []Entry, owner string, depth int) ([]definition, string) {
 	values := map[string]any{}
 	var skipped []string
 	for _, f := range fields {
-		v, ok := firstValue(all, f, depth)
+		v, ok := firstValue(all, f, depth, callbacks)
 		if !ok {
 			if !f.Optional {
 				return nil, fmt.Sprintf("%s.%s is required and has no value generator (%s)", owner, f.Name, f.Shape)
@@ -205,6 +234,15 @@ func definitions(all []Entry, owner string, depth int) ([]definition, string) {
 			out = append(out, definition{Label: fmt.Sprintf("minimal %s + %s", owner, n), Inner: n, Value: one})
 		}
 	}
+	// A registration: one declaration (an object) beside callbacks only. What reaches the wire
+	// is the declaration.
+	if len(fields) == 1 && len(fields) < len(members) && fields[0].Shape == "object" {
+		for i := range out {
+			if d, ok := out[i].Value[fields[0].Name].(map[string]any); ok {
+				out[i].Wire = d
+			}
+		}
+	}
 	why := ""
 	if len(skipped) > 0 {
 		why = "not generated inside " + owner + ": " + strings.Join(skipped, ", ")
@@ -213,7 +251,7 @@ func definitions(all []Entry, owner string, depth int) ([]definition, string) {
 }
 
 // firstValue is the value a definition's field takes in the full object.
-func firstValue(all []Entry, f Entry, depth int) (any, bool) {
+func firstValue(all []Entry, f Entry, depth int, callbacks bool) (any, bool) {
 	if f.Kind != "field" {
 		return nil, false
 	}
@@ -221,7 +259,12 @@ func firstValue(all []Entry, f Entry, depth int) (any, bool) {
 		return vs[0].Value, true
 	}
 	if owner := HeldOwner(all, f); owner != "" && depth < 1 {
-		if objs, _ := definitions(all, owner, depth+1); len(objs) > 0 {
+		if objs, _ := definitions(all, owner, depth+1, callbacks); len(objs) > 0 {
+			return wrap(f.Shape, objs[0].Value), true
+		}
+	}
+	if len(f.Fields) > 0 && depth < 2 {
+		if objs, _ := objects(all, f.Name, f.Fields, depth+1, callbacks); len(objs) > 0 {
 			return wrap(f.Shape, objs[0].Value), true
 		}
 	}
@@ -310,4 +353,15 @@ func wrapAny(shape string, obj map[string]any) any {
 		return map[string]any{"entry-ü": obj}
 	}
 	return obj
+}
+
+// schemaNames says whether an object field's declared type names a type the runtime schema
+// defines by that very name: its value comes from the schema (the wire's own spelling).
+func schemaNames(typ string, defs Definitions) bool {
+	for _, id := range identifier.FindAllString(typ, -1) {
+		if _, ok := defs(id, true); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -42,7 +42,42 @@ type Live struct {
 	log     RequestLog
 	// Defs generates values of the runtime schema's types (SchemaEnv); nil: none.
 	Defs Definitions
+	// Callbacks: the driver has capability surface.callbacks (CallbackEnv).
+	Callbacks bool
+	// SpawnWith: see OpenSpawned.
+	SpawnWith []string
 }
+
+// OpenSpawned implements SpawnEnv: a client that starts the recording runtime (SpawnWith: its
+// argv over stdio, conformance runtime --stdio) itself, with the options set, then stopped.
+func (l *Live) OpenSpawned(fields map[string]any) (Process, error) {
+	if l.SpawnWith == nil {
+		return Process{}, fmt.Errorf("no runtime to spawn")
+	}
+	sp, err := NewSpawner(l.SpawnWith)
+	if err != nil {
+		return Process{}, err
+	}
+	l.n++
+	c := fmt.Sprintf("sp%d", l.n)
+	args := map[string]any{"client": c, "cliPath": sp.CLIPath}
+	if fields != nil {
+		args["fields"] = fields
+	}
+	_, err = l.call("connect", args)
+	if err == nil {
+		_, err = l.call("createSession", map[string]any{"client": c, "session": fmt.Sprintf("p%d", l.n), "tools": []any{}})
+		_, _ = l.call("stopClient", map[string]any{"client": c})
+	}
+	p, readErr := sp.Read()
+	if err != nil {
+		return p, err
+	}
+	return p, readErr
+}
+
+// FillsCallbacks implements CallbackEnv.
+func (l *Live) FillsCallbacks() bool { return l.Callbacks }
 
 // Definition implements SchemaEnv.
 func (l *Live) Definition(name string, all bool) (map[string]any, bool) {
@@ -52,10 +87,12 @@ func (l *Live) Definition(name string, all bool) (map[string]any, bool) {
 	return l.Defs(name, all)
 }
 
-// NewLive starts the recording runtime; Close stops it.
-func NewLive(ctx context.Context, c *driver.Client, timeout time.Duration) (*Live, func(), error) {
+// NewLive starts the recording runtime, answering the schema's methods it does not script with
+// answers (generated from the runtime's schema, as in a run; nil: none) so that an option
+// registering a provider (a session file system) is answered; Close stops it.
+func NewLive(ctx context.Context, c *driver.Client, timeout time.Duration, answers *runtime.Answers) (*Live, func(), error) {
 	rec := transcript.Memory()
-	rt := runtime.New(rec, runtime.Options{ToolTimeout: timeout})
+	rt := runtime.New(rec, runtime.Options{ToolTimeout: timeout, Answers: answers})
 	addr, err := rt.Listen("127.0.0.1:0")
 	if err != nil {
 		return nil, nil, err

@@ -157,7 +157,7 @@ func Probe(env Env, entries []Entry) (Result, error) {
 			if e.Owner != a.Owner {
 				continue
 			}
-			vs, why := GenerateWith(entries, e, schemaDefinitions(env))
+			vs, why := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
 			if len(vs) == 0 {
 				res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 				continue
@@ -191,9 +191,9 @@ func Probe(env Env, entries []Entry) (Result, error) {
 					continue
 				}
 				got := ps[len(ps)-1]
-				f.Path, f.Problem = Locate(bases[0], bases[1], got, v.Value)
+				f.Path, f.Problem = Locate(bases[0], bases[1], got, v.Want())
 				if f.Path != "" && v.Inner != "" {
-					if p := innerPath(normalize(at(got, f.Path)), normalize(v.Value), f.Path, v.Inner); p != "" {
+					if p := innerPath(normalize(at(got, f.Path)), normalize(v.Want()), f.Path, v.Inner); p != "" {
 						f.Path = p
 					}
 				}
@@ -205,7 +205,7 @@ func Probe(env Env, entries []Entry) (Result, error) {
 						}
 						// A generated string names its field; any other value must sit under a key
 						// named like the field, or a true in an unrelated request would match.
-						p := find(r.Params, v.Value, r.Method)
+						p := find(r.Params, v.Want(), r.Method)
 						_, isString := v.Value.(string)
 						if p != "" && (isString || Normalize(p[strings.LastIndex(p, ".")+1:]) == e.Key()) {
 							// Recorded, not failed here: every SDK sends some options this way
@@ -233,7 +233,7 @@ func Probe(env Env, entries []Entry) (Result, error) {
 				if sentAt == "" || fs[i].Path != "" || fs[i].Problem != "" {
 					continue
 				}
-				if find(bases[0][strings.SplitN(sentAt, ".", 2)[0]], vs[i].Value, "@") != "" {
+				if find(bases[0][strings.SplitN(sentAt, ".", 2)[0]], vs[i].Want(), "@") != "" {
 					fs[i].Path = sentAt // the baseline already carries this value there (the SDK's default)
 					continue
 				}
@@ -343,7 +343,7 @@ func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
 		if e.Owner != "clientOptions" {
 			continue
 		}
-		vs, why := GenerateWith(entries, e, schemaDefinitions(env))
+		vs, why := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
 		if len(vs) == 0 {
 			res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 			continue
@@ -434,7 +434,7 @@ func (p *clientProbe) split(items []clientItem) {
 func anywhere(sent []Request, it clientItem) string {
 	_, isString := it.v.Value.(string)
 	for _, r := range sent {
-		if q := find(r.Params, it.v.Value, r.Method); q != "" && (isString || Normalize(q[strings.LastIndex(q, ".")+1:]) == it.e.Key()) {
+		if q := find(r.Params, it.v.Want(), r.Method); q != "" && (isString || Normalize(q[strings.LastIndex(q, ".")+1:]) == it.e.Key()) {
 			return q
 		}
 	}
@@ -464,7 +464,7 @@ func (p *clientProbe) one(it clientItem) {
 		if len(ps) == 0 {
 			continue
 		}
-		path, problem := Locate(p.bases[m][0], p.bases[m][1], ps[len(ps)-1], v.Value)
+		path, problem := Locate(p.bases[m][0], p.bases[m][1], ps[len(ps)-1], v.Want())
 		if path != "" {
 			f.Path = m + "." + path
 		}
@@ -497,4 +497,15 @@ func schemaDefinitions(env any) Definitions {
 		return s.Definition
 	}
 	return nil
+}
+
+// CallbackEnv is an Env whose driver gives a definition's required callbacks do-nothing ones of
+// its own (capability surface.callbacks; GenerateWith).
+type CallbackEnv interface {
+	FillsCallbacks() bool
+}
+
+func fillsCallbacks(env any) bool {
+	c, ok := env.(CallbackEnv)
+	return ok && c.FillsCallbacks()
 }

@@ -26,6 +26,11 @@ type Entry struct {
 	Values     []string `json:"values,omitempty"`
 	Optional   bool     `json:"optional"`
 	DeclaredBy string   `json:"declaredBy,omitempty"`
+	// Fields are the members of the object an object field holds (of each element, for a list
+	// or map of objects), read from the SDK's own declaration of that type by the driver, with
+	// names as the driver's conversion reads them: what a value of a type that no definition
+	// owner bears the name of and that the runtime schema does not define is generated from.
+	Fields []Entry `json:"fields,omitempty"`
 }
 
 // Key is the name an entry is matched by across SDKs: the language's name lower-cased without
@@ -40,6 +45,17 @@ type Variant struct {
 	Label string
 	Value any
 	Inner string // the definition field this variant sets alone (Generate), or ""
+	// Wire is the value expected on the wire when it is not Value: a registration holding one
+	// declaration beside its callbacks (Node's canvas {declaration, open}) sends the declaration.
+	Wire any
+}
+
+// Want is the value the variant must put on the wire.
+func (v Variant) Want() any {
+	if v.Wire != nil {
+		return v.Wire
+	}
+	return v.Value
 }
 
 // NonASCII starts every generated string: a value an SDK must pass through unchanged.
@@ -114,6 +130,12 @@ func Locate(base, base2, params map[string]any, v any) (path, problem string) {
 	}
 	for k := range base {
 		if _, ok := params[k]; !ok {
+			if b2, ok := base2[k]; ok && !reflect.DeepEqual(base[k], b2) {
+				// A value the SDK generates per request (a session id), left to the runtime
+				// for this value (a cloud session takes the id the server generates): not the
+				// application's key.
+				continue
+			}
 			changed = append(changed, k)
 		}
 	}
@@ -171,14 +193,33 @@ func find(v, want any, path string) string {
 // that carries its value (every generated value names its field, so that key is unique). Where
 // each key went is compared across SDKs by the inner findings. A string the transcript
 // recorded as a secret matches by its fingerprint.
+//
+// A key the application left out sent with the zero value of its type ("", false, 0, [], {};
+// never null) is the same value too: every SDK sends a command's unset description as "".
 func same(sent, given any) bool {
 	switch g := given.(type) {
 	case map[string]any:
 		s, ok := sent.(map[string]any)
-		if !ok || len(s) != len(g) {
+		if !ok {
 			return false
 		}
-		return matchKeys(s, g) != nil
+		if len(s) < len(g) {
+			return false
+		}
+		pairs := matchKeys(s, g)
+		if pairs == nil {
+			return false
+		}
+		paired := map[string]bool{}
+		for _, sk := range pairs {
+			paired[sk] = true
+		}
+		for sk, sv := range s {
+			if !paired[sk] && !zero(sv) {
+				return false
+			}
+		}
+		return true
 	case []any:
 		s, ok := sent.([]any)
 		if !ok || len(s) != len(g) {
@@ -194,6 +235,24 @@ func same(sent, given any) bool {
 		return sent == g || sent == transcript.Redacted(g)
 	}
 	return reflect.DeepEqual(sent, given)
+}
+
+// zero says whether a sent JSON value is its type's zero value (null is not one: a key not set
+// is not sent as null).
+func zero(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case float64:
+		return x == 0
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
 }
 
 // matchKeys pairs every given key with the sent key carrying its value (by Normalize, else the

@@ -51,6 +51,10 @@ func TestLocate(t *testing.T) {
 		{"null instead", map[string]any{"sessionId": "c", "streaming": true, "model": nil}, "m", "", "none carries the value given"},
 		{"something else changed", map[string]any{"sessionId": "c", "model": "m"}, "m", "model", "streaming changed too"},
 		{"secret by fingerprint", map[string]any{"sessionId": "c", "streaming": true, "gitHubToken": transcript.Redacted("tok")}, "tok", "gitHubToken", ""},
+		{"a generated id left out", map[string]any{"streaming": true, "cloud": map[string]any{}}, map[string]any{}, "cloud", ""},
+		{"the application's key left out", map[string]any{"sessionId": "c", "model": "m"}, "m", "model", "streaming changed too (streaming=<absent>)"},
+		{"an unset key sent as its zero value", map[string]any{"sessionId": "c", "streaming": true, "cmd": map[string]any{"name": "n", "description": ""}}, map[string]any{"name": "n"}, "cmd", ""},
+		{"an unset key sent as null", map[string]any{"sessionId": "c", "streaming": true, "cmd": map[string]any{"name": "n", "description": nil}}, map[string]any{"name": "n"}, "", "none carries the value given"},
 		{"number as JSON", map[string]any{"sessionId": "c", "streaming": true, "n": 3.0}, 3, "n", ""},
 	}
 	for _, tt := range tests {
@@ -169,6 +173,40 @@ func TestGenerate(t *testing.T) {
 	assert.Equal(t, map[string]any{}, vs[1].Value)
 	_, why = Generate(all, byName["infinite"])
 	assert.Contains(t, why, "does not list")
+
+	// An object field whose members the driver read from the SDK's type: built from them.
+	inf := byName["infinite"]
+	inf.Fields = []Entry{
+		{Name: "enabled", Kind: "field", Shape: "boolean", Optional: true},
+		{Name: "threshold", Kind: "field", Shape: "number", Optional: true},
+		{Name: "onCompact", Kind: "handler", Shape: "handler", Optional: true},
+	}
+	vs, why = GenerateWith(all, inf, func(string, bool) (map[string]any, bool) { return nil, false }, false)
+	require.Empty(t, why)
+	labels = nil
+	for _, v := range vs {
+		labels = append(labels, v.Label+"|"+v.Inner)
+	}
+	assert.Equal(t, []string{"infinite with every field|", "minimal infinite|", "minimal infinite + enabled|enabled", "minimal infinite + threshold|threshold"}, labels)
+	assert.Equal(t, map[string]any{"enabled": true, "threshold": 3}, vs[0].Value)
+	assert.Equal(t, map[string]any{}, vs[1].Value, "no member is required: {} is the minimal object")
+	inf.Fields = append(inf.Fields, Entry{Name: "run", Kind: "handler", Shape: "handler"})
+	_, why = Generate(all, inf)
+	assert.Contains(t, why, "carries a handler (run)", "the reason the members give is kept")
+	vs, why = GenerateWith(all, inf, nil, true)
+	require.Empty(t, why, "the driver fills the required callback in")
+	assert.Equal(t, map[string]any{"enabled": true, "threshold": 3}, vs[0].Value)
+	reg := Entry{Owner: "sessionConfig", Name: "canvases", Kind: "field", Shape: "array", Fields: []Entry{
+		{Name: "declaration", Kind: "field", Shape: "object", Fields: []Entry{{Name: "id", Kind: "field", Shape: "string"}}},
+		{Name: "open", Kind: "handler", Shape: "handler"},
+	}}
+	vs, why = GenerateWith(all, reg, nil, true)
+	require.Empty(t, why)
+	assert.Equal(t, []any{map[string]any{"declaration": map[string]any{"id": NonASCII + " id"}}}, vs[0].Value)
+	assert.Equal(t, []any{map[string]any{"id": NonASCII + " id"}}, vs[0].Want(), "a registration sends its declaration")
+	vs, why = GenerateWith(all, byName["commands"], nil, true)
+	require.Empty(t, why)
+	assert.Equal(t, []any{map[string]any{"name": NonASCII + " name"}}, vs[0].Value)
 }
 
 func TestSame(t *testing.T) {

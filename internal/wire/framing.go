@@ -283,3 +283,12 @@ func (w *Writer) Write(body []byte) error {
 	_, err := w.w.Write(buf.Bytes())
 	return err
 }
+
+// WriteRaw writes b as it is (bytes that are not a frame, passed on for the peer to judge),
+// never in the middle of a frame another goroutine writes.
+func (w *Writer) WriteRaw(b []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err := w.w.Write(b)
+	return err
+}

@@ -172,8 +172,9 @@ public final class Main {
 
     private ObjectNode dispatch(String cmd, JsonNode args) throws Exception {
         ObjectNode result = Out.object();
-        if (cmd.equals("createSession") || cmd.equals("resumeSession")) {
+        if (cmd.equals("createSession") || cmd.equals("resumeSession") || cmd.equals("connect")) {
             sdk.nextFields(args.get("fields"));
+            sdk.nextHandlers(args.get("handlers"), optional(args, "session"));
         }
         switch (cmd) {
             case "hello" -> {
@@ -195,9 +196,6 @@ public final class Main {
                 result.set("missing", Out.JSON.valueToTree(missing));
             }
             case "connect" -> {
-                if (args.hasNonNull("fields")) {
-                    throw new Failure.Unsupported("the java driver does not set client option fields on connect");
-                }
                 String address = optional(args, "address");
                 String cliPath = optional(args, "cliPath");
                 if ((address == null) == (cliPath == null)) {
@@ -231,6 +229,12 @@ public final class Main {
             }
             // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
             default -> throw new Failure.Unsupported("the java driver has no command \"" + cmd + "\"");
+        }
+        if (cmd.equals("createSession") || cmd.equals("resumeSession")) {
+            ObjectNode account = sdk.takeHandlerAccount();
+            if (account != null) {
+                result.setAll(account);
+            }
         }
         return result;
     }

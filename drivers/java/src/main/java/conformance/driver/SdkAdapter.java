@@ -62,6 +62,15 @@ interface SdkAdapter {
      */
     void nextFields(JsonNode fields);
 
+    /**
+     * The runtime-to-SDK handlers (the command's "handlers", or null) the next createSession /
+     * resumeSession on this thread registers for {@code session} (Handlers).
+     */
+    void nextHandlers(JsonNode handlers, String session);
+
+    /** What the last createSession / resumeSession on this thread registered: {"handled", "unhandled"}, or null. */
+    ObjectNode takeHandlerAccount();
+
     /** The SDK's client object for a handle, whose getRpc() is the generated layer (Rpc.java). */
     Object clientObject(String client);
 

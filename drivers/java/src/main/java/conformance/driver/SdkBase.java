@@ -164,6 +164,9 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     /** Sets the protocol's connect options on the SDK's CopilotClientOptions. */
     protected void applyConnectOptions(Object clientOptions, JsonNode options, boolean tcp) throws Exception {
         ConnectOptions.apply(clientOptions, options, tcp, sdkName());
+        JsonNode fields = nextFields.get();
+        nextFields.remove();
+        Surface.apply(clientOptions, fields, sdkName(), definitions());
     }
 
     /**
@@ -188,14 +191,11 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         for (ConnectOptions.Option o : ConnectOptions.ALL) {
             symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
         }
-        // Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
-        symbols.put("rpc.handlers",
-                "driver: the java driver does not register runtime->SDK handlers (handlers/handlerResults) yet");
         symbols.put("surface.handlers",
                 "driver: the java driver does not register handlers by their surface name (surfaceHandlers) yet");
         symbols.put("tool.handler.waitFor",
                 "driver: the java driver's tool handlers do not wait for another tool's (waitFor) yet");
-        symbols.put("handler.hooks", "driver: the java driver does not register runtime->SDK handlers yet");
+        symbols.put("handler.hooks", types.sessionConfig().getName() + "#setHooks");
         Map<String, Boolean> caps = capabilities();
         Map<String, String> out = new TreeMap<>();
         symbols.forEach((capability, symbol) -> {
@@ -211,8 +211,34 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         SessionOptions.apply(config, options, resume, sdkName(), this::handler);
         JsonNode fields = nextFields.get();
         nextFields.remove();
-        Surface.apply(config, fields, sdkName());
+        Surface.apply(config, fields, sdkName(), definitions());
+        Pending h = nextHandlers.get();
+        if (h != null) {
+            handlerAccount.set(Handlers.apply(config, h.handlers(), h.session(), sdkName(), out));
+        }
         return config;
+    }
+
+    private record Pending(JsonNode handlers, String session) {
+    }
+
+    // Per thread like nextFields: the runtime-to-SDK handlers the next create or resume registers
+    // (Handlers), and the account of what it registered, read back by takeHandlerAccount.
+    private final ThreadLocal<Pending> nextHandlers = new ThreadLocal<>();
+    private final ThreadLocal<ObjectNode> handlerAccount = new ThreadLocal<>();
+
+    @Override
+    public void nextHandlers(JsonNode handlers, String session) {
+        nextHandlers.set(handlers == null || handlers.isNull() ? null : new Pending(handlers, session));
+        handlerAccount.remove();
+    }
+
+    @Override
+    public ObjectNode takeHandlerAccount() {
+        ObjectNode a = handlerAccount.get();
+        handlerAccount.remove();
+        nextHandlers.remove();
+        return a;
     }
 
     // Per thread: commands of several scenarios run at once (driver.concurrent), each on a thread
@@ -224,12 +250,53 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         nextFields.set(fields);
     }
 
+    /**
+     * The definition owners (PROTOCOL.md "Surface") and the SDK classes declaring each, looked up
+     * by name in the config classes' package: an SDK version without one has no such owner.
+     */
+    private static final Map<String, List<String>> DEFINITION_OWNERS = definitionOwners();
+
+    private static Map<String, List<String>> definitionOwners() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        m.put("tool", List.of("ToolDefinition"));
+        m.put("customAgent", List.of("CustomAgentConfig"));
+        m.put("mcpServer", List.of("McpStdioServerConfig", "McpHttpServerConfig"));
+        m.put("command", List.of("CommandDefinition"));
+        m.put("provider", List.of("ProviderConfig"));
+        m.put("systemMessage", List.of("SystemMessageConfig"));
+        return m;
+    }
+
+    private Map<String, List<Class<?>>> definitionClasses() {
+        Map<String, List<Class<?>>> out = new LinkedHashMap<>();
+        String pkg = types.sessionConfig().getPackageName();
+        DEFINITION_OWNERS.forEach((owner, names) -> {
+            for (String n : names) {
+                try {
+                    out.computeIfAbsent(owner, k -> new ArrayList<>())
+                            .add(Class.forName(pkg + "." + n, false, types.sessionConfig().getClassLoader()));
+                } catch (ClassNotFoundException e) {
+                    // not in this SDK version
+                }
+            }
+        });
+        return out;
+    }
+
+    /** Every definition class, for building definition values (Surface.convert). */
+    protected List<Class<?>> definitions() {
+        List<Class<?>> out = new ArrayList<>();
+        definitionClasses().values().forEach(out::addAll);
+        return out;
+    }
+
     @Override
     public ObjectNode surface() {
-        Map<String, Class<?>> owners = new java.util.LinkedHashMap<>();
-        owners.put("sessionConfig", types.sessionConfig());
-        owners.put("resumeConfig", types.resumeConfig());
-        owners.put("clientOptions", types.clientOptions());
+        Map<String, List<Class<?>>> owners = new java.util.LinkedHashMap<>();
+        owners.put("sessionConfig", List.of(types.sessionConfig()));
+        owners.put("resumeConfig", List.of(types.resumeConfig()));
+        owners.put("clientOptions", List.of(types.clientOptions()));
+        owners.putAll(definitionClasses());
         ObjectNode out = Out.object();
         out.set("entries", Surface.entries(owners));
         return out;
@@ -286,6 +353,10 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         }
         caps.put("handler.permission", true);
         caps.put("surface", true);
+        // Runtime-to-SDK handlers (Handlers): the hooks through the session config's setHooks;
+        // every other method is named unhandled with the symbol it lacks.
+        caps.put("rpc.handlers", true);
+        caps.put("handler.hooks", SessionOptions.setter(types.sessionConfig(), "setHooks") != null);
         notes.put("handler.permission", "PermissionHandler.APPROVE_ALL wrapped to report the PermissionRequest it "
                 + "received, serialized with Jackson");
     }

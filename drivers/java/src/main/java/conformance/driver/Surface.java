@@ -1,8 +1,10 @@
 package conformance.driver;
 
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,7 +38,7 @@ final class Surface {
         Map<String, Method> out = new LinkedHashMap<>();
         Arrays.stream(type.getMethods())
                 .filter(m -> m.getName().startsWith("set") && m.getName().length() > 3 && m.getParameterCount() == 1
-                        && !Modifier.isStatic(m.getModifiers()))
+                        && !Modifier.isStatic(m.getModifiers()) && !m.isBridge() && !m.isSynthetic())
                 .sorted(Comparator.comparing(Method::getName))
                 .forEach(m -> out.putIfAbsent(m.getName(), m));
         return new ArrayList<>(out.values());
@@ -63,7 +65,10 @@ final class Surface {
             return "number";
         }
         if (raw.isEnum()) {
-            return "other";
+            return "enum";
+        }
+        if (raw.isArray()) {
+            return raw.getComponentType() == String.class ? "string[]" : "array";
         }
         if (List.class.isAssignableFrom(raw)) {
             if (t instanceof ParameterizedType p && p.getActualTypeArguments()[0] == String.class) {
@@ -80,27 +85,156 @@ final class Surface {
         return "object";
     }
 
-    static ArrayNode entries(Map<String, Class<?>> owners) {
+    /**
+     * The members of a config or definition class: each public one-argument setter, or for a
+     * record (ToolDefinition) each component, as (name, declared type).
+     */
+    static Map<String, Type> members(Class<?> type) {
+        Map<String, Type> out = new LinkedHashMap<>();
+        if (type.isRecord()) {
+            for (RecordComponent c : type.getRecordComponents()) {
+                out.put(c.getName(), c.getGenericType());
+            }
+            return out;
+        }
+        // A class with setters; getMethods() may list a covariant bridge of an inherited setter
+        // (McpStdioServerConfig's setTools(List)), which setters() leaves out.
+        for (Method m : setters(type)) {
+            out.putIfAbsent(fieldName(m), m.getGenericParameterTypes()[0]);
+        }
+        return out;
+    }
+
+    /**
+     * The components of a record that every public static factory of it takes (ToolDefinition's
+     * create, createOverride, createSkipPermission all start with name and description): the
+     * leading components whose declared types each factory's leading parameters have exactly.
+     * A record's canonical constructor accepts null anywhere, so this is what says which
+     * components the SDK's own API asks for.
+     */
+    static List<String> requiredByFactories(Class<?> type) {
+        List<String> out = new ArrayList<>();
+        if (!type.isRecord()) {
+            return out;
+        }
+        RecordComponent[] comps = type.getRecordComponents();
+        List<Method> factories = Arrays.stream(type.getMethods())
+                .filter(m -> Modifier.isStatic(m.getModifiers()) && m.getReturnType() == type)
+                .toList();
+        if (factories.isEmpty()) {
+            return out;
+        }
+        for (int i = 0; i < comps.length; i++) {
+            int at = i;
+            if (!factories.stream().allMatch(m -> m.getParameterCount() > at && m.getParameterTypes()[at] == comps[at].getType())) {
+                break;
+            }
+            out.add(comps[i].getName());
+        }
+        return out;
+    }
+
+    /** An enum's values as the SDK writes them on the wire (Jackson, with its annotations). */
+    static List<String> enumValues(Type t) {
+        List<String> out = new ArrayList<>();
+        if (t instanceof Class<?> c && c.isEnum()) {
+            for (Object v : c.getEnumConstants()) {
+                out.add(Out.JSON.valueToTree(v).asText());
+            }
+        }
+        return out;
+    }
+
+    /** The entries of every owner, each declared by one or more classes (first declaration wins). */
+    static ArrayNode entries(Map<String, List<Class<?>>> owners) {
         ArrayNode out = Out.JSON.createArrayNode();
-        owners.forEach((owner, type) -> {
-            for (Method m : setters(type)) {
-                Type t = m.getGenericParameterTypes()[0];
-                String shape = shape(t);
-                ObjectNode e = out.addObject();
-                e.put("owner", owner);
-                e.put("name", fieldName(m));
-                e.put("type", t.getTypeName());
-                e.put("kind", shape.equals("handler") ? "handler" : "field");
-                e.put("shape", shape);
-                e.put("optional", !m.getParameterTypes()[0].isPrimitive());
-                e.put("declaredBy", type.getName() + "." + m.getName());
+        owners.forEach((owner, types) -> {
+            Map<String, Boolean> seen = new LinkedHashMap<>();
+            for (Class<?> type : types) {
+                members(type).forEach((name, t) -> {
+                    if (seen.putIfAbsent(name, true) != null) {
+                        return;
+                    }
+                    ObjectNode e = entry(out.addObject(), owner, name, t, 0);
+                    if (requiredByFactories(type).contains(name)) {
+                        e.put("optional", false);
+                    }
+                    e.put("declaredBy", type.getName() + (type.isRecord() ? "#" + name : ".set"
+                            + Character.toUpperCase(name.charAt(0)) + name.substring(1)));
+                });
             }
         });
         return out;
     }
 
+    /**
+     * One member as an entry; for an object of the SDK's own (or a list or map of them), its
+     * members as Jackson binds them (their JSON names, which is how {@link #convert} reads a
+     * value that is not a definition), two levels down. An object whose members are all
+     * callbacks (SessionHooks) is a handler.
+     */
+    static ObjectNode entry(ObjectNode e, String owner, String name, Type t, int depth) {
+        String shape = shape(t);
+        Class<?> held = heldClass(t);
+        if (shape.equals("object") && held != null && allCallbacks(held)) {
+            shape = "handler";
+        }
+        e.put("owner", owner);
+        e.put("name", name);
+        e.put("type", t.getTypeName());
+        e.put("kind", shape.equals("handler") ? "handler" : "field");
+        e.put("shape", shape);
+        if (shape.equals("enum")) {
+            enumValues(t).forEach(e.withArray("values")::add);
+        }
+        e.put("optional", !(t instanceof Class<?> c && c.isPrimitive()));
+        if (depth < 2 && held != null && !shape.equals("handler")) {
+            var desc = BIND.getDeserializationConfig().introspect(BIND.constructType(held));
+            ArrayNode fields = Out.JSON.createArrayNode();
+            for (var p : desc.findProperties()) {
+                Type pt;
+                if (!p.couldDeserialize()) {
+                    continue;
+                } else if (p.hasSetter()) {
+                    pt = p.getSetter().getAnnotated().getGenericParameterTypes()[0];
+                } else if (p.hasField()) {
+                    pt = p.getField().getAnnotated().getGenericType();
+                } else {
+                    continue;
+                }
+                ObjectNode f = entry(fields.addObject(), owner, p.getName(), pt, depth + 1);
+                f.put("declaredBy", held.getName());
+            }
+            if (!fields.isEmpty()) {
+                e.set("fields", fields);
+            }
+        }
+        return e;
+    }
+
+    /** The SDK class an object, list or map member holds (its element type), or null. */
+    private static Class<?> heldClass(Type t) {
+        Type x = t;
+        if (t instanceof ParameterizedType p) {
+            Type[] args = p.getActualTypeArguments();
+            x = args.length == 0 ? null : args[args.length - 1];
+        } else if (t instanceof Class<?> c && c.isArray()) {
+            x = c.getComponentType();
+        }
+        if (!(x instanceof Class<?> c) || c.isPrimitive() || c.isEnum() || c.isInterface() || c.getName().startsWith("java.")) {
+            return null;
+        }
+        return c;
+    }
+
+    /** Whether every setter of c takes a callback (a functional interface). */
+    private static boolean allCallbacks(Class<?> c) {
+        List<Method> ss = setters(c);
+        return !ss.isEmpty() && ss.stream().allMatch(m -> shape(m.getGenericParameterTypes()[0]).equals("handler"));
+    }
+
     /** Sets each named field of {@code config} through its setter, the JSON bound to its type. */
-    static void apply(Object config, JsonNode fields, String sdkName) throws Exception {
+    static void apply(Object config, JsonNode fields, String sdkName, List<Class<?>> definitions) throws Exception {
         if (fields == null || fields.isNull()) {
             return;
         }
@@ -114,12 +248,103 @@ final class Surface {
             }
             Object arg;
             try {
-                arg = BIND.convertValue(f.getValue(), BIND.getTypeFactory().constructType(m.getGenericParameterTypes()[0]));
+                arg = convert(f.getValue(), m.getGenericParameterTypes()[0], definitions);
             } catch (IllegalArgumentException e) {
                 throw new Failure.Unsupported(sdkName + ": " + config.getClass().getSimpleName() + "." + f.getKey()
                         + " cannot hold " + f.getValue() + ": " + Failure.message(e));
             }
             m.invoke(config, arg);
         }
+    }
+
+    /**
+     * A JSON value as the declared type: a definition (one of {@code definitions}, or a type
+     * they extend, such as the abstract McpServerConfig), and lists and maps of them, are built
+     * member by member from keys named as the inventory names them ({@link #build}); anything
+     * else is bound by Jackson, strictly.
+     */
+    static Object convert(JsonNode v, Type t, List<Class<?>> definitions) throws Exception {
+        Class<?> raw = t instanceof ParameterizedType p ? (Class<?>) p.getRawType() : t instanceof Class<?> c ? c : Object.class;
+        Type[] args = t instanceof ParameterizedType p ? p.getActualTypeArguments() : new Type[0];
+        if (List.class.isAssignableFrom(raw) && args.length == 1 && holdsDefinition(args[0], definitions)) {
+            if (!v.isArray()) {
+                throw new IllegalArgumentException("expected a list");
+            }
+            List<Object> out = new ArrayList<>();
+            for (JsonNode x : v) {
+                out.add(convert(x, args[0], definitions));
+            }
+            return out;
+        }
+        if (Map.class.isAssignableFrom(raw) && args.length == 2 && holdsDefinition(args[1], definitions)) {
+            if (!v.isObject()) {
+                throw new IllegalArgumentException("expected an object");
+            }
+            Map<String, Object> out = new LinkedHashMap<>();
+            var it = v.fields();
+            while (it.hasNext()) {
+                var e = it.next();
+                out.put(e.getKey(), convert(e.getValue(), args[1], definitions));
+            }
+            return out;
+        }
+        if (holdsDefinition(t, definitions)) {
+            return build(v, raw, definitions);
+        }
+        return BIND.convertValue(v, BIND.getTypeFactory().constructType(t));
+    }
+
+    private static boolean holdsDefinition(Type t, List<Class<?>> definitions) {
+        return t instanceof Class<?> c && definitions.stream().anyMatch(c::isAssignableFrom);
+    }
+
+    /**
+     * A definition of type {@code target} from an object keyed by its member names: the first
+     * definition class assignable to it that has a member for every key (McpStdioServerConfig for
+     * a command, McpHttpServerConfig for a url), built through its setters or, for a record, its
+     * canonical constructor; a key no such class has is an error, never dropped.
+     */
+    static Object build(JsonNode v, Class<?> target, List<Class<?>> definitions) throws Exception {
+        if (!v.isObject()) {
+            throw new IllegalArgumentException("expected an object");
+        }
+        List<String> why = new ArrayList<>();
+        for (Class<?> c : definitions) {
+            if (!target.isAssignableFrom(c) || Modifier.isAbstract(c.getModifiers())) {
+                continue;
+            }
+            Map<String, Type> members = members(c);
+            List<String> missing = new ArrayList<>();
+            v.fieldNames().forEachRemaining(k -> {
+                if (!members.containsKey(k)) {
+                    missing.add(k);
+                }
+            });
+            if (!missing.isEmpty()) {
+                why.add(c.getSimpleName() + " has no " + String.join(", ", missing));
+                continue;
+            }
+            if (c.isRecord()) {
+                RecordComponent[] comps = c.getRecordComponents();
+                Object[] values = new Object[comps.length];
+                Class<?>[] types = new Class<?>[comps.length];
+                for (int i = 0; i < comps.length; i++) {
+                    types[i] = comps[i].getType();
+                    JsonNode x = v.get(comps[i].getName());
+                    values[i] = x == null ? null : convert(x, comps[i].getGenericType(), definitions);
+                }
+                Constructor<?> ctor = c.getDeclaredConstructor(types);
+                return ctor.newInstance(values);
+            }
+            Object out = c.getDeclaredConstructor().newInstance();
+            var it = v.fields();
+            while (it.hasNext()) {
+                var e = it.next();
+                Method m = SessionOptions.setter(c, "set" + Character.toUpperCase(e.getKey().charAt(0)) + e.getKey().substring(1));
+                m.invoke(out, convert(e.getValue(), m.getGenericParameterTypes()[0], definitions));
+            }
+            return out;
+        }
+        throw new IllegalArgumentException("no " + target.getSimpleName() + " holds " + v + " (" + String.join("; ", why) + ")");
     }
 }

@@ -1,0 +1,194 @@
+package conformance.driver;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Proxy;
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Runtime-to-SDK handlers (PROTOCOL.md "Generated RPC layer", Runtime→SDK methods): for each
+ * clientSession / clientGlobal method the harness names, the SDK's public handler for it,
+ * registered on the session config the way an application would. The only one this SDK's
+ * public API has is the session's hooks (SessionConfig#setHooks, one handler per hook type
+ * through SessionHooks#setOn&lt;HookType&gt;), which serves hooks.invoke; every other method is
+ * named unhandled with the symbol a reader can look for. Reflection keeps it generation-neutral
+ * (the hook classes live in different packages in 0.x and 1.x).
+ */
+final class Handlers {
+    static final String HOOKS = "hooks.invoke";
+
+    // Converts the harness's hook output into the SDK's output class: a key that class does not
+    // have is dropped here and named unrepresentable (the application cannot return it), not an
+    // error.
+    private static final ObjectMapper LENIENT = Out.JSON.copy()
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    // Re-serialises a typed hook input the SDK's way: its JSON-RPC mapper leaves null fields out
+    // (a hook output with every field null goes on the wire as {}), so a null field here is one
+    // the application's hook did not get, not a key; a primitive's default (0) stays.
+    private static final ObjectMapper SDK_WAY = Out.JSON.copy()
+            .setSerializationInclusion(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL);
+
+    private Handlers() {
+    }
+
+    /**
+     * Registers on {@code config} the handlers of {@code handlers} (the command's "handlers"
+     * argument) this SDK has a public API for; returns {"handled", "unhandled"}.
+     */
+    static ObjectNode apply(Object config, JsonNode handlers, String session, String sdkName, Out out)
+            throws Exception {
+        ObjectNode account = Out.object();
+        ArrayNode handled = account.putArray("handled");
+        ObjectNode unhandled = account.putObject("unhandled");
+        if (handlers == null || !handlers.isObject()) {
+            return account;
+        }
+        Iterator<String> methods = handlers.fieldNames();
+        while (methods.hasNext()) {
+            String m = methods.next();
+            if (m.equals(HOOKS)) {
+                String missing = hooks(config, handlers.get(m), session, sdkName, out);
+                if (missing == null) {
+                    handled.add(m);
+                } else {
+                    unhandled.put(m, sdkName + ": no public API registers a " + m + " handler (" + missing + ")");
+                }
+                continue;
+            }
+            String ns = m.substring(0, Math.max(m.lastIndexOf('.'), 0));
+            unhandled.put(m, sdkName + ": no public API registers a " + m + " handler (no " + ns + " handler, provider"
+                    + " or callback in " + config.getClass().getSimpleName() + " or CopilotClientOptions)");
+        }
+        return account;
+    }
+
+    /**
+     * The hooks.invoke handler: one hook per hook type the runtime will invoke, set through the
+     * hooks class's setOn&lt;HookType&gt;. Returns null when registered, else the missing symbol.
+     */
+    private static String hooks(Object config, JsonNode spec, String session, String sdkName, Out out)
+            throws Exception {
+        Method setHooks = SessionOptions.setter(config.getClass(), "setHooks");
+        if (setHooks == null) {
+            return config.getClass().getSimpleName() + " has no setHooks";
+        }
+        Class<?> hooksClass = setHooks.getParameterTypes()[0];
+        Object hooks = hooksClass.getDeclaredConstructor().newInstance();
+        JsonNode result = spec.path("result");
+        List<String> absent = new ArrayList<>();
+        for (JsonNode p : spec.path("params")) {
+            String type = p.path("hookType").asText("");
+            if (type.isEmpty()) {
+                continue;
+            }
+            String name = "setOn" + Character.toUpperCase(type.charAt(0)) + type.substring(1);
+            Method set = SessionOptions.setter(hooksClass, name);
+            if (set == null) {
+                // The runtime's call for this hook type reaches no application hook: the sweep
+                // sees it (the handler never reports) and says so.
+                absent.add(hooksClass.getSimpleName() + "#" + name);
+                continue;
+            }
+            set.invoke(hooks, hook(set.getParameterTypes()[0], type, result, session, out));
+        }
+        if (!absent.isEmpty()) {
+            out.log(sdkName + ": hook types without a setter: " + String.join(", ", absent));
+        }
+        setHooks.invoke(config, hooks);
+        return null;
+    }
+
+    /**
+     * A hook of the SDK's functional interface {@code iface}: it reports the typed input
+     * (re-serialised with Jackson) and the invocation's session id, and answers the harness's
+     * output converted into the interface's output class.
+     */
+    private static Object hook(Class<?> iface, String type, JsonNode result, String session, Out out) {
+        Method sam = null;
+        for (Method m : iface.getMethods()) {
+            if (!m.isDefault() && !java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
+                sam = m;
+            }
+        }
+        Class<?> outputClass = outputClass(sam);
+        JsonNode output = result.path("output");
+        InvocationHandler h = (proxy, method, args) -> {
+            if (method.getDeclaringClass() == Object.class) {
+                return switch (method.getName()) {
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> iface.getSimpleName() + " hook " + type;
+                };
+            }
+            ObjectNode params = Out.object();
+            params.put("hookType", type);
+            params.set("input", args != null && args.length > 0 ? SDK_WAY.valueToTree(args[0]) : null);
+            String sessionId = args != null && args.length > 1 ? sessionIdOf(args[1]) : null;
+            if (sessionId != null) {
+                params.put("sessionId", sessionId);
+            }
+            Object value = null;
+            List<String> unrepresentable = new ArrayList<>();
+            if (result.has("output") && !output.isNull()) {
+                try {
+                    value = LENIENT.treeToValue(output, outputClass);
+                    JsonNode back = SDK_WAY.valueToTree(value);
+                    output.fieldNames().forEachRemaining(k -> {
+                        if (!back.has(k)) {
+                            unrepresentable.add("/output/" + k.replace("~", "~0").replace("/", "~1"));
+                        }
+                    });
+                } catch (Exception e) {
+                    unrepresentable.add("/output");
+                }
+            }
+            ObjectNode args2 = Out.object();
+            args2.put("session", session);
+            args2.put("method", HOOKS);
+            args2.set("params", params);
+            if (!unrepresentable.isEmpty()) {
+                ArrayNode u = args2.putArray("unrepresentable");
+                unrepresentable.forEach(u::add);
+            }
+            out.event("rpc.handled", args2);
+            return CompletableFuture.completedFuture(value);
+        };
+        return Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, h);
+    }
+
+    /** The T of the hook method's CompletableFuture&lt;T&gt; (Object when it cannot be read). */
+    private static Class<?> outputClass(Method sam) {
+        if (sam != null) {
+            Type t = sam.getGenericReturnType();
+            if (t instanceof ParameterizedType pt && pt.getActualTypeArguments().length == 1
+                    && pt.getActualTypeArguments()[0] instanceof Class<?> c) {
+                return c;
+            }
+        }
+        return Object.class;
+    }
+
+    private static String sessionIdOf(Object invocation) {
+        if (invocation == null) {
+            return null;
+        }
+        try {
+            Object v = invocation.getClass().getMethod("getSessionId").invoke(invocation);
+            return v == null ? null : v.toString();
+        } catch (ReflectiveOperationException e) {
+            return null;
+        }
+    }
+}

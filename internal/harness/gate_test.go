@@ -1,0 +1,49 @@
+package harness
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// Every target passes the gate once the last has arrived; none waits for a target that never
+// arrives longer than the patience; an ended context lets everyone through.
+func TestStartGate(t *testing.T) {
+	tests := []struct {
+		name     string
+		targets  int
+		arriving int
+		patience time.Duration
+		cancel   bool
+	}{
+		{name: "all arrive", targets: 3, arriving: 3, patience: time.Hour},
+		{name: "one never arrives", targets: 3, arriving: 2, patience: time.Millisecond},
+		{name: "interrupted", targets: 3, arriving: 2, patience: time.Hour, cancel: true},
+		{name: "a single target", targets: 1, arriving: 1, patience: time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			g := newStartGate(tt.targets, tt.patience)
+			var wg sync.WaitGroup
+			passed := make(chan struct{}, tt.arriving)
+			for range tt.arriving {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					g.arrive(ctx)
+					passed <- struct{}{}
+				}()
+			}
+			if tt.cancel {
+				cancel()
+			}
+			wg.Wait()
+			assert.Len(t, passed, tt.arriving)
+		})
+	}
+}

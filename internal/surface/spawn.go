@@ -1,0 +1,290 @@
+package surface
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// Process is what a runtime the SDK spawned itself was started with, and the requests it got.
+type Process struct {
+	Args     []string
+	Env      map[string]string
+	Dir      string
+	Requests []Request
+}
+
+// SpawnEnv is an Env whose SDK can start its runtime itself (connect with cliPath).
+type SpawnEnv interface {
+	// OpenSpawned connects a client that spawns its runtime with the client option fields set,
+	// creates a session on it, and returns what the runtime process was started with.
+	OpenSpawned(fields map[string]any) (Process, error)
+}
+
+// Spawner is the program an SDK spawns as its runtime for OpenSpawned: a script that writes
+// its arguments, environment and working directory to files beside it and then runs the
+// recording runtime over stdio (runtime.WriteStdioScript).
+type Spawner struct {
+	dir string
+	// CLIPath is what connect's cliPath names.
+	CLIPath string
+}
+
+// NewSpawner writes the scripts in a new temporary folder; Read removes it.
+func NewSpawner(runtimeArgv []string) (*Spawner, error) {
+	dir, err := os.MkdirTemp("", "conformance-spawn-")
+	if err != nil {
+		return nil, err
+	}
+	s := &Spawner{dir: dir, CLIPath: filepath.Join(dir, "copilot")}
+	inner := filepath.Join(dir, "runtime")
+	if err := runtime.WriteStdioScript(inner, runtimeArgv, filepath.Join(dir, "transcript.ndjson")); err != nil {
+		return nil, err
+	}
+	q := func(p string) string { return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'" }
+	script := fmt.Sprintf("#!/bin/sh\nprintf '%%s\\0' \"$@\" > %s\nenv -0 > %s\npwd > %s\nexec %s \"$@\"\n",
+		q(filepath.Join(dir, "args")), q(filepath.Join(dir, "env")), q(filepath.Join(dir, "cwd")), q(inner))
+	if err := os.WriteFile(s.CLIPath, []byte(script), 0o755); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Read is what the spawned runtime was started with and received; it removes the folder (the
+// environment may hold the machine's secrets: it stays in memory, only its changes are named).
+func (s *Spawner) Read() (Process, error) {
+	defer os.RemoveAll(s.dir)
+	var p Process
+	args, err := os.ReadFile(filepath.Join(s.dir, "args"))
+	if err != nil {
+		return p, fmt.Errorf("the SDK did not start %s: %w", s.CLIPath, err)
+	}
+	for _, a := range bytes.Split(args, []byte{0}) {
+		if len(a) > 0 {
+			p.Args = append(p.Args, string(a))
+		}
+	}
+	env, _ := os.ReadFile(filepath.Join(s.dir, "env"))
+	p.Env = map[string]string{}
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if k, v, ok := strings.Cut(string(kv), "="); ok {
+			p.Env[k] = v
+		}
+	}
+	cwd, _ := os.ReadFile(filepath.Join(s.dir, "cwd"))
+	p.Dir = strings.TrimSpace(string(cwd))
+	entries, err := transcript.Read(filepath.Join(s.dir, "transcript.ndjson"))
+	if err == nil {
+		p.Requests = Requests(entries)
+	}
+	return p, nil
+}
+
+// ProbeSpawned sets, on a client that starts its runtime itself, every client option that
+// reached no request on a client of a running runtime (ProbeClient: "not sent", or refused
+// there), once per generated value, and finds where it went: a request (connect,
+// session.create), the runtime's command line (process.args, the new arguments), its
+// environment (process.env.NAME, a variable added or changed) or its working directory
+// (process.cwd). An SDK applies such options (a log level, a token, an environment) to the
+// runtime it starts. Findings replace the "not sent" ones of res; a value the SDK refuses here
+// too is listed as unchecked with its words.
+func ProbeSpawned(env SpawnEnv, entries []Entry, res *Result) error {
+	found := map[string]bool{}
+	notSent := map[string]int{} // entry name + variant -> index in res.Findings
+	for i, f := range res.Findings {
+		if f.Entry.Owner != "clientOptions" {
+			continue
+		}
+		if f.Path != "" || f.Problem != "" {
+			found[f.Entry.Name] = true
+		} else {
+			notSent[f.Entry.Name+"\x00"+f.Variant] = i
+		}
+	}
+	var todo []Entry
+	for _, e := range entries {
+		if e.Owner == "clientOptions" && !found[e.Name] {
+			todo = append(todo, e)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	var bases []Process
+	for i := 0; i < 2; i++ {
+		p, err := env.OpenSpawned(nil)
+		if err != nil {
+			return fmt.Errorf("a client that starts its runtime, without options: %w", err)
+		}
+		bases = append(bases, p)
+	}
+	for _, e := range todo {
+		vs, _ := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
+		for _, v := range vs {
+			f := Finding{Entry: e, Variant: v.Label, Request: "connect"}
+			p, err := env.OpenSpawned(map[string]any{e.Name: v.Value})
+			if err != nil {
+				why := fmt.Sprintf("%s: the SDK refused it on a client that starts its runtime: %v", v.Label, err)
+				if errors.Is(err, ErrCannotHold) {
+					// The driver cannot set this option at all (no client option fields):
+					// its other values would not be set either.
+					res.Unchecked = append(res.Unchecked, Unchecked{e, fmt.Sprintf("%s: %v", v.Label, err)})
+					break
+				}
+				res.Unchecked = append(res.Unchecked, Unchecked{e, why})
+				continue
+			}
+			f.Path, f.Problem = locateSpawned(bases, p, v.Want())
+			if i, ok := notSent[e.Name+"\x00"+v.Label]; ok {
+				res.Findings[i] = f
+			} else {
+				res.Findings = append(res.Findings, f)
+			}
+		}
+	}
+	return nil
+}
+
+// locateSpawned is where want went in a spawned client's process or requests, given two
+// baselines (what differs between them is volatile: a port, a generated token).
+func locateSpawned(bases []Process, p Process, want any) (path, problem string) {
+	for _, m := range ClientRequests {
+		ps := params(p.Requests, m)
+		if len(ps) == 0 {
+			continue
+		}
+		path, problem := Locate(last(params(bases[0].Requests, m)), last(params(bases[1].Requests, m)), ps[len(ps)-1], want)
+		if path != "" || problem != "" {
+			return m + "." + path, problem
+		}
+	}
+	text := fmt.Sprint(want)
+	if s, ok := want.(string); ok {
+		text = s
+	}
+	// The command line: the arguments the baseline did not have.
+	var added []string
+	for i, a := range p.Args {
+		if !slices.Contains(bases[0].Args, a) {
+			added = append(added, a)
+			if strings.Contains(a, text) && i > 0 && strings.HasPrefix(p.Args[i-1], "-") && !strings.HasPrefix(a, "-") {
+				return "process.args " + p.Args[i-1], ""
+			}
+			if strings.Contains(a, text) {
+				flag, _, _ := strings.Cut(a, "=")
+				return "process.args " + flag, ""
+			}
+		}
+	}
+	// The environment: variables added or changed (not the volatile ones).
+	var changed []string
+	for k, v := range p.Env {
+		b0, in0 := bases[0].Env[k]
+		if in0 && b0 == v {
+			continue
+		}
+		if b1 := bases[1].Env[k]; in0 && b0 != b1 {
+			continue
+		}
+		changed = append(changed, k)
+	}
+	sort.Strings(changed)
+	if leaves := texts(want); len(leaves) > 0 {
+		// An object or list: each string or number in it must reach an argument or a variable
+		// (a telemetry config's endpoint, path, exporter, each its own variable).
+		var where, missing []string
+		for _, l := range leaves {
+			w := ""
+			for i, a := range p.Args {
+				if strings.Contains(a, l) && !slices.Contains(bases[0].Args, a) {
+					if flag, _, _ := strings.Cut(a, "="); strings.HasPrefix(flag, "-") {
+						w = "process.args " + flag
+					} else if i > 0 && strings.HasPrefix(p.Args[i-1], "-") {
+						w = "process.args " + p.Args[i-1]
+					} else {
+						w = "process.args"
+					}
+					break
+				}
+			}
+			for _, k := range changed {
+				if w == "" && strings.Contains(p.Env[k], l) {
+					w = "process.env." + k
+				}
+			}
+			if w == "" {
+				missing = append(missing, l)
+			} else if !slices.Contains(where, w) {
+				where = append(where, w)
+			}
+		}
+		sort.Strings(where)
+		switch {
+		case len(where) == 0:
+			return "", ""
+		case len(missing) > 0:
+			return strings.Join(where, ", "), fmt.Sprintf("%s reached the process, but not %q", strings.Join(where, ", "), missing)
+		}
+		return strings.Join(where, ", "), ""
+	}
+	for _, k := range changed {
+		if strings.Contains(p.Env[k], text) {
+			return "process.env." + k, ""
+		}
+	}
+	if text != "" && p.Dir == text && p.Dir != bases[0].Dir {
+		return "process.cwd", ""
+	}
+	// A value that adds a flag or a variable without its text (true: a switch).
+	if len(added) == 1 && strings.HasPrefix(added[0], "-") {
+		return "process.args " + added[0], ""
+	}
+	if len(changed) > 0 && len(added) == 0 {
+		var vars []string
+		for _, k := range changed {
+			vars = append(vars, "process.env."+k)
+		}
+		return strings.Join(vars, ", "), ""
+	}
+	return "", ""
+}
+
+// texts are the strings and numbers inside an object or list (nil for any other value).
+func texts(v any) []string {
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k])
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case string:
+			out = append(out, x)
+		case int, float64:
+			out = append(out, fmt.Sprint(x))
+		}
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		walk(v)
+	}
+	return out
+}
