@@ -3,6 +3,9 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"sort"
+	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
@@ -19,6 +22,10 @@ func (w *world) registerRequests(sc binder) {
 	sc.Step(`^the application's permission handler received "([^"]*)" equal to (.+)$`, w.permissionReceived)
 	sc.Step(`^no request "([^"]*)" was sent$`, w.noRequest)
 	sc.Step(`^the runtime then sends the SDK the request "([^"]*)" with (\{.*\})$`, w.runtimeSends)
+	sc.Step(`^the runtime then sends the SDK the requests "([^"]*)" at once with (\[.*\])$`, w.runtimeSendsTogether)
+	sc.Step(`^the runtime then asks the application for permission at once with (\[.*\])$`, w.asksPermissionsTogether)
+	sc.Step(`^the SDK answered each permission request once, under its own requestId, while all of them were pending$`, w.permissionsAnsweredEach)
+	sc.Step(`^the SDK answered each of the runtime's "([^"]*)" requests with "([^"]*)" equal to that request's "([^"]*)", while all of them were pending$`, w.answeredEach)
 	sc.Step(`^the runtime then asks the application to elicit with (\{.*\})$`, w.asksElicitation)
 	sc.Step(`^the SDK answered with "([^"]*)" whose "([^"]*)" is the one of the runtime's "([^"]*)" event$`, w.answeredEventRequest)
 	sc.Step(`^the SDK answered with "([^"]*)" whose "([^"]*)" equals (.+)$`, w.answeredWithMethod)
@@ -262,4 +269,159 @@ func (w *world) answeredWithMethod(method, path, want string) error {
 		return fmt.Errorf("the %s request has no %s (params %s)", method, path, canon.Show(v, true))
 	}
 	return compare(method+" "+path, got, canon.Value(got), want)
+}
+
+// runtimeSendsTogether scripts several requests to the SDK sent at once (runtime.ModelStep
+// AskTogether): the stand-in's script only.
+func (w *world) runtimeSendsTogether(method, list string) error {
+	var all []json.RawMessage
+	if err := json.Unmarshal([]byte(list), &all); err != nil {
+		return fmt.Errorf("the requests' params are not a JSON list: %w", err)
+	}
+	for i, p := range all {
+		var v map[string]any
+		if err := json.Unmarshal(p, &v); err != nil {
+			return fmt.Errorf("the params of request %d are not a JSON object: %w", i+1, err)
+		}
+		w.asked = append(w.asked, asked{method: method, params: v})
+	}
+	if _, err := w.standIn("runtime.script.request"); err != nil {
+		return err
+	}
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Ask: method, AskTogether: all})
+	return nil
+}
+
+// answeredEach checks every request of method the runtime sent: the SDK's answer with the
+// request's own id carries, at path, what the request carried at reqPath (each answer reaches
+// the request it answers), and every request went out before the first answer came back.
+func (w *world) answeredEach(method, path, reqPath string) error {
+	type call struct {
+		id     string
+		params any
+		seq    int
+	}
+	var calls []call
+	answers := map[string]any{}
+	firstAnswer := -1
+	for i, e := range w.entries() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(e.Frame, &m) != nil || len(m.ID) == 0 {
+			continue
+		}
+		switch {
+		case e.Dir == transcript.RuntimeToSDK && m.Method == method:
+			v, _ := canon.Decode(m.Params)
+			calls = append(calls, call{id: string(m.ID), params: v, seq: i})
+		case e.Dir == transcript.SDKToRuntime && m.Method == "":
+			for _, c := range calls {
+				if c.id == string(m.ID) {
+					v, _ := canon.Decode(e.Frame)
+					answers[c.id] = v
+					if firstAnswer < 0 {
+						firstAnswer = i
+					}
+				}
+			}
+		}
+	}
+	w.check(method+" (answer)", path)
+	if len(calls) < 2 {
+		return fmt.Errorf("the runtime sent %d %s requests; the check needs two or more at once", len(calls), method)
+	}
+	var problems []string
+	for _, c := range calls {
+		if firstAnswer >= 0 && c.seq > firstAnswer {
+			problems = append(problems, fmt.Sprintf("%s %s went out after the first answer: they were not pending together", method, c.id))
+		}
+		a, ok := answers[c.id]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("the SDK never answered %s %s", method, c.id))
+			continue
+		}
+		want, _ := canon.Get(c.params, reqPath)
+		got, ok := canon.Get(a, path)
+		if !ok || !reflect.DeepEqual(canon.Value(got), canon.Value(want)) {
+			problems = append(problems, fmt.Sprintf("the answer to %s %s has %s %s, but that request's %s is %s", method, c.id, path, canon.Show(got, true), reqPath, canon.Show(want, true)))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// asksPermissionsTogether scripts several permission requests sent at once (the stand-in's
+// script only).
+func (w *world) asksPermissionsTogether(list string) error {
+	if err := w.needs("handler.permission"); err != nil {
+		return err
+	}
+	var all []json.RawMessage
+	if err := json.Unmarshal([]byte(list), &all); err != nil {
+		return fmt.Errorf("the permission requests are not a JSON list: %w", err)
+	}
+	if _, err := w.standIn("runtime.script.request"); err != nil {
+		return err
+	}
+	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{PermissionsTogether: all})
+	return nil
+}
+
+// permissionsAnsweredEach checks that every permission.requested the runtime sent got exactly
+// one session.permissions.handlePendingPermissionRequest naming its requestId, and that every
+// request went out before the first answer.
+func (w *world) permissionsAnsweredEach() error {
+	const answer = "session.permissions.handlePendingPermissionRequest"
+	w.check(answer, "requestId")
+	var asked []string
+	lastAsked := -1
+	for _, e := range w.runtimeEvents() {
+		if e.typ == "permission.requested" {
+			id, _ := e.data["requestId"].(string)
+			asked = append(asked, id)
+			lastAsked = e.seq
+		}
+	}
+	if len(asked) < 2 {
+		return fmt.Errorf("the runtime sent %d permission requests; the check needs two or more at once", len(asked))
+	}
+	answers := map[string]int{}
+	firstAnswer := -1
+	for _, e := range w.entries() {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				RequestID string `json:"requestId"`
+			} `json:"params"`
+		}
+		if e.Dir == transcript.SDKToRuntime && json.Unmarshal(e.Frame, &m) == nil && m.Method == answer {
+			answers[m.Params.RequestID]++
+			if firstAnswer < 0 {
+				firstAnswer = e.Seq
+			}
+		}
+	}
+	var problems []string
+	if firstAnswer >= 0 && firstAnswer < lastAsked {
+		problems = append(problems, "a permission request went out after the first answer: they were not pending together")
+	}
+	for _, id := range asked {
+		if n := answers[id]; n != 1 {
+			problems = append(problems, fmt.Sprintf("%s answered %d times", id, n))
+		}
+		delete(answers, id)
+	}
+	for id, n := range answers {
+		problems = append(problems, fmt.Sprintf("%d answers name %q, which the runtime never asked", n, id))
+	}
+	sort.Strings(problems)
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return nil
 }

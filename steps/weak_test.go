@@ -18,6 +18,22 @@ func setReq(id, name string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"session.tools.set","params":{"sessionId":"sess-1","tools":[{"name":"` + name + `"}]}}`
 }
 
+func ask(id, choice string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"userInput.request","params":{"sessionId":"sess-1","question":"q","choices":["` + choice + `"]}}`
+}
+
+func permAsk(id string) string {
+	return ev("permission.requested", `{"requestId":"`+id+`","permissionRequest":{"kind":"custom-tool"}}`)
+}
+
+func permAnswer(id string) string {
+	return `{"jsonrpc":"2.0","id":9,"method":"session.permissions.handlePendingPermissionRequest","params":{"sessionId":"sess-1","requestId":"` + id + `","result":{"kind":"approve-once"}}}`
+}
+
+func inputAnswer(id, text string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"result":{"answer":"` + text + `","wasFreeform":false}}`
+}
+
 func okAnswer(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{}}` }
 
 func pending(result string) string {
@@ -115,6 +131,26 @@ func TestWeakStepsFailWithoutWhatTheyCheck(t *testing.T) {
 				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{"tools":[{"name":"t","parameters":{"z":1,"a":2}}]}}`)},
 			without: []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.resume","params":{"tools":[{"name":"t","parameters":{"z":1,"a":2}}]}}`),
 				sdk(`{"jsonrpc":"2.0","id":2,"method":"session.resume","params":{"tools":[{"name":"t","parameters":{"a":2,"z":1}}]}}`)}},
+		{name: "questions at once: each answer reaches its own request id",
+			step: func(w *world) error {
+				return w.answeredEach("userInput.request", "result.answer", "choices[0]")
+			},
+			with:    []frame{rt(ask("1", "a")), rt(ask("2", "b")), sdk(inputAnswer("2", "b")), sdk(inputAnswer("1", "a"))},
+			without: []frame{rt(ask("1", "a")), rt(ask("2", "b")), sdk(inputAnswer("2", "a")), sdk(inputAnswer("1", "b"))}},
+		{name: "questions at once: all pending before the first answer",
+			step: func(w *world) error {
+				return w.answeredEach("userInput.request", "result.answer", "choices[0]")
+			},
+			with:    []frame{rt(ask("1", "a")), rt(ask("2", "b")), sdk(inputAnswer("1", "a")), sdk(inputAnswer("2", "b"))},
+			without: []frame{rt(ask("1", "a")), sdk(inputAnswer("1", "a")), rt(ask("2", "b")), sdk(inputAnswer("2", "b"))}},
+		{name: "permissions at once: each requestId answered once",
+			step:    func(w *world) error { return w.permissionsAnsweredEach() },
+			with:    []frame{rt(permAsk("p1")), rt(permAsk("p2")), sdk(permAnswer("p2")), sdk(permAnswer("p1"))},
+			without: []frame{rt(permAsk("p1")), rt(permAsk("p2")), sdk(permAnswer("p1")), sdk(permAnswer("p1"))}},
+		{name: "permissions at once: all pending before the first answer",
+			step:    func(w *world) error { return w.permissionsAnsweredEach() },
+			with:    []frame{rt(permAsk("p1")), rt(permAsk("p2")), sdk(permAnswer("p1")), sdk(permAnswer("p2"))},
+			without: []frame{rt(permAsk("p1")), sdk(permAnswer("p1")), rt(permAsk("p2")), sdk(permAnswer("p2"))}},
 		{name: "served while pending: the second call answered first, not after the first",
 			step: func(w *world) error { return w.answeredWhilePending("fast", "slow") },
 			with: []frame{rt(ev("external_tool.requested", `{"toolName":"slow","requestId":"r1"}`)),

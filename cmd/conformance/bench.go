@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -69,7 +70,7 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 				return err
 			}
 			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, ReportDir: reportDir, Self: selfArgv(), Log: io.Discard,
-				Jobs: jobs, Progress: progress.New(io.Discard, progress.Options{}), Command: "conformance " + strings.Join(os.Args[1:], " "),
+				Jobs: jobs, Command: "conformance " + strings.Join(os.Args[1:], " "),
 				Tags: tags}
 			for _, a := range args {
 				p, _ := filepath.Abs(a)
@@ -84,11 +85,8 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 			defer stop()
 			began := time.Now()
 			cpu0, known := selfCPU()
-			var phases []phase
-			cfg.Phase = func(name string) {
-				cpu, _ := selfCPU()
-				phases = append(phases, phase{name: name, at: time.Since(began), cpu: cpu - cpu0})
-			}
+			parts := &partsLog{began: began, cpu0: cpu0}
+			cfg.Progress = progress.New(parts, progress.Options{})
 			res, err := harness.Run(ctx, cfg)
 			took := time.Since(began)
 			if err != nil {
@@ -99,7 +97,8 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 				harnessCPU = cpu1 - cpu0
 			}
 			printBench(os.Stdout, res, took, cfg.Jobs, harnessCPU)
-			printPhases(os.Stdout, phases, known)
+			parts.mark("reports")
+			printPhases(os.Stdout, parts.phases(), known)
 			fmt.Printf("reports: %s\n", reportDir)
 			return nil
 		},
@@ -159,6 +158,52 @@ func printBench(w io.Writer, res *report.Results, took time.Duration, jobs int, 
 type phase struct {
 	name    string
 	at, cpu time.Duration
+}
+
+// partsLog reads the run's console log (progress's compact log) for where its parts end: the
+// schema is loaded when the run names it, the scenarios end with the last SDK's "done".
+type partsLog struct {
+	mu           sync.Mutex
+	began        time.Time
+	cpu0         time.Duration
+	schema, done *phase
+	reports      *phase
+}
+
+func (p *partsLog) Write(b []byte) (int, error) {
+	switch line := string(b); {
+	case strings.HasPrefix(line, "runtime schema:"):
+		p.mark("schema")
+	case strings.Contains(line, "] done in "):
+		p.mark("scenarios")
+	}
+	return len(b), nil
+}
+
+func (p *partsLog) mark(name string) {
+	cpu, _ := selfCPU()
+	ph := &phase{name: name, at: time.Since(p.began), cpu: cpu - p.cpu0}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch name {
+	case "schema":
+		p.schema = ph
+	case "scenarios":
+		p.done = ph
+	default:
+		ph.name = "drivers stopped and reports"
+		p.reports = ph
+	}
+}
+
+func (p *partsLog) phases() []phase {
+	var out []phase
+	for _, ph := range []*phase{p.schema, p.done, p.reports} {
+		if ph != nil {
+			out = append(out, *ph)
+		}
+	}
+	return out
 }
 
 // printPhases prints the run's parts one after the other (each's wall and harness CPU time):

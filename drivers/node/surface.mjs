@@ -34,6 +34,9 @@ function shape(ts, checker, type) {
     if (parts.some((p) => checker.isArrayType(p) && checker.getTypeArguments(p)[0].flags & ts.TypeFlags.String)) {
       return { shape: "string[]" };
     }
+    // `ZodSchema<TArgs> | Record<string, unknown>`: an application's plain object is the map.
+    const isMap = (p) => p.flags & ts.TypeFlags.Object && p.getProperties().length === 0 && checker.getIndexInfosOfType(p).length > 0;
+    if (parts.some(isMap) && !parts.some((p) => p.getCallSignatures().length > 0)) return { shape: "map" };
     return { shape: "other" };
   }
   if (t.flags & ts.TypeFlags.String) return { shape: "string" };

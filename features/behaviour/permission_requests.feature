@@ -31,3 +31,10 @@ Feature: The application's permission handler answers the runtime's permission r
     When the prompt "Deploy" is sent and the SDK waits for the reply
     Then no request "session.permissions.handlePendingPermissionRequest" was sent
     And the reply is "Done."
+
+  Scenario: permission requests pending at once are each answered once, under their own requestId
+    Given the runtime then asks the application for permission at once with [{"permissionRequest": {"kind": "custom-tool", "toolName": "deploy", "toolDescription": "Deploys the app", "args": {}}}, {"permissionRequest": {"kind": "custom-tool", "toolName": "rollback", "toolDescription": "Rolls back", "args": {}}}, {"permissionRequest": {"kind": "custom-tool", "toolName": "notify", "toolDescription": "Notifies", "args": {}}}]
+    And the model then replies "Done."
+    When the prompt "Deploy" is sent and the SDK waits for the reply
+    Then the SDK answered each permission request once, under its own requestId, while all of them were pending
+    And the reply is "Done."

@@ -18,7 +18,6 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -82,10 +81,7 @@ type Config struct {
 	// run per version, and its rechecks): loading them costs seconds of CPU (compiling the
 	// schemas, generating and validating a result per method, then the sweep's cases). nil: Run
 	// loads them (runschema.Load) from where its SDKs run.
-	Schema *runschema.Loaded
-	// Phase, when set, is told when each part of the run ends ("schema", "scenarios", "drivers
-	// stopped", "reports"), with the harness's own CPU time then: bench prints the split.
-	Phase      func(name string)
+	Schema     *runschema.Loaded
 	realBinary string // set by Run for RuntimeReal
 	realEnv    []string
 	realPool   *realruntime.Pool // the run's real runtime processes, reused between scenarios
@@ -95,16 +91,6 @@ type Config struct {
 	catalog   []report.SchemaItem // every method and event type of the schemas, for the coverage
 	selection *shardSelection     // set by Run for a shard
 }
-
-func (c *Config) phase(name string) {
-	if c.Phase != nil {
-		c.Phase(name)
-	}
-}
-
-// startPatience is how long the SDKs that are ready wait for the others' first drivers to start
-// before running their scenarios (startGate).
-const startPatience = 10 * time.Second
 
 // Runners: where the drivers run (package runner).
 const (
@@ -206,7 +192,6 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		} else {
 			l = runschema.Load(ctx, schemas, p.pins, cfg.Log)
 		}
-		cfg.phase("schema")
 		res.Harness.Schema, cfg.generated, cfg.answers = l.Desc, l.Gen, l.Answers
 		if l.Validator != nil {
 			cfg.catalog = runschema.Catalog(cfg.generated)
@@ -252,12 +237,10 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	timings := make([]*clock, len(targets))
 	total := cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)
 	var wg sync.WaitGroup
-	var scenariosLeft atomic.Int32 // targets still running scenarios
-	scenariosLeft.Store(int32(len(targets)))
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
 	startSlots := make(chan struct{}, goruntime.NumCPU())
-	gate := newStartGate(len(targets), startPatience)
+	gate := runner.NewStartGate(len(targets), 10*time.Second) // the others' first drivers, at most 10 s
 	for i, u := range targets {
 		name := u.label
 		wg.Add(1)
@@ -267,7 +250,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
-			gate.arrive(ctx)
+			gate.Arrive(ctx)
 			switch t.total = total; {
 			case t.recordings != nil: // a replay runs what was recorded
 				t.total = t.recordings.Len()
@@ -300,9 +283,6 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			}
 			runSuite(cfg, p.featuresRoot, t)
 			clk.done = time.Now()
-			if scenariosLeft.Add(-1) == 0 {
-				cfg.phase("scenarios")
-			}
 			view.Done(name)
 			t.close()
 			clk.drivers = t.drivers().Started()
@@ -310,7 +290,6 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 		}()
 	}
 	wg.Wait()
-	cfg.phase("drivers stopped")
 	res.SDKs = sdkInfo
 	if r.Name() != runner.ReplayName { // a replay keeps the recorded run's timing
 		for i, clk := range timings {
@@ -322,7 +301,6 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Catalog: cfg.catalog, Sink: sink, Log: view.Writer()}); err != nil {
 		return res, err
 	}
-	cfg.phase("reports")
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%w: the reports hold the %d results that finished before", ErrInterrupted, len(res.Results))
 	}

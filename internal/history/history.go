@@ -309,6 +309,8 @@ func Build(runs []Run, ref *Reference, o Options) *History {
 		h.Reference = ref.Name
 	}
 	var prev *Run
+	// Each version's transcripts are read once, compared with the version before and after.
+	rq := &rundiff.Requests{}
 	for i := range runs {
 		r := &runs[i]
 		v := Version{Version: r.Version, Dir: rel(o.Root, r.Dir)}
@@ -324,7 +326,8 @@ func Build(runs []Run, ref *Reference, o Options) *History {
 		if v.Status == report.Available {
 			if prev != nil {
 				v.Previous = prev.Version
-				v.Changes = changes(prev, r, ref, o)
+				v.Changes = changes(rq, prev, r, ref, o)
+				rq.Forget(prev.Dir)
 				v.Wire = wire(v.Changes)
 				for _, c := range v.Changes {
 					h.Counts[c.Kind]++
@@ -378,8 +381,8 @@ func kind(from, to string) string {
 	return StatusChange
 }
 
-func changes(prev, cur *Run, ref *Reference, o Options) []Change {
-	d := rundiff.Compare(prev.Results, cur.Results, prev.Dir, cur.Dir, nil)
+func changes(rq *rundiff.Requests, prev, cur *Run, ref *Reference, o Options) []Change {
+	d := rundiff.CompareWith(rq, prev.Results, cur.Results, prev.Dir, cur.Dir, nil)
 	type key struct{ feature, scenario string }
 	index := func(res *report.Results) map[key]report.Result {
 		m := map[key]report.Result{}

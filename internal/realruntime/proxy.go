@@ -68,8 +68,8 @@ type Config struct {
 	Env    []string // added to the runtime's environment (sdks.RuntimeBinary.Env)
 	// Check, when set, validates each SDK request's params (the runtime's published schema).
 	Check func(method string, params json.RawMessage) []schema.Violation
-	// Slots, when set, bounds how many real runtimes run at once (a semaphore, held from the
-	// scenario's first connection to Close): each is a process of ~100 MB.
+	// Slots, when set, bounds how many real runtimes run at once (a semaphore, held from Start
+	// to Close): each is a process of ~100 MB.
 	Slots chan struct{}
 	// Pool, when set, gives a scenario a runtime process an earlier scenario left clean, and
 	// takes it back when the scenario ends (pool.go); without it every scenario starts its own.
@@ -81,6 +81,7 @@ type Proxy struct {
 	rec     *transcript.Recorder
 	cfg     Config
 	ctx     context.Context // the scenario's: ends a wait for a runtime
+	done    chan struct{}   // closed by Close: ends a wait for a runtime too
 	startMu sync.Mutex      // held while the runtime process is acquired or replaced
 	slot    bool            // holds one of cfg.Slots
 	model   *Model
@@ -120,17 +121,22 @@ var (
 
 var listening = regexp.MustCompile(`(?i)listening on port (\d+)`)
 
-// Start starts the scripted model and makes the scenario a private folder. The runtime process
-// comes when the first SDK connects (acquire): a scenario the real runtime cannot play ends
-// before that and never holds one.
+// Start starts the scripted model, makes the scenario a private folder and gives it its runtime
+// process (acquire), before any step runs: waiting for one of cfg.Slots inside an SDK's connect
+// would count against the driver's command timeout (measured: five SDKs' scenarios waiting for
+// eight runtimes timed out in connect).
 func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, error) {
-	p := &Proxy{rec: rec, cfg: cfg, ctx: ctx}
+	p := &Proxy{rec: rec, cfg: cfg, ctx: ctx, done: make(chan struct{})}
 	var err error
 	if p.model, err = StartModel(); err != nil {
 		return nil, err
 	}
 	p.model.elicit = p.elicit
 	if p.scratch, err = os.MkdirTemp("", "conformance-real-scenario-"); err != nil {
+		p.Close()
+		return nil, err
+	}
+	if _, err := p.acquire(); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -175,6 +181,8 @@ func (p *Proxy) takeSlot() error {
 		return nil
 	case <-p.ctx.Done():
 		return p.ctx.Err()
+	case <-p.done:
+		return fmt.Errorf("the scenario ended")
 	}
 }
 
@@ -321,7 +329,7 @@ func (p *Proxy) serve(sdk net.Conn) {
 		return
 	}
 	addr, err := p.acquire()
-	if err != nil {
+	if err != nil || p.isClosed() {
 		p.rec.Notef(name, "no real runtime for this connection: %v", err)
 		sdk.Close()
 		return
@@ -333,6 +341,12 @@ func (p *Proxy) serve(sdk net.Conn) {
 		return
 	}
 	p.mu.Lock()
+	if p.closed { // Close ran while this connection was being set up: it must not outlive it
+		p.mu.Unlock()
+		sdk.Close()
+		up.Close()
+		return
+	}
 	p.conns = append(p.conns, sdk, up)
 	toSDK := wire.NewWriter(p.framing.Writer(sdk))
 	toRuntime := wire.NewWriter(up)
@@ -553,6 +567,9 @@ func (p *Proxy) Close() {
 		return
 	}
 	p.closed = true
+	if p.done != nil {
+		close(p.done)
+	}
 	if p.ln != nil {
 		p.ln.Close()
 	}

@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/compare"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -121,6 +123,56 @@ func ran(status string) bool {
 // Compare diffs two runs; baseDir and candDir hold their transcripts (payloads are compared
 // only where the scenario ran on both sides and both transcripts exist).
 func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *Report {
+	return CompareWith(nil, base, cand, baseDir, candDir, allow)
+}
+
+// Requests keeps each transcript's requests once read, for a caller comparing one run with
+// several (history compares each version with the one before and the one after: every
+// transcript would be read twice). Safe for concurrent use; nil reads every time.
+type Requests struct {
+	mu sync.Mutex
+	m  map[string][]compare.Request
+}
+
+func (rq *Requests) load(p string) []compare.Request {
+	if rq != nil {
+		rq.mu.Lock()
+		l, ok := rq.m[p]
+		rq.mu.Unlock()
+		if ok {
+			return l
+		}
+	}
+	var l []compare.Request
+	if _, err := os.Stat(p); err == nil {
+		if entries, err := transcript.Read(p); err == nil {
+			l = compare.RequestList(entries)
+		}
+	}
+	if rq != nil {
+		rq.mu.Lock()
+		if rq.m == nil {
+			rq.m = map[string][]compare.Request{}
+		}
+		rq.m[p] = l
+		rq.mu.Unlock()
+	}
+	return l
+}
+
+// Forget drops the requests of the transcripts under dir (a run no later comparison reads).
+func (rq *Requests) Forget(dir string) {
+	rq.mu.Lock()
+	defer rq.mu.Unlock()
+	for p := range rq.m {
+		if strings.HasPrefix(p, filepath.Clean(dir)+string(filepath.Separator)) {
+			delete(rq.m, p)
+		}
+	}
+}
+
+// CompareWith is Compare reading the transcripts through rq.
+func CompareWith(rq *Requests, base, cand *report.Results, baseDir, candDir string, allow Allow) *Report {
 	// A run of several versions of one SDK is keyed by SDK@version; a run of one version by
 	// the SDK alone, so that a candidate version is compared with the base's.
 	index := func(r *report.Results) map[key]report.Result {
@@ -141,6 +193,13 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 		keys[k] = true
 	}
 	var out []Change
+	// The payloads are compared at once, a worker per core: reading the transcripts is most of
+	// a comparison's time (history compares every version with the one before).
+	type payloadJob struct {
+		i          int
+		base, cand string
+	}
+	var jobs []payloadJob
 	for k := range keys {
 		br, inBase := b[k]
 		cr, inCand := c[k]
@@ -155,8 +214,30 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 			ch.To, ch.Message, ch.Rerun, ch.Capability = cr.Status, firstLine(cr.Message), cr.Rerun, cr.Capability
 		}
 		if inBase && inCand && ran(br.Status) && ran(cr.Status) && br.Transcript != "" && cr.Transcript != "" {
-			ch.Payload = payloadChanges(filepath.Join(baseDir, br.Transcript), filepath.Join(candDir, cr.Transcript))
+			jobs = append(jobs, payloadJob{len(out), filepath.Join(baseDir, br.Transcript), filepath.Join(candDir, cr.Transcript)})
+		} else if ch.From == ch.To {
+			continue
 		}
+		out = append(out, ch)
+	}
+	var wg sync.WaitGroup
+	next := make(chan payloadJob)
+	for range min(len(jobs), goruntime.NumCPU()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				out[j.i].Payload = payloadChanges(rq, j.base, j.cand)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	kept := out[:0]
+	for _, ch := range out {
 		if ch.From == ch.To && len(ch.Payload) == 0 {
 			continue
 		}
@@ -167,8 +248,9 @@ func Compare(base, cand *report.Results, baseDir, candDir string, allow Allow) *
 			ch.AllowedBy = allow.by(ch)
 			ch.Regression = ch.AllowedBy == ""
 		}
-		out = append(out, ch)
+		kept = append(kept, ch)
 	}
+	out = kept
 	sort.Slice(out, func(i, j int) bool {
 		a, z := out[i], out[j]
 		if a.rank() != z.rank() {
@@ -214,18 +296,8 @@ func (c Change) rank() int {
 }
 
 // payloadChanges compares the normalized requests of one scenario in two runs.
-func payloadChanges(basePath, candPath string) []Payload {
-	load := func(p string) []compare.Request {
-		if _, err := os.Stat(p); err != nil {
-			return nil
-		}
-		entries, err := transcript.Read(p)
-		if err != nil {
-			return nil
-		}
-		return compare.RequestList(entries)
-	}
-	bl, cl := load(basePath), load(candPath)
+func payloadChanges(rq *Requests, basePath, candPath string) []Payload {
+	bl, cl := rq.load(basePath), rq.load(candPath)
 	if bl == nil || cl == nil {
 		return nil
 	}

@@ -213,3 +213,30 @@ func TestAligned(t *testing.T) {
 	assert.NotContains(t, bp, "session.create#3")
 	assert.Equal(t, cp["session.destroy#1"], bp["session.destroy#1"], "equal counts: in order")
 }
+
+// Comparing through a request cache gives what reading every transcript gives, across several
+// scenarios compared at once; a forgotten run is read again.
+func TestCompareWithCacheIsCompare(t *testing.T) {
+	var res []report.Result
+	base, cand := map[string]string{}, map[string]string{}
+	for _, s := range []string{"a", "b", "c", "d", "e"} {
+		res = append(res, report.Result{SDK: "go", Feature: "f.feature", Scenario: s, Status: report.Passed})
+		base[s], cand[s] = `[{"name":"t"}]`, `[{"name":"t"}]`
+	}
+	cand["b"], cand["d"] = `[{"name":"u"}]`, `[]`
+	bp := run(t, append([]report.Result(nil), res...), base)
+	cp := run(t, append([]report.Result(nil), res...), cand)
+	b, err := report.ReadResults(bp)
+	require.NoError(t, err)
+	c, err := report.ReadResults(cp)
+	require.NoError(t, err)
+	want := Compare(b, c, filepath.Dir(bp), filepath.Dir(cp), nil)
+	require.Len(t, want.Changes, 2)
+	rq := &Requests{}
+	for range 2 { // the second time from the cache
+		assert.Equal(t, want, CompareWith(rq, b, c, filepath.Dir(bp), filepath.Dir(cp), nil))
+	}
+	rq.Forget(filepath.Dir(bp))
+	assert.Len(t, rq.m, 5, "only the candidate's transcripts are kept")
+	assert.Equal(t, want, CompareWith(rq, b, c, filepath.Dir(bp), filepath.Dir(cp), nil))
+}

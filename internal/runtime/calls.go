@@ -73,6 +73,47 @@ func (s *Server) askSDK(c *conn, ss *session, method string, params json.RawMess
 	c.call(method, fields)
 }
 
+// askTogether is a scripted step that sends several requests to the SDK at once, in the order
+// given, each with the session's id added, and then waits for every answer (callWait each).
+func (s *Server) askTogether(c *conn, ss *session, method string, all []json.RawMessage) {
+	chans := make([]chan wire.Message, 0, len(all))
+	ids := make([]string, 0, len(all))
+	for _, params := range all {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(params, &fields) != nil {
+			s.rec.Notef(c.name, "scripted %s params are not a JSON object: %s", method, params)
+			continue
+		}
+		fields["sessionId"], _ = json.Marshal(ss.id)
+		raw, _ := json.Marshal(fields)
+		c.calls.mu.Lock()
+		if c.calls.pending == nil {
+			c.calls.pending = map[string]chan wire.Message{}
+		}
+		c.calls.next++
+		id := strconv.Itoa(c.calls.next)
+		ch := make(chan wire.Message, 1)
+		c.calls.pending[id] = ch
+		c.calls.mu.Unlock()
+		c.send(wire.Message{ID: json.RawMessage(id), Method: method, Params: raw})
+		chans, ids = append(chans, ch), append(ids, id)
+	}
+	deadline := time.After(callWait)
+	for i, ch := range chans {
+		select {
+		case <-ch:
+		case <-deadline:
+			c.calls.mu.Lock()
+			for _, id := range ids[i:] {
+				delete(c.calls.pending, id)
+			}
+			c.calls.mu.Unlock()
+			s.rec.Notef(c.name, "the SDK did not answer every %s sent at once within %s", method, callWait)
+			return
+		}
+	}
+}
+
 // Ask sends method with params to the SDK, on the connection that opened sessionID, the way the
 // runtime calls the handlers an application registered (the clientSession and clientGlobal
 // methods of api.schema.json), and waits for the SDK's response (callWait). A notification is

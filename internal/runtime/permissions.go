@@ -20,6 +20,41 @@ func (s *Server) askPermission(c *conn, ss *session, round int, data json.RawMes
 	s.askByEvent(c, ss, "permission.requested", fmt.Sprintf("perm-%d", round), data)
 }
 
+// askPermissionsTogether sends a permission.requested per data, each with a requestId of its
+// own (perm-ROUND-I), before awaiting any answer, then waits for every answer.
+func (s *Server) askPermissionsTogether(c *conn, ss *session, round int, all []json.RawMessage) {
+	var waits []chan struct{}
+	var ids []string
+	for i, data := range all {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(data, &fields) != nil {
+			s.rec.Notef(c.name, "scripted permission.requested data is not a JSON object: %s", data)
+			continue
+		}
+		id := fmt.Sprintf("perm-%d-%d", round, i+1)
+		fields["requestId"], _ = json.Marshal(id)
+		done := make(chan struct{})
+		s.mu.Lock()
+		if ss.permissions == nil {
+			ss.permissions = map[string]chan struct{}{}
+		}
+		ss.permissions[id] = done
+		s.mu.Unlock()
+		s.emit(c, ss, "permission.requested", fields)
+		waits, ids = append(waits, done), append(ids, id)
+	}
+	deadline := time.After(permissionWait)
+	for i, done := range waits {
+		select {
+		case <-done:
+			s.emit(c, ss, "permission.completed", map[string]any{"requestId": ids[i]})
+		case <-deadline:
+			s.rec.Notef(c.name, "the SDK did not answer every permission request sent at once within %s", permissionWait)
+			return
+		}
+	}
+}
+
 // askElicitation sends elicitation.requested and waits for session.ui.handlePendingElicitation.
 func (s *Server) askElicitation(c *conn, ss *session, round int, data json.RawMessage) {
 	s.askByEvent(c, ss, "elicitation.requested", fmt.Sprintf("elicit-%d", round), data)

@@ -15,11 +15,17 @@ type ModelStep struct {
 	ReplyJSON json.RawMessage // or with this JSON string literal, written as is (framing.go)
 	// Permission, when set, makes this step a permission request (permissions.go) instead.
 	Permission json.RawMessage
+	// PermissionsTogether, when set, makes this step several permission requests made at once:
+	// every permission.requested goes out before any answer is awaited.
+	PermissionsTogether []json.RawMessage
 	// Elicitation, when set, makes this step an elicitation request (permissions.go) instead.
 	Elicitation json.RawMessage
 	// Ask, when set, makes this step a request to the SDK (calls.go) with these params.
 	Ask       string
 	AskParams json.RawMessage
+	// AskTogether, with Ask, makes this step several such requests made at once: every one
+	// goes out before any answer is awaited, so the SDK has them all pending together.
+	AskTogether []json.RawMessage
 	// Together, when set, makes this step these tool calls made at once, as a model asking for
 	// several tools in one message does: every external_tool.requested goes out before any
 	// answer is awaited, so an SDK that serves one call at a time cannot answer the second
@@ -114,12 +120,20 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 	s.emit(c, ss, "user.message", map[string]any{"content": prompt, "messageId": messageID})
 	steps := append(append([]ModelStep(nil), turn.Steps...), ModelStep{Reply: DefaultReply})
 	for round, st := range steps {
+		if len(st.PermissionsTogether) > 0 {
+			s.askPermissionsTogether(c, ss, round, st.PermissionsTogether)
+			continue
+		}
 		if len(st.Permission) > 0 {
 			s.askPermission(c, ss, round, st.Permission)
 			continue
 		}
 		if len(st.Elicitation) > 0 {
 			s.askElicitation(c, ss, round, st.Elicitation)
+			continue
+		}
+		if st.Ask != "" && len(st.AskTogether) > 0 {
+			s.askTogether(c, ss, st.Ask, st.AskTogether)
 			continue
 		}
 		if st.Ask != "" {

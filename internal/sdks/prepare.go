@@ -82,19 +82,35 @@ func CheckToolchain(d Driver) ([]string, error) {
 	return slices.Clone(versions), err
 }
 
+// checkToolchain asks every tool at once (mvn -v and npm --version each take most of a second
+// to start) and answers as if asked in order: the versions up to the first tool that fails.
 func checkToolchain(d Driver) ([]string, error) {
-	var versions []string
-	for _, t := range d.Toolchain {
-		path, err := exec.LookPath(t.Bin)
+	versions := make([]string, len(d.Toolchain))
+	errs := make([]error, len(d.Toolchain))
+	var wg sync.WaitGroup
+	for i, t := range d.Toolchain {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path, err := exec.LookPath(t.Bin)
+			if err != nil {
+				errs[i] = &Unavailable{Reason: fmt.Sprintf("%s not found on PATH; %s", t.Bin, t.Hint)}
+				return
+			}
+			out, err := exec.Command(path, t.VersionArgs...).CombinedOutput()
+			if err != nil {
+				errs[i] = &Unavailable{Reason: fmt.Sprintf("%s %s failed (%v); %s", t.Bin, strings.Join(t.VersionArgs, " "), err, t.Hint)}
+				return
+			}
+			first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(string(out)), "\n", 2)[0])
+			versions[i] = fmt.Sprintf("%s (%s)", first, path)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
 		if err != nil {
-			return versions, &Unavailable{Reason: fmt.Sprintf("%s not found on PATH; %s", t.Bin, t.Hint)}
+			return versions[:i], err
 		}
-		out, err := exec.Command(path, t.VersionArgs...).CombinedOutput()
-		if err != nil {
-			return versions, &Unavailable{Reason: fmt.Sprintf("%s %s failed (%v); %s", t.Bin, strings.Join(t.VersionArgs, " "), err, t.Hint)}
-		}
-		first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(string(out)), "\n", 2)[0])
-		versions = append(versions, fmt.Sprintf("%s (%s)", first, path))
 	}
 	return versions, nil
 }
@@ -135,9 +151,6 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 	d, ok := Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("unknown SDK %q", name)
-	}
-	if _, err := CheckToolchain(d); err != nil {
-		return nil, err
 	}
 	driverDir := filepath.Join(p.RepoRoot, "drivers", name)
 	if d.DriverDir != "" {
@@ -180,6 +193,13 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 				return &prev, nil
 			}
 		}
+	}
+	// The toolchain is checked only to prepare: a cached preparation needs none of the build tools
+	// (npm --version alone takes 1.6 s here, and reading the runtime's schema from the cache
+	// waited for it at the start of every run). A run still checks it (runner.Local), for the
+	// report's toolchain line.
+	if _, err := CheckToolchain(d); err != nil {
+		return nil, err
 	}
 	what := version
 	if source != "" {

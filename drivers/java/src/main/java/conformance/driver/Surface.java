@@ -76,8 +76,8 @@ final class Surface {
             }
             return "array";
         }
-        if (Map.class.isAssignableFrom(raw)) {
-            return "map";
+        if (Map.class.isAssignableFrom(raw) || raw == Object.class) {
+            return "map"; // Object: any JSON, which Jackson binds an object to as a Map (ToolDefinition's parameters)
         }
         if (raw.isInterface() && raw.getMethods().length > 0 && Arrays.stream(raw.getMethods()).filter(m -> Modifier.isAbstract(m.getModifiers())).count() == 1) {
             return "handler"; // a functional interface: a callback the application registers
@@ -295,7 +295,7 @@ final class Surface {
     }
 
     private static boolean holdsDefinition(Type t, List<Class<?>> definitions) {
-        return t instanceof Class<?> c && definitions.stream().anyMatch(c::isAssignableFrom);
+        return t instanceof Class<?> c && c != Object.class && definitions.stream().anyMatch(c::isAssignableFrom);
     }
 
     /**

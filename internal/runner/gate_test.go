@@ -1,4 +1,4 @@
-package harness
+package runner
 
 import (
 	"context"
@@ -28,14 +28,14 @@ func TestStartGate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			g := newStartGate(tt.targets, tt.patience)
+			g := NewStartGate(tt.targets, tt.patience)
 			var wg sync.WaitGroup
 			passed := make(chan struct{}, tt.arriving)
 			for range tt.arriving {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					g.arrive(ctx)
+					g.Arrive(ctx)
 					passed <- struct{}{}
 				}()
 			}

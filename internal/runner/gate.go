@@ -1,4 +1,4 @@
-package harness
+package runner
 
 import (
 	"context"
@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
-// startGate holds every SDK's scenarios until each SDK's first driver has started: a driver
+// StartGate holds every SDK's scenarios until each SDK's first driver has started: a driver
 // that starts while other SDKs' scenarios already run shares the cores with them, and the
 // slowest start (an interpreter importing a large SDK, a JVM) then takes several times its CPU
 // time in wall time and lengthens the whole run (measured under load: Python's first hello
 // 9.4 s while Node and Go ran; 1.9 s alone). A target that takes longer than patience after the
 // first was ready (a preparation from cold, a build) does not hold the others longer.
-type startGate struct {
+type StartGate struct {
 	mu       sync.Mutex
 	left     int
 	open     chan struct{}
@@ -20,17 +20,18 @@ type startGate struct {
 	patience time.Duration
 }
 
-func newStartGate(targets int, patience time.Duration) *startGate {
-	g := &startGate{left: targets, open: make(chan struct{}), patience: patience}
+// NewStartGate is a gate for targets, each waiting at most patience after the first arrived.
+func NewStartGate(targets int, patience time.Duration) *StartGate {
+	g := &StartGate{left: targets, open: make(chan struct{}), patience: patience}
 	if targets == 0 {
 		close(g.open)
 	}
 	return g
 }
 
-// arrive says one target is ready to run its scenarios (or cannot run any), then waits for the
+// Arrive says one target is ready to run its scenarios (or cannot run any), then waits for the
 // gate to open: every target arrived, patience passed since the first did, or ctx ended.
-func (g *startGate) arrive(ctx context.Context) {
+func (g *StartGate) Arrive(ctx context.Context) {
 	g.mu.Lock()
 	if g.deadline == nil {
 		d := make(chan struct{})
