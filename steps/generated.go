@@ -290,14 +290,16 @@ func groupedError(groups map[string][]string, head, unit string) error {
 	}
 	sort.Strings(keys)
 	var b strings.Builder
+	var items []string
 	fmt.Fprintf(&b, "%d %s, in %d %s:", n, head, len(keys), unit)
 	for _, k := range keys {
 		fmt.Fprintf(&b, "\n  %s:", k)
 		for _, l := range groups[k] {
 			fmt.Fprintf(&b, "\n    %s", l)
+			items = append(items, k+": "+l)
 		}
 	}
-	return fmt.Errorf("%s", b.String())
+	return &suite.Divergences{Text: b.String(), Items: items}
 }
 
 // sweepRequests pairs each call with the request it put on the wire. Calls are made one after

@@ -8,6 +8,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 )
 
@@ -225,5 +226,6 @@ func (w *world) surfaceClean() error {
 	if len(ps) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d of %d field values did not reach the wire as set:\n  %s", len(ps), len(w.surface.Findings), strings.Join(ps, "\n  "))
+	return &suite.Divergences{Text: fmt.Sprintf("%d of %d field values did not reach the wire as set:\n  %s", len(ps), len(w.surface.Findings), strings.Join(ps, "\n  ")),
+		Items: ps}
 }

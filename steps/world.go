@@ -150,7 +150,14 @@ func (w *world) fail(st *godog.Step, err error) {
 	if w.stepChecks <= len(w.checked) {
 		checked = append(checked, w.checked[w.stepChecks:]...)
 	}
-	w.failures = append(w.failures, suite.Failure{Step: st.Text, Message: fmt.Sprintf("step %q: %v", st.Text, err), Checked: checked})
+	f := suite.Failure{Step: st.Text, Message: fmt.Sprintf("step %q: %v", st.Text, err), Checked: checked}
+	var list *suite.Divergences
+	if errors.As(err, &list) {
+		for _, it := range list.Items {
+			f.Items = append(f.Items, fmt.Sprintf("step %q: %s", st.Text, it))
+		}
+	}
+	w.failures = append(w.failures, f)
 }
 
 // begin takes the scenario the harness opened, when it reaches the SDK.

@@ -64,7 +64,15 @@ function findPackageRoot() {
 
 const installed = findPackageRoot();
 const sdkVersion = installed.pkg.version;
-const handlers = makeHandlers({ emit, sdk, sdkName: `${SDK_PACKAGE} ${sdkVersion}` });
+const handlers = makeHandlers({
+  emit,
+  sdk,
+  sdkName: `${SDK_PACKAGE} ${sdkVersion}`,
+  // What this version declares, read when a handler needs it (older releases lack some).
+  clientOptionKeys: () => new Set(surfaceOf().filter((e) => e.owner === "clientOptions").map((e) => e.name)),
+  sessionFsMembers: () => interfaceMembers("sessionFsProvider.d.ts", "SessionFsProvider"),
+  sqliteMembers: () => interfaceMembers("sessionFsProvider.d.ts", "SessionFsSqliteProvider"),
+});
 
 // Where the installed SDK came from: CONFORMANCE_SDK_SOURCE when the harness's Prepare set it,
 // else the dependency spec in the driver's own package.json (an exact npm version, or a file:
@@ -140,6 +148,18 @@ const SESSION_OPTIONS = {
 // The key this version declares for an option: its name, or the name an older release gave it.
 function optionKey(m, declared) {
   return !declared.has(m.key) && m.formerly && declared.has(m.formerly) ? m.formerly : m.key;
+}
+
+// The members an interface of the installed version's .d.ts declares (empty when it has none).
+function interfaceMembers(file, name) {
+  try {
+    const dts = readFileSync(join(installed.dir, "dist", file), "utf8");
+    const m = new RegExp(`export interface ${name}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(dts);
+    return new Set(m ? [...m[1].matchAll(/^\s{4}(\w+)\??[:(]/gm)].map((x) => x[1]) : []);
+  } catch (e) {
+    diag(`reading ${file} failed: ${e?.message ?? e}`);
+    return new Set();
+  }
 }
 
 // Keys declared on the public session config interfaces of the installed version.

@@ -36,8 +36,9 @@ const CLIENT_LEVEL = new Set(["gitHubTelemetry.event"]);
 // Session file-system methods need the client option sessionFs at connect and the session's
 // provider at create.
 const isFs = (m) => m.startsWith("sessionFs.");
+const isSqlite = (m) => m.startsWith("sessionFs.sqlite");
 
-export function makeHandlers({ emit, sdk, sdkName }) {
+export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMembers, sqliteMembers }) {
   const { createCanvas } = sdk;
 
   // session: the session handle of a per-session handler; client: the client handle of a
@@ -56,7 +57,9 @@ export function makeHandlers({ emit, sdk, sdkName }) {
     const unhandled = {};
     if (!handlers) return { handled, unhandled };
     for (const method of Object.keys(handlers)) {
-      if (method === "gitHubTelemetry.event") {
+      if (method === "gitHubTelemetry.event" && !clientOptionKeys().has("onGitHubTelemetry")) {
+        unhandled[method] = `${sdkName}: no public API registers a ${method} handler (CopilotClientOptions has no onGitHubTelemetry)`;
+      } else if (method === "gitHubTelemetry.event") {
         clientOptions.onGitHubTelemetry = async (notification) => {
           report(undefined, method, notification ?? null, [], clientHandle);
         };
@@ -85,10 +88,23 @@ export function makeHandlers({ emit, sdk, sdkName }) {
       unhandled[m] = `${sdkName}: no public API registers a ${m} handler (${symbol})`;
     };
 
-    // Session file system: one provider for the session (SessionConfig.createSessionFsProvider).
-    const fs = Object.keys(handlers).filter(isFs);
+    // Session file system: one provider for the session (SessionConfig.createSessionFsProvider;
+    // 1.0.0-beta releases name the same `(session) => SessionFsProvider` createSessionFsHandler,
+    // so the key is the one this SDK's .d.ts declares).
+    let fs = Object.keys(handlers).filter(isFs);
+    // sessionFs.sqliteX reaches SessionFsProvider.sqlite's x (the sqlite provider is absent before
+    // 1.0, its transaction before 1.0.9): a method whose member this version lacks is unhandled.
+    const lacks = (m) => {
+      if (!isSqlite(m)) return undefined;
+      if (!sessionFsMembers().has("sqlite")) return "SessionFsProvider has no sqlite";
+      const member = m.slice("sessionFs.sqlite".length).replace(/^./, (c) => c.toLowerCase());
+      return sqliteMembers().has(member) ? undefined : `SessionFsSqliteProvider has no ${member}`;
+    };
+    for (const m of fs) if (lacks(m)) missing(m, lacks(m));
+    fs = fs.filter((m) => !lacks(m));
+    const fsKey = ["createSessionFsProvider", "createSessionFsHandler"].find((k) => declared.has(k));
     if (fs.length) {
-      if (!declared.has("createSessionFsProvider")) {
+      if (!fsKey) {
         for (const m of fs) missing(m, "SessionConfig has no createSessionFsProvider");
       } else {
         const r = (m) => result(`sessionFs.${m}`);
@@ -115,7 +131,7 @@ export function makeHandlers({ emit, sdk, sdkName }) {
             return v?.exists;
           },
         };
-        config.createSessionFsProvider = () => ({
+        config[fsKey] = () => ({
           async readFile(path) {
             const v = r("readFile");
             done("readFile", named({ path }), beyond(v, "content"));

@@ -68,6 +68,9 @@ var (
 type Failure struct {
 	Message string
 	Checked []report.Check
+	// Items are the divergences of a step that lists what it found one by one (a sweep, the
+	// surface), each as "step "…": group: what was observed"; Judge matches each alone.
+	Items []string
 }
 
 // Expectation says what the entry's failure must be, for reports.
@@ -276,22 +279,45 @@ func (m *Manifest) MatchAll(sdk, version, runtime, feature, scenario string) []*
 // Judge matches a failed scenario's failures against its entries strictly: every failure must be
 // explained by an entry and every entry must explain a failure. ok is false with the reasons
 // (each unexplained failure with what was expected, each entry whose failure was not seen).
+//
+// A failure that lists several divergences (Failure.Items) is judged item by item: each item
+// must be explained by an entry, and an entry is seen when it explains one item. So an entry
+// names what diverges (a field, a method, an event type), not how many divergences the step
+// counted: a version that shows the same divergence in more or fewer places is still the known
+// one, and an item no entry names is a new failure.
 func Judge(entries []*Entry, failures []Failure) (ok bool, why []string) {
 	used := make([]bool, len(entries))
+	unexplained := 0
 	for _, f := range failures {
-		explained := false
-		var whys []string
-		for i, e := range entries {
-			if yes, w := e.Explains(f); yes {
-				explained, used[i] = true, true
-				break
-			} else {
-				whys = append(whys, w)
+		units := []Failure{f}
+		if len(f.Items) > 0 {
+			units = units[:0]
+			for _, it := range f.Items {
+				units = append(units, Failure{Message: it, Checked: f.Checked})
 			}
 		}
-		if !explained {
-			why = append(why, strings.Join(whys, "; "))
+		for _, u := range units {
+			explained := false
+			var whys []string
+			for i, e := range entries {
+				if yes, w := e.Explains(u); yes {
+					explained, used[i] = true, true
+					break
+				} else {
+					whys = append(whys, w)
+				}
+			}
+			if explained {
+				continue
+			}
+			// A new regression of a sweep may be hundreds of items: the first few say what it is.
+			if unexplained++; unexplained <= maxUnexplained {
+				why = append(why, strings.Join(whys, "; "))
+			}
 		}
+	}
+	if unexplained > maxUnexplained {
+		why = append(why, fmt.Sprintf("and %d more failures no entry explains", unexplained-maxUnexplained))
 	}
 	for i, e := range entries {
 		if !used[i] {
@@ -300,3 +326,6 @@ func Judge(entries []*Entry, failures []Failure) (ok bool, why []string) {
 	}
 	return len(why) == 0, why
 }
+
+// maxUnexplained is how many unexplained failures Judge spells out.
+const maxUnexplained = 10

@@ -453,7 +453,7 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 	}
 	var failures []expect.Failure
 	for _, f := range o.Failures {
-		failures = append(failures, expect.Failure{Message: f.Message, Checked: f.Checked})
+		failures = append(failures, expect.Failure{Message: f.Message, Checked: f.Checked, Items: f.Items})
 	}
 	if len(failures) == 0 && o.Err != nil {
 		failures = []expect.Failure{{Message: o.Err.Error(), Checked: o.Checked}}

@@ -75,7 +75,21 @@ type Failure struct {
 	Step    string
 	Message string
 	Checked []report.Check
+	// Items are the divergences a listing step found (Divergences), each prefixed with the step
+	// as Message is; empty for a step that failed on one thing.
+	Items []string
 }
+
+// Divergences is the failure of a step that checks many things at once and lists what it found
+// one by one (a sweep's calls, the surface's field values). The manifest of known divergences
+// matches each item alone, so a known divergence stays known on a version where the list is
+// longer or shorter, and a new item is a new failure.
+type Divergences struct {
+	Text  string   // the whole message, as reported
+	Items []string // one divergence each, standing alone ("group: what was observed")
+}
+
+func (d *Divergences) Error() string { return d.Text }
 
 // ErrUnsupported marks a step the SDK version cannot perform. It wraps godog.ErrSkip so godog
 // skips the rest of the scenario; the runner reports it as unsupported, never as passed.

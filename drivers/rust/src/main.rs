@@ -313,8 +313,9 @@ fn parse_action(spec: &Value) -> Result<(Option<String>, Action), Failure> {
 }
 
 /// Fills the SDK's `ToolResultExpanded` from the wire fields given, through its serde
-/// `Deserialize`. A field the type cannot carry (serde skips unknown keys) is `unsupported`:
-/// the result is serialized back and every key given must still be there.
+/// `Deserialize`. A field the type lacks (serde skips unknown keys) is `unsupported`; one it has
+/// but skips when serializing (an empty list under `skip_serializing_if`) is set and sent, so the
+/// wire shows what the SDK does with it.
 fn tool_result(given: Option<&Value>) -> Result<ToolResultExpanded, Failure> {
     let given = given
         .filter(|v| v.is_object())
@@ -322,7 +323,7 @@ fn tool_result(given: Option<&Value>) -> Result<ToolResultExpanded, Failure> {
     let result: ToolResultExpanded = serde_json::from_value(given.clone())
         .map_err(|e| driver_error(format!("handler.result does not fit ToolResultExpanded: {e}")))?;
     let back = serde_json::to_value(&result).map_err(|e| driver_error(e.to_string()))?;
-    if let Some(path) = first_dropped(given, &back, "") {
+    if let Some(path) = first_lacking::<ToolResultExpanded>(given, &back) {
         let carrier = if path.starts_with("binaryResultsForLlm") { "ToolBinaryResult" } else { "ToolResultExpanded" };
         return Err(Failure::Unsupported(format!(
             "{SDK_NAME} {SDK_VERSION}: {carrier} has no field for {path} (tool result field the \
@@ -332,25 +333,85 @@ fn tool_result(given: Option<&Value>) -> Result<ToolResultExpanded, Failure> {
     Ok(result)
 }
 
-/// The first key path in `given` that `back` (the SDK type serialized again) no longer has.
-fn first_dropped(given: &Value, back: &Value, path: &str) -> Option<String> {
-    match (given, back) {
-        (Value::Object(g), Value::Object(b)) => g.iter().find_map(|(key, value)| {
-            let here = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
-            match b.get(key) {
-                None => Some(here),
-                Some(other) => first_dropped(value, other, &here),
+/// One step of a key path: an object key or an array index.
+#[derive(Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// `a.b[0].c`, for reasons.
+fn path_text(path: &[Step]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Key(k) if out.is_empty() => out.push_str(k),
+            Step::Key(k) => {
+                out.push('.');
+                out.push_str(k)
             }
-        }),
-        (Value::Array(g), Value::Array(b)) => g.iter().enumerate().find_map(|(i, value)| {
-            let here = format!("{path}[{i}]");
-            match b.get(i) {
-                None => Some(here),
-                Some(other) => first_dropped(value, other, &here),
-            }
-        }),
-        _ => None,
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
     }
+    out
+}
+
+/// Every key path in `given` that `back` (the SDK type serialized again) no longer has.
+fn dropped(given: &Value, back: &Value, path: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
+    match (given, back) {
+        (Value::Object(g), Value::Object(b)) => {
+            for (key, value) in g {
+                path.push(Step::Key(key.clone()));
+                match b.get(key) {
+                    None => out.push(path.clone()),
+                    Some(other) => dropped(value, other, path, out),
+                }
+                path.pop();
+            }
+        }
+        (Value::Array(g), Value::Array(b)) => {
+            for (i, value) in g.iter().enumerate() {
+                path.push(Step::Index(i));
+                match b.get(i) {
+                    None => out.push(path.clone()),
+                    Some(other) => dropped(value, other, path, out),
+                }
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The value at `path` in `v`, to replace.
+fn at_mut<'a>(v: &'a mut Value, path: &[Step]) -> Option<&'a mut Value> {
+    path.iter().try_fold(v, |v, step| match step {
+        Step::Key(k) => v.get_mut(k.as_str()),
+        Step::Index(i) => v.get_mut(*i),
+    })
+}
+
+/// The first key path of `given` that the SDK's type `T` does not declare, among those its
+/// serialized form `back` no longer has. A dropped key is either one `T` lacks (its `Deserialize`
+/// ignores an unknown key whatever its value) or one `T` has but skips when serializing
+/// (`skip_serializing_if = "Vec::is_empty"`, `is_false`): `T` then rejects a value of another
+/// kind there (`true` where it takes anything but a bool, a float where it takes a bool). Only
+/// the first is a field the application cannot set; the second is the SDK's own wire behaviour.
+fn first_lacking<T: DeserializeOwned>(given: &Value, back: &Value) -> Option<String> {
+    let mut paths = Vec::new();
+    dropped(given, back, &mut Vec::new(), &mut paths);
+    paths.into_iter().find(|path| !declares::<T>(given, path)).map(|p| path_text(&p))
+}
+
+fn declares<T: DeserializeOwned>(given: &Value, path: &[Step]) -> bool {
+    [json!(true), json!(-1.5)].into_iter().any(|probe| {
+        let mut v = given.clone();
+        match at_mut(&mut v, path) {
+            Some(slot) => *slot = probe,
+            None => return false,
+        }
+        serde_json::from_value::<T>(v).is_err()
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -422,15 +483,17 @@ fn option_available(field: &str, resume_only: bool) -> bool {
 }
 
 /// Converts an option's JSON into the SDK's own type for that field (its serde `Deserialize`),
-/// and answers `unsupported` when the type cannot carry a key the application gave.
+/// and answers `unsupported` when the type lacks a key the application gave. A key the type has
+/// but its serializer skips (an empty `args` under `skip_serializing_if`) is set and sent: the
+/// wire, not the driver, shows that the SDK drops it.
 fn option_value<T: DeserializeOwned + Serialize>(name: &str, value: &Value) -> Result<T, Failure> {
     let typed: T = serde_json::from_value(value.clone()).map_err(|e| {
         driver_error(format!("session option {name}: {value} does not fit the SDK's type: {e}"))
     })?;
     let back = serde_json::to_value(&typed).map_err(|e| driver_error(e.to_string()))?;
-    if let Some(path) = first_dropped(value, &back, "") {
+    if let Some(path) = first_lacking::<T>(value, &back) {
         return Err(Failure::Unsupported(format!(
-            "{SDK_NAME} {SDK_VERSION}: the type of session option {name} cannot carry {path}"
+            "{SDK_NAME} {SDK_VERSION}: the type of session option {name} has no field for {path}"
         )));
     }
     Ok(typed)
