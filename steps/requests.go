@@ -47,11 +47,15 @@ func (w *world) asksPermission(data string) error {
 	if err := json.Unmarshal([]byte(data), &v); err != nil {
 		return fmt.Errorf("the permission request is not a JSON object: %w", err)
 	}
-	step := runtime.ModelStep{Permission: json.RawMessage(data)}
+	return w.scriptRequest("permission.requested", data, runtime.ModelStep{Permission: json.RawMessage(data)})
+}
+
+// scriptRequest adds a runtime request to the turn: as the stand-in's scripted step, or, on a
+// runtime that asks of its own accord when its model does something (the real one: plays.go), as
+// the play that makes it ask, unless the request has fields it would not send.
+func (w *world) scriptRequest(event, data string, step runtime.ModelStep) error {
 	if p, ok := w.rt.(suite.Player); ok {
-		// A runtime that asks of its own accord when its model does something (the real one:
-		// plays.go), unless the request has fields it would not send.
-		played, plays := p.Plays("permission.requested", json.RawMessage(data))
+		played, plays := p.Plays(event, json.RawMessage(data))
 		if !plays {
 			return w.runtimeCan("runtime.script.request")
 		}
@@ -221,20 +225,7 @@ func (w *world) asksElicitation(data string) error {
 	if err := json.Unmarshal([]byte(data), &v); err != nil {
 		return fmt.Errorf("the elicitation request is not a JSON object: %w", err)
 	}
-	step := runtime.ModelStep{Elicitation: json.RawMessage(data)}
-	if p, ok := w.rt.(suite.Player); ok {
-		// A runtime that asks of its own accord when told to (the real one: plays.go), unless
-		// the request has fields it would not send.
-		played, plays := p.Plays("elicitation.requested", json.RawMessage(data))
-		if !plays {
-			return w.runtimeCan("runtime.script.request")
-		}
-		step = *played
-	} else if err := w.runtimeCan("runtime.script.request"); err != nil {
-		return err
-	}
-	w.turn.Steps = append(w.turn.Steps, step)
-	return nil
+	return w.scriptRequest("elicitation.requested", data, runtime.ModelStep{Elicitation: json.RawMessage(data)})
 }
 
 // answeredEventRequest checks that the SDK's answer by method carries, at path, the value the
