@@ -141,6 +141,44 @@ func goModuleDir(dir, downloadErr string) (string, error) {
 	return dir, nil
 }
 
+// goSourceDir finds the folder of the SDK module the driver resolves to. A local source is a
+// replace directive: `go list -m -json` names its folder, and `go mod download` prints nothing for
+// it. A published version may not be in a fresh module cache yet: `go list -m` then gives an empty
+// Dir, so `go mod download -json` fetches it and prints the folder.
+func goSourceDir(ctx context.Context, src string, env []string) (string, error) {
+	goJSON := func(args ...string) (struct {
+		Dir, Error string
+		Replace    *struct{ Dir string }
+	}, error) {
+		var mod struct {
+			Dir, Error string
+			Replace    *struct{ Dir string }
+		}
+		cmd := exec.CommandContext(ctx, "go", append(args, goSDKModule)...)
+		cmd.Dir, cmd.Env = src, append(os.Environ(), env...)
+		out, err := cmd.Output()
+		if err != nil {
+			return mod, fmt.Errorf("go: locating %s's source with `go %s`: %w (%s)", goSDKModule, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		}
+		if err := json.Unmarshal(out, &mod); err != nil {
+			return mod, fmt.Errorf("go: locating %s's source with `go %s`: %w (printed %q)", goSDKModule, strings.Join(args, " "), err, out)
+		}
+		return mod, nil
+	}
+	listed, err := goJSON("list", "-m", "-json")
+	if err != nil {
+		return "", err
+	}
+	if listed.Replace != nil {
+		return goModuleDir(listed.Replace.Dir, listed.Error)
+	}
+	downloaded, err := goJSON("mod", "download", "-json")
+	if err != nil {
+		return "", err
+	}
+	return goModuleDir(downloaded.Dir, downloaded.Error)
+}
+
 // goLegacyNames are type names the SDK renamed before 1.0: reflection reaches a renamed field or
 // method, not a renamed type, so the driver names such a type through an alias chosen by a build
 // tag (drivers/go/uri_connection*.go). The tag is set when the SDK's source declares the old name
@@ -152,20 +190,7 @@ var goLegacyNames = []struct{ old, current, tag string }{
 // goBuildTags reads the resolved SDK module's source (its folder in the module cache, or the
 // local source) and returns the build tags its API names need.
 func goBuildTags(ctx context.Context, src string, env []string) ([]string, error) {
-	// `go mod download -json` fetches the module when the module cache does not have it yet (a
-	// fresh machine) and prints its folder; `go list -m` would print an empty Dir then, and the
-	// glob below would read whatever folder the harness runs in.
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", goSDKModule)
-	cmd.Dir, cmd.Env = src, append(os.Environ(), env...)
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("go: locating %s's source: %w (%s)", goSDKModule, err, strings.TrimSpace(string(out)))
-	}
-	var mod struct{ Dir, Error string }
-	if err := json.Unmarshal(out, &mod); err != nil {
-		return nil, fmt.Errorf("go: locating %s's source: %w", goSDKModule, err)
-	}
-	dir, err := goModuleDir(mod.Dir, mod.Error)
+	dir, err := goSourceDir(ctx, src, env)
 	if err != nil {
 		return nil, err
 	}
