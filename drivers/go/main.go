@@ -222,6 +222,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"handler.permission":            true,
 		"surface":                       true,
 		"surface.handlers":              true,
+		"surface.callbacks":             true, // applyFields' fillCallbacks
 		"rpc.handlers":                  true, // unhandled methods named in connect's / createSession's answer
 		"handler.hooks":                 hooksMapped,
 		"driver.concurrent":             true, // main runs each command on a goroutine of its own

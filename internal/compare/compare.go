@@ -5,7 +5,9 @@
 package compare
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -49,7 +51,7 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 			out = append(out, report.Comparison{Feature: k.feature, Scenario: k.scenario, SDKs: sdks, Differences: d, Fields: fields})
 			continue
 		}
-		payloads := map[string]map[string]any{} // sdk -> "method#n" -> params
+		lists := map[string][]Request{}
 		checked := map[report.Check]bool{}
 		var sdks []string
 		for _, r := range rs {
@@ -57,13 +59,17 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 			if err != nil {
 				return nil, fmt.Errorf("%s on %s: %w", r.Scenario, r.SDK, err)
 			}
-			payloads[r.SDK] = Requests(entries)
+			lists[r.SDK] = RequestList(entries)
 			sdks = append(sdks, r.SDK)
 			for _, c := range r.Checked {
 				checked[c] = true
 			}
 		}
 		sort.Strings(sdks)
+		payloads := map[string]map[string]any{} // sdk -> "method#n" -> params
+		for _, sdk := range sdks {
+			payloads[sdk] = keyed(InOrderOf(lists[sdks[0]], lists[sdk]))
+		}
 		out = append(out, report.Comparison{Feature: k.feature, Scenario: k.scenario, SDKs: sdks,
 			Differences: Payloads(payloads, checked)})
 	}
@@ -233,11 +239,80 @@ func covered(vals map[string]string) bool {
 // Requests returns the normalized params of every request in a transcript, keyed by
 // "method#occurrence" so that the k-th request of a method is compared with the k-th of another SDK.
 func Requests(entries []transcript.Entry) map[string]any {
+	return keyed(RequestList(entries))
+}
+
+func keyed(rs []Request) map[string]any {
 	out := map[string]any{}
 	seen := map[string]int{}
-	for _, r := range RequestList(entries) {
+	for _, r := range rs {
 		seen[r.Method]++
 		out[fmt.Sprintf("%s#%d", r.Method, seen[r.Method])] = r.Params
+	}
+	return out
+}
+
+// InOrderOf returns other with each method's requests put in ref's order when they are the same
+// requests in another order (the same params, as a multiset): answers to requests the runtime
+// has pending at once (several permission requests, several tool calls) go out in whatever order
+// the application's handlers finish, which differs between SDKs and between runs, and the
+// comparison is of payloads (the features check an order where it matters). Requests that
+// differ in any payload keep their own order, so their differences are shown as sent.
+func InOrderOf(ref, other []Request) []Request {
+	text := func(v any) string {
+		b, _ := json.Marshal(v) // map keys sorted: one text per value
+		return string(b)
+	}
+	byMethod := func(rs []Request) map[string][]string {
+		m := map[string][]string{}
+		for _, r := range rs {
+			m[r.Method] = append(m[r.Method], text(r.Params))
+		}
+		return m
+	}
+	rm, om := byMethod(ref), byMethod(other)
+	reorder := map[string][]Request{} // method -> other's requests in ref's order
+	for method, ot := range om {
+		rt := rm[method]
+		if len(rt) != len(ot) || len(ot) < 2 || slices.Equal(rt, ot) {
+			continue
+		}
+		a, b := slices.Clone(rt), slices.Clone(ot)
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			continue
+		}
+		var in []Request
+		for _, r := range other {
+			if r.Method == method {
+				in = append(in, r)
+			}
+		}
+		used := make([]bool, len(in))
+		var out []Request
+		for _, want := range rt {
+			for i, r := range in {
+				if !used[i] && text(r.Params) == want {
+					used[i] = true
+					out = append(out, r)
+					break
+				}
+			}
+		}
+		reorder[method] = out
+	}
+	if len(reorder) == 0 {
+		return other
+	}
+	out := make([]Request, 0, len(other))
+	next := map[string]int{}
+	for _, r := range other {
+		if rs, ok := reorder[r.Method]; ok {
+			r = rs[next[r.Method]]
+			next[r.Method]++
+		}
+		out = append(out, r)
 	}
 	return out
 }

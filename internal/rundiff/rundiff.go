@@ -319,8 +319,10 @@ func payloadChanges(rq *Requests, basePath, candPath string) []Payload {
 // sends one more session.create in the middle), the requests equal on both sides are paired
 // first (a longest common subsequence) and the others in order between them; a candidate
 // request left unpaired gets a key of its own past the base's, so it is one "now sends"
-// rather than a change in every later request.
+// rather than a change in every later request. The same requests in another order
+// (compare.InOrderOf) are no change.
 func Aligned(base, cand []compare.Request) (map[string]any, map[string]any) {
+	cand = compare.InOrderOf(base, cand) // concurrent answers in another order are no change
 	byMethod := func(rs []compare.Request) (map[string][]any, []string) {
 		m := map[string][]any{}
 		var order []string

@@ -193,6 +193,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         }
         symbols.put("surface.handlers",
                 "driver: the java driver does not register handlers by their surface name (surfaceHandlers) yet");
+        symbols.put("surface.callbacks",
+                "driver: the java driver does not give a definition's required callbacks (a command's handler) do-nothing ones yet");
         symbols.put("tool.handler.waitFor",
                 "driver: the java driver's tool handlers do not wait for another tool's (waitFor) yet");
         symbols.put("handler.hooks", types.sessionConfig().getName() + "#setHooks");
