@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -72,5 +74,35 @@ func TestStdioScriptRecordsTheSDKsArguments(t *testing.T) {
 		}
 		assert.Equal(t, args, append([]string{}, argv...), "the recorded arguments")
 		require.NoError(t, os.Remove(out))
+	}
+}
+
+// TestStdioRuntimeExitsOnShutdown: the runtime an SDK spawns answers runtime.shutdown and then
+// exits with its stdin still open, as the real runtime does (an SDK that waits for its child to
+// exit before killing it would otherwise wait out its own timeout on every stop).
+func TestStdioRuntimeExitsOnShutdown(t *testing.T) {
+	bin := buildCLI(t)
+	out := filepath.Join(t.TempDir(), "stdio.ndjson")
+	cmd := exec.Command(bin, "runtime", "--stdio", "--transcript", out)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	body := `{"jsonrpc":"2.0","id":1,"method":"runtime.shutdown","params":{}}`
+	_, err = fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	require.NoError(t, err)
+	answer, err := wire.NewReader(stdout).NextFrame()
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{}}`, string(answer.Body))
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		assert.NoError(t, err)
+	case <-time.After(time.Minute): // a bound on a hang, not a speed check
+		_ = cmd.Process.Kill()
+		t.Fatal("the runtime did not exit after answering runtime.shutdown")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
@@ -113,7 +114,16 @@ func runtimeCmd() *cobra.Command {
 			if relay != "" {
 				return relayStdio(rec, relay)
 			}
-			runtime.New(rec, runtime.Options{}).ServeConn(os.Stdin, os.Stdout)
+			// Served until stdin ends or the SDK's runtime.shutdown is answered: then the
+			// process exits, as the real runtime does, rather than wait for the SDK to kill it.
+			done := make(chan struct{})
+			var once sync.Once
+			end := func() { once.Do(func() { close(done) }) }
+			go func() {
+				runtime.New(rec, runtime.Options{OnShutdown: end}).ServeConn(os.Stdin, os.Stdout)
+				end()
+			}()
+			<-done
 			return nil
 		},
 	}

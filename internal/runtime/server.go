@@ -38,6 +38,10 @@ type Options struct {
 	// schemagen), one per method: a method the runtime has no scripted answer for gets its
 	// generated one instead of method-not-found, so an SDK that decodes results gets a real one.
 	Answers *Answers
+	// OnShutdown, when set, is called once runtime.shutdown has been answered: a runtime the SDK
+	// spawned exits then, as the real one does (an SDK may wait for its child to exit before it
+	// kills it: Node 1.0.2 waits 10 s).
+	OnShutdown func()
 }
 
 // Answers are the generated results of the schema's methods.
@@ -224,6 +228,9 @@ func (s *Server) answer(c *conn, m wire.Message) {
 		return
 	}
 	c.send(wire.Message{ID: m.ID, Result: raw})
+	if m.Method == "runtime.shutdown" && s.opts.OnShutdown != nil {
+		s.opts.OnShutdown()
+	}
 }
 
 // send records and writes one frame to the SDK.
