@@ -645,6 +645,11 @@ const commands = {
       throw new DriverError('connect needs "address" or "cliPath"');
     }
     applyFields(clientOptions, args.fields, "clientOptions", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
+    if (clientOptions.isChildProcess === true) {
+      // Older releases: the SDK then speaks JSON-RPC on this process's own stdin/stdout, which
+      // carry the driver protocol (the SDK's ping would wait forever for an answer there).
+      throw new Unsupported(`${SDK_PACKAGE} ${sdkVersion}: isChildProcess makes the SDK use the driver's own stdin/stdout, which carry the driver protocol`);
+    }
     const account = handlers.forClient(clientOptions, args.handlers, handle);
     const client = new CopilotClient(connection ? { connection, ...clientOptions } : clientOptions);
     await client.start();
