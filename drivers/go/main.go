@@ -222,7 +222,6 @@ func (d *driver) hello() (map[string]any, error) {
 		"handler.permission":            true,
 		"surface":                       true,
 		"surface.handlers":              true,
-		"surface.callbacks":             true, // applyFields' fillCallbacks
 		"rpc.handlers":                  true, // unhandled methods named in connect's / createSession's answer
 		"handler.hooks":                 hooksMapped,
 		"driver.concurrent":             true, // main runs each command on a goroutine of its own
@@ -278,7 +277,9 @@ func missingSymbols(caps map[string]bool) map[string]string {
 		"transport.stdio":                "copilot.StdioConnection.Env",
 		"tool.result.binary.metadata":    "copilot.ToolBinaryResult.Metadata",
 		"connect.option.connectionToken": "copilot.URIConnection.ConnectionToken",
-		// Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
+		// Not the SDK's absence: what the driver does not do.
+		"surface.callbacks": "driver: the go driver gives a definition no callback of its own: a Go func field may be nil, " +
+			"and filling one changes the wire (NamedProviderConfig.BearerTokenProvider announces hasBearerTokenProvider)",
 	}
 	for name, field := range connectFields {
 		symbols["connect.option."+name] = "copilot.ClientOptions." + field

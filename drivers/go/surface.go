@@ -242,50 +242,9 @@ func applyFields(cfg any, fields map[string]json.RawMessage) error {
 		if err := dec.Decode(p.Interface()); err != nil {
 			return unsupported{fmt.Sprintf("%s %s: %s.%s (%s) cannot hold %s: %v", sdkModule, version, v.Type(), name, f.Type(), raw, err)}
 		}
-		if k := f.Kind(); k == reflect.Slice || k == reflect.Map {
-			fillCallbacks(p.Elem()) // definitions come in lists (commands, tools, custom agents)
-		}
 		f.Set(p.Elem())
 	}
 	return nil
-}
-
-// fillCallbacks gives every nil func of a decoded value (a command's Handler inside a list of
-// definitions, at any depth) a do-nothing callback of its type (capability surface.callbacks):
-// JSON cannot carry a func, and an application always sets one.
-func fillCallbacks(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			fillCallbacks(v.Elem())
-		}
-	case reflect.Slice, reflect.Array:
-		for i := 0; i < v.Len(); i++ {
-			fillCallbacks(v.Index(i))
-		}
-	case reflect.Map:
-		for _, k := range v.MapKeys() {
-			// A map's values are not addressable: fill a copy and put it back.
-			c := reflect.New(v.Type().Elem()).Elem()
-			c.Set(v.MapIndex(k))
-			fillCallbacks(c)
-			v.SetMapIndex(k, c)
-		}
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			f := v.Field(i)
-			if !f.CanSet() {
-				continue
-			}
-			if f.Kind() == reflect.Func && f.IsNil() {
-				if h, ok := noopHandler(f.Type()); ok {
-					f.Set(h)
-				}
-				continue
-			}
-			fillCallbacks(f)
-		}
-	}
 }
 
 // applyHandlers registers, for each named handler field of cfg (a pointer to a struct), a
