@@ -182,10 +182,8 @@ func (w *world) end() {
 	wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	_ = w.rt.Wait(wctx)
 	cancel()
-	for _, c := range w.clients {
-		if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && s.Err == nil {
-			s.Err = fmt.Errorf("stopping the SDK client: %w", err)
-		}
+	if err := w.stopClients(); err != nil && s.Err == nil {
+		s.Err = fmt.Errorf("stopping the SDK client: %w", err)
 	}
 	w.importStdio()
 	if s.Err == nil {
@@ -210,6 +208,13 @@ func (w *world) call(cmd string, args any) (*driver.Response, error) {
 		// stdout carries only protocol JSON: anything else is a driver fault, not noise.
 		err = d.Fault("protocol", cmd, w.badLine.Error())
 	}
+	w.failed(err)
+	return r, err
+}
+
+// failed notes a driver failure in the transcript; a driver that hung or broke the protocol is
+// killed, so the next scenario gets a fresh one.
+func (w *world) failed(err error) {
 	var f *driver.Failure
 	if errors.As(err, &f) {
 		w.rec.Notef("driver", "%s", f.Error())
@@ -217,12 +222,72 @@ func (w *world) call(cmd string, args any) (*driver.Response, error) {
 			w.t.KillDriver()
 		}
 	}
-	return r, err
+}
+
+// stopClients stops every client the scenario opened: all at once on a driver that serves
+// commands concurrently (a Python client's stop waits a second for its reader thread, and the
+// surface scenario's 23 clients took 23 s one after the other), else one after the other. It
+// returns the first error.
+func (w *world) stopClients() error {
+	concurrent, _ := w.t.Capability("driver.concurrent")
+	if !concurrent || len(w.clients) < 2 {
+		var first error
+		for _, c := range w.clients {
+			if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	d, err := w.t.Driver(w.ctx)
+	if err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	var bad error
+	d.SetSink(func(l driver.Line) {
+		if err := w.record(l); err != nil {
+			mu.Lock()
+			if bad == nil {
+				bad = err
+			}
+			mu.Unlock()
+		}
+	})
+	errs := make([]error, len(w.clients))
+	var wg sync.WaitGroup
+	for i, c := range w.clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = d.Call(w.ctx, "stopClient", map[string]any{"client": c}, w.t.CommandTimeout())
+		}()
+	}
+	wg.Wait()
+	d.SetSink(nil)
+	if err := errors.Join(errs...); err != nil {
+		w.failed(err)
+		return err
+	}
+	if bad != nil {
+		err := d.Fault("protocol", "stopClient", bad.Error())
+		w.failed(err)
+		return err
+	}
+	return nil
 }
 
 func (w *world) driverLine(l driver.Line) {
+	if err := w.record(l); err != nil && w.badLine == nil {
+		w.badLine = err
+	}
+}
+
+// record writes one driver line to the transcript; a line that is not protocol JSON is recorded
+// as such and returned as an error.
+func (w *world) record(l driver.Line) error {
 	if w.rec == nil {
-		return
+		return nil
 	}
 	dir := transcript.DriverToHarness
 	if l.ToDriver {
@@ -230,12 +295,10 @@ func (w *world) driverLine(l driver.Line) {
 	}
 	if l.Err != nil {
 		w.rec.Bad("driver", dir, l.Body, l.Err)
-		if w.badLine == nil {
-			w.badLine = fmt.Errorf("line %.200q: %w", l.Body, l.Err)
-		}
-		return
+		return fmt.Errorf("line %.200q: %w", l.Body, l.Err)
 	}
 	w.rec.Frame("driver", dir, l.Body)
+	return nil
 }
 
 // do sends a command that must succeed: an SDK error or an unsupported outcome is the step's error.
