@@ -37,6 +37,7 @@ type recordedCommand struct {
 // NewRecorded reads the driver lines of a transcript.
 func NewRecorded(entries []transcript.Entry) *Recorded {
 	r := &Recorded{}
+	byID := map[int]int{} // command id -> index in commands
 	for _, e := range entries {
 		switch {
 		case e.Dir == transcript.HarnessToDriver:
@@ -45,18 +46,26 @@ func NewRecorded(entries []transcript.Entry) *Recorded {
 				Cmd string `json:"cmd"`
 			}
 			if json.Unmarshal(e.Frame, &c) == nil {
+				byID[c.ID] = len(r.commands)
 				r.commands = append(r.commands, recordedCommand{cmd: c.Cmd, seq: e.Seq, resp: -1})
 			}
 		case e.Dir == transcript.DriverToHarness:
 			if len(r.commands) == 0 || len(e.Frame) == 0 {
 				continue
 			}
-			last := &r.commands[len(r.commands)-1]
+			to := &r.commands[len(r.commands)-1]
 			var resp Response
-			if last.resp < 0 && json.Unmarshal(e.Frame, &resp) == nil && resp.Outcome != "" {
-				last.resp = len(last.lines)
+			if json.Unmarshal(e.Frame, &resp) == nil && resp.Outcome != "" {
+				// A response goes to the command it answers: commands sent at once (a
+				// scenario's clients stopped together) are answered after all were sent.
+				if i, ok := byID[resp.ID]; ok && r.commands[i].resp < 0 {
+					to = &r.commands[i]
+				}
+				if to.resp < 0 {
+					to.resp = len(to.lines)
+				}
 			}
-			last.lines = append(last.lines, e.Frame)
+			to.lines = append(to.lines, e.Frame)
 		case e.Kind == transcript.KindScenario:
 		case len(r.commands) == 0, e.Spawned():
 			// A spawned runtime's entries were taken in when the scenario ended, but its steps

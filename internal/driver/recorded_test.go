@@ -92,3 +92,27 @@ func TestRecordedDriverEmitsEachCommandsStretch(t *testing.T) {
 	assert.Equal(t, []string{`{"method":"session.create"}`, `{"method":"session.detach"}`}, emitted)
 	mu.Unlock()
 }
+
+// Commands sent at once (a scenario's clients stopped together) are recorded before their
+// answers, in either order: each is answered with the response that carries its id.
+func TestRecordedDriverAnswersCommandsSentAtOnce(t *testing.T) {
+	frame := func(dir, s string) transcript.Entry {
+		return transcript.Entry{Conn: "driver", Dir: dir, Frame: json.RawMessage(s)}
+	}
+	rec := NewRecorded([]transcript.Entry{
+		frame(transcript.HarnessToDriver, `{"id":3,"cmd":"stopClient","args":{"client":"c1"}}`),
+		frame(transcript.HarnessToDriver, `{"id":4,"cmd":"stopClient","args":{"client":"c2"}}`),
+		frame(transcript.DriverToHarness, `{"id":4,"outcome":"ok","result":{"which":"c2"}}`),
+		frame(transcript.DriverToHarness, `{"id":3,"outcome":"error","error":{"message":"c1 failed"}}`),
+	})
+	c, err := Start(context.Background(), rec)
+	require.NoError(t, err)
+	defer c.Kill()
+	r, err := c.Call(context.Background(), "stopClient", nil, time.Second)
+	require.NoError(t, err, "the first command has its answer though the next command came first")
+	assert.Equal(t, Error, r.Outcome)
+	r, err = c.Call(context.Background(), "stopClient", nil, time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, OK, r.Outcome)
+	assert.JSONEq(t, `{"which":"c2"}`, string(r.Result))
+}

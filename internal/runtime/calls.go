@@ -78,6 +78,7 @@ func (s *Server) askSDK(c *conn, ss *session, method string, params json.RawMess
 func (s *Server) askTogether(c *conn, ss *session, method string, all []json.RawMessage) {
 	chans := make([]chan wire.Message, 0, len(all))
 	ids := make([]string, 0, len(all))
+	var out []wire.Message
 	for _, params := range all {
 		var fields map[string]json.RawMessage
 		if json.Unmarshal(params, &fields) != nil {
@@ -95,9 +96,10 @@ func (s *Server) askTogether(c *conn, ss *session, method string, all []json.Raw
 		ch := make(chan wire.Message, 1)
 		c.calls.pending[id] = ch
 		c.calls.mu.Unlock()
-		c.send(wire.Message{ID: json.RawMessage(id), Method: method, Params: raw})
+		out = append(out, wire.Message{ID: json.RawMessage(id), Method: method, Params: raw})
 		chans, ids = append(chans, ch), append(ids, id)
 	}
+	c.sendAll(out)
 	deadline := time.After(callWait)
 	for i, ch := range chans {
 		select {

@@ -231,10 +231,15 @@ func (s *Server) clearContext(p sessionParams) (any, *wire.RPCError) {
 
 // emit sends one session.event notification in the runtime's envelope.
 func (s *Server) emit(c *conn, ss *session, typ string, data any) {
+	c.send(eventMessage(ss, typ, data))
+}
+
+// eventMessage is the session.event notification of one event of type typ.
+func eventMessage(ss *session, typ string, data any) wire.Message {
 	if data == nil {
 		data = map[string]any{}
 	}
-	c.notify("session.event", map[string]any{
+	raw, _ := json.Marshal(map[string]any{
 		"sessionId": ss.id,
 		"event": map[string]any{
 			"id":        uuid.NewString(),
@@ -244,6 +249,7 @@ func (s *Server) emit(c *conn, ss *session, typ string, data any) {
 			"data":      data,
 		},
 	})
+	return wire.Message{Method: "session.event", Params: raw}
 }
 
 // SetGeneratedAnswers makes every public schema method answer with its generated result

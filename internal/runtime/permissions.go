@@ -25,6 +25,7 @@ func (s *Server) askPermission(c *conn, ss *session, round int, data json.RawMes
 func (s *Server) askPermissionsTogether(c *conn, ss *session, round int, all []json.RawMessage) {
 	var waits []chan struct{}
 	var ids []string
+	var out []wire.Message
 	for i, data := range all {
 		var fields map[string]json.RawMessage
 		if json.Unmarshal(data, &fields) != nil {
@@ -40,9 +41,10 @@ func (s *Server) askPermissionsTogether(c *conn, ss *session, round int, all []j
 		}
 		ss.permissions[id] = done
 		s.mu.Unlock()
-		s.emit(c, ss, "permission.requested", fields)
+		out = append(out, eventMessage(ss, "permission.requested", fields))
 		waits, ids = append(waits, done), append(ids, id)
 	}
+	c.sendAll(out)
 	deadline := time.After(permissionWait)
 	for i, done := range waits {
 		select {

@@ -245,6 +245,25 @@ func (c *conn) send(m wire.Message) {
 	}
 }
 
+// sendAll records and writes frames the runtime sends at once: every one is recorded before
+// the first is written, so no answer of the SDK to one of them can come before the others (the
+// requests a scripted step makes together are all pending before any answer).
+func (c *conn) sendAll(ms []wire.Message) {
+	bodies := make([][]byte, len(ms))
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	for i, m := range ms {
+		m.JSONRPC = "2.0"
+		bodies[i], _ = json.Marshal(m)
+		c.srv.rec.Frame(c.name, transcript.RuntimeToSDK, bodies[i])
+	}
+	for _, body := range bodies {
+		if err := c.w.Write(body); err != nil && !c.srv.isClosed() {
+			c.srv.rec.Notef(c.name, "write failed: %v", err)
+		}
+	}
+}
+
 // notify sends a notification.
 func (c *conn) notify(method string, params any) {
 	raw, _ := json.Marshal(params)
