@@ -55,7 +55,6 @@ type world struct {
 	step            *godog.Step             // the step running now
 	stepChecks      int                     // len(checked) when it began
 	replacements    int                     // replacements made at once by the last "replaced N times at once"
-	badLine         error                   // the first driver line of the current command that was not protocol JSON
 	sweep           []*sweepCall            // the generated calls of the schema sweep (generated.go)
 	handlers        map[string]*handlerSpec // the application's runtime-to-SDK handlers (handlers.go)
 	asked           []asked                 // requests the scenario had the runtime send the SDK (requests.go)
@@ -196,20 +195,53 @@ func (w *world) end() {
 // call sends one driver command, recording both lines in the transcript. A driver that hung or
 // broke the protocol is killed, so the next scenario gets a fresh one.
 func (w *world) call(cmd string, args any) (*driver.Response, error) {
+	rs, err := w.callAll(cmd, []any{args})
+	if rs == nil {
+		return nil, err
+	}
+	return rs[0], err
+}
+
+// callAll sends one command per args at once, recording every line in the transcript, and
+// returns their responses and their errors (joined when there are several). A line that is not
+// protocol JSON is a driver fault, not noise: stdout carries only protocol JSON.
+func (w *world) callAll(cmd string, args []any) ([]*driver.Response, error) {
 	d, err := w.t.Driver(w.ctx)
 	if err != nil {
 		return nil, err
 	}
-	d.SetSink(w.driverLine)
+	var mu sync.Mutex
+	var bad error
+	d.SetSink(func(l driver.Line) {
+		if err := w.record(l); err != nil {
+			mu.Lock()
+			if bad == nil {
+				bad = err
+			}
+			mu.Unlock()
+		}
+	})
 	defer d.SetSink(nil)
-	w.badLine = nil
-	r, err := d.Call(w.ctx, cmd, args, w.t.CommandTimeout())
-	if err == nil && w.badLine != nil {
-		// stdout carries only protocol JSON: anything else is a driver fault, not noise.
-		err = d.Fault("protocol", cmd, w.badLine.Error())
+	rs := make([]*driver.Response, len(args))
+	errs := make([]error, len(args))
+	var wg sync.WaitGroup
+	for i, a := range args {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rs[i], errs[i] = d.Call(w.ctx, cmd, a, w.t.CommandTimeout())
+		}()
+	}
+	wg.Wait()
+	err = errors.Join(errs...)
+	if len(errs) == 1 {
+		err = errs[0]
+	}
+	if err == nil && bad != nil {
+		err = d.Fault("protocol", cmd, bad.Error())
 	}
 	w.failed(err)
-	return r, err
+	return rs, err
 }
 
 // failed notes a driver failure in the transcript; a driver that hung or broke the protocol is
@@ -227,61 +259,30 @@ func (w *world) failed(err error) {
 // stopClients stops every client the scenario opened: all at once on a driver that serves
 // commands concurrently (a Python client's stop waits a second for its reader thread, and the
 // surface scenario's 23 clients took 23 s one after the other), else one after the other. It
-// returns the first error.
+// returns the first error (all of them, joined, when stopped at once).
 func (w *world) stopClients() error {
-	concurrent, _ := w.t.Capability("driver.concurrent")
-	if !concurrent || len(w.clients) < 2 {
-		var first error
-		for _, c := range w.clients {
-			if _, err := w.call("stopClient", map[string]any{"client": c}); err != nil && first == nil {
-				first = err
-			}
-		}
-		return first
+	if len(w.clients) == 0 {
+		return nil
 	}
-	d, err := w.t.Driver(w.ctx)
-	if err != nil {
-		return err
-	}
-	var mu sync.Mutex
-	var bad error
-	d.SetSink(func(l driver.Line) {
-		if err := w.record(l); err != nil {
-			mu.Lock()
-			if bad == nil {
-				bad = err
-			}
-			mu.Unlock()
-		}
-	})
-	errs := make([]error, len(w.clients))
-	var wg sync.WaitGroup
+	args := make([]any, len(w.clients))
 	for i, c := range w.clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = d.Call(w.ctx, "stopClient", map[string]any{"client": c}, w.t.CommandTimeout())
-		}()
+		args[i] = map[string]any{"client": c}
 	}
-	wg.Wait()
-	d.SetSink(nil)
-	if err := errors.Join(errs...); err != nil {
-		w.failed(err)
+	if concurrent, _ := w.t.Capability("driver.concurrent"); concurrent {
+		_, err := w.callAll("stopClient", args)
 		return err
 	}
-	if bad != nil {
-		err := d.Fault("protocol", "stopClient", bad.Error())
-		w.failed(err)
-		return err
+	var first error
+	for _, a := range args {
+		if _, err := w.call("stopClient", a); err != nil && first == nil {
+			first = err
+		}
 	}
-	return nil
+	return first
 }
 
-func (w *world) driverLine(l driver.Line) {
-	if err := w.record(l); err != nil && w.badLine == nil {
-		w.badLine = err
-	}
-}
+// driverLine records a line the driver sends between commands (a sweep's events).
+func (w *world) driverLine(l driver.Line) { _ = w.record(l) }
 
 // record writes one driver line to the transcript; a line that is not protocol JSON is recorded
 // as such and returned as an error.

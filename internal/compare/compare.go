@@ -259,19 +259,19 @@ func keyed(rs []Request) map[string]any {
 // comparison is of payloads (the features check an order where it matters). Requests that
 // differ in any payload keep their own order, so their differences are shown as sent.
 func InOrderOf(ref, other []Request) []Request {
-	text := func(v any) string {
-		b, _ := json.Marshal(v) // map keys sorted: one text per value
-		return string(b)
-	}
-	byMethod := func(rs []Request) map[string][]string {
+	texts := func(rs []Request) (map[string][]string, []string) {
 		m := map[string][]string{}
-		for _, r := range rs {
-			m[r.Method] = append(m[r.Method], text(r.Params))
+		all := make([]string, len(rs))
+		for i, r := range rs {
+			b, _ := json.Marshal(r.Params) // map keys sorted: one text per value
+			all[i] = string(b)
+			m[r.Method] = append(m[r.Method], all[i])
 		}
-		return m
+		return m, all
 	}
-	rm, om := byMethod(ref), byMethod(other)
-	reorder := map[string][]Request{} // method -> other's requests in ref's order
+	rm, _ := texts(ref)
+	om, otext := texts(other)
+	order := map[string][]int{} // method -> indexes into other, in ref's order
 	for method, ot := range om {
 		rt := rm[method]
 		if len(rt) != len(ot) || len(ot) < 2 || slices.Equal(rt, ot) {
@@ -283,33 +283,25 @@ func InOrderOf(ref, other []Request) []Request {
 		if !slices.Equal(a, b) {
 			continue
 		}
-		var in []Request
-		for _, r := range other {
-			if r.Method == method {
-				in = append(in, r)
-			}
-		}
-		used := make([]bool, len(in))
-		var out []Request
+		used := map[int]bool{}
 		for _, want := range rt {
-			for i, r := range in {
-				if !used[i] && text(r.Params) == want {
+			for i, r := range other {
+				if r.Method == method && !used[i] && otext[i] == want {
 					used[i] = true
-					out = append(out, r)
+					order[method] = append(order[method], i)
 					break
 				}
 			}
 		}
-		reorder[method] = out
 	}
-	if len(reorder) == 0 {
+	if len(order) == 0 {
 		return other
 	}
 	out := make([]Request, 0, len(other))
 	next := map[string]int{}
 	for _, r := range other {
-		if rs, ok := reorder[r.Method]; ok {
-			r = rs[next[r.Method]]
+		if idx, ok := order[r.Method]; ok {
+			r = other[idx[next[r.Method]]]
 			next[r.Method]++
 		}
 		out = append(out, r)

@@ -234,16 +234,7 @@ func (s *Server) answer(c *conn, m wire.Message) {
 }
 
 // send records and writes one frame to the SDK.
-func (c *conn) send(m wire.Message) {
-	m.JSONRPC = "2.0"
-	body, _ := json.Marshal(m)
-	c.sendMu.Lock()
-	defer c.sendMu.Unlock()
-	c.srv.rec.Frame(c.name, transcript.RuntimeToSDK, body)
-	if err := c.w.Write(body); err != nil && !c.srv.isClosed() {
-		c.srv.rec.Notef(c.name, "write failed: %v", err)
-	}
-}
+func (c *conn) send(m wire.Message) { c.sendAll([]wire.Message{m}) }
 
 // sendAll records and writes frames the runtime sends at once: every one is recorded before
 // the first is written, so no answer of the SDK to one of them can come before the others (the
