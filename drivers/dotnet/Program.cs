@@ -51,6 +51,12 @@ internal static class Program
         s_stdout = new StreamWriter(Console.OpenStandardOutput(), new UTF8Encoding(false)) { AutoFlush = false };
         Console.SetOut(Console.Error);
 
+        if (argv.Length > 0 && argv[0] == "--probe")
+        {
+            WriteLine(Probe(argv.Skip(1)));
+            return 0;
+        }
+
         if (argv.Contains("--self-check"))
         {
             // Used by the recipe after the build: loads the SDK assembly and prints what hello would say.
@@ -210,6 +216,10 @@ internal static class Program
             ["tool.result.binary"] = typeof(ToolResultObject).GetProperty("BinaryResultsForLlm") is not null,
             ["tool.result.sessionLog"] = typeof(ToolResultObject).GetProperty("SessionLog") is not null,
             ["tool.result.telemetry"] = typeof(ToolResultObject).GetProperty("ToolTelemetry") is not null,
+            ["tool.result.binary.metadata"] = typeof(ToolBinaryResult).GetProperty("Metadata") is not null,
+            ["session.gitHubToken"] = SessionTokenProperty() is not null,
+            ["session.rpc.tools.set"] = false,
+            ["session.rpc.tools.set.nil"] = false,
             ["driver.concurrent"] = true, // commands run on the thread pool (Main)
         };
         var notes = new JsonObject
@@ -228,6 +238,7 @@ internal static class Program
         SessionOptions.Declare($"{PackageId} {version}", capabilities, notes);
         ConnectOptions.Declare($"{PackageId} {version}", capabilities, notes);
         GeneratedRpc.Declare($"{PackageId} {version}", capabilities, notes);
+        notes["session.rpc.tools.set.nil"] = "no session.tools.set wrapper to pass a null list to (session.rpc.tools.set)";
 
         return new JsonObject
         {
@@ -237,8 +248,85 @@ internal static class Program
             ["source"] = source,
             ["capabilities"] = capabilities,
             ["notes"] = notes,
+            ["missing"] = MissingSymbols(capabilities),
         };
     }
+
+    /// <summary>
+    /// Names, for each capability this SDK version lacks, the SDK symbol whose absence makes it so
+    /// (PROTOCOL.md "Capability audit"), as reflection names it: "Namespace.Type" or
+    /// "Namespace.Type.Member". The harness asks `--probe` (below) whether the installed SDK has
+    /// each; one it has turns the audit red. "driver: …" is what this driver does not do yet.
+    /// </summary>
+    private static JsonObject MissingSymbols(JsonObject capabilities)
+    {
+        var symbols = new Dictionary<string, string>(StringComparer.Ordinal)
+        {
+            ["session.setTools"] = "GitHub.Copilot.CopilotSession.SetToolsAsync",
+            ["session.rpc.tools.set"] = "GitHub.Copilot.Rpc.ToolsApi.SetAsync",
+            ["session.gitHubToken"] = "GitHub.Copilot.SessionConfig.GitHubToken",
+            ["tool.result.binary"] = "GitHub.Copilot.ToolResultObject.BinaryResultsForLlm",
+            ["tool.result.sessionLog"] = "GitHub.Copilot.ToolResultObject.SessionLog",
+            ["tool.result.telemetry"] = "GitHub.Copilot.ToolResultObject.ToolTelemetry",
+            ["tool.result.binary.metadata"] = "GitHub.Copilot.ToolBinaryResult.Metadata",
+            ["connect.option.connectionToken"] = "GitHub.Copilot.UriRuntimeConnection.ConnectionToken",
+            ["connect.option.clientInfo"] = "GitHub.Copilot.CopilotClientOptions.ClientInfo",
+            ["connect.option.gitHubTelemetry"] = "GitHub.Copilot.CopilotClientOptions.OnGitHubTelemetry",
+            ["rpc.generated"] = "GitHub.Copilot.CopilotSession.Rpc",
+            // Not the SDK's absence: protocol capabilities this driver has not caught up with.
+            ["rpc.handlers"] = "driver: the dotnet driver does not register the runtime->SDK handlers (handlers) yet",
+            ["handler.hooks"] = "driver: the dotnet driver does not map hooks.invoke to SessionConfig.Hooks yet",
+            ["surface.handlers"] = "driver: the dotnet driver does not register handlers by their surface name (surfaceHandlers) yet",
+            ["surface.callbacks"] = "driver: the dotnet driver does not give a definition's required callbacks do-nothing ones yet",
+            ["tool.handler.waitFor"] = "driver: the dotnet driver's tool handlers do not wait for another tool's (waitFor) yet",
+        };
+        SessionOptions.Symbols(symbols);
+        var missing = new JsonObject();
+        foreach ((string capability, string symbol) in symbols)
+        {
+            if (capabilities[capability] is not JsonValue v || !v.TryGetValue(out bool declared) || !declared)
+            {
+                missing[capability] = symbol;
+            }
+        }
+        return missing;
+    }
+
+    /// <summary>
+    /// `--probe SYMBOL…`: whether the installed SDK assembly has each symbol (a public type, or a
+    /// public member of one), as a JSON object. The capability audit's .NET probe
+    /// (internal/sdks/dotnet.go) runs it: reflection is the one reader of a compiled assembly's
+    /// declarations that .NET itself provides.
+    /// </summary>
+    private static JsonObject Probe(IEnumerable<string> symbols)
+    {
+        Assembly sdk = typeof(CopilotClient).Assembly;
+        var result = new JsonObject();
+        foreach (string symbol in symbols)
+        {
+            result[symbol] = HasSymbol(sdk, symbol);
+        }
+        return result;
+    }
+
+    private static bool HasSymbol(Assembly sdk, string symbol)
+    {
+        if (sdk.GetType(symbol) is { } type)
+        {
+            return type.IsPublic || type.IsNestedPublic;
+        }
+        int dot = symbol.LastIndexOf('.');
+        if (dot <= 0 || sdk.GetType(symbol[..dot]) is not { } owner || !(owner.IsPublic || owner.IsNestedPublic))
+        {
+            return false;
+        }
+        const BindingFlags flags = BindingFlags.Public | BindingFlags.Instance | BindingFlags.Static;
+        return owner.GetMember(symbol[(dot + 1)..], flags).Length > 0;
+    }
+
+    /// <summary>SessionConfig's per-session GitHub token, on the SDK versions that have one.</summary>
+    private static PropertyInfo? SessionTokenProperty() =>
+        typeof(SessionConfig).GetProperty("GitHubToken") is { CanWrite: true } p && p.PropertyType == typeof(string) ? p : null;
 
     private static async Task<JsonObject> ConnectAsync(JsonObject a)
     {
@@ -300,6 +388,13 @@ internal static class Program
         };
         SessionOptions.Apply(config, OptionsArg(a), resume: false, $"{PackageId} {SdkVersion()}");
         Surface.Apply(config, a["fields"], $"{PackageId} {SdkVersion()}");
+        if (OptionalString(a, "gitHubToken") is { } token)
+        {
+            // The application's per-session token option, passed as given.
+            PropertyInfo property = SessionTokenProperty()
+                ?? throw new UnsupportedException($"{PackageId} {SdkVersion()}: SessionConfig has no GitHubToken");
+            property.SetValue(config, token);
+        }
 
         CopilotSession session = await client.CreateSessionAsync(config).ConfigureAwait(false);
         state.Session = session;

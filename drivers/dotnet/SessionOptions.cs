@@ -85,6 +85,17 @@ internal static class SessionOptions
         }
     }
 
+    /// <summary>The config property whose absence makes each session.option.* false (PROTOCOL.md "Capability audit").</summary>
+    public static void Symbols(IDictionary<string, string> symbols)
+    {
+        foreach (Option o in s_all)
+        {
+            bool onCreate = Property(typeof(SessionConfig), o.Property) is not null;
+            string where = o.ResumeOnly || onCreate ? nameof(ResumeSessionConfig) : nameof(SessionConfig);
+            symbols["session.option." + o.Name] = $"GitHub.Copilot.{where}.{o.Property}";
+        }
+    }
+
     /// <summary>
     /// Sets each option on the config object through its property, converting the JSON into the
     /// property's declared type; handler options install a handler that answers nothing useful.

@@ -2,7 +2,9 @@ package sdks
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -48,6 +50,7 @@ func init() {
 				"the driver restores the NuGet package GitHub.Copilot.SDK when it is built",
 		}},
 		Prepare: prepareDotnet,
+		Probe:   probeDotnet,
 	})
 }
 
@@ -369,4 +372,20 @@ func dotnetZipPackage(dir, nupkg string) (err error) {
 		return err
 	}
 	return z.Close()
+}
+
+// probeDotnet asks the built driver (`Driver.dll --probe SYMBOL…`) whether the installed SDK
+// assembly has each symbol: .NET reads a compiled assembly's declarations by reflection, so the
+// probe runs in the driver's own process with the SDK loaded as the driver loads it.
+func probeDotnet(ctx context.Context, prep *Prepared, symbols []string) (map[string]bool, error) {
+	argv := append(append(append([]string{}, prep.Launch.Argv...), "--probe"), symbols...)
+	stdout, stderr, err := probeCommand(ctx, prep.Launch.Dir, append(append([]string{}, dotnetEnv...), prep.Launch.Env...), argv...)
+	if err != nil {
+		return nil, fmt.Errorf("dotnet probe: %v: %s", err, bytes.TrimSpace(stderr))
+	}
+	out := map[string]bool{}
+	if err := json.Unmarshal(bytes.TrimSpace(stdout), &out); err != nil {
+		return nil, fmt.Errorf("dotnet probe printed %q: %w", stdout, err)
+	}
+	return out, nil
 }
