@@ -263,7 +263,7 @@ func (w *world) answeredWithMethod(method, path, want string) error {
 }
 
 // runtimeSendsTogether scripts several requests to the SDK sent at once (runtime.ModelStep
-// AskTogether): the stand-in's script only.
+// AskTogether; on the real runtime: its model asks for the tools that make them in one message).
 func (w *world) runtimeSendsTogether(method, list string) error {
 	var all []json.RawMessage
 	if err := json.Unmarshal([]byte(list), &all); err != nil {
@@ -276,11 +276,38 @@ func (w *world) runtimeSendsTogether(method, list string) error {
 		}
 		w.asked = append(w.asked, asked{method: method, params: v})
 	}
+	if w.handlers[method] == nil {
+		if played, err := w.playsTogether(method, all); played {
+			return err
+		}
+	}
 	if _, err := w.standIn("runtime.script.request"); err != nil {
 		return err
 	}
 	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Ask: method, AskTogether: all})
 	return nil
+}
+
+// playsTogether has a runtime that asks of its own accord when its model does something (the
+// real one: plays.go) send several requests at once: its model asks, in one message, for every
+// tool call that makes one. played is false when the runtime is not such a player; a request
+// it would not send is unsupported (runtime.script.request).
+func (w *world) playsTogether(method string, all []json.RawMessage) (played bool, err error) {
+	p, ok := w.rt.(suite.Player)
+	if !ok {
+		return false, nil
+	}
+	var step runtime.ModelStep
+	for _, params := range all {
+		s, plays := p.Plays(method, params)
+		if !plays || s == nil || s.Tool == "" {
+			return true, w.runtimeCan("runtime.script.request")
+		}
+		step.Together = append(step.Together, s.Tool)
+		step.TogetherArguments = append(step.TogetherArguments, s.Arguments)
+	}
+	w.turn.Steps = append(w.turn.Steps, step)
+	return true, nil
 }
 
 // answeredEach checks every request of method the runtime sent: the SDK's answer with the
@@ -346,8 +373,8 @@ func (w *world) answeredEach(method, path, reqPath string) error {
 	return nil
 }
 
-// asksPermissionsTogether scripts several permission requests sent at once (the stand-in's
-// script only).
+// asksPermissionsTogether scripts several permission requests sent at once (on the real
+// runtime: its model asks for the tools that need them in one message).
 func (w *world) asksPermissionsTogether(list string) error {
 	if err := w.needs("handler.permission"); err != nil {
 		return err
@@ -355,6 +382,9 @@ func (w *world) asksPermissionsTogether(list string) error {
 	var all []json.RawMessage
 	if err := json.Unmarshal([]byte(list), &all); err != nil {
 		return fmt.Errorf("the permission requests are not a JSON list: %w", err)
+	}
+	if played, err := w.playsTogether("permission.requested", all); played {
+		return err
 	}
 	if _, err := w.standIn("runtime.script.request"); err != nil {
 		return err

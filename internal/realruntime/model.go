@@ -145,11 +145,16 @@ func (m *Model) complete(w http.ResponseWriter, r *http.Request) {
 		calls = []any{map[string]any{"id": fmt.Sprintf("call_%d", n), "type": "function",
 			"function": map[string]any{"name": st.Tool, "arguments": string(a)}}}
 	}
-	// Several tools in one message (ModelStep.Together), each with no arguments, as the
-	// stand-in asks for them.
+	// Several tools in one message (ModelStep.Together), each with its arguments, or none as
+	// the stand-in asks for them.
 	for i, t := range st.Together {
+		args := "{}"
+		if i < len(st.TogetherArguments) && st.TogetherArguments[i] != nil {
+			a, _ := json.Marshal(st.TogetherArguments[i])
+			args = string(a)
+		}
 		calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d_%d", n, i), "type": "function",
-			"function": map[string]any{"name": t, "arguments": "{}"}})
+			"function": map[string]any{"name": t, "arguments": args}})
 	}
 	if calls != nil {
 		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": calls}

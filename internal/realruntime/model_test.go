@@ -93,6 +93,7 @@ func TestModelPlaysTheScript(t *testing.T) {
 			m.AddTurn(runtime.Turn{Steps: []runtime.ModelStep{
 				{Tool: "lookup", Arguments: map[string]any{"q": "x"}},
 				{Together: []string{"slow", "fast"}},
+				{Together: []string{"ask_user", "ask_user"}, TogetherArguments: []map[string]any{{"question": "A?"}, {"question": "B?"}}},
 				{Tool: "finish"},
 				{Reply: "done"},
 				{Tool: "never"},
@@ -101,6 +102,7 @@ func TestModelPlaysTheScript(t *testing.T) {
 			want := []answer{
 				{tool: "lookup", args: `{"q":"x"}`, finish: "tool_calls"},
 				{tool: "slow,fast", args: `{},{}`, finish: "tool_calls"},
+				{tool: "ask_user,ask_user", args: `{"question":"A?"},{"question":"B?"}`, finish: "tool_calls"},
 				{tool: "finish", args: `{}`, finish: "tool_calls"},
 				{text: "done", finish: "stop"},
 				{text: runtime.DefaultReply, finish: "stop"},
@@ -110,7 +112,7 @@ func TestModelPlaysTheScript(t *testing.T) {
 			}
 			m.NextTurn() // a send with nothing scripted
 			assert.Equal(t, answer{text: runtime.DefaultReply, finish: "stop"}, ask(t, m, stream))
-			assert.Equal(t, 6, m.Calls())
+			assert.Equal(t, 7, m.Calls())
 		})
 	}
 }

@@ -31,6 +31,10 @@ type ModelStep struct {
 	// answer is awaited, so an SDK that serves one call at a time cannot answer the second
 	// while the first is pending.
 	Together []string
+	// TogetherArguments, when set, are the arguments of each Together call, in order: the real
+	// runtime's scripted model asks for calls with arguments (the runtime's ask_user tool); the
+	// stand-in's calls take none.
+	TogetherArguments []map[string]any
 }
 
 // Turn is what the scripted model does in answer to one session.send. The runtime's rules
