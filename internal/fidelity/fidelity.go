@@ -69,6 +69,13 @@ type Report struct {
 	OnlyReal    []string `json:"onlyReal,omitempty"`
 	OnlyStandIn []string `json:"onlyStandIn,omitempty"`
 	Skew        *Skew    `json:"skew,omitempty"`
+	// Incompatible are the SDKs (report.Target) that never connected to the real runtime, with
+	// why: no real result passed, and every one is unsupported or an expected failure of one
+	// manifest entry. Their differences measure that SDK × runtime incompatibility (a finding
+	// of the compatibility matrix), not the stand-in, so Connected leaves them out.
+	Incompatible map[string]string `json:"incompatible,omitempty"`
+	// Connected is Same / Total over the SDKs that are not Incompatible.
+	Connected Count `json:"connected"`
 }
 
 // Compare reads two runs' results.json and transcripts. schemaDoc, when given, is the
@@ -109,6 +116,13 @@ func Compare(standInDir, realDir string, schemaDoc []byte) (*Report, error) {
 		}
 		r.Counts[t] = c
 	}
+	r.Incompatible = incompatible(re.Results)
+	for t, c := range r.Counts {
+		if _, out := r.Incompatible[t]; !out {
+			r.Connected.Same += c.Same
+			r.Connected.Total += c.Total
+		}
+	}
 	var results *schema.Results
 	if len(schemaDoc) > 0 {
 		if results, err = schema.CompileResults(schemaDoc); err != nil {
@@ -133,6 +147,45 @@ func Compare(standInDir, realDir string, schemaDoc []byte) (*Report, error) {
 		r.Skew.NotImplemented = sortedKeys(reObs.notFound)
 	}
 	return r, nil
+}
+
+// incompatible finds the SDKs that never connected to the real runtime (Report.Incompatible):
+// nothing passed, and every result is unsupported or an expected failure, all of one entry.
+func incompatible(real []report.Result) map[string]string {
+	type tally struct {
+		other   bool            // a result that is neither xfail nor unsupported
+		entries map[string]bool // the manifest entries behind the xfails
+		cause   string
+	}
+	by := map[string]*tally{}
+	for _, x := range real {
+		t := report.Target(x.SDK, x.Version)
+		if by[t] == nil {
+			by[t] = &tally{entries: map[string]bool{}}
+		}
+		switch x.Status {
+		case report.XFail:
+			by[t].entries[x.Expected] = true
+			if by[t].cause == "" {
+				by[t].cause = firstLine(x.Message)
+			}
+		case report.Unsupported, report.Unavailable:
+		default:
+			by[t].other = true
+		}
+	}
+	out := map[string]string{}
+	for t, c := range by {
+		if !c.other && len(c.entries) == 1 && !c.entries[""] {
+			for e := range c.entries {
+				out[t] = fmt.Sprintf("every result is unsupported or the expected failure %s: %s", e, c.cause)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 type observed struct {
@@ -307,23 +360,53 @@ func Markdown(r *Report) string {
 	var b strings.Builder
 	b.WriteString("# Fidelity of the stand-in runtime\n\n")
 	fmt.Fprintf(&b, "Stand-in run: `%s`; real run: `%s` (%s).\n\n", r.StandIn, r.Real, r.Runtime)
-	pct := 0.0
-	if r.Total > 0 {
-		pct = 100 * float64(r.Same) / float64(r.Total)
+	pct := func(c Count) float64 { return 100 * float64(c.Same) / float64(max(c.Total, 1)) }
+	all := Count{Same: r.Same, Total: r.Total}
+	if len(r.Incompatible) == 0 {
+		fmt.Fprintf(&b, "**%d of %d results (%.1f%%) have the same status on both runtimes.**\n\n", r.Same, r.Total, pct(all))
+	} else {
+		fmt.Fprintf(&b, "**%d of %d results (%.1f%%) have the same status on both runtimes, on the SDKs that connect to the real runtime**; "+
+			"%d of %d (%.1f%%) with the %d that do not (below).\n\n", r.Connected.Same, r.Connected.Total, pct(r.Connected),
+			r.Same, r.Total, pct(all), len(r.Incompatible))
 	}
-	fmt.Fprintf(&b, "**%d of %d results (%.1f%%) have the same status on both runtimes.**\n\n| SDK | same | of | %% |\n|---|---|---|---|\n", r.Same, r.Total, pct)
+	b.WriteString("| SDK | same | of | % | connects to the real runtime |\n|---|---|---|---|---|\n")
 	var sdks []string
 	for s := range r.Counts {
 		sdks = append(sdks, s)
 	}
 	sort.Strings(sdks)
 	for _, s := range sdks {
-		c := r.Counts[s]
-		fmt.Fprintf(&b, "| %s | %d | %d | %.1f |\n", s, c.Same, c.Total, 100*float64(c.Same)/float64(max(c.Total, 1)))
+		connects := "yes"
+		if _, out := r.Incompatible[s]; out {
+			connects = "no"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %.1f | %s |\n", s, r.Counts[s].Same, r.Counts[s].Total, pct(r.Counts[s]), connects)
 	}
-	if len(r.Diffs) > 0 {
+	if len(r.Incompatible) > 0 {
+		b.WriteString("\n## SDKs that do not connect to the real runtime\n\nTheir differences are that SDK × runtime " +
+			"incompatibility (see the compatibility matrix), not the stand-in's; each is listed in fidelity.json.\n\n")
+		for _, s := range sortedKeys(boolKeys(r.Incompatible)) {
+			n := 0
+			for _, d := range r.Diffs {
+				if d.SDK == s {
+					n++
+				}
+			}
+			fmt.Fprintf(&b, "- %s (%d scenarios differ): %s\n", s, n, cell(r.Incompatible[s]))
+		}
+	}
+	connected := 0
+	for _, d := range r.Diffs {
+		if _, out := r.Incompatible[d.SDK]; !out {
+			connected++
+		}
+	}
+	if connected > 0 {
 		b.WriteString("\n## Scenarios whose status differs\n\n| SDK | scenario | stand-in | real | cause |\n|---|---|---|---|---|\n")
 		for _, d := range r.Diffs {
+			if _, out := r.Incompatible[d.SDK]; out {
+				continue
+			}
 			fmt.Fprintf(&b, "| %s | %s: %s | %s | %s | %s |\n", d.SDK, d.Feature, cell(d.Scenario), d.StandIn, d.Real, cell(d.Cause))
 		}
 	}
@@ -349,6 +432,14 @@ func Markdown(r *Report) string {
 		}
 	}
 	return b.String()
+}
+
+func boolKeys(m map[string]string) map[string]bool {
+	out := map[string]bool{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }

@@ -62,3 +62,39 @@ func TestCompare(t *testing.T) {
 	assert.Empty(t, r.Skew.ResultViolations, "the real ping validates")
 	assert.Contains(t, Markdown(r), "**1 of 2 results (50.0%) have the same status on both runtimes.**")
 }
+
+func TestIncompatible(t *testing.T) {
+	entry := "fixtures/expected-failures.yaml:10"
+	xfail := func(sdk, e string) report.Result {
+		return report.Result{SDK: sdk, Version: "1", Status: report.XFail, Expected: e, Message: "step \"x\": connect: refused\nknown divergence"}
+	}
+	tests := []struct {
+		name    string
+		results []report.Result
+		want    []string
+	}{
+		{name: "every result an expected failure of one entry, or unsupported",
+			results: []report.Result{xfail("java", entry), xfail("java", entry), {SDK: "java", Version: "1", Status: report.Unsupported}},
+			want:    []string{"java@1"}},
+		{name: "one result passed: it connected",
+			results: []report.Result{xfail("java", entry), {SDK: "java", Version: "1", Status: report.Passed}}},
+		{name: "expected failures of two entries are two findings, not one incompatibility",
+			results: []report.Result{xfail("java", entry), xfail("java", "fixtures/expected-failures.yaml:20")}},
+		{name: "a failure is not explained by the incompatibility",
+			results: []report.Result{xfail("java", entry), {SDK: "java", Version: "1", Status: report.Failed}}},
+		{name: "nothing but unsupported says nothing about connecting",
+			results: []report.Result{{SDK: "java", Version: "1", Status: report.Unsupported}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := incompatible(tt.results)
+			var keys []string
+			for k, why := range got {
+				keys = append(keys, k)
+				assert.Contains(t, why, entry)
+				assert.Contains(t, why, "connect: refused")
+			}
+			assert.ElementsMatch(t, tt.want, keys)
+		})
+	}
+}
