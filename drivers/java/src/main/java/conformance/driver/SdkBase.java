@@ -195,8 +195,6 @@ abstract class SdkBase<C, S> implements SdkAdapter {
                 "driver: the java driver does not register handlers by their surface name (surfaceHandlers) yet");
         symbols.put("surface.callbacks",
                 "driver: the java driver does not give a definition's required callbacks (a command's handler) do-nothing ones yet");
-        symbols.put("tool.handler.waitFor",
-                "driver: the java driver's tool handlers do not wait for another tool's (waitFor) yet");
         symbols.put("handler.hooks", types.sessionConfig().getName() + "#setHooks");
         Map<String, Boolean> caps = capabilities();
         Map<String, String> out = new TreeMap<>();
@@ -355,6 +353,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         }
         caps.put("handler.permission", true);
         caps.put("surface", true);
+        // ToolSpec.run: a waiting handler's CompletableFuture completes after the other tool's.
+        caps.put("tool.handler.waitFor", true);
         // Runtime-to-SDK handlers (Handlers): the hooks through the session config's setHooks;
         // every other method is named unhandled with the symbol it lacks.
         caps.put("rpc.handlers", true);
