@@ -191,8 +191,6 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         for (ConnectOptions.Option o : ConnectOptions.ALL) {
             symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
         }
-        symbols.put("surface.handlers",
-                "driver: the java driver does not register handlers by their surface name (surfaceHandlers) yet");
         symbols.put("surface.callbacks",
                 "driver: the java driver does not give a definition's required callbacks (a command's handler) do-nothing ones yet");
         symbols.put("handler.hooks", types.sessionConfig().getName() + "#setHooks");
@@ -212,6 +210,9 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         JsonNode fields = nextFields.get();
         nextFields.remove();
         Surface.apply(config, fields, sdkName(), definitions());
+        JsonNode names = nextSurfaceHandlers.get();
+        nextSurfaceHandlers.remove();
+        Surface.registerHandlers(config, names, sdkName());
         Pending h = nextHandlers.get();
         if (h != null) {
             handlerAccount.set(Handlers.apply(config, h.handlers(), h.session(), sdkName(), out));
@@ -248,6 +249,13 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     @Override
     public void nextFields(JsonNode fields) {
         nextFields.set(fields);
+    }
+
+    private final ThreadLocal<JsonNode> nextSurfaceHandlers = new ThreadLocal<>();
+
+    @Override
+    public void nextSurfaceHandlers(JsonNode names) {
+        nextSurfaceHandlers.set(names);
     }
 
     /**
@@ -353,6 +361,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         }
         caps.put("handler.permission", true);
         caps.put("surface", true);
+        // Surface.registerHandlers: a do-nothing callback of each named handler's own type.
+        caps.put("surface.handlers", true);
         // ToolSpec.run: a waiting handler's CompletableFuture completes after the other tool's.
         caps.put("tool.handler.waitFor", true);
         // Runtime-to-SDK handlers (Handlers): the hooks through the session config's setHooks;
