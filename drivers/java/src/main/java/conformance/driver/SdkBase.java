@@ -191,8 +191,6 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         for (ConnectOptions.Option o : ConnectOptions.ALL) {
             symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
         }
-        symbols.put("surface.callbacks",
-                "driver: the java driver does not give a definition's required callbacks (a command's handler) do-nothing ones yet");
         symbols.put("handler.hooks", types.sessionConfig().getName() + "#setHooks");
         Map<String, Boolean> caps = capabilities();
         Map<String, String> out = new TreeMap<>();
@@ -363,6 +361,14 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         caps.put("surface", true);
         // Surface.registerHandlers: a do-nothing callback of each named handler's own type.
         caps.put("surface.handlers", true);
+        // Surface.build: a definition's required callback (a record component every public
+        // factory takes a callback for: ToolDefinition's handler) that fields leave out gets a
+        // do-nothing one; a setter-built definition (CommandDefinition) has no required member.
+        caps.put("surface.callbacks", true);
+        notes.put("surface.callbacks", sdkName() + ": the required callbacks of the definition types are the "
+                + "record components every public static factory takes a callback for (ToolDefinition's handler), "
+                + "filled with a do-nothing proxy when fields leave them out; a setter-built definition's callback "
+                + "(CommandDefinition#setHandler) may stay null and is left out as given");
         // ToolSpec.run: a waiting handler's CompletableFuture completes after the other tool's.
         caps.put("tool.handler.waitFor", true);
         // Runtime-to-SDK handlers (Handlers): the hooks through the session config's setHooks;

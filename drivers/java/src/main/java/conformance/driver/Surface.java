@@ -135,6 +135,16 @@ final class Surface {
             }
             out.add(comps[i].getName());
         }
+        // A callback component (ToolDefinition's handler) when every factory takes a callback,
+        // of that type or one the factory wraps into it (1.x's from(name, description, Function)):
+        // the SDK's API makes no definition without one.
+        boolean allTakeCallback = factories.stream().allMatch(m -> Arrays.stream(m.getGenericParameterTypes())
+                .anyMatch(t -> shape(t).equals("handler")));
+        for (RecordComponent c : comps) {
+            if (allTakeCallback && shape(c.getGenericType()).equals("handler") && !out.contains(c.getName())) {
+                out.add(c.getName());
+            }
+        }
         return out;
     }
 
@@ -328,6 +338,9 @@ final class Surface {
                 why.add(c.getSimpleName() + " has no " + String.join(", ", missing));
                 continue;
             }
+            // A callback the definition's type requires that the value lacks gets one that does
+            // nothing (capability surface.callbacks): a JSON value cannot hold it.
+            List<String> required = requiredByFactories(c);
             if (c.isRecord()) {
                 RecordComponent[] comps = c.getRecordComponents();
                 Object[] values = new Object[comps.length];
@@ -336,6 +349,10 @@ final class Surface {
                     types[i] = comps[i].getType();
                     JsonNode x = v.get(comps[i].getName());
                     values[i] = x == null ? null : convert(x, comps[i].getGenericType(), definitions);
+                    if (x == null && required.contains(comps[i].getName())
+                            && shape(comps[i].getGenericType()).equals("handler")) {
+                        values[i] = noop(comps[i].getType());
+                    }
                 }
                 Constructor<?> ctor = c.getDeclaredConstructor(types);
                 return ctor.newInstance(values);
