@@ -213,7 +213,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         Surface.registerHandlers(config, names, sdkName());
         Pending h = nextHandlers.get();
         if (h != null) {
-            handlerAccount.set(Handlers.apply(config, h.handlers(), h.session(), sdkName(), out));
+            handlerAccount.set(
+                    Handlers.apply(config, types.clientOptions(), h.handlers(), h.session(), sdkName(), out));
         }
         return config;
     }
