@@ -8,6 +8,7 @@ import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -47,8 +48,8 @@ final class Handlers {
      * Registers on {@code config} the handlers of {@code handlers} (the command's "handlers"
      * argument) this SDK has a public API for; returns {"handled", "unhandled"}.
      */
-    static ObjectNode apply(Object config, JsonNode handlers, String session, String sdkName, Out out)
-            throws Exception {
+    static ObjectNode apply(Object config, Class<?> clientOptions, JsonNode handlers, String session, String sdkName,
+            Out out) throws Exception {
         ObjectNode account = Out.object();
         ArrayNode handled = account.putArray("handled");
         ObjectNode unhandled = account.putObject("unhandled");
@@ -67,11 +68,41 @@ final class Handlers {
                 }
                 continue;
             }
-            String ns = m.substring(0, Math.max(m.lastIndexOf('.'), 0));
-            unhandled.put(m, sdkName + ": no public API registers a " + m + " handler (no " + ns + " handler, provider"
-                    + " or callback in " + config.getClass().getSimpleName() + " or CopilotClientOptions)");
+            unhandled.put(m, unhandledReason(m, config.getClass(), clientOptions, sdkName));
         }
         return account;
+    }
+
+    /**
+     * The public API a later SDK generation serves a runtime-to-SDK method with (the 1.x line of
+     * github/copilot-sdk java/), as (on the client options?, setter): the symbol an unhandled
+     * method names as absent. Keyed by method or by namespace prefix.
+     */
+    private static final Map<String, Map.Entry<Boolean, String>> LATER_API = Map.of(
+            "gitHubTelemetry.event", Map.entry(true, "setOnGitHubTelemetry"),
+            "llmInference.", Map.entry(true, "setRequestHandler"),
+            "providerToken.getToken", Map.entry(false, "setProviders"));
+
+    /**
+     * Why {@code m} is unhandled: the setter that serves it in a later generation is absent
+     * (named as {@code Class#setter}), or present but not mapped by this driver yet ("driver:"),
+     * or no handler, provider or callback of the config classes serves its namespace at all.
+     */
+    static String unhandledReason(String m, Class<?> sessionConfig, Class<?> clientOptions, String sdkName) {
+        String ns = m.substring(0, Math.max(m.lastIndexOf('.'), 0));
+        String none = "no " + ns + " handler, provider or callback in " + sessionConfig.getSimpleName() + " or "
+                + clientOptions.getSimpleName();
+        for (var e : LATER_API.entrySet()) {
+            if (m.equals(e.getKey()) || e.getKey().endsWith(".") && m.startsWith(e.getKey())) {
+                Class<?> owner = e.getValue().getKey() ? clientOptions : sessionConfig;
+                String symbol = owner.getName() + "#" + e.getValue().getValue();
+                if (SessionOptions.setter(owner, e.getValue().getValue()) != null) {
+                    return "driver: the java driver does not map " + m + " to " + symbol + " yet (" + sdkName + ")";
+                }
+                return sdkName + ": no public API registers a " + m + " handler (" + symbol + " is absent; " + none + ")";
+            }
+        }
+        return sdkName + ": no public API registers a " + m + " handler (" + none + ")";
     }
 
     /**

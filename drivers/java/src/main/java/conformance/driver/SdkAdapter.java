@@ -63,6 +63,12 @@ interface SdkAdapter {
     void nextFields(JsonNode fields);
 
     /**
+     * The handler names (the command's "surfaceHandlers", or null) the next createSession /
+     * resumeSession on this thread registers do-nothing callbacks for (Surface.registerHandlers).
+     */
+    void nextSurfaceHandlers(JsonNode names);
+
+    /**
      * The runtime-to-SDK handlers (the command's "handlers", or null) the next createSession /
      * resumeSession on this thread registers for {@code session} (Handlers).
      */

@@ -191,12 +191,6 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         for (ConnectOptions.Option o : ConnectOptions.ALL) {
             symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
         }
-        symbols.put("surface.handlers",
-                "driver: the java driver does not register handlers by their surface name (surfaceHandlers) yet");
-        symbols.put("surface.callbacks",
-                "driver: the java driver does not give a definition's required callbacks (a command's handler) do-nothing ones yet");
-        symbols.put("tool.handler.waitFor",
-                "driver: the java driver's tool handlers do not wait for another tool's (waitFor) yet");
         symbols.put("handler.hooks", types.sessionConfig().getName() + "#setHooks");
         Map<String, Boolean> caps = capabilities();
         Map<String, String> out = new TreeMap<>();
@@ -214,9 +208,13 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         JsonNode fields = nextFields.get();
         nextFields.remove();
         Surface.apply(config, fields, sdkName(), definitions());
+        JsonNode names = nextSurfaceHandlers.get();
+        nextSurfaceHandlers.remove();
+        Surface.registerHandlers(config, names, sdkName());
         Pending h = nextHandlers.get();
         if (h != null) {
-            handlerAccount.set(Handlers.apply(config, h.handlers(), h.session(), sdkName(), out));
+            handlerAccount.set(
+                    Handlers.apply(config, types.clientOptions(), h.handlers(), h.session(), sdkName(), out));
         }
         return config;
     }
@@ -250,6 +248,13 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     @Override
     public void nextFields(JsonNode fields) {
         nextFields.set(fields);
+    }
+
+    private final ThreadLocal<JsonNode> nextSurfaceHandlers = new ThreadLocal<>();
+
+    @Override
+    public void nextSurfaceHandlers(JsonNode names) {
+        nextSurfaceHandlers.set(names);
     }
 
     /**
@@ -355,6 +360,18 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         }
         caps.put("handler.permission", true);
         caps.put("surface", true);
+        // Surface.registerHandlers: a do-nothing callback of each named handler's own type.
+        caps.put("surface.handlers", true);
+        // Surface.build: a definition's required callback (a record component every public
+        // factory takes a callback for: ToolDefinition's handler) that fields leave out gets a
+        // do-nothing one; a setter-built definition (CommandDefinition) has no required member.
+        caps.put("surface.callbacks", true);
+        notes.put("surface.callbacks", sdkName() + ": the required callbacks of the definition types are the "
+                + "record components every public static factory takes a callback for (ToolDefinition's handler), "
+                + "filled with a do-nothing proxy when fields leave them out; a setter-built definition's callback "
+                + "(CommandDefinition#setHandler) may stay null and is left out as given");
+        // ToolSpec.run: a waiting handler's CompletableFuture completes after the other tool's.
+        caps.put("tool.handler.waitFor", true);
         // Runtime-to-SDK handlers (Handlers): the hooks through the session config's setHooks;
         // every other method is named unhandled with the symbol it lacks.
         caps.put("rpc.handlers", true);

@@ -1,9 +1,11 @@
 package conformance.driver;
 
 import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Proxy;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
@@ -12,6 +14,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -130,6 +134,16 @@ final class Surface {
                 break;
             }
             out.add(comps[i].getName());
+        }
+        // A callback component (ToolDefinition's handler) when every factory takes a callback,
+        // of that type or one the factory wraps into it (1.x's from(name, description, Function)):
+        // the SDK's API makes no definition without one.
+        boolean allTakeCallback = factories.stream().allMatch(m -> Arrays.stream(m.getGenericParameterTypes())
+                .anyMatch(t -> shape(t).equals("handler")));
+        for (RecordComponent c : comps) {
+            if (allTakeCallback && shape(c.getGenericType()).equals("handler") && !out.contains(c.getName())) {
+                out.add(c.getName());
+            }
         }
         return out;
     }
@@ -324,6 +338,9 @@ final class Surface {
                 why.add(c.getSimpleName() + " has no " + String.join(", ", missing));
                 continue;
             }
+            // A callback the definition's type requires that the value lacks gets one that does
+            // nothing (capability surface.callbacks): a JSON value cannot hold it.
+            List<String> required = requiredByFactories(c);
             if (c.isRecord()) {
                 RecordComponent[] comps = c.getRecordComponents();
                 Object[] values = new Object[comps.length];
@@ -332,6 +349,10 @@ final class Surface {
                     types[i] = comps[i].getType();
                     JsonNode x = v.get(comps[i].getName());
                     values[i] = x == null ? null : convert(x, comps[i].getGenericType(), definitions);
+                    if (x == null && required.contains(comps[i].getName())
+                            && shape(comps[i].getGenericType()).equals("handler")) {
+                        values[i] = noop(comps[i].getType());
+                    }
                 }
                 Constructor<?> ctor = c.getDeclaredConstructor(types);
                 return ctor.newInstance(values);
@@ -346,5 +367,115 @@ final class Surface {
             return out;
         }
         throw new IllegalArgumentException("no " + target.getSimpleName() + " holds " + v + " (" + String.join("; ", why) + ")");
+    }
+
+    /**
+     * Registers on {@code config}, for each name of {@code names} (the command's
+     * "surfaceHandlers"), a callback that does nothing through the handler's own setter
+     * (PROTOCOL.md "Surface"): a functional interface gets {@link #noop} of it, a class whose
+     * setters all take callbacks (SessionHooks) an instance with a do-nothing callback in each.
+     * A handler the driver set already (the permission handler, event forwarding, a handler
+     * option), as its getter shows, keeps the driver's own.
+     */
+    static void registerHandlers(Object config, JsonNode names, String sdkName) throws Exception {
+        if (names == null || names.isNull()) {
+            return;
+        }
+        Class<?> type = config.getClass();
+        for (JsonNode n : names) {
+            String name = n.asText();
+            Method set = name.isEmpty() ? null
+                    : SessionOptions.setter(type, "set" + Character.toUpperCase(name.charAt(0)) + name.substring(1));
+            Type t = set == null ? null : set.getGenericParameterTypes()[0];
+            Class<?> c = set == null ? null : set.getParameterTypes()[0];
+            boolean callback = t != null && shape(t).equals("handler");
+            boolean callbacks = c != null && !callback && shape(t).equals("object") && allCallbacks(c);
+            if (!callback && !callbacks) {
+                throw new Failure.Unsupported(sdkName + ": " + type.getSimpleName() + " has no handler " + name
+                        + (set == null ? "" : " (" + t.getTypeName() + " is not a callback)"));
+            }
+            if (current(config, name) != null) {
+                continue;
+            }
+            set.invoke(config, callback ? noop(c) : noopCallbacks(c));
+        }
+    }
+
+    /** What the getter of a member holds (null when it has no getter). */
+    private static Object current(Object config, String name) {
+        String up = Character.toUpperCase(name.charAt(0)) + name.substring(1);
+        for (String g : List.of("get" + up, "is" + up)) {
+            try {
+                Method m = config.getClass().getMethod(g);
+                if (m.getParameterCount() == 0) {
+                    return m.invoke(config);
+                }
+            } catch (ReflectiveOperationException e) {
+                // no such getter
+            }
+        }
+        return null;
+    }
+
+    /** An instance of a class of callbacks (SessionHooks) with a do-nothing callback in each setter. */
+    static Object noopCallbacks(Class<?> c) throws Exception {
+        Object out = c.getDeclaredConstructor().newInstance();
+        for (Method m : setters(c)) {
+            m.invoke(out, noop(m.getParameterTypes()[0]));
+        }
+        return out;
+    }
+
+    /**
+     * A callback of the functional interface {@code iface} that does nothing and answers the
+     * language's empty value of its return type: nothing for void, a CompletableFuture completed
+     * with null (every handler of this SDK answers asynchronously), Optional.empty(), a
+     * primitive's zero, else null.
+     */
+    static Object noop(Class<?> iface) {
+        InvocationHandler h = (proxy, method, args) -> {
+            if (method.getDeclaringClass() == Object.class) {
+                return switch (method.getName()) {
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> "do-nothing " + iface.getSimpleName();
+                };
+            }
+            if (method.isDefault()) {
+                return InvocationHandler.invokeDefault(proxy, method, args);
+            }
+            return empty(method.getReturnType());
+        };
+        return Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, h);
+    }
+
+    private static Object empty(Class<?> r) {
+        if (r == void.class) {
+            return null;
+        }
+        if (CompletableFuture.class.isAssignableFrom(r)
+                || r.isAssignableFrom(CompletableFuture.class) && r != Object.class) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (r == Optional.class) {
+            return Optional.empty();
+        }
+        if (r == boolean.class) {
+            return false;
+        }
+        if (r == char.class) {
+            return '\0';
+        }
+        if (r.isPrimitive()) {
+            return switch (r.getName()) {
+                case "byte" -> (byte) 0;
+                case "short" -> (short) 0;
+                case "int" -> 0;
+                case "long" -> 0L;
+                case "float" -> 0f;
+                default -> 0d;
+            };
+        }
+        return null;
     }
 }

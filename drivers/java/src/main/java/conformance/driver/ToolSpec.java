@@ -6,6 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -125,6 +128,8 @@ final class ToolSpec {
         final String message;
         final String prompt;
         final String label;
+        /** The tool whose handler this one waits for before it acts (PROTOCOL.md "Tool"), or null. */
+        final String waitFor;
         /** returnValue: the record as a Java application holds it. */
         final Ticket value;
         /** returnResult: the wire fields of the SDK's tool-result type. */
@@ -136,6 +141,7 @@ final class ToolSpec {
             message = text(h, "message");
             prompt = text(h, "prompt");
             label = text(h, "label");
+            waitFor = text(h, "waitFor");
             if (!ACTIONS.contains(action)) {
                 throw new Failure.Unsupported("the java driver does not know the handler action \"" + action + "\"");
             }
@@ -175,6 +181,45 @@ final class ToolSpec {
     @FunctionalInterface
     interface ClearContext {
         long clear(String prompt) throws Exception;
+    }
+
+    /**
+     * The bound of a waitFor wait: an SDK that serves one runtime request at a time still gets an
+     * answer (the harness reads the order of the answers on the wire, never this time).
+     */
+    static final long WAIT_GIVE_UP_SECONDS = 5;
+
+    // One future per (session handle, tool), completed when that tool's handler has returned.
+    private static final Map<String, CompletableFuture<Void>> RETURNED = new ConcurrentHashMap<>();
+
+    private static CompletableFuture<Void> returned(String session, String tool) {
+        return RETURNED.computeIfAbsent(session + "\u0000" + tool, k -> new CompletableFuture<>());
+    }
+
+    /**
+     * The SDK's tool handler body: {@link #invoke} as the handler's CompletableFuture. Without
+     * waitFor it runs at once, in the SDK's call (a fail throws there, as an application's
+     * handler would). With waitFor the future the handler returns completes once that tool's
+     * handler has returned in this session, the way a Java application composes on another
+     * future instead of blocking the SDK's executor thread (the common pool may have a single
+     * thread); after {@link #WAIT_GIVE_UP_SECONDS} it answers "gave up waiting for the tool
+     * NAME". Every handler records its return for the waiters, whatever its outcome.
+     */
+    CompletableFuture<Object> run(Out out, String session, Map<String, Object> arguments, ClearContext clearContext,
+            Function<JsonNode, Object> resultObject) {
+        if (handler.waitFor == null) {
+            try {
+                return CompletableFuture.completedFuture(invoke(out, session, arguments, clearContext, resultObject));
+            } finally {
+                returned(session, name).complete(null);
+            }
+        }
+        String other = handler.waitFor;
+        return returned(session, other).thenApply(v -> true)
+                .completeOnTimeout(false, WAIT_GIVE_UP_SECONDS, TimeUnit.SECONDS)
+                .thenApply(done -> done ? invoke(out, session, arguments, clearContext, resultObject)
+                        : (Object) ("gave up waiting for the tool " + other))
+                .whenComplete((r, e) -> returned(session, name).complete(null));
     }
 
     /**

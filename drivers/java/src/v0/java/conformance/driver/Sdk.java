@@ -242,10 +242,9 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
                     + ")");
         }
         checkResult(spec);
-        ToolHandler handler = invocation -> CompletableFuture.completedFuture(
-                spec.invoke(this.out, session, invocation.getArguments(), prompt -> {
-                    throw new Failure.Unsupported(notes().get("session.clearContext"));
-                }, this::resultObject));
+        ToolHandler handler = invocation -> spec.run(this.out, session, invocation.getArguments(), prompt -> {
+            throw new Failure.Unsupported(notes().get("session.clearContext"));
+        }, this::resultObject);
         // The record is the only way to build a tool in this version: unset options stay null,
         // which the SDK leaves out of the wire definition.
         return new ToolDefinition(spec.name, spec.description, spec.parameters, handler, spec.overridesBuiltInTool,

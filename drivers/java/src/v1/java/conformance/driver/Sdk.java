@@ -250,14 +250,13 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
                     + "options are compile-time constants, so one cannot be made from a protocol Tool at run time)");
         }
         checkResult(spec);
-        ToolHandler handler = invocation -> CompletableFuture.completedFuture(
-                spec.invoke(this.out, session, invocation.getArguments(), prompt -> {
-                    CopilotSession s = slot.get();
-                    if (s == null) {
-                        throw new IllegalStateException("tool called before createSession returned");
-                    }
-                    return clear(s, prompt);
-                }, this::resultObject));
+        ToolHandler handler = invocation -> spec.run(this.out, session, invocation.getArguments(), prompt -> {
+            CopilotSession s = slot.get();
+            if (s == null) {
+                throw new IllegalStateException("tool called before createSession returned");
+            }
+            return clear(s, prompt);
+        }, this::resultObject);
         // description and parameters have no copy-with method: they go into the base definition.
         ToolDefinition tool = ToolDefinition.create(spec.name, spec.description, spec.parameters, handler);
         for (String option : spec.optionsInOrder()) {
