@@ -25,6 +25,7 @@ func (w *world) registerWire(sc binder) {
 	w.registerConnect(sc)
 	w.registerSurface(sc)
 	w.registerSurfaceHandlers(sc)
+	w.registerSurfaceReached(sc)
 }
 
 func (w *world) registerOptions(sc binder) {

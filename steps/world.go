@@ -61,6 +61,10 @@ type world struct {
 	events          []sentEvent             // the generated events sent (generated_events.go)
 	surface         *surface.Result         // what the surface probe found (surface.go)
 	surfaceHandlers *handlerResult          // what registering every declared handler found (surfacehandlers.go)
+	surfaceReached  *reached                // which handlers the runtime's calls reached (surfacereached.go)
+	// held is the sink a sweep keeps on the driver between its commands (the lines the driver
+	// writes while no command is in flight), restored after each command; nil otherwise.
+	held func(driver.Line)
 }
 
 type session struct{ handle, id, client string }
@@ -221,7 +225,7 @@ func (w *world) callAll(cmd string, args []any) ([]*driver.Response, error) {
 			mu.Unlock()
 		}
 	})
-	defer d.SetSink(nil)
+	defer d.SetSink(w.held)
 	rs := make([]*driver.Response, len(args))
 	errs := make([]error, len(args))
 	var wg sync.WaitGroup

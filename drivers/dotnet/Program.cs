@@ -277,6 +277,7 @@ internal static class Program
             ["rpc.handlers"] = "driver: the dotnet driver does not register the runtime->SDK handlers (handlers) yet",
             ["handler.hooks"] = "driver: the dotnet driver does not map hooks.invoke to SessionConfig.Hooks yet",
             ["surface.handlers"] = "driver: the dotnet driver does not register handlers by their surface name (surfaceHandlers) yet",
+            ["surface.handlers.called"] = "driver: the dotnet driver does not register handlers by their surface name (surfaceHandlers) yet",
             ["surface.callbacks"] = "driver: the dotnet driver does not give a definition's required callbacks do-nothing ones yet",
             ["tool.handler.waitFor"] = "driver: the dotnet driver's tool handlers do not wait for another tool's (waitFor) yet",
         };

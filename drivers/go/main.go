@@ -222,6 +222,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"handler.permission":            true,
 		"surface":                       true,
 		"surface.handlers":              true,
+		"surface.handlers.called":       true, // applyHandlers reports each call
 		"rpc.handlers":                  true, // unhandled methods named in connect's / createSession's answer
 		"handler.hooks":                 hooksMapped,
 		"driver.concurrent":             true, // main runs each command on a goroutine of its own
@@ -572,6 +573,7 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 	ctx := context.Background()
 	var s *copilot.Session
 	var account map[string]any
+	var kept []string
 	if resume {
 		if a.SessionID == "" {
 			return nil, driverErrorf("resumeSession needs sessionId")
@@ -588,7 +590,7 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 		if err := applyFields(cfg, a.Fields); err != nil {
 			return nil, err
 		}
-		if err := applyHandlers(cfg, a.SurfaceHandlers); err != nil {
+		if kept, err = applyHandlers(cfg, a.SurfaceHandlers, a.Session); err != nil {
 			return nil, err
 		}
 		account = sessionHandlers(cfg, a.Handlers, a.Session)
@@ -606,7 +608,7 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 		if err := applyFields(cfg, a.Fields); err != nil {
 			return nil, err
 		}
-		if err := applyHandlers(cfg, a.SurfaceHandlers); err != nil {
+		if kept, err = applyHandlers(cfg, a.SurfaceHandlers, a.Session); err != nil {
 			return nil, err
 		}
 		if a.GitHubToken != nil {
@@ -626,6 +628,9 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 	d.sessions[a.Session] = ref
 	d.mu.Unlock()
 	out := map[string]any{"sessionId": s.SessionID}
+	if len(kept) > 0 {
+		out["kept"] = kept
+	}
 	for k, v := range account {
 		out[k] = v
 	}

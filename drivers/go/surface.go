@@ -249,34 +249,41 @@ func applyFields(cfg any, fields map[string]json.RawMessage) error {
 
 // applyHandlers registers, for each named handler field of cfg (a pointer to a struct), a
 // callback of the field's own type that does nothing and returns the zero values (PROTOCOL.md
-// "Surface", surfaceHandlers): the harness reads what registering it announces in the request.
-// A field the driver set already (the permission handler, event forwarding) is kept.
-func applyHandlers(cfg any, names []string) error {
+// "Surface", surfaceHandlers): the harness reads what registering it announces in the request,
+// and each call is reported (surface.handler.called) for the session handle. A field the driver
+// set already (the permission handler, event forwarding) is kept, and returned in kept.
+func applyHandlers(cfg any, names []string, handle string) (kept []string, err error) {
 	v := reflect.ValueOf(cfg).Elem()
 	version, _ := sdkVersion()
 	for _, name := range names {
 		f := v.FieldByName(name)
 		if !f.IsValid() || !f.CanSet() {
-			return unsupported{fmt.Sprintf("%s %s: %s has no handler %s", sdkModule, version, v.Type(), name)}
+			return nil, unsupported{fmt.Sprintf("%s %s: %s has no handler %s", sdkModule, version, v.Type(), name)}
 		}
 		if !f.IsZero() {
+			kept = append(kept, name)
 			continue
 		}
-		h, ok := noopHandler(f.Type())
+		called := func() { event("surface.handler.called", map[string]any{"session": handle, "handler": name}) }
+		h, ok := noopHandler(f.Type(), called)
 		if !ok {
-			return unsupported{fmt.Sprintf("%s %s: %s.%s (%s) is not a func or a struct of funcs", sdkModule, version, v.Type(), name, f.Type())}
+			return nil, unsupported{fmt.Sprintf("%s %s: %s.%s (%s) is not a func or a struct of funcs", sdkModule, version, v.Type(), name, f.Type())}
 		}
 		f.Set(h)
 	}
-	return nil
+	return kept, nil
 }
 
-// noopHandler builds a value of type t that registers handlers doing nothing: a func returning
-// its zero values, or a (pointer to a) struct of such funcs (SessionHooks).
-func noopHandler(t reflect.Type) (reflect.Value, bool) {
+// noopHandler builds a value of type t that registers handlers doing nothing but calling called
+// (when set): a func returning its zero values, or a (pointer to a) struct of such funcs
+// (SessionHooks).
+func noopHandler(t reflect.Type, called func()) (reflect.Value, bool) {
 	switch {
 	case t.Kind() == reflect.Func:
 		return reflect.MakeFunc(t, func([]reflect.Value) []reflect.Value {
+			if called != nil {
+				called()
+			}
 			out := make([]reflect.Value, t.NumOut())
 			for i := range out {
 				out[i] = reflect.Zero(t.Out(i))
@@ -287,7 +294,7 @@ func noopHandler(t reflect.Type) (reflect.Value, bool) {
 		s := structOf(t)
 		p := reflect.New(s)
 		for i := 0; i < s.NumField(); i++ {
-			if h, ok := noopHandler(s.Field(i).Type); ok && p.Elem().Field(i).CanSet() {
+			if h, ok := noopHandler(s.Field(i).Type, called); ok && p.Elem().Field(i).CanSet() {
 				p.Elem().Field(i).Set(h)
 			}
 		}

@@ -31,6 +31,9 @@ function writeLine(obj, cb) {
   stdoutWrite(JSON.stringify(obj) + "\n", cb);
 }
 
+// surfaceCalled is what a surfaceHandlers callback of a session reports when called.
+const surfaceCalled = (handle) => (name) => emit("surface.handler.called", { session: handle, handler: name });
+
 function emit(event, args) {
   writeLine({ event, args });
 }
@@ -262,6 +265,7 @@ function capabilities() {
     "handler.permission": true,
     surface: true,
     "surface.handlers": true,
+    "surface.handlers.called": true, // applyHandlers' callbacks report each call (surfaceCalled)
     "surface.callbacks": true, // surface.mjs withCallbacks
     "driver.concurrent": true, // the read loop does not await a command (below)
     "rpc.generated": rpcWrappers().session.size + rpcWrappers().server.size > 0,
@@ -665,13 +669,13 @@ const commands = {
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "create");
     applyFields(config, args.fields, "sessionConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
-    applyHandlers(config, args.surfaceHandlers, "sessionConfig", args.surfaceHandlers ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
+    const kept = applyHandlers(config, args.surfaceHandlers, "sessionConfig", args.surfaceHandlers ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`, surfaceCalled(handle));
     if (args.gitHubToken !== undefined) config.gitHubToken = args.gitHubToken;
     const account = handlers.forSession(config, args.handlers, handle, declaredSessionKeys().create);
     const session = await client.createSession(config);
     ref.session = session;
     sessions.set(handle, { session, client });
-    return { sessionId: session.sessionId, ...(args.handlers ? account : {}) };
+    return { sessionId: session.sessionId, ...(args.handlers ? account : {}), ...(kept.length ? { kept } : {}) };
   },
 
   async resumeSession(args) {
@@ -683,12 +687,12 @@ const commands = {
     const config = { onPermissionRequest: permissionHandler(handle), tools, onEvent: forwardEvents(handle) };
     applyOptions(config, args.options, "resume");
     applyFields(config, args.fields, "resumeConfig", args.fields ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
-    applyHandlers(config, args.surfaceHandlers, "resumeConfig", args.surfaceHandlers ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`);
+    const kept = applyHandlers(config, args.surfaceHandlers, "resumeConfig", args.surfaceHandlers ? surfaceOf() : [], Unsupported, `${SDK_PACKAGE} ${sdkVersion}`, surfaceCalled(handle));
     const account = handlers.forSession(config, args.handlers, handle, declaredSessionKeys().resume);
     const session = await client.resumeSession(sessionId, config);
     ref.session = session;
     sessions.set(handle, { session, client });
-    return { sessionId: session.sessionId, ...(args.handlers ? account : {}) };
+    return { sessionId: session.sessionId, ...(args.handlers ? account : {}), ...(kept.length ? { kept } : {}) };
   },
 
   async setTools(args) {

@@ -155,16 +155,26 @@ function withCallbacks(value, e) {
 }
 
 // applyHandlers registers, for each name of `names` that `owner` declares as a handler, a
-// callback that does nothing and answers undefined (PROTOCOL.md "Surface", surfaceHandlers):
-// the harness reads what registering it announces in the request. A callback the driver set
-// already (the permission handler, event forwarding) is kept.
-export function applyHandlers(target, names, owner, entries, Unsupported, where) {
+// callback that does nothing but call `called(name)` and answers undefined (PROTOCOL.md
+// "Surface", surfaceHandlers): the harness reads what registering it announces in the request,
+// and which of them the runtime's calls reach. A callback the driver set already (the permission
+// handler, event forwarding) is kept; the names kept are returned.
+export function applyHandlers(target, names, owner, entries, Unsupported, where, called = () => {}) {
+  const kept = [];
   for (const name of names ?? []) {
     const e = entries.find((x) => x.owner === owner && x.name === name);
     if (!e) throw new Unsupported(`${where}: ${owner} declares no handler ${name}`);
     if (e.kind !== "handler") throw new Unsupported(`${where}: ${owner}.${name} is a field, not a handler`);
-    if (target[name] !== undefined) continue;
+    if (target[name] !== undefined) {
+      kept.push(name);
+      continue;
+    }
+    const noop = () => {
+      called(name);
+      return undefined;
+    };
     // An object of callbacks (SessionHooks): each of its members, doing nothing.
-    target[name] = e.shape === "handler" ? () => undefined : Object.fromEntries((e.fields ?? []).map((f) => [f.name, () => undefined]));
+    target[name] = e.shape === "handler" ? noop : Object.fromEntries((e.fields ?? []).map((f) => [f.name, noop]));
   }
+  return kept;
 }

@@ -18,7 +18,7 @@ import sys
 import threading
 import traceback
 from importlib.metadata import PackageNotFoundError, version as dist_version
-from typing import Any
+from typing import Any, Callable
 
 DIST = "github-copilot-sdk"
 PROTOCOL_VERSION = 1
@@ -180,6 +180,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         notes["transport.stdio"] = f"{SDK_LABEL}: no RuntimeConnection.for_stdio"
     caps["surface"] = True
     caps["surface.handlers"] = True
+    caps["surface.handlers.called"] = True  # handler_kwargs' callbacks report each call
     caps["surface.callbacks"] = True  # surface._to_type fills a definition's required callbacks
     caps["driver.concurrent"] = True  # each client on an event loop of its own (main, below)
     # handlers accepted; a method this version has no public handler API for is named in
@@ -390,31 +391,41 @@ def returned_gate(session: str, tool: str) -> asyncio.Event:
 DRIVER_KWARGS = {"on_permission_request", "tools", "on_event"}
 
 
-def handler_kwargs(names: list[str] | None, owner: str, given: set[str]) -> dict[str, Any]:
+def handler_kwargs(names: list[str] | None, owner: str, given: set[str], session: str) -> tuple[dict[str, Any], list[str]]:
     """A do-nothing callback (answers None) per handler keyword named (PROTOCOL.md "Surface",
-    surfaceHandlers); a keyword the driver passes anyway (given) keeps the driver's own."""
+    surfaceHandlers), each reporting its calls (surface.handler.called) for the session handle;
+    a keyword the driver passes anyway (given) keeps the driver's own, and is returned as kept."""
     if not names:
-        return {}
+        return {}, []
     handlers = {e["name"]: e for e in _surface.surface() if e["owner"] == owner and e["kind"] == "handler"}
     out: dict[str, Any] = {}
+    kept: list[str] = []
+
+    def noop(name: str) -> Callable[..., None]:
+        def called(*args: Any, **kwargs: Any) -> None:
+            emit({"event": "surface.handler.called", "args": {"session": session, "handler": name}})
+        return called
+
     for name in names:
         if name not in handlers:
             raise Unsupported(f"{SDK_LABEL}: {owner} declares no handler {name}")
-        if name not in given:
-            fields = handlers[name].get("fields")
-            # An object of callbacks (SessionHooks): each of its members, doing nothing; a class
-            # the application subclasses (CanvasHandler): an instance doing nothing.
-            cls = _surface.callback_class(owner, name)
-            if fields:
-                out[name] = {f["name"]: (lambda *args, **kwargs: None) for f in fields}
-            elif cls is not None:
-                instance = _surface._noop_instance(cls)
-                if instance is None:
-                    raise Unsupported(f"{SDK_LABEL}: {owner}.{name}: cannot instantiate {cls.__qualname__}")
-                out[name] = instance
-            else:
-                out[name] = lambda *args, **kwargs: None
-    return out
+        if name in given:
+            kept.append(name)
+            continue
+        fields = handlers[name].get("fields")
+        # An object of callbacks (SessionHooks): each of its members, doing nothing; a class the
+        # application subclasses (CanvasHandler): an instance whose methods do nothing.
+        cls = _surface.callback_class(owner, name)
+        if fields:
+            out[name] = {f["name"]: noop(name) for f in fields}
+        elif cls is not None:
+            instance = _surface._noop_instance(cls, noop(name))
+            if instance is None:
+                raise Unsupported(f"{SDK_LABEL}: {owner}.{name}: cannot instantiate {cls.__qualname__}")
+            out[name] = instance
+        else:
+            out[name] = noop(name)
+    return out, kept
 
 
 def option_capabilities(caps: dict[str, bool], notes: dict[str, str]) -> None:
@@ -713,7 +724,8 @@ class Driver:
             options["github_token"] = args["gitHubToken"]
         options.update(fields_kwargs(args.get("fields"), "sessionConfig"))
         tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
-        options.update(handler_kwargs(args.get("surfaceHandlers"), "sessionConfig", DRIVER_KWARGS | set(options)))
+        noops, kept = handler_kwargs(args.get("surfaceHandlers"), "sessionConfig", DRIVER_KWARGS | set(options), handle)
+        options.update(noops)
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, CREATE_KWARGS)
         session = await client.create_session(
             on_permission_request=self.permission_handler(handle),
@@ -722,7 +734,7 @@ class Driver:
             **options,
         )
         self.sessions[handle] = session
-        return {"sessionId": session.session_id, **(account or {})}
+        return {"sessionId": session.session_id, **(account or {}), **({"kept": kept} if kept else {})}
 
     async def cmd_resumeSession(self, args: dict[str, Any]) -> dict[str, Any]:
         client = self.client(need(args, "client"))
@@ -731,7 +743,8 @@ class Driver:
         options = session_kwargs(args.get("options") or {}, resume=True)
         options.update(fields_kwargs(args.get("fields"), "resumeConfig"))
         tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
-        options.update(handler_kwargs(args.get("surfaceHandlers"), "resumeConfig", DRIVER_KWARGS | set(options)))
+        noops, kept = handler_kwargs(args.get("surfaceHandlers"), "resumeConfig", DRIVER_KWARGS | set(options), handle)
+        options.update(noops)
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, RESUME_KWARGS)
         session = await client.resume_session(
             need(args, "sessionId"),
@@ -741,7 +754,7 @@ class Driver:
             **options,
         )
         self.sessions[handle] = session
-        return {"sessionId": session.session_id, **(account or {})}
+        return {"sessionId": session.session_id, **(account or {}), **({"kept": kept} if kept else {})}
 
     async def cmd_setTools(self, args: dict[str, Any]) -> dict[str, Any]:
         handle = need(args, "session")

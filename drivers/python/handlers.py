@@ -302,7 +302,12 @@ class _Skills:
         return r.get("markdown")
 
 
-class _FsProvider(*((_fs.SessionFsProvider, _fs.SessionFsSqliteProvider) if _fs else (object,))):  # type: ignore[misc]
+# The provider classes this SDK version has (SessionFsSqliteProvider came after SessionFsProvider;
+# releases before either have no session file system at all).
+_FS_BASES = tuple(c for c in (getattr(_fs, "SessionFsProvider", None), getattr(_fs, "SessionFsSqliteProvider", None)) if c) or (object,)
+
+
+class _FsProvider(*_FS_BASES):  # type: ignore[misc]
     """The application's session file system: positional arguments reported under the schema's
     names; a void method's SessionFSError result raised as the provider's error."""
 

@@ -33,6 +33,20 @@ TYPED_OWNERS = {
 _NONE = type(None)
 
 
+
+def _hints(obj: Any) -> dict[str, Any]:
+    """typing.get_type_hints, reading a name that the SDK's own annotations use but its module does
+    not define (1.0.0b1's create_session names SessionFsProvider) as Any instead of failing: the
+    field is still inventoried, with an unknown type."""
+    unknown: dict[str, Any] = {}
+    while True:
+        try:
+            return typing.get_type_hints(obj, localns=unknown or None)
+        except NameError as e:
+            if not e.name or e.name in unknown:
+                raise
+            unknown[e.name] = Any
+
 def _args_without_none(t: Any) -> tuple[list[Any], bool]:
     origin = typing.get_origin(t)
     if origin in (typing.Union, types.UnionType):
@@ -98,7 +112,7 @@ def _object_of(t: Any) -> Any:
 
 def _members(t: Any, owner: str, depth: int) -> list[dict[str, Any]]:
     try:
-        hints = typing.get_type_hints(t)
+        hints = _hints(t)
     except Exception:  # noqa: BLE001 - a type whose hints do not resolve is listed without them
         hints = getattr(t, "__annotations__", {})
     optional_keys = getattr(t, "__optional_keys__", None)
@@ -139,15 +153,21 @@ def callback_class(owner: str, name: str) -> type | None:
         fn = getattr(CopilotClient, "resume_session", None)
     if fn is None:
         return None
-    parts, _ = _args_without_none(typing.get_type_hints(fn).get(name, Any))
+    parts, _ = _args_without_none(_hints(fn).get(name, Any))
     classes = [p for p in parts if inspect.isclass(p) and _implemented_by_application(p)]
     return classes[0] if len(classes) == 1 else None
 
 
-def _noop_instance(t: type) -> Any:
-    """An instance of a callback class whose every public method does nothing (returns None)."""
-    methods = {n: _noop for n in dir(t) if not n.startswith("_") and inspect.isfunction(inspect.getattr_static(t, n))}
-    methods.update({n: _noop for n in getattr(t, "__abstractmethods__", ())})
+def _noop_instance(t: type, called: Any = None) -> Any:
+    """An instance of a callback class whose every public method does nothing but call called(),
+    when given (returns None)."""
+
+    def method(*args: Any, **kwargs: Any) -> None:
+        if called is not None:
+            called()
+
+    methods = {n: method for n in dir(t) if not n.startswith("_") and inspect.isfunction(inspect.getattr_static(t, n))}
+    methods.update({n: method for n in getattr(t, "__abstractmethods__", ())})
     sub = type(f"Noop{t.__name__}", (t,), methods)
     try:
         return sub()
@@ -180,7 +200,7 @@ def _entry(owner: str, name: str, hint: Any, optional: bool, declared_by: str, d
 
 
 def _keywords(owner: str, fn: Any, label: str) -> list[dict[str, Any]]:
-    hints = typing.get_type_hints(fn)
+    hints = _hints(fn)
     out = []
     for name, p in inspect.signature(fn).parameters.items():
         if name == "self" or p.kind not in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD):
@@ -200,7 +220,7 @@ def _typed(owner: str, names: list[str]) -> list[dict[str, Any]]:
         if t is None:
             continue
         try:
-            hints = typing.get_type_hints(t)
+            hints = _hints(t)
         except Exception:  # noqa: BLE001 - a type whose hints do not resolve is listed without them
             hints = getattr(t, "__annotations__", {})
         optional_keys = getattr(t, "__optional_keys__", None)
@@ -267,7 +287,7 @@ def _to_type(t: Any, value: Any) -> Any:
         return {k: _to_type(args[1], v) for k, v in value.items()} if len(args) == 2 else value
     if inspect.isclass(t) and isinstance(value, dict) and (typing.is_typeddict(t) or dataclasses.is_dataclass(t)):
         try:
-            hints = typing.get_type_hints(t)
+            hints = _hints(t)
         except Exception:  # noqa: BLE001 - hints that do not resolve: the annotations as written
             hints = getattr(t, "__annotations__", {})
         names = {_norm(n): n for n in hints}
@@ -299,4 +319,4 @@ def _noop(*args: Any, **kwargs: Any) -> None:
 
 def convert(fn: Any, name: str, value: Any) -> Any:
     """A JSON value as the keyword's declared type holds it (_to_type)."""
-    return _to_type(typing.get_type_hints(fn).get(name, Any), value)
+    return _to_type(_hints(fn).get(name, Any), value)

@@ -11,6 +11,7 @@ package expect
 import (
 	"fmt"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -255,7 +256,9 @@ func (m *Manifest) MatchAll(sdk, version, runtime, feature, scenario string) []*
 			continue
 		}
 		if e.con != nil {
-			v, err := semver.NewVersion(strings.TrimPrefix(version, "v"))
+			// sdks.OrderKey reads a PEP 440 pre-release (1.0.0b1, 1.0.27rc1) as the pre-release
+			// it is, which semver alone refuses: such a version would match no range.
+			v, err := sdks.OrderKey(strings.TrimPrefix(version, "v"))
 			if err != nil || !e.con.Check(v) {
 				continue
 			}

@@ -68,6 +68,10 @@ func TestMatch(t *testing.T) {
 		{"node", "1.0.14-preview.1", "stand-in", "tools/is_terminal.feature", "explicit false", true},
 		{"node", "1.0.15-preview.4", "stand-in", "tools/is_terminal.feature", "explicit false", false},
 		{"node", "(devel)", "stand-in", "tools/is_terminal.feature", "explicit false", false},
+		// PyPI's pre-releases are ranged as the pre-releases they are (PEP 440 has no dash).
+		{"node", "1.0.0b1", "stand-in", "tools/is_terminal.feature", "explicit false", true},
+		{"node", "1.0.14rc2", "stand-in", "tools/is_terminal.feature", "explicit false", true},
+		{"node", "1.0.15rc1", "stand-in", "tools/is_terminal.feature", "explicit false", false},
 		{"go", "v1.0.14", "real", "tools/is_terminal.feature", "explicit false", false},
 		{"go", "v1.0.14", "stand-in", "tools/is_terminal.feature", "explicit false", true},
 		{"go", "anything", "stand-in", "a.feature", "other", true},

@@ -969,6 +969,7 @@ fn missing_symbols(capabilities: &Value) -> Value {
         ("rpc.handlers", "driver: the rust driver's runtime->SDK handlers (src/handlers.rs) are built but not yet measured against the crate, so they are not offered"),
         ("handler.hooks", "driver: the rust driver does not map hooks.invoke (the crate's typed hook inputs derive only Deserialize, its outputs only Serialize)"),
         ("surface.handlers", "driver: the rust driver does not register handlers by their surface name (surfaceHandlers) yet"),
+        ("surface.handlers.called", "driver: the rust driver's surface handlers do not report their calls (surface.handler.called) yet"),
         ("surface.callbacks", "driver: the rust driver does not give a definition's required callbacks (a command's handler) do-nothing ones yet"),
         ("tool.handler.waitFor", "driver: the rust driver's tool handlers do not wait for another tool's (waitFor) yet"),
     ]

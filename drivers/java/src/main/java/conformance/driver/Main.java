@@ -174,7 +174,7 @@ public final class Main {
         ObjectNode result = Out.object();
         if (cmd.equals("createSession") || cmd.equals("resumeSession") || cmd.equals("connect")) {
             sdk.nextFields(args.get("fields"));
-            sdk.nextSurfaceHandlers(cmd.equals("connect") ? null : args.get("surfaceHandlers"));
+            sdk.nextSurfaceHandlers(cmd.equals("connect") ? null : args.get("surfaceHandlers"), optional(args, "session"));
             sdk.nextHandlers(args.get("handlers"), optional(args, "session"));
         }
         switch (cmd) {

@@ -64,9 +64,10 @@ interface SdkAdapter {
 
     /**
      * The handler names (the command's "surfaceHandlers", or null) the next createSession /
-     * resumeSession on this thread registers do-nothing callbacks for (Surface.registerHandlers).
+     * resumeSession on this thread registers do-nothing callbacks for (Surface.registerHandlers),
+     * each reporting its calls for {@code session}.
      */
-    void nextSurfaceHandlers(JsonNode names);
+    void nextSurfaceHandlers(JsonNode names, String session);
 
     /**
      * The runtime-to-SDK handlers (the command's "handlers", or null) the next createSession /
@@ -74,7 +75,10 @@ interface SdkAdapter {
      */
     void nextHandlers(JsonNode handlers, String session);
 
-    /** What the last createSession / resumeSession on this thread registered: {"handled", "unhandled"}, or null. */
+    /**
+     * What the last createSession / resumeSession on this thread registered: {"handled",
+     * "unhandled"} and the surface handlers it "kept" (the driver's own), or null.
+     */
     ObjectNode takeHandlerAccount();
 
     /** The SDK's client object for a handle, whose getRpc() is the generated layer (Rpc.java). */

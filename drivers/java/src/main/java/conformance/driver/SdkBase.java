@@ -208,9 +208,17 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         JsonNode fields = nextFields.get();
         nextFields.remove();
         Surface.apply(config, fields, sdkName(), definitions());
-        JsonNode names = nextSurfaceHandlers.get();
+        SurfacePending sp = nextSurfaceHandlers.get();
         nextSurfaceHandlers.remove();
-        Surface.registerHandlers(config, names, sdkName());
+        surfaceKept.remove();
+        if (sp != null) {
+            surfaceKept.set(Surface.registerHandlers(config, sp.names(), sdkName(), name -> {
+                ObjectNode a = Out.object();
+                a.put("session", sp.session());
+                a.put("handler", name);
+                out.event("surface.handler.called", a);
+            }));
+        }
         Pending h = nextHandlers.get();
         if (h != null) {
             handlerAccount.set(
@@ -238,6 +246,14 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         ObjectNode a = handlerAccount.get();
         handlerAccount.remove();
         nextHandlers.remove();
+        List<String> kept = surfaceKept.get();
+        surfaceKept.remove();
+        if (kept != null && !kept.isEmpty()) {
+            if (a == null) {
+                a = Out.object();
+            }
+            kept.forEach(a.putArray("kept")::add);
+        }
         return a;
     }
 
@@ -250,11 +266,16 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         nextFields.set(fields);
     }
 
-    private final ThreadLocal<JsonNode> nextSurfaceHandlers = new ThreadLocal<>();
+    private record SurfacePending(JsonNode names, String session) {
+    }
+
+    private final ThreadLocal<SurfacePending> nextSurfaceHandlers = new ThreadLocal<>();
+    // The surface handlers the last create or resume left with the driver's own callback.
+    private final ThreadLocal<List<String>> surfaceKept = new ThreadLocal<>();
 
     @Override
-    public void nextSurfaceHandlers(JsonNode names) {
-        nextSurfaceHandlers.set(names);
+    public void nextSurfaceHandlers(JsonNode names, String session) {
+        nextSurfaceHandlers.set(names == null || names.isNull() ? null : new SurfacePending(names, session));
     }
 
     /**
@@ -362,6 +383,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         caps.put("surface", true);
         // Surface.registerHandlers: a do-nothing callback of each named handler's own type.
         caps.put("surface.handlers", true);
+        // Surface.registerHandlers: each do-nothing callback reports its calls.
+        caps.put("surface.handlers.called", true);
         // Surface.build: a definition's required callback (a record component every public
         // factory takes a callback for: ToolDefinition's handler) that fields leave out gets a
         // do-nothing one; a setter-built definition (CommandDefinition) has no required member.

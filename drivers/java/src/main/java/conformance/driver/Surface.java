@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -377,9 +378,10 @@ final class Surface {
      * A handler the driver set already (the permission handler, event forwarding, a handler
      * option), as its getter shows, keeps the driver's own.
      */
-    static void registerHandlers(Object config, JsonNode names, String sdkName) throws Exception {
+    static List<String> registerHandlers(Object config, JsonNode names, String sdkName, Consumer<String> called) throws Exception {
+        List<String> kept = new ArrayList<>();
         if (names == null || names.isNull()) {
-            return;
+            return kept;
         }
         Class<?> type = config.getClass();
         for (JsonNode n : names) {
@@ -395,10 +397,13 @@ final class Surface {
                         + (set == null ? "" : " (" + t.getTypeName() + " is not a callback)"));
             }
             if (current(config, name) != null) {
+                kept.add(name);
                 continue;
             }
-            set.invoke(config, callback ? noop(c) : noopCallbacks(c));
+            Runnable onCall = () -> called.accept(name);
+            set.invoke(config, callback ? noop(c, onCall) : noopCallbacks(c, onCall));
         }
+        return kept;
     }
 
     /** What the getter of a member holds (null when it has no getter). */
@@ -419,9 +424,14 @@ final class Surface {
 
     /** An instance of a class of callbacks (SessionHooks) with a do-nothing callback in each setter. */
     static Object noopCallbacks(Class<?> c) throws Exception {
+        return noopCallbacks(c, null);
+    }
+
+    /** {@link #noopCallbacks(Class)} whose callbacks run {@code onCall} (when given) first. */
+    static Object noopCallbacks(Class<?> c, Runnable onCall) throws Exception {
         Object out = c.getDeclaredConstructor().newInstance();
         for (Method m : setters(c)) {
-            m.invoke(out, noop(m.getParameterTypes()[0]));
+            m.invoke(out, noop(m.getParameterTypes()[0], onCall));
         }
         return out;
     }
@@ -433,6 +443,11 @@ final class Surface {
      * primitive's zero, else null.
      */
     static Object noop(Class<?> iface) {
+        return noop(iface, null);
+    }
+
+    /** {@link #noop(Class)} that runs {@code onCall} (when given) before it answers. */
+    static Object noop(Class<?> iface, Runnable onCall) {
         InvocationHandler h = (proxy, method, args) -> {
             if (method.getDeclaringClass() == Object.class) {
                 return switch (method.getName()) {
@@ -443,6 +458,9 @@ final class Surface {
             }
             if (method.isDefault()) {
                 return InvocationHandler.invokeDefault(proxy, method, args);
+            }
+            if (onCall != null) {
+                onCall.run();
             }
             return empty(method.getReturnType());
         };

@@ -1,0 +1,261 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
+)
+
+// Every handler the application can register on the session config (the SDK's own inventory,
+// as in surfacehandlers.go) is reached when the runtime calls it: all of them are registered at
+// once through the driver's reporting stand-ins (capability surface.handlers.called), then the
+// runtime sends, one at a time, every runtime-to-SDK method of the schema and every event type
+// of the session-events schema, each once with its generated required params. Which handlers
+// each trigger reached is read from the driver's reports; nothing here names a handler or the
+// trigger it belongs to, so an SDK that gains a handler, or routes one to another trigger, shows.
+
+func (w *world) registerSurfaceReached(sc binder) {
+	needing(sc, needs("surface", "surface.handlers", "surface.handlers.called")).Step(`^every handler the SDK declares is registered at once and the runtime sends every runtime-to-SDK method and every event type of the schema$`, w.reachEveryHandler)
+	sc.Step(`^every declared handler was reached by one of them$`, w.everyHandlerReached)
+}
+
+// reached is what reachEveryHandler found.
+type reached struct {
+	registered []string            // the handlers the SDK took, by its own names
+	kept       map[string]bool     // names the driver registers anyway (its own callback)
+	by         map[string][]string // handler -> the triggers after which it was called
+	skipped    []string            // handlers the driver or SDK could not register, with why
+	triggers   int
+}
+
+// settle is how long a trigger is given to reach a handler when nothing else says it is done
+// (an event has no answer; a request the SDK does not answer never ends).
+const settle = 500 * time.Millisecond
+
+func (w *world) reachEveryHandler() error {
+	doc, err := w.schemas()
+	if err != nil {
+		return err
+	}
+	rt, err := w.standIn("runtime.script.request")
+	if err != nil {
+		return err
+	}
+	entries, err := w.surfaceEntries()
+	if err != nil {
+		return err
+	}
+	res := &reached{kept: map[string]bool{}, by: map[string][]string{}}
+	// The client is connected without options: a handler that takes effect only on a client
+	// configured for it (Go's CreateSessionFSProvider needs ClientOptions.SessionFS) is not
+	// reached, and its SDK's manifest entry says so.
+	probe, err := w.connect()
+	if err != nil {
+		return err
+	}
+	// Each alone first: a handler the driver or SDK cannot register is left out, with why.
+	var names []string
+	for _, e := range entries {
+		if e.Owner != surface.Actions[0].Owner || e.Kind != "handler" {
+			continue
+		}
+		if _, _, err := w.openWithHandlers(probe, "", []string{e.Name}); err != nil {
+			var unsup *ErrUnsupported
+			if !asUnsupported(err, &unsup) {
+				return fmt.Errorf("%s registered alone: %w", e.Name, err)
+			}
+			res.skipped = append(res.skipped, e.Name+": "+unsup.Reason)
+			continue
+		}
+		names = append(names, e.Name)
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("the %s driver registered none of the session config's handlers (%s)", w.t.SDK(), strings.Join(res.skipped, "; "))
+	}
+	c := probe
+	before := len(w.driverEvents("surface.handler.called"))
+	handle := fmt.Sprintf("h%d", len(w.sessions)+1)
+	r, err := w.call("createSession", mergeHandle(map[string]any{"tools": []any{}, "surfaceHandlers": names}, c, handle))
+	if err != nil {
+		return err
+	}
+	if r.Outcome != "ok" {
+		return fmt.Errorf("createSession with every handler (%s): %s", strings.Join(names, ", "), r.ErrorText())
+	}
+	var opened struct {
+		SessionID string   `json:"sessionId"`
+		Kept      []string `json:"kept"`
+	}
+	if err := json.Unmarshal(r.Result, &opened); err != nil || opened.SessionID == "" {
+		return fmt.Errorf("createSession answered %s: no sessionId", r.Result)
+	}
+	w.sessions = append(w.sessions, session{handle: handle, client: c, id: opened.SessionID})
+	for _, k := range opened.Kept {
+		res.kept[k] = true
+	}
+	res.registered = names
+	if n := len(w.driverEvents("surface.handler.called")); n > before {
+		// Called while the session opened (a provider asked for a token): counted as reached by it.
+		w.attribute(res, "session.create", before)
+	}
+	created := w.createParams()
+	rt.SetGeneratedAnswers() // what a handler's answer makes the SDK send is answered too
+	d, err := w.t.Driver(w.ctx)
+	if err != nil {
+		return err
+	}
+	// The handlers report between commands: the sink stays set, across the flushes too.
+	w.held = w.driverLine
+	d.SetSink(w.held)
+	defer func() { w.held = nil; d.SetSink(nil) }()
+	for _, m := range handlerMethods(doc) {
+		cases, _ := doc.CasesOnce(m)
+		for _, cs := range cases {
+			if cs.Name != "required" {
+				continue
+			}
+			mark := len(w.driverEvents("surface.handler.called"))
+			params := w.asTheRuntimeSends(m, cs.Params, opened.SessionID, created)
+			answered := make(chan struct{})
+			go func() {
+				defer close(answered)
+				_, _ = rt.Ask(opened.SessionID, m.Name, params, m.Notification)
+			}()
+			select {
+			case <-answered:
+			case <-time.After(settle):
+			}
+			w.flushDriver()
+			w.attribute(res, m.Name, mark)
+			res.triggers++
+		}
+	}
+	for _, et := range doc.EventTypes {
+		ev, err := doc.Event(et, "event/"+et.Type+"/with only the required fields", false)
+		if err != nil {
+			w.rec.Notef("", "generator: %v", err)
+			continue
+		}
+		if method, ok := requestOf(et.Type); ok {
+			// Beside a "X.requested" event the runtime sends the request "x.request" that it
+			// awaits an answer to (protocol 2's shape, still served: Go v1.0.14 registers
+			// userInput.request, exitPlanMode.request and autoModeSwitch.request, and the real
+			// runtime 1.0.85 sends userInput.request), which api.schema.json does not list: its
+			// params are the event's data.
+			mark := len(w.driverEvents("surface.handler.called"))
+			params, _ := ev["data"].(map[string]any)
+			params = maps.Clone(params)
+			if params == nil {
+				params = map[string]any{}
+			}
+			params["sessionId"] = opened.SessionID
+			answered := make(chan struct{})
+			go func() {
+				defer close(answered)
+				_, _ = rt.Ask(opened.SessionID, method, params, false)
+			}()
+			select {
+			case <-answered:
+			case <-time.After(settle):
+			}
+			w.flushDriver()
+			w.attribute(res, method, mark)
+			res.triggers++
+		}
+		mark := len(w.driverEvents("surface.handler.called"))
+		seen := len(w.driverEvents("session.event"))
+		if err := rt.Emit(opened.SessionID, ev); err != nil {
+			w.rec.Notef("", "the runtime did not send the %s event: %v", et.Type, err)
+			continue
+		}
+		// The driver's own event forwarding reports the event once the SDK dispatched it.
+		for deadline := time.Now().Add(settle); len(w.driverEvents("session.event")) == seen && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		w.flushDriver()
+		w.attribute(res, "event "+et.Type, mark)
+		res.triggers++
+	}
+	for _, a := range surface.Actions[:1] {
+		w.checked = append(w.checked, report.Check{Method: a.Request})
+	}
+	var lines []string
+	handlers := make([]string, 0, len(res.by))
+	for h := range res.by {
+		handlers = append(handlers, h)
+	}
+	sort.Strings(handlers)
+	for _, h := range handlers {
+		lines = append(lines, h+" <- "+strings.Join(res.by[h], ", "))
+	}
+	w.rec.Notef("", "handlers reached (%d triggers sent): %s; not registered: %s", res.triggers, strings.Join(lines, "; "), strings.Join(res.skipped, "; "))
+	w.surfaceReached = res
+	return nil
+}
+
+// requestOf is the request that goes with an event type "a_b.requested": "aB.request".
+func requestOf(eventType string) (string, bool) {
+	name, ok := strings.CutSuffix(eventType, ".requested")
+	if !ok || name == "" {
+		return "", false
+	}
+	parts := strings.Split(name, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "") + ".request", true
+}
+
+// flushDriver is a driver round trip: what the driver wrote before it answers is recorded first.
+func (w *world) flushDriver() { _, _ = w.do("hello", map[string]any{}) }
+
+// attribute gives the handler calls reported since mark to trigger.
+func (w *world) attribute(res *reached, trigger string, mark int) {
+	calls := w.driverEvents("surface.handler.called")
+	for _, c := range calls[min(mark, len(calls)):] {
+		h, _ := c["handler"].(string)
+		if l := res.by[h]; len(l) == 0 || l[len(l)-1] != trigger {
+			res.by[h] = append(res.by[h], trigger)
+		}
+	}
+}
+
+func (w *world) everyHandlerReached() error {
+	res := w.surfaceReached
+	if res == nil {
+		return fmt.Errorf("no handlers were registered in this scenario")
+	}
+	var never, unknown []string
+	for _, h := range res.registered {
+		if len(res.by[h]) == 0 && !res.kept[h] {
+			never = append(never, h)
+		}
+	}
+	for h := range res.by {
+		if !slices.Contains(res.registered, h) {
+			unknown = append(unknown, h)
+		}
+	}
+	sort.Strings(unknown)
+	var problems []string
+	if len(never) > 0 {
+		problems = append(problems, fmt.Sprintf("registered, but no runtime-to-SDK method or event of the schema reached it (%d sent, each once with its required params): %s",
+			res.triggers, strings.Join(never, ", ")))
+	}
+	if len(unknown) > 0 {
+		problems = append(problems, "the driver reported calls of handlers that were not registered: "+strings.Join(unknown, ", "))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return nil
+}
