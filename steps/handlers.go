@@ -3,6 +3,9 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -110,10 +113,6 @@ func handlerMethods(doc *schemagen.Doc) []schemagen.Method {
 	return out
 }
 
-// handlerCaseNames are the generated cases the handler sweep sends per method: only the required
-// params, and every optional param set.
-var handlerCaseNames = map[string]bool{"required": true, "all": true}
-
 // registerEveryHandler connects a client and creates a session whose application registered a
 // handler for every runtime-to-SDK method of the schema, each returning the result generated
 // from the method's result schema.
@@ -135,10 +134,11 @@ func (w *world) registerEveryHandler() error {
 			w.rec.Notef("", "generator: %s case %s left out", m.Name, d)
 		}
 		h := &handlerSpec{}
+		// Every generated case: only the required params, every optional param set, and the
+		// edge cases (another enum value or anyOf branch, null where nullable, empty lists, bounds,
+		// non-ASCII strings) the schema allows.
 		for _, c := range cases {
-			if handlerCaseNames[c.Name] {
-				h.params = append(h.params, c.Params)
-			}
+			h.params = append(h.params, c.Params)
 		}
 		if !m.Notification {
 			if h.result, err = doc.Result(m); err != nil {
@@ -335,23 +335,60 @@ func (w *world) handledCalls() []*handledCall {
 			}
 		}
 	}
-	next := map[string]int{}
-	for _, ev := range w.driverEvents("rpc.handled") {
-		method, _ := ev["method"].(string)
-		n := 0
-		for _, c := range calls {
-			if c.method != method {
-				continue
+	// Reports are paired with calls of their method by what they agree on (the top-level scalar
+	// params: hooks.invoke's hookType, a file's path), the pairs that agree most first, then in
+	// order: an SDK that skips a call (a hook type it does not know) shows that call unhandled,
+	// instead of every later call paired with the report of the one before.
+	events := w.driverEvents("rpc.handled")
+	type pair struct{ call, event, score int }
+	var pairs []pair
+	for ci, c := range calls {
+		for ei, ev := range events {
+			if method, _ := ev["method"].(string); method == c.method {
+				got, _ := ev["params"].(map[string]any)
+				pairs = append(pairs, pair{ci, ei, scalarsInCommon(c.params, got)})
 			}
-			if n == next[method] {
-				c.received = ev
-				break
-			}
-			n++
 		}
-		next[method]++
+	}
+	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].score > pairs[j].score })
+	eventTaken := map[int]bool{}
+	for _, p := range pairs {
+		if c := calls[p.call]; c.received == nil && !eventTaken[p.event] {
+			eventTaken[p.event] = true
+			c.received = events[p.event]
+		}
 	}
 	return calls
+}
+
+// scalarsOf shows a call's top-level string params (hooks.invoke's hookType), which tell the
+// calls of one method apart: ` {hookType: "preToolUse"}`, or "" when it has none.
+func scalarsOf(params map[string]any) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		if v, ok := params[k].(string); ok && k != "sessionId" {
+			parts = append(parts, fmt.Sprintf("%s: %q", k, v))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " {" + strings.Join(parts, ", ") + "}"
+}
+
+// scalarsInCommon counts the top-level keys whose scalar values a and b share.
+func scalarsInCommon(a, b map[string]any) int {
+	n := 0
+	for k, v := range a {
+		switch v.(type) {
+		case map[string]any, []any, nil:
+			continue
+		}
+		if w, ok := b[k]; ok && reflect.DeepEqual(v, w) {
+			n++
+		}
+	}
+	return n
 }
 
 // handlersReceived checks that each handler received the params the runtime sent, up to the
@@ -377,7 +414,7 @@ func (w *world) handlersReceived() error {
 			if c.answer == nil {
 				how = "the SDK never answered"
 			}
-			fails.add(c, "the application's handler was never called (%s)", how)
+			fails.add(c, "request #%d%s: the application's handler was never called (%s)", c.seq, scalarsOf(c.params), how)
 			continue
 		}
 		if h, ok := c.received["session"].(string); ok && h != "" && h != s.handle {

@@ -1,0 +1,33 @@
+package steps
+
+import (
+	"testing"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A handler the SDK skips (a hook type it does not know) leaves that call unhandled; the calls
+// after it keep their own reports instead of each taking the report of the one before.
+func TestHandledCallsPairByContent(t *testing.T) {
+	hook := func(id, typ string) frame {
+		return rt(`{"jsonrpc":"2.0","id":` + id + `,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"` + typ + `","input":{}}}`)
+	}
+	w := worldWith(t, hook("1", "preToolUse"), sdk(okAnswer("1")), hook("2", "preMcpToolCall"), sdk(okAnswer("2")), hook("3", "postToolUse"), sdk(okAnswer("3")))
+	for _, typ := range []string{"preToolUse", "postToolUse"} {
+		w.rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"`+typ+`","input":{}}}}`))
+	}
+	w.handlers = map[string]*handlerSpec{"hooks.invoke": {registered: true}}
+	calls := w.handledCalls()
+	require.Len(t, calls, 3)
+	got := []any{}
+	for _, c := range calls {
+		if c.received == nil {
+			got = append(got, nil)
+			continue
+		}
+		got = append(got, c.received["params"].(map[string]any)["hookType"])
+	}
+	assert.Equal(t, []any{"preToolUse", nil, "postToolUse"}, got)
+}
