@@ -3,13 +3,16 @@ package sdks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,8 +46,9 @@ func TestSample1x(t *testing.T) {
 
 // TestPublishedVersionsPrepare prepares, for each SDK whose toolchain is here, the oldest and the
 // newest 1.x version its registry serves and one pre-release (Sample1x): each must prepare (the
-// driver builds against it), or the SDK's registry must say why not. A driver that fails to
-// compile against a published version fails this test.
+// driver builds against it) and its driver answer hello, or the SDK's registry must say why not.
+// A driver that fails to compile against a published version, or to start (an import of what the
+// version lacks), fails this test.
 //
 // The full list (slow: every 1.x version, one build each) is the documented command
 //
@@ -98,15 +102,20 @@ func TestPublishedVersionsPrepare(t *testing.T) {
 			}
 			var failed []string
 			for _, v := range versions {
-				_, err := p.Prepare(context.Background(), name, v, "")
+				prep, err := p.Prepare(context.Background(), name, v, "")
+				if err == nil {
+					// Prepared is not yet running: a driver that builds may still fail to start
+					// against the version (an import of what it lacks): it must answer hello.
+					err = answersHello(name, prep)
+				}
 				var un *Unavailable
 				known, isKnown := notYetPreparing[name+"@"+v]
 				switch {
 				case err == nil && isKnown:
-					t.Logf("RESULT %s %s prepares", name, v)
+					t.Logf("RESULT %s %s prepares and answers hello", name, v)
 					failed = append(failed, v+" (prepares now: remove it from notYetPreparing)")
 				case err == nil:
-					t.Logf("RESULT %s %s prepares", name, v)
+					t.Logf("RESULT %s %s prepares and answers hello", name, v)
 				case errors.As(err, &un):
 					t.Logf("RESULT %s %s unavailable: %v", name, v, err)
 				case isKnown && known.MatchString(err.Error()):
@@ -119,6 +128,23 @@ func TestPublishedVersionsPrepare(t *testing.T) {
 			assert.Empty(t, failed, "%s versions whose driver does not prepare", name)
 		})
 	}
+}
+
+// answersHello starts the prepared driver and has it answer hello (validated against the
+// protocol schema), then stops it.
+func answersHello(name string, prep *Prepared) error {
+	validator, err := driver.LoadValidator(filepath.Join("..", "..", "drivers", "protocol.schema.json"))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, _, err := driver.Handshake(ctx, driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env}, name, time.Minute, validator)
+	if err != nil {
+		return fmt.Errorf("the driver prepared but does not answer hello: %w", err)
+	}
+	c.Kill()
+	return nil
 }
 
 // notYetPreparing are the published versions whose driver does not build yet, each with the
