@@ -234,6 +234,24 @@ func applyFields(cfg any, fields map[string]json.RawMessage) error {
 			f.Set(m)
 			continue
 		}
+		if f.Kind() == reflect.Slice && holdsMCPServers(f.Type().Elem()) {
+			// Definitions that hold MCP servers (custom agents): each one field by field, so
+			// that its map of servers is decoded by each server's "type" as above.
+			var items []map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return unsupported{fmt.Sprintf("%s %s: %s.%s (%s) cannot hold %s: %v", sdkModule, version, v.Type(), name, f.Type(), raw, err)}
+			}
+			list := reflect.MakeSlice(f.Type(), 0, len(items))
+			for _, item := range items {
+				el := reflect.New(f.Type().Elem())
+				if err := applyFields(el.Interface(), item); err != nil {
+					return err
+				}
+				list = reflect.Append(list, el.Elem())
+			}
+			f.Set(list)
+			continue
+		}
 		p := reflect.New(f.Type())
 		// Strict: a key the SDK's type lacks would be dropped silently and look like the SDK
 		// dropping it; the harness reports it as a value this SDK's type cannot hold instead.
@@ -306,9 +324,23 @@ func noopHandler(t reflect.Type, called func()) (reflect.Value, bool) {
 	return reflect.Value{}, false
 }
 
+// holdsMCPServers says whether t is a struct with a field of MCP servers (CustomAgentConfig).
+func holdsMCPServers(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	for i := 0; i < t.NumField(); i++ {
+		if isMCPServers(t.Field(i).Type) {
+			return true
+		}
+	}
+	return false
+}
+
 // isMCPServers says whether t is a map of the interface the SDK's MCP server configs implement.
 func isMCPServers(t reflect.Type) bool {
-	if t.Kind() != reflect.Map || t.Elem().Kind() != reflect.Interface {
+	// A map of `any` (a tool's Metadata) is not one: every type implements the empty interface.
+	if t.Kind() != reflect.Map || t.Elem().Kind() != reflect.Interface || t.Elem().NumMethod() == 0 {
 		return false
 	}
 	v, err := mcpServer("stdio", json.RawMessage(`{}`))

@@ -259,8 +259,12 @@ func firstValue(all []Entry, f Entry, depth int, callbacks bool) (any, bool) {
 		return vs[0].Value, true
 	}
 	if owner := HeldOwner(all, f); owner != "" && depth < 1 {
+		// A definition held inside another (a custom agent's MCP servers) takes its minimal form:
+		// its fields are checked where they are the owner's, and the owner's every-field object
+		// may merge the fields of several types (stdio and HTTP servers) that no typed SDK holds
+		// in one value.
 		if objs, _ := definitions(all, owner, depth+1, callbacks); len(objs) > 0 {
-			return wrap(f.Shape, objs[0].Value), true
+			return wrap(f.Shape, objs[min(1, len(objs)-1)].Value), true
 		}
 	}
 	if len(f.Fields) > 0 && depth < 2 {
