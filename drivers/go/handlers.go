@@ -27,6 +27,9 @@ import (
 // hooksMapped: hooks.invoke is registered through SessionHooks (capability handler.hooks).
 const hooksMapped = true
 
+// handlersGap is why this build registers no runtime->SDK handler ("": it registers them).
+const handlersGap = ""
+
 // rpcHandlerSpec is one entry of the "handlers" argument.
 type rpcHandlerSpec struct {
 	Params []map[string]any `json:"params"`

@@ -16,6 +16,12 @@ import (
 // hooksMapped: no hooks.invoke handler on this SDK version (capability handler.hooks).
 const hooksMapped = false
 
+// handlersGap is why this build registers no runtime->SDK handler: rpc.handlers is then false
+// (a scenario about the handlers is unsupported, not a failure of an SDK that was never asked).
+const handlersGap = "driver: this SDK version lacks part of the handler API the driver is written against " +
+	"(GitHubTokenProvider, SessionFSProvider, CanvasHandler, NamedProviderConfig.BearerTokenProvider, " +
+	"ClientOptions.OnGitHubTelemetry), so the driver registers no runtime->SDK handler on it"
+
 type rpcHandlerSpec struct {
 	Params []map[string]any `json:"params"`
 	Result json.RawMessage  `json:"result"`

@@ -222,8 +222,8 @@ func (d *driver) hello() (map[string]any, error) {
 		"handler.permission":            true,
 		"surface":                       true,
 		"surface.handlers":              true,
-		"surface.handlers.called":       true, // applyHandlers reports each call
-		"rpc.handlers":                  true, // unhandled methods named in connect's / createSession's answer
+		"surface.handlers.called":       true,              // applyHandlers reports each call
+		"rpc.handlers":                  handlersGap == "", // unhandled methods named in connect's / createSession's answer
 		"handler.hooks":                 hooksMapped,
 		"driver.concurrent":             true, // main runs each command on a goroutine of its own
 	}
@@ -279,6 +279,8 @@ func missingSymbols(caps map[string]bool) map[string]string {
 		"tool.result.binary.metadata":    "copilot.ToolBinaryResult.Metadata",
 		"connect.option.connectionToken": "copilot.URIConnection.ConnectionToken",
 		// Not the SDK's absence: what the driver does not do.
+		"rpc.handlers":  handlersGap,
+		"handler.hooks": "driver: no hooks.invoke handler without the runtime->SDK handlers (rpc.handlers)",
 		"surface.callbacks": "driver: the go driver gives a definition no callback of its own: a Go func field may be nil, " +
 			"and filling one changes the wire (NamedProviderConfig.BearerTokenProvider announces hasBearerTokenProvider)",
 	}
