@@ -200,7 +200,50 @@ struct ScriptedHandler {
     session: String,
     tool: String,
     label: Option<String>,
+    /// `waitFor`: the tool whose handler must have returned (in this session) before this one acts.
+    wait_for: Option<String>,
     action: Action,
+}
+
+// ---------------------------------------------------------------------------------------------
+// waitFor (PROTOCOL.md "Tool"): one watch per (session handle, tool), set when that tool's
+// handler returns, whatever its action or outcome.
+// ---------------------------------------------------------------------------------------------
+
+/// A bounded wait, so that an SDK serving one call at a time still gets an answer (the harness
+/// reads the order of the answers on the wire, never this time).
+const WAIT_GIVE_UP: Duration = Duration::from_secs(5);
+
+static RETURNED: Mutex<Option<HashMap<(String, String), tokio::sync::watch::Sender<bool>>>> = Mutex::new(None);
+
+fn returned_gate(session: &str, tool: &str) -> tokio::sync::watch::Receiver<bool> {
+    let mut gates = RETURNED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    gates
+        .get_or_insert_with(HashMap::new)
+        .entry((session.to_string(), tool.to_string()))
+        .or_insert_with(|| tokio::sync::watch::channel(false).0)
+        .subscribe()
+}
+
+/// Marks the tool's handler returned in its session when dropped (every way out of `call`).
+struct MarkReturned<'a>(&'a str, &'a str);
+
+impl Drop for MarkReturned<'_> {
+    fn drop(&mut self) {
+        let mut gates = RETURNED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        gates
+            .get_or_insert_with(HashMap::new)
+            .entry((self.0.to_string(), self.1.to_string()))
+            .or_insert_with(|| tokio::sync::watch::channel(false).0)
+            .send_replace(true);
+    }
+}
+
+/// Whether the tool's handler returned in the session within [`WAIT_GIVE_UP`].
+async fn await_returned(session: &str, tool: &str) -> bool {
+    let mut gate = returned_gate(session, tool);
+    let returned = tokio::time::timeout(WAIT_GIVE_UP, gate.wait_for(|returned| *returned)).await;
+    matches!(returned, Ok(Ok(_)))
 }
 
 #[cfg(sdk_handler_traits)]
@@ -213,6 +256,12 @@ impl ToolHandler for ScriptedHandler {
 
 impl ScriptedHandler {
     async fn call(&self, invocation: ToolInvocation) -> Result<ToolResult, Error> {
+        let _returned = MarkReturned(&self.session, &self.tool);
+        if let Some(other) = &self.wait_for {
+            if !await_returned(&self.session, other).await {
+                return Ok(ToolResult::Text(format!("gave up waiting for the tool {other}")));
+            }
+        }
         let mut invoked = json!({ "session": self.session, "tool": self.tool });
         if let Some(label) = &self.label {
             invoked["label"] = json!(label);
@@ -285,13 +334,18 @@ const TOOL_OPTIONS: &[&str] = &[
     "metadata",
 ];
 
-fn parse_action(spec: &Value) -> Result<(Option<String>, Action), Failure> {
+fn parse_action(spec: &Value) -> Result<(Option<String>, Option<String>, Action), Failure> {
     let handler = spec
         .get("handler")
         .and_then(Value::as_object)
         .ok_or_else(|| driver_error("tool.handler must be an object"))?;
     let field = |key: &str| handler.get(key).and_then(Value::as_str).unwrap_or("").to_string();
     let label = handler.get("label").and_then(Value::as_str).map(str::to_string);
+    let wait_for = match handler.get("waitFor") {
+        None => None,
+        Some(Value::String(tool)) => Some(tool.clone()),
+        Some(_) => return Err(driver_error("handler.waitFor must be a tool name")),
+    };
     let action = match handler.get("action").and_then(Value::as_str) {
         Some("return") => Action::Return { text: field("text") },
         Some("fail") => Action::Fail { message: field("message") },
@@ -309,7 +363,7 @@ fn parse_action(spec: &Value) -> Result<(Option<String>, Action), Failure> {
             )))
         }
     };
-    Ok((label, action))
+    Ok((label, wait_for, action))
 }
 
 /// Fills the SDK's `ToolResultExpanded` from the wire fields given, through its serde
@@ -709,12 +763,13 @@ fn build_tool(state: &Arc<State>, session: &str, spec: &Value) -> Result<Tool, F
         }
     }
 
-    let (label, action) = parse_action(spec)?;
+    let (label, wait_for, action) = parse_action(spec)?;
     let handler = ScriptedHandler {
         state: state.clone(),
         session: session.to_string(),
         tool: name.to_string(),
         label,
+        wait_for,
         action,
     };
     let mut tool = Tool::new(name);
@@ -828,6 +883,7 @@ fn hello() -> Outcome {
         "session.gitHubToken": cfg!(sdk_session_github_token),
         "handler.permission": true,
         "surface": true,
+        "tool.handler.waitFor": true,
         "connect.option.connectionToken": true,
         "connect.option.clientInfo": cfg!(sdk_client_info),
         "connect.option.gitHubTelemetry": cfg!(sdk_github_telemetry),
@@ -970,7 +1026,6 @@ fn missing_symbols(capabilities: &Value) -> Value {
         ("handler.hooks", "driver: the rust driver does not map hooks.invoke (the crate's typed hook inputs derive only Deserialize, its outputs only Serialize)"),
         ("surface.handlers", "driver: the rust driver does not register handlers by their surface name (surfaceHandlers) yet"),
         ("surface.callbacks", "driver: the rust driver does not give a definition's required callbacks (a command's handler) do-nothing ones yet"),
-        ("tool.handler.waitFor", "driver: the rust driver's tool handlers do not wait for another tool's (waitFor) yet"),
     ]
     .into_iter()
     .map(|(c, s)| (c.to_string(), s.to_string()))
