@@ -5,6 +5,7 @@
 //! stdout carries protocol lines only (one lock around "write line + flush"); diagnostics go to
 //! stderr. The SDK logs through `tracing`, and no subscriber is installed, so it prints nothing.
 
+mod callbacks;
 mod surface;
 
 use std::collections::HashMap;
@@ -884,6 +885,8 @@ fn hello() -> Outcome {
         "handler.permission": true,
         "surface": true,
         "tool.handler.waitFor": true,
+        "surface.handlers": true,
+        "surface.callbacks": cfg!(sdk_cb_command_definition),
         "connect.option.connectionToken": true,
         "connect.option.clientInfo": cfg!(sdk_client_info),
         "connect.option.gitHubTelemetry": cfg!(sdk_github_telemetry),
@@ -985,6 +988,11 @@ fn hello() -> Outcome {
     // connect's / createSession's "unhandled" (src/handlers.rs).
     capabilities["rpc.handlers"] = json!(handlers::MEASURED);
     capabilities["handler.hooks"] = json!(false);
+    if !cfg!(sdk_cb_command_definition) {
+        notes["surface.callbacks"] = json!(format!(
+            "{SDK_NAME} {SDK_VERSION} has no CommandDefinition::new(name, handler) to build a command with a callback of the driver's"
+        ));
+    }
     notes["rpc.generated"] = json!(generated_note);
     let missing = missing_symbols(&capabilities);
     Ok(json!({
@@ -1024,8 +1032,9 @@ fn missing_symbols(capabilities: &Value) -> Value {
         ("rpc.generated", "Client::rpc"),
         ("rpc.handlers", "driver: the rust driver's runtime->SDK handlers (src/handlers.rs) are built but not yet measured against the crate, so they are not offered"),
         ("handler.hooks", "driver: the rust driver does not map hooks.invoke (the crate's typed hook inputs derive only Deserialize, its outputs only Serialize)"),
-        ("surface.handlers", "driver: the rust driver does not register handlers by their surface name (surfaceHandlers) yet"),
-        ("surface.callbacks", "driver: the rust driver does not give a definition's required callbacks (a command's handler) do-nothing ones yet"),
+        // The one definition whose type requires a callback: the driver builds it with its
+        // constructor, which takes the handler (src/callbacks.rs).
+        ("surface.callbacks", "CommandDefinition::new"),
     ]
     .into_iter()
     .map(|(c, s)| (c.to_string(), s.to_string()))
@@ -1214,7 +1223,8 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
         return Err(missing("SessionConfig::github_token (per-session GitHub token)"));
     }
     surface::apply_create_fields(&mut config, args)?;
-    let (config, account) = handlers::for_create(config, args.get("handlers").and_then(Value::as_object), handle);
+    let (mut config, account) = handlers::for_create(config, args.get("handlers").and_then(Value::as_object), handle);
+    surface::apply_create_handlers(&mut config, args)?;
     // Subscribe before the session starts so no early event is lost.
     #[cfg(sdk_prepare_session)]
     let session = {
@@ -1245,7 +1255,8 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
     let mut config = config.with_tools(tools);
     apply_resume_options(&mut config, &options_arg(args)?)?;
     surface::apply_resume_fields(&mut config, args)?;
-    let (config, account) = handlers::for_resume(config, args.get("handlers").and_then(Value::as_object), handle);
+    let (mut config, account) = handlers::for_resume(config, args.get("handlers").and_then(Value::as_object), handle);
+    surface::apply_resume_handlers(&mut config, args)?;
     #[cfg(sdk_prepare_session)]
     let session = {
         let prepared = client.prepare_resume_session(config).map_err(sdk_failure)?;
