@@ -16,6 +16,19 @@ use crate::{emit_event, SDK_NAME, SDK_VERSION};
 /// against 1.0.28 (features/schema/generated_handlers.feature passed, 22 of 28 methods).
 pub const MEASURED: bool = true;
 
+/// Why hooks.invoke is not registered (capability handler.hooks), measured against 1.0.28's
+/// hooks.rs. The crate calls `SessionHooks::on_hook_with_actor(HookEvent, HookActor)`: each
+/// `HookEvent` variant carries a typed input (`PreToolUseInput`, ...) that derives `Debug`, `Clone`
+/// and `Deserialize` only, and nothing the application receives holds the raw input as JSON
+/// (`dispatch_hook`, which has it, is `pub(crate)`; only `tool_args` and the like are `Value`s).
+/// The input could be reported only as the driver's own re-serialisation of the typed fields,
+/// under names the driver picks (`working_directory` for `cwd`), which is not the SDK's value.
+pub const HOOKS_GAP: &str = "driver: the crate's SessionHooks receives each hook's input only as a typed struct \
+     (HookEvent::PreToolUse { input: PreToolUseInput, .. } and the other variants, hooks.rs) that derives Deserialize but \
+     not Serialize, and no raw or serde_json::Value form of the whole input reaches the application (dispatch_hook, which \
+     holds it, is pub(crate)); the driver would report its own re-serialisation of the struct's fields under names it \
+     chose, not the SDK's value, so hooks.invoke is not registered (the outputs, Serialize only, would be hand-built too)";
+
 /// The "handlers" argument: method -> {params: [...], result}.
 pub type Specs = Map<String, Value>;
 
@@ -239,7 +252,7 @@ mod imp {
                         continue;
                     }
                     let why = if m == "hooks.invoke" {
-                        format!("driver: {SDK_NAME} {SDK_VERSION}'s typed hook inputs (hooks.rs, e.g. PreToolUseInput) derive only Deserialize and its outputs only Serialize, so the driver can neither report the input the crate's way nor build the output from JSON without hand-mapping every field; not mapped yet")
+                        format!("{HOOKS_GAP} ({SDK_NAME} {SDK_VERSION})")
                     } else {
                         let ns = &m[..m.rfind('.').unwrap_or(0)];
                         format!("{SDK_NAME} {SDK_VERSION}: no public API registers a {m} handler (no {ns} builder on SessionConfig or ClientOptions)")

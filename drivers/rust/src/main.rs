@@ -988,6 +988,7 @@ fn hello() -> Outcome {
     // connect's / createSession's "unhandled" (src/handlers.rs).
     capabilities["rpc.handlers"] = json!(handlers::MEASURED);
     capabilities["handler.hooks"] = json!(false);
+    notes["handler.hooks"] = json!(format!("{SDK_NAME} {SDK_VERSION}: {}", handlers::HOOKS_GAP));
     if !cfg!(sdk_cb_command_definition) {
         notes["surface.callbacks"] = json!(format!(
             "{SDK_NAME} {SDK_VERSION} has no CommandDefinition::new(name, handler) to build a command with a callback of the driver's"
@@ -1031,7 +1032,9 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // not the crate's absence: the driver does not accept handlers/handlerResults yet.
         ("rpc.generated", "Client::rpc"),
         ("rpc.handlers", "driver: the rust driver's runtime->SDK handlers (src/handlers.rs) are built but not yet measured against the crate, so they are not offered"),
-        ("handler.hooks", "driver: the rust driver does not map hooks.invoke (the crate's typed hook inputs derive only Deserialize, its outputs only Serialize)"),
+        // Not the crate's absence of a hook API (SessionConfig::with_hooks exists): what it hands
+        // the application cannot be reported as the SDK's value (src/handlers.rs, HOOKS_GAP).
+        ("handler.hooks", handlers::HOOKS_GAP),
         // The one definition whose type requires a callback: the driver builds it with its
         // constructor, which takes the handler (src/callbacks.rs).
         ("surface.callbacks", "CommandDefinition::new"),
