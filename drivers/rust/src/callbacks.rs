@@ -128,7 +128,10 @@ impl github_copilot_sdk::transforms::SystemMessageTransform for Nothing {
 
 #[async_trait]
 impl github_copilot_sdk::CommandHandler for Nothing {
-    async fn on_command(&self, _ctx: github_copilot_sdk::CommandContext) -> Result<(), github_copilot_sdk::Error> {
+    async fn on_command(
+        &self,
+        _ctx: github_copilot_sdk::CommandContext,
+    ) -> Result<(), github_copilot_sdk::Error> {
         Ok(())
     }
 }
@@ -169,7 +172,10 @@ impl github_copilot_sdk::handler::ElicitationHandler for Nothing {
         _request_id: github_copilot_sdk::RequestId,
         _request: github_copilot_sdk::ElicitationRequest,
     ) -> github_copilot_sdk::ElicitationResult {
-        github_copilot_sdk::ElicitationResult { action: String::new(), content: None }
+        github_copilot_sdk::ElicitationResult {
+            action: String::new(),
+            content: None,
+        }
     }
 }
 
@@ -217,7 +223,9 @@ impl github_copilot_sdk::canvas::CanvasHandler for Nothing {
     async fn on_open(
         &self,
         _ctx: crate::compat::generated::rpc::CanvasProviderOpenRequest,
-    ) -> github_copilot_sdk::canvas::CanvasResult<crate::compat::generated::rpc::CanvasProviderOpenResult> {
+    ) -> github_copilot_sdk::canvas::CanvasResult<
+        crate::compat::generated::rpc::CanvasProviderOpenResult,
+    > {
         Ok(Default::default())
     }
 }
@@ -225,7 +233,9 @@ impl github_copilot_sdk::canvas::CanvasHandler for Nothing {
 #[cfg(sdk_cb_skill_provider)]
 #[async_trait]
 impl github_copilot_sdk::SkillProvider for Nothing {
-    async fn list_skills(&self) -> Result<Vec<github_copilot_sdk::SkillProviderDescriptor>, github_copilot_sdk::Error> {
+    async fn list_skills(
+        &self,
+    ) -> Result<Vec<github_copilot_sdk::SkillProviderDescriptor>, github_copilot_sdk::Error> {
         Ok(Vec::new())
     }
 
@@ -249,5 +259,8 @@ impl github_copilot_sdk::GitHubTokenProvider for Nothing {
 /// the crate's constructor takes the handler, which a JSON value cannot hold, so it is `Nothing`.
 #[cfg(sdk_cb_command_definition)]
 pub fn blank_command_definition() -> github_copilot_sdk::CommandDefinition {
-    github_copilot_sdk::CommandDefinition::new(String::new(), <Nothing as Callback<dyn github_copilot_sdk::CommandHandler>>::arc())
+    github_copilot_sdk::CommandDefinition::new(
+        String::new(),
+        <Nothing as Callback<dyn github_copilot_sdk::CommandHandler>>::arc(),
+    )
 }
