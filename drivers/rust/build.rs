@@ -42,17 +42,90 @@ mod build_rpc;
 /// cfg name and a string whose presence in the SDK's src/ shows the API exists.
 const PROBES: &[(&str, &[&str])] = &[
     ("sdk_tool_is_terminal", &["pub fn with_is_terminal("]),
-    ("sdk_tool_metadata", &["pub fn with_metadata(mut self, metadata: IndexMap<String, Value>)"]),
-    ("sdk_tool_defer", &["pub fn with_defer(", "pub enum DeferMode"]),
-    ("sdk_client_info", &["pub fn with_client_info(", "pub fn with_integration_version("]),
-    ("sdk_github_telemetry", &["pub fn with_on_github_telemetry<"]),
+    (
+        "sdk_tool_metadata",
+        &["pub fn with_metadata(mut self, metadata: IndexMap<String, Value>)"],
+    ),
+    (
+        "sdk_tool_defer",
+        &["pub fn with_defer(", "pub enum DeferMode"],
+    ),
+    (
+        "sdk_client_info",
+        &[
+            "pub fn with_client_info(",
+            "pub fn with_integration_version(",
+        ],
+    ),
+    (
+        "sdk_github_telemetry",
+        &["pub fn with_on_github_telemetry<"],
+    ),
     ("sdk_set_tools", &["pub async fn set_tools<"]),
-    ("sdk_clear_context", &["pub struct HistoryClearContextRequest", "pub async fn clear_context("]),
-    ("sdk_rpc_tools_set", &["pub struct ToolsSetRequest", "SESSION_TOOLS_SET"]),
-    ("sdk_prepare_session", &["pub fn prepare_session(", "pub fn prepare_resume_session("]),
+    (
+        "sdk_clear_context",
+        &[
+            "pub struct HistoryClearContextRequest",
+            "pub async fn clear_context(",
+        ],
+    ),
+    (
+        "sdk_rpc_tools_set",
+        &["pub struct ToolsSetRequest", "SESSION_TOOLS_SET"],
+    ),
+    (
+        "sdk_prepare_session",
+        &["pub fn prepare_session(", "pub fn prepare_resume_session("],
+    ),
     ("sdk_typed_events", &["pub enum SessionEventData"]),
-    ("sdk_error_kind", &["pub enum ErrorKind", "pub enum RecvErrorKind"]),
-    ("sdk_handler_traits", &["pub trait PermissionHandler", "pub trait UserInputHandler"]),
+    (
+        "sdk_error_kind",
+        &["pub enum ErrorKind", "pub enum RecvErrorKind"],
+    ),
+    (
+        "sdk_handler_traits",
+        &["pub trait PermissionHandler", "pub trait UserInputHandler"],
+    ),
+    // The handler traits src/callbacks.rs implements with a callback that does nothing (each with
+    // the signature written there; the traits every release has need no probe).
+    (
+        "sdk_cb_permission",
+        &["pub trait PermissionHandler", "    NoResult,"],
+    ),
+    (
+        "sdk_cb_mcp_auth",
+        &["pub trait McpAuthHandler", "pub enum McpAuthResult"],
+    ),
+    (
+        "sdk_cb_exit_plan_mode",
+        &[
+            "pub trait ExitPlanModeHandler",
+            "impl Default for ExitPlanModeResult",
+        ],
+    ),
+    (
+        "sdk_cb_auto_mode_switch",
+        &["pub trait AutoModeSwitchHandler"],
+    ),
+    (
+        "sdk_cb_canvas",
+        &["pub trait CanvasHandler", "pub type CanvasResult<T>"],
+    ),
+    (
+        "sdk_cb_skill_provider",
+        &[
+            "pub trait SkillProvider",
+            "async fn read_skill(&self, name: &str)",
+        ],
+    ),
+    (
+        "sdk_cb_github_token_provider",
+        &[
+            "pub trait GitHubTokenProvider",
+            "pub enum GitHubTokenProviderResult",
+        ],
+    ),
+    ("sdk_cb_command_definition", &[COMMAND_NEW]),
     // The runtime-to-SDK handler API src/handlers.rs is written against.
     (
         "sdk_handlers",
@@ -73,11 +146,32 @@ const PROBES: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// `CommandDefinition::new`, which takes the command's handler: a definition the driver builds from
+/// an object starts from it with a callback that does nothing (src/callbacks.rs).
+const COMMAND_NEW: &str = "pub fn new(name: impl Into<String>, handler: Arc<dyn CommandHandler>)";
+
+/// Definition structs without `Default` that the driver still builds from an object: (struct, the
+/// crate source that shows the constructor, the driver's expression for a blank one).
+const BLANK_DEFS: &[(&str, &str, &str)] = &[(
+    "CommandDefinition",
+    COMMAND_NEW,
+    "crate::callbacks::blank_command_definition()",
+)];
+
 /// Fields the driver sets, per (cfg prefix, struct). Unlisted fields are never probed.
 const FIELDS: &[(&str, &str, &[&str])] = &[
     ("sdk_create_", "SessionConfig", SESSION_FIELDS),
     ("sdk_resume_", "ResumeSessionConfig", SESSION_FIELDS),
-    ("sdk_result_", "ToolResultExpanded", &["binary_results_for_llm", "session_log", "tool_telemetry", "error"]),
+    (
+        "sdk_result_",
+        "ToolResultExpanded",
+        &[
+            "binary_results_for_llm",
+            "session_log",
+            "tool_telemetry",
+            "error",
+        ],
+    ),
     ("sdk_binary_", "ToolBinaryResult", &["metadata"]),
     ("sdk_session_", "SessionConfig", &["github_token"]),
     // Before 1.0.0-beta.7 the connection token is ClientOptions.tcp_connection_token, not a field
@@ -150,7 +244,9 @@ fn main() {
         None => registry_dir(&version),
     };
     // The dispatch table of the generic `rpc` command (build_rpc.rs), from the crate's own source.
-    let rpc_rs = sdk_dir.as_ref().map(|d| d.join("src").join("generated").join("rpc.rs"));
+    let rpc_rs = sdk_dir
+        .as_ref()
+        .map(|d| d.join("src").join("generated").join("rpc.rs"));
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     println!("cargo:rerun-if-changed=build_rpc.rs");
     build_rpc::generate(rpc_rs.as_deref(), &out_dir.join("rpc_dispatch.rs"));
@@ -170,7 +266,9 @@ fn main() {
         }
     }
     println!("cargo::rustc-check-cfg=cfg(sdk_facades)");
-    let lib = sdk_dir.as_ref().and_then(|d| std::fs::read_to_string(d.join("src").join("lib.rs")).ok());
+    let lib = sdk_dir
+        .as_ref()
+        .and_then(|d| std::fs::read_to_string(d.join("src").join("lib.rs")).ok());
     if lib.is_none_or(|l| l.contains("pub mod rpc;") && l.contains("pub mod session_events;")) {
         println!("cargo:rustc-cfg=sdk_facades");
     }
@@ -194,12 +292,17 @@ fn main() {
 /// at the start of a line (rustfmt layout, which the published crates use).
 fn struct_fields(text: &str, name: &str) -> Vec<String> {
     let head = format!("pub struct {name} {{");
-    let Some(start) = text.find(&head) else { return Vec::new() };
+    let Some(start) = text.find(&head) else {
+        return Vec::new();
+    };
     let body = &text[start + head.len()..];
     let body = &body[..body.find("\n}").unwrap_or(body.len())];
     body.lines()
         .filter_map(|line| line.trim().strip_prefix("pub "))
-        .filter_map(|rest| rest.split_once(':').map(|(field, _)| field.trim().to_string()))
+        .filter_map(|rest| {
+            rest.split_once(':')
+                .map(|(field, _)| field.trim().to_string())
+        })
         .collect()
 }
 
@@ -217,7 +320,9 @@ fn registry_dir(version: &str) -> Option<PathBuf> {
 }
 
 fn read_sources(dir: &Path, out: &mut String) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -257,7 +362,11 @@ fn locked_package(lock: &str) -> Option<(String, Option<String>)> {
 
 /// `key = "value"` on a line of its own.
 fn kv(line: &str, key: &str) -> Option<String> {
-    let rest = line.strip_prefix(key)?.trim_start().strip_prefix('=')?.trim();
+    let rest = line
+        .strip_prefix(key)?
+        .trim_start()
+        .strip_prefix('=')?
+        .trim();
     Some(rest.strip_prefix('"')?.strip_suffix('"')?.to_string())
 }
 
@@ -265,7 +374,10 @@ fn kv(line: &str, key: &str) -> Option<String> {
 fn quoted_value(line: &str, key: &str) -> Option<String> {
     let mut rest = line;
     while let Some(i) = rest.find(key) {
-        let before_ok = i == 0 || !rest.as_bytes()[i - 1].is_ascii_alphanumeric() && rest.as_bytes()[i - 1] != b'-' && rest.as_bytes()[i - 1] != b'_';
+        let before_ok = i == 0
+            || !rest.as_bytes()[i - 1].is_ascii_alphanumeric()
+                && rest.as_bytes()[i - 1] != b'-'
+                && rest.as_bytes()[i - 1] != b'_';
         let after = rest[i + key.len()..].trim_start();
         if before_ok {
             if let Some(after) = after.strip_prefix('=') {
@@ -285,7 +397,10 @@ const SURFACE_OWNERS: &[(&str, &[&str])] = &[
     ("clientOptions", &["ClientOptions"]),
     ("tool", &["Tool"]),
     ("customAgent", &["CustomAgentConfig"]),
-    ("mcpServer", &["McpStdioServerConfig", "McpHttpServerConfig"]),
+    (
+        "mcpServer",
+        &["McpStdioServerConfig", "McpHttpServerConfig"],
+    ),
     ("command", &["CommandDefinition"]),
     ("provider", &["ProviderConfig"]),
     ("systemMessage", &["SystemMessageConfig"]),
@@ -293,7 +408,9 @@ const SURFACE_OWNERS: &[(&str, &[&str])] = &[
 
 /// Every `.rs` file under `dir` as (path relative to `root`, text).
 fn read_files(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     paths.sort();
     for path in paths {
@@ -301,7 +418,11 @@ fn read_files(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
             read_files(root, &path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
             if let Ok(body) = std::fs::read_to_string(&path) {
-                let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 out.push((rel, body));
             }
         }
@@ -313,10 +434,15 @@ fn read_files(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
 /// field behind a `#[cfg(...)]` is left out (it may not exist in this build).
 fn struct_decl(files: &[(String, String)], name: &str) -> Option<(String, Vec<(String, String)>)> {
     let head = format!("pub struct {name} {{");
-    let mut ordered: Vec<&(String, String)> = files.iter().filter(|(p, _)| !p.contains("generated")).collect();
+    let mut ordered: Vec<&(String, String)> = files
+        .iter()
+        .filter(|(p, _)| !p.contains("generated"))
+        .collect();
     ordered.extend(files.iter().filter(|(p, _)| p.contains("generated")));
     for (path, text) in ordered {
-        let Some(start) = text.find(&head) else { continue };
+        let Some(start) = text.find(&head) else {
+            continue;
+        };
         let body = &text[start + head.len()..];
         let body = &body[..body.find("\n}").unwrap_or(body.len())];
         let mut fields = Vec::new();
@@ -339,8 +465,12 @@ fn struct_decl(files: &[(String, String)], name: &str) -> Option<(String, Vec<(S
                 continue;
             }
             let was_gated = std::mem::take(&mut gated);
-            let Some(rest) = line.strip_prefix("pub ") else { continue };
-            let Some((field, ty)) = rest.split_once(':') else { continue };
+            let Some(rest) = line.strip_prefix("pub ") else {
+                continue;
+            };
+            let Some((field, ty)) = rest.split_once(':') else {
+                continue;
+            };
             if was_gated {
                 continue;
             }
@@ -368,17 +498,26 @@ fn rust_shape(ty: &str) -> (&'static str, bool, bool) {
     match inner.as_str() {
         "String" | "PathBuf" => plain("string"),
         "bool" => plain("boolean"),
-        "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize" => plain("integer"),
+        "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize" => {
+            plain("integer")
+        }
         "f32" | "f64" => plain("number"),
         "Vec<String>" | "Vec<PathBuf>" => plain("string[]"),
         _ if inner.contains("dyn") || inner.contains("Fn(") => ("handler", optional, false),
         // A map of strings (or of any JSON Value, or of structs whose members `fields` lists):
         // what the harness generates maps of; a map of anything else has no generator.
-        _ if inner.starts_with("HashMap<") || inner.starts_with("IndexMap<") || inner.starts_with("BTreeMap<") => {
+        _ if inner.starts_with("HashMap<")
+            || inner.starts_with("IndexMap<")
+            || inner.starts_with("BTreeMap<") =>
+        {
             let head = inner.split('<').next().unwrap_or("");
             let args = generic_args(&inner, head).unwrap_or_default();
             let value = args.last().copied().unwrap_or("");
-            let scalar = ["bool", "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "f32", "f64"].contains(&value);
+            let scalar = [
+                "bool", "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize",
+                "f32", "f64",
+            ]
+            .contains(&value);
             if value.contains('<') || scalar {
                 ("other", optional, false)
             } else {
@@ -396,6 +535,8 @@ struct Def {
     name: String,
     path: String,
     fields: Vec<(String, String)>,
+    /// The expression of a blank one: its `Default`, or the driver's (BLANK_DEFS).
+    blank: String,
 }
 
 /// An enum whose every variant wraps one definition struct (`McpServerConfig::Stdio(…)`): a value
@@ -417,18 +558,31 @@ fn public_path(files: &[(String, String)], file: &str, name: &str) -> Option<Str
         return None;
     }
     let lib = &files.iter().find(|(p, _)| p == "lib.rs")?.1;
-    lib.contains(&format!("pub mod {module};")).then(|| format!("github_copilot_sdk::{module}::{name}"))
+    lib.contains(&format!("pub mod {module};"))
+        .then(|| format!("github_copilot_sdk::{module}::{name}"))
 }
 
 /// Whether the `#[derive(…)]` right above `pub struct <name> {` in `text` names Default.
 fn derives_default(text: &str, name: &str) -> bool {
-    let Some(at) = text.find(&format!("pub struct {name} {{")) else { return false };
+    let Some(at) = text.find(&format!("pub struct {name} {{")) else {
+        return false;
+    };
     let before = &text[..at];
-    let attrs: Vec<&str> = before.lines().rev().take_while(|l| {
-        let l = l.trim();
-        l.starts_with("#[") || l.starts_with("///") || l.is_empty() || l.starts_with(')') || l.ends_with(',')
-    }).collect();
-    attrs.iter().any(|l| l.contains("derive(") && l.contains("Default"))
+    let attrs: Vec<&str> = before
+        .lines()
+        .rev()
+        .take_while(|l| {
+            let l = l.trim();
+            l.starts_with("#[")
+                || l.starts_with("///")
+                || l.is_empty()
+                || l.starts_with(')')
+                || l.ends_with(',')
+        })
+        .collect();
+    attrs
+        .iter()
+        .any(|l| l.contains("derive(") && l.contains("Default"))
 }
 
 /// `pub enum <name> {` variants of the form `Variant(Struct),`, when every variant has that form.
@@ -450,15 +604,24 @@ fn wrapper_enums(files: &[(String, String)], defs: &[Def]) -> Vec<Wrap> {
                 if line.is_empty() || line.starts_with("//") || line.starts_with("#[") {
                     continue;
                 }
-                let inner = line.trim_end_matches(',').split_once('(').and_then(|(v, t)| Some((v, t.strip_suffix(')')?)));
+                let inner = line
+                    .trim_end_matches(',')
+                    .split_once('(')
+                    .and_then(|(v, t)| Some((v, t.strip_suffix(')')?)));
                 match inner {
-                    Some((v, t)) if defs.iter().any(|d| d.name == t) => variants.push((v.to_string(), t.to_string())),
+                    Some((v, t)) if defs.iter().any(|d| d.name == t) => {
+                        variants.push((v.to_string(), t.to_string()))
+                    }
                     _ => all = false,
                 }
             }
             if all && !variants.is_empty() {
                 if let Some(p) = public_path(files, path, &name) {
-                    out.push(Wrap { name, path: p, variants });
+                    out.push(Wrap {
+                        name,
+                        path: p,
+                        variants,
+                    });
                 }
             }
         }
@@ -468,7 +631,10 @@ fn wrapper_enums(files: &[(String, String)], defs: &[Def]) -> Vec<Wrap> {
 
 /// The generic arguments of `<head><…>`, split at top-level commas.
 fn generic_args<'a>(ty: &'a str, head: &str) -> Option<Vec<&'a str>> {
-    let inner = ty.strip_prefix(head)?.strip_prefix('<')?.strip_suffix('>')?;
+    let inner = ty
+        .strip_prefix(head)?
+        .strip_prefix('<')?
+        .strip_suffix('>')?;
     let (mut depth, mut last, mut out) = (0, 0, Vec::new());
     for (i, ch) in inner.char_indices() {
         match ch {
@@ -505,7 +671,11 @@ fn conv(ty: &str, v: &str, defs: &[Def], wraps: &[Wrap]) -> Option<String> {
             "match {v} {{ Value::Array(a) => a.into_iter().map(|v| {x}).collect::<Result<Vec<_>, String>>(), _ => Err(\"expected a list\".to_string()) }}"
         ));
     }
-    for (head, map) in [("HashMap", "std::collections::HashMap"), ("IndexMap", "github_copilot_sdk::IndexMap"), ("BTreeMap", "std::collections::BTreeMap")] {
+    for (head, map) in [
+        ("HashMap", "std::collections::HashMap"),
+        ("IndexMap", "github_copilot_sdk::IndexMap"),
+        ("BTreeMap", "std::collections::BTreeMap"),
+    ] {
         if let Some(a) = generic_args(&ty, head) {
             if a.len() != 2 || a[0] != "String" {
                 return None;
@@ -540,14 +710,24 @@ fn surface_gen(files: &[(String, String)]) -> String {
         ("clientOptions", "ClientOptions", "set_client_field"),
     ];
     let mut decls: Vec<(&str, String, String, Vec<(String, String)>)> = Vec::new(); // owner, struct, file, fields
-    // Types that are definitions (or enums of them): a field holding one is generated from the
-    // definition owner's own entries, not from `fields`.
-    let mut skip: Vec<String> = SURFACE_OWNERS.iter().flat_map(|(_, names)| names.iter().map(|n| n.to_string())).collect();
+                                                                                    // Types that are definitions (or enums of them): a field holding one is generated from the
+                                                                                    // definition owner's own entries, not from `fields`.
+    let mut skip: Vec<String> = SURFACE_OWNERS
+        .iter()
+        .flat_map(|(_, names)| names.iter().map(|n| n.to_string()))
+        .collect();
     for (_, text) in files {
         for line in text.lines() {
-            if let Some(name) = line.trim().strip_prefix("pub enum ").and_then(|r| r.strip_suffix(" {")) {
+            if let Some(name) = line
+                .trim()
+                .strip_prefix("pub enum ")
+                .and_then(|r| r.strip_suffix(" {"))
+            {
                 if let Some(d) = type_decl(files, name) {
-                    if d.body.lines().any(|l| skip.iter().any(|s| l.contains(&format!("({s})")))) {
+                    if d.body
+                        .lines()
+                        .any(|l| skip.iter().any(|s| l.contains(&format!("({s})"))))
+                    {
                         skip.push(name.to_string());
                     }
                 }
@@ -557,16 +737,30 @@ fn surface_gen(files: &[(String, String)]) -> String {
     for (owner, names) in SURFACE_OWNERS {
         let mut seen = std::collections::HashSet::new();
         for name in *names {
-            let Some((path, fields)) = struct_decl(files, name) else { continue };
+            let Some((path, fields)) = struct_decl(files, name) else {
+                continue;
+            };
             for (field, ty) in &fields {
                 if !seen.insert(field.clone()) {
                     continue;
                 }
                 // An owner of several structs (stdio and HTTP MCP servers): a member only some of
                 // them declare is not required of the owner.
-                let partial = names.iter().any(|other| struct_decl(files, other).is_some_and(|(_, fs)| !fs.iter().any(|(f, _)| f == field)));
+                let partial = names.iter().any(|other| {
+                    struct_decl(files, other)
+                        .is_some_and(|(_, fs)| !fs.iter().any(|(f, _)| f == field))
+                });
                 entries.push_str("    ");
-                entries.push_str(&entry_literal(files, owner, field, ty, partial, &format!("{name} (src/{path})"), 0, &skip));
+                entries.push_str(&entry_literal(
+                    files,
+                    owner,
+                    field,
+                    ty,
+                    partial,
+                    &format!("{name} (src/{path})"),
+                    0,
+                    &skip,
+                ));
             }
             decls.push((owner, name.to_string(), path, fields));
         }
@@ -576,13 +770,30 @@ fn surface_gen(files: &[(String, String)]) -> String {
         if request.iter().any(|(o, _, _)| o == owner) {
             continue;
         }
-        let text = &files.iter().find(|(p, _)| p == file).map(|(_, t)| t.as_str()).unwrap_or("");
-        if !derives_default(text, name) {
+        let text = &files
+            .iter()
+            .find(|(p, _)| p == file)
+            .map(|(_, t)| t.as_str())
+            .unwrap_or("");
+        let Some(path) = public_path(files, file, name) else {
             continue;
-        }
-        if let Some(path) = public_path(files, file, name) {
-            defs.push(Def { name: name.clone(), path, fields: fields.clone() });
-        }
+        };
+        let blank = if derives_default(text, name) {
+            format!("<{path}>::default()")
+        } else if let Some((_, _, blank)) = BLANK_DEFS
+            .iter()
+            .find(|(n, needle, _)| n == name && text.contains(needle))
+        {
+            blank.to_string()
+        } else {
+            continue;
+        };
+        defs.push(Def {
+            name: name.clone(),
+            path,
+            fields: fields.clone(),
+            blank,
+        });
     }
     let wraps = wrapper_enums(files, &defs);
     let mut out = format!("/// Generated by build.rs from the SDK's source.\npub const SURFACE: &[SurfaceEntry] = &[\n{entries}];\n");
@@ -594,17 +805,40 @@ fn surface_gen(files: &[(String, String)]) -> String {
             .collect()
     };
     for (owner, ty, fname) in request {
-        let fields = decls.iter().find(|(o, n, _, _)| o == owner && n == ty).map(|d| d.3.clone());
+        let fields = decls
+            .iter()
+            .find(|(o, n, _, _)| o == owner && n == ty)
+            .map(|d| d.3.clone());
         let body = fields.as_deref().map(arms).unwrap_or_default();
         let ty_path = format!("github_copilot_sdk::{ty}");
         out.push_str(&format!(
             "/// Sets a declared {ty} field by name; None when the driver cannot set it.\n#[allow(unused_variables, unreachable_code)]\npub fn {fname}(c: &mut {ty_path}, name: &str, v: Value) -> Option<Result<(), String>> {{\n    use crate::surface::{{Not, Plain, Strict}};\n    match name {{\n{body}        _ => None,\n    }}\n}}\n"
         ));
     }
-    for d in &defs {
-        let (name, path) = (&d.name, &d.path);
+    // surfaceHandlers: a callback that does nothing per handler field, where src/callbacks.rs has
+    // one of the field's type (autoref specialization, as for the setters).
+    for (owner, ty, fname) in request {
+        let fields = decls
+            .iter()
+            .find(|(o, n, _, _)| o == owner && n == ty)
+            .map(|d| d.3.clone())
+            .unwrap_or_default();
+        let body: String = fields
+            .iter()
+            .filter(|(_, t)| rust_shape(t).0 == "handler")
+            .map(|(f, _)| {
+                format!("        {f:?} => (&&crate::surface::want_of(&c.{f})).fill(&mut c.{f}),\n")
+            })
+            .collect();
+        let fname = fname.replace("_field", "_handler");
         out.push_str(&format!(
-            "/// Builds a {name} from an object keyed by its Rust field names, each set alone (a key it lacks is an error).\n#[allow(non_snake_case, dead_code, unused_variables)]\npub fn build_def_{name}(v: Value) -> Result<{path}, String> {{\n    use crate::surface::{{Not, Plain, Strict}};\n    let Value::Object(o) = v else {{ return Err(\"expected an object\".to_string()) }};\n    let mut c = <{path}>::default();\n    for (name, v) in o {{\n        let set: Option<Result<(), String>> = match name.as_str() {{\n{}            _ => None,\n        }};\n        match set {{\n            Some(Ok(())) => {{}}\n            Some(Err(e)) => return Err(format!(\"{name}.{{name}}: {{e}}\")),\n            None => return Err(format!(\"{name} has no field {{name}} the driver can set\")),\n        }}\n    }}\n    Ok(c)\n}}\n",
+            "/// Registers a callback that does nothing on a declared {ty} handler field; None when the driver has none of its type.\n#[allow(unused_variables, unreachable_code, dead_code)]\npub fn {fname}(c: &mut github_copilot_sdk::{ty}, name: &str) -> Option<()> {{\n    use crate::callbacks::{{Neither, Optional, Required}};\n    match name {{\n{body}        _ => None,\n    }}\n}}\n"
+        ));
+    }
+    for d in &defs {
+        let (name, path, blank) = (&d.name, &d.path, &d.blank);
+        out.push_str(&format!(
+            "/// Builds a {name} from an object keyed by its Rust field names, each set alone (a key it lacks is an error).\n#[allow(non_snake_case, dead_code, unused_variables)]\npub fn build_def_{name}(v: Value) -> Result<{path}, String> {{\n    use crate::surface::{{Not, Plain, Strict}};\n    let Value::Object(o) = v else {{ return Err(\"expected an object\".to_string()) }};\n    let mut c = {blank};\n    for (name, v) in o {{\n        let set: Option<Result<(), String>> = match name.as_str() {{\n{}            _ => None,\n        }};\n        match set {{\n            Some(Ok(())) => {{}}\n            Some(Err(e)) => return Err(format!(\"{name}.{{name}}: {{e}}\")),\n            None => return Err(format!(\"{name} has no field {{name}} the driver can set\")),\n        }}\n    }}\n    Ok(c)\n}}\n",
             arms(&d.fields).replace("        \"", "            \"")
         ));
     }
@@ -635,10 +869,17 @@ struct TypeDecl {
 
 /// The declaration of `pub struct <name>` / `pub enum <name>` (hand-written files first).
 fn type_decl(files: &[(String, String)], name: &str) -> Option<TypeDecl> {
-    let mut ordered: Vec<&(String, String)> = files.iter().filter(|(p, _)| !p.contains("generated")).collect();
+    let mut ordered: Vec<&(String, String)> = files
+        .iter()
+        .filter(|(p, _)| !p.contains("generated"))
+        .collect();
     ordered.extend(files.iter().filter(|(p, _)| p.contains("generated")));
     for (_, text) in ordered {
-        for (head, is_enum) in [(format!("pub struct {name} {{"), false), (format!("pub enum {name} {{"), true), (format!("pub struct {name}("), false)] {
+        for (head, is_enum) in [
+            (format!("pub struct {name} {{"), false),
+            (format!("pub enum {name} {{"), true),
+            (format!("pub struct {name}("), false),
+        ] {
             let Some(at) = text.find(&head) else { continue };
             let attrs: Vec<&str> = text[..at]
                 .lines()
@@ -655,7 +896,11 @@ fn type_decl(files: &[(String, String)], name: &str) -> Option<TypeDecl> {
             } else {
                 rest[..rest.find("\n}").unwrap_or(rest.len())].to_string()
             };
-            return Some(TypeDecl { is_enum, attrs, body });
+            return Some(TypeDecl {
+                is_enum,
+                attrs,
+                body,
+            });
         }
     }
     None
@@ -663,21 +908,30 @@ fn type_decl(files: &[(String, String)], name: &str) -> Option<TypeDecl> {
 
 /// The quoted value of `key = "…"` inside serde attributes.
 fn serde_value(attrs: &str, key: &str) -> Option<String> {
-    attrs.lines().filter(|l| l.contains("serde(")).find_map(|l| quoted_value(l, key))
+    attrs
+        .lines()
+        .filter(|l| l.contains("serde("))
+        .find_map(|l| quoted_value(l, key))
 }
 
 /// Whether a serde attribute of `attrs` has the bare word `word` (skip, flatten, other).
 fn serde_word(attrs: &str, word: &str) -> bool {
     attrs.lines().filter(|l| l.contains("serde(")).any(|l| {
         let inner = l.split_once("serde(").map(|(_, r)| r).unwrap_or("");
-        inner.trim_end_matches(|c| c == ')' || c == ']').split(',').any(|t| t.trim() == word)
+        inner
+            .trim_end_matches(|c| c == ')' || c == ']')
+            .split(',')
+            .any(|t| t.trim() == word)
     })
 }
 
 /// A snake_case field or PascalCase variant name under serde's `rename_all` rule.
 fn serde_case(name: &str, rule: Option<&str>) -> String {
     let words: Vec<String> = if name.contains('_') || name.chars().all(|c| !c.is_uppercase()) {
-        name.split('_').filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+        name.split('_')
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
     } else {
         let mut out: Vec<String> = Vec::new();
         for c in name.chars() {
@@ -690,13 +944,19 @@ fn serde_case(name: &str, rule: Option<&str>) -> String {
     };
     let cap = |w: &String| {
         let mut c = w.chars();
-        c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+        c.next()
+            .map(|f| f.to_uppercase().chain(c).collect::<String>())
+            .unwrap_or_default()
     };
     match rule {
         None => name.to_string(),
         Some("lowercase") => name.to_lowercase(),
         Some("UPPERCASE") => name.to_uppercase(),
-        Some("camelCase") => words.iter().enumerate().map(|(i, w)| if i == 0 { w.clone() } else { cap(w) }).collect(),
+        Some("camelCase") => words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| if i == 0 { w.clone() } else { cap(w) })
+            .collect(),
         Some("PascalCase") => words.iter().map(cap).collect(),
         Some("snake_case") => words.join("_"),
         Some("SCREAMING_SNAKE_CASE") => words.join("_").to_uppercase(),
@@ -729,8 +989,12 @@ fn members_of(body: &str) -> Vec<(String, String, String)> {
             continue;
         }
         let a = std::mem::take(&mut attrs);
-        let Some(rest) = line.strip_prefix("pub ") else { continue };
-        let Some((field, ty)) = rest.split_once(':') else { continue };
+        let Some(rest) = line.strip_prefix("pub ") else {
+            continue;
+        };
+        let Some((field, ty)) = rest.split_once(':') else {
+            continue;
+        };
         let (field, ty) = (field.trim().to_string(), ty.trim().to_string());
         if ty.ends_with(',') {
             out.push((field, ty.trim_end_matches(',').to_string(), a));
@@ -764,7 +1028,8 @@ fn enum_values(d: &TypeDecl) -> Option<Vec<String>> {
         if v.contains('(') || v.contains('{') || v.contains(' ') {
             return None;
         }
-        if serde_word(&a, "other") || serde_word(&a, "skip") || serde_word(&a, "skip_deserializing") {
+        if serde_word(&a, "other") || serde_word(&a, "skip") || serde_word(&a, "skip_deserializing")
+        {
             continue;
         }
         out.push(serde_value(&a, "rename").unwrap_or_else(|| serde_case(v, rule.as_deref())));
@@ -792,7 +1057,16 @@ fn held_type(ty: &str) -> String {
 /// of the type it holds (a serde enum's values; a `#[serde(transparent)]` string newtype is a
 /// string; a serde struct's members as `fields`, under their serde names, two levels down).
 /// `skip` holds definition types, whose members are owners of their own.
-fn entry_literal(files: &[(String, String)], owner: &str, name: &str, ty: &str, optional_attr: bool, declared_by: &str, depth: usize, skip: &[String]) -> String {
+fn entry_literal(
+    files: &[(String, String)],
+    owner: &str,
+    name: &str,
+    ty: &str,
+    optional_attr: bool,
+    declared_by: &str,
+    depth: usize,
+    skip: &[String],
+) -> String {
     let (mut shape, optional, _) = rust_shape(ty);
     let optional = optional || optional_attr;
     let mut values: Vec<String> = Vec::new();
@@ -800,7 +1074,9 @@ fn entry_literal(files: &[(String, String)], owner: &str, name: &str, ty: &str, 
     let held = held_type(ty);
     let direct = {
         let t: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
-        let t = generic_args(&t, "Option").map(|a| a[0].to_string()).unwrap_or(t);
+        let t = generic_args(&t, "Option")
+            .map(|a| a[0].to_string())
+            .unwrap_or(t);
         t.rsplit("::").next().unwrap_or(&t) == held
     };
     if matches!(shape, "other" | "array" | "map") && !skip.contains(&held) {
@@ -810,19 +1086,42 @@ fn entry_literal(files: &[(String, String)], owner: &str, name: &str, ty: &str, 
                     shape = "enum";
                     values = vs;
                 }
-            } else if !d.is_enum && d.attrs.contains("transparent") && d.body.trim().trim_start_matches("pub ").trim() == "String" && direct {
+            } else if !d.is_enum
+                && d.attrs.contains("transparent")
+                && d.body.trim().trim_start_matches("pub ").trim() == "String"
+                && direct
+            {
                 shape = "string";
-            } else if !d.is_enum && d.attrs.contains("Deserialize") && !d.attrs.contains("untagged") && depth < 2 {
+            } else if !d.is_enum
+                && d.attrs.contains("Deserialize")
+                && !d.attrs.contains("untagged")
+                && depth < 2
+            {
                 let rule = serde_value(&d.attrs, "rename_all");
                 let members = members_of(&d.body);
                 if !members.iter().any(|(_, _, a)| serde_word(a, "flatten")) {
                     for (f, t, a) in members {
-                        if serde_word(&a, "skip") || serde_word(&a, "skip_deserializing") || a.contains("#[cfg") {
+                        if serde_word(&a, "skip")
+                            || serde_word(&a, "skip_deserializing")
+                            || a.contains("#[cfg")
+                        {
                             continue;
                         }
-                        let n = serde_value(&a, "rename").unwrap_or_else(|| serde_case(&f, rule.as_deref()));
-                        let has_default = serde_word(&a, "default") || a.contains("default =") || a.contains("skip_serializing_if");
-                        fields.push_str(&entry_literal(files, owner, &n, &t, has_default, &format!("{held} (field {f})"), depth + 1, skip));
+                        let n = serde_value(&a, "rename")
+                            .unwrap_or_else(|| serde_case(&f, rule.as_deref()));
+                        let has_default = serde_word(&a, "default")
+                            || a.contains("default =")
+                            || a.contains("skip_serializing_if");
+                        fields.push_str(&entry_literal(
+                            files,
+                            owner,
+                            &n,
+                            &t,
+                            has_default,
+                            &format!("{held} (field {f})"),
+                            depth + 1,
+                            skip,
+                        ));
                     }
                     if shape == "other" && direct {
                         shape = "object";
@@ -831,7 +1130,11 @@ fn entry_literal(files: &[(String, String)], owner: &str, name: &str, ty: &str, 
             }
         }
     }
-    let kind = if shape == "handler" { "handler" } else { "field" };
+    let kind = if shape == "handler" {
+        "handler"
+    } else {
+        "field"
+    };
     let values: String = values.iter().map(|v| format!("{v:?}, ")).collect();
     format!(
         "SurfaceEntry {{ owner: {owner:?}, name: {name:?}, ty: {ty:?}, kind: {kind:?}, shape: {shape:?}, optional: {optional}, declared_by: {declared_by:?}, values: &[{values}], fields: &[{fields}] }},\n"

@@ -13,10 +13,10 @@ use github_copilot_sdk::Error;
 
 /// The crate's generated layer, wherever this release exports it.
 pub(crate) mod generated {
-    #[cfg(sdk_facades)]
-    pub(crate) use github_copilot_sdk::{rpc, session_events};
     #[cfg(not(sdk_facades))]
     pub(crate) use github_copilot_sdk::generated::session_events;
+    #[cfg(sdk_facades)]
+    pub(crate) use github_copilot_sdk::{rpc, session_events};
     /// What the later `rpc` facade re-exports: the wrappers and their request/result types.
     #[cfg(not(sdk_facades))]
     #[allow(unused_imports)]
@@ -33,7 +33,10 @@ pub(crate) fn error_type(error: &Error) -> String {
     let kind = format!("{:?}", error.kind());
     #[cfg(not(sdk_error_kind))]
     let kind = format!("{error:?}");
-    let head = kind.split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("");
+    let head = kind
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .next()
+        .unwrap_or("");
     format!("Error::{head}")
 }
 
@@ -68,7 +71,9 @@ pub(crate) fn lagged(error: &RecvError) -> Option<String> {
     #[cfg(sdk_error_kind)]
     {
         match error.kind() {
-            github_copilot_sdk::subscription::RecvErrorKind::Lagged(lagged) => Some(format!("{lagged:?}")),
+            github_copilot_sdk::subscription::RecvErrorKind::Lagged(lagged) => {
+                Some(format!("{lagged:?}"))
+            }
             _ => None,
         }
     }
@@ -84,7 +89,10 @@ pub(crate) fn lagged(error: &RecvError) -> Option<String> {
 /// `Tool::with_handler` where the crate has it (1.0.0-beta.7 on, with the per-request handler
 /// traits); before, a tool carries no handler: the handler waits in [`legacy`] for its session's
 /// `ToolHandlerRouter`.
-pub(crate) fn with_handler(tool: github_copilot_sdk::Tool, handler: crate::ScriptedHandler) -> github_copilot_sdk::Tool {
+pub(crate) fn with_handler(
+    tool: github_copilot_sdk::Tool,
+    handler: crate::ScriptedHandler,
+) -> github_copilot_sdk::Tool {
     #[cfg(sdk_handler_traits)]
     {
         tool.with_handler(std::sync::Arc::new(handler))
@@ -109,7 +117,9 @@ pub(crate) mod legacy {
     use std::sync::{Arc, Mutex};
 
     use async_trait::async_trait;
-    use github_copilot_sdk::handler::{ApproveAllHandler, HandlerEvent, HandlerResponse, SessionHandler};
+    use github_copilot_sdk::handler::{
+        ApproveAllHandler, HandlerEvent, HandlerResponse, SessionHandler,
+    };
     use github_copilot_sdk::tool::{ToolHandler, ToolHandlerRouter};
     use github_copilot_sdk::{Error, Tool, ToolInvocation, ToolResult};
     use serde_json::json;
@@ -118,13 +128,15 @@ pub(crate) mod legacy {
 
     /// Handlers built with their tool, by (session handle, tool name), until the session's
     /// create/resume builds its router (a later build of the same tool replaces the earlier).
-    static PENDING: Mutex<Option<HashMap<(String, String), Arc<ScriptedHandler>>>> = Mutex::new(None);
+    static PENDING: Mutex<Option<HashMap<(String, String), Arc<ScriptedHandler>>>> =
+        Mutex::new(None);
 
     pub(super) fn stash(name: &str, handler: ScriptedHandler) {
         let mut pending = PENDING.lock().unwrap();
-        pending
-            .get_or_insert_with(HashMap::new)
-            .insert((handler.session.clone(), name.to_string()), Arc::new(handler));
+        pending.get_or_insert_with(HashMap::new).insert(
+            (handler.session.clone(), name.to_string()),
+            Arc::new(handler),
+        );
     }
 
     /// One application tool for the router: its definition and its scripted handler.
@@ -157,7 +169,10 @@ pub(crate) mod legacy {
             if let HandlerEvent::PermissionRequest { data, .. } = &event {
                 let seen = serde_json::to_value(data)
                     .unwrap_or_else(|e| json!({ "unserializable": e.to_string() }));
-                emit_event("permission.requested", json!({ "session": self.session, "request": seen }));
+                emit_event(
+                    "permission.requested",
+                    json!({ "session": self.session, "request": seen }),
+                );
             }
             self.inner.on_event(event).await
         }
@@ -172,7 +187,10 @@ pub(crate) mod legacy {
             .iter()
             .filter_map(|tool| {
                 let handler = pending.remove(&(session.to_string(), tool.name.clone()))?;
-                Some(Box::new(Routed { tool: tool.clone(), handler }) as Box<dyn ToolHandler>)
+                Some(Box::new(Routed {
+                    tool: tool.clone(),
+                    handler,
+                }) as Box<dyn ToolHandler>)
             })
             .collect();
         // The fallback answers what the router does not (its trait defaults; it approves, as the policy is).

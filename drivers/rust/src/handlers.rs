@@ -16,6 +16,19 @@ use crate::{emit_event, SDK_NAME, SDK_VERSION};
 /// against 1.0.28 (features/schema/generated_handlers.feature passed, 22 of 28 methods).
 pub const MEASURED: bool = true;
 
+/// Why hooks.invoke is not registered (capability handler.hooks), measured against 1.0.28's
+/// hooks.rs. The crate calls `SessionHooks::on_hook_with_actor(HookEvent, HookActor)`: each
+/// `HookEvent` variant carries a typed input (`PreToolUseInput`, ...) that derives `Debug`, `Clone`
+/// and `Deserialize` only, and nothing the application receives holds the raw input as JSON
+/// (`dispatch_hook`, which has it, is `pub(crate)`; only `tool_args` and the like are `Value`s).
+/// The input could be reported only as the driver's own re-serialisation of the typed fields,
+/// under names the driver picks (`working_directory` for `cwd`), which is not the SDK's value.
+pub const HOOKS_GAP: &str = "driver: the crate's SessionHooks receives each hook's input only as a typed struct \
+     (HookEvent::PreToolUse { input: PreToolUseInput, .. } and the other variants, hooks.rs) that derives Deserialize but \
+     not Serialize, and no raw or serde_json::Value form of the whole input reaches the application (dispatch_hook, which \
+     holds it, is pub(crate)); the driver would report its own re-serialisation of the struct's fields under names it \
+     chose, not the SDK's value, so hooks.invoke is not registered (the outputs, Serialize only, would be hand-built too)";
+
 /// The "handlers" argument: method -> {params: [...], result}.
 pub type Specs = Map<String, Value>;
 
@@ -25,7 +38,13 @@ fn account(handled: Vec<String>, unhandled: Map<String, Value>) -> Value {
 
 /// rpc.handled: what the handler received in the schema's names, and the pointers into the
 /// result its return type could not hold.
-fn report(session: Option<&str>, client: Option<&str>, method: &str, params: Value, unrep: Vec<String>) {
+fn report(
+    session: Option<&str>,
+    client: Option<&str>,
+    method: &str,
+    params: Value,
+    unrep: Vec<String>,
+) {
     let mut args = json!({ "method": method, "params": params });
     if let Some(s) = session {
         args["session"] = json!(s);
@@ -46,7 +65,11 @@ fn pointer(key: &str) -> String {
 /// Pointers to the keys of `result` other than `keep`.
 fn beyond(result: &Value, keep: &[&str]) -> Vec<String> {
     match result {
-        Value::Object(o) => o.keys().filter(|k| !keep.contains(&k.as_str())).map(|k| pointer(k)).collect(),
+        Value::Object(o) => o
+            .keys()
+            .filter(|k| !keep.contains(&k.as_str()))
+            .map(|k| pointer(k))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -81,11 +104,20 @@ fn lost_of(given: &Value, held: &Value) -> Vec<String> {
 }
 
 fn params_of(specs: &Specs, method: &str) -> Vec<Value> {
-    specs.get(method).and_then(|s| s.get("params")).and_then(Value::as_array).cloned().unwrap_or_default()
+    specs
+        .get(method)
+        .and_then(|s| s.get("params"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
 }
 
 fn result_of(specs: &Specs, method: &str) -> Value {
-    specs.get(method).and_then(|s| s.get("result")).cloned().unwrap_or(Value::Null)
+    specs
+        .get(method)
+        .and_then(|s| s.get("result"))
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 #[cfg(sdk_handlers)]
@@ -95,25 +127,33 @@ mod imp {
     use github_copilot_sdk::canvas::{CanvasDeclaration, CanvasHandler, CanvasResult};
     use github_copilot_sdk::extension_launch_provider::ExtensionLaunchProvider;
     use github_copilot_sdk::rpc::{
-        CanvasAction, CanvasProviderCloseRequest, CanvasProviderInvokeActionRequest, CanvasProviderOpenRequest,
-        CanvasProviderOpenResult, ExtensionLaunchProviderResolveRequest, ExtensionLaunchProviderResolveResult,
+        CanvasAction, CanvasProviderCloseRequest, CanvasProviderInvokeActionRequest,
+        CanvasProviderOpenRequest, CanvasProviderOpenResult, ExtensionLaunchProviderResolveRequest,
+        ExtensionLaunchProviderResolveResult,
     };
     use github_copilot_sdk::session_fs::{
-        DirEntry, DirEntryKind, FileInfo, FsError, FsErrorKind, SessionFsCapabilities, SessionFsConfig,
-        SessionFsConventions, SessionFsProvider, SessionFsSqliteProvider, SessionFsSqliteQueryResult,
-        SessionFsSqliteQueryType, SessionFsSqliteTransactionError, SessionFsSqliteTransactionStatement,
+        DirEntry, DirEntryKind, FileInfo, FsError, FsErrorKind, SessionFsCapabilities,
+        SessionFsConfig, SessionFsConventions, SessionFsProvider, SessionFsSqliteProvider,
+        SessionFsSqliteQueryResult, SessionFsSqliteQueryType, SessionFsSqliteTransactionError,
+        SessionFsSqliteTransactionStatement,
     };
     use github_copilot_sdk::{
-        BearerTokenError, ClientOptions, GitHubToken, GitHubTokenProviderArgs, GitHubTokenProviderResult,
-        NamedProviderConfig, ProviderTokenArgs, ResumeSessionConfig, SessionConfig, SkillProvider,
-        SkillProviderDescriptor,
+        BearerTokenError, ClientOptions, GitHubToken, GitHubTokenProviderArgs,
+        GitHubTokenProviderResult, NamedProviderConfig, ProviderTokenArgs, ResumeSessionConfig,
+        SessionConfig, SkillProvider, SkillProviderDescriptor,
     };
     use std::collections::HashMap;
     use std::sync::Arc;
 
     /// Client options (connect): the client-level handlers.
-    pub fn for_client(mut options: ClientOptions, specs: Option<&Specs>, client: &str) -> (ClientOptions, Option<Value>) {
-        let Some(specs) = specs else { return (options, None) };
+    pub fn for_client(
+        mut options: ClientOptions,
+        specs: Option<&Specs>,
+        client: &str,
+    ) -> (ClientOptions, Option<Value>) {
+        let Some(specs) = specs else {
+            return (options, None);
+        };
         let mut handled = Vec::new();
         let mut unhandled = Map::new();
         for m in specs.keys() {
@@ -121,12 +161,21 @@ mod imp {
                 "gitHubTelemetry.event" => {
                     let (method, client) = (m.clone(), client.to_string());
                     options = options.with_on_github_telemetry(move |n| {
-                        report(None, Some(&client), &method, serde_json::to_value(&n).unwrap_or(Value::Null), Vec::new())
+                        report(
+                            None,
+                            Some(&client),
+                            &method,
+                            serde_json::to_value(&n).unwrap_or(Value::Null),
+                            Vec::new(),
+                        )
                     });
                     handled.push(m.clone());
                 }
                 "extensionLaunchProvider.resolve" => {
-                    options = options.with_extension_launch_provider(Launch { result: result_of(specs, m), client: client.to_string() });
+                    options = options.with_extension_launch_provider(Launch {
+                        result: result_of(specs, m),
+                        client: client.to_string(),
+                    });
                     handled.push(m.clone());
                 }
                 x if x.starts_with("llmInference.") => {
@@ -140,7 +189,10 @@ mod imp {
         if specs.keys().any(|m| m.starts_with("sessionFs.")) {
             let mut caps = SessionFsCapabilities::new();
             caps.sqlite = true;
-            options = options.with_session_fs(SessionFsConfig::new("/", "/session-state", SessionFsConventions::Posix).with_capabilities(caps));
+            options = options.with_session_fs(
+                SessionFsConfig::new("/", "/session-state", SessionFsConventions::Posix)
+                    .with_capabilities(caps),
+            );
         }
         (options, Some(account(handled, unhandled)))
     }
@@ -239,7 +291,7 @@ mod imp {
                         continue;
                     }
                     let why = if m == "hooks.invoke" {
-                        format!("driver: {SDK_NAME} {SDK_VERSION}'s typed hook inputs (hooks.rs, e.g. PreToolUseInput) derive only Deserialize and its outputs only Serialize, so the driver can neither report the input the crate's way nor build the output from JSON without hand-mapping every field; not mapped yet")
+                        format!("{HOOKS_GAP} ({SDK_NAME} {SDK_VERSION})")
                     } else {
                         let ns = &m[..m.rfind('.').unwrap_or(0)];
                         format!("{SDK_NAME} {SDK_VERSION}: no public API registers a {m} handler (no {ns} builder on SessionConfig or ClientOptions)")
@@ -260,10 +312,20 @@ mod imp {
 
     #[async_trait]
     impl ExtensionLaunchProvider for Launch {
-        async fn resolve(&self, request: ExtensionLaunchProviderResolveRequest) -> github_copilot_sdk::Result<ExtensionLaunchProviderResolveResult> {
-            let out: ExtensionLaunchProviderResolveResult = serde_json::from_value(self.result.clone()).unwrap_or_default();
+        async fn resolve(
+            &self,
+            request: ExtensionLaunchProviderResolveRequest,
+        ) -> github_copilot_sdk::Result<ExtensionLaunchProviderResolveResult> {
+            let out: ExtensionLaunchProviderResolveResult =
+                serde_json::from_value(self.result.clone()).unwrap_or_default();
             let held = serde_json::to_value(&out).unwrap_or(Value::Null);
-            report(None, Some(&self.client), "extensionLaunchProvider.resolve", serde_json::to_value(&request).unwrap_or(Value::Null), lost_of(&self.result, &held));
+            report(
+                None,
+                Some(&self.client),
+                "extensionLaunchProvider.resolve",
+                serde_json::to_value(&request).unwrap_or(Value::Null),
+                lost_of(&self.result, &held),
+            );
             Ok(out)
         }
     }
@@ -275,21 +337,43 @@ mod imp {
 
     #[async_trait]
     impl CanvasHandler for Canvas {
-        async fn on_open(&self, ctx: CanvasProviderOpenRequest) -> CanvasResult<CanvasProviderOpenResult> {
+        async fn on_open(
+            &self,
+            ctx: CanvasProviderOpenRequest,
+        ) -> CanvasResult<CanvasProviderOpenResult> {
             let r = result_of(&self.specs, "canvas.open");
-            let out: CanvasProviderOpenResult = serde_json::from_value(r.clone()).unwrap_or_default();
+            let out: CanvasProviderOpenResult =
+                serde_json::from_value(r.clone()).unwrap_or_default();
             let held = serde_json::to_value(&out).unwrap_or(Value::Null);
-            report(Some(&self.handle), None, "canvas.open", serde_json::to_value(&ctx).unwrap_or(Value::Null), lost_of(&r, &held));
+            report(
+                Some(&self.handle),
+                None,
+                "canvas.open",
+                serde_json::to_value(&ctx).unwrap_or(Value::Null),
+                lost_of(&r, &held),
+            );
             Ok(out)
         }
 
         async fn on_action(&self, ctx: CanvasProviderInvokeActionRequest) -> CanvasResult<Value> {
-            report(Some(&self.handle), None, "canvas.action.invoke", serde_json::to_value(&ctx).unwrap_or(Value::Null), Vec::new());
+            report(
+                Some(&self.handle),
+                None,
+                "canvas.action.invoke",
+                serde_json::to_value(&ctx).unwrap_or(Value::Null),
+                Vec::new(),
+            );
             Ok(result_of(&self.specs, "canvas.action.invoke"))
         }
 
         async fn on_close(&self, ctx: CanvasProviderCloseRequest) -> CanvasResult<()> {
-            report(Some(&self.handle), None, "canvas.close", serde_json::to_value(&ctx).unwrap_or(Value::Null), Vec::new());
+            report(
+                Some(&self.handle),
+                None,
+                "canvas.close",
+                serde_json::to_value(&ctx).unwrap_or(Value::Null),
+                Vec::new(),
+            );
             Ok(())
         }
     }
@@ -304,8 +388,17 @@ mod imp {
         async fn get_token(&self, args: ProviderTokenArgs) -> Result<String, BearerTokenError> {
             let m = "providerToken.getToken";
             let r = result_of(&self.specs, m);
-            report(Some(&self.handle), None, m, json!({"providerName": args.provider_name, "sessionId": args.session_id}), beyond(&r, &["token"]));
-            Ok(r.get("token").and_then(Value::as_str).unwrap_or_default().to_string())
+            report(
+                Some(&self.handle),
+                None,
+                m,
+                json!({"providerName": args.provider_name, "sessionId": args.session_id}),
+                beyond(&r, &["token"]),
+            );
+            Ok(r.get("token")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string())
         }
     }
 
@@ -316,7 +409,10 @@ mod imp {
 
     #[async_trait]
     impl github_copilot_sdk::GitHubTokenProvider for GhToken {
-        async fn get_token(&self, args: GitHubTokenProviderArgs) -> Result<GitHubTokenProviderResult, github_copilot_sdk::Error> {
+        async fn get_token(
+            &self,
+            args: GitHubTokenProviderArgs,
+        ) -> Result<GitHubTokenProviderResult, github_copilot_sdk::Error> {
             let m = "gitHubToken.getToken";
             let r = result_of(&self.specs, m);
             // GitHubTokenRequestReason has no Serialize: its wire value is the variant's name with a
@@ -332,13 +428,23 @@ mod imp {
                 GitHubTokenProviderResult::Cancelled
             } else {
                 let mut t = GitHubToken::new(
-                    r.get("accessToken").and_then(Value::as_str).unwrap_or_default(),
-                    r.get("expiresIn").and_then(Value::as_i64).unwrap_or_default(),
+                    r.get("accessToken")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                    r.get("expiresIn")
+                        .and_then(Value::as_i64)
+                        .unwrap_or_default(),
                 );
                 if let Some(tt) = r.get("tokenType").and_then(Value::as_str) {
                     t = t.with_token_type(tt);
                 }
-                report(Some(&self.handle), None, m, input, beyond(&r, &["kind", "accessToken", "expiresIn", "tokenType"]));
+                report(
+                    Some(&self.handle),
+                    None,
+                    m,
+                    input,
+                    beyond(&r, &["kind", "accessToken", "expiresIn", "tokenType"]),
+                );
                 GitHubTokenProviderResult::Token(t)
             };
             Ok(out)
@@ -352,23 +458,41 @@ mod imp {
 
     #[async_trait]
     impl SkillProvider for Skills {
-        async fn list_skills(&self) -> Result<Vec<SkillProviderDescriptor>, github_copilot_sdk::Error> {
+        async fn list_skills(
+            &self,
+        ) -> Result<Vec<SkillProviderDescriptor>, github_copilot_sdk::Error> {
             let m = "skillProvider.list";
             let r = result_of(&self.specs, m);
-            let skills: Vec<SkillProviderDescriptor> = serde_json::from_value(r.get("skills").cloned().unwrap_or(json!([]))).unwrap_or_default();
+            let skills: Vec<SkillProviderDescriptor> =
+                serde_json::from_value(r.get("skills").cloned().unwrap_or(json!([])))
+                    .unwrap_or_default();
             let mut held = r.clone();
             if let Some(o) = held.as_object_mut() {
-                o.insert("skills".into(), serde_json::to_value(&skills).unwrap_or(Value::Null));
+                o.insert(
+                    "skills".into(),
+                    serde_json::to_value(&skills).unwrap_or(Value::Null),
+                );
             }
             report(Some(&self.handle), None, m, json!({}), lost_of(&r, &held));
             Ok(skills)
         }
 
-        async fn read_skill(&self, name: &str) -> Result<Option<String>, github_copilot_sdk::Error> {
+        async fn read_skill(
+            &self,
+            name: &str,
+        ) -> Result<Option<String>, github_copilot_sdk::Error> {
             let m = "skillProvider.read";
             let r = result_of(&self.specs, m);
-            report(Some(&self.handle), None, m, json!({"name": name}), beyond(&r, &["markdown"]));
-            Ok(r.get("markdown").and_then(Value::as_str).map(str::to_string))
+            report(
+                Some(&self.handle),
+                None,
+                m,
+                json!({"name": name}),
+                beyond(&r, &["markdown"]),
+            );
+            Ok(r.get("markdown")
+                .and_then(Value::as_str)
+                .map(str::to_string))
         }
     }
 
@@ -384,12 +508,24 @@ mod imp {
             result_of(&self.specs, &format!("sessionFs.{m}"))
         }
         fn done(&self, m: &str, params: Value, unrep: Vec<String>) {
-            report(Some(&self.handle), None, &format!("sessionFs.{m}"), params, unrep);
+            report(
+                Some(&self.handle),
+                None,
+                &format!("sessionFs.{m}"),
+                params,
+                unrep,
+            );
         }
         fn fail(&self, m: &str) -> Result<(), FsError> {
             let r = self.r(m);
-            let Some(o) = r.as_object() else { return Ok(()) };
-            let message = o.get("message").and_then(Value::as_str).unwrap_or_default().to_string();
+            let Some(o) = r.as_object() else {
+                return Ok(());
+            };
+            let message = o
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             let kind = if o.get("code").and_then(Value::as_str) == Some("ENOENT") {
                 FsErrorKind::NotFound(message.clone())
             } else {
@@ -399,9 +535,14 @@ mod imp {
         }
         fn sql(r: &Value) -> SessionFsSqliteQueryResult {
             let mut out = SessionFsSqliteQueryResult::default();
-            out.columns = serde_json::from_value(r.get("columns").cloned().unwrap_or(json!([]))).unwrap_or_default();
-            out.rows = serde_json::from_value(r.get("rows").cloned().unwrap_or(json!([]))).unwrap_or_default();
-            out.rows_affected = r.get("rowsAffected").and_then(Value::as_i64).unwrap_or_default();
+            out.columns = serde_json::from_value(r.get("columns").cloned().unwrap_or(json!([])))
+                .unwrap_or_default();
+            out.rows = serde_json::from_value(r.get("rows").cloned().unwrap_or(json!([])))
+                .unwrap_or_default();
+            out.rows_affected = r
+                .get("rowsAffected")
+                .and_then(Value::as_i64)
+                .unwrap_or_default();
             out.last_insert_rowid = r.get("lastInsertRowid").and_then(Value::as_i64);
             out
         }
@@ -419,14 +560,35 @@ mod imp {
         async fn read_file(&self, path: &str) -> Result<String, FsError> {
             let r = self.r("readFile");
             self.done("readFile", json!({"path": path}), beyond(&r, &["content"]));
-            Ok(r.get("content").and_then(Value::as_str).unwrap_or_default().to_string())
+            Ok(r.get("content")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string())
         }
-        async fn write_file(&self, path: &str, content: &str, mode: Option<i64>) -> Result<(), FsError> {
-            self.done("writeFile", with_mode(json!({"path": path, "content": content}), mode), Vec::new());
+        async fn write_file(
+            &self,
+            path: &str,
+            content: &str,
+            mode: Option<i64>,
+        ) -> Result<(), FsError> {
+            self.done(
+                "writeFile",
+                with_mode(json!({"path": path, "content": content}), mode),
+                Vec::new(),
+            );
             self.fail("writeFile")
         }
-        async fn append_file(&self, path: &str, content: &str, mode: Option<i64>) -> Result<(), FsError> {
-            self.done("appendFile", with_mode(json!({"path": path, "content": content}), mode), Vec::new());
+        async fn append_file(
+            &self,
+            path: &str,
+            content: &str,
+            mode: Option<i64>,
+        ) -> Result<(), FsError> {
+            self.done(
+                "appendFile",
+                with_mode(json!({"path": path, "content": content}), mode),
+                Vec::new(),
+            );
             self.fail("appendFile")
         }
         async fn exists(&self, path: &str) -> Result<bool, FsError> {
@@ -436,39 +598,81 @@ mod imp {
         }
         async fn stat(&self, path: &str) -> Result<FileInfo, FsError> {
             let r = self.r("stat");
-            self.done("stat", json!({"path": path}), beyond(&r, &["isFile", "isDirectory", "size", "mtime", "birthtime"]));
-            let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+            self.done(
+                "stat",
+                json!({"path": path}),
+                beyond(&r, &["isFile", "isDirectory", "size", "mtime", "birthtime"]),
+            );
+            let s = |k: &str| {
+                r.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
             Ok(FileInfo::new(
                 r.get("isFile").and_then(Value::as_bool).unwrap_or_default(),
-                r.get("isDirectory").and_then(Value::as_bool).unwrap_or_default(),
+                r.get("isDirectory")
+                    .and_then(Value::as_bool)
+                    .unwrap_or_default(),
                 r.get("size").and_then(Value::as_i64).unwrap_or_default(),
                 s("mtime"),
                 s("birthtime"),
             ))
         }
-        async fn mkdir(&self, path: &str, recursive: bool, mode: Option<i64>) -> Result<(), FsError> {
-            self.done("mkdir", with_mode(json!({"path": path, "recursive": recursive}), mode), Vec::new());
+        async fn mkdir(
+            &self,
+            path: &str,
+            recursive: bool,
+            mode: Option<i64>,
+        ) -> Result<(), FsError> {
+            self.done(
+                "mkdir",
+                with_mode(json!({"path": path, "recursive": recursive}), mode),
+                Vec::new(),
+            );
             self.fail("mkdir")
         }
         async fn readdir(&self, path: &str) -> Result<Vec<String>, FsError> {
             let r = self.r("readdir");
             self.done("readdir", json!({"path": path}), beyond(&r, &["entries"]));
-            Ok(serde_json::from_value(r.get("entries").cloned().unwrap_or(json!([]))).unwrap_or_default())
+            Ok(
+                serde_json::from_value(r.get("entries").cloned().unwrap_or(json!([])))
+                    .unwrap_or_default(),
+            )
         }
         async fn readdir_with_types(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
             let r = self.r("readdirWithTypes");
-            self.done("readdirWithTypes", json!({"path": path}), beyond(&r, &["entries"]));
-            let entries = r.get("entries").and_then(Value::as_array).cloned().unwrap_or_default();
+            self.done(
+                "readdirWithTypes",
+                json!({"path": path}),
+                beyond(&r, &["entries"]),
+            );
+            let entries = r
+                .get("entries")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             Ok(entries
                 .iter()
                 .map(|e| {
-                    let kind = if e.get("type").and_then(Value::as_str) == Some("directory") { DirEntryKind::Directory } else { DirEntryKind::File };
-                    DirEntry::new(e.get("name").and_then(Value::as_str).unwrap_or_default(), kind)
+                    let kind = if e.get("type").and_then(Value::as_str) == Some("directory") {
+                        DirEntryKind::Directory
+                    } else {
+                        DirEntryKind::File
+                    };
+                    DirEntry::new(
+                        e.get("name").and_then(Value::as_str).unwrap_or_default(),
+                        kind,
+                    )
                 })
                 .collect())
         }
         async fn rm(&self, path: &str, recursive: bool, force: bool) -> Result<(), FsError> {
-            self.done("rm", json!({"path": path, "recursive": recursive, "force": force}), Vec::new());
+            self.done(
+                "rm",
+                json!({"path": path, "recursive": recursive, "force": force}),
+                Vec::new(),
+            );
             self.fail("rm")
         }
         async fn rename(&self, src: &str, dest: &str) -> Result<(), FsError> {
@@ -493,7 +697,11 @@ mod imp {
             if let Some(p) = params {
                 input["params"] = serde_json::to_value(p).unwrap_or(Value::Null);
             }
-            self.done("sqliteQuery", input, beyond(&r, &["columns", "rows", "rowsAffected", "lastInsertRowid"]));
+            self.done(
+                "sqliteQuery",
+                input,
+                beyond(&r, &["columns", "rows", "rowsAffected", "lastInsertRowid"]),
+            );
             Ok(Some(Fs::sql(&r)))
         }
         async fn sqlite_transaction(
@@ -501,12 +709,24 @@ mod imp {
             statements: &[SessionFsSqliteTransactionStatement],
         ) -> Result<Vec<SessionFsSqliteQueryResult>, SessionFsSqliteTransactionError> {
             let r = self.r("sqliteTransaction");
-            let results = r.get("results").and_then(Value::as_array).cloned().unwrap_or_default();
+            let results = r
+                .get("results")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             let mut unrep = beyond(&r, &["results"]);
             for (i, s) in results.iter().enumerate() {
-                unrep.extend(beyond(s, &["columns", "rows", "rowsAffected", "lastInsertRowid"]).into_iter().map(|p| format!("/results/{i}{p}")));
+                unrep.extend(
+                    beyond(s, &["columns", "rows", "rowsAffected", "lastInsertRowid"])
+                        .into_iter()
+                        .map(|p| format!("/results/{i}{p}")),
+                );
             }
-            self.done("sqliteTransaction", json!({"statements": serde_json::to_value(statements).unwrap_or(Value::Null)}), unrep);
+            self.done(
+                "sqliteTransaction",
+                json!({"statements": serde_json::to_value(statements).unwrap_or(Value::Null)}),
+                unrep,
+            );
             Ok(results.iter().map(Fs::sql).collect())
         }
         async fn sqlite_exists(&self) -> Result<bool, FsError> {
@@ -535,13 +755,25 @@ mod none {
         }
         Some(account(Vec::new(), unhandled))
     }
-    pub fn for_client(o: ClientOptions, specs: Option<&Specs>, _client: &str) -> (ClientOptions, Option<Value>) {
+    pub fn for_client(
+        o: ClientOptions,
+        specs: Option<&Specs>,
+        _client: &str,
+    ) -> (ClientOptions, Option<Value>) {
         (o, all(specs))
     }
-    pub fn for_create(c: SessionConfig, specs: Option<&Specs>, _h: &str) -> (SessionConfig, Option<Value>) {
+    pub fn for_create(
+        c: SessionConfig,
+        specs: Option<&Specs>,
+        _h: &str,
+    ) -> (SessionConfig, Option<Value>) {
         (c, all(specs))
     }
-    pub fn for_resume(c: ResumeSessionConfig, specs: Option<&Specs>, _h: &str) -> (ResumeSessionConfig, Option<Value>) {
+    pub fn for_resume(
+        c: ResumeSessionConfig,
+        specs: Option<&Specs>,
+        _h: &str,
+    ) -> (ResumeSessionConfig, Option<Value>) {
         (c, all(specs))
     }
 }

@@ -5,6 +5,7 @@
 //! stdout carries protocol lines only (one lock around "write line + flush"); diagnostics go to
 //! stderr. The SDK logs through `tracing`, and no subscriber is installed, so it prints nothing.
 
+mod callbacks;
 mod surface;
 
 use std::collections::HashMap;
@@ -14,30 +15,29 @@ use std::time::Duration;
 
 #[cfg(sdk_handler_traits)]
 use async_trait::async_trait;
+#[cfg(sdk_clear_context)]
+use compat::generated::rpc::HistoryClearContextRequest;
+#[cfg(sdk_rpc_tools_set)]
+use compat::generated::rpc::ToolsSetRequest;
 #[cfg(sdk_handler_traits)]
 use github_copilot_sdk::handler::{
     ElicitationHandler, PermissionHandler, PermissionResult, UserInputHandler, UserInputResponse,
 };
 use github_copilot_sdk::hooks::SessionHooks;
-#[cfg(sdk_clear_context)]
-use compat::generated::rpc::HistoryClearContextRequest;
-#[cfg(sdk_rpc_tools_set)]
-use compat::generated::rpc::ToolsSetRequest;
 use github_copilot_sdk::session::Session;
+#[cfg(sdk_handler_traits)]
+use github_copilot_sdk::tool::ToolHandler;
 #[cfg(sdk_tool_defer)]
 use github_copilot_sdk::DeferMode;
 #[cfg(sdk_tool_metadata)]
 use github_copilot_sdk::IndexMap;
-#[cfg(sdk_handler_traits)]
-use github_copilot_sdk::tool::ToolHandler;
-#[cfg(sdk_handler_traits)]
-use github_copilot_sdk::{ElicitationRequest, ElicitationResult, PermissionRequestData, RequestId};
 use github_copilot_sdk::{
     CliProgram, Client, ClientOptions, Error, EventSubscription, MessageOptions,
-    ResumeSessionConfig,
-    SessionConfig, SessionId, Tool, ToolInvocation, ToolResult,
+    ResumeSessionConfig, SessionConfig, SessionId, Tool, ToolInvocation, ToolResult,
     ToolResultExpanded, Transport,
 };
+#[cfg(sdk_handler_traits)]
+use github_copilot_sdk::{ElicitationRequest, ElicitationResult, PermissionRequestData, RequestId};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -64,9 +64,15 @@ static STDOUT_LOCK: Mutex<()> = Mutex::new(());
 fn write_line(message: &Value) {
     let mut line = serde_json::to_string(message).expect("JSON values always serialize");
     line.push('\n');
-    let _guard = STDOUT_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _guard = STDOUT_LOCK
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut out = std::io::stdout().lock();
-    if out.write_all(line.as_bytes()).and_then(|()| out.flush()).is_err() {
+    if out
+        .write_all(line.as_bytes())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
         // The harness went away; nothing useful is left to do.
         std::process::exit(0);
     }
@@ -104,7 +110,10 @@ const NO_CLEAR_CONTEXT: &str =
     "session.rpc().history().clear_context (generated session.history.clearContext)";
 
 fn driver_error(message: impl Into<String>) -> Failure {
-    Failure::Error { kind: "DriverError".into(), message: message.into() }
+    Failure::Error {
+        kind: "DriverError".into(),
+        message: message.into(),
+    }
 }
 
 /// `Error::<ErrorKind variant>`, e.g. `Error::Rpc`, `Error::Session`, `Error::Io`.
@@ -113,7 +122,10 @@ fn sdk_error_type(error: &Error) -> String {
 }
 
 fn sdk_failure(error: Error) -> Failure {
-    Failure::Error { kind: sdk_error_type(&error), message: error.to_string() }
+    Failure::Error {
+        kind: sdk_error_type(&error),
+        message: error.to_string(),
+    }
 }
 
 fn respond(id: &Value, outcome: Outcome) {
@@ -187,9 +199,16 @@ fn tools_arg(args: &Value) -> Result<&Vec<Value>, Failure> {
 /// A tool handler's behaviour, as data (PROTOCOL.md "Tool.handler").
 #[derive(Clone)]
 enum Action {
-    Return { text: String },
-    Fail { message: String },
-    ClearContext { prompt: String, text: String },
+    Return {
+        text: String,
+    },
+    Fail {
+        message: String,
+    },
+    ClearContext {
+        prompt: String,
+        text: String,
+    },
     /// `returnResult`: the SDK's own tool-result type, filled from the wire fields given.
     ReturnResult(ToolResultExpanded),
 }
@@ -200,7 +219,55 @@ struct ScriptedHandler {
     session: String,
     tool: String,
     label: Option<String>,
+    /// `waitFor`: the tool whose handler must have returned (in this session) before this one acts.
+    wait_for: Option<String>,
     action: Action,
+}
+
+// ---------------------------------------------------------------------------------------------
+// waitFor (PROTOCOL.md "Tool"): one watch per (session handle, tool), set when that tool's
+// handler returns, whatever its action or outcome.
+// ---------------------------------------------------------------------------------------------
+
+/// A bounded wait, so that an SDK serving one call at a time still gets an answer (the harness
+/// reads the order of the answers on the wire, never this time).
+const WAIT_GIVE_UP: Duration = Duration::from_secs(5);
+
+static RETURNED: Mutex<Option<HashMap<(String, String), tokio::sync::watch::Sender<bool>>>> =
+    Mutex::new(None);
+
+fn returned_gate(session: &str, tool: &str) -> tokio::sync::watch::Receiver<bool> {
+    let mut gates = RETURNED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    gates
+        .get_or_insert_with(HashMap::new)
+        .entry((session.to_string(), tool.to_string()))
+        .or_insert_with(|| tokio::sync::watch::channel(false).0)
+        .subscribe()
+}
+
+/// Marks the tool's handler returned in its session when dropped (every way out of `call`).
+struct MarkReturned<'a>(&'a str, &'a str);
+
+impl Drop for MarkReturned<'_> {
+    fn drop(&mut self) {
+        let mut gates = RETURNED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        gates
+            .get_or_insert_with(HashMap::new)
+            .entry((self.0.to_string(), self.1.to_string()))
+            .or_insert_with(|| tokio::sync::watch::channel(false).0)
+            .send_replace(true);
+    }
+}
+
+/// Whether the tool's handler returned in the session within [`WAIT_GIVE_UP`].
+async fn await_returned(session: &str, tool: &str) -> bool {
+    let mut gate = returned_gate(session, tool);
+    let returned = tokio::time::timeout(WAIT_GIVE_UP, gate.wait_for(|returned| *returned)).await;
+    matches!(returned, Ok(Ok(_)))
 }
 
 #[cfg(sdk_handler_traits)]
@@ -213,6 +280,14 @@ impl ToolHandler for ScriptedHandler {
 
 impl ScriptedHandler {
     async fn call(&self, invocation: ToolInvocation) -> Result<ToolResult, Error> {
+        let _returned = MarkReturned(&self.session, &self.tool);
+        if let Some(other) = &self.wait_for {
+            if !await_returned(&self.session, other).await {
+                return Ok(ToolResult::Text(format!(
+                    "gave up waiting for the tool {other}"
+                )));
+            }
+        }
         let mut invoked = json!({ "session": self.session, "tool": self.tool });
         if let Some(label) = &self.label {
             invoked["label"] = json!(label);
@@ -242,7 +317,9 @@ impl ScriptedHandler {
                         return Err(compat::config_error(message));
                     }
                 };
-                let request = HistoryClearContextRequest { prompt: prompt.clone() };
+                let request = HistoryClearContextRequest {
+                    prompt: prompt.clone(),
+                };
                 match session.rpc().history().clear_context(request).await {
                     Ok(cleared) => {
                         emit_event(
@@ -253,9 +330,10 @@ impl ScriptedHandler {
                                 "messagesCleared": cleared.messages_cleared,
                             }),
                         );
-                        Ok(ToolResult::Text(
-                            text.replace("{messagesCleared}", &cleared.messages_cleared.to_string()),
-                        ))
+                        Ok(ToolResult::Text(text.replace(
+                            "{messagesCleared}",
+                            &cleared.messages_cleared.to_string(),
+                        )))
                     }
                     Err(error) => {
                         emit_event(
@@ -285,31 +363,48 @@ const TOOL_OPTIONS: &[&str] = &[
     "metadata",
 ];
 
-fn parse_action(spec: &Value) -> Result<(Option<String>, Action), Failure> {
+fn parse_action(spec: &Value) -> Result<(Option<String>, Option<String>, Action), Failure> {
     let handler = spec
         .get("handler")
         .and_then(Value::as_object)
         .ok_or_else(|| driver_error("tool.handler must be an object"))?;
-    let field = |key: &str| handler.get(key).and_then(Value::as_str).unwrap_or("").to_string();
-    let label = handler.get("label").and_then(Value::as_str).map(str::to_string);
+    let field = |key: &str| {
+        handler
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let label = handler
+        .get("label")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let wait_for = match handler.get("waitFor") {
+        None => None,
+        Some(Value::String(tool)) => Some(tool.clone()),
+        Some(_) => return Err(driver_error("handler.waitFor must be a tool name")),
+    };
     let action = match handler.get("action").and_then(Value::as_str) {
-        Some("return") => Action::Return { text: field("text") },
-        Some("fail") => Action::Fail { message: field("message") },
-        Some("clearContext") if cfg!(sdk_clear_context) => {
-            Action::ClearContext { prompt: field("prompt"), text: field("text") }
-        }
+        Some("return") => Action::Return {
+            text: field("text"),
+        },
+        Some("fail") => Action::Fail {
+            message: field("message"),
+        },
+        Some("clearContext") if cfg!(sdk_clear_context) => Action::ClearContext {
+            prompt: field("prompt"),
+            text: field("text"),
+        },
         Some("clearContext") => return Err(missing(NO_CLEAR_CONTEXT)),
         // The SDK's ToolHandler::call returns ToolResult (Text | Expanded): there is no path
         // that takes a typed value, and serializing it here would test serde_json, not the SDK.
         Some("returnValue") => return Err(missing(NO_TYPED_RESULT)),
         Some("returnResult") => Action::ReturnResult(tool_result(handler.get("result"))?),
-        other => {
-            return Err(Failure::Unsupported(format!(
-                "the Rust driver does not know the handler action {other:?} ({SDK_NAME} {SDK_VERSION})"
-            )))
-        }
+        other => return Err(Failure::Unsupported(format!(
+            "the Rust driver does not know the handler action {other:?} ({SDK_NAME} {SDK_VERSION})"
+        ))),
     };
-    Ok((label, action))
+    Ok((label, wait_for, action))
 }
 
 /// Fills the SDK's `ToolResultExpanded` from the wire fields given, through its serde
@@ -320,11 +415,18 @@ fn tool_result(given: Option<&Value>) -> Result<ToolResultExpanded, Failure> {
     let given = given
         .filter(|v| v.is_object())
         .ok_or_else(|| driver_error("handler.result must be an object"))?;
-    let result: ToolResultExpanded = serde_json::from_value(given.clone())
-        .map_err(|e| driver_error(format!("handler.result does not fit ToolResultExpanded: {e}")))?;
+    let result: ToolResultExpanded = serde_json::from_value(given.clone()).map_err(|e| {
+        driver_error(format!(
+            "handler.result does not fit ToolResultExpanded: {e}"
+        ))
+    })?;
     let back = serde_json::to_value(&result).map_err(|e| driver_error(e.to_string()))?;
     if let Some(path) = first_lacking::<ToolResultExpanded>(given, &back) {
-        let carrier = if path.starts_with("binaryResultsForLlm") { "ToolBinaryResult" } else { "ToolResultExpanded" };
+        let carrier = if path.starts_with("binaryResultsForLlm") {
+            "ToolBinaryResult"
+        } else {
+            "ToolResultExpanded"
+        };
         return Err(Failure::Unsupported(format!(
             "{SDK_NAME} {SDK_VERSION}: {carrier} has no field for {path} (tool result field the \
              SDK's type cannot carry)"
@@ -400,7 +502,10 @@ fn at_mut<'a>(v: &'a mut Value, path: &[Step]) -> Option<&'a mut Value> {
 fn first_lacking<T: DeserializeOwned>(given: &Value, back: &Value) -> Option<String> {
     let mut paths = Vec::new();
     dropped(given, back, &mut Vec::new(), &mut paths);
-    paths.into_iter().find(|path| !declares::<T>(given, path)).map(|p| path_text(&p))
+    paths
+        .into_iter()
+        .find(|path| !declares::<T>(given, path))
+        .map(|p| path_text(&p))
 }
 
 fn declares<T: DeserializeOwned>(given: &Value, path: &[Step]) -> bool {
@@ -427,7 +532,11 @@ const SESSION_OPTIONS: &[(&str, &str, bool)] = &[
     ("availableTools", "available_tools", false),
     ("excludedTools", "excluded_tools", false),
     ("streaming", "streaming", false),
-    ("includeSubAgentStreamingEvents", "include_sub_agent_streaming_events", false),
+    (
+        "includeSubAgentStreamingEvents",
+        "include_sub_agent_streaming_events",
+        false,
+    ),
     ("workingDirectory", "working_directory", false),
     ("customAgents", "custom_agents", false),
     ("mcpServers", "mcp_servers", false),
@@ -488,7 +597,9 @@ fn option_available(field: &str, resume_only: bool) -> bool {
 /// wire, not the driver, shows that the SDK drops it.
 fn option_value<T: DeserializeOwned + Serialize>(name: &str, value: &Value) -> Result<T, Failure> {
     let typed: T = serde_json::from_value(value.clone()).map_err(|e| {
-        driver_error(format!("session option {name}: {value} does not fit the SDK's type: {e}"))
+        driver_error(format!(
+            "session option {name}: {value} does not fit the SDK's type: {e}"
+        ))
     })?;
     let back = serde_json::to_value(&typed).map_err(|e| driver_error(e.to_string()))?;
     if let Some(path) = first_lacking::<T>(value, &back) {
@@ -503,7 +614,9 @@ fn handler_flag(name: &str, value: &Value) -> Result<(), Failure> {
     if value == &Value::Bool(true) {
         Ok(())
     } else {
-        Err(driver_error(format!("session option {name} takes true (install a handler)")))
+        Err(driver_error(format!(
+            "session option {name} takes true (install a handler)"
+        )))
     }
 }
 
@@ -523,8 +636,14 @@ impl UserInputHandler for NoAnswer {
         _allow_freeform: Option<bool>,
     ) -> Option<UserInputResponse> {
         Some(match choices.and_then(|c| c.into_iter().next()) {
-            Some(first) => UserInputResponse { answer: first, was_freeform: false },
-            None => UserInputResponse { answer: "ok".into(), was_freeform: true },
+            Some(first) => UserInputResponse {
+                answer: first,
+                was_freeform: false,
+            },
+            None => UserInputResponse {
+                answer: "ok".into(),
+                was_freeform: true,
+            },
         })
     }
 }
@@ -549,7 +668,10 @@ impl PermissionHandler for ReportingPermissions {
     ) -> PermissionResult {
         let seen = serde_json::to_value(&data)
             .unwrap_or_else(|e| json!({ "unserializable": e.to_string() }));
-        emit_event("permission.requested", json!({ "session": self.session, "request": seen }));
+        emit_event(
+            "permission.requested",
+            json!({ "session": self.session, "request": seen }),
+        );
         self.inner.handle(session_id, request_id, data).await
     }
 }
@@ -571,7 +693,10 @@ impl ElicitationHandler for NoAnswer {
         _request_id: RequestId,
         _request: ElicitationRequest,
     ) -> ElicitationResult {
-        ElicitationResult { action: "cancel".into(), content: None }
+        ElicitationResult {
+            action: "cancel".into(),
+            content: None,
+        }
     }
 }
 
@@ -617,7 +742,10 @@ fn options_arg(args: &Value) -> Result<Map<String, Value>, Failure> {
     }
 }
 
-fn apply_create_options(config: &mut SessionConfig, options: &Map<String, Value>) -> Result<(), Failure> {
+fn apply_create_options(
+    config: &mut SessionConfig,
+    options: &Map<String, Value>,
+) -> Result<(), Failure> {
     apply_options!(config, options, false, "SessionConfig", {
         "model", model, sdk_create_model, |n, v| option_value(n, v)?;
         "reasoningEffort", reasoning_effort, sdk_create_reasoning_effort, |n, v| option_value(n, v)?;
@@ -640,7 +768,10 @@ fn apply_create_options(config: &mut SessionConfig, options: &Map<String, Value>
     })
 }
 
-fn apply_resume_options(config: &mut ResumeSessionConfig, options: &Map<String, Value>) -> Result<(), Failure> {
+fn apply_resume_options(
+    config: &mut ResumeSessionConfig,
+    options: &Map<String, Value>,
+) -> Result<(), Failure> {
     apply_options!(config, options, true, "ResumeSessionConfig", {
         "model", model, sdk_resume_model, |n, v| option_value(n, v)?;
         "reasoningEffort", reasoning_effort, sdk_resume_reasoning_effort, |n, v| option_value(n, v)?;
@@ -666,13 +797,17 @@ fn apply_resume_options(config: &mut ResumeSessionConfig, options: &Map<String, 
 }
 
 fn bool_option(spec: &Value, key: &str) -> Result<bool, Failure> {
-    spec[key].as_bool().ok_or_else(|| driver_error(format!("tool option {key:?} must be a boolean")))
+    spec[key]
+        .as_bool()
+        .ok_or_else(|| driver_error(format!("tool option {key:?} must be a boolean")))
 }
 
 /// Builds one SDK tool with the builder, applying only the options present in the spec, in
 /// `optionOrder` first and then in [`TOOL_OPTIONS`] order.
 fn build_tool(state: &Arc<State>, session: &str, spec: &Value) -> Result<Tool, Failure> {
-    let object = spec.as_object().ok_or_else(|| driver_error("a tool must be an object"))?;
+    let object = spec
+        .as_object()
+        .ok_or_else(|| driver_error("a tool must be an object"))?;
     let name = spec
         .get("name")
         .and_then(Value::as_str)
@@ -709,12 +844,13 @@ fn build_tool(state: &Arc<State>, session: &str, spec: &Value) -> Result<Tool, F
         }
     }
 
-    let (label, action) = parse_action(spec)?;
+    let (label, wait_for, action) = parse_action(spec)?;
     let handler = ScriptedHandler {
         state: state.clone(),
         session: session.to_string(),
         tool: name.to_string(),
         label,
+        wait_for,
         action,
     };
     let mut tool = Tool::new(name);
@@ -766,7 +902,10 @@ fn build_tool(state: &Arc<State>, session: &str, spec: &Value) -> Result<Tool, F
 }
 
 fn build_tools(state: &Arc<State>, session: &str, specs: &[Value]) -> Result<Vec<Tool>, Failure> {
-    specs.iter().map(|spec| build_tool(state, session, spec)).collect()
+    specs
+        .iter()
+        .map(|spec| build_tool(state, session, spec))
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -828,6 +967,9 @@ fn hello() -> Outcome {
         "session.gitHubToken": cfg!(sdk_session_github_token),
         "handler.permission": true,
         "surface": true,
+        "tool.handler.waitFor": true,
+        "surface.handlers": true,
+        "surface.callbacks": cfg!(sdk_cb_command_definition),
         "connect.option.connectionToken": true,
         "connect.option.clientInfo": cfg!(sdk_client_info),
         "connect.option.gitHubTelemetry": cfg!(sdk_github_telemetry),
@@ -860,11 +1002,19 @@ fn hello() -> Outcome {
         "transport.stdio": "ClientOptions::with_program(CliProgram::Path(cliPath)) + Transport::Stdio".to_string(),
     });
     let absent = [
-        (cfg!(sdk_tool_is_terminal), "tool.isTerminal", NO_IS_TERMINAL),
+        (
+            cfg!(sdk_tool_is_terminal),
+            "tool.isTerminal",
+            NO_IS_TERMINAL,
+        ),
         (cfg!(sdk_tool_metadata), "tool.metadata", NO_METADATA),
         (cfg!(sdk_tool_defer), "tool.defer", NO_DEFER),
         (cfg!(sdk_set_tools), "session.setTools", NO_SET_TOOLS),
-        (cfg!(sdk_clear_context), "session.clearContext", NO_CLEAR_CONTEXT),
+        (
+            cfg!(sdk_clear_context),
+            "session.clearContext",
+            NO_CLEAR_CONTEXT,
+        ),
     ];
     for (present, capability, what) in absent {
         if !present {
@@ -874,28 +1024,41 @@ fn hello() -> Outcome {
     #[cfg(sdk_handler_traits)]
     let permission = "permission::approve_all() wrapped in a PermissionHandler";
     #[cfg(not(sdk_handler_traits))]
-    let permission = "the session's SessionHandler: permission::approve_all(ToolHandlerRouter) wrapped";
+    let permission =
+        "the session's SessionHandler: permission::approve_all(ToolHandlerRouter) wrapped";
     notes["handler.permission"] = json!(format!(
         "{SDK_NAME} {SDK_VERSION}: {permission} that reports PermissionRequestData serialized by \
          its serde derive (unknown fields kept in its flattened `extra`)"
     ));
-    notes["connect.option.connectionToken"] = json!(
-        "Transport::External { connection_token } (TCP only; Transport::Stdio has none)"
-    );
+    notes["connect.option.connectionToken"] =
+        json!("Transport::External { connection_token } (TCP only; Transport::Stdio has none)");
     for (present, capability, what) in [
-        (cfg!(sdk_client_info), "connect.option.clientInfo", "ClientOptions::with_client_info"),
-        (cfg!(sdk_github_telemetry), "connect.option.gitHubTelemetry", "ClientOptions::with_on_github_telemetry"),
+        (
+            cfg!(sdk_client_info),
+            "connect.option.clientInfo",
+            "ClientOptions::with_client_info",
+        ),
+        (
+            cfg!(sdk_github_telemetry),
+            "connect.option.gitHubTelemetry",
+            "ClientOptions::with_on_github_telemetry",
+        ),
     ] {
         if !present {
             notes[capability] = json!(format!("{SDK_NAME} {SDK_VERSION} has no {what}"));
         }
     }
-    notes["tool.result.value"] = json!(format!("{SDK_NAME} {SDK_VERSION} has no {NO_TYPED_RESULT}"));
+    notes["tool.result.value"] =
+        json!(format!("{SDK_NAME} {SDK_VERSION} has no {NO_TYPED_RESULT}"));
     if !cfg!(sdk_binary_metadata) {
-        notes["tool.result.binary.metadata"] = json!(format!("{SDK_NAME} {SDK_VERSION}: ToolBinaryResult has no metadata"));
+        notes["tool.result.binary.metadata"] = json!(format!(
+            "{SDK_NAME} {SDK_VERSION}: ToolBinaryResult has no metadata"
+        ));
     }
     if !cfg!(sdk_session_github_token) {
-        notes["session.gitHubToken"] = json!(format!("{SDK_NAME} {SDK_VERSION}: SessionConfig has no github_token"));
+        notes["session.gitHubToken"] = json!(format!(
+            "{SDK_NAME} {SDK_VERSION}: SessionConfig has no github_token"
+        ));
     }
     notes["tool.result.object"] = json!(format!(
         "{SDK_NAME} {SDK_VERSION}: ToolResult::Expanded(ToolResultExpanded)"
@@ -906,15 +1069,22 @@ fn hello() -> Outcome {
         ("toolTelemetry", "tool.result.telemetry"),
     ] {
         if capabilities[capability] != json!(true) {
-            notes[capability] = json!(format!("{SDK_NAME} {SDK_VERSION}: ToolResultExpanded has no {field}"));
+            notes[capability] = json!(format!(
+                "{SDK_NAME} {SDK_VERSION}: ToolResultExpanded has no {field}"
+            ));
         }
     }
     for &(name, field, resume_only) in SESSION_OPTIONS {
         let available = option_available(field, resume_only);
         capabilities[format!("session.option.{name}")] = json!(available);
         if !available {
-            let on = if declared_field(false, field) || resume_only { "ResumeSessionConfig" } else { "SessionConfig" };
-            notes[format!("session.option.{name}")] = json!(format!("{SDK_NAME} {SDK_VERSION}: {on} has no {field}"));
+            let on = if declared_field(false, field) || resume_only {
+                "ResumeSessionConfig"
+            } else {
+                "SessionConfig"
+            };
+            notes[format!("session.option.{name}")] =
+                json!(format!("{SDK_NAME} {SDK_VERSION}: {on} has no {field}"));
         }
     }
     if !cfg!(sdk_prepare_session) {
@@ -929,6 +1099,12 @@ fn hello() -> Outcome {
     // connect's / createSession's "unhandled" (src/handlers.rs).
     capabilities["rpc.handlers"] = json!(handlers::MEASURED);
     capabilities["handler.hooks"] = json!(false);
+    notes["handler.hooks"] = json!(format!("{SDK_NAME} {SDK_VERSION}: {}", handlers::HOOKS_GAP));
+    if !cfg!(sdk_cb_command_definition) {
+        notes["surface.callbacks"] = json!(format!(
+            "{SDK_NAME} {SDK_VERSION} has no CommandDefinition::new(name, handler) to build a command with a callback of the driver's"
+        ));
+    }
     notes["rpc.generated"] = json!(generated_note);
     let missing = missing_symbols(&capabilities);
     Ok(json!({
@@ -967,17 +1143,25 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // not the crate's absence: the driver does not accept handlers/handlerResults yet.
         ("rpc.generated", "Client::rpc"),
         ("rpc.handlers", "driver: the rust driver's runtime->SDK handlers (src/handlers.rs) are built but not yet measured against the crate, so they are not offered"),
-        ("handler.hooks", "driver: the rust driver does not map hooks.invoke (the crate's typed hook inputs derive only Deserialize, its outputs only Serialize)"),
-        ("surface.handlers", "driver: the rust driver does not register handlers by their surface name (surfaceHandlers) yet"),
-        ("surface.handlers.called", "driver: the rust driver's surface handlers do not report their calls (surface.handler.called) yet"),
-        ("surface.callbacks", "driver: the rust driver does not give a definition's required callbacks (a command's handler) do-nothing ones yet"),
-        ("tool.handler.waitFor", "driver: the rust driver's tool handlers do not wait for another tool's (waitFor) yet"),
+        // Not the crate's absence of a hook API (SessionConfig::with_hooks exists): what it hands
+        // the application cannot be reported as the SDK's value (src/handlers.rs, HOOKS_GAP).
+        ("handler.hooks", handlers::HOOKS_GAP),
+        // callbacks.rs's Nothing is one stateless type for every handler trait, some answered by
+        // the trait's own default methods: it has no session or name to report a call under.
+        ("surface.handlers.called", "driver: the rust driver's do-nothing callbacks (src/callbacks.rs, Nothing) do not report their calls (surface.handler.called) yet"),
+        // The one definition whose type requires a callback: the driver builds it with its
+        // constructor, which takes the handler (src/callbacks.rs).
+        ("surface.callbacks", "CommandDefinition::new"),
     ]
     .into_iter()
     .map(|(c, s)| (c.to_string(), s.to_string()))
     .collect();
     for &(name, field, resume_only) in SESSION_OPTIONS {
-        let on = if !declared_field(true, field) || resume_only { "ResumeSessionConfig" } else { "SessionConfig" };
+        let on = if !declared_field(true, field) || resume_only {
+            "ResumeSessionConfig"
+        } else {
+            "SessionConfig"
+        };
         symbols.push((format!("session.option.{name}"), format!("{on}.{field}")));
     }
     let mut out = Map::new();
@@ -1015,13 +1199,14 @@ fn apply_connect_options(
             "connectionToken" => options, // set on Transport::External by connect()
             #[cfg(sdk_client_info)]
             "clientInfo" => {
-                let fields =
-                    value.as_object().ok_or_else(|| driver_error("clientInfo must be an object"))?;
+                let fields = value
+                    .as_object()
+                    .ok_or_else(|| driver_error("clientInfo must be an object"))?;
                 let mut info = github_copilot_sdk::ClientInfo::new();
                 for (key, v) in fields {
-                    let v = v
-                        .as_str()
-                        .ok_or_else(|| driver_error(format!("clientInfo.{key} must be a string")))?;
+                    let v = v.as_str().ok_or_else(|| {
+                        driver_error(format!("clientInfo.{key} must be a string"))
+                    })?;
                     info = match key.as_str() {
                         "applicationName" => info.with_application_name(v),
                         "applicationVersion" => info.with_application_version(v),
@@ -1044,7 +1229,11 @@ fn apply_connect_options(
                 options.with_on_github_telemetry(|_notification| {})
             }
             #[cfg(not(sdk_client_info))]
-            "clientInfo" => return Err(missing("ClientOptions::with_client_info (connect option clientInfo)")),
+            "clientInfo" => {
+                return Err(missing(
+                    "ClientOptions::with_client_info (connect option clientInfo)",
+                ))
+            }
             #[cfg(not(sdk_github_telemetry))]
             "gitHubTelemetry" => {
                 return Err(missing(
@@ -1081,7 +1270,11 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
         // 1.0.28), so name an explicit program that is never started.
         let options = ClientOptions::new().with_program(CliProgram::Path(UNUSED_PROGRAM.into()));
         #[cfg(not(sdk_client_tcp_connection_token))]
-        let options = options.with_transport(Transport::External { host, port, connection_token: token });
+        let options = options.with_transport(Transport::External {
+            host,
+            port,
+            connection_token: token,
+        });
         #[cfg(sdk_client_tcp_connection_token)]
         let options = {
             let mut options = options.with_transport(Transport::External { host, port });
@@ -1098,7 +1291,9 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
         }
         let mut env: Vec<(String, String)> = Vec::new();
         if let Some(extra) = args.get("env") {
-            let extra = extra.as_object().ok_or_else(|| driver_error("env must be an object"))?;
+            let extra = extra
+                .as_object()
+                .ok_or_else(|| driver_error("env must be an object"))?;
             for (key, value) in extra {
                 let value = value
                     .as_str()
@@ -1116,7 +1311,11 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
     };
     let mut options = apply_connect_options(options, &connect_options)?;
     surface::apply_client_fields(&mut options, args)?;
-    let (options, account) = handlers::for_client(options, args.get("handlers").and_then(Value::as_object), &handle);
+    let (options, account) = handlers::for_client(
+        options,
+        args.get("handlers").and_then(Value::as_object),
+        &handle,
+    );
     let client = Client::start(options).await.map_err(sdk_failure)?;
     state.clients.lock().unwrap().insert(handle, client);
     Ok(account.unwrap_or_else(|| json!({})))
@@ -1134,7 +1333,10 @@ fn register_session(state: &Arc<State>, client: &str, handle: &str, session: Ses
     let session_id = session.id().to_string();
     state.sessions.lock().unwrap().insert(
         handle.to_string(),
-        SessionEntry { client: client.to_string(), session: Arc::new(session) },
+        SessionEntry {
+            client: client.to_string(),
+            session: Arc::new(session),
+        },
     );
     json!({ "sessionId": session_id })
 }
@@ -1147,20 +1349,30 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
     #[cfg(sdk_handler_traits)]
     let config = SessionConfig::default().with_permission_handler(permission_handler(handle));
     #[cfg(not(sdk_handler_traits))]
-    let config = SessionConfig::default().with_handler(compat::legacy::session_handler(handle, &tools));
+    let config =
+        SessionConfig::default().with_handler(compat::legacy::session_handler(handle, &tools));
     let mut config = config.with_tools(tools);
     apply_create_options(&mut config, &options_arg(args)?)?;
     if let Some(token) = args.get("gitHubToken") {
-        let token = token.as_str().ok_or_else(|| driver_error("gitHubToken must be a string"))?;
+        let token = token
+            .as_str()
+            .ok_or_else(|| driver_error("gitHubToken must be a string"))?;
         #[cfg(sdk_session_github_token)]
         {
             config.github_token = Some(token.to_string());
         }
         #[cfg(not(sdk_session_github_token))]
-        return Err(missing("SessionConfig::github_token (per-session GitHub token)"));
+        return Err(missing(
+            "SessionConfig::github_token (per-session GitHub token)",
+        ));
     }
     surface::apply_create_fields(&mut config, args)?;
-    let (config, account) = handlers::for_create(config, args.get("handlers").and_then(Value::as_object), handle);
+    let (mut config, account) = handlers::for_create(
+        config,
+        args.get("handlers").and_then(Value::as_object),
+        handle,
+    );
+    surface::apply_create_handlers(&mut config, args)?;
     // Subscribe before the session starts so no early event is lost.
     #[cfg(sdk_prepare_session)]
     let session = {
@@ -1174,7 +1386,10 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
         forward_events(handle.to_string(), session.subscribe());
         session
     };
-    Ok(with_account(register_session(state, client_handle, handle, session), account))
+    Ok(with_account(
+        register_session(state, client_handle, handle, session),
+        account,
+    ))
 }
 
 async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
@@ -1191,7 +1406,12 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
     let mut config = config.with_tools(tools);
     apply_resume_options(&mut config, &options_arg(args)?)?;
     surface::apply_resume_fields(&mut config, args)?;
-    let (config, account) = handlers::for_resume(config, args.get("handlers").and_then(Value::as_object), handle);
+    let (mut config, account) = handlers::for_resume(
+        config,
+        args.get("handlers").and_then(Value::as_object),
+        handle,
+    );
+    surface::apply_resume_handlers(&mut config, args)?;
     #[cfg(sdk_prepare_session)]
     let session = {
         let prepared = client.prepare_resume_session(config).map_err(sdk_failure)?;
@@ -1204,7 +1424,10 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
         forward_events(handle.to_string(), session.subscribe());
         session
     };
-    Ok(with_account(register_session(state, client_handle, handle, session), account))
+    Ok(with_account(
+        register_session(state, client_handle, handle, session),
+        account,
+    ))
 }
 
 #[cfg(sdk_set_tools)]
@@ -1234,7 +1457,9 @@ async fn set_tools_concurrently(state: &Arc<State>, args: &Value) -> Outcome {
         .ok_or_else(|| driver_error("missing or non-array argument \"toolSets\""))?;
     let mut replacements = Vec::with_capacity(sets.len());
     for set in sets {
-        let specs = set.as_array().ok_or_else(|| driver_error("each tool set must be an array"))?;
+        let specs = set
+            .as_array()
+            .ok_or_else(|| driver_error("each tool set must be an array"))?;
         replacements.push(session.set_tools(build_tools(state, handle, specs)?));
     }
     let outcomes: Vec<Value> = futures_util::future::join_all(replacements)
@@ -1262,20 +1487,34 @@ async fn set_tools_rpc(state: &Arc<State>, args: &Value) -> Outcome {
     let session = state.session(str_arg(args, "session")?)?;
     let request: ToolsSetRequest = serde_json::from_value(json!({ "tools": tools_arg(args)? }))
         .map_err(|e| driver_error(format!("tools are not wire tool definitions: {e}")))?;
-    session.rpc().tools().set(request).await.map_err(sdk_failure)?;
+    session
+        .rpc()
+        .tools()
+        .set(request)
+        .await
+        .map_err(sdk_failure)?;
     Ok(json!({}))
 }
 
 #[cfg(not(sdk_rpc_tools_set))]
 async fn set_tools_rpc(_state: &Arc<State>, _args: &Value) -> Outcome {
-    Err(missing("the generated session.rpc().tools().set (session.tools.set)"))
+    Err(missing(
+        "the generated session.rpc().tools().set (session.tools.set)",
+    ))
 }
 
 #[cfg(sdk_clear_context)]
 async fn clear_context(state: &Arc<State>, args: &Value) -> Outcome {
     let session = state.session(str_arg(args, "session")?)?;
-    let request = HistoryClearContextRequest { prompt: str_arg(args, "prompt")?.to_string() };
-    let cleared = session.rpc().history().clear_context(request).await.map_err(sdk_failure)?;
+    let request = HistoryClearContextRequest {
+        prompt: str_arg(args, "prompt")?.to_string(),
+    };
+    let cleared = session
+        .rpc()
+        .history()
+        .clear_context(request)
+        .await
+        .map_err(sdk_failure)?;
     Ok(json!({ "messagesCleared": cleared.messages_cleared }))
 }
 
@@ -1332,7 +1571,11 @@ async fn stop_client(state: &Arc<State>, args: &Value) -> Outcome {
     let client = state.client(handle)?;
     let result = client.stop().await;
     state.clients.lock().unwrap().remove(handle);
-    state.sessions.lock().unwrap().retain(|_, entry| entry.client != handle);
+    state
+        .sessions
+        .lock()
+        .unwrap()
+        .retain(|_, entry| entry.client != handle);
     settle_events().await;
     result.map(|()| json!({})).map_err(|errors| Failure::Error {
         kind: "StopErrors".into(),
@@ -1358,7 +1601,9 @@ async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
         "surface" => surface::surface(),
         "shutdown" => Ok(json!({})),
         // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
-        other => Err(Failure::Unsupported(format!("the Rust driver has no command {other:?}"))),
+        other => Err(Failure::Unsupported(format!(
+            "the Rust driver has no command {other:?}"
+        ))),
     }
 }
 
@@ -1394,7 +1639,11 @@ async fn serve() {
             }
         };
         let id = message.get("id").cloned().unwrap_or(Value::Null);
-        let cmd = message.get("cmd").and_then(Value::as_str).unwrap_or("").to_string();
+        let cmd = message
+            .get("cmd")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         let args = message.get("args").cloned().unwrap_or_else(|| json!({}));
         if cmd == "shutdown" {
             respond(&id, run_command(&state, &cmd, &args).await);

@@ -25,7 +25,10 @@ include!(concat!(env!("OUT_DIR"), "/rpc_dispatch.rs"));
 fn typed<T: DeserializeOwned + Serialize>(params: &Value) -> Result<(T, Vec<String>), Failure> {
     let req: T = serde_json::from_value(params.clone()).map_err(|e| Failure::Error {
         kind: "serde_json::Error".into(),
-        message: format!("params do not deserialise into {}: {e}", std::any::type_name::<T>()),
+        message: format!(
+            "params do not deserialise into {}: {e}",
+            std::any::type_name::<T>()
+        ),
     })?;
     let held = serde_json::to_value(&req).map_err(|e| Failure::Error {
         kind: "serde_json::Error".into(),
@@ -45,7 +48,10 @@ fn untyped(params: &Value) -> Vec<String> {
     lost_at
 }
 
-fn finish<T: Serialize>(result: Result<T, github_copilot_sdk::Error>, lost_at: Vec<String>) -> Called {
+fn finish<T: Serialize>(
+    result: Result<T, github_copilot_sdk::Error>,
+    lost_at: Vec<String>,
+) -> Called {
     let value = result.map_err(sdk_failure)?;
     let value = serde_json::to_value(&value).map_err(|e| Failure::Error {
         kind: "serde_json::Error".into(),
@@ -125,11 +131,15 @@ pub(crate) async fn rpc_batch(state: &Arc<State>, args: &Value) -> Outcome {
     let mut outcomes = Vec::with_capacity(calls.len());
     for c in calls {
         outcomes.push(match call(state, c).await {
-            Ok((result, lost_at)) => json!({ "outcome": "ok", "result": result, "unrepresentable": lost_at }),
+            Ok((result, lost_at)) => {
+                json!({ "outcome": "ok", "result": result, "unrepresentable": lost_at })
+            }
             Err(Failure::Error { kind, message }) => {
                 json!({ "outcome": "error", "error": { "type": kind, "message": message } })
             }
-            Err(Failure::Unsupported(reason)) => json!({ "outcome": "unsupported", "reason": reason }),
+            Err(Failure::Unsupported(reason)) => {
+                json!({ "outcome": "unsupported", "reason": reason })
+            }
         });
     }
     Ok(json!({ "outcomes": outcomes }))
@@ -160,7 +170,10 @@ pub(crate) fn event_data(event_type: &str, data: &Value) -> Value {
         use crate::compat::generated::session_events::SessionEventData;
         let tagged = json!({ "type": event_type, "data": data });
         if let Ok(typed) = serde_json::from_value::<SessionEventData>(tagged) {
-            if let Some(d) = serde_json::to_value(&typed).ok().and_then(|v| v.get("data").cloned()) {
+            if let Some(d) = serde_json::to_value(&typed)
+                .ok()
+                .and_then(|v| v.get("data").cloned())
+            {
                 return d;
             }
         }

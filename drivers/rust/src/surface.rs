@@ -68,7 +68,9 @@ impl<T: DeserializeOwned + Serialize> Strict<T> for &&Want<T> {
             Err(e) => return Some(Err(e.to_string())),
         };
         Some(match dropped(&v, &back) {
-            Some(key) => Err(format!("the type has no member {key} (serde would drop it)")),
+            Some(key) => Err(format!(
+                "the type has no member {key} (serde would drop it)"
+            )),
             None => Ok(x),
         })
     }
@@ -112,7 +114,11 @@ fn dropped(given: &Value, back: &Value) -> Option<String> {
             None => Some(k.clone()),
             Some(bv) => dropped(gv, bv).map(|p| format!("{k}.{p}")),
         }),
-        (Value::Array(g), Value::Array(b)) => g.iter().zip(b).enumerate().find_map(|(i, (gv, bv))| dropped(gv, bv).map(|p| format!("{i}.{p}"))),
+        (Value::Array(g), Value::Array(b)) => g
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (gv, bv))| dropped(gv, bv).map(|p| format!("{i}.{p}"))),
         _ => None,
     }
 }
@@ -131,7 +137,10 @@ fn fields_arg(args: &Value) -> Result<Map<String, Value>, Failure> {
     match args.get("fields") {
         None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(fields)) => Ok(fields.clone()),
-        Some(_) => Err(Failure::Error { kind: "DriverError".into(), message: "fields must be an object".into() }),
+        Some(_) => Err(Failure::Error {
+            kind: "DriverError".into(),
+            message: "fields must be an object".into(),
+        }),
     }
 }
 
@@ -161,10 +170,80 @@ pub fn apply_create_fields(config: &mut SessionConfig, args: &Value) -> Result<(
 }
 
 pub fn apply_resume_fields(config: &mut ResumeSessionConfig, args: &Value) -> Result<(), Failure> {
-    set_all(args, "ResumeSessionConfig", |n, v| set_resume_field(config, n, v))
+    set_all(args, "ResumeSessionConfig", |n, v| {
+        set_resume_field(config, n, v)
+    })
 }
 
 /// The client option fields of `connect`, set on the options the driver built for the transport.
 pub fn apply_client_fields(options: &mut ClientOptions, args: &Value) -> Result<(), Failure> {
-    set_all(args, "ClientOptions", |n, v| set_client_field(options, n, v))
+    set_all(args, "ClientOptions", |n, v| {
+        set_client_field(options, n, v)
+    })
+}
+
+fn handlers_arg(args: &Value) -> Result<Vec<String>, Failure> {
+    let driver = |m: &str| Failure::Error {
+        kind: "DriverError".into(),
+        message: m.into(),
+    };
+    match args.get("surfaceHandlers") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(names)) => names
+            .iter()
+            .map(|n| {
+                n.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| driver("surfaceHandlers must be names"))
+            })
+            .collect(),
+        Some(_) => Err(driver("surfaceHandlers must be a list")),
+    }
+}
+
+/// `surfaceHandlers` (PROTOCOL.md "Surface"): for each named handler entry of `owner`, a callback
+/// of the field's type that does nothing (src/callbacks.rs); a field the driver set already keeps
+/// the driver's own.
+fn register_all(
+    args: &Value,
+    owner: &str,
+    ty: &str,
+    mut register: impl FnMut(&str) -> Option<()>,
+) -> Result<(), Failure> {
+    for name in handlers_arg(args)? {
+        let declared = SURFACE
+            .iter()
+            .any(|e| e.owner == owner && e.name == name && e.kind == "handler");
+        if !declared {
+            return Err(Failure::Unsupported(format!(
+                "{SDK_NAME} {SDK_VERSION}: {ty} declares no handler {name}"
+            )));
+        }
+        if register(&name).is_none() {
+            let decl = SURFACE
+                .iter()
+                .find(|e| e.owner == owner && e.name == name)
+                .map(|e| e.ty)
+                .unwrap_or("?");
+            return Err(Failure::Unsupported(format!(
+                "{SDK_NAME} {SDK_VERSION}: the Rust driver has no callback of the type of {ty}.{name} ({decl})"
+            )));
+        }
+    }
+    Ok(())
+}
+
+pub fn apply_create_handlers(config: &mut SessionConfig, args: &Value) -> Result<(), Failure> {
+    register_all(args, "sessionConfig", "SessionConfig", |n| {
+        set_create_handler(config, n)
+    })
+}
+
+pub fn apply_resume_handlers(
+    config: &mut ResumeSessionConfig,
+    args: &Value,
+) -> Result<(), Failure> {
+    register_all(args, "resumeConfig", "ResumeSessionConfig", |n| {
+        set_resume_handler(config, n)
+    })
 }
