@@ -11,6 +11,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
 // Every handler the application can register on the session config (the SDK's own inventory,
@@ -80,7 +81,9 @@ func (w *world) reachEveryHandler() error {
 		return fmt.Errorf("the %s driver registered none of the session config's handlers (%s)", w.t.SDK(), strings.Join(res.skipped, "; "))
 	}
 	c := probe
-	before := len(w.driverEvents("surface.handler.called"))
+	cur := &eventCursor{w: w, counts: map[string]int{}}
+	cur.poll()
+	before := len(cur.called)
 	handle := fmt.Sprintf("h%d", len(w.sessions)+1)
 	r, err := w.call("createSession", mergeHandle(map[string]any{"tools": []any{}, "surfaceHandlers": names}, c, handle))
 	if err != nil {
@@ -101,9 +104,9 @@ func (w *world) reachEveryHandler() error {
 		res.kept[k] = true
 	}
 	res.registered = names
-	if n := len(w.driverEvents("surface.handler.called")); n > before {
+	if cur.poll(); len(cur.called) > before {
 		// Called while the session opened (a provider asked for a token): counted as reached by it.
-		w.attribute(res, "session.create", before)
+		cur.attribute(res, "session.create", before)
 	}
 	created := w.createParams()
 	rt.SetGeneratedAnswers() // what a handler's answer makes the SDK send is answered too
@@ -121,7 +124,7 @@ func (w *world) reachEveryHandler() error {
 			if cs.Name != "required" {
 				continue
 			}
-			mark := len(w.driverEvents("surface.handler.called"))
+			mark := cur.mark()
 			params := w.asTheRuntimeSends(m, cs.Params, opened.SessionID, created)
 			answered := make(chan struct{})
 			go func() {
@@ -133,7 +136,7 @@ func (w *world) reachEveryHandler() error {
 			case <-time.After(settle):
 			}
 			w.flushDriver()
-			w.attribute(res, m.Name, mark)
+			cur.attribute(res, m.Name, mark)
 			res.triggers++
 		}
 	}
@@ -149,7 +152,7 @@ func (w *world) reachEveryHandler() error {
 			// userInput.request, exitPlanMode.request and autoModeSwitch.request, and the real
 			// runtime 1.0.85 sends userInput.request), which api.schema.json does not list: its
 			// params are the event's data.
-			mark := len(w.driverEvents("surface.handler.called"))
+			mark := cur.mark()
 			params, _ := ev["data"].(map[string]any)
 			params = maps.Clone(params)
 			if params == nil {
@@ -166,21 +169,21 @@ func (w *world) reachEveryHandler() error {
 			case <-time.After(settle):
 			}
 			w.flushDriver()
-			w.attribute(res, method, mark)
+			cur.attribute(res, method, mark)
 			res.triggers++
 		}
-		mark := len(w.driverEvents("surface.handler.called"))
-		seen := len(w.driverEvents("session.event"))
+		mark := cur.mark()
+		seen := cur.counts["session.event"]
 		if err := rt.Emit(opened.SessionID, ev); err != nil {
 			w.rec.Notef("", "the runtime did not send the %s event: %v", et.Type, err)
 			continue
 		}
 		// The driver's own event forwarding reports the event once the SDK dispatched it.
-		for deadline := time.Now().Add(settle); len(w.driverEvents("session.event")) == seen && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(settle); cur.poll() == seen && time.Now().Before(deadline); {
 			time.Sleep(5 * time.Millisecond)
 		}
 		w.flushDriver()
-		w.attribute(res, "event "+et.Type, mark)
+		cur.attribute(res, "event "+et.Type, mark)
 		res.triggers++
 	}
 	for _, a := range surface.Actions[:1] {
@@ -218,10 +221,46 @@ func requestOf(eventType string) (string, bool) {
 // flushDriver is a driver round trip: what the driver wrote before it answers is recorded first.
 func (w *world) flushDriver() { _, _ = w.do("hello", map[string]any{}) }
 
+// eventCursor reads the driver's events from the transcript as they arrive, decoding each entry
+// once: the sweep looks after each of its ~190 triggers, and reading the whole transcript every
+// time made the harness's CPU per scenario grow with the square of its length.
+type eventCursor struct {
+	w      *world
+	next   int              // the first transcript entry not read yet
+	counts map[string]int   // events read, per kind
+	called []map[string]any // the surface.handler.called events read, in order
+}
+
+// poll reads what was recorded since the last poll and returns how many session.event reports
+// were read in all.
+func (c *eventCursor) poll() int {
+	entries := c.w.rec.EntriesSince(c.next)
+	c.next += len(entries)
+	for _, e := range entries {
+		if e.Dir != transcript.DriverToHarness || len(e.Frame) == 0 {
+			continue
+		}
+		var ev struct {
+			Event string         `json:"event"`
+			Args  map[string]any `json:"args"`
+		}
+		if json.Unmarshal(e.Frame, &ev) == nil && ev.Event != "" {
+			c.counts[ev.Event]++
+			if ev.Event == "surface.handler.called" {
+				c.called = append(c.called, ev.Args)
+			}
+		}
+	}
+	return c.counts["session.event"]
+}
+
+// mark is where the handler calls reported from now on begin.
+func (c *eventCursor) mark() int { c.poll(); return len(c.called) }
+
 // attribute gives the handler calls reported since mark to trigger.
-func (w *world) attribute(res *reached, trigger string, mark int) {
-	calls := w.driverEvents("surface.handler.called")
-	for _, c := range calls[min(mark, len(calls)):] {
+func (c *eventCursor) attribute(res *reached, trigger string, mark int) {
+	c.poll()
+	for _, c := range c.called[min(mark, len(c.called)):] {
 		h, _ := c["handler"].(string)
 		if l := res.by[h]; len(l) == 0 || l[len(l)-1] != trigger {
 			res.by[h] = append(res.by[h], trigger)

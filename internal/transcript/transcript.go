@@ -237,6 +237,16 @@ func (r *Recorder) Entries() []Entry {
 	return append([]Entry(nil), r.entries...)
 }
 
+// EntriesSince is Entries from the i-th on (a reader that polls decodes only what is new).
+func (r *Recorder) EntriesSince(i int) []Entry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i >= len(r.entries) {
+		return nil
+	}
+	return append([]Entry(nil), r.entries[i:]...)
+}
+
 // Close closes the file and reports the first write error, if any.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
