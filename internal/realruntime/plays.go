@@ -29,7 +29,9 @@ import (
 //   - several user-input or permission requests at once: the model asks for every tool call
 //     that makes one in a single message, and the runtime runs them side by side (measured on
 //     1.0.85: three userInput.request, or three custom-tool permission.requested, all went out
-//     before the SDK's first answer).
+//     before the SDK's first answer, for Node, Go and Python; once, with Rust answering fast, a
+//     permission request went out after its first answer: the runtime paces them itself, and a
+//     run in which they were not pending together is unsupported, steps/requests.go pacedByRuntime).
 //
 // Only requests whose params carry nothing the runtime would not put there itself are played: a
 // scenario about fields the SDK does not know, or about the exact input a hook receives, stays
