@@ -118,26 +118,39 @@ func (w *world) reachEveryHandler() error {
 	w.held = w.driverLine
 	d.SetSink(w.held)
 	defer func() { w.held = nil; d.SetSink(nil) }()
-	for _, m := range handlerMethods(doc) {
-		cases, _ := doc.CasesOnce(m)
-		for _, cs := range cases {
-			if cs.Name != "required" {
-				continue
-			}
-			mark := cur.mark()
-			params := w.asTheRuntimeSends(m, cs.Params, opened.SessionID, created)
+	// trigger sends one request or event (send returns once it is done, false when it could
+	// not be sent), then gives the handler calls reported meanwhile to it.
+	trigger := func(name string, send func() bool) {
+		mark := cur.mark()
+		if !send() {
+			return
+		}
+		w.flushDriver()
+		cur.attribute(res, name, mark)
+		res.triggers++
+	}
+	// ask sends a request and waits for its answer, or settle: a request the SDK does not
+	// answer never ends.
+	ask := func(method string, params any, notification bool) {
+		trigger(method, func() bool {
 			answered := make(chan struct{})
 			go func() {
 				defer close(answered)
-				_, _ = rt.Ask(opened.SessionID, m.Name, params, m.Notification)
+				_, _ = rt.Ask(opened.SessionID, method, params, notification)
 			}()
 			select {
 			case <-answered:
 			case <-time.After(settle):
 			}
-			w.flushDriver()
-			cur.attribute(res, m.Name, mark)
-			res.triggers++
+			return true
+		})
+	}
+	for _, m := range handlerMethods(doc) {
+		cases, _ := doc.CasesOnce(m)
+		for _, cs := range cases {
+			if cs.Name == "required" {
+				ask(m.Name, w.asTheRuntimeSends(m, cs.Params, opened.SessionID, created), m.Notification)
+			}
 		}
 	}
 	for _, et := range doc.EventTypes {
@@ -152,50 +165,30 @@ func (w *world) reachEveryHandler() error {
 			// userInput.request, exitPlanMode.request and autoModeSwitch.request, and the real
 			// runtime 1.0.85 sends userInput.request), which api.schema.json does not list: its
 			// params are the event's data.
-			mark := cur.mark()
 			params, _ := ev["data"].(map[string]any)
 			params = maps.Clone(params)
 			if params == nil {
 				params = map[string]any{}
 			}
 			params["sessionId"] = opened.SessionID
-			answered := make(chan struct{})
-			go func() {
-				defer close(answered)
-				_, _ = rt.Ask(opened.SessionID, method, params, false)
-			}()
-			select {
-			case <-answered:
-			case <-time.After(settle):
+			ask(method, params, false)
+		}
+		trigger("event "+et.Type, func() bool {
+			seen := cur.counts["session.event"]
+			if err := rt.Emit(opened.SessionID, ev); err != nil {
+				w.rec.Notef("", "the runtime did not send the %s event: %v", et.Type, err)
+				return false
 			}
-			w.flushDriver()
-			cur.attribute(res, method, mark)
-			res.triggers++
-		}
-		mark := cur.mark()
-		seen := cur.counts["session.event"]
-		if err := rt.Emit(opened.SessionID, ev); err != nil {
-			w.rec.Notef("", "the runtime did not send the %s event: %v", et.Type, err)
-			continue
-		}
-		// The driver's own event forwarding reports the event once the SDK dispatched it.
-		for deadline := time.Now().Add(settle); cur.poll() == seen && time.Now().Before(deadline); {
-			time.Sleep(5 * time.Millisecond)
-		}
-		w.flushDriver()
-		cur.attribute(res, "event "+et.Type, mark)
-		res.triggers++
+			// The driver's own event forwarding reports the event once the SDK dispatched it.
+			for deadline := time.Now().Add(settle); cur.poll() == seen && time.Now().Before(deadline); {
+				time.Sleep(5 * time.Millisecond)
+			}
+			return true
+		})
 	}
-	for _, a := range surface.Actions[:1] {
-		w.checked = append(w.checked, report.Check{Method: a.Request})
-	}
+	w.checked = append(w.checked, report.Check{Method: surface.Actions[0].Request})
 	var lines []string
-	handlers := make([]string, 0, len(res.by))
-	for h := range res.by {
-		handlers = append(handlers, h)
-	}
-	sort.Strings(handlers)
-	for _, h := range handlers {
+	for _, h := range slices.Sorted(maps.Keys(res.by)) {
 		lines = append(lines, h+" <- "+strings.Join(res.by[h], ", "))
 	}
 	w.rec.Notef("", "handlers reached (%d triggers sent): %s; not registered: %s", res.triggers, strings.Join(lines, "; "), strings.Join(res.skipped, "; "))

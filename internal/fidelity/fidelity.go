@@ -8,7 +8,9 @@ package fidelity
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -385,7 +387,7 @@ func Markdown(r *Report) string {
 	if len(r.Incompatible) > 0 {
 		b.WriteString("\n## SDKs that do not connect to the real runtime\n\nTheir differences are that SDK × runtime " +
 			"incompatibility (see the compatibility matrix), not the stand-in's; each is listed in fidelity.json.\n\n")
-		for _, s := range sortedKeys(boolKeys(r.Incompatible)) {
+		for _, s := range slices.Sorted(maps.Keys(r.Incompatible)) {
 			n := 0
 			for _, d := range r.Diffs {
 				if d.SDK == s {
@@ -432,14 +434,6 @@ func Markdown(r *Report) string {
 		}
 	}
 	return b.String()
-}
-
-func boolKeys(m map[string]string) map[string]bool {
-	out := map[string]bool{}
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }
 
 func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }
