@@ -37,6 +37,11 @@ func (w *world) registerRequests(sc binder) {
 	sc.Step(`^every handler received the params the runtime sent$`, w.handlersReceived)
 	sc.Step(`^the SDK answered every handled call with what the application's handler returned$`, w.handlersAnswered)
 	sc.Step(`^the SDK answered every call of a method it has no handler for$`, w.unhandledAnswered)
+	needing(sc, needs("rpc.requestHandler")).Step(`^the application serves the runtime's model requests with its request handler$`, w.servesModelRequests)
+	sc.Step(`^the runtime sends model requests generated from the runtime's schema$`, w.sendsModelRequests)
+	sc.Step(`^the SDK acknowledged every frame of every model request$`, w.exchangeAcknowledged)
+	sc.Step(`^the request handler received every model request as the runtime sent it$`, w.handlerReceivedRequests)
+	sc.Step(`^the SDK sent the request handler's response back for every model request$`, w.exchangeResponded)
 }
 
 func (w *world) asksPermission(data string) error {

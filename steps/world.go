@@ -57,6 +57,7 @@ type world struct {
 	replacements    int                     // replacements made at once by the last "replaced N times at once"
 	sweep           []*sweepCall            // the generated calls of the schema sweep (generated.go)
 	handlers        map[string]*handlerSpec // the application's runtime-to-SDK handlers (handlers.go)
+	exchange        *exchangeSpec           // the application's request handler and the model requests sent (exchanges.go)
 	asked           []asked                 // requests the scenario had the runtime send the SDK (requests.go)
 	events          []sentEvent             // the generated events sent (generated_events.go)
 	surface         *surface.Result         // what the surface probe found (surface.go)

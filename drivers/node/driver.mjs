@@ -272,6 +272,8 @@ function capabilities() {
     // handlers accepted; a method this version has no public handler API for is named in
     // connect's / createSession's "unhandled".
     "rpc.handlers": true,
+    // connect's requestHandler: a CopilotRequestHandler subclass (handlers.mjs forRequests)
+    "rpc.requestHandler": typeof sdk.CopilotRequestHandler === "function",
     "handler.hooks": declaredSessionKeys().create.has("hooks"),
     "connect.option.connectionToken": typeof RuntimeConnection?.forUri === "function",
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
@@ -327,6 +329,7 @@ function missingSymbols(caps) {
     "connect.option.clientInfo": "CopilotClientOptions.clientInfo",
     "connect.option.gitHubTelemetry": "CopilotClientOptions.onGitHubTelemetry",
     "handler.hooks": "SessionConfigBase.hooks",
+    "rpc.requestHandler": "CopilotRequestHandler",
   };
   const keys = declaredSessionKeys();
   for (const [name, m] of Object.entries(SESSION_OPTIONS)) {
@@ -655,10 +658,11 @@ const commands = {
       throw new Unsupported(`${SDK_PACKAGE} ${sdkVersion}: isChildProcess makes the SDK use the driver's own stdin/stdout, which carry the driver protocol`);
     }
     const account = handlers.forClient(clientOptions, args.handlers, handle);
+    const served = args.requestHandler ? handlers.forRequests(clientOptions, args.requestHandler, handle) : null;
     const client = new CopilotClient(connection ? { connection, ...clientOptions } : clientOptions);
     await client.start();
     clients.set(handle, client);
-    return args.handlers ? account : {};
+    return served ?? (args.handlers ? account : {});
   },
 
   async createSession(args) {

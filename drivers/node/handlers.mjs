@@ -76,6 +76,30 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
     return { handled, unhandled };
   }
 
+  // connect's requestHandler (../PROTOCOL.md "Request handler"): a CopilotRequestHandler whose
+  // sendRequest reports the HTTP request it is handed (its head under the start method, its body
+  // under the chunk method, base64) and answers every one with the given response.
+  function forRequests(clientOptions, { start, chunk, response }, clientHandle) {
+    class Reporting extends sdk.CopilotRequestHandler {
+      async sendRequest(request, ctx) {
+        const body = Buffer.from(await request.arrayBuffer());
+        // The context's own scalar fields (requestId, sessionId, agentId, …) as the SDK named
+        // them, and the head as the Request the application is handed carries it.
+        const head = Object.fromEntries(Object.entries(ctx).filter(([, v]) => typeof v === "string"));
+        const headers = {};
+        for (const [k, v] of request.headers) (headers[k] ??= []).push(v);
+        Object.assign(head, { method: request.method, url: request.url, headers });
+        report(undefined, start, head, [], clientHandle);
+        report(undefined, chunk, { requestId: ctx.requestId, data: body.toString("base64"), binary: true }, [], clientHandle);
+        const h = new Headers();
+        for (const [k, vs] of Object.entries(response.headers ?? {})) for (const v of vs) h.append(k, v);
+        return new Response(response.body, { status: response.status, statusText: response.statusText, headers: h });
+      }
+    }
+    clientOptions.requestHandler = new Reporting();
+    return { handled: [start, chunk], unhandled: {} };
+  }
+
   // createSession / resumeSession: session config. declared: the SessionConfig keys the .d.ts has.
   function forSession(config, handlers, handle, declared) {
     const handled = [];
@@ -302,5 +326,5 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
     return { handled, unhandled };
   }
 
-  return { forClient, forSession };
+  return { forClient, forRequests, forSession };
 }

@@ -141,6 +141,13 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		return map[string]any{"handle": "h1"}, nil
 	case "session.skills.reload", "runtime.shutdown":
 		return map[string]any{}, nil
+	case "llmInference.setProvider":
+		// The SDK registers its request handler at connect; the real runtime accepts it.
+		return map[string]any{"success": true}, nil
+	case "llmInference.httpResponseStart", "llmInference.httpResponseChunk":
+		// The SDK's response to a model request the runtime handed it (Ask): accepted, as the
+		// real runtime answers a frame matched to its pending request.
+		return map[string]any{"accepted": true}, nil
 	}
 	if a := s.opts.Answers; a != nil {
 		if r, ok := a.Results[method]; ok {

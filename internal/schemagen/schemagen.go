@@ -391,3 +391,20 @@ func (d *Doc) Definition(name string, all bool) (map[string]any, bool) {
 	}
 	return v, true
 }
+
+// RequiredParams are the param names a method's params schema requires (its $ref followed).
+func (d *Doc) RequiredParams(m Method) []string {
+	if !m.hasParams {
+		return nil
+	}
+	n, _ := d.Node(m.ptr + "/params").(map[string]any)
+	n = (&gen{d: d}).resolve(n)
+	var out []string
+	req, _ := n["required"].([]any)
+	for _, r := range req {
+		if s, ok := r.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
