@@ -275,6 +275,7 @@ internal static class Program
             ["rpc.generated"] = "GitHub.Copilot.CopilotSession.Rpc",
             // Not the SDK's absence: protocol capabilities this driver has not caught up with.
             ["rpc.handlers"] = "driver: the dotnet driver does not register the runtime->SDK handlers (handlers) yet",
+            ["rpc.requestHandler"] = "driver: the dotnet driver does not register a request handler (connect's requestHandler) yet",
             ["handler.hooks"] = "driver: the dotnet driver does not map hooks.invoke to SessionConfig.Hooks yet",
             ["surface.handlers"] = "driver: the dotnet driver does not register handlers by their surface name (surfaceHandlers) yet",
             ["surface.handlers.called"] = "driver: the dotnet driver does not register handlers by their surface name (surfaceHandlers) yet",

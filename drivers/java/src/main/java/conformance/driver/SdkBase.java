@@ -192,6 +192,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
             symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
         }
         symbols.put("handler.hooks", types.sessionConfig().getName() + "#setHooks");
+        // The 1.x line serves the runtime's model requests through CopilotClientOptions#setRequestHandler.
+        symbols.put("rpc.requestHandler", types.clientOptions().getName() + "#setRequestHandler");
         Map<String, Boolean> caps = capabilities();
         Map<String, String> out = new TreeMap<>();
         symbols.forEach((capability, symbol) -> {
@@ -398,6 +400,9 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         // Runtime-to-SDK handlers (Handlers): the hooks through the session config's setHooks;
         // every other method is named unhandled with the symbol it lacks.
         caps.put("rpc.handlers", true);
+        // connect's requestHandler: no Java generation published here has a request handler; a
+        // setRequestHandler that appears makes the capability audit red until it is mapped.
+        caps.put("rpc.requestHandler", false);
         caps.put("handler.hooks", SessionOptions.setter(types.sessionConfig(), "setHooks") != null);
         notes.put("handler.permission", "PermissionHandler.APPROVE_ALL wrapped to report the PermissionRequest it "
                 + "received, serialized with Jackson");
