@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -49,13 +48,12 @@ type sentExchange struct {
 	start    map[string]any
 	chunks   []map[string]any
 	body     []byte
-	acks     []ack
 }
 
+// ack is the runtime's frame of an exchange and the SDK's answer to it (nil: none).
 type ack struct {
-	method string
-	answer map[string]any // the SDK's response frame (nil: none)
-	err    error
+	method, requestID string
+	answer            map[string]any
 }
 
 // exchangeMethods finds the schema's exchange: a runtime-to-SDK namespace with a start and a
@@ -224,9 +222,16 @@ func (w *world) sendsModelRequests() error {
 	d.SetSink(w.driverLine)
 	defer d.SetSink(nil)
 	for _, e := range x.sent {
-		e.acks = append(e.acks, w.askExchange(rt, s.id, x.start.Name, e.start))
-		for _, ch := range e.chunks {
-			e.acks = append(e.acks, w.askExchange(rt, s.id, x.chunk.Name, ch))
+		for i, p := range append([]map[string]any{e.start}, e.chunks...) {
+			m := x.start.Name
+			if i > 0 {
+				m = x.chunk.Name
+			}
+			// The SDK's answers are read from the transcript (exchangeAcknowledged), as a replay
+			// reads them.
+			if _, err := rt.Ask(s.id, m, p, false); err != nil {
+				w.rec.Notef("", "%s %s: %v", m, p["requestId"], err)
+			}
 		}
 	}
 	// Every response ends with a chunk marked end (or an error); an SDK that never finishes
@@ -247,17 +252,6 @@ var httpField = map[string]bool{"requestId": true, "url": true, "method": true, 
 
 // exchangeWait bounds the wait for the SDK's responses to the model requests.
 const exchangeWait = 10 * time.Second
-
-// askExchange sends one frame of an exchange and keeps the SDK's acknowledgement.
-func (w *world) askExchange(rt *runtime.Server, sessionID, method string, params map[string]any) ack {
-	m, err := rt.Ask(sessionID, method, params, false)
-	a := ack{method: method, err: err}
-	if err == nil {
-		raw, _ := json.Marshal(m)
-		_ = json.Unmarshal(raw, &a.answer)
-	}
-	return a
-}
 
 // sdkFrames are the SDK's requests of method whose params name requestId, in order.
 func (w *world) sdkFrames(method, requestID string) []map[string]any {
@@ -360,6 +354,41 @@ func (w *world) handlerReceivedRequests() error {
 	return groupedError(fails, "model requests did not reach the application's request handler as the runtime sent them", "methods")
 }
 
+// exchangeAcks are the runtime's start and chunk frames in the transcript, in order, each with
+// the SDK's answer paired by JSON-RPC id.
+func (w *world) exchangeAcks() []ack {
+	x := w.exchange
+	var out []*ack
+	byID := map[string]*ack{}
+	for _, e := range w.entries() {
+		var f struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				RequestID string `json:"requestId"`
+			} `json:"params"`
+		}
+		if len(e.Frame) == 0 || json.Unmarshal(e.Frame, &f) != nil {
+			continue
+		}
+		switch {
+		case e.Dir == transcript.RuntimeToSDK && (f.Method == x.start.Name || f.Method == x.chunk.Name):
+			a := &ack{method: f.Method, requestID: f.Params.RequestID}
+			out = append(out, a)
+			byID[string(f.ID)] = a
+		case e.Dir == transcript.SDKToRuntime && f.Method == "" && len(f.ID) > 0:
+			if a := byID[string(f.ID)]; a != nil && a.answer == nil {
+				_ = json.Unmarshal(e.Frame, &a.answer)
+			}
+		}
+	}
+	acks := make([]ack, len(out))
+	for i, a := range out {
+		acks[i] = *a
+	}
+	return acks
+}
+
 // exchangeAcknowledged checks the SDK's answer to every start and chunk frame: a result, valid
 // against the method's result schema.
 func (w *world) exchangeAcknowledged() error {
@@ -371,19 +400,33 @@ func (w *world) exchangeAcknowledged() error {
 	if x == nil || len(x.sent) == 0 {
 		return fmt.Errorf("the runtime sent no model request in this scenario")
 	}
+	acks := w.exchangeAcks()
 	fails := map[string][]string{}
 	for _, e := range x.sent {
-		for _, a := range e.acks {
-			m, _ := doc.Method(a.method)
-			w.check(a.method+" (answer)", "")
+		id := e.start["requestId"].(string)
+		for i := range 1 + len(e.chunks) {
+			name, nth := x.start.Name, 0
+			if i > 0 {
+				name, nth = x.chunk.Name, i-1
+			}
+			m, _ := doc.Method(name)
+			w.check(name+" (answer)", "")
+			var mine []ack
+			for _, a := range acks {
+				if a.method == name && a.requestID == id {
+					mine = append(mine, a)
+				}
+			}
 			switch {
-			case a.err != nil:
-				fails[a.method] = append(fails[a.method], fmt.Sprintf("%s: %v", e.start["requestId"], a.err))
-			case a.answer["error"] != nil:
-				fails[a.method] = append(fails[a.method], fmt.Sprintf("%s: the SDK answered with the error %s", e.start["requestId"], showJSON(a.answer["error"])))
+			case nth >= len(mine):
+				fails[name] = append(fails[name], fmt.Sprintf("%s: frame %d was never sent", id, nth+1))
+			case mine[nth].answer == nil:
+				fails[name] = append(fails[name], fmt.Sprintf("%s: the SDK never answered frame %d", id, nth+1))
+			case mine[nth].answer["error"] != nil:
+				fails[name] = append(fails[name], fmt.Sprintf("%s: the SDK answered frame %d with the error %s", id, nth+1, showJSON(mine[nth].answer["error"])))
 			default:
-				if err := doc.ValidateResult(m, a.answer["result"]); err != nil {
-					fails[a.method] = append(fails[a.method], fmt.Sprintf("%s: the answer violates the result schema: %v", e.start["requestId"], err))
+				if err := doc.ValidateResult(m, mine[nth].answer["result"]); err != nil {
+					fails[name] = append(fails[name], fmt.Sprintf("%s: the answer to frame %d violates the result schema: %v", id, nth+1, err))
 				}
 			}
 		}
