@@ -118,7 +118,7 @@ func clientHandlers(opts *copilot.ClientOptions, specs map[string]rpcHandlerSpec
 			}
 			acct.add(m)
 		case strings.HasPrefix(m, "llmInference."):
-			acct.no(m, fmt.Sprintf("driver: the %s %s public API for %s is ClientOptions.RequestHandler (a CopilotRequestHandler serving whole HTTP exchanges, whose start/chunk acknowledgements the SDK writes itself); the driver does not map it yet", sdkModule, version, m))
+			acct.no(m, fmt.Sprintf("driver: the %s %s public API for %s is ClientOptions.RequestHandler (a CopilotRequestHandler serving whole HTTP exchanges, whose start/chunk acknowledgements the SDK writes itself), registered by connect's requestHandler (requests.go), not as a per-method handler", sdkModule, version, m))
 		case strings.HasPrefix(m, "sessionFs."):
 			// The provider answers in POSIX paths; sqlite declared so the sqlite methods reach it.
 			opts.SessionFS = &copilot.SessionFSConfig{InitialWorkingDirectory: "/", SessionStatePath: "/session-state",

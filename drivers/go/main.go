@@ -225,7 +225,8 @@ func (d *driver) hello() (map[string]any, error) {
 		"surface.handlers.called":       true,              // applyHandlers reports each call
 		"rpc.handlers":                  handlersGap == "", // unhandled methods named in connect's / createSession's answer
 		"handler.hooks":                 hooksMapped,
-		"driver.concurrent":             true, // main runs each command on a goroutine of its own
+		"rpc.requestHandler":            hasRequestHandler, // connect's requestHandler (requests.go)
+		"driver.concurrent":             true,              // main runs each command on a goroutine of its own
 	}
 	notes := map[string]string{
 		"tool.isTerminal.explicitFalse": "copilot.Tool.IsTerminal is a plain bool with `json:\"isTerminal,omitempty\"`: " +
@@ -246,6 +247,9 @@ func (d *driver) hello() (map[string]any, error) {
 	if !hasSetTools {
 		notes["session.setTools"] = fmt.Sprintf("%s %s has no high-level Session.SetTools(ctx, []Tool) "+
 			"(only the generated RPC Session.RPC.Tools.Set, which does not swap the handlers)", sdkModule, version)
+	}
+	if !caps["rpc.requestHandler"] {
+		notes["rpc.requestHandler"] = fmt.Sprintf("%s %s has no copilot.CopilotRequestHandler (ClientOptions.RequestHandler, RequestContextFrom)", sdkModule, version)
 	}
 	if !caps["tool.result.binary.metadata"] {
 		notes["tool.result.binary.metadata"] = fmt.Sprintf("%s %s: copilot.ToolBinaryResult has no Metadata field", sdkModule, version)
@@ -278,6 +282,7 @@ func missingSymbols(caps map[string]bool) map[string]string {
 		"transport.stdio":                "copilot.StdioConnection.Env",
 		"tool.result.binary.metadata":    "copilot.ToolBinaryResult.Metadata",
 		"connect.option.connectionToken": "copilot.URIConnection.ConnectionToken",
+		"rpc.requestHandler":             "copilot.CopilotRequestHandler",
 		// Not the SDK's absence: what the driver does not do.
 		"rpc.handlers":  handlersGap,
 		"handler.hooks": "driver: no hooks.invoke handler without the runtime->SDK handlers (rpc.handlers)",
@@ -464,6 +469,8 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 		Options  map[string]json.RawMessage `json:"options"`
 		Fields   map[string]json.RawMessage `json:"fields"`
 		Handlers map[string]rpcHandlerSpec  `json:"handlers"`
+		// RequestHandler is the application's request handler (requests.go).
+		RequestHandler *requestHandlerSpec `json:"requestHandler"`
 	}](raw)
 	if err != nil {
 		return nil, err
@@ -506,6 +513,13 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	account := clientHandlers(opts, a.Handlers, a.Client)
+	if a.RequestHandler != nil {
+		served, err := serveRequests(opts, a.RequestHandler, a.Client)
+		if err != nil {
+			return nil, err
+		}
+		account = served
+	}
 	client, err := newClient(opts)
 	if err != nil {
 		return nil, err

@@ -132,6 +132,16 @@ HAS_FOR_URI = RuntimeConnection is not None and hasattr(RuntimeConnection, "for_
 HAS_FOR_STDIO = RuntimeConnection is not None and hasattr(RuntimeConnection, "for_stdio")
 HAS_EXTERNAL_CONFIG = ExternalServerConfig is not None
 HAS_SUBPROCESS_CONFIG = SubprocessConfig is not None
+# connect's requestHandler: a CopilotRequestHandler subclass passed as CopilotClient(request_handler=)
+HAS_REQUEST_HANDLER = hasattr(copilot, "CopilotRequestHandler") and "request_handler" in set(
+    inspect.signature(CopilotClient.__init__).parameters)
+
+
+def request_handler_missing() -> str:
+    """The symbol whose absence makes rpc.requestHandler false."""
+    if not hasattr(copilot, "CopilotRequestHandler"):
+        return "copilot.CopilotRequestHandler"
+    return "copilot.CopilotClient(request_handler)"
 
 
 def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
@@ -199,6 +209,9 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         HAS_EXTERNAL_CONFIG and "tcp_connection_token" in set(ExternalServerConfig.__dataclass_fields__))
     caps["connect.option.clientInfo"] = "client_info" in init
     caps["connect.option.gitHubTelemetry"] = "on_github_telemetry" in init
+    caps["rpc.requestHandler"] = HAS_REQUEST_HANDLER
+    if not HAS_REQUEST_HANDLER:
+        notes["rpc.requestHandler"] = f"{SDK_LABEL}: no {request_handler_missing()}"
     caps["tool.result.value"] = True
     caps["tool.result.object"] = True
     caps["tool.result.binary"] = "binary_results_for_llm" in TOOL_RESULT_FIELDS and ToolBinaryResult is not None
@@ -246,6 +259,8 @@ MISSING_SYMBOLS = {
 
 def missing_symbols(caps: dict[str, bool]) -> dict[str, str]:
     out = {c: sym for c, sym in MISSING_SYMBOLS.items() if not caps.get(c)}
+    if not caps.get("rpc.requestHandler"):
+        out["rpc.requestHandler"] = request_handler_missing()
     for name, (kw, _) in SESSION_OPTIONS.items():
         if not caps.get(f"session.option.{name}"):
             fn = "create_session" if kw not in CREATE_KWARGS and name not in RESUME_ONLY else "resume_session"
@@ -321,7 +336,7 @@ SESSION_OPTIONS: dict[str, tuple[str, Any]] = {
 }
 RESUME_ONLY = {"continuePendingWork", "suppressResumeEvent"}
 CREATE_KWARGS = set(inspect.signature(CopilotClient.create_session).parameters)
-HANDLERS_FOR_CLIENT, HANDLERS_FOR_SESSION = _handlers.make(lambda name, args: emit({"event": name, "args": args}), SDK_LABEL)
+HANDLERS_FOR_CLIENT, HANDLERS_FOR_REQUESTS, HANDLERS_FOR_SESSION = _handlers.make(lambda name, args: emit({"event": name, "args": args}), SDK_LABEL)
 RESUME_KWARGS = set(inspect.signature(CopilotClient.resume_session).parameters) if hasattr(
     CopilotClient, "resume_session") else set()
 
@@ -705,6 +720,10 @@ class Driver:
             raise DriverError("connect needs 'address' or 'cliPath'")
         client_kwargs.update(fields_kwargs(args.get("fields"), "clientOptions"))
         account = HANDLERS_FOR_CLIENT(client_kwargs, args.get("handlers"), handle)
+        if args.get("requestHandler") is not None:
+            if not HAS_REQUEST_HANDLER:
+                raise Unsupported(f"{SDK_LABEL}: {request_handler_missing()} is missing")
+            account = HANDLERS_FOR_REQUESTS(client_kwargs, args["requestHandler"], handle)
         if RuntimeConnection is None:
             client = CopilotClient(connection, **client_kwargs)
         else:

@@ -9,6 +9,7 @@ per method on purpose.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import errno
 import inspect
@@ -48,6 +49,12 @@ def _plain(v: Any) -> Any:
     if hasattr(v, "value") and not isinstance(v, (str, int, float, bool)):
         return v.value  # an Enum
     return v
+
+
+def _camel(name: str) -> str:
+    """A snake_case field name under the schema's camelCase name (request_id -> requestId)."""
+    first, *rest = name.split("_")
+    return first + "".join(w[:1].upper() + w[1:] for w in rest)
 
 
 def _named(**kv: Any) -> dict[str, Any]:
@@ -124,7 +131,8 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
                 unhandled[m] = (
                     f"driver: the {sdk_label} public API for {m} is CopilotClient(request_handler=...), a "
                     "CopilotRequestHandler serving whole HTTP exchanges whose start/chunk acknowledgements "
-                    "the SDK writes itself; the driver does not map it yet"
+                    "the SDK writes itself, registered by connect's requestHandler (for_requests), not as a "
+                    "per-method handler"
                 )
             elif m.startswith("sessionFs."):
                 if "session_fs" in init:
@@ -135,6 +143,43 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
                         "capabilities": {"sqlite": True},
                     }
         return {"handled": handled, "unhandled": unhandled}
+
+    def for_requests(kwargs: dict[str, Any], spec: dict[str, Any], handle: str) -> dict[str, Any]:
+        """connect's requestHandler (../PROTOCOL.md "Request handler"): a CopilotRequestHandler whose
+        send_request reports the httpx.Request it is handed (its head under the start method, its
+        body under the chunk method, base64) and answers every one with the given response."""
+        start, chunk, response = spec["start"], spec["chunk"], spec["response"]
+
+        class Reporting(copilot.CopilotRequestHandler):
+            async def send_request(self, request, ctx):
+                import httpx  # a dependency of the SDK versions that have CopilotRequestHandler
+
+                body = await request.aread()
+                # The context's own string fields (request_id, session_id, agent_id, …) under the
+                # schema's names, then the head as the httpx.Request carries it.
+                head = {
+                    _camel(f.name): getattr(ctx, f.name)
+                    for f in dataclasses.fields(ctx)
+                    if not f.name.startswith("_") and isinstance(getattr(ctx, f.name), str)
+                }
+                headers: dict[str, list[str]] = {}
+                for k, v in request.headers.multi_items():
+                    headers.setdefault(k, []).append(v)
+                head.update(method=request.method, url=str(request.url), headers=headers)
+                report(start, head, client=handle)
+                report(chunk, {"requestId": ctx.request_id, "data": base64.b64encode(body).decode("ascii"), "binary": True}, client=handle)
+                # httpx takes a reason phrase other than its own from the extensions.
+                extensions = {"reason_phrase": response["statusText"].encode("ascii")} if response.get("statusText") else None
+                return httpx.Response(
+                    response["status"],
+                    headers=[(k, v) for k, vs in (response.get("headers") or {}).items() for v in vs],
+                    content=response["body"].encode("utf-8"),
+                    extensions=extensions,
+                    request=request,
+                )
+
+        kwargs["request_handler"] = Reporting()
+        return {"handled": [start, chunk], "unhandled": {}}
 
     def for_session(kwargs: dict[str, Any], handlers: dict[str, Any] | None, handle: str, accepted: set[str]) -> dict[str, Any] | None:
         if handlers is None:
@@ -251,7 +296,7 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
             unhandled[m] = f"{sdk_label}: no public API registers a {m} handler (no {ns} keyword of create_session or CopilotClient)"
         return {"handled": handled, "unhandled": unhandled}
 
-    return for_client, for_session
+    return for_client, for_requests, for_session
 
 
 class _LaunchProvider:

@@ -225,6 +225,13 @@ func goBuildTags(ctx context.Context, src string, env []string) ([]string, error
 			break
 		}
 	}
+	for _, decl := range goRequestHandlerAPI {
+		if !regexp.MustCompile(`(?m)^\s*` + decl + `\b`).MatchString(source.String()) {
+			fmt.Fprintf(os.Stderr, "go: the SDK does not declare %q: the driver registers no request handler (tag %s)\n", decl, goNoRequestHandlerTag)
+			tags = append(tags, goNoRequestHandlerTag)
+			break
+		}
+	}
 	return tags, nil
 }
 
@@ -237,6 +244,15 @@ var goHandlerAPI = []string{
 }
 
 const goNoHandlersTag = "copilot_sdk_no_handlers"
+
+// goRequestHandlerAPI are the declarations drivers/go/requests.go is written against (the SDK's
+// request-handler API, older than the rest of the handler API: v1.0.4 has it, v1.0.0 not); an SDK
+// version lacking one builds requests_none.go instead (capability rpc.requestHandler false).
+var goRequestHandlerAPI = []string{
+	`type CopilotRequestHandler struct`, `func RequestContextFrom`, `RequestHandler\s+\*CopilotRequestHandler`,
+}
+
+const goNoRequestHandlerTag = "copilot_sdk_no_request_handler"
 
 // copyGoDriver copies the driver's module files (go.mod, go.sum, *.go) into dst.
 func copyGoDriver(from, dst string) error {
