@@ -32,7 +32,7 @@ function fsError(r) {
 }
 
 // Which methods go where: client options at connect, session config at create/resume.
-const CLIENT_LEVEL = new Set(["gitHubTelemetry.event"]);
+const CLIENT_LEVEL = new Set(["gitHubTelemetry.event", "extensionLaunchProvider.resolve"]);
 // Session file-system methods need the client option sessionFs at connect and the session's
 // provider at create.
 const isFs = (m) => m.startsWith("sessionFs.");
@@ -62,6 +62,18 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
       } else if (method === "gitHubTelemetry.event") {
         clientOptions.onGitHubTelemetry = async (notification) => {
           report(undefined, method, notification ?? null, [], clientHandle);
+        };
+        handled.push(method);
+      } else if (method === "extensionLaunchProvider.resolve" && !clientOptionKeys().has("extensionLaunchProvider")) {
+        unhandled[method] = `${sdkName}: no public API registers a ${method} handler (CopilotClientOptions has no extensionLaunchProvider)`;
+      } else if (method === "extensionLaunchProvider.resolve") {
+        // A connection-global provider (1.0.15 previews on): its resolve(params) is the method.
+        const result = handlers[method].result ?? null;
+        clientOptions.extensionLaunchProvider = {
+          async resolve(params) {
+            report(undefined, method, params ?? null, [], clientHandle);
+            return result;
+          },
         };
         handled.push(method);
       } else if (method.startsWith("llmInference.")) {
