@@ -28,7 +28,31 @@ type handlerSpec struct {
 	// reason is why the SDK has no public handler API for the method ("" when registered).
 	reason     string
 	registered bool
+	// lacking are the cases of a registered method the SDK's handler API has no handler for (a
+	// hook type its hooks type does not declare): each names the identifying params and why.
+	lacking []lackingCase
 	exchange   bool // left to the exchange scenario: never sent to the driver
+}
+
+// lackingCase is one case of a registered method that the SDK's handler API cannot receive.
+type lackingCase struct {
+	Params map[string]any `json:"params"`
+	Reason string         `json:"reason"`
+}
+
+// lacks returns the lacking case a call of the method matches (nil: none): every param the
+// case names has the call's value.
+func (h *handlerSpec) lacks(params map[string]any) *lackingCase {
+	for i, l := range h.lacking {
+		match := len(l.Params) > 0
+		for k, v := range l.Params {
+			match = match && reflect.DeepEqual(params[k], v)
+		}
+		if match {
+			return &h.lacking[i]
+		}
+	}
+	return nil
 }
 
 // handlerArgs is the "handlers" argument of connect / createSession / resumeSession.
@@ -63,8 +87,9 @@ func (w *world) withHandlers(args map[string]any) map[string]any {
 // handler API for it.
 func (w *world) noteHandlers(res json.RawMessage) {
 	var r struct {
-		Handled   []string          `json:"handled"`
-		Unhandled map[string]string `json:"unhandled"`
+		Handled        []string                 `json:"handled"`
+		Unhandled      map[string]string        `json:"unhandled"`
+		UnhandledCases map[string][]lackingCase `json:"unhandledCases"`
 	}
 	if len(w.handlers) == 0 || json.Unmarshal(res, &r) != nil {
 		return
@@ -78,6 +103,25 @@ func (w *world) noteHandlers(res json.RawMessage) {
 		if h := w.handlers[m]; h != nil && !h.registered {
 			h.reason = why
 		}
+	}
+	for m, l := range r.UnhandledCases {
+		if h := w.handlers[m]; h != nil {
+			h.lacking = append(h.lacking, l...)
+		}
+	}
+}
+
+// observeLacking records the calls of registered methods that the SDK's handler API has no
+// handler for (handlerSpec.lacking): named, not judged, as a method without a handler is.
+func (w *world) observeLacking(calls []*handledCall) {
+	var lines []string
+	for _, c := range calls {
+		if l := w.handlers[c.method].lacks(c.params); l != nil && w.handlers[c.method].registered {
+			lines = append(lines, fmt.Sprintf("%s%s: %s", c.method, scalarsOf(l.Params), l.Reason))
+		}
+	}
+	if len(lines) > 0 {
+		w.observe("runtime-to-SDK cases the SDK's handler API lacks", strings.Join(compactList(lines), "; "))
 	}
 }
 
@@ -414,9 +458,10 @@ func (w *world) handlersReceived() error {
 	created := w.createParams()
 	fails := handlerFailures{}
 	var falses []string
+	w.observeLacking(calls)
 	for _, c := range calls {
-		if !w.handlers[c.method].registered {
-			continue // no handler to receive it (callsWithoutHandler)
+		if h := w.handlers[c.method]; !h.registered || h.lacks(c.params) != nil {
+			continue // no handler to receive it (callsWithoutHandler, observeLacking)
 		}
 		w.check(c.method, "")
 		if c.received == nil {
@@ -491,7 +536,7 @@ func (w *world) handlersAnswered() error {
 	var limits []string
 	for _, c := range calls {
 		m, _ := doc.Method(c.method)
-		if m.Notification || !w.handlers[c.method].registered {
+		if h := w.handlers[c.method]; m.Notification || !h.registered || h.lacks(c.params) != nil {
 			continue
 		}
 		w.check(c.method+" (answer)", "")
@@ -640,7 +685,7 @@ func (w *world) unhandledAnswered() error {
 	n := 0
 	for _, c := range w.handledCalls() {
 		m, _ := doc.Method(c.method)
-		if w.handlers[c.method].registered || m.Notification {
+		if h := w.handlers[c.method]; (h.registered && h.lacks(c.params) == nil) || m.Notification {
 			continue
 		}
 		n++

@@ -31,3 +31,23 @@ func TestHandledCallsPairByContent(t *testing.T) {
 	}
 	assert.Equal(t, []any{"preToolUse", nil, "postToolUse"}, got)
 }
+
+// A case the driver names as one its SDK's handler API lacks (a hook type its hooks type does not
+// declare) is not a failure of the handler: it is named, as a method without a handler is.
+func TestLackingCasesAreNamedNotFailed(t *testing.T) {
+	hook := func(id, typ string) frame {
+		return rt(`{"jsonrpc":"2.0","id":` + id + `,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"` + typ + `","input":{}}}`)
+	}
+	build := func(lacking []lackingCase) *world {
+		w := worldWith(t, hook("1", "preToolUse"), sdk(okAnswer("1")), hook("2", "userPromptTransformed"), sdk(okAnswer("2")))
+		w.rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"preToolUse","input":{}}}}`))
+		w.handlers = map[string]*handlerSpec{"hooks.invoke": {registered: true, lacking: lacking}}
+		return w
+	}
+	require.Error(t, build(nil).handlersReceived(), "an unreached hook type the SDK declares is a failure")
+	w := build([]lackingCase{{Params: map[string]any{"hookType": "userPromptTransformed"}, Reason: "SessionHooks has no onUserPromptTransformed"}})
+	require.NoError(t, w.handlersReceived())
+	assert.Contains(t, w.observations["runtime-to-SDK cases the SDK's handler API lacks"], `hooks.invoke {hookType: "userPromptTransformed"}: SessionHooks has no onUserPromptTransformed`)
+	w = build([]lackingCase{{Params: map[string]any{"hookType": "preToolUse"}, Reason: "x"}})
+	assert.Error(t, w.handlersReceived(), "a lacking case matches its own hook type only")
+}

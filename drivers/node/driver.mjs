@@ -75,6 +75,7 @@ const handlers = makeHandlers({
   clientOptionKeys: () => new Set(surfaceOf().filter((e) => e.owner === "clientOptions").map((e) => e.name)),
   sessionFsMembers: () => interfaceMembers("sessionFsProvider.d.ts", "SessionFsProvider"),
   sqliteMembers: () => interfaceMembers("sessionFsProvider.d.ts", "SessionFsSqliteProvider"),
+  hookMembers: () => interfaceMembers("types.d.ts", "SessionHooks"),
 });
 
 // Where the installed SDK came from: CONFORMANCE_SDK_SOURCE when the harness's Prepare set it,

@@ -38,7 +38,7 @@ const CLIENT_LEVEL = new Set(["gitHubTelemetry.event", "extensionLaunchProvider.
 const isFs = (m) => m.startsWith("sessionFs.");
 const isSqlite = (m) => m.startsWith("sessionFs.sqlite");
 
-export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMembers, sqliteMembers }) {
+export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMembers, sqliteMembers, hookMembers }) {
   const { createCanvas } = sdk;
 
   // session: the session handle of a per-session handler; client: the client handle of a
@@ -116,6 +116,7 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
   function forSession(config, handlers, handle, declared) {
     const handled = [];
     const unhandled = {};
+    const unhandledCases = {};
     if (!handlers) return { handled, unhandled };
     const want = (m) => Object.hasOwn(handlers, m);
     const result = (m) => handlers[m].result ?? null;
@@ -306,10 +307,18 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
       } else {
         const v = result(m);
         const hooks = {};
+        // A hook type this version's SessionHooks does not declare has no handler to register:
+        // named in unhandledCases (a .d.ts without the interface keeps the old behaviour).
+        const declaredHooks = hookMembers();
         for (const p of params(m)) {
           const type = p?.hookType;
           if (typeof type !== "string" || type === "") continue;
-          hooks[`on${type[0].toUpperCase()}${type.slice(1)}`] = async (input, invocation) => {
+          const key = `on${type[0].toUpperCase()}${type.slice(1)}`;
+          if (declaredHooks.size > 0 && !declaredHooks.has(key)) {
+            (unhandledCases[m] ??= []).push({ params: { hookType: type }, reason: `${sdkName}: SessionHooks has no ${key}` });
+            continue;
+          }
+          hooks[key] = async (input, invocation) => {
             report(handle, m, named({ hookType: type, input, sessionId: invocation?.sessionId }), beyond(v, "output"));
             return v?.output;
           };
@@ -335,7 +344,7 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
       const ns = m.slice(0, m.lastIndexOf("."));
       unhandled[m] = `${sdkName}: no public API registers a ${m} handler (no ${ns} handler in SessionConfig or CopilotClientOptions)`;
     }
-    return { handled, unhandled };
+    return Object.keys(unhandledCases).length ? { handled, unhandled, unhandledCases } : { handled, unhandled };
   }
 
   return { forClient, forRequests, forSession };

@@ -60,7 +60,7 @@ final class Handlers {
         while (methods.hasNext()) {
             String m = methods.next();
             if (m.equals(HOOKS)) {
-                String missing = hooks(config, handlers.get(m), session, sdkName, out);
+                String missing = hooks(config, handlers.get(m), session, sdkName, out, account);
                 if (missing == null) {
                     handled.add(m);
                 } else {
@@ -109,8 +109,8 @@ final class Handlers {
      * The hooks.invoke handler: one hook per hook type the runtime will invoke, set through the
      * hooks class's setOn&lt;HookType&gt;. Returns null when registered, else the missing symbol.
      */
-    private static String hooks(Object config, JsonNode spec, String session, String sdkName, Out out)
-            throws Exception {
+    private static String hooks(Object config, JsonNode spec, String session, String sdkName, Out out,
+            ObjectNode account) throws Exception {
         Method setHooks = SessionOptions.setter(config.getClass(), "setHooks");
         if (setHooks == null) {
             return config.getClass().getSimpleName() + " has no setHooks";
@@ -127,9 +127,15 @@ final class Handlers {
             String name = "setOn" + Character.toUpperCase(type.charAt(0)) + type.substring(1);
             Method set = SessionOptions.setter(hooksClass, name);
             if (set == null) {
-                // The runtime's call for this hook type reaches no application hook: the sweep
-                // sees it (the handler never reports) and says so.
+                // No application hook can receive this hook type: named in unhandledCases
+                // (PROTOCOL.md), so the sweep records the SDK's answer instead of judging a handler.
                 absent.add(hooksClass.getSimpleName() + "#" + name);
+                ObjectNode cases = account.has("unhandledCases") ? (ObjectNode) account.get("unhandledCases")
+                        : account.putObject("unhandledCases");
+                ArrayNode list = cases.has(HOOKS) ? (ArrayNode) cases.get(HOOKS) : cases.putArray(HOOKS);
+                ObjectNode c = list.addObject();
+                c.putObject("params").put("hookType", type);
+                c.put("reason", sdkName + ": " + hooksClass.getName() + " has no " + name);
                 continue;
             }
             set.invoke(hooks, hook(set.getParameterTypes()[0], type, result, session, out));
