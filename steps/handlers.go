@@ -30,8 +30,8 @@ type handlerSpec struct {
 	registered bool
 	// lacking are the cases of a registered method the SDK's handler API has no handler for (a
 	// hook type its hooks type does not declare): each names the identifying params and why.
-	lacking []lackingCase
-	exchange   bool // left to the exchange scenario: never sent to the driver
+	lacking  []lackingCase
+	exchange bool // left to the exchange scenario: never sent to the driver
 }
 
 // lackingCase is one case of a registered method that the SDK's handler API cannot receive.
