@@ -137,6 +137,9 @@ func GenerateWith(all []Entry, e Entry, defs Definitions, callbacks bool) ([]Var
 	}
 	switch e.Shape {
 	case "map":
+		if booleanValues(e.Type) {
+			return []Variant{{Label: "a one-entry map to true", Value: boolMap(e.Name, true)}, {Label: "a one-entry map to false", Value: boolMap(e.Name, false)}, {Label: "{}", Value: map[string]any{}}}, ""
+		}
 		return []Variant{{Label: "a one-entry map", Value: stringMap(e.Name)}, {Label: "{}", Value: map[string]any{}}}, ""
 	case "array":
 		return nil, "a list of objects whose fields the SDK's surface does not list (no definition owner bears its name) and whose type the runtime schema does not define by that name"
@@ -144,6 +147,29 @@ func GenerateWith(all []Entry, e Entry, defs Definitions, callbacks bool) ([]Var
 		return nil, "an object whose fields the SDK's surface does not list (no definition owner bears its name) and whose type the runtime schema does not define by that name"
 	}
 	return nil, "a type with no value generator (" + e.Shape + ": " + e.Type + ")"
+}
+
+// booleanValues says whether a map's declared type maps to booleans: its last identifier, the
+// value type in every SDK's spelling (Record<string, boolean>, map[string]bool, dict[str, bool],
+// HashMap<String, bool>, Map<String, Boolean>), names one.
+func booleanValues(typ string) bool {
+	ids := identifier.FindAllString(typ, -1)
+	for len(ids) > 0 && ids[len(ids)-1] == "None" { // Python's `dict[str, bool] | None`
+		ids = ids[:len(ids)-1]
+	}
+	if len(ids) == 0 {
+		return false
+	}
+	switch ids[len(ids)-1] {
+	case "bool", "boolean", "Boolean":
+		return true
+	}
+	return false
+}
+
+// boolMap is a generated map of booleans: one non-ASCII key naming the field it is for.
+func boolMap(name string, v bool) map[string]any {
+	return map[string]any{"kéy-" + name: v}
 }
 
 // stringMap is a generated map: one non-ASCII entry naming the field it is for.
@@ -271,6 +297,9 @@ func firstValue(all []Entry, f Entry, depth int, callbacks bool) (any, bool) {
 		if objs, _ := objects(all, f.Name, f.Fields, depth+1, callbacks); len(objs) > 0 {
 			return wrap(f.Shape, objs[0].Value), true
 		}
+	}
+	if f.Shape == "map" && booleanValues(f.Type) {
+		return boolMap(f.Name, true), true
 	}
 	if f.Shape == "map" {
 		return stringMap(f.Name), true

@@ -174,6 +174,17 @@ func TestGenerate(t *testing.T) {
 	_, why = Generate(all, byName["infinite"])
 	assert.Contains(t, why, "does not list")
 
+	// A map of booleans gets boolean values, in every SDK's spelling of its type.
+	for _, typ := range []string{"Record<string, boolean>", "map[string]bool", "dict[str, bool] | None", "Option<HashMap<String, bool>>", "Map<String, Boolean>"} {
+		vs, why := Generate(nil, Entry{Owner: "sessionConfig", Name: "featureFlags", Kind: "field", Shape: "map", Type: typ})
+		require.Empty(t, why, typ)
+		require.Len(t, vs, 3, typ)
+		assert.Equal(t, map[string]any{"kéy-featureFlags": true}, vs[0].Value, typ)
+		assert.Equal(t, map[string]any{"kéy-featureFlags": false}, vs[1].Value, typ)
+	}
+	vs, _ = Generate(nil, Entry{Owner: "sessionConfig", Name: "env", Kind: "field", Shape: "map", Type: "Record<string, string>"})
+	assert.Equal(t, map[string]any{"kéy-env": NonASCII + " env"}, vs[0].Value, "a map of strings keeps string values")
+
 	// An object field whose members the driver read from the SDK's type: built from them.
 	inf := byName["infinite"]
 	inf.Fields = []Entry{
