@@ -45,6 +45,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 mod compat;
 mod handlers;
+mod requests;
 mod rpc;
 
 const PROTOCOL_VERSION: i64 = 1;
@@ -973,6 +974,7 @@ fn hello() -> Outcome {
         "connect.option.connectionToken": true,
         "connect.option.clientInfo": cfg!(sdk_client_info),
         "connect.option.gitHubTelemetry": cfg!(sdk_github_telemetry),
+        "rpc.requestHandler": cfg!(sdk_request_handler),
         "tool.result.binary": cfg!(sdk_result_binary_results_for_llm),
         "tool.result.sessionLog": cfg!(sdk_result_session_log),
         "tool.result.telemetry": cfg!(sdk_result_tool_telemetry),
@@ -1106,6 +1108,15 @@ fn hello() -> Outcome {
         ));
     }
     notes["rpc.generated"] = json!(generated_note);
+    notes["rpc.requestHandler"] = json!(if cfg!(sdk_request_handler) {
+        format!(
+            "{SDK_NAME} {SDK_VERSION}: ClientOptions::with_request_handler with a CopilotRequestHandler \
+             whose send_request reports the CopilotHttpRequest and CopilotRequestContext it is handed \
+             (src/requests.rs) and returns CopilotHttpResponse::new(status, status_text, headers, body)"
+        )
+    } else {
+        format!("{SDK_NAME} {SDK_VERSION} has no {}", requests::API)
+    });
     let missing = missing_symbols(&capabilities);
     Ok(json!({
         "protocolVersion": PROTOCOL_VERSION,
@@ -1132,6 +1143,7 @@ fn missing_symbols(capabilities: &Value) -> Value {
         ("session.gitHubToken", "SessionConfig.github_token"),
         ("connect.option.clientInfo", "ClientOptions::with_client_info"),
         ("connect.option.gitHubTelemetry", "ClientOptions::with_on_github_telemetry"),
+        ("rpc.requestHandler", requests::API),
         // The variant a typed-return path would most likely take; the audit turns red when the
         // crate gains it (a differently named path still needs a reader of the crate).
         ("tool.result.value", "ToolResult::Json"),
@@ -1316,9 +1328,29 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
         args.get("handlers").and_then(Value::as_object),
         &handle,
     );
+    let (options, served) = match args.get("requestHandler") {
+        None | Some(Value::Null) => (options, Vec::new()),
+        #[cfg(sdk_request_handler)]
+        Some(Value::Object(spec)) => {
+            requests::for_client(options, spec, &handle).map_err(driver_error)?
+        }
+        #[cfg(not(sdk_request_handler))]
+        Some(Value::Object(_)) => {
+            return Err(missing(&format!("{} (connect's requestHandler)", requests::API)))
+        }
+        Some(_) => return Err(driver_error("requestHandler must be an object")),
+    };
     let client = Client::start(options).await.map_err(sdk_failure)?;
     state.clients.lock().unwrap().insert(handle, client);
-    Ok(account.unwrap_or_else(|| json!({})))
+    let mut answer = account.unwrap_or_else(|| json!({}));
+    if !served.is_empty() {
+        // The request handler's methods join the handlers' account.
+        match answer.get_mut("handled").and_then(Value::as_array_mut) {
+            Some(handled) => handled.extend(served.into_iter().map(Value::String)),
+            None => answer["handled"] = json!(served),
+        }
+    }
+    Ok(answer)
 }
 
 /// A create/resume answer with the handlers' account (handled / unhandled) added.
