@@ -847,12 +847,12 @@ fn surface_gen(files: &[(String, String)]) -> String {
             .iter()
             .filter(|(_, t)| rust_shape(t).0 == "handler")
             .map(|(f, _)| {
-                format!("        {f:?} => (&&crate::surface::want_of(&c.{f})).fill(&mut c.{f}),\n")
+                format!("        {f:?} => (&&crate::surface::want_of(&c.{f})).fill(&mut c.{f}, by),\n")
             })
             .collect();
         let fname = fname.replace("_field", "_handler");
         out.push_str(&format!(
-            "/// Registers a callback that does nothing on a declared {ty} handler field; None when the driver has none of its type.\n#[allow(unused_variables, unreachable_code, dead_code)]\npub fn {fname}(c: &mut github_copilot_sdk::{ty}, name: &str) -> Option<()> {{\n    use crate::callbacks::{{Neither, Optional, Required}};\n    match name {{\n{body}        _ => None,\n    }}\n}}\n"
+            "/// Registers a callback that does nothing (reporting its calls as `by`) on a declared {ty} handler field: Some(false) when the field keeps the driver's own, None when the driver has no callback of its type.\n#[allow(unused_variables, unreachable_code, dead_code)]\npub fn {fname}(c: &mut github_copilot_sdk::{ty}, name: &str, by: crate::callbacks::Nothing) -> Option<bool> {{\n    use crate::callbacks::{{Neither, Optional, Required}};\n    match name {{\n{body}        _ => None,\n    }}\n}}\n"
         ));
     }
     for d in &defs {

@@ -970,6 +970,7 @@ fn hello() -> Outcome {
         "surface": true,
         "tool.handler.waitFor": true,
         "surface.handlers": true,
+        "surface.handlers.called": true,
         "surface.callbacks": cfg!(sdk_cb_command_definition),
         "connect.option.connectionToken": true,
         "connect.option.clientInfo": cfg!(sdk_client_info),
@@ -1158,9 +1159,6 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // Not the crate's absence of a hook API (SessionConfig::with_hooks exists): what it hands
         // the application cannot be reported as the SDK's value (src/handlers.rs, HOOKS_GAP).
         ("handler.hooks", handlers::HOOKS_GAP),
-        // callbacks.rs's Nothing is one stateless type for every handler trait, some answered by
-        // the trait's own default methods: it has no session or name to report a call under.
-        ("surface.handlers.called", "driver: the rust driver's do-nothing callbacks (src/callbacks.rs, Nothing) do not report their calls (surface.handler.called) yet"),
         // The one definition whose type requires a callback: the driver builds it with its
         // constructor, which takes the handler (src/callbacks.rs).
         ("surface.callbacks", "CommandDefinition::new"),
@@ -1361,6 +1359,15 @@ fn with_account(mut answer: Value, account: Option<Value>) -> Value {
     answer
 }
 
+/// A create/resume answer with `kept`: the `surfaceHandlers` names the driver registers anyway,
+/// left with its own callback (PROTOCOL.md "Surface").
+fn with_kept(mut answer: Value, kept: Vec<String>) -> Value {
+    if !kept.is_empty() {
+        answer["kept"] = json!(kept);
+    }
+    answer
+}
+
 fn register_session(state: &Arc<State>, client: &str, handle: &str, session: Session) -> Value {
     let session_id = session.id().to_string();
     state.sessions.lock().unwrap().insert(
@@ -1404,7 +1411,7 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
         args.get("handlers").and_then(Value::as_object),
         handle,
     );
-    surface::apply_create_handlers(&mut config, args)?;
+    let kept = surface::apply_create_handlers(&mut config, handle, args)?;
     // Subscribe before the session starts so no early event is lost.
     #[cfg(sdk_prepare_session)]
     let session = {
@@ -1418,9 +1425,9 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
         forward_events(handle.to_string(), session.subscribe());
         session
     };
-    Ok(with_account(
-        register_session(state, client_handle, handle, session),
-        account,
+    Ok(with_kept(
+        with_account(register_session(state, client_handle, handle, session), account),
+        kept,
     ))
 }
 
@@ -1443,7 +1450,7 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
         args.get("handlers").and_then(Value::as_object),
         handle,
     );
-    surface::apply_resume_handlers(&mut config, args)?;
+    let kept = surface::apply_resume_handlers(&mut config, handle, args)?;
     #[cfg(sdk_prepare_session)]
     let session = {
         let prepared = client.prepare_resume_session(config).map_err(sdk_failure)?;
@@ -1456,9 +1463,9 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
         forward_events(handle.to_string(), session.subscribe());
         session
     };
-    Ok(with_account(
-        register_session(state, client_handle, handle, session),
-        account,
+    Ok(with_kept(
+        with_account(register_session(state, client_handle, handle, session), account),
+        kept,
     ))
 }
 
