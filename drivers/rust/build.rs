@@ -21,6 +21,8 @@
 //! - sdk_error_kind:       `Error::kind() -> ErrorKind`, `RecvError::kind()` (src/compat.rs)
 //! - sdk_handler_traits:   `handler::PermissionHandler` / `UserInputHandler` and `Tool::with_handler`
 //!                         (older releases: one `SessionHandler` per session, src/compat.rs)
+//! - sdk_request_handler:  `ClientOptions::with_request_handler` and the `CopilotRequestHandler`
+//!                         trait with its HTTP and WebSocket methods (connect's requestHandler)
 //! - sdk_facades:          `pub mod rpc;` / `pub mod session_events;` in the crate's lib.rs (the
 //!                         generated layer at the crate root; older releases: `generated::…`)
 //!
@@ -29,6 +31,9 @@
 //! `sdk_resume_<field>` (ResumeSessionConfig), `sdk_result_<field>` (ToolResultExpanded),
 //! `sdk_binary_<field>` (ToolBinaryResult), `sdk_session_<field>` (SessionConfig, beyond the
 //! session options), `sdk_client_<field>` (ClientOptions).
+//!
+//! It writes `$OUT_DIR/request_gen.rs` (src/requests.rs): the request context's fields under
+//! the wire names of the start request the crate builds it from (`request_gen`).
 //!
 //! Last, it writes `$OUT_DIR/surface_gen.rs` (PROTOCOL.md "Surface"): every field of the SDK's
 //! configuration structs as declared in the crate source (`SURFACE`), and a setter per
@@ -126,6 +131,19 @@ const PROBES: &[(&str, &[&str])] = &[
         ],
     ),
     ("sdk_cb_command_definition", &[COMMAND_NEW]),
+    // connect's requestHandler (src/requests.rs): the option, the trait with both methods as
+    // written there, and the response constructor.
+    (
+        "sdk_request_handler",
+        &[
+            "pub fn with_request_handler<H>(",
+            "pub trait CopilotRequestHandler",
+            "    async fn send_request(\n        &self,\n        request: CopilotHttpRequest,",
+            "    async fn open_websocket(\n        &self,\n        ctx: &CopilotRequestContext,\n        response: CopilotWebSocketResponse,",
+            "pub struct CopilotRequestContext {",
+            "impl CopilotHttpResponse {\n    /// Build a response with the given parts.\n    pub fn new(",
+        ],
+    ),
     // The runtime-to-SDK handler API src/handlers.rs is written against.
     (
         "sdk_handlers",
@@ -276,6 +294,8 @@ fn main() {
     if let Some(dir) = &sdk_dir {
         read_files(&dir.join("src"), &dir.join("src"), &mut files);
     }
+    std::fs::write(out_dir.join("request_gen.rs"), request_gen(&files))
+        .expect("writing request_gen.rs");
     let out = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("surface_gen.rs");
     std::fs::write(&out, surface_gen(&files)).expect("writing surface_gen.rs");
     for (prefix, name, fields) in FIELDS {
@@ -827,12 +847,12 @@ fn surface_gen(files: &[(String, String)]) -> String {
             .iter()
             .filter(|(_, t)| rust_shape(t).0 == "handler")
             .map(|(f, _)| {
-                format!("        {f:?} => (&&crate::surface::want_of(&c.{f})).fill(&mut c.{f}),\n")
+                format!("        {f:?} => (&&crate::surface::want_of(&c.{f})).fill(&mut c.{f}, by),\n")
             })
             .collect();
         let fname = fname.replace("_field", "_handler");
         out.push_str(&format!(
-            "/// Registers a callback that does nothing on a declared {ty} handler field; None when the driver has none of its type.\n#[allow(unused_variables, unreachable_code, dead_code)]\npub fn {fname}(c: &mut github_copilot_sdk::{ty}, name: &str) -> Option<()> {{\n    use crate::callbacks::{{Neither, Optional, Required}};\n    match name {{\n{body}        _ => None,\n    }}\n}}\n"
+            "/// Registers a callback that does nothing (reporting its calls as `by`) on a declared {ty} handler field: Some(false) when the field keeps the driver's own, None when the driver has no callback of its type.\n#[allow(unused_variables, unreachable_code, dead_code)]\npub fn {fname}(c: &mut github_copilot_sdk::{ty}, name: &str, by: crate::callbacks::Nothing) -> Option<bool> {{\n    use crate::callbacks::{{Neither, Optional, Required}};\n    match name {{\n{body}        _ => None,\n    }}\n}}\n"
         ));
     }
     for d in &defs {
@@ -1139,4 +1159,97 @@ fn entry_literal(
     format!(
         "SurfaceEntry {{ owner: {owner:?}, name: {name:?}, ty: {ty:?}, kind: {kind:?}, shape: {shape:?}, optional: {optional}, declared_by: {declared_by:?}, values: &[{values}], fields: &[{fields}] }},\n"
     )
+}
+
+/// Where the request handler's types live (src/requests.rs imports them from there too).
+const REQUEST_MOD: &str = "github_copilot_sdk::copilot_request_handler";
+
+/// `$OUT_DIR/request_gen.rs`: `context_head(ctx)`, the request context the application's handler
+/// is handed, as the start request's wire keys. Each field of `CopilotRequestContext` that the
+/// crate's generated start request (`LlmInferenceHttpRequestStartRequest`, which the SDK builds
+/// the context from) also declares is reported under that struct's serde name: a `String` as is,
+/// an `Option<String>` when set, and a unit enum of the crate's own (the transport) as the wire
+/// value of the start request's enum variant of the same name (compared case-insensitively). The
+/// other fields (`HeaderMap`, `CancellationToken`) are not scalars; the URL and headers are
+/// reported from the HTTP request object instead. No field is named here.
+fn request_gen(files: &[(String, String)]) -> String {
+    let Some((_, ctx)) = struct_decl(files, "CopilotRequestContext") else {
+        return "// this crate has no CopilotRequestContext\n".to_string();
+    };
+    let wire = type_decl(files, "LlmInferenceHttpRequestStartRequest");
+    let rule = wire.as_ref().and_then(|d| serde_value(&d.attrs, "rename_all"));
+    let wire_members = wire.as_ref().map(|d| members_of(&d.body)).unwrap_or_default();
+    let mut body = String::new();
+    let mut left = Vec::new();
+    for (field, ty) in &ctx {
+        let Some((_, wire_ty, attrs)) = wire_members.iter().find(|(f, _, _)| f == field) else {
+            left.push(format!("{field} (not in the start request)"));
+            continue;
+        };
+        let key = serde_value(attrs, "rename").unwrap_or_else(|| serde_case(field, rule.as_deref()));
+        let t: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
+        match t.as_str() {
+            "String" => body.push_str(&format!(
+                "    head.insert({key:?}.to_string(), Value::String(ctx.{field}.clone()));\n"
+            )),
+            "Option<String>" => body.push_str(&format!(
+                "    if let Some(v) = &ctx.{field} {{\n        head.insert({key:?}.to_string(), Value::String(v.clone()));\n    }}\n"
+            )),
+            _ => {
+                let arms = type_decl(files, &t)
+                    .filter(|d| d.is_enum)
+                    .zip(type_decl(files, &held_type(wire_ty)).filter(|d| d.is_enum))
+                    .map(|(ours, theirs)| {
+                        let values = enum_variants(&theirs);
+                        enum_variants(&ours)
+                            .into_iter()
+                            .filter_map(|(v, _)| {
+                                let (_, value) = values.iter().find(|(w, _)| w.eq_ignore_ascii_case(&v))?;
+                                Some(format!(
+                                    "        {REQUEST_MOD}::{t}::{v} => {{\n            head.insert({key:?}.to_string(), Value::String({value:?}.to_string()));\n        }}\n"
+                                ))
+                            })
+                            .collect::<String>()
+                    })
+                    .unwrap_or_default();
+                if arms.is_empty() {
+                    left.push(format!("{field}: {t}"));
+                    continue;
+                }
+                body.push_str(&format!(
+                    "    #[allow(unreachable_patterns)]\n    match ctx.{field} {{\n{arms}        _ => {{}}\n    }}\n"
+                ));
+            }
+        }
+    }
+    format!(
+        "/// The request context's scalar fields under the start request's wire names (build.rs \
+         request_gen; not reported: {}).\nfn context_head(ctx: &{REQUEST_MOD}::CopilotRequestContext) -> Map<String, Value> {{\n    let mut head = Map::new();\n{body}    head\n}}\n",
+        left.join(", ")
+    )
+}
+
+/// A unit enum's variants as (variant, serde name under its rename / rename_all), in order.
+fn enum_variants(d: &TypeDecl) -> Vec<(String, String)> {
+    let rule = serde_value(&d.attrs, "rename_all");
+    let mut out = Vec::new();
+    let mut attrs = String::new();
+    for line in d.body.lines().map(str::trim) {
+        if line.starts_with("#[") {
+            attrs.push_str(line);
+            attrs.push('\n');
+            continue;
+        }
+        if line.starts_with("//") || line.is_empty() {
+            continue;
+        }
+        let a = std::mem::take(&mut attrs);
+        let v = line.trim_end_matches(',');
+        if v.contains('(') || v.contains('{') || v.contains(' ') {
+            continue;
+        }
+        let name = serde_value(&a, "rename").unwrap_or_else(|| serde_case(v, rule.as_deref()));
+        out.push((v.to_string(), name));
+    }
+    out
 }

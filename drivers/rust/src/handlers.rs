@@ -38,7 +38,7 @@ fn account(handled: Vec<String>, unhandled: Map<String, Value>) -> Value {
 
 /// rpc.handled: what the handler received in the schema's names, and the pointers into the
 /// result its return type could not hold.
-fn report(
+pub(crate) fn report(
     session: Option<&str>,
     client: Option<&str>,
     method: &str,
@@ -180,7 +180,7 @@ mod imp {
                 }
                 x if x.starts_with("llmInference.") => {
                     unhandled.insert(m.clone(), json!(format!(
-                        "driver: the {SDK_NAME} {SDK_VERSION} public API for {m} is ClientOptions::with_request_handler (a CopilotRequestHandler serving whole HTTP exchanges, whose start/chunk acknowledgements the SDK writes itself); the driver does not map it yet"
+                        "the {SDK_NAME} {SDK_VERSION} public API for {m} is ClientOptions::with_request_handler (a CopilotRequestHandler serving whole HTTP exchanges, whose start/chunk acknowledgements the SDK writes itself): connect's requestHandler, not a per-method handler"
                     )));
                 }
                 _ => {}

@@ -45,6 +45,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 mod compat;
 mod handlers;
+mod requests;
 mod rpc;
 
 const PROTOCOL_VERSION: i64 = 1;
@@ -969,10 +970,12 @@ fn hello() -> Outcome {
         "surface": true,
         "tool.handler.waitFor": true,
         "surface.handlers": true,
+        "surface.handlers.called": true,
         "surface.callbacks": cfg!(sdk_cb_command_definition),
         "connect.option.connectionToken": true,
         "connect.option.clientInfo": cfg!(sdk_client_info),
         "connect.option.gitHubTelemetry": cfg!(sdk_github_telemetry),
+        "rpc.requestHandler": cfg!(sdk_request_handler),
         "tool.result.binary": cfg!(sdk_result_binary_results_for_llm),
         "tool.result.sessionLog": cfg!(sdk_result_session_log),
         "tool.result.telemetry": cfg!(sdk_result_tool_telemetry),
@@ -1106,6 +1109,15 @@ fn hello() -> Outcome {
         ));
     }
     notes["rpc.generated"] = json!(generated_note);
+    notes["rpc.requestHandler"] = json!(if cfg!(sdk_request_handler) {
+        format!(
+            "{SDK_NAME} {SDK_VERSION}: ClientOptions::with_request_handler with a CopilotRequestHandler \
+             whose send_request reports the CopilotHttpRequest and CopilotRequestContext it is handed \
+             (src/requests.rs) and returns CopilotHttpResponse::new(status, status_text, headers, body)"
+        )
+    } else {
+        format!("{SDK_NAME} {SDK_VERSION} has no {}", requests::API)
+    });
     let missing = missing_symbols(&capabilities);
     Ok(json!({
         "protocolVersion": PROTOCOL_VERSION,
@@ -1132,6 +1144,7 @@ fn missing_symbols(capabilities: &Value) -> Value {
         ("session.gitHubToken", "SessionConfig.github_token"),
         ("connect.option.clientInfo", "ClientOptions::with_client_info"),
         ("connect.option.gitHubTelemetry", "ClientOptions::with_on_github_telemetry"),
+        ("rpc.requestHandler", requests::API),
         // The variant a typed-return path would most likely take; the audit turns red when the
         // crate gains it (a differently named path still needs a reader of the crate).
         ("tool.result.value", "ToolResult::Json"),
@@ -1146,9 +1159,6 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // Not the crate's absence of a hook API (SessionConfig::with_hooks exists): what it hands
         // the application cannot be reported as the SDK's value (src/handlers.rs, HOOKS_GAP).
         ("handler.hooks", handlers::HOOKS_GAP),
-        // callbacks.rs's Nothing is one stateless type for every handler trait, some answered by
-        // the trait's own default methods: it has no session or name to report a call under.
-        ("surface.handlers.called", "driver: the rust driver's do-nothing callbacks (src/callbacks.rs, Nothing) do not report their calls (surface.handler.called) yet"),
         // The one definition whose type requires a callback: the driver builds it with its
         // constructor, which takes the handler (src/callbacks.rs).
         ("surface.callbacks", "CommandDefinition::new"),
@@ -1316,15 +1326,44 @@ async fn connect(state: &Arc<State>, args: &Value) -> Outcome {
         args.get("handlers").and_then(Value::as_object),
         &handle,
     );
+    let (options, served) = match args.get("requestHandler") {
+        None | Some(Value::Null) => (options, Vec::new()),
+        #[cfg(sdk_request_handler)]
+        Some(Value::Object(spec)) => {
+            requests::for_client(options, spec, &handle).map_err(driver_error)?
+        }
+        #[cfg(not(sdk_request_handler))]
+        Some(Value::Object(_)) => {
+            return Err(missing(&format!("{} (connect's requestHandler)", requests::API)))
+        }
+        Some(_) => return Err(driver_error("requestHandler must be an object")),
+    };
     let client = Client::start(options).await.map_err(sdk_failure)?;
     state.clients.lock().unwrap().insert(handle, client);
-    Ok(account.unwrap_or_else(|| json!({})))
+    let mut answer = account.unwrap_or_else(|| json!({}));
+    if !served.is_empty() {
+        // The request handler's methods join the handlers' account.
+        match answer.get_mut("handled").and_then(Value::as_array_mut) {
+            Some(handled) => handled.extend(served.into_iter().map(Value::String)),
+            None => answer["handled"] = json!(served),
+        }
+    }
+    Ok(answer)
 }
 
 /// A create/resume answer with the handlers' account (handled / unhandled) added.
 fn with_account(mut answer: Value, account: Option<Value>) -> Value {
     if let (Some(Value::Object(a)), Some(o)) = (account, answer.as_object_mut()) {
         o.extend(a);
+    }
+    answer
+}
+
+/// A create/resume answer with `kept`: the `surfaceHandlers` names the driver registers anyway,
+/// left with its own callback (PROTOCOL.md "Surface").
+fn with_kept(mut answer: Value, kept: Vec<String>) -> Value {
+    if !kept.is_empty() {
+        answer["kept"] = json!(kept);
     }
     answer
 }
@@ -1372,7 +1411,7 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
         args.get("handlers").and_then(Value::as_object),
         handle,
     );
-    surface::apply_create_handlers(&mut config, args)?;
+    let kept = surface::apply_create_handlers(&mut config, handle, args)?;
     // Subscribe before the session starts so no early event is lost.
     #[cfg(sdk_prepare_session)]
     let session = {
@@ -1386,9 +1425,9 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
         forward_events(handle.to_string(), session.subscribe());
         session
     };
-    Ok(with_account(
-        register_session(state, client_handle, handle, session),
-        account,
+    Ok(with_kept(
+        with_account(register_session(state, client_handle, handle, session), account),
+        kept,
     ))
 }
 
@@ -1411,7 +1450,7 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
         args.get("handlers").and_then(Value::as_object),
         handle,
     );
-    surface::apply_resume_handlers(&mut config, args)?;
+    let kept = surface::apply_resume_handlers(&mut config, handle, args)?;
     #[cfg(sdk_prepare_session)]
     let session = {
         let prepared = client.prepare_resume_session(config).map_err(sdk_failure)?;
@@ -1424,9 +1463,9 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
         forward_events(handle.to_string(), session.subscribe());
         session
     };
-    Ok(with_account(
-        register_session(state, client_handle, handle, session),
-        account,
+    Ok(with_kept(
+        with_account(register_session(state, client_handle, handle, session), account),
+        kept,
     ))
 }
 

@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use crate::callbacks::Nothing;
 use crate::{Failure, Outcome, SDK_NAME, SDK_VERSION};
 
 /// One declared field (see build.rs `surface_gen`).
@@ -202,14 +203,17 @@ fn handlers_arg(args: &Value) -> Result<Vec<String>, Failure> {
 }
 
 /// `surfaceHandlers` (PROTOCOL.md "Surface"): for each named handler entry of `owner`, a callback
-/// of the field's type that does nothing (src/callbacks.rs); a field the driver set already keeps
-/// the driver's own.
+/// of the field's type that does nothing and reports its calls as that name of the session
+/// `session` (src/callbacks.rs); a field the driver set already keeps the driver's own, and its
+/// name is returned (`kept`).
 fn register_all(
     args: &Value,
     owner: &str,
     ty: &str,
-    mut register: impl FnMut(&str) -> Option<()>,
-) -> Result<(), Failure> {
+    session: &str,
+    mut register: impl FnMut(&str, Nothing) -> Option<bool>,
+) -> Result<Vec<String>, Failure> {
+    let mut kept = Vec::new();
     for name in handlers_arg(args)? {
         let declared = SURFACE
             .iter()
@@ -219,31 +223,40 @@ fn register_all(
                 "{SDK_NAME} {SDK_VERSION}: {ty} declares no handler {name}"
             )));
         }
-        if register(&name).is_none() {
-            let decl = SURFACE
-                .iter()
-                .find(|e| e.owner == owner && e.name == name)
-                .map(|e| e.ty)
-                .unwrap_or("?");
-            return Err(Failure::Unsupported(format!(
-                "{SDK_NAME} {SDK_VERSION}: the Rust driver has no callback of the type of {ty}.{name} ({decl})"
-            )));
+        match register(&name, Nothing::reporting(session, &name)) {
+            Some(true) => {}
+            Some(false) => kept.push(name),
+            None => {
+                let decl = SURFACE
+                    .iter()
+                    .find(|e| e.owner == owner && e.name == name)
+                    .map(|e| e.ty)
+                    .unwrap_or("?");
+                return Err(Failure::Unsupported(format!(
+                    "{SDK_NAME} {SDK_VERSION}: the Rust driver has no callback of the type of {ty}.{name} ({decl})"
+                )));
+            }
         }
     }
-    Ok(())
+    Ok(kept)
 }
 
-pub fn apply_create_handlers(config: &mut SessionConfig, args: &Value) -> Result<(), Failure> {
-    register_all(args, "sessionConfig", "SessionConfig", |n| {
-        set_create_handler(config, n)
+pub fn apply_create_handlers(
+    config: &mut SessionConfig,
+    session: &str,
+    args: &Value,
+) -> Result<Vec<String>, Failure> {
+    register_all(args, "sessionConfig", "SessionConfig", session, |n, by| {
+        set_create_handler(config, n, by)
     })
 }
 
 pub fn apply_resume_handlers(
     config: &mut ResumeSessionConfig,
+    session: &str,
     args: &Value,
-) -> Result<(), Failure> {
-    register_all(args, "resumeConfig", "ResumeSessionConfig", |n| {
-        set_resume_handler(config, n)
+) -> Result<Vec<String>, Failure> {
+    register_all(args, "resumeConfig", "ResumeSessionConfig", session, |n, by| {
+        set_resume_handler(config, n, by)
     })
 }
