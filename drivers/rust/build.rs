@@ -114,7 +114,12 @@ const PROBES: &[(&str, &[&str])] = &[
     ),
     (
         "sdk_cb_canvas",
-        &["pub trait CanvasHandler", "pub type CanvasResult<T>"],
+        // 1.0.0-beta.7's on_open takes a CanvasOpenContext: not the signature written there.
+        &[
+            "pub trait CanvasHandler",
+            "pub type CanvasResult<T>",
+            "ctx: crate::generated::api_types::CanvasProviderOpenRequest,",
+        ],
     ),
     (
         "sdk_cb_skill_provider",
