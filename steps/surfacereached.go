@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -83,7 +84,6 @@ func (w *world) reachEveryHandler() error {
 	c := probe
 	cur := &eventCursor{w: w, counts: map[string]int{}}
 	cur.poll()
-	before := len(cur.called)
 	handle := fmt.Sprintf("h%d", len(w.sessions)+1)
 	r, err := w.call("createSession", mergeHandle(map[string]any{"tools": []any{}, "surfaceHandlers": names}, c, handle))
 	if err != nil {
@@ -104,10 +104,6 @@ func (w *world) reachEveryHandler() error {
 		res.kept[k] = true
 	}
 	res.registered = names
-	if cur.poll(); len(cur.called) > before {
-		// Called while the session opened (a provider asked for a token): counted as reached by it.
-		cur.attribute(res, "session.create", before)
-	}
 	created := w.createParams()
 	rt.SetGeneratedAnswers() // what a handler's answer makes the SDK send is answered too
 	d, err := w.t.Driver(w.ctx)
@@ -118,21 +114,18 @@ func (w *world) reachEveryHandler() error {
 	w.held = w.driverLine
 	d.SetSink(w.held)
 	defer func() { w.held = nil; d.SetSink(nil) }()
-	// trigger sends one request or event (send returns once it is done, false when it could
-	// not be sent), then gives the handler calls reported meanwhile to it.
-	trigger := func(name string, send func() bool) {
-		mark := cur.mark()
-		if !send() {
-			return
-		}
+	// trigger sends one request or event (send returns once it is done), then waits for the
+	// driver, so that the handler calls it caused are recorded before the next trigger
+	// (attributeReached reads them from the transcript). The flush follows every trigger, sent
+	// or not: a replay answers the recorded commands in order, and its runtime sends nothing.
+	trigger := func(send func() bool) {
+		send()
 		w.flushDriver()
-		cur.attribute(res, name, mark)
-		res.triggers++
 	}
 	// ask sends a request and waits for its answer, or settle: a request the SDK does not
 	// answer never ends.
 	ask := func(method string, params any, notification bool) {
-		trigger(method, func() bool {
+		trigger(func() bool {
 			answered := make(chan struct{})
 			go func() {
 				defer close(answered)
@@ -173,7 +166,7 @@ func (w *world) reachEveryHandler() error {
 			params["sessionId"] = opened.SessionID
 			ask(method, params, false)
 		}
-		trigger("event "+et.Type, func() bool {
+		trigger(func() bool {
 			seen := cur.counts["session.event"]
 			if err := rt.Emit(opened.SessionID, ev); err != nil {
 				w.rec.Notef("", "the runtime did not send the %s event: %v", et.Type, err)
@@ -187,6 +180,7 @@ func (w *world) reachEveryHandler() error {
 		})
 	}
 	w.checked = append(w.checked, report.Check{Method: surface.Actions[0].Request})
+	w.attributeReached(res, handle, opened.SessionID, doc)
 	var lines []string
 	for _, h := range slices.Sorted(maps.Keys(res.by)) {
 		lines = append(lines, h+" <- "+strings.Join(res.by[h], ", "))
@@ -247,16 +241,56 @@ func (c *eventCursor) poll() int {
 	return c.counts["session.event"]
 }
 
-// mark is where the handler calls reported from now on begin.
-func (c *eventCursor) mark() int { c.poll(); return len(c.called) }
-
-// attribute gives the handler calls reported since mark to trigger.
-func (c *eventCursor) attribute(res *reached, trigger string, mark int) {
-	c.poll()
-	for _, c := range c.called[min(mark, len(c.called)):] {
-		h, _ := c["handler"].(string)
-		if l := res.by[h]; len(l) == 0 || l[len(l)-1] != trigger {
-			res.by[h] = append(res.by[h], trigger)
+// attributeReached gives each handler call the driver reported to the trigger the runtime sent
+// last before it, read from the transcript: a runtime-to-SDK request of the sweep (a method of
+// the schema, or the "x.request" beside an "X.requested" event) or a session.event, and the
+// session's own createSession for a call while it opened (a provider asked for a token). The
+// sweep sends one trigger at a time and waits for the driver before the next, so the order of
+// the transcript is the order of the calls, in a run and in a replay of it alike.
+func (w *world) attributeReached(res *reached, handle, sessionID string, doc *schemagen.Doc) {
+	asked := map[string]bool{}
+	for _, m := range handlerMethods(doc) {
+		asked[m.Name] = true
+	}
+	for _, et := range doc.EventTypes {
+		if m, ok := requestOf(et.Type); ok {
+			asked[m] = true
+		}
+	}
+	current, swept := "", false
+	for _, e := range w.entries() {
+		var f struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Cmd    string          `json:"cmd"`
+			Event  string          `json:"event"`
+			Args   map[string]any  `json:"args"`
+			Params struct {
+				SessionID string `json:"sessionId"`
+				Event     struct {
+					Type string `json:"type"`
+				} `json:"event"`
+			} `json:"params"`
+		}
+		if len(e.Frame) == 0 || json.Unmarshal(e.Frame, &f) != nil {
+			continue
+		}
+		switch {
+		case e.Dir == transcript.HarnessToDriver && f.Cmd == "createSession" && f.Args["session"] == handle:
+			// From the command on: an SDK may call a handler while it builds the request (Rust
+			// asks the system-message transform for its section ids).
+			current = "session.create"
+		case e.Dir == transcript.RuntimeToSDK && asked[f.Method] && current != "":
+			current, swept = f.Method, true
+			res.triggers++
+		case e.Dir == transcript.RuntimeToSDK && swept && f.Method == "session.event" && f.Params.SessionID == sessionID:
+			current = "event " + f.Params.Event.Type
+			res.triggers++
+		case e.Dir == transcript.DriverToHarness && f.Event == "surface.handler.called" && current != "":
+			h, _ := f.Args["handler"].(string)
+			if l := res.by[h]; len(l) == 0 || l[len(l)-1] != current {
+				res.by[h] = append(res.by[h], current)
+			}
 		}
 	}
 }

@@ -3,6 +3,8 @@ package steps
 import (
 	"testing"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -48,4 +50,36 @@ func TestRequestOf(t *testing.T) {
 		assert.Equal(t, want != "", ok, event)
 		assert.Equal(t, want, got, event)
 	}
+}
+
+// Handler calls are given to the trigger the runtime sent last before them, read from the
+// transcript (so a replay attributes them as the run did): a call while the session opened to
+// its createSession, calls of another session's opening to nothing.
+func TestAttributeReached(t *testing.T) {
+	doc, err := schemagen.Load("../internal/schemagen/testdata")
+	require.NoError(t, err)
+	var method string
+	for _, m := range handlerMethods(doc) {
+		method = m.Name
+	}
+	require.NotEmpty(t, method, "the test schema has a runtime-to-SDK method")
+	called := func(h string) frame {
+		return frame{transcript.DriverToHarness, `{"event":"surface.handler.called","args":{"session":"h2","handler":"` + h + `"}}`}
+	}
+	w := worldWith(t,
+		frame{transcript.HarnessToDriver, `{"cmd":"createSession","id":1,"args":{"session":"h1"}}`},
+		called("early"), // the solo opening of another session: no trigger
+		frame{transcript.HarnessToDriver, `{"cmd":"createSession","id":2,"args":{"session":"h2"}}`},
+		called("transform"),
+		rt(`{"jsonrpc":"2.0","id":5,"method":"`+method+`","params":{"sessionId":"sess-1"}}`),
+		called("fs"),
+		rt(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"sess-1","event":{"type":"session.idle"}}}`),
+		called("onEvent"),
+		rt(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"other","event":{"type":"session.idle"}}}`),
+		called("onEvent"),
+	)
+	res := &reached{by: map[string][]string{}}
+	w.attributeReached(res, "h2", "sess-1", doc)
+	assert.Equal(t, map[string][]string{"transform": {"session.create"}, "fs": {method}, "onEvent": {"event session.idle"}}, res.by)
+	assert.Equal(t, 2, res.triggers)
 }
