@@ -21,10 +21,10 @@ import (
 // requests it would otherwise send itself. One request is an exchange, not one call: a start
 // frame with the head, the body in chunk frames, both acknowledged by the SDK; the handler runs
 // once per request and its response goes back as SDK-to-runtime requests (a response start,
-// the body in chunks). Which methods form an exchange is read from the schema (exchangeMethods).
+// the body in chunks). Which methods form an exchange is read from the schema (Doc.Exchange).
 
 // exchangeSpec is the exchange scenario's state: the response the handler returns, and the
-// requests the runtime sent with the SDK's acknowledgements.
+// requests the runtime sent.
 type exchangeSpec struct {
 	response  exchangeResponse
 	sent      []*sentExchange
@@ -56,45 +56,13 @@ type ack struct {
 	answer            map[string]any
 }
 
-// exchangeMethods finds the schema's exchange: a runtime-to-SDK namespace with a start and a
-// chunk method whose params require a requestId, and the SDK-to-runtime methods of the same
-// namespace that answer it (a response start and chunk, keyed by the same requestId).
-func exchangeMethods(doc *schemagen.Doc) (*exchangeSpec, bool) {
-	required := func(m schemagen.Method, key string) bool { return slices.Contains(doc.RequiredParams(m), key) }
-	ns := func(name string) string { return name[:max(strings.LastIndex(name, "."), 0)] }
-	byNS := map[string][]schemagen.Method{}
-	for _, m := range doc.Methods {
-		if required(m, "requestId") {
-			byNS[ns(m.Name)] = append(byNS[ns(m.Name)], m)
-		}
+// exchangeOf is the schema's exchange (schemagen.Doc.Exchange) as the scenario's state.
+func exchangeOf(doc *schemagen.Doc) (*exchangeSpec, bool) {
+	x, ok := doc.Exchange()
+	if !ok {
+		return nil, false
 	}
-	for _, space := range slices.Sorted(maps.Keys(byNS)) {
-		x := &exchangeSpec{}
-		for _, m := range byNS[space] {
-			last := strings.ToLower(m.Name[len(space)+1:])
-			switch {
-			case !m.FromSDK && strings.HasSuffix(last, "requeststart"):
-				x.start = m
-			case !m.FromSDK && strings.HasSuffix(last, "requestchunk"):
-				x.chunk = m
-			case m.FromSDK && strings.HasSuffix(last, "responsestart"):
-				x.respStart = m.Name
-			case m.FromSDK && strings.HasSuffix(last, "responsechunk"):
-				x.respChunk = m.Name
-			}
-		}
-		if x.start.Name != "" && x.chunk.Name != "" && x.respStart != "" && x.respChunk != "" {
-			return x, true
-		}
-	}
-	return nil, false
-}
-
-// isExchangeMethod: the runtime-to-SDK methods the request handler serves as one exchange; the
-// per-method handler sweep leaves them to the exchange scenario.
-func isExchangeMethod(doc *schemagen.Doc, name string) bool {
-	x, ok := exchangeMethods(doc)
-	return ok && (name == x.start.Name || name == x.chunk.Name)
+	return &exchangeSpec{start: x.Start, chunk: x.Chunk, respStart: x.RespStart, respChunk: x.RespChunk}, true
 }
 
 // servesModelRequests connects a client whose application registered a request handler that
@@ -107,7 +75,7 @@ func (w *world) servesModelRequests() error {
 	if err := w.runtimeCan("runtime.script.request"); err != nil {
 		return err
 	}
-	x, ok := exchangeMethods(doc)
+	x, ok := exchangeOf(doc)
 	if !ok {
 		return fmt.Errorf("the runtime's schema has no request exchange (a runtime-to-SDK start and chunk method keyed by requestId, answered by a response start and chunk)")
 	}

@@ -182,7 +182,7 @@ func (w *world) registerEveryHandler() error {
 			w.rec.Notef("", "generator: %s case %s left out", m.Name, d)
 		}
 		h := &handlerSpec{}
-		if isExchangeMethod(doc, m.Name) {
+		if doc.IsExchange(m.Name) {
 			// One HTTP request is a whole exchange served by the request handler
 			// (features/schema/request_handler.feature); here the application registers none,
 			// and the runtime's calls show what the SDK answers without one.

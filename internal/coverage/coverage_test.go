@@ -127,3 +127,21 @@ func TestSweepHandlers(t *testing.T) {
 		assert.Equal(t, tt.want, reasons[tt.method], tt.method)
 	}
 }
+
+// A handler item served by another capability (the exchange's methods, rpc.requestHandler) takes
+// the reason of the scenario that needed it and was unsupported, not a guess from the sweep.
+func TestSweepCapabilityGated(t *testing.T) {
+	res := &report.Results{Results: []report.Result{
+		{Feature: "schema/request_handler.feature", Scenario: "r", SDK: "java", Status: report.Unsupported, Capability: "rpc.requestHandler", Message: "java SDK lacks capability rpc.requestHandler"},
+		{Feature: "schema/generated_handlers.feature", Scenario: "h", SDK: "java", Status: report.Unsupported, Capability: "rpc.handlers", Message: "java SDK lacks capability rpc.handlers"},
+	}}
+	catalog := []report.SchemaItem{{Name: "llm.start", Kind: "handler", Capability: "rpc.requestHandler"}, {Name: "fs.read", Kind: "handler"}}
+	c := Compute(transcript.NewStore(t.TempDir()), res, nil, "", catalog)
+	require.Len(t, c.Sweep, 1)
+	reasons := map[string]string{}
+	for _, u := range c.Sweep[0].Uncovered {
+		reasons[u.Name] = u.Reason
+	}
+	assert.Equal(t, "unsupported: java SDK lacks capability rpc.requestHandler", reasons["llm.start"])
+	assert.Equal(t, "unsupported: java SDK lacks capability rpc.handlers", reasons["fs.read"])
+}

@@ -19,6 +19,7 @@ type sdkAccount struct {
 	eventsSent             map[string]bool   // event types the runtime sent
 	handled                map[string]bool   // runtime-to-SDK methods an application handler reported receiving
 	unhandled              map[string]string // runtime-to-SDK method -> why the SDK has no public handler for it
+	capGated               map[string]string // capability -> why a scenario needing it was unsupported
 	handlersGated          string            // why the handler sweep was unsupported, if it was
 	// answers: runtime-to-SDK method -> how the SDK answered the first call of it ("error CODE
 	// MESSAGE" or "a result"), read for the methods no application handler received.
@@ -66,7 +67,9 @@ func sweep(catalog []report.SchemaItem, order []string, acct map[string]*sdkAcco
 					reason = "unsupported: " + a.unhandled[it.Name] + "; " + CalledWithoutHandler + a.answers[it.Name]
 				case a.unhandled[it.Name] != "":
 					reason = "unsupported: " + a.unhandled[it.Name]
-				case a.handlersGated != "":
+				case it.Capability != "" && a.capGated[it.Capability] != "":
+					reason = a.capGated[it.Capability]
+				case it.Capability == "" && a.handlersGated != "":
 					reason = a.handlersGated
 				case a.answered[it.Name]:
 					reason = "runtime-to-SDK method: sent to the SDK and answered, but no application handler reported receiving it"
@@ -113,7 +116,7 @@ const CalledWithoutHandler = "called without a handler, the SDK answered: "
 
 func newAccount() *sdkAccount {
 	return &sdkAccount{sent: map[string]bool{}, answered: map[string]bool{}, events: map[string]bool{},
-		notGenerated: map[string]string{}, eventsSent: map[string]bool{}, handled: map[string]bool{}, unhandled: map[string]string{},
+		notGenerated: map[string]string{}, eventsSent: map[string]bool{}, handled: map[string]bool{}, unhandled: map[string]string{}, capGated: map[string]string{},
 		answers: map[string]string{}}
 }
 
@@ -236,6 +239,9 @@ func (a *sdkAccount) gate(r report.Result) {
 	}
 	if r.Status == report.Unsupported && r.Capability == "rpc.handlers" && a.handlersGated == "" {
 		a.handlersGated = fmt.Sprintf("unsupported: %s", r.Message)
+	}
+	if r.Status == report.Unsupported && r.Capability != "" && a.capGated[r.Capability] == "" {
+		a.capGated[r.Capability] = fmt.Sprintf("unsupported: %s", r.Message)
 	}
 }
 

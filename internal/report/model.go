@@ -221,6 +221,9 @@ type SchemaItem struct {
 	// Kind is "method" (called by the SDK), "handler" (a runtime-to-SDK method) or "event".
 	Kind     string `json:"kind"`
 	Internal bool   `json:"internal,omitempty"` // visibility: internal
+	// Capability is the driver capability a scenario needs to serve it where that is not the
+	// kind's own (rpc.requestHandler for the exchange's methods, schemagen.Doc.Exchange).
+	Capability string `json:"capability,omitempty"`
 }
 
 // SweepCoverage is one SDK's account of the schema: how many methods it sent or answered and

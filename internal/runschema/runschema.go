@@ -73,7 +73,11 @@ func Catalog(gen *schemagen.Doc) []report.SchemaItem {
 		if !m.FromSDK {
 			kind = "handler"
 		}
-		out = append(out, report.SchemaItem{Name: m.Name, Kind: kind, Internal: m.Internal})
+		item := report.SchemaItem{Name: m.Name, Kind: kind, Internal: m.Internal}
+		if gen.IsExchange(m.Name) {
+			item.Capability = "rpc.requestHandler" // features/schema/request_handler.feature
+		}
+		out = append(out, item)
 	}
 	for _, et := range gen.EventTypes {
 		out = append(out, report.SchemaItem{Name: et.Type, Kind: "event"})

@@ -18,6 +18,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -407,4 +408,56 @@ func (d *Doc) RequiredParams(m Method) []string {
 		}
 	}
 	return out
+}
+
+// Exchange is a request the runtime hands the SDK in frames rather than in one call: a
+// runtime-to-SDK start and chunk method keyed by requestId, answered by SDK-to-runtime response
+// start and chunk methods of the same namespace (llmInference's HTTP requests). An SDK serves it
+// with one request handler, not a handler per method.
+type Exchange struct {
+	Start, Chunk         Method
+	RespStart, RespChunk string
+}
+
+// Exchange finds the schema's exchange by that shape; ok is false when it has none.
+func (d *Doc) Exchange() (x Exchange, ok bool) {
+	ns := func(name string) string { return name[:max(strings.LastIndex(name, "."), 0)] }
+	byNS := map[string][]Method{}
+	for _, m := range d.Methods {
+		if slices.Contains(d.RequiredParams(m), "requestId") {
+			byNS[ns(m.Name)] = append(byNS[ns(m.Name)], m)
+		}
+	}
+	spaces := make([]string, 0, len(byNS))
+	for s := range byNS {
+		spaces = append(spaces, s)
+	}
+	sort.Strings(spaces)
+	for _, space := range spaces {
+		x = Exchange{}
+		for _, m := range byNS[space] {
+			last := strings.ToLower(m.Name[len(space)+1:])
+			switch {
+			case !m.FromSDK && strings.HasSuffix(last, "requeststart"):
+				x.Start = m
+			case !m.FromSDK && strings.HasSuffix(last, "requestchunk"):
+				x.Chunk = m
+			case m.FromSDK && strings.HasSuffix(last, "responsestart"):
+				x.RespStart = m.Name
+			case m.FromSDK && strings.HasSuffix(last, "responsechunk"):
+				x.RespChunk = m.Name
+			}
+		}
+		if x.Start.Name != "" && x.Chunk.Name != "" && x.RespStart != "" && x.RespChunk != "" {
+			return x, true
+		}
+	}
+	return Exchange{}, false
+}
+
+// IsExchange says whether a runtime-to-SDK method is one of the exchange's (served by a request
+// handler).
+func (d *Doc) IsExchange(name string) bool {
+	x, ok := d.Exchange()
+	return ok && (name == x.Start.Name || name == x.Chunk.Name)
 }
