@@ -266,14 +266,26 @@ func (w *world) exchangeReports(method string) map[string]map[string]any {
 	return out
 }
 
+// sentExchanges is what the checks of the exchange need: the schema and the requests sent.
+func (w *world) sentExchanges() (*schemagen.Doc, *exchangeSpec, error) {
+	doc, err := w.schemas()
+	if err != nil {
+		return nil, nil, err
+	}
+	if w.exchange == nil || len(w.exchange.sent) == 0 {
+		return nil, nil, fmt.Errorf("the runtime sent no model request in this scenario")
+	}
+	return doc, w.exchange, nil
+}
+
 // handlerReceivedRequests checks that the handler was called once per request with the head the
 // runtime sent (the HTTP method and URL exactly, every header by its case-insensitive name with
 // its values, the context fields sessionId, agentId, … under the schema's names) and the body:
 // the chunks' data, decoded, joined.
 func (w *world) handlerReceivedRequests() error {
-	x := w.exchange
-	if x == nil || len(x.sent) == 0 {
-		return fmt.Errorf("the runtime sent no model request in this scenario")
+	_, x, err := w.sentExchanges()
+	if err != nil {
+		return err
 	}
 	heads := w.exchangeReports(x.start.Name)
 	bodies := w.exchangeReports(x.chunk.Name)
@@ -360,13 +372,9 @@ func (w *world) exchangeAcks() []ack {
 // exchangeAcknowledged checks the SDK's answer to every start and chunk frame: a result, valid
 // against the method's result schema.
 func (w *world) exchangeAcknowledged() error {
-	doc, err := w.schemas()
+	doc, x, err := w.sentExchanges()
 	if err != nil {
 		return err
-	}
-	x := w.exchange
-	if x == nil || len(x.sent) == 0 {
-		return fmt.Errorf("the runtime sent no model request in this scenario")
 	}
 	acks := w.exchangeAcks()
 	fails := map[string][]string{}
@@ -408,13 +416,9 @@ func (w *world) exchangeAcknowledged() error {
 // joined, is the handler's body, the last one marked end and none an error; every frame valid
 // against its params schema.
 func (w *world) exchangeResponded() error {
-	doc, err := w.schemas()
+	doc, x, err := w.sentExchanges()
 	if err != nil {
 		return err
-	}
-	x := w.exchange
-	if x == nil || len(x.sent) == 0 {
-		return fmt.Errorf("the runtime sent no model request in this scenario")
 	}
 	rs, _ := doc.Method(x.respStart)
 	rc, _ := doc.Method(x.respChunk)
