@@ -91,6 +91,15 @@ const PROBES: &[(&str, &[&str])] = &[
         "sdk_handler_traits",
         &["pub trait PermissionHandler", "pub trait UserInputHandler"],
     ),
+    // 1.0.29 previews hand UserInputHandler and ExitPlanModeHandler the request's id too.
+    (
+        "sdk_user_input_request_id",
+        &["request_id: Option<RequestId>,\n        question: String,"],
+    ),
+    (
+        "sdk_exit_plan_request_id",
+        &["request_id: Option<RequestId>,\n        data: ExitPlanModeData,"],
+    ),
     // The handler traits src/callbacks.rs implements with a callback that does nothing (each with
     // the signature written there; the traits every release has need no probe).
     (

@@ -265,12 +265,29 @@ impl github_copilot_sdk::handler::PermissionHandler for Nothing {
     }
 }
 
-#[cfg(sdk_handler_traits)]
+#[cfg(all(sdk_handler_traits, not(sdk_user_input_request_id)))]
 #[async_trait]
 impl github_copilot_sdk::handler::UserInputHandler for Nothing {
     async fn handle(
         &self,
         _session_id: github_copilot_sdk::SessionId,
+        _question: String,
+        _choices: Option<Vec<String>>,
+        _allow_freeform: Option<bool>,
+    ) -> Option<github_copilot_sdk::handler::UserInputResponse> {
+        self.called();
+        None
+    }
+}
+
+/// The same, where the trait also hands the request's id (1.0.29 previews).
+#[cfg(all(sdk_handler_traits, sdk_user_input_request_id))]
+#[async_trait]
+impl github_copilot_sdk::handler::UserInputHandler for Nothing {
+    async fn handle(
+        &self,
+        _session_id: github_copilot_sdk::SessionId,
+        _request_id: Option<github_copilot_sdk::RequestId>,
         _question: String,
         _choices: Option<Vec<String>>,
         _allow_freeform: Option<bool>,
@@ -311,12 +328,27 @@ impl github_copilot_sdk::handler::McpAuthHandler for Nothing {
     }
 }
 
-#[cfg(sdk_cb_exit_plan_mode)]
+#[cfg(all(sdk_cb_exit_plan_mode, not(sdk_exit_plan_request_id)))]
 #[async_trait]
 impl github_copilot_sdk::handler::ExitPlanModeHandler for Nothing {
     async fn handle(
         &self,
         _session_id: github_copilot_sdk::SessionId,
+        _data: github_copilot_sdk::ExitPlanModeData,
+    ) -> github_copilot_sdk::handler::ExitPlanModeResult {
+        self.called();
+        Default::default()
+    }
+}
+
+/// The same, where the trait also hands the request's id (1.0.29 previews).
+#[cfg(all(sdk_cb_exit_plan_mode, sdk_exit_plan_request_id))]
+#[async_trait]
+impl github_copilot_sdk::handler::ExitPlanModeHandler for Nothing {
+    async fn handle(
+        &self,
+        _session_id: github_copilot_sdk::SessionId,
+        _request_id: Option<github_copilot_sdk::RequestId>,
         _data: github_copilot_sdk::ExitPlanModeData,
     ) -> github_copilot_sdk::handler::ExitPlanModeResult {
         self.called();

@@ -626,7 +626,7 @@ fn handler_flag(name: &str, value: &Value) -> Result<(), Failure> {
 struct NoAnswer;
 
 /// PROTOCOL.md: the first choice, or "ok" as free text when there are no choices.
-#[cfg(sdk_handler_traits)]
+#[cfg(all(sdk_handler_traits, not(sdk_user_input_request_id)))]
 #[async_trait]
 impl UserInputHandler for NoAnswer {
     async fn handle(
@@ -636,17 +636,38 @@ impl UserInputHandler for NoAnswer {
         choices: Option<Vec<String>>,
         _allow_freeform: Option<bool>,
     ) -> Option<UserInputResponse> {
-        Some(match choices.and_then(|c| c.into_iter().next()) {
-            Some(first) => UserInputResponse {
-                answer: first,
-                was_freeform: false,
-            },
-            None => UserInputResponse {
-                answer: "ok".into(),
-                was_freeform: true,
-            },
-        })
+        first_choice(choices)
     }
+}
+
+/// The same, where the trait also hands the request's id (1.0.29 previews).
+#[cfg(all(sdk_handler_traits, sdk_user_input_request_id))]
+#[async_trait]
+impl UserInputHandler for NoAnswer {
+    async fn handle(
+        &self,
+        _session_id: SessionId,
+        _request_id: Option<RequestId>,
+        _question: String,
+        choices: Option<Vec<String>>,
+        _allow_freeform: Option<bool>,
+    ) -> Option<UserInputResponse> {
+        first_choice(choices)
+    }
+}
+
+#[cfg(sdk_handler_traits)]
+fn first_choice(choices: Option<Vec<String>>) -> Option<UserInputResponse> {
+    Some(match choices.and_then(|c| c.into_iter().next()) {
+        Some(first) => UserInputResponse {
+            answer: first,
+            was_freeform: false,
+        },
+        None => UserInputResponse {
+            answer: "ok".into(),
+            was_freeform: true,
+        },
+    })
 }
 
 /// The SDK's approve-all permission handler, wrapped to report what the application's handler
