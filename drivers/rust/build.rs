@@ -536,10 +536,19 @@ fn rust_shape(ty: &str) -> (&'static str, bool, bool) {
             plain("integer")
         }
         "f32" | "f64" => plain("number"),
-        "Vec<String>" | "Vec<PathBuf>" => plain("string[]"),
+        // OsString: a process argument or variable (ClientOptions.prefix_args), set from a string.
+        "Vec<String>" | "Vec<PathBuf>" | "Vec<OsString>" => plain("string[]"),
         _ if inner.contains("dyn") || inner.contains("Fn(") => ("handler", optional, false),
-        // A map of strings (or of any JSON Value, or of structs whose members `fields` lists):
-        // what the harness generates maps of; a map of anything else has no generator.
+        // Pairs of strings (ClientOptions.env's variables): a map of strings, in JSON.
+        _ if generic_args(&inner, "Vec").is_some_and(|a| {
+            a.len() == 1 && tuple_args(a[0]).is_some_and(|t| t.len() == 2 && t.iter().all(|x| STRINGS.contains(x)))
+        }) =>
+        {
+            ("map", optional, false)
+        }
+        // A map of strings or scalars (or of any JSON Value, or of structs whose members `fields`
+        // lists): what the harness generates maps of (a map of booleans gets booleans, serde sets
+        // it); a map of containers has no generator.
         _ if inner.starts_with("HashMap<")
             || inner.starts_with("IndexMap<")
             || inner.starts_with("BTreeMap<") =>
@@ -547,12 +556,7 @@ fn rust_shape(ty: &str) -> (&'static str, bool, bool) {
             let head = inner.split('<').next().unwrap_or("");
             let args = generic_args(&inner, head).unwrap_or_default();
             let value = args.last().copied().unwrap_or("");
-            let scalar = [
-                "bool", "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize",
-                "f32", "f64",
-            ]
-            .contains(&value);
-            if value.contains('<') || scalar {
+            if value.contains('<') {
                 ("other", optional, false)
             } else {
                 ("map", optional, false)
@@ -563,6 +567,62 @@ fn rust_shape(ty: &str) -> (&'static str, bool, bool) {
     }
 }
 
+/// The string types a JSON string converts to (conv).
+const STRINGS: &[&str] = &["String", "PathBuf", "OsString"];
+
+/// The element types of a tuple type `(A, B, …)`, split at top-level commas.
+fn tuple_args(ty: &str) -> Option<Vec<&str>> {
+    let inner = ty.strip_prefix('(')?.strip_suffix(')')?;
+    let (mut depth, mut last, mut out) = (0, 0, Vec::new());
+    for (i, ch) in inner.char_indices() {
+        match ch {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&inner[last..i]);
+                last = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&inner[last..]);
+    Some(out)
+}
+
+/// A field type with each `pub type` alias of the crate it names replaced by what the alias
+/// stands for (`GitHubTelemetryCallback` is an `Arc<dyn Fn(…)>`: a handler).
+fn expand_aliases(files: &[(String, String)], ty: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if word.is_empty() {
+            return;
+        }
+        let last = word.rsplit("::").next().unwrap_or(word).to_string();
+        let head = format!("pub type {last} = ");
+        let alias = files.iter().find_map(|(_, t)| {
+            let at = t.find(&head)?;
+            let rest = &t[at + head.len()..];
+            Some(rest[..rest.find(';')?].to_string())
+        });
+        match alias {
+            Some(a) if !a.contains(&last) => out.push_str(&expand_aliases(files, &a)),
+            _ => out.push_str(word),
+        }
+        word.clear();
+    };
+    for ch in ty.chars() {
+        if ch.is_alphanumeric() || ch == '_' || ch == ':' {
+            word.push(ch);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(ch);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 /// A definition struct the driver can build from an object keyed by its Rust field names: its
 /// path in the crate's public API, and its fields.
 struct Def {
@@ -571,6 +631,9 @@ struct Def {
     fields: Vec<(String, String)>,
     /// The expression of a blank one: its `Default`, or the driver's (BLANK_DEFS).
     blank: String,
+    /// The members its `new(…)` takes, in order, when it has no Default (SessionFsConfig): a
+    /// value must give them; the blank one is built from them.
+    ctor: Vec<(String, String)>,
 }
 
 /// An enum whose every variant wraps one definition struct (`McpServerConfig::Stdio(…)`): a value
@@ -592,8 +655,154 @@ fn public_path(files: &[(String, String)], file: &str, name: &str) -> Option<Str
         return None;
     }
     let lib = &files.iter().find(|(p, _)| p == "lib.rs")?.1;
-    lib.contains(&format!("pub mod {module};"))
-        .then(|| format!("github_copilot_sdk::{module}::{name}"))
+    if lib.contains(&format!("pub mod {module};")) {
+        return Some(format!("github_copilot_sdk::{module}::{name}"));
+    }
+    // `pub use module::{…, Name, …};` at the crate root.
+    let head = format!("pub use {module}::");
+    lib.match_indices(&head)
+        .any(|(at, _)| {
+            let rest = &lib[at + head.len()..];
+            let list = &rest[..rest.find(';').unwrap_or(rest.len())];
+            list.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == name)
+        })
+        .then(|| format!("github_copilot_sdk::{name}"))
+}
+
+/// A unit-only enum serde does not derive (`ClientMode`, `SessionFsConventions`): the driver
+/// builds one from a JSON string. Its values are what the crate's own conversion writes for each
+/// variant, read from its `impl`: a `match self` arm `Self::V => "…"` (an `as_str`), or
+/// `Self::V => Wire::W` naming a variant of a serde enum (an `into_wire`), whose serde name is
+/// taken; without one, the variant names.
+struct UnitEnum {
+    name: String,
+    path: Option<String>,
+    /// (variant, value)
+    variants: Vec<(String, String)>,
+}
+
+fn unit_enum(files: &[(String, String)], name: &str) -> Option<UnitEnum> {
+    let head = format!("pub enum {name} {{");
+    let (file, _) = files
+        .iter()
+        .filter(|(p, _)| !p.contains("generated"))
+        .find(|(_, t)| t.contains(&head))?;
+    let d = type_decl(files, name)?;
+    if !d.is_enum || d.attrs.contains("Deserialize") {
+        return None;
+    }
+    let mut variants = Vec::new();
+    for line in d.body.lines().map(str::trim) {
+        if line.starts_with("#[") || line.starts_with("//") || line.is_empty() {
+            continue;
+        }
+        let v = line.trim_end_matches(',');
+        if v.is_empty() || !v.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return None;
+        }
+        variants.push(v.to_string());
+    }
+    if variants.is_empty() {
+        return None;
+    }
+    let imp = format!("impl {name} {{");
+    let block = files.iter().find_map(|(_, t)| {
+        let at = t.find(&imp)?;
+        let rest = &t[at + imp.len()..];
+        Some(rest[..rest.find("\n}").unwrap_or(rest.len())].to_string())
+    });
+    let written = |v: &str| -> Option<String> {
+        let block = block.as_ref()?;
+        let line = block.lines().map(str::trim).find(|l| {
+            l.starts_with(&format!("Self::{v} =>")) || l.starts_with(&format!("{name}::{v} =>"))
+        })?;
+        let rhs = line.split_once("=>")?.1.trim().trim_end_matches(',').trim();
+        if let Some(lit) = rhs.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+            return Some(lit.to_string());
+        }
+        let (ty, variant) = rhs.rsplit_once("::")?;
+        let wire = type_decl(files, ty.rsplit("::").next().unwrap_or(ty))?;
+        if !wire.attrs.contains("Deserialize") {
+            return None;
+        }
+        enum_variants(&wire)
+            .into_iter()
+            .find(|(w, _)| w == variant)
+            .map(|(_, n)| n)
+    };
+    let values: Vec<Option<String>> = variants.iter().map(|v| written(v)).collect();
+    let variants = if values.iter().all(Option::is_some) {
+        variants.into_iter().zip(values.into_iter().flatten()).collect()
+    } else {
+        variants.into_iter().map(|v| (v.clone(), v)).collect()
+    };
+    Some(UnitEnum {
+        name: name.to_string(),
+        path: public_path(files, file, name),
+        variants,
+    })
+}
+
+/// A struct serde does not derive whose `Default` the driver starts from, setting each public
+/// field given (`ClientInfo`, `TelemetryConfig`; `#[non_exhaustive]` forbids a struct literal
+/// outside the crate, field assignment is allowed): a definition built as a definition owner's
+/// is, keyed by its Rust field names.
+fn plain_struct(files: &[(String, String)], name: &str) -> Option<Def> {
+    let (file, fields) = struct_decl(files, name)?;
+    let d = type_decl(files, name)?;
+    if d.is_enum || d.attrs.contains("Deserialize") || fields.is_empty() {
+        return None;
+    }
+    if fields
+        .iter()
+        .any(|(_, t)| rust_shape(&expand_aliases(files, t)).0 == "handler")
+    {
+        return None;
+    }
+    let text = &files.iter().find(|(p, _)| *p == file)?.1;
+    let default = derives_default(text, name)
+        || files
+            .iter()
+            .any(|(_, t)| t.contains(&format!("impl Default for {name} {{")));
+    let path = public_path(files, &file, name)?;
+    let ctor = if default { Vec::new() } else { constructor(files, name, &fields)? };
+    Some(Def {
+        name: name.to_string(),
+        blank: format!("<{path}>::default()"),
+        path,
+        fields,
+        ctor,
+    })
+}
+
+/// The members `pub fn new(…) -> Self` of `impl <name>` takes, when each parameter is named after
+/// a member and takes it as declared or as `impl Into<…>` of it (SessionFsConfig::new).
+fn constructor(
+    files: &[(String, String)],
+    name: &str,
+    fields: &[(String, String)],
+) -> Option<Vec<(String, String)>> {
+    let imp = format!("impl {name} {{");
+    let block = files.iter().find_map(|(_, t)| {
+        let at = t.find(&imp)?;
+        let rest = &t[at + imp.len()..];
+        Some(&rest[..rest.find("\n}").unwrap_or(rest.len())])
+    })?;
+    let at = block.find("pub fn new(")?;
+    let rest = &block[at + "pub fn new(".len()..];
+    let params = &rest[..rest.find(") -> Self")?];
+    let mut out = Vec::new();
+    for p in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (n, t) = p.split_once(':')?;
+        let (n, t) = (n.trim(), t.trim());
+        let (_, ty) = fields.iter().find(|(f, _)| f == n)?;
+        let into = t.strip_prefix("impl Into<").and_then(|r| r.strip_suffix('>'));
+        if t != ty && into != Some(ty.as_str()) {
+            return None;
+        }
+        out.push((n.to_string(), ty.clone()));
+    }
+    Some(out)
 }
 
 /// Whether the `#[derive(…)]` right above `pub struct <name> {` in `text` names Default.
@@ -672,8 +881,8 @@ fn generic_args<'a>(ty: &'a str, head: &str) -> Option<Vec<&'a str>> {
     let (mut depth, mut last, mut out) = (0, 0, Vec::new());
     for (i, ch) in inner.char_indices() {
         match ch {
-            '<' => depth += 1,
-            '>' => depth -= 1,
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
             ',' if depth == 0 => {
                 out.push(&inner[last..i]);
                 last = i + 1;
@@ -687,7 +896,7 @@ fn generic_args<'a>(ty: &'a str, head: &str) -> Option<Vec<&'a str>> {
 
 /// A Rust expression of type `Result<ty, String>` building `ty` from `v` (a Value), when `ty`
 /// holds a definition or a wrapper enum; None when it holds neither (serde deserializes it).
-fn conv(ty: &str, v: &str, defs: &[Def], wraps: &[Wrap]) -> Option<String> {
+fn conv(ty: &str, v: &str, defs: &[Def], wraps: &[Wrap], enums: &[UnitEnum]) -> Option<String> {
     let ty: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
     let last = ty.rsplit("::").next().unwrap_or(&ty).to_string();
     if defs.iter().any(|d| d.name == last) {
@@ -696,11 +905,24 @@ fn conv(ty: &str, v: &str, defs: &[Def], wraps: &[Wrap]) -> Option<String> {
     if wraps.iter().any(|w| w.name == last) {
         return Some(format!("build_wrap_{last}({v})"));
     }
+    if enums.iter().any(|e| e.name == last && e.path.is_some()) {
+        return Some(format!("build_enum_{last}({v})"));
+    }
+    if last == "OsString" {
+        return Some(string_conv(&last, v));
+    }
     if let Some(a) = generic_args(&ty, "Option") {
-        return Some(format!("({}).map(Some)", conv(a[0], v, defs, wraps)?));
+        return Some(format!("({}).map(Some)", conv(a[0], v, defs, wraps, enums)?));
     }
     if let Some(a) = generic_args(&ty, "Vec") {
-        let x = conv(a[0], "v", defs, wraps)?;
+        // Pairs of strings (an environment): from an object's entries, in its order.
+        if let Some(t) = tuple_args(a[0]).filter(|t| t.len() == 2 && t.iter().all(|x| STRINGS.contains(x))) {
+            let (k, x) = (string_conv(t[0], "Value::String(k)"), string_conv(t[1], "v"));
+            return Some(format!(
+                "match {v} {{ Value::Object(o) => o.into_iter().map(|(k, v)| Ok((({k})?, ({x})?))).collect::<Result<Vec<_>, String>>(), _ => Err(\"expected an object\".to_string()) }}"
+            ));
+        }
+        let x = conv(a[0], "v", defs, wraps, enums)?;
         return Some(format!(
             "match {v} {{ Value::Array(a) => a.into_iter().map(|v| {x}).collect::<Result<Vec<_>, String>>(), _ => Err(\"expected a list\".to_string()) }}"
         ));
@@ -714,7 +936,7 @@ fn conv(ty: &str, v: &str, defs: &[Def], wraps: &[Wrap]) -> Option<String> {
             if a.len() != 2 || a[0] != "String" {
                 return None;
             }
-            let x = conv(a[1], "v", defs, wraps)?;
+            let x = conv(a[1], "v", defs, wraps, enums)?;
             return Some(format!(
                 "match {v} {{ Value::Object(o) => o.into_iter().map(|(k, v)| ({x}).map(|x| (k, x))).collect::<Result<{map}<String, _>, String>>(), _ => Err(\"expected an object\".to_string()) }}"
             ));
@@ -723,11 +945,21 @@ fn conv(ty: &str, v: &str, defs: &[Def], wraps: &[Wrap]) -> Option<String> {
     None
 }
 
+/// A Rust expression of type `Result<ty, String>` building one of the STRINGS types from `v`.
+fn string_conv(ty: &str, v: &str) -> String {
+    let path = match ty {
+        "OsString" => "std::ffi::OsString",
+        "PathBuf" => "std::path::PathBuf",
+        _ => "String",
+    };
+    format!("match {v} {{ Value::String(s) => Ok({path}::from(s)), _ => Err(\"expected a string\".to_string()) }}")
+}
+
 /// One match arm setting field `field` of type `ty` on `c` from `v`: through the definition
 /// builders when the type holds definitions, else serde when the type is Deserialize (chosen per
 /// concrete type by autoref specialization, surface.rs), else None.
-fn setter_arm(field: &str, ty: &str, defs: &[Def], wraps: &[Wrap]) -> String {
-    match conv(ty, "v", defs, wraps) {
+fn setter_arm(field: &str, ty: &str, defs: &[Def], wraps: &[Wrap], enums: &[UnitEnum]) -> String {
+    match conv(ty, "v", defs, wraps, enums) {
         Some(x) => format!("        {field:?} => Some(({x}).map(|x| c.{field} = x)),\n"),
         None => format!(
             "        {field:?} => (&&&crate::surface::want_of(&c.{field})).from_json(v).map(|r| r.map(|x| c.{field} = x)),\n"
@@ -827,15 +1059,67 @@ fn surface_gen(files: &[(String, String)]) -> String {
             path,
             fields: fields.clone(),
             blank,
+            ctor: Vec::new(),
         });
     }
+    // Types serde does not derive that the declared fields hold (two levels down, as `fields`):
+    // plain structs built from their Default, unit enums from their values.
+    let mut enums: Vec<UnitEnum> = Vec::new();
+    let mut todo: Vec<(String, usize)> = decls
+        .iter()
+        .flat_map(|d| d.3.iter().map(|(_, t)| (held_type(t), 0)))
+        .collect();
+    while let Some((held, depth)) = todo.pop() {
+        if skip.contains(&held) || defs.iter().any(|d| d.name == held) || enums.iter().any(|e| e.name == held) {
+            continue;
+        }
+        if let Some(u) = unit_enum(files, &held) {
+            enums.push(u);
+        } else if let Some(d) = plain_struct(files, &held) {
+            if depth < 2 {
+                todo.extend(d.fields.iter().map(|(_, t)| (held_type(t), depth + 1)));
+            }
+            defs.push(d);
+        }
+    }
+    // A struct built through its constructor: the blank one takes the members it requires out of
+    // the object given (the constructor's parameters must each convert from JSON).
+    let blanks: Vec<Option<String>> = defs
+        .iter()
+        .map(|d| {
+            if d.ctor.is_empty() {
+                return Some(d.blank.clone());
+            }
+            let args = d
+                .ctor
+                .iter()
+                .map(|(f, ty)| {
+                    let x = conv(ty, "v", &defs, &[], &enums)
+                        .or_else(|| STRINGS.contains(&ty.as_str()).then(|| string_conv(ty, "v")))?;
+                    let name = &d.name;
+                    Some(format!(
+                        "{{ let Some(v) = o.remove({f:?}) else {{ return Err(\"{name}.{f} is required\".to_string()) }}; ({x}).map_err(|e| format!(\"{name}.{f}: {{e}}\"))? }}"
+                    ))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(format!("<{}>::new({})", d.path, args.join(", ")))
+        })
+        .collect();
+    let mut blanks = blanks.into_iter();
+    defs.retain_mut(|d| match blanks.next().flatten() {
+        Some(b) => {
+            d.blank = b;
+            true
+        }
+        None => false,
+    });
     let wraps = wrapper_enums(files, &defs);
     let mut out = format!("/// Generated by build.rs from the SDK's source.\npub const SURFACE: &[SurfaceEntry] = &[\n{entries}];\n");
     let arms = |fields: &[(String, String)]| -> String {
         fields
             .iter()
-            .filter(|(_, ty)| rust_shape(ty).0 != "handler")
-            .map(|(f, ty)| setter_arm(f, ty, &defs, &wraps))
+            .filter(|(_, ty)| rust_shape(&expand_aliases(files, ty)).0 != "handler")
+            .map(|(f, ty)| setter_arm(f, ty, &defs, &wraps, &enums))
             .collect()
     };
     for (owner, ty, fname) in request {
@@ -859,7 +1143,7 @@ fn surface_gen(files: &[(String, String)]) -> String {
             .unwrap_or_default();
         let body: String = fields
             .iter()
-            .filter(|(_, t)| rust_shape(t).0 == "handler")
+            .filter(|(_, t)| rust_shape(&expand_aliases(files, t)).0 == "handler")
             .map(|(f, _)| {
                 format!("        {f:?} => (&&crate::surface::want_of(&c.{f})).fill(&mut c.{f}, by),\n")
             })
@@ -872,8 +1156,21 @@ fn surface_gen(files: &[(String, String)]) -> String {
     for d in &defs {
         let (name, path, blank) = (&d.name, &d.path, &d.blank);
         out.push_str(&format!(
-            "/// Builds a {name} from an object keyed by its Rust field names, each set alone (a key it lacks is an error).\n#[allow(non_snake_case, dead_code, unused_variables)]\npub fn build_def_{name}(v: Value) -> Result<{path}, String> {{\n    use crate::surface::{{Not, Plain, Strict}};\n    let Value::Object(o) = v else {{ return Err(\"expected an object\".to_string()) }};\n    let mut c = {blank};\n    for (name, v) in o {{\n        let set: Option<Result<(), String>> = match name.as_str() {{\n{}            _ => None,\n        }};\n        match set {{\n            Some(Ok(())) => {{}}\n            Some(Err(e)) => return Err(format!(\"{name}.{{name}}: {{e}}\")),\n            None => return Err(format!(\"{name} has no field {{name}} the driver can set\")),\n        }}\n    }}\n    Ok(c)\n}}\n",
+            "/// Builds a {name} from an object keyed by its Rust field names, each set alone (a key it lacks is an error).\n#[allow(non_snake_case, dead_code, unused_variables, unused_mut)]\npub fn build_def_{name}(v: Value) -> Result<{path}, String> {{\n    use crate::surface::{{Not, Plain, Strict}};\n    let Value::Object(mut o) = v else {{ return Err(\"expected an object\".to_string()) }};\n    let mut c = {blank};\n    for (name, v) in o {{\n        let set: Option<Result<(), String>> = match name.as_str() {{\n{}            _ => None,\n        }};\n        match set {{\n            Some(Ok(())) => {{}}\n            Some(Err(e)) => return Err(format!(\"{name}.{{name}}: {{e}}\")),\n            None => return Err(format!(\"{name} has no field {{name}} the driver can set\")),\n        }}\n    }}\n    Ok(c)\n}}\n",
             arms(&d.fields).replace("        \"", "            \"")
+        ));
+    }
+    for e in &enums {
+        let Some(path) = &e.path else { continue };
+        let name = &e.name;
+        let arms: String = e
+            .variants
+            .iter()
+            .map(|(v, value)| format!("        Some({value:?}) => Ok({path}::{v}),\n"))
+            .collect();
+        let values = e.variants.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(", ");
+        out.push_str(&format!(
+            "/// Builds a {name} from its value (build.rs unit_enum).\n#[allow(non_snake_case, dead_code)]\npub fn build_enum_{name}(v: Value) -> Result<{path}, String> {{\n    match v.as_str() {{\n{arms}        _ => Err(format!(\"expected one of {values}, got {{v}}\")),\n    }}\n}}\n"
         ));
     }
     for w in &wraps {
@@ -1101,7 +1398,7 @@ fn entry_literal(
     depth: usize,
     skip: &[String],
 ) -> String {
-    let (mut shape, optional, _) = rust_shape(ty);
+    let (mut shape, optional, _) = rust_shape(&expand_aliases(files, ty));
     let optional = optional || optional_attr;
     let mut values: Vec<String> = Vec::new();
     let mut fields = String::new();
@@ -1120,6 +1417,9 @@ fn entry_literal(
                     shape = "enum";
                     values = vs;
                 }
+            } else if let Some(u) = unit_enum(files, &held).filter(|_| direct) {
+                shape = "enum";
+                values = u.variants.into_iter().map(|(_, v)| v).collect();
             } else if !d.is_enum
                 && d.attrs.contains("transparent")
                 && d.body.trim().trim_start_matches("pub ").trim() == "String"
@@ -1160,6 +1460,24 @@ fn entry_literal(
                     if shape == "other" && direct {
                         shape = "object";
                     }
+                }
+            } else if let Some(def) = plain_struct(files, &held).filter(|_| depth < 2) {
+                // Built from its Default (every member may be left out) or its constructor (the
+                // members it takes are required).
+                for (f, t) in &def.fields {
+                    fields.push_str(&entry_literal(
+                        files,
+                        owner,
+                        f,
+                        t,
+                        !def.ctor.iter().any(|(c, _)| c == f),
+                        &format!("{held} (field {f})"),
+                        depth + 1,
+                        skip,
+                    ));
+                }
+                if shape == "other" && direct {
+                    shape = "object";
                 }
             }
         }
