@@ -82,8 +82,8 @@ const FieldPrefix = "field "
 // CrossSDK judges the surface scenarios' differences: the same field must reach the same key on
 // every SDK that has it. A difference is known when a known difference names the request and
 // field and the key of every SDK that differs (it may name SDKs that did not run); any other is
-// a failure of the run. A known difference whose SDKs ran with keys it says differ, and which
-// was not observed, is fixed: it fails too (like an unexpected pass), until it is removed.
+// a failure of the run. A known difference whose SDKs all ran with keys it says differ, and
+// which was not observed, is fixed: it fails too (like an unexpected pass), until it is removed.
 func CrossSDK(comps []report.Comparison, known []report.KnownDifference) []report.CrossSDK {
 	var out []report.CrossSDK
 	for _, c := range comps {
@@ -116,13 +116,15 @@ func CrossSDK(comps []report.Comparison, known []report.KnownDifference) []repor
 			if seen[k.Where] || differs[k.Request+" "+k.Field] {
 				continue
 			}
-			keys := map[string]string{}
+			// Judged only when every SDK it names ran: how the others compare without the one
+			// that differs is not what the entry recorded (a run without Java cannot see Java's
+			// difference, and the keys the others share may be what Java's variants made them).
+			keys, all := map[string]string{}, true
 			for s, v := range k.Keys {
-				if ran[s] {
-					keys[s] = v
-				}
+				keys[s] = v
+				all = all && ran[s]
 			}
-			if distinct(keys) > 1 {
+			if all && distinct(keys) > 1 {
 				out = append(out, report.CrossSDK{Feature: c.Feature, Scenario: c.Scenario, Request: k.Request, Field: k.Field,
 					Keys: keys, Status: report.XPass, Known: k.Where, Reason: k.Reason})
 			}
