@@ -497,7 +497,11 @@ func (d *driver) connect(raw json.RawMessage) (any, error) {
 			env = append(env, k+"="+v)
 		}
 		sc := copilot.StdioConnection{Path: a.CLIPath}
-		if !setField(&sc, "Env", env) { // Env is newer than v1.0.0 (compat.go)
+		// When the application sets the client's own Env (a surface field) and the protocol adds
+		// nothing, the connection carries none, so the SDK applies the application's (NewClient
+		// rejects both at once; a connection Env would take precedence).
+		_, appEnv := a.Fields["Env"]
+		if (!appEnv || len(a.Env) > 0) && !setField(&sc, "Env", env) { // Env is newer than v1.0.0 (compat.go)
 			version, _ := sdkVersion()
 			return nil, unsupported{fmt.Sprintf("%s %s: copilot.StdioConnection has no Env", sdkModule, version)}
 		}

@@ -645,10 +645,14 @@ const commands = {
         ? RuntimeConnection.forUri(args.address, { connectionToken: opts.connectionToken })
         : RuntimeConnection.forUri(args.address);
     } else if (typeof args.cliPath === "string") {
-      // forStdio's env replaces the inherited environment; the protocol adds `env` to it.
+      // forStdio's env replaces the inherited environment; the protocol adds `env` to it. When
+      // the application sets the client's own env (a surface field) and the protocol adds
+      // nothing, the connection carries none: the SDK applies the application's (1.0.14 refuses
+      // both at once, and a connection env would take precedence over it).
       const env = { ...process.env, ...(args.env ?? {}) };
       delete env.COPILOT_SDK_DEFAULT_CONNECTION;
-      connection = RuntimeConnection.forStdio({ path: args.cliPath, env });
+      const appEnv = args.env === undefined && Object.hasOwn(args.fields ?? {}, "env");
+      connection = appEnv ? RuntimeConnection.forStdio({ path: args.cliPath }) : RuntimeConnection.forStdio({ path: args.cliPath, env });
     } else {
       throw new DriverError('connect needs "address" or "cliPath"');
     }

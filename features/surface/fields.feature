@@ -4,7 +4,8 @@ Feature: Every session config field the SDK declares reaches the request, as the
   .d.ts, reflection, introspection, the crate source), so no list here can lag the SDK. Each
   field is set alone with values generated from its declared type (a non-ASCII string; true and
   false where false can be told from "not set"; a non-empty list and []; an enum's first value;
-  a one-entry map and {}); a field holding definitions (custom agents, MCP servers, tools,
+  a one-entry map and {}, whose values follow the declared value type through nested maps and
+  lists, in every SDK's spelling of it); a field holding definitions (custom agents, MCP servers, tools,
   providers, system messages) gets the full definition, a minimal one, and one per optional
   field set alone, built from the definition type's own inventoried fields, in a list or map
   as declared, and the empty list or map; any other object field is built the same way from the
@@ -13,8 +14,10 @@ Feature: Every session config field the SDK declares reaches the request, as the
   the declaration). Session and resume fields go on create and on resume;
   client options on a client of their own, looked for in connect, session.create and every later
   request, and, for an option no request carries, on a client that starts its runtime itself:
-  looked for in that process's arguments, environment and working directory (where an SDK puts
-  a log level, a token, a telemetry config), against two such clients without options. The value must reach its request under one key as set (no canonical default: [] stays
+  looked for in that process's arguments, environment (as the SDK passed it: variables added,
+  changed or removed, or the whole environment replaced) and working directory (where an SDK puts
+  a log level, a token, a telemetry config, an environment), against two such clients without
+  options. The value must reach its request under one key as set (no canonical default: [] stays
   [], false stays false, a key not set is not sent as null; an unset member sent as its type's
   zero value, as every SDK sends a command's description "", is the same value), and nothing
   else in the request may change; a field sent for one value must be sent for every value, under

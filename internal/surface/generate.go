@@ -135,11 +135,11 @@ func GenerateWith(all []Entry, e Entry, defs Definitions, callbacks bool) ([]Var
 	if why != "" {
 		return nil, why
 	}
+	if vs := typedVariants(e); vs != nil {
+		return vs, ""
+	}
 	switch e.Shape {
 	case "map":
-		if booleanValues(e.Type) {
-			return []Variant{{Label: "a one-entry map to true", Value: boolMap(e.Name, true)}, {Label: "a one-entry map to false", Value: boolMap(e.Name, false)}, {Label: "{}", Value: map[string]any{}}}, ""
-		}
 		return []Variant{{Label: "a one-entry map", Value: stringMap(e.Name)}, {Label: "{}", Value: map[string]any{}}}, ""
 	case "array":
 		return nil, "a list of objects whose fields the SDK's surface does not list (no definition owner bears its name) and whose type the runtime schema does not define by that name"
@@ -149,27 +149,27 @@ func GenerateWith(all []Entry, e Entry, defs Definitions, callbacks bool) ([]Var
 	return nil, "a type with no value generator (" + e.Shape + ": " + e.Type + ")"
 }
 
-// booleanValues says whether a map's declared type maps to booleans: its last identifier, the
-// value type in every SDK's spelling (Record<string, boolean>, map[string]bool, dict[str, bool],
-// HashMap<String, bool>, Map<String, Boolean>), names one.
-func booleanValues(typ string) bool {
-	ids := identifier.FindAllString(typ, -1)
-	for len(ids) > 0 && ids[len(ids)-1] == "None" { // Python's `dict[str, bool] | None`
-		ids = ids[:len(ids)-1]
+// typedVariants are the values of a map or list whose declared type is made of containers and
+// scalars only (parseType): a map of booleans gets true and false, a map of lists of objects
+// (Python's and Rust's custom-agent hooks) a map holding a list holding a map; and the empty one.
+// Nil for any other type.
+func typedVariants(e Entry) []Variant {
+	t := parseType(e.Type)
+	if t.kind != "map" && t.kind != "list" || !t.known() {
+		return nil
 	}
-	if len(ids) == 0 {
-		return false
+	one, empty := Variant{Label: "a one-entry map"}, Variant{Label: "{}", Value: map[string]any{}}
+	if t.kind == "list" {
+		one, empty = Variant{Label: "a one-element list"}, Variant{Label: "[]", Value: []any{}}
 	}
-	switch ids[len(ids)-1] {
-	case "bool", "boolean", "Boolean":
-		return true
+	if t.leaf() != "boolean" {
+		one.Value = t.value(e.Name, false)
+		return []Variant{one, empty}
 	}
-	return false
-}
-
-// boolMap is a generated map of booleans: one non-ASCII key naming the field it is for.
-func boolMap(name string, v bool) map[string]any {
-	return map[string]any{"kéy-" + name: v}
+	yes, no := one, one
+	yes.Label, yes.Value = one.Label+" to true", t.value(e.Name, true)
+	no.Label, no.Value = one.Label+" to false", t.value(e.Name, false)
+	return []Variant{yes, no, empty}
 }
 
 // stringMap is a generated map: one non-ASCII entry naming the field it is for.
@@ -298,8 +298,8 @@ func firstValue(all []Entry, f Entry, depth int, callbacks bool) (any, bool) {
 			return wrap(f.Shape, objs[0].Value), true
 		}
 	}
-	if f.Shape == "map" && booleanValues(f.Type) {
-		return boolMap(f.Name, true), true
+	if t := parseType(f.Type); (t.kind == "map" || t.kind == "list") && t.known() {
+		return t.value(f.Name, true), true
 	}
 	if f.Shape == "map" {
 		return stringMap(f.Name), true

@@ -50,7 +50,11 @@ func NewSpawner(runtimeArgv []string) (*Spawner, error) {
 		return nil, err
 	}
 	q := func(p string) string { return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'" }
-	script := fmt.Sprintf("#!/bin/sh\nprintf '%%s\\0' \"$@\" > %s\nenv -0 > %s\npwd > %s\nexec %s \"$@\"\n",
+	// The environment is read from /proc/$$/environ, the very block the SDK passed to execve:
+	// a shell's own `env` would drop every variable whose name is not a shell identifier (dash
+	// does; an application's map may hold such a name, the generated "kéy-env") and add its own
+	// (PWD, SHLVL). `env -0` where there is no /proc.
+	script := fmt.Sprintf("#!/bin/sh\nprintf '%%s\\0' \"$@\" > %s\nif [ -r /proc/$$/environ ]; then cat /proc/$$/environ; else env -0; fi > %s\npwd > %s\nexec %s \"$@\"\n",
 		q(filepath.Join(dir, "args")), q(filepath.Join(dir, "env")), q(filepath.Join(dir, "cwd")), q(inner))
 	if err := os.WriteFile(s.CLIPath, []byte(script), 0o755); err != nil {
 		return nil, err
@@ -75,7 +79,8 @@ func (s *Spawner) Read() (Process, error) {
 	env, _ := os.ReadFile(filepath.Join(s.dir, "env"))
 	p.Env = map[string]string{}
 	for _, kv := range bytes.Split(env, []byte{0}) {
-		if k, v, ok := strings.Cut(string(kv), "="); ok {
+		// An entry without "=" (an SDK passing a list of strings as entries) is a name alone.
+		if k, v, _ := strings.Cut(string(kv), "="); k != "" {
 			p.Env[k] = v
 		}
 	}
@@ -197,6 +202,14 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 		changed = append(changed, k)
 	}
 	sort.Strings(changed)
+	// Inherited variables gone: the environment replaced (most of it), or some removed.
+	var removed []string
+	for k, v := range bases[0].Env {
+		if _, ok := p.Env[k]; !ok && bases[1].Env[k] == v {
+			removed = append(removed, k)
+		}
+	}
+	sort.Strings(removed)
 	if leaves := texts(want); len(leaves) > 0 {
 		// An object or list: each string or number in it must reach an argument or a variable
 		// (a telemetry config's endpoint, path, exporter, each its own variable).
@@ -219,6 +232,12 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 				if w == "" && strings.Contains(p.Env[k], l) {
 					w = "process.env." + k
 				}
+			}
+			if w == "" && slices.Contains(changed, l) {
+				w = "process.env." + l // a list of entries: each a variable of that name
+			}
+			if w == "" && slices.Contains(removed, l) {
+				w = "process.env -" + l // a list of names to remove
 			}
 			if w == "" {
 				missing = append(missing, l)
@@ -246,6 +265,18 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 	// A value that adds a flag or a variable without its text (true: a switch).
 	if len(added) == 1 && strings.HasPrefix(added[0], "-") {
 		return "process.args " + added[0], ""
+	}
+	if len(removed) > 0 && len(added) == 0 {
+		if 2*len(removed) > len(bases[0].Env) {
+			return "process.env replaced", ""
+		}
+		if len(changed) == 0 {
+			var vars []string
+			for _, k := range removed {
+				vars = append(vars, "process.env -"+k)
+			}
+			return strings.Join(vars, ", "), ""
+		}
 	}
 	if len(changed) > 0 && len(added) == 0 {
 		var vars []string

@@ -346,11 +346,12 @@ func show(params map[string]any, keys []string) string {
 			continue
 		}
 		b, _ := json.Marshal(v)
-		s := string(b)
-		if len(s) > 80 {
-			s = s[:77] + "..."
+		// Cut on a character, not a byte: the generated strings are non-ASCII.
+		s := []rune(string(b))
+		if len(s) > 200 {
+			s = append(s[:197], []rune("...")...)
 		}
-		out = append(out, k+"="+s)
+		out = append(out, k+"="+string(s))
 	}
 	return strings.Join(out, ", ")
 }

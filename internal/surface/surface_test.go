@@ -185,6 +185,37 @@ func TestGenerate(t *testing.T) {
 	vs, _ = Generate(nil, Entry{Owner: "sessionConfig", Name: "env", Kind: "field", Shape: "map", Type: "Record<string, string>"})
 	assert.Equal(t, map[string]any{"kéy-env": NonASCII + " env"}, vs[0].Value, "a map of strings keeps string values")
 
+	// A map of lists of objects (a custom agent's hooks), in the spellings SDKs declare it with:
+	// a map holding a list holding a map, whatever the shape the driver gave it.
+	hooks := map[string]any{"kéy-hooks": []any{map[string]any{"kéy-hooks": NonASCII + " hooks"}}}
+	for _, c := range []struct{ shape, typ string }{
+		{"map", "dict[str, list[dict[str, Any]]]"},
+		{"other", "Option<IndexMap<String, Vec<IndexMap<String, serde_json::Value>>>>"},
+		{"map", "Record<string, Array<Record<string, unknown>>>"},
+		{"map", "map[string][]map[string]interface {}"},
+		{"map", "java.util.Map<java.lang.String, java.util.List<java.util.Map<java.lang.String, java.lang.Object>>>"},
+	} {
+		vs, why := Generate(nil, Entry{Owner: "customAgent", Name: "hooks", Kind: "field", Shape: c.shape, Type: c.typ})
+		require.Empty(t, why, c.typ)
+		require.Len(t, vs, 2, c.typ)
+		assert.Equal(t, hooks, vs[0].Value, c.typ)
+		assert.Equal(t, map[string]any{}, vs[1].Value, c.typ)
+	}
+	// Inside a definition, the full object holds the same value.
+	agent := []Entry{
+		{Owner: "sessionConfig", Name: "customAgents", Kind: "field", Shape: "array", Type: "list[CustomAgentConfig]"},
+		{Owner: "customAgent", Name: "name", Kind: "field", Shape: "string", DeclaredBy: "CustomAgentConfig"},
+		{Owner: "customAgent", Name: "hooks", Kind: "field", Shape: "other", Optional: true, Type: "Option<IndexMap<String, Vec<IndexMap<String, Value>>>>", DeclaredBy: "CustomAgentConfig"},
+	}
+	vs, why = Generate(agent, agent[0])
+	require.Empty(t, why)
+	assert.Equal(t, hooks, vs[0].Value.([]any)[0].(map[string]any)["hooks"])
+	assert.Equal(t, "hooks", vs[2].Inner, "hooks is set alone beside the required fields")
+	// What the reader leaves to other generators: unions, named types, tuples.
+	for _, typ := range []string{"ZodSchema<TArgs> | Record<string, unknown>", "map[string]copilot.SectionOverride", "Vec<(OsString, OsString)>", "{ [key: string]: Foo }"} {
+		assert.False(t, parseType(typ).known(), typ)
+	}
+
 	// An object field whose members the driver read from the SDK's type: built from them.
 	inf := byName["infinite"]
 	inf.Fields = []Entry{
