@@ -30,6 +30,11 @@ type surfaceEnv struct {
 }
 
 func (e *surfaceEnv) Open(owner, sessionID string, fields map[string]any) (string, error) {
+	return e.open(owner, sessionID, fields, nil)
+}
+
+// open is Open whose session also registers a handler of each runtime-to-SDK method given.
+func (e *surfaceEnv) open(owner, sessionID string, fields map[string]any, methods []string) (string, error) {
 	c, ok := e.clients[owner]
 	if !ok {
 		var err error
@@ -44,6 +49,9 @@ func (e *surfaceEnv) Open(owner, sessionID string, fields map[string]any) (strin
 	}
 	if fields != nil {
 		args["fields"] = fields
+	}
+	if len(methods) > 0 {
+		args["handlers"] = surface.ProviderHandlers(methods)
 	}
 	r, err := e.w.call(cmd, mergeHandle(args, c, fmt.Sprintf("p%d", len(e.w.sessions)+1)))
 	e.w.sessions = append(e.w.sessions, session{handle: args["session"].(string), client: c})
@@ -65,7 +73,24 @@ func (e *surfaceEnv) Open(owner, sessionID string, fields map[string]any) (strin
 
 // OpenClient implements surface.ClientEnv: a client of its own with the options set, and a
 // session on it.
-func (e *surfaceEnv) OpenClient(fields map[string]any) error {
+func (e *surfaceEnv) OpenClient(fields map[string]any) error { return e.OpenClientWith(fields, nil) }
+
+// RuntimeMethods implements surface.ProviderEnv: the schema's runtime-to-SDK methods, when the
+// driver registers their handlers.
+func (e *surfaceEnv) RuntimeMethods() []string {
+	if _, _, lacking := e.w.lacks("rpc.handlers"); lacking {
+		return nil
+	}
+	doc, err := e.w.schemas()
+	if err != nil {
+		return nil
+	}
+	return doc.RuntimeMethods()
+}
+
+// OpenClientWith implements surface.ProviderEnv: OpenClient whose session registers a handler
+// of each method.
+func (e *surfaceEnv) OpenClientWith(fields map[string]any, methods []string) error {
 	c := fmt.Sprintf("c%d", len(e.w.clients)+1)
 	args := e.w.withHandlers(map[string]any{"client": c, "address": e.w.addr})
 	if fields != nil {
@@ -85,7 +110,7 @@ func (e *surfaceEnv) OpenClient(fields map[string]any) error {
 	e.w.clients = append(e.w.clients, c)
 	key := "clientOptions " + c
 	e.clients[key] = c // a session on this very client (Open keeps one client per key)
-	_, err = e.Open(key, "", nil)
+	_, err = e.open(key, "", nil, methods)
 	return err
 }
 

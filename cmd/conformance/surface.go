@@ -72,6 +72,9 @@ func surfaceCmd() *cobra.Command {
 				}
 				if l.Gen != nil {
 					live.Defs = l.Gen.Definition
+					if hello.Capabilities["rpc.handlers"] {
+						live.Providers = l.Gen.RuntimeMethods()
+					}
 				}
 				live.Callbacks = hello.Capabilities["surface.callbacks"]
 				if hello.Capabilities["transport.stdio"] {

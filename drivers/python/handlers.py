@@ -421,6 +421,18 @@ class _FsProvider(*_FS_BASES):  # type: ignore[misc]
         self._done("rename", _named(src=src, dest=dest))
         self._fail("rename")
 
+    # Exact bytes (SessionFsBinaryProvider, a Protocol whose methods the SDK checks for when the
+    # session_fs capabilities declare binary): sessionFs.readFileBytes / writeFileBytes on the
+    # wire, content in base64 there.
+    async def read_file_bytes(self, path: str) -> bytes:
+        r = self._r("readFileBytes") or {}
+        self._done("readFileBytes", _named(path=path), _beyond(r, "content"))
+        return base64.b64decode(r.get("content") or "")
+
+    async def write_file_bytes(self, path: str, content: bytes, mode: int | None = None) -> None:
+        self._done("writeFileBytes", _named(path=path, content=base64.b64encode(content).decode("ascii"), mode=mode))
+        self._fail("writeFileBytes")
+
     # SQLite: the same provider also subclasses SessionFsSqliteProvider (the SDK's adapter checks
     # isinstance).
     def _sql_result(self, r: dict[str, Any]) -> Any:

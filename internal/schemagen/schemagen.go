@@ -173,6 +173,18 @@ func (d *Doc) collect(node any, group, ptr string) {
 	}
 }
 
+// RuntimeMethods are the names of the methods the runtime calls on the SDK (clientSession,
+// clientGlobal).
+func (d *Doc) RuntimeMethods() []string {
+	var out []string
+	for _, m := range d.Methods {
+		if !m.FromSDK {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
 // Method finds a method by its rpcMethod name.
 func (d *Doc) Method(name string) (Method, bool) {
 	i := sort.Search(len(d.Methods), func(i int) bool { return d.Methods[i].Name >= name })

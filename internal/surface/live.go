@@ -46,6 +46,9 @@ type Live struct {
 	Callbacks bool
 	// SpawnWith: see OpenSpawned.
 	SpawnWith []string
+	// Providers are the runtime-to-SDK methods of the runtime's schema when the driver registers
+	// their handlers (capability rpc.handlers; ProviderEnv); nil: none.
+	Providers []string
 }
 
 // OpenSpawned implements SpawnEnv: a client that starts the recording runtime (SpawnWith: its
@@ -175,7 +178,13 @@ func Requests(entries []transcript.Entry) []Request {
 }
 
 // OpenClient implements ClientEnv.
-func (l *Live) OpenClient(fields map[string]any) error {
+func (l *Live) OpenClient(fields map[string]any) error { return l.OpenClientWith(fields, nil) }
+
+// RuntimeMethods implements ProviderEnv.
+func (l *Live) RuntimeMethods() []string { return l.Providers }
+
+// OpenClientWith implements ProviderEnv.
+func (l *Live) OpenClientWith(fields map[string]any, methods []string) error {
 	l.n++
 	c := fmt.Sprintf("o%d", l.n)
 	args := map[string]any{"client": c, "address": l.addr}
@@ -185,6 +194,20 @@ func (l *Live) OpenClient(fields map[string]any) error {
 	if _, err := l.call("connect", args); err != nil {
 		return err
 	}
-	_, err := l.call("createSession", map[string]any{"client": c, "session": fmt.Sprintf("p%d", l.n), "tools": []any{}})
+	session := map[string]any{"client": c, "session": fmt.Sprintf("p%d", l.n), "tools": []any{}}
+	if len(methods) > 0 {
+		session["handlers"] = ProviderHandlers(methods)
+	}
+	_, err := l.call("createSession", session)
 	return err
+}
+
+// ProviderHandlers is createSession's "handlers" (drivers/PROTOCOL.md, Runtime→SDK methods)
+// registering a handler of each method that nothing calls: no params to expect, no result.
+func ProviderHandlers(methods []string) map[string]any {
+	h := map[string]any{}
+	for _, m := range methods {
+		h[m] = map[string]any{"params": []any{}, "result": nil}
+	}
+	return h
 }

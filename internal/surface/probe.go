@@ -326,7 +326,7 @@ var ClientRequests = []string{"connect", "session.create"}
 // option that reaches the wire (or is refused) was set alone, where the full check applies.
 func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
 	var res Result
-	p := clientProbe{env: env, res: &res, bases: map[string][]map[string]any{}}
+	p := clientProbe{env: env, res: &res, bases: map[string][]map[string]any{}, providerBases: map[string]map[string][]map[string]any{}}
 	for i := 0; i < 2; i++ {
 		before := len(env.Requests())
 		if err := env.OpenClient(nil); err != nil {
@@ -375,6 +375,8 @@ type clientProbe struct {
 	env   ClientEnv
 	res   *Result
 	bases map[string][]map[string]any
+	// providerBases are the bases of clients whose session registers a provider, by its methods.
+	providerBases map[string]map[string][]map[string]any
 }
 
 // group sets every item's value on one client (see ProbeClient).
@@ -430,11 +432,19 @@ func (p *clientProbe) split(items []clientItem) {
 }
 
 // anywhere is where a client option's value is in any request sent: a generated string names
-// its field; any other value must sit under a key named like the field.
+// its field; any other value must sit under a key named like the field, or be the params of a
+// method of the namespace named like it (a session file system's config: sessionFs.setProvider).
 func anywhere(sent []Request, it clientItem) string {
 	_, isString := it.v.Value.(string)
 	for _, r := range sent {
-		if q := find(r.Params, it.v.Want(), r.Method); q != "" && (isString || Normalize(q[strings.LastIndex(q, ".")+1:]) == it.e.Key()) {
+		q := find(r.Params, it.v.Want(), r.Method)
+		if q == "" {
+			continue
+		}
+		if isString || Normalize(q[strings.LastIndex(q, ".")+1:]) == it.e.Key() {
+			return q
+		}
+		if i := strings.LastIndex(r.Method, "."); q == r.Method && i > 0 && Normalize(r.Method[:i]) == it.e.Key() {
 			return q
 		}
 	}
@@ -444,27 +454,37 @@ func anywhere(sent []Request, it clientItem) string {
 // one sets one value alone on a client of its own: the full check.
 func (p *clientProbe) one(it clientItem) {
 	e, v := it.e, it.v
-	f := Finding{Entry: e, Variant: v.Label, Request: "connect"}
 	before := len(p.env.Requests())
-	if err := p.env.OpenClient(map[string]any{e.Name: v.Value}); err != nil {
-		// Not a failure: the harness's client connects to a running runtime, with which SDKs
-		// refuse some options by design (an auth token: "the external server manages its own
-		// auth"), and a generated value may miss a documented rule (absolute paths). Listed
-		// with the SDK's words.
-		why := fmt.Sprintf("%s: the SDK refused it on a client of a running runtime: %v", v.Label, err)
-		if errors.Is(err, ErrCannotHold) {
-			why = fmt.Sprintf("%s: %v", v.Label, err)
-		}
-		p.res.Unchecked = append(p.res.Unchecked, Unchecked{e, why})
+	err := p.env.OpenClient(map[string]any{e.Name: v.Value})
+	if err == nil {
+		p.res.Findings = append(p.res.Findings, locateClient(p.bases, p.env.Requests()[before:], it))
 		return
 	}
-	sent := p.env.Requests()[before:]
+	// Not a failure: the harness's client connects to a running runtime, with which SDKs
+	// refuse some options by design (an auth token: "the external server manages its own
+	// auth"), and a generated value may miss a documented rule (absolute paths). Listed
+	// with the SDK's words.
+	why := fmt.Sprintf("%s: the SDK refused it on a client of a running runtime: %v", v.Label, err)
+	if errors.Is(err, ErrCannotHold) {
+		why = fmt.Sprintf("%s: %v", v.Label, err)
+	} else if f, again, ok := p.withProvider(it); ok {
+		p.res.Findings = append(p.res.Findings, f)
+		return
+	} else if again != nil {
+		why += fmt.Sprintf("; and with the session registering its provider (%s): %v", strings.Join(providerMethods(p.env, e), ", "), again)
+	}
+	p.res.Unchecked = append(p.res.Unchecked, Unchecked{e, why})
+}
+
+// locateClient is where a client option's value went among the requests sent.
+func locateClient(bases map[string][]map[string]any, sent []Request, it clientItem) Finding {
+	f := Finding{Entry: it.e, Variant: it.v.Label, Request: "connect"}
 	for _, m := range ClientRequests {
 		ps := params(sent, m)
 		if len(ps) == 0 {
 			continue
 		}
-		path, problem := Locate(p.bases[m][0], p.bases[m][1], ps[len(ps)-1], v.Want())
+		path, problem := Locate(bases[m][0], bases[m][1], ps[len(ps)-1], it.v.Want())
 		if path != "" {
 			f.Path = m + "." + path
 		}
@@ -484,7 +504,67 @@ func (p *clientProbe) one(it clientItem) {
 		}
 		f.Path = anywhere(later, it)
 	}
-	p.res.Findings = append(p.res.Findings, f)
+	return f
+}
+
+// ProviderEnv is a ClientEnv whose driver registers the SDK's public handlers of runtime-to-SDK
+// methods (capability rpc.handlers).
+type ProviderEnv interface {
+	ClientEnv
+	// RuntimeMethods are the runtime-to-SDK methods of the runtime's schema.
+	RuntimeMethods() []string
+	// OpenClientWith is OpenClient whose session registers a handler of each method.
+	OpenClientWith(fields map[string]any, methods []string) error
+}
+
+// providerMethods are the runtime-to-SDK methods of the namespace a client option is named
+// after (Node's sessionFs, Go's SessionFS, Python's session_fs: sessionFs.*): the option
+// configures that provider, and an SDK refuses it on a session that does not register one, as
+// an application using it must.
+func providerMethods(env ClientEnv, e Entry) []string {
+	pe, ok := env.(ProviderEnv)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, m := range pe.RuntimeMethods() {
+		if i := strings.LastIndex(m, "."); i > 0 && Normalize(m[:i]) == e.Key() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// withProvider sets a client option the SDK refused alone again, on a client whose session
+// registers the provider the option configures (providerMethods), and finds its value against
+// two such clients without it. ok is false when the option names no provider or a client
+// could not be opened so (again: the SDK's refusal of the option then, if it was the one).
+func (p *clientProbe) withProvider(it clientItem) (f Finding, again error, ok bool) {
+	ms := providerMethods(p.env, it.e)
+	if len(ms) == 0 {
+		return f, nil, false
+	}
+	pe := p.env.(ProviderEnv)
+	key := strings.Join(ms, ",")
+	if p.providerBases[key] == nil {
+		bases := map[string][]map[string]any{}
+		for i := 0; i < 2; i++ {
+			before := len(pe.Requests())
+			if err := pe.OpenClientWith(nil, ms); err != nil {
+				return f, nil, false
+			}
+			sent := pe.Requests()[before:]
+			for _, m := range ClientRequests {
+				bases[m] = append(bases[m], last(params(sent, m)))
+			}
+		}
+		p.providerBases[key] = bases
+	}
+	before := len(pe.Requests())
+	if err := pe.OpenClientWith(map[string]any{it.e.Name: it.v.Value}, ms); err != nil {
+		return f, err, false
+	}
+	return locateClient(p.providerBases[key], pe.Requests()[before:], it), nil, true
 }
 
 // SchemaEnv is an Env that can generate values of the runtime schema's types (Definitions).

@@ -340,3 +340,43 @@ func TestProbeClient(t *testing.T) {
 	assert.Equal(t, "e", res.Unchecked[0].Entry.Name)
 	assert.Less(t, env.clients, 2+len(entries), "options found nowhere share clients")
 }
+
+// fakeProviders is an SDK whose option "fs" is refused unless the session registers the fs.*
+// provider, and then configures it: sent as the params of fs.setProvider.
+type fakeProviders struct {
+	fakeClients
+	methods []string
+}
+
+func (f *fakeProviders) RuntimeMethods() []string { return f.methods }
+func (f *fakeProviders) OpenClientWith(fields map[string]any, methods []string) error {
+	if _, ok := fields["fs"]; !ok {
+		return f.fakeClients.OpenClient(fields)
+	}
+	if len(methods) == 0 {
+		return fmt.Errorf("fs needs its provider")
+	}
+	f.clients++
+	f.reqs = append(f.reqs, Request{Method: "connect", Params: map[string]any{"protocol": 1.0}}, Request{Method: "fs.setProvider", Params: map[string]any{"root": fields["fs"]}},
+		Request{Method: "session.create", Params: map[string]any{"sessionId": fmt.Sprint(f.clients)}})
+	return nil
+}
+func (f *fakeProviders) OpenClient(fields map[string]any) error {
+	return f.OpenClientWith(fields, nil)
+}
+
+func TestProbeClientWithProvider(t *testing.T) {
+	entries := []Entry{{Owner: "clientOptions", Name: "fs", Kind: "field", Shape: "string"}}
+	env := &fakeProviders{methods: []string{"fs.read", "fs.write", "other.call"}}
+	env.fakeClients.sent = map[string]string{}
+	res, err := ProbeClient(env, entries)
+	require.NoError(t, err)
+	assert.Empty(t, res.Unchecked, "refused alone, found with the session registering fs.read and fs.write")
+	assert.Equal(t, map[string]string{"connect fs": "fs.setProvider.root"}, res.WireKeys())
+
+	env.methods = []string{"other.call"}
+	res, err = ProbeClient(env, entries)
+	require.NoError(t, err)
+	require.Len(t, res.Unchecked, 1, "no provider is named like the option: refused, with the SDK's words")
+	assert.Contains(t, res.Unchecked[0].Reason, "fs needs its provider")
+}
