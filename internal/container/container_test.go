@@ -117,7 +117,7 @@ func TestLocalBuildArgs(t *testing.T) {
 func TestLauncherDescribeAndBinds(t *testing.T) {
 	l := &Launcher{Image: "conformance-driver/go:v1-abc", RunID: "r1",
 		Binds: StdioBinds("/usr/bin/conformance", "/cache/conformance-static", "/tmp/run1"), Env: []string{"A=b"}}
-	assert.Equal(t, "docker run -i --rm --network host -v /tmp/run1:/tmp/run1 -v /cache/conformance-static:/usr/bin/conformance:ro -e A=b conformance-driver/go:v1-abc", l.Describe())
+	assert.Equal(t, "docker run -i --rm --network host -v /tmp/run1:/tmp/run1 -v /cache/conformance-static:/usr/bin/conformance:ro -e α-one=inherited -e two=inherited -e A=b conformance-driver/go:v1-abc", l.Describe())
 	assert.Equal(t, "r1", l.Labels()[LabelRun])
 }
 

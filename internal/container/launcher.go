@@ -61,7 +61,7 @@ func (l *Launcher) Describe() string {
 	for _, b := range l.Binds {
 		parts = append(parts, "-v "+b.String())
 	}
-	for _, e := range l.Env {
+	for _, e := range append(driver.InheritedEnv(), l.Env...) {
 		parts = append(parts, "-e "+e)
 	}
 	return strings.Join(append(parts, l.Image), " ")
@@ -84,7 +84,7 @@ func (l *Launcher) Start(ctx context.Context) (driver.Process, error) {
 	c, err := l.Pool.Client.CreateContainer(dc.CreateContainerOptions{
 		Context: ctx,
 		Config: &dc.Config{
-			Image: l.Image, Env: l.Env, Labels: l.Labels(),
+			Image: l.Image, Env: append(driver.InheritedEnv(), l.Env...), Labels: l.Labels(),
 			OpenStdin: true, StdinOnce: true, AttachStdin: true, AttachStdout: true, AttachStderr: true,
 		},
 		HostConfig: &dc.HostConfig{NetworkMode: "host", Binds: binds, AutoRemove: true},

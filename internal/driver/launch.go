@@ -40,6 +40,21 @@ type Measured interface {
 	Exit() (exited time.Time, cpu time.Duration, ok bool)
 }
 
+// ListedNames are the strings the surface generator puts in a list of strings it sets
+// (surface.Variants). Every driver starts with a variable of each name (InheritedEnv), so an SDK
+// option naming environment variables to remove from the runtime it starts (Rust's
+// ClientOptions.env_remove) removes ones that are there, which the harness then sees.
+var ListedNames = []string{"α-one", "two"}
+
+// InheritedEnv is a variable per ListedNames entry.
+func InheritedEnv() []string {
+	out := make([]string, len(ListedNames))
+	for i, n := range ListedNames {
+		out[i] = n + "=inherited"
+	}
+	return out
+}
+
 // Local starts a driver as a local process.
 type Local struct {
 	Argv []string
@@ -61,7 +76,7 @@ func (l Local) Start(ctx context.Context) (Process, error) {
 	}
 	cmd := exec.Command(l.Argv[0], l.Argv[1:]...)
 	cmd.Dir = l.Dir
-	cmd.Env = append(cleanEnv(os.Environ()), l.Env...)
+	cmd.Env = append(append(cleanEnv(os.Environ()), InheritedEnv()...), l.Env...)
 	ownGroup(cmd)
 	tail := &Tail{Max: 64 << 10}
 	if l.StderrLog != nil {

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -82,7 +83,11 @@ func Variants(e Entry) []Variant {
 	case "number", "integer":
 		return []Variant{{Label: "3", Value: 3}}
 	case "string[]":
-		return []Variant{{Label: "a list", Value: []any{"α-one", "two"}}, {Label: "[]", Value: []any{}}}
+		list := make([]any, len(driver.ListedNames))
+		for i, n := range driver.ListedNames {
+			list[i] = n
+		}
+		return []Variant{{Label: "a list", Value: list}, {Label: "[]", Value: []any{}}}
 	case "enum":
 		if len(e.Values) > 0 {
 			// The alphabetically first, so that every SDK is given the same value.
