@@ -249,12 +249,16 @@ func (w *world) callEveryHandler() error {
 	}
 	created := w.createParams()
 	// No command is in flight while the runtime calls the handlers: the driver's lines (the
-	// rpc.handled events) go to the transcript all the same.
+	// rpc.handled events) go to the transcript all the same, up to and through the closing
+	// round trip (held: a report read between the last call and that command's own sink was
+	// dropped, and the last call of a sweep then read as never handled).
 	d, err := w.t.Driver(w.ctx)
 	if err != nil {
 		return err
 	}
-	d.SetSink(w.driverLine)
+	w.held = w.driverLine
+	d.SetSink(w.held)
+	defer func() { w.held = nil; d.SetSink(nil) }()
 	var unregistered []schemagen.Method
 	for _, m := range handlerMethods(doc) {
 		h := w.handlers[m.Name]
@@ -290,7 +294,6 @@ func (w *world) callEveryHandler() error {
 		}
 	}
 	wg.Wait()
-	d.SetSink(nil)
 	w.callsWithoutHandler()
 	// A driver round trip: the events the driver wrote while the SDK ran the handlers are read
 	// before its answer, so the checks see every rpc.handled.
