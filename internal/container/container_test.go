@@ -60,6 +60,10 @@ func TestDriverImageKey(t *testing.T) {
 	again, err := base.Build()
 	require.NoError(t, err)
 	assert.Equal(t, b.Tag, again.Tag, "same inputs, same image")
+	write(t, filepath.Join(root, "drivers", "go", "README.md"), "how it is built")
+	documented, err := base.Build()
+	require.NoError(t, err)
+	assert.Equal(t, b.Tag, documented.Tag, "a README is not the driver: the same image")
 
 	tests := []struct {
 		name   string

@@ -207,6 +207,9 @@ func HashFiles(paths []string, extra ...string) (string, error) {
 				}
 				return nil
 			}
+			if d.Name() == "README.md" {
+				return nil // documentation: editing it rebuilds no image
+			}
 			body, err := os.ReadFile(p)
 			if err != nil {
 				return err

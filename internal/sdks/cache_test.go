@@ -90,3 +90,31 @@ func TestCacheEntriesAndPrune(t *testing.T) {
 	_, err = os.Stat(dirs["live src"])
 	assert.NoError(t, err)
 }
+
+// A driver's preparation is keyed by its code, not by its README.
+func TestHashTreeLeavesOutTheReadme(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	write("driver.txt", "v1")
+	write("README.md", "one")
+	before, err := hashTree(dir, nil)
+	require.NoError(t, err)
+	tests := []struct {
+		name, file, body string
+		same             bool
+	}{
+		{"the README edited", "README.md", "two", true},
+		{"the code edited", "driver.txt", "v2", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			write(tt.file, tt.body)
+			after, err := hashTree(dir, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tt.same, before == after)
+			before = after
+		})
+	}
+}

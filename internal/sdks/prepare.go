@@ -287,7 +287,8 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 func (t *tailBuffer) String() string { return string(t.b) }
 
 // hashTree hashes the names and contents of the files under dir, skipping build output, so that a
-// change to a driver invalidates its cached preparation.
+// change to a driver invalidates its cached preparation. A README is documentation, not the
+// driver: editing one rebuilds nothing (a Rust driver's release build takes many minutes).
 func hashTree(dir string, buildOutputs []string) (string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
@@ -298,6 +299,9 @@ func hashTree(dir string, buildOutputs []string) (string, error) {
 			if path != dir && slices.Contains(buildOutputs, e.Name()) {
 				return filepath.SkipDir
 			}
+			return nil
+		}
+		if e.Name() == "README.md" {
 			return nil
 		}
 		files = append(files, path)
