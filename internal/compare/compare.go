@@ -318,7 +318,8 @@ type Request struct {
 }
 
 // RequestList is every request of a transcript in the order sent, params normalized as
-// Requests normalizes them.
+// Requests normalizes them, except that the requests of one method that each answer a request
+// of the runtime's own are put in the order the runtime made those (inRuntimeOrder).
 func RequestList(entries []transcript.Entry) []Request {
 	var out []Request
 	for _, r := range transcript.Requests(entries, "") {
@@ -328,7 +329,110 @@ func RequestList(entries []transcript.Entry) []Request {
 		}
 		out = append(out, Request{Method: r.Method, Params: canon.Value(canon.Defaults(r.Method, v))})
 	}
+	return inRuntimeOrder(entries, out)
+}
+
+// inRuntimeOrder reorders, per method, requests that name an id the runtime sent first (a
+// top-level string param named like requestId or toolCallId whose value appeared in an
+// earlier frame of the runtime's) by where the runtime sent the latest such id: several
+// exchanges in flight at once (HTTP responses streamed in chunks, tool answers) interleave in
+// whatever order the SDK's handlers run, differently in every run, while the runtime, the
+// harness's script, makes its requests in one order. A method any of whose requests names no
+// such id keeps the order sent.
+func inRuntimeOrder(entries []transcript.Entry, rs []Request) []Request {
+	ids := map[string]bool{}
+	count := map[string]int{}
+	for _, r := range rs {
+		count[r.Method]++
+	}
+	for _, r := range rs {
+		if count[r.Method] > 1 {
+			for _, id := range idParams(r) {
+				ids[id] = true
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return rs
+	}
+	first := map[string]int{} // id -> the runtime frame that carried it first
+	for i, e := range entries {
+		if e.Dir != transcript.RuntimeToSDK || len(e.Frame) == 0 {
+			continue
+		}
+		var v any
+		if json.Unmarshal(e.Frame, &v) != nil {
+			continue
+		}
+		walkStrings(v, func(s string) {
+			if _, seen := first[s]; !seen && ids[s] {
+				first[s] = i
+			}
+		})
+	}
+	rank := func(r Request) (int, bool) {
+		best, ok := -1, false
+		for _, id := range idParams(r) {
+			if i, found := first[id]; found {
+				best, ok = max(best, i), true
+			}
+		}
+		return best, ok
+	}
+	positions := map[string][]int{}
+	for i, r := range rs {
+		positions[r.Method] = append(positions[r.Method], i)
+	}
+	out := slices.Clone(rs)
+	for _, pos := range positions {
+		if len(pos) < 2 {
+			continue
+		}
+		ranks := make(map[int]int, len(pos))
+		all := true
+		for _, p := range pos {
+			r, ok := rank(rs[p])
+			all = all && ok
+			ranks[p] = r
+		}
+		if !all {
+			continue
+		}
+		sorted := slices.Clone(pos)
+		slices.SortStableFunc(sorted, func(a, b int) int { return ranks[a] - ranks[b] })
+		for j, p := range pos {
+			out[p] = rs[sorted[j]]
+		}
+	}
 	return out
+}
+
+// idParams are the values of a request's top-level string params named like an id (requestId,
+// toolCallId, sessionId).
+func idParams(r Request) []string {
+	m, _ := r.Params.(map[string]any)
+	var out []string
+	for k, v := range m {
+		if s, ok := v.(string); ok && s != "" && strings.HasSuffix(k, "Id") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func walkStrings(v any, fn func(string)) {
+	switch x := v.(type) {
+	case string:
+		fn(x)
+	case map[string]any:
+		for _, e := range x {
+			walkStrings(e, fn)
+		}
+	case []any:
+		for _, e := range x {
+			walkStrings(e, fn)
+		}
+	}
 }
 
 // Payloads diffs per request; a request only some SDKs sent is one difference at path "".

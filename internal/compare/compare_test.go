@@ -1,10 +1,13 @@
 package compare
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -94,6 +97,41 @@ func TestInOrderOf(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, InOrderOf(ref, tt.other))
+		})
+	}
+}
+
+// Answers to requests the runtime has in flight at once come in the order the runtime made the
+// requests, whichever order the SDK sent them in.
+func TestRequestListInRuntimeOrder(t *testing.T) {
+	frame := func(dir, body string) transcript.Entry {
+		return transcript.Entry{Dir: dir, Frame: json.RawMessage(body)}
+	}
+	ask := func(id string) transcript.Entry {
+		return frame(transcript.RuntimeToSDK, `{"jsonrpc":"2.0","id":"`+id+`","method":"x.start","params":{"requestId":"`+id+`"}}`)
+	}
+	chunk := func(id, data string) transcript.Entry {
+		return frame(transcript.SDKToRuntime, `{"jsonrpc":"2.0","id":9,"method":"x.chunk","params":{"requestId":"`+id+`","data":"`+data+`"}}`)
+	}
+	other := frame(transcript.SDKToRuntime, `{"jsonrpc":"2.0","id":8,"method":"y","params":{"requestId":"own"}}`)
+	tests := []struct {
+		name    string
+		entries []transcript.Entry
+	}{
+		{"as asked", []transcript.Entry{ask("r1"), ask("r2"), chunk("r1", "a"), chunk("r1", "b"), chunk("r2", "c"), other}},
+		{"interleaved", []transcript.Entry{ask("r1"), ask("r2"), chunk("r2", "c"), chunk("r1", "a"), other, chunk("r1", "b")}},
+	}
+	want := []string{"x.chunk r1 a", "x.chunk r1 b", "x.chunk r2 c"}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, r := range RequestList(tt.entries) {
+				p := r.Params.(map[string]any)
+				if r.Method == "x.chunk" {
+					got = append(got, fmt.Sprintf("%s %s %s", r.Method, p["requestId"], p["data"]))
+				}
+			}
+			assert.Equal(t, want, got)
 		})
 	}
 }
