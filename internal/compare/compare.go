@@ -340,13 +340,13 @@ func RequestList(entries []transcript.Entry) []Request {
 // harness's script, makes its requests in one order. A method any of whose requests names no
 // such id keeps the order sent.
 func inRuntimeOrder(entries []transcript.Entry, rs []Request) []Request {
-	ids := map[string]bool{}
-	count := map[string]int{}
-	for _, r := range rs {
-		count[r.Method]++
+	positions := map[string][]int{}
+	for i, r := range rs {
+		positions[r.Method] = append(positions[r.Method], i)
 	}
+	ids := map[string]bool{}
 	for _, r := range rs {
-		if count[r.Method] > 1 {
+		if len(positions[r.Method]) > 1 {
 			for _, id := range idParams(r) {
 				ids[id] = true
 			}
@@ -378,10 +378,6 @@ func inRuntimeOrder(entries []transcript.Entry, rs []Request) []Request {
 			}
 		}
 		return best, ok
-	}
-	positions := map[string][]int{}
-	for i, r := range rs {
-		positions[r.Method] = append(positions[r.Method], i)
 	}
 	out := slices.Clone(rs)
 	for _, pos := range positions {

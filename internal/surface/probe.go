@@ -326,17 +326,12 @@ var ClientRequests = []string{"connect", "session.create"}
 // option that reaches the wire (or is refused) was set alone, where the full check applies.
 func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
 	var res Result
-	p := clientProbe{env: env, res: &res, bases: map[string][]map[string]any{}, providerBases: map[string]map[string][]map[string]any{}}
-	for i := 0; i < 2; i++ {
-		before := len(env.Requests())
-		if err := env.OpenClient(nil); err != nil {
-			return res, fmt.Errorf("a client without options: %w", err)
-		}
-		sent := env.Requests()[before:]
-		for _, m := range ClientRequests {
-			p.bases[m] = append(p.bases[m], last(params(sent, m)))
-		}
+	p := clientProbe{env: env, res: &res, providerBases: map[string]map[string][]map[string]any{}}
+	bases, err := clientBases(env, func() error { return env.OpenClient(nil) })
+	if err != nil {
+		return res, fmt.Errorf("a client without options: %w", err)
 	}
+	p.bases = bases
 	variants := map[string][]Variant{}
 	var fields []Entry
 	for _, e := range entries {
@@ -476,6 +471,23 @@ func (p *clientProbe) one(it clientItem) {
 	p.res.Unchecked = append(p.res.Unchecked, Unchecked{e, why})
 }
 
+// clientBases are the ClientRequests' params of two clients opened without options (open):
+// what differs between them is volatile.
+func clientBases(env Env, open func() error) (map[string][]map[string]any, error) {
+	bases := map[string][]map[string]any{}
+	for i := 0; i < 2; i++ {
+		before := len(env.Requests())
+		if err := open(); err != nil {
+			return nil, err
+		}
+		sent := env.Requests()[before:]
+		for _, m := range ClientRequests {
+			bases[m] = append(bases[m], last(params(sent, m)))
+		}
+	}
+	return bases, nil
+}
+
 // locateClient is where a client option's value went among the requests sent.
 func locateClient(bases map[string][]map[string]any, sent []Request, it clientItem) Finding {
 	f := Finding{Entry: it.e, Variant: it.v.Label, Request: "connect"}
@@ -547,16 +559,9 @@ func (p *clientProbe) withProvider(it clientItem) (f Finding, again error, ok bo
 	pe := p.env.(ProviderEnv)
 	key := strings.Join(ms, ",")
 	if p.providerBases[key] == nil {
-		bases := map[string][]map[string]any{}
-		for i := 0; i < 2; i++ {
-			before := len(pe.Requests())
-			if err := pe.OpenClientWith(nil, ms); err != nil {
-				return f, nil, false
-			}
-			sent := pe.Requests()[before:]
-			for _, m := range ClientRequests {
-				bases[m] = append(bases[m], last(params(sent, m)))
-			}
+		bases, err := clientBases(pe, func() error { return pe.OpenClientWith(nil, ms) })
+		if err != nil {
+			return f, nil, false
 		}
 		p.providerBases[key] = bases
 	}
