@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -191,28 +193,41 @@ func (w *world) sendsModelRequests() error {
 	}
 	d.SetSink(w.driverLine)
 	defer d.SetSink(nil)
-	for _, e := range x.sent {
+	w.expect(len(x.sent))
+	for done, e := range x.sent {
 		for i, p := range append([]map[string]any{e.start}, e.chunks...) {
 			m := x.start.Name
 			if i > 0 {
 				m = x.chunk.Name
 			}
+			if err := w.gone(); err != nil {
+				return cutShort(err, done, len(x.sent), e.caseName)
+			}
 			// The SDK's answers are read from the transcript (exchangeAcknowledged), as a replay
 			// reads them.
 			if _, err := rt.Ask(s.id, m, p, false); err != nil {
 				w.rec.Notef("", "%s %s: %v", m, p["requestId"], err)
+				if errors.Is(err, runtime.ErrClosed) {
+					return cutShort(w.connectionLost(err), done, len(x.sent), e.caseName)
+				}
+				if err := w.responsive(err); err != nil {
+					return cutShort(err, done, len(x.sent), e.caseName)
+				}
 			}
 		}
 	}
 	// Every response ends with a chunk marked end (or an error); an SDK that never finishes
 	// one costs one wait for all.
 	deadline := time.Now().Add(exchangeWait)
-	for time.Now().Before(deadline) && len(w.unfinishedExchanges()) > 0 {
+	for time.Now().Before(deadline) && len(w.unfinishedExchanges()) > 0 && d.Alive() {
 		time.Sleep(20 * time.Millisecond)
+	}
+	if err := w.gone(); err != nil {
+		return cutShort(err, len(x.sent), len(x.sent), "")
 	}
 	// A driver round trip: the handler's reports written while the SDK served the requests are
 	// read before its answer.
-	_, err = w.do("hello", map[string]any{})
+	err = w.roundTrip()
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -113,7 +114,11 @@ func (w *world) callEveryMethod(group string) error {
 			w.sweep = append(w.sweep, &sweepCall{method: m, name: c.Name, params: params})
 		}
 	}
+	w.expect(len(w.sweep))
 	for start := 0; start < len(w.sweep); start += batchSize {
+		if err := w.gone(); err != nil {
+			return cutShort(err, start, len(w.sweep), "")
+		}
 		chunk := w.sweep[start:min(start+batchSize, len(w.sweep))]
 		calls := make([]map[string]any, len(chunk))
 		for i, c := range chunk {
@@ -128,6 +133,9 @@ func (w *world) callEveryMethod(group string) error {
 		}
 		raw, err := w.do("rpcBatch", map[string]any{"calls": calls})
 		if err != nil {
+			if driver.EndsScenario(err) {
+				return cutShort(err, start, len(w.sweep), chunk[0].method.Name+" and the rest of its batch")
+			}
 			return err
 		}
 		var res struct {

@@ -1,10 +1,12 @@
 package steps
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 )
 
@@ -47,7 +49,11 @@ func (w *world) sendEveryEvent(variant string) error {
 	d.SetSink(w.driverLine)
 	defer d.SetSink(nil)
 	w.events = nil
+	w.expect(len(doc.EventTypes))
 	for _, et := range doc.EventTypes {
+		if err := w.gone(); err != nil {
+			return cutShort(err, len(w.events), len(doc.EventTypes), et.Type)
+		}
 		ev, err := doc.Event(et, "event/"+et.Type+"/"+variant, variant != "with only the required fields")
 		if err != nil {
 			w.rec.Notef("", "generator: %v", err)
@@ -62,6 +68,9 @@ func (w *world) sendEveryEvent(variant string) error {
 			// Not fatal: what the application received is checked next, and a replayed
 			// scenario's runtime has no live session (its recording holds the frames).
 			w.rec.Notef("", "the runtime did not send the %s event: %v", et.Type, err)
+			if errors.Is(err, runtime.ErrClosed) {
+				return cutShort(w.connectionLost(err), len(w.events), len(doc.EventTypes), et.Type)
+			}
 		}
 		w.events = append(w.events, sentEvent{et: et, data: asAny(ev["data"])})
 	}
@@ -81,6 +90,9 @@ func asAny(v any) any {
 func (w *world) awaitEvents(n int) error {
 	deadline := time.Now().Add(5 * time.Second)
 	for len(w.driverEvents("session.event")) < n && time.Now().Before(deadline) {
+		if err := w.gone(); err != nil {
+			return err
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	return nil

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -260,6 +262,11 @@ func (w *world) callEveryHandler() error {
 	d.SetSink(w.held)
 	defer func() { w.held = nil; d.SetSink(nil) }()
 	var unregistered []schemagen.Method
+	total, done := 0, 0
+	for _, h := range w.handlers {
+		total += len(h.params)
+	}
+	w.expect(total)
 	for _, m := range handlerMethods(doc) {
 		h := w.handlers[m.Name]
 		if h == nil {
@@ -270,11 +277,24 @@ func (w *world) callEveryHandler() error {
 			continue
 		}
 		for _, p := range h.params {
+			if err := w.gone(); err != nil {
+				return cutShort(err, done, total, m.Name)
+			}
 			params := w.asTheRuntimeSends(m, p, s.id, created)
 			if _, err := rt.Ask(s.id, m.Name, params, m.Notification); err != nil {
 				w.rec.Notef("", "%s: %v", m.Name, err)
+				if errors.Is(err, runtime.ErrClosed) {
+					return cutShort(w.connectionLost(err), done, total, m.Name)
+				}
+				if err := w.responsive(err); err != nil {
+					return cutShort(err, done, total, m.Name)
+				}
 			}
+			done++
 		}
+	}
+	if err := w.gone(); err != nil {
+		return cutShort(err, done, total, "")
 	}
 	// The real runtime may call a method whatever the application registered: the methods the
 	// SDK has no public handler API for are called too, and the SDK's answer (an error, or none)
@@ -294,10 +314,13 @@ func (w *world) callEveryHandler() error {
 		}
 	}
 	wg.Wait()
+	if err := w.gone(); err != nil {
+		return cutShort(err, total, total, "the calls of methods without a handler")
+	}
 	w.callsWithoutHandler()
 	// A driver round trip: the events the driver wrote while the SDK ran the handlers are read
 	// before its answer, so the checks see every rpc.handled.
-	_, err = w.do("hello", map[string]any{})
+	err = w.roundTrip()
 	return err
 }
 

@@ -198,6 +198,7 @@ func (w *world) probeSurface() error {
 		return fmt.Errorf("the %s driver reported an empty surface", w.t.SDK())
 	}
 	env := &surfaceEnv{w: w, clients: map[string]string{}}
+	w.expect(surface.Values(env, inv.Entries))
 	res, err := surface.Probe(env, inv.Entries)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -137,6 +138,8 @@ func (w *world) probeHandlers() error {
 			case asUnsupported(err, &unsup):
 				res.skipped = append(res.skipped, fmt.Sprintf("%s.%s: %s", a.Owner, h.Name, unsup.Reason))
 				continue
+			case driver.EndsScenario(err):
+				return cutShort(err, len(all), len(hs), a.Owner+"."+h.Name)
 			case err != nil:
 				res.problems = append(res.problems, fmt.Sprintf("%s.%s registered alone: %s refused it: %v", a.Owner, h.Name, a.Request, err))
 				continue

@@ -118,9 +118,19 @@ func (w *world) reachEveryHandler() error {
 	// driver, so that the handler calls it caused are recorded before the next trigger
 	// (attributeReached reads them from the transcript). The flush follows every trigger, sent
 	// or not: a replay answers the recorded commands in order, and its runtime sends nothing.
+	var stop error
+	sent, total := 0, w.triggerCount(doc)
+	w.expect(total)
 	trigger := func(send func() bool) {
+		if stop != nil {
+			return // the driver is gone: the rest would only wait on it
+		}
 		send()
 		w.flushDriver()
+		if err := w.gone(); err != nil {
+			stop = cutShort(err, sent, total, "")
+		}
+		sent++
 	}
 	// ask sends a request and waits for its answer, or settle: a request the SDK does not
 	// answer never ends.
@@ -179,6 +189,9 @@ func (w *world) reachEveryHandler() error {
 			return true
 		})
 	}
+	if stop != nil {
+		return stop
+	}
 	w.checked = append(w.checked, report.Check{Method: surface.Actions[0].Request})
 	w.attributeReached(res, handle, opened.SessionID, doc)
 	var lines []string
@@ -188,6 +201,27 @@ func (w *world) reachEveryHandler() error {
 	w.rec.Notef("", "handlers reached (%d triggers sent): %s; not registered: %s", res.triggers, strings.Join(lines, "; "), strings.Join(res.skipped, "; "))
 	w.surfaceReached = res
 	return nil
+}
+
+// triggerCount is how many triggers the reached sweep sends: the required case of each
+// runtime-to-SDK method, each event type, and the request beside each "X.requested" event.
+func (w *world) triggerCount(doc *schemagen.Doc) int {
+	n := 0
+	for _, m := range handlerMethods(doc) {
+		cases, _ := doc.CasesOnce(m)
+		for _, cs := range cases {
+			if cs.Name == "required" {
+				n++
+			}
+		}
+	}
+	for _, et := range doc.EventTypes {
+		n++
+		if _, ok := requestOf(et.Type); ok {
+			n++
+		}
+	}
+	return n
 }
 
 // requestOf is the request that goes with an event type "a_b.requested": "aB.request".
@@ -206,7 +240,7 @@ func requestOf(eventType string) (string, bool) {
 }
 
 // flushDriver is a driver round trip: what the driver wrote before it answers is recorded first.
-func (w *world) flushDriver() { _, _ = w.do("hello", map[string]any{}) }
+func (w *world) flushDriver() { _ = w.roundTrip() }
 
 // eventCursor reads the driver's events from the transcript as they arrive, decoding each entry
 // once: the sweep looks after each of its ~190 triggers, and reading the whole transcript every

@@ -66,6 +66,9 @@ type world struct {
 	// held is the sink a sweep keeps on the driver between its commands (the lines the driver
 	// writes while no command is in flight), restored after each command; nil otherwise.
 	held func(driver.Line)
+	// lost is why the scenario can no longer reach its SDK, once it cannot (gone): every later
+	// command fails with it at once.
+	lost error
 }
 
 type session struct{ handle, id, client string }
@@ -123,7 +126,9 @@ func (c checking) Step(expr, stepFunc interface{}) {
 		out := fn.Call(args)
 		err, _ := out[0].Interface().(error)
 		st := c.w.step
-		if err == nil || st == nil || st.Type != messages.PickleStepType_OUTCOME || errors.Is(err, godog.ErrSkip) {
+		// A lost driver ends the scenario even in a Then step: every later check would only
+		// repeat the loss.
+		if err == nil || st == nil || st.Type != messages.PickleStepType_OUTCOME || errors.Is(err, godog.ErrSkip) || driver.EndsScenario(err) {
 			return out
 		}
 		c.w.fail(st, err)
@@ -211,8 +216,17 @@ func (w *world) call(cmd string, args any) (*driver.Response, error) {
 // returns their responses and their errors (joined when there are several). A line that is not
 // protocol JSON is a driver fault, not noise: stdout carries only protocol JSON.
 func (w *world) callAll(cmd string, args []any) ([]*driver.Response, error) {
+	return w.callAllWithin(cmd, args, w.t.CommandTimeout())
+}
+
+// callAllWithin is callAll with a timeout of its own for each command.
+func (w *world) callAllWithin(cmd string, args []any, timeout time.Duration) ([]*driver.Response, error) {
+	if w.lost != nil {
+		return nil, w.lost
+	}
 	d, err := w.t.Driver(w.ctx)
 	if err != nil {
+		w.lost = err
 		return nil, err
 	}
 	var mu sync.Mutex
@@ -234,7 +248,7 @@ func (w *world) callAll(cmd string, args []any) ([]*driver.Response, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rs[i], errs[i] = d.Call(w.ctx, cmd, a, w.t.CommandTimeout())
+			rs[i], errs[i] = d.Call(w.ctx, cmd, a, timeout)
 		}()
 	}
 	wg.Wait()
@@ -258,16 +272,105 @@ func (w *world) failed(err error) {
 		if f.Kind != "crashed" {
 			w.t.KillDriver()
 		}
+		if w.lost == nil {
+			w.lost = f
+		}
 	}
 }
+
+// gone is why the scenario can no longer reach its SDK, nil while it can: its driver crashed or
+// was killed (a hang, a protocol break, the scenario's deadline), or the run was interrupted. A
+// step that loops over generated cases asks before each, so that a lost driver ends it at once
+// instead of each case waiting out its timeout.
+func (w *world) gone() error {
+	if w.lost != nil {
+		return w.lost
+	}
+	d, err := w.t.Driver(w.ctx)
+	if err == nil && !d.Alive() {
+		_, err = w.t.Driver(w.ctx) // the lease records the loss and returns it
+	}
+	if err == nil && w.ctx.Err() != nil {
+		err = &driver.Failure{Kind: "timed out", Detail: context.Cause(w.ctx).Error(), Stderr: d.StderrTail()}
+	}
+	if err != nil {
+		w.lost = err
+		w.rec.Notef("driver", "%v", err)
+	}
+	return err
+}
+
+// probeWait bounds the liveness probe (responsive): a driver answers hello from its own command
+// loop in milliseconds, whatever its SDK is doing.
+const probeWait = 10 * time.Second
+
+// responsive checks, after the SDK left a call of the runtime unanswered (asked: the call's
+// error), that its driver still answers a command (roundTrip). Any other error of the call (a
+// replay's runtime has no live session) asks nothing of the driver.
+func (w *world) responsive(asked error) error {
+	if !errors.Is(asked, runtime.ErrUnanswered) {
+		return nil
+	}
+	if err := w.roundTrip(); err != nil {
+		return fmt.Errorf("the SDK left a call of the runtime unanswered, and: %w", err)
+	}
+	return nil
+}
+
+// roundTrip sends the driver a hello and waits for its answer, for at most probeWait: the lines
+// the driver wrote before it are read by then (a sweep's reports), and a driver that does not
+// answer is hung: it is killed and the error ends the sweep, so a hang costs one short wait.
+func (w *world) roundTrip() error {
+	wait := min(w.t.CommandTimeout(), probeWait)
+	r, err := w.callAllWithin("hello", []any{map[string]any{}}, wait)
+	if err != nil {
+		var f *driver.Failure
+		if errors.As(err, &f) && f.Kind == "timed out" {
+			return fmt.Errorf("its driver did not answer hello within %s (hung): %w", wait, err)
+		}
+		return err
+	}
+	if r[0].Outcome != driver.OK {
+		return fmt.Errorf("hello: the driver answered %s", r[0].Outcome)
+	}
+	return nil
+}
+
+// cutShort is the error of a sweep that ended early on err: how far it got, then err.
+func cutShort(err error, done, total int, last string) error {
+	if last != "" {
+		last = "; the last: " + last
+	}
+	return fmt.Errorf("the sweep ended after %d of %d cases%s: %w", done, total, last, err)
+}
+
+// connectionLost is the error of a sweep whose runtime call found the SDK's connection closed:
+// the driver's crash when it has exited by then (a crash closes the connection first), else the
+// closed connection itself, with the driver still running.
+func (w *world) connectionLost(err error) error {
+	d, derr := w.t.Driver(w.ctx)
+	if derr == nil {
+		select {
+		case <-d.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
+	if lost := w.gone(); lost != nil {
+		return lost
+	}
+	return fmt.Errorf("the SDK closed its connection to the runtime while the runtime's requests were pending; its driver still runs: %w", err)
+}
+
+// expect announces n generated cases to the scenario's deadline (suite.Budget).
+func (w *world) expect(n int) { w.scenario.Budget.Expect(n) }
 
 // stopClients stops every client the scenario opened: all at once on a driver that serves
 // commands concurrently (a Python client's stop waits a second for its reader thread, and the
 // surface scenario's 23 clients took 23 s one after the other), else one after the other. It
 // returns the first error (all of them, joined, when stopped at once).
 func (w *world) stopClients() error {
-	if len(w.clients) == 0 {
-		return nil
+	if len(w.clients) == 0 || w.lost != nil {
+		return nil // a lost driver took its clients with it
 	}
 	args := make([]any, len(w.clients))
 	for i, c := range w.clients {

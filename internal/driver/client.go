@@ -62,6 +62,17 @@ type Failure struct {
 	Stderr string
 }
 
+// EndsScenario says a driver failure ends its scenario: the driver is gone or was killed (a
+// hang, a protocol break), so nothing later in the scenario can reach the SDK, and a step that
+// loops over generated cases stops at it rather than sending the rest into the void.
+func (f *Failure) EndsScenario() bool { return true }
+
+// EndsScenario says whether err ends its scenario (a driver failure, or any error that says so).
+func EndsScenario(err error) bool {
+	var e interface{ EndsScenario() bool }
+	return errors.As(err, &e) && e.EndsScenario()
+}
+
 func (f *Failure) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "driver %s", f.Kind)
@@ -103,6 +114,7 @@ type conn struct {
 	fault string
 
 	launched, ready time.Time // process start; hello answered (Handshake)
+	answered        int       // responses read, hello included (a driver that died before its second crashed on start)
 }
 
 type pending struct {
@@ -303,6 +315,7 @@ func (c *conn) readLoop() {
 		c.mu.Lock()
 		p := c.waiting[r.ID]
 		delete(c.waiting, r.ID)
+		c.answered++
 		c.mu.Unlock()
 		if p == nil {
 			c.route(l, nil)
@@ -366,6 +379,28 @@ func (c *Client) Alive() bool {
 	}
 }
 
+// Answered is how many responses the driver has given (its hello included).
+func (c *Client) Answered() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.answered
+}
+
+// Exited is the failure of a driver process that has ended, nil while it runs: how it exited
+// (status or signal) and its stderr tail, for a step that finds it gone between commands.
+func (c *Client) Exited() *Failure {
+	if c.Alive() {
+		return nil
+	}
+	c.mu.Lock()
+	e := c.deadErr
+	c.mu.Unlock()
+	if e == nil {
+		e = errors.New("exit status 0")
+	}
+	return c.failure("crashed", "", fmt.Sprintf("exited (%v)", e))
+}
+
 // Call sends one command and waits for its response, for at most timeout. A crash, a hang or
 // a malformed response returns a *Failure with the driver's stderr tail. A shared view sends
 // its handles prefixed (scoped) and records the command as the scenario gave it.
@@ -426,7 +461,7 @@ func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Du
 	case <-timer.C:
 		return nil, c.failure("timed out", cmd, fmt.Sprintf("no response within %s", timeout))
 	case <-ctx.Done():
-		return nil, c.failure("timed out", cmd, ctx.Err().Error())
+		return nil, c.failure("timed out", cmd, context.Cause(ctx).Error())
 	}
 }
 

@@ -31,6 +31,7 @@ type lifecycle struct {
 	unsupported   string
 	capability    string
 	unavailable   string
+	cancel        func() // ends the scenario's context (it ended)
 }
 
 var (
@@ -96,7 +97,17 @@ func (c *lifecycle) begin(ctx context.Context, s *godog.Scenario) (context.Conte
 		return ctx, c.firstErr
 	}
 	rec.Notef("", "recording runtime listening on %s", addr)
-	c.scenario = &suite.Scenario{Feature: c.feature, Name: c.name, Rec: rec, Runtime: rt, Addr: addr}
+	ctx, cancel := context.WithCancelCause(ctx)
+	c.cancel = func() { cancel(errors.New("the scenario ended")) }
+	budget := suite.NewBudget(suite.Floor(c.lease.CommandTimeout()), func(why string) {
+		// Whatever the steps wait on returns at once: anything watching ctx (a command in
+		// flight, with why as the cause), then the driver's commands (killed) and the
+		// runtime's calls to the SDK (its connection closes).
+		rec.Notef("", "%s; the driver is killed", why)
+		cancel(errors.New(why))
+		c.lease.hangUp(why)
+	})
+	c.scenario = &suite.Scenario{Feature: c.feature, Name: c.name, Rec: rec, Runtime: rt, Addr: addr, Budget: budget}
 	c.lease.setScenario(c.scenario)
 	return ctx, nil
 }
@@ -138,8 +149,13 @@ func (c *lifecycle) end() {
 		}
 	}
 	if s := c.scenario; s != nil {
+		s.Budget.Stop()
+		c.cancel()
 		o.Checked, o.Observations = s.Checked, s.Observations
 		o.Failures = append(o.Failures, s.Failures...)
+		if why := s.Budget.Expired(); why != "" && !strings.Contains(fmt.Sprint(c.firstErr), why) {
+			add(fmt.Errorf("%s (the driver stopped answering or kept the scenario waiting; it was killed)", why))
+		}
 		add(c.firstErr)
 		if o.Unsupported == "" && o.Unavailable == "" {
 			add(s.Err)

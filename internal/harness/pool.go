@@ -45,6 +45,22 @@ type pool struct {
 	// left says how many of the SDK's scenarios have not finished (nil: unknown, and the
 	// scenarios waiting now stand for them).
 	left func() int
+	// startCrashes counts drivers in a row that failed to start or died before answering a
+	// command beyond hello; at two, broken is why the SDK's remaining scenarios fail at once
+	// rather than each paying a start and a wait.
+	startCrashes int
+	broken       error
+}
+
+// maxStartCrashes is how many drivers in a row may die on start before the pool gives up.
+const maxStartCrashes = 2
+
+// startCrashed counts a driver that died on start (p.mu held).
+func (p *pool) startCrashed(err error) {
+	p.startCrashes++
+	if p.startCrashes >= maxStartCrashes && p.broken == nil {
+		p.broken = fmt.Errorf("the driver died on start %d times in a row, so the SDK's remaining scenarios are not run; the last: %w", p.startCrashes, err)
+	}
 }
 
 // places is how many scenarios the running drivers can hold at once.
@@ -118,6 +134,11 @@ func (p *pool) get(ctx context.Context) (*driver.Client, error) {
 	}()
 	for {
 		p.mu.Lock()
+		if p.broken != nil {
+			err := p.broken
+			p.mu.Unlock()
+			return nil, err
+		}
 		var best *driver.Client
 		for c, n := range p.busy {
 			if !c.Alive() {
@@ -141,6 +162,9 @@ func (p *pool) get(ctx context.Context) (*driver.Client, error) {
 			p.mu.Lock()
 			if err != nil {
 				p.running--
+				if ctx.Err() == nil {
+					p.startCrashed(err)
+				}
 				p.mu.Unlock()
 				p.signal()
 				return nil, err
@@ -167,6 +191,9 @@ func (p *pool) gone(c *driver.Client) {
 	if _, ok := p.busy[c]; ok {
 		delete(p.busy, c)
 		p.running--
+		if c.Answered() <= 1 {
+			p.startCrashed(c.Exited())
+		}
 	}
 }
 
@@ -209,6 +236,8 @@ func (p *pool) release(v *driver.Client) {
 	}
 	if !c.Alive() {
 		p.gone(c)
+	} else if c.Answered() > 1 {
+		p.startCrashes = 0 // a driver served a scenario: earlier deaths were not on start
 	}
 }
 

@@ -103,6 +103,8 @@ type lease struct {
 
 	mu     sync.Mutex
 	client *driver.Client
+	lost   error           // why the scenario's driver is gone, once it is (Driver)
+	hung   *driver.Failure // set when the scenario's deadline killed its driver
 
 	scenario  *suite.Scenario   // the running scenario, while it reaches the SDK (lifecycle)
 	recording *runner.Recording // a replayed scenario's, bound by Transcript
@@ -233,21 +235,33 @@ func (l *lease) Transcript(feature, scenario string) (*transcript.Recorder, stri
 	return rec, path, nil
 }
 
-// Driver returns the scenario's driver: one from the pool on first use, a new one after a crash
-// or a kill.
+// Driver returns the scenario's driver: one from the pool on first use. A driver that died
+// during the scenario (a crash, or killed as hung) is not replaced within it: the scenario can no
+// longer reach the SDK it opened clients and sessions on, so every later call gets the failure
+// at once (a sweep then ends instead of sending each case to a fresh driver that knows none of
+// its handles), and the next scenario gets a fresh driver from the pool.
 func (l *lease) Driver(ctx context.Context) (*driver.Client, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.interrupted() {
 		return nil, errInterrupted
 	}
+	if l.lost != nil && l.replayed == nil {
+		return nil, l.lost
+	}
 	if l.client != nil && l.client.Alive() {
 		return l.client, nil
 	}
 	if l.client != nil && l.replayed == nil {
-		fmt.Fprintf(l.progress, "[%s] driver exited; starting a new one\n", l.label)
+		if l.hung != nil {
+			l.lost = l.hung
+		} else {
+			l.lost = l.client.Exited()
+		}
+		fmt.Fprintf(l.progress, "[%s] driver exited during a scenario; the next scenario gets a new one\n", l.label)
 		l.drivers().discard(l.client)
 		l.client = nil
+		return nil, l.lost
 	}
 	if l.replayed != nil {
 		c, err := driver.Start(ctx, l.replayed)
@@ -262,6 +276,23 @@ func (l *lease) Driver(ctx context.Context) (*driver.Client, error) {
 	}
 	l.client = c
 	return c, nil
+}
+
+// hangUp ends the scenario's driver as hung (the scenario passed its deadline): every later call
+// of the scenario gets why.
+func (l *lease) hangUp(why string) {
+	l.mu.Lock()
+	c := l.client
+	if l.hung == nil {
+		l.hung = &driver.Failure{Kind: "timed out", Detail: why}
+		if c != nil {
+			l.hung.Stderr = c.StderrTail()
+		}
+	}
+	l.mu.Unlock()
+	if c != nil {
+		c.Kill()
+	}
 }
 
 func (l *lease) KillDriver() {

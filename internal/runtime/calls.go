@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -16,14 +17,23 @@ import (
 // callWait bounds how long the turn waits for the SDK's answer.
 const callWait = 10 * time.Second
 
+// ErrClosed is a request to the SDK that cannot be answered because the SDK's connection is
+// closed (its driver crashed, or it closed the connection): the caller learns it at once rather
+// than after callWait (a sweep of hundreds of calls would otherwise wait for each).
+var ErrClosed = errors.New("the SDK's connection to the runtime is closed")
+
+// ErrUnanswered is a request the SDK left unanswered for callWait.
+var ErrUnanswered = errors.New("the SDK did not answer")
+
 type calls struct {
 	mu      sync.Mutex
 	next    int
 	pending map[string]chan wire.Message
 }
 
-// call sends method with params to the SDK and waits for its response (or callWait).
-func (c *conn) call(method string, params any) (wire.Message, bool) {
+// call sends method with params to the SDK and waits for its response: callWait at most, and
+// not at all once the connection is closed (ErrClosed).
+func (c *conn) call(method string, params any) (wire.Message, error) {
 	c.calls.mu.Lock()
 	if c.calls.pending == nil {
 		c.calls.pending = map[string]chan wire.Message{}
@@ -35,17 +45,31 @@ func (c *conn) call(method string, params any) (wire.Message, bool) {
 	ch := make(chan wire.Message, 1)
 	c.calls.pending[id] = ch
 	c.calls.mu.Unlock()
-	raw, _ := json.Marshal(params)
-	c.send(wire.Message{ID: json.RawMessage(id), Method: method, Params: raw})
-	select {
-	case m := <-ch:
-		return m, true
-	case <-time.After(callWait):
+	forget := func() {
 		c.calls.mu.Lock()
 		delete(c.calls.pending, id)
 		c.calls.mu.Unlock()
+	}
+	if c.isGone() {
+		forget()
+		c.srv.rec.Notef(c.name, "%s not sent: the connection is closed", method)
+		return wire.Message{}, fmt.Errorf("%s: %w", method, ErrClosed)
+	}
+	raw, _ := json.Marshal(params)
+	c.send(wire.Message{ID: json.RawMessage(id), Method: method, Params: raw})
+	timer := time.NewTimer(callWait)
+	defer timer.Stop()
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-c.gone:
+		forget()
+		c.srv.rec.Notef(c.name, "the connection closed before the SDK answered %s %s", method, id)
+		return wire.Message{}, fmt.Errorf("%s %s: %w before the SDK answered", method, id, ErrClosed)
+	case <-timer.C:
+		forget()
 		c.srv.rec.Notef(c.name, "the SDK did not answer %s %s within %s", method, id, callWait)
-		return wire.Message{}, false
+		return wire.Message{}, fmt.Errorf("%w %s within %s", ErrUnanswered, method, callWait)
 	}
 }
 
@@ -70,7 +94,7 @@ func (s *Server) askSDK(c *conn, ss *session, method string, params json.RawMess
 		return
 	}
 	fields["sessionId"], _ = json.Marshal(ss.id)
-	c.call(method, fields)
+	_, _ = c.call(method, fields)
 }
 
 // askTogether is a scripted step that sends several requests to the SDK at once, in the order
@@ -104,6 +128,14 @@ func (s *Server) askTogether(c *conn, ss *session, method string, all []json.Raw
 	for i, ch := range chans {
 		select {
 		case <-ch:
+		case <-c.gone:
+			c.calls.mu.Lock()
+			for _, id := range ids[i:] {
+				delete(c.calls.pending, id)
+			}
+			c.calls.mu.Unlock()
+			s.rec.Notef(c.name, "the connection closed before the SDK answered every %s sent at once", method)
+			return
 		case <-deadline:
 			c.calls.mu.Lock()
 			for _, id := range ids[i:] {
@@ -128,12 +160,11 @@ func (s *Server) Ask(sessionID, method string, params any, notification bool) (w
 		return wire.Message{}, fmt.Errorf("no open session %q to send %s on", sessionID, method)
 	}
 	if notification {
+		if ss.conn.isGone() {
+			return wire.Message{}, fmt.Errorf("%s: %w", method, ErrClosed)
+		}
 		ss.conn.notify(method, params)
 		return wire.Message{}, nil
 	}
-	m, ok := ss.conn.call(method, params)
-	if !ok {
-		return wire.Message{}, fmt.Errorf("the SDK did not answer %s within %s", method, callWait)
-	}
-	return m, nil
+	return ss.conn.call(method, params)
 }

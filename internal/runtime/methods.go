@@ -276,6 +276,9 @@ func (s *Server) Emit(sessionID string, event map[string]any) error {
 	if ss == nil || ss.conn == nil {
 		return fmt.Errorf("no open session %q", sessionID)
 	}
+	if ss.conn.isGone() {
+		return fmt.Errorf("session.event: %w", ErrClosed)
+	}
 	ss.conn.notify("session.event", map[string]any{"sessionId": sessionID, "event": event})
 	return nil
 }

@@ -50,6 +50,9 @@ func (s *Server) askPermissionsTogether(c *conn, ss *session, round int, all []j
 		select {
 		case <-done:
 			s.emit(c, ss, "permission.completed", map[string]any{"requestId": ids[i]})
+		case <-c.gone:
+			s.rec.Notef(c.name, "the connection closed before the SDK answered every permission request sent at once")
+			return
 		case <-deadline:
 			s.rec.Notef(c.name, "the SDK did not answer every permission request sent at once within %s", permissionWait)
 			return
@@ -87,6 +90,8 @@ func (s *Server) askByEvent(c *conn, ss *session, eventType, id string, data jso
 		if eventType == "permission.requested" {
 			s.emit(c, ss, "permission.completed", map[string]any{"requestId": id})
 		}
+	case <-c.gone:
+		s.rec.Notef(c.name, "the connection closed before the SDK answered %s %s", eventType, id)
 	case <-time.After(permissionWait):
 		s.rec.Notef(c.name, "the SDK did not answer %s %s within %s", eventType, id, permissionWait)
 	}

@@ -222,6 +222,12 @@ func (s *Server) awaitTool(c *conn, ss *session, reqID, tool string, ch chan too
 	var out toolOutcome
 	select {
 	case out = <-ch:
+	case <-c.gone:
+		s.mu.Lock()
+		delete(ss.pending, reqID)
+		s.mu.Unlock()
+		out = toolOutcome{message: "the connection closed before the SDK handled the tool call"}
+		s.rec.Notef(c.name, "tool call %s (%s): the connection closed before the SDK answered", reqID, tool)
 	case <-time.After(s.opts.ToolTimeout):
 		s.mu.Lock()
 		delete(ss.pending, reqID)

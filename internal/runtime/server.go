@@ -143,6 +143,17 @@ type conn struct {
 	srv    *Server
 	opened map[string]bool // sessions this connection created or resumed (sessions.go)
 	calls  calls           // requests the runtime sent to the SDK (calls.go)
+	gone   chan struct{}   // closed when the connection ends: nothing sent on it is answered
+}
+
+// isGone says whether the connection has ended.
+func (c *conn) isGone() bool {
+	select {
+	case <-c.gone:
+		return true
+	default:
+		return false
+	}
 }
 
 // ServeConn serves one connection until r ends. Frames that cannot be read are recorded with
@@ -150,13 +161,14 @@ type conn struct {
 func (s *Server) ServeConn(r io.Reader, w io.Writer) {
 	s.mu.Lock()
 	s.nconn++
-	c := &conn{name: fmt.Sprintf("c%d", s.nconn), w: wire.NewWriter(s.framedWriter(w)), closer: r, srv: s}
+	c := &conn{name: fmt.Sprintf("c%d", s.nconn), w: wire.NewWriter(s.framedWriter(w)), closer: r, srv: s, gone: make(chan struct{})}
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		delete(s.conns, c)
 		s.mu.Unlock()
+		close(c.gone)
 	}()
 	s.rec.Notef(c.name, "connection opened")
 	reader := wire.NewReader(r)

@@ -58,6 +58,9 @@ type Scenario struct {
 	Rec     *transcript.Recorder
 	Runtime Runtime // the stand-in (*runtime.Server) or a proxy in front of the real runtime
 	Addr    string  // where Runtime listens
+	// Budget is the scenario's overall deadline; a step that runs generated cases announces
+	// them (Budget.Expect). Nil: unbounded (a replay).
+	Budget *Budget
 
 	// Err is a fault the steps found after the scenario's steps (stopping a client failed, the
 	// SDK sent a malformed frame); the outcome keeps the first step's error before it.

@@ -9,6 +9,26 @@ import (
 	"strings"
 )
 
+// endsProbe says whether an env's error ends the whole probe: its driver is gone (a crash, a
+// hang, a protocol break), so every later value would only fail the same way. Env errors say
+// so themselves (driver.Failure's EndsScenario), so this package stays free of the driver's.
+func endsProbe(err error) bool {
+	var e interface{ EndsScenario() bool }
+	return errors.As(err, &e) && e.EndsScenario()
+}
+
+// Values is how many field values the probes set for entries (each a case of the scenario's
+// deadline): every generated value of a session config owner's field on its action, of a
+// client option on a client of its own.
+func Values(env any, entries []Entry) int {
+	n := 0
+	for _, e := range entries {
+		vs, _ := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
+		n += len(vs)
+	}
+	return n
+}
+
 // ErrCannotHold marks an Open whose fields the driver could not convert into the SDK's declared
 // type (drivers/PROTOCOL.md "Surface": the outcome unsupported): the value is not for this SDK.
 var ErrCannotHold = errors.New("the SDK's type cannot hold the value")
@@ -168,6 +188,9 @@ func Probe(env Env, entries []Entry) (Result, error) {
 				f := Finding{Entry: e, Variant: v.Label, Request: a.Request, Inner: v.Inner}
 				before := len(env.Requests())
 				_, err := env.Open(a.Owner, sid, map[string]any{e.Name: v.Value})
+				if endsProbe(err) {
+					return res, fmt.Errorf("the sweep ended at %s.%s = %s on %s, after %d values: %w", e.Owner, e.Name, v.Label, a.Request, len(res.Findings)+len(fs), err)
+				}
 				sent := env.Requests()[before:]
 				ps := params(sent, a.Request)
 				if err != nil && errors.Is(err, ErrCannotHold) {
@@ -353,10 +376,13 @@ func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
 				group = append(group, clientItem{e, vs[round]})
 			}
 		}
-		if len(group) == 0 {
+		if len(group) == 0 || p.stop != nil {
 			break
 		}
 		p.group(group)
+	}
+	if p.stop != nil {
+		return res, fmt.Errorf("the client option sweep ended after %d values: %w", len(res.Findings), p.stop)
 	}
 	return res, nil
 }
@@ -372,10 +398,22 @@ type clientProbe struct {
 	bases map[string][]map[string]any
 	// providerBases are the bases of clients whose session registers a provider, by its methods.
 	providerBases map[string]map[string][]map[string]any
+	stop          error // the env error that ended the probe (endsProbe)
+}
+
+// ends keeps err when it ends the probe and says whether the probe is over.
+func (p *clientProbe) ends(err error) bool {
+	if p.stop == nil && endsProbe(err) {
+		p.stop = err
+	}
+	return p.stop != nil
 }
 
 // group sets every item's value on one client (see ProbeClient).
 func (p *clientProbe) group(items []clientItem) {
+	if p.stop != nil {
+		return
+	}
 	if len(items) == 1 {
 		p.one(items[0])
 		return
@@ -386,7 +424,9 @@ func (p *clientProbe) group(items []clientItem) {
 	}
 	before := len(p.env.Requests())
 	if err := p.env.OpenClient(fields); err != nil {
-		p.split(items)
+		if !p.ends(err) {
+			p.split(items)
+		}
 		return
 	}
 	sent := p.env.Requests()[before:]
@@ -448,9 +488,15 @@ func anywhere(sent []Request, it clientItem) string {
 
 // one sets one value alone on a client of its own: the full check.
 func (p *clientProbe) one(it clientItem) {
+	if p.stop != nil {
+		return
+	}
 	e, v := it.e, it.v
 	before := len(p.env.Requests())
 	err := p.env.OpenClient(map[string]any{e.Name: v.Value})
+	if p.ends(err) {
+		return
+	}
 	if err == nil {
 		p.res.Findings = append(p.res.Findings, locateClient(p.bases, p.env.Requests()[before:], it))
 		return
@@ -464,6 +510,8 @@ func (p *clientProbe) one(it clientItem) {
 		why = fmt.Sprintf("%s: %v", v.Label, err)
 	} else if f, again, ok := p.withProvider(it); ok {
 		p.res.Findings = append(p.res.Findings, f)
+		return
+	} else if p.ends(again) || p.stop != nil {
 		return
 	} else if again != nil {
 		why += fmt.Sprintf("; and with the session registering its provider (%s): %v", strings.Join(providerMethods(p.env, e), ", "), again)
@@ -561,6 +609,7 @@ func (p *clientProbe) withProvider(it clientItem) (f Finding, again error, ok bo
 	if p.providerBases[key] == nil {
 		bases, err := clientBases(pe, func() error { return pe.OpenClientWith(nil, ms) })
 		if err != nil {
+			p.ends(err)
 			return f, nil, false
 		}
 		p.providerBases[key] = bases

@@ -136,6 +136,9 @@ func ProbeSpawned(env SpawnEnv, entries []Entry, res *Result) error {
 		for _, v := range vs {
 			f := Finding{Entry: e, Variant: v.Label, Request: "connect"}
 			p, err := env.OpenSpawned(map[string]any{e.Name: v.Value})
+			if endsProbe(err) {
+				return fmt.Errorf("the spawned-client sweep ended at %s = %s: %w", e.Name, v.Label, err)
+			}
 			if err != nil {
 				why := fmt.Sprintf("%s: the SDK refused it on a client that starts its runtime: %v", v.Label, err)
 				if errors.Is(err, ErrCannotHold) {
