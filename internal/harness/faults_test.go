@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("FAKE_DRIVER"); strings.HasPrefix(mode, "shared") {
 		fakeSharedDriver(mode, os.Getenv("FAKE_DRIVER_MARKER"))
 		return
+	} else if strings.HasPrefix(mode, "sweep") {
+		fakeSweepDriver(mode, os.Getenv("FAKE_DRIVER_MARKER"))
+		return
 	} else if mode != "" {
 		fakeDriver(mode, os.Getenv("FAKE_DRIVER_MARKER"))
 		return
@@ -38,7 +41,8 @@ func TestMain(m *testing.M) {
 }
 
 // fakeDriver answers every command ok, except that the first process (no marker file yet)
-// misbehaves on connect the way mode says: crash, hang, exit (quietly, without answering),
+// misbehaves on connect the way mode says (in mode alwayscrash every process crashes there):
+// crash, hang, exit (quietly, without answering),
 // garbage (a non-JSON line on stdout), flood (an endless stdout line). In mode unsupported every
 // process declares session.setTools in hello and answers setTools unsupported; in mode
 // unsupportedcreate it answers createSession unsupported.
@@ -64,10 +68,10 @@ func fakeDriver(mode, marker string) {
 			}
 			first = false
 		}
-		if c.Cmd == "connect" && first {
+		if c.Cmd == "connect" && (first || mode == "alwayscrash") {
 			fmt.Fprintln(os.Stderr, "fatal: the SDK blew up")
 			switch mode {
-			case "crash":
+			case "crash", "alwayscrash":
 				os.Exit(3)
 			case "exit":
 				os.Exit(0)
@@ -449,4 +453,73 @@ func TestSharedDriverFaultsEndEachScenarioInFlight(t *testing.T) {
 			assert.Equal(t, 2, tg.drivers().Started(), "a fresh driver serves the rest")
 		})
 	}
+}
+
+// A driver that dies on start twice in a row (here: on its first command after hello, every
+// time) fails the SDK's remaining scenarios at once with the reason: no third driver is started
+// and no scenario waits on one.
+func TestDriverThatDiesOnStartTwiceEndsTheSDK(t *testing.T) {
+	var feature strings.Builder
+	feature.WriteString("Feature: f\n")
+	for i := range 4 {
+		fmt.Fprintf(&feature, "  Scenario: s%d\n    When a session is created with no tools\n\n", i)
+	}
+	features, reports := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(feature.String()), 0o644))
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var outcomes []suite.Outcome
+	tg := &target{name: "fake", timeout: 30 * time.Second, reportDir: reports, progress: io.Discard,
+		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=alwayscrash", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	tg.close()
+
+	require.Len(t, outcomes, 4, "every scenario is reported")
+	for i, o := range outcomes {
+		require.Error(t, o.Err, o.Scenario)
+		assert.Contains(t, o.Err.Error(), "fatal: the SDK blew up", "the stderr tail names the cause: %s", o.Scenario)
+		if i >= 2 {
+			assert.Contains(t, o.Err.Error(), "the driver died on start 2 times in a row", o.Scenario)
+		}
+	}
+	assert.Equal(t, 2, tg.drivers().Started(), "no driver is started after the second died on start")
+}
+
+// A scenario that outlives its deadline (here a driver that never answers connect, with a
+// command timeout far longer than the deadline) is ended as hung: its driver is killed, the
+// outcome says which deadline passed, with the driver's stderr tail and the transcript so far,
+// and the next scenario runs on a fresh driver.
+func TestScenarioPastItsDeadlineEndsAsHung(t *testing.T) {
+	features, reports := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+  Scenario: first
+    When a session is created with no tools
+
+  Scenario: second
+    When a session is created with no tools
+`), 0o644))
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var outcomes []suite.Outcome
+	tg := &target{name: "fake", timeout: 10 * time.Minute, floor: 2 * time.Second, reportDir: reports, progress: io.Discard,
+		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=hang", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	tg.close()
+
+	require.Len(t, outcomes, 2)
+	require.Error(t, outcomes[0].Err)
+	assert.Contains(t, outcomes[0].Err.Error(), "the scenario passed its deadline of 2s (the floor): hung")
+	assert.Contains(t, outcomes[0].Err.Error(), "fatal: the SDK blew up", "the driver's stderr tail")
+	entries, err := transcript.Read(outcomes[0].Transcript)
+	require.NoError(t, err)
+	var notes []string
+	for _, e := range entries {
+		notes = append(notes, e.Text)
+	}
+	assert.Contains(t, strings.Join(notes, "\n"), "the driver is killed")
+	assert.NoError(t, outcomes[1].Err, "a fresh driver serves the next scenario")
 }

@@ -99,7 +99,11 @@ func (c *lifecycle) begin(ctx context.Context, s *godog.Scenario) (context.Conte
 	rec.Notef("", "recording runtime listening on %s", addr)
 	ctx, cancel := context.WithCancelCause(ctx)
 	c.cancel = func() { cancel(errors.New("the scenario ended")) }
-	budget := suite.NewBudget(suite.Floor(c.lease.CommandTimeout()), func(why string) {
+	floor := c.lease.floor
+	if floor == 0 {
+		floor = suite.Floor(c.lease.CommandTimeout())
+	}
+	budget := suite.NewBudget(floor, func(why string) {
 		// Whatever the steps wait on returns at once: anything watching ctx (a command in
 		// flight, with why as the cause), then the driver's commands (killed) and the
 		// runtime's calls to the SDK (its connection closes).

@@ -35,6 +35,7 @@ type target struct {
 	recordings runner.Recordings
 	validator  *driver.Validator // -V: every driver line checked against the protocol schema
 	timeout    time.Duration
+	floor      time.Duration // a scenario's deadline before its cases (0: suite.Floor of timeout)
 	reportDir  string
 	rtOpts     runtime.Options
 	realBinary string // --runtime real: the runtime each scenario starts (realruntime.go)

@@ -380,3 +380,61 @@ func TestProbeClientWithProvider(t *testing.T) {
 	require.Len(t, res.Unchecked, 1, "no provider is named like the option: refused, with the SDK's words")
 	assert.Contains(t, res.Unchecked[0].Reason, "fs needs its provider")
 }
+
+// lostDriver is an env error that ends the scenario (its driver is gone), as driver.Failure is.
+type lostDriver struct{}
+
+func (lostDriver) Error() string      { return "driver crashed: exited (signal: killed)" }
+func (lostDriver) EndsScenario() bool { return true }
+
+// lostAfter is fakeEnv / fakeClients whose driver is lost after its first `after` opens: every
+// later open fails with lostDriver.
+type lostAfter struct {
+	fakeClients
+	session fakeEnv
+	after   int
+	opens   int
+}
+
+func (l *lostAfter) Open(owner, sid string, fields map[string]any) (string, error) {
+	if l.opens++; l.opens > l.after {
+		return "", lostDriver{}
+	}
+	return l.session.Open(owner, sid, fields)
+}
+
+func (l *lostAfter) OpenClient(fields map[string]any) error {
+	if l.opens++; l.opens > l.after {
+		return lostDriver{}
+	}
+	return l.fakeClients.OpenClient(fields)
+}
+
+// A probe whose driver is lost ends at the first value that finds it gone, with that error and
+// how far it got: it does not go on opening a session or client per value, each failing.
+func TestProbesEndWhenTheDriverIsLost(t *testing.T) {
+	var entries []Entry
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		entries = append(entries, Entry{Owner: "sessionConfig", Name: n, Kind: "field", Shape: "string[]", Optional: true},
+			Entry{Owner: "clientOptions", Name: n, Kind: "field", Shape: "string"})
+	}
+	tests := []struct {
+		name  string
+		probe func(*lostAfter) error
+		after int // opens before the loss: past the baselines, with values left
+		want  string
+	}{
+		{"session config fields", func(env *lostAfter) error { _, err := Probe(env, entries); return err }, 4, "the sweep ended at sessionConfig."},
+		{"client options", func(env *lostAfter) error { _, err := ProbeClient(env, entries); return err }, 2, "the client option sweep ended after"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := &lostAfter{session: fakeEnv{send: func(n string, v any) map[string]any { return map[string]any{n: v} }}, after: tt.after}
+			err := tt.probe(env)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.ErrorIs(t, err, lostDriver{})
+			assert.Equal(t, env.after+1, env.opens, "nothing is opened after the loss was found")
+		})
+	}
+}
