@@ -46,19 +46,28 @@ func TestDriverLostDuringASweep(t *testing.T) {
 		t.Skip("runs real SDKs through their drivers")
 	}
 	const (
-		handlers = "features/schema/generated_handlers.feature"
-		rpc      = "features/schema/generated_rpc.feature"
-		fields   = "features/surface/fields.feature"
+		handlers  = "features/schema/generated_handlers.feature"
+		rpc       = "features/schema/generated_rpc.feature"
+		fields    = "features/surface/fields.feature"
+		reached   = "features/surface/handlers.feature"
+		exchanges = "features/schema/request_handler.feature"
+		events    = "features/schema/generated_events.feature"
 
-		handlerSweep = "every runtime-to-SDK method reaches the application's handler and carries its answer back"
-		sessionRPC   = "every public session method carries the application's params and the runtime's result"
-		fieldSweep   = "every declared session config field, set alone, reaches session.create and session.resume unchanged"
+		handlerSweep  = "every runtime-to-SDK method reaches the application's handler and carries its answer back"
+		sessionRPC    = "every public session method carries the application's params and the runtime's result"
+		fieldSweep    = "every declared session config field, set alone, reaches session.create and session.resume unchanged"
+		reachedSweep  = "every declared handler is reached when the runtime calls it"
+		exchangeSweep = "every model request reaches the application's request handler and its response goes back"
+		eventSweep    = "every event type reaches the application with every field"
 	)
 	// Each sweep is recognized in its transcript by the frames it is made of; `need` of them show
 	// it under way (an undisturbed sweep sends many times as many).
 	runtimeRequest := func(e transcript.Entry) bool { return e.Dir == transcript.RuntimeToSDK && isRequest(e, "") }
 	generatedCall := func(e transcript.Entry) bool {
 		return e.Dir == transcript.SDKToRuntime && isRequest(e, "session.") && !isRequest(e, "session.create")
+	}
+	runtimeEvent := func(e transcript.Entry) bool {
+		return e.Dir == transcript.RuntimeToSDK && strings.Contains(string(e.Frame), `"method":"session.event"`)
 	}
 	sessionCreate := func(e transcript.Entry) bool {
 		return e.Dir == transcript.SDKToRuntime && isRequest(e, "session.create")
@@ -74,6 +83,11 @@ func TestDriverLostDuringASweep(t *testing.T) {
 		{"go", "go", fields, fieldSweep, "kill", sessionCreate, 5},
 		{"node", "node", handlers, handlerSweep, "stop", runtimeRequest, 3},
 		{"node", "node", handlers, handlerSweep, "interrupt", runtimeRequest, 3},
+		{"node", "node", reached, reachedSweep, "kill", runtimeRequest, 5},
+		{"node", "node", exchanges, exchangeSweep, "kill", runtimeRequest, 3},
+		{"node", "node", events, eventSweep, "kill", runtimeEvent, 20},
+		{"python", "python3", rpc, sessionRPC, "stop", generatedCall, 10},
+		{"go", "go", fields, fieldSweep, "stop", sessionCreate, 5},
 	}
 	bin := buildCLI(t)
 	root := repoDir(t)
@@ -123,7 +137,9 @@ func TestDriverLostDuringASweep(t *testing.T) {
 			defer logf.Close()
 			tail := func() string { return outputTail(logPath, 60) }
 			marker := fmt.Sprintf("CONFORMANCE_SWEEPFAULT_TEST=%d-%s-%s", os.Getpid(), row.sdk, row.fault)
-			cmd := exec.Command(bin, "run", "-v", "--root", root, "--sdk", row.sdk, "--report-dir", reports, row.feature)
+			// A hang inside a driver command ends on the command's timeout: 30 s rather than the
+			// default minute keeps the stop rows short (a healthy command here takes < 3 s).
+			cmd := exec.Command(bin, "run", "-v", "--root", root, "--sdk", row.sdk, "--timeout", "30s", "--report-dir", reports, row.feature)
 			cmd.Dir = root
 			cmd.Env = append(os.Environ(), marker)
 			cmd.Stdout, cmd.Stderr = logf, logf // a file: Wait returns when the run exits
