@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -49,6 +50,7 @@ func fakeSweepDriver(mode, marker string) {
 	var w *wire.Writer
 	created := make(chan json.RawMessage, 1)
 	calls := 0
+	var hung atomic.Bool
 	serve := func(c net.Conn) {
 		r := wire.NewReader(c)
 		for {
@@ -76,7 +78,11 @@ func fakeSweepDriver(mode, marker string) {
 				case "sweepexit":
 					os.Exit(3)
 				case "sweephang":
+					// Stopped for real; the stop lands a moment after kill returns, so nothing
+					// is answered meanwhile either.
+					hung.Store(true)
 					_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+					select {}
 				case "sweepclose":
 					_ = c.Close()
 					return
@@ -88,6 +94,9 @@ func fakeSweepDriver(mode, marker string) {
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
+		if hung.Load() {
+			select {}
+		}
 		var c struct {
 			ID   int    `json:"id"`
 			Cmd  string `json:"cmd"`
@@ -192,7 +201,11 @@ func TestDriverLostMidSweepEndsItsScenario(t *testing.T) {
 					sent++
 				}
 			}
-			assert.Equal(t, faultAt, sent, "no case is sent to the SDK after the one it was lost on (of %d)", cases)
+			if !assert.Equal(t, faultAt, sent, "no case is sent to the SDK after the one it was lost on (of %d)", cases) {
+				for _, e := range entries {
+					t.Logf("%d %.1f %s %s %s %.160s", e.Seq, e.TMS, e.Conn, e.Dir, e.Text, e.Frame)
+				}
+			}
 			assert.NoError(t, after.Err, "a fresh driver serves the next scenario")
 		})
 	}
