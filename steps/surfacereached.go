@@ -106,6 +106,9 @@ func (w *world) reachEveryHandler() error {
 	res.registered = names
 	created := w.createParams()
 	rt.SetGeneratedAnswers() // what a handler's answer makes the SDK send is answered too
+	// The handlers are the driver's reporting stand-ins: what they answer is the driver's
+	// placeholder, not a value the harness chose (the handler sweep judges answers).
+	rt.UncheckAnswers("the handlers registered here answer the driver's placeholders")
 	d, err := w.t.Driver(w.ctx)
 	if err != nil {
 		return err

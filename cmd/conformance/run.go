@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -150,8 +151,12 @@ func failing(res *report.Results) error {
 			n++
 		}
 	}
-	if c := res.CrossSDKFailing(); n > 0 || c > 0 {
-		return &exitError{1, fmt.Errorf("%d failed, %d xpass, %d cross-SDK differences not known (summary.md, \"Cross-SDK field differences\")", res.Totals[report.Failed], res.Totals[report.XPass], c)}
+	if c, stale := res.CrossSDKFailing(), len(res.StaleViolations); n > 0 || c > 0 || stale > 0 {
+		msg := fmt.Sprintf("%d failed, %d xpass, %d cross-SDK differences not known (summary.md, \"Cross-SDK field differences\")", res.Totals[report.Failed], res.Totals[report.XPass], c)
+		if stale > 0 {
+			msg += fmt.Sprintf(", %d known schema violations not observed:\n  %s", stale, strings.Join(res.StaleViolations, "\n  "))
+		}
+		return &exitError{1, errors.New(msg)}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -119,7 +120,21 @@ func (e *Entry) Explains(f Failure) (ok bool, why string) {
 func (e *Entry) Where() string { return fmt.Sprintf("%s:%d", e.File, e.Line) }
 
 // Manifest is the list of known divergences.
-type Manifest struct{ Entries []*Entry }
+type Manifest struct {
+	Entries []*Entry
+	// Violations are the known schema violations (ViolationsFile beside the manifest).
+	Violations []*Violation
+}
+
+// KnownViolation is the entry that names violation v of this SDK version, nil when none does.
+func (m *Manifest) KnownViolation(sdk, version string, v transcript.Violation) *Violation {
+	for _, e := range m.Violations {
+		if e.Explains(sdk, version, v) {
+			return e
+		}
+	}
+	return nil
+}
 
 // Scenario names a scenario for validation.
 type Scenario struct {
@@ -211,14 +226,9 @@ func (e *Entry) validate(scenarios []Scenario, sdks []string) error {
 	if !known {
 		return fmt.Errorf("unknown sdk %q (known: %s)", e.SDK, strings.Join(sdks, ", "))
 	}
-	if e.Versions != "" {
-		c, err := semver.NewConstraint(e.Versions)
-		if err != nil {
-			return fmt.Errorf("versions %q: %w", e.Versions, err)
-		}
-		// SDK versions are often pre-releases (1.0.15-preview.4, 0.3.0-java.2): a range covers them.
-		c.IncludePrerelease = true
-		e.con = c
+	var err error
+	if e.con, err = versionRange(e.Versions); err != nil {
+		return err
 	}
 	for _, s := range scenarios {
 		if (e.Scenario == "" || s.Name == e.Scenario) && (e.Feature == "" || e.Feature == s.Feature) {
@@ -226,6 +236,31 @@ func (e *Entry) validate(scenarios []Scenario, sdks []string) error {
 		}
 	}
 	return fmt.Errorf("the entry matches no scenario: no scenario named %q%s exists", e.Scenario, inFeature(e.Feature))
+}
+
+// versionRange is the semver constraint of an entry's versions (nil: every version).
+func versionRange(versions string) (*semver.Constraints, error) {
+	if versions == "" {
+		return nil, nil
+	}
+	c, err := semver.NewConstraint(versions)
+	if err != nil {
+		return nil, fmt.Errorf("versions %q: %w", versions, err)
+	}
+	// SDK versions are often pre-releases (1.0.15-preview.4, 0.3.0-java.2): a range covers them.
+	c.IncludePrerelease = true
+	return c, nil
+}
+
+// inRange says whether version is in con (nil: every version).
+func inRange(con *semver.Constraints, version string) bool {
+	if con == nil {
+		return true
+	}
+	// sdks.OrderKey reads a PEP 440 pre-release (1.0.0b1, 1.0.27rc1) as the pre-release it is,
+	// which semver alone refuses: such a version would match no range.
+	v, err := sdks.OrderKey(strings.TrimPrefix(version, "v"))
+	return err == nil && con.Check(v)
 }
 
 func inFeature(f string) string {
@@ -255,13 +290,8 @@ func (m *Manifest) MatchAll(sdk, version, runtime, feature, scenario string) []*
 			(e.Runtime != "" && e.Runtime != runtime) {
 			continue
 		}
-		if e.con != nil {
-			// sdks.OrderKey reads a PEP 440 pre-release (1.0.0b1, 1.0.27rc1) as the pre-release
-			// it is, which semver alone refuses: such a version would match no range.
-			v, err := sdks.OrderKey(strings.TrimPrefix(version, "v"))
-			if err != nil || !e.con.Check(v) {
-				continue
-			}
+		if !inRange(e.con, version) {
+			continue
 		}
 		out = append(out, e)
 	}

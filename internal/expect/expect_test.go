@@ -351,3 +351,23 @@ func TestJudgeCapsUnexplained(t *testing.T) {
 	assert.Len(t, why, maxUnexplained+2) // the first ones, "and 5 more", the entry not observed
 	assert.Contains(t, strings.Join(why, "\n"), "and 5 more failures no entry explains")
 }
+
+// A malformed known violation is an error naming the file and line.
+func TestLoadViolationsNamesTheFileAndLine(t *testing.T) {
+	tests := []struct{ name, yaml, want string }{
+		{"unknown key", "- sdk: go\n  method: ping\n  message: x\n  reason: r\n  link: l\n  scenario: s\n", `:6: unknown key "scenario"`},
+		{"no message", "- sdk: go\n  method: ping\n  reason: r\n  link: l\n", ":1: a known violation needs sdk, method, message, reason and link"},
+		{"unknown sdk", "- sdk: cobol\n  method: ping\n  message: x\n  reason: r\n  link: l\n", `:1: unknown sdk "cobol"`},
+		{"not a method", "- sdk: go\n  method: not a method\n  message: x\n  reason: r\n  link: l\n", `:1: method "not a method" is not a method name`},
+		{"bad pointer", "- sdk: go\n  method: ping answer\n  pointer: '('\n  message: x\n  reason: r\n  link: l\n", `:1: pointer "(" is not a regular expression`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), ViolationsFile)
+			require.NoError(t, os.WriteFile(path, []byte(tt.yaml), 0o644))
+			_, err := LoadViolations(path, []string{"go"})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), filepath.ToSlash(path)+tt.want)
+		})
+	}
+}

@@ -2,11 +2,14 @@ package harness
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -71,4 +74,96 @@ func TestClassifyAppliesTheEntryStrictly(t *testing.T) {
 			assert.Equal(t, tt.capability, r.Capability)
 		})
 	}
+}
+
+// Every frame is judged by the schema: a violation no known entry names fails the scenario (a
+// passing one, and an expected failure too, as a failure its entry does not explain), naming the
+// method, pointer, message and keyword; a known one is reported with its entry and fails nothing.
+// A run of the whole suite that never shows a known violation on a version in its range lists the
+// entry as stale.
+func TestClassifyJudgesEverySchemaViolation(t *testing.T) {
+	m, err := expect.Parse([]byte(`
+- sdk: go
+  scenario: listed
+  reason: Go sends null
+  link: drivers/go/README.md
+  message: 'want \[\], got null'
+`), "manifest.yaml", []expect.Scenario{{Feature: "f.feature", Name: "listed"}, {Feature: "f.feature", Name: "s"}}, []string{"go"})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	path := filepath.Join(dir, expect.ViolationsFile)
+	require.NoError(t, os.WriteFile(path, []byte(`
+- sdk: go
+  versions: "<= 1.0.14"
+  method: session.create
+  pointer: /tools/\d+
+  message: missing property 'description'
+  reason: Tool.Description is omitempty
+  link: drivers/go/README.md
+- sdk: go
+  method: gitHubToken.getToken answer
+  message: got null, want object
+  reason: the handler's nil
+  link: drivers/go/README.md
+`), 0o644))
+	m.Violations, err = expect.LoadViolations(path, []string{"go"})
+	require.NoError(t, err)
+	known := transcript.Violation{Method: "session.create", Pointer: "/tools/0", Message: "missing property 'description'", Keyword: "required"}
+	answer := transcript.Violation{Method: "gitHubToken.getToken", Pointer: "/result", Message: "got null, want object", Keyword: "type", Answer: true}
+	asRequest := answer
+	asRequest.Answer = false // the same words in a request are not the known answer
+	unknown := transcript.Violation{Method: "session.tools.set", Pointer: "/tools", Message: "got null, want array", Keyword: "type"}
+	tests := []struct {
+		name       string
+		scenario   string
+		version    string
+		o          suite.Outcome
+		status     string
+		contains   []string
+		knownWhere []string
+	}{
+		{name: "known violations fail nothing", scenario: "s", version: "1.0.14",
+			o: suite.Outcome{SchemaViolations: []transcript.Violation{known, answer}}, status: report.Passed,
+			knownWhere: []string{path + ":2", path + ":9"}},
+		{name: "an unknown violation fails a passing scenario", scenario: "s", version: "1.0.14",
+			o: suite.Outcome{SchemaViolations: []transcript.Violation{known, unknown}}, status: report.Failed,
+			contains: []string{"1 of the frames the SDK sent break the runtime's schema", "session.tools.set: /tools: got null, want array (keyword type)"},
+			knownWhere: []string{path + ":2"}},
+		{name: "a known violation outside its versions is unknown", scenario: "s", version: "1.0.15",
+			o: suite.Outcome{SchemaViolations: []transcript.Violation{known}}, status: report.Failed,
+			contains: []string{"session.create: /tools/0: missing property 'description' (keyword required)"}},
+		{name: "an answer's entry does not excuse a request", scenario: "s", version: "1.0.14",
+			o: suite.Outcome{SchemaViolations: []transcript.Violation{asRequest}}, status: report.Failed,
+			contains: []string{"gitHubToken.getToken: /result: got null, want object"}},
+		{name: "an unknown violation in an expected failure is a failure its entry does not explain", scenario: "listed", version: "1.0.14",
+			o: suite.Outcome{Err: errors.New("tools: want [], got null"), Failures: []suite.Failure{{Message: "tools: want [], got null"}},
+				SchemaViolations: []transcript.Violation{unknown}}, status: report.Failed,
+			contains: []string{"not the known divergence"}},
+		{name: "an unsupported scenario that broke the schema is failed", scenario: "s", version: "1.0.14",
+			o: suite.Outcome{Unsupported: "go SDK lacks capability tool.defer", Capability: "tool.defer", SchemaViolations: []transcript.Violation{unknown}},
+			status: report.Failed, contains: []string{"got null, want array"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.o.Feature, tt.o.Scenario = "f.feature", tt.scenario
+			sdk := report.SDK{Name: "go", Version: tt.version, Status: report.Available}
+			r := classify(Config{}, m, unit{sdk: sdk.Name, version: sdk.Version, label: sdk.Name}, sdk, tt.o)
+			assert.Equal(t, tt.status, r.Status, r.Message)
+			for _, c := range tt.contains {
+				assert.Contains(t, r.Message, c)
+			}
+			assert.Equal(t, tt.knownWhere, r.KnownViolations)
+		})
+	}
+
+	t.Run("an entry never observed in a run of every scenario is stale", func(t *testing.T) {
+		res := &report.Results{SDKs: []report.SDK{{Name: "go", Version: "1.0.14", Status: report.Available}},
+			Results: []report.Result{{SDK: "go", Version: "1.0.14", KnownViolations: []string{path + ":2"}}}}
+		stale := staleViolations(m.Violations, res)
+		require.Len(t, stale, 1)
+		assert.Contains(t, stale[0], path+":9: go gitHubToken.getToken answer")
+		assert.Contains(t, stale[0], "was not observed on go@1.0.14")
+		res.SDKs[0].Version = "1.0.15" // the first entry does not hold there; the second does, unseen
+		assert.Len(t, staleViolations(m.Violations, res), 1)
+	})
 }

@@ -55,7 +55,13 @@ func makePlan(cfg Config) (*plan, error) {
 	for _, e := range p.manifest.Entries {
 		e.File = relTo(cfg.RepoRoot, e.File)
 	}
-	// The known cross-SDK differences live beside the expected failures.
+	// The known schema violations and cross-SDK differences live beside the expected failures.
+	if p.manifest.Violations, err = expect.LoadViolations(filepath.Join(filepath.Dir(cfg.Manifest), expect.ViolationsFile), sdks.Names()); err != nil {
+		return nil, err
+	}
+	for _, v := range p.manifest.Violations {
+		v.File = relTo(cfg.RepoRoot, v.File)
+	}
 	if p.differences, err = expect.LoadDifferences(filepath.Join(filepath.Dir(cfg.Manifest), expect.DifferencesFile), sdks.Names()); err != nil {
 		return nil, err
 	}

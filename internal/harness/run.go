@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -88,6 +89,10 @@ type Config struct {
 
 	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
 	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
+	// runtimeCheckResult validates the SDK's answers to the runtime's calls (set by Run with
+	// RuntimeCheck, from the same schema).
+	runtimeCheckResult func(method string, result json.RawMessage) []schema.Violation
+	schemaDesc         string // which schema judged the run (set by Run), for the violations' failures
 	catalog   []report.SchemaItem // every method and event type of the schemas, for the coverage
 	selection *shardSelection     // set by Run for a shard
 }
@@ -193,10 +198,12 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 			l = runschema.Load(ctx, schemas, p.pins, cfg.Log)
 		}
 		res.Harness.Schema, cfg.generated, cfg.answers = l.Desc, l.Gen, l.Answers
+		cfg.schemaDesc = l.Desc
 		if l.Validator != nil {
 			cfg.catalog = runschema.Catalog(cfg.generated)
 			res.Harness.SchemaLoaded = true
 			cfg.RuntimeCheck, schemaMethods = l.Validator.Check, l.Validator.Names()
+			cfg.runtimeCheckResult = l.Validator.CheckResult
 		}
 	}
 	if cfg.Runtime == RuntimeReal {
@@ -291,6 +298,10 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	}
 	wg.Wait()
 	res.SDKs = sdkInfo
+	if r.Name() != runner.ReplayName && cfg.selection == nil && cfg.Runtime != RuntimeReal &&
+		total == cases.Count([]string{p.featuresRoot}, "", "") {
+		res.StaleViolations = staleViolations(p.manifest.Violations, res)
+	}
 	if r.Name() != runner.ReplayName { // a replay keeps the recorded run's timing
 		for i, clk := range timings {
 			if sdkInfo[i].Status == report.Available {
@@ -329,7 +340,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 		progress: view.Writer(), startSlots: startSlots, rtOpts: runtime.Options{}, ctx: ctx, selected: cfg.selection.of(u.label)}
 	context.AfterFunc(ctx, t.interrupt)
 	if cfg.RuntimeCheck != nil {
-		t.rtOpts.Check = cfg.RuntimeCheck
+		t.rtOpts.Check, t.rtOpts.CheckResult = cfg.RuntimeCheck, cfg.runtimeCheckResult
 	}
 	t.realBinary, t.realEnv, t.realPool = cfg.realBinary, cfg.realEnv, cfg.realPool
 	t.rtOpts.Answers, t.generated = cfg.answers, cfg.generated
@@ -434,8 +445,35 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Outcome) report.Result {
 	r := report.Result{Feature: o.Feature, Scenario: o.Scenario, SDK: sdk.Name, Version: sdk.Version, Checked: o.Checked,
 		Observations: o.Observations}
+	// Every frame is judged by the runtime's schema: a violation no known entry explains fails
+	// the scenario, each one an item of its own (so an expected failure can name one).
+	var unknown []string
 	for _, v := range o.SchemaViolations {
 		r.SchemaViolations = append(r.SchemaViolations, v.String())
+		if e := m.KnownViolation(sdk.Name, sdk.Version, v); e != nil {
+			if !slices.Contains(r.KnownViolations, e.Where()) {
+				r.KnownViolations = append(r.KnownViolations, e.Where())
+			}
+			continue
+		}
+		item := v.String()
+		if v.Keyword != "" {
+			item = fmt.Sprintf("%s (keyword %s)", item, v.Keyword)
+		}
+		unknown = append(unknown, item)
+	}
+	if len(unknown) > 0 && o.Unavailable == "" {
+		of := "the runtime's schema"
+		if cfg.schemaDesc != "" {
+			of += " (" + cfg.schemaDesc + ")"
+		}
+		f := suite.Failure{Message: fmt.Sprintf("%d of the frames the SDK sent break %s, and no entry of fixtures/%s knows them:\n  %s", len(unknown), of, expect.ViolationsFile, strings.Join(unknown, "\n  "))}
+		for _, u := range unknown {
+			f.Items = append(f.Items, "schema: "+u)
+		}
+		o.Failures = append(o.Failures, f)
+		o.Err = joinFailures(o.Failures)
+		o.Unsupported, o.Capability = "", ""
 	}
 	if o.Transcript != "" {
 		if rel, err := filepath.Rel(cfg.ReportDir, o.Transcript); err == nil {
@@ -501,6 +539,32 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 		r.Observations[k] = transcript.Scrub(v)
 	}
 	return r
+}
+
+// staleViolations are the known schema violations that a run of the whole suite did not observe
+// on an SDK version in their range that ran: each is fixed there, and its entry must go (or
+// narrow its versions), as an expected failure that passes is xpass. Only a run of every
+// scenario judges this: a narrower one may simply not send the frame.
+func staleViolations(known []*expect.Violation, res *report.Results) []string {
+	seen := map[string]bool{}
+	for _, r := range res.Results {
+		for _, w := range r.KnownViolations {
+			seen[r.SDK+"@"+r.Version+" "+w] = true
+		}
+	}
+	var out []string
+	for _, e := range known {
+		for _, s := range res.SDKs {
+			if s.Name != e.SDK || s.Status != report.Available || !e.Holds(s.Name, s.Version) {
+				continue
+			}
+			if !seen[s.Name+"@"+s.Version+" "+e.Where()] {
+				out = append(out, fmt.Sprintf("%s: %s %s %s %q was not observed on %s in a run of every scenario: fixed there, remove the entry or narrow its versions",
+					e.Where(), e.SDK, e.Method, e.Pointer, e.Message, report.Target(s.Name, s.Version)))
+			}
+		}
+	}
+	return out
 }
 
 // rerun is one command that reruns exactly this scenario on this SDK, version or source.

@@ -436,7 +436,7 @@ func (p *Proxy) observe(name, dir string, body []byte) []byte {
 	}
 	if p.cfg.Check != nil {
 		for _, v := range p.cfg.Check(m.Method, m.Params) {
-			p.rec.Schema(name, transcript.Violation{Method: m.Method, Pointer: v.Pointer, Message: v.Message})
+			p.rec.Schema(name, transcript.Violation{Method: m.Method, Pointer: v.Pointer, Message: v.Message, Keyword: v.Keyword})
 		}
 	}
 	switch m.Method {

@@ -84,7 +84,17 @@ func header(r *report.Results) string {
 			counts = append(counts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
+	if len(r.StaleViolations) > 0 {
+		verdict = fmt.Sprintf("❌ **FAIL**: %d failed, %d passed unexpectedly (xpass), %d known schema violations not observed", r.Totals[report.Failed], r.Totals[report.XPass], len(r.StaleViolations))
+	}
 	fmt.Fprintf(&b, "# Copilot SDK conformance\n\n%s. %s.\n\n", verdict, strings.Join(counts, ", "))
+	if len(r.StaleViolations) > 0 {
+		b.WriteString("Known schema violations not observed (fixed: remove each entry or narrow its versions):\n\n")
+		for _, v := range r.StaleViolations {
+			fmt.Fprintf(&b, "- %s\n", v)
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "The full report, with every transcript as a conversation and a diff against any other SDK: `%s` (open it in a browser; `report.png` is a picture of it). Machine-readable: `results.json`.\n\n", html.FileName)
 
 	per := map[string]map[string]int{}
@@ -621,10 +631,10 @@ func schemaViolations(r *report.Results) string {
 		if !r.Harness.SchemaLoaded {
 			return b.String()
 		}
-		b.WriteString("\nNo request violated it.\n")
+		b.WriteString("\nNo frame an SDK sent (a request, or an answer to the runtime's call) violated it.\n")
 		return b.String()
 	}
-	b.WriteString("\n| SDK | violation (method: JSON pointer: message) | scenarios |\n|---|---|---|\n")
+	b.WriteString("\nEvery frame is judged: a violation fails its scenario unless fixtures/expected-violations.yaml knows it (\"answer\": the SDK's answer to the runtime's call).\n\n| SDK | violation (method: JSON pointer: message) | scenarios |\n|---|---|---|\n")
 	for _, k := range order {
 		fmt.Fprintf(&b, "| %s | %s | %d |\n", k.sdk, cell(k.v), count[k])
 	}

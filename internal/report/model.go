@@ -34,6 +34,9 @@ type Results struct {
 	// KnownDifferences are the known cross-SDK differences the run was judged by
 	// (fixtures/expected-differences.yaml), kept so that a merge or replay judges alike.
 	KnownDifferences []KnownDifference `json:"knownDifferences,omitempty"`
+	// StaleViolations are known schema violations (file:line and what they name) that a run of
+	// the whole suite on their SDK version did not observe: fixed, so the entry must go.
+	StaleViolations []string `json:"staleViolations,omitempty"`
 	Totals           map[string]int    `json:"totals"`
 	// Timing is per available SDK (observations, not results).
 	Timing []Timing `json:"timing,omitempty"`
@@ -113,6 +116,9 @@ type Result struct {
 	// SchemaViolations are "method: JSON pointer: message" for requests that the runtime's
 	// published schema rejects.
 	SchemaViolations []string `json:"schemaViolations,omitempty"`
+	// KnownViolations are the entries of fixtures/expected-violations.yaml (file:line) that
+	// explain some of SchemaViolations; a violation none explains failed the scenario.
+	KnownViolations []string `json:"knownViolations,omitempty"`
 }
 
 // Comparison is the cross-SDK diff of one scenario's payloads.

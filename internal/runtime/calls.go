@@ -29,25 +29,40 @@ type calls struct {
 	mu      sync.Mutex
 	next    int
 	pending map[string]chan wire.Message
+	methods map[string]string // the method of each pending call, by id (its answer is checked against it)
 }
 
-// call sends method with params to the SDK and waits for its response: callWait at most, and
-// not at all once the connection is closed (ErrClosed).
-func (c *conn) call(method string, params any) (wire.Message, error) {
-	c.calls.mu.Lock()
+// track registers a pending call of method under a new id (c.calls.mu held).
+func (c *conn) track(method string) (string, chan wire.Message) {
 	if c.calls.pending == nil {
-		c.calls.pending = map[string]chan wire.Message{}
+		c.calls.pending, c.calls.methods = map[string]chan wire.Message{}, map[string]string{}
 	}
 	c.calls.next++
 	// Integer ids, like the real runtime: the Rust SDK (JsonRpcRequest.id: u64) and the Java SDK
 	// parse a request id from the runtime as a number and drop a frame with a string id.
 	id := strconv.Itoa(c.calls.next)
 	ch := make(chan wire.Message, 1)
-	c.calls.pending[id] = ch
+	c.calls.pending[id], c.calls.methods[id] = ch, method
+	return id, ch
+}
+
+// untrack forgets pending calls (c.calls.mu held).
+func (c *conn) untrack(ids ...string) {
+	for _, id := range ids {
+		delete(c.calls.pending, id)
+		delete(c.calls.methods, id)
+	}
+}
+
+// call sends method with params to the SDK and waits for its response: callWait at most, and
+// not at all once the connection is closed (ErrClosed).
+func (c *conn) call(method string, params any) (wire.Message, error) {
+	c.calls.mu.Lock()
+	id, ch := c.track(method)
 	c.calls.mu.Unlock()
 	forget := func() {
 		c.calls.mu.Lock()
-		delete(c.calls.pending, id)
+		c.untrack(id)
 		c.calls.mu.Unlock()
 	}
 	if c.isGone() {
@@ -73,16 +88,25 @@ func (c *conn) call(method string, params any) (wire.Message, error) {
 	}
 }
 
-// deliver hands a response from the SDK to the call waiting for it; it reports whether one was.
-func (c *conn) deliver(m wire.Message) bool {
+// pendingMethod is the method of the pending call a response answers, if any.
+func (c *conn) pendingMethod(id json.RawMessage) (string, bool) {
 	c.calls.mu.Lock()
-	ch := c.calls.pending[string(m.ID)]
-	delete(c.calls.pending, string(m.ID))
+	defer c.calls.mu.Unlock()
+	m, ok := c.calls.methods[string(id)]
+	return m, ok
+}
+
+// deliver hands a response from the SDK to the call waiting for it; it reports whether one was.
+func (c *conn) deliver(m wire.Message) (string, bool) {
+	c.calls.mu.Lock()
+	id := string(m.ID)
+	ch, method := c.calls.pending[id], c.calls.methods[id]
+	c.untrack(id)
 	c.calls.mu.Unlock()
 	if ch != nil {
 		ch <- m
 	}
-	return ch != nil
+	return method, ch != nil
 }
 
 // askSDK is a scripted step that sends a request to the SDK: params as scripted, with the
@@ -112,13 +136,7 @@ func (s *Server) askTogether(c *conn, ss *session, method string, all []json.Raw
 		fields["sessionId"], _ = json.Marshal(ss.id)
 		raw, _ := json.Marshal(fields)
 		c.calls.mu.Lock()
-		if c.calls.pending == nil {
-			c.calls.pending = map[string]chan wire.Message{}
-		}
-		c.calls.next++
-		id := strconv.Itoa(c.calls.next)
-		ch := make(chan wire.Message, 1)
-		c.calls.pending[id] = ch
+		id, ch := c.track(method)
 		c.calls.mu.Unlock()
 		out = append(out, wire.Message{ID: json.RawMessage(id), Method: method, Params: raw})
 		chans, ids = append(chans, ch), append(ids, id)
@@ -130,17 +148,13 @@ func (s *Server) askTogether(c *conn, ss *session, method string, all []json.Raw
 		case <-ch:
 		case <-c.gone:
 			c.calls.mu.Lock()
-			for _, id := range ids[i:] {
-				delete(c.calls.pending, id)
-			}
+			c.untrack(ids[i:]...)
 			c.calls.mu.Unlock()
 			s.rec.Notef(c.name, "the connection closed before the SDK answered every %s sent at once", method)
 			return
 		case <-deadline:
 			c.calls.mu.Lock()
-			for _, id := range ids[i:] {
-				delete(c.calls.pending, id)
-			}
+			c.untrack(ids[i:]...)
 			c.calls.mu.Unlock()
 			s.rec.Notef(c.name, "the SDK did not answer every %s sent at once within %s", method, callWait)
 			return

@@ -34,6 +34,9 @@ type Options struct {
 	// Check, when set, validates each request's params; its findings are recorded as notes
 	// beside the request (for example violations of the runtime's published schema).
 	Check func(method string, params json.RawMessage) []schema.Violation
+	// CheckResult, when set, validates the result of each answer the SDK gives to a request the
+	// runtime sent it (a handler's answer), recorded as Check's findings are.
+	CheckResult func(method string, result json.RawMessage) []schema.Violation
 	// Answers are results generated from the runtime schema's result schemas (package
 	// schemagen), one per method: a method the runtime has no scripted answer for gets its
 	// generated one instead of method-not-found, so an SDK that decodes results gets a real one.
@@ -66,6 +69,8 @@ type Server struct {
 	ln       net.Listener
 	wg       sync.WaitGroup
 	closed   bool
+	// noAnswerCheck: the SDK's answers are not checked against the schema (UncheckAnswers).
+	noAnswerCheck bool
 }
 
 // New makes a Server that records into rec.
@@ -146,6 +151,22 @@ type conn struct {
 	gone   chan struct{}   // closed when the connection ends: nothing sent on it is answered
 }
 
+// UncheckAnswers stops checking the SDK's answers against the schema for the rest of the
+// scenario, why given: the application's handlers answer what the harness did not choose (a
+// driver's placeholder answers), so a violation there would be the driver's, not the SDK's.
+func (s *Server) UncheckAnswers(why string) {
+	s.mu.Lock()
+	s.noAnswerCheck = true
+	s.mu.Unlock()
+	s.rec.Notef("", "the SDK's answers are not checked against the schema from here: %s", why)
+}
+
+func (s *Server) answersUnchecked() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.noAnswerCheck
+}
+
 // isGone says whether the connection has ended.
 func (c *conn) isGone() bool {
 	select {
@@ -206,15 +227,26 @@ func (s *Server) handleFrame(c *conn, f wire.Frame) {
 		return
 	}
 	s.rec.FrameRead(c.name, transcript.SDKToRuntime, f)
-	if m.IsResponse() && c.deliver(m) {
-		return
+	if m.IsResponse() {
+		if method, ok := c.pendingMethod(m.ID); ok {
+			// Judged before the waiting call has it: whoever reads the transcript after the
+			// answer sees its violations.
+			if s.opts.CheckResult != nil && m.Error == nil && !s.answersUnchecked() {
+				for _, v := range s.opts.CheckResult(method, m.Result) {
+					s.rec.Schema(c.name, transcript.Violation{Method: method, Pointer: v.Pointer, Message: v.Message, Keyword: v.Keyword, Answer: true})
+				}
+			}
+		}
+		if _, ok := c.deliver(m); ok {
+			return
+		}
 	}
 	if !m.IsRequest() {
 		return // notifications and responses are recorded, nothing more
 	}
 	if s.opts.Check != nil {
 		for _, v := range s.opts.Check(m.Method, m.Params) {
-			s.rec.Schema(c.name, transcript.Violation{Method: m.Method, Pointer: v.Pointer, Message: v.Message})
+			s.rec.Schema(c.name, transcript.Violation{Method: m.Method, Pointer: v.Pointer, Message: v.Message, Keyword: v.Keyword})
 		}
 	}
 	if d := s.toolsSetDelay(); d > 0 && m.Method == "session.tools.set" {

@@ -69,7 +69,7 @@ func (r *Results) Check(method string, result json.RawMessage) []Violation {
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(result))
 	if err != nil {
-		return []Violation{{"/", "result is not JSON: " + err.Error()}}
+		return []Violation{{Pointer: "/", Message: "result is not JSON: " + err.Error()}}
 	}
 	return violations(s.Validate(inst), "")
 }

@@ -32,7 +32,8 @@ const ToolDefinition = "ProtocolExternalToolDefinition"
 // Validator checks request params.
 type Validator struct {
 	methods map[string]*jsonschema.Schema
-	names   []string // every rpcMethod the schema lists, with params or without
+	results map[string]*jsonschema.Schema // each method's result schema, where it has one
+	names   []string                      // every rpcMethod the schema lists, with params or without
 	tool    *jsonschema.Schema
 	Source  string // the file the schema came from
 }
@@ -66,7 +67,7 @@ func Compile(doc []byte) (*Validator, error) {
 	if err := json.Unmarshal(doc, &raw); err != nil {
 		return nil, err
 	}
-	v := &Validator{methods: map[string]*jsonschema.Schema{}}
+	v := &Validator{methods: map[string]*jsonschema.Schema{}, results: map[string]*jsonschema.Schema{}}
 	var errs []string
 	var walk func(node any, ptr string)
 	walk = func(node any, ptr string) {
@@ -82,6 +83,13 @@ func Compile(doc []byte) (*Validator, error) {
 					errs = append(errs, fmt.Sprintf("%s: %v", method, err))
 				} else {
 					v.methods[method] = s
+				}
+			}
+			// A result schema that refers into another file (session-events.schema.json) does
+			// not compile alone: that method's answers go unchecked (ResultsChecked counts them).
+			if r, has := m["result"]; has && r != nil {
+				if s, err := c.Compile(resource + "#" + hoisted.Of(ptr+"/result")); err == nil {
+					v.results[method] = s
 				}
 			}
 			return
@@ -179,10 +187,11 @@ func (v *Validator) Names() []string {
 // Methods is the number of methods the schema describes.
 func (v *Validator) Methods() int { return len(v.methods) }
 
-// Violation is one place where a request's params break the schema.
+// Violation is one place where a request's params (or an answer's result) break the schema.
 type Violation struct {
 	Pointer string // JSON pointer into the params, "/" for the whole
 	Message string
+	Keyword string // the schema keyword that failed (required, type, enum, additionalProperties, …)
 }
 
 func (v Violation) String() string { return v.Pointer + ": " + v.Message }
@@ -195,7 +204,7 @@ func (v *Validator) Check(method string, params json.RawMessage) []Violation {
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
 	if err != nil {
-		return []Violation{{"/", "params are not JSON: " + err.Error()}}
+		return []Violation{{Pointer: "/", Message: "params are not JSON: " + err.Error()}}
 	}
 	if s := v.methods[method]; s != nil {
 		return violations(s.Validate(inst), "")
@@ -213,6 +222,24 @@ func (v *Validator) Check(method string, params json.RawMessage) []Violation {
 	return out
 }
 
+// CheckResult returns the violations in the result the SDK answered a call of method with (the
+// runtime-to-SDK methods: the SDK's handler's answer), its pointers under "/result". A method
+// whose result the schema does not describe returns nothing.
+func (v *Validator) CheckResult(method string, result json.RawMessage) []Violation {
+	s := v.results[method]
+	if s == nil {
+		return nil
+	}
+	if len(result) == 0 {
+		result = json.RawMessage("null")
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(result))
+	if err != nil {
+		return []Violation{{Pointer: "/result", Message: "the result is not JSON: " + err.Error()}}
+	}
+	return violations(s.Validate(inst), "/result")
+}
+
 // violations flattens a validation error into its leaf causes, each with its instance pointer.
 func violations(err error, prefix string) []Violation {
 	if err == nil {
@@ -220,7 +247,7 @@ func violations(err error, prefix string) []Violation {
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return []Violation{{prefix + "/", err.Error()}}
+		return []Violation{{Pointer: prefix + "/", Message: err.Error()}}
 	}
 	var out []Violation
 	var leaves func(e *jsonschema.ValidationError)
@@ -233,7 +260,7 @@ func violations(err error, prefix string) []Violation {
 					ptr = "/"
 				}
 			}
-			out = append(out, Violation{ptr, e.ErrorKind.LocalizedString(english)})
+			out = append(out, Violation{Pointer: ptr, Message: e.ErrorKind.LocalizedString(english), Keyword: strings.Join(e.ErrorKind.KeywordPath(), "/")})
 			return
 		}
 		for _, c := range e.Causes {

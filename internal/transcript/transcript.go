@@ -86,15 +86,30 @@ type Header struct {
 	SchemaChecked bool `json:"schemaChecked,omitempty"`
 }
 
-// Violation is one schema violation in a request's params.
+// Violation is one schema violation in a request's params, or in the result the SDK answered a
+// runtime-to-SDK call with (its pointer then starts "/result").
 type Violation struct {
 	Method  string `json:"method"`
-	Pointer string `json:"pointer"` // JSON pointer into the params
+	Pointer string `json:"pointer"` // JSON pointer into the params (or into the answer's result)
 	Message string `json:"message"`
+	Keyword string `json:"keyword,omitempty"` // the schema keyword that failed
+	// Answer marks a violation in the result the SDK answered a runtime-to-SDK call with.
+	Answer bool `json:"answer,omitempty"`
 }
 
-// String is "method: pointer: message", as reports list violations.
-func (v Violation) String() string { return v.Method + ": " + v.Pointer + ": " + v.Message }
+// AnswerSuffix follows the method of a violation in an SDK's answer ("gitHubToken.getToken
+// answer: /result: …").
+const AnswerSuffix = " answer"
+
+// String is "method: pointer: message" ("method answer: …" for an answer), as reports list
+// violations.
+func (v Violation) String() string {
+	m := v.Method
+	if v.Answer {
+		m += AnswerSuffix
+	}
+	return m + ": " + v.Pointer + ": " + v.Message
+}
 
 // Recorder is one transcript. It is safe for concurrent use.
 type Recorder struct {
