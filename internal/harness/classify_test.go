@@ -127,7 +127,7 @@ func TestClassifyJudgesEverySchemaViolation(t *testing.T) {
 			knownWhere: []string{path + ":2", path + ":9"}},
 		{name: "an unknown violation fails a passing scenario", scenario: "s", version: "1.0.14",
 			o: suite.Outcome{SchemaViolations: []transcript.Violation{known, unknown}}, status: report.Failed,
-			contains: []string{"1 of the frames the SDK sent break the runtime's schema", "session.tools.set: /tools: got null, want array (keyword type)"},
+			contains:   []string{"1 of the frames the SDK sent break the runtime's schema", "session.tools.set: /tools: got null, want array (keyword type)"},
 			knownWhere: []string{path + ":2"}},
 		{name: "a known violation outside its versions is unknown", scenario: "s", version: "1.0.15",
 			o: suite.Outcome{SchemaViolations: []transcript.Violation{known}}, status: report.Failed,
@@ -140,7 +140,7 @@ func TestClassifyJudgesEverySchemaViolation(t *testing.T) {
 				SchemaViolations: []transcript.Violation{unknown}}, status: report.Failed,
 			contains: []string{"not the known divergence"}},
 		{name: "an unsupported scenario that broke the schema is failed", scenario: "s", version: "1.0.14",
-			o: suite.Outcome{Unsupported: "go SDK lacks capability tool.defer", Capability: "tool.defer", SchemaViolations: []transcript.Violation{unknown}},
+			o:      suite.Outcome{Unsupported: "go SDK lacks capability tool.defer", Capability: "tool.defer", SchemaViolations: []transcript.Violation{unknown}},
 			status: report.Failed, contains: []string{"got null, want array"}},
 	}
 	for _, tt := range tests {

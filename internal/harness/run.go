@@ -87,14 +87,14 @@ type Config struct {
 	realEnv    []string
 	realPool   *realruntime.Pool // the run's real runtime processes, reused between scenarios
 
-	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
-	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
+	generated *schemagen.Doc   // the runtime's schemas for the generated sweep (set by Run)
+	answers   *runtime.Answers // the runtime's generated answers (set by Run)
 	// runtimeCheckResult validates the SDK's answers to the runtime's calls (set by Run with
 	// RuntimeCheck, from the same schema).
 	runtimeCheckResult func(method string, result json.RawMessage) []schema.Violation
-	schemaDesc         string // which schema judged the run (set by Run), for the violations' failures
-	catalog   []report.SchemaItem // every method and event type of the schemas, for the coverage
-	selection *shardSelection     // set by Run for a shard
+	schemaDesc         string              // which schema judged the run (set by Run), for the violations' failures
+	catalog            []report.SchemaItem // every method and event type of the schemas, for the coverage
+	selection          *shardSelection     // set by Run for a shard
 }
 
 // Runners: where the drivers run (package runner).

@@ -36,8 +36,8 @@ type Results struct {
 	KnownDifferences []KnownDifference `json:"knownDifferences,omitempty"`
 	// StaleViolations are known schema violations (file:line and what they name) that a run of
 	// the whole suite on their SDK version did not observe: fixed, so the entry must go.
-	StaleViolations []string `json:"staleViolations,omitempty"`
-	Totals           map[string]int    `json:"totals"`
+	StaleViolations []string       `json:"staleViolations,omitempty"`
+	Totals          map[string]int `json:"totals"`
 	// Timing is per available SDK (observations, not results).
 	Timing []Timing `json:"timing,omitempty"`
 	// Coverage of the runtime schema's methods (computed after the run from the transcripts).
