@@ -46,7 +46,7 @@ func main() {
 		return pprof.StartCPUProfile(f)
 	}
 	defer pprof.StopCPUProfile() // a no-op without --cpuprofile; before any os.Exit below
-	root.AddCommand(runCmd(), benchCmd(), doctorCmd(), smokeCmd(), serveCmd(), runtimeCmd(), diffCmd(), replayCmd(), selftestCmd(), imagesCmd(), mergeCmd(), bisectCmd(), historyCmd(), sdksCmd(), surfaceCmd(), fidelityCmd(), cacheCmd(), prepareCmd(), execDriverCmd())
+	root.AddCommand(runCmd(), benchCmd(), doctorCmd(), smokeCmd(), serveCmd(), runtimeCmd(), diffCmd(), replayCmd(), selftestCmd(), imagesCmd(), mergeCmd(), bisectCmd(), historyCmd(), sdksCmd(), surfaceCmd(), fidelityCmd(), cacheCmd(), prepareCmd(), execDriverCmd(), referenceCmd())
 	if err := root.Execute(); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "conformance:", err)

@@ -50,9 +50,14 @@ func Finish(dir string, res *report.Results, opt Options) error {
 	}
 	SortResults(res.Results)
 	var err error
-	// Each SDK@version is a column of its own in the cross-SDK comparison.
-	if res.Comparisons, err = compare.Scenarios(ts, report.ByTarget(res).Results); err != nil {
+	// Each SDK@version is a column of its own in the cross-SDK comparison; an SDK the run left
+	// out is compared by its pinned observations (the reference), on the surface scenarios.
+	compared, reference := compare.WithReference(report.ByTarget(res).Results, res.Reference)
+	if res.Comparisons, err = compare.Scenarios(ts, compared); err != nil {
 		fmt.Fprintf(opt.Log, "comparison: %v\n", err)
+	}
+	for i, c := range res.Comparisons {
+		res.Comparisons[i].Reference = reference[[2]string{c.Feature, c.Scenario}]
 	}
 	res.CrossSDK = compare.CrossSDK(res.Comparisons, res.KnownDifferences)
 	res.Coverage = coverage.Compute(ts, res, opt.SchemaMethods, res.Harness.Schema, opt.Catalog)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/compare"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
@@ -23,6 +24,7 @@ type plan struct {
 	ids          map[[2]string]string // (feature, scenario) -> stable id
 	manifest     *expect.Manifest
 	differences  []report.KnownDifference
+	reference    *report.Reference // the pinned SDKs' surface observations, for the SDKs a run leaves out
 }
 
 func makePlan(cfg Config) (*plan, error) {
@@ -67,6 +69,9 @@ func makePlan(cfg Config) (*plan, error) {
 	}
 	for i := range p.differences {
 		p.differences[i].Where = relTo(cfg.RepoRoot, p.differences[i].Where)
+	}
+	if p.reference, err = compare.LoadReference(filepath.Join(filepath.Dir(cfg.Manifest), compare.ReferenceFile)); err != nil {
+		return nil, err
 	}
 	for _, n := range cfg.SDKs {
 		if !slices.Contains(sdks.Names(), n) {

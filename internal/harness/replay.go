@@ -73,7 +73,7 @@ func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Res
 		l := runschema.Load(ctx, runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}, p.pins, cfg.Log)
 		cfg.generated, cfg.answers = l.Gen, l.Answers
 	}
-	res := &report.Results{Schema: rec.Schema, Harness: rec.Harness, Timing: rec.Timing, KnownDifferences: p.differences}
+	res := &report.Results{Schema: rec.Schema, Harness: rec.Harness, Timing: rec.Timing, KnownDifferences: p.differences, Reference: p.reference}
 	res.Harness.Command = cfg.Command
 	cfg.catalog = finish.Catalog(rec.Coverage)
 	return execute(ctx, cfg, p, r, us, res, finish.SchemaMethods(rec.Coverage))

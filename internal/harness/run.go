@@ -188,7 +188,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if cfg.selection != nil {
 		res.Harness.Shard = cfg.selection.info
 	}
-	res.KnownDifferences = p.differences
+	res.KnownDifferences, res.Reference = p.differences, p.reference
 	var schemaMethods []string // for the coverage of the schema's methods
 	if cfg.RuntimeCheck == nil {
 		var l runschema.Loaded

@@ -51,7 +51,7 @@ func Merge(out string, inputs []string, command string) (*report.Results, error)
 	}
 	_ = os.RemoveAll(filepath.Join(out, report.TranscriptsDir)) // an earlier report's would mix in
 	first := shards[0].res
-	res := &report.Results{Schema: first.Schema, Harness: first.Harness, KnownDifferences: first.KnownDifferences}
+	res := &report.Results{Schema: first.Schema, Harness: first.Harness, KnownDifferences: first.KnownDifferences, Reference: first.Reference}
 	res.Harness.Shard, res.Harness.Command = nil, command
 	for _, s := range shards {
 		if s.res.Harness.StartedAt < res.Harness.StartedAt {

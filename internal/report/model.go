@@ -34,6 +34,9 @@ type Results struct {
 	// KnownDifferences are the known cross-SDK differences the run was judged by
 	// (fixtures/expected-differences.yaml), kept so that a merge or replay judges alike.
 	KnownDifferences []KnownDifference `json:"knownDifferences,omitempty"`
+	// Reference is the pinned SDKs' recorded surface observations the run was compared with
+	// (fixtures/reference/surface.json), kept so that a merge or replay compares alike.
+	Reference *Reference `json:"reference,omitempty"`
 	// StaleViolations are known schema violations (file:line and what they name) that a run of
 	// the whole suite on their SDK version did not observe: fixed, so the entry must go.
 	StaleViolations []string       `json:"staleViolations,omitempty"`
@@ -130,6 +133,9 @@ type Comparison struct {
 	// Fields: compared by where each field went (a surface scenario's observations), not by
 	// request payloads; each difference is one field (report.CrossSDK judges them).
 	Fields bool `json:"fields,omitempty"`
+	// Reference are the SDKs that did not run, compared by their pinned versions' recorded
+	// observations (fixtures/reference/surface.json): "node@1.0.14".
+	Reference []string `json:"reference,omitempty"`
 }
 
 // Difference is one JSON path where the SDKs differ.
