@@ -92,9 +92,53 @@ func TestMarkdownStaysWithinTheJobSummaryLimit(t *testing.T) {
 	assert.LessOrEqual(t, len(md), MaxSummaryBytes)
 	assert.True(t, strings.Contains(md, "## Features by SDK"), "the matrix fits, per feature for so many scenarios")
 	assert.True(t, strings.Contains(md, "| f | 1002 | ⚠️1 | ❌1001 ✅1 | ⛔1 |"), "one row per feature with the counts per status")
-	assert.True(t, strings.Contains(md, "### failing 0 on go"), "the failures that fit are kept")
-	assert.True(t, strings.HasSuffix(md, "`report.html` and `results.json` beside this file.\n"), "what is left out is pointed to")
+	assert.Contains(t, md, "1001 to act on; the first 5 in full", "the failures are counted")
+	assert.Contains(t, md, "### failing 0 on go", "the first failures in full")
+	_, section, _ := strings.Cut(md, "\n## Failures")
+	section, _, _ = strings.Cut(section, "\n## ")
+	assert.Equal(t, maxFailureDetails, strings.Count(section, "\n### "), "then one line each")
+	assert.Contains(t, md, "- **failing 4** on go (failed, `f.feature`): "+strings.Repeat("x", 120)+"…")
+	assert.Contains(t, md, fmt.Sprintf("\n%d more: `status` failed or xpass in results.json", 1001-maxFailureDetails-maxFailureLines), "and the rest counted, with where they are")
 	assert.Equal(t, 0, strings.Count(md, "```")%2, "no code block left open")
+}
+
+func TestAssembleCutsOrLeavesOutWhatDoesNotFit(t *testing.T) {
+	section := func(name string, n int) string {
+		return "\n## " + name + "\n\n" + strings.Repeat(strings.Repeat("y", 99)+"\n", n)
+	}
+	for _, tc := range []struct {
+		name    string
+		parts   []string
+		kept    []string
+		left    string // in the closing pointer; "" when everything fits
+		dropped []string
+	}{
+		{name: "everything fits", parts: []string{section("A", 10), section("B", 10)}, kept: []string{"## A", "## B"}},
+		{name: "a section too big for what is left is cut at a line, the next left out",
+			parts: []string{section("A", 10), section("Big", 400), section("C", 5)},
+			kept:  []string{"## A", "## Big"}, left: "*Big* (cut), *C*"},
+		{name: "a section that does not fit in little room is left out, a smaller one after it kept",
+			parts: []string{section("A", 180), section("Big", 400), section("C", 5)},
+			kept:  []string{"## A", "## C"}, left: "*Big*", dropped: []string{"## Big"}},
+		{name: "a cut code block is closed", parts: []string{"\n## Code\n\n```\n" + strings.Repeat("z\n", 20000) + "```\n"}, kept: []string{"## Code"}, left: "*Code* (cut)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			md := assemble(tc.parts, 20*1024)
+			assert.LessOrEqual(t, len(md), 20*1024)
+			for _, k := range tc.kept {
+				assert.Contains(t, md, k)
+			}
+			for _, d := range tc.dropped {
+				assert.NotContains(t, md, d)
+			}
+			assert.Equal(t, 0, strings.Count(md, "```")%2, "no code block left open")
+			if tc.left == "" {
+				assert.NotContains(t, md, "Left out")
+				return
+			}
+			assert.True(t, strings.HasSuffix(md, "Left out to keep this summary within 20 KB: "+tc.left+". Every result, transcript and difference is in `report.html` and `results.json` beside this file.\n"), md[max(len(md)-300, 0):])
+		})
+	}
 }
 
 func TestJUnit(t *testing.T) {
