@@ -245,7 +245,7 @@ func scenarioMatrix(r *report.Results) (string, bool) {
 // report.html hold every failure whole.
 const (
 	maxFailureDetails = 5
-	maxMessageBytes   = 1200
+	maxMessageBytes   = 900
 	maxPayloadLines   = 3
 	maxFailureLines   = 15
 )
@@ -319,14 +319,14 @@ func failures(r *report.Results) string {
 	return b.String()
 }
 
-// clipMessage keeps a message's first lines within n bytes (each line at most 300 characters)
+// clipMessage keeps a message's first lines within n bytes (each line at most 240 characters)
 // and says how many lines are left out.
 func clipMessage(msg string, n int) string {
 	lines := strings.Split(msg, "\n")
 	var out []string
 	size := 0
 	for i, l := range lines {
-		l = clipTo(l, 300)
+		l = clipTo(l, 240)
 		if size+len(l) > n && i > 0 {
 			out = append(out, fmt.Sprintf("… %d more lines (results.json, report.html)", len(lines)-i))
 			break

@@ -3,6 +3,7 @@ package render
 import (
 	"compress/gzip"
 	"encoding/json"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -75,4 +76,66 @@ func TestSummaryOfAFullRun(t *testing.T) {
 	for i := 1; i < len(order); i++ {
 		assert.Less(t, strings.Index(md, order[i-1]), strings.Index(md, order[i]), "%s comes before %s", order[i-1], order[i])
 	}
+}
+
+// sixSDKs is the full run with two more SDKs: copies of node's and go's results, sdks[] entries,
+// timing and coverage under other names (a run of every SDK the harness has a recipe for).
+func sixSDKs(r *report.Results) *report.Results {
+	for _, c := range []struct{ from, to string }{{"node", "rust"}, {"go", "dotnet"}} {
+		for _, s := range r.SDKs {
+			if s.Name == c.from {
+				s.Name = c.to
+				r.SDKs = append(r.SDKs, s)
+			}
+		}
+		for _, x := range r.Results {
+			if x.SDK == c.from {
+				x.SDK = c.to
+				r.Results = append(r.Results, x)
+			}
+		}
+		for _, tm := range r.Timing {
+			if tm.SDK == c.from {
+				tm.SDK = c.to
+				r.Timing = append(r.Timing, tm)
+			}
+		}
+		for i := range r.Comparisons {
+			cmp := &r.Comparisons[i]
+			cmp.SDKs = append(cmp.SDKs, c.to)
+			for j := range cmp.Differences {
+				d := &cmp.Differences[j]
+				vals := maps.Clone(d.Values)
+				if v, ok := vals[c.from]; ok {
+					vals[c.to] = v + " (" + c.to + ")"
+				}
+				d.Values = vals
+			}
+		}
+		if r.Coverage != nil {
+			for _, s := range r.Coverage.SDKs {
+				if s.SDK == c.from {
+					s.SDK = c.to
+					r.Coverage.SDKs = append(r.Coverage.SDKs, s)
+				}
+			}
+			for _, s := range r.Coverage.Sweep {
+				if s.SDK == c.from {
+					s.SDK = c.to
+					r.Coverage.Sweep = append(r.Coverage.Sweep, s)
+				}
+			}
+		}
+	}
+	r.Tally()
+	return r
+}
+
+func TestSummaryOfAFullRunOfMoreSDKs(t *testing.T) {
+	md := MarkdownText(sixSDKs(fullRun(t)))
+	t.Logf("summary.md of the full run on 6 SDKs: %d bytes", len(md))
+	assert.LessOrEqual(t, len(md), MaxSummaryBytes)
+	assert.NotContains(t, md, "Left out to keep this summary", "every section fits, capped")
+	assert.Contains(t, md, "| rust | 1.0.14 | 140 passed, 6 xfail, 7 unsupported |")
+	assert.Contains(t, md, "## Application surface")
 }
