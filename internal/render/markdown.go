@@ -106,10 +106,16 @@ func sectionName(p string) string {
 // header is the verdict, the counts and the SDK table.
 func header(r *report.Results) string {
 	var b strings.Builder
-	failing := r.Totals[report.Failed] + r.Totals[report.XPass]
+	// The run's exit status: a failing result, or a cross-SDK field difference not known (or
+	// known and no longer observed), fails it.
+	cross := r.CrossSDKFailing()
+	failing := r.Totals[report.Failed] + r.Totals[report.XPass] + cross
 	verdict := "✅ **PASS**: every result passed or failed only as known"
 	if failing > 0 {
 		verdict = fmt.Sprintf("❌ **FAIL**: %d failed, %d passed unexpectedly (xpass)", r.Totals[report.Failed], r.Totals[report.XPass])
+		if cross > 0 {
+			verdict += fmt.Sprintf(", %d cross-SDK field %s failing (*Cross-SDK field differences*)", cross, plural(cross, "difference"))
+		}
 	}
 	var counts []string
 	for _, s := range statusOrder {

@@ -81,6 +81,32 @@ func TestMarkdownPass(t *testing.T) {
 	assert.NotContains(t, md, "## Failures")
 }
 
+func TestMarkdownVerdictIsTheRunsExitStatus(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		status  string
+		cross   []report.CrossSDK
+		verdict string
+	}{
+		{"passed", report.Passed, nil, "✅ **PASS**: every result passed or failed only as known. 1 passed."},
+		{"a known cross-SDK difference", report.Passed, []report.CrossSDK{{Request: "session.create", Field: "f", Status: report.XFail}}, "✅ **PASS**"},
+		{"a failed result", report.Failed, nil, "❌ **FAIL**: 1 failed, 0 passed unexpectedly (xpass). 1 failed."},
+		{"a cross-SDK difference not known, every result passed", report.Passed,
+			[]report.CrossSDK{{Request: "session.create", Field: "f", Status: report.Failed}, {Request: "session.resume", Field: "f", Status: report.XPass}},
+			"❌ **FAIL**: 0 failed, 0 passed unexpectedly (xpass), 2 cross-SDK field differences failing (*Cross-SDK field differences*). 1 passed."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &report.Results{SDKs: []report.SDK{{Name: "go", Status: report.Available}},
+				Results:  []report.Result{{Feature: "f.feature", Scenario: "s1", SDK: "go", Status: tc.status}},
+				CrossSDK: tc.cross}
+			r.Tally()
+			lines := strings.SplitN(MarkdownText(r), "\n", 4)
+			assert.Equal(t, "# Copilot SDK conformance", lines[0])
+			assert.True(t, strings.HasPrefix(lines[2], tc.verdict), "the verdict first: %s", lines[2])
+		})
+	}
+}
+
 func TestMarkdownStaysWithinTheJobSummaryLimit(t *testing.T) {
 	r := sample()
 	long := strings.Repeat("x", 2000)
