@@ -183,3 +183,25 @@ func TestJUnit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, back.Totals[report.Failed])
 }
+
+func TestClipMessageKeepsTheFirstLinesAndCountsTheRest(t *testing.T) {
+	sweep := "step \"every event type reaches the application\": 3 generated events did not reach the application:\n"
+	for i := range 100 {
+		sweep += fmt.Sprintf("session.event%d: /data/field: want 1, got <absent>\n", i)
+	}
+	for _, tc := range []struct {
+		name, msg, want string
+	}{
+		{"short", "boom", "boom"},
+		{"a sweep's items", strings.TrimSpace(sweep), "… 85 more lines (results.json, report.html)"},
+		{"one long line", strings.Repeat("x", 1000), strings.Repeat("x", 240) + "…"},
+		{"a code fence in the message", "got ```", "got ` ` `"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := clipMessage(tc.msg, maxMessageBytes)
+			assert.LessOrEqual(t, len(got), maxMessageBytes+300)
+			assert.True(t, strings.HasSuffix(got, tc.want), got)
+			assert.True(t, strings.HasPrefix(got, firstLine(clipTo(tc.msg, 240))[:min(4, len(tc.msg))]))
+		})
+	}
+}
