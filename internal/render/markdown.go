@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
@@ -271,41 +272,77 @@ func failures(r *report.Results) string {
 			}
 		}
 	}
-	var failing []report.Result
+	// One group per scenario and status: a scenario failing on several SDKs is one thing to act
+	// on, shown once with what differs per SDK.
+	var groups [][]report.Result
+	index := map[[3]string]int{}
+	total := 0
 	for _, st := range []string{report.Failed, report.XPass} {
 		for _, x := range r.Results {
-			if x.Status == st {
-				failing = append(failing, x)
+			if x.Status != st {
+				continue
 			}
+			total++
+			k := [3]string{x.Feature, x.Scenario, x.Status}
+			if i, ok := index[k]; ok {
+				groups[i] = append(groups[i], x)
+				continue
+			}
+			index[k] = len(groups)
+			groups = append(groups, []report.Result{x})
 		}
 	}
-	if len(failing) == 0 {
+	if total == 0 {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n## Failures\n\n%d to act on", len(failing))
-	if len(failing) > maxFailureDetails {
+	fmt.Fprintf(&b, "\n## Failures\n\n%d to act on", total)
+	if len(groups) < total {
+		fmt.Fprintf(&b, ", in %d %s", len(groups), plural(len(groups), "scenario"))
+	}
+	if len(groups) > maxFailureDetails {
 		fmt.Fprintf(&b, "; the first %d in full", maxFailureDetails)
 	}
 	b.WriteString(" (every one with its whole message, transcript and rerun command: `report.html`, `results.json`).\n")
-	for i, x := range failing {
+	for i, g := range groups {
+		x := g[0]
 		if i == maxFailureDetails {
 			b.WriteString("\n")
 		}
 		if i >= maxFailureDetails+maxFailureLines {
-			fmt.Fprintf(&b, "\n%d more: `status` failed or xpass in results.json, ❌ and ❗ cells in report.html.\n", len(failing)-i)
+			rest := 0
+			for _, g := range groups[i:] {
+				rest += len(g)
+			}
+			fmt.Fprintf(&b, "\n%d more: `status` failed or xpass in results.json, ❌ and ❗ cells in report.html.\n", rest)
 			break
 		}
+		var sdks []string
+		for _, y := range g {
+			sdks = append(sdks, y.SDK)
+		}
+		on := strings.Join(sdks, ", ")
 		if i >= maxFailureDetails {
-			fmt.Fprintf(&b, "- **%s** on %s (%s, `%s`): %s\n", x.Scenario, x.SDK, x.Status, x.Feature, clipTo(firstLine(x.Message), 120))
+			fmt.Fprintf(&b, "- **%s** on %s (%s, `%s`): %s\n", x.Scenario, on, x.Status, x.Feature, clipTo(firstLine(x.Message), 120))
 			continue
 		}
-		fmt.Fprintf(&b, "\n### %s on %s (%s)\n\n`%s`\n\n```\n%s\n```\n", x.Scenario, x.SDK, x.Status, x.Feature, clipMessage(strings.TrimSpace(x.Message), maxMessageBytes))
+		fmt.Fprintf(&b, "\n### %s on %s (%s)\n\n`%s`\n\n```\n%s\n```\n", x.Scenario, on, x.Status, x.Feature, clipMessage(strings.TrimSpace(x.Message), maxMessageBytes))
+		for _, y := range g[1:] {
+			if l, differs := firstDifferentLine(x.Message, y.Message); differs {
+				fmt.Fprintf(&b, "- %s's message differs at: %s\n", y.SDK, clipTo(l, 160))
+			} else {
+				fmt.Fprintf(&b, "- %s: the same message\n", y.SDK)
+			}
+		}
 		k := [2]string{x.Feature, x.Scenario}
 		for j, d := range normative[k] {
 			if j == maxPayloadLines {
 				fmt.Fprintf(&b, "- %d more payload paths: `comparisons` in results.json\n", len(normative[k])-j)
 				break
+			}
+			if len(g) > 1 {
+				fmt.Fprintf(&b, "- payload `%s %s`: %s\n", d.Request, d.Path, valuesClipped(sdksOf[k], d.Values, 60))
+				continue
 			}
 			var others []string
 			for _, s := range sdksOf[k] {
@@ -315,14 +352,79 @@ func failures(r *report.Results) string {
 			}
 			fmt.Fprintf(&b, "- payload `%s %s`: %s=%s; %s\n", d.Request, d.Path, x.SDK, clip(d.Values[x.SDK]), clip(strings.Join(others, ", ")))
 		}
-		if x.Transcript != "" {
-			fmt.Fprintf(&b, "- transcript: `%s`\n", x.Transcript)
+		for _, y := range g {
+			if y.Transcript == "" {
+				continue
+			}
+			if len(g) > 1 {
+				fmt.Fprintf(&b, "- transcript (%s): `%s`\n", y.SDK, y.Transcript)
+			} else {
+				fmt.Fprintf(&b, "- transcript: `%s`\n", y.Transcript)
+			}
 		}
-		if x.Rerun != "" {
-			fmt.Fprintf(&b, "- rerun: `%s`\n", x.Rerun)
+		if rerun, ok := oneRerun(g); ok {
+			fmt.Fprintf(&b, "- rerun: `%s`\n", rerun)
+			continue
+		}
+		for _, y := range g {
+			if y.Rerun != "" {
+				fmt.Fprintf(&b, "- rerun (%s): `%s`\n", y.SDK, y.Rerun)
+			}
 		}
 	}
 	return b.String()
+}
+
+// firstDifferentLine is the first line of b that differs from a's line at the same place, from
+// a little before where it differs.
+func firstDifferentLine(a, b string) (string, bool) {
+	al, bl := strings.Split(strings.TrimSpace(a), "\n"), strings.Split(strings.TrimSpace(b), "\n")
+	for i, l := range bl {
+		if i >= len(al) {
+			return l, true
+		}
+		if al[i] == l {
+			continue
+		}
+		p := 0
+		for p < len(l) && p < len(al[i]) && l[p] == al[i][p] {
+			p++
+		}
+		if p -= 30; p <= 0 {
+			return l, true
+		}
+		for p < len(l) && !utf8.RuneStart(l[p]) {
+			p++
+		}
+		return "…" + l[p:], true
+	}
+	if len(al) > len(bl) {
+		return "(fewer lines)", true
+	}
+	return "", false
+}
+
+// oneRerun is the group's rerun commands as one, when they differ only in --sdk: that flag
+// then names every SDK of the group.
+func oneRerun(g []report.Result) (string, bool) {
+	if len(g) == 1 {
+		return g[0].Rerun, g[0].Rerun != ""
+	}
+	var sdks []string
+	common := ""
+	for i, y := range g {
+		flag := "--sdk " + y.SDK + " "
+		if !strings.Contains(y.Rerun, flag) {
+			return "", false
+		}
+		generic := strings.Replace(y.Rerun, flag, "--sdk \x00 ", 1)
+		if i > 0 && generic != common {
+			return "", false
+		}
+		common = generic
+		sdks = append(sdks, y.SDK)
+	}
+	return strings.Replace(common, "\x00", strings.Join(sdks, ","), 1), true
 }
 
 // clipMessage keeps a message's first lines within n bytes (each line at most 240 characters)

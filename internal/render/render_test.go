@@ -205,3 +205,66 @@ func TestClipMessageKeepsTheFirstLinesAndCountsTheRest(t *testing.T) {
 		})
 	}
 }
+
+func TestMarkdownGroupsAScenarioFailingOnSeveralSDKs(t *testing.T) {
+	rerun := func(sdk string) string {
+		return "go run ./cmd/conformance run --sdk " + sdk + " --scenario 's1' features/f.feature"
+	}
+	for _, tc := range []struct {
+		name     string
+		results  []report.Result
+		want     []string
+		notWants []string
+		order    []string
+	}{
+		{
+			name: "the same scenario on three SDKs: one block, one rerun",
+			results: []report.Result{
+				{Feature: "f.feature", Scenario: "s1", SDK: "node", Status: report.Failed, Message: "step \"x\": want 1\ngot 2", Transcript: "transcripts/node/f/s1.ndjson", Rerun: rerun("node")},
+				{Feature: "f.feature", Scenario: "s1", SDK: "go", Status: report.Failed, Message: "step \"x\": want 1\ngot 2", Transcript: "transcripts/go/f/s1.ndjson", Rerun: rerun("go")},
+				{Feature: "f.feature", Scenario: "s1", SDK: "python", Status: report.Failed, Message: "step \"x\": want 1\ngot 3", Transcript: "transcripts/python/f/s1.ndjson", Rerun: rerun("python")},
+			},
+			want: []string{
+				"3 to act on, in 1 scenario (",
+				"### s1 on node, go, python (failed)",
+				"- go: the same message", "- python's message differs at: got 3",
+				"- transcript (python): `transcripts/python/f/s1.ndjson`",
+				"- rerun: `go run ./cmd/conformance run --sdk node,go,python --scenario 's1' features/f.feature`",
+			},
+		},
+		{
+			name: "reruns that differ in more than --sdk: one each",
+			results: []report.Result{
+				{Feature: "f.feature", Scenario: "s1", SDK: "node", Status: report.Failed, Message: "boom", Rerun: rerun("node") + " --sdk-version node=1.0.8"},
+				{Feature: "f.feature", Scenario: "s1", SDK: "go", Status: report.Failed, Message: "boom", Rerun: rerun("go")},
+			},
+			want:     []string{"### s1 on node, go (failed)", "- rerun (node): `" + rerun("node") + " --sdk-version node=1.0.8`", "- rerun (go): `" + rerun("go") + "`"},
+			notWants: []string{"- rerun: "},
+		},
+		{
+			name: "failed and xpass of one scenario are two things to act on, failed first",
+			results: []report.Result{
+				{Feature: "f.feature", Scenario: "s1", SDK: "node", Status: report.XPass, Message: "passed, but expected to fail"},
+				{Feature: "f.feature", Scenario: "s1", SDK: "go", Status: report.Failed, Message: "boom"},
+			},
+			want:  []string{"2 to act on (", "### s1 on go (failed)\n", "### s1 on node (xpass)\n"},
+			order: []string{"### s1 on go (failed)", "### s1 on node (xpass)"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &report.Results{SDKs: []report.SDK{{Name: "node", Status: report.Available}, {Name: "go", Status: report.Available}, {Name: "python", Status: report.Available}},
+				Results: tc.results}
+			r.Tally()
+			md := failures(r)
+			for _, w := range tc.want {
+				assert.Contains(t, md, w)
+			}
+			for _, w := range tc.notWants {
+				assert.NotContains(t, md, w)
+			}
+			for i := 1; i < len(tc.order); i++ {
+				assert.Less(t, strings.Index(md, tc.order[i-1]), strings.Index(md, tc.order[i]))
+			}
+		})
+	}
+}
