@@ -245,11 +245,11 @@ func scenarioMatrix(r *report.Results) (string, bool) {
 	return b.String(), true
 }
 
-// Failure caps: the first maxFailureDetails failures (failed before xpass, in the run's order)
-// in full: the message up to maxMessageBytes (a sweep's message lists every divergent item: the
-// first lines, then how many more), at most maxPayloadLines payload paths, the transcript and the
-// rerun command; the next maxFailureLines one line each; a count of the rest. results.json and
-// report.html hold every failure whole.
+// Failure caps, per scenario and status (its SDKs together): the first maxFailureDetails
+// (failed before xpass, in the run's order) in full: the message up to maxMessageBytes (a
+// sweep's message lists every divergent item: the first lines, then how many more), at most
+// maxPayloadLines payload paths, the transcripts and the rerun command; the next maxFailureLines
+// one line each; a count of the rest. results.json and report.html hold every failure whole.
 const (
 	maxFailureDetails = 5
 	maxMessageBytes   = 900
@@ -258,8 +258,8 @@ const (
 )
 
 // failures lists the failed and xpass results with their message (the step, expected and
-// observed), the payload paths where this SDK differs at a checked path, its transcript and
-// the command that reruns it, within the caps above.
+// observed), the payload paths where the SDKs differ at a checked path, the transcripts and the
+// command that reruns them, within the caps above.
 func failures(r *report.Results) string {
 	normative := map[[2]string][]report.Difference{}
 	var sdksOf = map[[2]string][]string{}
