@@ -101,6 +101,7 @@ func byNamespace(c *report.Coverage) string {
 	type line struct {
 		use string
 		nss []string
+		n   int // namespaces, before the cap
 	}
 	var lines []*line
 	byUse := map[string]*line{}
@@ -122,13 +123,20 @@ func byNamespace(c *report.Coverage) string {
 		byUse[use].nss = append(byUse[use].nss, fmt.Sprintf("`%s` %d", ns, g.methods))
 	}
 	for _, l := range lines {
+		l.n = len(l.nss)
 		if len(l.nss) > maxNamespaces {
 			l.nss = append(l.nss[:maxNamespaces:maxNamespaces], fmt.Sprintf("%d more", len(l.nss)-maxNamespaces))
 		}
 	}
+	// The kinds of use with the most namespaces first.
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].n > lines[j].n })
 	var b strings.Builder
 	b.WriteString("\nExercised methods per namespace (each method is listed in results.json, `coverage.exercised`):\n\n")
-	for _, l := range lines {
+	for i, l := range lines {
+		if i == maxUseLines {
+			fmt.Fprintf(&b, "- %d more kinds of use: `coverage.exercised` in results.json\n", len(lines)-i)
+			break
+		}
 		fmt.Fprintf(&b, "- %s: %s\n", cell(l.use), strings.Join(l.nss, ", "))
 	}
 	return b.String()
@@ -182,6 +190,9 @@ func sweepTable(c *report.Coverage) string {
 // message, which names the session, is in results.json).
 func handlerLines(c *report.Coverage) string {
 	var b strings.Builder
+	// SDKs with the same methods and reasons share a line.
+	var texts []string
+	sdksOf := map[string][]string{}
 	for _, s := range c.Sweep {
 		groups := map[string][]string{}
 		var order []string
@@ -198,14 +209,25 @@ func handlerLines(c *report.Coverage) string {
 		if len(order) == 0 {
 			continue
 		}
-		if b.Len() == 0 {
-			b.WriteString("\nRuntime-to-SDK methods no application handler received, per SDK:\n\n")
-		}
 		var parts []string
 		for _, r := range order {
+			if g := groups[r]; len(g) > maxHandlerNames {
+				groups[r] = append(g[:maxHandlerNames:maxHandlerNames], fmt.Sprintf("%d more", len(g)-maxHandlerNames))
+			}
 			parts = append(parts, fmt.Sprintf("%s: %s", r, strings.Join(groups[r], ", ")))
 		}
-		fmt.Fprintf(&b, "- %s: %s\n", s.SDK, strings.Join(parts, "; "))
+		t := strings.Join(parts, "; ")
+		if sdksOf[t] == nil {
+			texts = append(texts, t)
+		}
+		sdksOf[t] = append(sdksOf[t], s.SDK)
+	}
+	if len(texts) == 0 {
+		return ""
+	}
+	b.WriteString("\nRuntime-to-SDK methods no application handler received, per SDK:\n\n")
+	for _, t := range texts {
+		fmt.Fprintf(&b, "- %s: %s\n", strings.Join(sdksOf[t], ", "), t)
 	}
 	return b.String()
 }
@@ -238,8 +260,14 @@ func keys(m map[string]bool) []string {
 	return out
 }
 
-// maxNamespaces is how many namespaces one line of exercised methods names.
-const maxNamespaces = 12
+// maxNamespaces is how many namespaces one line of exercised methods names, maxUseLines how
+// many such lines there are, and maxHandlerNames how many methods a line of unreceived
+// runtime-to-SDK methods names per reason; results.json's coverage names every one.
+const (
+	maxNamespaces   = 5
+	maxUseLines     = 3
+	maxHandlerNames = 4
+)
 
 // shortReason is a coverage reason as the summary's table words it (results.json has it whole).
 func shortReason(r string) string {

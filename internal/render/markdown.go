@@ -7,17 +7,21 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 )
 
-// MaxSummaryBytes bounds summary.md. GitHub rejects a job summary over 1 MiB per step; the
-// summary stays under it with room to spare, and whatever does not fit is in report.html and
-// results.json, which the summary points to.
-const MaxSummaryBytes = 1000 * 1024
+// MaxSummaryBytes bounds summary.md: a reader of a CI job summary sees the verdict and what to
+// act on in a page or two (GitHub rejects a job summary over 1 MiB per step). Each section caps
+// its own rows, with "N more" and where they are (report.html, results.json), so a full run of
+// every SDK fits; a section that would still take the summary past the bound is cut, or left
+// out and named at the end.
+const MaxSummaryBytes = 20 * 1024
 
 // Markdown writes summary.md (fit for $GITHUB_STEP_SUMMARY).
 func Markdown(dir string, r *report.Results) error {
@@ -51,32 +55,71 @@ func MarkdownText(r *report.Results) string {
 		timingSection(r),
 		surfaceMatrix(r),
 	}
+	return assemble(parts, MaxSummaryBytes)
+}
+
+// assemble joins the sections within limit bytes: a section that does not fit in what is left
+// is cut at a line's end when much of it fits (closing a code block cut open), or else left
+// out; the last line names what was cut or left out and where it is in full.
+func assemble(parts []string, limit int) string {
+	const reserve = 600 // the closing pointer, with the names of the sections it lists
 	var b strings.Builder
-	const pointer = "\n---\n\nThe summary stops here to stay within GitHub's job summary limit: every result, transcript and difference is in `report.html` and `results.json` beside this file.\n"
+	var left []string
 	for _, p := range parts {
-		if room := MaxSummaryBytes - len(pointer) - b.Len(); len(p) > room {
-			// Keep what fits of this section, up to a line's end, then say where the rest is.
-			if i := strings.LastIndexByte(p[:max(room-4, 0)], '\n'); i > 0 {
+		if p == "" {
+			continue
+		}
+		room := limit - reserve - b.Len()
+		if len(p) <= room {
+			b.WriteString(p)
+			continue
+		}
+		name := sectionName(p)
+		if room >= 2048 {
+			if i := strings.LastIndexByte(p[:room-8], '\n'); i > 0 {
 				b.WriteString(p[:i+1])
 				if strings.Count(p[:i+1], "```")%2 == 1 { // cut inside a code block: close it
 					b.WriteString("```\n")
 				}
+				left = append(left, name+" (cut)")
+				continue
 			}
-			b.WriteString(pointer)
-			return b.String()
 		}
-		b.WriteString(p)
+		left = append(left, name)
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(&b, "\n---\n\nLeft out to keep this summary within %d KB: %s. Every result, transcript and difference is in `report.html` and `results.json` beside this file.\n",
+			limit/1024, clipTo(strings.Join(left, ", "), reserve-200))
 	}
 	return b.String()
+}
+
+// sectionName is a section's heading, for the closing pointer.
+func sectionName(p string) string {
+	for _, l := range strings.Split(p, "\n") {
+		if h, ok := strings.CutPrefix(l, "## "); ok {
+			return "*" + h + "*"
+		}
+	}
+	return "a section"
 }
 
 // header is the verdict, the counts and the SDK table.
 func header(r *report.Results) string {
 	var b strings.Builder
-	failing := r.Totals[report.Failed] + r.Totals[report.XPass]
+	// The run's exit status: a failing result, or a cross-SDK field difference not known (or
+	// known and no longer observed), fails it.
+	cross, stale := r.CrossSDKFailing(), len(r.StaleViolations)
+	failing := r.Totals[report.Failed] + r.Totals[report.XPass] + cross + stale
 	verdict := "✅ **PASS**: every result passed or failed only as known"
 	if failing > 0 {
 		verdict = fmt.Sprintf("❌ **FAIL**: %d failed, %d passed unexpectedly (xpass)", r.Totals[report.Failed], r.Totals[report.XPass])
+		if cross > 0 {
+			verdict += fmt.Sprintf(", %d cross-SDK field %s failing (*Cross-SDK field differences*)", cross, plural(cross, "difference"))
+		}
+		if stale > 0 {
+			verdict += fmt.Sprintf(", %d known schema %s not observed", stale, plural(stale, "violation"))
+		}
 	}
 	var counts []string
 	for _, s := range statusOrder {
@@ -84,14 +127,15 @@ func header(r *report.Results) string {
 			counts = append(counts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	if len(r.StaleViolations) > 0 {
-		verdict = fmt.Sprintf("❌ **FAIL**: %d failed, %d passed unexpectedly (xpass), %d known schema violations not observed", r.Totals[report.Failed], r.Totals[report.XPass], len(r.StaleViolations))
-	}
 	fmt.Fprintf(&b, "# Copilot SDK conformance\n\n%s. %s.\n\n", verdict, strings.Join(counts, ", "))
 	if len(r.StaleViolations) > 0 {
 		b.WriteString("Known schema violations not observed (fixed: remove each entry or narrow its versions):\n\n")
-		for _, v := range r.StaleViolations {
-			fmt.Fprintf(&b, "- %s\n", v)
+		for i, v := range r.StaleViolations {
+			if i == maxViolations {
+				fmt.Fprintf(&b, "- and %d more: `staleViolations` in results.json\n", stale-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s\n", clipTo(v, 300))
 		}
 		b.WriteString("\n")
 	}
@@ -215,9 +259,21 @@ func scenarioMatrix(r *report.Results) (string, bool) {
 	return b.String(), true
 }
 
-// failures lists every failed and xpass result with its message (the step, expected and
-// observed), the payload paths where this SDK differs at a checked path, its transcript and
-// the command that reruns it.
+// Failure caps, per scenario and status (its SDKs together): the first maxFailureDetails
+// (failed before xpass, in the run's order) in full: the message up to maxMessageBytes (a
+// sweep's message lists every divergent item: the first lines, then how many more), at most
+// maxPayloadLines payload paths, the transcripts and the rerun command; the next maxFailureLines
+// one line each; a count of the rest. results.json and report.html hold every failure whole.
+const (
+	maxFailureDetails = 5
+	maxMessageBytes   = 900
+	maxPayloadLines   = 3
+	maxFailureLines   = 15
+)
+
+// failures lists the failed and xpass results with their message (the step, expected and
+// observed), the payload paths where the SDKs differ at a checked path, the transcripts and the
+// command that reruns them, within the caps above.
 func failures(r *report.Results) string {
 	normative := map[[2]string][]report.Difference{}
 	var sdksOf = map[[2]string][]string{}
@@ -230,17 +286,78 @@ func failures(r *report.Results) string {
 			}
 		}
 	}
+	// One group per scenario and status: a scenario failing on several SDKs is one thing to act
+	// on, shown once with what differs per SDK.
+	var groups [][]report.Result
+	index := map[[3]string]int{}
+	total := 0
+	for _, st := range []string{report.Failed, report.XPass} {
+		for _, x := range r.Results {
+			if x.Status != st {
+				continue
+			}
+			total++
+			k := [3]string{x.Feature, x.Scenario, x.Status}
+			if i, ok := index[k]; ok {
+				groups[i] = append(groups[i], x)
+				continue
+			}
+			index[k] = len(groups)
+			groups = append(groups, []report.Result{x})
+		}
+	}
+	if total == 0 {
+		return ""
+	}
 	var b strings.Builder
-	for _, x := range r.Results {
-		if !report.Failing(x.Status) {
+	fmt.Fprintf(&b, "\n## Failures\n\n%d to act on", total)
+	if len(groups) < total {
+		fmt.Fprintf(&b, ", in %d %s", len(groups), plural(len(groups), "scenario"))
+	}
+	if len(groups) > maxFailureDetails {
+		fmt.Fprintf(&b, "; the first %d in full", maxFailureDetails)
+	}
+	b.WriteString(" (every one with its whole message, transcript and rerun command: `report.html`, `results.json`).\n")
+	for i, g := range groups {
+		x := g[0]
+		if i == maxFailureDetails {
+			b.WriteString("\n")
+		}
+		if i >= maxFailureDetails+maxFailureLines {
+			rest := 0
+			for _, g := range groups[i:] {
+				rest += len(g)
+			}
+			fmt.Fprintf(&b, "\n%d more: `status` failed or xpass in results.json, ❌ and ❗ cells in report.html.\n", rest)
+			break
+		}
+		var sdks []string
+		for _, y := range g {
+			sdks = append(sdks, y.SDK)
+		}
+		on := strings.Join(sdks, ", ")
+		if i >= maxFailureDetails {
+			fmt.Fprintf(&b, "- **%s** on %s (%s, `%s`): %s\n", x.Scenario, on, x.Status, x.Feature, clipTo(firstLine(x.Message), 120))
 			continue
 		}
-		if b.Len() == 0 {
-			b.WriteString("\n## Failures\n")
+		fmt.Fprintf(&b, "\n### %s on %s (%s)\n\n`%s`\n\n```\n%s\n```\n", x.Scenario, on, x.Status, x.Feature, clipMessage(strings.TrimSpace(x.Message), maxMessageBytes))
+		for _, y := range g[1:] {
+			if l, differs := firstDifferentLine(x.Message, y.Message); differs {
+				fmt.Fprintf(&b, "- %s's message differs at: %s\n", y.SDK, clipTo(l, 160))
+			} else {
+				fmt.Fprintf(&b, "- %s: the same message\n", y.SDK)
+			}
 		}
-		fmt.Fprintf(&b, "\n### %s on %s (%s)\n\n`%s`\n\n```\n%s\n```\n", x.Scenario, x.SDK, x.Status, x.Feature, strings.TrimSpace(x.Message))
 		k := [2]string{x.Feature, x.Scenario}
-		for _, d := range normative[k] {
+		for j, d := range normative[k] {
+			if j == maxPayloadLines {
+				fmt.Fprintf(&b, "- %d more payload paths: `comparisons` in results.json\n", len(normative[k])-j)
+				break
+			}
+			if len(g) > 1 {
+				fmt.Fprintf(&b, "- payload `%s %s`: %s\n", d.Request, d.Path, valuesClipped(sdksOf[k], d.Values, 60))
+				continue
+			}
 			var others []string
 			for _, s := range sdksOf[k] {
 				if s != x.SDK {
@@ -249,42 +366,240 @@ func failures(r *report.Results) string {
 			}
 			fmt.Fprintf(&b, "- payload `%s %s`: %s=%s; %s\n", d.Request, d.Path, x.SDK, clip(d.Values[x.SDK]), clip(strings.Join(others, ", ")))
 		}
-		if x.Transcript != "" {
-			fmt.Fprintf(&b, "- transcript: `%s`\n", x.Transcript)
+		for _, y := range g {
+			if y.Transcript == "" {
+				continue
+			}
+			if len(g) > 1 {
+				fmt.Fprintf(&b, "- transcript (%s): `%s`\n", y.SDK, y.Transcript)
+			} else {
+				fmt.Fprintf(&b, "- transcript: `%s`\n", y.Transcript)
+			}
 		}
-		if x.Rerun != "" {
-			fmt.Fprintf(&b, "- rerun: `%s`\n", x.Rerun)
+		if rerun, ok := oneRerun(g); ok {
+			fmt.Fprintf(&b, "- rerun: `%s`\n", rerun)
+			continue
+		}
+		for _, y := range g {
+			if y.Rerun != "" {
+				fmt.Fprintf(&b, "- rerun (%s): `%s`\n", y.SDK, y.Rerun)
+			}
 		}
 	}
 	return b.String()
 }
 
-// expectedFailures are the known divergences that failed as expected, one line each.
+// firstDifferentLine is the first line of b that differs from a's line at the same place, from
+// a little before where it differs.
+func firstDifferentLine(a, b string) (string, bool) {
+	al, bl := strings.Split(strings.TrimSpace(a), "\n"), strings.Split(strings.TrimSpace(b), "\n")
+	for i, l := range bl {
+		if i >= len(al) {
+			return l, true
+		}
+		if al[i] == l {
+			continue
+		}
+		p := 0
+		for p < len(l) && p < len(al[i]) && l[p] == al[i][p] {
+			p++
+		}
+		if p -= 30; p <= 0 {
+			return l, true
+		}
+		for p < len(l) && !utf8.RuneStart(l[p]) {
+			p++
+		}
+		return "…" + l[p:], true
+	}
+	if len(al) > len(bl) {
+		return "(fewer lines)", true
+	}
+	return "", false
+}
+
+// oneRerun is the group's rerun commands as one, when they differ only in --sdk: that flag
+// then names every SDK of the group.
+func oneRerun(g []report.Result) (string, bool) {
+	if len(g) == 1 {
+		return g[0].Rerun, g[0].Rerun != ""
+	}
+	var sdks []string
+	common := ""
+	for i, y := range g {
+		flag := "--sdk " + y.SDK + " "
+		if !strings.Contains(y.Rerun, flag) {
+			return "", false
+		}
+		generic := strings.Replace(y.Rerun, flag, "--sdk \x00 ", 1)
+		if i > 0 && generic != common {
+			return "", false
+		}
+		common = generic
+		sdks = append(sdks, y.SDK)
+	}
+	return strings.Replace(common, "\x00", strings.Join(sdks, ","), 1), true
+}
+
+// clipMessage keeps a message's first lines within n bytes (each line at most 240 characters)
+// and says how many lines are left out.
+func clipMessage(msg string, n int) string {
+	lines := strings.Split(msg, "\n")
+	var out []string
+	size := 0
+	for i, l := range lines {
+		l = clipTo(l, 240)
+		if size+len(l) > n && i > 0 {
+			out = append(out, fmt.Sprintf("… %d more lines (results.json, report.html)", len(lines)-i))
+			break
+		}
+		out = append(out, l)
+		size += len(l) + 1
+	}
+	return strings.ReplaceAll(strings.Join(out, "\n"), "```", "` ` `")
+}
+
+// maxXFailFeatures and maxXFailScenarios cap the expected failures: rows of features, then the
+// scenarios known to fail on the most SDKs.
+const (
+	maxXFailFeatures  = 8
+	maxXFailScenarios = 3
+)
+
+// expectedFailures collapses the known divergences that failed as expected: per feature, how
+// many on each SDK; then the scenarios known to fail on several SDKs, with what each observed
+// (a sweep's count of divergent items per SDK). Each result's manifest entry and message is in
+// results.json (`expected`, `message`) and report.html.
 func expectedFailures(r *report.Results) string {
-	var lines []string
+	type feature struct {
+		name string
+		n    int
+		per  map[string]int
+	}
+	type scenario struct {
+		feature, name string
+		sdks, msgs    []string
+	}
+	var feats []*feature
+	fi := map[string]*feature{}
+	var scens []*scenario
+	si := map[[2]string]*scenario{}
+	total := 0
 	for _, x := range r.Results {
 		if x.Status != report.XFail {
 			continue
 		}
-		// The observed failure without the step's own text (the scenario names it): what a
-		// reviewer compares with the manifest's reason.
-		msg := firstLine(x.Message)
-		if strings.HasPrefix(msg, `step "`) {
-			if i := strings.Index(msg, `": `); i > 0 {
-				msg = msg[i+3:]
-			}
+		total++
+		f := fi[x.Feature]
+		if f == nil {
+			f = &feature{name: x.Feature, per: map[string]int{}}
+			fi[x.Feature] = f
+			feats = append(feats, f)
 		}
-		l := fmt.Sprintf("- **%s** on %s: %s (%s", x.Scenario, x.SDK, clipTo(msg, 80), x.Expected)
-		if x.Link != "" {
-			l += "; " + x.Link
+		f.n++
+		f.per[x.SDK]++
+		k := [2]string{x.Feature, x.Scenario}
+		if si[k] == nil {
+			si[k] = &scenario{feature: x.Feature, name: x.Scenario}
+			scens = append(scens, si[k])
 		}
-		lines = append(lines, l+")")
+		si[k].sdks = append(si[k].sdks, x.SDK)
+		si[k].msgs = append(si[k].msgs, observed(x.Message))
 	}
-	if len(lines) == 0 {
+	if total == 0 {
 		return ""
 	}
-	return "\n## Expected failures (known divergences)\n\n" + strings.Join(lines, "\n") + "\n"
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Expected failures (known divergences)\n\n%d results failed as their manifest entry (fixtures/expected-failures.yaml, with the reason) expects. Each one's entry and message: `expected`, `message` in results.json; ⚠️ cells in report.html.\n\n", total)
+	b.WriteString("| feature | xfail | per SDK |\n|---|--:|---|\n")
+	sort.SliceStable(feats, func(i, j int) bool { return feats[i].n > feats[j].n })
+	for i, f := range feats {
+		if i == maxXFailFeatures {
+			rest := 0
+			for _, g := range feats[i:] {
+				rest += g.n
+			}
+			fmt.Fprintf(&b, "| %d more features | %d | |\n", len(feats)-i, rest)
+			break
+		}
+		var per []string
+		for _, s := range r.SDKs {
+			if n := f.per[s.Name]; n > 0 {
+				per = append(per, fmt.Sprintf("%s %d", s.Name, n))
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s |\n", strings.TrimSuffix(f.name, ".feature"), f.n, strings.Join(per, ", "))
+	}
+	sort.SliceStable(scens, func(i, j int) bool { return len(scens[i].sdks) > len(scens[j].sdks) })
+	var lines []string
+	for _, sc := range scens {
+		if len(sc.sdks) < 2 {
+			break
+		}
+		lines = append(lines, fmt.Sprintf("- **%s** (%s): %s", clipTo(sc.name, 80), strings.TrimSuffix(sc.feature, ".feature"), perSDK(sc.sdks, sc.msgs)))
+	}
+	if len(lines) > 0 {
+		b.WriteString("\nKnown to fail on several SDKs:\n\n")
+		if len(lines) > maxXFailScenarios {
+			lines = append(lines[:maxXFailScenarios:maxXFailScenarios], fmt.Sprintf("- %d more scenarios on several SDKs", len(lines)-maxXFailScenarios))
+		}
+		b.WriteString(strings.Join(lines, "\n") + "\n")
+	}
+	return b.String()
 }
+
+// observed is a failure's first line without the step's own text (the scenario names it).
+func observed(msg string) string {
+	msg = firstLine(msg)
+	if strings.HasPrefix(msg, `step "`) {
+		if i := strings.Index(msg, `": `); i > 0 {
+			msg = msg[i+3:]
+		}
+	}
+	return msg
+}
+
+// perSDK words what several SDKs observed in one scenario: when each message is a count of the
+// same thing (a sweep's "26 generated events did not …"), the counts per SDK and the thing
+// once; else the SDKs and the first SDK's message.
+func perSDK(sdks, msgs []string) string {
+	var counts []string
+	var what string
+	for i, m := range msgs {
+		n, tail, ok := leadingCount(m)
+		if !ok || (i > 0 && clipTo(tail, 50) != clipTo(what, 50)) {
+			counts = nil
+			break
+		}
+		what = tail
+		counts = append(counts, sdks[i]+" "+n)
+	}
+	if counts != nil {
+		return strings.Join(counts, ", ") + ": " + clipTo(what, 60)
+	}
+	return strings.Join(sdks, ", ") + ": " + clipTo(msgs[0], 60)
+}
+
+// leadingCount splits "26 generated events …" or "2 of 405 field values …" into the count and
+// the rest.
+func leadingCount(m string) (count, rest string, ok bool) {
+	f := strings.SplitN(m, " ", 4)
+	if len(f) < 2 {
+		return "", "", false
+	}
+	if _, err := strconv.Atoi(f[0]); err != nil {
+		return "", "", false
+	}
+	if len(f) == 4 && f[1] == "of" {
+		if _, err := strconv.Atoi(f[2]); err == nil {
+			return f[0] + " of " + f[2], f[3], true
+		}
+	}
+	return f[0], strings.SplitN(m, " ", 2)[1], true
+}
+
+// maxNotRun caps the not-run lines.
+const maxNotRun = 8
 
 // notRun groups what did not run: per SDK and missing capability (or reason), one line with the
 // number of scenarios, never one line per scenario.
@@ -328,7 +643,15 @@ func notRun(r *report.Results) string {
 	sort.SliceStable(order, func(i, j int) bool { return sdkIndex[order[i].sdk] < sdkIndex[order[j].sdk] })
 	var b strings.Builder
 	b.WriteString("\n## Not run\n\nNeither counts as passed. *unsupported* (\"lacks\"): the SDK version lacks what the scenarios need; *unavailable*: the SDK could not run here.\n\n")
-	for _, k := range order {
+	for i, k := range order {
+		if i == maxNotRun {
+			rest := 0
+			for _, k := range order[i:] {
+				rest += count[k]
+			}
+			fmt.Fprintf(&b, "- %d more lines (%d scenarios): each result's `capability` and `message` in results.json.\n", len(order)-i, rest)
+			break
+		}
 		n := count[k]
 		switch {
 		case k.what != "":
@@ -351,7 +674,7 @@ func timingSection(r *report.Results) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\n## Timing\n\nObservations, not failures: the numbers depend on the machine. *SDK calls*: the driver commands' round trips added up; *overhead*: a scenario's time outside them and outside waiting for a driver; *first frame*: from a driver command to the SDK's first frame; *answer to result*: from the runtime's last answer to the driver's result (ms, p50 / p95).\n\n")
+	b.WriteString("\n## Timing\n\nObservations, not failures (they depend on the machine). *SDK calls*: driver round trips added up; *overhead*: a scenario's time outside them and outside waiting for a driver; *first frame*: driver command to the SDK's first frame; *answer to result*: the runtime's last answer to the driver's result (ms, p50 / p95).\n\n")
 	b.WriteString("| SDK | drivers | wall | SDK calls | overhead p50 | first frame | answer to result | outliers |\n|---|--:|--:|--:|--:|--:|--:|---|\n")
 	// One example per kind, from the SDK where it was worst: enough to find it in a transcript
 	// while the summary stays short.
@@ -436,7 +759,15 @@ func differences(r *report.Results) string {
 		}
 		return true
 	}
-	var normative []string
+	// A scenario that failed (not as known) first: its differences are what to act on.
+	failing := map[[2]string]bool{}
+	for _, x := range r.Results {
+		if report.Failing(x.Status) {
+			failing[[2]string{x.Feature, x.Scenario}] = true
+		}
+	}
+	var normative, known []string
+	normScenarios, normCount := 0, 0
 	for _, c := range r.Comparisons {
 		var lines []string
 		for _, d := range c.Differences {
@@ -445,7 +776,8 @@ func differences(r *report.Results) string {
 				where += " " + d.Path
 			}
 			if d.Class == report.Normative {
-				lines = append(lines, fmt.Sprintf("| `%s` | %s |", cell(where), cell(values(c.SDKs, d.Values))))
+				normCount++
+				lines = append(lines, fmt.Sprintf("| `%s` | %s |", cell(where), cell(valuesClipped(c.SDKs, d.Values, 60))))
 				continue
 			}
 			var row *info
@@ -468,16 +800,29 @@ func differences(r *report.Results) string {
 		if len(lines) > maxNormativePerScenario {
 			lines = groupedNormative(c)
 		}
+		if len(lines) > 0 {
+			normScenarios++
+		}
 		for _, l := range lines {
-			normative = append(normative, fmt.Sprintf("| %s: %s %s", strings.TrimSuffix(c.Feature, ".feature"), cell(c.Scenario), l))
+			l = fmt.Sprintf("| %s: %s %s", strings.TrimSuffix(c.Feature, ".feature"), cell(clipTo(c.Scenario, 60)), l)
+			if failing[[2]string{c.Feature, c.Scenario}] {
+				normative = append(normative, l)
+			} else {
+				known = append(known, l)
+			}
 		}
 	}
+	normative = append(normative, known...)
 	if len(normative) == 0 && len(rows) == 0 {
 		return ""
 	}
-	b.WriteString("\n## Payload differences between SDKs\n\nNormalized (ids, timestamps, paths). *Normative*: at a path a feature checks, so it breaks a feature. *Informational*: the SDKs differ where the features allow it.\n")
+	b.WriteString("\n## Payload differences between SDKs\n\nNormalized (ids, timestamps, paths). *Normative*: at a path a feature checks, so it breaks a feature. *Informational*: the SDKs differ where the features allow it. `report.html` diffs any request against another SDK's; `comparisons` in results.json has every difference.\n")
 	if len(normative) > 0 {
-		b.WriteString("\n### Normative differences\n\n| scenario | request and path | values |\n|---|---|---|\n" + strings.Join(normative, "\n") + "\n")
+		fmt.Fprintf(&b, "\n### Normative differences\n\n%d in %d scenarios (those that failed, not as known, first).\n\n| scenario | request and path | values |\n|---|---|---|\n", normCount, normScenarios)
+		if len(normative) > maxNormative {
+			normative = append(normative[:maxNormative:maxNormative], fmt.Sprintf("| %d more rows | | `comparisons` in results.json |", len(normative)-maxNormative))
+		}
+		b.WriteString(strings.Join(normative, "\n") + "\n")
 	}
 	if len(rows) > 0 {
 		var order []string
@@ -492,16 +837,21 @@ func differences(r *report.Results) string {
 				fmt.Fprintf(&b, "\n%d more, each in fewer scenarios: `comparisons` in results.json, or report.html.\n", len(rows)-i)
 				break
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %d | %d |\n", cell(x.where), cell(values(order, x.values)), x.scenarios, len(x.features))
+			fmt.Fprintf(&b, "| `%s` | %s | %d | %d |\n", cell(x.where), cell(valuesClipped(order, x.values, 40)), x.scenarios, len(x.features))
 		}
 	}
 	return b.String()
 }
 
 // maxNormativePerScenario: a scenario with more normative differences than this (the schema
-// sweep compares hundreds of requests) lists them grouped by method and values, at most that
-// many groups; results.json and report.html list every one.
-const maxNormativePerScenario = 4
+// sweep compares hundreds of requests) lists them grouped by method and values, at most
+// maxNormativeGroups groups; results.json and report.html list every one. maxNormative caps
+// the rows of all scenarios.
+const (
+	maxNormativePerScenario = 4
+	maxNormativeGroups      = 1
+	maxNormative            = 6
+)
 
 // groupedNormative is a comparison's normative differences, one row per method and values.
 func groupedNormative(c report.Comparison) []string {
@@ -516,7 +866,7 @@ func groupedNormative(c report.Comparison) []string {
 			continue
 		}
 		method := strings.SplitN(d.Request, "#", 2)[0]
-		vals := values(c.SDKs, d.Values)
+		vals := valuesClipped(c.SDKs, d.Values, 60)
 		if d.Path != "" {
 			vals = d.Path + ": " + vals
 		}
@@ -529,31 +879,37 @@ func groupedNormative(c report.Comparison) []string {
 	}
 	var out []string
 	for i, g := range groups {
-		if i == maxNormativePerScenario {
+		if i == maxNormativeGroups {
 			out = append(out, fmt.Sprintf("| %d more groups | `comparisons` in results.json, or report.html |", len(groups)-i))
 			break
 		}
-		out = append(out, fmt.Sprintf("| `%s` (%d) | %s |", cell(g.method), g.n, cell(g.vals)))
+		out = append(out, fmt.Sprintf("| `%s` (%d) | %s |", cell(g.method), g.n, cell(clipTo(g.vals, 240))))
 	}
 	return out
 }
 
 // maxInformational is how many informational differences the summary lists.
-const maxInformational = 15
+const maxInformational = 3
 
-// values is "sdk=value, …" in the given SDK order, for the SDKs that have a value.
-func values(order []string, vals map[string]string) string {
+// valuesClipped is "sdk=value, …" in the given SDK order, for the SDKs that have a value, each
+// value at most n characters.
+func valuesClipped(order []string, vals map[string]string, n int) string {
 	var out []string
 	for _, s := range order {
 		if v, ok := vals[s]; ok {
-			out = append(out, s+"="+clip(v))
+			out = append(out, s+"="+clipTo(v, n))
 		}
 	}
 	return strings.Join(out, ", ")
 }
 
+// maxObservations caps the behaviour rows: the facts on which the SDKs differ; the rest (and
+// every fact whole) are each result's `observations` in results.json and report.html.
+const maxObservations = 8
+
 // observations renders facts that differ between SDKs without failing, one row per fact, e.g.
-// how each SDK puts a tool's success and failure on the wire.
+// how each SDK puts a tool's success and failure on the wire; a fact every SDK shares is counted,
+// not shown.
 func observations(r *report.Results) string {
 	// The surface observations are the surface matrix's (surfaceMatrix).
 	facts, keys := observationFacts(r, func(k string) (string, bool) {
@@ -562,26 +918,41 @@ func observations(r *report.Results) string {
 	if len(facts) == 0 {
 		return ""
 	}
+	var differ []string
+	for _, k := range keys {
+		seen := map[string]bool{}
+		for _, s := range r.SDKs {
+			seen[facts[k][s.Name]] = true // "" where the SDK has no such fact
+		}
+		if len(seen) > 1 {
+			differ = append(differ, k)
+		}
+	}
 	var b strings.Builder
-	b.WriteString("\n## How the SDKs differ in behaviour\n\n| observation |")
+	fmt.Fprintf(&b, "\n## How the SDKs differ in behaviour\n\n%d facts observed, %d the same on every SDK; where they differ:\n\n| observation |", len(keys), len(keys)-len(differ))
 	for _, s := range r.SDKs {
 		fmt.Fprintf(&b, " %s |", s.Name)
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(r.SDKs)) + "\n")
-	for _, k := range keys {
+	for i, k := range differ {
+		if i == maxObservations {
+			fmt.Fprintf(&b, "\n%d more, and each fact whole: a result's `observations` in results.json, or its cell in report.html.\n", len(differ)-i)
+			break
+		}
 		fmt.Fprintf(&b, "| %s |", k)
 		for _, s := range r.SDKs {
-			fmt.Fprintf(&b, " %s |", cell(clipTo(facts[k][s.Name], 60)))
+			fmt.Fprintf(&b, " %s |", cell(clipTo(facts[k][s.Name], 40)))
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
 }
 
-// surfaceMatrix is the field × SDK matrix of features/surface: for every field an SDK declares
-// (matched across languages by package surface's Key), the wire key its value reached in each
-// request, per SDK; "—" where the SDK does not declare the field (or did not run the scenario).
-// Last in the summary: it is long, and results.json holds it in full.
+// surfaceMatrix summarizes the field × SDK matrix of features/surface: for every field an SDK
+// declares (matched across languages by package surface's Key), the wire key its value reached
+// in each request. Per SDK how many fields it declares and how many were not sent; the fields
+// whose keys differ are crossSDK's. Every cell is a surface/fields result's `observations` in
+// results.json and report.html.
 func surfaceMatrix(r *report.Results) string {
 	facts, keys := observationFacts(r, func(k string) (string, bool) {
 		return strings.CutPrefix(k, surface.ObservationPrefix)
@@ -590,25 +961,25 @@ func surfaceMatrix(r *report.Results) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\n## Application surface: field × SDK\n\nWhere each field the SDKs declare reached the request when set alone (features/surface): the wire key, `not sent`, or — where the SDK does not declare it.\n\n| request | field |")
+	fmt.Fprintf(&b, "\n## Application surface: field × SDK\n\nWhere each field the SDKs declare reached the request when set alone (features/surface): %d fields of requests. The whole matrix: the `observations` of each SDK's surface/fields result in results.json, or its cell in report.html.\n\n| SDK | fields declared | not sent |\n|---|--:|--:|\n", len(keys))
 	for _, s := range r.SDKs {
-		fmt.Fprintf(&b, " %s |", s.Name)
-	}
-	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(r.SDKs)) + "\n")
-	for _, k := range keys {
-		request, field, _ := strings.Cut(k, " ")
-		fmt.Fprintf(&b, "| %s | %s |", request, field)
-		for _, s := range r.SDKs {
-			v, ok := facts[k][s.Name]
-			if !ok {
-				v = "—"
+		declared, notSent := 0, 0
+		for _, k := range keys {
+			if v, ok := facts[k][s.Name]; ok {
+				declared++
+				if v == "not sent" {
+					notSent++
+				}
 			}
-			fmt.Fprintf(&b, " %s |", cell(clipTo(v, 40)))
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "| %s | %d | %d |\n", s.Name, declared, notSent)
 	}
+	b.WriteString("\nThe fields whose key differs between SDKs are the cross-SDK field differences above.\n")
 	return b.String()
 }
+
+// maxViolations caps the schema violation rows.
+const maxViolations = 6
 
 // schemaViolations lists, per SDK, each distinct violation of the runtime's published schema
 // with the number of scenarios it appeared in.
@@ -635,8 +1006,12 @@ func schemaViolations(r *report.Results) string {
 		return b.String()
 	}
 	b.WriteString("\nEvery frame is judged: a violation fails its scenario unless fixtures/expected-violations.yaml knows it (\"answer\": the SDK's answer to the runtime's call).\n\n| SDK | violation (method: JSON pointer: message) | scenarios |\n|---|---|---|\n")
-	for _, k := range order {
-		fmt.Fprintf(&b, "| %s | %s | %d |\n", k.sdk, cell(k.v), count[k])
+	for i, k := range order {
+		if i == maxViolations {
+			fmt.Fprintf(&b, "\n%d more: each result's `schemaViolations` in results.json.\n", len(order)-i)
+			break
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d |\n", k.sdk, cell(clipTo(k.v, 120)), count[k])
 	}
 	return b.String()
 }
@@ -665,25 +1040,52 @@ func observationFacts(r *report.Results, pick func(string) (string, bool)) (map[
 	return facts, keys
 }
 
+// maxCrossSDK is how many cross-SDK field differences the summary lists: the failed and xpass
+// ones first (each fails the run), then the known ones.
+const maxCrossSDK = 4
+
 // crossSDK lists the fields several SDKs send under different keys (report.CrossSDK): each not
 // known fails the run, each known one names its entry, a known one not observed is fixed.
 func crossSDK(r *report.Results) string {
 	if len(r.CrossSDK) == 0 {
 		return ""
 	}
+	rank := map[string]int{report.Failed: 0, report.XPass: 1}
+	rows := slices.Clone(r.CrossSDK)
+	sort.SliceStable(rows, func(i, j int) bool {
+		ri, ok := rank[rows[i].Status]
+		if !ok {
+			ri = 2
+		}
+		rj, ok := rank[rows[j].Status]
+		if !ok {
+			rj = 2
+		}
+		return ri < rj
+	})
+	count := map[string]int{}
+	for _, c := range rows {
+		count[c.Status]++
+	}
+	var counts []string
+	for _, st := range []string{report.Failed, report.XPass, report.XFail} {
+		if count[st] > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", count[st], st))
+		}
+	}
 	var b strings.Builder
-	b.WriteString("\n## Cross-SDK field differences\n\nThe same field, set to the same value, must reach the same key on every SDK that has it (features/surface). *failed*: not a known difference, the run fails; *xfail*: known (fixtures/expected-differences.yaml); *xpass*: known but no longer observed, remove the entry.\n\n| status | request | field | key per SDK | known |\n|---|---|---|---|---|\n")
-	for _, c := range r.CrossSDK {
-		sdks := make([]string, 0, len(c.Keys))
-		for s := range c.Keys {
-			sdks = append(sdks, s)
+	fmt.Fprintf(&b, "\n## Cross-SDK field differences\n\nThe same field, set to the same value, must reach the same key on every SDK that has it (features/surface). *failed*: not a known difference, the run fails; *xfail*: known (fixtures/expected-differences.yaml); *xpass*: known but no longer observed, remove the entry. %d fields: %s.\n\n| status | request | field | key per SDK | known |\n|---|---|---|---|---|\n",
+		len(rows), strings.Join(counts, ", "))
+	for i, c := range rows {
+		if i == maxCrossSDK {
+			fmt.Fprintf(&b, "\n%d more (every key whole, with the reason): `crossSDK` in results.json.\n", len(rows)-i)
+			break
 		}
-		sort.Strings(sdks)
 		var keys []string
-		for _, s := range sdks {
-			keys = append(keys, s+": `"+c.Keys[s]+"`")
+		for _, s := range slices.Sorted(maps.Keys(c.Keys)) {
+			keys = append(keys, s+": `"+clipTo(c.Keys[s], 32)+"`")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Status, c.Request, c.Field, strings.Join(keys, "; "), c.Known)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Status, c.Request, c.Field, cell(strings.Join(keys, "; ")), c.Known)
 	}
 	return b.String()
 }

@@ -81,6 +81,32 @@ func TestMarkdownPass(t *testing.T) {
 	assert.NotContains(t, md, "## Failures")
 }
 
+func TestMarkdownVerdictIsTheRunsExitStatus(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		status  string
+		cross   []report.CrossSDK
+		verdict string
+	}{
+		{"passed", report.Passed, nil, "✅ **PASS**: every result passed or failed only as known. 1 passed."},
+		{"a known cross-SDK difference", report.Passed, []report.CrossSDK{{Request: "session.create", Field: "f", Status: report.XFail}}, "✅ **PASS**"},
+		{"a failed result", report.Failed, nil, "❌ **FAIL**: 1 failed, 0 passed unexpectedly (xpass). 1 failed."},
+		{"a cross-SDK difference not known, every result passed", report.Passed,
+			[]report.CrossSDK{{Request: "session.create", Field: "f", Status: report.Failed}, {Request: "session.resume", Field: "f", Status: report.XPass}},
+			"❌ **FAIL**: 0 failed, 0 passed unexpectedly (xpass), 2 cross-SDK field differences failing (*Cross-SDK field differences*). 1 passed."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &report.Results{SDKs: []report.SDK{{Name: "go", Status: report.Available}},
+				Results:  []report.Result{{Feature: "f.feature", Scenario: "s1", SDK: "go", Status: tc.status}},
+				CrossSDK: tc.cross}
+			r.Tally()
+			lines := strings.SplitN(MarkdownText(r), "\n", 4)
+			assert.Equal(t, "# Copilot SDK conformance", lines[0])
+			assert.True(t, strings.HasPrefix(lines[2], tc.verdict), "the verdict first: %s", lines[2])
+		})
+	}
+}
+
 func TestMarkdownStaysWithinTheJobSummaryLimit(t *testing.T) {
 	r := sample()
 	long := strings.Repeat("x", 2000)
@@ -92,9 +118,53 @@ func TestMarkdownStaysWithinTheJobSummaryLimit(t *testing.T) {
 	assert.LessOrEqual(t, len(md), MaxSummaryBytes)
 	assert.True(t, strings.Contains(md, "## Features by SDK"), "the matrix fits, per feature for so many scenarios")
 	assert.True(t, strings.Contains(md, "| f | 1002 | ⚠️1 | ❌1001 ✅1 | ⛔1 |"), "one row per feature with the counts per status")
-	assert.True(t, strings.Contains(md, "### failing 0 on go"), "the failures that fit are kept")
-	assert.True(t, strings.HasSuffix(md, "`report.html` and `results.json` beside this file.\n"), "what is left out is pointed to")
+	assert.Contains(t, md, "1001 to act on; the first 5 in full", "the failures are counted")
+	assert.Contains(t, md, "### failing 0 on go", "the first failures in full")
+	_, section, _ := strings.Cut(md, "\n## Failures")
+	section, _, _ = strings.Cut(section, "\n## ")
+	assert.Equal(t, maxFailureDetails, strings.Count(section, "\n### "), "then one line each")
+	assert.Contains(t, md, "- **failing 4** on go (failed, `f.feature`): "+strings.Repeat("x", 120)+"…")
+	assert.Contains(t, md, fmt.Sprintf("\n%d more: `status` failed or xpass in results.json", 1001-maxFailureDetails-maxFailureLines), "and the rest counted, with where they are")
 	assert.Equal(t, 0, strings.Count(md, "```")%2, "no code block left open")
+}
+
+func TestAssembleCutsOrLeavesOutWhatDoesNotFit(t *testing.T) {
+	section := func(name string, n int) string {
+		return "\n## " + name + "\n\n" + strings.Repeat(strings.Repeat("y", 99)+"\n", n)
+	}
+	for _, tc := range []struct {
+		name    string
+		parts   []string
+		kept    []string
+		left    string // in the closing pointer; "" when everything fits
+		dropped []string
+	}{
+		{name: "everything fits", parts: []string{section("A", 10), section("B", 10)}, kept: []string{"## A", "## B"}},
+		{name: "a section too big for what is left is cut at a line, the next left out",
+			parts: []string{section("A", 10), section("Big", 400), section("C", 5)},
+			kept:  []string{"## A", "## Big"}, left: "*Big* (cut), *C*"},
+		{name: "a section that does not fit in little room is left out, a smaller one after it kept",
+			parts: []string{section("A", 180), section("Big", 400), section("C", 5)},
+			kept:  []string{"## A", "## C"}, left: "*Big*", dropped: []string{"## Big"}},
+		{name: "a cut code block is closed", parts: []string{"\n## Code\n\n```\n" + strings.Repeat("z\n", 20000) + "```\n"}, kept: []string{"## Code"}, left: "*Code* (cut)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			md := assemble(tc.parts, 20*1024)
+			assert.LessOrEqual(t, len(md), 20*1024)
+			for _, k := range tc.kept {
+				assert.Contains(t, md, k)
+			}
+			for _, d := range tc.dropped {
+				assert.NotContains(t, md, d)
+			}
+			assert.Equal(t, 0, strings.Count(md, "```")%2, "no code block left open")
+			if tc.left == "" {
+				assert.NotContains(t, md, "Left out")
+				return
+			}
+			assert.True(t, strings.HasSuffix(md, "Left out to keep this summary within 20 KB: "+tc.left+". Every result, transcript and difference is in `report.html` and `results.json` beside this file.\n"), md[max(len(md)-300, 0):])
+		})
+	}
 }
 
 func TestJUnit(t *testing.T) {
@@ -112,4 +182,89 @@ func TestJUnit(t *testing.T) {
 	back, err := report.ReadResults(filepath.Join(dir, "results.json"))
 	require.NoError(t, err)
 	assert.Equal(t, 1, back.Totals[report.Failed])
+}
+
+func TestClipMessageKeepsTheFirstLinesAndCountsTheRest(t *testing.T) {
+	sweep := "step \"every event type reaches the application\": 3 generated events did not reach the application:\n"
+	for i := range 100 {
+		sweep += fmt.Sprintf("session.event%d: /data/field: want 1, got <absent>\n", i)
+	}
+	for _, tc := range []struct {
+		name, msg, want string
+	}{
+		{"short", "boom", "boom"},
+		{"a sweep's items", strings.TrimSpace(sweep), "… 85 more lines (results.json, report.html)"},
+		{"one long line", strings.Repeat("x", 1000), strings.Repeat("x", 240) + "…"},
+		{"a code fence in the message", "got ```", "got ` ` `"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := clipMessage(tc.msg, maxMessageBytes)
+			assert.LessOrEqual(t, len(got), maxMessageBytes+300)
+			assert.True(t, strings.HasSuffix(got, tc.want), got)
+			assert.True(t, strings.HasPrefix(got, firstLine(clipTo(tc.msg, 240))[:min(4, len(tc.msg))]))
+		})
+	}
+}
+
+func TestMarkdownGroupsAScenarioFailingOnSeveralSDKs(t *testing.T) {
+	rerun := func(sdk string) string {
+		return "go run ./cmd/conformance run --sdk " + sdk + " --scenario 's1' features/f.feature"
+	}
+	for _, tc := range []struct {
+		name     string
+		results  []report.Result
+		want     []string
+		notWants []string
+		order    []string
+	}{
+		{
+			name: "the same scenario on three SDKs: one block, one rerun",
+			results: []report.Result{
+				{Feature: "f.feature", Scenario: "s1", SDK: "node", Status: report.Failed, Message: "step \"x\": want 1\ngot 2", Transcript: "transcripts/node/f/s1.ndjson", Rerun: rerun("node")},
+				{Feature: "f.feature", Scenario: "s1", SDK: "go", Status: report.Failed, Message: "step \"x\": want 1\ngot 2", Transcript: "transcripts/go/f/s1.ndjson", Rerun: rerun("go")},
+				{Feature: "f.feature", Scenario: "s1", SDK: "python", Status: report.Failed, Message: "step \"x\": want 1\ngot 3", Transcript: "transcripts/python/f/s1.ndjson", Rerun: rerun("python")},
+			},
+			want: []string{
+				"3 to act on, in 1 scenario (",
+				"### s1 on node, go, python (failed)",
+				"- go: the same message", "- python's message differs at: got 3",
+				"- transcript (python): `transcripts/python/f/s1.ndjson`",
+				"- rerun: `go run ./cmd/conformance run --sdk node,go,python --scenario 's1' features/f.feature`",
+			},
+		},
+		{
+			name: "reruns that differ in more than --sdk: one each",
+			results: []report.Result{
+				{Feature: "f.feature", Scenario: "s1", SDK: "node", Status: report.Failed, Message: "boom", Rerun: rerun("node") + " --sdk-version node=1.0.8"},
+				{Feature: "f.feature", Scenario: "s1", SDK: "go", Status: report.Failed, Message: "boom", Rerun: rerun("go")},
+			},
+			want:     []string{"### s1 on node, go (failed)", "- rerun (node): `" + rerun("node") + " --sdk-version node=1.0.8`", "- rerun (go): `" + rerun("go") + "`"},
+			notWants: []string{"- rerun: "},
+		},
+		{
+			name: "failed and xpass of one scenario are two things to act on, failed first",
+			results: []report.Result{
+				{Feature: "f.feature", Scenario: "s1", SDK: "node", Status: report.XPass, Message: "passed, but expected to fail"},
+				{Feature: "f.feature", Scenario: "s1", SDK: "go", Status: report.Failed, Message: "boom"},
+			},
+			want:  []string{"2 to act on (", "### s1 on go (failed)\n", "### s1 on node (xpass)\n"},
+			order: []string{"### s1 on go (failed)", "### s1 on node (xpass)"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &report.Results{SDKs: []report.SDK{{Name: "node", Status: report.Available}, {Name: "go", Status: report.Available}, {Name: "python", Status: report.Available}},
+				Results: tc.results}
+			r.Tally()
+			md := failures(r)
+			for _, w := range tc.want {
+				assert.Contains(t, md, w)
+			}
+			for _, w := range tc.notWants {
+				assert.NotContains(t, md, w)
+			}
+			for i := 1; i < len(tc.order); i++ {
+				assert.Less(t, strings.Index(md, tc.order[i-1]), strings.Index(md, tc.order[i]))
+			}
+		})
+	}
 }
