@@ -1005,7 +1005,7 @@ func schemaViolations(r *report.Results) string {
 		b.WriteString("\nNo frame an SDK sent (a request, or an answer to the runtime's call) violated it.\n")
 		return b.String()
 	}
-	b.WriteString("\nEvery frame is judged: a violation fails its scenario unless fixtures/expected-violations.yaml knows it (\"answer\": the SDK's answer to the runtime's call).\n\n| SDK | violation (method: JSON pointer: message) | scenarios |\n|---|---|---|\n")
+	b.WriteString("\n| SDK | violation (method: JSON pointer: message), failing unless known | scenarios |\n|---|---|---|\n")
 	for i, k := range order {
 		if i == maxViolations {
 			fmt.Fprintf(&b, "\n%d more: each result's `schemaViolations` in results.json.\n", len(order)-i)
