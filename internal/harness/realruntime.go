@@ -3,10 +3,12 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	goruntime "runtime"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -23,21 +25,69 @@ const (
 // paying the runtime's ~0.3 s first-turn warm-up), 16 26.4 s, 8 20.3 s and 17.0 s of CPU.
 var realSlots = make(chan struct{}, 4*goruntime.NumCPU())
 
-// NewRuntime gives each scenario its runtime: the stand-in, or with --runtime real a real runtime
-// (a process of the run's pool, serving this scenario alone) behind the recording proxy.
-func (l *lease) NewRuntime(ctx context.Context, rec *transcript.Recorder) (suite.Runtime, error) {
-	if l.realBinary == "" {
-		return runtime.New(rec, l.rtOpts), nil
+// Runtimes is the one seam between the harness and what the SDKs talk to: it gives each scenario
+// its runtime (suite.Runtime), chosen once per run. The stand-in and the real runtime are its
+// two kinds; another (a recorded runtime version, a replay of recorded answers) is one more
+// implementation, and nothing else in the harness asks which kind it has.
+type Runtimes interface {
+	// New is a scenario's runtime, recording into rec; opts are the target's (its schema check,
+	// its generated answers).
+	New(ctx context.Context, rec *transcript.Recorder, opts runtime.Options) (suite.Runtime, error)
+	// Close ends what the run's runtimes share, with a line about it on log.
+	Close(log io.Writer)
+}
+
+// chooseRuntimes is the run's Runtimes, of the kind cfg.Runtime names, and how the report names
+// it ("" for the stand-in): the one place the kind is decided.
+func chooseRuntimes(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (Runtimes, string, error) {
+	if cfg.Runtime != RuntimeReal {
+		return standIns{}, "", nil
 	}
-	p, err := realruntime.Start(ctx, rec, realruntime.Config{Binary: l.realBinary, Env: l.realEnv, Check: l.rtOpts.Check, Slots: realSlots, Pool: l.realPool})
+	rb, err := sdks.PrepareRealRuntime(ctx, cfg.RepoRoot, cfg.CacheRoot, cfg.RuntimeVersion, pins, cfg.Log)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: the real runtime: %v", ErrSetup, err)
+	}
+	return newRealRuntimes(rb.Path, rb.Env), "real: " + rb.Origin, nil
+}
+
+// standIns are the recording runtime of internal/runtime, one per scenario.
+type standIns struct{}
+
+func (standIns) New(_ context.Context, rec *transcript.Recorder, opts runtime.Options) (suite.Runtime, error) {
+	return runtime.New(rec, opts), nil
+}
+func (standIns) Close(io.Writer) {}
+
+// realRuntimes are real runtime processes of one binary, each serving one scenario at a time
+// behind the recording proxy, reused between scenarios (realruntime.Pool).
+type realRuntimes struct {
+	binary string
+	env    []string
+	pool   *realruntime.Pool
+}
+
+func newRealRuntimes(binary string, env []string) *realRuntimes {
+	return &realRuntimes{binary: binary, env: env, pool: realruntime.NewPool()}
+}
+
+func (r *realRuntimes) New(ctx context.Context, rec *transcript.Recorder, opts runtime.Options) (suite.Runtime, error) {
+	p, err := realruntime.Start(ctx, rec, realruntime.Config{Binary: r.binary, Env: r.env, Check: opts.Check, Slots: realSlots, Pool: r.pool})
 	if err != nil {
 		return nil, err // not a typed nil *Proxy inside the interface
 	}
 	return p, nil
 }
 
-// closeRealPool ends the run's idle real runtimes and says how many scenarios reused one.
-func closeRealPool(cfg Config) {
-	started, reused, cpu := cfg.realPool.Close()
-	fmt.Fprintf(cfg.Log, "real runtime: %d process(es) started, %d scenario(s) served by one an earlier scenario left clean; the processes still running at the end used %.1f s of CPU\n", started, reused, cpu.Seconds())
+// Close ends the run's idle real runtimes and says how many scenarios reused one.
+func (r *realRuntimes) Close(log io.Writer) {
+	started, reused, cpu := r.pool.Close()
+	fmt.Fprintf(log, "real runtime: %d process(es) started, %d scenario(s) served by one an earlier scenario left clean; the processes still running at the end used %.1f s of CPU\n", started, reused, cpu.Seconds())
+}
+
+// NewRuntime gives the scenario its runtime, of the run's kind (the stand-in when none is set).
+func (l *lease) NewRuntime(ctx context.Context, rec *transcript.Recorder) (suite.Runtime, error) {
+	if l.runtimes == nil {
+		return standIns{}.New(ctx, rec, l.rtOpts)
+	}
+	return l.runtimes.New(ctx, rec, l.rtOpts)
 }

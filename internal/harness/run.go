@@ -25,7 +25,6 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
-	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
@@ -82,10 +81,8 @@ type Config struct {
 	// run per version, and its rechecks): loading them costs seconds of CPU (compiling the
 	// schemas, generating and validating a result per method, then the sweep's cases). nil: Run
 	// loads them (runschema.Load) from where its SDKs run.
-	Schema     *runschema.Loaded
-	realBinary string // set by Run for RuntimeReal
-	realEnv    []string
-	realPool   *realruntime.Pool // the run's real runtime processes, reused between scenarios
+	Schema   *runschema.Loaded
+	runtimes Runtimes // what each scenario's SDK talks to (set by Run from Runtime)
 
 	generated *schemagen.Doc   // the runtime's schemas for the generated sweep (set by Run)
 	answers   *runtime.Answers // the runtime's generated answers (set by Run)
@@ -206,15 +203,10 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 			cfg.runtimeCheckResult = l.Validator.CheckResult
 		}
 	}
-	if cfg.Runtime == RuntimeReal {
-		rb, err := sdks.PrepareRealRuntime(ctx, cfg.RepoRoot, cfg.CacheRoot, cfg.RuntimeVersion, p.pins, cfg.Log)
-		if err != nil {
-			return nil, fmt.Errorf("%w: the real runtime: %v", ErrSetup, err)
-		}
-		cfg.realBinary, cfg.realEnv, cfg.realPool = rb.Path, rb.Env, realruntime.NewPool()
-		res.Harness.Runtime = "real: " + rb.Origin
-		defer closeRealPool(cfg)
+	if cfg.runtimes, res.Harness.Runtime, err = chooseRuntimes(ctx, cfg, p.pins); err != nil {
+		return nil, err
 	}
+	defer cfg.runtimes.Close(cfg.Log)
 	return execute(ctx, cfg, p, r, cfg.selection.units(units(cfg, p, p.sdks)), res, schemaMethods)
 }
 
@@ -342,7 +334,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	if cfg.RuntimeCheck != nil {
 		t.rtOpts.Check, t.rtOpts.CheckResult = cfg.RuntimeCheck, cfg.runtimeCheckResult
 	}
-	t.realBinary, t.realEnv, t.realPool = cfg.realBinary, cfg.realEnv, cfg.realPool
+	t.runtimes = cfg.runtimes
 	t.rtOpts.Answers, t.generated = cfg.answers, cfg.generated
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)

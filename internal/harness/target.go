@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
-	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
@@ -38,9 +37,7 @@ type target struct {
 	floor      time.Duration // a scenario's deadline before its cases (0: suite.Floor of timeout)
 	reportDir  string
 	rtOpts     runtime.Options
-	realBinary string // --runtime real: the runtime each scenario starts (realruntime.go)
-	realEnv    []string
-	realPool   *realruntime.Pool
+	runtimes   Runtimes       // each scenario's runtime (realruntime.go); nil: the stand-in
 	generated  *schemagen.Doc // the runtime's schemas for the generated sweep; nil: not loaded
 	self       []string
 	progress   io.Writer // lines about the SDK that are not results
