@@ -75,7 +75,7 @@ func stdioScript(transcript string) (string, error) {
 // accepts and ignores every flag it does not know, since each SDK passes its own (--headless,
 // --stdio, --log-level info, --server, …), and writes only frames to stdout.
 func runtimeCmd() *cobra.Command {
-	var stdio bool
+	var stdio, preConnect bool
 	var out, relay string
 	cmd := &cobra.Command{
 		Use:                "runtime --stdio [--transcript FILE] [--relay ADDR] [SDK flags…]",
@@ -120,7 +120,7 @@ func runtimeCmd() *cobra.Command {
 			var once sync.Once
 			end := func() { once.Do(func() { close(done) }) }
 			go func() {
-				runtime.New(rec, runtime.Options{OnShutdown: end}).ServeConn(os.Stdin, os.Stdout)
+				runtime.New(rec, runtime.Options{OnShutdown: end, PreConnect: preConnect}).ServeConn(os.Stdin, os.Stdout)
 				end()
 			}()
 			<-done
@@ -129,6 +129,7 @@ func runtimeCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&stdio, "stdio", true, "serve JSON-RPC on stdin/stdout")
 	cmd.Flags().StringVar(&out, "transcript", "", "transcript file (default $CONFORMANCE_TRANSCRIPT)")
+	cmd.Flags().BoolVar(&preConnect, "pre-connect", false, "answer as a runtime that predates the connect handshake (ping's timestamp a number): for an SDK that cannot talk to the current runtime")
 	cmd.Flags().StringVar(&relay, "relay", "", "pass stdin and stdout to the runtime listening at this TCP address, unchanged, instead of serving the recording runtime (the real runtime's recording proxy records the frames)")
 	return cmd
 }

@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("FAKE_DRIVER"); strings.HasPrefix(mode, "shared") {
 		fakeSharedDriver(mode, os.Getenv("FAKE_DRIVER_MARKER"))
 		return
+	} else if m := os.Getenv("FAKE_PING_DRIVER"); m != "" {
+		fakePingDriver(m)
+		return
 	} else if strings.HasPrefix(mode, "sweep") {
 		fakeSweepDriver(mode, os.Getenv("FAKE_DRIVER_MARKER"))
 		return

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	goruntime "runtime"
+	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
@@ -35,6 +37,10 @@ type Runtimes interface {
 	New(ctx context.Context, rec *transcript.Recorder, opts runtime.Options) (suite.Runtime, error)
 	// Close ends what the run's runtimes share, with a line about it on log.
 	Close(log io.Writer)
+	// Fit is the options an SDK's scenarios run with, given its first driver: the stand-in
+	// answers an SDK that cannot talk to the current runtime as an older runtime did, and says
+	// so (note, for the report's headline); the real runtime is what it is.
+	Fit(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (runtime.Options, string)
 }
 
 // chooseRuntimes is the run's Runtimes, of the kind cfg.Runtime names, and how the report names
@@ -58,6 +64,12 @@ func (standIns) New(_ context.Context, rec *transcript.Recorder, opts runtime.Op
 }
 func (standIns) Close(io.Writer) {}
 
+func (standIns) Fit(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (runtime.Options, string) {
+	pre, note := probeCurrentRuntime(ctx, c, opts, timeout)
+	opts.PreConnect = pre
+	return opts, note
+}
+
 // realRuntimes are real runtime processes of one binary, each serving one scenario at a time
 // behind the recording proxy, reused between scenarios (realruntime.Pool).
 type realRuntimes struct {
@@ -76,6 +88,10 @@ func (r *realRuntimes) New(ctx context.Context, rec *transcript.Recorder, opts r
 		return nil, err // not a typed nil *Proxy inside the interface
 	}
 	return p, nil
+}
+
+func (r *realRuntimes) Fit(_ context.Context, _ *driver.Client, opts runtime.Options, _ time.Duration) (runtime.Options, string) {
+	return opts, ""
 }
 
 // Close ends the run's idle real runtimes and says how many scenarios reused one.

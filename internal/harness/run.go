@@ -375,6 +375,13 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 			return fail("driver did not start: " + err.Error())
 		}
 		hello = h
+		if t.runtimes != nil && h.Capabilities["transport.tcp"] {
+			var note string
+			if t.rtOpts, note = t.runtimes.Fit(ctx, c, t.rtOpts, cfg.CommandTimeout); note != "" {
+				info.Runtime = transcript.Scrub(note)
+				view.Logf(u.label, "%s", info.Runtime)
+			}
+		}
 		// More drivers start only when waiting for a busy one has taken as long as this start did.
 		size, per := shareDrivers(cfg.Jobs, h.Capabilities[driver.Concurrent])
 		t.poolOnce.Do(func() { t.pool = newPool(size, per, startCost, t.startDriver, c) })

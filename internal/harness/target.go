@@ -157,7 +157,12 @@ func (l *lease) SchemaLoaded() bool {
 	}
 	return l.rtOpts.Check != nil
 }
-func (l *lease) StdioRuntime() []string { return l.self }
+func (l *lease) StdioRuntime() []string {
+	if l.rtOpts.PreConnect && len(l.self) > 0 { // the SDK's spawned runtime answers as its scenarios' does
+		return append(append([]string(nil), l.self...), "--pre-connect")
+	}
+	return l.self
+}
 
 // Schemas is the runtime's schemas, loaded for the generated sweep (suite.Schemas).
 func (l *lease) Schemas() *schemagen.Doc { return l.generated }

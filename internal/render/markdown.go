@@ -139,6 +139,13 @@ func header(r *report.Results) string {
 		}
 		b.WriteString("\n")
 	}
+	// An SDK that cannot talk to the current runtime is a headline, whatever its results say:
+	// they were measured against an older runtime's shapes.
+	for _, s := range r.SDKs {
+		if s.Runtime != "" {
+			fmt.Fprintf(&b, "⚠️ **%s %s %s**\n\n", s.Name, s.Version, clipTo(s.Runtime, 400))
+		}
+	}
 	fmt.Fprintf(&b, "The full report, with every transcript as a conversation and a diff against any other SDK: `%s` (open it in a browser; `report.png` is a picture of it). Machine-readable: `results.json`.\n\n", html.FileName)
 
 	per := map[string]map[string]int{}
@@ -153,6 +160,8 @@ func header(r *report.Results) string {
 		detail := s.Source
 		if s.Status != report.Available {
 			detail = "**unavailable**: " + firstSentence(s.Reason)
+		} else if s.Runtime != "" {
+			detail += "; **cannot connect to the current runtime** (above)"
 		}
 		var cs []string
 		for _, st := range statusOrder {

@@ -87,6 +87,9 @@ type SDK struct {
 	Toolchain    []string          `json:"toolchain,omitempty"`
 	Capabilities map[string]bool   `json:"capabilities,omitempty"`
 	Notes        map[string]string `json:"notes,omitempty"`
+	// Runtime says, when the SDK cannot talk to the current runtime, why (the SDK's words and
+	// the frame) and which older runtime's shapes its scenarios ran against instead.
+	Runtime string `json:"runtime,omitempty"`
 }
 
 // Result is one scenario on one SDK.

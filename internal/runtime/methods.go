@@ -58,16 +58,20 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 	}
 	switch method {
 	case "connect":
-		if s.legacyHandshake() {
+		if s.legacyHandshake() || s.opts.PreConnect {
 			return nil, rpcErr(wire.CodeMethodNotFound, "Unhandled method connect")
 		}
 		return connectResult(raw), nil
 	case "ping":
-		// Only SDKs that predate the connect handshake, and protocol-3 SDKs falling back from a
-		// runtime without connect, send ping: it is answered in that older runtime's shape, a
-		// numeric timestamp (what copilot-sdk-java 0.3's PingResponse record reads as a long),
-		// not the current schema's ISO 8601 string (PingResult).
-		return map[string]any{"message": pingMessage(raw), "timestamp": time.Now().UnixMilli(), "protocolVersion": ProtocolVersion}, nil
+		// As the current runtime answers (PingResult: an ISO 8601 timestamp, measured on the real
+		// runtime 1.0.85: "2026-12-01T03:58:47.064841455Z"); a runtime that predates connect
+		// (a scenario that stands for one, or Options.PreConnect) answered a numeric timestamp,
+		// which copilot-sdk-java 0.3's PingResponse record reads as a long.
+		var ts any = time.Now().UTC().Format(time.RFC3339Nano)
+		if s.opts.PreConnect || s.legacyHandshake() {
+			ts = time.Now().UnixMilli()
+		}
+		return map[string]any{"message": pingMessage(raw), "timestamp": ts, "protocolVersion": ProtocolVersion}, nil
 	case "session.create", "session.resume":
 		id := p.SessionID
 		if id == "" {

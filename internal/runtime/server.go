@@ -31,6 +31,12 @@ const Version = "0.1.0-conformance"
 type Options struct {
 	// ToolTimeout bounds how long the agent loop waits for the SDK to answer a tool call.
 	ToolTimeout time.Duration
+	// PreConnect makes the runtime answer as one that predates the connect handshake does, in
+	// every scenario: ping's timestamp a number (PingResponse's long in copilot-sdk-java 0.3),
+	// not the current runtime's ISO 8601 string. For an SDK that cannot talk to the current
+	// runtime (the harness finds which, and its report says so); a scenario that stands for such
+	// a runtime sets it itself (SetLegacyHandshake).
+	PreConnect bool
 	// Check, when set, validates each request's params; its findings are recorded as notes
 	// beside the request (for example violations of the runtime's published schema).
 	Check func(method string, params json.RawMessage) []schema.Violation
