@@ -20,31 +20,16 @@ var differenceKeys = map[string]bool{"request": true, "field": true, "keys": tru
 // request, a field (as surface.Normalize spells it), the key every SDK it knows sends the field
 // under, a reason and a link.
 func LoadDifferences(path string, sdks []string) ([]report.KnownDifference, error) {
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
+	list, name, err := readList(path, "differences")
+	if list == nil || err != nil {
 		return nil, err
-	}
-	name := filepath.ToSlash(path)
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(doc.Content) == 0 {
-		return nil, nil
-	}
-	list := doc.Content[0]
-	if list.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s:%d: the file must be a list of differences", name, list.Line)
 	}
 	known := map[string]bool{}
 	for _, s := range sdks {
 		known[s] = true
 	}
 	var out []report.KnownDifference
-	for _, n := range list.Content {
+	for _, n := range list {
 		if n.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s:%d: a difference must be a mapping of request, field, keys, reason, link", name, n.Line)
 		}
@@ -77,4 +62,29 @@ func LoadDifferences(path string, sdks []string) ([]report.KnownDifference, erro
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// readList reads a fixture that is a YAML list (what: its entries, for the error): its items and
+// the file's name for errors. A missing or empty file is no items and no error.
+func readList(path, what string) ([]*yaml.Node, string, error) {
+	name := filepath.ToSlash(path)
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, name, nil
+	}
+	if err != nil {
+		return nil, name, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, name, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, name, nil
+	}
+	list := doc.Content[0]
+	if list.Kind != yaml.SequenceNode {
+		return nil, name, fmt.Errorf("%s:%d: the file must be a list of %s", name, list.Line, what)
+	}
+	return list.Content, name, nil
 }

@@ -2,8 +2,6 @@ package expect
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -62,27 +60,12 @@ func (v *Violation) Holds(sdk, version string) bool {
 // LoadViolations reads the known schema violations (a missing file is none); a malformed entry
 // is an error naming the file and line.
 func LoadViolations(path string, sdks []string) ([]*Violation, error) {
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
+	list, name, err := readList(path, "known violations")
 	if err != nil {
 		return nil, err
 	}
-	name := filepath.ToSlash(path)
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(doc.Content) == 0 {
-		return nil, nil
-	}
-	list := doc.Content[0]
-	if list.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s:%d: the file must be a list of known violations", name, list.Line)
-	}
 	var out []*Violation
-	for _, n := range list.Content {
+	for _, n := range list {
 		if n.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s:%d: a known violation must be a mapping of %s", name, n.Line, strings.Join(violationKeys, ", "))
 		}

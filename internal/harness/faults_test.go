@@ -467,18 +467,7 @@ func TestDriverThatDiesOnStartTwiceEndsTheSDK(t *testing.T) {
 	for i := range 4 {
 		fmt.Fprintf(&feature, "  Scenario: s%d\n    When a session is created with no tools\n\n", i)
 	}
-	features, reports := t.TempDir(), t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(feature.String()), 0o644))
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	var outcomes []suite.Outcome
-	tg := &target{name: "fake", timeout: 30 * time.Second, reportDir: reports, progress: io.Discard,
-		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=alwayscrash", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
-		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
-	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
-	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
-	tg.close()
-
+	outcomes, tg := runFake(t, feature.String(), 30*time.Second, map[string]bool{"transport.tcp": true}, []string{"FAKE_DRIVER=alwayscrash"}, nil)
 	require.Len(t, outcomes, 4, "every scenario is reported")
 	for i, o := range outcomes {
 		require.Error(t, o.Err, o.Scenario)
@@ -495,24 +484,13 @@ func TestDriverThatDiesOnStartTwiceEndsTheSDK(t *testing.T) {
 // outcome says which deadline passed, with the driver's stderr tail and the transcript so far,
 // and the next scenario runs on a fresh driver.
 func TestScenarioPastItsDeadlineEndsAsHung(t *testing.T) {
-	features, reports := t.TempDir(), t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+	outcomes, _ := runFake(t, `Feature: f
   Scenario: first
     When a session is created with no tools
 
   Scenario: second
     When a session is created with no tools
-`), 0o644))
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	var outcomes []suite.Outcome
-	tg := &target{name: "fake", timeout: 10 * time.Minute, floor: 2 * time.Second, reportDir: reports, progress: io.Discard,
-		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=hang", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
-		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
-	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
-	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
-	tg.close()
-
+`, 10*time.Minute, map[string]bool{"transport.tcp": true}, []string{"FAKE_DRIVER=hang"}, func(tg *target) { tg.floor = 2 * time.Second })
 	require.Len(t, outcomes, 2)
 	require.Error(t, outcomes[0].Err)
 	assert.Contains(t, outcomes[0].Err.Error(), "the scenario passed its deadline of 2s (the floor): hung")
@@ -525,4 +503,27 @@ func TestScenarioPastItsDeadlineEndsAsHung(t *testing.T) {
 	}
 	assert.Contains(t, strings.Join(notes, "\n"), "the driver is killed")
 	assert.NoError(t, outcomes[1].Err, "a fresh driver serves the next scenario")
+}
+
+// runFake runs the feature text on a fake driver (this test binary in FAKE_DRIVER mode, env
+// added), with the given command timeout and capabilities; tweak adjusts the target before the
+// run. It returns the outcomes in order and the closed target.
+func runFake(t *testing.T, feature string, timeout time.Duration, caps map[string]bool, env []string, tweak func(*target)) ([]suite.Outcome, *target) {
+	t.Helper()
+	features, reports := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(feature), 0o644))
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var outcomes []suite.Outcome
+	tg := &target{name: "fake", timeout: timeout, reportDir: reports, progress: io.Discard,
+		launcher: driver.Local{Argv: []string{exe}, Env: append(env, "FAKE_DRIVER_MARKER="+filepath.Join(reports, "marker"))},
+		finished: func(o suite.Outcome) { mu.Lock(); outcomes = append(outcomes, o); mu.Unlock() }}
+	tg.hello = &driver.Hello{Capabilities: caps}
+	if tweak != nil {
+		tweak(tg)
+	}
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	tg.close()
+	return outcomes, tg
 }

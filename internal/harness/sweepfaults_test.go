@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,12 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
-	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
-	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -145,8 +140,7 @@ func fakeSweepDriver(mode, marker string) {
 // each case's full wait on a closed connection, 15 minutes for one scenario), and the next
 // scenario runs on a fresh driver.
 func TestDriverLostMidSweepEndsItsScenario(t *testing.T) {
-	features := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+	const feature = `Feature: f
   @requires.rpc.handlers
   Scenario: sweep
     Given the application registered a handler for every runtime-to-SDK method of the runtime's schema
@@ -155,7 +149,7 @@ func TestDriverLostMidSweepEndsItsScenario(t *testing.T) {
 
   Scenario: after
     When a session is created with no tools
-`), 0o644))
+`
 	doc, err := schemagen.Load("testdata/sweepschema")
 	require.NoError(t, err)
 	cases := 0
@@ -176,17 +170,8 @@ func TestDriverLostMidSweepEndsItsScenario(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
-			reports := t.TempDir()
-			exe, err := os.Executable()
-			require.NoError(t, err)
-			var outcomes []suite.Outcome
-			tg := &target{name: "fake", timeout: 5 * time.Second, reportDir: reports, progress: io.Discard, generated: doc,
-				launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=" + tt.mode, "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
-				finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
-			tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "rpc.handlers": true}}
-			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
-			tg.close()
-
+			outcomes, _ := runFake(t, feature, 5*time.Second, map[string]bool{"transport.tcp": true, "rpc.handlers": true},
+				[]string{"FAKE_DRIVER=" + tt.mode}, func(tg *target) { tg.generated = doc })
 			require.Len(t, outcomes, 2, "the run goes on after the fault")
 			sweep, after := outcomes[0], outcomes[1]
 			require.Error(t, sweep.Err)
