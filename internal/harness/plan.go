@@ -10,6 +10,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 )
 
 // plan is what a run will do, decided before any SDK starts: which SDKs (in report order), at
@@ -23,6 +24,7 @@ type plan struct {
 	ids          map[[2]string]string // (feature, scenario) -> stable id
 	manifest     *expect.Manifest
 	differences  []report.KnownDifference
+	clientSide   []surface.ClientSide // the committed client-side fields (surface.ClientSideFile)
 }
 
 func makePlan(cfg Config) (*plan, error) {
@@ -61,6 +63,13 @@ func makePlan(cfg Config) (*plan, error) {
 	}
 	for i := range p.differences {
 		p.differences[i].Where = relTo(cfg.RepoRoot, p.differences[i].Where)
+	}
+	// So do the fields the surface sweep may find never sent because they are client-side.
+	if p.clientSide, err = surface.LoadClientSide(filepath.Join(filepath.Dir(cfg.Manifest), surface.ClientSideFile), sdks.Names()); err != nil {
+		return nil, err
+	}
+	for i := range p.clientSide {
+		p.clientSide[i].Where = relTo(cfg.RepoRoot, p.clientSide[i].Where)
 	}
 	for _, n := range cfg.SDKs {
 		if !slices.Contains(sdks.Names(), n) {

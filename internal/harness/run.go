@@ -33,6 +33,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
@@ -86,10 +87,11 @@ type Config struct {
 	realEnv    []string
 	realPool   *realruntime.Pool // the run's real runtime processes, reused between scenarios
 
-	generated *schemagen.Doc      // the runtime's schemas for the generated sweep (set by Run)
-	answers   *runtime.Answers    // the runtime's generated answers (set by Run)
-	catalog   []report.SchemaItem // every method and event type of the schemas, for the coverage
-	selection *shardSelection     // set by Run for a shard
+	generated  *schemagen.Doc       // the runtime's schemas for the generated sweep (set by Run)
+	answers    *runtime.Answers     // the runtime's generated answers (set by Run)
+	clientSide []surface.ClientSide // fixtures/client-side-fields.yaml (set by execute, from the plan)
+	catalog    []report.SchemaItem  // every method and event type of the schemas, for the coverage
+	selection  *shardSelection      // set by Run for a shard
 }
 
 // Runners: where the drivers run (package runner).
@@ -214,6 +216,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 // execute runs the plan's units on a runner, streams each result into the sink and finishes the
 // report: the one path of run and replay.
 func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets []unit, res *report.Results, schemaMethods []string) (*report.Results, error) {
+	cfg.clientSide = p.clientSide
 	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
@@ -332,7 +335,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 		t.rtOpts.Check = cfg.RuntimeCheck
 	}
 	t.realBinary, t.realEnv, t.realPool = cfg.realBinary, cfg.realEnv, cfg.realPool
-	t.rtOpts.Answers, t.generated = cfg.answers, cfg.generated
+	t.rtOpts.Answers, t.generated, t.clientSide = cfg.answers, cfg.generated, cfg.clientSide
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)
 		info.Status, info.Reason, t.unavailable = report.Unavailable, why, why
