@@ -24,15 +24,19 @@ type OpenTimeEnv interface {
 	OpenTimeOptions() []string
 }
 
-// openTimeOption is the schema's open-time option a finding's field is (by the field's key or
-// by the key it was sent under in a later request), or "".
+// openTimeOption is the schema's open-time option a finding's field is (by the field's key, or
+// by the key its value was sent under in a later request), or "". A member of a definition set
+// alone (Inner) is matched by its field only: a custom agent's model is not the session's.
 func openTimeOption(f Finding, options []string) string {
-	sent := f.Path
-	if i := strings.LastIndex(sent, "."); i >= 0 {
-		sent = sent[i+1:]
+	sent := ""
+	if f.Via != "" && f.Inner == "" {
+		sent = strings.TrimPrefix(f.Path, f.Via+".")
+		if i := strings.LastIndex(sent, "."); i >= 0 {
+			sent = sent[i+1:]
+		}
 	}
 	for _, o := range options {
-		if n := Normalize(o); n == f.Entry.Key() || (f.Via != "" && n == Normalize(sent)) {
+		if n := Normalize(o); n == f.Entry.Key() || (sent != "" && n == Normalize(sent)) {
 			return o
 		}
 	}

@@ -174,3 +174,29 @@ func TestLoadClientSide(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, got, "a missing file is no entry")
 }
+
+// The committed file loads: every entry complete, for an SDK the harness knows.
+func TestTheRepositoryClientSideFieldsLoad(t *testing.T) {
+	got, err := LoadClientSide(filepath.Join("..", "..", "fixtures", ClientSideFile), []string{"node", "go", "python", "rust", "java", "dotnet"})
+	require.NoError(t, err)
+	assert.NotEmpty(t, got)
+}
+
+func TestOpenTimeOption(t *testing.T) {
+	options := []string{"coauthorEnabled", "model"}
+	tests := []struct {
+		name string
+		f    Finding
+		want string
+	}{
+		{"the field is an option", Finding{Entry: Entry{Name: "coauthor_enabled"}, Via: "session.options.update", Path: "session.options.update.coauthorEnabled"}, "coauthorEnabled"},
+		{"the key sent later is an option", Finding{Entry: Entry{Name: "coauthor"}, Via: "session.options.update", Path: "session.options.update.coauthorEnabled"}, "coauthorEnabled"},
+		{"neither", Finding{Entry: Entry{Name: "schedule"}, Via: "session.options.update", Path: "session.options.update.manageScheduleEnabled"}, ""},
+		{"a definition's member named like an option", Finding{Entry: Entry{Name: "customAgents"}, Inner: "model", Via: "session.agents.set", Path: "session.agents.set.agents.0.model"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, openTimeOption(tt.f, options))
+		})
+	}
+}
