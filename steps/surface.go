@@ -272,6 +272,9 @@ func (w *world) surfaceClean() error {
 	if len(ps) == 0 {
 		return nil
 	}
-	return &suite.Divergences{Text: fmt.Sprintf("%d of %d field values did not reach the wire as set:\n  %s", len(ps), len(w.surface.Findings), strings.Join(ps, "\n  ")),
-		Items: ps}
+	head := fmt.Sprintf("%d of %d field values did not reach the wire as set", len(ps)-len(w.surface.Judged), len(w.surface.Findings))
+	if n := len(w.surface.Judged); n > 0 {
+		head += fmt.Sprintf("; %d fields no request carries, or listed as client-side though sent", n)
+	}
+	return &suite.Divergences{Text: head + ":\n  " + strings.Join(ps, "\n  "), Items: ps}
 }
