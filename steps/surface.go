@@ -123,6 +123,16 @@ func (e *surfaceEnv) Definition(name string, all bool) (map[string]any, bool) {
 	return doc.Definition(name, all)
 }
 
+// OpenTimeOptions implements surface.OpenTimeEnv: the properties of the run's schema's
+// definitions.SessionOpenOptions (none when the schema is not loaded: not judged).
+func (e *surfaceEnv) OpenTimeOptions() []string {
+	doc, err := e.w.schemas()
+	if err != nil {
+		return nil
+	}
+	return doc.Properties(surface.OpenTimeDefinition)
+}
+
 // OpenSpawned implements surface.SpawnEnv: a client of its own that starts the recording runtime
 // itself (connect with cliPath), with the options set, a session on it, then stopped.
 func (e *surfaceEnv) OpenSpawned(fields map[string]any) (surface.Process, error) {
@@ -214,6 +224,11 @@ func (w *world) probeSurface() error {
 	}
 	res.Findings = append(res.Findings, client.Findings...)
 	res.Unchecked = append(res.Unchecked, client.Unchecked...)
+	var listed []surface.ClientSide
+	if c, ok := w.t.(suite.ClientSideFields); ok {
+		listed = c.ClientSideFields()
+	}
+	res.JudgeNeverSent(w.t.SDK(), listed)
 	w.surface = &res
 	if w.observations == nil {
 		w.observations = map[string]string{}
@@ -238,6 +253,11 @@ func (w *world) probeSurface() error {
 	// (the transcript's note says why each other field is not).
 	w.observations[surfaceTallyObservation] = fmt.Sprintf("%d of %d", checked, fields)
 	w.rec.Notef("", "surface: %d field values probed; inventoried fields with a generated check, per owner:\n%s", len(res.Findings), strings.Join(lines, "\n"))
+	if opts := env.OpenTimeOptions(); len(opts) > 0 {
+		w.rec.Notef("", "surface: %d options a session opens with (the schema's definitions.%s), each due in session.create / session.resume itself: %s", len(opts), surface.OpenTimeDefinition, strings.Join(opts, ", "))
+	} else {
+		w.rec.Notef("", "surface: the schema defines no %s here: where an open-time option arrives is not judged", surface.OpenTimeDefinition)
+	}
 	return nil
 }
 
@@ -252,6 +272,9 @@ func (w *world) surfaceClean() error {
 	if len(ps) == 0 {
 		return nil
 	}
-	return &suite.Divergences{Text: fmt.Sprintf("%d of %d field values did not reach the wire as set:\n  %s", len(ps), len(w.surface.Findings), strings.Join(ps, "\n  ")),
-		Items: ps}
+	head := fmt.Sprintf("%d of %d field values did not reach the wire as set", len(ps)-len(w.surface.Judged), len(w.surface.Findings))
+	if n := len(w.surface.Judged); n > 0 {
+		head += fmt.Sprintf("; %d fields no request carries, or listed as client-side though sent", n)
+	}
+	return &suite.Divergences{Text: head + ":\n  " + strings.Join(ps, "\n  "), Items: ps}
 }

@@ -21,7 +21,13 @@ Feature: Every session config field the SDK declares reaches the request, as the
   [], false stays false, a key not set is not sent as null; an unset member sent as its type's
   zero value, as every SDK sends a command's description "", is the same value), and nothing
   else in the request may change; a field sent for one value must be sent for every value, under
-  the same key on create and on resume. The same field must reach the same key on every SDK that declares it: a
+  the same key on create and on resume. The runtime's schema is the contract: an option its
+  definitions.SessionOpenOptions lists (read in every run) must reach session.create /
+  session.resume itself, not only a later request such as session.options.update (the option
+  would not apply when the session opens); a declared field that is not a handler and that no
+  request (nor the process of a client that starts its runtime) carries for any value set is
+  dropped, unless fixtures/client-side-fields.yaml says why it stays on the client (an entry whose
+  field is sent fails too). The same field must reach the same key on every SDK that declares it: a
   difference not listed in fixtures/expected-differences.yaml fails the run; a field only some
   SDKs declare is informational (the report's field × SDK matrix). The transcript's note counts,
   per type, the fields with a generated check and says why each other field has none.

@@ -11,6 +11,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 )
 
 // plan is what a run will do, decided before any SDK starts: which SDKs (in report order), at
@@ -24,7 +25,8 @@ type plan struct {
 	ids          map[[2]string]string // (feature, scenario) -> stable id
 	manifest     *expect.Manifest
 	differences  []report.KnownDifference
-	reference    *report.Reference // the pinned SDKs' surface observations, for the SDKs a run leaves out
+	reference    *report.Reference    // the pinned SDKs' surface observations, for the SDKs a run leaves out
+	clientSide   []surface.ClientSide // the committed client-side fields (surface.ClientSideFile)
 }
 
 func makePlan(cfg Config) (*plan, error) {
@@ -72,6 +74,13 @@ func makePlan(cfg Config) (*plan, error) {
 	}
 	if p.reference, err = compare.LoadReference(filepath.Join(filepath.Dir(cfg.Manifest), compare.ReferenceFile)); err != nil {
 		return nil, err
+	}
+	// So do the fields the surface sweep may find never sent because they are client-side.
+	if p.clientSide, err = surface.LoadClientSide(filepath.Join(filepath.Dir(cfg.Manifest), surface.ClientSideFile), sdks.Names()); err != nil {
+		return nil, err
+	}
+	for i := range p.clientSide {
+		p.clientSide[i].Where = relTo(cfg.RepoRoot, p.clientSide[i].Where)
 	}
 	for _, n := range cfg.SDKs {
 		if !slices.Contains(sdks.Names(), n) {

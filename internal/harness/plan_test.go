@@ -1,8 +1,12 @@
 package harness
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,4 +40,27 @@ func TestPlan(t *testing.T) {
 			assert.NotEmpty(t, p.scenarios)
 		})
 	}
+}
+
+// The committed client-side fields are part of the plan, each entry named by its repository
+// path; a broken file beside the expected failures fails the run before anything starts.
+func TestPlanClientSideFields(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	cfg := Config{RepoRoot: root}
+	cfg.defaults()
+	p, err := makePlan(cfg)
+	require.NoError(t, err)
+	require.NotEmpty(t, p.clientSide)
+	assert.True(t, strings.HasPrefix(p.clientSide[0].Where, "fixtures/"+surface.ClientSideFile+":"), p.clientSide[0].Where)
+
+	dir := t.TempDir()
+	b, err := os.ReadFile(cfg.Manifest)
+	require.NoError(t, err)
+	cfg.Manifest = filepath.Join(dir, "expected-failures.yaml")
+	require.NoError(t, os.WriteFile(cfg.Manifest, b, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, surface.ClientSideFile), []byte("- sdk: go\n  owner: clientOptions\n  field: Mode\n"), 0o644))
+	_, err = makePlan(cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the entry has no")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 )
 
 // Replay re-checks one scenario's assertions against its recorded transcript, running no SDK:
@@ -27,6 +28,9 @@ func Replay(repoRoot, path string, steps suite.Initializer) (suite.Outcome, stri
 	cfg := Config{Steps: steps, RepoRoot: repoRoot, Scenario: h.Name, Jobs: 1, CommandTimeout: 10 * time.Second,
 		Paths: []string{filepath.Join(repoRoot, "features", h.Feature)}}
 	cfg.defaults()
+	if cfg.clientSide, err = surface.LoadClientSide(filepath.Join(filepath.Dir(cfg.Manifest), surface.ClientSideFile), sdks.Names()); err != nil {
+		return suite.Outcome{}, "", err
+	}
 	view := progress.New(io.Discard, progress.Options{})
 	defer view.Close()
 	_, t := setUp(context.Background(), cfg, view, r, unit{sdk: h.SDK, label: h.SDK}, sdks.Pin{}, nil)

@@ -33,6 +33,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
@@ -89,9 +90,10 @@ type Config struct {
 	// runtimeCheckResult validates the SDK's answers to the runtime's calls (set by Run with
 	// RuntimeCheck, from the same schema).
 	runtimeCheckResult func(method string, result json.RawMessage) []schema.Violation
-	schemaDesc         string              // which schema judged the run (set by Run), for the violations' failures
-	catalog            []report.SchemaItem // every method and event type of the schemas, for the coverage
-	selection          *shardSelection     // set by Run for a shard
+	schemaDesc         string               // which schema judged the run (set by Run), for the violations' failures
+	clientSide         []surface.ClientSide // fixtures/client-side-fields.yaml (set by execute, from the plan)
+	catalog            []report.SchemaItem  // every method and event type of the schemas, for the coverage
+	selection          *shardSelection      // set by Run for a shard
 }
 
 // Runners: where the drivers run (package runner).
@@ -213,6 +215,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 // execute runs the plan's units on a runner, streams each result into the sink and finishes the
 // report: the one path of run and replay.
 func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets []unit, res *report.Results, schemaMethods []string) (*report.Results, error) {
+	cfg.clientSide = p.clientSide
 	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
@@ -335,7 +338,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 		t.rtOpts.Check, t.rtOpts.CheckResult = cfg.RuntimeCheck, cfg.runtimeCheckResult
 	}
 	t.runtimes = cfg.runtimes
-	t.rtOpts.Answers, t.generated = cfg.answers, cfg.generated
+	t.rtOpts.Answers, t.generated, t.clientSide = cfg.answers, cfg.generated, cfg.clientSide
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)
 		info.Status, info.Reason, t.unavailable = report.Unavailable, why, why

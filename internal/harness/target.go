@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"io"
 	"path/filepath"
 	"sync"
@@ -37,8 +38,9 @@ type target struct {
 	floor      time.Duration // a scenario's deadline before its cases (0: suite.Floor of timeout)
 	reportDir  string
 	rtOpts     runtime.Options
-	runtimes   Runtimes       // each scenario's runtime (realruntime.go); nil: the stand-in
-	generated  *schemagen.Doc // the runtime's schemas for the generated sweep; nil: not loaded
+	runtimes   Runtimes             // each scenario's runtime (realruntime.go); nil: the stand-in
+	generated  *schemagen.Doc       // the runtime's schemas for the generated sweep; nil: not loaded
+	clientSide []surface.ClientSide // fixtures/client-side-fields.yaml
 	self       []string
 	progress   io.Writer // lines about the SDK that are not results
 	startSlots chan struct{}
@@ -166,6 +168,9 @@ func (l *lease) StdioRuntime() []string {
 
 // Schemas is the runtime's schemas, loaded for the generated sweep (suite.Schemas).
 func (l *lease) Schemas() *schemagen.Doc { return l.generated }
+
+// ClientSideFields are the committed client-side fields (suite.ClientSideFields).
+func (l *lease) ClientSideFields() []surface.ClientSide { return l.clientSide }
 
 // Finished returns the driver to the pool, then hands the outcome on, except one cut short by
 // an interrupt: it is not a result (what ran before is kept in the reports).

@@ -405,6 +405,24 @@ func (d *Doc) Definition(name string, all bool) (map[string]any, bool) {
 	return v, true
 }
 
+// Properties are the property names of the schema's definition name (its $ref followed), sorted;
+// nil when the schema defines no such object. The surface sweep reads the options a session
+// opens with from definitions.SessionOpenOptions this way, never from a list of its own.
+func (d *Doc) Properties(name string) []string {
+	n, _ := d.Node("/definitions/" + escape(name)).(map[string]any)
+	n = (&gen{d: d}).resolve(n)
+	props, _ := n["properties"].(map[string]any)
+	if len(props) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(props))
+	for k := range props {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // RequiredParams are the param names a method's params schema requires (its $ref followed).
 func (d *Doc) RequiredParams(m Method) []string {
 	if !m.hasParams {

@@ -16,6 +16,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
 )
@@ -131,6 +132,13 @@ func Lacks(t Target, c string) (reason, note string, lacking bool) {
 // could not be loaded.
 type Schemas interface {
 	Schemas() *schemagen.Doc
+}
+
+// ClientSideFields is an optional part of a Target: the committed entries of
+// fixtures/client-side-fields.yaml (surface.LoadClientSide), saying why a declared field no
+// request carries is client-side by design.
+type ClientSideFields interface {
+	ClientSideFields() []surface.ClientSide
 }
 
 // Outcome is what one scenario did on one SDK, before known divergences are applied.

@@ -83,6 +83,9 @@ var Actions = []Action{{"sessionConfig", "session.create"}, {"resumeConfig", "se
 type Result struct {
 	Findings  []Finding
 	Unchecked []Unchecked // fields without a generated value (or handlers), listed with why
+	// Judged are the problems of whole fields rather than of one value (JudgeNeverSent): a
+	// declared data field no request carries, an entry saying one is client-side that is stale.
+	Judged []string
 }
 
 // Unchecked is a field Probe did not set, and why.
@@ -99,7 +102,7 @@ func (r Result) Problems() []string {
 			out = append(out, fmt.Sprintf("%s.%s = %s: %s: %s", f.Entry.Owner, f.Entry.Name, f.Variant, f.Request, f.Problem))
 		}
 	}
-	return out
+	return append(out, r.Judged...)
 }
 
 // WireKeys maps each probed field (by Key) and request to where its values went: the path, or
@@ -150,7 +153,9 @@ func contains(list []string, s string) bool {
 // without any field (twice, to tell volatile keys such as generated ids). A value that reaches
 // the request under one path, unchanged, with nothing else changing, is fine; a value sent for
 // one variant and not for another (an empty list or an explicit false dropped) is a problem; a
-// field sent by no variant is recorded as "not sent" (its cross-SDK comparison decides).
+// field sent by no variant is recorded as "not sent" (Result.JudgeNeverSent judges it, once
+// every probe ran). A value sent only in a later request is a problem when the runtime's schema
+// (OpenTimeEnv) says the session opens with that option.
 func Probe(env Env, entries []Entry) (Result, error) {
 	var res Result
 	created, err := env.Open("sessionConfig", "", nil)
@@ -231,10 +236,11 @@ func Probe(env Env, entries []Entry) (Result, error) {
 						p := find(r.Params, v.Want(), r.Method)
 						_, isString := v.Value.(string)
 						if p != "" && (isString || Normalize(p[strings.LastIndex(p, ".")+1:]) == e.Key()) {
-							// Recorded, not failed here: every SDK sends some options this way
-							// (session.options.update after create/resume, for the client's
-							// mode); the cross-SDK comparison shows where they differ.
-							f.Path = p
+							// Recorded here: SDKs send some options this way (session.options.update
+							// after create/resume, for the client's mode). One the schema says a
+							// session opens with fails below (judgeOpenTime); the cross-SDK
+							// comparison shows where the others differ.
+							f.Path, f.Via = p, r.Method
 							break
 						}
 					}
@@ -291,6 +297,9 @@ func Probe(env Env, entries []Entry) (Result, error) {
 				}
 			}
 		}
+	}
+	if o, ok := env.(OpenTimeEnv); ok {
+		judgeOpenTime(res.Findings, o.OpenTimeOptions())
 	}
 	return res, nil
 }

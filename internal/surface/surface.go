@@ -106,6 +106,9 @@ type Finding struct {
 	Path    string // where the value was found ("" when it was not sent)
 	Problem string // what is wrong ("" when nothing)
 	Inner   string // the definition field set alone inside the value (Variant.Inner)
+	// Via is the later request that carried the value when Request did not (Path then starts
+	// with its method: session.options.update after create or resume), or "".
+	Via string
 }
 
 // Key is the field a finding is reported under across SDKs: the entry's Key, and the
