@@ -386,8 +386,25 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	}
 	if source != "" {
 		info.Source = "local " + source
+		// A source in a git checkout is labelled with its commit, whatever the SDK reports.
+		if label, ok := sdks.CheckoutLabel(ctx, name, checkoutFolder(name, source)); ok {
+			info.Version = sdks.SourceVersion(info.Version, label)
+		}
 	}
 	return info, t
+}
+
+// checkoutFolder is the folder of a local source whose commit labels it: the SDK's folder that
+// its recipe finds there (the language folder of a checkout's root), else the source as given.
+func checkoutFolder(name, source string) string {
+	if d, ok := sdks.Lookup(name); ok && d.SourceDir != nil {
+		if dir, err := d.SourceDir(source); err == nil {
+			if info, err := os.Stat(dir); err == nil && info.IsDir() {
+				return dir
+			}
+		}
+	}
+	return source
 }
 
 // runSuite runs every feature on one SDK through godog. godog's cucumber JSON is kept as the
@@ -446,7 +463,8 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 	if rt == "" {
 		rt = RuntimeStandIn
 	}
-	entries := m.MatchAll(sdk.Name, sdk.Version, rt, o.Feature, o.Scenario)
+	// A checkout's commit label is not part of the version a range is checked against.
+	entries := m.MatchAll(sdk.Name, sdks.ReportedVersion(sdk.Version), rt, o.Feature, o.Scenario)
 	var entry *expect.Entry
 	if len(entries) > 0 {
 		entry = entries[0]
