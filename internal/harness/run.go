@@ -348,6 +348,17 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 		stderr = t.stderr
 	}
 	source := cfg.Sources[name]
+	// A local source is named as such even when it cannot be prepared (not as the pin's
+	// registry package), and a source in a git checkout is labelled with its commit, whatever
+	// the SDK reports: every SDK alike, no driver has to.
+	label := ""
+	if source != "" {
+		info.Source = "local " + source
+		if l, ok := sdks.CheckoutLabel(ctx, name, checkoutFolder(name, source)); ok {
+			label = l
+			info.Version = sdks.SourceVersion("", label)
+		}
+	}
 	prep, err := r.Prepare(ctx, runner.Target{SDK: name, Version: u.version, Label: u.label, Source: source, Log: view.Writer(), Stderr: stderr})
 	if prep != nil {
 		info.Toolchain, t.recordings = prep.Toolchain, prep.Recordings
@@ -386,10 +397,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	}
 	if source != "" {
 		info.Source = "local " + source
-		// A source in a git checkout is labelled with its commit, whatever the SDK reports.
-		if label, ok := sdks.CheckoutLabel(ctx, name, checkoutFolder(name, source)); ok {
-			info.Version = sdks.SourceVersion(info.Version, label)
-		}
+		info.Version = sdks.SourceVersion(info.Version, label)
 	}
 	return info, t
 }
