@@ -111,6 +111,9 @@ func buildNodeSource(ctx context.Context, pc PrepareContext, src string) (string
 // ebadengine reads npm's warning lines about an unmet engine requirement.
 var ebadengine = regexp.MustCompile(`^npm warn EBADENGINE\s+(package|required|current):\s*(.*)$`)
 
+// npmAdvice are the lines npm adds after an error that say nothing of this one.
+var npmAdvice = regexp.MustCompile(`^(?:404|notarget) (?:Note that you can also install|tarball, folder, http url|In most cases you or one of your dependencies)`)
+
 // nodeBuildTail is how many lines of a failed build step's output its reason quotes.
 const nodeBuildTail = 15
 
@@ -135,7 +138,8 @@ func nodeBuildError(src string, argv []string, err error) error {
 		}
 		lines = append(lines, l)
 		if strings.HasPrefix(l, "npm error ") && !strings.Contains(l, "complete log of this run") && !strings.HasPrefix(l, "npm error code ") {
-			if e := strings.TrimSpace(strings.TrimPrefix(l, "npm error ")); strings.Contains(e, " ") { // not a bare "404"
+			// Not a bare "404", nor npm's advice after it.
+			if e := strings.TrimSpace(strings.TrimPrefix(l, "npm error ")); strings.Contains(e, " ") && !npmAdvice.MatchString(e) {
 				errLines = append(errLines, e)
 			}
 		}
