@@ -36,6 +36,7 @@ import (
 func init() {
 	register(Driver{
 		Probe:        probeJava,
+		Generated:    javaGenerated,
 		Name:         "java",
 		Order:        5,
 		MonorepoDir:  "java",

@@ -21,6 +21,7 @@ import (
 func init() {
 	register(Driver{
 		Probe:        probeNode,
+		Generated:    nodeGenerated,
 		Name:         "node",
 		Order:        1,
 		MonorepoDir:  "nodejs",
