@@ -60,10 +60,12 @@ func TestCheckoutSourceIsLabelledWithItsCommit(t *testing.T) {
 	features := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"),
 		[]byte("Feature: f\n  Scenario: s\n    When a session is created with no tools\n"), 0o644))
+	// One cache for the three runs: the runtime schema's SDK (node) is prepared once.
+	cache := t.TempDir()
 	run := func(source string) report.SDK {
 		t.Helper()
 		res, err := Run(context.Background(), Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root,
-			CacheRoot: t.TempDir(), SDKs: []string{"fake"}, Sources: map[string]string{"fake": source},
+			CacheRoot: cache, SDKs: []string{"fake"}, Sources: map[string]string{"fake": source},
 			Paths: []string{features}, CommandTimeout: 30 * time.Second, ReportDir: t.TempDir()})
 		require.NotNil(t, res, "%v", err)
 		require.Len(t, res.SDKs, 1)
