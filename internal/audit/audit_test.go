@@ -181,7 +181,7 @@ func TestCapabilityAudit(t *testing.T) {
 					}
 					assert.Empty(t, Check(hello, universe, present), "%s %s", name, hello.Version)
 					if d.Generated != nil {
-						layer, err := d.Generated(prep)
+						layer, err := d.Generated(ctx, prep)
 						require.NoError(t, err)
 						t.Logf("%s %s: generated layer %q, rpc.generated %v", name, hello.Version, layer, hello.Capabilities[Generated])
 						assert.Empty(t, CheckGenerated(hello, layer), "%s %s", name, hello.Version)

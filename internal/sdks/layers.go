@@ -2,6 +2,8 @@ package sdks
 
 import (
 	"archive/zip"
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +19,7 @@ import (
 
 // javaGenerated finds the generated ServerRpc and SessionRpc classes in the driver's jar (which
 // shades the SDK's classes in), in whichever package this SDK version keeps them.
-func javaGenerated(prep *Prepared) (string, error) {
+func javaGenerated(_ context.Context, prep *Prepared) (string, error) {
 	return jarGenerated(filepath.Join(prep.CacheDir, "driver", "target", javaJar))
 }
 
@@ -53,17 +55,41 @@ func jarGenerated(jar string) (string, error) {
 }
 
 // nodeGenerated is the installed SDK's dist/generated/rpc.js.
-func nodeGenerated(prep *Prepared) (string, error) {
+func nodeGenerated(_ context.Context, prep *Prepared) (string, error) {
 	return existing(filepath.Join(prep.CacheDir, "node_modules", filepath.FromSlash(nodePackage), "dist", "generated", "rpc.js"))
 }
 
 // pythonGenerated is the installed package's copilot/generated/rpc.py.
-func pythonGenerated(prep *Prepared) (string, error) {
+func pythonGenerated(_ context.Context, prep *Prepared) (string, error) {
 	matches, _ := filepath.Glob(filepath.Join(prep.CacheDir, "venv", "lib", "python*", "site-packages", "copilot", "generated", "rpc.py"))
 	if len(matches) == 0 {
 		return "", nil
 	}
 	return matches[0], nil
+}
+
+// goGenerated is rpc/zrpc.go in the SDK module the driver builds with (`go list -m`: the module
+// cache's copy, or a local source's replace folder).
+func goGenerated(ctx context.Context, prep *Prepared) (string, error) {
+	stdout, stderr, err := probeCommand(ctx, filepath.Join(prep.CacheDir, "src"), []string{"GOFLAGS=-mod=mod", "GOWORK=off"},
+		"go", "list", "-m", "-f", "{{if .Replace}}{{.Replace.Dir}}{{else}}{{.Dir}}{{end}}", goSDKModule)
+	if err != nil {
+		return "", fmt.Errorf("go list -m %s: %v: %s", goSDKModule, err, bytes.TrimSpace(stderr))
+	}
+	dir := strings.TrimSpace(string(stdout))
+	if dir == "" {
+		return "", fmt.Errorf("go list -m %s: no folder", goSDKModule)
+	}
+	return existing(filepath.Join(dir, "rpc", "zrpc.go"))
+}
+
+// rustGenerated is src/generated/rpc.rs of the crate the driver builds with.
+func rustGenerated(_ context.Context, prep *Prepared) (string, error) {
+	crate, err := rustCrateDir(filepath.Join(prep.CacheDir, "src"))
+	if err != nil {
+		return "", err
+	}
+	return existing(filepath.Join(crate, "src", "generated", "rpc.rs"))
 }
 
 func existing(path string) (string, error) {
