@@ -44,9 +44,10 @@ func TestCheckoutSourceIsLabelledWithItsCommit(t *testing.T) {
 	git("tag", "fake/v2.0.0")
 	require.NoError(t, os.WriteFile(filepath.Join(checkout, "fake", "sdk.txt"), []byte("changed"), 0o644))
 
-	failPrepare := false
+	failPrepare, generated := false, ""
 	unregister := sdks.Register(sdks.Driver{
 		Name: "fake", Order: 99, MonorepoDir: "fake", DriverDir: t.TempDir(),
+		Generated: func(context.Context, *sdks.Prepared) (string, error) { return generated, nil },
 		Prepare: func(_ context.Context, pc sdks.PrepareContext) (sdks.Launch, error) {
 			if failPrepare {
 				return sdks.Launch{}, &sdks.Unavailable{Reason: "cannot build it"}
@@ -82,6 +83,11 @@ func TestCheckoutSourceIsLabelledWithItsCommit(t *testing.T) {
 	plain := t.TempDir()
 	s = run(plain)
 	assert.Equal(t, "1.0.0", s.Version, "a source outside git keeps the driver's version")
+
+	// The driver declares no rpc.generated, while the SDK's files hold the layer: the report says so.
+	generated = "fake/generated/rpc"
+	s = run(plain)
+	assert.Contains(t, s.Notes["rpc.generated"], "but the SDK ships its generated layer (fake/generated/rpc)")
 
 	failPrepare = true
 	s = run(filepath.Join(checkout, "fake"))

@@ -392,6 +392,17 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	for k, v := range info.Notes {
 		info.Notes[k] = transcript.Scrub(v)
 	}
+	// The capability audit (internal/audit) fails such a driver; a run says it where the
+	// unsupported results are read (a file's presence is not proof that an application can
+	// reach the layer, so the results stay as the driver answered).
+	if prep.Generated != "" && !hello.Capabilities[generatedCapability] {
+		if info.Notes == nil {
+			info.Notes = map[string]string{}
+		}
+		info.Notes[generatedCapability] = strings.TrimPrefix(info.Notes[generatedCapability]+
+			"; but the SDK ships its generated layer ("+prep.Generated+"): likely a false unsupported", "; ")
+		view.Logf(name, "the driver declares %s false, but the SDK ships its generated layer (%s)", generatedCapability, prep.Generated)
+	}
 	if hello.Source != "" {
 		info.Source = hello.Source
 	}
@@ -454,6 +465,10 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 	}
 	suite.Run()
 }
+
+// generatedCapability is the capability of the SDK's generated RPC layer, which the recipes
+// find in the SDK's own files (sdks.Driver.Generated).
+const generatedCapability = "rpc.generated"
 
 // classify turns a scenario outcome into a result status, applying the manifest.
 func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Outcome) report.Result {

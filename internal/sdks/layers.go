@@ -83,13 +83,25 @@ func goGenerated(ctx context.Context, prep *Prepared) (string, error) {
 	return existing(filepath.Join(dir, "rpc", "zrpc.go"))
 }
 
-// rustGenerated is src/generated/rpc.rs of the crate the driver builds with.
+// rustGenerated is src/generated/rpc.rs of the crate the driver builds with, when the crate's
+// Client reaches it (Client::rpc; older crates generate the file for their own use only).
 func rustGenerated(_ context.Context, prep *Prepared) (string, error) {
 	crate, err := rustCrateDir(filepath.Join(prep.CacheDir, "src"))
 	if err != nil {
 		return "", err
 	}
-	return existing(filepath.Join(crate, "src", "generated", "rpc.rs"))
+	path, err := existing(filepath.Join(crate, "src", "generated", "rpc.rs"))
+	if path == "" || err != nil {
+		return path, err
+	}
+	text, err := readSources(filepath.Join(crate, "src"), ".rs")
+	if err != nil {
+		return "", err
+	}
+	if reachable, err := rustHas(text, "Client::rpc"); err != nil || !reachable {
+		return "", err
+	}
+	return path, nil
 }
 
 func existing(path string) (string, error) {
