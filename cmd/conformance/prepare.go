@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/spf13/cobra"
@@ -35,6 +36,10 @@ image, which is how --runner docker builds a driver from a local source.`,
 			}
 			if cache == "" {
 				cache = sdks.DefaultCacheRoot()
+			}
+			// As run writes it: --sdk-source LANG=PATH names this SDK's source.
+			if lang, path, ok := strings.Cut(source, "="); ok && lang == sdk {
+				source = path
 			}
 			prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: cache, Log: os.Stdout}).Prepare(cmd.Context(), sdk, version, source)
 			if err != nil {

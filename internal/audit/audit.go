@@ -121,6 +121,21 @@ func Check(h *driver.Hello, universe []string, present map[string]bool) []string
 	return problems
 }
 
+// Generated is the capability of the SDK's generated RPC layer (the schema sweeps need it).
+const Generated = "rpc.generated"
+
+// CheckGenerated holds a hello against where the installed SDK keeps its generated RPC layer
+// (layer, read from the SDK's files by its recipe; "" when it has none): a layer the SDK has is
+// never reported missing, whatever symbol the driver named (a driver looking in the package of
+// another SDK version names a symbol that is absent there too, and Check alone passes it).
+func CheckGenerated(h *driver.Hello, layer string) []string {
+	if layer == "" || h.Capabilities[Generated] {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s is unsupported, but %s %s ships its generated layer (%s): the driver looked in the wrong place",
+		Generated, h.SDK, h.Version, layer)}
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

@@ -100,9 +100,24 @@ func auditVersions(t *testing.T) map[string][]string {
 	return out
 }
 
+// auditSources reads CONFORMANCE_AUDIT_SOURCES: SDK=PATH … local sources (a github/copilot-sdk
+// checkout's java/, say) audited besides the versions.
+func auditSources(t *testing.T) map[string]string {
+	out := map[string]string{}
+	for _, pair := range strings.Fields(os.Getenv("CONFORMANCE_AUDIT_SOURCES")) {
+		name, path, ok := strings.Cut(pair, "=")
+		if !ok || path == "" {
+			t.Fatalf("CONFORMANCE_AUDIT_SOURCES: %q is not SDK=PATH", pair)
+		}
+		out[name] = path
+	}
+	return out
+}
+
 // TestCapabilityAudit prepares each SDK's pinned version (or the CONFORMANCE_AUDIT_VERSIONS
-// ones), reads its driver's hello and checks every capability it declares unsupported against
-// the installed SDK: the symbol it names as missing must really be missing.
+// ones, and the CONFORMANCE_AUDIT_SOURCES local sources), reads its driver's hello and checks every capability it declares unsupported against
+// the installed SDK: the symbol it names as missing must really be missing, and a generated layer
+// the SDK's files hold (the recipe's Generated) must not be declared unsupported.
 func TestCapabilityAudit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("prepares every SDK: not in -short mode")
@@ -136,11 +151,24 @@ func TestCapabilityAudit(t *testing.T) {
 			if versions == nil {
 				versions = []string{pins[name].Version}
 			}
-			for _, version := range versions {
-				t.Run(version, func(t *testing.T) {
+			type target struct{ version, source string }
+			var targets []target
+			for _, v := range versions {
+				targets = append(targets, target{v, ""})
+			}
+			if src := auditSources(t)[name]; src != "" {
+				targets = append(targets, target{pins[name].Version, src})
+			}
+			for _, tg := range targets {
+				version := tg.version
+				label := version
+				if tg.source != "" {
+					label = "source"
+				}
+				t.Run(label, func(t *testing.T) {
 					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 					defer cancel()
-					prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot(), Log: testLog{t}}).Prepare(ctx, name, version, "")
+					prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot(), Log: testLog{t}}).Prepare(ctx, name, version, tg.source)
 					require.NoError(t, err)
 					c, hello, err := driver.Handshake(ctx, driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env}, name, 2*time.Minute, validator)
 					require.NoError(t, err)
@@ -152,6 +180,12 @@ func TestCapabilityAudit(t *testing.T) {
 						t.Logf("DRIVER GAP %s %s: %s is unsupported because the driver does not implement it: %s", name, hello.Version, c, why)
 					}
 					assert.Empty(t, Check(hello, universe, present), "%s %s", name, hello.Version)
+					if d.Generated != nil {
+						layer, err := d.Generated(ctx, prep)
+						require.NoError(t, err)
+						t.Logf("%s %s: generated layer %q, rpc.generated %v", name, hello.Version, layer, hello.Capabilities[Generated])
+						assert.Empty(t, CheckGenerated(hello, layer), "%s %s", name, hello.Version)
+					}
 				})
 			}
 		})
@@ -163,4 +197,36 @@ type testLog struct{ t *testing.T }
 func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// A capability the SDK has is never reported missing: the generated layer found in the SDK's own
+// files is held against the hello, whatever symbol the driver named for it (Java 1.x from a
+// checkout declared rpc.generated false while naming 0.x's com.github.copilot.sdk.generated.rpc,
+// absent there too, so Check alone passed it).
+func TestCheckGenerated(t *testing.T) {
+	tests := []struct {
+		name     string
+		declared bool
+		layer    string
+		problem  bool
+	}{
+		{"the layer is there and declared", true, "driver.jar!/com/github/copilot/generated/rpc/", false},
+		{"the layer is there but declared missing", false, "driver.jar!/com/github/copilot/generated/rpc/", true},
+		{"no layer, declared missing", false, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &driver.Hello{SDK: "java", Version: "1.0.13-preview.0-SNAPSHOT", Capabilities: map[string]bool{Generated: tt.declared},
+				Missing: map[string]string{Generated: "com.github.copilot.sdk.generated.rpc.SessionRpc"}}
+			got := CheckGenerated(h, tt.layer)
+			if !tt.problem {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Contains(t, got[0], "ships its generated layer ("+tt.layer+")")
+			assert.Empty(t, Check(h, []string{Generated}, map[string]bool{h.Missing[Generated]: false}),
+				"the symbol audit alone does not see it: the driver named an absent symbol")
+		})
+	}
 }

@@ -33,7 +33,13 @@ func (l Local) Prepare(ctx context.Context, t Target) (*Prepared, error) {
 	if err != nil {
 		return &Prepared{Toolchain: tc}, err
 	}
-	return &Prepared{Toolchain: tc, Launcher: driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: t.Stderr}}, nil
+	p := &Prepared{Toolchain: tc, Launcher: driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: t.Stderr}}
+	if d.Generated != nil {
+		if layer, err := d.Generated(ctx, prep); err == nil {
+			p.Generated = layer
+		}
+	}
+	return p, nil
 }
 
 // SchemaDir prepares the schema-source SDK here (cached) and returns where the preparation holds

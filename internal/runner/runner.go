@@ -49,6 +49,9 @@ type Prepared struct {
 	// Recordings, when set, answer each scenario from its own recording (Replay) instead of
 	// starting Launcher; a scenario it does not hold is not this target's.
 	Recordings Recordings
+	// Generated, when set, is where the prepared SDK's own files keep its generated RPC layer
+	// (the recipe's Generated): a driver that declares rpc.generated false has it wrong.
+	Generated string
 }
 
 // Recordings give each scenario of a replayed target its recording.

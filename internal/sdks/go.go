@@ -18,6 +18,7 @@ const goSDKModule = "github.com/github/copilot-sdk/go"
 func init() {
 	register(Driver{
 		Probe:       probeGo,
+		Generated:   goGenerated,
 		Name:        "go",
 		Order:       2,
 		MonorepoDir: "go",

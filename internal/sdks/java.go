@@ -36,6 +36,7 @@ import (
 func init() {
 	register(Driver{
 		Probe:        probeJava,
+		Generated:    javaGenerated,
 		Name:         "java",
 		Order:        5,
 		MonorepoDir:  "java",
@@ -91,6 +92,13 @@ func prepareJava(ctx context.Context, pc PrepareContext) (Launch, error) {
 		version = v
 		source = "source:" + pc.Source
 		extra = append(extra, "-Dcopilot.sdk.repo="+(&url.URL{Scheme: "file", Path: repo}).String())
+		// The driver builds against the SDK's own local repository too: through ~/.m2, two
+		// checkouts of the same -SNAPSHOT version collided (the driver of #2129's merge commit
+		// was built against its parent's SDK, cached in ~/.m2 by the run before).
+		extra = append(extra, "-Dmaven.repo.local="+repo)
+		if settings, err := javaReuseSettings(pc.CacheDir); err == nil && settings != "" {
+			extra = append(extra, "-s", settings)
+		}
 	}
 	if version == "" {
 		return Launch{}, fmt.Errorf("java: no SDK version given")

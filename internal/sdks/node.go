@@ -21,6 +21,7 @@ import (
 func init() {
 	register(Driver{
 		Probe:        probeNode,
+		Generated:    nodeGenerated,
 		Name:         "node",
 		Order:        1,
 		MonorepoDir:  "nodejs",
@@ -91,6 +92,15 @@ func prepareNode(ctx context.Context, pc PrepareContext) (Launch, error) {
 		src, err := nodeSourceDir(pc.Source)
 		if err != nil {
 			return Launch{}, err
+		}
+		// A checkout's nodejs/ folder is source: it is built in a copy, by its own lockfile
+		// and build script, and the copy is installed.
+		if !nodeBuilt(src) {
+			built, err := buildNodeSource(ctx, pc, src)
+			if err != nil {
+				return Launch{}, err
+			}
+			src = built
 		}
 		// The committed lockfile pins the registry package; a local SDK replaces it.
 		// --install-links copies the folder (as `npm pack` would) instead of symlinking it, so
@@ -186,8 +196,8 @@ func nodeLockedVersion(lockfile string) (string, error) {
 
 // nodeSourceDir finds the installable Node SDK in a local path: a package tarball (.tgz) as is,
 // a folder whose package.json is @github/copilot-sdk (an unpacked `npm pack`, or nodejs/ of a
-// checkout), or the nodejs/ subfolder of a github/copilot-sdk checkout. A folder must hold a
-// built dist/.
+// checkout), or the nodejs/ subfolder of a github/copilot-sdk checkout. A folder without a
+// built dist/ is built by Prepare (buildNodeSource).
 func nodeSourceDir(src string) (string, error) {
 	dir, err := LocalSource(src, "nodejs", func(dir string) (bool, error) {
 		body, err := os.ReadFile(filepath.Join(dir, "package.json"))
@@ -199,9 +209,6 @@ func nodeSourceDir(src string) (string, error) {
 		}
 		if json.Unmarshal(body, &pkg) != nil || pkg.Name != nodePackage {
 			return false, nil
-		}
-		if _, err := os.Stat(filepath.Join(dir, "dist", "index.js")); err != nil {
-			return false, fmt.Errorf("node: %s has no built dist/index.js: build it first (npm ci && npm run build)", dir)
 		}
 		return true, nil
 	})

@@ -35,7 +35,7 @@ func TestLocalSources(t *testing.T) {
 		{"node checkout", nodeSourceDir, "checkout", "checkout/nodejs", ""},
 		{"node package folder", nodeSourceDir, "checkout/nodejs", "checkout/nodejs", ""},
 		{"node tarball as is", nodeSourceDir, "sdk.tgz", "sdk.tgz", ""},
-		{"node not built", nodeSourceDir, "unbuilt", "", "no built dist/index.js"},
+		{"node not built: Prepare builds it", nodeSourceDir, "unbuilt", "unbuilt", ""},
 		{"node wrong package", nodeSourceDir, "other", "", "neither"},
 		{"python checkout", pythonSourceDir, "checkout", "checkout/python", ""},
 		{"missing", pythonSourceDir, "nope", "", "no such file"},

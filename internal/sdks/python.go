@@ -15,6 +15,7 @@ import (
 func init() {
 	register(Driver{
 		Probe:        probePython,
+		Generated:    pythonGenerated,
 		Name:         "python",
 		Order:        3,
 		MonorepoDir:  "python",

@@ -29,6 +29,7 @@ import (
 func init() {
 	register(Driver{
 		Probe:        probeRust,
+		Generated:    rustGenerated,
 		Name:         "rust",
 		Order:        4,
 		SourceDir:    rustSDKSourceDir,

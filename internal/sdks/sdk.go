@@ -103,6 +103,10 @@ type Driver struct {
 	// in hello (written in the language's notation of drivers/PROTOCOL.md "Capability
 	// audit"): the capability audit fails when one is there.
 	Probe Probe
+	// Generated, when set, finds the generated RPC layer in a prepared SDK's installed files (not
+	// from the driver) and says where it is, or "" when this version has none: the capability
+	// audit fails a driver that declares rpc.generated false while the SDK ships the layer.
+	Generated func(ctx context.Context, prep *Prepared) (string, error)
 	// Prepare installs the SDK and builds the driver into pc.CacheDir and says how to start it.
 	// It is called only when the cache holds no finished preparation for the same key.
 	Prepare func(ctx context.Context, pc PrepareContext) (Launch, error)

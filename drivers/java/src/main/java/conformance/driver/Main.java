@@ -192,7 +192,7 @@ public final class Main {
                 // What hello names as missing: the adapter's symbols, and for rpc.generated the
                 // generated class Rpc looks for; nothing for a capability declared true.
                 Map<String, String> missing = new TreeMap<>(sdk.missing());
-                missing.put("rpc.generated", Rpc.GENERATED_PACKAGE + "SessionRpc");
+                missing.put("rpc.generated", rpc.generatedPackage() + ".SessionRpc");
                 missing.keySet().removeIf(c -> Boolean.TRUE.equals(caps.get(c)));
                 result.set("missing", Out.JSON.valueToTree(missing));
             }

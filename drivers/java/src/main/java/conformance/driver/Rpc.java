@@ -45,17 +45,31 @@ final class Rpc {
         this.sdk = sdk;
     }
 
-    /** Declares {@code rpc.generated} from the SDK's classes. */
-    /** Where the SDK's generated wrappers live. */
-    static final String GENERATED_PACKAGE = "com.github.copilot.sdk.generated.rpc.";
+    /**
+     * The package of the SDK's generated wrappers, read from the SDK itself, never assumed: the
+     * type the client's {@code getRpc()} returns (ServerRpc) is in it. Each API generation keeps
+     * them elsewhere (0.x com.github.copilot.sdk.generated.rpc, 1.x com.github.copilot.generated.rpc);
+     * without a getRpc() it is {@code generated.rpc} beside the client class, the place the
+     * capability audit is told to look.
+     */
+    String generatedPackage() {
+        Class<?> client = sdk.clientClass();
+        try {
+            return client.getMethod("getRpc").getReturnType().getPackageName();
+        } catch (NoSuchMethodException e) {
+            return client.getPackageName() + ".generated.rpc";
+        }
+    }
 
+    /** Declares {@code rpc.generated} from the SDK's classes. */
     void declare(Map<String, Boolean> caps, Map<String, String> notes) {
-        Class<?> server = type("ServerRpc");
-        Class<?> session = type("SessionRpc");
+        String pkg = generatedPackage();
+        Class<?> server = type(pkg, "ServerRpc");
+        Class<?> session = type(pkg, "SessionRpc");
         boolean has = server != null && session != null;
         caps.put("rpc.generated", has);
         if (!has) {
-            notes.put("rpc.generated", "this SDK version has no generated ServerRpc/SessionRpc (generated/rpc)");
+            notes.put("rpc.generated", "this SDK version has no generated ServerRpc/SessionRpc (" + pkg + ")");
             return;
         }
         notes.put("rpc.generated", index(server).size() + " client (ServerRpc) and " + index(session).size()
@@ -64,9 +78,9 @@ final class Rpc {
                 + "is dropped and reported unrepresentable, as is a key the record has no component for)");
     }
 
-    private static Class<?> type(String simple) {
+    private static Class<?> type(String pkg, String simple) {
         try {
-            return Class.forName(GENERATED_PACKAGE + simple);
+            return Class.forName(pkg + "." + simple);
         } catch (ClassNotFoundException e) {
             return null;
         }

@@ -18,6 +18,9 @@ interface SdkAdapter {
     /** The installed SDK version, read from its Maven metadata at run time. */
     String version();
 
+    /** The SDK's client class (its package and getRpc() locate the generated layer, Rpc). */
+    Class<?> clientClass();
+
     Map<String, Boolean> capabilities();
 
     Map<String, String> notes();

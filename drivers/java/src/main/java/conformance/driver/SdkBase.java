@@ -42,6 +42,7 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     private final Map<String, String> owner = new ConcurrentHashMap<>(); // session handle -> client handle
     private final String version;
     private final Types types;
+    private final Class<?> anchor;
 
     /**
      * The SDK's classes the shared option and tool-result code reflects over: the session and
@@ -52,11 +53,17 @@ abstract class SdkBase<C, S> implements SdkAdapter {
             Class<? extends Record> toolResult, Class<? extends Record> binaryResult) {
     }
 
-    /** {@code anchor} is a class of the SDK jar, whose Maven descriptor names the version. */
+    /** {@code anchor} is the SDK's client class: its jar's Maven descriptor names the version. */
     protected SdkBase(Out out, Class<?> anchor, Types types) {
         this.out = out;
         this.version = installedVersion(anchor);
         this.types = types;
+        this.anchor = anchor;
+    }
+
+    @Override
+    public Class<?> clientClass() {
+        return anchor;
     }
 
     // The SDK calls an adapter makes with its own classes.

@@ -165,8 +165,10 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
         c.put("transport.tcp", true);
         c.put("transport.stdio", true);
         c.put("session.resume", true);
-        c.put("tool.isTerminal", true);
-        c.put("tool.isTerminal.explicitFalse", true);
+        // isTerminal came with 1.0.10-SNAPSHOT's #2129 (isTerminal(boolean)), later isTerminal(Boolean):
+        // looked up, so the adapter builds against a 1.x from before it too.
+        c.put("tool.isTerminal", IS_TERMINAL != null);
+        c.put("tool.isTerminal.explicitFalse", IS_TERMINAL != null);
         c.put("tool.overridesBuiltInTool", true);
         c.put("tool.skipPermission", true);
         c.put("tool.defer", true);
@@ -182,18 +184,27 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
     protected Map<String, String> generationSymbols() {
         // The generated session.getRpc().tools.set exists in this generation, but the driver has
         // no setToolsRpc for it yet: the audit names that false unsupported when it runs a 1.x.
-        return Map.of(
-                "session.setTools", CopilotSession.class.getName() + "#setTools",
-                "session.rpc.tools.set", "com.github.copilot.generated.rpc.SessionToolsApi#set");
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("session.setTools", CopilotSession.class.getName() + "#setTools");
+        m.put("session.rpc.tools.set", "com.github.copilot.generated.rpc.SessionToolsApi#set");
+        m.put("tool.isTerminal", ToolDefinition.class.getName() + "#isTerminal");
+        m.put("tool.isTerminal.explicitFalse", ToolDefinition.class.getName() + "#isTerminal");
+        return m;
     }
 
     @Override
     public Map<String, String> notes() {
         Map<String, String> n = new LinkedHashMap<>();
-        n.put("tool.isTerminal", "ToolDefinition.isTerminal(boolean), a copy-with method");
-        n.put("tool.isTerminal.explicitFalse", "ToolDefinition's isTerminal component is a nullable Boolean: "
-                + "never calling isTerminal(...) leaves it null (left out of the wire definition), "
-                + "isTerminal(false) sends false");
+        if (IS_TERMINAL == null) {
+            n.put("tool.isTerminal", sdkName() + ": ToolDefinition has no isTerminal copy-with method");
+            n.put("tool.isTerminal.explicitFalse", sdkName() + ": ToolDefinition has no isTerminal");
+        } else {
+            n.put("tool.isTerminal", "ToolDefinition.isTerminal(" + IS_TERMINAL.getParameterTypes()[0].getSimpleName()
+                    + "), a copy-with method");
+            n.put("tool.isTerminal.explicitFalse", "ToolDefinition's isTerminal component is a nullable Boolean: "
+                    + "never calling isTerminal(...) leaves it null (left out of the wire definition), "
+                    + "isTerminal(false) sends false");
+        }
         n.put("tool.defer", "ToolDefinition.defer(ToolDefer.AUTO | ToolDefer.NEVER)");
         n.put("tool.metadata", "ToolDefinition.metadata(Map)");
         n.put("session.setTools", sdkName() + " has no high-level tool replacement: CopilotSession has no "
@@ -265,11 +276,38 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
                 case "skipPermission" -> tool.skipPermission(spec.skipPermission);
                 case "defer" -> tool.defer(defer(spec.defer));
                 case "metadata" -> tool.metadata(spec.metadata);
-                case "isTerminal" -> tool.isTerminal(spec.isTerminal);
+                case "isTerminal" -> isTerminal(tool, spec.isTerminal);
                 default -> tool; // description, parameters
             };
         }
         return tool;
+    }
+
+    /** ToolDefinition's isTerminal copy-with method, (Boolean) or (boolean), or null before it. */
+    private static final java.lang.reflect.Method IS_TERMINAL = isTerminalMethod();
+
+    private static java.lang.reflect.Method isTerminalMethod() {
+        for (Class<?> p : new Class<?>[] {Boolean.class, boolean.class}) {
+            try {
+                return ToolDefinition.class.getMethod("isTerminal", p);
+            } catch (NoSuchMethodException e) {
+                // the other one, or none
+            }
+        }
+        return null;
+    }
+
+    private ToolDefinition isTerminal(ToolDefinition tool, Boolean value) {
+        if (IS_TERMINAL == null) {
+            throw new Failure.Unsupported(sdkName() + ": ToolDefinition has no isTerminal");
+        }
+        try {
+            return (ToolDefinition) IS_TERMINAL.invoke(tool, value);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static ToolDefer defer(String value) {
