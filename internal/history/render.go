@@ -67,34 +67,24 @@ func (h *History) CountLine() string {
 // everything).
 const MarkdownBudget = 48 << 10
 
-// limits cap what history.md lists; Markdown tries the roomier ones first.
+// limits cap what history.md lists of one version; Markdown tries the roomier ones first.
 type limits struct {
-	refs        int // scenarios under one wire change
-	wire        int // silent wire changes (and those that came with a status change) per version
-	changes     int // other changes per version
-	examples    int // examples per explained kind
-	lines       int // failure lines under one change
-	regressions int // regressions in the opening section
+	refs     int // scenarios under one wire change
+	wire     int // silent wire changes (and those that came with a status change)
+	changes  int // other changes
+	examples int // examples per explained kind
+	lines    int // failure lines under one change
 }
 
-var mdLimits = []limits{{5, 20, 20, 8, 5, 50}, {2, 10, 10, 4, 3, 30}, {1, 5, 5, 3, 2, 20}}
+var mdLimits = []limits{{5, 20, 20, 8, 5}, {2, 10, 10, 4, 3}, {1, 5, 5, 3, 2}, {0, 3, 3, 2, 0}}
 
 const elsewhere = "(history.html, history.json)"
 
 // Markdown renders history.md: the timeline, the regressions, then each version that changed:
 // its silent wire changes, its other changes, and the changes its declarations explain grouped
-// per kind. Each list is capped, and the whole stays within MarkdownBudget.
+// per kind. Each list is capped, the longest versions' caps tightened (to one line of counts at
+// last) until the whole fits MarkdownBudget.
 func Markdown(h *History) string {
-	var out string
-	for _, l := range mdLimits {
-		if out = markdown(h, l); len(out) <= MarkdownBudget {
-			break
-		}
-	}
-	return out
-}
-
-func markdown(h *History, l limits) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Conformance history of %s: %s\n\n", h.SDK, h.Range())
 	fmt.Fprintf(&b, "`%s`\n\n", h.Command)
@@ -124,43 +114,101 @@ func markdown(h *History, l limits) string {
 	}
 
 	b.WriteString("\n## Regressions\n\n")
-	n := 0
+	var regressions []string
 	for _, v := range h.Versions {
 		for _, c := range v.Changes {
-			if c.Kind != Regression {
-				continue
+			if c.Kind == Regression {
+				regressions = append(regressions, mdChange(c, " ("+v.Version+")", mdLimits[0]))
 			}
-			if n++; n > l.regressions {
-				continue
-			}
-			b.WriteString(mdChange(c, " ("+v.Version+")", l))
 		}
 	}
-	switch {
-	case n == 0:
-		b.WriteString("None.\n")
-	case n > l.regressions:
-		fmt.Fprintf(&b, "- and %d more %s\n", n-l.regressions, elsewhere)
-	}
-
-	var sections []string
-	for _, v := range h.Versions {
-		if len(v.Changes) > 0 {
-			sections = append(sections, mdVersion(v, l))
-		}
-	}
-	if len(sections) > 0 {
-		b.WriteString("\n## Changes per version\n")
-	}
-	for i, s := range sections {
-		if b.Len()+len(s) > MarkdownBudget-200 {
-			fmt.Fprintf(&b, "\nThe changes of %d more version%s are left out to keep this file short %s.\n",
-				len(sections)-i, plural(len(sections)-i), elsewhere)
+	for i, r := range regressions {
+		if i == maxRegressions || b.Len()+len(r) > MarkdownBudget/2 {
+			fmt.Fprintf(&b, "- and %d more %s\n", len(regressions)-i, elsewhere)
 			break
 		}
-		b.WriteString(s)
+		b.WriteString(r)
+	}
+	if len(regressions) == 0 {
+		b.WriteString("None.\n")
+	}
+
+	var changed []Version
+	for _, v := range h.Versions {
+		if len(v.Changes) > 0 {
+			changed = append(changed, v)
+		}
+	}
+	if len(changed) > 0 {
+		b.WriteString("\n## Changes per version\n")
+	}
+	// Every version starts with the roomiest caps; while the whole is over the budget, the
+	// version whose section is the longest takes the next tighter caps (its one line at last).
+	sections := make([][]string, len(changed)) // per version: its section at each level, then its line
+	level, total := make([]int, len(changed)), b.Len()
+	for i, v := range changed {
+		for _, l := range mdLimits {
+			sections[i] = append(sections[i], mdVersion(v, l))
+		}
+		sections[i] = append(sections[i], mdBrief(v))
+		total += len(sections[i][0])
+	}
+	for total > MarkdownBudget-100 {
+		longest := -1
+		for i := range changed {
+			if level[i] < len(sections[i])-1 && (longest < 0 || len(sections[i][level[i]]) > len(sections[longest][level[longest]])) {
+				longest = i
+			}
+		}
+		if longest < 0 {
+			break // every version in one line
+		}
+		total -= len(sections[longest][level[longest]])
+		level[longest]++
+		total += len(sections[longest][level[longest]])
+	}
+	for i := range changed {
+		if b.Len()+len(sections[i][level[i]]) > MarkdownBudget-100 {
+			fmt.Fprintf(&b, "\nThe changes of %d more version%s are left out to keep this file short %s.\n",
+				len(changed)-i, plural(len(changed)-i), elsewhere)
+			break
+		}
+		b.WriteString(sections[i][level[i]])
 	}
 	return b.String()
+}
+
+// maxRegressions bounds the regressions' section (it takes at most half of the budget too).
+const maxRegressions = 50
+
+// mdBrief is a version's section in one line, when even the tightest caps do not fit its share.
+func mdBrief(v Version) string {
+	return fmt.Sprintf("\n### %s (since %s)\n\n%s; listed %s\n", v.Version, v.Previous, v.Counts(), elsewhere)
+}
+
+// Counts is the version's changes per kind, and its wire changes per kind, in one line.
+func (v Version) Counts() string {
+	changes, wires := map[string]int{}, map[string]int{}
+	for _, c := range v.Changes {
+		changes[c.Kind]++
+	}
+	for _, w := range v.Wire {
+		wires[w.Kind]++
+	}
+	line := func(m map[string]int) string {
+		var parts []string
+		for _, k := range Kinds {
+			if n := m[k]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		return strings.Join(parts, ", ")
+	}
+	out := line(changes)
+	if w := line(wires); w != "" {
+		out += "; wire changes: " + w
+	}
+	return out
 }
 
 // mdVersion is one version's section of history.md.
@@ -188,7 +236,9 @@ func mdVersion(v Version, l limits) string {
 		fmt.Fprintf(&b, " (%d scenario%s)\n", len(w.Scenarios), plural(len(w.Scenarios)))
 		for i, r := range w.Scenarios {
 			if i == l.refs {
-				fmt.Fprintf(&b, "  - and %d more %s\n", len(w.Scenarios)-l.refs, elsewhere)
+				if l.refs > 0 {
+					fmt.Fprintf(&b, "  - and %d more %s\n", len(w.Scenarios)-l.refs, elsewhere)
+				}
 				break
 			}
 			fmt.Fprintf(&b, "  - %s: %s (%s) [before](%s) [after](%s)\n", r.Feature, r.Scenario, r.Request, r.Before, r.After)
@@ -221,11 +271,13 @@ func mdVersion(v Version, l limits) string {
 	for _, k := range Explained {
 		var heads []string
 		because := ""
-		scenarios := 0
+		scenarios := map[string]bool{}
 		for _, w := range v.Wire {
 			if w.Kind == k {
 				heads = append(heads, "`"+w.Headline+"`")
-				scenarios += len(w.Scenarios)
+				for _, r := range w.Scenarios {
+					scenarios[r.Feature+"\x00"+r.Scenario] = true
+				}
 				if because == "" {
 					because = w.Because
 				}
@@ -234,7 +286,7 @@ func mdVersion(v Version, l limits) string {
 		if len(heads) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "- **%s**: %d wire change%s in %d scenario%s: ", k, len(heads), plural(len(heads)), scenarios, plural(scenarios))
+		fmt.Fprintf(&b, "- **%s**: %d wire change%s in %d scenario%s: ", k, len(heads), plural(len(heads)), len(scenarios), plural(len(scenarios)))
 		if len(heads) > l.examples {
 			fmt.Fprintf(&b, "%s and %d more %s", strings.Join(heads[:l.examples], ", "), len(heads)-l.examples, elsewhere)
 		} else {
@@ -270,7 +322,11 @@ func mdChange(c Change, suffix string, l limits) string {
 	}{{"now fails", c.NowFails}, {"no longer fails", c.NoLongerFails}} {
 		for i, line := range f.lines {
 			if i == l.lines {
-				fmt.Fprintf(&b, "  - and %d more %s\n", len(f.lines)-l.lines, elsewhere)
+				if i == 0 {
+					fmt.Fprintf(&b, "  - %s: %d line%s %s\n", f.label, len(f.lines), plural(len(f.lines)), elsewhere)
+				} else {
+					fmt.Fprintf(&b, "  - and %d more %s\n", len(f.lines)-l.lines, elsewhere)
+				}
 				break
 			}
 			fmt.Fprintf(&b, "  - %s: `%s`\n", f.label, mdCell(strings.ReplaceAll(line, "`", "'")))
