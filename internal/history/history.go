@@ -1,8 +1,10 @@
 // Package history builds the conformance history of one SDK: every published version in a range
 // ran the same scenarios (one report folder each), and each version is compared with the one
 // before it (internal/rundiff) so that the changes are found, not looked for. Each change is
-// classified (a regression, a fix, a capability gained or lost, a silent wire change: a payload
-// that changed while the status did not) and, where a reference run of the other SDKs is given,
+// classified (a regression, a fix, a capability gained or lost, a method newly generated, a
+// field newly declared or a method removed, as the versions' own records explain them, and a
+// silent wire change: a payload that changed while the status did not, for no declared
+// reason) and, where a reference run of the other SDKs is given,
 // said to make this SDK agree with them or differ from them. Running the versions is the
 // caller's job; this package only compares, classifies and renders (history.json, history.md,
 // history.html).
