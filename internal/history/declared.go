@@ -81,12 +81,15 @@ func declarations(res *report.Results, sdk, version string) declared {
 //     (session.destroy → session.detach), a change of what an existing call sends;
 //   - a field gained that the new version's surface newly declares (a "surface <request>
 //     <field>" observation the previous version did not have, at that path): field-declared;
+//   - one more request of a method the previous version sent too, in a scenario that records
+//     surface declarations the previous version's run of it did not (newly, the probe sets
+//     each declared field alone: one request more per field): field-declared;
 //   - a request no longer sent whose method the new run's schema no longer has, or the new
 //     version's generated layer lacks: method-removed.
 //
 // Anything else, a change in what an existing method or field puts on the wire, is left
 // unexplained (a silent wire change when the status did not change).
-func explain(ps []Payload, prev, cur declared) {
+func explain(ps []Payload, prev, cur declared, newly []string) {
 	replaced := false
 	for i := range ps {
 		p := &ps[i]
@@ -115,6 +118,9 @@ func explain(ps []Payload, prev, cur declared) {
 				p.Explained, p.Because = MethodGenerated, fmt.Sprintf("the schema of %s's run did not have %s", prev.version, method)
 			case prev.sent != nil && !prev.sent[method] && !replaced:
 				p.Explained, p.Because = MethodGenerated, fmt.Sprintf("%s sent %s in no scenario", prev.version, method)
+			case prev.sent[method] && len(newly) > 0:
+				p.Explained, p.Because = FieldDeclared, fmt.Sprintf("one %s more per field the scenario's surface probe newly declares on %s (%s)",
+					method, cur.version, clipList(newly, 3))
 			}
 		case p.Path != "" && p.Before == canon.Absent:
 			if k := newlyDeclared(method, p.Path, prev, cur); k != "" {
@@ -180,4 +186,23 @@ func explainedKind(ps []Payload) string {
 		best = min(best, i)
 	}
 	return Explained[best]
+}
+
+// probed lists the surface declarations a scenario's result records on the new version and not
+// on the previous one ("session.create featureflags").
+func probed(before, after report.Result) []string {
+	var out []string
+	for _, k := range sortedKeys(after.Observations) {
+		if _, old := before.Observations[k]; !old && strings.HasPrefix(k, surface.ObservationPrefix) {
+			out = append(out, strings.TrimPrefix(k, surface.ObservationPrefix))
+		}
+	}
+	return out
+}
+
+func clipList(l []string, n int) string {
+	if len(l) <= n {
+		return strings.Join(l, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(l[:n], ", "), len(l)-n)
 }

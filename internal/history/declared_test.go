@@ -54,31 +54,37 @@ func TestExplainRecorded(t *testing.T) {
 	tests := []struct {
 		name    string
 		payload []Payload // one scenario's payload changes; the first is checked
+		newly   []string  // the surface declarations the scenario newly records
 		kind    string
 		because string
 	}{
-		{"a method 1.0.11's generated layer lacked", []Payload{sent("catalog.search#1")}, MethodGenerated,
+		{"a method 1.0.11's generated layer lacked", []Payload{sent("catalog.search#1")}, nil, MethodGenerated,
 			"1.0.11's generated sweep: @github/copilot-sdk 1.0.11: catalog.search is not in this SDK's generated layer"},
-		{"a method 1.0.11 sent in no scenario", []Payload{sent("session.detach#1")}, MethodGenerated,
+		{"a method 1.0.11 sent in no scenario", []Payload{sent("session.detach#1")}, nil, MethodGenerated,
 			"1.0.11 sent session.detach in no scenario"},
-		{"a method that replaces one no longer sent stays silent", []Payload{sent("session.detach#1"), gone("session.destroy#1")}, "", ""},
-		{"the request no longer sent for no declared reason stays silent", []Payload{gone("session.destroy#1"), sent("session.detach#1")}, "", ""},
-		{"another call of a method 1.0.11 sent stays silent", []Payload{sent("connect#2")}, "", ""},
-		{"a field 1.0.13's surface newly declares", []Payload{gained("connect#1", "clientInfo", `{"editorName":"x"}`)}, FieldDeclared,
+		{"a method that replaces one no longer sent stays silent", []Payload{sent("session.detach#1"), gone("session.destroy#1")}, nil, "", ""},
+		{"the request no longer sent for no declared reason stays silent", []Payload{gone("session.destroy#1"), sent("session.detach#1")}, nil, "", ""},
+		{"another call of a method 1.0.11 sent stays silent", []Payload{sent("connect#2")}, nil, "", ""},
+		{"another call of it where the scenario newly declares fields", []Payload{sent("session.create#217"), gone("session.destroy#3")},
+			[]string{"session.create askuservariant", "session.create featureflags"}, FieldDeclared,
+			"one session.create more per field the scenario's surface probe newly declares on 1.0.13 (session.create askuservariant, session.create featureflags)"},
+		{"a method never sent is not explained by the probe's new fields", []Payload{sent("session.detach#9"), gone("session.destroy#3")},
+			[]string{"session.create featureflags"}, "", ""},
+		{"a field 1.0.13's surface newly declares", []Payload{gained("connect#1", "clientInfo", `{"editorName":"x"}`)}, nil, FieldDeclared,
 			`1.0.13's surface newly declares "connect clientinfo" (connect.clientInfo | not sent)`},
 		{"a handler's registration 1.0.13's surface newly declares", []Payload{gained("session.create#1", "gitHubTokenProviderRegistrationId", `"<uuid>"`)},
-			FieldDeclared, `1.0.13's surface newly declares "session.create handler githubtokenprovider" (gitHubTokenProviderRegistrationId="<uuid>")`},
-		{"a field gained that no declaration names stays silent", []Payload{gained("connect#1", "supportedTaskKinds", `["agent"]`)}, "", ""},
-		{"a field declared by both versions stays silent", []Payload{gained("session.create#1", "availableTools", `[]`)}, "", ""},
+			nil, FieldDeclared, `1.0.13's surface newly declares "session.create handler githubtokenprovider" (gitHubTokenProviderRegistrationId="<uuid>")`},
+		{"a field gained that no declaration names stays silent", []Payload{gained("connect#1", "supportedTaskKinds", `["agent"]`)}, nil, "", ""},
+		{"a field declared by both versions stays silent", []Payload{gained("session.create#1", "availableTools", `[]`)}, nil, "", ""},
 		{"a declared field's value changed stays silent", []Payload{{Request: "session.create#1", Path: "featureFlags",
-			Before: `{"a":true}`, After: `{"a":false}`}}, "", ""},
+			Before: `{"a":true}`, After: `{"a":false}`}}, nil, "", ""},
 		{"params of a method both versions send stay silent", []Payload{{Request: "session.create#1", Path: "managedSettings.permissions.disableBypassPermissionsMode",
-			Before: `"disable"`, After: `"x"`}}, "", ""},
+			Before: `"disable"`, After: `"x"`}}, nil, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ps := append([]Payload(nil), tt.payload...)
-			explain(ps, prev, cur)
+			explain(ps, prev, cur, tt.newly)
 			assert.Equal(t, tt.kind, ps[0].Explained)
 			assert.Equal(t, tt.because, ps[0].Because)
 		})
@@ -114,7 +120,7 @@ func TestExplainRemoved(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			explain(tt.payload, tt.prev, tt.cur)
+			explain(tt.payload, tt.prev, tt.cur, nil)
 			assert.Equal(t, tt.kind, tt.payload[0].Explained)
 		})
 	}

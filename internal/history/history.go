@@ -449,7 +449,7 @@ func changes(rq *rundiff.Requests, prev, cur *Run, ref *Reference, o Options) []
 			c.Payload = append(c.Payload, Payload{Request: p.Request, Path: p.Path, Before: p.Base, After: p.Candidate,
 				Others: ref.values(o.SDK, dc.Feature, dc.Scenario, p.Request, p.Path)})
 		}
-		explain(c.Payload, was, is)
+		explain(c.Payload, was, is, probed(before[key{dc.Feature, dc.Scenario}], after[key{dc.Feature, dc.Scenario}]))
 		if k := explainedKind(c.Payload); c.Kind == SilentWire && k != "" {
 			c.Kind = k // every payload change of the scenario is a declaration's: not silent
 		}
