@@ -37,7 +37,7 @@ const (
 	// A wire change the SDK's own declarations or the schema explain (declared.go): the SDK did
 	// not change what an existing method or field puts on the wire, it gained or lost one.
 	MethodGenerated = "method-generated" // now sends a method the previous version's generated layer (or the schema) lacked, or that it never sent
-	FieldDeclared   = "field-declared"   // sends a field its surface newly declares
+	FieldDeclared   = "field-declared"   // sends a field its surface newly declares (or, in the surface probe, one request more for it)
 	MethodRemoved   = "method-removed"   // no longer sends a method the schema, or its generated layer, no longer has
 	StatusChange    = "status-change"    // any other change of status (skipped, removed, new)
 	// Flaky is a regression or fix whose failing side passed when the scenario was run again:
