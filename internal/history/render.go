@@ -233,7 +233,8 @@ func mdVersion(v Version, l limits) string {
 		if w.Cross != "" {
 			fmt.Fprintf(&b, " — %s", w.Cross)
 		}
-		fmt.Fprintf(&b, " (%d scenario%s)\n", len(w.Scenarios), plural(len(w.Scenarios)))
+		n := w.ScenarioCount()
+		fmt.Fprintf(&b, " (%d scenario%s)\n", n, plural(n))
 		for i, r := range w.Scenarios {
 			if i == l.refs {
 				if l.refs > 0 {
@@ -276,7 +277,7 @@ func mdVersion(v Version, l limits) string {
 			if w.Kind == k {
 				heads = append(heads, "`"+w.Headline+"`")
 				for _, r := range w.Scenarios {
-					scenarios[r.Feature+"\x00"+r.Scenario] = true
+					scenarios[r.key()] = true
 				}
 				if because == "" {
 					because = w.Because
@@ -340,6 +341,18 @@ func mdChange(c Change, suffix string, l limits) string {
 	}
 	return b.String()
 }
+
+// ScenarioCount is how many scenarios show the wire change (Scenarios has one entry per request:
+// a sweep that calls a method eight times is one scenario).
+func (w Wire) ScenarioCount() int {
+	seen := map[string]bool{}
+	for _, r := range w.Scenarios {
+		seen[r.key()] = true
+	}
+	return len(seen)
+}
+
+func (r Ref) key() string { return r.Feature + "\x00" + r.Scenario }
 
 // WireCountLine is the wire changes per kind, e.g. "3 silent-wire-change, 27 method-generated".
 func (h *History) WireCountLine() string {
