@@ -76,7 +76,7 @@ type limits struct {
 	lines    int // failure lines under one change
 }
 
-var mdLimits = []limits{{5, 20, 20, 8, 5}, {2, 10, 10, 4, 3}, {1, 5, 5, 3, 2}, {0, 3, 3, 2, 0}}
+var mdLimits = []limits{{5, 20, 20, 8, 5}, {2, 10, 10, 4, 3}, {1, 5, 5, 3, 2}, {0, 3, 3, 2, 0}, {0, 3, 1, 2, 0}}
 
 const elsewhere = "(history.html, history.json)"
 
@@ -183,7 +183,17 @@ const maxRegressions = 50
 
 // mdBrief is a version's section in one line, when even the tightest caps do not fit its share.
 func mdBrief(v Version) string {
-	return fmt.Sprintf("\n### %s (since %s)\n\n%s; listed %s\n", v.Version, v.Previous, v.Counts(), elsewhere)
+	var silent []string
+	for _, w := range v.Wire {
+		if w.Silent && len(silent) < 3 {
+			silent = append(silent, "`"+clip(w.Headline)+"`")
+		}
+	}
+	line := v.Counts()
+	if len(silent) > 0 {
+		line += "; silent: " + strings.Join(silent, ", ")
+	}
+	return fmt.Sprintf("\n### %s (since %s)\n\n%s; listed %s\n", v.Version, v.Previous, line, elsewhere)
 }
 
 // Counts is the version's changes per kind, and its wire changes per kind, in one line.
@@ -248,23 +258,30 @@ func mdVersion(v Version, l limits) string {
 	if more > 0 {
 		fmt.Fprintf(&b, "- and %d more wire change%s %s\n", more, plural(more), elsewhere)
 	}
-	listed, more = 0, 0
+	listed = 0
 	regressions := 0
-	for _, c := range v.Changes {
+	unlisted := map[string]int{}
+	for _, c := range v.Changes { // in reading order: capability lost and fixes before gains
 		switch {
 		case c.Kind == Regression:
 			regressions++
 		case c.Kind == SilentWire || slices.Contains(Explained, c.Kind):
 			// listed by wire change
 		case listed == l.changes:
-			more++
+			unlisted[c.Kind]++
 		default:
 			listed++
 			b.WriteString(mdChange(c, "", l))
 		}
 	}
-	if more > 0 {
-		fmt.Fprintf(&b, "- and %d more change%s %s\n", more, plural(more), elsewhere)
+	if len(unlisted) > 0 {
+		var parts []string
+		for _, k := range Kinds {
+			if n := unlisted[k]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		fmt.Fprintf(&b, "- not listed here: %s %s\n", strings.Join(parts, ", "), elsewhere)
 	}
 	if regressions > 0 {
 		fmt.Fprintf(&b, "- %d regression%s: listed under Regressions above\n", regressions, plural(regressions))
