@@ -1,8 +1,10 @@
 // Package history builds the conformance history of one SDK: every published version in a range
 // ran the same scenarios (one report folder each), and each version is compared with the one
 // before it (internal/rundiff) so that the changes are found, not looked for. Each change is
-// classified (a regression, a fix, a capability gained or lost, a silent wire change: a payload
-// that changed while the status did not) and, where a reference run of the other SDKs is given,
+// classified (a regression, a fix, a capability gained or lost, a method newly generated, a
+// field newly declared or a method removed, as the versions' own records explain them, and a
+// silent wire change: a payload that changed while the status did not, for no declared
+// reason) and, where a reference run of the other SDKs is given,
 // said to make this SDK agree with them or differ from them. Running the versions is the
 // caller's job; this package only compares, classifies and renders (history.json, history.md,
 // history.html).
@@ -32,14 +34,22 @@ const (
 	CapabilityLost   = "capability-lost"    // ran, now unsupported (or the driver's hello lost it)
 	Fix              = "fix"                // failed, now passes
 	CapabilityGained = "capability-gained"  // unsupported, now runs (or the driver's hello gained it)
-	StatusChange     = "status-change"      // any other change of status (skipped, removed, new)
+	// A wire change the SDK's own declarations or the schema explain (declared.go): the SDK did
+	// not change what an existing method or field puts on the wire, it gained or lost one.
+	MethodGenerated = "method-generated" // now sends a method the previous version's generated layer (or the schema) lacked, or that it never sent
+	FieldDeclared   = "field-declared"   // sends a field its surface newly declares (or, in the surface probe, one request more for it)
+	MethodRemoved   = "method-removed"   // no longer sends a method the schema, or its generated layer, no longer has
+	StatusChange    = "status-change"    // any other change of status (skipped, removed, new)
 	// Flaky is a regression or fix whose failing side passed when the scenario was run again:
 	// the failure was the machine's (a timeout under load), not the version's.
 	Flaky = "flaky"
 )
 
 // Kinds lists the kinds in reading order.
-var Kinds = []string{Regression, SilentWire, CapabilityLost, Fix, CapabilityGained, StatusChange, Flaky}
+var Kinds = []string{Regression, SilentWire, CapabilityLost, Fix, CapabilityGained, MethodGenerated, FieldDeclared, MethodRemoved, StatusChange, Flaky}
+
+// Explained are the kinds of a wire change the SDK's declarations or the schema explain.
+var Explained = []string{MethodGenerated, FieldDeclared, MethodRemoved}
 
 // History is history.json.
 type History struct {
@@ -53,6 +63,10 @@ type History struct {
 	Reference string `json:"reference,omitempty"`
 	// Counts are the changes per kind over the whole history.
 	Counts map[string]int `json:"counts"`
+	// WireCounts are the wire changes (Version.Wire, one per method, path and values) per kind
+	// over the whole history: silent-wire-change, the explained kinds, or the kind of the status
+	// change they came with.
+	WireCounts map[string]int `json:"wireCounts,omitempty"`
 }
 
 // Version is one published version: how it ran and what changed since the previous one that ran.
@@ -189,6 +203,11 @@ type Payload struct {
 	After   string `json:"after"`
 	// Others are the other SDKs' values at the same request and path (reference run).
 	Others map[string]string `json:"others,omitempty"`
+	// Explained is the explained kind of the change (method-generated, field-declared,
+	// method-removed) when the SDK's declarations or the schema account for it, Because the
+	// record that does.
+	Explained string `json:"explained,omitempty"`
+	Because   string `json:"because,omitempty"`
 }
 
 // Wire is one payload change aggregated over the scenarios that show it.
@@ -198,11 +217,13 @@ type Wire struct {
 	Path     string `json:"path"`
 	Before   string `json:"before"`
 	After    string `json:"after"`
-	// Silent is set when in some scenario the status did not change: nothing but the payload
-	// tells the reviewer.
+	// Silent is set when in some scenario the status did not change and the SDK's declarations
+	// do not explain it: nothing but the payload tells the reviewer.
 	Silent bool `json:"silent"`
-	// Kind is silent-wire-change when Silent, else the kind of the status change it came with.
-	Kind string `json:"kind"`
+	// Kind is silent-wire-change when Silent, the explained kind when every scenario's change is
+	// explained so (Because says by what), else the kind of the status change it came with.
+	Kind    string `json:"kind"`
+	Because string `json:"because,omitempty"`
 	// Agrees lists the other SDKs this version now agrees with at this path (they had the new
 	// value where this SDK had the old); Differs those it now differs from.
 	Agrees    []string `json:"agrees,omitempty"`
@@ -304,7 +325,7 @@ type Options struct {
 
 // Build compares each available version with the previous available one.
 func Build(runs []Run, ref *Reference, o Options) *History {
-	h := &History{Schema: 1, SDK: o.SDK, Command: o.Command, Listing: o.Listing, Counts: map[string]int{}}
+	h := &History{Schema: 1, SDK: o.SDK, Command: o.Command, Listing: o.Listing, Counts: map[string]int{}, WireCounts: map[string]int{}}
 	if ref != nil {
 		h.Reference = ref.Name
 	}
@@ -331,6 +352,9 @@ func Build(runs []Run, ref *Reference, o Options) *History {
 				v.Wire = wire(v.Changes)
 				for _, c := range v.Changes {
 					h.Counts[c.Kind]++
+				}
+				for _, w := range v.Wire {
+					h.WireCounts[w.Kind]++
 				}
 			}
 			prev = r
@@ -392,6 +416,7 @@ func changes(rq *rundiff.Requests, prev, cur *Run, ref *Reference, o Options) []
 		return m
 	}
 	before, after := index(prev.Results), index(cur.Results)
+	was, is := declarations(prev.Results, o.SDK, prev.Version), declarations(cur.Results, o.SDK, cur.Version)
 	var out []Change
 	for _, dc := range d.Changes {
 		from, to := did(dc.From), did(dc.To)
@@ -423,6 +448,10 @@ func changes(rq *rundiff.Requests, prev, cur *Run, ref *Reference, o Options) []
 		for _, p := range dc.Payload {
 			c.Payload = append(c.Payload, Payload{Request: p.Request, Path: p.Path, Before: p.Base, After: p.Candidate,
 				Others: ref.values(o.SDK, dc.Feature, dc.Scenario, p.Request, p.Path)})
+		}
+		explain(c.Payload, was, is, probed(before[key{dc.Feature, dc.Scenario}], after[key{dc.Feature, dc.Scenario}]))
+		if k := explainedKind(c.Payload); c.Kind == SilentWire && k != "" {
+			c.Kind = k // every payload change of the scenario is a declaration's: not silent
 		}
 		out = append(out, c)
 	}
@@ -595,11 +624,14 @@ func capabilities(prev, cur *report.Results, name string) []Change {
 	return out
 }
 
-// wire aggregates the payload changes of every scenario by method, path and values.
+// wire aggregates the payload changes of every scenario by method, path and values. A wire
+// change is of an explained kind when every scenario's payload change is explained so; else it
+// is silent when some scenario's status did not change.
 func wire(changes []Change) []Wire {
 	type key struct{ method, path, before, after string }
 	idx := map[key]int{}
 	var out []Wire
+	var explained []string // per wire: the explained kind of all its payloads so far, or ""
 	for _, c := range changes {
 		for _, p := range c.Payload {
 			method, _, _ := strings.Cut(p.Request, "#")
@@ -609,15 +641,16 @@ func wire(changes []Change) []Wire {
 				i = len(out)
 				idx[k] = i
 				out = append(out, Wire{Headline: Headline(method, p.Path, p.Before, p.After), Method: method, Path: p.Path,
-					Before: p.Before, After: p.After})
+					Before: p.Before, After: p.After, Because: p.Because})
+				explained = append(explained, p.Explained)
+			}
+			if explained[i] != p.Explained {
+				explained[i] = ""
 			}
 			w := &out[i]
-			w.Silent = w.Silent || c.Kind == SilentWire
-			if w.Kind == "" || w.Silent {
+			w.Silent = w.Silent || c.Kind == SilentWire || slices.Contains(Explained, c.Kind)
+			if w.Kind == "" {
 				w.Kind = c.Kind
-			}
-			if w.Silent {
-				w.Kind = SilentWire
 			}
 			w.Scenarios = append(w.Scenarios, Ref{Feature: c.Feature, Scenario: c.Scenario, Request: p.Request,
 				Before: c.Before, After: c.After, Rerun: c.Rerun})
@@ -630,15 +663,30 @@ func wire(changes []Change) []Wire {
 		}
 	}
 	for i := range out {
+		w := &out[i]
+		switch {
+		case explained[i] != "":
+			w.Kind, w.Silent = explained[i], false
+		case w.Silent:
+			w.Kind, w.Because = SilentWire, ""
+		default: // only with status changes: their kind (an explained change is a same-status one)
+			w.Because = ""
+		}
+	}
+	for i := range out {
 		out[i].Cross = cross(out[i].Agrees, out[i].Differs)
 	}
 	// Silent changes first (nothing else tells the reviewer), and among them a field gained,
-	// lost or changed before a request now (no longer) sent: the generated layer sends each new
-	// method of the schema, dozens per version.
+	// lost or changed before a request now (no longer) sent; then those that came with a status
+	// change; the explained ones last, grouped per kind (the generated layer sends each new
+	// method of the schema, dozens per version).
 	order := func(w Wire) int {
 		n := 0
 		if !w.Silent {
 			n += 2
+		}
+		if slices.Contains(Explained, w.Kind) {
+			n += 2 + 2*slices.Index(Explained, w.Kind) // grouped per kind, after the rest
 		}
 		if w.Path == "" {
 			n++

@@ -184,7 +184,7 @@ func TestWriteRendersEveryFormat(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(root, MarkdownFile))
 	require.NoError(t, err)
 	for _, s := range []string{"## 1.0.9 (since 1.0.8)", "**silent wire change**: `session.create gained tools[0].isTerminal (false)`",
-		"**regression**: " + feature + ": " + sResult + " — passed → failed", "404", "rerun: `conformance run --sdk-version node=1.0.8,1.0.9"} {
+		"## Regressions\n\n- **regression** (1.0.9): " + feature + ": " + sResult + " — passed → failed", "404", "rerun: `conformance run --sdk-version node=1.0.8,1.0.9"} {
 		assert.Contains(t, string(md), s)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -61,11 +62,28 @@ func (h *History) CountLine() string {
 	return strings.Join(parts, ", ")
 }
 
-// maxRefs bounds the scenarios listed under one wire change in history.md (history.json and
-// history.html have them all).
-const maxRefs = 5
+// MarkdownBudget is the most history.md holds, however many versions: the timeline and the
+// regressions first, then each version's changes with caps (history.html and history.json have
+// everything).
+const MarkdownBudget = 48 << 10
 
-// Markdown renders history.md: one section per version that changed, its wire changes first.
+// limits cap what history.md lists of one version; Markdown tries the roomier ones first.
+type limits struct {
+	refs     int // scenarios under one wire change
+	wire     int // silent wire changes (and those that came with a status change)
+	changes  int // other changes
+	examples int // examples per explained kind
+	lines    int // failure lines under one change
+}
+
+var mdLimits = []limits{{5, 20, 20, 8, 5}, {2, 10, 10, 4, 3}, {1, 5, 5, 3, 2}, {0, 3, 3, 2, 0}, {0, 3, 1, 2, 0}}
+
+const elsewhere = "(history.html, history.json)"
+
+// Markdown renders history.md: the timeline, the regressions, then each version that changed:
+// its silent wire changes, its other changes, and the changes its declarations explain grouped
+// per kind. Each list is capped, the longest versions' caps tightened (to one line of counts at
+// last) until the whole fits MarkdownBudget.
 func Markdown(h *History) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Conformance history of %s: %s\n\n", h.SDK, h.Range())
@@ -76,8 +94,17 @@ func Markdown(h *History) string {
 	if h.Reference != "" {
 		fmt.Fprintf(&b, "Cross-SDK: compared with %s.\n", h.Reference)
 	}
-	fmt.Fprintf(&b, "\n**%s** between consecutive versions.\n\n", h.CountLine())
-	b.WriteString("| version | status | results | changes since the previous |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n**%s** between consecutive versions.", h.CountLine())
+	if w := h.WireCountLine(); w != "" {
+		fmt.Fprintf(&b, " Wire changes: %s.", w)
+		for _, k := range Explained {
+			if h.WireCounts[k] > 0 {
+				fmt.Fprintf(&b, " The %s are explained by the SDK's declarations or the schema, not silent.", strings.Join(Explained, ", "))
+				break
+			}
+		}
+	}
+	b.WriteString("\n\n| version | status | results | changes since the previous |\n|---|---|---|---|\n")
 	for _, v := range h.Versions {
 		status := v.Status
 		if v.Status != report.Available {
@@ -85,69 +112,274 @@ func Markdown(h *History) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", v.Version, status, totals(v.Totals), mdCell(v.Summary()))
 	}
+
+	b.WriteString("\n## Regressions\n\n")
+	var regressions []string
 	for _, v := range h.Versions {
-		if len(v.Changes) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\n## %s (since %s)\n\n", v.Version, v.Previous)
-		for _, w := range v.Wire {
-			label := "wire change"
-			if w.Silent {
-				label = "silent wire change"
-			}
-			fmt.Fprintf(&b, "- **%s**: `%s`", label, w.Headline)
-			if w.Cross != "" {
-				fmt.Fprintf(&b, " — %s", w.Cross)
-			}
-			fmt.Fprintf(&b, " (%d scenario%s)\n", len(w.Scenarios), plural(len(w.Scenarios)))
-			for i, r := range w.Scenarios {
-				if i == maxRefs {
-					fmt.Fprintf(&b, "  - and %d more (history.json, history.html)\n", len(w.Scenarios)-maxRefs)
-					break
-				}
-				fmt.Fprintf(&b, "  - %s: %s (%s) [before](%s) [after](%s)\n", r.Feature, r.Scenario, r.Request, r.Before, r.After)
-			}
-		}
 		for _, c := range v.Changes {
-			if c.Kind == SilentWire {
-				continue // listed above, by wire change
-			}
-			if c.Scenario == "" {
-				fmt.Fprintf(&b, "- **%s**: %s\n", c.Kind, c.Message)
-				continue
-			}
-			fmt.Fprintf(&b, "- **%s**: %s: %s — %s → %s", c.Kind, c.Feature, c.Scenario, orNew(c.From), c.To)
-			if c.Message != "" {
-				fmt.Fprintf(&b, ": %s", mdCell(c.Message))
-			}
-			if others := othersLine(c.Others); others != "" {
-				fmt.Fprintf(&b, " (%s)", others)
-			}
-			b.WriteString("\n")
-			if c.Before != "" || c.After != "" {
-				fmt.Fprintf(&b, "  - [before](%s) [after](%s)\n", c.Before, c.After)
-			}
-			for _, f := range []struct {
-				label string
-				lines []string
-			}{{"now fails", c.NowFails}, {"no longer fails", c.NoLongerFails}} {
-				for i, l := range f.lines {
-					if i == maxRefs {
-						fmt.Fprintf(&b, "  - and %d more (history.json, history.html)\n", len(f.lines)-maxRefs)
-						break
-					}
-					fmt.Fprintf(&b, "  - %s: `%s`\n", f.label, strings.ReplaceAll(l, "`", "'"))
-				}
-			}
-			if c.Recheck != "" {
-				fmt.Fprintf(&b, "  - rechecked: %s\n", c.Recheck)
-			}
-			if c.Rerun != "" {
-				fmt.Fprintf(&b, "  - rerun: `%s`\n", c.Rerun)
+			if c.Kind == Regression {
+				regressions = append(regressions, mdChange(c, " ("+v.Version+")", mdLimits[0]))
 			}
 		}
 	}
+	for i, r := range regressions {
+		if i == maxRegressions || b.Len()+len(r) > MarkdownBudget/2 {
+			fmt.Fprintf(&b, "- and %d more %s\n", len(regressions)-i, elsewhere)
+			break
+		}
+		b.WriteString(r)
+	}
+	if len(regressions) == 0 {
+		b.WriteString("None.\n")
+	}
+
+	var changed []Version
+	for _, v := range h.Versions {
+		if len(v.Changes) > 0 {
+			changed = append(changed, v)
+		}
+	}
+	if len(changed) > 0 {
+		b.WriteString("\n## Changes per version\n")
+	}
+	// Every version starts with the roomiest caps; while the whole is over the budget, the
+	// version whose section is the longest takes the next tighter caps (its one line at last).
+	sections := make([][]string, len(changed)) // per version: its section at each level, then its line
+	level, total := make([]int, len(changed)), b.Len()
+	for i, v := range changed {
+		for _, l := range mdLimits {
+			sections[i] = append(sections[i], mdVersion(v, l))
+		}
+		sections[i] = append(sections[i], mdBrief(v))
+		total += len(sections[i][0])
+	}
+	for total > MarkdownBudget-100 {
+		longest := -1
+		for i := range changed {
+			if level[i] < len(sections[i])-1 && (longest < 0 || len(sections[i][level[i]]) > len(sections[longest][level[longest]])) {
+				longest = i
+			}
+		}
+		if longest < 0 {
+			break // every version in one line
+		}
+		total -= len(sections[longest][level[longest]])
+		level[longest]++
+		total += len(sections[longest][level[longest]])
+	}
+	for i := range changed {
+		if b.Len()+len(sections[i][level[i]]) > MarkdownBudget-100 {
+			fmt.Fprintf(&b, "\nThe changes of %d more version%s are left out to keep this file short %s.\n",
+				len(changed)-i, plural(len(changed)-i), elsewhere)
+			break
+		}
+		b.WriteString(sections[i][level[i]])
+	}
 	return b.String()
+}
+
+// maxRegressions bounds the regressions' section (it takes at most half of the budget too).
+const maxRegressions = 50
+
+// mdBrief is a version's section in one line, when even the tightest caps do not fit its share.
+func mdBrief(v Version) string {
+	var silent []string
+	for _, w := range v.Wire {
+		if w.Silent && len(silent) < 3 {
+			silent = append(silent, "`"+clip(w.Headline)+"`")
+		}
+	}
+	line := v.Counts()
+	if len(silent) > 0 {
+		line += "; silent: " + strings.Join(silent, ", ")
+	}
+	return fmt.Sprintf("\n### %s (since %s)\n\n%s; listed %s\n", v.Version, v.Previous, line, elsewhere)
+}
+
+// Counts is the version's changes per kind, and its wire changes per kind, in one line.
+func (v Version) Counts() string {
+	changes, wires := map[string]int{}, map[string]int{}
+	for _, c := range v.Changes {
+		changes[c.Kind]++
+	}
+	for _, w := range v.Wire {
+		wires[w.Kind]++
+	}
+	line := func(m map[string]int) string {
+		var parts []string
+		for _, k := range Kinds {
+			if n := m[k]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		return strings.Join(parts, ", ")
+	}
+	out := line(changes)
+	if w := line(wires); w != "" {
+		out += "; wire changes: " + w
+	}
+	return out
+}
+
+// mdVersion is one version's section of history.md.
+func mdVersion(v Version, l limits) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### %s (since %s)\n\n", v.Version, v.Previous)
+	listed, more := 0, 0
+	for _, w := range v.Wire {
+		if slices.Contains(Explained, w.Kind) {
+			continue
+		}
+		if listed == l.wire {
+			more++
+			continue
+		}
+		listed++
+		label := "wire change (with a " + w.Kind + ")"
+		if w.Silent {
+			label = "silent wire change"
+		}
+		fmt.Fprintf(&b, "- **%s**: `%s`", label, w.Headline)
+		if w.Cross != "" {
+			fmt.Fprintf(&b, " — %s", w.Cross)
+		}
+		n := w.ScenarioCount()
+		fmt.Fprintf(&b, " (%d scenario%s)\n", n, plural(n))
+		for i, r := range w.Scenarios {
+			if i == l.refs {
+				if l.refs > 0 {
+					fmt.Fprintf(&b, "  - and %d more %s\n", len(w.Scenarios)-l.refs, elsewhere)
+				}
+				break
+			}
+			fmt.Fprintf(&b, "  - %s: %s (%s) [before](%s) [after](%s)\n", r.Feature, r.Scenario, r.Request, r.Before, r.After)
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "- and %d more wire change%s %s\n", more, plural(more), elsewhere)
+	}
+	listed = 0
+	regressions := 0
+	unlisted := map[string]int{}
+	for _, c := range v.Changes { // in reading order: capability lost and fixes before gains
+		switch {
+		case c.Kind == Regression:
+			regressions++
+		case c.Kind == SilentWire || slices.Contains(Explained, c.Kind):
+			// listed by wire change
+		case listed == l.changes:
+			unlisted[c.Kind]++
+		default:
+			listed++
+			b.WriteString(mdChange(c, "", l))
+		}
+	}
+	if len(unlisted) > 0 {
+		var parts []string
+		for _, k := range Kinds {
+			if n := unlisted[k]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		fmt.Fprintf(&b, "- not listed here: %s %s\n", strings.Join(parts, ", "), elsewhere)
+	}
+	if regressions > 0 {
+		fmt.Fprintf(&b, "- %d regression%s: listed under Regressions above\n", regressions, plural(regressions))
+	}
+	for _, k := range Explained {
+		var heads []string
+		because := ""
+		scenarios := map[string]bool{}
+		for _, w := range v.Wire {
+			if w.Kind == k {
+				heads = append(heads, "`"+w.Headline+"`")
+				for _, r := range w.Scenarios {
+					scenarios[r.key()] = true
+				}
+				if because == "" {
+					because = w.Because
+				}
+			}
+		}
+		if len(heads) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "- **%s**: %d wire change%s in %d scenario%s: ", k, len(heads), plural(len(heads)), len(scenarios), plural(len(scenarios)))
+		if len(heads) > l.examples {
+			fmt.Fprintf(&b, "%s and %d more %s", strings.Join(heads[:l.examples], ", "), len(heads)-l.examples, elsewhere)
+		} else {
+			b.WriteString(strings.Join(heads, ", "))
+		}
+		fmt.Fprintf(&b, "; e.g. %s\n", mdCell(because))
+	}
+	return b.String()
+}
+
+// mdChange is one change of status (or of the failures) in history.md, suffix after its kind
+// (the version, in the regressions' section).
+func mdChange(c Change, suffix string, l limits) string {
+	var b strings.Builder
+	if c.Scenario == "" {
+		fmt.Fprintf(&b, "- **%s**%s: %s\n", c.Kind, suffix, c.Message)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "- **%s**%s: %s: %s — %s → %s", c.Kind, suffix, c.Feature, c.Scenario, orNew(c.From), c.To)
+	if c.Message != "" {
+		fmt.Fprintf(&b, ": %s", mdCell(c.Message))
+	}
+	if others := othersLine(c.Others); others != "" {
+		fmt.Fprintf(&b, " (%s)", others)
+	}
+	b.WriteString("\n")
+	if c.Before != "" || c.After != "" {
+		fmt.Fprintf(&b, "  - [before](%s) [after](%s)\n", c.Before, c.After)
+	}
+	for _, f := range []struct {
+		label string
+		lines []string
+	}{{"now fails", c.NowFails}, {"no longer fails", c.NoLongerFails}} {
+		for i, line := range f.lines {
+			if i == l.lines {
+				if i == 0 {
+					fmt.Fprintf(&b, "  - %s: %d line%s %s\n", f.label, len(f.lines), plural(len(f.lines)), elsewhere)
+				} else {
+					fmt.Fprintf(&b, "  - and %d more %s\n", len(f.lines)-l.lines, elsewhere)
+				}
+				break
+			}
+			fmt.Fprintf(&b, "  - %s: `%s`\n", f.label, mdCell(strings.ReplaceAll(line, "`", "'")))
+		}
+	}
+	if c.Recheck != "" {
+		fmt.Fprintf(&b, "  - rechecked: %s\n", c.Recheck)
+	}
+	if c.Rerun != "" {
+		fmt.Fprintf(&b, "  - rerun: `%s`\n", c.Rerun)
+	}
+	return b.String()
+}
+
+// ScenarioCount is how many scenarios show the wire change (Scenarios has one entry per request:
+// a sweep that calls a method eight times is one scenario).
+func (w Wire) ScenarioCount() int {
+	seen := map[string]bool{}
+	for _, r := range w.Scenarios {
+		seen[r.key()] = true
+	}
+	return len(seen)
+}
+
+func (r Ref) key() string { return r.Feature + "\x00" + r.Scenario }
+
+// WireCountLine is the wire changes per kind, e.g. "3 silent-wire-change, 27 method-generated".
+func (h *History) WireCountLine() string {
+	var parts []string
+	for _, k := range Kinds {
+		if n := h.WireCounts[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Summary is the version's changes in one line (the timeline table, the console).
@@ -172,7 +404,9 @@ func (v Version) Summary() string {
 		}
 	}
 	for _, w := range v.Wire { // silent ones first, fields before requests (wire sorts them so)
-		parts = append(parts, w.Headline)
+		if w.Silent {
+			parts = append(parts, w.Headline)
+		}
 	}
 	for _, k := range Kinds {
 		if n := counts[k]; n > 0 && k != SilentWire && k != Regression && k != CapabilityLost {
