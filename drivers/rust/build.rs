@@ -440,6 +440,65 @@ const SURFACE_OWNERS: &[(&str, &[&str])] = &[
     ("systemMessage", &["SystemMessageConfig"]),
 ];
 
+// The lookups below search the whole crate source (megabytes) for one declaration each, and the
+// surface generator asks for the same names many times: each answer is kept for the run (there is
+// one `files` per run), which took the build script from about 40 s to about 1 s.
+macro_rules! memo {
+    ($cache:ident: $ty:ty, $key:expr, $compute:expr) => {{
+        thread_local! {
+            static $cache: std::cell::RefCell<std::collections::HashMap<String, $ty>> =
+                Default::default();
+        }
+        let key: &str = $key;
+        match $cache.with(|c| c.borrow().get(key).cloned()) {
+            Some(hit) => hit,
+            None => {
+                let computed = $compute;
+                $cache.with(|c| c.borrow_mut().insert(key.to_string(), computed.clone()));
+                computed
+            }
+        }
+    }};
+}
+
+/// `text.find(head)` for a declaration head (`pub struct N {`, `pub struct N(`, `pub enum N {`,
+/// `pub type N = `) of the file `path`, answered from an index of the file's heads built on the
+/// first call for it: most names asked for are declared nowhere, and each miss was a full search.
+fn find_decl(path: &str, text: &str, name: &str, head: &str) -> Option<usize> {
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return text.find(head);
+    }
+    type Heads = std::collections::HashMap<String, usize>;
+    thread_local! {
+        static HEADS: std::cell::RefCell<std::collections::HashMap<String, Heads>> =
+            Default::default();
+    }
+    HEADS.with(|h| {
+        let mut h = h.borrow_mut();
+        let heads = h.entry(path.to_string()).or_insert_with(|| {
+            let mut heads = Heads::new();
+            for kw in ["pub struct ", "pub enum ", "pub type "] {
+                for (at, _) in text.match_indices(kw) {
+                    let rest = &text[at + kw.len()..];
+                    let n = rest
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .unwrap_or(rest.len());
+                    let tail = &rest[n..];
+                    for end in [" {", "(", " = "] {
+                        if tail.starts_with(end) {
+                            heads
+                                .entry(format!("{kw}{}{end}", &rest[..n]))
+                                .or_insert(at);
+                        }
+                    }
+                }
+            }
+            heads
+        });
+        heads.get(head).copied()
+    })
+}
+
 /// Every `.rs` file under `dir` as (path relative to `root`, text).
 fn read_files(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -467,6 +526,13 @@ fn read_files(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
 /// hand-written files before generated ones (the generated wire types reuse some names). A
 /// field behind a `#[cfg(...)]` is left out (it may not exist in this build).
 fn struct_decl(files: &[(String, String)], name: &str) -> Option<(String, Vec<(String, String)>)> {
+    memo!(STRUCT_DECLS: Option<(String, Vec<(String, String)>)>, name, struct_decl_scan(files, name))
+}
+
+fn struct_decl_scan(
+    files: &[(String, String)],
+    name: &str,
+) -> Option<(String, Vec<(String, String)>)> {
     let head = format!("pub struct {name} {{");
     let mut ordered: Vec<&(String, String)> = files
         .iter()
@@ -474,7 +540,7 @@ fn struct_decl(files: &[(String, String)], name: &str) -> Option<(String, Vec<(S
         .collect();
     ordered.extend(files.iter().filter(|(p, _)| p.contains("generated")));
     for (path, text) in ordered {
-        let Some(start) = text.find(&head) else {
+        let Some(start) = find_decl(path, text, name, &head) else {
             continue;
         };
         let body = &text[start + head.len()..];
@@ -600,10 +666,12 @@ fn expand_aliases(files: &[(String, String)], ty: &str) -> String {
         }
         let last = word.rsplit("::").next().unwrap_or(word).to_string();
         let head = format!("pub type {last} = ");
-        let alias = files.iter().find_map(|(_, t)| {
-            let at = t.find(&head)?;
-            let rest = &t[at + head.len()..];
-            Some(rest[..rest.find(';')?].to_string())
+        let alias = memo!(ALIASES: Option<String>, &last, {
+            files.iter().find_map(|(p, t)| {
+                let at = find_decl(p, t, &last, &head)?;
+                let rest = &t[at + head.len()..];
+                Some(rest[..rest.find(';')?].to_string())
+            })
         });
         match alias {
             Some(a) if !a.contains(&last) => out.push_str(&expand_aliases(files, &a)),
@@ -686,7 +754,7 @@ fn unit_enum(files: &[(String, String)], name: &str) -> Option<UnitEnum> {
     let (file, _) = files
         .iter()
         .filter(|(p, _)| !p.contains("generated"))
-        .find(|(_, t)| t.contains(&head))?;
+        .find(|(p, t)| find_decl(p, t, name, &head).is_some())?;
     let d = type_decl(files, name)?;
     if !d.is_enum || d.attrs.contains("Deserialize") {
         return None;
@@ -1192,6 +1260,7 @@ fn surface_gen(files: &[(String, String)]) -> String {
 }
 
 /// A type declared in the crate: `pub struct` or `pub enum`, its attribute lines and its body.
+#[derive(Clone)]
 struct TypeDecl {
     is_enum: bool,
     attrs: String,
@@ -1200,18 +1269,24 @@ struct TypeDecl {
 
 /// The declaration of `pub struct <name>` / `pub enum <name>` (hand-written files first).
 fn type_decl(files: &[(String, String)], name: &str) -> Option<TypeDecl> {
+    memo!(TYPE_DECLS: Option<TypeDecl>, name, type_decl_scan(files, name))
+}
+
+fn type_decl_scan(files: &[(String, String)], name: &str) -> Option<TypeDecl> {
     let mut ordered: Vec<&(String, String)> = files
         .iter()
         .filter(|(p, _)| !p.contains("generated"))
         .collect();
     ordered.extend(files.iter().filter(|(p, _)| p.contains("generated")));
-    for (_, text) in ordered {
+    for (path, text) in ordered {
         for (head, is_enum) in [
             (format!("pub struct {name} {{"), false),
             (format!("pub enum {name} {{"), true),
             (format!("pub struct {name}("), false),
         ] {
-            let Some(at) = text.find(&head) else { continue };
+            let Some(at) = find_decl(path, text, name, &head) else {
+                continue;
+            };
             let attrs: Vec<&str> = text[..at]
                 .lines()
                 .rev()
