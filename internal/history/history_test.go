@@ -238,3 +238,15 @@ func TestToRecheck(t *testing.T) {
 	assert.Equal(t, []Recheck{{1, 2}, {1, 1}}, h.ToRecheck(10))
 	assert.Equal(t, []Recheck{{1, 2}}, h.ToRecheck(1))
 }
+
+// A regression's line in history.md names what failed, not only how many steps did.
+func TestMarkdownCellNamesTheFirstFailure(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"step \"x\": want [], got null", "step \"x\": want [], got null"},
+		{"2 steps failed:\n1. step \"x\": want [], got null\n2. step \"y\": boom", "2 steps failed: step \"x\": want [], got null"},
+		{"a | b\nmore", `a \| b`},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, mdCell(tt.in))
+	}
+}

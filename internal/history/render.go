@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -468,8 +469,21 @@ func Brief(s string) string {
 	return first + " … " + last
 }
 
+// stepsFailed is the head line of a scenario's message when several steps failed.
+var stepsFailed = regexp.MustCompile(`^\d+ steps failed:$`)
+
+// headline is a failure message's first line; for several failed steps ("2 steps failed:"),
+// that line and the first failure under it, which names what failed.
+func headline(s string) string {
+	lines := strings.SplitN(strings.TrimSpace(s), "\n", 3)
+	if len(lines) > 1 && stepsFailed.MatchString(strings.TrimSpace(lines[0])) {
+		return strings.TrimSpace(lines[0]) + " " + strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[1]), "1. "))
+	}
+	return lines[0]
+}
+
 func mdCell(s string) string {
-	s = strings.ReplaceAll(firstLine(s), "|", `\|`)
+	s = strings.ReplaceAll(headline(s), "|", `\|`)
 	if r := []rune(s); len(r) > 400 {
 		s = string(r[:399]) + "…"
 	}
