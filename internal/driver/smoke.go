@@ -44,15 +44,15 @@ func Smoke(ctx context.Context, l Launcher, sdk string, timeout time.Duration, v
 		return fmt.Errorf("the driver cannot connect over TCP")
 	}
 
+	opts := runtime.Options{ToolTimeout: timeout}
 	rec := transcript.Memory()
-	rt := runtime.New(rec, runtime.Options{ToolTimeout: timeout})
-	defer rt.Close()
+	rt := runtime.New(rec, opts)
+	defer func() { rt.Close() }() // the runtime in use at the end (a fitted one replaces it)
 	addr, err := rt.Listen("127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	call := func(cmd string, args map[string]any) (json.RawMessage, error) {
-		r, err := c.Call(ctx, cmd, args, timeout)
+	judge := func(cmd string, r *Response, err error) (json.RawMessage, error) {
 		if err != nil {
 			step(false, "%s: %v", cmd, err)
 			return nil, fmt.Errorf("%s: %w", cmd, err)
@@ -64,7 +64,30 @@ func Smoke(ctx context.Context, l Launcher, sdk string, timeout time.Duration, v
 		}
 		return r.Result, nil
 	}
-	if _, err := call("connect", map[string]any{"client": "smoke", "address": addr}); err != nil {
+	call := func(cmd string, args map[string]any) (json.RawMessage, error) {
+		r, err := c.Call(ctx, cmd, args, timeout)
+		return judge(cmd, r, err)
+	}
+	// The protocol is checked against the runtime the SDK's scenarios would run on: an SDK that
+	// cannot connect to the current runtime is said so and checked against the older runtime it
+	// connects to (FitRuntime), as a run does.
+	connect := map[string]any{"client": "smoke", "address": addr}
+	r, err := c.Call(ctx, "connect", connect, timeout)
+	if err == nil && r.Outcome == Error {
+		if pre, note := FitRuntime(ctx, c, opts, timeout); pre {
+			step(true, "runtime: %s", note)
+			rt.Close()
+			opts.PreConnect = true
+			rec = transcript.Memory()
+			rt = runtime.New(rec, opts)
+			if addr, err = rt.Listen("127.0.0.1:0"); err != nil {
+				return err
+			}
+			connect["address"] = addr
+			r, err = c.Call(ctx, "connect", connect, timeout)
+		}
+	}
+	if _, err := judge("connect", r, err); err != nil {
 		return err
 	}
 	// Protocol-3 SDKs open with connect; older ones with ping (the features tell them apart).

@@ -65,7 +65,7 @@ func (standIns) New(_ context.Context, rec *transcript.Recorder, opts runtime.Op
 func (standIns) Close(io.Writer) {}
 
 func (standIns) Fit(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (runtime.Options, string) {
-	pre, note := probeCurrentRuntime(ctx, c, opts, timeout)
+	pre, note := driver.FitRuntime(ctx, c, opts, timeout)
 	opts.PreConnect = pre
 	return opts, note
 }

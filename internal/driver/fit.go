@@ -1,4 +1,4 @@
-package harness
+package driver
 
 import (
 	"context"
@@ -6,12 +6,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
-// probeCurrentRuntime says whether the SDK can talk to the current runtime, before its scenarios
+// FitRuntime says whether the SDK can talk to the current runtime, before its scenarios
 // run on the stand-in: its first driver connects a client to a stand-in answering as the current
 // runtime does, and stops it. An SDK that cannot (copilot-sdk-java 0.3 reads ping's timestamp as
 // a number; the current runtime answers an ISO 8601 string) is tried against a stand-in that
@@ -19,7 +18,7 @@ import (
 // that older runtime's shapes (Options.PreConnect), and note says so, with the frame and the
 // SDK's words, for the report's headline. An SDK that connects to neither runs as usual (its
 // scenarios fail on their own); note is then empty, as it is for an SDK that connects.
-func probeCurrentRuntime(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (preConnect bool, note string) {
+func FitRuntime(ctx context.Context, c *Client, opts runtime.Options, timeout time.Duration) (preConnect bool, note string) {
 	refused, why := tryConnect(ctx, c, opts, timeout)
 	if !refused {
 		return false, ""
@@ -36,7 +35,7 @@ func probeCurrentRuntime(ctx context.Context, c *driver.Client, opts runtime.Opt
 // tryConnect connects a client of the driver to a stand-in with opts and stops it. refused is
 // true when the SDK raised on connecting; why is its words and the last frame the runtime sent
 // before. A driver fault is not a refusal (the scenarios will show it).
-func tryConnect(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (refused bool, why string) {
+func tryConnect(ctx context.Context, c *Client, opts runtime.Options, timeout time.Duration) (refused bool, why string) {
 	rec := transcript.Memory()
 	srv := runtime.New(rec, opts)
 	defer srv.Close()
@@ -49,10 +48,10 @@ func tryConnect(ctx context.Context, c *driver.Client, opts runtime.Options, tim
 		return false, ""
 	}
 	defer func() { _, _ = c.Call(ctx, "stopClient", map[string]any{"client": "runtime-probe"}, timeout) }()
-	if r.Outcome != driver.Error {
+	if r.Outcome != Error {
 		return false, ""
 	}
-	why = firstLine(r.ErrorText())
+	why, _, _ = strings.Cut(r.ErrorText(), "\n")
 	for _, e := range slices.Backward(rec.Entries()) {
 		if e.Dir == transcript.RuntimeToSDK && len(e.Frame) > 0 {
 			why += ", after the runtime's answer " + clipFrame(string(e.Frame))
