@@ -9,7 +9,6 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/compare"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
-	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/spf13/cobra"
 )
 
@@ -29,13 +28,9 @@ every run. Make it after a pin moves:
 Exit status: 0 written, 2 when the run is not of the pins or has no surface observations.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := repoRoot(cmd)
+			root, pins, err := rootAndPins(cmd)
 			if err != nil {
 				return err
-			}
-			pins, err := sdks.LoadPins(filepath.Join(root, "fixtures", "sdks.yaml"))
-			if err != nil {
-				return &exitError{2, err}
 			}
 			res, err := report.ReadResults(args[0])
 			if err != nil {
