@@ -159,11 +159,14 @@ func TestClassifyJudgesEverySchemaViolation(t *testing.T) {
 	t.Run("an entry never observed in a run of every scenario is stale", func(t *testing.T) {
 		res := &report.Results{SDKs: []report.SDK{{Name: "go", Version: "1.0.14", Status: report.Available}},
 			Results: []report.Result{{SDK: "go", Version: "1.0.14", KnownViolations: []string{path + ":2"}}}}
-		stale := staleViolations(m.Violations, res)
+		pinned := func(string, string) bool { return true }
+		stale := staleViolations(m.Violations, res, pinned)
 		require.Len(t, stale, 1)
 		assert.Contains(t, stale[0], path+":9: go gitHubToken.getToken answer")
 		assert.Contains(t, stale[0], "was not observed on go@1.0.14")
 		res.SDKs[0].Version = "1.0.15" // the first entry does not hold there; the second does, unseen
-		assert.Len(t, staleViolations(m.Violations, res), 1)
+		assert.Len(t, staleViolations(m.Violations, res, pinned), 1)
+		// An older version than the pin is not judged: it may not have the method at all.
+		assert.Empty(t, staleViolations(m.Violations, res, func(string, string) bool { return false }))
 	})
 }

@@ -295,7 +295,9 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	res.SDKs = sdkInfo
 	if r.Name() != runner.ReplayName && cfg.selection == nil && cfg.Runtime != RuntimeReal &&
 		total == cases.Count([]string{p.featuresRoot}, "", "") {
-		res.StaleViolations = staleViolations(p.manifest.Violations, res)
+		res.StaleViolations = staleViolations(p.manifest.Violations, res, func(sdk, version string) bool {
+			return strings.TrimPrefix(p.pins[sdk].Version, "v") == strings.TrimPrefix(version, "v")
+		})
 	}
 	if r.Name() != runner.ReplayName { // a replay keeps the recorded run's timing
 		for i, clk := range timings {
@@ -585,10 +587,11 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 }
 
 // staleViolations are the known schema violations that a run of the whole suite did not observe
-// on an SDK version in their range that ran: each is fixed there, and its entry must go (or
-// narrow its versions), as an expected failure that passes is xpass. Only a run of every
-// scenario judges this: a narrower one may simply not send the frame.
-func staleViolations(known []*expect.Violation, res *report.Results) []string {
+// on the pinned version of their SDK: each is fixed there, and its entry must go (or narrow its
+// versions), as an expected failure that passes is xpass. Only a run of every scenario judges
+// this (a narrower one may simply not send the frame), and only on a pin (pinned), where the
+// entries were measured: an older version in an entry's range may not have the method at all.
+func staleViolations(known []*expect.Violation, res *report.Results, pinned func(sdk, version string) bool) []string {
 	seen := map[string]bool{}
 	for _, r := range res.Results {
 		for _, w := range r.KnownViolations {
@@ -598,7 +601,7 @@ func staleViolations(known []*expect.Violation, res *report.Results) []string {
 	var out []string
 	for _, e := range known {
 		for _, s := range res.SDKs {
-			if s.Name != e.SDK || s.Status != report.Available || !e.Holds(s.Name, s.Version) {
+			if s.Name != e.SDK || s.Status != report.Available || !e.Holds(s.Name, s.Version) || !pinned(s.Name, s.Version) {
 				continue
 			}
 			if !seen[s.Name+"@"+s.Version+" "+e.Where()] {
