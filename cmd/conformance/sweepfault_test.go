@@ -51,23 +51,18 @@ func TestDriverLostDuringASweep(t *testing.T) {
 		fields    = "features/surface/fields.feature"
 		reached   = "features/surface/handlers.feature"
 		exchanges = "features/schema/request_handler.feature"
-		events    = "features/schema/generated_events.feature"
 
 		handlerSweep  = "every runtime-to-SDK method reaches the application's handler and carries its answer back"
 		sessionRPC    = "every public session method carries the application's params and the runtime's result"
 		fieldSweep    = "every declared session config field, set alone, reaches session.create and session.resume unchanged"
 		reachedSweep  = "every declared handler is reached when the runtime calls it"
 		exchangeSweep = "every model request reaches the application's request handler and its response goes back"
-		eventSweep    = "every event type reaches the application with every field"
 	)
 	// Each sweep is recognized in its transcript by the frames it is made of; `need` of them show
 	// it under way (an undisturbed sweep sends many times as many).
 	runtimeRequest := func(e transcript.Entry) bool { return e.Dir == transcript.RuntimeToSDK && isRequest(e, "") }
 	generatedCall := func(e transcript.Entry) bool {
 		return e.Dir == transcript.SDKToRuntime && isRequest(e, "session.") && !isRequest(e, "session.create")
-	}
-	runtimeEvent := func(e transcript.Entry) bool {
-		return e.Dir == transcript.RuntimeToSDK && strings.Contains(string(e.Frame), `"method":"session.event"`)
 	}
 	sessionCreate := func(e transcript.Entry) bool {
 		return e.Dir == transcript.SDKToRuntime && isRequest(e, "session.create")
@@ -85,7 +80,8 @@ func TestDriverLostDuringASweep(t *testing.T) {
 		{"node", "node", handlers, handlerSweep, "interrupt", runtimeRequest, 3},
 		{"node", "node", reached, reachedSweep, "kill", runtimeRequest, 5},
 		{"node", "node", exchanges, exchangeSweep, "kill", runtimeRequest, 3},
-		{"node", "node", events, eventSweep, "kill", runtimeEvent, 20},
+		// No event-sweep row: its 149 notifications go out without waiting for answers, so a kill
+		// cannot be made to land mid-sweep (one clean-clone run sent them all first).
 		{"python", "python3", rpc, sessionRPC, "stop", generatedCall, 10},
 		{"go", "go", fields, fieldSweep, "stop", sessionCreate, 5},
 	}
