@@ -226,8 +226,7 @@ func (w *world) callAllWithin(cmd string, args []any, timeout time.Duration) ([]
 	}
 	d, err := w.t.Driver(w.ctx)
 	if err != nil {
-		w.lost = err
-		return nil, err
+		return nil, w.lose(err)
 	}
 	var mu sync.Mutex
 	var bad error
@@ -294,10 +293,19 @@ func (w *world) gone() error {
 		err = &driver.Failure{Kind: "timed out", Detail: context.Cause(w.ctx).Error(), Stderr: d.StderrTail()}
 	}
 	if err != nil {
+		return w.lose(err)
+	}
+	return nil
+}
+
+// lose records that the scenario lost its driver: the first loss is kept, and noted in the
+// transcript, whichever path found it (a command, gone, a lease that saw the exit first).
+func (w *world) lose(err error) error {
+	if w.lost == nil {
 		w.lost = err
 		w.rec.Notef("driver", "%v", err)
 	}
-	return err
+	return w.lost
 }
 
 // probeWait bounds the liveness probe (responsive): a driver answers hello from its own command
