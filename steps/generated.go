@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -62,34 +63,9 @@ func (w *world) schemas() (*schemagen.Doc, error) {
 // callEveryMethod calls every public SDK-to-runtime method of a schema group (server, session)
 // through the generated layer, each generated case once.
 func (w *world) callEveryMethod(group string) error {
-	doc, err := w.schemas()
+	doc, _, target, err := w.sweepSetup(group)
 	if err != nil {
 		return err
-	}
-	if has, note := w.t.Capability("rpc.generated"); !has {
-		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver has no rpc/rpcBatch: %s", w.t.SDK(), note), Capability: "rpc.generated"}
-	}
-	rt, err := w.standIn("runtime.script.generatedAnswers")
-	if err != nil {
-		return err
-	}
-	rt.SetGeneratedAnswers()
-	target := map[string]any{}
-	switch group {
-	case "server":
-		c, err := w.client()
-		if err != nil {
-			return err
-		}
-		target["client"] = c
-	case "session":
-		s, err := w.current()
-		if err != nil {
-			return err
-		}
-		target["session"] = s.handle
-	default:
-		return fmt.Errorf("the schema's SDK-to-runtime groups are server and session, not %q", group)
 	}
 	w.sweep = nil
 	for _, m := range doc.Methods {
@@ -102,10 +78,7 @@ func (w *world) callEveryMethod(group string) error {
 		}
 		seen := map[string]bool{}
 		for _, c := range cases {
-			params := asJSON(secretsApart(withoutSessionID(c.Params, group), m.Name))
-			if c.Params != nil && doc.ValidateParams(m, withSessionOf(params, c.Params)) != nil {
-				params = asJSON(withoutSessionID(c.Params, group)) // the schema constrains the secret's form
-			}
+			params := sweepParams(doc, m, c)
 			key := showAll(params)
 			if seen[key] {
 				continue // an edge of sessionId, which the SDK sets itself
@@ -114,6 +87,105 @@ func (w *world) callEveryMethod(group string) error {
 			w.sweep = append(w.sweep, &sweepCall{method: m, name: c.Name, params: params})
 		}
 	}
+	return w.runSweep(target)
+}
+
+// resultShapes are the result variants of the sweep's second outline, by its wording.
+var resultShapes = map[string]schemagen.Shape{
+	"with only the required fields":        schemagen.RequiredOnly,
+	"with every nullable field null":       schemagen.Nulls,
+	"with fields the schema does not know": schemagen.Unknown,
+	"with every discriminator value":       schemagen.Unions,
+}
+
+// answerEveryMethod calls every public method of a group once per generated shape of its result
+// (only the required fields, null wherever nullable, unknown fields, each alternative of each
+// discriminated union), the runtime answering each call with its shape: the params are the
+// method's first generated case, as they are not what these variants judge.
+func (w *world) answerEveryMethod(group, variant string) error {
+	shape, ok := resultShapes[variant]
+	if !ok {
+		return fmt.Errorf("no result variant %q", variant)
+	}
+	doc, rt, target, err := w.sweepSetup(group)
+	if err != nil {
+		return err
+	}
+	w.sweep = nil
+	for _, m := range doc.Methods {
+		if m.Group != group || m.Internal || !m.FromSDK {
+			continue
+		}
+		shapes, dropped := doc.ResultShapes(m, shape)
+		for _, d := range dropped {
+			w.rec.Notef("", "generator: %s result %s left out", m.Name, d)
+		}
+		cases, _ := doc.CasesOnce(m)
+		if len(shapes) == 0 || len(cases) == 0 {
+			continue
+		}
+		params := sweepParams(doc, m, cases[0])
+		var queued []json.RawMessage
+		for _, sh := range shapes {
+			b, err := json.Marshal(sh.Value)
+			if err != nil {
+				return err
+			}
+			queued = append(queued, b)
+			w.sweep = append(w.sweep, &sweepCall{method: m, name: "result " + sh.Name, params: params})
+		}
+		rt.QueueAnswers(m.Name, queued)
+	}
+	return w.runSweep(target)
+}
+
+// sweepSetup is what both sweeps need: the schemas, the stand-in answering with generated
+// results, and the handle the group's methods are called through.
+func (w *world) sweepSetup(group string) (*schemagen.Doc, *runtime.Server, map[string]any, error) {
+	doc, err := w.schemas()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if has, note := w.t.Capability("rpc.generated"); !has {
+		return nil, nil, nil, &ErrUnsupported{Reason: fmt.Sprintf("%s driver has no rpc/rpcBatch: %s", w.t.SDK(), note), Capability: "rpc.generated"}
+	}
+	rt, err := w.standIn("runtime.script.generatedAnswers")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rt.SetGeneratedAnswers()
+	target := map[string]any{}
+	switch group {
+	case "server":
+		c, err := w.client()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		target["client"] = c
+	case "session":
+		s, err := w.current()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		target["session"] = s.handle
+	default:
+		return nil, nil, nil, fmt.Errorf("the schema's SDK-to-runtime groups are server and session, not %q", group)
+	}
+	return doc, rt, target, nil
+}
+
+// sweepParams are a case's params as the driver gets them: without the sessionId the SDK sets,
+// each secret its own value.
+func sweepParams(doc *schemagen.Doc, m schemagen.Method, c schemagen.Case) map[string]any {
+	params := asJSON(secretsApart(withoutSessionID(c.Params, m.Group), m.Name))
+	if c.Params != nil && doc.ValidateParams(m, withSessionOf(params, c.Params)) != nil {
+		params = asJSON(withoutSessionID(c.Params, m.Group)) // the schema constrains the secret's form
+	}
+	return params
+}
+
+// runSweep makes the calls of w.sweep in batches through target.
+func (w *world) runSweep(target map[string]any) error {
 	w.expect(len(w.sweep))
 	for start := 0; start < len(w.sweep); start += batchSize {
 		if err := w.gone(); err != nil {
@@ -422,9 +494,11 @@ func (w *world) generatedRequestsExact() error {
 }
 
 // generatedResultsReceived checks that each call that returned gave the application the result
-// the runtime sent, up to the representation rules of PROTOCOL.md (a date-time by its instant,
-// a number by its value, a null the runtime sent may be absent from a typed result), and that a
-// call raised only where the SDK has a reason the report names.
+// the runtime answered its request with (as it went on the wire), up to the representation
+// rules of PROTOCOL.md (a date-time by its instant, a number by its value, a null the runtime
+// sent may be absent from a typed result, a field the schema does not know may be dropped), and
+// that a call raised only where the SDK has a reason the report names. Absent stays absent: a
+// key the runtime left out that the application's result has (a default, a null) is a failure.
 func (w *world) generatedResultsReceived() error {
 	pairs, err := w.sweepRequests()
 	if err != nil {
@@ -434,8 +508,10 @@ func (w *world) generatedResultsReceived() error {
 	if answers == nil {
 		return &ErrUnavailable{Reason: "the runtime has no generated answers in this run"}
 	}
+	onWire := transcript.AnswersOf(w.entries())
 	fails := sweepFailures{}
 	var voids []string
+	unknown := unknownTally{}
 	for _, c := range w.sweep {
 		switch c.outcome.Outcome {
 		case "unsupported":
@@ -444,26 +520,36 @@ func (w *world) generatedResultsReceived() error {
 			fails.add(c, "the SDK raised %s", c.outcome.errorText())
 			continue
 		}
-		if _, sent := pairs[c]; !sent {
+		r, sent := pairs[c]
+		if !sent {
 			continue // reported by the request check
 		}
+		sentRaw, answered := onWire.Of(r)
+		if !answered {
+			fails.add(c, "the SDK returned a result, but the runtime answered request #%d with no result", r.Seq)
+			continue
+		}
 		var sentResult, got any
-		_ = json.Unmarshal(answers.Results[c.method.Name], &sentResult)
+		_ = json.Unmarshal(sentRaw, &sentResult)
 		if len(c.outcome.Result) > 0 {
 			if err := json.Unmarshal(c.outcome.Result, &got); err != nil {
 				fails.add(c, "the driver's result is not JSON: %v", err)
 				continue
 			}
 		}
-		if m, ok := got.(map[string]any); ok && sentResult == nil && len(m) == 0 && len(answers.Results[c.method.Name]) > 0 {
+		if m, ok := got.(map[string]any); ok && sentResult == nil && len(m) == 0 {
 			// A null (void) result held in a typed result with no fields (Go's *XResult{}),
 			// re-serialised as {}: the representation of "no value", nothing lost.
 			voids = append(voids, c.method.Name)
 			continue
 		}
+		unknown.seen(sentResult, got)
 		for _, d := range diffJSON(sentResult, got, "") {
 			if d.kind == "missing" && d.want == nil {
 				continue // a null the runtime sent, absent from the typed result
+			}
+			if unknown.dropped(d) {
+				continue
 			}
 			fails.add(c, "result %s", d.say("sent by the runtime", "the application received it"))
 		}
@@ -471,7 +557,48 @@ func (w *world) generatedResultsReceived() error {
 	if len(voids) > 0 {
 		w.observe("generated null results received as an empty typed result {}", fmt.Sprintf("%d: %s", len(compactList(voids)), strings.Join(compactList(voids), ", ")))
 	}
+	unknown.observe(w, "results")
 	return fails.err("calls", "did not give the application the result the runtime sent")
+}
+
+// unknownTally counts the fields the schema does not know (schemagen.UnknownField) that were
+// sent, and those the application's typed value dropped: an SDK may keep or drop them (a typed
+// value has no field for them), never fail on them or let them change another field.
+type unknownTally struct{ sent, lost int }
+
+func (u *unknownTally) seen(sent, _ any) { u.sent += countKey(sent, schemagen.UnknownField) }
+
+func (u *unknownTally) dropped(d difference) bool {
+	if d.kind == "missing" && strings.HasSuffix(d.path, "/"+schemagen.UnknownField) && d.want == schemagen.UnknownValue {
+		u.lost++
+		return true
+	}
+	return false
+}
+
+func (u *unknownTally) observe(w *world, noun string) {
+	if u.sent > 0 {
+		w.observe(noun+": a field the schema does not know", fmt.Sprintf("kept %d, dropped %d of %d sent", u.sent-u.lost, u.lost, u.sent))
+	}
+}
+
+// countKey counts the objects in v that have key k.
+func countKey(v any, k string) int {
+	n := 0
+	switch v := v.(type) {
+	case map[string]any:
+		if _, ok := v[k]; ok {
+			n++
+		}
+		for _, x := range v {
+			n += countKey(x, k)
+		}
+	case []any:
+		for _, x := range v {
+			n += countKey(x, k)
+		}
+	}
+	return n
 }
 
 // compactList is a sorted list without repeats.
@@ -558,6 +685,9 @@ func diffJSON(want, got any, at string) []difference {
 		}
 		return out
 	case string:
+		if g, ok := got.(string); ok && strings.HasPrefix(w, "<redacted:") && transcript.Redacted(g) == w {
+			return nil // a secret the runtime sent, recorded by its fingerprint
+		}
 		if g, ok := got.(string); ok && strings.HasPrefix(g, "<redacted:") {
 			if g == transcript.Redacted(w) { // a secret, recorded by its fingerprint
 				return nil

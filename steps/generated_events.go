@@ -11,15 +11,22 @@ import (
 )
 
 // The event sweep: every event type of session-events.schema.json, generated (every field, only
-// the required ones, or every field plus one the schema does not know), sent by the runtime to
-// the session; the driver reports what the application's typed event callback received.
-
-// unknownField is the key the schema does not know, added to each event's data.
-const unknownField = "conformanceUnknownField"
+// the required ones, null wherever nullable, every field plus one the schema does not know in
+// every object, or each alternative of each discriminated union), sent by the runtime to the
+// session; the driver reports what the application's typed event callback received.
 
 type sentEvent struct {
 	et   schemagen.EventType
+	name string // the case: the event's definition, and the shape when a type has several
 	data any
+}
+
+// eventShapes are the event variants the schema's shapes make (the first two keep the one event
+// per type of doc.Event they began with).
+var eventShapes = map[string]schemagen.Shape{
+	"with every nullable field null":        schemagen.Nulls,
+	"with a field the schema does not know": schemagen.Unknown,
+	"with every discriminator value":        schemagen.Unions,
 }
 
 // sendEveryEvent sends each event type of the schema once, in the order of their type names.
@@ -49,30 +56,51 @@ func (w *world) sendEveryEvent(variant string) error {
 	d.SetSink(w.driverLine)
 	defer d.SetSink(nil)
 	w.events = nil
-	w.expect(len(doc.EventTypes))
+	type outgoing struct {
+		et   schemagen.EventType
+		name string
+		ev   map[string]any
+	}
+	var out []outgoing
 	for _, et := range doc.EventTypes {
-		if err := w.gone(); err != nil {
-			return cutShort(err, len(w.events), len(doc.EventTypes), et.Type)
-		}
-		ev, err := doc.Event(et, "event/"+et.Type+"/"+variant, variant != "with only the required fields")
-		if err != nil {
-			w.rec.Notef("", "generator: %v", err)
+		seed := "event/" + et.Type + "/" + variant
+		shape, shaped := eventShapes[variant]
+		if !shaped {
+			ev, err := doc.Event(et, seed, variant != "with only the required fields")
+			if err != nil {
+				w.rec.Notef("", "generator: %v", err)
+				continue
+			}
+			out = append(out, outgoing{et, et.Definition, ev})
 			continue
 		}
-		if variant == "with a field the schema does not know" {
-			if data, ok := ev["data"].(map[string]any); ok {
-				data[unknownField] = "from a newer runtime"
-			}
+		shapes, dropped := doc.EventShapes(et, seed, shape)
+		for _, d := range dropped {
+			w.rec.Notef("", "generator: %s event %s left out", et.Type, d)
 		}
-		if err := rt.Emit(s.id, ev); err != nil {
+		for _, sh := range shapes {
+			ev, _ := sh.Value.(map[string]any)
+			name := et.Definition
+			if shape == schemagen.Unions {
+				name += " " + sh.Name
+			}
+			out = append(out, outgoing{et, name, ev})
+		}
+	}
+	w.expect(len(out))
+	for i, o := range out {
+		if err := w.gone(); err != nil {
+			return cutShort(err, i, len(out), o.et.Type)
+		}
+		if err := rt.Emit(s.id, o.ev); err != nil {
 			// Not fatal: what the application received is checked next, and a replayed
 			// scenario's runtime has no live session (its recording holds the frames).
-			w.rec.Notef("", "the runtime did not send the %s event: %v", et.Type, err)
+			w.rec.Notef("", "the runtime did not send the %s event: %v", o.et.Type, err)
 			if errors.Is(err, runtime.ErrClosed) {
-				return cutShort(w.connectionLost(err), len(w.events), len(doc.EventTypes), et.Type)
+				return cutShort(w.connectionLost(err), i, len(out), o.et.Type)
 			}
 		}
-		w.events = append(w.events, sentEvent{et: et, data: asAny(ev["data"])})
+		w.events = append(w.events, sentEvent{et: o.et, name: o.name, data: asAny(o.ev["data"])})
 	}
 	return w.awaitEvents(len(w.events))
 }
@@ -98,10 +126,11 @@ func (w *world) awaitEvents(n int) error {
 	return nil
 }
 
-// eventsReceived compares, type by type, the data the application received with what was sent,
-// up to the representation rules of the results (a date-time's textual form, a number's form, a
-// null left out of a typed object). A field the schema does not know may be kept or dropped
-// (an observation says which); every other field must arrive as sent.
+// eventsReceived compares, event by event (in the order of each type's), the data the application
+// received with what was sent, up to the representation rules of the results (a date-time's
+// textual form, a number's form, a null left out of a typed object). A field the schema does not
+// know may be kept or dropped (an observation says which); every other field must arrive as
+// sent, and a field left out must stay out (no default, no null filled in).
 func (w *world) eventsReceived() error {
 	if len(w.events) == 0 {
 		return fmt.Errorf("no generated events were sent in this scenario")
@@ -112,9 +141,9 @@ func (w *world) eventsReceived() error {
 		got[t] = append(got[t], ev["data"])
 	}
 	fails := sweepFailures{}
-	kept, dropped := 0, 0
+	unknown := unknownTally{}
 	for _, s := range w.events {
-		c := &sweepCall{method: schemagen.Method{Name: s.et.Type, Namespace: "event " + s.et.Type}, name: s.et.Definition}
+		c := &sweepCall{method: schemagen.Method{Name: s.et.Type, Namespace: "event " + s.et.Type}, name: s.name}
 		received := got[s.et.Type]
 		if len(received) == 0 {
 			fails.add(c, "the application never received it")
@@ -122,26 +151,19 @@ func (w *world) eventsReceived() error {
 		}
 		data := received[0]
 		got[s.et.Type] = received[1:]
+		unknown.seen(s.data, data)
 		for _, d := range diffJSON(s.data, data, "") {
 			if d.kind == "missing" && d.want == nil {
 				continue
 			}
-			if d.path == "/"+unknownField && d.kind == "missing" {
-				dropped++
+			if unknown.dropped(d) {
 				continue
 			}
 			fails.add(c, "data %s", d.say("sent by the runtime", "the application received it"))
 		}
-		if m, ok := data.(map[string]any); ok {
-			if _, ok := m[unknownField]; ok {
-				kept++
-			}
-		}
 	}
-	if kept+dropped > 0 {
-		w.observe("events: a field the schema does not know", fmt.Sprintf("kept in %d, dropped from %d", kept, dropped))
-	}
-	w.observe("events received", fmt.Sprintf("%d of %d types", len(w.events)-countMissing(fails), len(w.events)))
+	unknown.observe(w, "events")
+	w.observe("events received", fmt.Sprintf("%d of %d", len(w.events)-countMissing(fails), len(w.events)))
 	return fails.err("events", "did not reach the application as the runtime sent them")
 }
 

@@ -1,10 +1,11 @@
 @sweep
 Feature: Every session event type of the runtime's schema reaches the application as sent
   The runtime's session-events.schema.json describes every event it sends. Each event type is
-  sent with values generated from its schema (every field, only the required ones, and every field
-  plus one the schema does not know, as a newer runtime would send), and the data the
-  application's typed event callback receives must be what was sent: no field dropped, renamed
-  or defaulted.
+  sent with values generated from its schema (every field, only the required ones, null wherever
+  a field is nullable, every field plus one the schema does not know in every object, as a newer
+  runtime would send, and each alternative of every discriminated union, booleans included), and
+  the data the application's typed event callback receives must be what was sent: no field
+  dropped, renamed or defaulted, a field left out left out.
 
   @requires.rpc.generated @requires.events
   Scenario Outline: every event type reaches the application <variant>
@@ -18,3 +19,5 @@ Feature: Every session event type of the runtime's schema reaches the applicatio
       | with every field                       |
       | with only the required fields          |
       | with a field the schema does not know  |
+      | with every nullable field null         |
+      | with every discriminator value         |

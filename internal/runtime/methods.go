@@ -54,6 +54,9 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		return nil, e
 	}
 	if a := s.opts.Answers; a != nil && a.Public[method] && s.generatedAnswers() {
+		if r, ok := s.queuedAnswer(method); ok {
+			return r, nil
+		}
 		return a.Results[method], nil
 	}
 	switch method {
@@ -159,6 +162,29 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		}
 	}
 	return nil, rpcErr(wire.CodeMethodNotFound, "method not found: %s", method)
+}
+
+// QueueAnswers makes the next calls of a public schema method, in a scenario with generated
+// answers, answer these results one by one (then the method's generated result again): the
+// result sweep sends each method's result in several shapes.
+func (s *Server) QueueAnswers(method string, results []json.RawMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.script.queued == nil {
+		s.script.queued = map[string][]json.RawMessage{}
+	}
+	s.script.queued[method] = append(s.script.queued[method], results...)
+}
+
+func (s *Server) queuedAnswer(method string) (json.RawMessage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.script.queued[method]
+	if len(q) == 0 {
+		return nil, false
+	}
+	s.script.queued[method] = q[1:]
+	return q[0], true
 }
 
 func (s *Server) generatedAnswers() bool {

@@ -61,6 +61,7 @@ type Script struct {
 	// receives exactly what the runtime sent, and a scripted answer (session.send starting a
 	// turn) is not what the sweep is about.
 	GeneratedAnswers bool
+	queued           map[string][]json.RawMessage // QueueAnswers
 	turnsTaken       int
 	rejectionsTaken  int
 }

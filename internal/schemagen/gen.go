@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,6 +28,8 @@ type gen struct {
 	rng      *rand.Rand
 	seed     uint64
 	all      bool // set every optional property
+	nulls    bool // take null wherever the schema allows it (a choice with a null alternative)
+	extra    bool // add UnknownField to every object the schema describes by its properties
 	override map[string]int
 	points   []point
 }
@@ -36,6 +39,7 @@ type point struct {
 	at, kind string
 	n        int
 	labels   []string
+	union    bool // an anyOf whose branches are told apart by a const property (a discriminator)
 }
 
 func (p point) label(alt int) string {
@@ -58,6 +62,11 @@ func (g *gen) choose(at, kind string, labels []string) int {
 	g.points = append(g.points, point{at: at, kind: kind, n: len(labels), labels: labels})
 	if alt, ok := g.override[at+"#"+kind]; ok && alt < len(labels) {
 		return alt
+	}
+	if g.nulls {
+		if i := slices.Index(labels, "null"); i >= 0 {
+			return i
+		}
 	}
 	return 0
 }
@@ -120,10 +129,19 @@ func (g *gen) value(node any, at string, depth int) any {
 			return nil
 		}
 		branches, labels := make([]any, len(bs)), make([]string, len(bs))
+		discriminated := 0
 		for i, b := range bs {
 			branches[i], labels[i] = g.withSiblings(n, b.node), b.label
+			if g.hasConstProperty(b.node) {
+				discriminated++
+			}
 		}
-		return g.value(branches[g.choose(at, "anyOf", labels)], at, depth+1)
+		before := len(g.points)
+		alt := g.choose(at, "anyOf", labels)
+		if len(g.points) > before && discriminated >= 2 {
+			g.points[before].union = true
+		}
+		return g.value(branches[alt], at, depth+1)
 	}
 	typ := types(n)
 	if len(typ) == 0 {
@@ -191,6 +209,9 @@ func (g *gen) object(n map[string]any, at string, depth int) any {
 			continue
 		}
 		out[k] = g.value(props[k], at+"/"+escape(k), depth+1)
+	}
+	if g.extra && len(props) > 0 {
+		out[UnknownField] = UnknownValue
 	}
 	if len(props) == 0 {
 		// A map: one entry (a non-ASCII key is an edge case), or none.
@@ -366,6 +387,20 @@ func types(n map[string]any) []string {
 		return out
 	}
 	return nil
+}
+
+// hasConstProperty says whether a union's branch is an object with a property of one constant
+// value (a discriminator: "kind": "shell", "handled": true).
+func (g *gen) hasConstProperty(branch any) bool {
+	bm, _ := branch.(map[string]any)
+	props, _ := g.resolve(bm)["properties"].(map[string]any)
+	for _, p := range props {
+		pm, _ := p.(map[string]any)
+		if _, ok := g.resolve(pm)["const"]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func isNull(b any) bool {

@@ -16,8 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -368,6 +370,138 @@ func (d *Doc) Event(et EventType, seed string, all bool) (map[string]any, error)
 		return nil, fmt.Errorf("generated %s event does not validate: %s", et.Type, err)
 	}
 	return v, nil
+}
+
+// Shape is how a generated value fills its schema.
+type Shape string
+
+const (
+	EveryField   Shape = "every"    // every optional property set (what Result and Event give)
+	RequiredOnly Shape = "required" // only the required properties
+	Nulls        Shape = "nulls"    // every property set, null wherever the schema allows it
+	Unknown      Shape = "unknown"  // every property set, and UnknownField in every object the schema describes
+	Unions       Shape = "unions"   // one value per alternative of every discriminated union met
+)
+
+// UnknownField is the key the schema does not know (Shape Unknown), as a newer runtime would
+// send one; UnknownValue its value.
+const (
+	UnknownField = "conformanceUnknownField"
+	UnknownValue = "from a newer runtime"
+)
+
+// MaxUnionCases bounds the cases of Shape Unions per value (a union inside a union's branch is
+// reached too, breadth first).
+const MaxUnionCases = 64
+
+// Shaped is one generated value of a Shape: Name says which ("nulls", "union /request
+// PermissionRequestShell").
+type Shaped struct {
+	Name  string
+	Value any
+}
+
+// ResultShapes generates a method's result in shape s, seeded as Result is. A shape that gives
+// the same value as EveryField (a result without optional or nullable fields, without unions)
+// gives no case, and neither does a null (void) result: there is nothing more to judge. The
+// second result names the values left out because they do not validate.
+func (d *Doc) ResultShapes(m Method, s Shape) ([]Shaped, []string) {
+	ptr := m.ptr + "/result"
+	if !m.hasResult || d.Node(ptr) == nil {
+		return nil, nil
+	}
+	return d.shapes(ptr, m.Name+"/result", s)
+}
+
+// EventShapes generates whole session events of type et in shape s (as Event does for
+// EveryField and RequiredOnly), seeded by seed.
+func (d *Doc) EventShapes(et EventType, seed string, s Shape) ([]Shaped, []string) {
+	return d.shapes(eventsFile+"#/definitions/"+escape(et.Definition), seed, s)
+}
+
+func (d *Doc) shapes(ptr, seed string, s Shape) ([]Shaped, []string) {
+	node := d.Node(ptr)
+	every := d.newGen(seed, true).value(node, "", 0)
+	one := func(name string, g *gen, twin *gen) ([]Shaped, []string) {
+		v := g.value(node, "", 0)
+		check := v
+		if twin != nil { // the schema may forbid unknown keys: the value without them must validate
+			check = twin.value(node, "", 0)
+		}
+		if err := d.Validate(ptr, check); err != nil {
+			return nil, []string{fmt.Sprintf("%s: %s", name, err)}
+		}
+		if s != EveryField && reflect.DeepEqual(v, every) {
+			return nil, nil
+		}
+		return []Shaped{{Name: name, Value: v}}, nil
+	}
+	switch s {
+	case EveryField:
+		return one("every", d.newGen(seed, true), nil)
+	case RequiredOnly:
+		return one("required", d.newGen(seed, false), nil)
+	case Nulls:
+		g := d.newGen(seed, true)
+		g.nulls = true
+		return one("nulls", g, nil)
+	case Unknown:
+		g := d.newGen(seed, true)
+		g.extra = true
+		return one("unknown", g, d.newGen(seed, true))
+	case Unions:
+		return d.unionShapes(ptr, seed)
+	}
+	return nil, []string{fmt.Sprintf("no shape %q", s)}
+}
+
+// unionShapes takes every other alternative of each discriminated union the every-field value
+// meets, one at a time, then the unions met inside those alternatives (their override kept),
+// breadth first, up to MaxUnionCases.
+func (d *Doc) unionShapes(ptr, seed string) ([]Shaped, []string) {
+	node := d.Node(ptr)
+	type pending struct {
+		p        point
+		override map[string]int
+	}
+	var queue []pending
+	seen := map[string]bool{}
+	enqueue := func(g *gen, override map[string]int) {
+		for _, p := range g.points {
+			key := p.at + "#" + strings.Join(p.labels, "|")
+			if p.union && !seen[key] {
+				seen[key] = true
+				queue = append(queue, pending{p, override})
+			}
+		}
+	}
+	g := d.newGen(seed, true)
+	g.value(node, "", 0)
+	enqueue(g, nil)
+	var out []Shaped
+	var dropped []string
+	for len(queue) > 0 && len(out) < MaxUnionCases {
+		q := queue[0]
+		queue = queue[1:]
+		for alt := 1; alt < q.p.n && len(out) < MaxUnionCases; alt++ {
+			o := maps.Clone(q.override)
+			if o == nil {
+				o = map[string]int{}
+			}
+			o[q.p.at+"#"+q.p.kind] = alt
+			g := d.newGen(seed, true)
+			g.override = o
+			v := g.value(node, "", 0)
+			name := fmt.Sprintf("union %s %s", orRoot(q.p.at), q.p.labels[alt])
+			if err := d.Validate(ptr, v); err != nil {
+				dropped = append(dropped, fmt.Sprintf("%s: %s", name, err))
+				continue
+			}
+			out = append(out, Shaped{Name: name, Value: v})
+			enqueue(g, o)
+		}
+	}
+	return out, dropped
 }
 
 func orRoot(p string) string {
