@@ -126,7 +126,7 @@ func (w *world) awaitEvents(n int) error {
 	return nil
 }
 
-// eventsReceived compares, event by event (in the order of each type's), the data the application
+// eventsReceived compares, event by event, the data the application
 // received with what was sent, up to the representation rules of the results (a date-time's
 // textual form, a number's form, a null left out of a typed object). A field the schema does not
 // know may be kept or dropped (an observation says which); every other field must arrive as
@@ -140,17 +140,38 @@ func (w *world) eventsReceived() error {
 		t, _ := ev["type"].(string)
 		got[t] = append(got[t], ev["data"])
 	}
+	// Of several events of a type (a union's alternatives), each received one is the sent one
+	// nearest to it: an event the SDK dropped must not shift every later one onto the next.
+	pair := map[int]any{}
+	byType := map[string][]int{}
+	for i, s := range w.events {
+		byType[s.et.Type] = append(byType[s.et.Type], i)
+	}
+	for t, received := range got {
+		open := byType[t]
+		for _, r := range received {
+			best, fewest := -1, 0
+			for j, i := range open {
+				if n := len(diffJSON(w.events[i].data, r, "")); best < 0 || n < fewest {
+					best, fewest = j, n
+				}
+			}
+			if best < 0 {
+				break // more received than sent: a repeat is not what this judges
+			}
+			pair[open[best]] = r
+			open = append(open[:best:best], open[best+1:]...)
+		}
+	}
 	fails := sweepFailures{}
 	unknown := unknownTally{}
-	for _, s := range w.events {
+	for i, s := range w.events {
 		c := &sweepCall{method: schemagen.Method{Name: s.et.Type, Namespace: "event " + s.et.Type}, name: s.name}
-		received := got[s.et.Type]
-		if len(received) == 0 {
+		data, ok := pair[i]
+		if !ok {
 			fails.add(c, "the application never received it")
 			continue
 		}
-		data := received[0]
-		got[s.et.Type] = received[1:]
 		unknown.seen(s.data, data)
 		for _, d := range diffJSON(s.data, data, "") {
 			if d.kind == "missing" && d.want == nil {

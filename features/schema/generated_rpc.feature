@@ -22,16 +22,16 @@ Feature: Every public method of the runtime's schema through the SDK's generated
       | server  |
       | session |
 
-  The runtime's results come in other shapes too, each allowed by the result schema: only the
-  required fields, null wherever a field is nullable, every field plus one the schema does not
-  know in every object (as a newer runtime would send), and each alternative of every
-  discriminated union (a const discriminator, strings and booleans alike). What the application
-  gets must be what was sent: a field left out stays out (no default, no null filled in), no
-  value changes, and nothing the SDK decodes raises; a field the schema does not know may be
-  dropped by a typed result.
-
   @requires.rpc.generated
   Scenario Outline: every public <group> method's result reaches the application <variant>
+    The runtime's results come in other shapes too, each allowed by the result schema: only the
+    required fields, null wherever a field is nullable, every field plus one the schema does not
+    know in every object (as a newer runtime would send), and each alternative of every
+    discriminated union (a const discriminator, strings and booleans alike). What the application
+    gets must be what was sent: a field left out stays out (no default, no null filled in), no
+    value changes, and nothing the SDK decodes raises; a field the schema does not know may be
+    dropped by a typed result.
+
     Given an SDK client connected to the runtime
     And a session is created
     When the application calls every public "<group>" method of the runtime's schema through the SDK's generated layer, answered <variant>

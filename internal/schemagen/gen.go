@@ -416,6 +416,22 @@ func branchLabel(resolved, raw map[string]any) string {
 		b, _ := json.Marshal(c)
 		return string(b)
 	}
+	// An inline branch of a discriminated union is named by its discriminator: kind "shell".
+	if props, ok := resolved["properties"].(map[string]any); ok {
+		names := make([]string, 0, len(props))
+		for k := range props {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if p, ok := props[k].(map[string]any); ok {
+				if c, ok := p["const"]; ok {
+					b, _ := json.Marshal(c)
+					return k + " " + string(b)
+				}
+			}
+		}
+	}
 	if t := types(resolved); len(t) > 0 {
 		return strings.Join(t, "|")
 	}

@@ -3,6 +3,7 @@ package schemagen
 import (
 	"encoding/json"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -35,11 +36,19 @@ func TestEverySchema(t *testing.T) {
 		}
 		_, err := d.Result(m)
 		assert.NoError(t, err, m.Name)
+		for _, s := range []Shape{RequiredOnly, Nulls, Unknown, Unions} {
+			_, dropped := d.ResultShapes(m, s)
+			assert.Empty(t, dropped, "%s %s", m.Name, s)
+		}
 	}
 	for _, et := range d.EventTypes {
 		for _, all := range []bool{false, true} {
 			_, err := d.Event(et, et.Type, all)
 			assert.NoError(t, err, et.Type)
+		}
+		for _, s := range []Shape{Nulls, Unknown, Unions} {
+			_, dropped := d.EventShapes(et, et.Type, s)
+			assert.Empty(t, dropped, "%s %s", et.Type, s)
 		}
 	}
 }
@@ -129,4 +138,83 @@ func TestMethodsAndEvents(t *testing.T) {
 	r, err := d.Result(func() Method { m, _ := d.Method("session.log.read"); return m }())
 	require.NoError(t, err)
 	assert.Contains(t, r, "events")
+}
+
+// Each shape of a result is what its name says, validates, and the union shape reaches every
+// discriminator value, booleans and the union inside a union's branch included.
+func TestResultShapes(t *testing.T) {
+	d, err := Load("testdata")
+	require.NoError(t, err)
+	method := func(name string) Method { m, ok := d.Method(name); require.True(t, ok, name); return m }
+	list, enqueue := method("models.list"), method("session.queue.enqueue")
+	tests := []struct {
+		name  string
+		m     Method
+		shape Shape
+		check func(t *testing.T, cs []Shaped)
+	}{
+		{"required only: no optional field", list, RequiredOnly, func(t *testing.T, cs []Shaped) {
+			require.Len(t, cs, 1)
+			v := cs[0].Value.(map[string]any)
+			assert.NotContains(t, v, "labels")
+			for _, m := range v["models"].([]any) {
+				assert.Equal(t, []string{"id"}, keys(m.(map[string]any)))
+			}
+		}},
+		{"nulls: null wherever nullable, every other field set", list, Nulls, func(t *testing.T, cs []Shaped) {
+			require.Len(t, cs, 1)
+			m := cs[0].Value.(map[string]any)["models"].([]any)[0].(map[string]any)
+			assert.Contains(t, m, "price")
+			assert.Nil(t, m["price"])
+			assert.Equal(t, "enabled", m["policy"])
+		}},
+		{"unknown: the unknown field in every object the schema describes, not in a map", list, Unknown, func(t *testing.T, cs []Shaped) {
+			require.Len(t, cs, 1)
+			v := cs[0].Value.(map[string]any)
+			assert.Equal(t, UnknownValue, v[UnknownField])
+			assert.Equal(t, UnknownValue, v["models"].([]any)[0].(map[string]any)[UnknownField])
+			assert.NotContains(t, v["labels"], UnknownField)
+		}},
+		{"unions: every discriminator value, a boolean one and one nested in a branch", enqueue, Unions, func(t *testing.T, cs []Shaped) {
+			var handled []any
+			var kinds []any
+			for _, c := range cs {
+				v := c.Value.(map[string]any)
+				handled = append(handled, v["handled"])
+				if r, ok := v["reason"].(map[string]any); ok {
+					kinds = append(kinds, r["kind"])
+				}
+			}
+			assert.Equal(t, []any{false, false}, handled, "the default (every field) case has handled true")
+			assert.Equal(t, []any{"busy", "closed"}, kinds)
+		}},
+		{"unions: none where the result has no union", list, Unions, func(t *testing.T, cs []Shaped) { assert.Empty(t, cs) }},
+		{"nulls: none where nothing is nullable (the every-field value again)", enqueue, Nulls, func(t *testing.T, cs []Shaped) { assert.Empty(t, cs) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, dropped := d.ResultShapes(tt.m, tt.shape)
+			require.Empty(t, dropped)
+			for _, c := range cs {
+				if tt.shape != Unknown {
+					assert.NoError(t, d.ValidateResult(tt.m, c.Value), c.Name)
+				}
+			}
+			tt.check(t, cs)
+			again, _ := d.ResultShapes(tt.m, tt.shape)
+			assert.Equal(t, cs, again, "seeded: the same values every time")
+		})
+	}
+	every, err := d.Result(enqueue)
+	require.NoError(t, err)
+	assert.Equal(t, true, every.(map[string]any)["handled"])
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
