@@ -210,7 +210,9 @@ func (g *gen) object(n map[string]any, at string, depth int) any {
 		}
 		out[k] = g.value(props[k], at+"/"+escape(k), depth+1)
 	}
-	if g.extra && len(props) > 0 {
+	if _, typed := n["additionalProperties"].(map[string]any); g.extra && len(props) > 0 && !typed {
+		// Not where other keys must match a schema of their own (a map beside named fields):
+		// there a string would be a wrong value, not an unknown field.
 		out[UnknownField] = UnknownValue
 	}
 	if len(props) == 0 {
