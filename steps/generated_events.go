@@ -140,27 +140,51 @@ func (w *world) eventsReceived() error {
 		t, _ := ev["type"].(string)
 		got[t] = append(got[t], ev["data"])
 	}
-	// Of several events of a type (a union's alternatives), each received one is the sent one
-	// nearest to it: an event the SDK dropped must not shift every later one onto the next.
+	// Several events of a type (a union's alternatives) are paired in order, by content: the SDK
+	// delivers them in the order sent, so the received ones are aligned with the sent ones
+	// (fewest differences, an event missing only where that fits best), and an event the SDK
+	// dropped does not shift every later one onto the next.
 	pair := map[int]any{}
 	byType := map[string][]int{}
 	for i, s := range w.events {
 		byType[s.et.Type] = append(byType[s.et.Type], i)
 	}
-	for t, received := range got {
-		open := byType[t]
-		for _, r := range received {
-			best, fewest := -1, 0
-			for j, i := range open {
-				if n := len(diffJSON(w.events[i].data, r, "")); best < 0 || n < fewest {
-					best, fewest = j, n
+	for t, sent := range byType {
+		received := got[t]
+		want := make([]any, len(sent))
+		for k, i := range sent {
+			want[k] = w.events[i].data
+		}
+		// An event received exactly as sent is its own, wherever it came; the rest are aligned.
+		used := make([]bool, len(received))
+		var restSent, restRecv []int
+		for k := range want {
+			found := false
+			for r := range received {
+				if !used[r] && len(diffJSON(want[k], received[r], "")) == 0 {
+					used[r], found = true, true
+					pair[sent[k]] = received[r]
+					break
 				}
 			}
-			if best < 0 {
-				break // more received than sent: a repeat is not what this judges
+			if !found {
+				restSent = append(restSent, k)
 			}
-			pair[open[best]] = r
-			open = append(open[:best:best], open[best+1:]...)
+		}
+		for r := range received {
+			if !used[r] {
+				restRecv = append(restRecv, r)
+			}
+		}
+		rs, rr := make([]any, len(restSent)), make([]any, len(restRecv))
+		for i, k := range restSent {
+			rs[i] = want[k]
+		}
+		for i, r := range restRecv {
+			rr[i] = received[r]
+		}
+		for i, j := range alignInOrder(rs, rr) {
+			pair[sent[restSent[i]]] = received[restRecv[j]]
 		}
 	}
 	fails := sweepFailures{}
@@ -198,4 +222,40 @@ func countMissing(f sweepFailures) int {
 		}
 	}
 	return n
+}
+
+// alignInOrder pairs sent values with received ones, both in order, at the least cost: a pair
+// costs its differences, a value left unpaired (dropped, or received twice) costs more than any
+// pair. It returns the index of each paired sent value's received one.
+func alignInOrder(sent, received []any) map[int]int {
+	const unpaired = 1 << 20
+	n, m := len(sent), len(received)
+	cost := make([][]int, n+1)
+	for i := range cost {
+		cost[i] = make([]int, m+1)
+		for j := range cost[i] {
+			switch {
+			case i == 0:
+				cost[i][j] = j * unpaired
+			case j == 0:
+				cost[i][j] = i * unpaired
+			default:
+				cost[i][j] = min(cost[i-1][j]+unpaired, cost[i][j-1]+unpaired,
+					cost[i-1][j-1]+len(diffJSON(sent[i-1], received[j-1], "")))
+			}
+		}
+	}
+	out := map[int]int{}
+	for i, j := n, m; i > 0 && j > 0; {
+		switch {
+		case cost[i][j] == cost[i-1][j-1]+len(diffJSON(sent[i-1], received[j-1], "")):
+			out[i-1] = j - 1
+			i, j = i-1, j-1
+		case cost[i][j] == cost[i-1][j]+unpaired:
+			i--
+		default:
+			j--
+		}
+	}
+	return out
 }

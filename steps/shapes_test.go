@@ -80,6 +80,10 @@ func TestEventShapesJudgedExactly(t *testing.T) {
 	}{
 		{"every alternative as sent, in another order", []string{sent[2], sent[0], sent[1]}, nil},
 		{"one dropped: only it is missing", []string{sent[0], sent[2]}, []string{`[PermissionRequestedEvent union write]: the application never received it`}},
+		{"fields stripped and one dropped: each keeps its own place", []string{`{"request":{"kind":"read"}}`, `{"request":{"kind":"factory"}}`},
+			[]string{`[PermissionRequestedEvent union read]: data /request/path: "p" was sent by the runtime, the application received it without it`,
+				`[PermissionRequestedEvent union write]: the application never received it`,
+				`[PermissionRequestedEvent union factory]: data /request/name: "n" was sent by the runtime, the application received it without it`}},
 		{"an alternative decoded as another", []string{sent[0], sent[1], `{"request":{"kind":"write","name":"n"}}`},
 			[]string{`[PermissionRequestedEvent union factory]: data /request/kind: "factory" was sent by the runtime, the application received it as "write"`}},
 		{"a default filled in", []string{sent[0], sent[1], `{"request":{"kind":"factory","name":"n","limit":0}}`},
