@@ -224,6 +224,23 @@ func countMissing(f sweepFailures) int {
 	return n
 }
 
+// pairCost is how unlike two values are: a field lost costs least (a lossy SDK loses many), a
+// field added more, a value changed most (a discriminator or an id that differs is another event).
+func pairCost(sent, received any) int {
+	n := 0
+	for _, d := range diffJSON(sent, received, "") {
+		switch d.kind {
+		case "missing":
+			n++
+		case "added":
+			n += 2
+		default:
+			n += 4
+		}
+	}
+	return n
+}
+
 // alignInOrder pairs sent values with received ones, both in order, at the least cost: a pair
 // costs its differences, a value left unpaired (dropped, or received twice) costs more than any
 // pair. It returns the index of each paired sent value's received one.
@@ -241,14 +258,14 @@ func alignInOrder(sent, received []any) map[int]int {
 				cost[i][j] = i * unpaired
 			default:
 				cost[i][j] = min(cost[i-1][j]+unpaired, cost[i][j-1]+unpaired,
-					cost[i-1][j-1]+len(diffJSON(sent[i-1], received[j-1], "")))
+					cost[i-1][j-1]+pairCost(sent[i-1], received[j-1]))
 			}
 		}
 	}
 	out := map[int]int{}
 	for i, j := n, m; i > 0 && j > 0; {
 		switch {
-		case cost[i][j] == cost[i-1][j-1]+len(diffJSON(sent[i-1], received[j-1], "")):
+		case cost[i][j] == cost[i-1][j-1]+pairCost(sent[i-1], received[j-1]):
 			out[i-1] = j - 1
 			i, j = i-1, j-1
 		case cost[i][j] == cost[i-1][j]+unpaired:
