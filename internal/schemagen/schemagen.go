@@ -1,6 +1,7 @@
 // Package schemagen generates JSON values from the runtime's published schemas (api.schema.json,
 // session-events.schema.json): for every method, params cases (only the required params, every
-// optional param, and edge cases the schema allows) and a result, all seeded by the method's name
+// optional param, and edge cases the schema allows) and a result (every field, or another Shape:
+// only the required ones, nulls, unknown fields, each union alternative), all seeded by the method's name
 // so that every run and every SDK gets the same values. Every value is checked with the schema
 // validator (the library internal/schema uses, with format assertion on) before it is used; a
 // value the walker cannot make valid is reported, never used.
