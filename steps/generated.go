@@ -111,7 +111,7 @@ func (w *world) answerEveryMethod(group, variant string) error {
 	if err != nil {
 		return err
 	}
-	w.sweep = nil
+	w.sweep, w.resultsOnly = nil, true
 	for _, m := range doc.Methods {
 		if m.Group != group || m.Internal || !m.FromSDK {
 			continue
@@ -512,17 +512,22 @@ func (w *world) generatedResultsReceived() error {
 	fails := sweepFailures{}
 	var voids []string
 	unknown := unknownTally{}
+	judged := 0
 	for _, c := range w.sweep {
-		switch c.outcome.Outcome {
-		case "unsupported":
+		if c.outcome.Outcome == "unsupported" {
 			continue
-		case "error":
+		}
+		judged++
+		if c.outcome.Outcome == "error" {
 			fails.add(c, "the SDK raised %s", c.outcome.errorText())
 			continue
 		}
 		r, sent := pairs[c]
 		if !sent {
-			continue // reported by the request check
+			if w.resultsOnly { // no request check in these scenarios: say it here
+				fails.add(c, "the SDK returned a result but sent no %s request", c.method.Name)
+			}
+			continue // else reported by the request check
 		}
 		sentRaw, answered := onWire.Of(r)
 		if !answered {
@@ -558,7 +563,21 @@ func (w *world) generatedResultsReceived() error {
 		w.observe("generated null results received as an empty typed result {}", fmt.Sprintf("%d: %s", len(compactList(voids)), strings.Join(compactList(voids), ", ")))
 	}
 	unknown.observe(w, "results")
+	if judged == 0 {
+		// Nothing reached the application: no SDK behaviour was judged, so nothing passed. No
+		// capability stands for it (the driver has rpc.generated; this version's layer lacks
+		// every method of the shape), so it is reported unavailable, with the reason.
+		return &ErrUnavailable{Reason: fmt.Sprintf("nothing to judge: none of the %d methods called is in %s's generated layer (every call answered unsupported; the coverage names each)", len(compactList(methodNames(w.sweep))), w.t.SDK())}
+	}
 	return fails.err("calls", "did not give the application the result the runtime sent")
+}
+
+func methodNames(calls []*sweepCall) []string {
+	out := make([]string, len(calls))
+	for i, c := range calls {
+		out[i] = c.method.Name
+	}
+	return out
 }
 
 // unknownTally counts the fields the schema does not know (schemagen.UnknownField) that were

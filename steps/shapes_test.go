@@ -15,6 +15,8 @@ import (
 // answersTarget is a Target whose runtime has generated answers (all the result check asks).
 type answersTarget struct{ suite.Target }
 
+func (answersTarget) SDK() string { return "fake" }
+
 func (answersTarget) RuntimeOptions() runtime.Options {
 	return runtime.Options{Answers: &runtime.Answers{Results: map[string]json.RawMessage{}}}
 }
@@ -112,4 +114,22 @@ func TestEventShapesJudgedExactly(t *testing.T) {
 			assert.Equal(t, len(tt.want), len(err.(*suite.Divergences).Items), err.Error())
 		})
 	}
+}
+
+// A result sweep in which every call was unsupported judged nothing: it is unavailable, never
+// passed; and in a results-only sweep a result with no request behind it is a failure.
+func TestResultSweepJudgingNothingIsNotPassed(t *testing.T) {
+	m := schemagen.Method{Name: "models.get", Group: "server", Namespace: "server.models"}
+	w := worldWith(t)
+	w.t = answersTarget{}
+	w.sweep = []*sweepCall{{method: m, name: "result unions", outcome: sweepOutcome{Outcome: "unsupported", Reason: "not in this SDK's generated layer"}}}
+	var unavailable *ErrUnavailable
+	require.ErrorAs(t, w.generatedResultsReceived(), &unavailable)
+
+	w = worldWith(t, sdk(`{"jsonrpc":"2.0","id":1,"method":"other","params":{}}`))
+	w.t, w.resultsOnly = answersTarget{}, true
+	w.sweep = []*sweepCall{{method: m, name: "result required", outcome: sweepOutcome{Outcome: "ok", Result: json.RawMessage(`{}`)}}}
+	err := w.generatedResultsReceived()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "returned a result but sent no models.get request")
 }

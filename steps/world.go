@@ -56,6 +56,7 @@ type world struct {
 	stepChecks      int                     // len(checked) when it began
 	replacements    int                     // replacements made at once by the last "replaced N times at once"
 	sweep           []*sweepCall            // the generated calls of the schema sweep (generated.go)
+	resultsOnly     bool                    // the sweep judges results only (answerEveryMethod): no request check follows
 	handlers        map[string]*handlerSpec // the application's runtime-to-SDK handlers (handlers.go)
 	exchange        *exchangeSpec           // the application's request handler and the model requests sent (exchanges.go)
 	asked           []asked                 // requests the scenario had the runtime send the SDK (requests.go)
