@@ -266,7 +266,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			if info.Status == report.Available {
 				view.Ready(name, fmt.Sprintf("SDK %s (%s), up to %d at once", info.Version, info.Source, cfg.Jobs), t.total)
 			}
-			clk.ready = time.Now()
+			clk.ready, clk.prepared = time.Now(), t.prepared
 			if info.Status == report.Available {
 				t.timed = func(start time.Time, waited time.Duration, o suite.Outcome) {
 					clk.scenario(start, waited, o.Transcript)
@@ -367,7 +367,9 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 			info.Version = sdks.SourceVersion("", label)
 		}
 	}
+	prepBegan := time.Now()
 	prep, err := r.Prepare(ctx, runner.Target{SDK: name, Version: u.version, Label: u.label, Source: source, Log: view.Writer(), Stderr: stderr})
+	t.prepared = time.Since(prepBegan)
 	if prep != nil {
 		info.Toolchain, t.recordings = prep.Toolchain, prep.Recordings
 	}

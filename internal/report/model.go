@@ -161,10 +161,13 @@ func Failing(status string) bool { return status == Failed || status == XPass }
 // Timing is how one SDK's scenarios spent their time: observations about the SDK and the
 // harness, never failures (the numbers depend on the machine). All times are milliseconds.
 type Timing struct {
-	SDK       string  `json:"sdk"`
-	Jobs      int     `json:"jobs"`      // scenarios allowed at once
-	Drivers   int     `json:"drivers"`   // driver processes the run started
-	StartMS   float64 `json:"startMs"`   // preparing (a cache hit when warm) and the first driver's hello
+	SDK     string  `json:"sdk"`
+	Jobs    int     `json:"jobs"`    // scenarios allowed at once
+	Drivers int     `json:"drivers"` // driver processes the run started
+	StartMS float64 `json:"startMs"` // preparing (a cache hit when warm) and the first driver's hello
+	// PrepareMS is the part of StartMS the runner took to prepare the SDK (install and build
+	// its driver, or find both in the cache): what a first run on a fresh machine pays.
+	PrepareMS float64 `json:"prepareMs,omitempty"`
 	WallMS    float64 `json:"wallMs"`    // from the first scenario's start to the last one's end
 	Scenarios int     `json:"scenarios"` // scenarios that sent at least one driver command
 	// SDKCallsMS is the sum of the driver commands' round trips: the time spent inside the SDK.
