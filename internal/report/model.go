@@ -90,6 +90,14 @@ type SDK struct {
 	// Runtime says, when the SDK cannot talk to the current runtime, why (the SDK's words and
 	// the frame) and which older runtime's shapes its scenarios ran against instead.
 	Runtime string `json:"runtime,omitempty"`
+	// PairedRuntime is the runtime version the SDK version declares it was released with, and
+	// the SDK file that says so ("1.0.104 (copilot/_cli_version.py CLI_VERSION)").
+	PairedRuntime string `json:"pairedRuntime,omitempty"`
+	// Schema names the runtime schema that judged this SDK's frames when it is not the run's
+	// (Harness.Schema): the one the SDK version ships itself. SchemaNote says why the run's
+	// judged it although it declares another runtime (no schema of that one is found).
+	Schema     string `json:"schema,omitempty"`
+	SchemaNote string `json:"schemaNote,omitempty"`
 }
 
 // Result is one scenario on one SDK.
