@@ -220,6 +220,11 @@ func Probe(env Env, entries []Entry) (Result, error) {
 				}
 				got := ps[len(ps)-1]
 				f.Path, f.Problem = Locate(bases[0], bases[1], got, v.Want())
+				if f.Path == "" && f.Problem != "" {
+					if m := explain(bases[0], got, v.Want(), e); m != "" {
+						f.Problem += "; " + m
+					}
+				}
 				if f.Path != "" && v.Inner != "" {
 					if p := innerPath(normalize(at(got, f.Path)), normalize(v.Want()), f.Path, v.Inner); p != "" {
 						f.Path = p
@@ -302,6 +307,27 @@ func Probe(env Env, entries []Entry) (Result, error) {
 		judgeOpenTime(res.Findings, o.OpenTimeOptions())
 	}
 	return res, nil
+}
+
+// explain names where a value that changed the request without arriving as set went wrong
+// (Mismatch): inside the key named like the field, else the one key that changed.
+func explain(base, got map[string]any, want any, e Entry) string {
+	var changed []string
+	for k, v := range got {
+		if b, ok := base[k]; !ok || !same(normalize(v), normalize(b)) {
+			changed = append(changed, k)
+		}
+	}
+	sort.Strings(changed)
+	for _, k := range changed {
+		if Normalize(k) == e.Key() {
+			return Mismatch(got[k], want, k)
+		}
+	}
+	if len(changed) == 1 {
+		return Mismatch(got[changed[0]], want, changed[0])
+	}
+	return ""
 }
 
 // at is the value at a dotted path of params (nil when absent).
