@@ -278,3 +278,15 @@ func (w *world) surfaceClean() error {
 	}
 	return &suite.Divergences{Text: head + ":\n  " + strings.Join(ps, "\n  "), Items: ps}
 }
+
+// Nullable implements surface.NullEnv from the run's schema: the member at inner of the session
+// option named like field (definitions.SessionOpenOptions), names matched as the surface
+// matches them (surface.Normalize).
+func (e *surfaceEnv) Nullable(field string, inner []string) (bool, bool) {
+	doc, err := e.w.schemas()
+	if err != nil {
+		return false, false
+	}
+	match := func(prop, seg string) bool { return surface.Normalize(prop) == surface.Normalize(seg) }
+	return doc.Nullable(surface.OpenTimeDefinition, append([]string{field}, inner...), match)
+}

@@ -96,7 +96,7 @@ func GenerateWith(all []Entry, e Entry, defs Definitions, callbacks bool) ([]Var
 		}
 		var out []Variant
 		for _, o := range objs {
-			v := Variant{Label: o.Label, Value: wrap(e.Shape, o.Value), Inner: o.Inner}
+			v := Variant{Label: o.Label, Value: wrap(e.Shape, o.Value), Inner: o.Inner, Null: o.Null}
 			if o.Wire != nil {
 				v.Wire = wrap(e.Shape, o.Wire)
 			}
@@ -190,6 +190,7 @@ func wrap(shape string, obj map[string]any) any {
 
 type definition struct {
 	Label, Inner string
+	Null         bool // see Variant.Null
 	Value        map[string]any
 	Wire         map[string]any // see Variant.Wire
 }

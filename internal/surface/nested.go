@@ -47,6 +47,35 @@ func edges(f Entry) []edge {
 	return out
 }
 
+// NullEnv is an Env that knows from the runtime's schema whether a nested member may be null:
+// the member at inner (a dotted path of the SDK's names, Variant.Inner) of the session option
+// named like field (definitions.SessionOpenOptions). known is false where the schema does not
+// define the path.
+type NullEnv interface {
+	Nullable(field string, inner []string) (nullable, known bool)
+}
+
+// generateFor is GenerateWith with env's schema and callbacks, keeping a null variant only where
+// the schema says the member may be null: an SDK that drops a null the schema does not allow
+// (Python's None for "not set") does right.
+func generateFor(env any, all []Entry, e Entry) ([]Variant, string) {
+	vs, why := GenerateWith(all, e, schemaDefinitions(env), fillsCallbacks(env))
+	n, _ := env.(NullEnv)
+	out := vs[:0:0]
+	for _, v := range vs {
+		if v.Null {
+			if n == nil {
+				continue
+			}
+			if ok, known := n.Nullable(e.Name, strings.Split(v.Inner, ".")); !ok || !known {
+				continue
+			}
+		}
+		out = append(out, v)
+	}
+	return out, why
+}
+
 // namesNull says whether a declared type spells a null alternative of its own.
 func namesNull(typ string) bool {
 	t := strings.Join(strings.Fields(typ), "")
@@ -77,7 +106,7 @@ func nested(all []Entry, owner string, fields []Entry, values, minimal map[strin
 	var out []definition
 	for _, f := range sorted {
 		for _, e := range edges(f) {
-			out = append(out, definition{Label: fmt.Sprintf("minimal %s + %s = %s", owner, f.Name, e.label), Inner: f.Name, Value: with(f.Name, e.value)})
+			out = append(out, definition{Label: fmt.Sprintf("minimal %s + %s = %s", owner, f.Name, e.label), Inner: f.Name, Value: with(f.Name, e.value), Null: e.value == nil})
 		}
 		if depth+1 >= maxNestedDepth || len(Variants(f)) > 0 {
 			continue // a scalar member (a string named like an owner: a model's provider name) holds nothing
@@ -100,7 +129,7 @@ func nested(all []Entry, owner string, fields []Entry, values, minimal map[strin
 			if f.Shape == "array" || f.Shape == "map" {
 				label = fmt.Sprintf("minimal %s + %s holding one %s", owner, f.Name, d.Label)
 			}
-			out = append(out, definition{Label: label, Inner: f.Name + "." + d.Inner, Value: with(f.Name, wrap(f.Shape, d.Value))})
+			out = append(out, definition{Label: label, Inner: f.Name + "." + d.Inner, Value: with(f.Name, wrap(f.Shape, d.Value)), Null: d.Null})
 		}
 	}
 	return out

@@ -155,7 +155,7 @@ func TestNestedEdgeValuesJudged(t *testing.T) {
 				send = filling
 				want = []string{"customAgents = one minimal customAgent: session.%s: customAgents changed", "; customAgents.0.tools: not set, got []"}
 			}
-			res, err := Probe(&fakeEnv{send: send}, entries)
+			res, err := Probe(nullSchema{&fakeEnv{send: send}}, entries)
 			require.NoError(t, err)
 			ps := res.Problems()
 			if want == nil {
@@ -199,6 +199,51 @@ func TestMismatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, Mismatch(tt.sent, tt.given, "x"))
+		})
+	}
+}
+
+// nullSchema stands in for the runtime's schema: only a custom agent's description may be null.
+type nullSchema struct{ *fakeEnv }
+
+func (nullSchema) Nullable(field string, inner []string) (bool, bool) {
+	return Normalize(field) == "customagents" && len(inner) == 1 && inner[0] == "description", true
+}
+
+func TestNestedNullOnlyWhereTheSchemaAllowsIt(t *testing.T) {
+	asSet := func(_ string, v any) map[string]any { return map[string]any{"customAgents": v} }
+	dropNull := func(_ string, v any) map[string]any {
+		return map[string]any{"customAgents": rewrite(v, func(_ int, _ string, v any) (any, bool) { return v, v != nil }, 0)}
+	}
+	nullable := []Entry{
+		nestedEntries[0], nestedEntries[1], nestedEntries[3],
+		{Owner: "customAgent", Name: "model", Kind: "field", Shape: "string", Optional: true, Type: "string | null", DeclaredBy: "CustomAgentConfig"},
+	}
+	tests := []struct {
+		name     string
+		env      Env
+		nulls    int // null values set
+		problems []string
+	}{
+		{"no schema: no null is set", &fakeEnv{send: asSet}, 0, nil},
+		{"the schema allows it: null arrives as null", nullSchema{&fakeEnv{send: asSet}}, 1, nil},
+		{"the schema allows it: a dropped null fails", nullSchema{&fakeEnv{send: dropNull}}, 1, []string{
+			"sessionConfig.customAgents = one minimal customAgent + description = null: session.create: customAgents changed (customAgents=[{\"name\":\"" + NonASCII + " name\"}]) but none carries the value given; customAgents.0.description: want null, the key is absent",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Probe(tt.env, nullable)
+			require.NoError(t, err)
+			nulls := 0
+			for _, f := range res.Findings {
+				if strings.HasSuffix(f.Variant, "= null") {
+					nulls++
+				}
+			}
+			assert.Equal(t, tt.nulls, nulls, "model is never nullable in the schema, description only with it")
+			assert.Equal(t, tt.problems, res.Problems())
+			assert.Equal(t, tt.nulls, Values(tt.env, nullable)-Values(&fakeEnv{}, nullable), "the deadline counts the null values set")
 		})
 	}
 }

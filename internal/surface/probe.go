@@ -23,7 +23,7 @@ func endsProbe(err error) bool {
 func Values(env any, entries []Entry) int {
 	n := 0
 	for _, e := range entries {
-		vs, _ := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
+		vs, _ := generateFor(env, entries, e)
 		n += len(vs)
 	}
 	return n
@@ -182,7 +182,7 @@ func Probe(env Env, entries []Entry) (Result, error) {
 			if e.Owner != a.Owner {
 				continue
 			}
-			vs, why := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
+			vs, why := generateFor(env, entries, e)
 			if len(vs) == 0 {
 				res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 				continue
@@ -396,7 +396,7 @@ func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
 		if e.Owner != "clientOptions" {
 			continue
 		}
-		vs, why := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
+		vs, why := generateFor(env, entries, e)
 		if len(vs) == 0 {
 			res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 			continue

@@ -49,6 +49,9 @@ type Variant struct {
 	// Wire is the value expected on the wire when it is not Value: a registration holding one
 	// declaration beside its callbacks (Node's canvas {declaration, open}) sends the declaration.
 	Wire any
+	// Null: the variant sets a nested member to an explicit null, kept only where the runtime's
+	// schema lets that member be null (NullEnv).
+	Null bool
 }
 
 // Want is the value the variant must put on the wire.
@@ -347,25 +350,30 @@ func innerFind(sent, given any, path, inner string) (string, any, any) {
 	return "", nil, nil
 }
 
-// Mismatch is the first place where a sent value (decoded JSON) is not the value given (as same
-// judges it), named by its path from path: "customAgents.0.tools: want [], got null", ".tools:
-// want [], the key is absent", ".tools: not set, got []". "" when they are the same.
+// Mismatch is every place where a sent value (decoded JSON) is not the value given (as same
+// judges it), each named by its path from path and joined by "; ": "customAgents.0.tools: want
+// [], got null", "….tools: want [], the key is absent", "….tools: not set, got []". "" when
+// they are the same.
 func Mismatch(sent, given any, path string) string {
-	sent, given = normalize(sent), normalize(given)
+	return strings.Join(mismatches(normalize(sent), normalize(given), path), "; ")
+}
+
+func mismatches(sent, given any, path string) []string {
 	if same(sent, given) {
-		return ""
+		return nil
 	}
 	switch g := given.(type) {
 	case map[string]any:
 		s, ok := sent.(map[string]any)
 		if !ok {
-			return fmt.Sprintf("%s: want %s, got %s", path, brief(g), brief(sent))
+			break
 		}
 		keys := make([]string, 0, len(g))
 		for k := range g {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		var out []string
 		used := map[string]bool{}
 		for _, gk := range keys {
 			sk := ""
@@ -383,12 +391,11 @@ func Mismatch(sent, given any, path string) string {
 				}
 			}
 			if sk == "" {
-				return fmt.Sprintf("%s.%s: want %s, the key is absent", path, gk, brief(g[gk]))
+				out = append(out, fmt.Sprintf("%s.%s: want %s, the key is absent", path, gk, brief(g[gk])))
+				continue
 			}
 			used[sk] = true
-			if m := Mismatch(s[sk], g[gk], path+"."+sk); m != "" {
-				return m
-			}
+			out = append(out, mismatches(s[sk], g[gk], path+"."+sk)...)
 		}
 		extra := make([]string, 0, len(s))
 		for k := range s {
@@ -397,24 +404,29 @@ func Mismatch(sent, given any, path string) string {
 			}
 		}
 		sort.Strings(extra)
-		if len(extra) > 0 {
-			return fmt.Sprintf("%s.%s: not set, got %s", path, extra[0], brief(s[extra[0]]))
+		for _, k := range extra {
+			out = append(out, fmt.Sprintf("%s.%s: not set, got %s", path, k, brief(s[k])))
+		}
+		if len(out) > 0 {
+			return out
 		}
 	case []any:
 		s, ok := sent.([]any)
 		if !ok {
-			return fmt.Sprintf("%s: want %s, got %s", path, brief(g), brief(sent))
+			break
 		}
 		if len(s) != len(g) {
-			return fmt.Sprintf("%s: want %d elements, got %d (%s)", path, len(g), len(s), brief(sent))
+			return []string{fmt.Sprintf("%s: want %d elements, got %d (%s)", path, len(g), len(s), brief(sent))}
 		}
+		var out []string
 		for i := range g {
-			if m := Mismatch(s[i], g[i], fmt.Sprintf("%s.%d", path, i)); m != "" {
-				return m
-			}
+			out = append(out, mismatches(s[i], g[i], fmt.Sprintf("%s.%d", path, i))...)
+		}
+		if len(out) > 0 {
+			return out
 		}
 	}
-	return fmt.Sprintf("%s: want %s, got %s", path, brief(given), brief(sent))
+	return []string{fmt.Sprintf("%s: want %s, got %s", path, brief(given), brief(sent))}
 }
 
 // keyOf says whether k names a key of m (by Normalize).
