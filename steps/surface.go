@@ -253,6 +253,8 @@ func (w *world) probeSurface() error {
 	// (the transcript's note says why each other field is not).
 	w.observations[surfaceTallyObservation] = fmt.Sprintf("%d of %d", checked, fields)
 	w.rec.Notef("", "surface: %d field values probed; inventoried fields with a generated check, per owner:\n%s", len(res.Findings), strings.Join(lines, "\n"))
+	n := res.Nested()
+	w.rec.Notef("", "surface: inside definitions, %d values judged on %d nested member paths (per request), %d of them an edge value ([] / {} / null)", n.Values, n.Fields, n.Edges)
 	if opts := env.OpenTimeOptions(); len(opts) > 0 {
 		w.rec.Notef("", "surface: %d options a session opens with (the schema's definitions.%s), each due in session.create / session.resume itself: %s", len(opts), surface.OpenTimeDefinition, strings.Join(opts, ", "))
 	} else {

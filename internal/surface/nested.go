@@ -134,3 +134,30 @@ func nested(all []Entry, owner string, fields []Entry, values, minimal map[strin
 	}
 	return out
 }
+
+// NestedCount is how much of a probe judged values inside definitions: the distinct nested
+// member paths per request (Finding.Key, "customagents.mcpservers.args"), the values set on
+// them, and how many of those were an edge value ([] / {} / null).
+type NestedCount struct{ Fields, Values, Edges int }
+
+// Nested counts r's findings inside definitions (those that set a member alone: Inner).
+func (r Result) Nested() NestedCount {
+	var c NestedCount
+	seen := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Inner == "" {
+			continue
+		}
+		c.Values++
+		if k := f.Request + " " + f.Entry.Owner + " " + f.Key(); !seen[k] {
+			seen[k] = true
+			c.Fields++
+		}
+		for _, e := range []string{" = []", " = {}", " = null"} {
+			if strings.HasSuffix(f.Variant, e) {
+				c.Edges++
+			}
+		}
+	}
+	return c
+}

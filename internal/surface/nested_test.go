@@ -247,3 +247,12 @@ func TestNestedNullOnlyWhereTheSchemaAllowsIt(t *testing.T) {
 		})
 	}
 }
+
+func TestNestedCount(t *testing.T) {
+	res, err := Probe(nullSchema{&fakeEnv{send: func(_ string, v any) map[string]any { return map[string]any{"customAgents": v} }}}, nestedEntries)
+	require.NoError(t, err)
+	c := res.Nested()
+	// On session.create: description, mcpServers and tools, and the server's args and env inside
+	// mcpServers, each with a value and its edge value (description's null: the schema allows it).
+	assert.Equal(t, NestedCount{Fields: 5, Values: 10, Edges: 5}, c)
+}
