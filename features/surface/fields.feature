@@ -24,8 +24,8 @@ Feature: Every session config field the SDK declares reaches the request, as the
   options. The value must reach its request under one key as set (no canonical default: [] stays
   [], false stays false, a key not set is not sent as null; an unset member sent as its type's
   zero value, as every SDK sends a command's description "", is the same value, but not as [] or
-  {}: absent stays absent inside a definition too), a value that does not arrive so names each
-  nested path that differs (customAgents.0.tools: want [], the key is absent), and nothing
+  {}: absent stays absent inside a definition too; a failure names each nested path that
+  differs: customAgents.0.tools: want [], the key is absent), and nothing
   else in the request may change; a field sent for one value must be sent for every value, under
   the same key on create and on resume. The runtime's schema is the contract: an option its
   definitions.SessionOpenOptions lists (read in every run) must reach session.create /
