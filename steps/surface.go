@@ -253,6 +253,8 @@ func (w *world) probeSurface() error {
 	// (the transcript's note says why each other field is not).
 	w.observations[surfaceTallyObservation] = fmt.Sprintf("%d of %d", checked, fields)
 	w.rec.Notef("", "surface: %d field values probed; inventoried fields with a generated check, per owner:\n%s", len(res.Findings), strings.Join(lines, "\n"))
+	n := res.Nested()
+	w.rec.Notef("", "surface: inside definitions, %d values judged on %d nested member paths (per request), %d of them an edge value ([] / {} / null)", n.Values, n.Fields, n.Edges)
 	if opts := env.OpenTimeOptions(); len(opts) > 0 {
 		w.rec.Notef("", "surface: %d options a session opens with (the schema's definitions.%s), each due in session.create / session.resume itself: %s", len(opts), surface.OpenTimeDefinition, strings.Join(opts, ", "))
 	} else {
@@ -277,4 +279,16 @@ func (w *world) surfaceClean() error {
 		head += fmt.Sprintf("; %d fields no request carries, or listed as client-side though sent", n)
 	}
 	return &suite.Divergences{Text: head + ":\n  " + strings.Join(ps, "\n  "), Items: ps}
+}
+
+// Nullable implements surface.NullEnv from the run's schema: the member at inner of the session
+// option named like field (definitions.SessionOpenOptions), names matched as the surface
+// matches them (surface.Normalize).
+func (e *surfaceEnv) Nullable(field string, inner []string) (bool, bool) {
+	doc, err := e.w.schemas()
+	if err != nil {
+		return false, false
+	}
+	match := func(prop, seg string) bool { return surface.Normalize(prop) == surface.Normalize(seg) }
+	return doc.Nullable(surface.OpenTimeDefinition, append([]string{field}, inner...), match)
 }

@@ -23,6 +23,7 @@ func benchCmd() *cobra.Command {
 	var (
 		sdkList, reportDir, tags string
 		jobs                     int
+		cold                     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bench [feature paths...]",
@@ -83,23 +84,36 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			began := time.Now()
-			cpu0, known := selfCPU()
-			parts := &partsLog{began: began, cpu0: cpu0}
-			cfg.Progress = progress.New(parts, progress.Options{})
-			res, err := harness.Run(ctx, cfg)
-			took := time.Since(began)
+			if !cold {
+				_, err := benchOnce(ctx, cfg, os.Stdout)
+				if err != nil {
+					return err
+				}
+				fmt.Printf("reports: %s\n", reportDir)
+				return nil
+			}
+			// Cold: an empty cache of the harness's own (every driver installed and built as on
+			// a fresh machine), then the same run again on what the first one cached.
+			cache, err := os.MkdirTemp("", "conformance-bench-cache-")
 			if err != nil {
 				return err
 			}
-			harnessCPU := time.Duration(-1)
-			if cpu1, ok := selfCPU(); ok && known {
-				harnessCPU = cpu1 - cpu0
+			defer os.RemoveAll(cache)
+			cfg.CacheRoot = cache
+			var runs [2]*report.Results
+			var took [2]time.Duration
+			for i, name := range []string{"cold", "warm"} {
+				c := cfg
+				c.ReportDir = filepath.Join(reportDir, name)
+				fmt.Printf("== %s: cache %s ==\n", name, cache)
+				began := time.Now()
+				if runs[i], err = benchOnce(ctx, c, os.Stdout); err != nil {
+					return err
+				}
+				took[i] = time.Since(began)
 			}
-			printBench(os.Stdout, res, took, cfg.Jobs, harnessCPU)
-			parts.mark("reports")
-			printPhases(os.Stdout, parts.phases(), known)
-			fmt.Printf("reports: %s\n", reportDir)
+			printColdWarm(os.Stdout, runs[0], runs[1], took[0], took[1])
+			fmt.Printf("reports: %s/{cold,warm}\n", reportDir)
 			return nil
 		},
 	}
@@ -108,7 +122,47 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 	f.StringVar(&reportDir, "report-dir", "", "where the run's reports go (default a new temporary folder)")
 	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once")
 	f.StringVar(&tags, "tags", "", "godog tag expression, as for run (e.g. '~@sweep': the features without the generated sweeps)")
+	f.BoolVar(&cold, "cold", false, "run twice, first from an empty harness cache of its own (removed after), then warm, and print each SDK's preparation time both ways")
 	return cmd
+}
+
+// benchOnce runs the suite once with cfg and prints its tables to w.
+func benchOnce(ctx context.Context, cfg harness.Config, w io.Writer) (*report.Results, error) {
+	began := time.Now()
+	cpu0, known := selfCPU()
+	parts := &partsLog{began: began, cpu0: cpu0}
+	cfg.Progress = progress.New(parts, progress.Options{})
+	res, err := harness.Run(ctx, cfg)
+	took := time.Since(began)
+	if err != nil {
+		return nil, err
+	}
+	harnessCPU := time.Duration(-1)
+	if cpu1, ok := selfCPU(); ok && known {
+		harnessCPU = cpu1 - cpu0
+	}
+	printBench(w, res, took, cfg.Jobs, harnessCPU)
+	parts.mark("reports")
+	printPhases(w, parts.phases(), known)
+	return res, nil
+}
+
+// printColdWarm prints, per SDK, what preparing it cost from an empty harness cache and from
+// the cache that run left, and each run's whole wall time: the first run's cost on a fresh
+// machine (the package managers' own download caches are as this machine has them).
+func printColdWarm(w io.Writer, cold, warm *report.Results, coldTook, warmTook time.Duration) {
+	warmOf := map[string]report.Timing{}
+	for _, t := range warm.Timing {
+		warmOf[t.SDK] = t
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "SDK\tprepare cold\twarm\tstart cold\twarm\t")
+	for _, c := range cold.Timing {
+		h := warmOf[c.SDK]
+		fmt.Fprintf(tw, "%s\t%.1f s\t%.2f s\t%.1f s\t%.2f s\t\n", c.SDK, c.PrepareMS/1000, h.PrepareMS/1000, c.StartMS/1000, h.StartMS/1000)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "whole run: cold %.1f s, warm %.1f s\n", coldTook.Seconds(), warmTook.Seconds())
 }
 
 // printBench prints the tables; harnessCPU is the harness's own CPU time over the run (its

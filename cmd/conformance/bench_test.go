@@ -27,3 +27,24 @@ func TestPrintBench(t *testing.T) {
 	assert.Contains(t, got, "whole run: 13.00 s with --jobs 8\n")
 	assert.Contains(t, got, "CPU: harness 5.20 s (100 ms per scenario), drivers 9.00 s\n")
 }
+
+func TestPrintColdWarm(t *testing.T) {
+	cold := &report.Results{Timing: []report.Timing{
+		{SDK: "rust", PrepareMS: 163000, StartMS: 164200},
+		{SDK: "node", PrepareMS: 23000, StartMS: 23900},
+	}}
+	warm := &report.Results{Timing: []report.Timing{
+		{SDK: "node", PrepareMS: 40, StartMS: 900},
+		{SDK: "rust", PrepareMS: 120, StartMS: 300},
+	}}
+	var out bytes.Buffer
+	printColdWarm(&out, cold, warm, 190*time.Second, 25*time.Second)
+	got := out.String()
+	for _, want := range []string{
+		`rust +163\.0 s +0\.12 s +164\.2 s +0\.30 s`, // the warm row matched by SDK, not by position
+		`node +23\.0 s +0\.04 s +23\.9 s +0\.90 s`,
+		`whole run: cold 190\.0 s, warm 25\.0 s`,
+	} {
+		assert.Regexp(t, want, got)
+	}
+}

@@ -75,9 +75,11 @@ func callRPC(ctx context.Context, s *copilot.Session, group, method string, para
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(raw, req.Interface()); err != nil {
-		return nil, driverErrorf("%s.%s request: %v", group, method, err)
+	built, unrep, err := construct(req.Type().Elem(), raw)
+	if err != nil || len(unrep) > 0 {
+		return nil, driverErrorf("%s.%s request: %v cannot carry %v", group, method, req.Type().Elem(), unrep)
 	}
+	req.Elem().Set(built)
 	out := m.Call([]reflect.Value{reflect.ValueOf(ctx), req})
 	if e, _ := out[len(out)-1].Interface().(error); e != nil {
 		return nil, e

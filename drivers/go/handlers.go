@@ -66,17 +66,18 @@ func reportHandled(session, client, method string, input any, unrep []string) {
 	event("rpc.handled", args)
 }
 
-// into decodes the harness's result into the SDK's type T and reports the pointers T lost.
+// into builds the harness's result as the SDK's type T by field name (construct) and reports the
+// pointers T cannot carry.
 func into[T any](raw json.RawMessage) (T, []string) {
 	var v T
 	if len(raw) == 0 || string(raw) == "null" {
 		return v, nil
 	}
-	if err := json.Unmarshal(raw, &v); err != nil {
+	built, unrep, err := construct(reflect.TypeOf(v), raw)
+	if err != nil {
 		return v, []string{""}
 	}
-	held, _ := json.Marshal(v)
-	return v, lost(raw, held)
+	return built.Interface().(T), unrep
 }
 
 // named puts positional arguments back under the schema's names (a nil pointer left out).
@@ -283,11 +284,12 @@ func sessionHandlers(cfg any, specs map[string]rpcHandlerSpec, handle string) ma
 				out := reflect.New(f.Type().Out(0).Elem())
 				var unrep []string
 				if len(r.Output) > 0 && string(r.Output) != "null" {
-					if err := json.Unmarshal(r.Output, out.Interface()); err != nil {
+					built, lostPtrs, err := construct(out.Type().Elem(), r.Output)
+					if err != nil {
 						unrep = []string{"/output"}
 					} else {
-						held, _ := json.Marshal(out.Interface())
-						for _, p := range lost(r.Output, held) {
+						out.Elem().Set(built)
+						for _, p := range lostPtrs {
 							unrep = append(unrep, "/output"+p)
 						}
 					}

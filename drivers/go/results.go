@@ -7,9 +7,9 @@ package main
 // version's ToolResult does not have.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -56,16 +56,16 @@ func returnValue(raw json.RawMessage, inv copilot.ToolInvocation) (copilot.ToolR
 }
 
 func returnResult(raw json.RawMessage) (copilot.ToolResult, error) {
-	var tr copilot.ToolResult
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&tr); err != nil {
-		if strings.Contains(err.Error(), "unknown field") {
-			version, _ := sdkVersion()
-			field := strings.TrimPrefix(err.Error(), "json: unknown field ")
-			return tr, unsupported{fmt.Sprintf("%s %s: copilot.ToolResult (with its ToolBinaryResult) has no field for %s", sdkModule, version, field)}
-		}
-		return tr, driverErrorf("returnResult: %v", err)
+	// Built by field name (construct), not decoded: a misspelled tag in copilot.ToolResult must
+	// show on the wire, not read as a field the type lacks.
+	v, lost, err := construct(reflect.TypeOf(copilot.ToolResult{}), raw)
+	if err != nil {
+		return copilot.ToolResult{}, driverErrorf("returnResult: %v", err)
+	}
+	tr := v.Interface().(copilot.ToolResult)
+	if len(lost) > 0 {
+		version, _ := sdkVersion()
+		return tr, unsupported{fmt.Sprintf("%s %s: copilot.ToolResult (with its ToolBinaryResult) cannot carry %s", sdkModule, version, strings.Join(lost, ", "))}
 	}
 	return tr, nil
 }

@@ -231,19 +231,15 @@ func (d *driver) call(ctx context.Context, c rpcCall) (rpcOutcome, error) {
 			return rpcOutcome{}, unsupported{fmt.Sprintf("%s %s: %s takes the union interface %s; the driver cannot "+
 				"choose its concrete variant type by reflection", sdkModule, version, c.Method, reqType.Elem())}
 		}
-		req := reflect.New(reqType.Elem())
-		if err := json.Unmarshal(params, req.Interface()); err != nil {
-			return rpcOutcome{}, driverErrorf("%s: params do not decode into %s: %v", c.Method, reqType.Elem(), err)
-		}
-		var given map[string]any
-		if json.Unmarshal(params, &given) == nil {
-			keepNulls(req.Elem(), given)
-		}
-		held, err := json.Marshal(req.Interface())
+		// Built by field name as an application writes it (construct), never decoded: a wrong
+		// json tag in the SDK then shows on the wire instead of being undone on the way back.
+		built, unrep, err := construct(reqType.Elem(), params)
 		if err != nil {
-			return rpcOutcome{}, driverErrorf("%s: %s does not encode: %v", c.Method, reqType.Elem(), err)
+			return rpcOutcome{}, driverErrorf("%s: params are not JSON: %v", c.Method, err)
 		}
-		unrepresentable = lost(params, held)
+		req := reflect.New(reqType.Elem())
+		req.Elem().Set(built)
+		unrepresentable = unrep
 		args = append(args, req)
 	} else {
 		// A wrapper without a request type sends no params: every given key is lost.
@@ -353,44 +349,11 @@ func rpcCapabilities(version string, caps map[string]bool, notes map[string]stri
 	server, session := wrappers()
 	caps["rpc.generated"] = len(server) > 0 && len(session) > 0
 	notes["rpc.generated"] = fmt.Sprintf("%s %s: %d client (Client.RPC) and %d session (Session.RPC) generated wrappers, "+
-		"found by reflection; params decoded with encoding/json into the wrapper's request type; a params value "+
-		"the request struct does not carry (an unknown key; an explicit null where the field is a single pointer "+
-		"with omitempty) is reported unrepresentable", sdkModule, version, len(server), len(session))
-}
-
-// keepNulls gives an explicit JSON null the typed value a Go application writes for it where the
-// request type can hold one: a **T field (the generated layer's "nullable") set to a non-nil
-// pointer to a nil *T. encoding/json alone decodes null into a nil **T, which the wrapper treats
-// as absent; an application sets the outer pointer. Nested structs are followed.
-func keepNulls(v reflect.Value, given map[string]any) {
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return
-		}
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
-		return
-	}
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.IsExported() || name == "" || name == "-" {
-			continue
-		}
-		g, present := given[name]
-		if !present {
-			continue
-		}
-		fv := v.Field(i)
-		switch {
-		case g == nil && f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Pointer:
-			fv.Set(reflect.New(f.Type.Elem()))
-		case g != nil:
-			if m, ok := g.(map[string]any); ok {
-				keepNulls(fv, m)
-			}
-		}
+		"found by reflection; params built into the wrapper's request type by Go field name (never decoded by the SDK); a params value "+
+		"the request struct does not carry (a key no field is named for; a value its omitempty encoding leaves out, "+
+		"such as an explicit null in a single pointer) is reported unrepresentable", sdkModule, version, len(server), len(session))
+	if tally := decodeTally(); len(tally) > 0 {
+		notes["values.decodedBySDK"] = fmt.Sprintf("%d request types or fields built through the SDK's own decoder "+
+			"(nothing an application writes reaches them by field name): %s", len(tally), strings.Join(tally, "; "))
 	}
 }

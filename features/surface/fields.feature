@@ -8,7 +8,11 @@ Feature: Every session config field the SDK declares reaches the request, as the
   lists, in every SDK's spelling of it); a field holding definitions (custom agents, MCP servers, tools,
   providers, system messages) gets the full definition, a minimal one, and one per optional
   field set alone, built from the definition type's own inventoried fields, in a list or map
-  as declared, and the empty list or map; any other object field is built the same way from the
+  as declared, and the empty list or map; inside a definition, each optional list, map and
+  nullable member is also set alone to [] / {} / null (null only where the runtime's schema lets
+  that member be null), and a member holding a definition or object (a custom agent's MCP
+  servers, a provider's azure options, system message sections) gets its own members' values
+  and edge values the same way, inside the parent's minimal form; any other object field is built the same way from the
   members the driver read from the SDK's declaration of its type (a required callback among them
   is the driver's do-nothing one; a registration of one declaration beside callbacks must send
   the declaration). Session and resume fields go on create and on resume;
@@ -19,7 +23,9 @@ Feature: Every session config field the SDK declares reaches the request, as the
   a log level, a token, a telemetry config, an environment), against two such clients without
   options. The value must reach its request under one key as set (no canonical default: [] stays
   [], false stays false, a key not set is not sent as null; an unset member sent as its type's
-  zero value, as every SDK sends a command's description "", is the same value), and nothing
+  zero value, as every SDK sends a command's description "", is the same value, but not as [] or
+  {}: absent stays absent inside a definition too; a failure names each nested path that
+  differs: customAgents.0.tools: want [], the key is absent), and nothing
   else in the request may change; a field sent for one value must be sent for every value, under
   the same key on create and on resume. The runtime's schema is the contract: an option its
   definitions.SessionOpenOptions lists (read in every run) must reach session.create /

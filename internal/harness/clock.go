@@ -19,6 +19,7 @@ type clock struct {
 	dir                string // the report folder, which example paths are relative to
 	store              *transcript.Store
 	begun, ready, done time.Time
+	prepared           time.Duration
 	drivers            int
 
 	mu         sync.Mutex
@@ -87,7 +88,7 @@ func (c *clock) summary(jobs int) report.Timing {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	agg := timing.Aggregate(c.sdk, c.timelines)
-	t := report.Timing{SDK: c.sdk, Jobs: jobs, Drivers: c.drivers, StartMS: ms(c.ready.Sub(c.begun)),
+	t := report.Timing{SDK: c.sdk, Jobs: jobs, Drivers: c.drivers, StartMS: ms(c.ready.Sub(c.begun)), PrepareMS: ms(c.prepared),
 		Scenarios: len(c.overhead), SDKCallsMS: c.sdkCalls, DriverWaitMS: c.driverWait, Overhead: stats(timing.StatsOf(c.overhead)),
 		Commands: agg.Commands, ToFirstFrame: stats(agg.ToFirstFrame), AnswerToResult: stats(agg.AnswerToResult),
 		Example: c.examples}

@@ -91,6 +91,8 @@ type Config struct {
 	// RuntimeCheck, from the same schema).
 	runtimeCheckResult func(method string, result json.RawMessage) []schema.Violation
 	schemaDesc         string               // which schema judged the run (set by Run), for the violations' failures
+	schemaDir          string               // where the run's schemas were read from (set by Run)
+	schemaRuntime      string               // the runtime version they belong to, "" when unknown
 	clientSide         []surface.ClientSide // fixtures/client-side-fields.yaml (set by execute, from the plan)
 	catalog            []report.SchemaItem  // every method and event type of the schemas, for the coverage
 	selection          *shardSelection      // set by Run for a shard
@@ -197,7 +199,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 			l = runschema.Load(ctx, schemas, p.pins, cfg.Log)
 		}
 		res.Harness.Schema, cfg.generated, cfg.answers = l.Desc, l.Gen, l.Answers
-		cfg.schemaDesc = l.Desc
+		cfg.schemaDesc, cfg.schemaDir, cfg.schemaRuntime = l.Desc, l.Dir, l.Runtime
 		if l.Validator != nil {
 			cfg.catalog = runschema.Catalog(cfg.generated)
 			res.Harness.SchemaLoaded = true
@@ -266,7 +268,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			if info.Status == report.Available {
 				view.Ready(name, fmt.Sprintf("SDK %s (%s), up to %d at once", info.Version, info.Source, cfg.Jobs), t.total)
 			}
-			clk.ready = time.Now()
+			clk.ready, clk.prepared = time.Now(), t.prepared
 			if info.Status == report.Available {
 				t.timed = func(start time.Time, waited time.Duration, o suite.Outcome) {
 					clk.scenario(start, waited, o.Transcript)
@@ -367,7 +369,9 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 			info.Version = sdks.SourceVersion("", label)
 		}
 	}
+	prepBegan := time.Now()
 	prep, err := r.Prepare(ctx, runner.Target{SDK: name, Version: u.version, Label: u.label, Source: source, Log: view.Writer(), Stderr: stderr})
+	t.prepared = time.Since(prepBegan)
 	if prep != nil {
 		info.Toolchain, t.recordings = prep.Toolchain, prep.Recordings
 	}
@@ -375,6 +379,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 		return fail(err.Error())
 	}
 	t.launcher = prep.Launcher
+	judgeBy(cfg, prep, t, &info)
 	if cfg.ValidateProtocol {
 		if t.validator, err = driver.LoadValidator(filepath.Join(cfg.RepoRoot, "drivers", "protocol.schema.json")); err != nil {
 			return fail(err.Error())
@@ -508,7 +513,10 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 	}
 	if len(unknown) > 0 && o.Unavailable == "" {
 		of := "the runtime's schema"
-		if cfg.schemaDesc != "" {
+		switch {
+		case sdk.Schema != "": // the SDK version's own (judgeBy)
+			of += " (" + sdk.Schema + ")"
+		case cfg.schemaDesc != "":
 			of += " (" + cfg.schemaDesc + ")"
 		}
 		f := suite.Failure{Message: fmt.Sprintf("%d of the frames the SDK sent break %s, and no entry of fixtures/%s knows them:\n  %s", len(unknown), of, expect.ViolationsFile, strings.Join(unknown, "\n  "))}

@@ -29,6 +29,7 @@ type target struct {
 	unavailable string
 	hello       *driver.Hello
 	launcher    driver.Launcher
+	prepared    time.Duration      // the runner's Prepare of this SDK (bench's cold/warm times)
 	stderr      *runner.ScrubLines // the driver log, flushed when the SDK's run ends
 	// recordings, for a replayed target, answer each scenario from its recording instead of a
 	// driver from the pool.

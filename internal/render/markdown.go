@@ -1007,6 +1007,20 @@ func schemaViolations(r *report.Results) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## Runtime schema\n\n%s\n", r.Harness.Schema)
+	// Which schema judged each SDK, where it is not simply the run's (judged by the one the SDK
+	// version ships, or the run's although the SDK declares another runtime).
+	var judged []string
+	for _, s := range r.SDKs {
+		switch {
+		case s.Schema != "":
+			judged = append(judged, fmt.Sprintf("- %s %s: judged by %s", s.Name, s.Version, s.Schema))
+		case s.SchemaNote != "":
+			judged = append(judged, fmt.Sprintf("- %s %s: %s", s.Name, s.Version, s.SchemaNote))
+		}
+	}
+	if len(judged) > 0 {
+		b.WriteString("\n" + strings.Join(judged, "\n") + "\n")
+	}
 	if len(order) == 0 {
 		if !r.Harness.SchemaLoaded {
 			return b.String()

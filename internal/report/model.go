@@ -90,6 +90,14 @@ type SDK struct {
 	// Runtime says, when the SDK cannot talk to the current runtime, why (the SDK's words and
 	// the frame) and which older runtime's shapes its scenarios ran against instead.
 	Runtime string `json:"runtime,omitempty"`
+	// PairedRuntime is the runtime version the SDK version declares it was released with, and
+	// the SDK file that says so ("1.0.104 (copilot/_cli_version.py CLI_VERSION)").
+	PairedRuntime string `json:"pairedRuntime,omitempty"`
+	// Schema names the runtime schema that judged this SDK's frames when it is not the run's
+	// (Harness.Schema): the one the SDK version ships itself. SchemaNote says why the run's
+	// judged it although it declares another runtime (no schema of that one is found).
+	Schema     string `json:"schema,omitempty"`
+	SchemaNote string `json:"schemaNote,omitempty"`
 }
 
 // Result is one scenario on one SDK.
@@ -161,10 +169,13 @@ func Failing(status string) bool { return status == Failed || status == XPass }
 // Timing is how one SDK's scenarios spent their time: observations about the SDK and the
 // harness, never failures (the numbers depend on the machine). All times are milliseconds.
 type Timing struct {
-	SDK       string  `json:"sdk"`
-	Jobs      int     `json:"jobs"`      // scenarios allowed at once
-	Drivers   int     `json:"drivers"`   // driver processes the run started
-	StartMS   float64 `json:"startMs"`   // preparing (a cache hit when warm) and the first driver's hello
+	SDK     string  `json:"sdk"`
+	Jobs    int     `json:"jobs"`    // scenarios allowed at once
+	Drivers int     `json:"drivers"` // driver processes the run started
+	StartMS float64 `json:"startMs"` // preparing (a cache hit when warm) and the first driver's hello
+	// PrepareMS is the part of StartMS the runner took to prepare the SDK (install and build
+	// its driver, or find both in the cache): what a first run on a fresh machine pays.
+	PrepareMS float64 `json:"prepareMs,omitempty"`
 	WallMS    float64 `json:"wallMs"`    // from the first scenario's start to the last one's end
 	Scenarios int     `json:"scenarios"` // scenarios that sent at least one driver command
 	// SDKCallsMS is the sum of the driver commands' round trips: the time spent inside the SDK.

@@ -39,6 +39,18 @@ func (l Local) Prepare(ctx context.Context, t Target) (*Prepared, error) {
 			p.Generated = layer
 		}
 	}
+	if d.Paired != nil {
+		if pr, err := d.Paired(prep); err == nil {
+			p.Paired = &pr
+		} else {
+			p.Unpaired = err.Error()
+		}
+	}
+	if d.Schema != nil {
+		if dir, err := d.Schema(prep.CacheDir); err == nil {
+			p.SchemaDir = dir
+		}
+	}
 	return p, nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -52,6 +53,13 @@ type Prepared struct {
 	// Generated, when set, is where the prepared SDK's own files keep its generated RPC layer
 	// (the recipe's Generated): a driver that declares rpc.generated false has it wrong.
 	Generated string
+	// Paired is the runtime version the prepared SDK declares (its recipe's Paired), nil when it
+	// declares none (Unpaired says why) or the runner cannot read its files (a driver image).
+	Paired   *sdks.PairedRuntime
+	Unpaired string
+	// SchemaDir, when set, holds the runtime schemas the prepared SDK itself ships (the Node
+	// SDK's platform package): the schema that pairs with this version, which judges its frames.
+	SchemaDir string
 }
 
 // Recordings give each scenario of a replayed target its recording.

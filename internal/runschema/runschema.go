@@ -34,6 +34,10 @@ type Loaded struct {
 	// when generation failed (the sweep then reports unsupported).
 	Gen     *schemagen.Doc
 	Answers *runtime.Answers
+	// Dir is the folder the schemas were read from, and Runtime the runtime version they belong
+	// to ("" when unknown, as for schemas copied out of a driver image): an SDK that declares
+	// another runtime is judged by its own schema where it ships one (harness).
+	Dir, Runtime string
 }
 
 // Load takes the schemas of the schema-source SDK at its pin, from src.
@@ -51,7 +55,11 @@ func Load(ctx context.Context, src runner.Schemas, pins map[string]sdks.Pin, log
 	if err != nil {
 		return Loaded{Desc: "unavailable: " + firstLine(err.Error())}
 	}
-	l := Loaded{Validator: v, Desc: fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())}
+	l := Loaded{Validator: v, Dir: dir, Desc: fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())}
+	if pr, err := sdks.NodeSchemaRuntime(dir); err == nil {
+		l.Runtime = pr.Version
+		l.Desc = fmt.Sprintf("api.schema.json of runtime %s, from %s %s's platform package (%d methods)", pr.Version, pin.Package, pin.Version, v.Methods())
+	}
 	if from != "" {
 		l.Desc += ", read from the " + from
 	}

@@ -626,3 +626,82 @@ func (d *Doc) IsExchange(name string) bool {
 	x, ok := d.Exchange()
 	return ok && (name == x.Start.Name || name == x.Chunk.Name)
 }
+
+// Nullable says whether the schema lets the member at path inside definition name be null: each
+// segment is a property (matched by match, the caller's spelling of names) of the node reached
+// so far, looked for through $ref, anyOf / oneOf / allOf alternatives, list items and map
+// values. known is false when the schema does not define the path (then nothing is said).
+func (d *Doc) Nullable(name string, path []string, match func(prop, segment string) bool) (nullable, known bool) {
+	g := &gen{d: d}
+	n, _ := d.Node("/definitions/" + escape(name)).(map[string]any)
+	for _, seg := range path {
+		if n = g.member(n, seg, match, 0); n == nil {
+			return false, false
+		}
+	}
+	return g.nullable(n, 0), true
+}
+
+// member is the schema node of property seg of node n (see Nullable), or nil.
+func (g *gen) member(n map[string]any, seg string, match func(string, string) bool, depth int) map[string]any {
+	if n == nil || depth > 8 {
+		return nil
+	}
+	n = g.resolve(n)
+	if props, ok := n["properties"].(map[string]any); ok {
+		keys := make([]string, 0, len(props))
+		for k := range props {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if p, ok := props[k].(map[string]any); ok && match(k, seg) {
+				return p
+			}
+		}
+	}
+	var inner []any
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		if alts, ok := n[k].([]any); ok {
+			inner = append(inner, alts...)
+		}
+	}
+	inner = append(inner, n["items"], n["additionalProperties"])
+	for _, x := range inner {
+		if m, ok := x.(map[string]any); ok {
+			if p := g.member(m, seg, match, depth+1); p != nil {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// nullable says whether node n admits null.
+func (g *gen) nullable(n map[string]any, depth int) bool {
+	if n == nil || depth > 8 {
+		return false
+	}
+	n = g.resolve(n)
+	switch t := n["type"].(type) {
+	case string:
+		if t == "null" {
+			return true
+		}
+	case []any:
+		for _, x := range t {
+			if x == "null" {
+				return true
+			}
+		}
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		alts, _ := n[k].([]any)
+		for _, a := range alts {
+			if m, ok := a.(map[string]any); ok && g.nullable(m, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}

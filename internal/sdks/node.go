@@ -30,6 +30,7 @@ func init() {
 		BuildOutputs: []string{"node_modules"},
 		Pinned:       func(dir string) (string, error) { return nodeLockedVersion(filepath.Join(dir, "package-lock.json")) },
 		Pristine:     pristineNode,
+		Paired:       nodePaired,
 		Versions:     npmVersions(nodePackage),
 		Schema:       NodeSchemaDir,
 		// docker/node.Dockerfile links /driver/runtime-schemas as prepareNode links it in the cache.

@@ -25,6 +25,7 @@ func init() {
 		BuildOutputs: []string{".venv", "__pycache__"},
 		Pinned:       pinnedIn("requirements.txt", `(?m)^github-copilot-sdk==(\S+)`),
 		Pristine:     pristinePython,
+		Paired:       pythonPaired,
 		Versions:     pipVersions(pythonDist),
 		Toolchain: []Tool{{
 			Bin:         "python3",

@@ -31,6 +31,7 @@ func init() {
 		Probe:        probeRust,
 		Generated:    rustGenerated,
 		Name:         "rust",
+		Paired:       rustPaired,
 		Order:        4,
 		SourceDir:    rustSDKSourceDir,
 		MonorepoDir:  "rust",

@@ -62,6 +62,10 @@ type Driver struct {
 	// Schema, when set, returns the folder holding the runtime's published api.schema.json
 	// inside a preparation of this SDK (the harness validates every request against it).
 	Schema func(cacheDir string) (string, error)
+	// Paired, when set, reads the runtime version a prepared SDK declares it was released with
+	// (PairedRuntime); an error: it declares none (a source checkout, a version before the
+	// declaration).
+	Paired func(prep *Prepared) (PairedRuntime, error)
 	// ImageSchema, with Schema, is the folder of the same schemas inside the driver image
 	// (docker/<Name>.Dockerfile): `--runner docker` reads them from there, no local toolchain needed.
 	ImageSchema string

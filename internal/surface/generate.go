@@ -96,7 +96,7 @@ func GenerateWith(all []Entry, e Entry, defs Definitions, callbacks bool) ([]Var
 		}
 		var out []Variant
 		for _, o := range objs {
-			v := Variant{Label: o.Label, Value: wrap(e.Shape, o.Value), Inner: o.Inner}
+			v := Variant{Label: o.Label, Value: wrap(e.Shape, o.Value), Inner: o.Inner, Null: o.Null}
 			if o.Wire != nil {
 				v.Wire = wrap(e.Shape, o.Wire)
 			}
@@ -190,6 +190,7 @@ func wrap(shape string, obj map[string]any) any {
 
 type definition struct {
 	Label, Inner string
+	Null         bool // see Variant.Null
 	Value        map[string]any
 	Wire         map[string]any // see Variant.Wire
 }
@@ -260,12 +261,14 @@ func objects(all []Entry, owner string, members []Entry, depth int, callbacks bo
 			out = append(out, definition{Label: fmt.Sprintf("minimal %s + %s", owner, n), Inner: n, Value: one})
 		}
 	}
+	out = append(out, nested(all, owner, fields, values, minimal, depth, callbacks)...)
 	// A registration: one declaration (an object) beside callbacks only. What reaches the wire
-	// is the declaration.
+	// is the declaration, so a member set inside it is found at the declaration's own level.
 	if len(fields) == 1 && len(fields) < len(members) && fields[0].Shape == "object" {
 		for i := range out {
 			if d, ok := out[i].Value[fields[0].Name].(map[string]any); ok {
 				out[i].Wire = d
+				out[i].Inner = strings.TrimPrefix(out[i].Inner, fields[0].Name+".")
 			}
 		}
 	}

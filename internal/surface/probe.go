@@ -23,7 +23,7 @@ func endsProbe(err error) bool {
 func Values(env any, entries []Entry) int {
 	n := 0
 	for _, e := range entries {
-		vs, _ := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
+		vs, _ := generateFor(env, entries, e)
 		n += len(vs)
 	}
 	return n
@@ -182,7 +182,7 @@ func Probe(env Env, entries []Entry) (Result, error) {
 			if e.Owner != a.Owner {
 				continue
 			}
-			vs, why := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
+			vs, why := generateFor(env, entries, e)
 			if len(vs) == 0 {
 				res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 				continue
@@ -220,6 +220,11 @@ func Probe(env Env, entries []Entry) (Result, error) {
 				}
 				got := ps[len(ps)-1]
 				f.Path, f.Problem = Locate(bases[0], bases[1], got, v.Want())
+				if f.Path == "" && f.Problem != "" {
+					if m := explain(bases[0], got, v.Want(), e); m != "" {
+						f.Problem += "; " + m
+					}
+				}
 				if f.Path != "" && v.Inner != "" {
 					if p := innerPath(normalize(at(got, f.Path)), normalize(v.Want()), f.Path, v.Inner); p != "" {
 						f.Path = p
@@ -304,6 +309,27 @@ func Probe(env Env, entries []Entry) (Result, error) {
 	return res, nil
 }
 
+// explain names where a value that changed the request without arriving as set went wrong
+// (Mismatch): inside the key named like the field, else the one key that changed.
+func explain(base, got map[string]any, want any, e Entry) string {
+	var changed []string
+	for k, v := range got {
+		if b, ok := base[k]; !ok || !same(normalize(v), normalize(b)) {
+			changed = append(changed, k)
+		}
+	}
+	sort.Strings(changed)
+	for _, k := range changed {
+		if Normalize(k) == e.Key() {
+			return Mismatch(got[k], want, k)
+		}
+	}
+	if len(changed) == 1 {
+		return Mismatch(got[changed[0]], want, changed[0])
+	}
+	return ""
+}
+
 // at is the value at a dotted path of params (nil when absent).
 func at(params map[string]any, path string) any {
 	var v any = params
@@ -370,7 +396,7 @@ func ProbeClient(env ClientEnv, entries []Entry) (Result, error) {
 		if e.Owner != "clientOptions" {
 			continue
 		}
-		vs, why := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
+		vs, why := generateFor(env, entries, e)
 		if len(vs) == 0 {
 			res.Unchecked = append(res.Unchecked, Unchecked{e, why})
 			continue

@@ -132,7 +132,7 @@ func ProbeSpawned(env SpawnEnv, entries []Entry, res *Result) error {
 		bases = append(bases, p)
 	}
 	for _, e := range todo {
-		vs, _ := GenerateWith(entries, e, schemaDefinitions(env), fillsCallbacks(env))
+		vs, _ := generateFor(env, entries, e)
 		for _, v := range vs {
 			f := Finding{Entry: e, Variant: v.Label, Request: "connect"}
 			p, err := env.OpenSpawned(map[string]any{e.Name: v.Value})

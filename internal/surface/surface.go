@@ -49,6 +49,9 @@ type Variant struct {
 	// Wire is the value expected on the wire when it is not Value: a registration holding one
 	// declaration beside its callbacks (Node's canvas {declaration, open}) sends the declaration.
 	Wire any
+	// Null: the variant sets a nested member to an explicit null, kept only where the runtime's
+	// schema lets that member be null (NullEnv).
+	Null bool
 }
 
 // Want is the value the variant must put on the wire.
@@ -202,8 +205,10 @@ func find(v, want any, path string) string {
 // each key went is compared across SDKs by the inner findings. A string the transcript
 // recorded as a secret matches by its fingerprint.
 //
-// A key the application left out sent with the zero value of its type ("", false, 0, [], {};
-// never null) is the same value too: every SDK sends a command's unset description as "".
+// A key the application left out sent with the zero value of its scalar type ("", false, 0;
+// never null) is the same value too: every SDK sends a command's unset description as "". An
+// empty list or map is not: [] is a value of its own (a custom agent's tools: [] gives it no
+// tools, an absent tools every tool), so absent stays absent.
 func same(sent, given any) bool {
 	switch g := given.(type) {
 	case map[string]any:
@@ -245,8 +250,8 @@ func same(sent, given any) bool {
 	return reflect.DeepEqual(sent, given)
 }
 
-// zero says whether a sent JSON value is its type's zero value (null is not one: a key not set
-// is not sent as null).
+// zero says whether a sent JSON value is its scalar type's zero value (null is not one: a key
+// not set is not sent as null; nor [] or {}, which say something of their own).
 func zero(v any) bool {
 	switch x := v.(type) {
 	case string:
@@ -255,10 +260,6 @@ func zero(v any) bool {
 		return !x
 	case float64:
 		return x == 0
-	case []any:
-		return len(x) == 0
-	case map[string]any:
-		return len(x) == 0
 	}
 	return false
 }
@@ -300,14 +301,29 @@ func matchKeys(sent, given map[string]any) map[string]string {
 }
 
 // innerPath is where a definition field set alone (Variant.Inner) went inside the value sent at
-// path: the sent key matchKeys pairs it with, through lists and maps of definitions.
+// path: the sent key matchKeys pairs it with, through lists and maps of definitions; a dotted
+// Inner (a member of a definition held inside the definition: "mcpServers.tools") is followed
+// one member at a time, as deep as the sent value goes.
 func innerPath(sent, given any, path, inner string) string {
+	head, rest, deeper := strings.Cut(inner, ".")
+	p, s, g := innerFind(sent, given, path, head)
+	if p == "" || !deeper {
+		return p
+	}
+	if q := innerPath(s, g, p, rest); q != "" {
+		return q
+	}
+	return p
+}
+
+// innerFind is innerPath for one member name, with the sent and given values found there.
+func innerFind(sent, given any, path, inner string) (string, any, any) {
 	switch g := given.(type) {
 	case map[string]any:
 		s, _ := sent.(map[string]any)
 		pairs := matchKeys(s, g)
 		if sk, ok := pairs[inner]; ok {
-			return path + "." + sk
+			return path + "." + sk, s[sk], g[inner]
 		}
 		keys := make([]string, 0, len(g))
 		for k := range g {
@@ -316,8 +332,8 @@ func innerPath(sent, given any, path, inner string) string {
 		sort.Strings(keys)
 		for _, gk := range keys {
 			if sk, ok := pairs[gk]; ok {
-				if p := innerPath(s[sk], g[gk], path+"."+sk, inner); p != "" {
-					return p
+				if p, sv, gv := innerFind(s[sk], g[gk], path+"."+sk, inner); p != "" {
+					return p, sv, gv
 				}
 			}
 		}
@@ -325,13 +341,112 @@ func innerPath(sent, given any, path, inner string) string {
 		s, _ := sent.([]any)
 		for i := range g {
 			if i < len(s) {
-				if p := innerPath(s[i], g[i], fmt.Sprintf("%s.%d", path, i), inner); p != "" {
-					return p
+				if p, sv, gv := innerFind(s[i], g[i], fmt.Sprintf("%s.%d", path, i), inner); p != "" {
+					return p, sv, gv
 				}
 			}
 		}
 	}
-	return ""
+	return "", nil, nil
+}
+
+// Mismatch is every place where a sent value (decoded JSON) is not the value given (as same
+// judges it), each named by its path from path and joined by "; ": "customAgents.0.tools: want
+// [], got null", "….tools: want [], the key is absent", "….tools: not set, got []". "" when
+// they are the same.
+func Mismatch(sent, given any, path string) string {
+	return strings.Join(mismatches(normalize(sent), normalize(given), path), "; ")
+}
+
+func mismatches(sent, given any, path string) []string {
+	if same(sent, given) {
+		return nil
+	}
+	switch g := given.(type) {
+	case map[string]any:
+		s, ok := sent.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := make([]string, 0, len(g))
+		for k := range g {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var out []string
+		used := map[string]bool{}
+		for _, gk := range keys {
+			sk := ""
+			for k := range s {
+				if !used[k] && Normalize(k) == Normalize(gk) {
+					sk = k
+				}
+			}
+			if sk == "" {
+				for k, sv := range s { // a key the SDK renames, carrying the value (see same)
+					if !used[k] && same(sv, g[gk]) && !keyOf(g, k) {
+						sk = k
+						break
+					}
+				}
+			}
+			if sk == "" {
+				out = append(out, fmt.Sprintf("%s.%s: want %s, the key is absent", path, gk, brief(g[gk])))
+				continue
+			}
+			used[sk] = true
+			out = append(out, mismatches(s[sk], g[gk], path+"."+sk)...)
+		}
+		extra := make([]string, 0, len(s))
+		for k := range s {
+			if !used[k] && !zero(s[k]) {
+				extra = append(extra, k)
+			}
+		}
+		sort.Strings(extra)
+		for _, k := range extra {
+			out = append(out, fmt.Sprintf("%s.%s: not set, got %s", path, k, brief(s[k])))
+		}
+		if len(out) > 0 {
+			return out
+		}
+	case []any:
+		s, ok := sent.([]any)
+		if !ok {
+			break
+		}
+		if len(s) != len(g) {
+			return []string{fmt.Sprintf("%s: want %d elements, got %d (%s)", path, len(g), len(s), brief(sent))}
+		}
+		var out []string
+		for i := range g {
+			out = append(out, mismatches(s[i], g[i], fmt.Sprintf("%s.%d", path, i))...)
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return []string{fmt.Sprintf("%s: want %s, got %s", path, brief(given), brief(sent))}
+}
+
+// keyOf says whether k names a key of m (by Normalize).
+func keyOf(m map[string]any, k string) bool {
+	for gk := range m {
+		if Normalize(gk) == Normalize(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// brief is a JSON value for a message, cut at 80 characters.
+func brief(v any) string {
+	b, _ := json.Marshal(v)
+	s := []rune(string(b))
+	if len(s) > 80 {
+		s = append(s[:77], []rune("...")...)
+	}
+	return string(s)
 }
 
 // normalize makes Go values and decoded JSON comparable (3 and 3.0, []any and []string).

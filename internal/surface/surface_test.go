@@ -160,7 +160,7 @@ func TestGenerate(t *testing.T) {
 		labels = append(labels, v.Label+"|"+v.Inner)
 	}
 	assert.Equal(t, []string{"one customAgent with every field|", "one minimal customAgent|", "one minimal customAgent + infer|infer",
-		"one minimal customAgent + tools|tools", "[]|"}, labels)
+		"one minimal customAgent + tools|tools", "one minimal customAgent + tools = []|tools", "[]|"}, labels)
 	assert.Equal(t, []any{map[string]any{"name": name, "infer": true, "tools": []any{"α-one", "two"}}}, vs[0].Value)
 	assert.Equal(t, []any{map[string]any{"name": name, "infer": true}}, vs[2].Value)
 
