@@ -139,8 +139,11 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		return map[string]any{"success": true}, nil
 	case "session.permissions.handlePendingPermissionRequest", "session.ui.handlePendingElicitation":
 		return s.permissionAnswered(p)
-	case "session.destroy", "session.detach", "session.options.update":
+	case "session.destroy", "session.detach":
 		return map[string]any{"success": true}, nil
+	case "session.options.update":
+		// The real runtime (1.0.85) also counts the plugin hooks the update loaded: none here.
+		return map[string]any{"success": true, "pluginHookCount": 0}, nil
 	case "session.eventLog.registerInterest":
 		return map[string]any{"handle": "h1"}, nil
 	case "session.skills.reload", "runtime.shutdown":
