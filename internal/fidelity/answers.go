@@ -178,7 +178,7 @@ func (a *Answers) Check(method string, result json.RawMessage, rpcErr *wire.RPCE
 	for _, p := range ma.Always {
 		if !got[p] && !strings.Contains(p, "[]") {
 			path, typ, _ := strings.Cut(p, ": ")
-			out = append(out, Mismatch{method, path, "missing (the real runtime's every answer has it, a " + typ + ")"})
+			out = append(out, Mismatch{method, path, "missing (every answer of the real runtime has it: " + typ + ")"})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
