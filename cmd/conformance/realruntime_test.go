@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,7 +39,9 @@ func TestRealRuntimeSample(t *testing.T) {
 	}
 	bin := buildCLI(t)
 	dir := t.TempDir()
-	code, out := runCLI(t, bin, "fidelity", "--no-probe", "--sdk", strings.Join(sampleSDKs, ","), "--report-dir", dir,
+	// Four scenarios of an SDK at once: the real runtime's turns must end within the 20 s a
+	// step waits for the reply, on a loaded machine too.
+	code, out := runCLI(t, bin, "fidelity", "--no-probe", "--jobs", "4", "--sdk", strings.Join(sampleSDKs, ","), "--report-dir", dir,
 		"features/behaviour/terminal_tools.feature", "features/behaviour/framing.feature")
 	require.Equal(t, 0, code, "%s", out)
 	reports := filepath.Join(dir, "real")
@@ -81,6 +84,12 @@ func TestRealRuntimeSample(t *testing.T) {
 		}
 		assert.False(t, incompatible, "%s connects to the real runtime: %s", target, why)
 		assert.Empty(t, s.Runtime, "%s connects to the real runtime", target)
+	}
+	for _, target := range slices.Sorted(maps.Keys(fid.Counts)) {
+		t.Logf("%s: %d of %d results the same on both runtimes", target, fid.Counts[target].Same, fid.Counts[target].Total)
+	}
+	if i := strings.Index(out, "## Time"); i >= 0 {
+		t.Log(strings.TrimSpace(strings.SplitN(out[i:], "\nreports:", 2)[0]))
 	}
 	for _, d := range fid.Diffs {
 		if _, out := fid.Incompatible[d.SDK]; out {
