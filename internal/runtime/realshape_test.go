@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/fidelity"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -123,4 +124,23 @@ func TestStandInAnswersAsTheRealRuntime(t *testing.T) {
 	for k, why := range NotCopied {
 		assert.True(t, used[k], "NotCopied %q (%s) no longer differs from the real runtime: remove it", k, why)
 	}
+}
+
+// The judge catches a stand-in that answers unlike the current runtime: the stand-in answering
+// as a runtime that predates connect (PreConnect: ping's timestamp a number) is refused by the
+// real runtime's answers.
+func TestStandInAnsweringAsAnOlderRuntimeIsCaught(t *testing.T) {
+	ref, err := fidelity.LoadAnswers(filepath.Join("..", "..", "fixtures", fidelity.RealAnswersFile))
+	require.NoError(t, err)
+	srv := New(transcript.Memory(), Options{PreConnect: true})
+	addr, err := srv.Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	m := dial(t, addr).call("ping", map[string]any{"message": "hello"})
+	var got []string
+	for _, mm := range ref.Check("ping", m.Result, m.Error) {
+		got = append(got, mm.String())
+	}
+	assert.Equal(t, []string{"ping: timestamp: missing (every answer of the real runtime has it: string)",
+		"ping: timestamp: number, which the real runtime never answered (it answered string)"}, got)
 }
