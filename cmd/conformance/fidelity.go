@@ -25,6 +25,7 @@ func fidelityCmd() *cobra.Command {
 		sdkList, reportDir, cacheDir, rtVersion, tags string
 		compareOnly, noProbe                          bool
 		timeout                                       time.Duration
+		jobs                                          int
 	)
 	cmd := &cobra.Command{
 		Use:   "fidelity [feature files or folders]",
@@ -56,7 +57,7 @@ Exit status: 0 when both runs and the comparison were made (differences are find
 					view := progress.New(os.Stdout, progress.Options{Live: progress.IsTerminal(os.Stdout)})
 					cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Tags: tags, CacheRoot: cacheDir,
 						CommandTimeout: timeout, Self: selfArgv(), Log: os.Stdout, Progress: view, Runtime: rt,
-						Command: "conformance " + strings.Join(os.Args[1:], " "), ReportDir: filepath.Join(dir, rt)}
+						Command: "conformance " + strings.Join(os.Args[1:], " "), ReportDir: filepath.Join(dir, rt), Jobs: jobs}
 					if rt == harness.RuntimeReal {
 						cfg.RuntimeVersion = rtVersion
 					}
@@ -127,6 +128,7 @@ Exit status: 0 when both runs and the comparison were made (differences are find
 	f.BoolVar(&noProbe, "no-probe", false, "leave out the per-method probe of the schema/runtime skew (every public method called once on a real runtime)")
 	f.BoolVar(&compareOnly, "compare", false, "run nothing: compare the stand-in/ and real/ runs already in --report-dir")
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
+	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once, on each runtime")
 	return cmd
 }
 

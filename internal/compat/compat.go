@@ -28,8 +28,11 @@ type Cell struct {
 	Runtime string         `json:"runtime"`
 	Counts  map[string]int `json:"counts"`
 	// Works: nothing failed and nothing passed unexpectedly (xfail and unsupported are listed
-	// in Counts; an unavailable SDK does not work).
+	// in Counts; an unavailable SDK, or one that cannot connect, does not work).
 	Works bool `json:"works"`
+	// CannotConnect is, when the SDK's client could not connect to this runtime, the SDK's words
+	// and the frame it refused (report.SDK.Runtime).
+	CannotConnect string `json:"cannotConnect,omitempty"`
 }
 
 // Change is one scenario whose status on an SDK differs between runtime versions.
@@ -72,7 +75,11 @@ func Build(runs []Run) Matrix {
 				statuses[t] = map[key]map[string]string{}
 				targets = append(targets, t)
 			}
-			cells[t][r.Runtime] = &Cell{Runtime: r.Runtime, Counts: map[string]int{}, Works: s.Status == report.Available}
+			c := &Cell{Runtime: r.Runtime, Counts: map[string]int{}, Works: s.Status == report.Available}
+			if why, ok := strings.CutPrefix(s.Runtime, report.CannotConnectReal); ok {
+				c.CannotConnect, c.Works = strings.TrimPrefix(why, ": "), false
+			}
+			cells[t][r.Runtime] = c
 		}
 		for _, res := range r.Results.Results {
 			v := res.Version
@@ -176,14 +183,24 @@ func cellText(c Cell) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	verdict := "ok"
-	if !c.Works {
-		verdict = "**fails**"
+	counts := strings.Join(parts, ", ")
+	switch {
+	case c.CannotConnect != "":
+		// The SDK's words and the frame it refused, whatever the results say (they are its
+		// expected failures, or its failures, of not connecting).
+		why := strings.ReplaceAll(strings.ReplaceAll(c.CannotConnect, "|", "\\|"), "\n", " ")
+		if counts != "" {
+			counts = " (" + counts + ")"
+		}
+		return fmt.Sprintf("**cannot connect to runtime %s**: %s%s", c.Runtime, why, counts)
+	case !c.Works && counts == "":
+		return "**fails**"
+	case !c.Works:
+		return "**fails**: " + counts
+	case counts == "":
+		return "ok"
 	}
-	if len(parts) == 0 {
-		return verdict
-	}
-	return verdict + ": " + strings.Join(parts, ", ")
+	return "ok: " + counts
 }
 
 // Write keeps compat.md and compat.json in dir.

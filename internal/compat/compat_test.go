@@ -16,6 +16,15 @@ func results(sdkStatus string, statuses map[string]string) *report.Results {
 	return res
 }
 
+func note(res *report.Results, runtime string) *report.Results {
+	res.SDKs[0].Runtime = runtime
+	return res
+}
+
+func cannotConnect(res *report.Results, why string) *report.Results {
+	return note(res, report.CannotConnectReal+": "+why)
+}
+
 func TestBuild(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -31,6 +40,15 @@ func TestBuild(t *testing.T) {
 			results(report.Available, map[string]string{"a": report.Passed, "b": report.Failed}), []bool{true, false}, 1,
 			[]string{"**fails**: 1 passed, 1 failed", "- f.feature: b — 1 passed, 2 failed"}},
 		{"an unavailable SDK does not work", results(report.Unavailable, nil), results(report.Unavailable, nil), []bool{false, false}, 0, nil},
+		{"an SDK that cannot connect to a runtime is said so, with its words and the frame, though its results are expected failures",
+			results(report.Available, map[string]string{"a": report.Passed}),
+			cannotConnect(results(report.Available, map[string]string{"a": report.XFail}), `InvalidFormatException: not a valid long, after the runtime's answer {"result":{"timestamp":"2026-12-01T08:00:37Z"}}`),
+			[]bool{true, false}, 1,
+			[]string{"| node@1.0.14 | ok: 1 passed | **cannot connect to runtime 2**: InvalidFormatException: not a valid long, after the runtime's answer {\"result\":{\"timestamp\":\"2026-12-01T08:00:37Z\"}} (1 xfail) |"}},
+		{"a note of the stand-in's older runtime is no cannot-connect on the real runtime",
+			results(report.Available, map[string]string{"a": report.Passed}),
+			note(results(report.Available, map[string]string{"a": report.Passed}), "cannot connect to the current runtime (the stand-in answering as it does): …"),
+			[]bool{true, true}, 0, []string{"| node@1.0.14 | ok: 1 passed | ok: 1 passed |"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,14 +32,24 @@ func FitRuntime(ctx context.Context, c *Client, opts runtime.Options, timeout ti
 		"; its scenarios ran against the shapes of a runtime that predates connect (ping's timestamp a number), which it connects to"
 }
 
-// tryConnect connects a client of the driver to a stand-in with opts and stops it. refused is
-// true when the SDK raised on connecting; why is its words and the last frame the runtime sent
-// before. A driver fault is not a refusal (the scenarios will show it).
+// tryConnect connects a client of the driver to a stand-in with opts and stops it (TryConnect).
 func tryConnect(ctx context.Context, c *Client, opts runtime.Options, timeout time.Duration) (refused bool, why string) {
 	rec := transcript.Memory()
 	srv := runtime.New(rec, opts)
 	defer srv.Close()
-	addr, err := srv.Listen("127.0.0.1:0")
+	return TryConnect(ctx, c, srv, rec, timeout)
+}
+
+// Listener is a runtime an SDK can connect to: the stand-in, or the real runtime's proxy.
+type Listener interface {
+	Listen(addr string) (string, error)
+}
+
+// TryConnect connects a client of the driver to rt, which records into rec, and stops it.
+// refused is true when the SDK raised on connecting; why is its words and the last frame the
+// runtime sent before. A driver fault is not a refusal (the scenarios will show it).
+func TryConnect(ctx context.Context, c *Client, rt Listener, rec *transcript.Recorder, timeout time.Duration) (refused bool, why string) {
+	addr, err := rt.Listen("127.0.0.1:0")
 	if err != nil {
 		return false, ""
 	}

@@ -192,6 +192,8 @@ func incompatible(real []report.Result) map[string]string {
 
 type observed struct {
 	shapes   map[string]map[string]bool // method -> "path: type"
+	answers  map[string]*methodAnswers  // method -> its successful answers' paths, counted (answers.go)
+	versions map[string]bool            // the versions connect answered
 	sent     map[string]bool            // notifications, event types, runtime->SDK requests
 	notFound map[string]bool
 }
@@ -199,7 +201,7 @@ type observed struct {
 // observe reads every transcript of a run: the shape of each answer by method, what the runtime
 // sent unasked, and (with results) the skew.
 func observe(dir string, res *report.Results, results *schema.Results, skew *Skew) observed {
-	o := observed{shapes: map[string]map[string]bool{}, sent: map[string]bool{}, notFound: map[string]bool{}}
+	o := observed{shapes: map[string]map[string]bool{}, answers: map[string]*methodAnswers{}, versions: map[string]bool{}, sent: map[string]bool{}, notFound: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, x := range res.Results {
 		if x.Transcript == "" || seen[x.Transcript] {
@@ -230,6 +232,7 @@ func observe(dir string, res *report.Results, results *schema.Results, skew *Ske
 				if o.shapes[method] == nil {
 					o.shapes[method] = map[string]bool{}
 				}
+				o.answer(method, m)
 				if m.Error != nil {
 					o.shapes[method][fmt.Sprintf("error %d", m.Error.Code)] = true
 					if m.Error.Code == wire.CodeMethodNotFound {

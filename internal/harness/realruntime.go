@@ -9,6 +9,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
@@ -90,7 +91,19 @@ func (r *realRuntimes) New(ctx context.Context, rec *transcript.Recorder, opts r
 	return p, nil
 }
 
-func (r *realRuntimes) Fit(_ context.Context, _ *driver.Client, opts runtime.Options, _ time.Duration) (runtime.Options, string) {
+// Fit connects a client of the SDK's first driver to a real runtime: one that cannot is said so
+// (note, for the report's headline and the compatibility matrix), with its words and the frame
+// it refused; its scenarios run all the same (the real runtime is what it is).
+func (r *realRuntimes) Fit(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (runtime.Options, string) {
+	rec := transcript.Memory()
+	p, err := realruntime.Start(ctx, rec, realruntime.Config{Binary: r.binary, Env: r.env, Slots: realSlots, Pool: r.pool})
+	if err != nil {
+		return opts, ""
+	}
+	defer p.Close()
+	if refused, why := driver.TryConnect(ctx, c, p, rec, timeout); refused {
+		return opts, report.CannotConnectReal + ": " + why
+	}
 	return opts, ""
 }
 

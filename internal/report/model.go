@@ -88,7 +88,8 @@ type SDK struct {
 	Capabilities map[string]bool   `json:"capabilities,omitempty"`
 	Notes        map[string]string `json:"notes,omitempty"`
 	// Runtime says, when the SDK cannot talk to the current runtime, why (the SDK's words and
-	// the frame) and which older runtime's shapes its scenarios ran against instead.
+	// the frame) and, on the stand-in, which older runtime's shapes its scenarios ran against
+	// instead; on the real runtime it opens with CannotConnectReal.
 	Runtime string `json:"runtime,omitempty"`
 	// PairedRuntime is the runtime version the SDK version declares it was released with, and
 	// the SDK file that says so ("1.0.104 (copilot/_cli_version.py CLI_VERSION)").
@@ -99,6 +100,10 @@ type SDK struct {
 	Schema     string `json:"schema,omitempty"`
 	SchemaNote string `json:"schemaNote,omitempty"`
 }
+
+// CannotConnectReal opens SDK.Runtime on a run on the real runtime when the SDK's client could
+// not connect to it (followed by ": " and the SDK's words and the frame it refused).
+const CannotConnectReal = "cannot connect to the real runtime"
 
 // Result is one scenario on one SDK.
 type Result struct {

@@ -27,13 +27,6 @@ func connectResult(raw json.RawMessage) map[string]any {
 }
 
 // pingMessage is the real runtime's echo: "pong", or "pong: <message>" when one was sent.
-//
-// The timestamp stays a number on the stand-in, unlike the real runtime's ISO 8601 string:
-// copilot-sdk-java 0.3 (the pinned Java SDK) opens with ping and reads the timestamp as a long,
-// so against the real runtime it cannot connect at all (measured on 1.0.85 and 1.0.102: "Cannot
-// deserialize value of type `long` from String"); the number is the older, pre-connect runtime's
-// shape that SDK was written for, and keeps its wire measurable here. conformance fidelity
-// lists the difference.
 func pingMessage(raw json.RawMessage) string {
 	var p struct {
 		Message string `json:"message"`
@@ -44,9 +37,18 @@ func pingMessage(raw json.RawMessage) string {
 	return "pong"
 }
 
-// sessionResult is the answer to session.create and session.resume in the real runtime's shape.
-// workspacePath stays null: the stand-in keeps no session folder (the real runtime answers
-// $HOME/.copilot/session-state/<id>).
+// NotCopied are the paths of the real runtime's answers the stand-in answers differently on
+// purpose ("method path" -> why): TestStandInAnswersAsTheRealRuntime judges every other path of
+// every answer by the real runtime's (fixtures/reference/real-answers.json).
+var NotCopied = map[string]string{
+	"session.create workspacePath": workspacePathWhy,
+	"session.resume workspacePath": workspacePathWhy,
+}
+
+const workspacePathWhy = "null: the stand-in keeps no session folder (the real runtime answers $HOME/.copilot/session-state/<id>)"
+
+// sessionResult is the answer to session.create and session.resume in the real runtime's shape
+// (but workspacePath, NotCopied).
 func sessionResult(id string, raw json.RawMessage) map[string]any {
 	var p struct {
 		RequestElicitation bool   `json:"requestElicitation"`

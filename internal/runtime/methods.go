@@ -142,11 +142,17 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		return map[string]any{"success": true}, nil
 	case "session.permissions.handlePendingPermissionRequest", "session.ui.handlePendingElicitation":
 		return s.permissionAnswered(p)
-	case "session.destroy", "session.detach", "session.options.update":
+	case "session.destroy", "session.detach":
 		return map[string]any{"success": true}, nil
+	case "session.options.update":
+		// The real runtime (1.0.85) also counts the plugin hooks the update loaded: none here.
+		return map[string]any{"success": true, "pluginHookCount": 0}, nil
 	case "session.eventLog.registerInterest":
 		return map[string]any{"handle": "h1"}, nil
-	case "session.skills.reload", "runtime.shutdown":
+	case "session.skills.reload":
+		// As the real runtime (1.0.85) answers a session with no skills to load.
+		return map[string]any{"warnings": []any{}, "errors": []any{}}, nil
+	case "runtime.shutdown":
 		return map[string]any{}, nil
 	case "llmInference.setProvider":
 		// The SDK registers its request handler at connect; the real runtime accepts it.

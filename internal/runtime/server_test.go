@@ -103,7 +103,7 @@ func TestAnswersLikeTheRuntime(t *testing.T) {
 		{"session.resume", map[string]any{"sessionId": "s-1", "requestElicitation": true, "model": "m", "reasoningEffort": "high"}, `{"sessionId":"s-1","nativeSessionId":"s-1","isRemote":false,"mode":"interactive","workspacePath":null,
 			"capabilities":{"ui":{"elicitation":true,"mcpApps":false,"canvases":false},"extensions":false},"modelState":{"modelId":"m","reasoningEffort":"high"}}`},
 		{"session.tools.set", map[string]any{"sessionId": "s-1", "tools": []any{}}, `{}`},
-		{"session.options.update", map[string]any{"sessionId": "s-1"}, `{"success":true}`},
+		{"session.options.update", map[string]any{"sessionId": "s-1"}, `{"success":true,"pluginHookCount":0}`},
 		{"session.eventLog.registerInterest", map[string]any{"sessionId": "s-1"}, `{"handle":"h1"}`},
 		{"session.detach", map[string]any{"sessionId": "s-1"}, `{"success":true}`},
 		{"session.destroy", map[string]any{"sessionId": "s-1"}, `{"success":true}`},
