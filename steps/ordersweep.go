@@ -531,6 +531,10 @@ func early(c orderCase, op opening, reqs []transcript.Request, answers map[strin
 			SessionID string `json:"sessionId"`
 		}
 		named := json.Unmarshal(r.Params, &p) == nil && id != "" && p.SessionID == id
+		notFound := ""
+		if a := answers[r.Conn+"\x00"+requestID(entries, r.Seq)]; a.msg != nil && a.msg.Error != nil && strings.Contains(a.msg.Error.Message, "Session not found") {
+			notFound = a.msg.Error.Message
+		}
 		if named && (op.answered == 0 || r.Seq < op.answered) {
 			when := fmt.Sprintf("before its %s (seq %d) was answered", c.Request, op.req.Seq)
 			if op.answered == 0 {
@@ -538,11 +542,14 @@ func early(c orderCase, op opening, reqs []transcript.Request, answers map[strin
 			} else {
 				when += fmt.Sprintf(" (seq %d)", op.answered)
 			}
+			if notFound != "" {
+				when += fmt.Sprintf(", and was answered %q", notFound)
+			}
 			out = append(out, fmt.Sprintf("%s on %s: %s (seq %d) named the session %s", c.Label(), c.Request, r.Method, r.Seq, when))
 			continue
 		}
-		if a := answers[r.Conn+"\x00"+requestID(entries, r.Seq)]; a.msg != nil && a.msg.Error != nil && strings.Contains(a.msg.Error.Message, "Session not found") {
-			out = append(out, fmt.Sprintf("%s on %s: %s (seq %d) was answered %q", c.Label(), c.Request, r.Method, r.Seq, a.msg.Error.Message))
+		if notFound != "" {
+			out = append(out, fmt.Sprintf("%s on %s: %s (seq %d) was answered %q", c.Label(), c.Request, r.Method, r.Seq, notFound))
 		}
 	}
 	return out
