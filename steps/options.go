@@ -20,6 +20,7 @@ func (w *world) registerWire(sc binder) {
 	w.registerOptions(sc)
 	w.registerResults(sc)
 	w.registerOrder(sc)
+	w.registerOrderSweep(sc)
 	w.registerFraming(sc)
 	w.registerRequests(sc)
 	w.registerConnect(sc)

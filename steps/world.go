@@ -63,6 +63,7 @@ type world struct {
 	events          []sentEvent             // the generated events sent (generated_events.go)
 	surface         *surface.Result         // what the surface probe found (surface.go)
 	surfaceHandlers *handlerResult          // what registering every declared handler found (surfacehandlers.go)
+	order           *orderResult            // what setting each option and handler alone found (ordersweep.go)
 	surfaceReached  *reached                // which handlers the runtime's calls reached (surfacereached.go)
 	// held is the sink a sweep keeps on the driver between its commands (the lines the driver
 	// writes while no command is in flight), restored after each command; nil otherwise.

@@ -28,6 +28,7 @@ type Recorded struct {
 
 type recordedCommand struct {
 	cmd   string
+	who   string             // the handle the command names (handleOf), "" when none
 	seq   int                // transcript entry of the command
 	lines []json.RawMessage  // driver lines until the next command
 	wire  []transcript.Entry // the other entries until the next command
@@ -42,12 +43,13 @@ func NewRecorded(entries []transcript.Entry) *Recorded {
 		switch {
 		case e.Dir == transcript.HarnessToDriver:
 			var c struct {
-				ID  int    `json:"id"`
-				Cmd string `json:"cmd"`
+				ID   int             `json:"id"`
+				Cmd  string          `json:"cmd"`
+				Args json.RawMessage `json:"args"`
 			}
 			if json.Unmarshal(e.Frame, &c) == nil {
 				byID[c.ID] = len(r.commands)
-				r.commands = append(r.commands, recordedCommand{cmd: c.Cmd, seq: e.Seq, resp: -1})
+				r.commands = append(r.commands, recordedCommand{cmd: c.Cmd, who: handleOf(c.Args), seq: e.Seq, resp: -1})
 			}
 		case e.Dir == transcript.DriverToHarness:
 			if len(r.commands) == 0 || len(e.Frame) == 0 {
@@ -99,14 +101,15 @@ func (r *Recorded) Start(context.Context) (Process, error) {
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
 			var c struct {
-				ID  int    `json:"id"`
-				Cmd string `json:"cmd"`
+				ID   int             `json:"id"`
+				Cmd  string          `json:"cmd"`
+				Args json.RawMessage `json:"args"`
 			}
 			if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 				fmt.Fprintf(p.tail, "not a command: %v\n", err)
 				return
 			}
-			lines, wire, err := r.answer(c.Cmd, c.ID)
+			lines, wire, err := r.answer(c.Cmd, handleOf(c.Args), c.ID)
 			if r.Emit != nil && len(wire) > 0 {
 				r.Emit(wire)
 			}
@@ -124,10 +127,32 @@ func (r *Recorded) Start(context.Context) (Process, error) {
 	return p, nil
 }
 
+// handleOf is the session handle a command's args name, else its client handle: what tells apart
+// commands of one name sent at once (a sweep opening a client per case), whose order on the
+// wire is the goroutines' and differs between the run and its replay.
+func handleOf(args json.RawMessage) string {
+	var a struct {
+		Client  string `json:"client"`
+		Session string `json:"session"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return ""
+	}
+	if a.Session != "" {
+		return "session " + a.Session
+	}
+	if a.Client != "" {
+		return "client " + a.Client
+	}
+	return ""
+}
+
 // answer finds the next recorded command named cmd and returns its driver lines, the response
 // renumbered to id, and the recorded entries of its stretch (and of any command skipped on the
-// way).
-func (r *Recorded) answer(cmd string, id int) ([]json.RawMessage, []transcript.Entry, error) {
+// way). When that command named another handle than who and a later recorded command of the
+// same name names who, their answers are swapped first: commands sent at once reach the driver
+// in another order in a replay than in the run, and each gets the answer to itself.
+func (r *Recorded) answer(cmd, who string, id int) ([]json.RawMessage, []transcript.Entry, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var wire []transcript.Entry
@@ -136,6 +161,18 @@ func (r *Recorded) answer(cmd string, id int) ([]json.RawMessage, []transcript.E
 		wire = append(wire, c.wire...)
 		if c.cmd != cmd {
 			continue
+		}
+		if who != "" && c.who != who {
+			for j := r.next + 1; j < len(r.commands); j++ {
+				if o := &r.commands[j]; o.cmd == cmd && o.who == who {
+					p := &r.commands[r.next]
+					p.who, o.who = o.who, p.who
+					p.lines, o.lines = o.lines, p.lines
+					p.resp, o.resp = o.resp, p.resp
+					c = *p
+					break
+				}
+			}
 		}
 		r.next++
 		if c.resp < 0 {

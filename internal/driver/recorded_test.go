@@ -116,3 +116,26 @@ func TestRecordedDriverAnswersCommandsSentAtOnce(t *testing.T) {
 	assert.Equal(t, OK, r.Outcome)
 	assert.JSONEq(t, `{"which":"c2"}`, string(r.Result))
 }
+
+// Commands of one name sent at once reach a replay in another order than the run recorded: each
+// gets the recorded answer to the command naming its own handle.
+func TestRecordedDriverAnswersEachHandleItsOwn(t *testing.T) {
+	frame := func(dir, s string) transcript.Entry {
+		return transcript.Entry{Conn: "driver", Dir: dir, Frame: json.RawMessage(s)}
+	}
+	rec := NewRecorded([]transcript.Entry{
+		frame(transcript.HarnessToDriver, `{"id":1,"cmd":"createSession","args":{"client":"o1","session":"os1"}}`),
+		frame(transcript.HarnessToDriver, `{"id":2,"cmd":"createSession","args":{"client":"o2","session":"os2"}}`),
+		frame(transcript.DriverToHarness, `{"id":2,"outcome":"ok","result":{"sessionId":"B"}}`),
+		frame(transcript.DriverToHarness, `{"id":1,"outcome":"ok","result":{"sessionId":"A"}}`),
+	})
+	c, err := Start(context.Background(), rec)
+	require.NoError(t, err)
+	defer c.Kill()
+	r, err := c.Call(context.Background(), "createSession", map[string]any{"client": "o2", "session": "os2"}, time.Second)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"sessionId":"B"}`, string(r.Result), "os2 sent first in the replay gets os2's answer")
+	r, err = c.Call(context.Background(), "createSession", map[string]any{"client": "o1", "session": "os1"}, time.Second)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"sessionId":"A"}`, string(r.Result))
+}

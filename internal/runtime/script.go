@@ -53,7 +53,12 @@ type Script struct {
 	RejectToolsSet []string // the next session.tools.set calls are rejected with these messages
 	// ToolsSetDelay delays each session.tools.set answer while the connection keeps reading, so
 	// that an SDK sending replacements without waiting for the previous answer shows on the wire.
-	ToolsSetDelay   time.Duration
+	ToolsSetDelay time.Duration
+	// OpenDelay delays each session.create and session.resume, the opening and its answer,
+	// while the connection keeps reading: the session does not exist until then (a request
+	// naming it is answered "Session not found"), so an SDK that sends one before the answer
+	// arrives shows on the wire, as it would against a runtime slow to load a session.
+	OpenDelay       time.Duration
 	Framing         Framing // how frames are written (framing.go)
 	LegacyHandshake bool    // connect is unknown, as before protocol 3 (framing.go)
 	// GeneratedAnswers answers every public schema method with its generated result
@@ -101,6 +106,19 @@ func (s *Server) SetToolsSetDelay(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.script.ToolsSetDelay = d
+}
+
+// SetOpenDelay sets Script.OpenDelay.
+func (s *Server) SetOpenDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script.OpenDelay = d
+}
+
+func (s *Server) openDelay() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.script.OpenDelay
 }
 
 func (s *Server) toolsSetDelay() time.Duration {

@@ -255,7 +255,14 @@ func (s *Server) handleFrame(c *conn, f wire.Frame) {
 			s.rec.Schema(c.name, transcript.Violation{Method: m.Method, Pointer: v.Pointer, Message: v.Message, Keyword: v.Keyword})
 		}
 	}
-	if d := s.toolsSetDelay(); d > 0 && m.Method == "session.tools.set" {
+	var d time.Duration
+	switch m.Method {
+	case "session.tools.set":
+		d = s.toolsSetDelay()
+	case "session.create", "session.resume":
+		d = s.openDelay()
+	}
+	if d > 0 {
 		go func() {
 			time.Sleep(d)
 			s.answer(c, m)

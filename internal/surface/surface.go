@@ -176,6 +176,13 @@ func Locate(base, base2, params map[string]any, v any) (path, problem string) {
 	return found[0], ""
 }
 
+// Carries says where a request's params carry the value given, up to the spelling of object keys
+// (as find matches it), or "": the evidence that a request is one a field's value made the SDK
+// send (features/session/startup_order.feature).
+func Carries(params map[string]any, want any) string {
+	return find(params, want, "params")
+}
+
 // find returns the path at which want is in v (v itself first), or "". A string the transcript
 // recorded as a secret (transcript.Redacted) matches by its fingerprint.
 func find(v, want any, path string) string {
