@@ -63,6 +63,7 @@ type world struct {
 	surface         *surface.Result         // what the surface probe found (surface.go)
 	surfaceHandlers *handlerResult          // what registering every declared handler found (surfacehandlers.go)
 	surfaceReached  *reached                // which handlers the runtime's calls reached (surfacereached.go)
+	holds           []*holdPhase            // each kind held with the others sent meanwhile (pending.go)
 	// held is the sink a sweep keeps on the driver between its commands (the lines the driver
 	// writes while no command is in flight), restored after each command; nil otherwise.
 	held func(driver.Line)
