@@ -267,51 +267,71 @@ func (w *world) reached(k pendingKind, since int) bool {
 	return false
 }
 
-// callIn finds the phase's call of a kind: a method's first request after the phase began and
-// the SDK's responses with its id; a tool's external_tool.requested with its requestId and the
-// SDK's handlePendingToolCall naming it.
-func callIn(entries []transcript.Entry, since int, k pendingKind, toolID string) pendingCall {
-	var c pendingCall
+// frameHead is what callIn reads of one transcript frame, decoded once for every pair.
+type frameHead struct {
+	seq       int
+	dir       string
+	id        string
+	method    string
+	event     string // a session.event's type
+	requestID string // an external_tool.requested's or a handlePendingToolCall's requestId
+}
+
+func frameHeads(entries []transcript.Entry) []frameHead {
+	var out []frameHead
 	for _, e := range entries {
-		if e.Seq <= since || len(e.Frame) == 0 {
+		if len(e.Frame) == 0 || e.Dir != transcript.RuntimeToSDK && e.Dir != transcript.SDKToRuntime {
 			continue
 		}
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
+			Params struct {
+				RequestID string `json:"requestId"`
+				Event     struct {
+					Type string `json:"type"`
+					Data struct {
+						RequestID string `json:"requestId"`
+					} `json:"data"`
+				} `json:"event"`
+			} `json:"params"`
 		}
 		if json.Unmarshal(e.Frame, &m) != nil {
 			continue
 		}
+		h := frameHead{seq: e.Seq, dir: e.Dir, id: string(m.ID), method: m.Method, requestID: m.Params.RequestID}
+		if m.Method == "session.event" {
+			h.event, h.requestID = m.Params.Event.Type, m.Params.Event.Data.RequestID
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// callIn finds the phase's call of a kind: a method's first request after the phase began and
+// the SDK's responses with its id; a tool's external_tool.requested with its requestId and the
+// SDK's handlePendingToolCall naming it.
+func callIn(frames []frameHead, since int, k pendingKind, toolID string) pendingCall {
+	var c pendingCall
+	answer := func(seq int) {
+		c.answers++
+		if c.answerSeq == 0 {
+			c.answerSeq = seq
+		}
+	}
+	for _, f := range frames {
+		if f.seq <= since {
+			continue
+		}
 		switch {
-		case k.method != nil && e.Dir == transcript.RuntimeToSDK && c.requestSeq == 0 && m.Method == k.method.Name && len(m.ID) > 0:
-			c.requestSeq, c.id = e.Seq, string(m.ID)
-		case k.method != nil && e.Dir == transcript.SDKToRuntime && c.requestSeq > 0 && m.Method == "" && string(m.ID) == c.id:
-			c.answers++
-			if c.answerSeq == 0 {
-				c.answerSeq = e.Seq
-			}
-		case k.method == nil && toolID != "" && e.Dir == transcript.RuntimeToSDK && m.Method == "session.event" && c.requestSeq == 0:
-			var p struct {
-				Event struct {
-					Type string         `json:"type"`
-					Data map[string]any `json:"data"`
-				} `json:"event"`
-			}
-			if json.Unmarshal(m.Params, &p) == nil && p.Event.Type == "external_tool.requested" && p.Event.Data["requestId"] == toolID {
-				c.requestSeq, c.id = e.Seq, toolID
-			}
-		case k.method == nil && toolID != "" && e.Dir == transcript.SDKToRuntime && m.Method == "session.tools.handlePendingToolCall":
-			var p struct {
-				RequestID string `json:"requestId"`
-			}
-			if json.Unmarshal(m.Params, &p) == nil && p.RequestID == toolID {
-				c.answers++
-				if c.answerSeq == 0 {
-					c.answerSeq = e.Seq
-				}
-			}
+		case k.method != nil && f.dir == transcript.RuntimeToSDK && c.requestSeq == 0 && f.method == k.method.Name && f.id != "":
+			c.requestSeq, c.id = f.seq, f.id
+		case k.method != nil && f.dir == transcript.SDKToRuntime && c.requestSeq > 0 && f.method == "" && f.id == c.id:
+			answer(f.seq)
+		case k.method == nil && toolID != "" && f.dir == transcript.RuntimeToSDK && f.event == "external_tool.requested" && f.requestID == toolID && c.requestSeq == 0:
+			c.requestSeq, c.id = f.seq, toolID
+		case k.method == nil && toolID != "" && f.dir == transcript.SDKToRuntime && f.method == "session.tools.handlePendingToolCall" && f.requestID == toolID:
+			answer(f.seq)
 		}
 	}
 	return c
@@ -323,7 +343,7 @@ func (w *world) othersAnsweredWhileHeld() error {
 	if len(w.holds) == 0 {
 		return fmt.Errorf("no kind of runtime request was held in this scenario")
 	}
-	entries := w.entries()
+	frames := frameHeads(w.entries())
 	fails := map[string][]string{}
 	var notReached []string
 	for _, p := range w.holds {
@@ -333,7 +353,7 @@ func (w *world) othersAnsweredWhileHeld() error {
 		}
 		for _, o := range p.others {
 			w.check(o.String()+" while "+p.held.String()+" is held", "")
-			c := callIn(entries, p.start, o, p.toolIDs[o.tool])
+			c := callIn(frames, p.start, o, p.toolIDs[o.tool])
 			switch {
 			case c.requestSeq == 0:
 				fails[p.held.String()] = append(fails[p.held.String()], fmt.Sprintf("%s: the runtime's request is not in the transcript", o))
@@ -357,14 +377,14 @@ func (w *world) heldAnsweredOnRelease() error {
 	if len(w.holds) == 0 {
 		return fmt.Errorf("no kind of runtime request was held in this scenario")
 	}
-	entries := w.entries()
+	frames := frameHeads(w.entries())
 	fails := map[string][]string{}
 	for _, p := range w.holds {
 		if !p.reached {
 			continue
 		}
 		w.check(p.held.String()+" (held, answer)", "")
-		c := callIn(entries, p.start, p.held, p.heldToolID)
+		c := callIn(frames, p.start, p.held, p.heldToolID)
 		k := p.held.String()
 		switch {
 		case c.requestSeq == 0:
