@@ -23,7 +23,8 @@ import (
 // serves the runtime's requests is the mode: pendingok serves each as it comes (a handler held
 // holds only its own request); pendingserial serves them one at a time on its reader, as an SDK
 // whose dispatch awaits each handler does (a held handler blocks every later request);
-// pendingeager ignores the holds (the held request is answered before its release).
+// pendingeager ignores the holds (the held request is answered before its release);
+// pendingcrash serves as pendingok but exits on its second hold (a driver lost mid-check).
 func fakePendingDriver(mode string) {
 	var out sync.Mutex
 	line := func(v any) {
@@ -106,6 +107,7 @@ func fakePendingDriver(mode string) {
 			}
 		}
 	}
+	holds := 0
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -162,6 +164,11 @@ func fakePendingDriver(mode string) {
 			}
 			reply(c.ID, map[string]any{"sessionId": s.SessionID, "handled": handled})
 		case "hold":
+			holds++
+			if mode == "pendingcrash" && holds == 2 {
+				fmt.Fprintln(os.Stderr, "fatal: the SDK blew up holding a handler")
+				os.Exit(3)
+			}
 			gates.LoadOrStore(kind, make(chan struct{}))
 			reply(c.ID, map[string]any{})
 		case "release":
@@ -180,7 +187,8 @@ func fakePendingDriver(mode string) {
 
 // The pending-request check fails an SDK that serves the runtime's requests one at a time (a held
 // handler holds up every other kind, each pair named) and one that answers a held request before
-// its release, and passes one that serves each request as it comes.
+// its release, and passes one that serves each request as it comes; a driver lost in the middle
+// ends the check there, saying how far it got.
 func TestPendingRequestCheckFailsWhenItMust(t *testing.T) {
 	const feature = `Feature: f
   @requires.rpc.handlers @requires.handler.hold
@@ -221,6 +229,10 @@ func TestPendingRequestCheckFailsWhenItMust(t *testing.T) {
 			"sessionFs.readFile:\n    request #",
 			"before its release",
 		}, not: []string{"only after the held"}},
+		{mode: "pendingcrash", want: []string{
+			"the sweep ended after 1 of 3 cases; the last: sessionFs.readFile",
+			"driver crashed", "fatal: the SDK blew up holding a handler",
+		}, not: []string{"only after the held", "before its release"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -241,7 +253,9 @@ func TestPendingRequestCheckFailsWhenItMust(t *testing.T) {
 			for _, w := range tt.not {
 				assert.NotContains(t, o.Err.Error(), w)
 			}
-			assert.Equal(t, 1, strings.Count(o.Err.Error(), "\n  sessionFs.exists:"), "one group per held kind")
+			if tt.mode != "pendingcrash" {
+				assert.Equal(t, 1, strings.Count(o.Err.Error(), "\n  sessionFs.exists:"), "one group per held kind")
+			}
 		})
 	}
 }
