@@ -5,7 +5,7 @@ ARG BASE=node:20-bookworm-slim
 FROM ${BASE}
 ARG SDK_VERSION=1.0.14
 WORKDIR /driver
-COPY driver.mjs surface.mjs handlers.mjs package.json package-lock.json ./
+COPY driver.mjs surface.mjs handlers.mjs holds.mjs package.json package-lock.json ./
 ENV npm_config_update_notifier=false
 # Same recipe as the local runner (internal/sdks/node.go): the committed lockfile when it pins the
 # requested version, else that exact version from npm. --ignore-scripts: the only install script is

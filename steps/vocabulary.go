@@ -134,6 +134,8 @@ func commandNeeds(cmd string, args any) []string {
 		}
 	case "clearContext":
 		out = append(out, "session.clearContext")
+	case "hold", "release":
+		out = append(out, "handler.hold")
 	case "surface":
 		out = append(out, "surface")
 	case "rpc", "rpcBatch":

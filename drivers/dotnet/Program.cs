@@ -180,6 +180,8 @@ internal static class Program
         "rpc" => GeneratedRpc.RpcAsync(a, RpcOwner, $"{PackageId} {SdkVersion()}"),
         "rpcBatch" => GeneratedRpc.BatchAsync(a, RpcOwner, $"{PackageId} {SdkVersion()}"),
         "surface" => Task.FromResult(Surface.Entries()),
+        "hold" => Holds.Hold(a),
+        "release" => Holds.Release(a),
         "shutdown" => Task.FromResult(new JsonObject()),
         // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
         _ => throw new UnsupportedException($"the dotnet driver has no command '{cmd}'"),
@@ -221,6 +223,7 @@ internal static class Program
             ["session.rpc.tools.set"] = false,
             ["session.rpc.tools.set.nil"] = false,
             ["driver.concurrent"] = true, // commands run on the thread pool (Main)
+            ["handler.hold"] = true, // Holds.cs: the tool handlers (no runtime->SDK handlers yet: rpc.handlers)
         };
         var notes = new JsonObject
         {
@@ -604,6 +607,7 @@ internal static class Program
         Func<ToolInvocation, CancellationToken, Task<string>> run = async (invocation, cancellationToken) =>
         {
             Announce(invocation);
+            await Holds.HeldAsync(state.Handle, $"tool {name}").ConfigureAwait(false);
 
             switch (action)
             {
@@ -638,15 +642,17 @@ internal static class Program
         // ToolResultAIContent. The method's return type is what the SDK sees, as in an application.
         Delegate method = action switch
         {
-            "returnValue" => (Func<ToolInvocation, CancellationToken, Task<Ticket>>)((invocation, _) =>
+            "returnValue" => (Func<ToolInvocation, CancellationToken, Task<Ticket>>)(async (invocation, _) =>
             {
                 Announce(invocation);
-                return Task.FromResult(ticket!);
+                await Holds.HeldAsync(state.Handle, $"tool {name}").ConfigureAwait(false);
+                return ticket!;
             }),
-            "returnResult" => (Func<ToolInvocation, CancellationToken, Task<ToolResultAIContent>>)((invocation, _) =>
+            "returnResult" => (Func<ToolInvocation, CancellationToken, Task<ToolResultAIContent>>)(async (invocation, _) =>
             {
                 Announce(invocation);
-                return Task.FromResult(new ToolResultAIContent(resultObject!));
+                await Holds.HeldAsync(state.Handle, $"tool {name}").ConfigureAwait(false);
+                return new ToolResultAIContent(resultObject!);
             }),
             _ => run,
         };

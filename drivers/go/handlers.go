@@ -64,6 +64,12 @@ func reportHandled(session, client, method string, input any, unrep []string) {
 		args["unrepresentable"] = unrep
 	}
 	event("rpc.handled", args)
+	// The handler answers once the harness releases its method (holds.go).
+	if session != "" {
+		awaitHeld(session, method)
+	} else {
+		awaitHeld(client, method)
+	}
 }
 
 // into builds the harness's result as the SDK's type T by field name (construct) and reports the

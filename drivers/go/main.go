@@ -219,6 +219,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.telemetry":         true,
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
 		"tool.handler.waitFor":          true,
+		"handler.hold":                  true, // holds.go
 		"handler.permission":            true,
 		"surface":                       true,
 		"surface.handlers":              true,
@@ -392,6 +393,7 @@ func (d *driver) handler(ref *sessionRef, spec toolSpec) copilot.ToolHandler {
 			args["label"] = *h.Label
 		}
 		event("tool.invoked", args)
+		awaitHeld(ref.handle, "tool "+spec.Name)
 
 		switch h.Action {
 		case "return":
@@ -851,6 +853,10 @@ func (d *driver) dispatch(c command) (result any, err error) {
 		return d.rpc(c.Args)
 	case "rpcBatch":
 		return d.rpcBatch(c.Args)
+	case "hold":
+		return hold(c.Args)
+	case "release":
+		return release(c.Args)
 	case "shutdown":
 		return map[string]any{}, nil
 	}

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { applyFields, applyHandlers, surface } from "./surface.mjs";
 import { makeHandlers } from "./handlers.mjs";
+import { held, hold, release } from "./holds.mjs";
 
 // ---------------------------------------------------------------------------------------------
 // stdout guard: protocol lines go through `writeLine` only. Anything else that writes to stdout
@@ -69,6 +70,7 @@ const installed = findPackageRoot();
 const sdkVersion = installed.pkg.version;
 const handlers = makeHandlers({
   emit,
+  held,
   sdk,
   sdkName: `${SDK_PACKAGE} ${sdkVersion}`,
   // What this version declares, read when a handler needs it (older releases lack some).
@@ -260,6 +262,7 @@ function capabilities() {
     "tool.result.sessionLog": true,
     "tool.result.telemetry": true,
     "tool.handler.waitFor": true,
+    "handler.hold": true, // holds.mjs
     // ToolBinaryResult's declared type has no metadata, but the SDK forwards the object it is
     // given as is, which is what a JavaScript application relies on.
     "tool.result.binary.metadata": true,
@@ -498,7 +501,9 @@ function makeHandler(spec, sessionHandle, ref) {
         clearTimeout(timer);
         if (done) return `gave up waiting for the tool ${h.waitFor}`;
       }
-      return await run(args);
+      const out = await run(args);
+      await held(sessionHandle, `tool ${spec.name}`);
+      return out;
     } finally {
       returnedGate(sessionHandle, spec.name).resolve();
     }
@@ -605,6 +610,14 @@ function surfaceOf() {
 }
 
 const commands = {
+  async hold(args) {
+    return hold(args);
+  },
+
+  async release(args) {
+    return release(args);
+  },
+
   async surface() {
     return { entries: surfaceOf() };
   },

@@ -38,17 +38,19 @@ const CLIENT_LEVEL = new Set(["gitHubTelemetry.event", "extensionLaunchProvider.
 const isFs = (m) => m.startsWith("sessionFs.");
 const isSqlite = (m) => m.startsWith("sessionFs.sqlite");
 
-export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMembers, sqliteMembers, hookMembers }) {
+export function makeHandlers({ emit, held, sdk, sdkName, clientOptionKeys, sessionFsMembers, sqliteMembers, hookMembers }) {
   const { createCanvas } = sdk;
 
   // session: the session handle of a per-session handler; client: the client handle of a
-  // client-level one (the harness routes a shared driver's events by handle).
-  function report(session, method, params, unrepresentable = [], client = undefined) {
+  // client-level one (the harness routes a shared driver's events by handle). The handler then
+  // waits while the harness holds its method (holds.mjs), so every call site awaits it.
+  async function report(session, method, params, unrepresentable = [], client = undefined) {
     const args = { method, params };
     if (session !== undefined) args.session = session;
     if (client !== undefined) args.client = client;
     if (unrepresentable.length) args.unrepresentable = unrepresentable;
     emit("rpc.handled", args);
+    await held(session ?? client, method);
   }
 
   // connect: client options. Returns the account of what it registered.
@@ -61,7 +63,7 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
         unhandled[method] = `${sdkName}: no public API registers a ${method} handler (CopilotClientOptions has no onGitHubTelemetry)`;
       } else if (method === "gitHubTelemetry.event") {
         clientOptions.onGitHubTelemetry = async (notification) => {
-          report(undefined, method, notification ?? null, [], clientHandle);
+          await report(undefined, method, notification ?? null, [], clientHandle);
         };
         handled.push(method);
       } else if (method === "extensionLaunchProvider.resolve" && !clientOptionKeys().has("extensionLaunchProvider")) {
@@ -71,7 +73,7 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
         const result = handlers[method].result ?? null;
         clientOptions.extensionLaunchProvider = {
           async resolve(params) {
-            report(undefined, method, params ?? null, [], clientHandle);
+            await report(undefined, method, params ?? null, [], clientHandle);
             return result;
           },
         };
@@ -101,8 +103,8 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
         const headers = {};
         for (const [k, v] of request.headers) (headers[k] ??= []).push(v);
         Object.assign(head, { method: request.method, url: request.url, headers });
-        report(undefined, start, head, [], clientHandle);
-        report(undefined, chunk, { requestId: ctx.requestId, data: body.toString("base64"), binary: true }, [], clientHandle);
+        await report(undefined, start, head, [], clientHandle);
+        await report(undefined, chunk, { requestId: ctx.requestId, data: body.toString("base64"), binary: true }, [], clientHandle);
         const h = new Headers();
         for (const [k, vs] of Object.entries(response.headers ?? {})) for (const v of vs) h.append(k, v);
         return new Response(response.body, { status: response.status, statusText: response.statusText, headers: h });
@@ -154,65 +156,65 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
         const sqlite = {
           async query(queryType, query, bind) {
             const v = r("sqliteQuery");
-            done("sqliteQuery", named({ queryType, query, params: bind }));
+            await done("sqliteQuery", named({ queryType, query, params: bind }));
             return v;
           },
           async transaction(statements) {
             const v = r("sqliteTransaction");
-            done("sqliteTransaction", { statements }, beyond(v, "results"));
+            await done("sqliteTransaction", { statements }, beyond(v, "results"));
             return v?.results ?? [];
           },
           async exists() {
             const v = r("sqliteExists");
-            done("sqliteExists", {}, beyond(v, "exists"));
+            await done("sqliteExists", {}, beyond(v, "exists"));
             return v?.exists;
           },
         };
         config[fsKey] = () => ({
           async readFile(path) {
             const v = r("readFile");
-            done("readFile", named({ path }), beyond(v, "content"));
+            await done("readFile", named({ path }), beyond(v, "content"));
             return v?.content;
           },
           async writeFile(path, content, mode) {
-            done("writeFile", named({ path, content, mode }));
+            await done("writeFile", named({ path, content, mode }));
             voidOrError("writeFile");
           },
           async appendFile(path, content, mode) {
-            done("appendFile", named({ path, content, mode }));
+            await done("appendFile", named({ path, content, mode }));
             voidOrError("appendFile");
           },
           async exists(path) {
             const v = r("exists");
-            done("exists", named({ path }), beyond(v, "exists"));
+            await done("exists", named({ path }), beyond(v, "exists"));
             return v?.exists;
           },
           async stat(path) {
             const v = r("stat");
             const { error, ...info } = v ?? {};
-            done("stat", named({ path }), error === undefined ? [] : ["/error"]);
+            await done("stat", named({ path }), error === undefined ? [] : ["/error"]);
             return info;
           },
           async mkdir(path, recursive, mode) {
-            done("mkdir", named({ path, recursive, mode }));
+            await done("mkdir", named({ path, recursive, mode }));
             voidOrError("mkdir");
           },
           async readdir(path) {
             const v = r("readdir");
-            done("readdir", named({ path }), beyond(v, "entries"));
+            await done("readdir", named({ path }), beyond(v, "entries"));
             return v?.entries;
           },
           async readdirWithTypes(path) {
             const v = r("readdirWithTypes");
-            done("readdirWithTypes", named({ path }), beyond(v, "entries"));
+            await done("readdirWithTypes", named({ path }), beyond(v, "entries"));
             return v?.entries;
           },
           async rm(path, recursive, force) {
-            done("rm", named({ path, recursive, force }));
+            await done("rm", named({ path, recursive, force }));
             voidOrError("rm");
           },
           async rename(src, dest) {
-            done("rename", named({ src, dest }));
+            await done("rename", named({ src, dest }));
             voidOrError("rename");
           },
           sqlite,
@@ -244,16 +246,16 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
               name,
               description: `conformance action ${name}`,
               handler: async (ctx) => {
-                report(handle, "canvas.action.invoke", ctx ?? null);
+                await report(handle, "canvas.action.invoke", ctx ?? null);
                 return result("canvas.action.invoke");
               },
             })),
             open: async (ctx) => {
-              report(handle, "canvas.open", ctx ?? null);
+              await report(handle, "canvas.open", ctx ?? null);
               return result("canvas.open");
             },
             onClose: async (ctx) => {
-              report(handle, "canvas.close", ctx ?? null);
+              await report(handle, "canvas.close", ctx ?? null);
             },
           }),
         );
@@ -275,7 +277,7 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
           type: "openai",
           baseUrl: "http://127.0.0.1:9/v1",
           bearerTokenProvider: async (args) => {
-            report(handle, m, args ?? null, beyond(v, "token"));
+            await report(handle, m, args ?? null, beyond(v, "token"));
             return v?.token;
           },
         }));
@@ -290,7 +292,7 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
         missing(m, "SessionConfig has no gitHubTokenProvider");
       } else {
         config.gitHubTokenProvider = async (args) => {
-          report(handle, m, args ?? null);
+          await report(handle, m, args ?? null);
           return result(m);
         };
         handled.push(m);
@@ -319,7 +321,7 @@ export function makeHandlers({ emit, sdk, sdkName, clientOptionKeys, sessionFsMe
             continue;
           }
           hooks[key] = async (input, invocation) => {
-            report(handle, m, named({ hookType: type, input, sessionId: invocation?.sessionId }), beyond(v, "output"));
+            await report(handle, m, named({ hookType: type, input, sessionId: invocation?.sessionId }), beyond(v, "output"));
             return v?.output;
           };
         }

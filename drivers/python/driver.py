@@ -67,6 +67,7 @@ from copilot.tools import Tool, ToolInvocation, ToolResult  # noqa: E402
 import rpc as generated_rpc  # noqa: E402  (next to this file: the generic generated-layer call)
 import surface as _surface  # noqa: E402  (beside this file: PROTOCOL.md "Surface")
 import handlers as _handlers  # noqa: E402  (beside this file: runtime-to-SDK handlers)
+import holds as _holds  # noqa: E402  (beside this file: held handlers)
 
 try:
     from copilot import RuntimeConnection
@@ -218,6 +219,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["tool.result.sessionLog"] = "session_log" in TOOL_RESULT_FIELDS
     caps["tool.result.telemetry"] = "tool_telemetry" in TOOL_RESULT_FIELDS
     caps["tool.handler.waitFor"] = True
+    caps["handler.hold"] = True  # holds.py
     caps["tool.result.binary.metadata"] = caps["tool.result.binary"] and "metadata" in set(
         getattr(ToolBinaryResult, "__dataclass_fields__", {}))
     notes["tool.result.value"] = "a pydantic model (UUID, datetime, Enum) returned from a define_tool handler"
@@ -591,6 +593,7 @@ class Driver:
             if "label" in behaviour:
                 event["label"] = behaviour["label"]
             emit({"event": "tool.invoked", "args": event})
+            await _holds.held(handle, f"tool {name}")
             if action == "fail":
                 raise RuntimeError(behaviour.get("message", ""))
             if action == "returnValue":
@@ -873,6 +876,12 @@ class Driver:
             except Exception as exc:  # what the SDK raised, the batch goes on
                 outcomes.append({"outcome": "error", "error": generated_rpc.error_object(exc)})
         return {"outcomes": outcomes}
+
+    async def cmd_hold(self, args: dict[str, Any]) -> dict[str, Any]:
+        return _holds.hold(args)
+
+    async def cmd_release(self, args: dict[str, Any]) -> dict[str, Any]:
+        return _holds.release(args)
 
     async def cmd_shutdown(self, args: dict[str, Any]) -> dict[str, Any]:
         return {}

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 import copilot
+import holds as _holds  # beside this file: held handlers
 
 # Older SDK versions lack some of these modules: what is missing is named in "unhandled".
 try:
@@ -108,6 +109,11 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
             args["unrepresentable"] = unrep
         emit("rpc.handled", args)
 
+    async def reported(method: str, params: Any, unrep: list[str] | None = None, session: str | None = None, client: str | None = None) -> None:
+        """report, then wait while the harness holds the method (holds.py)."""
+        report(method, params, unrep, session, client)
+        await _holds.held(session if session is not None else client, method)
+
     def for_client(kwargs: dict[str, Any], handlers: dict[str, Any] | None, handle: str) -> dict[str, Any] | None:
         if handlers is None:
             return None
@@ -125,7 +131,7 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
                 if "extension_launch_provider" not in init:
                     unhandled[m] = f"{sdk_label}: CopilotClient has no extension_launch_provider"
                     continue
-                kwargs["extension_launch_provider"] = _LaunchProvider(report, m, spec.get("result"), handle)
+                kwargs["extension_launch_provider"] = _LaunchProvider(reported, m, spec.get("result"), handle)
                 handled.append(m)
             elif m.startswith("llmInference."):
                 unhandled[m] = (
@@ -200,7 +206,7 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
         fs = [m for m in handlers if m.startswith("sessionFs.")]
         if fs:
             if "create_session_fs_handler" in accepted and _fs is not None:
-                kwargs["create_session_fs_handler"] = lambda _session: _FsProvider(report, res, handle)
+                kwargs["create_session_fs_handler"] = lambda _session: _FsProvider(reported, res, handle)
                 handled += fs
             else:
                 missing(fs, "create_session_fs_handler")
@@ -223,7 +229,7 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
                     )
                     for cid, acts in actions.items()
                 ]
-                kwargs["canvas_handler"] = _Canvas(report, res, handle)
+                kwargs["canvas_handler"] = _Canvas(reported, res, handle)
                 handled += canvas
             else:
                 missing(canvas, "canvases / canvas_handler")
@@ -234,7 +240,7 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
                 r = res(m) or {}
 
                 async def bearer(args: Any, m: str = m, r: Any = r) -> str:
-                    report(m, _named(providerName=args.get("provider_name"), sessionId=args.get("session_id")), _beyond(r, "token"), session=handle)
+                    await reported(m, _named(providerName=args.get("provider_name"), sessionId=args.get("session_id")), _beyond(r, "token"), session=handle)
                     return r.get("token")
 
                 names = dict.fromkeys(p.get("providerName", "") for p in params(m))
@@ -251,7 +257,7 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
                 r = res(m)
 
                 async def gh(args: Any, m: str = m, r: Any = r) -> Any:
-                    report(m, _named(host=args.get("host"), sessionId=args.get("session_id"), reason=args.get("reason")), session=handle)
+                    await reported(m, _named(host=args.get("host"), sessionId=args.get("session_id"), reason=args.get("reason")), session=handle)
                     return r
 
                 kwargs["github_token_provider"] = gh
@@ -272,7 +278,7 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
 
                     async def hook(input_data: Any, invocation: Any, m: str = m, t: str = t, r: Any = r) -> Any:
                         sid = invocation.get("session_id") if isinstance(invocation, dict) else getattr(invocation, "session_id", None)
-                        report(m, _named(hookType=t, input=input_data, sessionId=sid), _beyond(r, "output"), session=handle)
+                        await reported(m, _named(hookType=t, input=input_data, sessionId=sid), _beyond(r, "output"), session=handle)
                         return r.get("output")
 
                     hooks[key] = hook
@@ -284,7 +290,7 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
         skills = [m for m in ("skillProvider.list", "skillProvider.read") if m in handlers]
         if skills:
             if "skill_provider" in accepted:
-                kwargs["skill_provider"] = _Skills(report, res, handle)
+                kwargs["skill_provider"] = _Skills(reported, res, handle)
                 handled += skills
             else:
                 missing(skills, "skill_provider")
@@ -307,7 +313,7 @@ class _LaunchProvider:
 
     async def resolve(self, params: Any) -> Any:
         out = _rpc.ExtensionLaunchProviderResolveResult.from_dict(self.result or {})
-        self.report(self.method, _plain(params), _lost(self.result or {}, out.to_dict()), client=self.client)
+        await self.report(self.method, _plain(params), _lost(self.result or {}, out.to_dict()), client=self.client)
         return out
 
 
@@ -319,14 +325,14 @@ class _Canvas(_canvas.CanvasHandler if _canvas is not None else object):  # type
     async def on_open(self, ctx: Any) -> Any:
         r = self.res("canvas.open") or {}
         out = _rpc.CanvasProviderOpenResult.from_dict(r)
-        self.report("canvas.open", _plain(ctx), _lost(r, out.to_dict()), session=self.handle)
+        await self.report("canvas.open", _plain(ctx), _lost(r, out.to_dict()), session=self.handle)
         return out
 
     async def on_close(self, ctx: Any) -> None:
-        self.report("canvas.close", _plain(ctx), session=self.handle)
+        await self.report("canvas.close", _plain(ctx), session=self.handle)
 
     async def on_action(self, ctx: Any) -> Any:
-        self.report("canvas.action.invoke", _plain(ctx), session=self.handle)
+        await self.report("canvas.action.invoke", _plain(ctx), session=self.handle)
         return self.res("canvas.action.invoke")
 
 
@@ -338,12 +344,12 @@ class _Skills:
         r = self.res("skillProvider.list") or {}
         skills = [_rpc.SkillProviderDescriptor.from_dict(s) for s in r.get("skills") or []]
         held = {**r, "skills": [s.to_dict() for s in skills]}
-        self.report("skillProvider.list", {}, _lost(r, held), session=self.handle)
+        await self.report("skillProvider.list", {}, _lost(r, held), session=self.handle)
         return skills
 
     async def read_skill(self, name: str) -> Any:
         r = self.res("skillProvider.read") or {}
-        self.report("skillProvider.read", _named(name=name), _beyond(r, "markdown"), session=self.handle)
+        await self.report("skillProvider.read", _named(name=name), _beyond(r, "markdown"), session=self.handle)
         return r.get("markdown")
 
 
@@ -362,8 +368,8 @@ class _FsProvider(*_FS_BASES):  # type: ignore[misc]
     def _r(self, m: str) -> Any:
         return self.res("sessionFs." + m)
 
-    def _done(self, m: str, params: Any, unrep: list[str] | None = None) -> None:
-        self.report("sessionFs." + m, params, unrep, session=self.handle)
+    async def _done(self, m: str, params: Any, unrep: list[str] | None = None) -> None:
+        await self.report("sessionFs." + m, params, unrep, session=self.handle)
 
     def _fail(self, m: str) -> None:
         r = self._r(m)
@@ -372,25 +378,25 @@ class _FsProvider(*_FS_BASES):  # type: ignore[misc]
 
     async def read_file(self, path: str) -> str:
         r = self._r("readFile") or {}
-        self._done("readFile", _named(path=path), _beyond(r, "content"))
+        await self._done("readFile", _named(path=path), _beyond(r, "content"))
         return r.get("content")
 
     async def write_file(self, path: str, content: str, mode: int | None = None) -> None:
-        self._done("writeFile", _named(path=path, content=content, mode=mode))
+        await self._done("writeFile", _named(path=path, content=content, mode=mode))
         self._fail("writeFile")
 
     async def append_file(self, path: str, content: str, mode: int | None = None) -> None:
-        self._done("appendFile", _named(path=path, content=content, mode=mode))
+        await self._done("appendFile", _named(path=path, content=content, mode=mode))
         self._fail("appendFile")
 
     async def exists(self, path: str) -> bool:
         r = self._r("exists") or {}
-        self._done("exists", _named(path=path), _beyond(r, "exists"))
+        await self._done("exists", _named(path=path), _beyond(r, "exists"))
         return r.get("exists")
 
     async def stat(self, path: str) -> Any:
         r = self._r("stat") or {}
-        self._done("stat", _named(path=path), _beyond(r, "isFile", "isDirectory", "size", "mtime", "birthtime"))
+        await self._done("stat", _named(path=path), _beyond(r, "isFile", "isDirectory", "size", "mtime", "birthtime"))
 
         def when(s: str) -> datetime:
             return datetime.fromisoformat(s.replace("Z", "+00:00"))
@@ -400,25 +406,25 @@ class _FsProvider(*_FS_BASES):  # type: ignore[misc]
         )
 
     async def mkdir(self, path: str, recursive: bool, mode: int | None = None) -> None:
-        self._done("mkdir", _named(path=path, recursive=recursive, mode=mode))
+        await self._done("mkdir", _named(path=path, recursive=recursive, mode=mode))
         self._fail("mkdir")
 
     async def readdir(self, path: str) -> list[str]:
         r = self._r("readdir") or {}
-        self._done("readdir", _named(path=path), _beyond(r, "entries"))
+        await self._done("readdir", _named(path=path), _beyond(r, "entries"))
         return r.get("entries")
 
     async def readdir_with_types(self, path: str) -> Any:
         r = self._r("readdirWithTypes") or {}
-        self._done("readdirWithTypes", _named(path=path), _beyond(r, "entries"))
+        await self._done("readdirWithTypes", _named(path=path), _beyond(r, "entries"))
         return [_rpc.SessionFSReaddirWithTypesEntry.from_dict(e) for e in r.get("entries") or []]
 
     async def rm(self, path: str, recursive: bool, force: bool) -> None:
-        self._done("rm", _named(path=path, recursive=recursive, force=force))
+        await self._done("rm", _named(path=path, recursive=recursive, force=force))
         self._fail("rm")
 
     async def rename(self, src: str, dest: str) -> None:
-        self._done("rename", _named(src=src, dest=dest))
+        await self._done("rename", _named(src=src, dest=dest))
         self._fail("rename")
 
     # Exact bytes (SessionFsBinaryProvider, a Protocol whose methods the SDK checks for when the
@@ -426,11 +432,11 @@ class _FsProvider(*_FS_BASES):  # type: ignore[misc]
     # wire, content in base64 there.
     async def read_file_bytes(self, path: str) -> bytes:
         r = self._r("readFileBytes") or {}
-        self._done("readFileBytes", _named(path=path), _beyond(r, "content"))
+        await self._done("readFileBytes", _named(path=path), _beyond(r, "content"))
         return base64.b64decode(r.get("content") or "")
 
     async def write_file_bytes(self, path: str, content: bytes, mode: int | None = None) -> None:
-        self._done("writeFileBytes", _named(path=path, content=base64.b64encode(content).decode("ascii"), mode=mode))
+        await self._done("writeFileBytes", _named(path=path, content=base64.b64encode(content).decode("ascii"), mode=mode))
         self._fail("writeFileBytes")
 
     # SQLite: the same provider also subclasses SessionFsSqliteProvider (the SDK's adapter checks
@@ -443,7 +449,7 @@ class _FsProvider(*_FS_BASES):  # type: ignore[misc]
 
     async def sqlite_query(self, query_type: Any, query: str, params: Any = None) -> Any:
         r = self._r("sqliteQuery") or {}
-        self._done("sqliteQuery", _named(queryType=query_type, query=query, params=params), _beyond(r, "columns", "rows", "rowsAffected", "lastInsertRowid"))
+        await self._done("sqliteQuery", _named(queryType=query_type, query=query, params=params), _beyond(r, "columns", "rows", "rowsAffected", "lastInsertRowid"))
         return self._sql_result(r)
 
     async def sqlite_transaction(self, statements: Any) -> Any:
@@ -451,10 +457,10 @@ class _FsProvider(*_FS_BASES):  # type: ignore[misc]
         unrep = _beyond(r, "results")
         for i, st in enumerate(r.get("results") or []):
             unrep += [f"/results/{i}" + p for p in _beyond(st, "columns", "rows", "rowsAffected", "lastInsertRowid")]
-        self._done("sqliteTransaction", {"statements": _plain(statements)}, unrep)
+        await self._done("sqliteTransaction", {"statements": _plain(statements)}, unrep)
         return [self._sql_result(st) for st in r.get("results") or []]
 
     async def sqlite_exists(self) -> bool:
         r = self._r("sqliteExists") or {}
-        self._done("sqliteExists", {}, _beyond(r, "exists"))
+        await self._done("sqliteExists", {}, _beyond(r, "exists"))
         return r.get("exists")

@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	} else if m := os.Getenv("FAKE_PING_DRIVER"); m != "" {
 		fakePingDriver(m)
 		return
+	} else if strings.HasPrefix(mode, "pending") {
+		fakePendingDriver(mode)
+		return
 	} else if strings.HasPrefix(mode, "sweep") {
 		fakeSweepDriver(mode, os.Getenv("FAKE_DRIVER_MARKER"))
 		return

@@ -182,3 +182,44 @@ func (s *Server) Ask(sessionID, method string, params any, notification bool) (w
 	}
 	return ss.conn.call(method, params)
 }
+
+// CallTool asks the SDK, on the connection that opened sessionID, to run the application's tool
+// outside any turn, as Ask sends a runtime-to-SDK method: an external_tool.requested with a
+// requestId of its own (held-N), then the wait for the SDK's handlePendingToolCall naming it
+// (callWait at most) and external_tool.completed. It returns the requestId, so that the caller
+// finds the call and its answer in the transcript.
+func (s *Server) CallTool(sessionID, tool string, args map[string]any) (string, error) {
+	s.mu.Lock()
+	ss := s.sessions[sessionID]
+	s.heldCalls++
+	n := s.heldCalls
+	s.mu.Unlock()
+	if ss == nil || ss.conn == nil {
+		return "", fmt.Errorf("no open session %q to call the tool %s on", sessionID, tool)
+	}
+	c := ss.conn
+	if c.isGone() {
+		return "", fmt.Errorf("tool %s: %w", tool, ErrClosed)
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	reqID, callID := fmt.Sprintf("held-%d", n), fmt.Sprintf("call_held_%d", n)
+	ch, _ := s.requestTool(c, ss, reqID, callID, tool, args)
+	var err error
+	select {
+	case <-ch:
+	case <-c.gone:
+		err = fmt.Errorf("tool %s %s: %w before the SDK answered", tool, reqID, ErrClosed)
+	case <-time.After(callWait):
+		err = fmt.Errorf("%w tool %s %s within %s", ErrUnanswered, tool, reqID, callWait)
+	}
+	if err != nil {
+		s.mu.Lock()
+		delete(ss.pending, reqID)
+		s.mu.Unlock()
+		s.rec.Notef(c.name, "%v", err)
+	}
+	s.emit(c, ss, "external_tool.completed", map[string]any{"requestId": reqID})
+	return reqID, err
+}

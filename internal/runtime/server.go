@@ -77,6 +77,7 @@ type Server struct {
 	closed   bool
 	// noAnswerCheck: the SDK's answers are not checked against the schema (UncheckAnswers).
 	noAnswerCheck bool
+	heldCalls     int // tool calls made outside a turn (CallTool)
 }
 
 // New makes a Server that records into rec.

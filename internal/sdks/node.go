@@ -10,7 +10,7 @@ import (
 	"sort"
 )
 
-// The Node driver: drivers/node/driver.mjs, surface.mjs and handlers.mjs (plain ESM, no build step) copied into the cache
+// The Node driver: drivers/node/driver.mjs, surface.mjs, handlers.mjs and holds.mjs (plain ESM, no build step) copied into the cache
 // directory together with its package.json and package-lock.json, npm @github/copilot-sdk
 // installed next to it (node resolves modules relative to the script), and run with node.
 //
@@ -59,7 +59,7 @@ const (
 )
 
 // The files of drivers/node that make up the driver.
-var nodeDriverFiles = []string{"driver.mjs", "surface.mjs", "handlers.mjs", "package.json", "package-lock.json"}
+var nodeDriverFiles = []string{"driver.mjs", "surface.mjs", "handlers.mjs", "holds.mjs", "package.json", "package-lock.json"}
 
 func prepareNode(ctx context.Context, pc PrepareContext) (Launch, error) {
 	if err := os.MkdirAll(pc.CacheDir, 0o755); err != nil {

@@ -38,7 +38,7 @@ fn account(handled: Vec<String>, unhandled: Map<String, Value>) -> Value {
 
 /// rpc.handled: what the handler received in the schema's names, and the pointers into the
 /// result its return type could not hold.
-pub(crate) fn report(
+pub(crate) fn report_now(
     session: Option<&str>,
     client: Option<&str>,
     method: &str,
@@ -56,6 +56,18 @@ pub(crate) fn report(
         args["unrepresentable"] = json!(unrep);
     }
     emit_event("rpc.handled", args);
+}
+
+/// [`report_now`], then wait while the harness holds the method (holds.rs).
+pub(crate) async fn report(
+    session: Option<&str>,
+    client: Option<&str>,
+    method: &str,
+    params: Value,
+    unrep: Vec<String>,
+) {
+    report_now(session, client, method, params, unrep);
+    crate::holds::held(session.or(client).unwrap_or_default(), method).await;
 }
 
 fn pointer(key: &str) -> String {
@@ -161,7 +173,7 @@ mod imp {
                 "gitHubTelemetry.event" => {
                     let (method, client) = (m.clone(), client.to_string());
                     options = options.with_on_github_telemetry(move |n| {
-                        report(
+                        report_now(
                             None,
                             Some(&client),
                             &method,
@@ -325,7 +337,7 @@ mod imp {
                 "extensionLaunchProvider.resolve",
                 serde_json::to_value(&request).unwrap_or(Value::Null),
                 lost_of(&self.result, &held),
-            );
+            ).await;
             Ok(out)
         }
     }
@@ -351,7 +363,7 @@ mod imp {
                 "canvas.open",
                 serde_json::to_value(&ctx).unwrap_or(Value::Null),
                 lost_of(&r, &held),
-            );
+            ).await;
             Ok(out)
         }
 
@@ -362,7 +374,7 @@ mod imp {
                 "canvas.action.invoke",
                 serde_json::to_value(&ctx).unwrap_or(Value::Null),
                 Vec::new(),
-            );
+            ).await;
             Ok(result_of(&self.specs, "canvas.action.invoke"))
         }
 
@@ -373,7 +385,7 @@ mod imp {
                 "canvas.close",
                 serde_json::to_value(&ctx).unwrap_or(Value::Null),
                 Vec::new(),
-            );
+            ).await;
             Ok(())
         }
     }
@@ -394,7 +406,7 @@ mod imp {
                 m,
                 json!({"providerName": args.provider_name, "sessionId": args.session_id}),
                 beyond(&r, &["token"]),
-            );
+            ).await;
             Ok(r.get("token")
                 .and_then(Value::as_str)
                 .unwrap_or_default()
@@ -424,7 +436,7 @@ mod imp {
                 input["sessionId"] = json!(s.to_string());
             }
             let out = if r.get("kind").and_then(Value::as_str) == Some("cancelled") {
-                report(Some(&self.handle), None, m, input, beyond(&r, &["kind"]));
+                report(Some(&self.handle), None, m, input, beyond(&r, &["kind"])).await;
                 GitHubTokenProviderResult::Cancelled
             } else {
                 let mut t = GitHubToken::new(
@@ -444,7 +456,7 @@ mod imp {
                     m,
                     input,
                     beyond(&r, &["kind", "accessToken", "expiresIn", "tokenType"]),
-                );
+                ).await;
                 GitHubTokenProviderResult::Token(t)
             };
             Ok(out)
@@ -473,7 +485,7 @@ mod imp {
                     serde_json::to_value(&skills).unwrap_or(Value::Null),
                 );
             }
-            report(Some(&self.handle), None, m, json!({}), lost_of(&r, &held));
+            report(Some(&self.handle), None, m, json!({}), lost_of(&r, &held)).await;
             Ok(skills)
         }
 
@@ -489,7 +501,7 @@ mod imp {
                 m,
                 json!({"name": name}),
                 beyond(&r, &["markdown"]),
-            );
+            ).await;
             Ok(r.get("markdown")
                 .and_then(Value::as_str)
                 .map(str::to_string))
@@ -507,14 +519,14 @@ mod imp {
         fn r(&self, m: &str) -> Value {
             result_of(&self.specs, &format!("sessionFs.{m}"))
         }
-        fn done(&self, m: &str, params: Value, unrep: Vec<String>) {
+        async fn done(&self, m: &str, params: Value, unrep: Vec<String>) {
             report(
                 Some(&self.handle),
                 None,
                 &format!("sessionFs.{m}"),
                 params,
                 unrep,
-            );
+            ).await;
         }
         fn fail(&self, m: &str) -> Result<(), FsError> {
             let r = self.r(m);
@@ -559,7 +571,7 @@ mod imp {
     impl SessionFsProvider for Fs {
         async fn read_file(&self, path: &str) -> Result<String, FsError> {
             let r = self.r("readFile");
-            self.done("readFile", json!({"path": path}), beyond(&r, &["content"]));
+            self.done("readFile", json!({"path": path}), beyond(&r, &["content"])).await;
             Ok(r.get("content")
                 .and_then(Value::as_str)
                 .unwrap_or_default()
@@ -575,7 +587,7 @@ mod imp {
                 "writeFile",
                 with_mode(json!({"path": path, "content": content}), mode),
                 Vec::new(),
-            );
+            ).await;
             self.fail("writeFile")
         }
         async fn append_file(
@@ -588,12 +600,12 @@ mod imp {
                 "appendFile",
                 with_mode(json!({"path": path, "content": content}), mode),
                 Vec::new(),
-            );
+            ).await;
             self.fail("appendFile")
         }
         async fn exists(&self, path: &str) -> Result<bool, FsError> {
             let r = self.r("exists");
-            self.done("exists", json!({"path": path}), beyond(&r, &["exists"]));
+            self.done("exists", json!({"path": path}), beyond(&r, &["exists"])).await;
             Ok(r.get("exists").and_then(Value::as_bool).unwrap_or_default())
         }
         async fn stat(&self, path: &str) -> Result<FileInfo, FsError> {
@@ -602,7 +614,7 @@ mod imp {
                 "stat",
                 json!({"path": path}),
                 beyond(&r, &["isFile", "isDirectory", "size", "mtime", "birthtime"]),
-            );
+            ).await;
             let s = |k: &str| {
                 r.get(k)
                     .and_then(Value::as_str)
@@ -629,12 +641,12 @@ mod imp {
                 "mkdir",
                 with_mode(json!({"path": path, "recursive": recursive}), mode),
                 Vec::new(),
-            );
+            ).await;
             self.fail("mkdir")
         }
         async fn readdir(&self, path: &str) -> Result<Vec<String>, FsError> {
             let r = self.r("readdir");
-            self.done("readdir", json!({"path": path}), beyond(&r, &["entries"]));
+            self.done("readdir", json!({"path": path}), beyond(&r, &["entries"])).await;
             Ok(
                 serde_json::from_value(r.get("entries").cloned().unwrap_or(json!([])))
                     .unwrap_or_default(),
@@ -646,7 +658,7 @@ mod imp {
                 "readdirWithTypes",
                 json!({"path": path}),
                 beyond(&r, &["entries"]),
-            );
+            ).await;
             let entries = r
                 .get("entries")
                 .and_then(Value::as_array)
@@ -672,11 +684,11 @@ mod imp {
                 "rm",
                 json!({"path": path, "recursive": recursive, "force": force}),
                 Vec::new(),
-            );
+            ).await;
             self.fail("rm")
         }
         async fn rename(&self, src: &str, dest: &str) -> Result<(), FsError> {
-            self.done("rename", json!({"src": src, "dest": dest}), Vec::new());
+            self.done("rename", json!({"src": src, "dest": dest}), Vec::new()).await;
             self.fail("rename")
         }
         fn sqlite(&self) -> Option<&dyn SessionFsSqliteProvider> {
@@ -701,7 +713,7 @@ mod imp {
                 "sqliteQuery",
                 input,
                 beyond(&r, &["columns", "rows", "rowsAffected", "lastInsertRowid"]),
-            );
+            ).await;
             Ok(Some(Fs::sql(&r)))
         }
         async fn sqlite_transaction(
@@ -726,12 +738,12 @@ mod imp {
                 "sqliteTransaction",
                 json!({"statements": serde_json::to_value(statements).unwrap_or(Value::Null)}),
                 unrep,
-            );
+            ).await;
             Ok(results.iter().map(Fs::sql).collect())
         }
         async fn sqlite_exists(&self) -> Result<bool, FsError> {
             let r = self.r("sqliteExists");
-            self.done("sqliteExists", json!({}), beyond(&r, &["exists"]));
+            self.done("sqliteExists", json!({}), beyond(&r, &["exists"])).await;
             Ok(r.get("exists").and_then(Value::as_bool).unwrap_or_default())
         }
     }

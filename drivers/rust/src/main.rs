@@ -45,6 +45,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 mod compat;
 mod handlers;
+mod holds;
 mod requests;
 mod rpc;
 
@@ -295,6 +296,7 @@ impl ScriptedHandler {
         }
         invoked["arguments"] = invocation.arguments.clone();
         emit_event("tool.invoked", invoked);
+        holds::held(&self.session, &format!("tool {}", self.tool)).await;
 
         match &self.action {
             Action::Return { text } => Ok(ToolResult::Text(text.clone())),
@@ -990,6 +992,7 @@ fn hello() -> Outcome {
         "handler.permission": true,
         "surface": true,
         "tool.handler.waitFor": true,
+        "handler.hold": true, // holds.rs
         "surface.handlers": true,
         "surface.handlers.called": true,
         "surface.callbacks": cfg!(sdk_cb_command_definition),
@@ -1659,6 +1662,8 @@ async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
         "rpc" => rpc::rpc(state, args).await,
         "rpcBatch" => rpc::rpc_batch(state, args).await,
         "surface" => surface::surface(),
+        "hold" => Ok(holds::hold(args)),
+        "release" => Ok(holds::release(args)),
         "shutdown" => Ok(json!({})),
         // A newer protocol command this driver does not know: the SDK cannot be asked to do it.
         other => Err(Failure::Unsupported(format!(

@@ -200,7 +200,8 @@ final class Handlers {
                 unrepresentable.forEach(u::add);
             }
             out.event("rpc.handled", args2);
-            return CompletableFuture.completedFuture(value);
+            Object answer = value;
+            return Holds.held(session, HOOKS).thenApply(v -> answer);
         };
         return Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, h);
     }

@@ -226,6 +226,8 @@ public final class Main {
             case "stopClient" -> sdk.stopClient(required(args, "client"));
             case "rpc" -> result = rpc.call(args);
             case "rpcBatch" -> result = rpc.batch(args);
+            case "hold" -> result = Holds.hold(args);
+            case "release" -> result = Holds.release(args);
             case "shutdown" -> {
             }
             // A newer protocol command this driver does not know: the SDK cannot be asked to do it.

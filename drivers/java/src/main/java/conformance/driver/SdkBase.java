@@ -404,6 +404,7 @@ abstract class SdkBase<C, S> implements SdkAdapter {
                 + "(CommandDefinition#setHandler) may stay null and is left out as given");
         // ToolSpec.run: a waiting handler's CompletableFuture completes after the other tool's.
         caps.put("tool.handler.waitFor", true);
+        caps.put("handler.hold", true); // Holds
         // Runtime-to-SDK handlers (Handlers): the hooks through the session config's setHooks;
         // every other method is named unhandled with the symbol it lacks.
         caps.put("rpc.handlers", true);

@@ -207,18 +207,24 @@ final class ToolSpec {
      */
     CompletableFuture<Object> run(Out out, String session, Map<String, Object> arguments, ClearContext clearContext,
             Function<JsonNode, Object> resultObject) {
+        // A held tool (Holds) answers once the harness releases it.
         if (handler.waitFor == null) {
+            Object result;
             try {
-                return CompletableFuture.completedFuture(invoke(out, session, arguments, clearContext, resultObject));
-            } finally {
+                result = invoke(out, session, arguments, clearContext, resultObject);
+            } catch (RuntimeException e) {
                 returned(session, name).complete(null);
+                throw e;
             }
+            return Holds.held(session, "tool " + name).thenApply(v -> result)
+                    .whenComplete((r, e) -> returned(session, name).complete(null));
         }
         String other = handler.waitFor;
         return returned(session, other).thenApply(v -> true)
                 .completeOnTimeout(false, WAIT_GIVE_UP_SECONDS, TimeUnit.SECONDS)
                 .thenApply(done -> done ? invoke(out, session, arguments, clearContext, resultObject)
                         : (Object) ("gave up waiting for the tool " + other))
+                .thenCompose(r -> Holds.held(session, "tool " + name).thenApply(v -> r))
                 .whenComplete((r, e) -> returned(session, name).complete(null));
     }
 

@@ -1,0 +1,60 @@
+// Held handlers (PROTOCOL.md "Holding a handler"): `hold` arms a gate per (handle, kind), a kind
+// being a runtime-to-SDK method or "tool NAME"; a handler reached under an armed gate reports as
+// usual, then awaits the gate until `release` opens it, as an application awaiting something slow
+// does. GiveUp bounds the wait should the release never come.
+
+using System.Collections.Concurrent;
+using System.Text.Json.Nodes;
+
+namespace Conformance.Driver;
+
+internal static class Holds
+{
+    private static readonly TimeSpan GiveUp = TimeSpan.FromSeconds(30);
+
+    private static readonly ConcurrentDictionary<string, TaskCompletionSource> Gates = new(StringComparer.Ordinal);
+
+    private static IEnumerable<string> Keys(JsonObject a)
+    {
+        string kind = a["method"] is JsonValue m && m.TryGetValue(out string? method)
+            ? method
+            : $"tool {(string?)a["tool"]}";
+        foreach (string k in new[] { "session", "client" })
+        {
+            if (a[k] is JsonValue v && v.TryGetValue(out string? handle))
+            {
+                yield return $"{handle}\0{kind}";
+            }
+        }
+    }
+
+    public static Task<JsonObject> Hold(JsonObject a)
+    {
+        foreach (string k in Keys(a))
+        {
+            Gates.GetOrAdd(k, _ => new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
+        }
+        return Task.FromResult(new JsonObject());
+    }
+
+    public static Task<JsonObject> Release(JsonObject a)
+    {
+        foreach (string k in Keys(a))
+        {
+            if (Gates.TryRemove(k, out TaskCompletionSource? gate))
+            {
+                gate.TrySetResult();
+            }
+        }
+        return Task.FromResult(new JsonObject());
+    }
+
+    /// <summary>Completes once no gate is armed for the handle and kind (at once when none is).</summary>
+    public static async Task HeldAsync(string handle, string kind)
+    {
+        if (Gates.TryGetValue($"{handle}\0{kind}", out TaskCompletionSource? gate))
+        {
+            await Task.WhenAny(gate.Task, Task.Delay(GiveUp)).ConfigureAwait(false);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+"""Held handlers (PROTOCOL.md "Holding a handler"): ``hold`` arms a gate per (handle, kind), a
+kind being a runtime-to-SDK method or ``tool NAME``; a handler reached under an armed gate reports
+as usual, then waits until ``release`` opens it, as an application awaiting something slow does.
+The gates are futures of ``concurrent.futures``: the release comes from the command loop's thread,
+the handler awaits on its client's loop. HOLD_GIVE_UP_S bounds the wait should no release come."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from typing import Any
+
+HOLD_GIVE_UP_S = 30.0
+_GATES: dict[str, concurrent.futures.Future] = {}
+_LOCK = threading.Lock()
+
+
+def _keys(args: dict[str, Any]) -> list[str]:
+    kind = args["method"] if isinstance(args.get("method"), str) else f"tool {args.get('tool')}"
+    return [f"{h}\0{kind}" for h in (args.get("session"), args.get("client")) if isinstance(h, str)]
+
+
+def hold(args: dict[str, Any]) -> dict[str, Any]:
+    with _LOCK:
+        for k in _keys(args):
+            _GATES.setdefault(k, concurrent.futures.Future())
+    return {}
+
+
+def release(args: dict[str, Any]) -> dict[str, Any]:
+    with _LOCK:
+        for k in _keys(args):
+            gate = _GATES.pop(k, None)
+            if gate is not None:
+                gate.set_result(None)
+    return {}
+
+
+async def held(handle: str | None, kind: str) -> None:
+    """Waits while a gate is armed for the handle and kind (at once when none is)."""
+    with _LOCK:
+        gate = _GATES.get(f"{handle}\0{kind}")
+    if gate is None:
+        return
+    try:
+        await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(gate)), HOLD_GIVE_UP_S)
+    except asyncio.TimeoutError:
+        pass

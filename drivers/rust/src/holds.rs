@@ -1,0 +1,63 @@
+//! Held handlers (PROTOCOL.md "Holding a handler"): `hold` arms a gate per (handle, kind), a kind
+//! being a runtime-to-SDK method or `tool NAME`; a handler reached under an armed gate reports as
+//! usual, then waits until `release` opens it, as an application awaiting something slow does.
+//! [`HOLD_GIVE_UP`] bounds the wait should the release never come.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::watch;
+
+const HOLD_GIVE_UP: Duration = Duration::from_secs(30);
+
+static GATES: Mutex<Option<HashMap<String, watch::Sender<bool>>>> = Mutex::new(None);
+
+fn keys(args: &Value) -> Vec<String> {
+    let kind = match args.get("method").and_then(Value::as_str) {
+        Some(m) => m.to_string(),
+        None => format!(
+            "tool {}",
+            args.get("tool").and_then(Value::as_str).unwrap_or_default()
+        ),
+    };
+    ["session", "client"]
+        .iter()
+        .filter_map(|k| args.get(*k).and_then(Value::as_str))
+        .map(|h| format!("{h}\u{0}{kind}"))
+        .collect()
+}
+
+fn with_gates<T>(f: impl FnOnce(&mut HashMap<String, watch::Sender<bool>>) -> T) -> T {
+    let mut gates = GATES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    f(gates.get_or_insert_with(HashMap::new))
+}
+
+pub(crate) fn hold(args: &Value) -> Value {
+    with_gates(|gates| {
+        for k in keys(args) {
+            gates.entry(k).or_insert_with(|| watch::channel(false).0);
+        }
+    });
+    json!({})
+}
+
+pub(crate) fn release(args: &Value) -> Value {
+    with_gates(|gates| {
+        for k in keys(args) {
+            if let Some(gate) = gates.remove(&k) {
+                gate.send_replace(true);
+            }
+        }
+    });
+    json!({})
+}
+
+/// Waits while a gate is armed for the handle and kind (at once when none is).
+pub(crate) async fn held(handle: &str, kind: &str) {
+    let gate = with_gates(|gates| gates.get(&format!("{handle}\u{0}{kind}")).map(watch::Sender::subscribe));
+    if let Some(mut gate) = gate {
+        let _ = tokio::time::timeout(HOLD_GIVE_UP, gate.wait_for(|released| *released)).await;
+    }
+}

@@ -1,0 +1,401 @@
+package steps
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// No pending request blocks another (features/behaviour/pending_requests.feature): the kinds of
+// request the runtime makes of the application are the runtime-to-SDK methods of the schema the
+// application registered a handler for, and a call of each of the session's tools. While the
+// application's handler for one kind is held (drivers/PROTOCOL.md "Holding a handler": it answers
+// only once released), the runtime sends every other kind on the same session; each must be
+// answered before the held one is released, which is then answered under its own id.
+
+// holdWait is how long the others may take while one kind is held: a healthy SDK answers them
+// in milliseconds; one that serves the runtime's requests one at a time answers none of them
+// until the release, and then every one (so a blocked pair costs this once per held kind).
+const holdWait = 3 * time.Second
+
+// enterWait bounds the wait for the held handler to be reached before the others are sent.
+const enterWait = 5 * time.Second
+
+// pendingKind is one kind of request: a runtime-to-SDK method with the params of one of its
+// generated cases, or a call of one of the session's tools.
+type pendingKind struct {
+	method *schemagen.Method // nil for a tool call
+	params map[string]any
+	tool   string
+}
+
+func (k pendingKind) String() string {
+	if k.method == nil {
+		return "tool call " + k.tool
+	}
+	return k.method.Name
+}
+
+// pendingCall is one request of a kind the runtime sent in a phase, found in the transcript.
+type pendingCall struct {
+	requestSeq, answerSeq int // 0: not found / never answered
+	id                    string
+	answers               int // answers naming its id
+}
+
+// holdPhase is one held kind with the others sent while it was held.
+type holdPhase struct {
+	held       pendingKind
+	start      int // the transcript's length when the phase began
+	release    int // and when the release was sent (every later entry came after it)
+	reached    bool
+	others     []pendingKind
+	heldToolID string            // the requestId of a held tool call
+	toolIDs    map[string]string // the requestId of each other tool call, by tool
+}
+
+// pendingKinds are the kinds this scenario can hold and send: each registered runtime-to-SDK
+// method that answers (not a notification, not the exchange of the request handler), with its
+// first generated case the SDK's handler API can receive, and each tool of the session.
+func (w *world) pendingKinds() ([]pendingKind, error) {
+	doc, err := w.schemas()
+	if err != nil {
+		return nil, err
+	}
+	var out []pendingKind
+	for _, m := range handlerMethods(doc) {
+		h := w.handlers[m.Name]
+		if h == nil || !h.registered || h.exchange || m.Notification {
+			continue
+		}
+		for _, p := range h.params {
+			if h.lacks(p) == nil {
+				m := m
+				out = append(out, pendingKind{method: &m, params: p})
+				break
+			}
+		}
+	}
+	for _, t := range w.tools {
+		if name, _ := t["name"].(string); name != "" {
+			out = append(out, pendingKind{tool: name})
+		}
+	}
+	return out, nil
+}
+
+// send makes one request of the kind and waits for its answer (the runtime's own bound); for a
+// tool it returns the call's requestId.
+func (w *world) sendKind(rt *runtime.Server, s session, k pendingKind, created map[string]any) (string, error) {
+	if k.method == nil {
+		return rt.CallTool(s.id, k.tool, map[string]any{})
+	}
+	_, err := rt.Ask(s.id, k.method.Name, w.asTheRuntimeSends(*k.method, k.params, s.id, created), false)
+	return "", err
+}
+
+// holdArgs names the gate of a kind: every handle the handler may report under.
+func holdArgs(s session, k pendingKind) map[string]any {
+	a := map[string]any{"session": s.handle}
+	if k.method == nil {
+		a["tool"] = k.tool
+		return a
+	}
+	a["method"] = k.method.Name
+	if s.client != "" {
+		a["client"] = s.client
+	}
+	return a
+}
+
+// holdEachKind is the When step: first every kind once with nothing held (a kind the SDK does
+// not answer even then is left out, named: the handler sweep judges it), then each kind held in
+// turn with every other kind sent meanwhile.
+func (w *world) holdEachKind() error {
+	rt, err := w.standIn("runtime.script.request")
+	if err != nil {
+		return err
+	}
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	all, err := w.pendingKinds()
+	if err != nil {
+		return err
+	}
+	d, err := w.t.Driver(w.ctx)
+	if err != nil {
+		return err
+	}
+	// The handlers' reports come while no command is in flight (as in callEveryHandler).
+	w.held = w.driverLine
+	d.SetSink(w.held)
+	defer func() { w.held = nil; d.SetSink(nil) }()
+	created := w.createParams()
+	w.expect(len(all) * 6) // a held kind costs holdWait and, for an SDK that never answers, one callWait
+	var kinds, unanswered []string
+	var usable []pendingKind
+	for i, k := range all {
+		if err := w.gone(); err != nil {
+			return cutShort(err, i, len(all), k.String())
+		}
+		if _, err := w.sendKind(rt, s, k, created); err != nil {
+			if errors.Is(err, runtime.ErrClosed) {
+				return cutShort(w.connectionLost(err), i, len(all), k.String())
+			}
+			if errors.Is(err, runtime.ErrUnanswered) {
+				unanswered = append(unanswered, k.String())
+				continue
+			}
+		}
+		usable = append(usable, k)
+		kinds = append(kinds, k.String())
+	}
+	if len(unanswered) > 0 {
+		w.observe("kinds not answered even with nothing held (not judged here)", strings.Join(unanswered, ", "))
+	}
+	if len(usable) < 2 {
+		return fmt.Errorf("the SDK answered %d kinds of runtime request with nothing held (%s); the check needs two or more", len(usable), strings.Join(kinds, ", "))
+	}
+	w.observe("pending-request pairs (held, other)", fmt.Sprintf("%d: %d kinds (%s)", len(usable)*(len(usable)-1), len(usable), strings.Join(kinds, ", ")))
+	for i, h := range usable {
+		if err := w.gone(); err != nil {
+			return cutShort(err, i, len(usable), h.String())
+		}
+		p, err := w.holdOne(rt, s, h, usable, created)
+		if p != nil {
+			w.holds = append(w.holds, p)
+		}
+		if err != nil {
+			return cutShort(err, i, len(usable), h.String())
+		}
+	}
+	return w.roundTrip()
+}
+
+// holdOne runs one phase: hold the kind, send it, wait until its handler is reached, send every
+// other kind at once, wait for their answers (holdWait at most), release, and wait for every call
+// of the phase to end.
+func (w *world) holdOne(rt *runtime.Server, s session, h pendingKind, kinds []pendingKind, created map[string]any) (*holdPhase, error) {
+	if _, err := w.do("hold", holdArgs(s, h)); err != nil {
+		return nil, err
+	}
+	p := &holdPhase{held: h, start: len(w.rec.Entries()), toolIDs: map[string]string{}}
+	var mu sync.Mutex
+	var lost error
+	run := func(k pendingKind, wg *sync.WaitGroup, held bool) {
+		defer wg.Done()
+		id, err := w.sendKind(rt, s, k, created)
+		mu.Lock()
+		defer mu.Unlock()
+		if held {
+			p.heldToolID = id
+		} else if id != "" {
+			p.toolIDs[k.tool] = id
+		}
+		if errors.Is(err, runtime.ErrClosed) && lost == nil {
+			lost = err
+		}
+	}
+	var heldDone, othersDone sync.WaitGroup
+	heldDone.Add(1)
+	go run(h, &heldDone, true)
+	p.reached = w.reached(h, p.start)
+	if p.reached {
+		for _, k := range kinds {
+			if k.String() != h.String() {
+				p.others = append(p.others, k)
+				othersDone.Add(1)
+				go run(k, &othersDone, false)
+			}
+		}
+		answered := make(chan struct{})
+		go func() { othersDone.Wait(); close(answered) }()
+		select {
+		case <-answered:
+		case <-time.After(holdWait):
+		}
+	}
+	p.release = len(w.rec.Entries())
+	_, err := w.do("release", holdArgs(s, h))
+	othersDone.Wait()
+	heldDone.Wait()
+	if err != nil {
+		return p, err
+	}
+	if lost != nil {
+		return p, w.connectionLost(lost)
+	}
+	return p, nil
+}
+
+// reached waits until the held kind's handler reported its call (rpc.handled, tool.invoked)
+// after the transcript entry since.
+func (w *world) reached(k pendingKind, since int) bool {
+	deadline := time.Now().Add(enterWait)
+	for time.Now().Before(deadline) {
+		for _, e := range w.entries() {
+			if e.Seq <= since || e.Dir != transcript.DriverToHarness {
+				continue
+			}
+			var ev struct {
+				Event string         `json:"event"`
+				Args  map[string]any `json:"args"`
+			}
+			if json.Unmarshal(e.Frame, &ev) != nil {
+				continue
+			}
+			if k.method != nil && ev.Event == "rpc.handled" && ev.Args["method"] == k.method.Name ||
+				k.method == nil && ev.Event == "tool.invoked" && ev.Args["tool"] == k.tool {
+				return true
+			}
+		}
+		if w.gone() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// frameHead is what callIn reads of one transcript frame, decoded once for every pair.
+type frameHead struct {
+	seq       int
+	dir       string
+	id        string
+	method    string
+	event     string // a session.event's type
+	requestID string // an external_tool.requested's or a handlePendingToolCall's requestId
+}
+
+func frameHeads(entries []transcript.Entry) []frameHead {
+	var out []frameHead
+	for _, e := range entries {
+		if len(e.Frame) == 0 || e.Dir != transcript.RuntimeToSDK && e.Dir != transcript.SDKToRuntime {
+			continue
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				RequestID string `json:"requestId"`
+				Event     struct {
+					Type string `json:"type"`
+					Data struct {
+						RequestID string `json:"requestId"`
+					} `json:"data"`
+				} `json:"event"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(e.Frame, &m) != nil {
+			continue
+		}
+		h := frameHead{seq: e.Seq, dir: e.Dir, id: string(m.ID), method: m.Method, requestID: m.Params.RequestID}
+		if m.Method == "session.event" {
+			h.event, h.requestID = m.Params.Event.Type, m.Params.Event.Data.RequestID
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// callIn finds the phase's call of a kind: a method's first request after the phase began and
+// the SDK's responses with its id; a tool's external_tool.requested with its requestId and the
+// SDK's handlePendingToolCall naming it.
+func callIn(frames []frameHead, since int, k pendingKind, toolID string) pendingCall {
+	var c pendingCall
+	answer := func(seq int) {
+		c.answers++
+		if c.answerSeq == 0 {
+			c.answerSeq = seq
+		}
+	}
+	for _, f := range frames {
+		if f.seq <= since {
+			continue
+		}
+		switch {
+		case k.method != nil && f.dir == transcript.RuntimeToSDK && c.requestSeq == 0 && f.method == k.method.Name && f.id != "":
+			c.requestSeq, c.id = f.seq, f.id
+		case k.method != nil && f.dir == transcript.SDKToRuntime && c.requestSeq > 0 && f.method == "" && f.id == c.id:
+			answer(f.seq)
+		case k.method == nil && toolID != "" && f.dir == transcript.RuntimeToSDK && f.event == "external_tool.requested" && f.requestID == toolID && c.requestSeq == 0:
+			c.requestSeq, c.id = f.seq, toolID
+		case k.method == nil && toolID != "" && f.dir == transcript.SDKToRuntime && f.method == "session.tools.handlePendingToolCall" && f.requestID == toolID:
+			answer(f.seq)
+		}
+	}
+	return c
+}
+
+// othersAnsweredWhileHeld checks every (held, other) pair: the other kind's request was answered
+// before the held one was released.
+func (w *world) othersAnsweredWhileHeld() error {
+	if len(w.holds) == 0 {
+		return fmt.Errorf("no kind of runtime request was held in this scenario")
+	}
+	frames := frameHeads(w.entries())
+	fails := map[string][]string{}
+	var notReached []string
+	for _, p := range w.holds {
+		if !p.reached {
+			notReached = append(notReached, p.held.String())
+			continue
+		}
+		for _, o := range p.others {
+			w.check(o.String()+" while "+p.held.String()+" is held", "")
+			c := callIn(frames, p.start, o, p.toolIDs[o.tool])
+			switch {
+			case c.requestSeq == 0:
+				fails[p.held.String()] = append(fails[p.held.String()], fmt.Sprintf("%s: the runtime's request is not in the transcript", o))
+			case c.answerSeq == 0:
+				fails[p.held.String()] = append(fails[p.held.String()], fmt.Sprintf("%s (request #%d, id %s): never answered", o, c.requestSeq, c.id))
+			case c.answerSeq > p.release:
+				fails[p.held.String()] = append(fails[p.held.String()], fmt.Sprintf("%s (request #%d, id %s): answered (#%d) only after the held %s was released (#%d)", o, c.requestSeq, c.id, c.answerSeq, p.held, p.release))
+			}
+		}
+	}
+	if len(notReached) > 0 {
+		sort.Strings(notReached)
+		w.observe("kinds whose handler was not reached when held (their pairs not judged)", strings.Join(notReached, ", "))
+	}
+	return groupedError(fails, "requests of another kind were not answered while one was held", "held kinds")
+}
+
+// heldAnsweredOnRelease checks that each held request was answered once, under its own id, after
+// its release.
+func (w *world) heldAnsweredOnRelease() error {
+	if len(w.holds) == 0 {
+		return fmt.Errorf("no kind of runtime request was held in this scenario")
+	}
+	frames := frameHeads(w.entries())
+	fails := map[string][]string{}
+	for _, p := range w.holds {
+		if !p.reached {
+			continue
+		}
+		w.check(p.held.String()+" (held, answer)", "")
+		c := callIn(frames, p.start, p.held, p.heldToolID)
+		k := p.held.String()
+		switch {
+		case c.requestSeq == 0:
+			fails[k] = append(fails[k], "the runtime's request is not in the transcript")
+		case c.answers == 0:
+			fails[k] = append(fails[k], fmt.Sprintf("request #%d (id %s): never answered under its id once released (#%d)", c.requestSeq, c.id, p.release))
+		case c.answers > 1:
+			fails[k] = append(fails[k], fmt.Sprintf("request #%d (id %s): answered %d times", c.requestSeq, c.id, c.answers))
+		case c.answerSeq < p.release:
+			fails[k] = append(fails[k], fmt.Sprintf("request #%d (id %s): answered (#%d) before its release (#%d), while the application's handler was held", c.requestSeq, c.id, c.answerSeq, p.release))
+		}
+	}
+	return groupedError(fails, "held requests were not answered under their own id once released", "held kinds")
+}
