@@ -24,7 +24,7 @@ import (
 // is returned as JSON pointers into raw: the driver's `unrepresentable`. A value only the SDK's
 // decoder can build (an interface a union decodes into, whose variant reflection cannot choose;
 // a union struct of one pointer per variant) is decoded by it, that part alone, and recorded in
-// the tally (decodedTypes), which hello reports.
+// the tally (decodeTally reads the same from the types for hello).
 func construct(t reflect.Type, raw json.RawMessage) (reflect.Value, []string, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -326,9 +326,9 @@ func plain(v any) any {
 // decodeTally lists, from the generated wrappers' request types (read by reflection), the types
 // construct leaves to the SDK's decoder: a field of a union interface, and a struct with its own
 // UnmarshalJSON (decoded by it when given a variant's keys, which no field is named for). Hello
-// reports it (notes "values.decodedBySDK"), so a report says which values no application-level
+// reports it (notes "driver.builtBy"), so a report says which values no application-level
 // construction reached.
-func decodeTally() []string {
+func decodeTally() (byName int, decoded []string) {
 	server, session := wrappers()
 	out := map[string]bool{}
 	seen := map[reflect.Type]bool{}
@@ -343,6 +343,8 @@ func decodeTally() []string {
 		seen[t] = true
 		if reflect.PointerTo(t).Implements(unmarshalerType) && !hasNamedFields(t) {
 			out[t.String()+" (its own UnmarshalJSON chooses a variant)"] = true
+		} else {
+			byName++
 		}
 		for _, f := range reflect.VisibleFields(t) {
 			if !f.IsExported() || f.Anonymous {
@@ -362,12 +364,11 @@ func decodeTally() []string {
 			}
 		}
 	}
-	list := make([]string, 0, len(out))
 	for k := range out {
-		list = append(list, k)
+		decoded = append(decoded, k)
 	}
-	sort.Strings(list)
-	return list
+	sort.Strings(decoded)
+	return byName, decoded
 }
 
 // hasNamedFields says whether t's fields are the wire's (a struct whose every field is a pointer

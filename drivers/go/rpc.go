@@ -352,8 +352,7 @@ func rpcCapabilities(version string, caps map[string]bool, notes map[string]stri
 		"found by reflection; params built into the wrapper's request type by Go field name (never decoded by the SDK); a params value "+
 		"the request struct does not carry (a key no field is named for; a value its omitempty encoding leaves out, "+
 		"such as an explicit null in a single pointer) is reported unrepresentable", sdkModule, version, len(server), len(session))
-	if tally := decodeTally(); len(tally) > 0 {
-		notes["values.decodedBySDK"] = fmt.Sprintf("%d request types or fields built through the SDK's own decoder "+
-			"(nothing an application writes reaches them by field name): %s", len(tally), strings.Join(tally, "; "))
-	}
+	byName, decoded := decodeTally()
+	notes["driver.builtBy"] = fmt.Sprintf("%d SDK types built by name; %d through the SDK's deserializer: %s",
+		byName, len(decoded), strings.Join(decoded, "; "))
 }
