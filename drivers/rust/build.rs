@@ -42,6 +42,7 @@
 
 use std::path::{Path, PathBuf};
 
+mod build_byname;
 mod build_rpc;
 
 /// cfg name and a string whose presence in the SDK's src/ shows the API exists.
@@ -281,7 +282,9 @@ fn main() {
         .map(|d| d.join("src").join("generated").join("rpc.rs"));
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     println!("cargo:rerun-if-changed=build_rpc.rs");
-    build_rpc::generate(rpc_rs.as_deref(), &out_dir.join("rpc_dispatch.rs"));
+    let requests = build_rpc::generate(rpc_rs.as_deref(), &out_dir.join("rpc_dispatch.rs"));
+    println!("cargo:rerun-if-changed=build_byname.rs");
+    build_byname::generate(rpc_rs.as_deref().and_then(Path::parent), &requests, &out_dir.join("byname.rs"));
     let mut text = String::new();
     if let Some(dir) = &sdk_dir {
         read_sources(&dir.join("src"), &mut text);

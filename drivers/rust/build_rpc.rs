@@ -25,7 +25,9 @@ struct Call {
 }
 
 /// Reads `rpc_rs` and writes `out` (an included Rust file). Without the source, an empty table.
-pub fn generate(rpc_rs: Option<&Path>, out: &Path) {
+/// Returns the request types the table builds (build_byname.rs writes how).
+pub fn generate(rpc_rs: Option<&Path>, out: &Path) -> std::collections::BTreeSet<String> {
+    let mut requests = std::collections::BTreeSet::new();
     let text = rpc_rs
         .and_then(|p| std::fs::read_to_string(p).ok())
         .unwrap_or_default();
@@ -138,6 +140,9 @@ pub fn generate(rpc_rs: Option<&Path>, out: &Path) {
         };
         let arm = arms.entry(root).or_default();
         let name = &call.name;
+        if let Some(t) = &call.params {
+            requests.insert(t.clone());
+        }
         match &call.params {
             Some(t) => writeln!(
                 arm,
@@ -192,6 +197,7 @@ pub fn generate(rpc_rs: Option<&Path>, out: &Path) {
         .unwrap();
     }
     std::fs::write(out, code).expect("write the generated rpc dispatch");
+    requests
 }
 
 /// Names of the `pub struct` / `pub enum` items whose derive list has `Deserialize`.

@@ -43,6 +43,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+mod byname;
 mod compat;
 mod handlers;
 mod holds;
@@ -1133,6 +1134,12 @@ fn hello() -> Outcome {
         ));
     }
     notes["rpc.generated"] = json!(generated_note);
+    notes["driver.builtBy"] = json!(format!(
+        "{} SDK types built by name; {} through the SDK's deserializer: {}",
+        byname::BY_NAME_TYPES,
+        byname::SERDE_TYPES.len(),
+        byname::SERDE_TYPES.join("; ")
+    ));
     notes["rpc.requestHandler"] = json!(if cfg!(sdk_request_handler) {
         format!(
             "{SDK_NAME} {SDK_VERSION}: ClientOptions::with_request_handler with a CopilotRequestHandler \

@@ -1,0 +1,255 @@
+//! Builds the crate's generated request types from the harness's JSON by field name, as an
+//! application writes a struct literal (drivers/PROTOCOL.md "Building SDK values"): the impls
+//! of `ByName` for the generated types are written by build_byname.rs from the crate's own
+//! source; this file holds the trait, the impls for the standard types, and the bookkeeping of
+//! what could not be carried (`unrepresentable`) and what only serde could build (the tally).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// A value of the SDK's type built from JSON by name. `None`: it cannot be built (the pointer is
+/// recorded as lost).
+pub(crate) trait ByName: Sized {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self>;
+    /// The value of an absent key: `None` where the type needs one (a required field), as
+    /// serde's "missing field".
+    fn absent(_: &mut Build) -> Option<Self> {
+        None
+    }
+}
+
+/// One build: the params pointers the type cannot carry as given.
+#[derive(Default)]
+pub(crate) struct Build {
+    pub(crate) lost: BTreeSet<String>,
+}
+
+
+/// What a field's declared `skip_serializing_if` leaves out of the wire.
+#[allow(dead_code)]
+#[derive(Clone, Copy)]
+pub(crate) enum Skip {
+    Never,
+    None,
+    Empty,
+    Other,
+}
+
+impl Build {
+    pub(crate) fn lose<T>(&mut self, p: &str) -> Option<T> {
+        self.lost.insert(p.to_string());
+        None
+    }
+    pub(crate) fn object<'a>(&mut self, v: &'a Value, p: &str) -> Option<&'a Map<String, Value>> {
+        match v.as_object() {
+            Some(m) => Some(m),
+            None => self.lose(p),
+        }
+    }
+    pub(crate) fn string<'a>(&mut self, v: &'a Value, p: &str) -> Option<&'a str> {
+        match v.as_str() {
+            Some(s) => Some(s),
+            None => self.lose(p),
+        }
+    }
+    /// Keys of `m` that no field is named for.
+    pub(crate) fn unknown(&mut self, m: &Map<String, Value>, fields: &[&str], p: &str) {
+        for k in m.keys() {
+            if !fields.contains(&fold(k).as_str()) {
+                self.lost.insert(pointer(p, k));
+            }
+        }
+    }
+    /// Builds `v` with serde, for a type no field name reaches, and tallies it.
+    pub(crate) fn serde<T: DeserializeOwned>(&mut self, v: &Value, p: &str, why: &str) -> Option<T> {
+        match serde_json::from_value(v.clone()) {
+            // `why` is in SERDE_TYPES, which hello reports (driver.builtBy).
+            Ok(t) => {
+                let _ = why;
+                Some(t)
+            }
+            Err(_) => self.lose(p),
+        }
+    }
+}
+
+
+/// How a wire key is matched to a Rust name: its letters and digits, case ignored.
+pub(crate) fn fold(s: &str) -> String {
+    s.trim_start_matches("r#")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+fn pointer(p: &str, k: &str) -> String {
+    format!("{p}/{}", k.replace('~', "~0").replace('/', "~1"))
+}
+
+/// The field whose folded name is `key`: built from its value, or its type's absent value.
+pub(crate) fn take<T: ByName>(m: &Map<String, Value>, key: &str, p: &str, b: &mut Build, skip: Skip) -> Option<T> {
+    let Some((k, v)) = m.iter().find(|(k, _)| fold(k) == key) else {
+        return T::absent(b);
+    };
+    let ptr = pointer(p, k);
+    // What the field's declared encoding leaves out cannot reach the wire as given.
+    let dropped = match skip {
+        Skip::None => v.is_null(),
+        Skip::Empty => v.as_array().is_some_and(Vec::is_empty) || v.as_object().is_some_and(Map::is_empty),
+        Skip::Never | Skip::Other => false,
+    };
+    if dropped {
+        b.lost.insert(ptr.clone());
+    }
+    match T::by_name(v, &ptr, b) {
+        Some(t) => Some(t),
+        None => T::absent(b),
+    }
+}
+
+/// A field with `#[serde(default)]`: its type's default when absent.
+pub(crate) fn take_or_default<T: ByName + Default>(m: &Map<String, Value>, key: &str, p: &str, b: &mut Build, skip: Skip) -> Option<T> {
+    take(m, key, p, b, skip).or_else(|| Some(T::default()))
+}
+
+impl<T: ByName> ByName for Option<T> {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        if v.is_null() {
+            return Some(None);
+        }
+        Some(T::by_name(v, p, b))
+    }
+    fn absent(_: &mut Build) -> Option<Self> {
+        Some(None)
+    }
+}
+
+impl<T: ByName> ByName for Box<T> {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        T::by_name(v, p, b).map(Box::new)
+    }
+}
+
+impl<T: ByName> ByName for Vec<T> {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        let Some(a) = v.as_array() else { return b.lose(p) };
+        let mut out = Vec::with_capacity(a.len());
+        for (i, e) in a.iter().enumerate() {
+            let ptr = format!("{p}/{i}");
+            match T::by_name(e, &ptr, b) {
+                Some(t) => out.push(t),
+                None => {
+                    b.lost.insert(ptr);
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
+impl<T: ByName> ByName for HashMap<String, T> {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        let m = b.object(v, p)?;
+        let mut out = HashMap::with_capacity(m.len());
+        for (k, e) in m {
+            let ptr = pointer(p, k);
+            match T::by_name(e, &ptr, b) {
+                Some(t) => {
+                    out.insert(k.clone(), t);
+                }
+                None => {
+                    b.lost.insert(ptr);
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
+impl<T: ByName> ByName for BTreeMap<String, T> {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        HashMap::<String, T>::by_name(v, p, b).map(|m| m.into_iter().collect())
+    }
+}
+
+impl ByName for Value {
+    fn by_name(v: &Value, _: &str, _: &mut Build) -> Option<Self> {
+        Some(v.clone())
+    }
+    fn absent(_: &mut Build) -> Option<Self> {
+        Some(Value::Null)
+    }
+}
+
+impl ByName for String {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        b.string(v, p).map(str::to_string)
+    }
+}
+
+impl ByName for bool {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        match v.as_bool() {
+            Some(x) => Some(x),
+            None => b.lose(p),
+        }
+    }
+}
+
+macro_rules! integers {
+    ($($t:ty),*) => {$(
+        impl ByName for $t {
+            fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+                let n = v.as_i64().map(i128::from).or_else(|| v.as_u64().map(i128::from));
+                match n.and_then(|n| <$t>::try_from(n).ok()) {
+                    Some(x) => Some(x),
+                    None => b.lose(p),
+                }
+            }
+        }
+    )*};
+}
+integers!(i8, i16, i32, i64, u8, u16, u32, u64, usize, isize);
+
+macro_rules! floats {
+    ($($t:ty),*) => {$(
+        impl ByName for $t {
+            fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+                match v.as_f64() {
+                    Some(x) => Some(x as $t),
+                    None => b.lose(p),
+                }
+            }
+        }
+    )*};
+}
+floats!(f32, f64);
+
+impl ByName for github_copilot_sdk::SessionId {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        b.string(v, p).map(github_copilot_sdk::SessionId::new)
+    }
+}
+
+impl ByName for github_copilot_sdk::RequestId {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        b.string(v, p).map(github_copilot_sdk::RequestId::new)
+    }
+}
+
+/// The generated impls: in a module of their own, which sees the generated layer as the
+/// dispatch table does.
+#[allow(deprecated)] // a deprecated field is still one the application may set
+mod generated {
+    #[allow(unused_imports)]
+    use super::{fold, take, take_or_default, Build, ByName, Skip};
+    #[allow(unused_imports)]
+    use crate::compat::generated::rpc::*;
+    #[allow(unused_imports)]
+    use serde_json::Value;
+    include!(concat!(env!("OUT_DIR"), "/byname.rs"));
+}
+pub(crate) use generated::{BY_NAME_TYPES, SERDE_TYPES};
