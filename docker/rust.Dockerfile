@@ -7,7 +7,7 @@ ARG RUNTIME_BASE=debian:bookworm-slim
 FROM ${BASE} AS build
 ARG SDK_VERSION=1.0.28
 WORKDIR /src
-COPY Cargo.toml Cargo.lock build.rs build_rpc.rs ./
+COPY Cargo.toml Cargo.lock build.rs build_*.rs ./
 COPY src ./src
 ENV COPILOT_SKIP_CLI_DOWNLOAD=1 CARGO_TERM_COLOR=never CARGO_TERM_PROGRESS_WHEN=never
 # Same recipe as the local runner (internal/sdks/rust.go): the locked build when Cargo.toml pins the

@@ -69,15 +69,24 @@ var rustDepLine = regexp.MustCompile(`(?m)^github-copilot-sdk\s*=.*$`)
 // rustPinned reads the exact version drivers/rust/Cargo.toml pins (`version = "=X.Y.Z"`).
 var rustPinned = regexp.MustCompile(`version\s*=\s*"=([^"]+)"`)
 
-// The files of drivers/rust that make up the driver package.
-var rustDriverFiles = []string{"Cargo.toml", "Cargo.lock", "build.rs", "build_rpc.rs", "src"}
+// rustDriverFiles are the files of drivers/rust that make up the driver package: the manifest,
+// the lockfile, the build script with every module of it (build_*.rs, found in the folder, so a
+// new one needs no list) and src.
+func rustDriverFiles(driverDir string) []string {
+	files := []string{"Cargo.toml", "Cargo.lock", "build.rs"}
+	modules, _ := filepath.Glob(filepath.Join(driverDir, "build_*.rs"))
+	for _, m := range modules {
+		files = append(files, filepath.Base(m))
+	}
+	return append(files, "src")
+}
 
 func prepareRust(ctx context.Context, pc PrepareContext) (Launch, error) {
 	src := filepath.Join(pc.CacheDir, "src")
 	if err := os.RemoveAll(src); err != nil {
 		return Launch{}, err
 	}
-	for _, name := range rustDriverFiles {
+	for _, name := range rustDriverFiles(pc.DriverDir) {
 		from := filepath.Join(pc.DriverDir, name)
 		st, err := os.Stat(from)
 		if err != nil {
