@@ -5,6 +5,9 @@
 //! stdout carries protocol lines only (one lock around "write line + flush"); diagnostics go to
 //! stderr. The SDK logs through `tracing`, and no subscriber is installed, so it prints nothing.
 
+// An unawaited future does nothing: a handler report written without `.await` was silently lost.
+#![deny(unused_must_use)]
+
 mod callbacks;
 mod surface;
 

@@ -14,7 +14,9 @@ pub const API: &str = "ClientOptions::with_request_handler";
 
 #[cfg(sdk_request_handler)]
 mod imp {
-    use crate::handlers::report;
+    // Not a held kind (the request-handler exchange is not a runtime-to-SDK method): the
+    // report goes out at once, not through the async, holdable `report`.
+    use crate::handlers::report_now as report;
     use async_trait::async_trait;
     use base64::Engine;
     use github_copilot_sdk::copilot_request_handler::{
