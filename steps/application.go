@@ -256,15 +256,8 @@ func requestID(entries []transcript.Entry, seq int) string {
 func (w *world) driverEvents(kind string) []map[string]any {
 	var out []map[string]any
 	for _, e := range w.entries() {
-		if e.Dir != transcript.DriverToHarness || len(e.Frame) == 0 {
-			continue
-		}
-		var ev struct {
-			Event string         `json:"event"`
-			Args  map[string]any `json:"args"`
-		}
-		if json.Unmarshal(e.Frame, &ev) == nil && ev.Event == kind {
-			out = append(out, ev.Args)
+		if name, args, ok := driverEvent(e); ok && name == kind {
+			out = append(out, args)
 		}
 	}
 	return out

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -112,11 +110,7 @@ func (w *world) servesModelRequests() error {
 // body). Every frame is validated against its params schema. It then waits for every response
 // to end.
 func (w *world) sendsModelRequests() error {
-	doc, err := w.schemas()
-	if err != nil {
-		return err
-	}
-	rt, err := w.standIn("runtime.script.request")
+	doc, rt, err := w.scriptedSweep()
 	if err != nil {
 		return err
 	}
@@ -206,11 +200,7 @@ func (w *world) sendsModelRequests() error {
 			// The SDK's answers are read from the transcript (exchangeAcknowledged), as a replay
 			// reads them.
 			if _, err := rt.Ask(s.id, m, p, false); err != nil {
-				w.rec.Notef("", "%s %s: %v", m, p["requestId"], err)
-				if errors.Is(err, runtime.ErrClosed) {
-					return cutShort(w.connectionLost(err), done, len(x.sent), e.caseName)
-				}
-				if err := w.responsive(err); err != nil {
+				if err := w.callFailed(err, fmt.Sprintf("%s %s", m, p["requestId"])); err != nil {
 					return cutShort(err, done, len(x.sent), e.caseName)
 				}
 			}
@@ -355,33 +345,12 @@ func (w *world) handlerReceivedRequests() error {
 // the SDK's answer paired by JSON-RPC id.
 func (w *world) exchangeAcks() []ack {
 	x := w.exchange
-	var out []*ack
-	byID := map[string]*ack{}
-	for _, e := range w.entries() {
-		var f struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				RequestID string `json:"requestId"`
-			} `json:"params"`
-		}
-		if len(e.Frame) == 0 || json.Unmarshal(e.Frame, &f) != nil {
-			continue
-		}
-		switch {
-		case e.Dir == transcript.RuntimeToSDK && (f.Method == x.start.Name || f.Method == x.chunk.Name):
-			a := &ack{method: f.Method, requestID: f.Params.RequestID}
-			out = append(out, a)
-			byID[string(f.ID)] = a
-		case e.Dir == transcript.SDKToRuntime && f.Method == "" && len(f.ID) > 0:
-			if a := byID[string(f.ID)]; a != nil && a.answer == nil {
-				_ = json.Unmarshal(e.Frame, &a.answer)
-			}
-		}
+	type params struct {
+		RequestID string `json:"requestId"`
 	}
-	acks := make([]ack, len(out))
-	for i, a := range out {
-		acks[i] = *a
+	var acks []ack
+	for _, c := range runtimeCalls[params](w.entries(), func(m string) bool { return m == x.start.Name || m == x.chunk.Name }) {
+		acks = append(acks, ack{method: c.method, requestID: decodedParams[params](c).RequestID, answer: c.answer})
 	}
 	return acks
 }

@@ -2,7 +2,6 @@ package steps
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -12,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -234,11 +232,7 @@ func asJSONValue(v any) any {
 // callEveryHandler sends every generated case of every registered runtime-to-SDK method to the
 // SDK, one after another, each answered before the next.
 func (w *world) callEveryHandler() error {
-	doc, err := w.schemas()
-	if err != nil {
-		return err
-	}
-	rt, err := w.standIn("runtime.script.request")
+	doc, rt, err := w.scriptedSweep()
 	if err != nil {
 		return err
 	}
@@ -282,11 +276,7 @@ func (w *world) callEveryHandler() error {
 			}
 			params := w.asTheRuntimeSends(m, p, s.id, created)
 			if _, err := rt.Ask(s.id, m.Name, params, m.Notification); err != nil {
-				w.rec.Notef("", "%s: %v", m.Name, err)
-				if errors.Is(err, runtime.ErrClosed) {
-					return cutShort(w.connectionLost(err), done, total, m.Name)
-				}
-				if err := w.responsive(err); err != nil {
+				if err := w.callFailed(err, m.Name); err != nil {
 					return cutShort(err, done, total, m.Name)
 				}
 			}
@@ -387,33 +377,9 @@ type handledCall struct {
 // handledCalls pairs the runtime's requests of the registered methods with the SDK's answers and
 // the driver's rpc.handled events, in order per method (the runtime waits for each answer).
 func (w *world) handledCalls() []*handledCall {
-	entries := w.entries()
 	var calls []*handledCall
-	byID := map[string]*handledCall{}
-	for _, e := range entries {
-		if len(e.Frame) == 0 {
-			continue
-		}
-		var f struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params map[string]any  `json:"params"`
-		}
-		if json.Unmarshal(e.Frame, &f) != nil {
-			continue
-		}
-		switch {
-		case e.Dir == transcript.RuntimeToSDK && f.Method != "" && w.handlers[f.Method] != nil:
-			c := &handledCall{method: f.Method, seq: e.Seq, params: f.Params}
-			calls = append(calls, c)
-			if len(f.ID) > 0 {
-				byID[string(f.ID)] = c
-			}
-		case e.Dir == transcript.SDKToRuntime && f.Method == "" && len(f.ID) > 0:
-			if c := byID[string(f.ID)]; c != nil && c.answer == nil {
-				_ = json.Unmarshal(e.Frame, &c.answer)
-			}
-		}
+	for _, c := range runtimeCalls[map[string]any](w.entries(), func(m string) bool { return w.handlers[m] != nil }) {
+		calls = append(calls, &handledCall{method: c.method, seq: c.seq, params: decodedParams[map[string]any](c), answer: c.answer})
 	}
 	// Reports are paired with calls of their method by what they agree on (the top-level scalar
 	// params: hooks.invoke's hookType, a file's path), the pairs that agree most first, then in

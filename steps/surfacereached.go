@@ -42,11 +42,7 @@ type reached struct {
 const settle = 500 * time.Millisecond
 
 func (w *world) reachEveryHandler() error {
-	doc, err := w.schemas()
-	if err != nil {
-		return err
-	}
-	rt, err := w.standIn("runtime.script.request")
+	doc, rt, err := w.scriptedSweep()
 	if err != nil {
 		return err
 	}
@@ -261,17 +257,10 @@ func (c *eventCursor) poll() int {
 	entries := c.w.rec.EntriesSince(c.next)
 	c.next += len(entries)
 	for _, e := range entries {
-		if e.Dir != transcript.DriverToHarness || len(e.Frame) == 0 {
-			continue
-		}
-		var ev struct {
-			Event string         `json:"event"`
-			Args  map[string]any `json:"args"`
-		}
-		if json.Unmarshal(e.Frame, &ev) == nil && ev.Event != "" {
-			c.counts[ev.Event]++
-			if ev.Event == "surface.handler.called" {
-				c.called = append(c.called, ev.Args)
+		if name, args, ok := driverEvent(e); ok {
+			c.counts[name]++
+			if name == "surface.handler.called" {
+				c.called = append(c.called, args)
 			}
 		}
 	}

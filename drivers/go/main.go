@@ -348,26 +348,19 @@ func (d *driver) buildTools(ref *sessionRef, specs []toolSpec) ([]copilot.Tool, 
 				if spec.Parameters != nil {
 					t.Parameters = spec.Parameters
 				}
-			// Options newer than v1.0.0 are set by field name (compat.go).
-			case "isTerminal":
-				if spec.IsTerminal != nil && !setField(&t, "IsTerminal", *spec.IsTerminal) {
-					return nil, toolOptionMissing("IsTerminal")
+			// Options newer than v1.0.0 are set by field name (compat.go): the spec's field of
+			// the same name, when given.
+			case "isTerminal", "overridesBuiltInTool", "skipPermission", "defer", "metadata":
+				field := strings.ToUpper(opt[:1]) + opt[1:]
+				v := reflect.ValueOf(spec).FieldByName(field)
+				if v.IsNil() {
+					continue
 				}
-			case "overridesBuiltInTool":
-				if spec.OverridesBuiltInTool != nil && !setField(&t, "OverridesBuiltInTool", *spec.OverridesBuiltInTool) {
-					return nil, toolOptionMissing("OverridesBuiltInTool")
+				if v.Kind() == reflect.Pointer {
+					v = v.Elem()
 				}
-			case "skipPermission":
-				if spec.SkipPermission != nil && !setField(&t, "SkipPermission", *spec.SkipPermission) {
-					return nil, toolOptionMissing("SkipPermission")
-				}
-			case "defer":
-				if spec.Defer != nil && !setField(&t, "Defer", *spec.Defer) {
-					return nil, toolOptionMissing("Defer")
-				}
-			case "metadata":
-				if spec.Metadata != nil && !setField(&t, "Metadata", spec.Metadata) {
-					return nil, toolOptionMissing("Metadata")
+				if !setField(&t, field, v.Interface()) {
+					return nil, toolOptionMissing(field)
 				}
 			default:
 				return nil, driverErrorf("tool %q: unknown option %q in optionOrder", spec.Name, opt)
@@ -575,6 +568,20 @@ func hasSessionToken() bool {
 	return ok && f.Type.Kind() == reflect.String
 }
 
+// configure applies what createSession and resumeSession share to the SDK's config (cfg is a
+// *copilot.SessionConfig or *copilot.ResumeSessionConfig): the permission reports, the session
+// options, the surface fields and handlers; it returns the handler names the driver kept.
+func configure(cfg any, a sessionArgs, ref *sessionRef, resume bool) ([]string, error) {
+	reportPermissions(cfg, ref)
+	if err := applyOptions(cfg, a.Options, resume); err != nil {
+		return nil, err
+	}
+	if err := applyFields(cfg, a.Fields); err != nil {
+		return nil, err
+	}
+	return applyHandlers(cfg, a.SurfaceHandlers, a.Session)
+}
+
 func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 	a, err := decode[sessionArgs](raw)
 	if err != nil {
@@ -605,14 +612,7 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 			OnPermissionRequest: copilot.PermissionHandler.ApproveAll,
 			OnEvent:             d.onEvent(ref),
 		}
-		reportPermissions(cfg, ref)
-		if err := applyOptions(cfg, a.Options, true); err != nil {
-			return nil, err
-		}
-		if err := applyFields(cfg, a.Fields); err != nil {
-			return nil, err
-		}
-		if kept, err = applyHandlers(cfg, a.SurfaceHandlers, a.Session); err != nil {
+		if kept, err = configure(cfg, a, ref, true); err != nil {
 			return nil, err
 		}
 		account = sessionHandlers(cfg, a.Handlers, a.Session)
@@ -623,14 +623,7 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 			OnPermissionRequest: copilot.PermissionHandler.ApproveAll,
 			OnEvent:             d.onEvent(ref),
 		}
-		reportPermissions(cfg, ref)
-		if err := applyOptions(cfg, a.Options, false); err != nil {
-			return nil, err
-		}
-		if err := applyFields(cfg, a.Fields); err != nil {
-			return nil, err
-		}
-		if kept, err = applyHandlers(cfg, a.SurfaceHandlers, a.Session); err != nil {
+		if kept, err = configure(cfg, a, ref, false); err != nil {
 			return nil, err
 		}
 		if a.GitHubToken != nil {

@@ -162,14 +162,7 @@ func decodeMCPServers(raw json.RawMessage, t reflect.Type) (reflect.Value, error
 	}
 	m := reflect.MakeMapWithSize(t, len(servers))
 	for name, s := range servers {
-		var head struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal(s, &head)
-		if head.Type == "" {
-			head.Type = mcpTypeHolding(s)
-		}
-		v, err := mcpServer(head.Type, s)
+		v, err := mcpServer(mcpType(s), s)
 		if err != nil {
 			return reflect.Value{}, fmt.Errorf("server %q: %w", name, err)
 		}

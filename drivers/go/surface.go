@@ -378,6 +378,19 @@ func mcpJSONNames(raw json.RawMessage) json.RawMessage {
 	return out
 }
 
+// mcpType is an MCP server config's "type", or the type whose config holds its keys when it
+// names none (mcpTypeHolding).
+func mcpType(s json.RawMessage) string {
+	var head struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(s, &head)
+	if head.Type == "" {
+		return mcpTypeHolding(s)
+	}
+	return head.Type
+}
+
 // mcpTypeHolding is the server type whose concrete config declares every key of a config given
 // without "type" (the SDK's types carry none: each injects its own when marshalled): stdio when
 // none does, which strictMCPServers then refuses.
@@ -404,14 +417,7 @@ func strictMCPServers(raw json.RawMessage) error {
 		return err
 	}
 	for name, s := range servers {
-		var head struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal(s, &head)
-		if head.Type == "" {
-			head.Type = mcpTypeHolding(s)
-		}
-		v, err := mcpServer(head.Type, json.RawMessage(`{}`))
+		v, err := mcpServer(mcpType(s), json.RawMessage(`{}`))
 		if err != nil {
 			return err
 		}

@@ -639,9 +639,8 @@ fn rust_shape(ty: &str) -> (&'static str, bool, bool) {
 /// The string types a JSON string converts to (conv).
 const STRINGS: &[&str] = &["String", "PathBuf", "OsString"];
 
-/// The element types of a tuple type `(A, B, …)`, split at top-level commas.
-fn tuple_args(ty: &str) -> Option<Vec<&str>> {
-    let inner = ty.strip_prefix('(')?.strip_suffix(')')?;
+/// A list of types split at its top-level commas (none inside `<…>` or `(…)`).
+fn split_top(inner: &str) -> Vec<&str> {
     let (mut depth, mut last, mut out) = (0, 0, Vec::new());
     for (i, ch) in inner.char_indices() {
         match ch {
@@ -655,7 +654,13 @@ fn tuple_args(ty: &str) -> Option<Vec<&str>> {
         }
     }
     out.push(&inner[last..]);
-    Some(out)
+    out
+}
+
+/// The element types of a tuple type `(A, B, …)`, split at top-level commas.
+fn tuple_args(ty: &str) -> Option<Vec<&str>> {
+    let inner = ty.strip_prefix('(')?.strip_suffix(')')?;
+    Some(split_top(inner))
 }
 
 /// A field type with each `pub type` alias of the crate it names replaced by what the alias
@@ -949,20 +954,7 @@ fn generic_args<'a>(ty: &'a str, head: &str) -> Option<Vec<&'a str>> {
         .strip_prefix(head)?
         .strip_prefix('<')?
         .strip_suffix('>')?;
-    let (mut depth, mut last, mut out) = (0, 0, Vec::new());
-    for (i, ch) in inner.char_indices() {
-        match ch {
-            '<' | '(' => depth += 1,
-            '>' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(&inner[last..i]);
-                last = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&inner[last..]);
-    Some(out)
+    Some(split_top(inner))
 }
 
 /// A Rust expression of type `Result<ty, String>` building `ty` from `v` (a Value), when `ty`
@@ -1033,7 +1025,7 @@ fn setter_arm(field: &str, ty: &str, defs: &[Def], wraps: &[Wrap], enums: &[Unit
     match conv(ty, "v", defs, wraps, enums) {
         Some(x) => format!("        {field:?} => Some(({x}).map(|x| c.{field} = x)),\n"),
         None => format!(
-            "        {field:?} => (&&&crate::surface::want_of(&c.{field})).from_json(v).map(|r| r.map(|x| c.{field} = x)),\n"
+            "        {field:?} => (&&&crate::want::want_of(&c.{field})).from_json(v).map(|r| r.map(|x| c.{field} = x)),\n"
         ),
     }
 }
@@ -1216,7 +1208,7 @@ fn surface_gen(files: &[(String, String)]) -> String {
             .iter()
             .filter(|(_, t)| rust_shape(&expand_aliases(files, t)).0 == "handler")
             .map(|(f, _)| {
-                format!("        {f:?} => (&&crate::surface::want_of(&c.{f})).fill(&mut c.{f}, by),\n")
+                format!("        {f:?} => (&&crate::want::want_of(&c.{f})).fill(&mut c.{f}, by),\n")
             })
             .collect();
         let fname = fname.replace("_field", "_handler");
@@ -1420,28 +1412,14 @@ fn enum_values(d: &TypeDecl) -> Option<Vec<String>> {
     if !d.is_enum || !d.attrs.contains("Deserialize") || serde_word(&d.attrs, "untagged") {
         return None;
     }
-    let rule = serde_value(&d.attrs, "rename_all");
     let mut out = Vec::new();
-    let mut attrs = String::new();
-    for line in d.body.lines().map(str::trim) {
-        if line.starts_with("#[") {
-            attrs.push_str(line);
-            attrs.push('\n');
-            continue;
-        }
-        if line.starts_with("//") || line.is_empty() {
-            continue;
-        }
-        let a = std::mem::take(&mut attrs);
-        let v = line.trim_end_matches(',');
-        if v.contains('(') || v.contains('{') || v.contains(' ') {
-            return None;
-        }
+    for variant in variant_lines(d) {
+        let (_, name, a) = variant?; // a variant with data: not a unit-only enum
         if serde_word(&a, "other") || serde_word(&a, "skip") || serde_word(&a, "skip_deserializing")
         {
             continue;
         }
-        out.push(serde_value(&a, "rename").unwrap_or_else(|| serde_case(v, rule.as_deref())));
+        out.push(name);
     }
     (!out.is_empty()).then_some(out)
 }
@@ -1641,6 +1619,17 @@ fn request_gen(files: &[(String, String)]) -> String {
 
 /// A unit enum's variants as (variant, serde name under its rename / rename_all), in order.
 fn enum_variants(d: &TypeDecl) -> Vec<(String, String)> {
+    variant_lines(d)
+        .into_iter()
+        .flatten()
+        .map(|(v, name, _)| (v, name))
+        .collect()
+}
+
+/// Each variant line of an enum's body, in order: (variant, serde name under its rename /
+/// rename_all, the attribute lines above it), or None for a line of a variant with data (the
+/// walk enum_values and enum_variants share).
+fn variant_lines(d: &TypeDecl) -> Vec<Option<(String, String, String)>> {
     let rule = serde_value(&d.attrs, "rename_all");
     let mut out = Vec::new();
     let mut attrs = String::new();
@@ -1656,10 +1645,11 @@ fn enum_variants(d: &TypeDecl) -> Vec<(String, String)> {
         let a = std::mem::take(&mut attrs);
         let v = line.trim_end_matches(',');
         if v.contains('(') || v.contains('{') || v.contains(' ') {
+            out.push(None);
             continue;
         }
         let name = serde_value(&a, "rename").unwrap_or_else(|| serde_case(v, rule.as_deref()));
-        out.push((v.to_string(), name));
+        out.push(Some((v.to_string(), name, a)));
     }
     out
 }

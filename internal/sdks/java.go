@@ -23,8 +23,9 @@ import (
 //
 // The Java SDK changed its packages between its 0.x releases (com.github.copilot.sdk.*, the
 // line pinned by default, the newest reachable when pinned) and the 1.x line of github/copilot-sdk (com.github.copilot.*), so
-// the driver holds one small adapter per API generation (drivers/java/src/v0, src/v1); the
-// recipe picks it from the SDK version (major 0 -> v0, otherwise v1).
+// the driver holds one small adapter per API generation (drivers/java/src/v0, src/v1) beside the
+// calls both make alike (src/shared, written with the generation's packages at build time); the
+// recipe picks the adapter from the SDK version (major 0 -> v0, otherwise v1).
 //
 // Maven keeps its usual local repository (~/.m2), so a re-prepare reuses every download.
 // A local SDK (pc.Source, the java/ folder of a github/copilot-sdk checkout) is installed with

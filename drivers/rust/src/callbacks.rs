@@ -30,7 +30,7 @@ use github_copilot_sdk::session_fs::FsError;
 use serde_json::json;
 
 use crate::emit_event;
-use crate::surface::Want;
+use crate::want::Want;
 
 /// The callback that does nothing, for every handler trait below. One registered through
 /// `surfaceHandlers` knows its session and handler name and reports each call under them; the

@@ -10,6 +10,7 @@
 
 mod callbacks;
 mod surface;
+mod want;
 
 use std::collections::HashMap;
 use std::io::Write;

@@ -1,14 +1,13 @@
 //! The application's surface (PROTOCOL.md "Surface"), read from the crate source by build.rs:
 //! the `surface` command and the `fields` of createSession / resumeSession.
 
-use std::marker::PhantomData;
-
 use github_copilot_sdk::{ClientOptions, ResumeSessionConfig, SessionConfig};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::callbacks::Nothing;
+use crate::want::Want;
 use crate::{Failure, Outcome, SDK_NAME, SDK_VERSION};
 
 /// One declared field (see build.rs `surface_gen`).
@@ -40,16 +39,11 @@ fn entry_json(e: &SurfaceEntry) -> Value {
 
 include!(concat!(env!("OUT_DIR"), "/surface_gen.rs"));
 
-/// The type of a field, for choosing how to set it from JSON (autoref specialization: the
-/// generated setters call `(&&&want_of(&c.field)).from_json(v)`, which resolves, per concrete
-/// field type, to `Strict` when the type is Deserialize and Serialize, to `Plain` when it is only
-/// Deserialize, and to `Not` otherwise, so the driver sets every field serde can hold without
-/// naming its type).
-pub struct Want<T>(PhantomData<T>);
-
-pub fn want_of<T>(_: &T) -> Want<T> {
-    Want(PhantomData)
-}
+// How a field is set from JSON is chosen per field type (autoref specialization on
+// crate::want::Want): the generated setters call `(&&&want_of(&c.field)).from_json(v)`, which
+// resolves to `Strict` when the type is Deserialize and Serialize, to `Plain` when it is only
+// Deserialize, and to `Not` otherwise, so the driver sets every field serde can hold without
+// naming its type.
 
 pub trait Strict<T> {
     fn from_json(&self, v: Value) -> Option<Result<T, String>>;

@@ -1,39 +1,17 @@
 package conformance.driver;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.github.copilot.AllowCopilotExperimental;
-import com.github.copilot.CopilotClient;
 import com.github.copilot.CopilotSession;
-import com.github.copilot.generated.AssistantMessageEvent;
-import com.github.copilot.generated.SessionEvent;
 import com.github.copilot.generated.rpc.SessionHistoryClearContextParams;
 import com.github.copilot.generated.rpc.SessionHistoryClearContextResult;
-import com.github.copilot.rpc.CopilotClientOptions;
-import com.github.copilot.rpc.ElicitationHandler;
-import com.github.copilot.rpc.ElicitationResult;
-import com.github.copilot.rpc.ElicitationResultAction;
-import com.github.copilot.rpc.MessageOptions;
-import com.github.copilot.rpc.PermissionHandler;
-import com.github.copilot.rpc.PreToolUseHandler;
-import com.github.copilot.rpc.ResumeSessionConfig;
-import com.github.copilot.rpc.SessionConfig;
-import com.github.copilot.rpc.SessionHooks;
-import com.github.copilot.rpc.ToolBinaryResult;
 import com.github.copilot.rpc.ToolDefer;
 import com.github.copilot.rpc.ToolDefinition;
 import com.github.copilot.rpc.ToolHandler;
-import com.github.copilot.rpc.ToolResultObject;
-import com.github.copilot.rpc.UserInputHandler;
-import com.github.copilot.rpc.UserInputResponse;
 
 /**
  * Adapter for the 1.x API of com.github:copilot-sdk-java (packages com.github.copilot.*), built
@@ -44,140 +22,16 @@ import com.github.copilot.rpc.UserInputResponse;
  * {@code @CopilotExperimental}, hence the opt-in below.
  */
 @AllowCopilotExperimental
-final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
+final class Sdk extends SdkCalls {
     Sdk(Out out) {
-        super(out, CopilotClient.class, new Types(SessionConfig.class, ResumeSessionConfig.class,
-                CopilotClientOptions.class, ToolResultObject.class, ToolBinaryResult.class));
-    }
-
-    @Override
-    protected CopilotClient start(String address, String cliPath, Map<String, String> env, JsonNode connectOptions)
-            throws Exception {
-        CopilotClientOptions options = new CopilotClientOptions();
-        if (address != null) {
-            options.setCliUrl(address);
-        } else {
-            options.setCliPath(cliPath).setUseStdio(true).setEnvironment(childEnv(env));
-        }
-        applyConnectOptions(options, connectOptions, address != null);
-        CopilotClient c = new CopilotClient(options);
-        try {
-            c.start().get();
-        } catch (Exception e) {
-            c.forceStop();
-            throw e;
-        }
-        return c;
-    }
-
-    @Override
-    protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools, JsonNode options,
-            String gitHubToken) throws Exception {
-        AtomicReference<CopilotSession> slot = new AtomicReference<>();
-        CopilotSession s = c.createSession(withToken(withOptions(new SessionConfig()
-                .setOnPermissionRequest(reportingApproveAll(session))
-                .setOnEvent(forward(session))
-                .setTools(definitions(session, tools, slot)), options, false), gitHubToken)).get();
-        slot.set(s);
-        return s;
-    }
-
-    @Override
-    protected CopilotSession resume(CopilotClient c, String session, String sessionId, List<ToolSpec> tools,
-            JsonNode options) throws Exception {
-        AtomicReference<CopilotSession> slot = new AtomicReference<>();
-        CopilotSession s = c.resumeSession(sessionId, withOptions(new ResumeSessionConfig()
-                .setOnPermissionRequest(reportingApproveAll(session))
-                .setOnEvent(forward(session))
-                .setTools(definitions(session, tools, slot)), options, true)).get();
-        slot.set(s);
-        return s;
-    }
-
-    @Override
-    protected String sessionId(CopilotSession s) {
-        return s.getSessionId();
-    }
-
-    @Override
-    protected String sendOnly(CopilotSession s, String prompt) throws Exception {
-        return s.send(prompt).get();
-    }
-
-    @Override
-    protected Reply sendAndWait(CopilotSession s, String prompt, Long timeoutMs) throws Exception {
-        MessageOptions options = new MessageOptions().setPrompt(prompt);
-        AssistantMessageEvent message = (timeoutMs != null ? s.sendAndWait(options, timeoutMs)
-                : s.sendAndWait(options)).get();
-        if (message == null || message.getData() == null) {
-            return null;
-        }
-        return new Reply(message.getData().messageId(), message.getData().content());
-    }
-
-    @Override
-    protected void close(CopilotSession s) {
-        s.close(); // sends session.destroy
-    }
-
-    @Override
-    protected Future<?> stop(CopilotClient c) {
-        return c.stop();
-    }
-
-    @Override
-    protected void forceStop(CopilotClient c) {
-        c.forceStop();
-    }
-
-    /** The SDK's approve-all permission handler, wrapped to report the request it received. */
-    private PermissionHandler reportingApproveAll(String session) {
-        return (request, invocation) -> {
-            reportPermission(session, request);
-            return PermissionHandler.APPROVE_ALL.handle(request, invocation);
-        };
-    }
-
-    @Override
-    protected Object handler(String option) {
-        return switch (option) {
-            case "userInputHandler" -> (UserInputHandler) (request, invocation) -> {
-                Answer a = firstChoice(request.getChoices());
-                return CompletableFuture.completedFuture(
-                        new UserInputResponse().setAnswer(a.answer()).setWasFreeform(a.wasFreeform()));
-            };
-            case "elicitationHandler" -> (ElicitationHandler) context -> CompletableFuture
-                    .completedFuture(new ElicitationResult().setAction(ElicitationResultAction.CANCEL));
-            case "hooks" -> new SessionHooks()
-                    .setOnPreToolUse((PreToolUseHandler) (input, invocation) -> CompletableFuture.completedFuture(null));
-            default -> throw new Failure.DriverError("no handler for session option " + option);
-        };
-    }
-
-    /** Forwards every event the SDK delivers to the application as a session.event line. */
-    private Consumer<SessionEvent> forward(String session) {
-        return event -> forward(session, event.getType(), event);
+        super(out);
     }
 
     @Override
     public Map<String, Boolean> capabilities() {
-        Map<String, Boolean> c = new LinkedHashMap<>();
-        c.put("transport.tcp", true);
-        c.put("transport.stdio", true);
-        c.put("session.resume", true);
         // isTerminal came with 1.0.10-SNAPSHOT's #2129 (isTerminal(boolean)), later isTerminal(Boolean):
         // looked up, so the adapter builds against a 1.x from before it too.
-        c.put("tool.isTerminal", IS_TERMINAL != null);
-        c.put("tool.isTerminal.explicitFalse", IS_TERMINAL != null);
-        c.put("tool.overridesBuiltInTool", true);
-        c.put("tool.skipPermission", true);
-        c.put("tool.defer", true);
-        c.put("tool.metadata", true);
-        c.put("session.setTools", false);
-        c.put("session.clearContext", true);
-        c.put("events", true);
-        declareShared(c, new LinkedHashMap<>());
-        return c;
+        return capabilities(IS_TERMINAL != null, true, true);
     }
 
     @Override
@@ -211,22 +65,11 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
                 + "setTools (only the generated session.getRpc().tools.set, which does not swap handlers)");
         n.put("session.clearContext", "the generated session.getRpc().history.clearContext("
                 + "SessionHistoryClearContextParams)");
-        n.put("transport.tcp", "CopilotClientOptions.setCliUrl(\"host:port\")");
-        n.put("transport.stdio", "CopilotClientOptions.setCliPath(path); the SDK spawns it with --server "
-                + "--no-auto-update --log-level info --stdio (setEnvironment replaces the child's whole "
-                + "environment, so the driver passes its own environment plus env)");
-        n.put("tool.overridesBuiltInTool", "a nullable Boolean record component: unset, true and false are "
-                + "distinct");
-        n.put("tool.skipPermission", "a nullable Boolean record component: unset, true and false are distinct");
+        connectionAndFlagNotes(n);
         n.put("events", "SessionConfig.setOnEvent; event types this SDK version does not know are delivered "
                 + "as type \"unknown\"");
         declareShared(new LinkedHashMap<>(), n);
         return n;
-    }
-
-    @Override
-    public void setTools(String session, List<ToolSpec> tools) {
-        throw new Failure.Unsupported(notes().get("session.setTools"));
     }
 
     @Override
@@ -244,17 +87,8 @@ final class Sdk extends SdkBase<CopilotClient, CopilotSession> {
         return r.messagesCleared();
     }
 
-    /** The SDK tools for a session, built from the protocol specs. */
-    private List<ToolDefinition> definitions(String session, List<ToolSpec> specs,
-            AtomicReference<CopilotSession> slot) {
-        List<ToolDefinition> out = new ArrayList<>();
-        for (ToolSpec spec : specs) {
-            out.add(definition(session, spec, slot));
-        }
-        return out;
-    }
-
-    private ToolDefinition definition(String session, ToolSpec spec, AtomicReference<CopilotSession> slot) {
+    @Override
+    protected ToolDefinition definition(String session, ToolSpec spec, AtomicReference<CopilotSession> slot) {
         if (spec.style != null) {
             throw new Failure.Unsupported("the java driver builds tools with ToolDefinition.create(...) and its "
                     + "copy-with methods only; it has no \"" + spec.style + "\" style (a @CopilotTool method's "

@@ -1,0 +1,106 @@
+package steps
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// What the sweeps that play runtime-to-SDK calls share (the handler sweep, the model-request
+// exchanges, the reached-handler sweep): the schema and a scriptable runtime to start, what a
+// failed call ends, and the calls read back from the transcript with the SDK's answers.
+
+// runtimeCall is one request or notification the runtime sent the SDK, in the transcript, with
+// the SDK's answer paired by JSON-RPC id.
+type runtimeCall struct {
+	seq    int
+	method string
+	params json.RawMessage
+	answer map[string]any // the SDK's response frame (nil for a notification or no answer)
+}
+
+// runtimeCalls are the runtime's calls of the methods keep takes, in transcript order, each with
+// the SDK's first response of its id. A frame whose params do not decode into P is left out, as
+// is its answer.
+func runtimeCalls[P any](entries []transcript.Entry, keep func(method string) bool) []*runtimeCall {
+	var calls []*runtimeCall
+	byID := map[string]*runtimeCall{}
+	for _, e := range entries {
+		var f struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if len(e.Frame) == 0 || json.Unmarshal(e.Frame, &f) != nil {
+			continue
+		}
+		if len(f.Params) > 0 {
+			var p P
+			if json.Unmarshal(f.Params, &p) != nil {
+				continue
+			}
+		}
+		switch {
+		case e.Dir == transcript.RuntimeToSDK && f.Method != "" && keep(f.Method):
+			c := &runtimeCall{seq: e.Seq, method: f.Method, params: f.Params}
+			calls = append(calls, c)
+			if len(f.ID) > 0 {
+				byID[string(f.ID)] = c
+			}
+		case e.Dir == transcript.SDKToRuntime && f.Method == "" && len(f.ID) > 0:
+			if c := byID[string(f.ID)]; c != nil && c.answer == nil {
+				_ = json.Unmarshal(e.Frame, &c.answer)
+			}
+		}
+	}
+	return calls
+}
+
+// decodedParams are a call's params decoded into P (runtimeCalls kept only those that decode).
+func decodedParams[P any](c *runtimeCall) P {
+	var p P
+	_ = json.Unmarshal(c.params, &p)
+	return p
+}
+
+// scriptedSweep is what a sweep of runtime-to-SDK calls starts from: the runtime's schema and a
+// runtime that can be scripted to send requests.
+func (w *world) scriptedSweep() (*schemagen.Doc, *runtime.Server, error) {
+	doc, err := w.schemas()
+	if err != nil {
+		return nil, nil, err
+	}
+	rt, err := w.standIn("runtime.script.request")
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, rt, nil
+}
+
+// callFailed notes a runtime call that failed with err (what names the call) and returns what
+// ends the sweep: the lost connection or an unresponsive driver; nil when the sweep goes on.
+func (w *world) callFailed(err error, what string) error {
+	w.rec.Notef("", "%s: %v", what, err)
+	if errors.Is(err, runtime.ErrClosed) {
+		return w.connectionLost(err)
+	}
+	return w.responsive(err)
+}
+
+// driverEvent is a driver-to-harness event line of the transcript: its name and args.
+func driverEvent(e transcript.Entry) (string, map[string]any, bool) {
+	if e.Dir != transcript.DriverToHarness || len(e.Frame) == 0 {
+		return "", nil, false
+	}
+	var ev struct {
+		Event string         `json:"event"`
+		Args  map[string]any `json:"args"`
+	}
+	if json.Unmarshal(e.Frame, &ev) != nil || ev.Event == "" {
+		return "", nil, false
+	}
+	return ev.Event, ev.Args, true
+}
