@@ -322,8 +322,9 @@ final class ByName {
     /** Why c cannot be built by name, or null when it can (a public no-arg constructor or a static builder()). */
     static String whyNot(Class<?> c) {
         if (c.isInterface() || Modifier.isAbstract(c.getModifiers())) {
-            return (c.isSealed() ? "it is a sealed " : "it is an ") + (c.isInterface() ? "interface" : "abstract class")
-                    + " whose variant reflection cannot choose from the value";
+            String kind = c.isInterface() ? "interface" : "abstract class";
+            return c.isSealed() ? "it is a sealed " + kind + " and the driver does not choose among its permitted variants"
+                    : "it is an " + kind + " that is not sealed, so reflection cannot list its variants to choose one";
         }
         if (builderFactory(c) != null) {
             return null;
