@@ -10,7 +10,7 @@ A discriminated union is resolved by the variants' own constants (the ``ClassVar
 class declares, ``kind: ClassVar[str] = "spawned"``), which is how an application picks the class.
 Only where a type offers no way to build it by name (no dataclass, no declared variant constant,
 type hints that do not resolve) is that sub-value built with the SDK's deserializer, and the type
-and the reason are recorded in ``TALLY`` (reported in hello's notes as ``values.decodedBySDK``).
+and the reason are recorded in ``TALLY`` (reported in hello's notes as ``driver.builtBy``).
 """
 
 from __future__ import annotations
@@ -395,7 +395,7 @@ def _union_alias(classes: list[type]) -> str | None:
 
 
 def tally_note() -> str:
-    """hello's ``values.decodedBySDK`` note: how many types build by name, and each that does not."""
+    """hello's ``driver.builtBy`` note: how many types build by name, and each that does not."""
     parts = [f"{len(BY_NAME)} SDK types built by name (dataclass constructors, enums, TypedDicts)"]
     if TALLY:
         parts.append(f"{len(TALLY)} through the SDK's deserializer: " + "; ".join(

@@ -229,7 +229,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
             notes[f"tool.result.{cap}"] = f"{SDK_LABEL}: ToolResult has no {f}"
     if not caps["tool.result.binary.metadata"]:
         notes["tool.result.binary.metadata"] = f"{SDK_LABEL}: ToolBinaryResult has no metadata"
-    notes["values.decodedBySDK"] = byname.tally_note()  # after generated_rpc planned its request types
+    notes["driver.builtBy"] = byname.tally_note()  # after generated_rpc planned its request types
     return caps, notes
 
 

@@ -15,8 +15,8 @@ func TestSummaryShowsBuiltByTally(t *testing.T) {
 		notes map[string]string
 		want  string
 	}{
-		{"a tally is shown", map[string]string{report.DecodedBySDKNote: "40 SDK types built by name; 1 through the SDK's deserializer: X: built through the SDK's deserializer because it is an interface"},
-			`SDK values the drivers build from JSON (drivers/PROTOCOL.md "Building SDK values"; ` + "`notes[\"values.decodedBySDK\"]`" + ` in results.json): node: 40 SDK types built by name; 1 through the SDK's deserializer: X: built through the SDK's deserializer because it is an interface.`},
+		{"a tally is shown", map[string]string{report.BuiltByNote: "40 SDK types built by name; 1 through the SDK's deserializer: X: built through the SDK's deserializer because it is an interface"},
+			`SDK values the drivers build from JSON (drivers/PROTOCOL.md "Building SDK values"; ` + "`notes[\"driver.builtBy\"]`" + ` in results.json): node: 40 SDK types built by name; 1 through the SDK's deserializer: X: built through the SDK's deserializer because it is an interface.`},
 		{"no tally, no line", map[string]string{"session.setTools": "no setTools"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -175,12 +175,12 @@ func header(r *report.Results) string {
 	// drivers' tallies of such types stay in sight.
 	var built []string
 	for _, s := range r.SDKs {
-		if n := s.Notes[report.DecodedBySDKNote]; n != "" {
+		if n := s.Notes[report.BuiltByNote]; n != "" {
 			built = append(built, fmt.Sprintf("%s: %s", s.Name, clipTo(n, 400)))
 		}
 	}
 	if len(built) > 0 {
-		fmt.Fprintf(&b, "\nSDK values the drivers build from JSON (drivers/PROTOCOL.md \"Building SDK values\"; `notes[\"%s\"]` in results.json): %s.\n", report.DecodedBySDKNote, strings.Join(built, "; "))
+		fmt.Fprintf(&b, "\nSDK values the drivers build from JSON (drivers/PROTOCOL.md \"Building SDK values\"; `notes[\"%s\"]` in results.json): %s.\n", report.BuiltByNote, strings.Join(built, "; "))
 	}
 	return b.String()
 }

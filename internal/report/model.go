@@ -77,10 +77,10 @@ type Shard struct {
 	Selected int `json:"selected"`
 }
 
-// DecodedBySDKNote is the hello note in which a driver names the SDK values it builds through the
-// SDK's own deserializer, with why (Python and Java also count the types they build by field
-// name; drivers/PROTOCOL.md "Building SDK values").
-const DecodedBySDKNote = "values.decodedBySDK"
+// BuiltByNote is the hello note in which a driver tallies the SDK types it builds by field name
+// and each it builds through the SDK's deserializer, with why (drivers/PROTOCOL.md "Building SDK
+// values").
+const BuiltByNote = "driver.builtBy"
 
 // SDK is one SDK as it ran (or did not).
 type SDK struct {

@@ -49,7 +49,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * <p>Only a type that has no way to be built by name (an interface or abstract class whose variant
  * reflection cannot choose, a class with neither a public constructor nor a builder) is built with
  * the SDK's deserializer for that sub-value, and the type and the reason are recorded in
- * {@link #TALLY}, reported in hello's notes as {@code values.decodedBySDK}.
+ * {@link #TALLY}, reported in hello's notes as {@code driver.builtBy}.
  */
 final class ByName {
     /** Type name → why it was built through the SDK's deserializer (filled by the fallback). */
@@ -523,7 +523,7 @@ final class ByName {
         return out;
     }
 
-    /** hello's {@code values.decodedBySDK} note. */
+    /** hello's {@code driver.builtBy} note. */
     static String note() {
         StringBuilder b = new StringBuilder();
         b.append(BY_NAME.size()).append(" SDK types built by name (record constructors, setters, builders, enums); ");
