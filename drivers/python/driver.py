@@ -68,6 +68,7 @@ import rpc as generated_rpc  # noqa: E402  (next to this file: the generic gener
 import surface as _surface  # noqa: E402  (beside this file: PROTOCOL.md "Surface")
 import handlers as _handlers  # noqa: E402  (beside this file: runtime-to-SDK handlers)
 import holds as _holds  # noqa: E402  (beside this file: held handlers)
+import byname  # noqa: E402  (beside this file: SDK values built by field name)
 
 try:
     from copilot import RuntimeConnection
@@ -228,6 +229,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
             notes[f"tool.result.{cap}"] = f"{SDK_LABEL}: ToolResult has no {f}"
     if not caps["tool.result.binary.metadata"]:
         notes["tool.result.binary.metadata"] = f"{SDK_LABEL}: ToolBinaryResult has no metadata"
+    notes["driver.builtBy"] = byname.tally_note()  # after generated_rpc planned its request types
     return caps, notes
 
 
@@ -806,7 +808,7 @@ class Driver:
         if not HAS_RPC_TOOLS_SET:
             raise Unsupported(f"{SDK_LABEL} has no generated session.rpc.tools.set")
         from copilot.generated.rpc import ToolsSetRequest
-        await session.rpc.tools.set(ToolsSetRequest.from_dict({"tools": need(args, "tools")}))
+        await session.rpc.tools.set(byname.build(ToolsSetRequest, {"tools": need(args, "tools")}))
         return {}
 
     async def cmd_clearContext(self, args: dict[str, Any]) -> dict[str, Any]:

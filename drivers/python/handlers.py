@@ -20,6 +20,8 @@ from typing import Any, Callable
 import copilot
 import holds as _holds  # beside this file: held handlers
 
+import byname
+
 # Older SDK versions lack some of these modules: what is missing is named in "unhandled".
 try:
     from copilot import canvas as _canvas
@@ -69,23 +71,6 @@ def _beyond(result: Any, *keep: str) -> list[str]:
     if not isinstance(result, dict):
         return []
     return ["/" + k.replace("~", "~0").replace("/", "~1") for k in result if k not in keep]
-
-
-def _lost(given: Any, held: Any, at: str = "") -> list[str]:
-    """Pointers into given that held (the SDK type's re-serialisation) does not carry as given."""
-    if isinstance(given, dict):
-        if not isinstance(held, dict):
-            return [at]
-        out: list[str] = []
-        for k, v in given.items():
-            p = at + "/" + k.replace("~", "~0").replace("/", "~1")
-            out += [p] if k not in held else _lost(v, held[k], p)
-        return out
-    if isinstance(given, list):
-        if not isinstance(held, list) or len(held) != len(given):
-            return [at]
-        return [p for i, v in enumerate(given) for p in _lost(v, held[i], f"{at}/{i}")]
-    return [] if given == held else [at]
 
 
 def _fs_error(r: dict[str, Any]) -> OSError:
@@ -312,8 +297,9 @@ class _LaunchProvider:
         self.report, self.method, self.result, self.client = report, method, result, client
 
     async def resolve(self, params: Any) -> Any:
-        out = _rpc.ExtensionLaunchProviderResolveResult.from_dict(self.result or {})
-        await self.report(self.method, _plain(params), _lost(self.result or {}, out.to_dict()), client=self.client)
+        res = byname.Result()
+        out = byname.build(_rpc.ExtensionLaunchProviderResolveResult, self.result or {}, res)
+        await self.report(self.method, _plain(params), byname.unrepresentable(self.result or {}, out.to_dict(), res), client=self.client)
         return out
 
 
@@ -324,8 +310,9 @@ class _Canvas(_canvas.CanvasHandler if _canvas is not None else object):  # type
 
     async def on_open(self, ctx: Any) -> Any:
         r = self.res("canvas.open") or {}
-        out = _rpc.CanvasProviderOpenResult.from_dict(r)
-        await self.report("canvas.open", _plain(ctx), _lost(r, out.to_dict()), session=self.handle)
+        res = byname.Result()
+        out = byname.build(_rpc.CanvasProviderOpenResult, r, res)
+        await self.report("canvas.open", _plain(ctx), byname.unrepresentable(r, out.to_dict(), res), session=self.handle)
         return out
 
     async def on_close(self, ctx: Any) -> None:
@@ -342,9 +329,10 @@ class _Skills:
 
     async def list_skills(self) -> Any:
         r = self.res("skillProvider.list") or {}
-        skills = [_rpc.SkillProviderDescriptor.from_dict(s) for s in r.get("skills") or []]
+        res = byname.Result()
+        skills = byname.build(list[_rpc.SkillProviderDescriptor], r.get("skills") or [], res, "/skills")
         held = {**r, "skills": [s.to_dict() for s in skills]}
-        await self.report("skillProvider.list", {}, _lost(r, held), session=self.handle)
+        await self.report("skillProvider.list", {}, byname.unrepresentable(r, held, res), session=self.handle)
         return skills
 
     async def read_skill(self, name: str) -> Any:
@@ -417,7 +405,7 @@ class _FsProvider(*_FS_BASES):  # type: ignore[misc]
     async def readdir_with_types(self, path: str) -> Any:
         r = self._r("readdirWithTypes") or {}
         await self._done("readdirWithTypes", _named(path=path), _beyond(r, "entries"))
-        return [_rpc.SessionFSReaddirWithTypesEntry.from_dict(e) for e in r.get("entries") or []]
+        return byname.build(list[_rpc.SessionFSReaddirWithTypesEntry], r.get("entries") or [])
 
     async def rm(self, path: str, recursive: bool, force: bool) -> None:
         await self._done("rm", _named(path=path, recursive=recursive, force=force))

@@ -7,13 +7,15 @@ are namespaces, public coroutine methods are calls. The dotted name is matched w
 snake_case path by comparing both lower-cased without separators (``gitHubAuth`` ↔
 ``git_hub_auth``, ``proxyCa`` ↔ ``proxy_ca``).
 
-The params are built into the wrapper's request dataclass with its own ``from_dict`` (the type
-named by the wrapper's ``params`` annotation), the wrapper is awaited, and the typed result is
-re-serialised with its ``to_dict``. What the wrapper handed to the SDK's JSON-RPC client is
+The params are built into the wrapper's request type (its ``params`` annotation) the way an
+application writes it, by field name through the dataclass constructor (byname.py, never the
+SDK's ``from_dict``), the wrapper is awaited, and the typed result is re-serialised with its
+``to_dict``. What the wrapper handed to the SDK's JSON-RPC client is
 recorded (the client object's ``request`` is observed while the wrapper runs, nothing else
 changes) and compared with the given params: every params pointer not carried as given is
 ``unrepresentable`` — an explicit null the wrapper's ``None`` filter drops, a key the dataclass
-has no field for, a value its types change.
+has no field for, a value its types change — except a key the builder set on a declared field:
+missing from the wire, that is the SDK's serializer losing or renaming it, for the harness to see.
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ from __future__ import annotations
 import contextvars
 import enum
 import inspect
+import typing
 from typing import Any, Callable
 
 import copilot.generated.rpc as generated
+
+import byname
 
 # What the wrapper currently running handed to JsonRpcClient.request (one list per rpc call).
 _sent: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("sent", default=None)
@@ -77,27 +82,20 @@ def _observe(jsonrpc: Any) -> None:
     jsonrpc._conformance_observed = True
 
 
-def _request_builder(fn: Callable[..., Any]) -> Callable[[Any], Any] | None:
-    """How an application builds the wrapper's request from JSON: the dataclass's from_dict, or
-    for a union of request variants the SDK's own discriminator loader (``_load_<Union>``),
-    which picks the variant class the way the runtime's discriminator says. An optional
-    ``X | None`` request is built as ``X``."""
-    param = inspect.signature(fn).parameters.get("params")
-    if param is None:
+def request_type(fn: Callable[..., Any]) -> Any:
+    """The wrapper's declared request type (its ``params`` annotation, resolved in the generated
+    module), or None for a wrapper without params. An optional ``X | None`` request is built as X."""
+    if "params" not in inspect.signature(fn).parameters:
         return None
-    ann = param.annotation
-    if not isinstance(ann, str):
-        ann = getattr(ann, "__name__", str(ann))
-    names = [n.strip().strip("'\"") for n in ann.split("|")]
-    names = [n for n in names if n != "None"]
-    if len(names) == 1:
-        loader = getattr(generated, f"_load_{names[0]}", None)
-        if loader is not None:
-            return loader
-        cls = getattr(generated, names[0], None)
-        if hasattr(cls, "from_dict"):
-            return cls.from_dict
-    raise TypeError(f"the request annotation {ann!r} of {fn.__qualname__} names no generated dataclass or loader")
+    try:
+        tp = typing.get_type_hints(fn)["params"]
+    except Exception as e:
+        raise TypeError(f"the request annotation of {fn.__qualname__} does not resolve: {e}") from e
+    args = byname._union_args(tp)
+    if args is not None and type(None) in args:
+        rest = tuple(a for a in args if a is not type(None))
+        tp = rest[0] if len(rest) == 1 else typing.Union[rest]  # type: ignore[valid-type]
+    return tp
 
 
 def to_json(value: Any) -> Any:
@@ -111,25 +109,6 @@ def to_json(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: to_json(v) for k, v in value.items()}
     return value
-
-
-def lost(given: Any, held: Any, ptr: str = "") -> list[str]:
-    """JSON pointers into given whose value held does not carry as given."""
-    if isinstance(given, dict):
-        if not isinstance(held, dict):
-            return [ptr]
-        out: list[str] = []
-        for k, v in given.items():
-            p = ptr + "/" + k.replace("~", "~0").replace("/", "~1")
-            out += lost(v, held[k], p) if k in held else [p]
-        return out
-    if isinstance(given, list):
-        if not isinstance(held, list) or len(held) != len(given):
-            return [ptr]
-        return [p for i, v in enumerate(given) for p in lost(v, held[i], f"{ptr}/{i}")]
-    if isinstance(given, bool) or isinstance(held, bool):
-        return [] if type(given) is type(held) and given == held else [ptr]
-    return [] if given == held else [ptr]
 
 
 class NotGenerated(Exception):
@@ -152,20 +131,22 @@ async def call(root: Any, method: str, params: Any, session_scoped: bool) -> dic
     fn = getattr(group, fname)
     _observe(group._client)
     params = {} if params is None else params
-    build = _request_builder(fn)
+    tp = request_type(fn)
+    res = byname.Result()
     sent: list[Any] = []
     token = _sent.set(sent)
     try:
-        if build is None:
+        if tp is None:
             result = await fn()
         else:
-            result = await fn(build(params))
+            result = await fn(byname.build(tp, params, res))
     finally:
         _sent.reset(token)
     wire = sent[0] if sent else {}
     if session_scoped and isinstance(wire, dict):
         wire = {k: v for k, v in wire.items() if k != "sessionId"}
-    return {"result": to_json(result), "unrepresentable": sorted(lost(params, wire if wire is not None else {}))}
+    held = wire if wire is not None else {}
+    return {"result": to_json(result), "unrepresentable": sorted(byname.unrepresentable(params, held, res))}
 
 
 def count(root: Any) -> int:
@@ -177,10 +158,22 @@ def capabilities(label: str, caps: dict[str, bool], notes: dict[str, str]) -> No
     server = wrapper_index(generated.ServerRpc(None))
     session = wrapper_index(generated.SessionRpc(None, ""))
     caps["rpc.generated"] = bool(server) and bool(session)
+    for root in (generated.ServerRpc(None), generated.SessionRpc(None, "")):
+        for path, fname in wrapper_index(root).values():
+            group = root
+            for attr in path:
+                group = getattr(group, attr)
+            try:
+                tp = request_type(getattr(group, fname))
+            except TypeError as e:
+                byname.TALLY[f"{fname} params"] = str(e)
+                continue
+            if tp is not None:
+                byname.plan(tp)
     notes["rpc.generated"] = (
         f"{label}: {len(server)} client (ServerRpc) and {len(session)} session (SessionRpc) generated "
-        "wrappers; params built with the request dataclass's from_dict, results re-serialised with "
-        "to_dict; the wrappers drop every top-level None (params.to_dict() filtered), so an explicit "
+        "wrappers; params built by name into the request dataclass (byname.py), results re-serialised "
+        "with to_dict; the wrappers drop every top-level None (params.to_dict() filtered), so an explicit "
         "null cannot be sent and is reported unrepresentable, like any key the dataclass has no field for")
 
 

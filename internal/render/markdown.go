@@ -171,6 +171,17 @@ func header(r *report.Results) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s.Name, s.Version, strings.Join(cs, ", "), cell(detail))
 	}
+	// A value built through the SDK's own deserializer cannot show a serializer mistake, so the
+	// drivers' tallies of such types stay in sight.
+	var built []string
+	for _, s := range r.SDKs {
+		if n := s.Notes[report.BuiltByNote]; n != "" {
+			built = append(built, fmt.Sprintf("%s: %s", s.Name, clipTo(n, 400)))
+		}
+	}
+	if len(built) > 0 {
+		fmt.Fprintf(&b, "\nSDK values the drivers build from JSON (drivers/PROTOCOL.md \"Building SDK values\"; `notes[\"%s\"]` in results.json): %s.\n", report.BuiltByNote, strings.Join(built, "; "))
+	}
 	return b.String()
 }
 

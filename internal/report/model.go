@@ -77,6 +77,11 @@ type Shard struct {
 	Selected int `json:"selected"`
 }
 
+// BuiltByNote is the hello note in which a driver tallies the SDK types it builds by field name
+// and each it builds through the SDK's deserializer, with why (drivers/PROTOCOL.md "Building SDK
+// values").
+const BuiltByNote = "driver.builtBy"
+
 // SDK is one SDK as it ran (or did not).
 type SDK struct {
 	Name         string            `json:"name"`

@@ -79,8 +79,7 @@ final class ConnectOptions {
                             .completedFuture(null);
                     yield accept;
                 }
-                default -> Out.JSON.convertValue(value,
-                        Out.JSON.getTypeFactory().constructType(set.getGenericParameterTypes()[0]));
+                default -> ByName.strict(set.getGenericParameterTypes()[0], value, Out.JSON);
             };
             set.invoke(clientOptions, arg);
         }

@@ -29,9 +29,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 final class Handlers {
     static final String HOOKS = "hooks.invoke";
 
-    // Converts the harness's hook output into the SDK's output class: a key that class does not
-    // have is dropped here and named unrepresentable (the application cannot return it), not an
-    // error.
+    // The SDK's mapper for a hook output type ByName cannot build by name. ByName builds the
+    // output class by property name; a key that class does not have is dropped and named
+    // unrepresentable (the application cannot return it), not an error.
     private static final ObjectMapper LENIENT = Out.JSON.copy()
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
@@ -180,11 +180,14 @@ final class Handlers {
             List<String> unrepresentable = new ArrayList<>();
             if (result.has("output") && !output.isNull()) {
                 try {
-                    value = LENIENT.treeToValue(output, outputClass);
+                    ByName.Result built = new ByName.Result();
+                    value = ByName.build(outputClass, output, built, "/output", LENIENT);
                     JsonNode back = SDK_WAY.valueToTree(value);
                     output.fieldNames().forEachRemaining(k -> {
-                        if (!back.has(k)) {
-                            unrepresentable.add("/output/" + k.replace("~", "~0").replace("/", "~1"));
+                        String p = ByName.ptr("/output", k);
+                        // a key set by name that the SDK's serialiser leaves out is the SDK's, not a limit of the type
+                        if (!back.has(k) && !built.placed.contains(p)) {
+                            unrepresentable.add(p);
                         }
                     });
                 } catch (Exception e) {

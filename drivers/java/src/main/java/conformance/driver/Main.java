@@ -186,6 +186,7 @@ public final class Main {
                 Map<String, Boolean> caps = new LinkedHashMap<>(sdk.capabilities());
                 Map<String, String> notes = new LinkedHashMap<>(sdk.notes());
                 rpc.declare(caps, notes);
+                notes.put("driver.builtBy", ByName.note()); // after rpc planned its request types
                 caps.put("driver.concurrent", true); // commands run on an executor (run)
                 result.set("capabilities", Out.JSON.valueToTree(caps));
                 result.set("notes", Out.JSON.valueToTree(notes));

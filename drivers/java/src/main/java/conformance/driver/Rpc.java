@@ -6,10 +6,12 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,11 +31,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * returning a CompletableFuture are calls, and a schema name matches the path compared
  * case-insensitively ({@code session.model.switchTo} → {@code getRpc().model.switchTo(…)}).
  *
- * <p>The params are turned into the wrapper's params record with Jackson (as an application holding
- * JSON would), and the record is serialised back with the wrapper's own {@code MAPPER} (the SDK's
- * NON_NULL mapper that builds the request): every params pointer not carried as given is
- * {@code unrepresentable} (an explicit null NON_NULL drops, a key the record has no component
- * for, a value its types change). Session records carry a {@code sessionId} component that the
+ * <p>The params are built into the wrapper's params record by component name through its canonical
+ * constructor ({@link ByName}, never the SDK's Jackson mapping), and the record is serialised back
+ * with the wrapper's own {@code MAPPER} (the SDK's NON_NULL mapper that builds the request): every
+ * params pointer not carried as given is {@code unrepresentable} (an explicit null NON_NULL drops,
+ * a key the record has no component for, a value its types change), except a key set on a
+ * component by name that the serialiser leaves out or renames: that is the SDK's, for the harness
+ * to see on the wire. Session records carry a {@code sessionId} component that the
  * wrapper overwrites with the session's own; it is left out of the params given.
  */
 final class Rpc {
@@ -72,9 +76,18 @@ final class Rpc {
             notes.put("rpc.generated", "this SDK version has no generated ServerRpc/SessionRpc (" + pkg + ")");
             return;
         }
+        Set<java.lang.reflect.Type> seen = new HashSet<>();
+        for (Class<?> root : List.of(server, session)) {
+            for (List<Object> path : index(root).values()) {
+                Method m = (Method) path.get(path.size() - 1);
+                if (m.getParameterCount() == 1) {
+                    ByName.plan(m.getGenericParameterTypes()[0], seen);
+                }
+            }
+        }
         notes.put("rpc.generated", index(server).size() + " client (ServerRpc) and " + index(session).size()
-                + " session (SessionRpc) generated wrappers found by reflection; params records built with "
-                + "Jackson, results serialised with the wrapper's own ObjectMapper (NON_NULL: an explicit null "
+                + " session (SessionRpc) generated wrappers found by reflection; params records built by name "
+                + "(ByName: the canonical constructor), results serialised with the wrapper's own ObjectMapper (NON_NULL: an explicit null "
                 + "is dropped and reported unrepresentable, as is a key the record has no component for)");
     }
 
@@ -159,17 +172,18 @@ final class Rpc {
         List<String> lost = new ArrayList<>();
         Object future;
         if (m.getParameterCount() == 0) {
-            lost(params, Out.object(), "", lost);
+            ByName.unrepresentable(params, Out.object(), new ByName.Result(), "", lost);
             future = m.invoke(target);
         } else {
             ObjectMapper reader = readers.computeIfAbsent(wire,
                     w -> w.copy().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false));
-            Object request = reader.convertValue(params, m.getParameterTypes()[0]);
+            ByName.Result built = new ByName.Result();
+            Object request = ByName.build(m.getGenericParameterTypes()[0], params, built, "", reader);
             JsonNode held = wire.valueToTree(request);
             if (held instanceof ObjectNode o && onSession && !params.has("sessionId")) {
                 o.remove("sessionId"); // the wrapper puts the session's own id
             }
-            lost(params, held, "", lost);
+            ByName.unrepresentable(params, held, built, "", lost);
             future = m.invoke(target, request);
         }
         Object value = ((CompletableFuture<?>) future).get();
@@ -221,40 +235,6 @@ final class Rpc {
                 path.add(m);
                 idx.put(prefix + m.getName().toLowerCase(Locale.ROOT), path);
             }
-        }
-    }
-
-    /** JSON pointers into given whose value held does not carry as given. */
-    private static void lost(JsonNode given, JsonNode held, String ptr, List<String> out) {
-        if (held == null || held.isMissingNode()) {
-            out.add(ptr);
-            return;
-        }
-        if (given.isObject()) {
-            if (!held.isObject()) {
-                out.add(ptr);
-                return;
-            }
-            Iterator<Map.Entry<String, JsonNode>> it = given.fields();
-            while (it.hasNext()) {
-                Map.Entry<String, JsonNode> e = it.next();
-                lost(e.getValue(), held.get(e.getKey()),
-                        ptr + "/" + e.getKey().replace("~", "~0").replace("/", "~1"), out);
-            }
-        } else if (given.isArray()) {
-            if (!held.isArray() || held.size() != given.size()) {
-                out.add(ptr);
-                return;
-            }
-            for (int i = 0; i < given.size(); i++) {
-                lost(given.get(i), held.get(i), ptr + "/" + i, out);
-            }
-        } else if (given.isNumber() && held.isNumber()) {
-            if (given.decimalValue().compareTo(held.decimalValue()) != 0) {
-                out.add(ptr);
-            }
-        } else if (!given.equals(held)) {
-            out.add(ptr);
         }
     }
 }

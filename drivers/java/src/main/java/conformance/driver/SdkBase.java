@@ -474,7 +474,7 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     /**
      * A record of the SDK's filled through its canonical constructor from the JSON fields of the
      * same names (absent ones null): nested records and lists of records are built the same way,
-     * other values converted into the component's declared type with Jackson. Reflection, so one
+     * other values built into the component's declared type by name ({@link ByName}). Reflection, so one
      * method serves every generation's ToolResultObject and ToolBinaryResult.
      */
     static Object record(Class<?> type, JsonNode node) {
@@ -503,7 +503,13 @@ abstract class SdkBase<C, S> implements SdkAdapter {
             v.forEach(x -> items.add(record(item, x)));
             return items;
         }
-        return Out.JSON.convertValue(v, Out.JSON.getTypeFactory().constructType(type));
+        try {
+            return ByName.strict(type, v, Out.JSON);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new Failure.DriverError("cannot build " + type.getTypeName() + ": " + Failure.message(e));
+        }
     }
 
     /** The record class of a record-typed component or of the items of a List-typed one, or null. */

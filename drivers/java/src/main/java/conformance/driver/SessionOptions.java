@@ -10,7 +10,6 @@ import java.util.function.Function;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 
 /**
  * The protocol's SDK-neutral session options (drivers/PROTOCOL.md "Session options") mapped onto
@@ -49,8 +48,9 @@ final class SessionOptions {
     static final List<String> HANDLERS = List.of("userInputHandler", "elicitationHandler", "hooks");
 
     /**
-     * Converts option JSON into the SDK's own config types with their Jackson bindings. Unknown
-     * keys fail, so a key the SDK type cannot carry is reported instead of silently dropped.
+     * The SDK's mapper for the option types {@link ByName} cannot build by name (an abstract
+     * type); ByName builds the rest by property name. Unknown keys fail, so a key the SDK type
+     * cannot carry is reported instead of silently dropped.
      */
     private static final ObjectMapper BIND = Out.JSON.copy()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
@@ -123,15 +123,16 @@ final class SessionOptions {
                 arg = handlers.apply(name);
             } else {
                 Type type = set.getGenericParameterTypes()[0];
+                ByName.Result built = new ByName.Result();
                 try {
-                    arg = BIND.convertValue(value, BIND.getTypeFactory().constructType(type));
+                    arg = ByName.build(type, value, built, "", BIND);
                 } catch (IllegalArgumentException e) {
-                    if (e.getCause() instanceof UnrecognizedPropertyException u) {
-                        throw new Failure.Unsupported(sdkName + ": " + u.getReferringClass().getSimpleName()
-                                + " has no field " + u.getPropertyName() + " (session option " + name + ")");
-                    }
                     throw new Failure.DriverError("session option " + name + ": " + value + " does not fit "
                             + type.getTypeName() + ": " + Failure.message(e));
+                }
+                if (!built.unknown.isEmpty()) {
+                    throw new Failure.Unsupported(sdkName + ": " + type.getTypeName().replaceAll("[\\w.]*\\.", "")
+                            + " has no field for " + String.join(", ", built.unknown) + " (session option " + name + ")");
                 }
             }
             set.invoke(config, arg);

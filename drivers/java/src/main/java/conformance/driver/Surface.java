@@ -276,7 +276,7 @@ final class Surface {
      * A JSON value as the declared type: a definition (one of {@code definitions}, or a type
      * they extend, such as the abstract McpServerConfig), and lists and maps of them, are built
      * member by member from keys named as the inventory names them ({@link #build}); anything
-     * else is bound by Jackson, strictly.
+     * else is built by name ({@link ByName}), strictly.
      */
     static Object convert(JsonNode v, Type t, List<Class<?>> definitions) throws Exception {
         Class<?> raw = t instanceof ParameterizedType p ? (Class<?>) p.getRawType() : t instanceof Class<?> c ? c : Object.class;
@@ -306,7 +306,7 @@ final class Surface {
         if (holdsDefinition(t, definitions)) {
             return build(v, raw, definitions);
         }
-        return BIND.convertValue(v, BIND.getTypeFactory().constructType(t));
+        return ByName.strict(t, v, BIND);
     }
 
     private static boolean holdsDefinition(Type t, List<Class<?>> definitions) {
