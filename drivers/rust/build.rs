@@ -284,7 +284,17 @@ fn main() {
     println!("cargo:rerun-if-changed=build_rpc.rs");
     let requests = build_rpc::generate(rpc_rs.as_deref(), &out_dir.join("rpc_dispatch.rs"));
     println!("cargo:rerun-if-changed=build_byname.rs");
-    build_byname::generate(rpc_rs.as_deref().and_then(Path::parent), &requests, &out_dir.join("byname.rs"));
+    println!("cargo:rerun-if-changed=src");
+    // The driver's own source names the other SDK types it builds (handler results): those
+    // get builders too.
+    let mut driver_src = String::new();
+    read_sources(Path::new("src"), &mut driver_src);
+    build_byname::generate(
+        rpc_rs.as_deref().and_then(Path::parent),
+        &requests,
+        &driver_src,
+        &out_dir.join("byname.rs"),
+    );
     let mut text = String::new();
     if let Some(dir) = &sdk_dir {
         read_sources(&dir.join("src"), &mut text);

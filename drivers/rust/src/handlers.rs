@@ -36,6 +36,14 @@ fn account(handled: Vec<String>, unhandled: Map<String, Value>) -> Value {
     json!({ "handled": handled, "unhandled": unhandled })
 }
 
+/// The harness's result as the SDK's type, built by field name (src/byname.rs), and the pointers
+/// it cannot carry; the type's default when the value cannot build at all.
+pub(crate) fn by_name<T: crate::byname::ByName + Default>(v: &Value) -> (T, Vec<String>) {
+    let mut b = crate::byname::Build::default();
+    let out = T::by_name(v, "", &mut b).unwrap_or_default();
+    (out, b.lost.into_iter().collect())
+}
+
 /// rpc.handled: what the handler received in the schema's names, and the pointers into the
 /// result its return type could not hold.
 pub(crate) fn report_now(
@@ -84,35 +92,6 @@ fn beyond(result: &Value, keep: &[&str]) -> Vec<String> {
             .collect(),
         _ => Vec::new(),
     }
-}
-
-/// Pointers into `given` that `held` (the crate type's re-serialisation) does not carry as given.
-fn lost(given: &Value, held: &Value, at: &str, out: &mut Vec<String>) {
-    match (given, held) {
-        (Value::Object(g), Value::Object(h)) => {
-            for (k, v) in g {
-                let p = format!("{at}{}", pointer(k));
-                match h.get(k) {
-                    None => out.push(p),
-                    Some(hv) => lost(v, hv, &p, out),
-                }
-            }
-        }
-        (Value::Array(g), Value::Array(h)) if g.len() == h.len() => {
-            for (i, v) in g.iter().enumerate() {
-                lost(v, &h[i], &format!("{at}/{i}"), out);
-            }
-        }
-        (g, h) if g == h => {}
-        (Value::Number(g), Value::Number(h)) if g.as_f64() == h.as_f64() => {}
-        _ => out.push(at.to_string()),
-    }
-}
-
-fn lost_of(given: &Value, held: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    lost(given, held, "", &mut out);
-    out
 }
 
 fn params_of(specs: &Specs, method: &str) -> Vec<Value> {
@@ -249,8 +228,8 @@ mod imp {
                                     actions
                                         .into_iter()
                                         .map(|a| {
-                                            serde_json::from_value::<CanvasAction>(json!({"name": a, "description": format!("conformance action {a}")}))
-                                                .unwrap_or_default()
+                                            by_name::<CanvasAction>(&json!({"name": a, "description": format!("conformance action {a}")}))
+                                                .0
                                         })
                                         .collect(),
                                 );
@@ -328,15 +307,13 @@ mod imp {
             &self,
             request: ExtensionLaunchProviderResolveRequest,
         ) -> github_copilot_sdk::Result<ExtensionLaunchProviderResolveResult> {
-            let out: ExtensionLaunchProviderResolveResult =
-                serde_json::from_value(self.result.clone()).unwrap_or_default();
-            let held = serde_json::to_value(&out).unwrap_or(Value::Null);
+            let (out, lost): (ExtensionLaunchProviderResolveResult, _) = by_name(&self.result);
             report(
                 None,
                 Some(&self.client),
                 "extensionLaunchProvider.resolve",
                 serde_json::to_value(&request).unwrap_or(Value::Null),
-                lost_of(&self.result, &held),
+                lost,
             ).await;
             Ok(out)
         }
@@ -354,15 +331,13 @@ mod imp {
             ctx: CanvasProviderOpenRequest,
         ) -> CanvasResult<CanvasProviderOpenResult> {
             let r = result_of(&self.specs, "canvas.open");
-            let out: CanvasProviderOpenResult =
-                serde_json::from_value(r.clone()).unwrap_or_default();
-            let held = serde_json::to_value(&out).unwrap_or(Value::Null);
+            let (out, lost): (CanvasProviderOpenResult, _) = by_name(&r);
             report(
                 Some(&self.handle),
                 None,
                 "canvas.open",
                 serde_json::to_value(&ctx).unwrap_or(Value::Null),
-                lost_of(&r, &held),
+                lost,
             ).await;
             Ok(out)
         }
@@ -475,17 +450,10 @@ mod imp {
         ) -> Result<Vec<SkillProviderDescriptor>, github_copilot_sdk::Error> {
             let m = "skillProvider.list";
             let r = result_of(&self.specs, m);
-            let skills: Vec<SkillProviderDescriptor> =
-                serde_json::from_value(r.get("skills").cloned().unwrap_or(json!([])))
-                    .unwrap_or_default();
-            let mut held = r.clone();
-            if let Some(o) = held.as_object_mut() {
-                o.insert(
-                    "skills".into(),
-                    serde_json::to_value(&skills).unwrap_or(Value::Null),
-                );
-            }
-            report(Some(&self.handle), None, m, json!({}), lost_of(&r, &held)).await;
+            let (skills, lost): (Vec<SkillProviderDescriptor>, Vec<String>) =
+                by_name(r.get("skills").unwrap_or(&json!([])));
+            let lost = lost.into_iter().map(|p| format!("/skills{p}")).collect();
+            report(Some(&self.handle), None, m, json!({}), lost).await;
             Ok(skills)
         }
 

@@ -1559,8 +1559,13 @@ async fn set_tools_concurrently(_state: &Arc<State>, _args: &Value) -> Outcome {
 #[cfg(sdk_rpc_tools_set)]
 async fn set_tools_rpc(state: &Arc<State>, args: &Value) -> Outcome {
     let session = state.session(str_arg(args, "session")?)?;
-    let request: ToolsSetRequest = serde_json::from_value(json!({ "tools": tools_arg(args)? }))
-        .map_err(|e| driver_error(format!("tools are not wire tool definitions: {e}")))?;
+    // Built by field name (src/byname.rs) as the application writes it; a key the type has no
+    // field for is left out, and the wire shows it.
+    let mut b = byname::Build::default();
+    let given = json!({ "tools": tools_arg(args)? });
+    let request = <ToolsSetRequest as byname::ByName>::by_name(&given, "", &mut b).ok_or_else(|| {
+        driver_error(format!("tools are not wire tool definitions: cannot build {:?}", b.lost))
+    })?;
     session
         .rpc()
         .tools()
