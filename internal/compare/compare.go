@@ -39,7 +39,7 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 	var out []report.Comparison
 	for _, k := range order {
 		rs := groups[k]
-		if len(rs) < 2 {
+		if len(rs) < 2 || notCompared(rs) {
 			continue
 		}
 		if d, fields, ok := surfaceDifferences(rs); ok {
@@ -74,6 +74,17 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 			Differences: Payloads(payloads, checked)})
 	}
 	return out, nil
+}
+
+// notCompared says whether a scenario asked to be left out of the payload comparison
+// (report.NotCompared): pairing its requests by order would compare different cases.
+func notCompared(rs []report.Result) bool {
+	for _, r := range rs {
+		if r.Observations[report.NotCompared] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // FieldPrefix starts the path of a surface scenario's difference ("field customagents").

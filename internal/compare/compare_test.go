@@ -135,3 +135,33 @@ func TestRequestListInRuntimeOrder(t *testing.T) {
 		})
 	}
 }
+
+// A scenario that records report.NotCompared is left out of the payload comparison: its
+// results' transcripts are not even read (a missing file is no error), while a scenario without
+// it is compared.
+func TestScenariosLeaveOutWhatAsksNotToBeCompared(t *testing.T) {
+	store := transcript.NewStore(t.TempDir())
+	for _, tc := range []struct {
+		name     string
+		observed map[string]string
+		wantErr  bool
+	}{
+		{"asked not to be compared", map[string]string{report.NotCompared: "many clients at once"}, false},
+		{"compared", nil, true}, // its transcripts are read, and there are none
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rs []report.Result
+			for _, sdk := range []string{"go", "node"} {
+				rs = append(rs, report.Result{Feature: "f.feature", Scenario: "s", SDK: sdk, Status: report.Passed,
+					Transcript: "transcripts/" + sdk + "/missing.ndjson", Observations: tc.observed})
+			}
+			comps, err := Scenarios(store, rs)
+			if tc.wantErr {
+				assert.Error(t, err)
+				return
+			}
+			assert.NoError(t, err)
+			assert.Empty(t, comps)
+		})
+	}
+}

@@ -173,6 +173,11 @@ const (
 	Informational = "informational"
 )
 
+// NotCompared is the observation a scenario records when its requests cannot be paired across
+// SDKs by their order (many clients at once, whose requests interleave differently in every run):
+// its value says why; compare leaves the scenario out of the payload comparison.
+const NotCompared = "comparison"
+
 // Failing reports whether a status fails the run.
 func Failing(status string) bool { return status == Failed || status == XPass }
 
