@@ -14,9 +14,9 @@
 // JSON type, a number that does not fit) is collected as JSON pointers: the driver's
 // `unrepresentable`, or `unsupported` where the command has no such field.
 //
-// Only an abstract type the SDK declares as a [JsonPolymorphic] union (McpServerConfig, AuthInfo,
-// …) is decoded by System.Text.Json, that value alone: reflection cannot choose its variant, its
-// discriminator does. Such types are tallied (Plan, Note: hello's `driver.builtBy`), read from
+// Only a type the SDK declares as a [JsonPolymorphic] union base (the abstract McpServerConfig,
+// the generated AuthInfo, …) is decoded by System.Text.Json, that value alone: reflection cannot
+// choose its variant, its discriminator does. Such types are tallied (Plan, Note: hello's `driver.builtBy`), read from
 // the SDK's declared types, never listed here.
 //
 // Hand-written because no library builds .NET objects by C# naming convention rather than through
@@ -52,7 +52,7 @@ internal sealed class ByName
 
     private static readonly Type[] s_maps = [typeof(Dictionary<,>), typeof(IDictionary<,>), typeof(IReadOnlyDictionary<,>)];
 
-    private const string UnionWhy = "an abstract [JsonPolymorphic] union: System.Text.Json chooses its variant by the discriminator";
+    private const string UnionWhy = "a [JsonPolymorphic] union: System.Text.Json chooses its variant by the discriminator";
 
     private readonly List<string> _lost = [];
 
@@ -149,9 +149,13 @@ internal sealed class ByName
         {
             return Lose(t, at); // a handler is code, not JSON
         }
+        if (Union(t) is { } union)
+        {
+            return Decode(t, union, v, at);
+        }
         if (t.IsAbstract || t.IsInterface)
         {
-            return Decode(t, v, at);
+            return Lose(t, at); // no declared variants: nothing an application could build from the JSON
         }
         return BuildObject(t, v, at);
     }
@@ -479,28 +483,32 @@ internal sealed class ByName
     });
 
     /// <summary>
-    /// An abstract [JsonPolymorphic] union of the SDK, decoded by System.Text.Json, this value alone
-    /// and tallied. What its serializer then writes back is compared with what was given.
+    /// The [JsonPolymorphic] declaration of a union base (abstract like McpServerConfig, or a
+    /// concrete generated base like AuthInfo), not inherited by its variants.
     /// </summary>
-    private object? Decode(Type t, JsonNode v, string at)
+    private static JsonPolymorphicAttribute? Union(Type t) => t.GetCustomAttribute<JsonPolymorphicAttribute>(inherit: false);
+
+    /// <summary>
+    /// A [JsonPolymorphic] union of the SDK, decoded by System.Text.Json, this value alone and
+    /// tallied. What its serializer then writes back is compared with what was given.
+    /// </summary>
+    private object? Decode(Type t, JsonPolymorphicAttribute union, JsonNode v, string at)
     {
-        if (t.GetCustomAttribute<JsonPolymorphicAttribute>() is not { } union)
-        {
-            return Lose(t, at); // an abstract type with no declared variants: nothing to build
-        }
         // .NET 8 reads the discriminator only as the object's first property.
         JsonNode given = DiscriminatorFirst(v, union.TypeDiscriminatorPropertyName ?? "$type");
         object? decoded;
+        JsonNode? held;
         try
         {
             decoded = given.Deserialize(t, s_union);
+            held = JsonSerializer.SerializeToNode(decoded, t, s_union);
         }
         catch (Exception ex) when (ex is JsonException or NotSupportedException or InvalidOperationException)
         {
-            return Lose(t, at);
+            return Lose(t, at); // the SDK's own contract cannot read or write it as given
         }
         s_decoded.TryAdd(Name(t), UnionWhy);
-        Diff(v, JsonSerializer.SerializeToNode(decoded, t, s_union), at, _lost);
+        Diff(v, held, at, _lost);
         return decoded;
     }
 
@@ -587,12 +595,13 @@ internal sealed class ByName
         {
             return;
         }
+        if (Union(t) is not null)
+        {
+            s_decoded.TryAdd(Name(t), UnionWhy);
+            return;
+        }
         if (t.IsAbstract || t.IsInterface)
         {
-            if (t.GetCustomAttribute<JsonPolymorphicAttribute>() is not null)
-            {
-                s_decoded.TryAdd(Name(t), UnionWhy);
-            }
             return;
         }
         s_byName.TryAdd(Name(t), 0);
