@@ -78,7 +78,8 @@ internal sealed class ByName
         if (lost.Count > 0)
         {
             throw new UnsupportedException(
-                $"{what}: {type.Name} cannot carry {string.Join(", ", lost.Select(p => p.Length == 0 ? "/" : p))} as given");
+                $"{what}: {(Nullable.GetUnderlyingType(type) ?? type).Name} cannot carry " +
+                $"{string.Join(", ", lost.Select(p => p.Length == 0 ? "/" : p))} as given");
         }
         return built;
     }
@@ -172,7 +173,7 @@ internal sealed class ByName
         }
         else if (t == typeof(bool))
         {
-            result = kind is JsonValueKind.True or JsonValueKind.False ? kind == JsonValueKind.True : Lose(t, at);
+            result = (kind is JsonValueKind.True or JsonValueKind.False) ? kind == JsonValueKind.True : Lose(t, at);
         }
         else if (IsInteger(t))
         {
@@ -387,7 +388,7 @@ internal sealed class ByName
                 }
                 else
                 {
-                    arguments[i] = p.DefaultValue is DBNull or Missing ? null : p.DefaultValue;
+                    arguments[i] = (p.DefaultValue is DBNull or Missing) ? null : p.DefaultValue;
                 }
             }
             target = Invoke(() => constructor.Invoke(arguments), t, at);
@@ -545,7 +546,7 @@ internal sealed class ByName
     private object? Lose(Type t, string at)
     {
         _lost.Add(at);
-        return t.IsValueType && Nullable.GetUnderlyingType(t) is null ? Activator.CreateInstance(t) : null;
+        return (t.IsValueType && Nullable.GetUnderlyingType(t) is null) ? Activator.CreateInstance(t) : null;
     }
 
     private static JsonElement Element(JsonNode? v)
