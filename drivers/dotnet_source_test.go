@@ -33,10 +33,10 @@ func dotnetSources(t *testing.T) map[string][]string {
 }
 
 // TestDotnetDriverBuildsByName keeps the .NET driver honest where no machine of this project can
-// compile it (no .NET SDK, no NuGet): the SDK's values are built by ByName.cs (PROTOCOL.md "A
-// driver turns the harness's JSON into the SDK's values"), whose one call into System.Text.Json's
-// deserializer decodes a [JsonPolymorphic] union; no other file deserializes, and each place that
-// turns the harness's JSON into an SDK value goes through ByName.
+// compile it (no .NET SDK, no NuGet): the SDK's values are built by ByName.cs (PROTOCOL.md
+// "Building SDK values"), whose one call into System.Text.Json's deserializer decodes a
+// [JsonPolymorphic] union; no other file deserializes, and each place that turns the harness's
+// JSON into an SDK value goes through ByName.
 func TestDotnetDriverBuildsByName(t *testing.T) {
 	src := dotnetSources(t)
 	deserializer := regexp.MustCompile(`\b(Deserialize\w*|PopulateObject|ReadFrom\w*|JsonTypeInfo)\b`)

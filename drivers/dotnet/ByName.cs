@@ -1,5 +1,5 @@
 // Builds the SDK's values from the harness's JSON the way a .NET application writes them
-// (drivers/PROTOCOL.md "A driver turns the harness's JSON into the SDK's values"): an object
+// (drivers/PROTOCOL.md "Building SDK values"): an object
 // initializer, a property setter (init-only ones included), the public constructor whose
 // parameters the keys name, an enum member, a string value type through its string constructor
 // (`new ToolBinaryResultType("image")`), lists and dictionaries element by element. It never hands
