@@ -1,11 +1,10 @@
 // Builds the SDK's values from the harness's JSON the way a .NET application writes them
-// (drivers/PROTOCOL.md "Building SDK values"): an object
-// initializer, a property setter (init-only ones included), the public constructor whose
-// parameters the keys name, an enum member, a string value type through its string constructor
-// (`new ToolBinaryResultType("image")`), lists and dictionaries element by element. It never hands
-// the JSON to System.Text.Json with the SDK's attributes ([JsonPropertyName], its converters): a
-// wrong wire name is symmetric, so a value decoded through the SDK's own mapping encodes back
-// looking right while the wire is wrong.
+// (drivers/PROTOCOL.md "Building SDK values"): an object initializer, a property setter
+// (init-only ones included), the public constructor whose parameters the keys name, an enum
+// member, a string value type through its string constructor (`new ToolBinaryResultType("image")`),
+// lists and dictionaries element by element. It never hands the JSON to System.Text.Json with
+// the SDK's attributes ([JsonPropertyName], its converters): a wrong wire name is symmetric, so a
+// value decoded through the SDK's own mapping encodes back looking right while the wire is wrong.
 //
 // A key finds its property by the C# convention: camelCase `toolName` is PascalCase `ToolName`,
 // compared without case and separators, never through [JsonPropertyName]. A key `xMs` also finds
