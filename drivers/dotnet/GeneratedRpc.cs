@@ -11,15 +11,16 @@
 //
 // The layer is found by reflection, never from a list: a schema method name matches the property
 // path plus the method name without "Async", compared case-insensitively. Each params key is bound
-// to the parameter of that name, deserialised into the parameter's type with System.Text.Json (web
-// defaults, as an application holding JSON would); the typed result is serialised back the same
-// way. unrepresentable lists the params pointers the arguments cannot carry as given, measured by
-// re-serialising each bound argument: a key with no parameter, a value the parameter's type changes.
+// to the parameter of that name (an application's named argument) and its value built into the
+// parameter's type by name (ByName.cs: object initializers and setters, never the SDK's
+// deserializer, save the [JsonPolymorphic] unions); the typed result is serialised with
+// System.Text.Json. unrepresentable lists the params pointers the arguments cannot carry as given,
+// found while building: a key with no parameter or property of its name, a value of another JSON
+// type, and what a decoded union's serializer does not write back.
 // Limitation: the request object the wrapper builds from the arguments is internal to the SDK, so
 // what it does with a null argument (the same as an omitted optional argument in C#) is not
 // measured here; the harness sees it on the wire.
 
-using System.Globalization;
 using System.Reflection;
 using System.Text.Json;
 using System.Text.Json.Nodes;
@@ -39,10 +40,21 @@ internal static class GeneratedRpc
         Type? session = typeof(CopilotSession).GetProperty("Rpc")?.PropertyType;
         bool has = server is not null && session is not null;
         capabilities["rpc.generated"] = has;
+        if (has)
+        {
+            // hello's driver.builtBy counts the types the wrappers' parameters take.
+            foreach (var entry in Index(server!).Concat(Index(session!)))
+            {
+                foreach (ParameterInfo p in entry.Value.Method.GetParameters())
+                {
+                    ByName.Plan(p.ParameterType);
+                }
+            }
+        }
         notes["rpc.generated"] = has
             ? $"{label}: {Index(server!).Count} client (ServerRpc) and {Index(session!).Count} session (SessionRpc) " +
-              "generated wrappers found by reflection; params keys bound to the wrappers' parameters by name with " +
-              "System.Text.Json; what the wrapper's internal request does with a null argument is not measured"
+              "generated wrappers found by reflection; params keys bound to the wrappers' parameters by name and built " +
+              "into their types by name (ByName.cs); what the wrapper's internal request does with a null argument is not measured"
             : $"{label}: CopilotClient.Rpc / CopilotSession.Rpc not found";
     }
 
@@ -133,9 +145,7 @@ internal static class GeneratedRpc
             if (p.Name is { } key && given.TryGetPropertyValue(key, out JsonNode? value))
             {
                 bound.Add(key);
-                arguments[i] = value?.Deserialize(p.ParameterType, s_web);
-                JsonNode? held = JsonSerializer.SerializeToNode(arguments[i], p.ParameterType, s_web);
-                Lost(value, held, "/" + Escape(key), lost);
+                arguments[i] = ByName.Build(p.ParameterType, value, lost, "/" + ByName.Escape(key));
             }
             else
             {
@@ -146,7 +156,7 @@ internal static class GeneratedRpc
         {
             if (!bound.Contains(key))
             {
-                lost.Add("/" + Escape(key)); // no parameter carries this key
+                lost.Add("/" + ByName.Escape(key)); // no parameter carries this key
             }
         }
 
@@ -204,57 +214,4 @@ internal static class GeneratedRpc
         }
         seen.Remove(t);
     }
-
-    private static string Escape(string key) => key.Replace("~", "~0").Replace("/", "~1");
-
-    /// <summary>JSON pointers into given whose value held does not carry as given.</summary>
-    private static void Lost(JsonNode? given, JsonNode? held, string ptr, List<string> lost)
-    {
-        switch (given)
-        {
-            case JsonObject g:
-                if (held is not JsonObject h)
-                {
-                    lost.Add(ptr);
-                    return;
-                }
-                foreach (var (key, value) in g)
-                {
-                    if (h.TryGetPropertyValue(key, out JsonNode? hv))
-                    {
-                        Lost(value, hv, ptr + "/" + Escape(key), lost);
-                    }
-                    else
-                    {
-                        lost.Add(ptr + "/" + Escape(key));
-                    }
-                }
-                return;
-            case JsonArray ga:
-                if (held is not JsonArray ha || ha.Count != ga.Count)
-                {
-                    lost.Add(ptr);
-                    return;
-                }
-                for (int i = 0; i < ga.Count; i++)
-                {
-                    Lost(ga[i], ha[i], ptr + "/" + i, lost);
-                }
-                return;
-            default:
-                if (!JsonNode.DeepEquals(given, held) && !SameNumber(given, held))
-                {
-                    lost.Add(ptr);
-                }
-                return;
-        }
-    }
-
-    /// <summary>Numbers compare by value (1 and 1.0), read from their JSON text.</summary>
-    private static bool SameNumber(JsonNode? a, JsonNode? b) =>
-        a is JsonValue va && b is JsonValue vb &&
-        va.GetValueKind() == JsonValueKind.Number && vb.GetValueKind() == JsonValueKind.Number &&
-        decimal.TryParse(va.ToJsonString(), NumberStyles.Float, CultureInfo.InvariantCulture, out decimal x) &&
-        decimal.TryParse(vb.ToJsonString(), NumberStyles.Float, CultureInfo.InvariantCulture, out decimal y) &&
-        x == y;
 }

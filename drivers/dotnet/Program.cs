@@ -241,6 +241,12 @@ internal static class Program
         SessionOptions.Declare($"{PackageId} {version}", capabilities, notes);
         ConnectOptions.Declare($"{PackageId} {version}", capabilities, notes);
         GeneratedRpc.Declare($"{PackageId} {version}", capabilities, notes);
+        // The config and result types the driver builds from JSON (ByName.cs), read from the SDK's types.
+        foreach (Type built in new[] { typeof(SessionConfig), typeof(ResumeSessionConfig), typeof(CopilotClientOptions), typeof(ToolResultObject) })
+        {
+            ByName.Plan(built);
+        }
+        notes["driver.builtBy"] = ByName.Note();
         notes["session.rpc.tools.set.nil"] = "no session.tools.set wrapper to pass a null list to (session.rpc.tools.set)";
 
         return new JsonObject

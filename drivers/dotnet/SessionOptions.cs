@@ -46,17 +46,6 @@ internal static class SessionOptions
         new("suppressResumeEvent", "SuppressResumeEvent", ResumeOnly: true),
     ];
 
-    /// <summary>
-    /// Binds option JSON to the SDK's own config types: camelCase names as on the wire, string
-    /// enums, and an unknown key is an error (so a key the SDK type cannot carry is reported, not
-    /// silently dropped).
-    /// </summary>
-    private static readonly JsonSerializerOptions s_bind = new(JsonSerializerDefaults.Web)
-    {
-        UnmappedMemberHandling = JsonUnmappedMemberHandling.Disallow,
-        Converters = { new JsonStringEnumConverter(JsonNamingPolicy.CamelCase) },
-    };
-
     private static PropertyInfo? Property(Type config, string name) =>
         config.GetProperty(name, BindingFlags.Public | BindingFlags.Instance) is { CanWrite: true } p ? p : null;
 
@@ -97,8 +86,9 @@ internal static class SessionOptions
     }
 
     /// <summary>
-    /// Sets each option on the config object through its property, converting the JSON into the
-    /// property's declared type; handler options install a handler that answers nothing useful.
+    /// Sets each option on the config object through its property, the JSON built into the
+    /// property's declared type by name (ByName.cs: a key the SDK type cannot carry is unsupported,
+    /// not silently dropped); handler options install a handler that answers nothing useful.
     /// </summary>
     public static void Apply(SessionConfigBase config, JsonObject? options, bool resume, string sdk)
     {
@@ -127,16 +117,7 @@ internal static class SessionOptions
             }
             else
             {
-                try
-                {
-                    arg = value.Deserialize(property.PropertyType, s_bind);
-                }
-                catch (JsonException ex)
-                {
-                    // UnmappedMemberHandling.Disallow: the SDK's type has no member for a key the application gave.
-                    throw new UnsupportedException(
-                        $"{sdk}: session option {name} does not fit {property.PropertyType.Name}: {ex.Message}");
-                }
+                arg = ByName.Strict(property.PropertyType, value, $"{sdk}: session option {name}");
             }
             property.SetValue(config, arg);
         }
@@ -195,28 +176,25 @@ internal sealed class TicketStatusConverter() : JsonStringEnumConverter<TicketSt
 
 internal static class ToolResults
 {
-    private static readonly JsonSerializerOptions s_read = new(JsonSerializerDefaults.Web);
-
+    /// <summary>The application's Ticket, built by name like the SDK's values (ByName.cs).</summary>
     public static Ticket ParseTicket(string tool, JsonNode? value)
     {
-        try
+        if (value is not JsonObject)
         {
-            return value.Deserialize<Ticket>(s_read) ?? throw new JsonException("null");
+            throw new DriverException($"tool '{tool}': handler.value must be an object (id, at, status, count, tags)");
         }
-        catch (JsonException ex)
+        var lost = new List<string>();
+        object? built = ByName.Build(typeof(Ticket), value, lost);
+        if (built is not Ticket ticket || lost.Count > 0)
         {
-            throw new DriverException($"tool '{tool}': handler.value is not a record (id, at, status, count, tags): {ex.Message}");
+            throw new DriverException($"tool '{tool}': a Ticket (id, at, status, count, tags) cannot carry {string.Join(", ", lost)}");
         }
+        return ticket;
     }
 
-    private static readonly string[] s_resultFields =
-        ["textResultForLlm", "resultType", "error", "sessionLog", "toolTelemetry", "binaryResultsForLlm"];
-
-    private static readonly string[] s_binaryFields = ["type", "data", "mimeType", "description"];
-
     /// <summary>
-    /// The SDK's ToolResultObject filled with the wire fields given. A field its type (or
-    /// ToolBinaryResult) cannot carry is unsupported, found when the tool is built.
+    /// The SDK's ToolResultObject built by name from the wire fields given (ByName.cs). A field its
+    /// type (or ToolBinaryResult) cannot carry is unsupported, found when the tool is built.
     /// </summary>
     public static ToolResultObject Build(string sdk, string tool, JsonNode? node)
     {
@@ -224,66 +202,7 @@ internal static class ToolResults
         {
             throw new DriverException($"tool '{tool}': handler.result must be an object");
         }
-        foreach ((string key, _) in r)
-        {
-            if (Array.IndexOf(s_resultFields, key) < 0)
-            {
-                throw new UnsupportedException($"{sdk}: ToolResultObject has no {key} (tool {tool})");
-            }
-        }
-        var result = new ToolResultObject
-        {
-            TextResultForLlm = (string?)r["textResultForLlm"] ?? "",
-        };
-        if (r["resultType"] is JsonNode resultType)
-        {
-            result.ResultType = (string)resultType!;
-        }
-        if (r["error"] is JsonNode error)
-        {
-            result.Error = (string?)error;
-        }
-        if (r["sessionLog"] is JsonNode log)
-        {
-            result.SessionLog = (string?)log;
-        }
-        if (r["toolTelemetry"] is JsonObject telemetry)
-        {
-            // JsonElement values serialize back exactly as given.
-            var map = new Dictionary<string, object>(StringComparer.Ordinal);
-            foreach ((string key, JsonNode? v) in telemetry)
-            {
-                map[key] = JsonSerializer.SerializeToElement(v);
-            }
-            result.ToolTelemetry = map;
-        }
-        if (r["binaryResultsForLlm"] is JsonArray binaries)
-        {
-            var list = new List<ToolBinaryResult>();
-            foreach (JsonNode? item in binaries)
-            {
-                if (item is not JsonObject b)
-                {
-                    throw new DriverException($"tool '{tool}': binaryResultsForLlm items must be objects");
-                }
-                foreach ((string key, _) in b)
-                {
-                    if (Array.IndexOf(s_binaryFields, key) < 0)
-                    {
-                        throw new UnsupportedException($"{sdk}: ToolBinaryResult has no {key} (tool {tool}, binaryResultsForLlm)");
-                    }
-                }
-                list.Add(new ToolBinaryResult
-                {
-                    Type = new ToolBinaryResultType((string?)b["type"] ?? ""),
-                    Data = (string?)b["data"] ?? "",
-                    MimeType = (string?)b["mimeType"] ?? "",
-                    Description = (string?)b["description"],
-                });
-            }
-            result.BinaryResultsForLlm = list;
-        }
-        return result;
+        return (ToolResultObject)ByName.Strict(typeof(ToolResultObject), r, $"{sdk}: tool {tool}, handler.result")!;
     }
 }
 
@@ -339,7 +258,7 @@ internal static class ConnectOptions
                     PropertyInfo info = typeof(CopilotClientOptions).GetProperty("ClientInfo") is { CanWrite: true } p
                         ? p
                         : throw new UnsupportedException($"{sdk}: CopilotClientOptions has no ClientInfo (connect option clientInfo)");
-                    info.SetValue(client, value.Deserialize(info.PropertyType, s_web));
+                    info.SetValue(client, ByName.Strict(info.PropertyType, value, $"{sdk}: connect option clientInfo"));
                     break;
                 case "gitHubTelemetry":
                     if (value is not JsonValue v || !v.TryGetValue(out bool on) || !on)

@@ -1,17 +1,17 @@
 // The application's surface (../PROTOCOL.md "Surface"), read by reflection from the SDK's config
 // types: every public settable instance property of SessionConfig, ResumeSessionConfig and
-// CopilotClientOptions, with its declared type. No property is named here. Written against the
+// CopilotClientOptions, with its declared type. No property is named here; `fields` values are
+// built by name (ByName.cs), never through the SDK's deserializer. Written against the
 // same API as Program.cs; like the rest of this driver it is built only where a .NET 8 SDK is.
 
 using System.Reflection;
-using System.Text.Json;
 using System.Text.Json.Nodes;
 using GitHub.Copilot;
 
+namespace Conformance.Driver;
+
 internal static class Surface
 {
-    private static readonly JsonSerializerOptions s_bind = new(JsonSerializerDefaults.Web);
-
     private static readonly (string Owner, Type Type)[] s_owners =
     [
         ("sessionConfig", typeof(SessionConfig)),
@@ -67,7 +67,7 @@ internal static class Surface
         return new JsonObject { ["entries"] = entries };
     }
 
-    /// <summary>Sets each named property of config to its JSON value bound to the property's type.</summary>
+    /// <summary>Sets each named property of config to its JSON value, built into the property's type by name (ByName.cs).</summary>
     public static void Apply(object config, JsonNode? fields, string sdk)
     {
         if (fields is not JsonObject obj)
@@ -78,16 +78,7 @@ internal static class Surface
         {
             PropertyInfo p = Settable(config.GetType()).FirstOrDefault(x => x.Name == name)
                 ?? throw new UnsupportedException($"{sdk}: {config.GetType().Name} has no property {name}");
-            object? arg;
-            try
-            {
-                arg = value.Deserialize(p.PropertyType, s_bind);
-            }
-            catch (JsonException ex)
-            {
-                throw new UnsupportedException($"{sdk}: {config.GetType().Name}.{name} cannot hold {value?.ToJsonString()}: {ex.Message}");
-            }
-            p.SetValue(config, arg);
+            p.SetValue(config, ByName.Strict(p.PropertyType, value, $"{sdk}: {config.GetType().Name}.{name}"));
         }
     }
 }
