@@ -151,6 +151,9 @@ func (w *world) handlesWith(method, result string) error {
 	return nil
 }
 
+// handlerSweepWhy is why the real runtime cannot play the handler sweep.
+const handlerSweepWhy = "the sweep calls every runtime-to-SDK method of the schema with params generated from it; the real runtime calls only hooks.invoke and userInput.request (and sends the permission and elicitation events), with its own params, when its own work makes them (plays.go), and the file-system, canvas, provider and other methods not at all offline"
+
 // handlerMethods are the runtime-to-SDK methods of the schema, in the schema's order.
 func handlerMethods(doc *schemagen.Doc) []schemagen.Method {
 	var out []schemagen.Method
@@ -173,7 +176,7 @@ func (w *world) registerEveryHandler() error {
 	if err := w.needs("rpc.handlers"); err != nil {
 		return err
 	}
-	if err := w.runtimeCan("runtime.script.request"); err != nil {
+	if _, err := w.scriptedOnly(handlerSweepWhy); err != nil {
 		return err
 	}
 	w.handlers = map[string]*handlerSpec{}
@@ -233,7 +236,7 @@ func asJSONValue(v any) any {
 // callEveryHandler sends every generated case of every registered runtime-to-SDK method to the
 // SDK, one after another, each answered before the next.
 func (w *world) callEveryHandler() error {
-	doc, rt, err := w.scriptedSweep()
+	doc, rt, err := w.scriptedSweep(handlerSweepWhy)
 	if err != nil {
 		return err
 	}

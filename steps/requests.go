@@ -143,6 +143,16 @@ func (w *world) runtimeSends(method, params string) error {
 	return nil
 }
 
+// scriptedOnly is the stand-in, for a step that has the runtime send requests only a scripted
+// runtime sends (runtime.script.request); on a runtime that asks of its own accord when its model
+// does something (the real one) the step is unsupported with why, the scenario's own reason.
+func (w *world) scriptedOnly(why string) (*runtime.Server, error) {
+	if _, ok := w.rt.(suite.Player); ok {
+		return nil, unplayable(why)
+	}
+	return w.standIn("runtime.script.request")
+}
+
 // unplayable is a request a runtime that asks of its own accord (the real one) cannot be made to
 // send, with its reason for these params (suite.Player).
 func unplayable(why string) error {
