@@ -188,14 +188,24 @@ func (w *world) answeredWithErrorMentioning(tool, want string) error {
 	return nil
 }
 
-// roundsAfter counts the model rounds the runtime started after a tool call completed, up to
-// the end of the turn (session.idle) or a new user message: the real runtime (1.0.85) answers a
+// roundsAfter counts the model rounds the runtime started after the SDK answered a tool call, up
+// to the end of the turn (session.idle) or a new user message: the real runtime (1.0.85) answers a
 // successful clearContext by ending the turn and then sending the seed prompt as a user.message
 // that starts a turn of its own, whose rounds are not the tool result's.
+// From the SDK's answer, not from external_tool.completed: the real runtime emits that event on a
+// path of its own, not in step with its agent loop (measured on 1.0.85: in one transcript
+// tool.execution_complete came before external_tool.completed for one call and after it for the
+// next), so the next round's assistant.turn_start can precede it, and a round the model did run
+// was not counted (the flaky "a terminal tool after an ordinary one ends the turn"). No round
+// can start between the runtime's call and the SDK's answer: it waits for the tool's result.
 func (w *world) roundsAfter(call *toolCall) (int, bool) {
 	rounds, idle := 0, false
+	from := call.completed
+	if call.answered > 0 && call.answered < from {
+		from = call.answered
+	}
 	for _, ev := range w.runtimeEvents() {
-		if ev.seq <= call.completed {
+		if ev.seq <= from {
 			continue
 		}
 		if ev.typ == "session.idle" || ev.typ == "user.message" {
