@@ -152,7 +152,7 @@ func (w *world) handlesWith(method, result string) error {
 }
 
 // handlerSweepWhy is why the real runtime cannot play the handler sweep.
-const handlerSweepWhy = "the sweep calls every runtime-to-SDK method of the schema with params generated from it; the real runtime calls only hooks.invoke and userInput.request (and sends the permission and elicitation events), with its own params, when its own work makes them (plays.go), and the file-system, canvas, provider and other methods not at all offline"
+const handlerSweepWhy = "the scenario has the runtime call every runtime-to-SDK method of the schema with params generated from it; the real runtime calls only hooks.invoke and userInput.request (and sends the permission and elicitation events), with its own params, when its own work makes them (plays.go), and the file-system, canvas, provider and other methods not at all offline"
 
 // handlerMethods are the runtime-to-SDK methods of the schema, in the schema's order.
 func handlerMethods(doc *schemagen.Doc) []schemagen.Method {
