@@ -25,7 +25,8 @@ import (
 //   - elicitation.requested: when the model reaches the step, the proxy sends
 //     session.ui.elicitation for the turn's session on the SDK's connection to the runtime (a
 //     request of its own, recorded as injected, its answer kept from the SDK), and the runtime
-//     asks the SDK; the model answers on once the runtime has the SDK's answer.
+//     asks the SDK with the params as given, unknown fields too; the model answers on once the
+//     runtime has the SDK's answer.
 //   - several user-input or permission requests at once: the model asks for every tool call
 //     that makes one in a single message, and the runtime runs them side by side (measured on
 //     1.0.85: three userInput.request, or three custom-tool permission.requested, all went out
@@ -33,9 +34,10 @@ import (
 //     permission request went out after its first answer: the runtime paces them itself, and a
 //     run in which they were not pending together is unsupported, steps/requests.go pacedByRuntime).
 //
-// Only requests whose params carry nothing the runtime would not put there itself are played: a
-// scenario about fields the SDK does not know, or about the exact input a hook receives, stays
-// unsupported (runtime.script.request).
+// Only requests whose params carry nothing the runtime would not put there itself are played
+// (an elicitation's params are the proxy's own request's, which the runtime forwards as given);
+// any other stays unsupported there, Plays saying why for its params (runtime.script.request).
+// A handler that must receive a request's exact params is judged on what the runtime sent.
 var (
 	everyTurnHooks = []string{"userPromptSubmitted", "userPromptTransformed", "sessionStart", "agentStop", "sessionEnd"}
 	// The keys of the inputs measured on 1.0.85 (every one carries sessionId, timestamp and cwd).
@@ -108,11 +110,13 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 		p.mu.Unlock()
 		return &runtime.ModelStep{Tool: req.ToolName, Arguments: req.Args}, ""
 	case "elicitation.requested":
-		// The runtime's own UI elicitation (session.ui.elicitation, which the proxy sends when the
-		// model reaches the step) sends exactly message, mode and requestedSchema (measured on
-		// 1.0.85); anything else the scenario gives is a field the runtime would not send.
-		if extra := outside(v, "message", "mode", "requestedSchema"); extra != "" {
-			return nil, "the real runtime's elicitation.requested (asked for by session.ui.elicitation) carries only message, mode and requestedSchema, besides its requestId (measured on 1.0.85); the scenario's has " + extra
+		// The runtime's own UI elicitation: the proxy sends session.ui.elicitation with these
+		// params when the model reaches the step, and the runtime asks the SDK with
+		// elicitation.requested carrying them as given, fields its schema does not name too
+		// (measured on 1.0.85: elicitationSource and futureField reached the SDK unchanged), beside
+		// the requestId it chooses.
+		if _, ok := v["requestId"]; ok {
+			return nil, "the real runtime chooses the elicitation's requestId itself; the scenario's cannot be put on the wire"
 		}
 		return &runtime.ModelStep{Elicitation: params}, ""
 	case "userInput.request":
@@ -121,7 +125,7 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 			Choices  []string `json:"choices"`
 		}
 		if extra := outside(v, "question", "choices", "allowFreeform"); extra != "" {
-			return nil, "the real runtime's userInput.request (its model calling ask_user) carries only question, choices and allowFreeform, besides sessionId (measured on 1.0.85); the scenario's has " + extra
+			return nil, "the real runtime builds userInput.request from its ask_user tool's question and choices alone (measured on 1.0.85: ask_user called with toolCallId and futureField too sent only sessionId, question, choices and allowFreeform), so the scenario's " + extra + " cannot be put on the wire"
 		}
 		if json.Unmarshal(params, &q) != nil || q.Question == "" {
 			return nil, "the real runtime's ask_user tool needs a question"

@@ -40,7 +40,7 @@ func TestPlays(t *testing.T) {
 		{"a hook input the runtime would not send", "hooks.invoke", `{"hookType":"preToolUse","input":{"opaque":"value"}}`, false, "", "input has opaque"},
 		{"a hook type it does not send", "hooks.invoke", `{"hookType":"errorOccurred","input":{}}`, false, "", `"errorOccurred"`},
 		{"a question with choices", "userInput.request", `{"question":"Proceed?","choices":["yes","no"],"allowFreeform":false}`, true, "ask_user", ""},
-		{"a question with a field the SDK does not know", "userInput.request", `{"question":"Proceed?","futureField":{},"toolCallId":"c"}`, false, "", "has futureField, toolCallId"},
+		{"a question with a field the SDK does not know", "userInput.request", `{"question":"Proceed?","futureField":{},"toolCallId":"c"}`, false, "", "scenario's futureField, toolCallId"},
 		{"a method it never sends", "permission.request", `{}`, false, "", "permission.request"},
 		{"a custom tool's permission request", "permission.requested", `{"permissionRequest":{"kind":"custom-tool","toolName":"deploy","toolDescription":"Deploys","args":{"env":"prod"}}}`, true, "deploy", ""},
 		{"a custom tool's permission request with the runtime's own extras", "permission.requested", `{"permissionRequest":{"kind":"custom-tool","toolName":"deploy","toolDescription":"Deploys","args":{}},"promptRequest":{"kind":"custom-tool"},"agentMode":"interactive"}`, true, "deploy", ""},
@@ -48,7 +48,8 @@ func TestPlays(t *testing.T) {
 		{"a permission request resolved by a hook", "permission.requested", `{"permissionRequest":{"kind":"custom-tool","toolName":"deploy"},"resolvedByHook":true}`, false, "", "resolvedByHook"},
 		{"a shell permission request", "permission.requested", `{"permissionRequest":{"kind":"shell","fullCommandText":"ls"}}`, false, "", `"shell"`},
 		{"a form elicitation", "elicitation.requested", `{"message":"Pick","mode":"form","requestedSchema":{"type":"object"}}`, true, "", ""},
-		{"an elicitation with a field the runtime would not send", "elicitation.requested", `{"message":"Pick","futureField":[1]}`, false, "", "has futureField"},
+		{"an elicitation with fields the schema does not name (the runtime forwards them)", "elicitation.requested", `{"message":"Pick","mode":"form","requestedSchema":{"type":"object"},"elicitationSource":"mcp-files","futureField":[1]}`, true, "", ""},
+		{"an elicitation with the runtime's own requestId", "elicitation.requested", `{"message":"Pick","requestId":"r1"}`, false, "", "requestId"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			step, cannot := p.Plays(tc.method, json.RawMessage(tc.params))
