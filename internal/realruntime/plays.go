@@ -130,6 +130,9 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 		if json.Unmarshal(params, &q) != nil || q.Question == "" {
 			return nil, "the real runtime's ask_user tool needs a question"
 		}
+		// ask_user takes only question and choices (its parameters in the model request, 1.0.85):
+		// the runtime sends allowFreeform true whatever the scenario gives; the checks of the
+		// scenarios that play here read the SDK's answer, which does not depend on it.
 		args := map[string]any{"question": q.Question}
 		if len(q.Choices) > 0 {
 			args["choices"] = q.Choices
