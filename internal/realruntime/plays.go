@@ -87,7 +87,7 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 		}
 		var inner map[string]json.RawMessage
 		if _, ok := v["resolvedByHook"]; ok {
-			return nil, "the real runtime does not send the SDK a permission request a hook resolved (measured on 1.0.85: with a preToolUse hook answering allow, no permission.requested reaches the SDK), so resolvedByHook cannot be put on the wire there"
+			return nil, "resolvedByHook marks a request a permissionRequest hook resolved, and the real runtime invokes none for an SDK's session (measured on 1.0.85: with hooks registered, a custom tool's permission request came among userPromptSubmitted, userPromptTransformed, sessionStart, preToolUse, postToolUse, agentStop and sessionEnd only; a preToolUse hook answering allow keeps the request off the SDK altogether), so resolvedByHook cannot be put on the wire there"
 		}
 		if json.Unmarshal(v["permissionRequest"], &inner) != nil || json.Unmarshal(v["permissionRequest"], &req) != nil {
 			return nil, "the scenario's permissionRequest is not an object"
