@@ -72,7 +72,7 @@ func (w *world) servesModelRequests() error {
 	if err != nil {
 		return err
 	}
-	if err := w.runtimeCan("runtime.script.request"); err != nil {
+	if _, err := w.scriptedOnly(exchangeSweepWhy); err != nil {
 		return err
 	}
 	x, ok := exchangeOf(doc)
@@ -103,6 +103,9 @@ func (w *world) servesModelRequests() error {
 	return w.create()
 }
 
+// exchangeSweepWhy is why the real runtime cannot play the exchange sweep.
+const exchangeSweepWhy = "the sweep sends model-request heads generated from the schema (every transport, method and header case); the real runtime would send llmInference.httpRequestStart at most for its own model calls, with the one head and body it builds, so it cannot be made to send these"
+
 // sendsModelRequests sends, for each generated case of the start method, one HTTP request: its
 // head (the case, with the HTTP fields an HTTP library parses made real: an absolute URL, a
 // method, ASCII header names and values) and its body in chunks (non-ASCII text in two chunks cut
@@ -110,7 +113,7 @@ func (w *world) servesModelRequests() error {
 // body). Every frame is validated against its params schema. It then waits for every response
 // to end.
 func (w *world) sendsModelRequests() error {
-	doc, rt, err := w.scriptedSweep()
+	doc, rt, err := w.scriptedSweep(exchangeSweepWhy)
 	if err != nil {
 		return err
 	}

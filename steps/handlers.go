@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -150,6 +151,9 @@ func (w *world) handlesWith(method, result string) error {
 	return nil
 }
 
+// handlerSweepWhy is why the real runtime cannot play the handler sweep.
+const handlerSweepWhy = "the scenario has the runtime call every runtime-to-SDK method of the schema with params generated from it; the real runtime calls only hooks.invoke and userInput.request (and sends the permission and elicitation events), with its own params, when its own work makes them (plays.go), and the file-system, canvas, provider and other methods not at all offline"
+
 // handlerMethods are the runtime-to-SDK methods of the schema, in the schema's order.
 func handlerMethods(doc *schemagen.Doc) []schemagen.Method {
 	var out []schemagen.Method
@@ -172,7 +176,7 @@ func (w *world) registerEveryHandler() error {
 	if err := w.needs("rpc.handlers"); err != nil {
 		return err
 	}
-	if err := w.runtimeCan("runtime.script.request"); err != nil {
+	if _, err := w.scriptedOnly(handlerSweepWhy); err != nil {
 		return err
 	}
 	w.handlers = map[string]*handlerSpec{}
@@ -232,7 +236,7 @@ func asJSONValue(v any) any {
 // callEveryHandler sends every generated case of every registered runtime-to-SDK method to the
 // SDK, one after another, each answered before the next.
 func (w *world) callEveryHandler() error {
-	doc, rt, err := w.scriptedSweep()
+	doc, rt, err := w.scriptedSweep(handlerSweepWhy)
 	if err != nil {
 		return err
 	}
@@ -378,8 +382,17 @@ type handledCall struct {
 // the driver's rpc.handled events, in order per method (the runtime waits for each answer).
 func (w *world) handledCalls() []*handledCall {
 	var calls []*handledCall
+	_, player := w.rt.(suite.Player)
 	for _, c := range runtimeCalls[map[string]any](w.entries(), func(m string) bool { return w.handlers[m] != nil }) {
-		calls = append(calls, &handledCall{method: c.method, seq: c.seq, params: decodedParams[map[string]any](c), answer: c.answer})
+		params := decodedParams[map[string]any](c)
+		if player && !w.scripted(c.method, params) {
+			// A runtime that sends such requests of its own accord (the real one invokes every
+			// hook type each turn) is judged on the calls the scenario played, told by the
+			// top-level strings it gave (hookType), as sdkAnswer does; what the handler must
+			// receive is then what that runtime sent, read from the transcript.
+			continue
+		}
+		calls = append(calls, &handledCall{method: c.method, seq: c.seq, params: params, answer: c.answer})
 	}
 	// Reports are paired with calls of their method by what they agree on (the top-level scalar
 	// params: hooks.invoke's hookType, a file's path), the pairs that agree most first, then in
@@ -405,6 +418,12 @@ func (w *world) handledCalls() []*handledCall {
 		}
 	}
 	return calls
+}
+
+// scripted says whether a call of method with params is one the scenario had the runtime send
+// (runtimeSends): the same top-level strings as one of them.
+func (w *world) scripted(method string, params map[string]any) bool {
+	return slices.ContainsFunc(w.asked, func(a asked) bool { return a.method == method && sameStrings(a.params, params) })
 }
 
 // scalarsOf shows a call's top-level string params (hooks.invoke's hookType), which tell the

@@ -1,8 +1,12 @@
 package steps
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,4 +54,36 @@ func TestLackingCasesAreNamedNotFailed(t *testing.T) {
 	assert.Contains(t, w.observations["runtime-to-SDK cases the SDK's handler API lacks"], `hooks.invoke {hookType: "userPromptTransformed"}: SessionHooks has no onUserPromptTransformed`)
 	w = build([]lackingCase{{Params: map[string]any{"hookType": "preToolUse"}, Reason: "x"}})
 	assert.Error(t, w.handlersReceived(), "a lacking case matches its own hook type only")
+}
+
+// player is a runtime that sends requests of its own accord (suite.Player), as the real one.
+type player struct{}
+
+func (player) Listen(string) (string, error)                              { return "", nil }
+func (player) Close()                                                     {}
+func (player) Wait(context.Context) error                                 { return nil }
+func (player) AddTurn(runtime.Turn)                                       {}
+func (player) Plays(string, json.RawMessage) (*runtime.ModelStep, string) { return nil, "" }
+
+// On a runtime that invokes every hook type of its own accord, a hook is judged on the calls of
+// the type the scenario played, and on the input that runtime sent, not the scenario's literal:
+// a handler that receives it renamed still fails.
+func TestHandlersJudgedOnWhatAPlayingRuntimeSent(t *testing.T) {
+	const sent = `{"sessionId":"sess-1","timestamp":1796346916602,"cwd":"/tmp/home/work","toolName":"glob","toolArgs":{"pattern":"*.conformance"}}`
+	build := func(rt suite.Runtime, received string) *world {
+		w := worldWith(t,
+			frame{transcript.RuntimeToSDK, `{"jsonrpc":"2.0","id":1,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"userPromptSubmitted","input":{"prompt":"Go"}}}`}, sdk(okAnswer("1")),
+			frame{transcript.RuntimeToSDK, `{"jsonrpc":"2.0","id":2,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"preToolUse","input":` + sent + `}}`}, sdk(okAnswer("2")))
+		w.rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"preToolUse","input":`+received+`}}}`))
+		w.rt = rt
+		w.handlers = map[string]*handlerSpec{"hooks.invoke": {registered: true}}
+		w.asked = []asked{{method: "hooks.invoke", params: map[string]any{"hookType": "preToolUse", "input": map[string]any{"cwd": "/work", "toolName": "grep"}}}}
+		return w
+	}
+	require.NoError(t, build(player{}, sent).handlersReceived(), "the input the runtime sent, received as sent")
+	renamed := `{"sessionId":"sess-1","timestamp":1796346916602,"workingDirectory":"/tmp/home/work","toolName":"glob","toolArgs":{"pattern":"*.conformance"}}`
+	err := build(player{}, renamed).handlersReceived()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `cwd: "/tmp/home/work" was sent by the runtime`)
+	assert.Error(t, build(nil, sent).handlersReceived(), "a scripted runtime's every call is judged: the unreached userPromptSubmitted fails")
 }

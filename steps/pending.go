@@ -120,7 +120,7 @@ func holdArgs(s session, k pendingKind) map[string]any {
 // not answer even then is left out, named: the handler sweep judges it), then each kind held in
 // turn with every other kind sent meanwhile.
 func (w *world) holdEachKind() error {
-	rt, err := w.standIn("runtime.script.request")
+	rt, err := w.scriptedOnly("the scenario has the runtime send every kind of runtime-to-SDK request on demand, each while another is held; the real runtime sends a request only when its model's step makes it, and most kinds (file system, canvas, providers) not at all offline")
 	if err != nil {
 		return err
 	}

@@ -63,9 +63,9 @@ func (w *world) asksPermission(data string) error {
 // the play that makes it ask, unless the request has fields it would not send.
 func (w *world) scriptRequest(event, data string, step runtime.ModelStep) error {
 	if p, ok := w.rt.(suite.Player); ok {
-		played, plays := p.Plays(event, json.RawMessage(data))
-		if !plays {
-			return w.runtimeCan("runtime.script.request")
+		played, cannot := p.Plays(event, json.RawMessage(data))
+		if cannot != "" {
+			return unplayable(cannot)
 		}
 		step = *played
 	} else if err := w.runtimeCan("runtime.script.request"); err != nil {
@@ -119,14 +119,14 @@ func (w *world) runtimeSends(method, params string) error {
 	if err := json.Unmarshal([]byte(params), &v); err != nil {
 		return fmt.Errorf("the params are not a JSON object: %w", err)
 	}
-	if p, ok := w.rt.(suite.Player); ok && w.handlers[method] == nil {
+	if p, ok := w.rt.(suite.Player); ok {
 		// A runtime that sends such a request of its own accord when its model does something
-		// (the real one): the model step that makes it, if any. Not when the application's
-		// handler is to receive exactly these params (handlers.go): only a scripted runtime
-		// sends exactly them.
-		step, plays := p.Plays(method, json.RawMessage(params))
-		if !plays {
-			return w.runtimeCan("runtime.script.request")
+		// (the real one): the model step that makes it, if any. The application's handler
+		// (handlers.go) is then judged on what that runtime sent, as recorded, not on these
+		// params: it sends its own values (timestamp, cwd, the tool's name and arguments).
+		step, cannot := p.Plays(method, json.RawMessage(params))
+		if cannot != "" {
+			return unplayable(cannot)
 		}
 		if step != nil {
 			w.turn.Steps = append(w.turn.Steps, *step)
@@ -141,6 +141,22 @@ func (w *world) runtimeSends(method, params string) error {
 		h.params = append(h.params, v) // the application's handler registers under what it will be asked
 	}
 	return nil
+}
+
+// scriptedOnly is the stand-in, for a step that has the runtime send requests only a scripted
+// runtime sends (runtime.script.request); on a runtime that asks of its own accord when its model
+// does something (the real one) the step is unsupported with why, the scenario's own reason.
+func (w *world) scriptedOnly(why string) (*runtime.Server, error) {
+	if _, ok := w.rt.(suite.Player); ok {
+		return nil, unplayable(why)
+	}
+	return w.standIn("runtime.script.request")
+}
+
+// unplayable is a request a runtime that asks of its own accord (the real one) cannot be made to
+// send, with its reason for these params (suite.Player).
+func unplayable(why string) error {
+	return &ErrUnsupported{Capability: "runtime.script.request", Reason: why}
 }
 
 // pacedByRuntime is the verdict on requests meant to be pending together when one (what) went
@@ -320,9 +336,12 @@ func (w *world) playsTogether(method string, all []json.RawMessage) (played bool
 	}
 	var step runtime.ModelStep
 	for _, params := range all {
-		s, plays := p.Plays(method, params)
-		if !plays || s == nil || s.Tool == "" {
-			return true, w.runtimeCan("runtime.script.request")
+		s, cannot := p.Plays(method, params)
+		if cannot == "" && (s == nil || s.Tool == "") {
+			cannot = "the real runtime sends " + method + " only when its model calls a tool, and this one is not made by a tool call, so it cannot be sent together with the others"
+		}
+		if cannot != "" {
+			return true, unplayable(cannot)
 		}
 		step.Together = append(step.Together, s.Tool)
 		step.TogetherArguments = append(step.TogetherArguments, s.Arguments)

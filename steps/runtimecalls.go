@@ -67,13 +67,14 @@ func decodedParams[P any](c *runtimeCall) P {
 }
 
 // scriptedSweep is what a sweep of runtime-to-SDK calls starts from: the runtime's schema and a
-// runtime that can be scripted to send requests.
-func (w *world) scriptedSweep() (*schemagen.Doc, *runtime.Server, error) {
+// runtime that can be scripted to send requests; why is the sweep's reason a runtime that only
+// asks of its own accord (the real one) cannot play it.
+func (w *world) scriptedSweep(why string) (*schemagen.Doc, *runtime.Server, error) {
 	doc, err := w.schemas()
 	if err != nil {
 		return nil, nil, err
 	}
-	rt, err := w.standIn("runtime.script.request")
+	rt, err := w.scriptedOnly(why)
 	if err != nil {
 		return nil, nil, err
 	}

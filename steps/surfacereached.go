@@ -42,7 +42,7 @@ type reached struct {
 const settle = 500 * time.Millisecond
 
 func (w *world) reachEveryHandler() error {
-	doc, rt, err := w.scriptedSweep()
+	doc, rt, err := w.scriptedSweep("every declared handler is reached by the runtime sending every runtime-to-SDK method and every event type of the schema, one at a time, with generated data; the real runtime sends only the requests and events its own work makes")
 	if err != nil {
 		return err
 	}

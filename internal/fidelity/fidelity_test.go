@@ -98,3 +98,20 @@ func TestIncompatible(t *testing.T) {
 		})
 	}
 }
+
+// A difference whose side is an expected failure names the manifest entry, which says why it
+// holds on that runtime only.
+func TestCauseNamesTheExpectedFailure(t *testing.T) {
+	standIn := run(t, map[string]string{"a": report.XFail})
+	p := filepath.Join(standIn, "results.json")
+	rr, err := report.ReadResults(p)
+	require.NoError(t, err)
+	rr.Results[0].Expected = "fixtures/expected-failures.yaml:959"
+	b, err := json.Marshal(rr)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	r, err := Compare(standIn, run(t, map[string]string{"a": report.Passed}), []byte(schemaDoc))
+	require.NoError(t, err)
+	require.Len(t, r.Diffs, 1)
+	assert.Equal(t, "because a (expected failure fixtures/expected-failures.yaml:959)", r.Diffs[0].Cause)
+}

@@ -25,7 +25,8 @@ import (
 //   - elicitation.requested: when the model reaches the step, the proxy sends
 //     session.ui.elicitation for the turn's session on the SDK's connection to the runtime (a
 //     request of its own, recorded as injected, its answer kept from the SDK), and the runtime
-//     asks the SDK; the model answers on once the runtime has the SDK's answer.
+//     asks the SDK with the params as given, unknown fields too; the model answers on once the
+//     runtime has the SDK's answer.
 //   - several user-input or permission requests at once: the model asks for every tool call
 //     that makes one in a single message, and the runtime runs them side by side (measured on
 //     1.0.85: three userInput.request, or three custom-tool permission.requested, all went out
@@ -33,19 +34,24 @@ import (
 //     permission request went out after its first answer: the runtime paces them itself, and a
 //     run in which they were not pending together is unsupported, steps/requests.go pacedByRuntime).
 //
-// Only requests whose params carry nothing the runtime would not put there itself are played: a
-// scenario about fields the SDK does not know, or about the exact input a hook receives, stays
-// unsupported (runtime.script.request).
+// Only requests whose params carry nothing the runtime would not put there itself are played
+// (an elicitation's params are the proxy's own request's, which the runtime forwards as given);
+// any other stays unsupported there, Plays saying why for its params (runtime.script.request).
+// A handler that must receive a request's exact params is judged on what the runtime sent.
 var (
 	everyTurnHooks = []string{"userPromptSubmitted", "userPromptTransformed", "sessionStart", "agentStop", "sessionEnd"}
-	hookInputKeys  = []string{"timestamp", "cwd", "toolName", "toolArgs", "reason", "prompt", "source", "initialPrompt"}
+	// The keys of the inputs measured on 1.0.85 (every one carries sessionId, timestamp and cwd).
+	hookInputKeys = []string{"sessionId", "timestamp", "cwd", "toolName", "toolArgs", "toolResult", "reason", "prompt",
+		"transformedPrompt", "source", "initialPrompt", "transcriptPath", "stopReason", "stop_hook_active"}
 )
 
-// Plays implements suite.Player.
-func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep, bool) {
+// Plays implements suite.Player: the model step that makes the real runtime send method with
+// params, or, when it cannot be made to, why (specific to the params, for the scenario's
+// unsupported reason).
+func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep, string) {
 	var v map[string]json.RawMessage
 	if json.Unmarshal(params, &v) != nil {
-		return nil, false
+		return nil, "the params are not a JSON object"
 	}
 	switch method {
 	case "hooks.invoke":
@@ -53,15 +59,19 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 		var input map[string]json.RawMessage
 		_ = json.Unmarshal(v["hookType"], &hook)
 		_ = json.Unmarshal(v["input"], &input)
-		if !only(v, "hookType", "input") || !only(input, hookInputKeys...) {
-			return nil, false
+		if extra := outside(v, "hookType", "input"); extra != "" {
+			return nil, "the real runtime's hooks.invoke carries only hookType and input (measured on 1.0.85); the scenario's has " + extra
+		}
+		if extra := outside(input, hookInputKeys...); extra != "" {
+			return nil, "the real runtime's hook inputs carry only " + strings.Join(hookInputKeys, ", ") + " (measured on 1.0.85); the scenario's " + hook + " input has " + extra
 		}
 		switch {
 		case slices.Contains(everyTurnHooks, hook):
-			return nil, true
+			return nil, ""
 		case hook == "preToolUse":
-			return &runtime.ModelStep{Tool: "glob", Arguments: map[string]any{"pattern": "*.conformance"}}, true
+			return &runtime.ModelStep{Tool: "glob", Arguments: map[string]any{"pattern": "*.conformance"}}, ""
 		}
+		return nil, fmt.Sprintf("the real runtime invokes only the hooks %s every turn and preToolUse around a tool call (measured on 1.0.85); no model step makes it invoke %q", strings.Join(everyTurnHooks, ", "), hook)
 	case "permission.requested":
 		// The real runtime asks for permission before it runs a tool a client registered (kind
 		// custom-tool, with toolCallId, toolName, toolDescription and args; measured on 1.0.85).
@@ -76,48 +86,72 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 			Args            map[string]any `json:"args"`
 		}
 		var inner map[string]json.RawMessage
-		if !only(v, "permissionRequest") || json.Unmarshal(v["permissionRequest"], &inner) != nil ||
-			!only(inner, "kind", "toolName", "toolDescription", "args") || json.Unmarshal(v["permissionRequest"], &req) != nil ||
-			req.Kind != "custom-tool" || req.ToolName == "" {
-			return nil, false
+		if _, ok := v["resolvedByHook"]; ok {
+			return nil, "resolvedByHook marks a request a permissionRequest hook resolved, and the real runtime invokes none for an SDK's session (measured on 1.0.85: with hooks registered, a custom tool's permission request came among userPromptSubmitted, userPromptTransformed, sessionStart, preToolUse, postToolUse, agentStop and sessionEnd only; a preToolUse hook answering allow keeps the request off the SDK altogether), so resolvedByHook cannot be put on the wire there"
+		}
+		if json.Unmarshal(v["permissionRequest"], &inner) != nil || json.Unmarshal(v["permissionRequest"], &req) != nil {
+			return nil, "the scenario's permissionRequest is not an object"
+		}
+		if req.Kind != "custom-tool" || req.ToolName == "" {
+			return nil, fmt.Sprintf("a %q permission request: the real runtime sends one only for its own built-in tool, with fields it computes from the call (paths, command text), so the scenario's exact request cannot be put on the wire; only a client tool's (custom-tool) request is played", req.Kind)
+		}
+		var extra []string
+		if e := outside(v, "permissionRequest", "promptRequest", "agentMode"); e != "" {
+			extra = append(extra, e)
+		}
+		if e := outside(inner, "kind", "toolName", "toolDescription", "args"); e != "" {
+			extra = append(extra, "permissionRequest."+strings.ReplaceAll(e, ", ", ", permissionRequest."))
+		}
+		if len(extra) > 0 {
+			return nil, "the real runtime's permission.requested for a client's tool carries only permissionRequest {kind, toolCallId, toolName, toolDescription, args}, promptRequest and agentMode, besides its requestId (measured on 1.0.85); the scenario's also has " + strings.Join(extra, ", ")
 		}
 		p.mu.Lock()
 		p.played = append(p.played, playedTool{name: req.ToolName, description: req.ToolDescription})
 		p.mu.Unlock()
-		return &runtime.ModelStep{Tool: req.ToolName, Arguments: req.Args}, true
+		return &runtime.ModelStep{Tool: req.ToolName, Arguments: req.Args}, ""
 	case "elicitation.requested":
-		// The runtime's own UI elicitation (session.ui.elicitation, which the proxy sends when the
-		// model reaches the step) sends exactly message, mode and requestedSchema (measured on
-		// 1.0.85); anything else the scenario gives is a field the runtime would not send.
-		if !only(v, "message", "mode", "requestedSchema") {
-			return nil, false
+		// The runtime's own UI elicitation: the proxy sends session.ui.elicitation with these
+		// params when the model reaches the step, and the runtime asks the SDK with
+		// elicitation.requested carrying them as given, fields its schema does not name too
+		// (measured on 1.0.85: elicitationSource and futureField reached the SDK unchanged), beside
+		// the requestId it chooses.
+		if _, ok := v["requestId"]; ok {
+			return nil, "the real runtime chooses the elicitation's requestId itself; the scenario's cannot be put on the wire"
 		}
-		return &runtime.ModelStep{Elicitation: params}, true
+		return &runtime.ModelStep{Elicitation: params}, ""
 	case "userInput.request":
 		var q struct {
 			Question string   `json:"question"`
 			Choices  []string `json:"choices"`
 		}
-		if !only(v, "question", "choices", "allowFreeform") || json.Unmarshal(params, &q) != nil || q.Question == "" {
-			return nil, false
+		if extra := outside(v, "question", "choices", "allowFreeform"); extra != "" {
+			return nil, "the real runtime builds userInput.request from its ask_user tool's question and choices alone (measured on 1.0.85: ask_user called with toolCallId and futureField too sent only sessionId, question, choices and allowFreeform), so the scenario's " + extra + " cannot be put on the wire"
 		}
+		if json.Unmarshal(params, &q) != nil || q.Question == "" {
+			return nil, "the real runtime's ask_user tool needs a question"
+		}
+		// ask_user takes only question and choices (its parameters in the model request, 1.0.85):
+		// the runtime sends allowFreeform true whatever the scenario gives; the checks of the
+		// scenarios that play here read the SDK's answer, which does not depend on it.
 		args := map[string]any{"question": q.Question}
 		if len(q.Choices) > 0 {
 			args["choices"] = q.Choices
 		}
-		return &runtime.ModelStep{Tool: "ask_user", Arguments: args}, true
+		return &runtime.ModelStep{Tool: "ask_user", Arguments: args}, ""
 	}
-	return nil, false
+	return nil, fmt.Sprintf("the real runtime sends %s only of its own accord, and no model step of this harness makes it do so", method)
 }
 
-// only says whether m has no key outside keys.
-func only(m map[string]json.RawMessage, keys ...string) bool {
+// outside names m's keys outside keys ("" for none), sorted.
+func outside(m map[string]json.RawMessage, keys ...string) string {
+	var out []string
 	for k := range m {
 		if !slices.Contains(keys, k) {
-			return false
+			out = append(out, k)
 		}
 	}
-	return true
+	slices.Sort(out)
+	return strings.Join(out, ", ")
 }
 
 // elicit has the real runtime ask the SDK for data (an elicitation.requested's message, mode and

@@ -59,6 +59,7 @@ var Lacking = map[string]string{
 	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
 	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a request with fields it would not send, a permission request other than a custom tool's, or exactly the params a handler must receive (the hook invocations, user-input questions and custom-tool permission requests it sends of its own accord, and the elicitations it sends when asked, are played: plays.go)",
 	"runtime.script.generatedAnswers": "the schema sweep checks results the stand-in generates from the schema; the real runtime would run every method for real (shell, files, models) with generated params, which this harness does not do to it",
+	"runtime.script.openDelay":        "the order sweep has the runtime hold each session.create / session.resume answer to see what the SDK sends before the session is open; the real runtime answers as soon as it is ready and cannot be told to wait",
 	"runtime.script.events":           "the event sweep has the runtime send every event type of the schema with generated data; the real runtime sends only the events its own work makes",
 }
 

@@ -33,24 +33,33 @@ func TestPlays(t *testing.T) {
 		name, method, params string
 		plays                bool
 		tool                 string
+		why                  string // what the reason it cannot play names (the offending field, kind or type)
 	}{
-		{"an every-turn hook", "hooks.invoke", `{"hookType":"sessionEnd","input":{"timestamp":1,"cwd":"/work","reason":"complete"}}`, true, ""},
-		{"preToolUse through a tool call", "hooks.invoke", `{"hookType":"preToolUse","input":{"toolName":"grep","toolArgs":{}}}`, true, "glob"},
-		{"a hook input the runtime would not send", "hooks.invoke", `{"hookType":"preToolUse","input":{"opaque":"value"}}`, false, ""},
-		{"a hook type it does not send", "hooks.invoke", `{"hookType":"errorOccurred","input":{}}`, false, ""},
-		{"a question with choices", "userInput.request", `{"question":"Proceed?","choices":["yes","no"],"allowFreeform":false}`, true, "ask_user"},
-		{"a question with a field the SDK does not know", "userInput.request", `{"question":"Proceed?","futureField":{}}`, false, ""},
-		{"a permission request", "permission.request", `{}`, false, ""},
-		{"a custom tool's permission request", "permission.requested", `{"permissionRequest":{"kind":"custom-tool","toolName":"deploy","toolDescription":"Deploys","args":{"env":"prod"}}}`, true, "deploy"},
-		{"a permission request resolved by a hook", "permission.requested", `{"permissionRequest":{"kind":"custom-tool","toolName":"deploy"},"resolvedByHook":true}`, false, ""},
-		{"a shell permission request", "permission.requested", `{"permissionRequest":{"kind":"shell","fullCommandText":"ls"}}`, false, ""},
-		{"a form elicitation", "elicitation.requested", `{"message":"Pick","mode":"form","requestedSchema":{"type":"object"}}`, true, ""},
-		{"an elicitation with a field the runtime would not send", "elicitation.requested", `{"message":"Pick","futureField":[1]}`, false, ""},
+		{"an every-turn hook", "hooks.invoke", `{"hookType":"sessionEnd","input":{"timestamp":1,"cwd":"/work","reason":"complete"}}`, true, "", ""},
+		{"preToolUse through a tool call", "hooks.invoke", `{"hookType":"preToolUse","input":{"toolName":"grep","toolArgs":{}}}`, true, "glob", ""},
+		{"a hook input the runtime would not send", "hooks.invoke", `{"hookType":"preToolUse","input":{"opaque":"value"}}`, false, "", "input has opaque"},
+		{"a hook type it does not send", "hooks.invoke", `{"hookType":"errorOccurred","input":{}}`, false, "", `"errorOccurred"`},
+		{"a question with choices", "userInput.request", `{"question":"Proceed?","choices":["yes","no"],"allowFreeform":false}`, true, "ask_user", ""},
+		{"a question with a field the SDK does not know", "userInput.request", `{"question":"Proceed?","futureField":{},"toolCallId":"c"}`, false, "", "scenario's futureField, toolCallId"},
+		{"a method it never sends", "permission.request", `{}`, false, "", "permission.request"},
+		{"a custom tool's permission request", "permission.requested", `{"permissionRequest":{"kind":"custom-tool","toolName":"deploy","toolDescription":"Deploys","args":{"env":"prod"}}}`, true, "deploy", ""},
+		{"a custom tool's permission request with the runtime's own extras", "permission.requested", `{"permissionRequest":{"kind":"custom-tool","toolName":"deploy","toolDescription":"Deploys","args":{}},"promptRequest":{"kind":"custom-tool"},"agentMode":"interactive"}`, true, "deploy", ""},
+		{"a permission request with fields the runtime would not send", "permission.requested", `{"permissionRequest":{"kind":"custom-tool","toolName":"deploy","futureField":1},"riskAssessment":{}}`, false, "", "riskAssessment, permissionRequest.futureField"},
+		{"a permission request resolved by a hook", "permission.requested", `{"permissionRequest":{"kind":"custom-tool","toolName":"deploy"},"resolvedByHook":true}`, false, "", "resolvedByHook"},
+		{"a shell permission request", "permission.requested", `{"permissionRequest":{"kind":"shell","fullCommandText":"ls"}}`, false, "", `"shell"`},
+		{"a form elicitation", "elicitation.requested", `{"message":"Pick","mode":"form","requestedSchema":{"type":"object"}}`, true, "", ""},
+		{"an elicitation with fields the schema does not name (the runtime forwards them)", "elicitation.requested", `{"message":"Pick","mode":"form","requestedSchema":{"type":"object"},"elicitationSource":"mcp-files","futureField":[1]}`, true, "", ""},
+		{"an elicitation with the runtime's own requestId", "elicitation.requested", `{"message":"Pick","requestId":"r1"}`, false, "", "requestId"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			step, plays := p.Plays(tc.method, json.RawMessage(tc.params))
-			require.Equal(t, tc.plays, plays)
-			if tc.method == "elicitation.requested" && plays { // played by the proxy when the model reaches it
+			step, cannot := p.Plays(tc.method, json.RawMessage(tc.params))
+			if !tc.plays {
+				assert.Contains(t, cannot, tc.why)
+				assert.Nil(t, step)
+				return
+			}
+			require.Empty(t, cannot)
+			if tc.method == "elicitation.requested" { // played by the proxy when the model reaches it
 				require.NotNil(t, step)
 				assert.JSONEq(t, tc.params, string(step.Elicitation))
 				return

@@ -239,11 +239,11 @@ type TokenKeeper interface {
 }
 
 // Player is an optional part of a Runtime: one that cannot be scripted to send the SDK a
-// request but sends some of its own accord when its model does something. Plays says whether it
-// can be made to send method with these params, and the model step that makes it (nil: it sends
-// it every turn anyway).
+// request but sends some of its own accord when its model does something. Plays returns the
+// model step that makes it send method with these params (nil: it sends it every turn anyway),
+// or, when it cannot be made to, why not ("" when it can): the scenario's unsupported reason.
 type Player interface {
-	Plays(method string, params json.RawMessage) (*runtime.ModelStep, bool)
+	Plays(method string, params json.RawMessage) (step *runtime.ModelStep, cannot string)
 }
 
 // Lacker is an optional part of a Runtime: a runtime that cannot be made to do what the
