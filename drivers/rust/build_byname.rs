@@ -364,7 +364,14 @@ pub fn generate(generated: Option<&Path>, requests: &BTreeSet<String>, driver_sr
                 units_impl(out, &key, variants, other.as_deref());
                 by_name += 1;
             }
-            (_, Status::Serde(why)) => serde.push(serde_impl(out, &key, &at.1, why)),
+            (_, Status::Serde(why)) => {
+                // A hand-written type by its module, beside a generated one of the same name.
+                let label = match krate.files[at.0].module.as_str() {
+                    m if at.0 > EVENTS && !m.is_empty() => format!("{m}::{}", at.1),
+                    _ => at.1.clone(),
+                };
+                serde.push(serde_impl(out, &key, &label, why))
+            }
             (_, Status::ByName) => {}
         }
     }
@@ -395,7 +402,16 @@ fn imports(text: &str) -> (BTreeMap<String, String>, Vec<String>) {
                 None => break,
             }
         }
-        let stmt = stmt.split(';').next().unwrap_or_default().replace(' ', "");
+        // A renaming import (`a as b`) is not followed: its name is not the declaration's.
+        let stmt: String = stmt
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .split(',')
+            .filter(|n| !n.contains(" as "))
+            .collect::<Vec<_>>()
+            .join(",")
+            .replace(' ', "");
         let (prefix, names) = match stmt.split_once("::{") {
             Some((p, n)) => (p.to_string(), n.trim_end_matches('}').to_string()),
             None => match stmt.rsplit_once("::") {
@@ -406,7 +422,7 @@ fn imports(text: &str) -> (BTreeMap<String, String>, Vec<String>) {
         if names.contains('{') {
             continue; // nested groups: not followed
         }
-        for n in names.split(',').filter(|n| !n.is_empty() && !n.contains("as")) {
+        for n in names.split(',').filter(|n| !n.is_empty()) {
             let (p, n) = match n.rsplit_once("::") {
                 Some((sub, n)) => (format!("{prefix}::{sub}"), n),
                 None => (prefix.clone(), n),
