@@ -40,12 +40,12 @@ func rustStruct(text, name string) (attrs, body string, at int, ok bool) {
 }
 
 // misspellRustConfigField misspells, in the crate's src/types.rs, the serde name of the first
-// optional string field of the first type of SessionConfig's fields that the crate declares
-// `#[non_exhaustive]` with `Default` and camelCase wire names: a type an application builds by
-// its Default and field names (the driver's src/byname.rs does the same), whose serde name is
-// the field's camelCase one. The field gets an explicit `rename` to the camelCase name with
+// optional string field of a type of SessionConfig's fields that the crate declares
+// `#[non_exhaustive]` with `Default` and camelCase wire names (a type an application builds by
+// its Default and field names, as the driver's src/byname.rs does) and whose wire key the sweep
+// sets (`"key":` in its text). The field gets an explicit `rename` to the camelCase name with
 // "Misspelled" added. It returns the mutated file, the type and the wire key.
-func misspellRustConfigField(text string) (string, string, string, bool) {
+func misspellRustConfigField(text, sweep string) (string, string, string, bool) {
 	_, config, _, ok := rustStruct(text, "SessionConfig")
 	if !ok {
 		return "", "", "", false
@@ -56,15 +56,15 @@ func misspellRustConfigField(text string) (string, string, string, bool) {
 			!strings.Contains(attrs, "Deserialize") || !strings.Contains(attrs, `rename_all = "camelCase"`) {
 			continue
 		}
-		f := rustOptionalString.FindStringSubmatchIndex(body)
-		if f == nil {
-			continue
+		for _, f := range rustOptionalString.FindAllStringSubmatchIndex(body, -1) {
+			key := camel(body[f[4]:f[5]])
+			if !strings.Contains(sweep, `"`+key+`":`) {
+				continue
+			}
+			insert := at + f[2]
+			mutated := text[:insert] + `    #[serde(rename = "` + key + `Misspelled")]` + "\n" + text[insert:]
+			return mutated, m[1], key, true
 		}
-		field := body[f[4]:f[5]]
-		key := camel(field)
-		insert := at + f[2]
-		mutated := text[:insert] + `    #[serde(rename = "` + key + `Misspelled")]` + "\n" + text[insert:]
-		return mutated, m[1], key, true
 	}
 	return "", "", "", false
 }
@@ -104,25 +104,28 @@ pub struct InfiniteConfig {
     pub storage_dir: Option<String>,
 }
 `
-	mutated, owner, key, ok := misspellRustConfigField(text)
+	mutated, owner, key, ok := misspellRustConfigField(text, `| infinite | {"storageDir": "x"} |`)
 	require.True(t, ok)
 	assert.Equal(t, "InfiniteConfig", owner)
 	assert.Equal(t, "storageDir", key)
 	assert.Contains(t, mutated, "    #[serde(rename = \"storageDirMisspelled\")]\n    pub storage_dir: Option<String>,\n")
 	assert.Equal(t, strings.Count(text, "\n")+1, strings.Count(mutated, "\n"))
 
-	_, _, _, ok = misspellRustConfigField("pub struct Other {\n}\n")
+	_, _, _, ok = misspellRustConfigField(text, `| infinite | {"enabled": true} |`)
+	assert.False(t, ok, "the sweep sets no optional string field of those types")
+	_, _, _, ok = misspellRustConfigField("pub struct Other {\n}\n", `{"storageDir": "x"}`)
 	assert.False(t, ok, "no SessionConfig: nothing to misspell")
 }
 
-// TestMutatedRustCrateWireNameShows runs the session config fields sweep on a copy of the
-// pinned Rust crate whose src/types.rs misspells the serde name of one optional field of a
-// config value type (misspellRustConfigField). A driver that built the value through the
-// crate's Deserialize would find no field for the key, report the value unsupported and pass
-// by it; the driver builds it by Rust field name (drivers/rust/build_byname.rs), so the
-// misspelled key goes on the wire and the sweep fails naming it. The pinned crate's run (the
-// driver the harness builds anyway) does not name the misspelling. One Rust build of the
-// mutated crate: minutes.
+// TestMutatedRustCrateWireNameShows runs the session options sweep on a copy of the pinned
+// Rust crate whose src/types.rs misspells the serde name of one optional field of a config
+// value type that the sweep sets (misspellRustConfigField). A driver that built the value
+// through the crate's Deserialize would find no field for the key, report the option
+// unsupported and pass by it; the driver builds it by Rust field name
+// (drivers/rust/build_byname.rs), so the misspelled key goes on the wire and the sweep fails
+// naming it. (The fields sweep would not show it: its keys are the crate's own serde names, read
+// from the crate's source by the surface command.) The pinned crate's run does not name the
+// misspelling. One Rust build of the mutated crate: minutes.
 func TestMutatedRustCrateWireNameShows(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the Rust driver on a mutated copy of the crate (minutes): not in -short mode")
@@ -159,13 +162,15 @@ func TestMutatedRustCrateWireNameShows(t *testing.T) {
 	types := filepath.Join(crate, "src", "types.rs")
 	text, err := os.ReadFile(types)
 	require.NoError(t, err)
-	mutated, owner, key, ok := misspellRustConfigField(string(text))
-	require.True(t, ok, "src/types.rs of %s has a config value type with an optional string field", version)
+	const sweep = "features/session/options.feature"
+	sweepText, err := os.ReadFile(filepath.Join(root, sweep))
+	require.NoError(t, err)
+	mutated, owner, key, ok := misspellRustConfigField(string(text), string(sweepText))
+	require.True(t, ok, "src/types.rs of %s has a config value type with an optional string field %s sets", version, sweep)
 	require.NoError(t, os.WriteFile(types, []byte(mutated), 0o644))
 	t.Logf("misspelled %s's %q as %q", owner, key, key+"Misspelled")
 
 	bin := buildCLI(t)
-	const sweep = "features/surface/fields.feature"
 	word := regexp.MustCompile(regexp.QuoteMeta(key) + `(Misspelled)?\b`)
 	// The lines of the run's failures that name the key (request numbers left out), and the
 	// driver's tally of the types it builds through serde.

@@ -7,12 +7,14 @@
 //! struct is built as an application writes it: a struct literal, or for a `#[non_exhaustive]`
 //! one its `Default` (or its `new` whose parameters are named as fields) and then its public
 //! fields assigned; each field taken from the params by the Rust naming convention (the key's
-//! letters and digits, case ignored, against the field's name), never by a serde `rename`. A unit
-//! enum is a match of the string against the variants' names. Never through serde's
+//! letters and digits, case ignored, against the field's name) and only where no name matches by
+//! a `rename` that is another word (`provider_type` for `type`: see `field_key`). A unit enum is a
+//! match of the string against the variants' names; a tagged one of its tag. Never through serde's
 //! `Deserialize`: a wrong `rename` in the crate is undone by a value that goes in and comes out
 //! through the same serde mapping, and shows only when the value is built the way an
-//! application writes it. What no name reaches (an untagged or tagged union, a struct with a
-//! flattened or private field, a type outside the crate's declarations) is built with serde,
+//! application writes it. What no name reaches (an untagged union, a struct with a flattened
+//! field, a `#[non_exhaustive]` one or one with private fields that has neither `Default` nor such
+//! a `new`, a type outside the crate's declarations) is built with serde,
 //! that value alone, and tallied with the reason (the driver's `driver.builtBy` note); a type
 //! serde cannot read either gets no builder (the field that holds it says so where it is set).
 
@@ -768,16 +770,16 @@ fn serde_impl(code: &mut String, key: &str, name: &str, why: &str) -> String {
     format!("{name}: {why}")
 }
 
-/// The folded wire key a field is taken from: its name's. A field whose name is not the wire
-/// name's by the naming convention (`provider_type` for `type`, a keyword; `working_directory` for
-/// `cwd`) carries that other name in its `rename`, which is then the key: the name the crate's
-/// documentation gives the application for it. A rename that only restates the convention is not
-/// consulted, so a misspelt one still shows on the wire.
+/// The folded wire keys a field is taken from: its name's, and where its `rename` is another
+/// word (`provider_type` for `type`, a keyword; `working_directory` for `cwd`) that one too, the
+/// name the crate documents for it, as an alternative (`providertype|type`). A key is matched to
+/// the name first, so a misspelt rename of a field named as its key is never read and the value
+/// goes on the wire under the misspelling (TestMutatedRustCrateWireNameShows).
 fn field_key(field: &(String, String, String), all: &[(String, String, String)]) -> String {
     let own = fold(&field.0);
     let renamed = field.2.split("rename = \"").nth(1).and_then(|r| r.split('"').next()).map(fold);
     match renamed {
-        Some(r) if r != own && !all.iter().any(|f| fold(&f.0) == r) => r,
+        Some(r) if r != own && !all.iter().any(|f| fold(&f.0) == r) => format!("{own}|{r}"),
         _ => own,
     }
 }

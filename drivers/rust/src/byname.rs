@@ -100,7 +100,7 @@ impl Build {
     /// Keys of `m` that no field is named for.
     pub(crate) fn unknown(&mut self, m: &Map<String, Value>, fields: &[&str], p: &str) {
         for k in m.keys() {
-            if !fields.contains(&fold(k).as_str()) {
+            if !fields.iter().any(|f| named(f, &fold(k))) {
                 self.lost.insert(pointer(p, k));
                 self.unknown.insert(pointer(p, k));
             }
@@ -130,9 +130,20 @@ fn pointer(p: &str, k: &str) -> String {
     format!("{p}/{}", k.replace('~', "~0").replace('/', "~1"))
 }
 
+/// Whether the folded wire key `k` names the field whose keys are `key`: its folded name, or
+/// `name|rename` for a field whose serde rename is another word (build_byname.rs `field_key`).
+fn named(key: &str, k: &str) -> bool {
+    key.split('|').any(|x| x == k)
+}
+
+/// The key of `m` for the field `key`: one named as the field first, else its documented rename.
+fn find<'a>(m: &'a Map<String, Value>, key: &str) -> Option<(&'a String, &'a Value)> {
+    key.split('|').find_map(|x| m.iter().find(|(k, _)| fold(k) == x))
+}
+
 /// The field whose folded name is `key`: built from its value, or its type's absent value.
 pub(crate) fn take<T: ByName>(m: &Map<String, Value>, key: &str, p: &str, b: &mut Build, skip: Skip) -> Option<T> {
-    let Some((k, v)) = m.iter().find(|(k, _)| fold(k) == key) else {
+    let Some((k, v)) = find(m, key) else {
         return T::absent(b);
     };
     let ptr = pointer(p, k);
@@ -159,7 +170,7 @@ pub(crate) fn take_or_default<T: ByName + Default>(m: &Map<String, Value>, key: 
 /// A field of a `#[non_exhaustive]` struct, assigned on its `Default` (or constructed) value: set
 /// when the key is given and its value builds; otherwise the value keeps what it had.
 pub(crate) fn set<T: ByName>(slot: &mut T, m: &Map<String, Value>, key: &str, p: &str, b: &mut Build, skip: Skip) {
-    if m.keys().any(|k| fold(k) == key) {
+    if find(m, key).is_some() {
         if let Some(t) = take(m, key, p, b, skip) {
             *slot = t;
         }
