@@ -293,6 +293,7 @@ fn main() {
         rpc_rs.as_deref().and_then(Path::parent),
         &requests,
         &driver_src,
+        &REQUEST_OWNERS.iter().map(|r| r.1).collect::<Vec<_>>(),
         &out_dir.join("byname.rs"),
     );
     let mut text = String::new();
@@ -1035,19 +1036,21 @@ fn setter_arm(field: &str, ty: &str, defs: &[Def], wraps: &[Wrap], enums: &[Unit
     match conv(ty, "v", defs, wraps, enums) {
         Some(x) => format!("        {field:?} => Some(({x}).map(|x| c.{field} = x)),\n"),
         None => format!(
-            "        {field:?} => (&&&crate::want::want_of(&c.{field})).from_json(v).map(|r| r.map(|x| c.{field} = x)),\n"
+            "        {field:?} => (&&&&crate::want::want_of(&c.{field})).from_json(v).map(|r| r.map(|x| c.{field} = x)),\n"
         ),
     }
 }
 
+/// Request owners whose fields the driver sets by name: (owner, struct, setter).
+const REQUEST_OWNERS: &[(&str, &str, &str)] = &[
+    ("sessionConfig", "SessionConfig", "set_create_field"),
+    ("resumeConfig", "ResumeSessionConfig", "set_resume_field"),
+    ("clientOptions", "ClientOptions", "set_client_field"),
+];
+
 fn surface_gen(files: &[(String, String)]) -> String {
     let mut entries = String::new();
-    // Request owners whose fields the driver sets by name: (owner, struct, setter).
-    let request: &[(&str, &str, &str)] = &[
-        ("sessionConfig", "SessionConfig", "set_create_field"),
-        ("resumeConfig", "ResumeSessionConfig", "set_resume_field"),
-        ("clientOptions", "ClientOptions", "set_client_field"),
-    ];
+    let request = REQUEST_OWNERS;
     let mut decls: Vec<(&str, String, String, Vec<(String, String)>)> = Vec::new(); // owner, struct, file, fields
                                                                                     // Types that are definitions (or enums of them): a field holding one is generated from the
                                                                                     // definition owner's own entries, not from `fields`.
@@ -1203,7 +1206,21 @@ fn surface_gen(files: &[(String, String)]) -> String {
         let body = fields.as_deref().map(arms).unwrap_or_default();
         let ty_path = format!("github_copilot_sdk::{ty}");
         out.push_str(&format!(
-            "/// Sets a declared {ty} field by name; None when the driver cannot set it.\n#[allow(unused_variables, unreachable_code)]\npub fn {fname}(c: &mut {ty_path}, name: &str, v: Value) -> Option<Result<(), String>> {{\n    use crate::surface::{{Not, Plain, Strict}};\n    match name {{\n{body}        _ => None,\n    }}\n}}\n"
+            "/// Sets a declared {ty} field by name; None when the driver cannot set it.\n#[allow(unused_variables, unreachable_code)]\npub fn {fname}(c: &mut {ty_path}, name: &str, v: Value) -> Option<Result<(), String>> {{\n    #[allow(unused_imports)]\n    use crate::surface::{{Named, Not, Plain, Strict}};\n    match name {{\n{body}        _ => None,\n    }}\n}}\n"
+        ));
+        // The fields of the setter above that only serde sets (no by-name builder for their
+        // type), for hello's driver.builtBy tally: the same autoref choice, without a value.
+        let ways: String = fields
+            .iter()
+            .flatten()
+            .filter(|(_, t)| rust_shape(&expand_aliases(files, t)).0 != "handler")
+            .filter(|(_, t)| conv(t, "v", &defs, &wraps, &enums).is_none())
+            .map(|(f, _)| {
+                format!("    if (&&&&crate::want::want_field(|c: &{ty_path}| &c.{f})).way() == \"serde\" {{\n        out.push(\"{ty}.{f}\");\n    }}\n")
+            })
+            .collect();
+        out.push_str(&format!(
+            "/// The {ty} fields `{fname}` sets through serde.\n#[allow(unused_mut)]\npub fn {fname}_by_serde() -> Vec<&'static str> {{\n    #[allow(unused_imports)]\n    use crate::surface::{{Named, Not, Plain, Strict}};\n    let mut out = Vec::new();\n{ways}    out\n}}\n"
         ));
     }
     // surfaceHandlers: a callback that does nothing per handler field, where src/callbacks.rs has

@@ -20,10 +20,36 @@ pub(crate) trait ByName: Sized {
     }
 }
 
-/// One build: the params pointers the type cannot carry as given.
+/// One build: the params pointers the type cannot carry as given (a key no field is named for,
+/// a value of another JSON type), and those its fields' declared encoding leaves out of the wire
+/// (`skip_serializing_if`).
 #[derive(Default)]
 pub(crate) struct Build {
     pub(crate) lost: BTreeSet<String>,
+    /// The part of `lost` that is keys no field is named for (the rest: values of another type).
+    pub(crate) unknown: BTreeSet<String>,
+    pub(crate) skipped: BTreeSet<String>,
+}
+
+/// Why a value built by name is refused: the pointers of values of another type than their
+/// field's, else of keys no field is named for. A value its encoding leaves out is set: the wire
+/// shows it.
+pub(crate) enum Refused {
+    Mistyped(Vec<String>),
+    Unknown(Vec<String>),
+}
+
+/// `v` as the SDK's `T`, built by name as the application writes it.
+pub(crate) fn build<T: ByName>(v: &Value) -> Result<T, Refused> {
+    let mut b = Build::default();
+    let t = T::by_name(v, "", &mut b);
+    let mistyped: Vec<String> = b.lost.difference(&b.unknown).cloned().collect();
+    match t {
+        _ if !mistyped.is_empty() => Err(Refused::Mistyped(mistyped)),
+        None => Err(Refused::Mistyped(vec![String::new()])),
+        Some(_) if !b.unknown.is_empty() => Err(Refused::Unknown(b.unknown.into_iter().collect())),
+        Some(t) => Ok(t),
+    }
 }
 
 
@@ -38,6 +64,11 @@ pub(crate) enum Skip {
 }
 
 impl Build {
+    /// Every pointer that does not reach the wire as given: what the type cannot carry and what
+    /// its encoding leaves out (a generated request's or handler result's `unrepresentable`).
+    pub(crate) fn all_lost(self) -> Vec<String> {
+        self.lost.union(&self.skipped).cloned().collect()
+    }
     pub(crate) fn lose<T>(&mut self, p: &str) -> Option<T> {
         self.lost.insert(p.to_string());
         None
@@ -54,22 +85,32 @@ impl Build {
             None => self.lose(p),
         }
     }
+    /// An internally tagged value: the folded tag, and the object without it (the variant's
+    /// own fields). The tag's key is the enum's declared one: no Rust name stands for it.
+    pub(crate) fn tagged(&mut self, v: &Value, p: &str, tag: &str) -> Option<(String, Value)> {
+        let m = self.object(v, p)?;
+        let Some(t) = m.get(tag) else {
+            return self.lose(&pointer(p, tag));
+        };
+        let t = fold(self.string(t, &pointer(p, tag))?);
+        let mut rest = m.clone();
+        rest.remove(tag);
+        Some((t, Value::Object(rest)))
+    }
     /// Keys of `m` that no field is named for.
     pub(crate) fn unknown(&mut self, m: &Map<String, Value>, fields: &[&str], p: &str) {
         for k in m.keys() {
-            if !fields.contains(&fold(k).as_str()) {
+            if !fields.iter().any(|f| named(f, &fold(k))) {
                 self.lost.insert(pointer(p, k));
+                self.unknown.insert(pointer(p, k));
             }
         }
     }
-    /// Builds `v` with serde, for a type no field name reaches, and tallies it.
-    pub(crate) fn serde<T: DeserializeOwned>(&mut self, v: &Value, p: &str, why: &str) -> Option<T> {
+    /// Builds `v` with serde, for a type no field name reaches (the type and why are in
+    /// SERDE_TYPES, which hello reports as `driver.builtBy`).
+    pub(crate) fn serde<T: DeserializeOwned>(&mut self, v: &Value, p: &str) -> Option<T> {
         match serde_json::from_value(v.clone()) {
-            // `why` is in SERDE_TYPES, which hello reports (driver.builtBy).
-            Ok(t) => {
-                let _ = why;
-                Some(t)
-            }
+            Ok(t) => Some(t),
             Err(_) => self.lose(p),
         }
     }
@@ -89,9 +130,20 @@ fn pointer(p: &str, k: &str) -> String {
     format!("{p}/{}", k.replace('~', "~0").replace('/', "~1"))
 }
 
+/// Whether the folded wire key `k` names the field whose keys are `key`: its folded name, or
+/// `name|rename` for a field whose serde rename is another word (build_byname.rs `field_key`).
+fn named(key: &str, k: &str) -> bool {
+    key.split('|').any(|x| x == k)
+}
+
+/// The key of `m` for the field `key`: one named as the field first, else its documented rename.
+fn find<'a>(m: &'a Map<String, Value>, key: &str) -> Option<(&'a String, &'a Value)> {
+    key.split('|').find_map(|x| m.iter().find(|(k, _)| fold(k) == x))
+}
+
 /// The field whose folded name is `key`: built from its value, or its type's absent value.
 pub(crate) fn take<T: ByName>(m: &Map<String, Value>, key: &str, p: &str, b: &mut Build, skip: Skip) -> Option<T> {
-    let Some((k, v)) = m.iter().find(|(k, _)| fold(k) == key) else {
+    let Some((k, v)) = find(m, key) else {
         return T::absent(b);
     };
     let ptr = pointer(p, k);
@@ -102,7 +154,7 @@ pub(crate) fn take<T: ByName>(m: &Map<String, Value>, key: &str, p: &str, b: &mu
         Skip::Never | Skip::Other => false,
     };
     if dropped {
-        b.lost.insert(ptr.clone());
+        b.skipped.insert(ptr.clone());
     }
     match T::by_name(v, &ptr, b) {
         Some(t) => Some(t),
@@ -113,6 +165,16 @@ pub(crate) fn take<T: ByName>(m: &Map<String, Value>, key: &str, p: &str, b: &mu
 /// A field with `#[serde(default)]`: its type's default when absent.
 pub(crate) fn take_or_default<T: ByName + Default>(m: &Map<String, Value>, key: &str, p: &str, b: &mut Build, skip: Skip) -> Option<T> {
     take(m, key, p, b, skip).or_else(|| Some(T::default()))
+}
+
+/// A field of a `#[non_exhaustive]` struct, assigned on its `Default` (or constructed) value: set
+/// when the key is given and its value builds; otherwise the value keeps what it had.
+pub(crate) fn set<T: ByName>(slot: &mut T, m: &Map<String, Value>, key: &str, p: &str, b: &mut Build, skip: Skip) {
+    if find(m, key).is_some() {
+        if let Some(t) = take(m, key, p, b, skip) {
+            *slot = t;
+        }
+    }
 }
 
 impl<T: ByName> ByName for Option<T> {
@@ -172,6 +234,32 @@ impl<T: ByName> ByName for HashMap<String, T> {
 impl<T: ByName> ByName for BTreeMap<String, T> {
     fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
         HashMap::<String, T>::by_name(v, p, b).map(|m| m.into_iter().collect())
+    }
+}
+
+impl<T: ByName> ByName for github_copilot_sdk::IndexMap<String, T> {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        // In the order serde_json's Map hands the keys, which the IndexMap keeps.
+        let m = b.object(v, p)?;
+        let mut out = Self::with_capacity(m.len());
+        for (k, e) in m {
+            let ptr = pointer(p, k);
+            match T::by_name(e, &ptr, b) {
+                Some(t) => {
+                    out.insert(k.clone(), t);
+                }
+                None => {
+                    b.lost.insert(ptr);
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
+impl ByName for std::path::PathBuf {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        b.string(v, p).map(Self::from)
     }
 }
 
@@ -245,7 +333,7 @@ impl ByName for github_copilot_sdk::RequestId {
 #[allow(deprecated)] // a deprecated field is still one the application may set
 mod generated {
     #[allow(unused_imports)]
-    use super::{fold, take, take_or_default, Build, ByName, Skip};
+    use super::{fold, set, take, take_or_default, Build, ByName, Skip};
     #[allow(unused_imports)]
     use crate::compat::generated::rpc::*;
     #[allow(unused_imports)]

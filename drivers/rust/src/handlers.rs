@@ -41,7 +41,7 @@ fn account(handled: Vec<String>, unhandled: Map<String, Value>) -> Value {
 pub(crate) fn by_name<T: crate::byname::ByName + Default>(v: &Value) -> (T, Vec<String>) {
     let mut b = crate::byname::Build::default();
     let out = T::by_name(v, "", &mut b).unwrap_or_default();
-    (out, b.lost.into_iter().collect())
+    (out, b.all_lost())
 }
 
 /// rpc.handled: what the handler received in the schema's names, and the pointers into the
@@ -515,10 +515,9 @@ mod imp {
         }
         fn sql(r: &Value) -> SessionFsSqliteQueryResult {
             let mut out = SessionFsSqliteQueryResult::default();
-            out.columns = serde_json::from_value(r.get("columns").cloned().unwrap_or(json!([])))
-                .unwrap_or_default();
-            out.rows = serde_json::from_value(r.get("rows").cloned().unwrap_or(json!([])))
-                .unwrap_or_default();
+            // The fields as the application sets them (src/byname.rs), not through serde.
+            out.columns = crate::byname::build(r.get("columns").unwrap_or(&json!([]))).unwrap_or_default();
+            out.rows = crate::byname::build(r.get("rows").unwrap_or(&json!([]))).unwrap_or_default();
             out.rows_affected = r
                 .get("rowsAffected")
                 .and_then(Value::as_i64)
@@ -615,10 +614,7 @@ mod imp {
         async fn readdir(&self, path: &str) -> Result<Vec<String>, FsError> {
             let r = self.r("readdir");
             self.done("readdir", json!({"path": path}), beyond(&r, &["entries"])).await;
-            Ok(
-                serde_json::from_value(r.get("entries").cloned().unwrap_or(json!([])))
-                    .unwrap_or_default(),
-            )
+            Ok(crate::byname::build(r.get("entries").unwrap_or(&json!([]))).unwrap_or_default())
         }
         async fn readdir_with_types(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
             let r = self.r("readdirWithTypes");

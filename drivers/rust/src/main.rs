@@ -42,8 +42,6 @@ use github_copilot_sdk::{
 };
 #[cfg(sdk_handler_traits)]
 use github_copilot_sdk::{ElicitationRequest, ElicitationResult, PermissionRequestData, RequestId};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -415,32 +413,44 @@ fn parse_action(spec: &Value) -> Result<(Option<String>, Option<String>, Action)
     Ok((label, wait_for, action))
 }
 
-/// Fills the SDK's `ToolResultExpanded` from the wire fields given, through its serde
-/// `Deserialize`. A field the type lacks (serde skips unknown keys) is `unsupported`; one it has
-/// but skips when serializing (an empty list under `skip_serializing_if`) is set and sent, so the
-/// wire shows what the SDK does with it.
+/// Builds the SDK's `ToolResultExpanded` from the wire fields given by name, as an application
+/// does (its `new` and then its fields; src/byname.rs). A field the type lacks is `unsupported`;
+/// one it has but skips when serializing (an empty list under `skip_serializing_if`) is set and
+/// sent, so the wire shows what the SDK does with it.
 fn tool_result(given: Option<&Value>) -> Result<ToolResultExpanded, Failure> {
     let given = given
         .filter(|v| v.is_object())
         .ok_or_else(|| driver_error("handler.result must be an object"))?;
-    let result: ToolResultExpanded = serde_json::from_value(given.clone()).map_err(|e| {
-        driver_error(format!(
-            "handler.result does not fit ToolResultExpanded: {e}"
-        ))
-    })?;
-    let back = serde_json::to_value(&result).map_err(|e| driver_error(e.to_string()))?;
-    if let Some(path) = first_lacking::<ToolResultExpanded>(given, &back) {
-        let carrier = if path.starts_with("binaryResultsForLlm") {
-            "ToolBinaryResult"
-        } else {
-            "ToolResultExpanded"
-        };
-        return Err(Failure::Unsupported(format!(
-            "{SDK_NAME} {SDK_VERSION}: {carrier} has no field for {path} (tool result field the \
-             SDK's type cannot carry)"
-        )));
-    }
-    Ok(result)
+    byname::build::<ToolResultExpanded>(given).map_err(|r| match r {
+        byname::Refused::Mistyped(at) => driver_error(format!(
+            "handler.result does not fit ToolResultExpanded: {} is not of its field's type",
+            path_text(&steps(&at[0]))
+        )),
+        byname::Refused::Unknown(at) => {
+            let path = path_text(&steps(&at[0]));
+            let carrier = if path.starts_with("binaryResultsForLlm") {
+                "ToolBinaryResult"
+            } else {
+                "ToolResultExpanded"
+            };
+            Failure::Unsupported(format!(
+                "{SDK_NAME} {SDK_VERSION}: {carrier} has no field for {path} (tool result field the \
+                 SDK's type cannot carry)"
+            ))
+        }
+    })
+}
+
+/// The steps of a JSON pointer (`/a/0/b`).
+fn steps(pointer: &str) -> Vec<Step> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|s| match s.parse() {
+            Ok(i) => Step::Index(i),
+            Err(_) => Step::Key(s.replace("~1", "/").replace("~0", "~")),
+        })
+        .collect()
 }
 
 /// One step of a key path: an object key or an array index.
@@ -464,67 +474,6 @@ fn path_text(path: &[Step]) -> String {
         }
     }
     out
-}
-
-/// Every key path in `given` that `back` (the SDK type serialized again) no longer has.
-fn dropped(given: &Value, back: &Value, path: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
-    match (given, back) {
-        (Value::Object(g), Value::Object(b)) => {
-            for (key, value) in g {
-                path.push(Step::Key(key.clone()));
-                match b.get(key) {
-                    None => out.push(path.clone()),
-                    Some(other) => dropped(value, other, path, out),
-                }
-                path.pop();
-            }
-        }
-        (Value::Array(g), Value::Array(b)) => {
-            for (i, value) in g.iter().enumerate() {
-                path.push(Step::Index(i));
-                match b.get(i) {
-                    None => out.push(path.clone()),
-                    Some(other) => dropped(value, other, path, out),
-                }
-                path.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The value at `path` in `v`, to replace.
-fn at_mut<'a>(v: &'a mut Value, path: &[Step]) -> Option<&'a mut Value> {
-    path.iter().try_fold(v, |v, step| match step {
-        Step::Key(k) => v.get_mut(k.as_str()),
-        Step::Index(i) => v.get_mut(*i),
-    })
-}
-
-/// The first key path of `given` that the SDK's type `T` does not declare, among those its
-/// serialized form `back` no longer has. A dropped key is either one `T` lacks (its `Deserialize`
-/// ignores an unknown key whatever its value) or one `T` has but skips when serializing
-/// (`skip_serializing_if = "Vec::is_empty"`, `is_false`): `T` then rejects a value of another
-/// kind there (`true` where it takes anything but a bool, a float where it takes a bool). Only
-/// the first is a field the application cannot set; the second is the SDK's own wire behaviour.
-fn first_lacking<T: DeserializeOwned>(given: &Value, back: &Value) -> Option<String> {
-    let mut paths = Vec::new();
-    dropped(given, back, &mut Vec::new(), &mut paths);
-    paths
-        .into_iter()
-        .find(|path| !declares::<T>(given, path))
-        .map(|p| path_text(&p))
-}
-
-fn declares<T: DeserializeOwned>(given: &Value, path: &[Step]) -> bool {
-    [json!(true), json!(-1.5)].into_iter().any(|probe| {
-        let mut v = given.clone();
-        match at_mut(&mut v, path) {
-            Some(slot) => *slot = probe,
-            None => return false,
-        }
-        serde_json::from_value::<T>(v).is_err()
-    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -599,23 +548,21 @@ fn option_available(field: &str, resume_only: bool) -> bool {
     declared_field(true, field) && (resume_only || declared_field(false, field))
 }
 
-/// Converts an option's JSON into the SDK's own type for that field (its serde `Deserialize`),
-/// and answers `unsupported` when the type lacks a key the application gave. A key the type has
-/// but its serializer skips (an empty `args` under `skip_serializing_if`) is set and sent: the
-/// wire, not the driver, shows that the SDK drops it.
-fn option_value<T: DeserializeOwned + Serialize>(name: &str, value: &Value) -> Result<T, Failure> {
-    let typed: T = serde_json::from_value(value.clone()).map_err(|e| {
-        driver_error(format!(
-            "session option {name}: {value} does not fit the SDK's type: {e}"
-        ))
-    })?;
-    let back = serde_json::to_value(&typed).map_err(|e| driver_error(e.to_string()))?;
-    if let Some(path) = first_lacking::<T>(value, &back) {
-        return Err(Failure::Unsupported(format!(
-            "{SDK_NAME} {SDK_VERSION}: the type of session option {name} has no field for {path}"
-        )));
-    }
-    Ok(typed)
+/// Builds an option's value as the SDK's own type for that field by name (src/byname.rs), and
+/// answers `unsupported` when the type lacks a key the application gave. A key the type has but
+/// its serializer skips (an empty `args` under `skip_serializing_if`) is set and sent: the wire,
+/// not the driver, shows that the SDK drops it.
+fn option_value<T: byname::ByName>(name: &str, value: &Value) -> Result<T, Failure> {
+    byname::build::<T>(value).map_err(|r| match r {
+        byname::Refused::Mistyped(at) => driver_error(format!(
+            "session option {name}: {value} does not fit the SDK's type: {} is not of its field's type",
+            path_text(&steps(&at[0]))
+        )),
+        byname::Refused::Unknown(at) => Failure::Unsupported(format!(
+            "{SDK_NAME} {SDK_VERSION}: the type of session option {name} has no field for {}",
+            path_text(&steps(&at[0]))
+        )),
+    })
 }
 
 fn handler_flag(name: &str, value: &Value) -> Result<(), Failure> {
@@ -1138,11 +1085,21 @@ fn hello() -> Outcome {
         ));
     }
     notes["rpc.generated"] = json!(generated_note);
+    // The config fields whose type has no by-name builder (none the crate's source declares)
+    // and that serde sets, each by its owner.
+    let serde_fields = [
+        surface::set_create_field_by_serde(),
+        surface::set_resume_field_by_serde(),
+        surface::set_client_field_by_serde(),
+    ]
+    .concat();
     notes["driver.builtBy"] = json!(format!(
-        "{} SDK types built by name; {} through the SDK's deserializer: {}",
+        "{} SDK types built by name; {} through the SDK's deserializer: {}; {} config fields set through the SDK's deserializer (their type has no by-name builder){}",
         byname::BY_NAME_TYPES,
         byname::SERDE_TYPES.len(),
-        byname::SERDE_TYPES.join("; ")
+        byname::SERDE_TYPES.join("; "),
+        serde_fields.len(),
+        if serde_fields.is_empty() { String::new() } else { format!(": {}", serde_fields.join(", ")) }
     ));
     notes["rpc.requestHandler"] = json!(if cfg!(sdk_request_handler) {
         format!(

@@ -39,7 +39,7 @@ fn typed<T: ByName + Serialize>(params: &Value) -> Result<(T, Vec<String>), Fail
             ),
         });
     };
-    Ok((req, b.lost.into_iter().collect()))
+    Ok((req, b.all_lost()))
 }
 
 /// A wrapper without a request type sends `{}`: every given key is lost.

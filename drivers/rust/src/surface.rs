@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use crate::byname::{ByName, Refused};
 use crate::callbacks::Nothing;
 use crate::want::Want;
 use crate::{Failure, Outcome, SDK_NAME, SDK_VERSION};
@@ -40,18 +41,58 @@ fn entry_json(e: &SurfaceEntry) -> Value {
 include!(concat!(env!("OUT_DIR"), "/surface_gen.rs"));
 
 // How a field is set from JSON is chosen per field type (autoref specialization on
-// crate::want::Want): the generated setters call `(&&&want_of(&c.field)).from_json(v)`, which
-// resolves to `Strict` when the type is Deserialize and Serialize, to `Plain` when it is only
-// Deserialize, and to `Not` otherwise, so the driver sets every field serde can hold without
-// naming its type.
+// crate::want::Want): the generated setters call `(&&&&want_of(&c.field)).from_json(v)`, which
+// resolves to `Named` when the type has a by-name builder (src/byname.rs, generated from the
+// crate's source), to `Strict` when it is only Deserialize and Serialize, to `Plain` when it is
+// only Deserialize, and to `Not` otherwise, so the driver sets every field it can without naming
+// its type. `way()` says which, for hello's `driver.builtBy` tally of the fields serde sets.
 
+pub trait Named<T> {
+    fn from_json(&self, v: Value) -> Option<Result<T, String>>;
+    fn way(&self) -> &'static str {
+        "by name"
+    }
+}
+
+/// The value built as an application writes it; a key the type has no field for, or a value of
+/// another JSON type than the field's, is refused (a key its encoding leaves out when empty or
+/// null is set: the wire shows it).
+impl<T: ByName> Named<T> for &&&Want<T> {
+    fn from_json(&self, v: Value) -> Option<Result<T, String>> {
+        Some(crate::byname::build::<T>(&v).map_err(|r| match r {
+            Refused::Unknown(keys) => format!(
+                "the type has no member {} (no field is named for it)",
+                dotted(&keys[0])
+            ),
+            Refused::Mistyped(at) if at[0].is_empty() => format!("{v} is not a value of the field's type"),
+            Refused::Mistyped(at) => format!("{} is not a value of its field's type", dotted(&at[0])),
+        }))
+    }
+}
+
+/// `a.0.b` for the JSON pointer `/a/0/b`.
+fn dotted(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+// Strict and Plain: which of them a release's fields need depends on its types.
+#[allow(dead_code)]
 pub trait Strict<T> {
     fn from_json(&self, v: Value) -> Option<Result<T, String>>;
+    fn way(&self) -> &'static str {
+        "serde"
+    }
 }
 
 /// serde ignores a key the type lacks, which would look like the SDK dropping it; the value is
 /// serialized back and a key given with a value that did not come back is refused (a key the
 /// type's own serialization leaves out when empty, false or null is the probe's to judge).
+/// serde for a type without a by-name builder (one the crate's source does not declare).
 impl<T: DeserializeOwned + Serialize> Strict<T> for &&Want<T> {
     fn from_json(&self, v: Value) -> Option<Result<T, String>> {
         let x: T = match serde_json::from_value(v.clone()) {
@@ -71,8 +112,12 @@ impl<T: DeserializeOwned + Serialize> Strict<T> for &&Want<T> {
     }
 }
 
+#[allow(dead_code)]
 pub trait Plain<T> {
     fn from_json(&self, v: Value) -> Option<Result<T, String>>;
+    fn way(&self) -> &'static str {
+        "serde"
+    }
 }
 
 impl<T: DeserializeOwned> Plain<T> for &Want<T> {
@@ -83,6 +128,9 @@ impl<T: DeserializeOwned> Plain<T> for &Want<T> {
 
 pub trait Not<T> {
     fn from_json(&self, v: Value) -> Option<Result<T, String>>;
+    fn way(&self) -> &'static str {
+        "none"
+    }
 }
 
 impl<T> Not<T> for Want<T> {

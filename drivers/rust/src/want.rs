@@ -13,3 +13,8 @@ pub struct Want<T>(PhantomData<T>);
 pub fn want_of<T>(_: &T) -> Want<T> {
     Want(PhantomData)
 }
+
+/// The type of a field of `C`, without a value of `C` (hello's tally of how fields are set).
+pub fn want_field<C, T>(_: fn(&C) -> &T) -> Want<T> {
+    Want(PhantomData)
+}
