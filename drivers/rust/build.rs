@@ -47,6 +47,8 @@ mod build_rpc;
 
 /// cfg name and a string whose presence in the SDK's src/ shows the API exists.
 const PROBES: &[(&str, &[&str])] = &[
+    // Older releases have no order-preserving maps (and no re-export to name them by).
+    ("sdk_indexmap", &["pub use indexmap::IndexMap;"]),
     ("sdk_tool_is_terminal", &["pub fn with_is_terminal("]),
     (
         "sdk_tool_metadata",

@@ -237,6 +237,7 @@ impl<T: ByName> ByName for BTreeMap<String, T> {
     }
 }
 
+#[cfg(sdk_indexmap)]
 impl<T: ByName> ByName for github_copilot_sdk::IndexMap<String, T> {
     fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
         // In the order serde_json's Map hands the keys, which the IndexMap keeps.
