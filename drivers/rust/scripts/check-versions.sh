@@ -9,7 +9,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-cp -r "$here"/{Cargo.toml,Cargo.lock,build.rs,build_rpc.rs,src} "$work"/
+cp -r "$here"/{Cargo.toml,Cargo.lock,src} "$here"/build*.rs "$work"/
 cd "$work"
 export COPILOT_SKIP_CLI_DOWNLOAD=1 CARGO_TARGET_DIR="${CHECK_TARGET_DIR:-/tmp/conformance-rust-check}" CARGO_TERM_COLOR=never
 versions=("$@")
