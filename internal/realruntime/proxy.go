@@ -340,6 +340,10 @@ func (p *Proxy) serve(sdk net.Conn) {
 		sdk.Close()
 		return
 	}
+	// The runtime's frames are acknowledged at once too: it writes an answer in pieces, and a
+	// delayed ACK held each of them (measured on 1.0.85 here, one connection, 20 session.create
+	// in a row: p50 42 ms without, 6-8 ms with; ping, one piece, 0.05 ms either way).
+	up = runtime.NewQuickAckConn(up)
 	p.mu.Lock()
 	if p.closed { // Close ran while this connection was being set up: it must not outlive it
 		p.mu.Unlock()
