@@ -114,7 +114,7 @@ func (pl *Pool) Close() (started, reused int, cpu time.Duration) {
 // launch starts a runtime process with a private HOME (env added to its environment) and
 // waits until it listens.
 func launch(ctx context.Context, cfg Config, env ...string) (*process, error) {
-	home, err := os.MkdirTemp("", "conformance-real-home-")
+	home, err := os.MkdirTemp(homeBase(), "conformance-real-home-")
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +181,22 @@ func launch(ctx context.Context, cfg Config, env ...string) (*process, error) {
 	ok = true
 	return rt, nil
 }
+
+// homeBase is the folder the runtimes' HOMEs are made in: the runtime writes a session's state
+// under HOME (workspace.yaml, checkpoints, locks: ~40 files opened and ~10 folders made per
+// session.create), and on a RAM file system that costs a third less CPU (measured on 1.0.85
+// here, 100 session.create in a row: 1.03-1.08 s of CPU with HOME on ext4, 0.65-0.68 s on
+// /dev/shm, the system time 0.44-0.51 s against 0.16-0.17 s). Where there is no /dev/shm it is
+// the usual temporary folder ("").
+var homeBase = sync.OnceValue(func() string {
+	const shm = "/dev/shm"
+	d, err := os.MkdirTemp(shm, "conformance-probe-")
+	if err != nil {
+		return ""
+	}
+	_ = os.Remove(d)
+	return shm
+})
 
 // kill ends the process group, waits for it and removes its HOME; it returns the CPU time the
 // process used (zero when it never ran).

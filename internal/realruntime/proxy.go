@@ -132,7 +132,7 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 		return nil, err
 	}
 	p.model.elicit = p.elicit
-	if p.scratch, err = os.MkdirTemp("", "conformance-real-scenario-"); err != nil {
+	if p.scratch, err = os.MkdirTemp(homeBase(), "conformance-real-scenario-"); err != nil { // beside the HOMEs (pool.go)
 		p.Close()
 		return nil, err
 	}
