@@ -41,6 +41,8 @@ type Runtimes interface {
 	// New is a scenario's runtime, recording into rec; opts are the target's (its schema check,
 	// its generated answers).
 	New(ctx context.Context, rec *transcript.Recorder, opts runtime.Options) (suite.Runtime, error)
+	// Warm readies, in the background, what up to n scenarios running at once will need.
+	Warm(ctx context.Context, n int)
 	// Close ends what the run's runtimes share, with a line about it on log.
 	Close(log io.Writer)
 	// Fit is the options an SDK's scenarios run with, given its first driver: the stand-in
@@ -68,7 +70,8 @@ type standIns struct{}
 func (standIns) New(_ context.Context, rec *transcript.Recorder, opts runtime.Options) (suite.Runtime, error) {
 	return runtime.New(rec, opts), nil
 }
-func (standIns) Close(io.Writer) {}
+func (standIns) Close(io.Writer)           {}
+func (standIns) Warm(context.Context, int) {}
 
 func (standIns) Fit(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (runtime.Options, string) {
 	pre, note := driver.FitRuntime(ctx, c, opts, timeout)
@@ -94,6 +97,12 @@ func (r *realRuntimes) New(ctx context.Context, rec *transcript.Recorder, opts r
 		return nil, err // not a typed nil *Proxy inside the interface
 	}
 	return p, nil
+}
+
+// Warm starts as many runtime processes as min(n, the slots) into the pool while the drivers
+// start, so that the first scenarios do not each wait for a start of their own, a few at a time.
+func (r *realRuntimes) Warm(ctx context.Context, n int) {
+	r.pool.Prestart(ctx, realruntime.Config{Binary: r.binary, Env: r.env}, min(n, cap(realSlots)))
 }
 
 // Fit connects a client of the SDK's first driver to a real runtime: one that cannot is said so

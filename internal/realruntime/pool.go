@@ -71,8 +71,34 @@ func (pl *Pool) take(cfg Config) *process {
 	}
 	rt := q[len(q)-1]
 	pl.idle[k] = q[:len(q)-1]
-	pl.reused++
+	if rt.served > 0 {
+		pl.reused++
+	}
 	return rt
+}
+
+// Prestart starts up to n processes for cfg in the background, into the pool, so that the
+// run's first scenarios find them there instead of each waiting for a start of its own (a few
+// at a time machine-wide: startSlots); it returns at once. A scenario that finds none idle yet
+// starts its own, as without it.
+func (pl *Pool) Prestart(ctx context.Context, cfg Config, n int) {
+	for range n {
+		go func() {
+			rt, err := launch(ctx, cfg)
+			if err != nil {
+				return // the scenarios start their own, and say why when they cannot
+			}
+			pl.mu.Lock()
+			if pl.closed {
+				pl.mu.Unlock()
+				rt.kill()
+				return
+			}
+			pl.started++
+			pl.idle[poolKey(cfg)] = append(pl.idle[poolKey(cfg)], rt)
+			pl.mu.Unlock()
+		}()
+	}
 }
 
 func (pl *Pool) count() {

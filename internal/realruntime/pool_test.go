@@ -94,6 +94,7 @@ func notes(rec *transcript.Recorder) string {
 func TestReusedRuntimeCarriesNothingOver(t *testing.T) {
 	cfg := realBinary(t)
 	cfg.Pool = NewPool()
+	defer cfg.Pool.Close() // after the second scenario gave the process back
 	ctx := context.Background()
 
 	rec1 := transcript.Memory()
@@ -159,4 +160,25 @@ func TestReusedRuntimeCarriesNothingOver(t *testing.T) {
 	state, err := os.ReadDir(filepath.Join(home, ".copilot", "session-state"))
 	require.NoError(t, err)
 	assert.Empty(t, state, "session folders left")
+}
+
+// TestPrestartedRuntimeServesAScenario: a process started ahead of the scenarios serves one
+// (not counted as reused: it served none before), and none is started for it.
+func TestPrestartedRuntimeServesAScenario(t *testing.T) {
+	cfg := realBinary(t)
+	cfg.Pool = NewPool()
+	cfg.Pool.Prestart(context.Background(), cfg, 1)
+	require.Eventually(t, func() bool {
+		cfg.Pool.mu.Lock()
+		defer cfg.Pool.mu.Unlock()
+		return len(cfg.Pool.idle[poolKey(cfg)]) == 1
+	}, time.Minute, 10*time.Millisecond, "the prestarted process is in the pool")
+	rec := transcript.Memory()
+	p, err := Start(context.Background(), rec, cfg)
+	require.NoError(t, err)
+	p.Close()
+	assert.Contains(t, notes(rec), "real runtime started ahead of the scenarios")
+	started, reused, _ := cfg.Pool.Close()
+	assert.Equal(t, 1, started)
+	assert.Equal(t, 0, reused)
 }

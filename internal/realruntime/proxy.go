@@ -156,9 +156,12 @@ func (p *Proxy) acquire() (string, error) {
 		return "", err
 	}
 	rt := p.cfg.Pool.take(p.cfg)
-	if rt != nil {
+	switch {
+	case rt != nil && rt.served == 0:
+		p.rec.Notef("", "real runtime started ahead of the scenarios (%s) with HOME %s, listening on %s; scripted model at %s", strings.Join(rt.argv, " "), rt.home, rt.addr, p.model.BaseURL())
+	case rt != nil:
 		p.rec.Notef("", "real runtime (HOME %s) listening on %s, reused: it served %d scenario(s) before, each of whose sessions was deleted after it; scripted model at %s", rt.home, rt.addr, rt.served, p.model.BaseURL())
-	} else {
+	default:
 		var err error
 		if rt, err = launch(p.ctx, p.cfg); err != nil {
 			return "", err
