@@ -21,9 +21,9 @@ import (
 
 func benchCmd() *cobra.Command {
 	var (
-		sdkList, reportDir, tags string
-		jobs                     int
-		cold                     bool
+		sdkList, reportDir, tags, rtKind string
+		jobs                             int
+		cold                             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bench [feature paths...]",
@@ -70,9 +70,16 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 			if reportDir, err = filepath.Abs(reportDir); err != nil {
 				return err
 			}
-			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, ReportDir: reportDir, Self: selfArgv(), Log: io.Discard,
-				Jobs: jobs, Command: "conformance " + strings.Join(os.Args[1:], " "),
-				Tags: tags}
+			switch rtKind {
+			case harness.RuntimeStandIn, harness.RuntimeReal:
+			default:
+				return &exitError{2, fmt.Errorf("--runtime %q: want stand-in or real", rtKind)}
+			}
+			// The run's log is dropped but for the real runtimes' line (processes started and
+			// reused, their CPU): what a real run's time went to beside the tables.
+			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, ReportDir: reportDir, Self: selfArgv(),
+				Log: linesWith{prefix: "real runtime:", w: os.Stdout}, Jobs: jobs, Command: "conformance " + strings.Join(os.Args[1:], " "),
+				Tags: tags, Runtime: rtKind}
 			for _, a := range args {
 				p, _ := filepath.Abs(a)
 				cfg.Paths = append(cfg.Paths, p)
@@ -122,6 +129,7 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 	f.StringVar(&reportDir, "report-dir", "", "where the run's reports go (default a new temporary folder)")
 	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once")
 	f.StringVar(&tags, "tags", "", "godog tag expression, as for run (e.g. '~@sweep': the features without the generated sweeps)")
+	f.StringVar(&rtKind, "runtime", harness.RuntimeStandIn, "the runtime the SDKs talk to, as for run: stand-in or real")
 	f.BoolVar(&cold, "cold", false, "run twice, first from an empty harness cache of its own (removed after), then warm, and print each SDK's preparation time both ways")
 	return cmd
 }
@@ -276,6 +284,22 @@ func printPhases(w io.Writer, phases []phase, cpuKnown bool) {
 	if len(parts) > 0 {
 		fmt.Fprintf(w, "parts: %s\n", strings.Join(parts, ", "))
 	}
+}
+
+// linesWith passes on to w the lines written to it that begin with prefix, and drops the rest
+// (the harness writes its log a line per Write).
+type linesWith struct {
+	prefix string
+	w      io.Writer
+}
+
+func (l linesWith) Write(b []byte) (int, error) {
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if strings.HasPrefix(line, l.prefix) {
+			_, _ = io.WriteString(l.w, line)
+		}
+	}
+	return len(b), nil
 }
 
 func ratio(a, b float64) float64 {

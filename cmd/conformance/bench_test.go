@@ -48,3 +48,20 @@ func TestPrintColdWarm(t *testing.T) {
 		assert.Regexp(t, want, got)
 	}
 }
+
+func TestLinesWith(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"the line kept", "real runtime: 3 process(es) started\n", "real runtime: 3 process(es) started\n"},
+		{"another dropped", "[node] done in 3s\n", ""},
+		{"one of several in a write", "a\nreal runtime: x\nb\n", "real runtime: x\n"},
+		{"the prefix not at a line's start", "the real runtime: x\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			n, err := linesWith{prefix: "real runtime:", w: &out}.Write([]byte(c.in))
+			assert.NoError(t, err)
+			assert.Equal(t, len(c.in), n)
+			assert.Equal(t, c.want, out.String())
+		})
+	}
+}

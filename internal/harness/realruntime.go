@@ -23,10 +23,15 @@ const (
 )
 
 // realSlots bounds how many real runtimes run at once across the run, each serving one scenario
-// at a time (realruntime.Pool reuses them): four per core. Measured on Node 1.0.14's 149
-// scenarios (2 cores, load 11-19): 32 at once 35.7 s and 24.2 s of CPU (33 processes, each
-// paying the runtime's ~0.3 s first-turn warm-up), 16 26.4 s, 8 20.3 s and 17.0 s of CPU.
-var realSlots = make(chan struct{}, 4*goruntime.NumCPU())
+// at a time (realruntime.Pool reuses them): eight per core, each a process of ~100 MB. A slot
+// is held for the scenario's whole time, most of which the runtime waits on the SDK (its stop,
+// its handlers), so the slots, not the CPU, bounded a run of several SDKs. Measured, five SDKs'
+// suite at once (bench --runtime real, 2 cores, load 7-15): 8 slots 68.5 s (the slots full
+// from start to end, 16 processes started, 37.9 s of their CPU), 16 slots 58.8 s (24
+// processes, 38.0 s), 32 slots 67.7 s (40 processes, 45.8 s: each new process pays the
+// runtime's first-turn warm-up); the stand-in's run between them 57.0 and 48.7 s. Before the
+// pool and the quick ACKs fewer were better (Node alone, 32 at once 35.7 s, 8 20.3 s).
+var realSlots = make(chan struct{}, 8*goruntime.NumCPU())
 
 // Runtimes is the one seam between the harness and what the SDKs talk to: it gives each scenario
 // its runtime (suite.Runtime), chosen once per run. The stand-in and the real runtime are its
@@ -36,6 +41,8 @@ type Runtimes interface {
 	// New is a scenario's runtime, recording into rec; opts are the target's (its schema check,
 	// its generated answers).
 	New(ctx context.Context, rec *transcript.Recorder, opts runtime.Options) (suite.Runtime, error)
+	// Warm readies, in the background, what up to n scenarios running at once will need.
+	Warm(ctx context.Context, n int)
 	// Close ends what the run's runtimes share, with a line about it on log.
 	Close(log io.Writer)
 	// Fit is the options an SDK's scenarios run with, given its first driver: the stand-in
@@ -63,7 +70,8 @@ type standIns struct{}
 func (standIns) New(_ context.Context, rec *transcript.Recorder, opts runtime.Options) (suite.Runtime, error) {
 	return runtime.New(rec, opts), nil
 }
-func (standIns) Close(io.Writer) {}
+func (standIns) Close(io.Writer)           {}
+func (standIns) Warm(context.Context, int) {}
 
 func (standIns) Fit(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (runtime.Options, string) {
 	pre, note := driver.FitRuntime(ctx, c, opts, timeout)
@@ -91,12 +99,22 @@ func (r *realRuntimes) New(ctx context.Context, rec *transcript.Recorder, opts r
 	return p, nil
 }
 
+// Warm starts as many runtime processes as min(n, the slots) into the pool while the drivers
+// start, so that the first scenarios do not each wait for a start of their own, a few at a time.
+func (r *realRuntimes) Warm(ctx context.Context, n int) {
+	r.pool.Prestart(ctx, realruntime.Config{Binary: r.binary, Env: r.env}, min(n, cap(realSlots)))
+}
+
 // Fit connects a client of the SDK's first driver to a real runtime: one that cannot is said so
 // (note, for the report's headline and the compatibility matrix), with its words and the frame
 // it refused; its scenarios run all the same (the real runtime is what it is).
 func (r *realRuntimes) Fit(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (runtime.Options, string) {
 	rec := transcript.Memory()
-	p, err := realruntime.Start(ctx, rec, realruntime.Config{Binary: r.binary, Env: r.env, Slots: realSlots, Pool: r.pool})
+	// Without a slot: an SDK's scenarios wait for this connect, and the slots are held by the
+	// scenarios of the SDKs whose first driver was quicker (measured, five SDKs at once: Python's
+	// and Java's scenarios started 40 s after the others', their Fit queued behind those). It
+	// takes a process from the pool or puts one there, for a scenario to take with a slot.
+	p, err := realruntime.Start(ctx, rec, realruntime.Config{Binary: r.binary, Env: r.env, Pool: r.pool})
 	if err != nil {
 		return opts, ""
 	}

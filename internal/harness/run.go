@@ -211,7 +211,9 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		return nil, err
 	}
 	defer cfg.runtimes.Close(cfg.Log)
-	return execute(ctx, cfg, p, r, cfg.selection.units(units(cfg, p, p.sdks)), res, schemaMethods)
+	targets := cfg.selection.units(units(cfg, p, p.sdks))
+	cfg.runtimes.Warm(ctx, len(targets)*min(max(cfg.Jobs, 1), cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)))
+	return execute(ctx, cfg, p, r, targets, res, schemaMethods)
 }
 
 // execute runs the plan's units on a runner, streams each result into the sink and finishes the

@@ -133,7 +133,7 @@ func Start(ctx context.Context, rec *transcript.Recorder, cfg Config) (*Proxy, e
 		return nil, err
 	}
 	p.model.elicit = p.elicit
-	if p.scratch, err = os.MkdirTemp("", "conformance-real-scenario-"); err != nil {
+	if p.scratch, err = os.MkdirTemp(homeBase(), "conformance-real-scenario-"); err != nil { // beside the HOMEs (pool.go)
 		p.Close()
 		return nil, err
 	}
@@ -157,9 +157,12 @@ func (p *Proxy) acquire() (string, error) {
 		return "", err
 	}
 	rt := p.cfg.Pool.take(p.cfg)
-	if rt != nil {
+	switch {
+	case rt != nil && rt.served == 0:
+		p.rec.Notef("", "real runtime started ahead of the scenarios (%s) with HOME %s, listening on %s; scripted model at %s", strings.Join(rt.argv, " "), rt.home, rt.addr, p.model.BaseURL())
+	case rt != nil:
 		p.rec.Notef("", "real runtime (HOME %s) listening on %s, reused: it served %d scenario(s) before, each of whose sessions was deleted after it; scripted model at %s", rt.home, rt.addr, rt.served, p.model.BaseURL())
-	} else {
+	default:
 		var err error
 		if rt, err = launch(p.ctx, p.cfg); err != nil {
 			return "", err
@@ -341,6 +344,10 @@ func (p *Proxy) serve(sdk net.Conn) {
 		sdk.Close()
 		return
 	}
+	// The runtime's frames are acknowledged at once too: it writes an answer in pieces, and a
+	// delayed ACK held each of them (measured on 1.0.85 here, one connection, 20 session.create
+	// in a row: p50 42 ms without, 6-8 ms with; ping, one piece, 0.05 ms either way).
+	up = runtime.NewQuickAckConn(up)
 	p.mu.Lock()
 	if p.closed { // Close ran while this connection was being set up: it must not outlive it
 		p.mu.Unlock()
