@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -127,6 +129,7 @@ func prepareRust(ctx context.Context, pc PrepareContext) (Launch, error) {
 		"CARGO_TERM_PROGRESS_WHEN=never",
 	}
 	cargo := func(args ...string) error { return pc.Run(ctx, src, env, append([]string{"cargo"}, args...)...) }
+	threads := rustFrontEndThreads()
 	setDep := func(dep string) error {
 		out := rustDepLine.ReplaceAllLiteral(manifest, []byte(dep))
 		return os.WriteFile(manifestPath, out, 0o644)
@@ -176,8 +179,16 @@ func prepareRust(ctx context.Context, pc PrepareContext) (Launch, error) {
 		}
 	}
 
-	if err := cargo(build...); err != nil {
-		return Launch{}, err
+	if err := pc.Run(ctx, src, append(env, threads...), append([]string{"cargo"}, build...)...); err != nil {
+		if len(threads) == 0 {
+			return Launch{}, err
+		}
+		// A rustc whose parallel front end refuses or fails the build (an option it does not
+		// know, an internal error) gets one plain build; a compile error fails both.
+		fmt.Fprintf(pc.Log, "rust: the build with %s failed; building again without it\n", strings.Join(threads, " "))
+		if err := cargo(build...); err != nil {
+			return Launch{}, err
+		}
 	}
 	built := filepath.Join(target, "release", "driver")
 	bin := filepath.Join(pc.CacheDir, "driver")
@@ -188,6 +199,30 @@ func prepareRust(ctx context.Context, pc PrepareContext) (Launch, error) {
 		return Launch{}, err
 	}
 	return Launch{Argv: []string{bin}, Dir: pc.CacheDir}, nil
+}
+
+// rustFrontEndThreads is the environment that gives rustc's front end a thread per core
+// (`-Zthreads`), or none when CONFORMANCE_RUST_THREADS is 0 or 1 or the machine has one core.
+// The SDK crate is 5 MB of source whose front end (type and borrow checking of every serde
+// impl) ran single-threaded for 90 of the cold build's ~150 s while the other core idled: no
+// other crate can build beside it (the driver links against it). The option is unstable, so
+// RUSTC_BOOTSTRAP lets the stable compiler accept it; it changes how rustc schedules its work,
+// not what it builds. Set here, never in Cargo.toml, so `cargo build` by hand stays plain.
+func rustFrontEndThreads() []string {
+	n := runtime.NumCPU()
+	if v := os.Getenv("CONFORMANCE_RUST_THREADS"); v != "" {
+		if k, err := strconv.Atoi(v); err == nil {
+			n = k
+		}
+	}
+	if n > 8 {
+		n = 8
+	}
+	if n < 2 {
+		return nil
+	}
+	flags := strings.TrimSpace(os.Getenv("RUSTFLAGS") + fmt.Sprintf(" -Zthreads=%d", n))
+	return []string{"RUSTC_BOOTSTRAP=1", "RUSTFLAGS=" + flags}
 }
 
 // rustTargetSlots is how many cargo target folders preparations share: enough for a run, a

@@ -42,3 +42,23 @@ func TestRustTargetSlotsAreExclusive(t *testing.T) {
 	releases[0]()
 	releases[2]()
 }
+
+func TestRustFrontEndThreads(t *testing.T) {
+	for _, tc := range []struct {
+		name, threads, rustflags string
+		want                     []string
+	}{
+		{name: "off", threads: "0"},
+		{name: "one thread is the plain build", threads: "1"},
+		{name: "two", threads: "2", want: []string{"RUSTC_BOOTSTRAP=1", "RUSTFLAGS=-Zthreads=2"}},
+		{name: "capped", threads: "64", want: []string{"RUSTC_BOOTSTRAP=1", "RUSTFLAGS=-Zthreads=8"}},
+		{name: "the user's flags kept", threads: "2", rustflags: "-Ctarget-cpu=native",
+			want: []string{"RUSTC_BOOTSTRAP=1", "RUSTFLAGS=-Ctarget-cpu=native -Zthreads=2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("CONFORMANCE_RUST_THREADS", tc.threads)
+			t.Setenv("RUSTFLAGS", tc.rustflags)
+			assert.Equal(t, tc.want, rustFrontEndThreads())
+		})
+	}
+}
