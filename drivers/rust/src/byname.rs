@@ -212,49 +212,39 @@ impl<T: ByName> ByName for Vec<T> {
     }
 }
 
-impl<T: ByName> ByName for HashMap<String, T> {
-    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
-        let m = b.object(v, p)?;
-        let mut out = HashMap::with_capacity(m.len());
-        for (k, e) in m {
-            let ptr = pointer(p, k);
-            match T::by_name(e, &ptr, b) {
-                Some(t) => {
-                    out.insert(k.clone(), t);
-                }
-                None => {
-                    b.lost.insert(ptr);
-                }
+/// A JSON object as any map the SDK declares, entry by entry in the order serde_json's Map hands
+/// the keys (which an IndexMap keeps); an entry its type cannot carry is lost under its pointer.
+fn map_by_name<T: ByName, M: FromIterator<(String, T)>>(v: &Value, p: &str, b: &mut Build) -> Option<M> {
+    let m = b.object(v, p)?;
+    let mut out = Vec::with_capacity(m.len());
+    for (k, e) in m {
+        let ptr = pointer(p, k);
+        match T::by_name(e, &ptr, b) {
+            Some(t) => out.push((k.clone(), t)),
+            None => {
+                b.lost.insert(ptr);
             }
         }
-        Some(out)
+    }
+    Some(out.into_iter().collect())
+}
+
+impl<T: ByName> ByName for HashMap<String, T> {
+    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
+        map_by_name(v, p, b)
     }
 }
 
 impl<T: ByName> ByName for BTreeMap<String, T> {
     fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
-        HashMap::<String, T>::by_name(v, p, b).map(|m| m.into_iter().collect())
+        map_by_name(v, p, b)
     }
 }
 
 #[cfg(sdk_indexmap)]
 impl<T: ByName> ByName for github_copilot_sdk::IndexMap<String, T> {
     fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {
-        // In the order serde_json's Map hands the keys, which the IndexMap keeps.
-        let m = b.object(v, p)?;
-        let mut out = Self::with_capacity(m.len());
-        for (k, e) in m {
-            let ptr = pointer(p, k);
-            match T::by_name(e, &ptr, b) {
-                Some(t) => {
-                    out.insert(k.clone(), t);
-                }
-                None => {
-                    b.lost.insert(ptr);
-                }
-            }
-        }
-        Some(out)
+        map_by_name(v, p, b)
     }
 }
 
