@@ -280,6 +280,14 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 		}
 	}
 	attachConns(w.rec.Entries()[before:], cs)
+	// Each case's client is a connection of its own: its requests are that case's, which is how
+	// a diff pairs them with the same case of another run (the batch runs at once, so the n-th
+	// session.create is another case in every run).
+	for _, c := range cs {
+		if c.Conn != "" {
+			w.rec.Case(c.Conn, 0, c.Request+" "+c.Label())
+		}
+	}
 	return nil
 }
 

@@ -313,50 +313,57 @@ func payloadChanges(rq *Requests, basePath, candPath string) []Payload {
 	return out
 }
 
-// Aligned keys two runs' requests of one scenario ("method#occurrence", as compare.Requests)
-// so that like is compared with like. Where both sent a method equally often, the k-th is
-// compared with the k-th. Where one sent it more often (a version that probes one more field
-// sends one more session.create in the middle), the requests equal on both sides are paired
-// first (a longest common subsequence) and the others in order between them; a candidate
-// request left unpaired gets a key of its own past the base's, so it is one "now sends"
-// rather than a change in every later request. The same requests in another order
-// (compare.InOrderOf) are no change.
+// Aligned keys two runs' requests of one scenario (compare.Key: "method#occurrence", with the
+// case it belongs to when a sweep named one) so that like is compared with like. Requests are
+// grouped by method and case (a swept case's requests are only ever compared with the same
+// case's, wherever the case ran in the sweep), and within a group paired by what they carry,
+// never by position alone: the requests equal on both sides first (a longest common
+// subsequence), then the others between them, most alike first, then what is left across the
+// whole group (a request moved and changed). A candidate request left unpaired gets a key of its
+// own past the base's, so it is one "now sends" rather than a change in every later request.
+// Requests that answer several pending calls of the runtime go out in no fixed order, and a
+// version that probes one more field sends one more request in the middle: neither is a change.
 func Aligned(base, cand []compare.Request) (map[string]any, map[string]any) {
 	cand = compare.InOrderOf(base, cand) // concurrent answers in another order are no change
-	byMethod := func(rs []compare.Request) (map[string][]any, []string) {
-		m := map[string][]any{}
+	type group struct {
+		method, caseKey string
+		params          []any
+	}
+	byGroup := func(rs []compare.Request) (map[string]*group, []string) {
+		m := map[string]*group{}
 		var order []string
 		for _, r := range rs {
-			if _, ok := m[r.Method]; !ok {
-				order = append(order, r.Method)
+			g, ok := m[r.Group()]
+			if !ok {
+				g = &group{method: r.Method, caseKey: r.Case}
+				m[r.Group()] = g
+				order = append(order, r.Group())
 			}
-			m[r.Method] = append(m[r.Method], r.Params)
+			g.params = append(g.params, r.Params)
 		}
 		return m, order
 	}
-	bm, border := byMethod(base)
-	cm, corder := byMethod(cand)
+	bm, border := byGroup(base)
+	cm, corder := byGroup(cand)
 	bp, cp := map[string]any{}, map[string]any{}
-	key := func(method string, i int) string { return fmt.Sprintf("%s#%d", method, i+1) }
-	for _, method := range border {
-		for i, v := range bm[method] {
-			bp[key(method, i)] = v
+	for _, k := range border {
+		g := bm[k]
+		for i, v := range g.params {
+			bp[compare.Key(g.method, g.caseKey, i)] = v
 		}
 	}
-	for _, method := range corder {
-		b, c := bm[method], cm[method]
-		if len(b) == len(c) {
-			for i, v := range c {
-				cp[key(method, i)] = v
-			}
-			continue
+	for _, k := range corder {
+		g := cm[k]
+		var b []any
+		if bg := bm[k]; bg != nil {
+			b = bg.params
 		}
 		extra := len(b)
-		for ci, bi := range pairs(b, c) {
+		for ci, bi := range pairs(b, g.params) {
 			if bi < 0 {
 				bi, extra = extra, extra+1
 			}
-			cp[key(method, bi)] = c[ci]
+			cp[compare.Key(g.method, g.caseKey, bi)] = g.params[ci]
 		}
 	}
 	return bp, cp

@@ -240,3 +240,52 @@ func TestCompareWithCacheIsCompare(t *testing.T) {
 	assert.Len(t, rq.m, 5, "only the candidate's transcripts are kept")
 	assert.Equal(t, want, CompareWith(rq, b, c, filepath.Dir(bp), filepath.Dir(cp), nil))
 }
+
+// payloadLines diffs two request lists as diff does and lists "key path: base → candidate".
+func payloadLines(base, cand []compare.Request) []string {
+	bp, cp := Aligned(base, cand)
+	var out []string
+	for _, d := range compare.Payloads(map[string]map[string]any{"base": bp, "candidate": cp}, nil) {
+		out = append(out, fmt.Sprintf("%s %s: %s → %s", d.Request, d.Path, d.Values["base"], d.Values["candidate"]))
+	}
+	return out
+}
+
+// A hand-written scenario's requests of one method, sent in another order and one of them
+// changed, are paired by what they carry (the id that names each), not by position: the one
+// change is the only difference.
+func TestAlignedPairsByValuesNotPosition(t *testing.T) {
+	answer := func(id string, result any) compare.Request {
+		return compare.Request{Method: "session.permissions.handlePendingPermissionRequest", Params: map[string]any{"requestId": id, "result": result}}
+	}
+	base := []compare.Request{answer("p1", "approved"), answer("p2", "approved"), answer("p3", "denied")}
+	cand := []compare.Request{answer("p3", "denied"), answer("p2", "denied"), answer("p1", "approved")}
+	assert.Equal(t, []string{`session.permissions.handlePendingPermissionRequest#2 result: "approved" → "denied"`}, payloadLines(base, cand))
+}
+
+// A sweep's cases run at once go out in no fixed order; each request carries its case (the
+// transcript's case notes), and two runs pair by case: a case only one run has is one "sent"
+// or "not sent", never a field moved from one case's request to another's.
+func TestAlignedPairsSweptCasesByKey(t *testing.T) {
+	open := func(caseKey, field string, v any) compare.Request {
+		return compare.Request{Method: "session.create", Case: caseKey, Params: map[string]any{"tools": []any{}, field: v}}
+	}
+	connect := func(caseKey string) compare.Request {
+		return compare.Request{Method: "connect", Case: caseKey, Params: map[string]any{}}
+	}
+	base := []compare.Request{
+		connect("a"), connect("b"), connect("c"),
+		open("b", "systemMessage", "x"), open("a", "contextTier", "default"), open("c", "hooks", true),
+	}
+	cand := []compare.Request{
+		connect("c"), connect("e"), connect("a"),
+		open("e", "requestUserInput", true), open("c", "hooks", true), open("a", "contextTier", "large"),
+	}
+	assert.Equal(t, []string{
+		`connect#1 [b] : sent → not sent`,
+		`connect#1 [e] : not sent → sent`,
+		`session.create#1 [a] contextTier: "default" → "large"`,
+		`session.create#1 [b] : sent → not sent`,
+		`session.create#1 [e] : not sent → sent`,
+	}, payloadLines(base, cand))
+}
