@@ -48,8 +48,14 @@ type Change struct {
 // "sent" or "not sent").
 type Payload struct{ Where, Request, Path, Base, Candidate string }
 
-// Report is the diff of two runs.
-type Report struct{ Changes []Change }
+// Report is the diff of two runs: what was compared, the capabilities each SDK's driver gained
+// or lost, every changed scenario, and the payload changes grouped by field across SDKs.
+type Report struct {
+	Compared     []Compared
+	Capabilities []CapabilityChange
+	Changes      []Change
+	Fields       []FieldChange
+}
 
 // Regressions counts the changes that fail the gate.
 func (r *Report) Regressions() int {
@@ -258,7 +264,7 @@ func CompareWith(rq *Requests, base, cand *report.Results, baseDir, candDir stri
 		}
 		return a.SDK+"\x00"+a.Feature+"\x00"+a.Scenario < z.SDK+"\x00"+z.Feature+"\x00"+z.Scenario
 	})
-	return &Report{Changes: out}
+	return &Report{Compared: compared(base, cand), Capabilities: capabilities(base, cand), Changes: out, Fields: fields(out)}
 }
 
 // by returns the flag that allows ch, or "".
@@ -272,11 +278,12 @@ func (a Allow) by(ch Change) string {
 	return ""
 }
 
-// Sections of the text, in order.
+// Sections of the changed scenarios, most important first.
 const (
 	secRegression = iota
-	secAllowed
+	secDivergence
 	secFixed
+	secAllowed
 	secStatus
 	secPayload
 )
@@ -289,6 +296,8 @@ func (c Change) rank() int {
 		return secAllowed
 	case report.Failing(c.From) && (c.To == report.Passed || c.To == report.XFail):
 		return secFixed
+	case c.To == report.XFail && c.From != report.XFail:
+		return secDivergence // a known divergence the candidate now shows (an expected failure)
 	case c.From != c.To:
 		return secStatus
 	}
@@ -494,61 +503,6 @@ func pairGap(b, c []any, gapB, gapC []int, out []int, sameKeys bool) {
 func show(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// Text renders the diff for a terminal or a CI log: one block per scenario, grouped by section.
-func (r *Report) Text() string {
-	if len(r.Changes) == 0 {
-		return "no changes\n"
-	}
-	titles := []string{"REGRESSIONS (fail the gate)", "ALLOWED (by flag)", "FIXED", "OTHER STATUS CHANGES", "PAYLOAD CHANGES (same status)"}
-	counts := make([]int, len(titles))
-	var b strings.Builder
-	last := -1
-	for _, c := range r.Changes {
-		sec := c.rank()
-		counts[sec]++
-		if sec != last {
-			if last >= 0 {
-				b.WriteString("\n")
-			}
-			fmt.Fprintf(&b, "%s\n", titles[sec])
-			last = sec
-		}
-		fmt.Fprintf(&b, "  %s  %s: %s\n", c.SDK, c.Feature, c.Scenario)
-		if c.Was != "" {
-			fmt.Fprintf(&b, "    renamed from %s\n", c.Was)
-		}
-		from := c.From
-		if from == "" {
-			from = "(new)"
-		}
-		line := fmt.Sprintf("    %s → %s", from, c.To)
-		if c.From == c.To {
-			line = "    " + c.To
-		}
-		if c.Message != "" && c.To != report.Passed {
-			line += ": " + c.Message
-		}
-		b.WriteString(line + "\n")
-		if c.AllowedBy != "" {
-			fmt.Fprintf(&b, "    allowed by %s\n", c.AllowedBy)
-		}
-		for _, p := range c.Payload {
-			fmt.Fprintf(&b, "    payload %s: base=%s, candidate=%s\n", p.Where, p.Base, p.Candidate)
-		}
-		if c.Regression && c.Rerun != "" {
-			fmt.Fprintf(&b, "    rerun: %s\n", c.Rerun)
-		}
-	}
-	var parts []string
-	for i, n := range counts {
-		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ToLower(strings.SplitN(titles[i], " (", 2)[0])))
-		}
-	}
-	fmt.Fprintf(&b, "\n%s (scenario × SDK)\n", strings.Join(parts, ", "))
-	return b.String()
 }
 
 // Allowable lists the statuses a passed scenario may be allowed to go to.

@@ -128,7 +128,7 @@ func TestTextOncePerScenario(t *testing.T) {
 	cTools := map[string]string{"a": `[{"name":"t"}]`, "b": `[{"name":"t","isTerminal":false}]`}
 	r, err := Runs(run(t, base, tools), run(t, cand, cTools), Allow{report.Unsupported: {"go"}})
 	require.NoError(t, err)
-	assert.Equal(t, `REGRESSIONS (fail the gate)
+	assert.Equal(t, `REGRESSIONS (2; fail the gate)
   node  f.feature: a
     passed → unsupported: node SDK lacks capability tool.isTerminal: none
   node  f.feature: b
@@ -136,10 +136,13 @@ func TestTextOncePerScenario(t *testing.T) {
     payload session.create#1 tools[0].isTerminal: base=true, candidate=false
     rerun: conformance run --sdk node --scenario b
 
-ALLOWED (by flag)
+ALLOWED (1; by flag)
   go  f.feature: a
     passed → unsupported: go SDK lacks capability tool.isTerminal: none
     allowed by --allow-unsupported go
+
+PAYLOAD CHANGES BY FIELD (1; across SDKs)
+  session.create tools[].isTerminal: changed on node (1 scenario; true → false)
 
 2 regressions, 1 allowed (scenario × SDK)
 `, r.Text())
