@@ -292,3 +292,66 @@ func TestAlignedPairsSweptCasesByKey(t *testing.T) {
 		`session.create#1 [e] : not sent → sent`,
 	}, payloadLines(base, cand))
 }
+
+// bigReport has a regression, a new divergence, a capability gained and many payload changes.
+func bigReport() *Report {
+	r := &Report{
+		Compared: []Compared{
+			{SDK: "go", Base: &report.SDK{Name: "go", Version: "v1.0.9", Source: "/src/base/go", Status: "available"}, Candidate: &report.SDK{Name: "go", Version: "v1.0.10", Source: "/src/head/go", Status: "available"}},
+			{SDK: "node", Base: &report.SDK{Name: "node", Status: report.Unavailable, Reason: "npm ci failed"}, Candidate: &report.SDK{Name: "node", Status: report.Unavailable, Reason: "npm ci failed"}},
+		},
+		Capabilities: []CapabilityChange{{SDK: "go", Capability: "tool.isTerminal", Gained: true}},
+		Changes: []Change{
+			{SDK: "go", Feature: "f.feature", Scenario: "broke", From: report.Passed, To: report.Failed, Message: "boom", Regression: true, Rerun: "conformance run --scenario broke"},
+			{SDK: "java", Feature: "t.feature", Scenario: "explicit false", From: report.Unsupported, To: report.XFail, Message: "isTerminal: false sent"},
+		},
+	}
+	for i := range 200 {
+		r.Changes = append(r.Changes, Change{SDK: "go", Feature: "p.feature", Scenario: fmt.Sprintf("scenario %03d", i), From: report.Passed, To: report.Passed,
+			Payload: []Payload{{Where: "session.create#1 tools[0].isTerminal", Request: "session.create#1", Path: "tools[0].isTerminal", Base: "<absent>", Candidate: "true"}}})
+	}
+	r.Fields = fields(r.Changes)
+	return r
+}
+
+func TestTextSaysTheChangeFirst(t *testing.T) {
+	text := bigReport().Text()
+	var heads []string
+	for _, l := range strings.Split(text, "\n") {
+		if l != "" && !strings.HasPrefix(l, " ") {
+			heads = append(heads, l)
+		}
+	}
+	assert.Equal(t, []string{
+		"COMPARED (2; base → candidate)",
+		"CAPABILITIES (1; the driver's hello)",
+		"REGRESSIONS (1; fail the gate)",
+		"NEW DIVERGENCES (1; now an expected failure)",
+		"PAYLOAD CHANGES BY FIELD (1; across SDKs)",
+		"PAYLOAD CHANGES PER SCENARIO (200; same status)",
+		"1 regressions, 1 new divergences, 200 payload changes (scenario × SDK)",
+	}, heads)
+	assert.Contains(t, text, "  go  v1.0.9 (/src/base/go) → v1.0.10 (/src/head/go)\n")
+	assert.Contains(t, text, "  node  unavailable in both runs: npm ci failed\n")
+	assert.Contains(t, text, "  go  gained tool.isTerminal\n")
+	assert.Contains(t, text, "  session.create tools[].isTerminal: now sent by go (200 scenarios; true)\n")
+}
+
+// The comment fits its budget, cut from the least important end, and says what was cut and
+// where the full diff is; what matters most is whole.
+func TestMarkdownWithinBudget(t *testing.T) {
+	r := bigReport()
+	whole := r.Markdown("### title", 0, "")
+	assert.NotContains(t, whole, "Cut to stay")
+	assert.Equal(t, 200, strings.Count(whole, "p.feature: scenario "))
+	for _, budget := range []int{3000, 6000, 20000} {
+		md := r.Markdown("### title", budget, "the artifact conformance-pr-report (diff.txt)")
+		assert.LessOrEqual(t, len(md), budget)
+		assert.True(t, strings.HasPrefix(md, "### title\n\n**1 regressions, 1 new divergences, 200 payload changes (scenario × SDK)**\n"), md)
+		for _, must := range []string{"#### Compared (2", "#### Regressions (1", "boom", "#### New divergences (1", "tools[].isTerminal: now sent by go"} {
+			assert.Contains(t, strings.ToLower(md), strings.ToLower(must), "budget %d", budget)
+		}
+		assert.Regexp(t, `#### PAYLOAD CHANGES PER SCENARIO \(\d+ of 200 shown; same status\)|payload changes per scenario \(200 entries\)`, md)
+		assert.Regexp(t, `_Cut to stay within \d+ bytes: payload changes per scenario \(\d+ of 200 entries\)\. The full diff: the artifact conformance-pr-report \(diff.txt\)\._`, md)
+	}
+}
