@@ -217,7 +217,7 @@ func CompareWith(rq *Requests, base, cand *report.Results, baseDir, candDir stri
 			ch.From = br.Status
 		}
 		if inCand {
-			ch.To, ch.Message, ch.Rerun, ch.Capability = cr.Status, firstLine(cr.Message), cr.Rerun, cr.Capability
+			ch.To, ch.Message, ch.Rerun, ch.Capability = cr.Status, report.Gist(cr.Message), cr.Rerun, cr.Capability
 		}
 		if inBase && inCand && ran(br.Status) && ran(cr.Status) && br.Transcript != "" && cr.Transcript != "" {
 			jobs = append(jobs, payloadJob{len(out), filepath.Join(baseDir, br.Transcript), filepath.Join(candDir, cr.Transcript)})
