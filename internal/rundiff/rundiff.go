@@ -283,6 +283,7 @@ const (
 	secRegression = iota
 	secDivergence
 	secFixed
+	secSupported
 	secAllowed
 	secStatus
 	secPayload
@@ -298,6 +299,8 @@ func (c Change) rank() int {
 		return secFixed
 	case c.To == report.XFail && c.From != report.XFail:
 		return secDivergence // a known divergence the candidate now shows (an expected failure)
+	case c.From == report.Unsupported && c.To == report.Passed:
+		return secSupported // a capability gained, and the scenario passes with it
 	case c.From != c.To:
 		return secStatus
 	}

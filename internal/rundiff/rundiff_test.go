@@ -304,6 +304,7 @@ func bigReport() *Report {
 		Changes: []Change{
 			{SDK: "go", Feature: "f.feature", Scenario: "broke", From: report.Passed, To: report.Failed, Message: "boom", Regression: true, Rerun: "conformance run --scenario broke"},
 			{SDK: "java", Feature: "t.feature", Scenario: "explicit false", From: report.Unsupported, To: report.XFail, Message: "isTerminal: false sent"},
+			{SDK: "go", Feature: "t.feature", Scenario: "terminal", From: report.Unsupported, To: report.Passed},
 		},
 	}
 	for i := range 200 {
@@ -327,9 +328,10 @@ func TestTextSaysTheChangeFirst(t *testing.T) {
 		"CAPABILITIES (1; the driver's hello)",
 		"REGRESSIONS (1; fail the gate)",
 		"NEW DIVERGENCES (1; now an expected failure)",
+		"NOW SUPPORTED (1; unsupported → passed)",
 		"PAYLOAD CHANGES BY FIELD (1; across SDKs)",
 		"PAYLOAD CHANGES PER SCENARIO (200; same status)",
-		"1 regressions, 1 new divergences, 200 payload changes (scenario × SDK)",
+		"1 regressions, 1 new divergences, 1 now supported, 200 payload changes (scenario × SDK)",
 	}, heads)
 	assert.Contains(t, text, "  go  v1.0.9 (/src/base/go) → v1.0.10 (/src/head/go)\n")
 	assert.Contains(t, text, "  node  unavailable in both runs: npm ci failed\n")
@@ -347,7 +349,7 @@ func TestMarkdownWithinBudget(t *testing.T) {
 	for _, budget := range []int{3000, 6000, 20000} {
 		md := r.Markdown("### title", budget, "the artifact conformance-pr-report (diff.txt)")
 		assert.LessOrEqual(t, len(md), budget)
-		assert.True(t, strings.HasPrefix(md, "### title\n\n**1 regressions, 1 new divergences, 200 payload changes (scenario × SDK)**\n"), md)
+		assert.True(t, strings.HasPrefix(md, "### title\n\n**1 regressions, 1 new divergences, 1 now supported, 200 payload changes (scenario × SDK)**\n"), md)
 		for _, must := range []string{"#### Compared (2", "#### Regressions (1", "boom", "#### New divergences (1", "tools[].isTerminal: now sent by go"} {
 			assert.Contains(t, strings.ToLower(md), strings.ToLower(must), "budget %d", budget)
 		}

@@ -253,6 +253,7 @@ func (r *Report) sections() []section {
 		secRegression: {title: "REGRESSIONS", tally: "regressions", note: "fail the gate"},
 		secDivergence: {title: "NEW DIVERGENCES", tally: "new divergences", note: "now an expected failure"},
 		secFixed:      {title: "FIXED", tally: "fixed"},
+		secSupported:  {title: "NOW SUPPORTED", tally: "now supported", note: "unsupported → passed"},
 		secAllowed:    {title: "ALLOWED", tally: "allowed", note: "by flag"},
 		secStatus:     {title: "OTHER STATUS CHANGES", tally: "other status changes"},
 		secPayload:    {title: "PAYLOAD CHANGES PER SCENARIO", tally: "payload changes", note: "same status"},
@@ -264,7 +265,7 @@ func (r *Report) sections() []section {
 	for _, f := range r.Fields {
 		fieldSec.blocks = append(fieldSec.blocks, "  "+f.String()+"\n")
 	}
-	out = append(out, changes[secRegression], changes[secDivergence], changes[secFixed], changes[secAllowed],
+	out = append(out, changes[secRegression], changes[secDivergence], changes[secFixed], changes[secSupported], changes[secAllowed],
 		changes[secStatus], fieldSec, changes[secPayload])
 	kept := out[:0]
 	for _, s := range out {
