@@ -38,7 +38,8 @@ func Requests(entries []Entry, method string) []Request {
 	return out
 }
 
-// caseSpans are each connection's case notes, by Since.
+// caseSpans are each connection's case notes, by Since; "" holds the notes of no connection
+// (a sequential sweep's: every connection from Since on).
 type caseSpans map[string][]Entry
 
 // caseNotes collects the case notes; a note may come after the requests it covers (a sweep
@@ -46,7 +47,7 @@ type caseSpans map[string][]Entry
 func caseNotes(entries []Entry) caseSpans {
 	var out caseSpans
 	for _, e := range entries {
-		if e.Kind != KindCase || e.Conn == "" {
+		if e.Kind != KindCase {
 			continue
 		}
 		if out == nil {
@@ -60,15 +61,30 @@ func caseNotes(entries []Entry) caseSpans {
 	return out
 }
 
-// of is the case of conn's entry seq: that of the last note on conn whose span starts at or
-// before it ("" when none does).
+// of is the case of conn's entry seq: a note on conn for the whole connection (Since 0) holds;
+// else the latest note, on conn or on no connection, whose span starts at or before seq ("" when
+// none does, or when that note ends the cases with an empty key).
 func (c caseSpans) of(conn string, seq int) string {
-	key := ""
-	for _, e := range c[conn] {
-		if e.Since > seq {
-			break
+	own := c[conn]
+	if conn != "" && len(own) > 0 && own[0].Since == 0 {
+		key := own[0].Case
+		for _, e := range own[1:] {
+			if e.Since == 0 {
+				key = e.Case // several for the whole connection: the last
+			}
 		}
-		key = e.Case
+		return key
+	}
+	key, since := "", -1
+	for _, l := range [][]Entry{c[""], own} {
+		for _, e := range l {
+			if e.Since > seq {
+				break
+			}
+			if e.Since >= since {
+				key, since = e.Case, e.Since
+			}
+		}
 	}
 	return key
 }

@@ -39,10 +39,12 @@ const (
 	// and Reason is the driver's note about it; with no Capability, the whole SDK is
 	// unavailable and Reason says why.
 	KindNotRun = "not-run"
-	// KindCase: the requests on Conn from Since on (up to the connection's next case note)
-	// belong to the generated or swept case Case names (the field, option, handler or method and
-	// the edge it tries), so that two runs, or two SDKs, pair a sweep's requests by case rather
-	// than by position: the cases of a sweep run at once go out in no fixed order.
+	// KindCase: the requests on Conn from Since on (up to the next case note) belong to the
+	// generated or swept case Case names (the field, option, handler or method and the edge it
+	// tries), so that two runs, or two SDKs, pair a sweep's requests by case rather than by
+	// position: the cases of a sweep run at once go out in no fixed order. Since 0 is the whole
+	// connection (a case with a client of its own); a note without Conn covers every
+	// connection from Since on (a sequential sweep), and one with an empty Case ends the cases.
 	KindCase = "case"
 )
 
@@ -215,7 +217,8 @@ func (r *Recorder) Schema(conn string, v Violation) {
 	r.Add(Entry{Conn: conn, Dir: Note, Kind: KindSchema, Violation: &v, Text: "schema: " + v.String()})
 }
 
-// Case records that conn's requests from seq since on (0: all of them) belong to the case key.
+// Case records that conn's requests from seq since on (0: all of them; conn "": every
+// connection's) belong to the case key ("": to no case).
 func (r *Recorder) Case(conn string, since int, key string) {
 	r.Add(Entry{Conn: conn, Dir: Note, Kind: KindCase, Case: key, Since: since, Text: "case " + key})
 }
