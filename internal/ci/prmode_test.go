@@ -257,3 +257,75 @@ func TestPullRequestDiffAndComment(t *testing.T) {
 		assert.Equal(t, 2, code, out)
 	})
 }
+
+// The comment job's script (actions/github-script) run in Node against a stand-in for the
+// GitHub API: it posts report/comment.md behind its marker, updates its own earlier comment
+// rather than adding one, and never posts more than it read.
+func TestPullRequestCommentIsSticky(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not on PATH")
+	}
+	body, err := os.ReadFile(workflow)
+	require.NoError(t, err)
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Name string            `yaml:"name"`
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	require.NoError(t, yaml.Unmarshal(body, &wf))
+	script := ""
+	for _, s := range wf.Jobs["pr-comment"].Steps {
+		if strings.HasPrefix(s.Uses, "actions/github-script@") {
+			script = s.With["script"]
+		}
+	}
+	require.NotEmpty(t, script)
+	for _, tc := range []struct {
+		name, existing string
+		want           string
+	}{
+		{"first push: a new comment", `[{"id": 5, "user": {"type": "User"}, "body": "<!-- copilot-sdk-conformance:pr-diff -->\nquoted by a person"}]`, "create"},
+		{"later pushes: the bot's comment updated", `[{"id": 9, "user": {"type": "Bot"}, "body": "<!-- copilot-sdk-conformance:pr-diff -->\nold"}]`, "update 9"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "report"), 0o755))
+			comment := "### Conformance\n\n**1 regressions (scenario × SDK)**\n" + strings.Repeat("x", 70000)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "report", "comment.md"), []byte(comment), 0o644))
+			harness := `const calls = [];
+const github = {
+  paginate: async (fn, args) => { calls.push('list ' + args.issue_number); return ` + tc.existing + `; },
+  rest: { issues: {
+    listComments: 'listComments',
+    updateComment: async (a) => { calls.push('update ' + a.comment_id); calls.body = a.body; },
+    createComment: async (a) => { calls.push('create'); calls.body = a.body; },
+  } },
+};
+const context = { repo: { owner: 'o', repo: 'r' } };
+const core = { setFailed: (m) => { calls.push('failed ' + m); } };
+(async function (github, context, core, require) {
+` + script + `
+})(github, context, core, require).then(() => { console.log(JSON.stringify({ calls: calls.slice(), body: calls.body })); });
+`
+			p := filepath.Join(dir, "post.js")
+			require.NoError(t, os.WriteFile(p, []byte(harness), 0o644))
+			cmd := exec.Command("node", p)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "PR_NUMBER=42")
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, string(out))
+			var got struct {
+				Calls []string `json:"calls"`
+				Body  string   `json:"body"`
+			}
+			require.NoError(t, json.Unmarshal(out, &got), string(out))
+			assert.Equal(t, []string{"list 42", tc.want}, got.Calls)
+			assert.True(t, strings.HasPrefix(got.Body, "<!-- copilot-sdk-conformance:pr-diff -->\n### Conformance\n"))
+			assert.LessOrEqual(t, len([]rune(got.Body)), 65536, "GitHub's limit on a comment")
+		})
+	}
+}
