@@ -1227,7 +1227,7 @@ func toFix(r *report.Results) string {
 	if len(sdks) > 0 {
 		b.WriteString("SDKs to fix:\n\n")
 		for _, sdk := range sdks {
-			fmt.Fprintf(&b, "- **%s** (%d): %s\n", sdk, len(per[sdk]), line(per[sdk]))
+			fmt.Fprintf(&b, "- **%s**, %d of its own: %s\n", sdk, len(per[sdk]), line(per[sdk]))
 		}
 		b.WriteString("\n")
 	}

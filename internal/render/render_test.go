@@ -283,7 +283,7 @@ func TestVerdictNamesTheSDKsToFix(t *testing.T) {
 		report.Result{Feature: "tools/is_terminal.feature", Scenario: "a terminal tool", SDK: "java", Status: report.Unsupported})
 	r.Tally()
 	md := MarkdownText(r)
-	assert.Contains(t, md, "SDKs to fix:\n\n- **go** (1): a terminal tool (failed): 2 steps failed: step \"isTerminal is true\": want true, got <absent>\n")
+	assert.Contains(t, md, "SDKs to fix:\n\n- **go**, 1 of its own: a terminal tool (failed): 2 steps failed: step \"isTerminal is true\": want true, got <absent>\n")
 	assert.NotContains(t, md, "- **node**")
 	assert.Contains(t, md, "Failing on every SDK that ran them (1; the feature, the harness or every SDK at once, not one SDK to send it to): every method (failed): the sweep found 3 problems: a\n")
 	assert.Less(t, strings.Index(md, "### a terminal tool on go (failed)"), strings.Index(md, "### every method on every SDK that ran it: node, go, java (failed)"),
