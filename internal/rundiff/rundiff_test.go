@@ -357,3 +357,30 @@ func TestMarkdownWithinBudget(t *testing.T) {
 		assert.Regexp(t, `_Cut to stay within \d+ bytes: payload changes per scenario \(\d+ of 200 entries\)\. The full diff: the artifact conformance-pr-report \(diff.txt\)\._`, md)
 	}
 }
+
+// An SDK that could not be prepared on one side changes each of its scenarios alike: one block
+// with the count, not one per scenario, and no capability lines (it said no hello there).
+func TestUnavailableSideIsOneBlock(t *testing.T) {
+	var base, cand []report.Result
+	for i := range 40 {
+		s := fmt.Sprintf("s%02d", i)
+		base = append(base, report.Result{SDK: "java", Feature: "f.feature", Scenario: s, Status: report.Passed})
+		cand = append(cand, report.Result{SDK: "java", Feature: "f.feature", Scenario: s, Status: report.Unavailable, Message: "prepare java driver: mvn failed"})
+	}
+	b := &report.Results{SDKs: []report.SDK{{Name: "java", Version: "1.0.10", Status: report.Available, Capabilities: map[string]bool{"events": true}}}, Results: base}
+	c := &report.Results{SDKs: []report.SDK{{Name: "java", Status: report.Unavailable, Reason: "prepare java driver: mvn failed"}}, Results: cand}
+	r := Compare(b, c, t.TempDir(), t.TempDir(), nil)
+	assert.Equal(t, 40, r.Regressions())
+	assert.Empty(t, r.Capabilities)
+	assert.Equal(t, `COMPARED (1; base → candidate)
+  java  1.0.10 → unavailable: prepare java driver: mvn failed
+
+REGRESSIONS (40; fail the gate)
+  java  40 scenarios: passed → unavailable: prepare java driver: mvn failed
+    f.feature: s00; f.feature: s01; f.feature: s02; and 37 more
+
+40 regressions (scenario × SDK)
+`, r.Text())
+	md := r.Markdown("", 0, "")
+	assert.Contains(t, md, "#### REGRESSIONS (40; fail the gate)")
+}

@@ -80,8 +80,8 @@ func compared(base, cand *report.Results) []Compared {
 func capabilities(base, cand *report.Results) []CapabilityChange {
 	var out []CapabilityChange
 	for _, c := range compared(base, cand) {
-		if c.Base == nil || c.Candidate == nil {
-			continue
+		if c.Base == nil || c.Candidate == nil || c.Base.Status != report.Available || c.Candidate.Status != report.Available {
+			continue // no hello on a side: COMPARED says why
 		}
 		keys := map[string]bool{}
 		for k := range c.Base.Capabilities {
@@ -205,10 +205,40 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// section is one part of the diff: a title, how many entries it has, and each entry's lines.
+// section is one part of the diff: a title, and each entry's lines (a block may stand for
+// several scenarios: weights, nil for one each).
 type section struct {
 	title, tally, note string // tally: its name in the closing count ("" for none)
 	blocks             []string
+	weights            []int
+}
+
+// countOf is how many entries the first n blocks stand for.
+func (s section) countOf(n int) int {
+	if s.weights == nil {
+		return n
+	}
+	c := 0
+	for _, w := range s.weights[:n] {
+		c += w
+	}
+	return c
+}
+
+func (s section) count() int { return s.countOf(len(s.blocks)) }
+
+// add appends a block standing for w entries.
+func (s *section) add(block string, w int) {
+	if w != 1 && s.weights == nil {
+		s.weights = make([]int, len(s.blocks))
+		for i := range s.weights {
+			s.weights[i] = 1
+		}
+	}
+	s.blocks = append(s.blocks, block)
+	if s.weights != nil {
+		s.weights = append(s.weights, w)
+	}
 }
 
 // sections are the diff's parts, most important first.
@@ -258,8 +288,30 @@ func (r *Report) sections() []section {
 		secStatus:     {title: "OTHER STATUS CHANGES", tally: "other status changes"},
 		secPayload:    {title: "PAYLOAD CHANGES PER SCENARIO", tally: "payload changes", note: "same status"},
 	}
+	// An SDK unavailable on one side changes every scenario of it the same way: one block per
+	// SDK and change, with its count, rather than one per scenario.
+	type same struct {
+		rank                   int
+		sdk, from, to, message string
+	}
+	groups := map[same][]Change{}
 	for _, c := range r.Changes {
-		changes[c.rank()].blocks = append(changes[c.rank()].blocks, c.block())
+		if len(c.Payload) == 0 && c.Was == "" && (c.To == report.Unavailable || c.From == report.Unavailable) {
+			k := same{c.rank(), c.SDK, c.From, c.To, c.Message}
+			groups[k] = append(groups[k], c)
+		}
+	}
+	done := map[same]bool{}
+	for _, c := range r.Changes {
+		k := same{c.rank(), c.SDK, c.From, c.To, c.Message}
+		if g := groups[k]; len(g) > 1 && len(c.Payload) == 0 && c.Was == "" {
+			if !done[k] {
+				done[k] = true
+				changes[k.rank].add(sameBlock(g), len(g))
+			}
+			continue
+		}
+		changes[c.rank()].add(c.block(), 1)
 	}
 	fieldSec := section{title: "PAYLOAD CHANGES BY FIELD", note: "across SDKs"}
 	for _, f := range r.Fields {
@@ -274,6 +326,33 @@ func (r *Report) sections() []section {
 		}
 	}
 	return kept
+}
+
+// sameBlock is one block for scenarios of one SDK changed alike (its availability).
+func sameBlock(g []Change) string {
+	c := g[0]
+	from := c.From
+	if from == "" {
+		from = "(new)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %s  %d scenarios: %s → %s", c.SDK, len(g), from, c.To)
+	if c.Message != "" {
+		b.WriteString(": " + c.Message)
+	}
+	b.WriteString("\n")
+	var names []string
+	for _, x := range g[:min(len(g), 3)] {
+		names = append(names, x.Feature+": "+x.Scenario)
+	}
+	if len(g) > 3 {
+		names = append(names, fmt.Sprintf("and %d more", len(g)-3))
+	}
+	fmt.Fprintf(&b, "    %s\n", strings.Join(names, "; "))
+	if c.AllowedBy != "" {
+		fmt.Fprintf(&b, "    allowed by %s\n", c.AllowedBy)
+	}
+	return b.String()
 }
 
 // line says what ran on both sides.
@@ -344,7 +423,7 @@ func (c Change) block() string {
 }
 
 func (s section) header() string {
-	h := fmt.Sprintf("%s (%d", s.title, len(s.blocks))
+	h := fmt.Sprintf("%s (%d", s.title, s.count())
 	if s.note != "" {
 		h += "; " + s.note
 	}
@@ -357,7 +436,7 @@ func (r *Report) Tally() string {
 	var parts []string
 	for _, s := range r.sections() {
 		if s.tally != "" {
-			parts = append(parts, fmt.Sprintf("%d %s", len(s.blocks), s.tally))
+			parts = append(parts, fmt.Sprintf("%d %s", s.count(), s.tally))
 		}
 	}
 	if len(parts) == 0 {
@@ -399,16 +478,16 @@ func (r *Report) Markdown(title string, budget int, full string) string {
 	}
 	head.WriteString("**" + r.Tally() + "**\n")
 	secs := r.sections()
-	render := func(s section, blocks []string, of int) string {
+	render := func(s section, n int) string {
 		h := s.header()
-		if len(blocks) < of {
-			h = fmt.Sprintf("%s (%d of %d shown", s.title, len(blocks), of)
+		if n < len(s.blocks) {
+			h = fmt.Sprintf("%s (%d of %d shown", s.title, s.countOf(n), s.count())
 			if s.note != "" {
 				h += "; " + s.note
 			}
 			h += ")"
 		}
-		return "\n#### " + h + "\n\n```text\n" + fence(strings.Join(blocks, "")) + "```\n"
+		return "\n#### " + h + "\n\n```text\n" + fence(strings.Join(s.blocks[:n], "")) + "```\n"
 	}
 	var cut []string
 	cutNote := func() string {
@@ -426,7 +505,7 @@ func (r *Report) Markdown(title string, budget int, full string) string {
 	if budget > 0 {
 		var all []string
 		for _, s := range secs {
-			all = append(all, fmt.Sprintf("%s (%d of %d entries)", strings.ToLower(s.title), len(s.blocks), len(s.blocks)))
+			all = append(all, fmt.Sprintf("%s (%d of %d entries)", strings.ToLower(s.title), s.count(), s.count()))
 		}
 		cut = all
 		reserve = len(cutNote())
@@ -437,23 +516,23 @@ func (r *Report) Markdown(title string, budget int, full string) string {
 	fits := true
 	for _, s := range secs {
 		if !fits {
-			cut = append(cut, fmt.Sprintf("%s (%d entries)", strings.ToLower(s.title), len(s.blocks)))
+			cut = append(cut, fmt.Sprintf("%s (%d entries)", strings.ToLower(s.title), s.count()))
 			continue
 		}
-		whole := render(s, s.blocks, len(s.blocks))
+		whole := render(s, len(s.blocks))
 		if budget <= 0 || b.Len()+len(whole)+reserve <= budget {
 			b.WriteString(whole)
 			continue
 		}
 		fits = false
 		n := len(s.blocks)
-		for n > 0 && b.Len()+len(render(s, s.blocks[:n], len(s.blocks)))+reserve > budget {
+		for n > 0 && b.Len()+len(render(s, n))+reserve > budget {
 			n--
 		}
 		if n > 0 {
-			b.WriteString(render(s, s.blocks[:n], len(s.blocks)))
+			b.WriteString(render(s, n))
 		}
-		cut = append(cut, fmt.Sprintf("%s (%d of %d entries)", strings.ToLower(s.title), len(s.blocks)-n, len(s.blocks)))
+		cut = append(cut, fmt.Sprintf("%s (%d of %d entries)", strings.ToLower(s.title), s.count()-s.countOf(n), s.count()))
 	}
 	b.WriteString(cutNote())
 	return b.String()
