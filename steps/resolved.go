@@ -447,12 +447,42 @@ func (w *world) resolveWhileHeld(doc *schemagen.Doc, s session, k resolvingKind,
 		c.resolved = len(w.rec.Entries())
 		err = emit(done, k.resolve.Type, "")
 	}
+	if err == nil {
+		// The release travels another way (the driver's stdin) than the resolving event (the
+		// SDK's connection): it goes once the SDK has read the event, which the application's
+		// event callback shows.
+		w.delivered(k.resolve.Type, c.requestID, c.resolved)
+	}
 	if _, rerr := w.do("release", gate); err == nil {
 		err = rerr
 	}
 	w.settle("", 0)
 	c.end = len(w.rec.Entries())
 	return c, err
+}
+
+// delivered waits until the driver reported the session event of type typ carrying requestID
+// after seq since (the SDK delivered it to the application), enterWait at most; without the
+// events capability it waits resolveSettle.
+func (w *world) delivered(typ, requestID string, since int) {
+	if has, _ := w.t.Capability("events"); !has {
+		time.Sleep(resolveSettle)
+		return
+	}
+	deadline := time.Now().Add(enterWait)
+	for time.Now().Before(deadline) && w.gone() == nil {
+		for _, e := range w.entries() {
+			ev, args, ok := driverEvent(e)
+			if !ok || e.Seq <= since || ev != "session.event" || args["type"] != typ {
+				continue
+			}
+			if data, _ := args["data"].(map[string]any); data["requestId"] == requestID {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.rec.Notef("", "the application was not given %s %s within %s: released all the same", typ, requestID, enterWait)
 }
 
 // repeatedAnsweredOnce is the Then step of the repeat class: one answer naming the requestId,
