@@ -24,6 +24,7 @@ func (w *world) registerWire(sc binder) {
 	w.registerFraming(sc)
 	w.registerRequests(sc)
 	w.registerResolved(sc)
+	w.registerCancel(sc)
 	w.registerConnect(sc)
 	w.registerSurface(sc)
 	w.registerSurfaceHandlers(sc)
