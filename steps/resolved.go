@@ -376,14 +376,10 @@ func (w *world) resolveEachKind() error {
 	if len(p.unanswered) > 0 {
 		w.observe("request events the SDK did not answer (not judged)", strings.Join(p.unanswered, ", "))
 	}
-	// The tool call resolved while its handler is held.
+	// The tool call resolved while its handler is held (the step needs handler.hold).
 	for _, k := range p.answered {
 		if k.request.Type != "external_tool.requested" {
 			continue
-		}
-		if has, _ := w.t.Capability("handler.hold"); !has {
-			w.observe("resolved while the handler runs", "not judged: the driver cannot hold a handler (handler.hold)")
-			break
 		}
 		c, err := w.resolveWhileHeld(doc, s, k, tool, emit)
 		if err != nil {
