@@ -363,12 +363,23 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	// A local source is named as such even when it cannot be prepared (not as the pin's
 	// registry package), and a source in a git checkout is labelled with its commit, whatever
 	// the SDK reports: every SDK alike, no driver has to.
-	label := ""
+	// A source build is matched against the manifest's ranges as the version it would be
+	// released as (sdks.MatchVersion), which every report shows beside its commit.
+	label, matched := "", sdks.Matched{}
 	if source != "" {
 		info.Source = "local " + source
-		if l, ok := sdks.CheckoutLabel(ctx, name, checkoutFolder(name, source)); ok {
+		folder := checkoutFolder(name, source)
+		if l, ok := sdks.CheckoutLabel(ctx, name, folder); ok {
 			label = l
-			info.Version = sdks.SourceVersion("", label)
+		}
+		if m, ok := sdks.MatchVersion(ctx, name, folder); ok {
+			matched, info.Matched = m, m.Version+" ("+m.From+")"
+		}
+		switch {
+		case label != "":
+			info.Version = sdks.SourceVersion("", label, matched.Version)
+		case matched.Version != "":
+			info.Version = matched.Version
 		}
 	}
 	prepBegan := time.Now()
@@ -430,7 +441,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	}
 	if source != "" {
 		info.Source = "local " + source
-		info.Version = sdks.SourceVersion(info.Version, label)
+		info.Version = sdks.SourceVersion(info.Version, label, matched.Version)
 	}
 	return info, t
 }
@@ -498,10 +509,13 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 		Observations: o.Observations}
 	// Every frame is judged by the runtime's schema: a violation no known entry explains fails
 	// the scenario, each one an item of its own (so an expected failure can name one).
+	// A source build's label is not the version a range is checked against: the version it is
+	// matched as is (sdks.SourceVersion).
+	matching := sdks.MatchingVersion(sdk.Version)
 	var unknown []string
 	for _, v := range o.SchemaViolations {
 		r.SchemaViolations = append(r.SchemaViolations, v.String())
-		if e := m.KnownViolation(sdk.Name, sdk.Version, v); e != nil {
+		if e := m.KnownViolation(sdk.Name, matching, v); e != nil {
 			if !slices.Contains(r.KnownViolations, e.Where()) {
 				r.KnownViolations = append(r.KnownViolations, e.Where())
 			}
@@ -538,8 +552,7 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 	if rt == "" {
 		rt = RuntimeStandIn
 	}
-	// A checkout's commit label is not part of the version a range is checked against.
-	entries := m.MatchAll(sdk.Name, sdks.ReportedVersion(sdk.Version), rt, o.Feature, o.Scenario)
+	entries := m.MatchAll(sdk.Name, matching, rt, o.Feature, o.Scenario)
 	var entry *expect.Entry
 	if len(entries) > 0 {
 		entry = entries[0]
@@ -578,6 +591,9 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 	case entry != nil:
 		r.Status = report.XPass
 		r.Message = fmt.Sprintf("expected to fail (%s: %s) but passed: the divergence is fixed, remove the entry at %s", entry.SDK, entry.Reason, entry.Where())
+		if matching != sdk.Version { // a source build: which version the entry's range took it for
+			r.Message += fmt.Sprintf(" or narrow its versions (%s) to exclude %s", entryRange(entry), matchedAs(matching, sdk.Matched))
+		}
 		r.Expected, r.Link = entry.Where(), entry.Link
 	default:
 		r.Status = report.Passed
@@ -594,6 +610,25 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 		r.Observations[k] = transcript.Scrub(v)
 	}
 	return r
+}
+
+// entryRange is an entry's versions as written ("every version" when it names none).
+func entryRange(e *expect.Entry) string {
+	if e.Versions == "" {
+		return "every version"
+	}
+	return fmt.Sprintf("%q", e.Versions)
+}
+
+// matchedAs names the version a source build was matched as, and where it was read from.
+func matchedAs(matching, matched string) string {
+	if matching == "" {
+		return "this source build (no release version: only entries without versions apply)"
+	}
+	if matched != "" {
+		return matched + ", the version this source build is matched as"
+	}
+	return matching + ", the version this source build is matched as"
 }
 
 // staleViolations are the known schema violations that a run of the whole suite did not observe

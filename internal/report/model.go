@@ -87,6 +87,10 @@ type SDK struct {
 	Name         string            `json:"name"`
 	Version      string            `json:"version,omitempty"`
 	Source       string            `json:"source,omitempty"` // where the SDK came from: registry package or local folder
+	// Matched is, for a local source, the version the expected-failure manifest's ranges are
+	// checked against and what it was read from ("1.0.10-0.6 (go/v1.0.9 + 6 commits)",
+	// "1.0.14 (nodejs/package.json)"); Version shows it too (sdks.SourceVersion).
+	Matched string `json:"matched,omitempty"`
 	Status       string            `json:"status"`           // available | unavailable
 	Reason       string            `json:"reason,omitempty"`
 	Toolchain    []string          `json:"toolchain,omitempty"`
