@@ -442,6 +442,10 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	if source != "" {
 		info.Source = "local " + source
 		info.Version = sdks.SourceVersion(info.Version, label, matched.Version)
+		if prep.Built != "" { // the source's own build steps could not be followed here
+			info.Source += "; built by the fallback " + prep.Built
+			view.Logf(u.label, "built by the fallback %s", prep.Built)
+		}
 	}
 	return info, t
 }
