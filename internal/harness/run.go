@@ -246,7 +246,12 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
 	startSlots := make(chan struct{}, goruntime.NumCPU())
-	gate := runner.NewStartGate(len(targets), 10*time.Second) // the others' first drivers, at most 10 s
+	// Every SDK is prepared (its first driver started) or known unavailable before any scenario
+	// runs: a build that fails is said at the start, with its cause, not after the others' runs,
+	// and no driver starts while other SDKs' scenarios take the cores (runner.StartGate).
+	gate := runner.NewStartGate(len(targets), 0)
+	prepBegan := time.Now()
+	var preparedOnce sync.Once
 	for i, u := range targets {
 		name := u.label
 		wg.Add(1)
@@ -256,7 +261,11 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
+			sdkInfo[i] = info
 			gate.Arrive(ctx)
+			if ctx.Err() == nil { // the gate opened: every unit's info is written
+				preparedOnce.Do(func() { fmt.Fprintln(view.Writer(), preparedLine(targets, sdkInfo, time.Since(prepBegan))) })
+			}
 			switch t.total = total; {
 			case t.recordings != nil: // a replay runs what was recorded
 				t.total = t.recordings.Len()
@@ -266,7 +275,6 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			if t.pool != nil && t.total > 0 {
 				t.pool.left = t.left
 			}
-			sdkInfo[i] = info
 			if info.Status == report.Available {
 				view.Ready(name, fmt.Sprintf("SDK %s (%s), up to %d at once", info.Version, info.Source, cfg.Jobs), t.total)
 			}
@@ -319,7 +327,12 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	var none []string
 	for _, s := range res.SDKs {
 		if s.Status != report.Available && len(cfg.SDKs) > 0 {
-			return res, fmt.Errorf("%w: SDK %s is unavailable: %s", ErrSetup, report.Target(s.Name, s.Version), s.Reason)
+			// Said at the start already (preparedLine); the others' results are in the reports.
+			others := ""
+			if n := countOthers(res.Results, s.Name); n > 0 {
+				others = fmt.Sprintf("; the other SDKs ran: their %d results are in the reports", n)
+			}
+			return res, fmt.Errorf("%w: SDK %s is unavailable%s: %s", ErrSetup, report.Target(s.Name, s.Version), others, s.Reason)
 		}
 		if s.Status != report.Available {
 			none = append(none, report.Target(s.Name, s.Version)+": "+firstLine(s.Reason))
@@ -329,6 +342,27 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 		return res, fmt.Errorf("%w: no SDK is available, nothing ran:\n  %s", ErrSetup, strings.Join(none, "\n  "))
 	}
 	return res, nil
+}
+
+// preparedLine says, once every unit is set up and before any scenario runs, which SDKs run and
+// which cannot, each with its cause.
+func preparedLine(targets []unit, infos []report.SDK, took time.Duration) string {
+	var ready, unavailable []string
+	for i, u := range targets {
+		if infos[i].Status == report.Available {
+			ready = append(ready, u.label)
+		} else {
+			unavailable = append(unavailable, u.label+" ("+firstLine(infos[i].Reason)+")")
+		}
+	}
+	line := fmt.Sprintf("prepared in %s, before any scenario: %d of %d SDKs run", took.Round(time.Second), len(ready), len(targets))
+	if len(ready) > 0 {
+		line += " (" + strings.Join(ready, ", ") + ")"
+	}
+	if len(unavailable) > 0 {
+		line += "; unavailable: " + strings.Join(unavailable, "; ")
+	}
+	return line
 }
 
 // setUp has the runner prepare the unit, then starts its first driver and reads its hello (or
@@ -689,6 +723,17 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// countOthers counts the results of SDKs other than name that ran (not unavailable).
+func countOthers(results []report.Result, name string) int {
+	n := 0
+	for _, r := range results {
+		if r.SDK != name && r.Status != report.Unavailable {
+			n++
+		}
+	}
+	return n
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
