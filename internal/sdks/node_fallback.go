@@ -84,9 +84,13 @@ func planNodeFallback(dir string, argv []string, output string) (nodeFallback, s
 			}
 			names = append(names, p.String())
 		}
+		deps := "dependency"
+		if len(drop) > 1 {
+			deps = "dependencies"
+		}
 		return nodeFallback{argv: []string{"npm", "install", "--no-audit", "--no-fund", "--ignore-scripts"}, drop: drop,
-			what: fmt.Sprintf("`npm install` without the dev dependenc%s %s (the registry does not serve %s: %s)",
-				map[bool]string{true: "y", false: "ies"}[len(drop) == 1], strings.Join(drop, ", "), strings.Join(names, ", "), code)}, ""
+			what: fmt.Sprintf("`npm install` without the dev %s %s (the registry does not serve %s: %s)",
+				deps, strings.Join(drop, ", "), strings.Join(names, ", "), code)}, ""
 	default:
 		return nodeFallback{}, "npm error " + code + " is not one a fallback is for (an unserved dev-only package, an engine range)"
 	}

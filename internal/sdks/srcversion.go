@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -131,7 +132,7 @@ func tagVersion(tag string) string {
 func tagPrefixes(sdk, rel string, existing map[string]bool) []string {
 	var out []string
 	add := func(p string) {
-		if existing[p] && !contains(out, p) {
+		if existing[p] && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
@@ -141,15 +142,6 @@ func tagPrefixes(sdk, rel string, existing map[string]bool) []string {
 	add(sdk + "/")
 	add("")
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // describeOut reads `git describe --long`: TAG-N-gHASH.
