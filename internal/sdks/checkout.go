@@ -99,7 +99,7 @@ func SourceVersion(reported, label, matched string) string {
 		strings.Contains(reported, "("+matchedMark) || strings.Contains(reported, "("+unmatched) {
 		return reported
 	}
-	if reported == "(devel)" {
+	if reported == "(devel)" && label != "" { // the commit says more than "(devel)"
 		reported = ""
 	}
 	var parts []string

@@ -117,6 +117,8 @@ func TestSourceVersion(t *testing.T) {
 		// An unpacked package: its own version is what is matched.
 		{"1.0.14", "", "1.0.14", "1.0.14", "1.0.14"},
 		{"1.0.14", "", "", "1.0.14", "1.0.14"},
+		// A Go module folder outside git: the SDK says only "(devel)".
+		{"(devel)", "", "", "(devel) (no release version)", ""},
 		// A release commit: the label is the tag, the version is the one reported.
 		{"1.0.11", "v1.0.11", "1.0.11", "1.0.11 (git v1.0.11)", "1.0.11"},
 		// Labelled already (a replay of a labelled run): kept.
