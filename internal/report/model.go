@@ -104,6 +104,10 @@ type SDK struct {
 	// judged it although it declares another runtime (no schema of that one is found).
 	Schema     string `json:"schema,omitempty"`
 	SchemaNote string `json:"schemaNote,omitempty"`
+	// Matched is, for a local source, the version the expected-failure manifest's ranges are
+	// checked against and what it was read from ("1.0.10-0.6 (go/v1.0.9 + 6 commits)",
+	// "1.0.14 (nodejs/package.json)"); Version shows it too (sdks.SourceVersion).
+	Matched string `json:"matched,omitempty"`
 }
 
 // CannotConnectReal opens SDK.Runtime on a run on the real runtime when the SDK's client could
