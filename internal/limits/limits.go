@@ -14,10 +14,12 @@ import (
 	"syscall"
 )
 
-// FilesPerScenario is how many files (transcript, sockets, pipes, the driver's descriptors held
-// by the harness) one running scenario keeps open in the harness at most. Measured: a run of
-// node, python and go over features/session and features/tools at 32 scenarios per SDK peaked
-// at MEASURED open files, about PERSCEN per running scenario; this is that with a margin.
+// FilesPerScenario is how many files (transcript, the runtime's connections, pipes) one running
+// scenario keeps open in the harness on average. Measured (December 2026, 2 cores): a run of node,
+// python and go over features/session and features/tools at 32 scenarios per SDK peaked at 529
+// open files, about 5.5 per running scenario; this is that with a margin. A sweep that starts a
+// client per case holds one runtime connection per client until it ends (130 of 159 open files
+// were such connections at 4 scenarios per SDK), which no sizing of the scenarios at once avoids.
 const FilesPerScenario = 8
 
 // Reserve is what the harness keeps open besides its scenarios (reports, the cache, the
