@@ -50,3 +50,18 @@ func TestFullDiskIsASetupError(t *testing.T) {
 		})
 	}
 }
+
+// TestLowOpenFileLimitSizesTheJobs: under `ulimit -n 256` a run runs fewer scenarios at once than
+// asked and says so.
+func TestLowOpenFileLimitSizesTheJobs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a scenario on the pinned go driver")
+	}
+	bin := buildCLI(t)
+	cmd := exec.Command("sh", "-c", `ulimit -n 256 && exec "$@"`, "sh", bin, "run", "--root", repoDir(t),
+		"--report-dir", t.TempDir(), "--sdk", "go", "--jobs", "32",
+		"--scenario", "a prompt sent and waited for returns the assistant's reply")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "open-file limit 256: running 24 scenarios of each of 1 SDKs at once, not 32")
+}
