@@ -151,7 +151,7 @@ func readMarker(dir string) (*Prepared, error) {
 // made under another path (a cache restored elsewhere), a program or folder its launch names is
 // gone (an interpreter removed or moved), or a file it had is missing.
 func Damaged(dir string, prev *Prepared) string {
-	if prev.CacheDir != "" && filepath.Clean(prev.CacheDir) != filepath.Clean(dir) {
+	if prev.CacheDir != "" && !samePath(prev.CacheDir, dir) {
 		return fmt.Sprintf("prepared in %s, not here (a cache restored under another path)", prev.CacheDir)
 	}
 	if why := launchGone(prev.Launch); why != "" {
@@ -223,4 +223,15 @@ func relocate(l Launch, from, to string) Launch {
 func touch(dir string) {
 	now := time.Now()
 	_ = os.Chtimes(filepath.Join(dir, marker), now, now)
+}
+
+// samePath says whether a and b name one folder (a cache root reached through a symbolic link is
+// the same cache).
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
 }

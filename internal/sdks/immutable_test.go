@@ -124,6 +124,11 @@ func TestDamagedPreparationsAreRebuilt(t *testing.T) {
 			require.NoError(t, os.Rename(filepath.Dir(filepath.Dir(prep.CacheDir)), filepath.Join(moved, "c")))
 			return filepath.Join(moved, "c")
 		}, "a cache restored under another path"},
+		{"the cache reached through a symbolic link", func(t *testing.T, f *fakeRecipe, prep *Prepared) string {
+			link := filepath.Join(t.TempDir(), "link")
+			require.NoError(t, os.Symlink(filepath.Dir(filepath.Dir(prep.CacheDir)), link))
+			return link
+		}, ""},
 		{"nothing changed", func(t *testing.T, f *fakeRecipe, prep *Prepared) string {
 			return filepath.Dir(filepath.Dir(prep.CacheDir))
 		}, ""},
