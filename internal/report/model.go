@@ -358,3 +358,25 @@ func (r *Results) CrossSDKFailing() int {
 	}
 	return n
 }
+
+// Gist is a failure message in one line: its first line, and where that line only heads a list
+// ("2 steps failed:", "the sweep found 3 problems:"), the list's first item too, which names
+// what failed; a reviewer reading one line must learn what broke.
+func Gist(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	first := strings.TrimSpace(lines[0])
+	if !strings.HasSuffix(first, ":") {
+		return first
+	}
+	for _, l := range lines[1:] {
+		l = strings.TrimSpace(l)
+		l = strings.TrimLeft(l, "-*• ")
+		if i := strings.Index(l, ". "); i > 0 && i <= 3 && strings.Trim(l[:i], "0123456789") == "" {
+			l = l[i+2:] // "1. step …"
+		}
+		if l != "" {
+			return first + " " + l
+		}
+	}
+	return first
+}
