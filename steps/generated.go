@@ -68,10 +68,12 @@ func (w *world) callEveryMethod(group string) error {
 		return err
 	}
 	w.sweep = nil
+	var swept []schemagen.Method
 	for _, m := range doc.Methods {
 		if m.Group != group || m.Internal || !m.FromSDK {
 			continue
 		}
+		swept = append(swept, m)
 		cases, dropped := doc.CasesOnce(m)
 		for _, d := range dropped {
 			w.rec.Notef("", "generator: %s case %s left out", m.Name, d)
@@ -87,6 +89,7 @@ func (w *world) callEveryMethod(group string) error {
 			w.sweep = append(w.sweep, &sweepCall{method: m, name: c.Name, params: params})
 		}
 	}
+	w.observeEdges(doc, swept)
 	return w.runSweep(target)
 }
 
