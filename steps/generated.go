@@ -107,6 +107,10 @@ var resultShapes = map[string]schemagen.Shape{
 // method's first generated case, as they are not what these variants judge.
 func (w *world) answerEveryMethod(group, variant string) error {
 	shape, ok := resultShapes[variant]
+	form, encoded := encodingForms[variant]
+	if encoded {
+		shape, ok = schemagen.EveryField, true // the every-field result, written in the form
+	}
 	if !ok {
 		return fmt.Errorf("no result variant %q", variant)
 	}
@@ -134,10 +138,23 @@ func (w *world) answerEveryMethod(group, variant string) error {
 			if err != nil {
 				return err
 			}
+			name := "result " + sh.Name
+			if encoded {
+				var changed bool
+				if b, changed, err = w.encode(form, sh.Value); err != nil {
+					return err
+				} else if !changed {
+					continue
+				}
+				name += " " + string(form)
+			}
 			queued = append(queued, b)
-			w.sweep = append(w.sweep, &sweepCall{method: m, name: "result " + sh.Name, params: params})
+			w.sweep = append(w.sweep, &sweepCall{method: m, name: name, params: params})
 		}
 		rt.QueueAnswers(m.Name, queued)
+	}
+	if encoded {
+		w.observeEncoding("results")
 	}
 	return w.runSweep(target)
 }

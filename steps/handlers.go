@@ -301,7 +301,7 @@ func (w *world) callEveryHandler() error {
 				return cutShort(err, done, total, m.Name)
 			}
 			params := w.asTheRuntimeSends(m, p, s.id, created)
-			if _, err := rt.Ask(s.id, m.Name, params, m.Notification); err != nil {
+			if _, err := rt.Ask(s.id, m.Name, w.wireParams(params), m.Notification); err != nil {
 				if err := w.callFailed(err, m.Name); err != nil {
 					return cutShort(err, done, total, m.Name)
 				}

@@ -331,7 +331,11 @@ func (d *Doc) Cases(m Method) ([]Case, []string, Coverage) {
 		for i, e := range chosen {
 			labels[i] = orRoot(e.p.at) + " " + e.p.label(e.alt)
 		}
-		name := "edge " + strings.Join(labels, "; ")
+		// A case's name shows its first edges (each failure names the pointer it is about).
+		name := "edge " + strings.Join(labels[:min(len(labels), 3)], "; ")
+		if len(labels) > 3 {
+			name += fmt.Sprintf("; and %d more", len(labels)-3)
+		}
 		obj, err := build(name, g)
 		if err != nil {
 			if len(chosen) == 1 {
