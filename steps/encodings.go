@@ -30,13 +30,14 @@ type encodingTally struct {
 }
 
 // encode writes v in the scenario's form; ok is false when the form changes nothing in it (a
-// value without numbers is not sent again as floats: there is nothing to judge).
+// value without numbers is not sent again as floats: there is nothing to judge; one whose
+// objects have two keys or more is sent again escaped, its keys reversed).
 func (w *world) encode(form jsonform.Form, v any) (json.RawMessage, bool, error) {
 	raw, n, err := jsonform.Encode(v, form)
 	if err != nil {
 		return nil, false, err
 	}
-	if n.Fields() == 0 {
+	if n.Fields()+n.Objects == 0 {
 		return nil, false, nil
 	}
 	if w.encoded == nil || w.encoded.form != form {
