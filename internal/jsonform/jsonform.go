@@ -55,7 +55,7 @@ func (t Tally) Fields() int { return t.Numbers + t.Strings }
 
 // Encode writes v (any value encoding/json marshals) in form f. Decoding the result gives the
 // value decoding encoding/json's output gives.
-func Encode(v any, f Form) ([]byte, Tally, error) {
+func Encode(v any, f Form) (json.RawMessage, Tally, error) {
 	canonical, err := json.Marshal(v)
 	if err != nil {
 		return nil, Tally{}, err
@@ -64,7 +64,7 @@ func Encode(v any, f Form) ([]byte, Tally, error) {
 }
 
 // Reencode writes the JSON text in form f.
-func Reencode(text []byte, f Form) ([]byte, Tally, error) {
+func Reencode(text []byte, f Form) (json.RawMessage, Tally, error) {
 	switch f {
 	case Floats, Exponents, Escapes:
 	default:

@@ -5,8 +5,8 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
