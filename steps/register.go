@@ -80,6 +80,7 @@ func (w *world) register(sc binder) {
 	needing(sc, needs("rpc.generated", "events")).Step(`^the runtime sends every event type of the schema (with every field|with only the required fields|with a field the schema does not know|with every nullable field null|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.sendEveryEvent)
 	sc.Step(`^the application received every generated event as the runtime sent it$`, w.eventsReceived)
 	w.registerWire(sc)
+	w.registerJSONRPC(sc)
 }
 
 // startedWithFlag checks the argv that a self-spawned runtime recorded when it started.
