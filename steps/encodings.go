@@ -53,7 +53,7 @@ func (w *world) encode(form jsonform.Form, v any) (json.RawMessage, bool, error)
 func (w *world) observeEncoding(what string) {
 	t := w.encoded
 	if t == nil {
-		w.observe("legal encodings tried", "none: no "+what+" has a member this form writes differently")
+		w.observe("legal encodings tried", "none: no member of the "+what+" sent is written differently in this form")
 		return
 	}
 	var parts []string

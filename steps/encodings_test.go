@@ -2,7 +2,10 @@ package steps
 
 import (
 	"encoding/json"
+	"errors"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
@@ -64,4 +67,35 @@ func TestEncodingTallyIsObserved(t *testing.T) {
 	}
 	w.observeEncoding("results")
 	assert.Equal(t, "exponents: 3 numbers in 2 results", w.observations["legal encodings tried"])
+}
+
+// The event wait goes on while reports keep arriving (a loaded machine), however long they take
+// in all, and ends once they stop: before, it ended five seconds after the sweep, whatever was
+// still arriving, and a slow SDK's last events read as dropped.
+func TestAwaitProgressWaitsWhileReportsArrive(t *testing.T) {
+	var mu sync.Mutex
+	got := 0
+	count := func() int { mu.Lock(); defer mu.Unlock(); return got }
+	stop := make(chan struct{})
+	go func() {
+		for i := 0; i < 8; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(60 * time.Millisecond):
+			}
+			mu.Lock()
+			got++
+			mu.Unlock()
+		}
+	}()
+	defer close(stop)
+	none := func() error { return nil }
+	require.NoError(t, awaitProgress(count, 8, 200*time.Millisecond, time.Minute, none))
+	assert.Equal(t, 8, count(), "every report, though they took longer in all than the quiet period")
+
+	stuck := func() int { return 2 }
+	require.NoError(t, awaitProgress(stuck, 8, 50*time.Millisecond, time.Minute, none), "ends once reports stop")
+	lost := errors.New("driver lost")
+	assert.ErrorIs(t, awaitProgress(stuck, 8, time.Second, time.Minute, func() error { return lost }), lost)
 }

@@ -136,18 +136,24 @@ func asAny(v any) any {
 // has arrived for five seconds (an SDK that drops events then shows them missing): a driver
 // still reporting on a loaded machine is waited for, up to a minute.
 func (w *world) awaitEvents(n int) error {
-	last, quiet, end := -1, time.Now(), time.Now().Add(time.Minute)
+	return awaitProgress(func() int { return len(w.driverEvents("session.event")) }, n, 5*time.Second, time.Minute, w.gone)
+}
+
+// awaitProgress polls count until it reaches n, or it has not grown for quiet, or limit has
+// passed; gone ends the wait with its error (the driver lost).
+func awaitProgress(count func() int, n int, quiet, limit time.Duration, gone func() error) error {
+	last, since, end := -1, time.Now(), time.Now().Add(limit)
 	for time.Now().Before(end) {
-		got := len(w.driverEvents("session.event"))
+		got := count()
 		if got >= n {
 			return nil
 		}
 		if got != last {
-			last, quiet = got, time.Now()
-		} else if time.Since(quiet) > 5*time.Second {
+			last, since = got, time.Now()
+		} else if time.Since(since) > quiet {
 			return nil
 		}
-		if err := w.gone(); err != nil {
+		if err := gone(); err != nil {
 			return err
 		}
 		time.Sleep(20 * time.Millisecond)
