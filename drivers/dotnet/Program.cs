@@ -163,6 +163,7 @@ internal static class Program
         {
             Diag($"{name} failed: {ex}");
             response = ErrorResponse(id, ex.GetType().Name, ex.Message);
+            response["error"]!["codeUnsupported"] = CodeUnsupported;
         }
 
         WriteLine(response);
@@ -768,6 +769,12 @@ internal static class Program
             Environment.Exit(1);
         }
     }
+
+    /// <summary>Why an application cannot read the JSON-RPC code or data of an error the SDK raised
+    /// (PROTOCOL.md "Errors"): the SDK's exception type is internal, wrapped in an IOException.</summary>
+    private const string CodeUnsupported = "the .NET SDK raises a JSON-RPC error as IOException wrapping RemoteRpcException, "
+        + "an internal sealed class (dotnet/src/JsonRpc.cs:991 at v1.0.11 and on upstream main, wrapped at dotnet/src/Client.cs:1886 on main), "
+        + "so an application cannot read its ErrorCode or ErrorData";
 
     private static JsonObject ErrorResponse(long id, string type, string message) => new()
     {

@@ -886,9 +886,15 @@ func respond(id int64, result any, err error) {
 	case cancelledError:
 		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": fmt.Sprintf("%T", e.err), "message": e.err.Error(), "cancelled": true}})
 	default:
-		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": fmt.Sprintf("%T", err), "message": err.Error()}})
+		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": fmt.Sprintf("%T", err), "message": err.Error(), "codeUnsupported": codeUnsupported}})
 	}
 }
+
+// codeUnsupported is why an application cannot read a JSON-RPC error's code or data from the
+// SDK's error (PROTOCOL.md "Errors"): the type is unexported from the module's point of view.
+const codeUnsupported = "the Go SDK returns a JSON-RPC error as *jsonrpc2.Error of its internal package " +
+	"github.com/github/copilot-sdk/go/internal/jsonrpc2 (internal/jsonrpc2/jsonrpc2.go:28 at v1.0.14 and on main), " +
+	"which an application cannot import, so errors.As cannot reach its Code and Data (they show only in the message text)"
 
 func main() {
 	// Keep the real stdout for the protocol; everything else that writes to os.Stdout (the SDK

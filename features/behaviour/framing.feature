@@ -89,6 +89,9 @@ Feature: Every SDK reads and writes any frame a stream delivers
     Then the SDK raised an error mentioning "<message>"
     When the prompt "And this one?" is sent and the SDK waits for the reply
     Then the reply is "ok"
+    # Last: an SDK whose error type exposes no code is unsupported here, which skips what follows.
+    And the SDK's error carried the code <code>
+    And the SDK's error carried the data {"reason":"conformance","retryable":false}
 
     Examples:
       | code   | message                                |

@@ -33,6 +33,13 @@ type Response struct {
 		// Cancelled: the driver recognised the language's cancellation error (a command given
 		// cancelAfterMs, PROTOCOL.md "The application cancels a call").
 		Cancelled bool `json:"cancelled,omitempty"`
+		// Code and Data: the JSON-RPC error's code and data as the application read them from
+		// the SDK's error (PROTOCOL.md "Errors"); Code is null when the error carries none and
+		// absent when the driver does not report codes. CodeUnsupported: why the SDK's error
+		// type exposes no code to an application.
+		Code            json.RawMessage `json:"code,omitempty"`
+		Data            json.RawMessage `json:"data,omitempty"`
+		CodeUnsupported string          `json:"codeUnsupported,omitempty"`
 	} `json:"error,omitempty"`
 	Reason string `json:"reason,omitempty"`
 

@@ -172,7 +172,13 @@ public final class Main {
             } else {
                 System.err.println("driver: " + cmd + " failed:");
                 cause.printStackTrace(System.err);
-                respondError(id, cause.getClass().getSimpleName(), Failure.message(cause));
+                ObjectNode response = response(id, "error");
+                ObjectNode error = Out.object();
+                error.put("type", cause.getClass().getSimpleName());
+                error.put("message", Failure.message(cause));
+                error.put("codeUnsupported", Failure.CODE_UNSUPPORTED);
+                response.set("error", error);
+                out.write(response);
             }
         }
         return false;
