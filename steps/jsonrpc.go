@@ -31,8 +31,9 @@ func (w *world) registerJSONRPC(sc binder) {
 	sc.Step(`^the runtime sends (an error response with a null id|a response to an id the SDK never used|a notification of a method the SDK does not know) before it answers the next prompt$`, w.sendRPCEdge)
 	sc.Step(`^the runtime answers the next prompt with the error (-?\d+) "([^"]*)" and data (\{.*\})$`, w.rejectNextPrompt)
 	sc.Step(`^the application tries to send the prompt "([^"]*)"$`, w.triesSend)
-	sc.Step(`^the SDK's error carried the code (-?\d+)$`, w.errorCarriedCode)
-	sc.Step(`^the SDK's error carried the data (\{.*\})$`, w.errorCarriedData)
+	rpcCode := needing(sc, needs("error.rpc.code"))
+	rpcCode.Step(`^the SDK's error carried the code (-?\d+)$`, w.errorCarriedCode)
+	rpcCode.Step(`^the SDK's error carried the data (\{.*\})$`, w.errorCarriedData)
 }
 
 // sendRPCEdge has the runtime write one of rpcEdges on the session's connection just before it
@@ -78,9 +79,9 @@ func (w *world) triesSend(prompt string) error {
 	return w.try("send", map[string]any{"session": s.handle, "prompt": prompt, "wait": false})
 }
 
-// triedRPCError is the error of the last "tries to" step as the driver read it from the SDK's
-// own error type (PROTOCOL.md "Errors"): unsupported, with the reason, when that type exposes no
-// code to an application or the driver does not report codes; never passed.
+// triedRPCError is the JSON-RPC code and data of the error of the last "tries to" step, as the
+// driver read them from the SDK's own error type (capability error.rpc.code, PROTOCOL.md
+// "Messages").
 func (w *world) triedRPCError() (code, data json.RawMessage, err error) {
 	if w.tried == nil {
 		return nil, nil, fmt.Errorf("no step tried an SDK call whose error could be checked")
@@ -90,10 +91,8 @@ func (w *world) triedRPCError() (code, data json.RawMessage, err error) {
 	}
 	e := w.tried.Error
 	switch {
-	case e.CodeUnsupported != "":
-		return nil, nil, &ErrUnsupported{Reason: fmt.Sprintf("the %s SDK's error exposes no JSON-RPC code: %s", w.t.SDK(), e.CodeUnsupported)}
 	case len(e.Code) == 0:
-		return nil, nil, &ErrUnsupported{Reason: fmt.Sprintf("driver: the %s driver reports no JSON-RPC code of an error (neither code nor codeUnsupported)", w.t.SDK())}
+		return nil, nil, fmt.Errorf("driver fault: the %s driver declared error.rpc.code but reported no code with the error %q", w.t.SDK(), w.tried.ErrorText())
 	case string(e.Code) == "null":
 		return nil, nil, fmt.Errorf("the SDK raised %q, which carries no JSON-RPC code", w.tried.ErrorText())
 	}

@@ -267,6 +267,8 @@ function capabilities() {
     // nor a timeout: an application can only stop awaiting it (PROTOCOL.md "The application
     // cancels a call"); missingSymbols names the member whose absence makes it so.
     "call.cancel.createSession": false,
+    // errObject: the thrown ResponseError's own code and data fields.
+    "error.rpc.code": true,
     // ToolBinaryResult's declared type has no metadata, but the SDK forwards the object it is
     // given as is, which is what a JavaScript application relies on.
     "tool.result.binary.metadata": true,

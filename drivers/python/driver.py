@@ -222,6 +222,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["tool.handler.waitFor"] = True
     caps["handler.hold"] = True  # holds.py
     caps["call.cancel.createSession"] = True  # asyncio.wait_for around create_session
+    caps["error.rpc.code"] = True  # rpc_error_fields: JsonRpcError's code and data attributes
     caps["tool.result.binary.metadata"] = caps["tool.result.binary"] and "metadata" in set(
         getattr(ToolBinaryResult, "__dataclass_fields__", {}))
     notes["tool.result.value"] = "a pydantic model (UUID, datetime, Enum) returned from a define_tool handler"

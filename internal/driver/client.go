@@ -34,12 +34,10 @@ type Response struct {
 		// cancelAfterMs, PROTOCOL.md "The application cancels a call").
 		Cancelled bool `json:"cancelled,omitempty"`
 		// Code and Data: the JSON-RPC error's code and data as the application read them from
-		// the SDK's error (PROTOCOL.md "Errors"); Code is null when the error carries none and
-		// absent when the driver does not report codes. CodeUnsupported: why the SDK's error
-		// type exposes no code to an application.
-		Code            json.RawMessage `json:"code,omitempty"`
-		Data            json.RawMessage `json:"data,omitempty"`
-		CodeUnsupported string          `json:"codeUnsupported,omitempty"`
+		// the SDK's error (capability error.rpc.code, PROTOCOL.md "Errors"); each null when the
+		// error carries none.
+		Code json.RawMessage `json:"code,omitempty"`
+		Data json.RawMessage `json:"data,omitempty"`
 	} `json:"error,omitempty"`
 	Reason string `json:"reason,omitempty"`
 

@@ -990,6 +990,7 @@ fn hello() -> Outcome {
         "tool.handler.waitFor": true,
         "handler.hold": true, // holds.rs
         "call.cancel.createSession": true, // bounded: tokio::time::timeout drops the future
+        "error.rpc.code": true, // compat::rpc_fields: Error::rpc_code() / rpc_data()
         "surface.handlers": true,
         "surface.handlers.called": true,
         "surface.callbacks": cfg!(sdk_cb_command_definition),

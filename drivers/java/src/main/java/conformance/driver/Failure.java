@@ -40,9 +40,9 @@ final class Failure {
 
     /**
      * Why an application cannot read the JSON-RPC code (or data) of an error the SDK raised
-     * (PROTOCOL.md "Errors"): the SDK's exception type is package-private and has no data.
+     * (capability error.rpc.code): the SDK's exception type is package-private and has no data.
      */
-    static final String CODE_UNSUPPORTED = "the Java SDK raises a JSON-RPC error as JsonRpcException, a package-private "
+    static final String NO_RPC_CODE = "the Java SDK raises a JSON-RPC error as JsonRpcException, a package-private "
             + "final class (com.github.copilot.sdk.JsonRpcException in 0.3.0-java.2; "
             + "java/sdk/src/main/java/com/github/copilot/JsonRpcException.java:16 on upstream main), so an application "
             + "can neither catch it by type nor call its getCode(), and it keeps no data";

@@ -172,13 +172,7 @@ public final class Main {
             } else {
                 System.err.println("driver: " + cmd + " failed:");
                 cause.printStackTrace(System.err);
-                ObjectNode response = response(id, "error");
-                ObjectNode error = Out.object();
-                error.put("type", cause.getClass().getSimpleName());
-                error.put("message", Failure.message(cause));
-                error.put("codeUnsupported", Failure.CODE_UNSUPPORTED);
-                response.set("error", error);
-                out.write(response);
+                respondError(id, cause.getClass().getSimpleName(), Failure.message(cause));
             }
         }
         return false;
