@@ -115,10 +115,3 @@ func Cause(entries []Entry, since int) (b Blame, ok bool) {
 	}
 	return Blame{}, false
 }
-
-// Len is how many entries have been recorded: the seq of the next entry is Len()+1.
-func (r *Recorder) Len() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.entries)
-}
