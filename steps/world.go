@@ -431,16 +431,17 @@ func (w *world) do(cmd string, args any) (json.RawMessage, error) {
 	if err := w.lacking(cmd, args); err != nil {
 		return nil, err
 	}
+	since := w.mark()
 	r, err := w.call(cmd, args)
 	if err != nil {
-		return nil, err
+		return nil, w.because(err, since)
 	}
 	switch r.Outcome {
 	case driver.Unsupported:
 		return nil, w.unsupported(cmd, args, r)
 	case driver.Error:
 		w.lastErr = r
-		return nil, fmt.Errorf("%s: the SDK raised %s", cmd, r.ErrorText())
+		return nil, w.because(fmt.Errorf("%s: the SDK raised %s", cmd, r.ErrorText()), since)
 	}
 	return r.Result, nil
 }
