@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 )
 
 // Pin is one SDK's default package and version (fixtures/sdks.yaml).
@@ -248,7 +250,9 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 // tail of its output.
 func run(ctx context.Context, log io.Writer, name, dir string, env []string, argv ...string) error {
 	fmt.Fprintf(log, "[%s] $ %s\n", name, strings.Join(argv, " "))
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	// In a process group of its own, killed as a whole on every way out (cargo's rustc and
+	// linker, npm's and pip's children included): see package procgroup.
+	cmd := procgroup.Command(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var out tailBuffer
@@ -267,7 +271,7 @@ func run(ctx context.Context, log io.Writer, name, dir string, env []string, arg
 			}
 		}
 	}()
-	err := cmd.Run()
+	err := procgroup.Run(cmd)
 	close(done)
 	if err != nil {
 		return fmt.Errorf("%s (in %s) failed: %w\n%s", strings.Join(argv, " "), dir, err, out.String())
