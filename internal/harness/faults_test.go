@@ -83,6 +83,13 @@ func fakeDriver(mode, marker string) {
 				os.Exit(0)
 			case "garbage":
 				fmt.Println("Hello from the SDK's logger, on stdout")
+			case "unknownid": // an answer to a command never sent, and none to connect
+				fmt.Println(`{"id":9999,"outcome":"ok","result":{}}`)
+				time.Sleep(time.Hour)
+			case "notutf8":
+				fmt.Println("{\"event\":\"tool.invoked\",\"args\":{\"tool\":\"\xff\"}}")
+			case "oversize": // one 50 MB line, then the answer
+				fmt.Println(`{"event":"tool.invoked","args":{"tool":"` + strings.Repeat("x", 50<<20) + `"}}`)
 			case "flood":
 				chunk := []byte(strings.Repeat("x", 1<<20))
 				for {
@@ -123,6 +130,9 @@ func fakeDriver(mode, marker string) {
 var sdkFaults = map[string]func(net.Conn){
 	"badlength": func(c net.Conn) { fmt.Fprint(c, "Content-Length: twelve\r\n\r\n{\"id\":1}") },
 	"nonjson":   func(c net.Conn) { fmt.Fprint(c, "Content-Length: 11\r\n\r\nhello world") },
+	"sdknotutf8": func(c net.Conn) {
+		fmt.Fprint(c, "Content-Length: 38\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}")
+	},
 	"huge": func(c net.Conn) {
 		const size = 100 << 20
 		fmt.Fprintf(c, "Content-Length: %d\r\n\r\n", size)
@@ -173,7 +183,7 @@ func TestSDKFaultsEndOnlyTheirScenario(t *testing.T) {
   Scenario: second
     When a session is created with no tools
 `), 0o644))
-	for mode, want := range map[string]string{"badlength": "twelve", "nonjson": "hello world", "huge": "104857600",
+	for mode, want := range map[string]string{"badlength": "twelve", "nonjson": "hello world", "huge": "104857600", "sdknotutf8": "frame body is not UTF-8 (byte 34)",
 		"drop": "stream ended inside a 200-byte body"} {
 		t.Run(mode, func(t *testing.T) {
 			reports := t.TempDir()
@@ -206,14 +216,20 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
     When a session is created with no tools
 `), 0o644))
 	for mode, want := range map[string]string{"crash": "driver crashed", "hang": "driver timed out", "exit": "exited",
-		"garbage": "not a protocol line", "flood": "token too long"} {
+		"garbage": "not a protocol line", "flood": "has no end after", "unknownid": "answers an id the harness never used (id 9999)",
+		"notutf8": "is not UTF-8", "oversize": "is 52428843 bytes, over the 16777216-byte limit"} {
 		t.Run(mode, func(t *testing.T) {
 			reports := t.TempDir()
 			exe, err := os.Executable()
 			require.NoError(t, err)
 			var outcomes []suite.Outcome
 			timeout := 2 * time.Second // the hang ends on it
-			if mode == "flood" {
+			switch mode {
+			case "unknownid", "notutf8", "oversize":
+				// A protocol break ends the command at once: were it to wait, it would fail as
+				// "timed out", not with the message wanted.
+				timeout = 60 * time.Second
+			case "flood":
 				// The line bound (64 MiB) must be reached before the command times out, and
 				// pushing that through a pipe takes seconds on a loaded machine.
 				timeout = 60 * time.Second
@@ -239,8 +255,22 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
 			assert.True(t, sawConnect, "the transcript holds the command the driver died on")
 			assert.NoError(t, second.Err, "a fresh driver serves the next scenario")
 			assertCompleteReports(t, reports, outcomes)
+			// A 50 MB line (and a 64 MB one without end) leaves a report folder of a few KB of
+			// it: the transcript keeps a prefix with its size (issue 40: under 60 MB).
+			assert.Less(t, dirSize(t, reports), int64(1<<20))
 		})
 	}
+}
+
+func dirSize(t *testing.T, dir string) int64 {
+	var n int64
+	require.NoError(t, filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			n += info.Size()
+		}
+		return err
+	}))
+	return n
 }
 
 // assertCompleteReports renders the outcomes the way a run does and checks that every format
