@@ -130,6 +130,10 @@ func fakeDriver(mode, marker string) {
 var sdkFaults = map[string]func(net.Conn){
 	"badlength": func(c net.Conn) { fmt.Fprint(c, "Content-Length: twelve\r\n\r\n{\"id\":1}") },
 	"nonjson":   func(c net.Conn) { fmt.Fprint(c, "Content-Length: 11\r\n\r\nhello world") },
+	"strayanswer": func(c net.Conn) {
+		body := `{"jsonrpc":"2.0","id":777,"result":{}}`
+		fmt.Fprintf(c, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	},
 	"sdknotutf8": func(c net.Conn) {
 		fmt.Fprint(c, "Content-Length: 38\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}")
 	},
@@ -183,7 +187,7 @@ func TestSDKFaultsEndOnlyTheirScenario(t *testing.T) {
   Scenario: second
     When a session is created with no tools
 `), 0o644))
-	for mode, want := range map[string]string{"badlength": "twelve", "nonjson": "hello world", "huge": "104857600", "sdknotutf8": "frame body is not UTF-8 (byte 34)",
+	for mode, want := range map[string]string{"badlength": "twelve", "nonjson": "hello world", "huge": "104857600", "sdknotutf8": "frame body is not UTF-8 (byte 34)", "strayanswer": "a response to a request the runtime never sent (id 777)",
 		"drop": "stream ended inside a 200-byte body"} {
 		t.Run(mode, func(t *testing.T) {
 			reports := t.TempDir()
