@@ -13,15 +13,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
+	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestMain lets this test binary act as a misbehaving driver (not an SDK: it tests how the
@@ -78,6 +80,12 @@ func fakeDriver(mode, marker string) {
 			fmt.Fprintln(os.Stderr, "fatal: the SDK blew up")
 			switch mode {
 			case "crash", "alwayscrash":
+				os.Exit(3)
+			case "printenv": // a driver that dumps its environment, then dies
+				for _, kv := range os.Environ() {
+					fmt.Fprintln(os.Stderr, kv)
+				}
+				fmt.Fprintln(os.Stderr, "OPENAI_API_KEY="+os.Getenv("OPENAI_API_KEY")) // within the tail a message keeps
 				os.Exit(3)
 			case "exit":
 				os.Exit(0)
@@ -264,6 +272,44 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
 			assert.Less(t, dirSize(t, reports), int64(1<<20))
 		})
 	}
+}
+
+// TestDriverEnvironmentIsScrubbed: a driver that prints its environment (a credential in a
+// variable whose name says key) before it dies puts it in no report file: it reaches the failure
+// message through the stderr tail, scrubbed as the harness registered it at start.
+func TestDriverEnvironmentIsScrubbed(t *testing.T) {
+	const planted = "planted-openai-key-0011"
+	t.Setenv("OPENAI_API_KEY", planted)
+	transcript.AddSecretsFromEnv(os.Environ()) // as main does at start
+	features := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+  Scenario: first
+    When a session is created with no tools
+`), 0o644))
+	reports := t.TempDir()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var outcomes []suite.Outcome
+	tg := &target{name: "fake", timeout: 30 * time.Second, reportDir: reports, progress: io.Discard,
+		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=printenv", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	tg.close()
+	require.Len(t, outcomes, 1)
+	require.Error(t, outcomes[0].Err)
+	res := &report.Results{Schema: 1, SDKs: []report.SDK{{Name: "fake", Status: report.Available}}}
+	res.Results = append(res.Results, classify(Config{ReportDir: reports}, &expect.Manifest{}, unit{sdk: "fake", label: "fake"}, res.SDKs[0], outcomes[0]))
+	require.NoError(t, finish.Finish(reports, res, finish.Options{})) // as a run ends
+	assert.Contains(t, res.Results[0].Message, "OPENAI_API_KEY="+transcript.Redacted(planted), "the stderr tail is in the message, scrubbed")
+	require.NoError(t, filepath.Walk(reports, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, rerr := os.ReadFile(path)
+			require.NoError(t, rerr)
+			assert.NotContains(t, string(b), planted, path)
+		}
+		return err
+	}))
 }
 
 func dirSize(t *testing.T, dir string) int64 {
