@@ -240,12 +240,22 @@ func AddSecretsFromEnv(environ []string) []string {
 	var found []string
 	for _, kv := range environ {
 		name, v, _ := strings.Cut(kv, "=")
-		if v != "" && (slices.Contains(SecretEnv, name) || SecretEnvName(name)) {
+		if v != "" && (slices.Contains(SecretEnv, name) || (SecretEnvName(name) && secretLike(v))) {
 			AddSecret(v)
 			found = append(found, name+"="+Redacted(v))
 		}
 	}
 	return found
+}
+
+// secretLike says whether a value under a credential-named variable can be a secret: not a
+// number, a boolean or a file path (GOOGLE_APPLICATION_CREDENTIALS names a file; scrubbing "100000"
+// or "/home" from every report would only hide the report).
+func secretLike(v string) bool {
+	if v == "true" || v == "false" || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") {
+		return false
+	}
+	return strings.Trim(v, "0123456789.") != ""
 }
 
 // Scrub replaces every registered secret, and every value shaped as a credential
@@ -268,6 +278,9 @@ func scrubShapes(s string) string {
 		v := m
 		if sub[1] != "" { // after "Bearer "
 			v = sub[1]
+		}
+		if !strings.HasPrefix(v, "gh") && !strings.HasPrefix(v, "github_pat_") && !strings.ContainsAny(v, "0123456789") {
+			return m // a word ("Bearer authentication", "sk-learn-compatible"), not a key
 		}
 		AddSecret(v)
 		return strings.Replace(m, v, Redacted(v), 1)

@@ -142,12 +142,14 @@ func TestCredentialKeysFromSchema(t *testing.T) {
 // secret (OPENAI_API_KEY), and credentials of a published shape are scrubbed from free text
 // (a step's text in a failure message).
 func TestSecretsByNameAndShape(t *testing.T) {
-	found := AddSecretsFromEnv([]string{"OPENAI_API_KEY=planted-openai-0009", "MY_DB_PASSWORD=planted-db-0010", "KEYBOARD=us-layout", "HOME=/root"})
+	found := AddSecretsFromEnv([]string{"OPENAI_API_KEY=planted-openai-0009", "MY_DB_PASSWORD=planted-db-0010", "KEYBOARD=us-layout", "HOME=/root", "TOKEN_LIMIT=100000", "GOOGLE_APPLICATION_CREDENTIALS=/etc/creds.json"})
 	assert.Equal(t, []string{"OPENAI_API_KEY=" + Redacted("planted-openai-0009"), "MY_DB_PASSWORD=" + Redacted("planted-db-0010")}, found)
 	out := Scrub(`env: OPENAI_API_KEY=planted-openai-0009 layout us-layout; step "When a session is created with the GitHub token "ghp_ConformanceFakeToken0000000000000000"" failed; Authorization: Bearer abcdefghijklmnop1234`)
 	assert.NotContains(t, out, "planted-")
 	assert.NotContains(t, out, "ghp_ConformanceFakeToken")
 	assert.NotContains(t, out, "abcdefghijklmnop1234")
 	assert.Contains(t, out, "us-layout")
+	prose := "Bearer authentication, as sk-learn-compatible-tooling does"
+	assert.Equal(t, prose, Scrub(prose), "words are not keys")
 	assert.Contains(t, out, Redacted("ghp_ConformanceFakeToken0000000000000000"))
 }
