@@ -7,9 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/procgroup/subreaper"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +24,7 @@ func TestRunLeavesNothing(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
 	}
-	require.NoError(t, subreaper.Become())
+	becomeSubreaper(t)
 	bin := buildCLI(t)
 	features := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(features, "stdio.feature"), []byte(`Feature: spawned
@@ -42,7 +40,7 @@ func TestRunLeavesNothing(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "passed")
-	assert.Empty(t, subreaper.Settled(5*time.Second), "processes left behind by the run")
+	assert.Empty(t, leftBehind(), "processes left behind by the run")
 	left, _ := filepath.Glob(filepath.Join(tmp, "conformance-*"))
 	assert.Empty(t, left, "temporary folders left behind by the run")
 }

@@ -102,8 +102,12 @@ func words(k string) []string {
 	return out
 }
 
-// secretDescription is how a schema describes a string that is a credential.
-var secretDescription = regexp.MustCompile(`(?i)treat as a secret|\b(secret|password|credential|api key|bearer token|access token)\b`)
+// secretDescription is how a schema describes a string that is a credential: "Treat as a
+// secret", or a description whose subject is one ("HMAC secret used to sign…", "Optional
+// password for…", "Short-lived, rotating credential…"), not one that only mentions one ("Why the
+// runtime is requesting OAuth credentials", "Name of the server whose credentials…", "Key
+// matched at the source level").
+var secretDescription = regexp.MustCompile(`(?i)treat as a secret|^(?:(?:the|a|an|optional|short-lived,?|rotating|raw|oauth|hmac|client|api|bearer|access|personal)\s+)*(?:secret|password|credential|api key|bearer token|access token)\b`)
 
 // notAValue are the last words of names that say what a value is about, not that it is one
 // ("serverName": the server whose credentials changed).

@@ -124,13 +124,16 @@ func TestCredentialKeysFromSchema(t *testing.T) {
 		"pin":{"type":"string","format":"password"},
 		"apiKey":{"type":"string"},
 		"serverName":{"type":"string","description":"Name of the MCP server whose OAuth credentials were updated."},
+		"sourceKey":{"type":"string","description":"Key matched at the source level, such as a model id."},
+		"reason":{"type":"string","description":"Why the runtime is requesting host-provided OAuth credentials."},
+		"sessionCode":{"type":"string","description":"Short-lived, rotating credential the caller must send."},
 		"username":{"type":"string","description":"Username, combined with the password."},
 		"maxTokens":{"type":"integer","description":"Maximum tokens."},
 		"refreshSessionToken":{"type":"boolean","description":"Whether to mint a token."},
 		"model":{"type":"string","description":"The model the token is bound to."}}}}}`
 	keys, err := CredentialKeysFromSchema([]byte(doc))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"apiKey", "hmac", "pin"}, keys)
+	assert.Equal(t, []string{"apiKey", "hmac", "pin", "sessionCode"}, keys)
 
 	AddCredentialKeys(keys...)
 	body, reds := redactFrame([]byte(`{"params":{"hmac":"planted-hmac-0007","pin":"planted-pin-0008"}}`))
