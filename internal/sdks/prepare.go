@@ -99,7 +99,7 @@ func checkToolchain(d Driver) ([]string, error) {
 				errs[i] = &Unavailable{Reason: fmt.Sprintf("%s not found on PATH; %s", t.Bin, t.Hint)}
 				return
 			}
-			out, err := exec.Command(path, t.VersionArgs...).CombinedOutput()
+			out, err := procgroup.CombinedOutput(procgroup.Command(context.Background(), path, t.VersionArgs...))
 			if err != nil {
 				errs[i] = &Unavailable{Reason: fmt.Sprintf("%s %s failed (%v); %s", t.Bin, strings.Join(t.VersionArgs, " "), err, t.Hint)}
 				return
