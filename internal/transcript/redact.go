@@ -262,6 +262,20 @@ func secretLike(v string) bool {
 	return strings.Trim(v, "0123456789.") != ""
 }
 
+// addFound registers a value found under a credential key for Scrub when it can be a credential
+// written out: printable ASCII without spaces (it says whether it was). The value is redacted where it was found either
+// way; a generated string ("héllo wörld", shared by many fields of a sweep's case) is not also
+// scrubbed from every other place it occurs.
+func addFound(v string) bool {
+	for _, r := range v {
+		if r <= ' ' || r > '~' {
+			return false
+		}
+	}
+	AddSecret(v)
+	return true
+}
+
 // Scrub replaces every registered secret, and every value shaped as a credential
 // (tokenShapeRE), in s (for logs and reports as well as transcripts).
 func Scrub(s string) string {
@@ -302,7 +316,7 @@ func scrubRaw(s string) string {
 		if json.Unmarshal([]byte(`"`+sub[2]+`"`), &v) != nil {
 			v = sub[2]
 		}
-		AddSecret(v)
+		addFound(v)
 		return m[:len(m)-len(sub[2])-1] + Redacted(v) + `"`
 	})
 	return Scrub(s)
@@ -322,13 +336,20 @@ func redactFrame(body []byte) ([]byte, []Redaction) {
 				reds = append(reds, Redaction{Path: path, SHA256: Fingerprint(secret)})
 				secrets = append(secrets, secret)
 			})
+			plain := true
 			for _, s := range secrets {
-				AddSecret(s)
-				body = replaceJSONString(body, s, Redacted(s))
+				plain = plain && addFound(s)
 			}
-			if len(secrets) > 0 && !allRedacted(body) {
-				// The secret was escaped in a way the byte replacement did not meet (\u0067…):
-				// re-encode the whole frame rather than keep it.
+			if plain {
+				for _, s := range secrets {
+					body = replaceJSONString(body, s, Redacted(s))
+				}
+			}
+			if len(secrets) > 0 && (!plain || !allRedacted(body)) {
+				// The secret was escaped in a way the byte replacement did not meet (\u0067…),
+				// or it is not one written out (addFound), whose equals elsewhere in the frame
+				// (a sweep's shared generated string, a map key) must stay: re-encode the whole
+				// frame rather than keep it.
 				walkSecrets(v, "", false, nil)
 				var out bytes.Buffer
 				enc := json.NewEncoder(&out)

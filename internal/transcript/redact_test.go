@@ -156,3 +156,15 @@ func TestSecretsByNameAndShape(t *testing.T) {
 	assert.Equal(t, prose, Scrub(prose), "words are not keys")
 	assert.Contains(t, out, Redacted("ghp_ConformanceFakeToken0000000000000000"))
 }
+
+// TestGeneratedStringUnderACredentialKey: a value that is not a credential written out (a sweep's
+// non-ASCII string, also a map key and another field's value) is redacted under its credential
+// key only: the frame's other uses of it stay.
+func TestGeneratedStringUnderACredentialKey(t *testing.T) {
+	const shared = "héllo wörld ✓"
+	body, reds := redactFrame([]byte(`{"params":{"apiKey":"` + shared + `","headers":{"` + shared + `":"x"},"note":"` + shared + `"}}`))
+	require.Len(t, reds, 1)
+	assert.Equal(t, "params.apiKey", reds[0].Path)
+	assert.JSONEq(t, `{"params":{"apiKey":"`+Redacted(shared)+`","headers":{"`+shared+`":"x"},"note":"`+shared+`"}}`, string(body))
+	assert.Equal(t, shared, Scrub(shared), "not scrubbed from free text")
+}
