@@ -263,17 +263,30 @@ func secretLike(v string) bool {
 }
 
 // addFound registers a value found under a credential key for Scrub when it can be a credential
-// written out: printable ASCII without spaces (it says whether it was). The value is redacted where it was found either
+// written out: printable ASCII without spaces, or an authorization scheme and one (it says
+// whether it was). The value is redacted where it was found either
 // way; a generated string ("héllo wörld", shared by many fields of a sweep's case) is not also
 // scrubbed from every other place it occurs.
 func addFound(v string) bool {
-	for _, r := range v {
-		if r <= ' ' || r > '~' {
-			return false
+	written := func(s string) bool {
+		for _, r := range s {
+			if r <= ' ' || r > '~' {
+				return false
+			}
 		}
+		return s != ""
 	}
-	AddSecret(v)
-	return true
+	if written(v) {
+		AddSecret(v)
+		return true
+	}
+	// An Authorization value: a scheme, one space, the credential ("Basic dXNlcjpwYXNz").
+	if scheme, cred, ok := strings.Cut(v, " "); ok && written(scheme) && written(cred) {
+		AddSecret(v)
+		AddSecret(cred)
+		return true
+	}
+	return false
 }
 
 // Scrub replaces every registered secret, and every value shaped as a credential
@@ -338,7 +351,9 @@ func redactFrame(body []byte) ([]byte, []Redaction) {
 			})
 			plain := true
 			for _, s := range secrets {
-				plain = plain && addFound(s)
+				if !addFound(s) {
+					plain = false
+				}
 			}
 			if plain {
 				for _, s := range secrets {

@@ -167,4 +167,10 @@ func TestGeneratedStringUnderACredentialKey(t *testing.T) {
 	assert.Equal(t, "params.apiKey", reds[0].Path)
 	assert.JSONEq(t, `{"params":{"apiKey":"`+Redacted(shared)+`","headers":{"`+shared+`":"x"},"note":"`+shared+`"}}`, string(body))
 	assert.Equal(t, shared, Scrub(shared), "not scrubbed from free text")
+
+	// A scheme and a credential, beside a value that is not one written out: both are found in
+	// free text afterwards.
+	_, reds = redactFrame([]byte(`{"headers":{"Authorization":"Basic planted-basic-0012"},"token":"` + shared + `","x-api-key":"planted-xkey-0013"}`))
+	require.Len(t, reds, 3)
+	assert.Equal(t, "creds "+Redacted("planted-basic-0012")+" "+Redacted("planted-xkey-0013"), Scrub("creds planted-basic-0012 planted-xkey-0013"))
 }
