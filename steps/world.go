@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
 	"os"
 	"reflect"
 	"regexp"
@@ -62,6 +63,8 @@ type world struct {
 	exchange        *exchangeSpec           // the application's request handler and the model requests sent (exchanges.go)
 	asked           []asked                 // requests the scenario had the runtime send the SDK (requests.go)
 	events          []sentEvent             // the generated events sent (generated_events.go)
+	encoded         *encodingTally          // what a sweep sent in another legal encoding (encodings.go)
+	paramsForm      jsonform.Form           // the form runtime-to-SDK params are written in (encodings.go)
 	surface         *surface.Result         // what the surface probe found (surface.go)
 	surfaceHandlers *handlerResult          // what registering every declared handler found (surfacehandlers.go)
 	order           *orderResult            // what setting each option and handler alone found (ordersweep.go)
