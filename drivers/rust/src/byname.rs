@@ -66,8 +66,9 @@ impl std::fmt::Display for NoBuilder {
 }
 
 // Whether a concrete type has a builder is chosen at compile time (autoref specialization on
-// crate::want::Want, as src/surface.rs does): `(&want::<T>()).try_by_name(..)` resolves to
-// `Buildable` when T: ByName and to `Unbuildable` otherwise, so the driver's source may name a
+// crate::want::Want, as src/surface.rs does): `(&&want::<T>()).try_by_name(..)` resolves to
+// `Buildable` (a method of `&&Want<T>`) when T: ByName and, one dereference later, to
+// `Unbuildable` (of `&Want<T>`) otherwise, so the driver's source may name a
 // type of the crate that a release's generator does not cover without a compile error.
 pub(crate) trait Buildable<T> {
     fn try_by_name(&self, v: &Value, p: &str, b: &mut Build) -> Result<Option<T>, NoBuilder>;
@@ -96,7 +97,7 @@ macro_rules! by_name_of {
     ($t:ty, $v:expr, $b:expr) => {{
         #[allow(unused_imports)]
         use $crate::byname::{Buildable as _, Unbuildable as _};
-        (&$crate::want::want::<$t>()).try_by_name($v, "", $b)
+        (&&$crate::want::want::<$t>()).try_by_name($v, "", $b)
     }};
 }
 pub(crate) use by_name_of;
