@@ -1,6 +1,7 @@
 //! Generates how the driver builds the crate's types by field name (src/byname.rs's `ByName`),
-//! from the crate's own source: its generated `src/generated/api_types.rs` and
-//! `session_events.rs`, and its hand-written public modules (`types.rs`, `lib.rs`, ...). Reached
+//! from the crate's own source read with a parser (build_syntax.rs): its generated `api_types`
+//! and `session_events` modules (every file each is split into; only the names a public path
+//! reaches), and its hand-written public modules (`types.rs`, `lib.rs`, ...). Reached
 //! are the structs of the dispatch table's request types (build_rpc.rs), the types the driver's
 //! source names that serde can read (handler and tool results), and the field types of the
 //! config structs the driver sets field by field (`SessionConfig`, `ClientOptions`, ...). A
