@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -64,4 +66,44 @@ func TestLowOpenFileLimitSizesTheJobs(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "open-file limit 256: running 24 scenarios of each of 1 SDKs at once, not 32")
+}
+
+// TestOrderSweepHoldsABatchOfConnections: the startup-order sweep opens a client of its own per
+// case; each is stopped once its batch is judged, so at no point of the scenario's transcript
+// are more of its runtime connections open than a batch of cases, the client that made the
+// resumed sessions and the scenario's own (before, every case's stayed open until the sweep
+// ended: dozens, most of a run's open files).
+func TestOrderSweepHoldsABatchOfConnections(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a scenario on the pinned go driver")
+	}
+	const batch = 8 // steps.orderBatch
+	bin := buildCLI(t)
+	reports := t.TempDir()
+	out, err := exec.Command(bin, "run", "--root", repoDir(t), "--report-dir", reports, "--sdk", "go",
+		"--scenario", "every declared option and handler, set alone on a client of its own, adds only its own requests and waits for the opening").CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		require.NoError(t, err, "%s", out)
+	}
+	res, err := report.ReadResults(filepath.Join(reports, "results.json"))
+	require.NoError(t, err, "%s", out)
+	require.Len(t, res.Results, 1, "%s", out)
+	r := res.Results[0]
+	require.NotEqual(t, report.Unavailable, r.Status, "%s", r.Message)
+	entries, err := transcript.Read(filepath.Join(reports, r.Transcript))
+	require.NoError(t, err)
+	open, peak, conns := map[string]bool{}, 0, map[string]bool{}
+	for _, e := range entries {
+		switch {
+		case e.Dir == transcript.SDKToRuntime && !conns[e.Conn]:
+			conns[e.Conn], open[e.Conn] = true, true
+		case e.Dir == transcript.Note && e.Text == "connection closed":
+			delete(open, e.Conn)
+		}
+		peak = max(peak, len(open))
+	}
+	t.Logf("%d runtime connections, at most %d open at once", len(conns), peak)
+	require.Greater(t, len(conns), 3*batch, "the sweep ran its cases")
+	assert.LessOrEqual(t, peak, batch+2, "open runtime connections are bounded by a batch of cases")
 }
