@@ -291,6 +291,7 @@ func (w *world) stopSome(cs []orderCase) error {
 			keep = append(keep, c)
 		}
 	}
+	w.stopped += len(w.clients) - len(keep)
 	w.clients = keep
 	return nil
 }
@@ -306,7 +307,7 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 		if cs[i].Request == "session.resume" {
 			makes = append(makes, mergeHandle(map[string]any{"tools": []any{}}, maker, fmt.Sprintf("om%d", len(w.sessions)+len(makes)+1)))
 		}
-		connects = append(connects, w.withHandlers(map[string]any{"client": fmt.Sprintf("o%d", len(w.clients)+i+1), "address": w.addr}))
+		connects = append(connects, w.withHandlers(map[string]any{"client": fmt.Sprintf("o%d", len(w.clients)+w.stopped+i+1), "address": w.addr}))
 	}
 	if len(makes) > 0 {
 		rs, err := w.callAll("createSession", makes)

@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
 // The application's surface (drivers/PROTOCOL.md "Surface"): every field the SDK declares is set
@@ -27,6 +29,57 @@ type surfaceEnv struct {
 	spawned int
 	clients map[string]string // owner -> client handle
 	log     surface.RequestLog
+	// last is the client of the last OpenClientWith and its runtime connections: stopped when the
+	// next one opens (the probe is done with it by then), so the probe holds one such client at a
+	// time, not one per case; cut is each stopped connection's first transcript seq after its
+	// stop, whose requests (the client's shutdown) are no case's.
+	last struct {
+		client string
+		conns  []string
+	}
+	cut map[string]int
+}
+
+// stopLast stops the client of the last OpenClientWith; only a lost driver is an error (a client
+// that would not stop is left to the scenario's end, which reports it).
+func (e *surfaceEnv) stopLast() error {
+	c := e.last.client
+	if c == "" {
+		return nil
+	}
+	if e.cut == nil {
+		e.cut = map[string]int{}
+	}
+	cut := e.w.rec.Len() + 1
+	for _, conn := range e.last.conns {
+		e.cut[conn] = cut
+	}
+	e.last.client, e.last.conns = "", nil
+	r, err := e.w.call("stopClient", map[string]any{"client": c})
+	if driver.EndsScenario(err) {
+		return err
+	}
+	if r != nil && r.Outcome == driver.OK {
+		e.w.clients = slices.DeleteFunc(e.w.clients, func(x string) bool { return x == c })
+		e.w.stopped++
+	}
+	return nil
+}
+
+// newConns are the runtime connections first seen in entries (the transcript from a point on).
+func newConns(entries, before []transcript.Entry) []string {
+	seen := map[string]bool{}
+	for _, e := range before {
+		seen[e.Conn] = true
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Dir == transcript.SDKToRuntime && !seen[e.Conn] {
+			seen[e.Conn] = true
+			out = append(out, e.Conn)
+		}
+	}
+	return out
 }
 
 func (e *surfaceEnv) Open(owner, sessionID string, fields map[string]any) (string, error) {
@@ -121,7 +174,15 @@ func (e *surfaceEnv) RuntimeMethods() []string {
 // OpenClientWith implements surface.ProviderEnv: OpenClient whose session registers a handler
 // of each method.
 func (e *surfaceEnv) OpenClientWith(fields map[string]any, methods []string) error {
-	c := fmt.Sprintf("c%d", len(e.w.clients)+1)
+	if err := e.stopLast(); err != nil {
+		return err
+	}
+	c := fmt.Sprintf("c%d", len(e.w.clients)+e.w.stopped+1)
+	from := e.w.rec.Len()
+	defer func() {
+		all := e.w.rec.Entries()
+		e.last.client, e.last.conns = c, newConns(all[from:], all[:from])
+	}()
 	e.caseStarts("client", fields, methods)
 	args := e.w.withHandlers(map[string]any{"client": c, "address": e.w.addr})
 	if fields != nil {
@@ -225,7 +286,15 @@ func mergeHandle(args map[string]any, client, handle string) map[string]any {
 	return args
 }
 
-func (e *surfaceEnv) Requests() []surface.Request { return e.log.Update(e.w.rec.Entries()) }
+func (e *surfaceEnv) Requests() []surface.Request {
+	entries := e.w.rec.Entries()
+	if len(e.cut) > 0 {
+		// Append-only still (RequestLog reads only what is new): a cut is set before its
+		// connection's shutdown is recorded.
+		entries = slices.DeleteFunc(entries, func(x transcript.Entry) bool { cut, ok := e.cut[x.Conn]; return ok && x.Seq >= cut })
+	}
+	return e.log.Update(entries)
+}
 
 func (w *world) probeSurface() error {
 	raw, err := w.do("surface", map[string]any{})
