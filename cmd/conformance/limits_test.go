@@ -68,42 +68,53 @@ func TestLowOpenFileLimitSizesTheJobs(t *testing.T) {
 	assert.Contains(t, string(out), "open-file limit 256: running 24 scenarios of each of 1 SDKs at once, not 32")
 }
 
-// TestOrderSweepHoldsABatchOfConnections: the startup-order sweep opens a client of its own per
-// case; each is stopped once its batch is judged, so at no point of the scenario's transcript
-// are more of its runtime connections open than a batch of cases, the client that made the
-// resumed sessions and the scenario's own (before, every case's stayed open until the sweep
-// ended: dozens, most of a run's open files).
-func TestOrderSweepHoldsABatchOfConnections(t *testing.T) {
+// TestSweepsHoldFewConnections: a sweep that opens a client of its own per case stops each one
+// once the case is judged (the startup-order sweep a batch of 8 at a time; the surface probe's
+// client options one at a time), so at no point of the scenario's transcript are more of its
+// runtime connections open than those and the scenario's own few. Before, every case's stayed
+// open until the sweep ended (go: 178 and 27 at once), most of a run's open files.
+func TestSweepsHoldFewConnections(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a scenario on the pinned go driver")
+		t.Skip("runs scenarios on the pinned go driver")
 	}
-	const batch = 8 // steps.orderBatch
+	tests := []struct {
+		name, scenario string
+		atMost         int
+	}{
+		// steps.orderBatch cases at once, and the client that made the sessions resumed
+		{"order sweep", "every declared option and handler, set alone on a client of its own, adds only its own requests and waits for the opening", 8 + 2},
+		// the case's client, the next one's, and the clients the session fields are set on
+		{"surface probe", "every declared session config field, set alone, reaches session.create and session.resume unchanged", 4},
+	}
 	bin := buildCLI(t)
-	reports := t.TempDir()
-	out, err := exec.Command(bin, "run", "--root", repoDir(t), "--report-dir", reports, "--sdk", "go",
-		"--scenario", "every declared option and handler, set alone on a client of its own, adds only its own requests and waits for the opening").CombinedOutput()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		require.NoError(t, err, "%s", out)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reports := t.TempDir()
+			out, err := exec.Command(bin, "run", "--root", repoDir(t), "--report-dir", reports, "--sdk", "go", "--scenario", tt.scenario).CombinedOutput()
+			var ee *exec.ExitError
+			if err != nil && !errors.As(err, &ee) {
+				require.NoError(t, err, "%s", out)
+			}
+			res, err := report.ReadResults(filepath.Join(reports, "results.json"))
+			require.NoError(t, err, "%s", out)
+			require.Len(t, res.Results, 1, "%s", out)
+			r := res.Results[0]
+			require.NotEqual(t, report.Unavailable, r.Status, "%s", r.Message)
+			entries, err := transcript.Read(filepath.Join(reports, r.Transcript))
+			require.NoError(t, err)
+			open, peak, conns := map[string]bool{}, 0, map[string]bool{}
+			for _, e := range entries {
+				switch {
+				case e.Dir == transcript.SDKToRuntime && !conns[e.Conn]:
+					conns[e.Conn], open[e.Conn] = true, true
+				case e.Dir == transcript.Note && e.Text == "connection closed":
+					delete(open, e.Conn)
+				}
+				peak = max(peak, len(open))
+			}
+			t.Logf("%d runtime connections, at most %d open at once", len(conns), peak)
+			require.Greater(t, len(conns), 2*tt.atMost, "the sweep ran its cases")
+			assert.LessOrEqual(t, peak, tt.atMost, "open runtime connections are bounded, not one per case")
+		})
 	}
-	res, err := report.ReadResults(filepath.Join(reports, "results.json"))
-	require.NoError(t, err, "%s", out)
-	require.Len(t, res.Results, 1, "%s", out)
-	r := res.Results[0]
-	require.NotEqual(t, report.Unavailable, r.Status, "%s", r.Message)
-	entries, err := transcript.Read(filepath.Join(reports, r.Transcript))
-	require.NoError(t, err)
-	open, peak, conns := map[string]bool{}, 0, map[string]bool{}
-	for _, e := range entries {
-		switch {
-		case e.Dir == transcript.SDKToRuntime && !conns[e.Conn]:
-			conns[e.Conn], open[e.Conn] = true, true
-		case e.Dir == transcript.Note && e.Text == "connection closed":
-			delete(open, e.Conn)
-		}
-		peak = max(peak, len(open))
-	}
-	t.Logf("%d runtime connections, at most %d open at once", len(conns), peak)
-	require.Greater(t, len(conns), 3*batch, "the sweep ran its cases")
-	assert.LessOrEqual(t, peak, batch+2, "open runtime connections are bounded by a batch of cases")
 }
