@@ -29,41 +29,47 @@ type surfaceEnv struct {
 	spawned int
 	clients map[string]string // owner -> client handle
 	log     surface.RequestLog
-	// last is the client of the last OpenClientWith and its runtime connections: stopped when the
-	// next one opens (the probe is done with it by then), so the probe holds one such client at a
-	// time, not one per case; cut is each stopped connection's first transcript seq after its
-	// stop, whose requests (the client's shutdown) are no case's.
-	last struct {
-		client string
-		conns  []string
-	}
-	cut map[string]int
+	// held are the clients of the last OpenClientWith calls, with their runtime connections: the
+	// probe is done with each once the next opens, and they are stopped together once
+	// surfaceHeld are held (a stop costs about a second in some SDKs, and together they cost one),
+	// so the probe holds at most that many, not one per case; cut is each stopped connection's
+	// first transcript seq after its stop, whose requests (the client's shutdown) are no case's.
+	held []heldClient
+	cut  map[string]int
 }
 
-// stopLast stops the client of the last OpenClientWith; only a lost driver is an error (a client
-// that would not stop is left to the scenario's end, which reports it).
-func (e *surfaceEnv) stopLast() error {
-	c := e.last.client
-	if c == "" {
+type heldClient struct {
+	client string
+	conns  []string
+}
+
+// surfaceHeld is how many finished probe clients are held before they are stopped together.
+const surfaceHeld = 8
+
+// stopHeld stops the held probe clients once there are at least n; only a lost driver is an
+// error (a client that would not stop is left to the scenario's end, which reports it).
+func (e *surfaceEnv) stopHeld(n int) error {
+	if len(e.held) == 0 || len(e.held) < n {
 		return nil
 	}
 	if e.cut == nil {
 		e.cut = map[string]int{}
 	}
 	cut := e.w.rec.Len() + 1
-	for _, conn := range e.last.conns {
-		e.cut[conn] = cut
+	var stop []orderCase // stopSome's unit: a case names its client through its session
+	for _, h := range e.held {
+		for _, conn := range h.conns {
+			e.cut[conn] = cut
+		}
+		for _, ss := range e.w.sessions {
+			if ss.client == h.client {
+				stop = append(stop, orderCase{Handle: ss.handle})
+				break
+			}
+		}
 	}
-	e.last.client, e.last.conns = "", nil
-	r, err := e.w.call("stopClient", map[string]any{"client": c})
-	if driver.EndsScenario(err) {
-		return err
-	}
-	if r != nil && r.Outcome == driver.OK {
-		e.w.clients = slices.DeleteFunc(e.w.clients, func(x string) bool { return x == c })
-		e.w.stopped++
-	}
-	return nil
+	e.held = nil
+	return e.w.stopSome(stop)
 }
 
 // newConns are the runtime connections first seen in entries (the transcript from a point on).
@@ -174,14 +180,14 @@ func (e *surfaceEnv) RuntimeMethods() []string {
 // OpenClientWith implements surface.ProviderEnv: OpenClient whose session registers a handler
 // of each method.
 func (e *surfaceEnv) OpenClientWith(fields map[string]any, methods []string) error {
-	if err := e.stopLast(); err != nil {
+	if err := e.stopHeld(surfaceHeld); err != nil {
 		return err
 	}
 	c := fmt.Sprintf("c%d", len(e.w.clients)+e.w.stopped+1)
 	from := e.w.rec.Len()
 	defer func() {
 		all := e.w.rec.Entries()
-		e.last.client, e.last.conns = c, newConns(all[from:], all[:from])
+		e.held = append(e.held, heldClient{c, newConns(all[from:], all[:from])})
 	}()
 	e.caseStarts("client", fields, methods)
 	args := e.w.withHandlers(map[string]any{"client": c, "address": e.w.addr})

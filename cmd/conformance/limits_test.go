@@ -69,8 +69,8 @@ func TestLowOpenFileLimitSizesTheJobs(t *testing.T) {
 }
 
 // TestSweepsHoldFewConnections: a sweep that opens a client of its own per case stops each one
-// once the case is judged (the startup-order sweep a batch of 8 at a time; the surface probe's
-// client options one at a time), so at no point of the scenario's transcript are more of its
+// once the case is judged (the startup-order sweep 24 at a time; the surface probe's
+// client options held 8 at most), so at no point of the scenario's transcript are more of its
 // runtime connections open than those and the scenario's own few. Before, every case's stayed
 // open until the sweep ended (go: 178 and 27 at once), most of a run's open files.
 func TestSweepsHoldFewConnections(t *testing.T) {
@@ -81,10 +81,12 @@ func TestSweepsHoldFewConnections(t *testing.T) {
 		name, scenario string
 		atMost         int
 	}{
-		// steps.orderBatch cases at once, and the client that made the sessions resumed
-		{"order sweep", "every declared option and handler, set alone on a client of its own, adds only its own requests and waits for the opening", 8 + 2},
-		// the case's client, the next one's, and the clients the session fields are set on
-		{"surface probe", "every declared session config field, set alone, reaches session.create and session.resume unchanged", 4},
+		// steps.orderHeld judged cases' clients, a batch of steps.orderBatch running, and the client
+		// that made the sessions resumed
+		{"order sweep", "every declared option and handler, set alone on a client of its own, adds only its own requests and waits for the opening", 24 + 8 + 2},
+		// steps.surfaceHeld finished cases' clients, the next one's, and the clients the session
+		// fields are set on
+		{"surface probe", "every declared session config field, set alone, reaches session.create and session.resume unchanged", 8 + 3},
 	}
 	bin := buildCLI(t)
 	for _, tt := range tests {
