@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/cases"
 	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -77,7 +78,10 @@ func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Res
 		l := runschema.Load(ctx, runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}, p.pins, cfg.Log)
 		cfg.generated, cfg.answers = l.Gen, l.Answers
 	}
-	res := &report.Results{Schema: rec.Schema, Harness: rec.Harness, Timing: rec.Timing, KnownDifferences: p.differences, Reference: p.reference}
+	if cfg.replayMissing, err = unreplayable(cfg, p, rec); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	res := &report.Results{Schema: report.SchemaVersion, Harness: rec.Harness, Timing: rec.Timing, KnownDifferences: p.differences, Reference: p.reference}
 	res.Harness.Command = cfg.Command
 	cfg.catalog = finish.Catalog(rec.Coverage)
 	return execute(ctx, cfg, p, r, us, res, finish.SchemaMethods(rec.Coverage))
@@ -86,4 +90,44 @@ func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Res
 func absPath(p string) string {
 	a, _ := filepath.Abs(p)
 	return a
+}
+
+// unreplayable are the keys a replay of rec cannot give a result for, each with why: those the
+// recorded run itself left without one, and its results whose scenario the features no longer
+// hold or whose transcript it did not keep. The replay's report names them (it is INCOMPLETE as
+// the recorded run was), instead of dropping them.
+func unreplayable(cfg Config, p *plan, rec *report.Results) ([]report.Missing, error) {
+	var out []report.Missing
+	if rec.Completeness != nil {
+		for _, m := range rec.Completeness.Missing {
+			m.Reason = "in the recorded run: " + m.Reason
+			out = append(out, m)
+		}
+	}
+	selected, err := cases.Select(cfg.Paths, cfg.Tags, cfg.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	now := map[[2]string]bool{}
+	for _, s := range selected {
+		now[[2]string{relFeature(p.featuresRoot, s.URI), s.Name}] = true
+	}
+	seen := map[[4]string]bool{}
+	for _, r := range rec.Results {
+		m := report.Missing{Feature: r.Feature, Scenario: r.Scenario, SDK: r.SDK, Version: r.Version}
+		k := [4]string{r.Feature, r.Scenario, r.SDK, r.Version}
+		switch {
+		case seen[k]:
+			continue // an outline's examples sharing a name: one key
+		case !now[[2]string{r.Feature, r.Scenario}]:
+			m.Reason = "not replayed: the features no longer hold this scenario"
+		case r.Transcript == "":
+			m.Reason = "not replayed: the recorded run kept no transcript of it"
+		default:
+			continue
+		}
+		seen[k] = true
+		out = append(out, m)
+	}
+	return out, nil
 }

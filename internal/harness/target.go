@@ -53,6 +53,10 @@ type target struct {
 	// timed, when set, also gets each finished scenario's start (for the timing report).
 	timed func(start time.Time, waited time.Duration, o suite.Outcome)
 
+	// accounted records, per planned key (feature, scenario), whether its result reached the
+	// sink or why not (completeness.go).
+	accounted accounting
+
 	poolOnce sync.Once
 	pool     *pool
 	total    int          // scenarios planned on this SDK (0: unknown)
@@ -179,6 +183,7 @@ func (l *lease) Finished(o suite.Outcome) {
 	l.release()
 	l.ended.Add(1)
 	if l.interrupted() {
+		l.accounted.lost(o.Feature, o.Scenario, report.MissingInterrupted)
 		return
 	}
 	if l.timed != nil {
