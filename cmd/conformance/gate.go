@@ -30,7 +30,11 @@ be allowed by naming the SDK or the capability the candidate lacks:
   --allow-unavailable dotnet            dotnet may be missing from the candidate machine
   --allow-removed go                    go's scenarios may be missing from the candidate run
 A failure is never allowed here (list a known divergence in fixtures/expected-failures.yaml).
-Exit status: 0 when nothing regressed, 1 on a regression, 2 when a file cannot be read.`,
+Both files must be complete runs' results.json of this harness's schemaVersion (README.md,
+"Complete or INCOMPLETE"): anything else (null, {}, another schemaVersion, an unknown status,
+an incomplete run) is refused, naming the file and what is wrong.
+Exit status: 0 when nothing regressed, 1 on a regression, 2 when a file cannot be read or
+trusted.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a := rundiff.Allow{}
@@ -68,8 +72,9 @@ Given a run's results.json it replays every recorded scenario on every SDK of th
 same suite, classification and finish as run, and writes the report into --report-dir (the
 recorded run's SDKs, schema source and timing; the statuses as the features now judge them).
 
-Exit status: as run's (0 passed or failed only as expected, 1 on a failure or an xpass), 2 when the
-input cannot be read.`,
+Exit status: as run's (0 passed or failed only as expected, 1 on a failure or an xpass, 3 when
+INCOMPLETE: a recorded result it could not replay, or one the recorded run lacked), 2 when the
+input cannot be read or is not a results.json of this harness's schemaVersion.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := repoRoot(cmd)
