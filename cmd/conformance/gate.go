@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/rundiff"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
@@ -67,7 +68,9 @@ func replayCmd() *cobra.Command {
 		Use:   "replay TRANSCRIPT | RUN/results.json --report-dir OUT",
 		Short: "Re-check assertions against recorded transcripts, running no SDK",
 		Long: `Replay runs the steps against what a run recorded, with no SDK: each driver command is answered
-from the recorded transcript. Given one scenario's transcript it prints that scenario's status.
+from the recorded transcript. Given one scenario's transcript it prints that scenario's status,
+judged with the manifest of expected failures for the SDK version the run's results.json (in a
+folder above the transcript) recorded.
 Given a run's results.json it replays every recorded scenario on every SDK of that run through the
 same suite, classification and finish as run, and writes the report into --report-dir (the
 recorded run's SDKs, schema source and timing; the statuses as the features now judge them).
@@ -84,21 +87,18 @@ input cannot be read or is not a results.json of this harness's schemaVersion.`,
 			if filepath.Base(args[0]) == "results.json" {
 				return replayRun(root, args[0], reportDir)
 			}
-			o, sdk, err := harness.Replay(root, args[0], steps.Initializer)
+			r, note, err := harness.ReplayResult(root, args[0], steps.Initializer)
 			if err != nil {
 				return &exitError{2, err}
 			}
-			fmt.Fprintf(os.Stdout, "%s on %s (%s), replayed from %s\n", o.Scenario, sdk, o.Feature, args[0])
-			switch {
-			case o.Err != nil:
-				fmt.Printf("failed: %v\n", o.Err)
-				return &exitError{1, fmt.Errorf("the recorded frames fail the scenario")}
-			case o.Unavailable != "":
-				fmt.Printf("unavailable: %s\n", o.Unavailable)
-			case o.Unsupported != "":
-				fmt.Printf("unsupported: %s\n", o.Unsupported)
-			default:
-				fmt.Println("passed: the recorded frames satisfy every assertion")
+			fmt.Fprintf(os.Stdout, "%s on %s (%s), replayed from %s\n%s\n", r.Scenario, report.Target(r.SDK, r.Version), r.Feature, args[0], note)
+			fmt.Printf("%s", r.Status)
+			if r.Message != "" {
+				fmt.Printf(": %s", r.Message)
+			}
+			fmt.Println()
+			if report.Failing(r.Status) {
+				return &exitError{1, fmt.Errorf("the recorded frames give %s", r.Status)}
 			}
 			return nil
 		},

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/cases"
+	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -130,4 +133,73 @@ func unreplayable(cfg Config, p *plan, rec *report.Results) ([]report.Missing, e
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// ReplayResult replays one scenario's transcript (Replay) and classifies its outcome as the run
+// did: with the manifest of expected failures, for the SDK version that the run's results.json
+// (found in a folder above the transcript, holding a result that names it) recorded. Without
+// such a results.json the version is unknown, so no entry is applied, and note says so.
+func ReplayResult(repoRoot, path string, steps suite.Initializer) (r report.Result, note string, err error) {
+	o, sdk, err := Replay(repoRoot, path, steps)
+	if err != nil {
+		return report.Result{}, "", err
+	}
+	cfg := Config{RepoRoot: repoRoot}
+	cfg.defaults()
+	info := report.SDK{Name: sdk, Status: report.Available}
+	recorded, why := recordedResult(path)
+	if recorded == nil {
+		note = "the manifest of expected failures is not applied: " + why
+		cfg.Manifest = "" // classify with no entries below
+	} else {
+		info.Version = recorded.res.Version
+		cfg.ReportDir = recorded.dir
+		if strings.HasPrefix(recorded.runtime, RuntimeReal) {
+			cfg.Runtime = RuntimeReal
+		}
+		note = fmt.Sprintf("classified as %s's result for %s (%s)", recorded.file, report.Target(sdk, info.Version), recorded.res.Status)
+	}
+	m := &expect.Manifest{}
+	if cfg.Manifest != "" {
+		p, err := makePlan(cfg)
+		if err != nil {
+			return report.Result{}, "", err
+		}
+		m = p.manifest
+	}
+	r = classify(cfg, m, unit{sdk: sdk, label: sdk}, info, o)
+	return r, note, nil
+}
+
+type recordedRun struct {
+	file, dir, runtime string
+	res                report.Result
+}
+
+// recordedResult finds the result of the run that recorded the transcript at path: the nearest
+// folder above it with a results.json that names the transcript.
+func recordedResult(path string) (*recordedRun, string) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err.Error()
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		file := filepath.Join(dir, "results.json")
+		if _, err := os.Stat(file); err == nil {
+			res, err := report.Load(file)
+			if err != nil {
+				return nil, err.Error()
+			}
+			rel, _ := filepath.Rel(dir, abs)
+			for _, x := range res.Results {
+				if x.Transcript == filepath.ToSlash(rel) {
+					return &recordedRun{file: file, dir: dir, runtime: res.Harness.Runtime, res: x}, ""
+				}
+			}
+			return nil, fmt.Sprintf("%s holds no result with this transcript", file)
+		}
+		if filepath.Dir(dir) == dir {
+			return nil, "no results.json of a run in a folder above the transcript (its SDK version is unknown)"
+		}
+	}
 }

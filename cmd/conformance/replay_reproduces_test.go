@@ -1,0 +1,59 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A replay of a run gives every result the run gave: the same statuses and messages (the
+// manifest applied), so `diff RUN REPLAY` finds no change; and a single transcript replayed
+// beside its run's results.json is classified as the run classified it (an expected failure is
+// xfail, not failed). Node and Go, on features with expected failures and a spawned runtime's
+// argv (handshake).
+func TestReplayReproducesTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the Node and Go SDKs")
+	}
+	bin := buildCLI(t)
+	features := []string{"features/tools/is_terminal.feature", "features/session/connect_options.feature", "features/session/handshake.feature"}
+	run, replayed := t.TempDir(), t.TempDir()
+	code, out := runCLI(t, bin, append([]string{"run", "--sdk", "node,go", "--report-dir", run}, features...)...)
+	require.Less(t, code, 2, "%s", out)
+	res, err := report.Load(filepath.Join(run, "results.json"))
+	require.NoError(t, err)
+	for _, s := range res.SDKs {
+		if s.Status != report.Available {
+			t.Skipf("%s is unavailable: %s", s.Name, s.Reason)
+		}
+	}
+	code, out = runCLI(t, bin, "replay", filepath.Join(run, "results.json"), "--report-dir", replayed)
+	require.Less(t, code, 2, "%s", out)
+
+	code, out = runCLI(t, bin, "diff", filepath.Join(run, "results.json"), filepath.Join(replayed, "results.json"))
+	assert.Equal(t, 0, code, "%s", out)
+	assert.Equal(t, "no changes\n", out)
+	back, err := report.Load(filepath.Join(replayed, "results.json"))
+	require.NoError(t, err)
+	require.False(t, back.Incomplete(), "%+v", back.Completeness)
+	type verdict struct{ Status, Message, Expected string }
+	got := map[string]verdict{}
+	for _, r := range back.Results {
+		got[r.SDK+" "+r.Feature+" "+r.Scenario] = verdict{r.Status, r.Message, r.Expected}
+	}
+	xfails := 0
+	for _, r := range res.Results {
+		assert.Equal(t, verdict{r.Status, r.Message, r.Expected}, got[r.SDK+" "+r.Feature+" "+r.Scenario], "%s on %s", r.Scenario, r.SDK)
+		if r.Status != report.XFail {
+			continue
+		}
+		xfails++
+		code, out := runCLI(t, bin, "replay", filepath.Join(run, r.Transcript))
+		assert.Equal(t, 0, code, "%s", out)
+		assert.Contains(t, out, "\nxfail: ", "a lone transcript is judged with the manifest: %s", out)
+	}
+	assert.NotZero(t, xfails, "the features have expected failures on these SDKs")
+}
