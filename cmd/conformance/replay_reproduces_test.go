@@ -12,14 +12,16 @@ import (
 // A replay of a run gives every result the run gave: the same statuses and messages (the
 // manifest applied), so `diff RUN REPLAY` finds no change; and a single transcript replayed
 // beside its run's results.json is classified as the run classified it (an expected failure is
-// xfail, not failed). Node and Go, on features with expected failures and a spawned runtime's
-// argv (handshake).
+// xfail, not failed). Node and Go, on features with expected failures, a spawned runtime's
+// argv (handshake) and client options probed on runtimes the SDK started itself (surface/fields:
+// replayed from the spawns' recorded facts).
 func TestReplayReproducesTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Node and Go SDKs")
 	}
 	bin := buildCLI(t)
-	features := []string{"features/tools/is_terminal.feature", "features/session/connect_options.feature", "features/session/handshake.feature"}
+	features := []string{"features/tools/is_terminal.feature", "features/session/connect_options.feature", "features/session/handshake.feature",
+		"features/surface/fields.feature"}
 	run, replayed := t.TempDir(), t.TempDir()
 	code, out := runCLI(t, bin, append([]string{"run", "--sdk", "node,go", "--report-dir", run}, features...)...)
 	require.Less(t, code, 2, "%s", out)

@@ -68,7 +68,8 @@ func NewRecorded(entries []transcript.Entry) *Recorded {
 				}
 			}
 			to.lines = append(to.lines, e.Frame)
-		case e.Kind == transcript.KindScenario:
+		case e.Kind == transcript.KindScenario, e.Kind == transcript.KindSpawn:
+			// A spawn's facts are read again by the replayed steps, which record them anew.
 		case len(r.commands) == 0, e.Spawned():
 			// A spawned runtime's entries were taken in when the scenario ended, but its steps
 			// read them live from that runtime's own file: they are there from the start.

@@ -25,6 +25,13 @@ import (
 // the replay runner (runner.Replay) answers the steps' commands from the recording, through
 // the same target, lease and suite as a live run.
 func Replay(repoRoot, path string, steps suite.Initializer) (suite.Outcome, string, error) {
+	return replayOne(repoRoot, path, steps, nil)
+}
+
+// replayOne replays one transcript; recorded, when known, is the run that recorded it: its SDK
+// record (version, the hello's capabilities and notes) and its schemas stand as they did in the
+// run, so the steps take the same course.
+func replayOne(repoRoot, path string, steps suite.Initializer, recorded *recordedRun) (suite.Outcome, string, error) {
 	r, _, h, err := runner.ReplayTranscript(path)
 	if err != nil {
 		return suite.Outcome{}, "", err
@@ -35,9 +42,26 @@ func Replay(repoRoot, path string, steps suite.Initializer) (suite.Outcome, stri
 	if cfg.clientSide, err = surface.LoadClientSide(filepath.Join(filepath.Dir(cfg.Manifest), surface.ClientSideFile), sdks.Names()); err != nil {
 		return suite.Outcome{}, "", err
 	}
+	u := unit{sdk: h.SDK, label: h.SDK}
+	pin := sdks.Pin{}
+	if recorded != nil && recorded.sdk.Name == h.SDK {
+		sdk := recorded.sdk
+		sdk.Status = report.Available
+		r.Records.SDKs = []report.SDK{sdk}
+		r.Records.Results[0].Version = sdk.Version
+		u.version = sdk.Version
+		if recorded.schemaLoaded {
+			p, err := makePlan(cfg)
+			if err != nil {
+				return suite.Outcome{}, "", err
+			}
+			l := runschema.Load(context.Background(), runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}, p.pins, io.Discard)
+			cfg.generated, cfg.answers = l.Gen, l.Answers
+		}
+	}
 	view := progress.New(io.Discard, progress.Options{})
 	defer view.Close()
-	_, t := setUp(context.Background(), cfg, view, r, unit{sdk: h.SDK, label: h.SDK}, sdks.Pin{}, nil)
+	_, t := setUp(context.Background(), cfg, view, r, u, pin, nil)
 	var outcome *suite.Outcome
 	t.finished = func(o suite.Outcome) { outcome = &o }
 	runSuite(cfg, filepath.Join(repoRoot, "features"), t)
@@ -140,14 +164,14 @@ func unreplayable(cfg Config, p *plan, rec *report.Results) ([]report.Missing, e
 // (found in a folder above the transcript, holding a result that names it) recorded. Without
 // such a results.json the version is unknown, so no entry is applied, and note says so.
 func ReplayResult(repoRoot, path string, steps suite.Initializer) (r report.Result, note string, err error) {
-	o, sdk, err := Replay(repoRoot, path, steps)
+	recorded, why := recordedResult(path)
+	o, sdk, err := replayOne(repoRoot, path, steps, recorded)
 	if err != nil {
 		return report.Result{}, "", err
 	}
 	cfg := Config{RepoRoot: repoRoot}
 	cfg.defaults()
 	info := report.SDK{Name: sdk, Status: report.Available}
-	recorded, why := recordedResult(path)
 	if recorded == nil {
 		note = "the manifest of expected failures is not applied: " + why
 		cfg.Manifest = "" // classify with no entries below
@@ -174,6 +198,8 @@ func ReplayResult(repoRoot, path string, steps suite.Initializer) (r report.Resu
 type recordedRun struct {
 	file, dir, runtime string
 	res                report.Result
+	sdk                report.SDK // the run's record of the result's SDK@version
+	schemaLoaded       bool
 }
 
 // recordedResult finds the result of the run that recorded the transcript at path: the nearest
@@ -192,9 +218,16 @@ func recordedResult(path string) (*recordedRun, string) {
 			}
 			rel, _ := filepath.Rel(dir, abs)
 			for _, x := range res.Results {
-				if x.Transcript == filepath.ToSlash(rel) {
-					return &recordedRun{file: file, dir: dir, runtime: res.Harness.Runtime, res: x}, ""
+				if x.Transcript != filepath.ToSlash(rel) {
+					continue
 				}
+				rr := &recordedRun{file: file, dir: dir, runtime: res.Harness.Runtime, res: x, schemaLoaded: res.Harness.SchemaLoaded}
+				for _, s := range res.SDKs {
+					if s.Name == x.SDK && s.Version == x.Version {
+						rr.sdk = s
+					}
+				}
+				return rr, ""
 			}
 			return nil, fmt.Sprintf("%s holds no result with this transcript", file)
 		}
