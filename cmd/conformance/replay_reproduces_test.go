@@ -14,14 +14,15 @@ import (
 // beside its run's results.json is classified as the run classified it (an expected failure is
 // xfail, not failed). Node and Go, on features with expected failures, a spawned runtime's
 // argv (handshake) and client options probed on runtimes the SDK started itself (surface/fields:
-// replayed from the spawns' recorded facts).
+// replayed from the spawns' recorded facts), and requests the runtime sends while another is held
+// (pending_requests: the recorded phase written when the hold is answered).
 func TestReplayReproducesTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Node and Go SDKs")
 	}
 	bin := buildCLI(t)
 	features := []string{"features/tools/is_terminal.feature", "features/session/connect_options.feature", "features/session/handshake.feature",
-		"features/surface/fields.feature"}
+		"features/surface/fields.feature", "features/behaviour/pending_requests.feature"}
 	run, replayed := t.TempDir(), t.TempDir()
 	code, out := runCLI(t, bin, append([]string{"run", "--sdk", "node,go", "--report-dir", run}, features...)...)
 	require.Less(t, code, 2, "%s", out)
