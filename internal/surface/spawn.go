@@ -186,10 +186,10 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 	for i, a := range p.Args {
 		if !slices.Contains(bases[0].Args, a) {
 			added = append(added, a)
-			if strings.Contains(a, text) && i > 0 && strings.HasPrefix(p.Args[i-1], "-") && !strings.HasPrefix(a, "-") {
+			if carries(a, text) && i > 0 && strings.HasPrefix(p.Args[i-1], "-") && !strings.HasPrefix(a, "-") {
 				return "process.args " + p.Args[i-1], ""
 			}
-			if strings.Contains(a, text) {
+			if carries(a, text) {
 				flag, _, _ := strings.Cut(a, "=")
 				return "process.args " + flag, ""
 			}
@@ -223,7 +223,7 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 		for _, l := range leaves {
 			w := ""
 			for i, a := range p.Args {
-				if strings.Contains(a, l) && !slices.Contains(bases[0].Args, a) {
+				if carries(a, l) && !slices.Contains(bases[0].Args, a) {
 					if flag, _, _ := strings.Cut(a, "="); strings.HasPrefix(flag, "-") {
 						w = "process.args " + flag
 					} else if i > 0 && strings.HasPrefix(p.Args[i-1], "-") {
@@ -235,7 +235,7 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 				}
 			}
 			for _, k := range changed {
-				if w == "" && strings.Contains(p.Env[k], l) {
+				if w == "" && carries(p.Env[k], l) {
 					w = "process.env." + k
 				}
 			}
@@ -261,7 +261,7 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 		return strings.Join(where, ", "), ""
 	}
 	for _, k := range changed {
-		if strings.Contains(p.Env[k], text) {
+		if carries(p.Env[k], text) {
 			return "process.env." + k, ""
 		}
 	}
@@ -292,6 +292,17 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 		return strings.Join(vars, ", "), ""
 	}
 	return "", ""
+}
+
+// carries says whether a process fact (an argument, an environment value) holds text, as it is
+// or as a transcript records it: a secret (a token the probe generated) is kept there by its
+// fingerprint (transcript.Scrub), which is what a replay reads back.
+func carries(fact, text string) bool {
+	if strings.Contains(fact, text) {
+		return true
+	}
+	s := transcript.Scrub(text)
+	return s != text && strings.Contains(fact, s)
 }
 
 // texts are the strings and numbers inside an object or list (nil for any other value).
