@@ -15,14 +15,15 @@ import (
 // xfail, not failed). Node and Go, on features with expected failures, a spawned runtime's
 // argv (handshake) and client options probed on runtimes the SDK started itself (surface/fields:
 // replayed from the spawns' recorded facts), and requests the runtime sends while another is held
-// (pending_requests: the recorded phase written when the hold is answered).
+// (pending_requests: the recorded phase written when the hold is answered); hook_requests' messages
+// name requests by their number in the transcript.
 func TestReplayReproducesTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Node and Go SDKs")
 	}
 	bin := buildCLI(t)
 	features := []string{"features/tools/is_terminal.feature", "features/session/connect_options.feature", "features/session/handshake.feature",
-		"features/surface/fields.feature", "features/behaviour/pending_requests.feature"}
+		"features/surface/fields.feature", "features/behaviour/pending_requests.feature", "features/behaviour/hook_requests.feature"}
 	run, replayed := t.TempDir(), t.TempDir()
 	code, out := runCLI(t, bin, append([]string{"run", "--sdk", "node,go", "--report-dir", run}, features...)...)
 	require.Less(t, code, 2, "%s", out)
@@ -44,12 +45,10 @@ func TestReplayReproducesTheRun(t *testing.T) {
 	require.False(t, back.Incomplete(), "%+v", back.Completeness)
 	assert.Equal(t, res.Totals, back.Totals)
 	assert.Equal(t, res.CrossSDKFailing(), back.CrossSDKFailing(), "the cross-SDK judgement of the fields found on spawned runtimes")
-	// A request's place in its transcript ("request #16") may differ by the order in which
-	// concurrent frames were written (requestNumber, as for shards); the rest is the same.
+	// Messages exactly, down to a request's place in its transcript ("request #16"): a replay's
+	// transcript grows entry for entry as the recorded one did.
 	type verdict struct{ Status, Message, Expected string }
-	of := func(r report.Result) verdict {
-		return verdict{r.Status, requestNumber.ReplaceAllString(r.Message, "#"), r.Expected}
-	}
+	of := func(r report.Result) verdict { return verdict{r.Status, r.Message, r.Expected} }
 	got := map[string]verdict{}
 	for _, r := range back.Results {
 		got[r.SDK+" "+r.Feature+" "+r.Scenario] = of(r)

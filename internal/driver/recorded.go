@@ -70,6 +70,10 @@ func NewRecorded(entries []transcript.Entry) *Recorded {
 			to.lines = append(to.lines, e.Frame)
 		case e.Kind == transcript.KindScenario, e.Kind == transcript.KindSpawn:
 			// A spawn's facts are read again by the replayed steps, which record them anew.
+		case len(r.commands) == 0 && e.Dir == transcript.Note && e.Kind == "" && !e.Spawned():
+			// A note for people before the first command (the recording runtime's address):
+			// the replay's own runtime writes its own, and a copy would shift every entry's
+			// number (the "request #16" a message names). Typed notes (not-run) are kept.
 		case len(r.commands) == 0, e.Spawned():
 			// A spawned runtime's entries were taken in when the scenario ended, but its steps
 			// read them live from that runtime's own file: they are there from the start.
