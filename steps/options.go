@@ -23,6 +23,8 @@ func (w *world) registerWire(sc binder) {
 	w.registerOrderSweep(sc)
 	w.registerFraming(sc)
 	w.registerRequests(sc)
+	w.registerResolved(sc)
+	w.registerCancel(sc)
 	w.registerConnect(sc)
 	w.registerSurface(sc)
 	w.registerSurfaceHandlers(sc)

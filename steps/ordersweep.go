@@ -49,6 +49,7 @@ type orderCase struct {
 	SessionID, Conn string
 	Err             error  // the SDK's error, when create or resume failed
 	Handle          string // the driver's handle of the session
+	leftover        bool   // Conn is the batch's one connection left over, not found by the session
 }
 
 // Label names the case in findings: the SDK's own owner and name.
@@ -148,6 +149,7 @@ func (w *world) probeOrder() error {
 		todo = again
 	}
 	cases = done
+	w.noteMaker(cases)
 	// Requests an SDK sends after its create or resume returned are in by the driver's next
 	// answer to a command.
 	if err := w.roundTrip(); err != nil {
@@ -279,8 +281,35 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 			}
 		}
 	}
-	attachConns(w.rec.Entries()[before:], cs)
+	left := attachConns(w.rec.Entries()[before:], cs)
+	// Each case's client is a connection of its own: its requests are that case's, which is how
+	// a diff pairs them with the same case of another run (the batch runs at once, so the n-th
+	// session.create is another case in every run). The connections of cases the SDK refused
+	// before naming a session cannot be told apart: they share one key.
+	for _, c := range cs {
+		if c.Conn != "" && !c.leftover {
+			w.rec.Case(c.Conn, 0, c.Request+" "+c.Label())
+		}
+	}
+	for _, conn := range left {
+		w.rec.Case(conn, 0, "a case whose session was not opened")
+	}
 	return nil
+}
+
+// noteMaker names the connection of the client that made the sessions the resume cases resumed
+// (one case key for all of them: they are alike).
+func (w *world) noteMaker(cs []orderCase) {
+	entries := w.entries()
+	for _, c := range cs {
+		if c.Request != "session.resume" || c.SessionID == "" {
+			continue
+		}
+		if op, ok := findOpening(entries, "session.create", c.SessionID); ok {
+			w.rec.Case(op.req.Conn, 0, "the sessions the resume cases resume")
+			return
+		}
+	}
 }
 
 func responseText(r *driver.Response, err error) string {
@@ -296,8 +325,8 @@ func responseText(r *driver.Response, err error) string {
 // attachConns finds each case's runtime connection among entries (those of its batch): the one
 // whose opening request named the case's session, or whose answer gave it; a case whose SDK
 // failed before the session id was known gets the one connection of the batch left over, when
-// exactly one is.
-func attachConns(entries []transcript.Entry, cs []orderCase) {
+// exactly one is. It returns the connections not found by a session when some case has none.
+func attachConns(entries []transcript.Entry, cs []orderCase) []string {
 	conns := map[string]bool{}
 	var order []string
 	for _, e := range entries {
@@ -329,8 +358,13 @@ func attachConns(entries []transcript.Entry, cs []orderCase) {
 		}
 	}
 	if len(unmatched) == 1 && len(left) == 1 {
-		cs[unmatched[0]].Conn = left[0]
+		cs[unmatched[0]].Conn, cs[unmatched[0]].leftover = left[0], true
+		return left
 	}
+	if len(unmatched) == 0 {
+		return nil
+	}
+	return left
 }
 
 // opening is a create or resume request and the sequence number of its answer (0: none).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -53,6 +54,13 @@ func (e *surfaceEnv) open(owner, sessionID string, fields map[string]any, method
 	if len(methods) > 0 {
 		args["handlers"] = surface.ProviderHandlers(methods)
 	}
+	if !strings.HasPrefix(owner, "clientOptions ") { // a client's case is named at its connect
+		request := "session.create"
+		if sessionID != "" {
+			request = "session.resume"
+		}
+		e.caseStarts(request, fields, methods)
+	}
 	r, err := e.w.call(cmd, mergeHandle(args, c, fmt.Sprintf("p%d", len(e.w.sessions)+1)))
 	e.w.sessions = append(e.w.sessions, session{handle: args["session"].(string), client: c})
 	if err != nil {
@@ -70,6 +78,29 @@ func (e *surfaceEnv) open(owner, sessionID string, fields map[string]any, method
 	_ = json.Unmarshal(r.Result, &res)
 	return res.SessionID, nil
 }
+
+// caseStarts notes that the requests from here on are the case of the fields and handlers set
+// (the probe runs one case at a time), so that a diff pairs them with the same case of another
+// run wherever it came in the sweep (a version that declares one more field probes it in the
+// middle).
+func (e *surfaceEnv) caseStarts(request string, fields map[string]any, methods []string) {
+	names := make([]string, 0, len(fields))
+	for k := range fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	key := request + " " + strings.Join(names, ", ")
+	if len(names) == 0 {
+		key = request + " (no option)"
+	}
+	if len(methods) > 0 {
+		key += fmt.Sprintf(" with %d handlers", len(methods))
+	}
+	e.w.rec.Case("", e.w.rec.Len()+1, key)
+}
+
+// caseEnds ends the probe's cases: what follows is no case's.
+func (e *surfaceEnv) caseEnds() { e.w.rec.Case("", e.w.rec.Len()+1, "") }
 
 // OpenClient implements surface.ClientEnv: a client of its own with the options set, and a
 // session on it.
@@ -92,6 +123,7 @@ func (e *surfaceEnv) RuntimeMethods() []string {
 // of each method.
 func (e *surfaceEnv) OpenClientWith(fields map[string]any, methods []string) error {
 	c := fmt.Sprintf("c%d", len(e.w.clients)+1)
+	e.caseStarts("client", fields, methods)
 	args := e.w.withHandlers(map[string]any{"client": c, "address": e.w.addr})
 	if fields != nil {
 		args["fields"] = fields
@@ -225,6 +257,7 @@ func (w *world) probeSurface() error {
 	}
 	env := &surfaceEnv{w: w, clients: map[string]string{}}
 	w.expect(surface.Values(env, inv.Entries))
+	defer env.caseEnds()
 	res, err := surface.Probe(env, inv.Entries)
 	if err != nil {
 		return err

@@ -154,6 +154,9 @@ func commandNeeds(cmd string, args any) []string {
 		if _, ok := a["surfaceHandlers"]; ok {
 			out = append(out, "surface.handlers")
 		}
+		if _, ok := a["cancelAfterMs"]; ok && cmd == "createSession" {
+			out = append(out, "call.cancel.createSession")
+		}
 	}
 	if cmd == "createSession" || cmd == "resumeSession" || cmd == "connect" {
 		if _, ok := a["handlers"]; ok {

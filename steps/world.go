@@ -66,6 +66,8 @@ type world struct {
 	order           *orderResult            // what setting each option and handler alone found (ordersweep.go)
 	surfaceReached  *reached                // which handlers the runtime's calls reached (surfacereached.go)
 	holds           []*holdPhase            // each kind held with the others sent meanwhile (pending.go)
+	resolved        *resolvedPhases         // request events sent, repeated and resolved (resolved.go)
+	cancel          *cancelled              // the call the application cancelled (cancel.go)
 	// held is the sink a sweep keeps on the driver between its commands (the lines the driver
 	// writes while no command is in flight), restored after each command; nil otherwise.
 	held func(driver.Line)

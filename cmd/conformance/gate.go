@@ -16,6 +16,8 @@ import (
 
 func diffCmd() *cobra.Command {
 	allow := map[string]*[]string{}
+	var markdown, title, full string
+	var budget int
 	cmd := &cobra.Command{
 		Use:   "diff BASE/results.json CANDIDATE/results.json",
 		Short: "Print what changed between two runs; exit 1 on a regression",
@@ -31,6 +33,13 @@ be allowed by naming the SDK or the capability the candidate lacks:
   --allow-unavailable dotnet            dotnet may be missing from the candidate machine
   --allow-removed go                    go's scenarios may be missing from the candidate run
 A failure is never allowed here (list a known divergence in fixtures/expected-failures.yaml).
+
+The text opens with what was compared (each SDK's version and source on both sides, or why it
+was unavailable), then the capabilities each SDK's driver gained or lost, the regressions, the
+new divergences (now expected failures), the fixes, the other status changes, the payload
+changes grouped by field across SDKs, and each scenario's payload changes; each section counted.
+--markdown FILE also writes it as a pull-request comment of at most --budget bytes, cut from the
+least important end and saying what was cut and where the full diff is (--full-diff).
 Both files must be complete runs' results.json of this harness's schemaVersion (README.md,
 "Complete or INCOMPLETE"): anything else (null, {}, another schemaVersion, an unknown status,
 an incomplete run) is refused, naming the file and what is wrong.
@@ -49,12 +58,21 @@ trusted.`,
 				return &exitError{2, err}
 			}
 			fmt.Print(r.Text())
+			if markdown != "" {
+				if err := os.WriteFile(markdown, []byte(r.Markdown(title, budget, full)), 0o644); err != nil {
+					return &exitError{2, err}
+				}
+			}
 			if n := r.Regressions(); n > 0 {
 				return &exitError{1, fmt.Errorf("%d regression(s)", n)}
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&markdown, "markdown", "", "also write the diff as a pull-request comment (Markdown) to this file")
+	cmd.Flags().IntVar(&budget, "budget", 60000, "the comment's size limit in bytes (0: none); sections are cut from the least important")
+	cmd.Flags().StringVar(&title, "title", "", "the comment's first line")
+	cmd.Flags().StringVar(&full, "full-diff", "", "where the full diff is, named in the comment when it was cut (an uploaded artifact, say)")
 	for _, status := range rundiff.Allowable {
 		allow[status] = cmd.Flags().StringSlice("allow-"+status, nil,
 			fmt.Sprintf("SDK or capability allowed to go from passed to %s (repeatable, comma-separated)", status))

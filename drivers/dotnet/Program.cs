@@ -154,6 +154,11 @@ internal static class Program
         {
             response = ErrorResponse(id, "DriverError", ex.Message);
         }
+        catch (CancelledException ex)
+        {
+            response = ErrorResponse(id, ex.InnerException!.GetType().Name, ex.InnerException.Message);
+            response["error"]!["cancelled"] = true;
+        }
         catch (Exception ex)
         {
             Diag($"{name} failed: {ex}");
@@ -224,6 +229,7 @@ internal static class Program
             ["session.rpc.tools.set.nil"] = false,
             ["driver.concurrent"] = true, // commands run on the thread pool (Main)
             ["handler.hold"] = true, // Holds.cs: the tool handlers (no runtime->SDK handlers yet: rpc.handlers)
+            ["call.cancel.createSession"] = true, // CreateSessionAsync(config, CancellationToken)
         };
         var notes = new JsonObject
         {
@@ -407,7 +413,21 @@ internal static class Program
             property.SetValue(config, token);
         }
 
-        CopilotSession session = await client.CreateSessionAsync(config).ConfigureAwait(false);
+        // The application gives up after cancelAfterMs (PROTOCOL.md "The application cancels a
+        // call"): a token cancelled after that long, passed to the SDK call.
+        using CancellationTokenSource? cancel = a["cancelAfterMs"] is JsonValue after && after.TryGetValue(out long ms)
+            ? new CancellationTokenSource(TimeSpan.FromMilliseconds(ms))
+            : null;
+        CopilotSession session;
+        try
+        {
+            session = await client.CreateSessionAsync(config, cancel?.Token ?? CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException ex) when (cancel is { IsCancellationRequested: true })
+        {
+            throw new CancelledException(ex);
+        }
+
         state.Session = session;
         s_sessions[state.Handle] = state;
         return new JsonObject { ["sessionId"] = session.SessionId };
@@ -935,6 +955,9 @@ internal sealed class UnsupportedException(string reason) : Exception(reason);
 
 /// <summary>A bad command (unknown handle, malformed arguments): reported as type DriverError.</summary>
 internal sealed class DriverException(string message) : Exception(message);
+
+/// <summary>An SDK call the application cancelled ended with OperationCanceledException (inner): reported with "cancelled": true.</summary>
+internal sealed class CancelledException(OperationCanceledException inner) : Exception(inner.Message, inner);
 
 /// <summary>Sends the SDK's diagnostics to stderr (level from COPILOT_DRIVER_LOG, default Warning).</summary>
 internal sealed class StderrLogger(LogLevel minimum) : ILogger

@@ -220,6 +220,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
 		"tool.handler.waitFor":          true,
 		"handler.hold":                  true, // holds.go
+		"call.cancel.createSession":     true, // Client.CreateSession(ctx, …): a context with a deadline
 		"handler.permission":            true,
 		"surface":                       true,
 		"surface.handlers":              true,
@@ -559,6 +560,9 @@ type sessionArgs struct {
 	GitHubToken *string `json:"gitHubToken"`
 	// Handlers are the runtime-to-SDK handlers to register (handlers.go).
 	Handlers map[string]rpcHandlerSpec `json:"handlers"`
+	// CancelAfterMs: the application gives up on createSession after that long, through the
+	// context it passes (PROTOCOL.md "The application cancels a call").
+	CancelAfterMs *int64 `json:"cancelAfterMs"`
 }
 
 // hasSessionToken says whether this SDK version's SessionConfig has a GitHubToken string field
@@ -633,7 +637,15 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 			reflect.ValueOf(cfg).Elem().FieldByName("GitHubToken").SetString(*a.GitHubToken)
 		}
 		account = sessionHandlers(cfg, a.Handlers, a.Session)
+		if a.CancelAfterMs != nil {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(*a.CancelAfterMs)*time.Millisecond)
+			defer cancel()
+		}
 		s, err = client.CreateSession(ctx, cfg)
+		if err != nil && a.CancelAfterMs != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+			return nil, cancelledError{err}
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -857,6 +869,12 @@ func (d *driver) dispatch(c command) (result any, err error) {
 	return nil, unsupported{fmt.Sprintf("the go driver has no command %q", c.Cmd)}
 }
 
+// cancelledError is an SDK call that ended with the context's cancellation (errors.Is
+// context.DeadlineExceeded or context.Canceled), answered with "cancelled": true.
+type cancelledError struct{ err error }
+
+func (c cancelledError) Error() string { return c.err.Error() }
+
 func respond(id int64, result any, err error) {
 	switch e := err.(type) {
 	case nil:
@@ -865,6 +883,8 @@ func respond(id int64, result any, err error) {
 		out.line(map[string]any{"id": id, "outcome": "unsupported", "reason": e.reason})
 	case driverError:
 		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": "DriverError", "message": e.msg}})
+	case cancelledError:
+		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": fmt.Sprintf("%T", e.err), "message": e.err.Error(), "cancelled": true}})
 	default:
 		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": fmt.Sprintf("%T", err), "message": err.Error()}})
 	}

@@ -263,6 +263,10 @@ function capabilities() {
     "tool.result.telemetry": true,
     "tool.handler.waitFor": true,
     "handler.hold": true, // holds.mjs
+    // CopilotClient.createSession(config) takes no AbortSignal, and its config neither a signal
+    // nor a timeout: an application can only stop awaiting it (PROTOCOL.md "The application
+    // cancels a call"); missingSymbols names the member whose absence makes it so.
+    "call.cancel.createSession": false,
     // ToolBinaryResult's declared type has no metadata, but the SDK forwards the object it is
     // given as is, which is what a JavaScript application relies on.
     "tool.result.binary.metadata": true,
@@ -294,6 +298,8 @@ function capabilities() {
       notes[`session.option.${name}`] = `${v}: ${onCreate ? "ResumeSessionConfig" : "SessionConfig"} has no ${m.key}`;
     }
   }
+  notes["call.cancel.createSession"] =
+    `${v}: CopilotClient.createSession(config) takes no AbortSignal and SessionConfig has no signal or timeout`;
   if (!hasSetTools) {
     notes["session.setTools"] =
       `${v} has no CopilotSession.setTools; only the generated session.rpc.tools.set exists, ` +
@@ -334,6 +340,7 @@ function missingSymbols(caps) {
     "connect.option.gitHubTelemetry": "CopilotClientOptions.onGitHubTelemetry",
     "handler.hooks": "SessionConfigBase.hooks",
     "rpc.requestHandler": "CopilotRequestHandler",
+    "call.cancel.createSession": "SessionConfigBase.signal",
   };
   const keys = declaredSessionKeys();
   for (const [name, m] of Object.entries(SESSION_OPTIONS)) {

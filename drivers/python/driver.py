@@ -221,6 +221,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["tool.result.telemetry"] = "tool_telemetry" in TOOL_RESULT_FIELDS
     caps["tool.handler.waitFor"] = True
     caps["handler.hold"] = True  # holds.py
+    caps["call.cancel.createSession"] = True  # asyncio.wait_for around create_session
     caps["tool.result.binary.metadata"] = caps["tool.result.binary"] and "metadata" in set(
         getattr(ToolBinaryResult, "__dataclass_fields__", {}))
     notes["tool.result.value"] = "a pydantic model (UUID, datetime, Enum) returned from a define_tool handler"
@@ -536,6 +537,15 @@ class Unsupported(Exception):
     """The installed SDK cannot do what was asked."""
 
 
+class Cancelled(Exception):
+    """An SDK call the application cancelled ended with the language's cancellation error
+    (cause): reported with "cancelled": true."""
+
+    def __init__(self, cause: BaseException):
+        super().__init__(str(cause))
+        self.cause = cause
+
+
 def need(args: dict[str, Any], key: str) -> Any:
     if key not in args:
         raise DriverError(f"missing argument {key!r}")
@@ -751,12 +761,21 @@ class Driver:
         noops, kept = handler_kwargs(args.get("surfaceHandlers"), "sessionConfig", DRIVER_KWARGS | set(options), handle)
         options.update(noops)
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, CREATE_KWARGS)
-        session = await client.create_session(
+        call = client.create_session(
             on_permission_request=self.permission_handler(handle),
             tools=tools,
             on_event=self.on_event(handle),
             **options,
         )
+        if "cancelAfterMs" in args:
+            # The application gives up after that long (PROTOCOL.md "The application cancels a
+            # call"): asyncio.wait_for cancels the task and raises TimeoutError.
+            try:
+                session = await asyncio.wait_for(call, args["cancelAfterMs"] / 1000)
+            except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
+                raise Cancelled(exc) from exc
+        else:
+            session = await call
         self.sessions[handle] = session
         return {"sessionId": session.session_id, **(account or {}), **({"kept": kept} if kept else {})}
 
@@ -908,6 +927,9 @@ class Driver:
             emit({"id": cid, "outcome": "unsupported", "reason": str(exc)})
         except DriverError as exc:
             emit({"id": cid, "outcome": "error", "error": {"type": "DriverError", "message": str(exc)}})
+        except Cancelled as exc:
+            emit({"id": cid, "outcome": "error", "error": {
+                "type": type(exc.cause).__name__, "message": str(exc.cause) or "cancelled", "cancelled": True}})
         except Exception as exc:  # what the SDK raised, including ExceptionGroup from stop()
             log(f"{cmd} raised:\n{traceback.format_exc()}")
             message = str(exc)

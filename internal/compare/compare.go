@@ -259,10 +259,28 @@ func keyed(rs []Request) map[string]any {
 	out := map[string]any{}
 	seen := map[string]int{}
 	for _, r := range rs {
-		seen[r.Method]++
-		out[fmt.Sprintf("%s#%d", r.Method, seen[r.Method])] = r.Params
+		seen[r.Group()]++
+		out[Key(r.Method, r.Case, seen[r.Group()]-1)] = r.Params
 	}
 	return out
+}
+
+// Key names the i-th (from 0) request of a method within a case ("" outside one):
+// "session.create#2", or "session.create#1 [session.create SessionConfig.model = \"x\"]". The
+// method comes first and ends at "#", as Payloads reads it back.
+func Key(method, caseKey string, i int) string {
+	if caseKey == "" {
+		return fmt.Sprintf("%s#%d", method, i+1)
+	}
+	return fmt.Sprintf("%s#%d [%s]", method, i+1, caseKey)
+}
+
+// Group is what the requests compared with one another share: the method and the case.
+func (r Request) Group() string {
+	if r.Case == "" {
+		return r.Method
+	}
+	return r.Method + "\x00" + r.Case
 }
 
 // InOrderOf returns other with each method's requests put in ref's order when they are the same
@@ -278,7 +296,7 @@ func InOrderOf(ref, other []Request) []Request {
 		for i, r := range rs {
 			b, _ := json.Marshal(r.Params) // map keys sorted: one text per value
 			all[i] = string(b)
-			m[r.Method] = append(m[r.Method], all[i])
+			m[r.Group()] = append(m[r.Group()], all[i])
 		}
 		return m, all
 	}
@@ -299,7 +317,7 @@ func InOrderOf(ref, other []Request) []Request {
 		used := map[int]bool{}
 		for _, want := range rt {
 			for i, r := range other {
-				if r.Method == method && !used[i] && otext[i] == want {
+				if r.Group() == method && !used[i] && otext[i] == want {
 					used[i] = true
 					order[method] = append(order[method], i)
 					break
@@ -313,19 +331,21 @@ func InOrderOf(ref, other []Request) []Request {
 	out := make([]Request, 0, len(other))
 	next := map[string]int{}
 	for _, r := range other {
-		if idx, ok := order[r.Method]; ok {
-			r = other[idx[next[r.Method]]]
-			next[r.Method]++
+		if idx, ok := order[r.Group()]; ok {
+			r = other[idx[next[r.Group()]]]
+			next[r.Group()]++
 		}
 		out = append(out, r)
 	}
 	return out
 }
 
-// Request is one request of a transcript with its normalized params.
+// Request is one request of a transcript with its normalized params, and the key of the
+// generated or swept case it belongs to ("" outside one; transcript.KindCase).
 type Request struct {
 	Method string
 	Params any
+	Case   string
 }
 
 // RequestList is every request of a transcript in the order sent, params normalized as
@@ -338,7 +358,7 @@ func RequestList(entries []transcript.Entry) []Request {
 		if err != nil || len(r.Params) == 0 {
 			v = map[string]any{}
 		}
-		out = append(out, Request{Method: r.Method, Params: canon.Value(canon.Defaults(r.Method, v))})
+		out = append(out, Request{Method: r.Method, Params: canon.Value(canon.Defaults(r.Method, v)), Case: r.Case})
 	}
 	return inRuntimeOrder(entries, out)
 }
@@ -353,11 +373,11 @@ func RequestList(entries []transcript.Entry) []Request {
 func inRuntimeOrder(entries []transcript.Entry, rs []Request) []Request {
 	positions := map[string][]int{}
 	for i, r := range rs {
-		positions[r.Method] = append(positions[r.Method], i)
+		positions[r.Group()] = append(positions[r.Group()], i)
 	}
 	ids := map[string]bool{}
 	for _, r := range rs {
-		if len(positions[r.Method]) > 1 {
+		if len(positions[r.Group()]) > 1 {
 			for _, id := range idParams(r) {
 				ids[id] = true
 			}

@@ -30,6 +30,9 @@ type Response struct {
 	Error   *struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
+		// Cancelled: the driver recognised the language's cancellation error (a command given
+		// cancelAfterMs, PROTOCOL.md "The application cancels a call").
+		Cancelled bool `json:"cancelled,omitempty"`
 	} `json:"error,omitempty"`
 	Reason string `json:"reason,omitempty"`
 

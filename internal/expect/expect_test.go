@@ -68,6 +68,12 @@ func TestMatch(t *testing.T) {
 		{"node", "1.0.14-preview.1", "stand-in", "tools/is_terminal.feature", "explicit false", true},
 		{"node", "1.0.15-preview.4", "stand-in", "tools/is_terminal.feature", "explicit false", false},
 		{"node", "(devel)", "stand-in", "tools/is_terminal.feature", "explicit false", false},
+		// A source build 6 commits after 1.0.14 (sdks.MatchVersion) is past "<= 1.0.14"; one after
+		// 1.0.13 is inside it; a source with no release version matches no range.
+		{"node", "1.0.15-0.6", "stand-in", "tools/is_terminal.feature", "explicit false", false},
+		{"node", "1.0.14-0.6", "stand-in", "tools/is_terminal.feature", "explicit false", true},
+		{"node", "", "stand-in", "tools/is_terminal.feature", "explicit false", false},
+		{"node", "0.0.0-dev", "stand-in", "tools/is_terminal.feature", "explicit false", true}, // why a placeholder is never matched as itself
 		// PyPI's pre-releases are ranged as the pre-releases they are (PEP 440 has no dash).
 		{"node", "1.0.0b1", "stand-in", "tools/is_terminal.feature", "explicit false", true},
 		{"node", "1.0.14rc2", "stand-in", "tools/is_terminal.feature", "explicit false", true},

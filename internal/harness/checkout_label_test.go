@@ -77,7 +77,8 @@ func TestCheckoutSourceIsLabelledWithItsCommit(t *testing.T) {
 	}
 	s := run(filepath.Join(checkout, "fake"))
 	require.Equal(t, report.Available, s.Status, s.Reason)
-	assert.Equal(t, "1.0.0 (git fake/v2.0.0-dirty)", s.Version, "the SDK's own version, then the commit")
+	assert.Equal(t, "1.0.0 (git fake/v2.0.0-dirty; matched as 2.0.0)", s.Version, "the SDK's own version, then the commit and the version it is matched as")
+	assert.Equal(t, "2.0.0 (fake/v2.0.0)", s.Matched)
 	assert.Equal(t, "local "+filepath.Join(checkout, "fake"), s.Source)
 
 	plain := t.TempDir()
@@ -92,6 +93,6 @@ func TestCheckoutSourceIsLabelledWithItsCommit(t *testing.T) {
 	failPrepare = true
 	s = run(filepath.Join(checkout, "fake"))
 	assert.Equal(t, report.Unavailable, s.Status)
-	assert.Equal(t, "git fake/v2.0.0-dirty", s.Version, "an unprepared source is labelled too")
+	assert.Equal(t, "git fake/v2.0.0-dirty; matched as 2.0.0", s.Version, "an unprepared source is labelled too")
 	assert.Equal(t, "local "+filepath.Join(checkout, "fake"), s.Source, "not the pin's registry package")
 }

@@ -170,3 +170,55 @@ func TestClassifyJudgesEverySchemaViolation(t *testing.T) {
 		assert.Empty(t, staleViolations(m.Violations, res, func(string, string) bool { return false }))
 	})
 }
+
+// A source build is matched as the version it would be released as (sdks.SourceVersion): not
+// as its placeholder, which every "<=" range would hold, nor as its commit, which none would.
+// An xpass on it names the entry's range and the version it was compared as.
+func TestClassifyMatchesASourceBuildAsItsReleaseVersion(t *testing.T) {
+	m, err := expect.Parse([]byte(`
+- sdk: python
+  versions: "<= 1.0.9"
+  scenario: s
+  reason: fixed in 1.0.10
+  link: l
+  message: 'want true'
+- sdk: go
+  versions: "< 1.0.10"
+  scenario: s
+  reason: fixed in 1.0.10
+  link: l
+  message: 'want true'
+`), "manifest.yaml", []expect.Scenario{{Feature: "f.feature", Name: "s"}}, []string{"go", "python"})
+	require.NoError(t, err)
+	failing := suite.Outcome{Err: errors.New("isTerminal: want true, the key is absent")}
+	tests := []struct {
+		name, sdk, version, matched string
+		o                           suite.Outcome
+		status                      string
+		contains                    []string
+	}{
+		{name: "a build after the range passes plainly", sdk: "python", version: "0.0.0.dev0 (git v1.0.9-6-g4e95dee; matched as 1.0.10-0.6)",
+			o: suite.Outcome{}, status: report.Passed},
+		{name: "a build after the range that fails is a plain failure", sdk: "python", version: "0.0.0.dev0 (git v1.0.9-6-g4e95dee; matched as 1.0.10-0.6)",
+			o: failing, status: report.Failed},
+		{name: "a build inside the range fails as known", sdk: "go", version: "git go/v1.0.9-6-g4e95dee; matched as 1.0.10-0.6",
+			o: failing, status: report.XFail},
+		{name: "a build inside the range that passes names the range and the version compared", sdk: "go",
+			version: "git go/v1.0.9-6-g4e95dee; matched as 1.0.10-0.6", matched: "1.0.10-0.6 (go/v1.0.9 + 6 commits)",
+			o: suite.Outcome{}, status: report.XPass,
+			contains: []string{"remove the entry at manifest.yaml:8", `narrow its versions ("< 1.0.10") to exclude 1.0.10-0.6 (go/v1.0.9 + 6 commits), the version this source build is matched as`}},
+		{name: "a build with no release version matches no range", sdk: "python", version: "0.0.0.dev0 (git abc1234; no release version)",
+			o: suite.Outcome{}, status: report.Passed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.o.Feature, tt.o.Scenario = "f.feature", "s"
+			sdk := report.SDK{Name: tt.sdk, Version: tt.version, Matched: tt.matched}
+			r := classify(Config{}, m, unit{sdk: sdk.Name, version: sdk.Version, label: sdk.Name}, sdk, tt.o)
+			assert.Equal(t, tt.status, r.Status, r.Message)
+			for _, c := range tt.contains {
+				assert.Contains(t, r.Message, c)
+			}
+		})
+	}
+}

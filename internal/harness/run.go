@@ -255,7 +255,12 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
 	startSlots := make(chan struct{}, goruntime.NumCPU())
-	gate := runner.NewStartGate(len(targets), 10*time.Second) // the others' first drivers, at most 10 s
+	// Every SDK is prepared (its first driver started) or known unavailable before any scenario
+	// runs: a build that fails is said at the start, with its cause, not after the others' runs,
+	// and no driver starts while other SDKs' scenarios take the cores (runner.StartGate).
+	gate := runner.NewStartGate(len(targets), 0)
+	prepBegan := time.Now()
+	var preparedOnce sync.Once
 	for i, u := range targets {
 		name := u.label
 		wg.Add(1)
@@ -266,7 +271,11 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
 			planned[i] = t
+			sdkInfo[i] = info
 			gate.Arrive(ctx)
+			if ctx.Err() == nil { // the gate opened: every unit's info is written
+				preparedOnce.Do(func() { fmt.Fprintln(view.Writer(), preparedLine(targets, sdkInfo, time.Since(prepBegan))) })
+			}
 			switch t.total = total; {
 			case t.recordings != nil: // a replay runs what was recorded
 				t.total = t.recordings.Len()
@@ -276,7 +285,6 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			if t.pool != nil && t.total > 0 {
 				t.pool.left = t.left
 			}
-			sdkInfo[i] = info
 			if info.Status == report.Available {
 				view.Ready(name, fmt.Sprintf("SDK %s (%s), up to %d at once", info.Version, info.Source, cfg.Jobs), t.total)
 			}
@@ -333,7 +341,12 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	var none []string
 	for _, s := range res.SDKs {
 		if s.Status != report.Available && len(cfg.SDKs) > 0 {
-			return res, fmt.Errorf("%w: SDK %s is unavailable: %s", ErrSetup, report.Target(s.Name, s.Version), s.Reason)
+			// Said at the start already (preparedLine); the others' results are in the reports.
+			others := ""
+			if n := countOthers(res.Results, s.Name); n > 0 {
+				others = fmt.Sprintf("; the other SDKs ran: their %d results are in the reports", n)
+			}
+			return res, fmt.Errorf("%w: SDK %s is unavailable%s: %s", ErrSetup, report.Target(s.Name, s.Version), others, s.Reason)
 		}
 		if s.Status != report.Available {
 			none = append(none, report.Target(s.Name, s.Version)+": "+firstLine(s.Reason))
@@ -343,6 +356,27 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 		return res, fmt.Errorf("%w: no SDK is available, nothing ran:\n  %s", ErrSetup, strings.Join(none, "\n  "))
 	}
 	return res, nil
+}
+
+// preparedLine says, once every unit is set up and before any scenario runs, which SDKs run and
+// which cannot, each with its cause.
+func preparedLine(targets []unit, infos []report.SDK, took time.Duration) string {
+	var ready, unavailable []string
+	for i, u := range targets {
+		if infos[i].Status == report.Available {
+			ready = append(ready, u.label)
+		} else {
+			unavailable = append(unavailable, u.label+" ("+firstLine(infos[i].Reason)+")")
+		}
+	}
+	line := fmt.Sprintf("prepared in %s, before any scenario: %d of %d SDKs run", took.Round(time.Second), len(ready), len(targets))
+	if len(ready) > 0 {
+		line += " (" + strings.Join(ready, ", ") + ")"
+	}
+	if len(unavailable) > 0 {
+		line += "; unavailable: " + strings.Join(unavailable, "; ")
+	}
+	return line
 }
 
 // setUp has the runner prepare the unit, then starts its first driver and reads its hello (or
@@ -377,12 +411,23 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	// A local source is named as such even when it cannot be prepared (not as the pin's
 	// registry package), and a source in a git checkout is labelled with its commit, whatever
 	// the SDK reports: every SDK alike, no driver has to.
-	label := ""
+	// A source build is matched against the manifest's ranges as the version it would be
+	// released as (sdks.MatchVersion), which every report shows beside its commit.
+	label, matched := "", sdks.Matched{}
 	if source != "" {
 		info.Source = "local " + source
-		if l, ok := sdks.CheckoutLabel(ctx, name, checkoutFolder(name, source)); ok {
+		folder := checkoutFolder(name, source)
+		if l, ok := sdks.CheckoutLabel(ctx, name, folder); ok {
 			label = l
-			info.Version = sdks.SourceVersion("", label)
+		}
+		if m, ok := sdks.MatchVersion(ctx, name, folder); ok {
+			matched, info.Matched = m, m.Version+" ("+m.From+")"
+		}
+		switch {
+		case label != "":
+			info.Version = sdks.SourceVersion("", label, matched.Version)
+		case matched.Version != "":
+			info.Version = matched.Version
 		}
 	}
 	prepBegan := time.Now()
@@ -444,7 +489,11 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 	}
 	if source != "" {
 		info.Source = "local " + source
-		info.Version = sdks.SourceVersion(info.Version, label)
+		info.Version = sdks.SourceVersion(info.Version, label, matched.Version)
+		if prep.Built != "" { // the source's own build steps could not be followed here
+			info.Source += "; built by the fallback " + prep.Built
+			view.Logf(u.label, "built by the fallback %s", prep.Built)
+		}
 	}
 	return info, t
 }
@@ -512,10 +561,13 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 		Observations: o.Observations}
 	// Every frame is judged by the runtime's schema: a violation no known entry explains fails
 	// the scenario, each one an item of its own (so an expected failure can name one).
+	// A source build's label is not the version a range is checked against: the version it is
+	// matched as is (sdks.SourceVersion).
+	matching := sdks.MatchingVersion(sdk.Version)
 	var unknown []string
 	for _, v := range o.SchemaViolations {
 		r.SchemaViolations = append(r.SchemaViolations, v.String())
-		if e := m.KnownViolation(sdk.Name, sdk.Version, v); e != nil {
+		if e := m.KnownViolation(sdk.Name, matching, v); e != nil {
 			if !slices.Contains(r.KnownViolations, e.Where()) {
 				r.KnownViolations = append(r.KnownViolations, e.Where())
 			}
@@ -552,8 +604,7 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 	if rt == "" {
 		rt = RuntimeStandIn
 	}
-	// A checkout's commit label is not part of the version a range is checked against.
-	entries := m.MatchAll(sdk.Name, sdks.ReportedVersion(sdk.Version), rt, o.Feature, o.Scenario)
+	entries := m.MatchAll(sdk.Name, matching, rt, o.Feature, o.Scenario)
 	var entry *expect.Entry
 	if len(entries) > 0 {
 		entry = entries[0]
@@ -592,6 +643,9 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 	case entry != nil:
 		r.Status = report.XPass
 		r.Message = fmt.Sprintf("expected to fail (%s: %s) but passed: the divergence is fixed, remove the entry at %s", entry.SDK, entry.Reason, entry.Where())
+		if matching != sdk.Version { // a source build: which version the entry's range took it for
+			r.Message += fmt.Sprintf(" or narrow its versions (%s) to exclude %s", entryRange(entry), matchedAs(matching, sdk.Matched))
+		}
 		r.Expected, r.Link = entry.Where(), entry.Link
 	default:
 		r.Status = report.Passed
@@ -608,6 +662,25 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 		r.Observations[k] = transcript.Scrub(v)
 	}
 	return r
+}
+
+// entryRange is an entry's versions as written ("every version" when it names none).
+func entryRange(e *expect.Entry) string {
+	if e.Versions == "" {
+		return "every version"
+	}
+	return fmt.Sprintf("%q", e.Versions)
+}
+
+// matchedAs names the version a source build was matched as, and where it was read from.
+func matchedAs(matching, matched string) string {
+	if matching == "" {
+		return "this source build (no release version: only entries without versions apply)"
+	}
+	if matched != "" {
+		return matched + ", the version this source build is matched as"
+	}
+	return matching + ", the version this source build is matched as"
 }
 
 // staleViolations are the known schema violations that a run of the whole suite did not observe
@@ -664,6 +737,17 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// countOthers counts the results of SDKs other than name that ran (not unavailable).
+func countOthers(results []report.Result, name string) int {
+	n := 0
+	for _, r := range results {
+		if r.SDK != name && r.Status != report.Unavailable {
+			n++
+		}
+	}
+	return n
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }

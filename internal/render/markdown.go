@@ -76,7 +76,8 @@ func assemble(parts []string, limit int) string {
 		}
 		name := sectionName(p)
 		if room >= 2048 {
-			if i := strings.LastIndexByte(p[:room-8], '\n'); i > 0 {
+			// A cut that would keep the heading alone leaves the section out.
+			if i := strings.LastIndexByte(p[:room-8], '\n'); i > 0 && hasBody(p[:i+1]) {
 				b.WriteString(p[:i+1])
 				if strings.Count(p[:i+1], "```")%2 == 1 { // cut inside a code block: close it
 					b.WriteString("```\n")
@@ -87,11 +88,32 @@ func assemble(parts []string, limit int) string {
 		}
 		left = append(left, name)
 	}
+	// No sentence may send the reader to a section this file left out: a pointer to one
+	// ("(*Cross-SDK field differences*)") points to the full report instead.
+	text := b.String()
+	for _, n := range left {
+		if !strings.HasSuffix(n, " (cut)") {
+			text = strings.ReplaceAll(text, "("+n+")", "("+strings.Trim(n, "*")+": in `report.html`, left out here)")
+		}
+	}
+	b.Reset()
+	b.WriteString(text)
 	if len(left) > 0 {
 		fmt.Fprintf(&b, "\n---\n\nLeft out to keep this summary within %d KB: %s. Every result, transcript and difference is in `report.html` and `results.json` beside this file.\n",
 			limit/1024, clipTo(strings.Join(left, ", "), reserve-200))
 	}
 	return b.String()
+}
+
+// hasBody says whether a section's text holds a line besides its heading.
+func hasBody(p string) bool {
+	n := 0
+	for _, l := range strings.Split(p, "\n") {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // sectionName is a section's heading, for the closing pointer.
@@ -151,6 +173,7 @@ func header(r *report.Results) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(toFix(r))
 	if len(r.StaleViolations) > 0 {
 		b.WriteString("Known schema violations not observed (fixed: remove each entry or narrow its versions):\n\n")
 		for i, v := range r.StaleViolations {
@@ -355,6 +378,12 @@ func failures(r *report.Results) string {
 	if total == 0 {
 		return ""
 	}
+	// What one SDK (or some) fails is what a reviewer sends to that SDK: first; what every SDK
+	// that ran the scenario fails (a feature, the harness, or all SDKs at once) after it.
+	everywhere := onEvery(r)
+	sort.SliceStable(groups, func(i, j int) bool {
+		return !everywhere(groups[i]) && everywhere(groups[j])
+	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## Failures\n\n%d to act on", total)
 	if len(groups) < total {
@@ -383,8 +412,14 @@ func failures(r *report.Results) string {
 		}
 		on := strings.Join(sdks, ", ")
 		if i >= maxFailureDetails {
-			fmt.Fprintf(&b, "- **%s** on %s (%s, `%s`): %s\n", x.Scenario, on, x.Status, x.Feature, clipTo(firstLine(x.Message), 120))
+			if everywhere(g) {
+				on = "every SDK that ran it: " + on
+			}
+			fmt.Fprintf(&b, "- **%s** on %s (%s, `%s`): %s\n", x.Scenario, on, x.Status, x.Feature, clipTo(report.Gist(x.Message), 160))
 			continue
+		}
+		if everywhere(g) {
+			on = "every SDK that ran it: " + on
 		}
 		fmt.Fprintf(&b, "\n### %s on %s (%s)\n\n`%s`\n\n```\n%s\n```\n", x.Scenario, on, x.Status, x.Feature, clipMessage(strings.TrimSpace(x.Message), maxMessageBytes))
 		for _, y := range g[1:] {
@@ -1146,6 +1181,84 @@ func crossSDK(r *report.Results) string {
 			keys = append(keys, s+": `"+clipTo(c.Keys[s], 32)+"`")
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Status, c.Request, c.Field, cell(strings.Join(keys, "; ")), c.Known)
+	}
+	return b.String()
+}
+
+// onEvery says whether a group of failing results of one scenario holds every SDK that ran it
+// (at least two): a failure no one SDK's maintainers can be sent alone.
+func onEvery(r *report.Results) func(g []report.Result) bool {
+	ran := map[[2]string]int{}
+	for _, x := range r.Results {
+		switch x.Status {
+		case report.Passed, report.Failed, report.XFail, report.XPass:
+			ran[[2]string{x.Feature, x.Scenario}]++
+		}
+	}
+	return func(g []report.Result) bool {
+		return len(g) > 1 && len(g) == ran[[2]string{g[0].Feature, g[0].Scenario}]
+	}
+}
+
+// maxFixCauses is how many one-line causes the verdict gives per SDK.
+const maxFixCauses = 3
+
+// toFix is the verdict's list of the SDKs to fix, each with its one-line causes (a failure's
+// scenario and gist), then the failures every SDK that ran the scenario shows, apart: those
+// are the feature's, the harness's or every SDK's at once, not one SDK's to fix.
+func toFix(r *report.Results) string {
+	per := map[string][]string{}
+	var sdks []string
+	var every []string
+	type key struct{ feature, scenario, status string }
+	groups := map[key][]report.Result{}
+	var order []key
+	for _, x := range r.Results {
+		if !report.Failing(x.Status) {
+			continue
+		}
+		k := key{x.Feature, x.Scenario, x.Status}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], x)
+	}
+	everywhere := onEvery(r)
+	for _, k := range order {
+		g := groups[k]
+		cause := fmt.Sprintf("%s (%s): %s", g[0].Scenario, g[0].Status, clipTo(report.Gist(g[0].Message), 140))
+		if everywhere(g) {
+			every = append(every, cause)
+			continue
+		}
+		for _, x := range g {
+			if per[x.SDK] == nil {
+				sdks = append(sdks, x.SDK)
+			}
+			per[x.SDK] = append(per[x.SDK], fmt.Sprintf("%s (%s): %s", x.Scenario, x.Status, clipTo(report.Gist(x.Message), 140)))
+		}
+	}
+	if len(sdks) == 0 && len(every) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	line := func(causes []string) string {
+		shown := causes[:min(len(causes), maxFixCauses)]
+		s := strings.Join(shown, "; ")
+		if n := len(causes) - len(shown); n > 0 {
+			s += fmt.Sprintf("; and %d more", n)
+		}
+		return s
+	}
+	if len(sdks) > 0 {
+		b.WriteString("SDKs to fix:\n\n")
+		for _, sdk := range sdks {
+			fmt.Fprintf(&b, "- **%s**, %d of its own: %s\n", sdk, len(per[sdk]), line(per[sdk]))
+		}
+		b.WriteString("\n")
+	}
+	if len(every) > 0 {
+		fmt.Fprintf(&b, "Failing on every SDK that ran them (%d; the feature, the harness or every SDK at once, not one SDK to send it to): %s\n\n", len(every), line(every))
 	}
 	return b.String()
 }

@@ -123,7 +123,7 @@ func TestMarkdownStaysWithinTheJobSummaryLimit(t *testing.T) {
 	_, section, _ := strings.Cut(md, "\n## Failures")
 	section, _, _ = strings.Cut(section, "\n## ")
 	assert.Equal(t, maxFailureDetails, strings.Count(section, "\n### "), "then one line each")
-	assert.Contains(t, md, "- **failing 4** on go (failed, `f.feature`): "+strings.Repeat("x", 120)+"…")
+	assert.Contains(t, md, "- **failing 4** on go (failed, `f.feature`): "+strings.Repeat("x", 160)+"…")
 	assert.Contains(t, md, fmt.Sprintf("\n%d more: `status` failed or xpass in results.json", 1001-maxFailureDetails-maxFailureLines), "and the rest counted, with where they are")
 	assert.Equal(t, 0, strings.Count(md, "```")%2, "no code block left open")
 }
@@ -226,7 +226,7 @@ func TestMarkdownGroupsAScenarioFailingOnSeveralSDKs(t *testing.T) {
 			},
 			want: []string{
 				"3 to act on, in 1 scenario (",
-				"### s1 on node, go, python (failed)",
+				"### s1 on every SDK that ran it: node, go, python (failed)",
 				"- go: the same message", "- python's message differs at: got 3",
 				"- transcript (python): `transcripts/python/f/s1.ndjson`",
 				"- rerun: `go run ./cmd/conformance run --sdk node,go,python --scenario 's1' features/f.feature`",
@@ -238,7 +238,7 @@ func TestMarkdownGroupsAScenarioFailingOnSeveralSDKs(t *testing.T) {
 				{Feature: "f.feature", Scenario: "s1", SDK: "node", Status: report.Failed, Message: "boom", Rerun: rerun("node") + " --sdk-version node=1.0.8"},
 				{Feature: "f.feature", Scenario: "s1", SDK: "go", Status: report.Failed, Message: "boom", Rerun: rerun("go")},
 			},
-			want:     []string{"### s1 on node, go (failed)", "- rerun (node): `" + rerun("node") + " --sdk-version node=1.0.8`", "- rerun (go): `" + rerun("go") + "`"},
+			want:     []string{"### s1 on every SDK that ran it: node, go (failed)", "- rerun (node): `" + rerun("node") + " --sdk-version node=1.0.8`", "- rerun (go): `" + rerun("go") + "`"},
 			notWants: []string{"- rerun: "},
 		},
 		{
@@ -267,4 +267,34 @@ func TestMarkdownGroupsAScenarioFailingOnSeveralSDKs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The verdict names the SDKs to fix, each with its one-line causes (the first failure's gist,
+// never only "2 steps failed:"); a failure every SDK that ran the scenario shows is set apart,
+// and the failures one SDK shows come first in the Failures section.
+func TestVerdictNamesTheSDKsToFix(t *testing.T) {
+	r := &report.Results{SDKs: []report.SDK{{Name: "node", Status: report.Available}, {Name: "go", Status: report.Available}, {Name: "java", Status: report.Available}}}
+	for _, sdk := range []string{"node", "go", "java"} {
+		r.Results = append(r.Results, report.Result{Feature: "schema/generated_rpc.feature", Scenario: "every method", SDK: sdk, Status: report.Failed, Message: "the sweep found 3 problems:\n- a\n- b"})
+	}
+	r.Results = append(r.Results,
+		report.Result{Feature: "tools/is_terminal.feature", Scenario: "a terminal tool", SDK: "go", Status: report.Failed, Message: "2 steps failed:\n1. step \"isTerminal is true\": want true, got <absent>\n2. step \"y\": boom"},
+		report.Result{Feature: "tools/is_terminal.feature", Scenario: "a terminal tool", SDK: "node", Status: report.Passed},
+		report.Result{Feature: "tools/is_terminal.feature", Scenario: "a terminal tool", SDK: "java", Status: report.Unsupported})
+	r.Tally()
+	md := MarkdownText(r)
+	assert.Contains(t, md, "SDKs to fix:\n\n- **go**, 1 of its own: a terminal tool (failed): 2 steps failed: step \"isTerminal is true\": want true, got <absent>\n")
+	assert.NotContains(t, md, "- **node**")
+	assert.Contains(t, md, "Failing on every SDK that ran them (1; the feature, the harness or every SDK at once, not one SDK to send it to): every method (failed): the sweep found 3 problems: a\n")
+	assert.Less(t, strings.Index(md, "### a terminal tool on go (failed)"), strings.Index(md, "### every method on every SDK that ran it: node, go, java (failed)"),
+		"what one SDK fails comes before what every SDK fails")
+}
+
+// A section left out to fit is not pointed to: the verdict's pointer names the full report.
+func TestNoPointerToALeftOutSection(t *testing.T) {
+	got := assemble([]string{"verdict (*Big*) and (*Small*)\n", "\n## Small\n\nfits\n", "\n## Big\n\n" + strings.Repeat("z", 5000) + "\n"}, 3000)
+	assert.Contains(t, got, "(*Small*)", "a section in the file may be pointed to")
+	assert.NotContains(t, got, "(*Big*)")
+	assert.Contains(t, got, "verdict (Big: in `report.html`, left out here)")
+	assert.Contains(t, got, "Left out to keep this summary within 2 KB: *Big*")
 }

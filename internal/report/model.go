@@ -107,6 +107,10 @@ type SDK struct {
 	// judged it although it declares another runtime (no schema of that one is found).
 	Schema     string `json:"schema,omitempty"`
 	SchemaNote string `json:"schemaNote,omitempty"`
+	// Matched is, for a local source, the version the expected-failure manifest's ranges are
+	// checked against and what it was read from ("1.0.10-0.6 (go/v1.0.9 + 6 commits)",
+	// "1.0.14 (nodejs/package.json)"); Version shows it too (sdks.SourceVersion).
+	Matched string `json:"matched,omitempty"`
 }
 
 // CannotConnectReal opens SDK.Runtime on a run on the real runtime when the SDK's client could
@@ -360,4 +364,26 @@ func (r *Results) CrossSDKFailing() int {
 		}
 	}
 	return n
+}
+
+// Gist is a failure message in one line: its first line, and where that line only heads a list
+// ("2 steps failed:", "the sweep found 3 problems:"), the list's first item too, which names
+// what failed; a reviewer reading one line must learn what broke.
+func Gist(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	first := strings.TrimSpace(lines[0])
+	if !strings.HasSuffix(first, ":") {
+		return first
+	}
+	for _, l := range lines[1:] {
+		l = strings.TrimSpace(l)
+		l = strings.TrimLeft(l, "-*• ")
+		if i := strings.Index(l, ". "); i > 0 && i <= 3 && strings.Trim(l[:i], "0123456789") == "" {
+			l = l[i+2:] // "1. step …"
+		}
+		if l != "" {
+			return first + " " + l
+		}
+	}
+	return first
 }

@@ -48,8 +48,14 @@ type Change struct {
 // "sent" or "not sent").
 type Payload struct{ Where, Request, Path, Base, Candidate string }
 
-// Report is the diff of two runs.
-type Report struct{ Changes []Change }
+// Report is the diff of two runs: what was compared, the capabilities each SDK's driver gained
+// or lost, every changed scenario, and the payload changes grouped by field across SDKs.
+type Report struct {
+	Compared     []Compared
+	Capabilities []CapabilityChange
+	Changes      []Change
+	Fields       []FieldChange
+}
 
 // Regressions counts the changes that fail the gate.
 func (r *Report) Regressions() int {
@@ -228,7 +234,7 @@ func CompareWith(rq *Requests, base, cand *report.Results, baseDir, candDir stri
 			ch.From = br.Status
 		}
 		if inCand {
-			ch.To, ch.Message, ch.Rerun, ch.Capability = cr.Status, firstLine(cr.Message), cr.Rerun, cr.Capability
+			ch.To, ch.Message, ch.Rerun, ch.Capability = cr.Status, report.Gist(cr.Message), cr.Rerun, cr.Capability
 		}
 		if inBase && inCand && ran(br.Status) && ran(cr.Status) && br.Transcript != "" && cr.Transcript != "" {
 			jobs = append(jobs, payloadJob{len(out), filepath.Join(baseDir, br.Transcript), filepath.Join(candDir, cr.Transcript)})
@@ -275,7 +281,7 @@ func CompareWith(rq *Requests, base, cand *report.Results, baseDir, candDir stri
 		}
 		return a.SDK+"\x00"+a.Feature+"\x00"+a.Scenario < z.SDK+"\x00"+z.Feature+"\x00"+z.Scenario
 	})
-	return &Report{Changes: out}
+	return &Report{Compared: compared(base, cand), Capabilities: capabilities(base, cand), Changes: out, Fields: fields(out)}
 }
 
 // by returns the flag that allows ch, or "".
@@ -289,11 +295,13 @@ func (a Allow) by(ch Change) string {
 	return ""
 }
 
-// Sections of the text, in order.
+// Sections of the changed scenarios, most important first.
 const (
 	secRegression = iota
-	secAllowed
+	secDivergence
 	secFixed
+	secSupported
+	secAllowed
 	secStatus
 	secPayload
 )
@@ -306,6 +314,10 @@ func (c Change) rank() int {
 		return secAllowed
 	case report.Failing(c.From) && (c.To == report.Passed || c.To == report.XFail):
 		return secFixed
+	case c.To == report.XFail && c.From != report.XFail:
+		return secDivergence // a known divergence the candidate now shows (an expected failure)
+	case c.From == report.Unsupported && c.To == report.Passed:
+		return secSupported // a capability gained, and the scenario passes with it
 	case c.From != c.To:
 		return secStatus
 	}
@@ -330,50 +342,57 @@ func payloadChanges(rq *Requests, basePath, candPath string) []Payload {
 	return out
 }
 
-// Aligned keys two runs' requests of one scenario ("method#occurrence", as compare.Requests)
-// so that like is compared with like. Where both sent a method equally often, the k-th is
-// compared with the k-th. Where one sent it more often (a version that probes one more field
-// sends one more session.create in the middle), the requests equal on both sides are paired
-// first (a longest common subsequence) and the others in order between them; a candidate
-// request left unpaired gets a key of its own past the base's, so it is one "now sends"
-// rather than a change in every later request. The same requests in another order
-// (compare.InOrderOf) are no change.
+// Aligned keys two runs' requests of one scenario (compare.Key: "method#occurrence", with the
+// case it belongs to when a sweep named one) so that like is compared with like. Requests are
+// grouped by method and case (a swept case's requests are only ever compared with the same
+// case's, wherever the case ran in the sweep), and within a group paired by what they carry,
+// never by position alone: the requests equal on both sides first (a longest common
+// subsequence), then the others between them, most alike first, then what is left across the
+// whole group (a request moved and changed). A candidate request left unpaired gets a key of its
+// own past the base's, so it is one "now sends" rather than a change in every later request.
+// Requests that answer several pending calls of the runtime go out in no fixed order, and a
+// version that probes one more field sends one more request in the middle: neither is a change.
 func Aligned(base, cand []compare.Request) (map[string]any, map[string]any) {
 	cand = compare.InOrderOf(base, cand) // concurrent answers in another order are no change
-	byMethod := func(rs []compare.Request) (map[string][]any, []string) {
-		m := map[string][]any{}
+	type group struct {
+		method, caseKey string
+		params          []any
+	}
+	byGroup := func(rs []compare.Request) (map[string]*group, []string) {
+		m := map[string]*group{}
 		var order []string
 		for _, r := range rs {
-			if _, ok := m[r.Method]; !ok {
-				order = append(order, r.Method)
+			g, ok := m[r.Group()]
+			if !ok {
+				g = &group{method: r.Method, caseKey: r.Case}
+				m[r.Group()] = g
+				order = append(order, r.Group())
 			}
-			m[r.Method] = append(m[r.Method], r.Params)
+			g.params = append(g.params, r.Params)
 		}
 		return m, order
 	}
-	bm, border := byMethod(base)
-	cm, corder := byMethod(cand)
+	bm, border := byGroup(base)
+	cm, corder := byGroup(cand)
 	bp, cp := map[string]any{}, map[string]any{}
-	key := func(method string, i int) string { return fmt.Sprintf("%s#%d", method, i+1) }
-	for _, method := range border {
-		for i, v := range bm[method] {
-			bp[key(method, i)] = v
+	for _, k := range border {
+		g := bm[k]
+		for i, v := range g.params {
+			bp[compare.Key(g.method, g.caseKey, i)] = v
 		}
 	}
-	for _, method := range corder {
-		b, c := bm[method], cm[method]
-		if len(b) == len(c) {
-			for i, v := range c {
-				cp[key(method, i)] = v
-			}
-			continue
+	for _, k := range corder {
+		g := cm[k]
+		var b []any
+		if bg := bm[k]; bg != nil {
+			b = bg.params
 		}
 		extra := len(b)
-		for ci, bi := range pairs(b, c) {
+		for ci, bi := range pairs(b, g.params) {
 			if bi < 0 {
 				bi, extra = extra, extra+1
 			}
-			cp[key(method, bi)] = c[ci]
+			cp[compare.Key(g.method, g.caseKey, bi)] = g.params[ci]
 		}
 	}
 	return bp, cp
@@ -504,61 +523,6 @@ func pairGap(b, c []any, gapB, gapC []int, out []int, sameKeys bool) {
 func show(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// Text renders the diff for a terminal or a CI log: one block per scenario, grouped by section.
-func (r *Report) Text() string {
-	if len(r.Changes) == 0 {
-		return "no changes\n"
-	}
-	titles := []string{"REGRESSIONS (fail the gate)", "ALLOWED (by flag)", "FIXED", "OTHER STATUS CHANGES", "PAYLOAD CHANGES (same status)"}
-	counts := make([]int, len(titles))
-	var b strings.Builder
-	last := -1
-	for _, c := range r.Changes {
-		sec := c.rank()
-		counts[sec]++
-		if sec != last {
-			if last >= 0 {
-				b.WriteString("\n")
-			}
-			fmt.Fprintf(&b, "%s\n", titles[sec])
-			last = sec
-		}
-		fmt.Fprintf(&b, "  %s  %s: %s\n", c.SDK, c.Feature, c.Scenario)
-		if c.Was != "" {
-			fmt.Fprintf(&b, "    renamed from %s\n", c.Was)
-		}
-		from := c.From
-		if from == "" {
-			from = "(new)"
-		}
-		line := fmt.Sprintf("    %s → %s", from, c.To)
-		if c.From == c.To {
-			line = "    " + c.To
-		}
-		if c.Message != "" && c.To != report.Passed {
-			line += ": " + c.Message
-		}
-		b.WriteString(line + "\n")
-		if c.AllowedBy != "" {
-			fmt.Fprintf(&b, "    allowed by %s\n", c.AllowedBy)
-		}
-		for _, p := range c.Payload {
-			fmt.Fprintf(&b, "    payload %s: base=%s, candidate=%s\n", p.Where, p.Base, p.Candidate)
-		}
-		if c.Regression && c.Rerun != "" {
-			fmt.Fprintf(&b, "    rerun: %s\n", c.Rerun)
-		}
-	}
-	var parts []string
-	for i, n := range counts {
-		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ToLower(strings.SplitN(titles[i], " (", 2)[0])))
-		}
-	}
-	fmt.Fprintf(&b, "\n%s (scenario × SDK)\n", strings.Join(parts, ", "))
-	return b.String()
 }
 
 // Allowable lists the statuses a passed scenario may be allowed to go to.

@@ -129,7 +129,7 @@ func TestTextOncePerScenario(t *testing.T) {
 	cTools := map[string]string{"a": `[{"name":"t"}]`, "b": `[{"name":"t","isTerminal":false}]`}
 	r, err := Runs(run(t, base, tools), run(t, cand, cTools), Allow{report.Unsupported: {"go"}})
 	require.NoError(t, err)
-	assert.Equal(t, `REGRESSIONS (fail the gate)
+	assert.Equal(t, `REGRESSIONS (2; fail the gate)
   node  f.feature: a
     passed → unsupported: node SDK lacks capability tool.isTerminal: none
   node  f.feature: b
@@ -137,10 +137,13 @@ func TestTextOncePerScenario(t *testing.T) {
     payload session.create#1 tools[0].isTerminal: base=true, candidate=false
     rerun: conformance run --sdk node --scenario b
 
-ALLOWED (by flag)
+ALLOWED (1; by flag)
   go  f.feature: a
     passed → unsupported: go SDK lacks capability tool.isTerminal: none
     allowed by --allow-unsupported go
+
+PAYLOAD CHANGES BY FIELD (1; across SDKs)
+  session.create tools[].isTerminal: changed on node (1 scenario; true → false)
 
 2 regressions, 1 allowed (scenario × SDK)
 `, r.Text())
@@ -284,4 +287,145 @@ func TestRunsRefusesWhatItCannotTrust(t *testing.T) {
 			})
 		}
 	}
+}
+
+// payloadLines diffs two request lists as diff does and lists "key path: base → candidate".
+func payloadLines(base, cand []compare.Request) []string {
+	bp, cp := Aligned(base, cand)
+	var out []string
+	for _, d := range compare.Payloads(map[string]map[string]any{"base": bp, "candidate": cp}, nil) {
+		out = append(out, fmt.Sprintf("%s %s: %s → %s", d.Request, d.Path, d.Values["base"], d.Values["candidate"]))
+	}
+	return out
+}
+
+// A hand-written scenario's requests of one method, sent in another order and one of them
+// changed, are paired by what they carry (the id that names each), not by position: the one
+// change is the only difference.
+func TestAlignedPairsByValuesNotPosition(t *testing.T) {
+	answer := func(id string, result any) compare.Request {
+		return compare.Request{Method: "session.permissions.handlePendingPermissionRequest", Params: map[string]any{"requestId": id, "result": result}}
+	}
+	base := []compare.Request{answer("p1", "approved"), answer("p2", "approved"), answer("p3", "denied")}
+	cand := []compare.Request{answer("p3", "denied"), answer("p2", "denied"), answer("p1", "approved")}
+	assert.Equal(t, []string{`session.permissions.handlePendingPermissionRequest#2 result: "approved" → "denied"`}, payloadLines(base, cand))
+}
+
+// A sweep's cases run at once go out in no fixed order; each request carries its case (the
+// transcript's case notes), and two runs pair by case: a case only one run has is one "sent"
+// or "not sent", never a field moved from one case's request to another's.
+func TestAlignedPairsSweptCasesByKey(t *testing.T) {
+	open := func(caseKey, field string, v any) compare.Request {
+		return compare.Request{Method: "session.create", Case: caseKey, Params: map[string]any{"tools": []any{}, field: v}}
+	}
+	connect := func(caseKey string) compare.Request {
+		return compare.Request{Method: "connect", Case: caseKey, Params: map[string]any{}}
+	}
+	base := []compare.Request{
+		connect("a"), connect("b"), connect("c"),
+		open("b", "systemMessage", "x"), open("a", "contextTier", "default"), open("c", "hooks", true),
+	}
+	cand := []compare.Request{
+		connect("c"), connect("e"), connect("a"),
+		open("e", "requestUserInput", true), open("c", "hooks", true), open("a", "contextTier", "large"),
+	}
+	assert.Equal(t, []string{
+		`connect#1 [b] : sent → not sent`,
+		`connect#1 [e] : not sent → sent`,
+		`session.create#1 [a] contextTier: "default" → "large"`,
+		`session.create#1 [b] : sent → not sent`,
+		`session.create#1 [e] : not sent → sent`,
+	}, payloadLines(base, cand))
+}
+
+// bigReport has a regression, a new divergence, a capability gained and many payload changes.
+func bigReport() *Report {
+	r := &Report{
+		Compared: []Compared{
+			{SDK: "go", Base: &report.SDK{Name: "go", Version: "v1.0.9", Source: "/src/base/go", Status: "available"}, Candidate: &report.SDK{Name: "go", Version: "v1.0.10", Source: "/src/head/go", Status: "available"}},
+			{SDK: "node", Base: &report.SDK{Name: "node", Status: report.Unavailable, Reason: "npm ci failed"}, Candidate: &report.SDK{Name: "node", Status: report.Unavailable, Reason: "npm ci failed"}},
+		},
+		Capabilities: []CapabilityChange{{SDK: "go", Capability: "tool.isTerminal", Gained: true}},
+		Changes: []Change{
+			{SDK: "go", Feature: "f.feature", Scenario: "broke", From: report.Passed, To: report.Failed, Message: "boom", Regression: true, Rerun: "conformance run --scenario broke"},
+			{SDK: "java", Feature: "t.feature", Scenario: "explicit false", From: report.Unsupported, To: report.XFail, Message: "isTerminal: false sent"},
+			{SDK: "go", Feature: "t.feature", Scenario: "terminal", From: report.Unsupported, To: report.Passed},
+		},
+	}
+	for i := range 200 {
+		r.Changes = append(r.Changes, Change{SDK: "go", Feature: "p.feature", Scenario: fmt.Sprintf("scenario %03d", i), From: report.Passed, To: report.Passed,
+			Payload: []Payload{{Where: "session.create#1 tools[0].isTerminal", Request: "session.create#1", Path: "tools[0].isTerminal", Base: "<absent>", Candidate: "true"}}})
+	}
+	r.Fields = fields(r.Changes)
+	return r
+}
+
+func TestTextSaysTheChangeFirst(t *testing.T) {
+	text := bigReport().Text()
+	var heads []string
+	for _, l := range strings.Split(text, "\n") {
+		if l != "" && !strings.HasPrefix(l, " ") {
+			heads = append(heads, l)
+		}
+	}
+	assert.Equal(t, []string{
+		"COMPARED (2; base → candidate)",
+		"CAPABILITIES (1; the driver's hello)",
+		"REGRESSIONS (1; fail the gate)",
+		"NEW DIVERGENCES (1; now an expected failure)",
+		"NOW SUPPORTED (1; unsupported → passed)",
+		"PAYLOAD CHANGES BY FIELD (1; across SDKs)",
+		"PAYLOAD CHANGES PER SCENARIO (200; same status)",
+		"1 regressions, 1 new divergences, 1 now supported, 200 payload changes (scenario × SDK)",
+	}, heads)
+	assert.Contains(t, text, "  go  v1.0.9 (/src/base/go) → v1.0.10 (/src/head/go)\n")
+	assert.Contains(t, text, "  node  unavailable in both runs: npm ci failed\n")
+	assert.Contains(t, text, "  go  gained tool.isTerminal\n")
+	assert.Contains(t, text, "  session.create tools[].isTerminal: now sent by go (200 scenarios; true)\n")
+}
+
+// The comment fits its budget, cut from the least important end, and says what was cut and
+// where the full diff is; what matters most is whole.
+func TestMarkdownWithinBudget(t *testing.T) {
+	r := bigReport()
+	whole := r.Markdown("### title", 0, "")
+	assert.NotContains(t, whole, "Cut to stay")
+	assert.Equal(t, 200, strings.Count(whole, "p.feature: scenario "))
+	for _, budget := range []int{3000, 6000, 20000} {
+		md := r.Markdown("### title", budget, "the artifact conformance-pr-report (diff.txt)")
+		assert.LessOrEqual(t, len(md), budget)
+		assert.True(t, strings.HasPrefix(md, "### title\n\n**1 regressions, 1 new divergences, 1 now supported, 200 payload changes (scenario × SDK)**\n"), md)
+		for _, must := range []string{"#### Compared (2", "#### Regressions (1", "boom", "#### New divergences (1", "tools[].isTerminal: now sent by go"} {
+			assert.Contains(t, strings.ToLower(md), strings.ToLower(must), "budget %d", budget)
+		}
+		assert.Regexp(t, `#### PAYLOAD CHANGES PER SCENARIO \(\d+ of 200 shown; same status\)|payload changes per scenario \(200 entries\)`, md)
+		assert.Regexp(t, `_Cut to stay within \d+ bytes: payload changes per scenario \(\d+ of 200 entries\)\. The full diff: the artifact conformance-pr-report \(diff.txt\)\._`, md)
+	}
+}
+
+// An SDK that could not be prepared on one side changes each of its scenarios alike: one block
+// with the count, not one per scenario, and no capability lines (it said no hello there).
+func TestUnavailableSideIsOneBlock(t *testing.T) {
+	var base, cand []report.Result
+	for i := range 40 {
+		s := fmt.Sprintf("s%02d", i)
+		base = append(base, report.Result{SDK: "java", Feature: "f.feature", Scenario: s, Status: report.Passed})
+		cand = append(cand, report.Result{SDK: "java", Feature: "f.feature", Scenario: s, Status: report.Unavailable, Message: "prepare java driver: mvn failed"})
+	}
+	b := &report.Results{SDKs: []report.SDK{{Name: "java", Version: "1.0.10", Status: report.Available, Capabilities: map[string]bool{"events": true}}}, Results: base}
+	c := &report.Results{SDKs: []report.SDK{{Name: "java", Status: report.Unavailable, Reason: "prepare java driver: mvn failed"}}, Results: cand}
+	r := Compare(b, c, t.TempDir(), t.TempDir(), nil)
+	assert.Equal(t, 40, r.Regressions())
+	assert.Empty(t, r.Capabilities)
+	assert.Equal(t, `COMPARED (1; base → candidate)
+  java  1.0.10 → unavailable: prepare java driver: mvn failed
+
+REGRESSIONS (40; fail the gate)
+  java  40 scenarios: passed → unavailable: prepare java driver: mvn failed
+    f.feature: s00; f.feature: s01; f.feature: s02; and 37 more
+
+40 regressions (scenario × SDK)
+`, r.Text())
+	md := r.Markdown("", 0, "")
+	assert.Contains(t, md, "#### REGRESSIONS (40; fail the gate)")
 }

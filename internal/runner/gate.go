@@ -10,8 +10,9 @@ import (
 // that starts while other SDKs' scenarios already run shares the cores with them, and the
 // slowest start (an interpreter importing a large SDK, a JVM) then takes several times its CPU
 // time in wall time and lengthens the whole run (measured under load: Python's first hello
-// 9.4 s while Node and Go ran; 1.9 s alone). A target that takes longer than patience after the
-// first was ready (a preparation from cold, a build) does not hold the others longer.
+// 9.4 s while Node and Go ran; 1.9 s alone). With a patience, a target that takes longer than
+// that after the first was ready does not hold the others longer; without one (0), every target
+// is prepared (or known unavailable) before any scenario runs.
 type StartGate struct {
 	mu       sync.Mutex
 	left     int
@@ -20,7 +21,8 @@ type StartGate struct {
 	patience time.Duration
 }
 
-// NewStartGate is a gate for targets, each waiting at most patience after the first arrived.
+// NewStartGate is a gate for targets, each waiting at most patience after the first arrived
+// (0: until every target has arrived).
 func NewStartGate(targets int, patience time.Duration) *StartGate {
 	g := &StartGate{left: targets, open: make(chan struct{}), patience: patience}
 	if targets == 0 {
@@ -36,7 +38,9 @@ func (g *StartGate) Arrive(ctx context.Context) {
 	if g.deadline == nil {
 		d := make(chan struct{})
 		g.deadline = d
-		time.AfterFunc(g.patience, func() { close(d) })
+		if g.patience > 0 {
+			time.AfterFunc(g.patience, func() { close(d) })
+		}
 	}
 	deadline := g.deadline
 	if g.left--; g.left == 0 {

@@ -23,6 +23,8 @@ func TestStartGate(t *testing.T) {
 		{name: "one never arrives", targets: 3, arriving: 2, patience: time.Millisecond},
 		{name: "interrupted", targets: 3, arriving: 2, patience: time.Hour, cancel: true},
 		{name: "a single target", targets: 1, arriving: 1, patience: time.Hour},
+		{name: "no patience, all arrive", targets: 3, arriving: 3},
+		{name: "no patience, interrupted", targets: 3, arriving: 2, cancel: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,4 +48,15 @@ func TestStartGate(t *testing.T) {
 			assert.Len(t, passed, tt.arriving)
 		})
 	}
+}
+
+// Without a patience the gate holds every target until the last has arrived, however long it
+// takes (every SDK prepared before any scenario runs).
+func TestStartGateWithoutPatienceWaitsForTheLast(t *testing.T) {
+	g := NewStartGate(2, 0)
+	passed := make(chan struct{}, 2)
+	go func() { g.Arrive(context.Background()); passed <- struct{}{} }()
+	assert.Never(t, func() bool { return len(passed) > 0 }, 200*time.Millisecond, 10*time.Millisecond, "the first passed before the last arrived")
+	g.Arrive(context.Background())
+	<-passed
 }

@@ -33,7 +33,7 @@ func (l Local) Prepare(ctx context.Context, t Target) (*Prepared, error) {
 	if err != nil {
 		return &Prepared{Toolchain: tc}, err
 	}
-	p := &Prepared{Toolchain: tc, Launcher: driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: t.Stderr}}
+	p := &Prepared{Toolchain: tc, Launcher: driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env, StderrLog: t.Stderr}, Built: prep.Launch.Built}
 	if d.Generated != nil {
 		if layer, err := d.Generated(ctx, prep); err == nil {
 			p.Generated = layer

@@ -60,6 +60,8 @@ type Prepared struct {
 	// SchemaDir, when set, holds the runtime schemas the prepared SDK itself ships (the Node
 	// SDK's platform package): the schema that pairs with this version, which judges its frames.
 	SchemaDir string
+	// Built says how a local source was built when not by its own steps (sdks.Launch.Built).
+	Built string
 }
 
 // Recordings give each scenario of a replayed target its recording.

@@ -106,20 +106,32 @@ func TestCheckoutLabel(t *testing.T) {
 }
 
 func TestSourceVersion(t *testing.T) {
-	tests := []struct{ reported, label, want, raw string }{
-		{"(devel)", "abc1234-dirty", "git abc1234-dirty", "(devel)"},
-		{"", "abc1234", "git abc1234", "(devel)"},
-		{"0.0.0.dev0", "v1.0.12-3-gabc1234", "0.0.0.dev0 (git v1.0.12-3-gabc1234)", "0.0.0.dev0"},
-		{"1.0.13-preview.0-SNAPSHOT", "java/v1.0.12", "1.0.13-preview.0-SNAPSHOT (git java/v1.0.12)", "1.0.13-preview.0-SNAPSHOT"},
-		{"0.0.0-dev", "", "0.0.0-dev", "0.0.0-dev"},
+	tests := []struct{ reported, label, matched, want, matching string }{
+		{"(devel)", "abc1234-dirty", "", "git abc1234-dirty; no release version", ""},
+		{"(devel)", "go/v1.0.9-6-g4e95dee", "1.0.10-0.6", "git go/v1.0.9-6-g4e95dee; matched as 1.0.10-0.6", "1.0.10-0.6"},
+		{"", "abc1234", "", "git abc1234; no release version", ""},
+		{"0.0.0.dev0", "v1.0.12-3-gabc1234", "1.0.13-0.3", "0.0.0.dev0 (git v1.0.12-3-gabc1234; matched as 1.0.13-0.3)", "1.0.13-0.3"},
+		{"1.0.10-SNAPSHOT", "java/v1.0.9-4-gabc1234", "1.0.10-0.4", "1.0.10-SNAPSHOT (git java/v1.0.9-4-gabc1234; matched as 1.0.10-0.4)", "1.0.10-0.4"},
+		// A placeholder outside git with nothing derived: only entries without versions apply.
+		{"0.0.0-dev", "", "", "0.0.0-dev (no release version)", ""},
+		// An unpacked package: its own version is what is matched.
+		{"1.0.14", "", "1.0.14", "1.0.14", "1.0.14"},
+		{"1.0.14", "", "", "1.0.14", "1.0.14"},
+		// A Go module folder outside git: the SDK says only "(devel)".
+		{"(devel)", "", "", "(devel) (no release version)", ""},
+		// A release commit: the label is the tag, the version is the one reported.
+		{"1.0.11", "v1.0.11", "1.0.11", "1.0.11 (git v1.0.11)", "1.0.11"},
 		// Labelled already (a replay of a labelled run): kept.
-		{"0.0.0.dev0 (git abc1234)", "abc1234", "0.0.0.dev0 (git abc1234)", "0.0.0.dev0"},
-		{"git abc1234", "abc1234", "git abc1234", "(devel)"},
+		{"0.0.0.dev0 (git abc1234; matched as 1.0.1-0.2)", "abc1234", "9.9.9", "0.0.0.dev0 (git abc1234; matched as 1.0.1-0.2)", "1.0.1-0.2"},
+		{"git abc1234; matched as 1.0.1-0.2", "abc1234", "", "git abc1234; matched as 1.0.1-0.2", "1.0.1-0.2"},
+		// Labelled by an older harness, which matched the reported version.
+		{"0.0.0.dev0 (git abc1234)", "abc1234", "", "0.0.0.dev0 (git abc1234)", "0.0.0.dev0"},
+		{"git abc1234", "abc1234", "", "git abc1234", "(devel)"},
 	}
 	for _, tt := range tests {
-		got := SourceVersion(tt.reported, tt.label)
+		got := SourceVersion(tt.reported, tt.label, tt.matched)
 		assert.Equal(t, tt.want, got, "%+v", tt)
-		assert.Equal(t, tt.raw, ReportedVersion(got), "%+v", tt)
+		assert.Equal(t, tt.matching, MatchingVersion(got), "%+v", tt)
 	}
-	assert.Equal(t, "1.0.14", ReportedVersion("1.0.14"), "a registry version is itself")
+	assert.Equal(t, "1.0.14", MatchingVersion("1.0.14"), "a registry version is itself")
 }

@@ -88,6 +88,7 @@ func prepareNode(ctx context.Context, pc PrepareContext) (Launch, error) {
 	npmEnv := []string{"npm_config_update_notifier=false"}
 	flags := []string{"--no-audit", "--no-fund", "--ignore-scripts"}
 	source := "npm:" + nodePackage + "@" + pc.Version
+	fallback := "" // how a source without dist/ was built, when not by its own install step
 	switch {
 	case pc.Source != "":
 		src, err := nodeSourceDir(pc.Source)
@@ -97,7 +98,8 @@ func prepareNode(ctx context.Context, pc PrepareContext) (Launch, error) {
 		// A checkout's nodejs/ folder is source: it is built in a copy, by its own lockfile
 		// and build script, and the copy is installed.
 		if !nodeBuilt(src) {
-			built, err := buildNodeSource(ctx, pc, src)
+			built, how, err := buildNodeSource(ctx, pc, src)
+			fallback = how
 			if err != nil {
 				return Launch{}, err
 			}
@@ -150,9 +152,10 @@ func prepareNode(ctx context.Context, pc PrepareContext) (Launch, error) {
 		fmt.Fprintf(pc.Log, "node: %v\n", err)
 	}
 	return Launch{
-		Argv: []string{"node", script},
-		Dir:  pc.CacheDir,
-		Env:  []string{"CONFORMANCE_SDK_SOURCE=" + source},
+		Argv:  []string{"node", script},
+		Dir:   pc.CacheDir,
+		Env:   []string{"CONFORMANCE_SDK_SOURCE=" + source},
+		Built: fallback,
 	}, nil
 }
 

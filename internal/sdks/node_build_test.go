@@ -54,20 +54,21 @@ func TestBuildNodeSource(t *testing.T) {
 				Run: func(ctx context.Context, dir string, env []string, argv ...string) error {
 					return run(ctx, &log, "node", dir, env, argv...)
 				}}
-			pkg, err := buildNodeSource(context.Background(), pc, src)
+			pkg, fallback, err := buildNodeSource(context.Background(), pc, src)
 			if tt.step == "" {
 				require.NoError(t, err, log.String())
+				assert.Empty(t, fallback, "its own steps built it")
 				assert.FileExists(t, filepath.Join(pkg, "dist", "index.js"))
 				assert.NoDirExists(t, filepath.Join(src, "dist"), "the source folder is left as it was")
 				assert.NoDirExists(t, filepath.Join(src, "node_modules"))
 				log.Reset()
-				again, err := buildNodeSource(context.Background(), pc, src)
+				again, _, err := buildNodeSource(context.Background(), pc, src)
 				require.NoError(t, err)
 				assert.Equal(t, pkg, again)
 				assert.Contains(t, log.String(), "using the build of", "a rerun on the same source reuses its build")
 
 				require.NoError(t, os.WriteFile(filepath.Join(src, "index.ts"), []byte("changed"), 0o644))
-				changed, err := buildNodeSource(context.Background(), pc, src)
+				changed, _, err := buildNodeSource(context.Background(), pc, src)
 				require.NoError(t, err)
 				assert.NotEqual(t, pkg, changed, "a changed source is built again")
 				assert.NoDirExists(t, pkg, "and its older build removed")
@@ -97,7 +98,7 @@ func TestNodeBuildError(t *testing.T) {
 		"npm error code ETARGET\n" +
 		"npm error notarget No matching version found for @platformatic/vfs@0.3.0.\n" +
 		"npm error A complete log of this run can be found in: /root/.npm/_logs/x.log\n"
-	err := nodeBuildError("/src/nodejs", []string{"npm", "ci", "--no-audit"}, errors.New("npm ci (in /x) failed: exit status 1\n"+out))
+	err := nodeBuildError("/src/nodejs", []string{"npm", "ci", "--no-audit"}, errors.New("npm ci (in /x) failed: exit status 1\n"+out), nil, "")
 	var u *Unavailable
 	require.True(t, errors.As(err, &u))
 	first, _, _ := bytes.Cut([]byte(u.Reason), []byte("; "))

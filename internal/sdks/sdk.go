@@ -28,6 +28,10 @@ type Launch struct {
 	Argv []string `json:"argv"`
 	Dir  string   `json:"dir"`
 	Env  []string `json:"env,omitempty"`
+	// Built says how a source was built when its own steps could not be followed here (the
+	// fallback a recipe took, e.g. node_fallback.go); kept with the preparation, so a reused
+	// one still says it.
+	Built string `json:"built,omitempty"`
 }
 
 // PrepareContext is what a language recipe gets to install and build its driver.

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"sort"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
@@ -13,11 +14,15 @@ type Request struct {
 	Method string
 	Params json.RawMessage
 	ID     json.RawMessage
+	// Case is the key of the generated or swept case the request belongs to (a KindCase note
+	// names its connection), "" outside one.
+	Case string
 }
 
 // Requests returns the requests the SDK sent, in order; an empty method means every method.
 func Requests(entries []Entry, method string) []Request {
 	var out []Request
+	cases := caseNotes(entries)
 	for _, e := range entries {
 		if e.Dir != SDKToRuntime || len(e.Frame) == 0 {
 			continue
@@ -27,10 +32,61 @@ func Requests(entries []Entry, method string) []Request {
 			continue
 		}
 		if method == "" || m.Method == method {
-			out = append(out, Request{Seq: e.Seq, Conn: e.Conn, Method: m.Method, Params: m.Params, ID: m.ID})
+			out = append(out, Request{Seq: e.Seq, Conn: e.Conn, Method: m.Method, Params: m.Params, ID: m.ID, Case: cases.of(e.Conn, e.Seq)})
 		}
 	}
 	return out
+}
+
+// caseSpans are each connection's case notes, by Since; "" holds the notes of no connection
+// (a sequential sweep's: every connection from Since on).
+type caseSpans map[string][]Entry
+
+// caseNotes collects the case notes; a note may come after the requests it covers (a sweep
+// learns which connection a case's client got once the case has run).
+func caseNotes(entries []Entry) caseSpans {
+	var out caseSpans
+	for _, e := range entries {
+		if e.Kind != KindCase {
+			continue
+		}
+		if out == nil {
+			out = caseSpans{}
+		}
+		out[e.Conn] = append(out[e.Conn], e)
+	}
+	for _, l := range out {
+		sort.SliceStable(l, func(i, j int) bool { return l[i].Since < l[j].Since })
+	}
+	return out
+}
+
+// of is the case of conn's entry seq: a note on conn for the whole connection (Since 0) holds;
+// else the latest note, on conn or on no connection, whose span starts at or before seq ("" when
+// none does, or when that note ends the cases with an empty key).
+func (c caseSpans) of(conn string, seq int) string {
+	own := c[conn]
+	if conn != "" && len(own) > 0 && own[0].Since == 0 {
+		key := own[0].Case
+		for _, e := range own[1:] {
+			if e.Since == 0 {
+				key = e.Case // several for the whole connection: the last
+			}
+		}
+		return key
+	}
+	key, since := "", -1
+	for _, l := range [][]Entry{c[""], own} {
+		for _, e := range l {
+			if e.Since > seq {
+				break
+			}
+			if e.Since >= since {
+				key, since = e.Case, e.Since
+			}
+		}
+	}
+	return key
 }
 
 // Answers indexes the results the runtime answered requests with, exactly as they went on the

@@ -42,6 +42,13 @@ const (
 	// and Reason is the driver's note about it; with no Capability, the whole SDK is
 	// unavailable and Reason says why.
 	KindNotRun = "not-run"
+	// KindCase: the requests on Conn from Since on (up to the next case note) belong to the
+	// generated or swept case Case names (the field, option, handler or method and the edge it
+	// tries), so that two runs, or two SDKs, pair a sweep's requests by case rather than by
+	// position: the cases of a sweep run at once go out in no fixed order. Since 0 is the whole
+	// connection (a case with a client of its own); a note without Conn covers every
+	// connection from Since on (a sequential sweep), and one with an empty Case ends the cases.
+	KindCase = "case"
 )
 
 // SpawnedConn names the connections of a runtime the SDK spawned itself (over stdio): that
@@ -72,6 +79,8 @@ type Entry struct {
 	Spawn      *Spawn     `json:"spawn,omitempty"`
 	Capability string     `json:"capability,omitempty"`
 	Reason     string     `json:"reason,omitempty"`
+	Case       string     `json:"case,omitempty"`  // KindCase: the case's key
+	Since      int        `json:"since,omitempty"` // KindCase: the first seq it covers (0: the whole connection)
 	// Redacted lists the secrets removed from Frame (see redact.go): where each was and which.
 	Redacted []Redaction `json:"redacted,omitempty"`
 	// HeaderTMS is set on a frame the runtime read whose body had not arrived when its header
@@ -241,6 +250,19 @@ func (r *Recorder) Scenario(h Header) {
 // Schema records a schema violation of a request that came on conn.
 func (r *Recorder) Schema(conn string, v Violation) {
 	r.Add(Entry{Conn: conn, Dir: Note, Kind: KindSchema, Violation: &v, Text: "schema: " + v.String()})
+}
+
+// Case records that conn's requests from seq since on (0: all of them; conn "": every
+// connection's) belong to the case key ("": to no case).
+func (r *Recorder) Case(conn string, since int, key string) {
+	r.Add(Entry{Conn: conn, Dir: Note, Kind: KindCase, Case: key, Since: since, Text: "case " + key})
+}
+
+// Len is the number of entries so far: the seq of the next entry is Len()+1.
+func (r *Recorder) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.entries)
 }
 
 // Started records the arguments a spawned runtime was started with.

@@ -101,3 +101,57 @@ func TestFrameReadKeepsWhenASplitHeaderArrived(t *testing.T) {
 	assert.LessOrEqual(t, *es[1].HeaderTMS, es[1].TMS)
 	assert.JSONEq(t, string(body), string(es[1].Frame))
 }
+
+// A case note names the case of its connection's requests: all of them (since 0, written after
+// the case ran, as a sweep learns its client's connection), or those from a seq on (sequential
+// cases on one connection); a request on another connection, or before the first span, has none.
+func TestCaseNotesNameTheRequestsCase(t *testing.T) {
+	r := Memory()
+	req := func(conn, method string) {
+		r.Frame(conn, SDKToRuntime, []byte(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{}}`))
+	}
+	req("c1", "connect")
+	req("c2", "connect")
+	req("c1", "session.create")
+	r.Case("c1", 0, "session.create model = \"x\"")
+	req("c3", "ping")
+	r.Case("c3", r.Len()+1, "rpc ping")
+	req("c3", "ping")
+	r.Case("c3", r.Len()+1, "rpc models.list")
+	req("c3", "models.list")
+	var got []string
+	for _, q := range Requests(r.Entries(), "") {
+		got = append(got, q.Conn+" "+q.Method+" ["+q.Case+"]")
+	}
+	assert.Equal(t, []string{
+		`c1 connect [session.create model = "x"]`, `c2 connect []`, `c1 session.create [session.create model = "x"]`,
+		`c3 ping []`, `c3 ping [rpc ping]`, `c3 models.list [rpc models.list]`,
+	}, got)
+}
+
+// A sequential sweep's notes name no connection: every connection's requests from each note on
+// belong to its case, until a note with no case; a connection noted whole keeps its case.
+func TestCaseNotesOfASequentialSweep(t *testing.T) {
+	r := Memory()
+	req := func(conn, method string) {
+		r.Frame(conn, SDKToRuntime, []byte(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{}}`))
+	}
+	req("c1", "connect")
+	r.Case("", r.Len()+1, "session.create model")
+	req("c1", "session.create")
+	req("c2", "connect")
+	r.Case("", r.Len()+1, "session.create agent")
+	req("c2", "session.create")
+	req("c9", "session.create")
+	r.Case("c9", 0, "whole")
+	r.Case("", r.Len()+1, "")
+	req("c1", "session.destroy")
+	var got []string
+	for _, q := range Requests(r.Entries(), "") {
+		got = append(got, q.Conn+" "+q.Method+" ["+q.Case+"]")
+	}
+	assert.Equal(t, []string{
+		`c1 connect []`, `c1 session.create [session.create model]`, `c2 connect [session.create model]`,
+		`c2 session.create [session.create agent]`, `c9 session.create [whole]`, `c1 session.destroy []`,
+	}, got)
+}

@@ -96,6 +96,9 @@ enum Failure {
     Error { kind: String, message: String },
     /// The pinned SDK has no way to do this.
     Unsupported(String),
+    /// A call the application cancelled ended so (`cancelAfterMs`): an error with
+    /// `"cancelled": true`.
+    Cancelled { kind: String, message: String },
 }
 
 type Outcome = Result<Value, Failure>;
@@ -142,8 +145,30 @@ fn respond(id: &Value, outcome: Outcome) {
         Err(Failure::Unsupported(reason)) => {
             json!({ "id": id, "outcome": "unsupported", "reason": reason })
         }
+        Err(Failure::Cancelled { kind, message }) => {
+            json!({ "id": id, "outcome": "error", "error": { "type": kind, "message": message, "cancelled": true } })
+        }
     };
     write_line(&line);
+}
+
+/// Awaits an SDK call, which the application gives up on after `cancelAfterMs` when the command
+/// has it (PROTOCOL.md "The application cancels a call"): `tokio::time::timeout` drops the
+/// future, the way a Rust application cancels one.
+async fn bounded<T>(
+    args: &Value,
+    call: impl std::future::Future<Output = Result<T, Error>>,
+) -> Result<T, Failure> {
+    let Some(ms) = args.get("cancelAfterMs").and_then(Value::as_u64) else {
+        return call.await.map_err(sdk_failure);
+    };
+    match tokio::time::timeout(std::time::Duration::from_millis(ms), call).await {
+        Ok(result) => result.map_err(sdk_failure),
+        Err(elapsed) => Err(Failure::Cancelled {
+            kind: "tokio::time::error::Elapsed".to_string(),
+            message: elapsed.to_string(),
+        }),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -945,6 +970,7 @@ fn hello() -> Outcome {
         "surface": true,
         "tool.handler.waitFor": true,
         "handler.hold": true, // holds.rs
+        "call.cancel.createSession": true, // bounded: tokio::time::timeout drops the future
         "surface.handlers": true,
         "surface.handlers.called": true,
         "surface.callbacks": cfg!(sdk_cb_command_definition),
@@ -1409,11 +1435,11 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
     let session = {
         let prepared = client.prepare_session(config).map_err(sdk_failure)?;
         forward_events(handle.to_string(), prepared.subscribe());
-        prepared.start().await.map_err(sdk_failure)?
+        bounded(args, prepared.start()).await?
     };
     #[cfg(not(sdk_prepare_session))]
     let session = {
-        let session = client.create_session(config).await.map_err(sdk_failure)?;
+        let session = bounded(args, client.create_session(config)).await?;
         forward_events(handle.to_string(), session.subscribe());
         session
     };

@@ -26,6 +26,18 @@ final class Failure {
         }
     }
 
+    /**
+     * A call the application cancelled (cancelAfterMs) ended with Java's cancellation error (the
+     * cause: TimeoutException, CancellationException): answered with "cancelled": true.
+     */
+    static final class Cancelled extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Cancelled(Throwable cause) {
+            super(cause);
+        }
+    }
+
     /** The exception the SDK raised, without the future/executor wrappers around it. */
     static Throwable unwrap(Throwable t) {
         while ((t instanceof ExecutionException || t instanceof CompletionException) && t.getCause() != null) {

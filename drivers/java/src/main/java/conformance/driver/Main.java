@@ -150,6 +150,14 @@ public final class Main {
             out.write(response);
         } catch (Failure.DriverError d) {
             respondError(id, "DriverError", d.getMessage());
+        } catch (Failure.Cancelled c) {
+            ObjectNode response = response(id, "error");
+            ObjectNode error = Out.object();
+            error.put("type", c.getCause().getClass().getSimpleName());
+            error.put("message", Failure.message(c.getCause()));
+            error.put("cancelled", true);
+            response.set("error", error);
+            out.write(response);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             respondError(id, "InterruptedException", Failure.message(e));
@@ -176,6 +184,9 @@ public final class Main {
             sdk.nextFields(args.get("fields"));
             sdk.nextSurfaceHandlers(cmd.equals("connect") ? null : args.get("surfaceHandlers"), optional(args, "session"));
             sdk.nextHandlers(args.get("handlers"), optional(args, "session"));
+        }
+        if (cmd.equals("createSession")) {
+            sdk.nextCancelAfterMs(args.hasNonNull("cancelAfterMs") ? args.get("cancelAfterMs").asLong() : null);
         }
         switch (cmd) {
             case "hello" -> {

@@ -75,10 +75,10 @@ abstract class SdkCalls extends SdkBase<CopilotClient, CopilotSession> {
     protected CopilotSession create(CopilotClient c, String session, List<ToolSpec> tools, JsonNode options,
             String gitHubToken) throws Exception {
         AtomicReference<CopilotSession> slot = new AtomicReference<>();
-        CopilotSession s = c.createSession(withToken(withOptions(new SessionConfig()
+        CopilotSession s = awaitCancellable(c.createSession(withToken(withOptions(new SessionConfig()
                 .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
-                .setTools(definitions(session, tools, slot)), options, false), gitHubToken)).get();
+                .setTools(definitions(session, tools, slot)), options, false), gitHubToken)));
         slot.set(s);
         return s;
     }

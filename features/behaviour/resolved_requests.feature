@@ -1,0 +1,24 @@
+@requires.handler.hold
+Feature: Requests the runtime resolves, repeats, or resolves without having asked
+  The runtime asks the application for things with session events carrying a requestId (a tool
+  call, a permission, user input, an elicitation, …) and tells every client once a request is
+  settled with the event of the same family ending in "completed" (another client answered it,
+  the user answered in the terminal, the turn was aborted). The kinds come from the runtime's
+  events schema: every event type NAME.completed whose data require requestId resolves the
+  other event types of its family whose data require it too. Each kind is first sent once (a
+  kind the SDK does not answer is named and left out). Then each answered kind is sent twice
+  with one requestId: the SDK answers once and the application's handler runs once. The tool
+  call is resolved while its handler is held: once released, the SDK must not answer it. Last,
+  every resolving event is sent for an id the SDK never saw: nothing names it, and a tool call
+  after them is still answered.
+
+  Scenario: requests resolved while handled, repeated, and resolved unseen
+    Given a tool "lookup" that returns "looked up"
+    When a session is created with the options:
+      | option             | value |
+      | userInputHandler   | true  |
+      | elicitationHandler | true  |
+    And the runtime sends each kind of request event, repeats it and resolves it, and resolves requests the SDK never saw
+    Then the SDK answered each request event sent twice with one requestId once, and the application's handler ran once
+    And the SDK did not answer a request the runtime resolved while the application's handler ran
+    And no request named a requestId the SDK never saw, and a tool call after them was answered

@@ -1,0 +1,585 @@
+package steps
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// Requests the runtime resolves or repeats (features/behaviour/resolved_requests.feature). The
+// runtime asks the application for things with session events that carry a requestId (a tool
+// call's external_tool.requested, permission.requested, elicitation.requested, …) and, once the
+// request is settled (answered by this client, by another one, or given up), tells every client
+// so with the event of the same family that ends in "completed" and carries the same requestId.
+// The kinds come from session-events.schema.json, never from a list: a resolving event is an
+// event type whose name's last word is "completed" and whose data requires requestId; the
+// request events it resolves are the other event types of the same stem (the name without that
+// last word: "permission.", "mcp.oauth_") whose data require requestId. Which of them an SDK
+// answers is found by sending each once: a kind the SDK answers with no request naming the id
+// is named and left out (there is nothing to judge).
+//
+// Three classes, each judged on the wire (the SDK's requests naming the requestId) and in what
+// the application observed (the driver's handler reports: tool.invoked, permission.requested,
+// rpc.handled, surface.handler.called):
+//   - resolved while the handler runs: the tool's handler is held (drivers/PROTOCOL.md "Holding a
+//     handler"), the runtime sends external_tool.completed, then the handler is released: the
+//     SDK must not answer afterwards nor run the handler again;
+//   - repeated: a request event sent twice with one requestId: one answer, one handler call;
+//   - unseen: every resolving event for an id the SDK never saw: no request names it, the
+//     connection stays, and a tool call after them is still answered.
+
+func (w *world) registerResolved(sc binder) {
+	needing(sc, needs("handler.hold")).Step(`^the runtime sends each kind of request event, repeats it and resolves it, and resolves requests the SDK never saw$`, w.resolveEachKind)
+	sc.Step(`^the SDK answered each request event sent twice with one requestId once, and the application's handler ran once$`, w.repeatedAnsweredOnce)
+	sc.Step(`^the SDK did not answer a request the runtime resolved while the application's handler ran$`, w.resolvedNotAnswered)
+	sc.Step(`^no request named a requestId the SDK never saw, and a tool call after them was answered$`, w.unseenHarmless)
+}
+
+// resolveSettle is how long the SDK is given to (wrongly) answer after the runtime's last move:
+// an SDK answers a request it acts on within milliseconds.
+const resolveSettle = 700 * time.Millisecond
+
+// resolveAnswerWait bounds the wait for the first answer to a request event.
+const resolveAnswerWait = 3 * time.Second
+
+// resolvingKind is one kind of request event and the event type that resolves it.
+type resolvingKind struct {
+	request schemagen.EventType
+	resolve schemagen.EventType
+}
+
+// resolvingKinds derives the kinds from the events schema (see above).
+func resolvingKinds(doc *schemagen.Doc) []resolvingKind {
+	withID := map[string]schemagen.EventType{}
+	for _, et := range doc.EventTypes {
+		if requiresRequestID(doc, et) {
+			withID[et.Type] = et
+		}
+	}
+	var out []resolvingKind
+	for _, r := range doc.EventTypes {
+		stem, ok := resolvingStem(r.Type)
+		if !ok || withID[r.Type].Type == "" {
+			continue
+		}
+		for _, q := range doc.EventTypes {
+			if q.Type == r.Type || withID[q.Type].Type == "" || !strings.HasPrefix(q.Type, stem) {
+				continue
+			}
+			if rest := q.Type[len(stem):]; rest != "" && !strings.ContainsAny(rest, "._") {
+				out = append(out, resolvingKind{request: q, resolve: r})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].request.Type < out[j].request.Type })
+	return out
+}
+
+// resolvingStem is the name of a resolving event type without its last word ("completed"),
+// separator kept: "permission.completed" -> "permission.", "mcp.oauth_completed" -> "mcp.oauth_".
+func resolvingStem(typ string) (string, bool) {
+	i := strings.LastIndexAny(typ, "._")
+	if i < 0 || typ[i+1:] != "completed" {
+		return "", false
+	}
+	return typ[:i+1], true
+}
+
+// requiresRequestID says whether an event type's data requires requestId.
+func requiresRequestID(doc *schemagen.Doc, et schemagen.EventType) bool {
+	def, _ := doc.Node("session-events.schema.json#/definitions/" + et.Definition).(map[string]any)
+	props, _ := def["properties"].(map[string]any)
+	data, _ := props["data"].(map[string]any)
+	for i := 0; i < 8; i++ { // follow the data's $ref chain
+		ref, _ := data["$ref"].(string)
+		if ref == "" {
+			break
+		}
+		data, _ = doc.Node(ref).(map[string]any)
+	}
+	req, _ := data["required"].([]any)
+	for _, r := range req {
+		if r == "requestId" {
+			return true
+		}
+	}
+	return false
+}
+
+// resolvedCase is one request event the runtime sent in a phase: the requestId it carried and
+// where the phase's moves are in the transcript (lengths before each move).
+type resolvedCase struct {
+	kind      resolvingKind
+	requestID string
+	start     int // transcript length before the first send
+	again     int // repeat class: before the request sent twice (start: before one sent once)
+	resolved  int // before the resolving event (resolved class), 0 otherwise
+	end       int // after the settle
+}
+
+// resolvedPhases is what the When step leaves for the Then steps.
+type resolvedPhases struct {
+	answered   []resolvingKind // the kinds the SDK answered when sent once
+	unanswered []string
+	repeated   []resolvedCase
+	whileHeld  []resolvedCase
+	unseen     []resolvedCase
+	followUp   string // the requestId of the tool call after the unseen resolving events
+	followErr  error
+}
+
+// resolveEvent builds one event of et with requestId id: generated from the schema (required
+// fields only), a tool request naming the session's tool.
+func (w *world) resolveEvent(doc *schemagen.Doc, et schemagen.EventType, id, sessionID, tool string) (map[string]any, error) {
+	ev, err := doc.Event(et, "resolved/"+et.Type, false)
+	if err != nil {
+		return nil, err
+	}
+	data, _ := ev["data"].(map[string]any)
+	if data == nil {
+		return nil, fmt.Errorf("generated %s event has no data object", et.Type)
+	}
+	data["requestId"] = id
+	if et.Type == "external_tool.requested" {
+		data["toolName"], data["sessionId"], data["arguments"] = tool, sessionID, map[string]any{}
+	}
+	return ev, nil
+}
+
+// sdkNamed counts the SDK's requests naming requestId in frames after seq from (to: 0 = no end).
+func sdkNamed(frames []frameHead, requestID string, from, to int) (n, first int) {
+	for _, f := range frames {
+		if f.seq <= from || to > 0 && f.seq > to || f.dir != transcript.SDKToRuntime || f.method == "" || f.requestID != requestID {
+			continue
+		}
+		n++
+		if first == 0 {
+			first = f.seq
+		}
+	}
+	return n, first
+}
+
+// runtimeSent lists the transcript seqs of the runtime's session events of type typ carrying
+// requestID after seq from, for the messages.
+func runtimeSent(frames []frameHead, typ, requestID string, from, to int) []string {
+	var out []string
+	for _, f := range frames {
+		if f.seq > from && (to == 0 || f.seq <= to) && f.dir == transcript.RuntimeToSDK && f.event == typ && f.requestID == requestID {
+			out = append(out, fmt.Sprintf("#%d", f.seq))
+		}
+	}
+	return out
+}
+
+// appCalls counts the driver's handler reports in the transcript between two lengths: what the
+// application observed (a handler ran).
+func appCalls(entries []transcript.Entry, from, to int) int {
+	n := 0
+	for _, e := range entries {
+		if e.Seq <= from || to > 0 && e.Seq > to {
+			continue
+		}
+		switch ev, _, ok := driverEvent(e); {
+		case !ok:
+		case ev == "tool.invoked", ev == "permission.requested", ev == "rpc.handled", ev == "surface.handler.called":
+			n++
+		}
+	}
+	return n
+}
+
+// settle waits until the SDK sent a request naming requestId after seq since (up to
+// resolveAnswerWait), then resolveSettle more for anything that follows.
+func (w *world) settle(requestID string, since int) {
+	deadline := time.Now().Add(resolveAnswerWait)
+	for requestID != "" && time.Now().Before(deadline) && w.gone() == nil {
+		if n, _ := sdkNamed(frameHeads(w.entries()), requestID, since, 0); n > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(resolveSettle)
+}
+
+// settleAll waits until the SDK answered every kind's probe or resolveAnswerWait passed, then
+// resolveSettle more.
+func (w *world) settleAll(kinds []resolvingKind, since int) {
+	deadline := time.Now().Add(resolveAnswerWait)
+	for time.Now().Before(deadline) && w.gone() == nil {
+		frames, all := frameHeads(w.entries()), true
+		for _, k := range kinds {
+			if n, _ := sdkNamed(frames, "probe-"+k.request.Type, since, 0); n == 0 {
+				all = false
+				break
+			}
+		}
+		if all {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(resolveSettle)
+}
+
+// resolveEachKind is the When step: each kind once (which ones the SDK answers), each answered
+// kind repeated under one requestId, the tool call resolved while its handler is held, then
+// every resolving event for an id the SDK never saw, followed by a tool call.
+func (w *world) resolveEachKind() error {
+	rt, err := w.scriptedOnly("the scenario has the runtime send request events, repeat them and resolve them on demand; the real runtime does so only when its model's step makes it")
+	if err != nil {
+		return err
+	}
+	doc, err := w.schemas()
+	if err != nil {
+		return err
+	}
+	s, err := w.current()
+	if err != nil {
+		return err
+	}
+	tool := ""
+	for _, t := range w.tools {
+		if name, _ := t["name"].(string); name != "" {
+			tool = name
+			break
+		}
+	}
+	if tool == "" {
+		return fmt.Errorf("the scenario needs a tool of the session (a tool call is one kind of request)")
+	}
+	d, err := w.t.Driver(w.ctx)
+	if err != nil {
+		return err
+	}
+	w.held = w.driverLine
+	d.SetSink(w.held)
+	defer func() { w.held = nil; d.SetSink(nil) }()
+	kinds := resolvingKinds(doc)
+	if len(kinds) == 0 {
+		return fmt.Errorf("the runtime's events schema has no request event with a resolving event (NAME.completed carrying requestId)")
+	}
+	p := &resolvedPhases{}
+	w.resolved = p
+	w.expect(len(kinds))
+	// emit sends one event; await, when not empty, is the requestId of a request the runtime
+	// awaits as the real one does: the first answer is accepted, a second refused.
+	emit := func(ev map[string]any, what, await string) error {
+		if await != "" {
+			if err := rt.Await(s.id, await); err != nil {
+				return err
+			}
+		}
+		if err := rt.Emit(s.id, ev); err != nil {
+			if errors.Is(err, runtime.ErrClosed) {
+				return w.connectionLost(err)
+			}
+			return fmt.Errorf("the runtime could not send %s: %w", what, err)
+		}
+		return nil
+	}
+	// Each kind sent once, all at once: which of them the SDK answers.
+	probeStart := len(w.rec.Entries())
+	probes := map[string]map[string]any{}
+	for _, k := range kinds {
+		ev, err := w.resolveEvent(doc, k.request, "probe-"+k.request.Type, s.id, tool)
+		if err != nil {
+			w.rec.Notef("", "generator: %v", err)
+			continue
+		}
+		if err := emit(ev, k.request.Type, "probe-"+k.request.Type); err != nil {
+			return err
+		}
+		probes[k.request.Type] = ev
+	}
+	w.settleAll(kinds, probeStart)
+	frames := frameHeads(w.entries())
+	for _, k := range kinds {
+		if probes[k.request.Type] == nil {
+			continue
+		}
+		if n, _ := sdkNamed(frames, "probe-"+k.request.Type, probeStart, 0); n == 0 {
+			p.unanswered = append(p.unanswered, k.request.Type)
+		} else {
+			p.answered = append(p.answered, k)
+		}
+		// Settled for the runtime too, as the real runtime ends every request.
+		if done, err := w.resolveEvent(doc, k.resolve, "probe-"+k.request.Type, s.id, tool); err == nil {
+			_ = emit(done, k.resolve.Type, "")
+		}
+	}
+	// Each answered kind sent once (what a single request makes the application observe), then
+	// twice at once with one requestId, as a runtime that repeats a request before it was
+	// answered does.
+	for i, k := range p.answered {
+		if err := w.gone(); err != nil {
+			return cutShort(err, i, len(p.answered), k.request.Type)
+		}
+		c := resolvedCase{kind: k, requestID: "repeat-" + k.request.Type, start: len(w.rec.Entries())}
+		once, err := w.resolveEvent(doc, k.request, "once-"+k.request.Type, s.id, tool)
+		var twice map[string]any
+		if err == nil {
+			twice, err = w.resolveEvent(doc, k.request, c.requestID, s.id, tool)
+		}
+		if err != nil {
+			w.rec.Notef("", "generator: %v", err)
+			continue
+		}
+		if err := emit(once, k.request.Type, "once-"+k.request.Type); err != nil {
+			return cutShort(err, i, len(p.answered), k.request.Type)
+		}
+		w.settle("once-"+k.request.Type, c.start)
+		c.again = len(w.rec.Entries())
+		// The tool's handler is held meanwhile, so that the repeat certainly finds the first
+		// still in flight (the other kinds' handlers cannot be held: their answer may go out
+		// before the SDK reads the repeat, which must then not be answered either).
+		var gate map[string]any
+		if k.request.Type == "external_tool.requested" {
+			gate = holdArgs(s, pendingKind{tool: tool})
+			if _, err := w.do("hold", gate); err != nil {
+				return err
+			}
+		}
+		err = rt.Await(s.id, c.requestID)
+		if err == nil {
+			err = rt.EmitTogether(s.id, twice, twice)
+		}
+		if errors.Is(err, runtime.ErrClosed) {
+			err = w.connectionLost(err)
+		}
+		if gate != nil {
+			if err == nil && w.reached(pendingKind{tool: tool}, c.again) {
+				time.Sleep(resolveSettle) // the repeat is read meanwhile
+			}
+			if _, rerr := w.do("release", gate); err == nil {
+				err = rerr
+			}
+		}
+		if err != nil {
+			return cutShort(err, i, len(p.answered), k.request.Type)
+		}
+		w.settle(c.requestID, c.again)
+		c.end = len(w.rec.Entries())
+		p.repeated = append(p.repeated, c)
+		for _, id := range []string{"once-" + k.request.Type, c.requestID} {
+			if done, err := w.resolveEvent(doc, k.resolve, id, s.id, tool); err == nil {
+				_ = emit(done, k.resolve.Type, "")
+			}
+		}
+	}
+	if len(p.unanswered) > 0 {
+		w.observe("request events the SDK did not answer (not judged)", strings.Join(p.unanswered, ", "))
+	}
+	// The tool call resolved while its handler is held (the step needs handler.hold).
+	for _, k := range p.answered {
+		if k.request.Type != "external_tool.requested" {
+			continue
+		}
+		c, err := w.resolveWhileHeld(doc, s, k, tool, emit)
+		if err != nil {
+			return err
+		}
+		p.whileHeld = append(p.whileHeld, c)
+	}
+	// Every resolving event for an id the SDK never saw, then a tool call.
+	seen := map[string]bool{}
+	start := len(w.rec.Entries())
+	for _, k := range kinds {
+		if seen[k.resolve.Type] {
+			continue
+		}
+		seen[k.resolve.Type] = true
+		c := resolvedCase{kind: k, requestID: "unseen-" + k.resolve.Type, start: start}
+		ev, err := w.resolveEvent(doc, k.resolve, c.requestID, s.id, tool)
+		if err != nil {
+			w.rec.Notef("", "generator: %v", err)
+			continue
+		}
+		if err := emit(ev, k.resolve.Type, ""); err != nil {
+			return err
+		}
+		p.unseen = append(p.unseen, c)
+	}
+	w.settle("", 0)
+	p.followUp, p.followErr = rt.CallTool(s.id, tool, nil)
+	end := len(w.rec.Entries())
+	for i := range p.unseen {
+		p.unseen[i].end = end
+	}
+	if errors.Is(p.followErr, runtime.ErrClosed) {
+		return w.connectionLost(p.followErr)
+	}
+	w.observe("request kinds (answered of derived)", fmt.Sprintf("%d of %d", len(p.answered), len(kinds)))
+	return w.roundTrip()
+}
+
+// resolveWhileHeld holds the tool's handler, sends the request, waits until the handler is
+// reached, sends the resolving event, releases the handler and waits for anything that follows.
+func (w *world) resolveWhileHeld(doc *schemagen.Doc, s session, k resolvingKind, tool string, emit func(map[string]any, string, string) error) (resolvedCase, error) {
+	c := resolvedCase{kind: k, requestID: "resolved-" + k.request.Type}
+	gate := holdArgs(s, pendingKind{tool: tool})
+	if _, err := w.do("hold", gate); err != nil {
+		return c, err
+	}
+	c.start = len(w.rec.Entries())
+	ev, err := w.resolveEvent(doc, k.request, c.requestID, s.id, tool)
+	if err == nil {
+		err = emit(ev, k.request.Type, c.requestID)
+	}
+	var done map[string]any
+	if err == nil {
+		done, err = w.resolveEvent(doc, k.resolve, c.requestID, s.id, tool)
+	}
+	if err == nil && !w.reached(pendingKind{tool: tool}, c.start) {
+		w.rec.Notef("", "the tool %s's handler was not reached within %s: the resolving event goes out all the same", tool, enterWait)
+	}
+	if err == nil {
+		c.resolved = len(w.rec.Entries())
+		err = emit(done, k.resolve.Type, "")
+	}
+	if err == nil {
+		// The release travels another way (the driver's stdin) than the resolving event (the
+		// SDK's connection): it goes once the SDK has read the event, which the application's
+		// event callback shows.
+		w.delivered(k.resolve.Type, c.requestID, c.resolved)
+	}
+	if _, rerr := w.do("release", gate); err == nil {
+		err = rerr
+	}
+	w.settle("", 0)
+	c.end = len(w.rec.Entries())
+	return c, err
+}
+
+// delivered waits until the driver reported the session event of type typ carrying requestID
+// after seq since (the SDK delivered it to the application), enterWait at most; without the
+// events capability it waits resolveSettle.
+func (w *world) delivered(typ, requestID string, since int) {
+	if has, _ := w.t.Capability("events"); !has {
+		time.Sleep(resolveSettle)
+		return
+	}
+	deadline := time.Now().Add(enterWait)
+	for time.Now().Before(deadline) && w.gone() == nil {
+		for _, e := range w.entries() {
+			ev, args, ok := driverEvent(e)
+			if !ok || e.Seq <= since || ev != "session.event" || args["type"] != typ {
+				continue
+			}
+			if data, _ := args["data"].(map[string]any); data["requestId"] == requestID {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.rec.Notef("", "the application was not given %s %s within %s: released all the same", typ, requestID, enterWait)
+}
+
+// repeatedAnsweredOnce is the Then step of the repeat class: one answer naming the requestId,
+// and no handler call for the repeated send.
+func (w *world) repeatedAnsweredOnce() error {
+	p, err := w.resolvedRun()
+	if err != nil {
+		return err
+	}
+	if len(p.repeated) == 0 {
+		return fmt.Errorf("the SDK answered none of the request events (%s), so none could be repeated", strings.Join(p.unanswered, ", "))
+	}
+	return groupedError(judgeRepeated(w.entries(), p.repeated, w.check), "request events sent twice with one requestId were not handled once", "kinds")
+}
+
+func judgeRepeated(entries []transcript.Entry, cases []resolvedCase, check func(string, string)) map[string][]string {
+	frames := frameHeads(entries)
+	fails := map[string][]string{}
+	for _, c := range cases {
+		k := c.kind.request.Type
+		check(k+" sent twice with one requestId", "")
+		// Both sends are recorded before they are written (runtime.EmitTogether): every answer
+		// comes after both.
+		sent := strings.Join(runtimeSent(frames, k, c.requestID, c.again, c.end), " and ")
+		if n, _ := sdkNamed(frames, c.requestID, c.again, c.end); n != 1 {
+			fails[k] = append(fails[k], fmt.Sprintf("requestId %s: %d requests of the SDK name it, one expected (the runtime sent it at %s)", c.requestID, n, sent))
+		}
+		if once, twice := appCalls(entries, c.start, c.again), appCalls(entries, c.again, c.end); twice > once {
+			fails[k] = append(fails[k], fmt.Sprintf("requestId %s: the application's handler ran %d times for the request sent twice (%s), %d for one sent once", c.requestID, twice, sent, once))
+		}
+	}
+	return fails
+}
+
+// resolvedNotAnswered is the Then step of the resolved class: after the resolving event, no
+// request naming the requestId and no handler call.
+func (w *world) resolvedNotAnswered() error {
+	p, err := w.resolvedRun()
+	if err != nil {
+		return err
+	}
+	if len(p.whileHeld) == 0 {
+		return fmt.Errorf("no request was resolved while its handler ran (the SDK answered none of the tool-call events: %s)", strings.Join(p.unanswered, ", "))
+	}
+	return groupedError(judgeResolved(w.entries(), p.whileHeld, w.check), "requests the runtime resolved while the application's handler ran were acted on afterwards", "kinds")
+}
+
+func judgeResolved(entries []transcript.Entry, cases []resolvedCase, check func(string, string)) map[string][]string {
+	frames := frameHeads(entries)
+	fails := map[string][]string{}
+	for _, c := range cases {
+		k := c.kind.request.Type
+		check(k+" resolved by "+c.kind.resolve.Type+" while its handler runs", "")
+		if c.resolved == 0 {
+			fails[k] = append(fails[k], fmt.Sprintf("requestId %s: the resolving %s was never sent", c.requestID, c.kind.resolve.Type))
+			continue
+		}
+		at := strings.Join(runtimeSent(frames, c.kind.resolve.Type, c.requestID, c.resolved, c.end), ", ")
+		if n, first := sdkNamed(frames, c.requestID, c.resolved, c.end); n > 0 {
+			fails[k] = append(fails[k], fmt.Sprintf("requestId %s: answered (#%d, %d requests) after the runtime resolved it with %s (%s)", c.requestID, first, n, c.kind.resolve.Type, at))
+		}
+		if n := appCalls(entries, c.resolved, c.end); n > 0 {
+			fails[k] = append(fails[k], fmt.Sprintf("requestId %s: the application's handler ran again after %s (%s)", c.requestID, c.kind.resolve.Type, at))
+		}
+	}
+	return fails
+}
+
+// unseenHarmless is the Then step of the unseen class: no request names an unseen requestId and
+// the tool call after them was answered.
+func (w *world) unseenHarmless() error {
+	p, err := w.resolvedRun()
+	if err != nil {
+		return err
+	}
+	if len(p.unseen) == 0 {
+		return fmt.Errorf("no resolving event was sent")
+	}
+	return groupedError(judgeUnseen(w.entries(), p, w.check), "resolving events for requests the SDK never saw did harm", "resolving events")
+}
+
+func judgeUnseen(entries []transcript.Entry, p *resolvedPhases, check func(string, string)) map[string][]string {
+	frames := frameHeads(entries)
+	fails := map[string][]string{}
+	for _, c := range p.unseen {
+		k := c.kind.resolve.Type
+		check(k+" for an unseen requestId", "")
+		if n, first := sdkNamed(frames, c.requestID, c.start, c.end); n > 0 {
+			fails[k] = append(fails[k], fmt.Sprintf("requestId %s (never requested): the SDK sent %d requests naming it (the first #%d)", c.requestID, n, first))
+		}
+	}
+	check("a tool call after the unseen resolving events", "")
+	if p.followErr != nil {
+		fails["the tool call after them"] = append(fails["the tool call after them"], fmt.Sprintf("%s: %v", p.followUp, p.followErr))
+	}
+	return fails
+}
+
+func (w *world) resolvedRun() (*resolvedPhases, error) {
+	if w.resolved == nil {
+		return nil, fmt.Errorf("no request events were sent in this scenario")
+	}
+	return w.resolved, nil
+}
