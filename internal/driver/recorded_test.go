@@ -63,6 +63,8 @@ func TestRecordedDriverEmitsEachCommandsStretch(t *testing.T) {
 		{Dir: transcript.Note, Text: "recording runtime listening"},
 		frame(transcript.HarnessToDriver, "driver", `{"id":1,"cmd":"createSession","args":{}}`),
 		frame(transcript.SDKToRuntime, "c1", `{"method":"session.create"}`),
+		// The replayed steps write their own case notes (Since names an entry of theirs).
+		{Dir: transcript.Note, Conn: "c1", Kind: transcript.KindCase, Case: "session.create tools", Since: 3},
 		frame(transcript.DriverToHarness, "driver", `{"id":1,"outcome":"ok","result":{}}`),
 		frame(transcript.HarnessToDriver, "driver", `{"id":2,"cmd":"stopClient","args":{}}`),
 		frame(transcript.SDKToRuntime, "c1", `{"method":"session.detach"}`),
