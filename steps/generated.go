@@ -68,10 +68,12 @@ func (w *world) callEveryMethod(group string) error {
 		return err
 	}
 	w.sweep = nil
+	var swept []schemagen.Method
 	for _, m := range doc.Methods {
 		if m.Group != group || m.Internal || !m.FromSDK {
 			continue
 		}
+		swept = append(swept, m)
 		cases, dropped := doc.CasesOnce(m)
 		for _, d := range dropped {
 			w.rec.Notef("", "generator: %s case %s left out", m.Name, d)
@@ -87,6 +89,7 @@ func (w *world) callEveryMethod(group string) error {
 			w.sweep = append(w.sweep, &sweepCall{method: m, name: c.Name, params: params})
 		}
 	}
+	w.observeEdges(doc, swept)
 	return w.runSweep(target)
 }
 
@@ -104,6 +107,10 @@ var resultShapes = map[string]schemagen.Shape{
 // method's first generated case, as they are not what these variants judge.
 func (w *world) answerEveryMethod(group, variant string) error {
 	shape, ok := resultShapes[variant]
+	form, encoded := encodingForms[variant]
+	if encoded {
+		shape, ok = schemagen.EveryField, true // the every-field result, written in the form
+	}
 	if !ok {
 		return fmt.Errorf("no result variant %q", variant)
 	}
@@ -131,10 +138,23 @@ func (w *world) answerEveryMethod(group, variant string) error {
 			if err != nil {
 				return err
 			}
+			name := "result " + sh.Name
+			if encoded {
+				var changed bool
+				if b, changed, err = w.encode(form, sh.Value); err != nil {
+					return err
+				} else if !changed {
+					continue
+				}
+				name += " " + string(form)
+			}
 			queued = append(queued, b)
-			w.sweep = append(w.sweep, &sweepCall{method: m, name: "result " + sh.Name, params: params})
+			w.sweep = append(w.sweep, &sweepCall{method: m, name: name, params: params})
 		}
 		rt.QueueAnswers(m.Name, queued)
+	}
+	if encoded {
+		w.observeEncoding("results")
 	}
 	return w.runSweep(target)
 }

@@ -60,10 +60,15 @@ func (w *world) sendEveryEvent(variant string) error {
 		et   schemagen.EventType
 		name string
 		ev   map[string]any
+		wire any // what the runtime writes: ev, or ev in another legal encoding
 	}
 	var out []outgoing
+	form, encoded := encodingForms[variant]
 	for _, et := range doc.EventTypes {
 		seed := "event/" + et.Type + "/" + variant
+		if encoded {
+			seed = "event/" + et.Type + "/with every field" // the every-field events, written otherwise
+		}
 		shape, shaped := eventShapes[variant]
 		if !shaped {
 			ev, err := doc.Event(et, seed, variant != "with only the required fields")
@@ -71,7 +76,18 @@ func (w *world) sendEveryEvent(variant string) error {
 				w.rec.Notef("", "generator: %v", err)
 				continue
 			}
-			out = append(out, outgoing{et, et.Definition, ev})
+			var wire any = ev
+			if encoded {
+				raw, changed, err := w.encode(form, ev)
+				if err != nil {
+					return err
+				}
+				if !changed {
+					continue
+				}
+				wire = raw
+			}
+			out = append(out, outgoing{et, et.Definition, ev, wire})
 			continue
 		}
 		shapes, dropped := doc.EventShapes(et, seed, shape)
@@ -84,7 +100,7 @@ func (w *world) sendEveryEvent(variant string) error {
 			if shape == schemagen.Unions {
 				name += " " + sh.Name
 			}
-			out = append(out, outgoing{et, name, ev})
+			out = append(out, outgoing{et, name, ev, ev})
 		}
 	}
 	w.expect(len(out))
@@ -92,7 +108,7 @@ func (w *world) sendEveryEvent(variant string) error {
 		if err := w.gone(); err != nil {
 			return cutShort(err, i, len(out), o.et.Type)
 		}
-		if err := rt.Emit(s.id, o.ev); err != nil {
+		if err := rt.Emit(s.id, o.wire); err != nil {
 			// Not fatal: what the application received is checked next, and a replayed
 			// scenario's runtime has no live session (its recording holds the frames).
 			w.rec.Notef("", "the runtime did not send the %s event: %v", o.et.Type, err)
@@ -101,6 +117,9 @@ func (w *world) sendEveryEvent(variant string) error {
 			}
 		}
 		w.events = append(w.events, sentEvent{et: o.et, name: o.name, data: asAny(o.ev["data"])})
+	}
+	if encoded {
+		w.observeEncoding("events")
 	}
 	return w.awaitEvents(len(w.events))
 }
@@ -113,12 +132,28 @@ func asAny(v any) any {
 	return asJSON(m)
 }
 
-// awaitEvents waits until as many session.event reports as events sent have arrived, or five
-// seconds have passed (an SDK that drops events then shows them missing).
+// awaitEvents waits until as many session.event reports as events sent have arrived, or none
+// has arrived for five seconds (an SDK that drops events then shows them missing): a driver
+// still reporting on a loaded machine is waited for, up to a minute.
 func (w *world) awaitEvents(n int) error {
-	deadline := time.Now().Add(5 * time.Second)
-	for len(w.driverEvents("session.event")) < n && time.Now().Before(deadline) {
-		if err := w.gone(); err != nil {
+	return awaitProgress(func() int { return len(w.driverEvents("session.event")) }, n, 5*time.Second, time.Minute, w.gone)
+}
+
+// awaitProgress polls count until it reaches n, or it has not grown for quiet, or limit has
+// passed; gone ends the wait with its error (the driver lost).
+func awaitProgress(count func() int, n int, quiet, limit time.Duration, gone func() error) error {
+	last, since, end := -1, time.Now(), time.Now().Add(limit)
+	for time.Now().Before(end) {
+		got := count()
+		if got >= n {
+			return nil
+		}
+		if got != last {
+			last, since = got, time.Now()
+		} else if time.Since(since) > quiet {
+			return nil
+		}
+		if err := gone(); err != nil {
 			return err
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -223,7 +223,29 @@ func (w *world) registerEveryHandler() error {
 		return fmt.Errorf("driver fault: the %s driver neither registered a handler for nor explained (\"unhandled\") %s", w.t.SDK(), strings.Join(silent, ", "))
 	}
 	w.observeHandlers()
+	w.observeEdges(doc, handlerMethods(doc))
 	return nil
+}
+
+// observeEdges records, per method, how many of its params' choices (a member's enum, anyOf
+// branch, null, empty list or object, bound, string form, boolean) got every alternative in the
+// generated cases (schemagen.Cases covers them all; a choice left out is named).
+func (w *world) observeEdges(doc *schemagen.Doc, methods []schemagen.Method) {
+	var per []string
+	members, covered := 0, 0
+	for _, m := range methods {
+		c := doc.EdgeCoverage(m)
+		if c.Members == 0 {
+			continue
+		}
+		members, covered = members+c.Members, covered+c.Covered
+		s := fmt.Sprintf("%s %d/%d", m.Name, c.Covered, c.Members)
+		if len(c.Missing) > 0 {
+			s += " (not: " + strings.Join(c.Missing, ", ") + ")"
+		}
+		per = append(per, s)
+	}
+	w.observe("params members with every edge", fmt.Sprintf("%d of %d: %s", covered, members, strings.Join(per, "; ")))
 }
 
 func asJSONValue(v any) any {
@@ -279,7 +301,7 @@ func (w *world) callEveryHandler() error {
 				return cutShort(err, done, total, m.Name)
 			}
 			params := w.asTheRuntimeSends(m, p, s.id, created)
-			if _, err := rt.Ask(s.id, m.Name, params, m.Notification); err != nil {
+			if _, err := rt.Ask(s.id, m.Name, w.wireParams(params), m.Notification); err != nil {
 				if err := w.callFailed(err, m.Name); err != nil {
 					return cutShort(err, done, total, m.Name)
 				}

@@ -77,13 +77,13 @@ func (w *world) nothingBeforeOpened(method string) error {
 	for _, r := range w.naming(req.Conn, id, req.Seq) {
 		order = append(order, r.Method)
 		if r.Seq < answered {
-			early = append(early, fmt.Sprintf("%s (seq %d)", r.Method, r.Seq))
+			early = append(early, fmt.Sprintf("%s (seq %d, id %s)", r.Method, r.Seq, r.ID))
 		}
 	}
 	w.observe("requests after "+method, strings.Join(order, ", "))
 	if len(early) > 0 {
-		return fmt.Errorf("%s sent before its %s (seq %d) was answered (seq %d): the runtime does not know the session yet",
-			strings.Join(early, ", "), method, req.Seq, answered)
+		return fmt.Errorf("%s sent before its %s (seq %d, id %s) was answered (seq %d): the runtime does not know the session yet",
+			strings.Join(early, ", "), method, req.Seq, req.ID, answered)
 	}
 	return nil
 }

@@ -359,6 +359,8 @@ func (w *world) othersAnsweredWhileHeld() error {
 			notReached = append(notReached, p.held.String())
 			continue
 		}
+		// The held request itself, named with its place in the transcript in each pair it blocked.
+		held := callIn(frames, p.start, p.held, p.heldToolID)
 		for _, o := range p.others {
 			w.check(o.String()+" while "+p.held.String()+" is held", "")
 			c := callIn(frames, p.start, o, p.toolIDs[o.tool])
@@ -368,7 +370,7 @@ func (w *world) othersAnsweredWhileHeld() error {
 			case c.answerSeq == 0:
 				fails[p.held.String()] = append(fails[p.held.String()], fmt.Sprintf("%s (request #%d, id %s): never answered", o, c.requestSeq, c.id))
 			case c.answerSeq > p.release:
-				fails[p.held.String()] = append(fails[p.held.String()], fmt.Sprintf("%s (request #%d, id %s): answered (#%d) only after the held %s was released (#%d)", o, c.requestSeq, c.id, c.answerSeq, p.held, p.release))
+				fails[p.held.String()] = append(fails[p.held.String()], fmt.Sprintf("%s (request #%d, id %s): answered (#%d) only after the held %s (request #%d, id %s) was released (after #%d)", o, c.requestSeq, c.id, c.answerSeq, p.held, held.requestSeq, held.id, p.release))
 			}
 		}
 	}
@@ -398,7 +400,7 @@ func (w *world) heldAnsweredOnRelease() error {
 		case c.requestSeq == 0:
 			fails[k] = append(fails[k], "the runtime's request is not in the transcript")
 		case c.answers == 0:
-			fails[k] = append(fails[k], fmt.Sprintf("request #%d (id %s): never answered under its id once released (#%d)", c.requestSeq, c.id, p.release))
+			fails[k] = append(fails[k], fmt.Sprintf("request #%d (id %s): never answered under its id once released (after #%d)", c.requestSeq, c.id, p.release))
 		case c.answers > 1:
 			fails[k] = append(fails[k], fmt.Sprintf("request #%d (id %s): answered %d times", c.requestSeq, c.id, c.answers))
 		case c.answerSeq < p.release:

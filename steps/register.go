@@ -74,12 +74,13 @@ func (w *world) register(sc binder) {
 	sc.Step(`^the handler "([^"]*)" served the call to "([^"]*)"$`, w.handlerServed)
 	sc.Step(`^every request the SDK sent conforms to the runtime's published schema$`, w.conformsToSchema)
 	needing(sc, needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`, w.callEveryMethod)
-	needing(sc, needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer, answered (with only the required fields|with every nullable field null|with fields the schema does not know|with every discriminator value)$`, w.answerEveryMethod)
+	needing(sc, needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer, answered (with only the required fields|with every nullable field null|with fields the schema does not know|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.answerEveryMethod)
 	sc.Step(`^every generated call reached the runtime with exactly the params the application gave$`, w.generatedRequestsExact)
 	sc.Step(`^the application received every generated result as the runtime sent it$`, w.generatedResultsReceived)
-	needing(sc, needs("rpc.generated", "events")).Step(`^the runtime sends every event type of the schema (with every field|with only the required fields|with a field the schema does not know|with every nullable field null|with every discriminator value)$`, w.sendEveryEvent)
+	needing(sc, needs("rpc.generated", "events")).Step(`^the runtime sends every event type of the schema (with every field|with only the required fields|with a field the schema does not know|with every nullable field null|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.sendEveryEvent)
 	sc.Step(`^the application received every generated event as the runtime sent it$`, w.eventsReceived)
 	w.registerWire(sc)
+	w.registerJSONRPC(sc)
 }
 
 // startedWithFlag checks the argv that a self-spawned runtime recorded when it started.

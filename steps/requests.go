@@ -34,6 +34,7 @@ func (w *world) registerRequests(sc binder) {
 	needing(sc, needs("rpc.handlers")).Step(`^the application handles "([^"]*)" with the result (.+)$`, w.handlesWith)
 	needing(sc, needs("rpc.handlers")).Step(`^the application registered a handler for every runtime-to-SDK method of the runtime's schema$`, w.registerEveryHandler)
 	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema$`, w.callEveryHandler)
+	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema, written (with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.callEveryHandlerEncoded)
 	sc.Step(`^every handler received the params the runtime sent$`, w.handlersReceived)
 	sc.Step(`^the SDK answered every handled call with what the application's handler returned$`, w.handlersAnswered)
 	sc.Step(`^the SDK answered every call of a method it has no handler for$`, w.unhandledAnswered)

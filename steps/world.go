@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
 	"os"
 	"reflect"
 	"regexp"
@@ -61,6 +62,8 @@ type world struct {
 	exchange        *exchangeSpec           // the application's request handler and the model requests sent (exchanges.go)
 	asked           []asked                 // requests the scenario had the runtime send the SDK (requests.go)
 	events          []sentEvent             // the generated events sent (generated_events.go)
+	encoded         *encodingTally          // what a sweep sent in another legal encoding (encodings.go)
+	paramsForm      jsonform.Form           // the form runtime-to-SDK params are written in (encodings.go)
 	surface         *surface.Result         // what the surface probe found (surface.go)
 	surfaceHandlers *handlerResult          // what registering every declared handler found (surfacehandlers.go)
 	order           *orderResult            // what setting each option and handler alone found (ordersweep.go)
@@ -428,16 +431,17 @@ func (w *world) do(cmd string, args any) (json.RawMessage, error) {
 	if err := w.lacking(cmd, args); err != nil {
 		return nil, err
 	}
+	since := w.mark()
 	r, err := w.call(cmd, args)
 	if err != nil {
-		return nil, err
+		return nil, w.because(err, since)
 	}
 	switch r.Outcome {
 	case driver.Unsupported:
 		return nil, w.unsupported(cmd, args, r)
 	case driver.Error:
 		w.lastErr = r
-		return nil, fmt.Errorf("%s: the SDK raised %s", cmd, r.ErrorText())
+		return nil, w.because(fmt.Errorf("%s: the SDK raised %s", cmd, r.ErrorText()), since)
 	}
 	return r.Result, nil
 }

@@ -2,7 +2,9 @@ Feature: Every SDK reads and writes any frame a stream delivers
   JSON-RPC frames are Content-Length framed byte streams. An SDK must write bodies larger than
   64 KiB, read them, read one frame split over many reads and several frames arriving in one
   read, and keep non-ASCII text intact (Content-Length counts bytes), including an escaped
-  unpaired surrogate a JavaScript runtime may write.
+  unpaired surrogate a JavaScript runtime may write. And JSON-RPC 2.0's own edges: an error response with a
+  null id, a response to an id the SDK never used, a notification of an unknown method, and an
+  error of every code range with data.
 
   Scenario: a prompt over 64 KiB reaches the runtime intact
     When a prompt of 70000 characters is sent and the SDK waits for the reply
@@ -52,3 +54,50 @@ Feature: Every SDK reads and writes any frame a stream delivers
     Given the model then replies with the JSON string "half \ud83d of a pair, and \u00e9"
     When the prompt "Say it" is sent and the SDK waits for the reply
     Then the reply is the JSON string "half \ud83d of a pair, and \u00e9"
+
+  # JSON-RPC 2.0's own edges: frames a runtime may send that answer no call of the SDK, written
+  # while the SDK has a call pending, and errors of every code range with data. The SDK keeps the
+  # connection, fails no call for a frame that answers none, fails only the call an error
+  # answers, and hands the application the error's message.
+
+  Scenario: an error response with a null id fails no call and leaves the connection usable
+    Given an SDK client connected to the runtime
+    And a session is created
+    When the runtime sends an error response with a null id before it answers the next prompt
+    And the prompt "Still there?" is sent and the SDK waits for the reply
+    Then the reply is "ok"
+
+  Scenario: a response to an id the SDK never used fails no call and leaves the connection usable
+    Given an SDK client connected to the runtime
+    And a session is created
+    When the runtime sends a response to an id the SDK never used before it answers the next prompt
+    And the prompt "Still there?" is sent and the SDK waits for the reply
+    Then the reply is "ok"
+
+  Scenario: a notification of a method the SDK does not know fails no call and leaves the connection usable
+    Given an SDK client connected to the runtime
+    And a session is created
+    When the runtime sends a notification of a method the SDK does not know before it answers the next prompt
+    And the prompt "Still there?" is sent and the SDK waits for the reply
+    Then the reply is "ok"
+
+  Scenario Outline: an error of code <code> fails only the call it answers and carries its message
+    Given an SDK client connected to the runtime
+    And a session is created
+    When the runtime answers the next prompt with the error <code> "<message>" and data {"reason":"conformance","retryable":false}
+    And the application tries to send the prompt "Fail this one"
+    Then the SDK raised an error mentioning "<message>"
+    When the prompt "And this one?" is sent and the SDK waits for the reply
+    Then the reply is "ok"
+
+    Examples:
+      | code   | message                                |
+      | -32700 | parse error, as the runtime read it    |
+      | -32600 | invalid request, as the runtime saw it |
+      | -32601 | method not found on this runtime       |
+      | -32602 | invalid params for this runtime        |
+      | -32603 | internal error in the runtime          |
+      | -32000 | server error, first of its range       |
+      | -32099 | server error, last of its range        |
+      | 1      | an application error of the runtime    |
+      | -1     | a negative application error           |

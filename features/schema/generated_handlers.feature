@@ -17,3 +17,21 @@ Feature: Every runtime-to-SDK method of the runtime's schema reaches the applica
     Then every handler received the params the runtime sent
     And the SDK answered every handled call with what the application's handler returned
     And the SDK answered every call of a method it has no handler for
+
+  @requires.rpc.handlers
+  Scenario Outline: every runtime-to-SDK method's params reach the application's handler <variant>
+    A runtime may write the same JSON otherwise than the stand-in does: an integer as 5.0 (as
+    serde_json writes an f64) or 5e0, a string with escapes (\u00e9, \/), an object's keys in
+    another order. Every generated case is sent again so written; the handler must receive the
+    same values and the SDK must answer as before.
+
+    Given the application registered a handler for every runtime-to-SDK method of the runtime's schema
+    When the runtime calls every registered handler with params generated from the runtime's schema, written <variant>
+    Then every handler received the params the runtime sent
+    And the SDK answered every handled call with what the application's handler returned
+
+    Examples:
+      | variant                                         |
+      | with every integer written as a float           |
+      | with every number in exponent form              |
+      | with every string escaped and its keys reversed |

@@ -90,7 +90,10 @@ func TestCheckoutSourceIsLabelledWithItsCommit(t *testing.T) {
 	s = run(plain)
 	assert.Contains(t, s.Notes["rpc.generated"], "but the SDK ships its generated layer (fake/generated/rpc)")
 
+	// A source is prepared again only when its content changed (an unchanged one reuses its
+	// preparation): changed again, it fails to prepare.
 	failPrepare = true
+	require.NoError(t, os.WriteFile(filepath.Join(checkout, "fake", "sdk.txt"), []byte("changed again"), 0o644))
 	s = run(filepath.Join(checkout, "fake"))
 	assert.Equal(t, report.Unavailable, s.Status)
 	assert.Equal(t, "git fake/v2.0.0-dirty; matched as 2.0.0", s.Version, "an unprepared source is labelled too")

@@ -221,7 +221,7 @@ func TestPendingRequestCheckFailsWhenItMust(t *testing.T) {
 		{mode: "pendingserial", want: []string{
 			"requests of another kind were not answered while one was held",
 			"sessionFs.exists:\n    sessionFs.readFile (request #",
-			"only after the held sessionFs.exists was released",
+			"only after the held sessionFs.exists (request #",
 			"tool call lookup:\n    sessionFs.exists (request #",
 		}, not: []string{"before its release"}},
 		{mode: "pendingeager", want: []string{

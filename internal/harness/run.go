@@ -174,6 +174,9 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
+	if err := checkRoom(cfg); err != nil {
+		return nil, err
+	}
 	cfg.selection = selectShard(cfg, p)
 	local := runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}
 	var r runner.Runner = local
@@ -215,6 +218,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	}
 	defer cfg.runtimes.Close(cfg.Log)
 	targets := cfg.selection.units(units(cfg, p, p.sdks))
+	cfg.Jobs = fitJobs(cfg.Jobs, len(targets), cfg.Log)
 	cfg.runtimes.Warm(ctx, len(targets)*min(max(cfg.Jobs, 1), cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)))
 	return execute(ctx, cfg, p, r, targets, res, schemaMethods)
 }

@@ -55,6 +55,7 @@ var Args = []string{"--headless", "--no-auto-update", "--no-auto-login"}
 // reason reported for a scenario that needs one. A step that scripts the runtime names one.
 var Lacking = map[string]string{
 	"runtime.script.rejection":        "the real runtime cannot be scripted to reject a request it would accept",
+	"runtime.script.jsonrpcEdges":     "the real runtime cannot be scripted to send a frame that answers nothing (an error with a null id, a response to an unknown id, an unknown notification)",
 	"runtime.script.escapes":          "the real runtime re-encodes the model's text before sending it (measured on 1.0.85: an escaped unpaired surrogate from the model reaches the SDK as U+FFFD), so only the stand-in can put that escape on the wire",
 	"runtime.script.legacyHandshake":  "the real runtime cannot be made to drop connect (speak the older protocol)",
 	"runtime.script.request":          "the real runtime cannot be scripted to send the SDK a given request: a request with fields it would not send, a permission request other than a custom tool's, or exactly the params a handler must receive (the hook invocations, user-input questions and custom-tool permission requests it sends of its own accord, and the elicitations it sends when asked, are played: plays.go)",

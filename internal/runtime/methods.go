@@ -304,8 +304,9 @@ func (s *Server) SetGeneratedAnswers() {
 }
 
 // Emit sends a session.event notification carrying event exactly as given (the whole event:
-// id, timestamp, parentId, type, data …) to the connection that opened the session.
-func (s *Server) Emit(sessionID string, event map[string]any) error {
+// id, timestamp, parentId, type, data …) to the connection that opened the session. A
+// json.RawMessage is written byte for byte (a legal encoding of its own: 5.0, \u00e9).
+func (s *Server) Emit(sessionID string, event any) error {
 	s.mu.Lock()
 	ss := s.sessions[sessionID]
 	s.mu.Unlock()

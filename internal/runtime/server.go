@@ -78,6 +78,9 @@ type Server struct {
 	// noAnswerCheck: the SDK's answers are not checked against the schema (UncheckAnswers).
 	noAnswerCheck bool
 	heldCalls     int // tool calls made outside a turn (CallTool)
+	// rpcEdges are the frames written before the next answer to a method, and the errors that
+	// answer its next calls instead of the runtime (jsonrpc.go).
+	rpcEdges map[string]*scriptedAnswer
 }
 
 // New makes a Server that records into rec.
@@ -275,6 +278,14 @@ func (s *Server) handleFrame(c *conn, f wire.Frame) {
 
 // answer dispatches one request and sends its response.
 func (s *Server) answer(c *conn, m wire.Message) {
+	before, rejection := s.takeScripted(m.Method)
+	for _, body := range before {
+		c.sendRaw(body)
+	}
+	if rejection != nil {
+		c.send(wire.Message{ID: m.ID, Error: rejection})
+		return
+	}
 	result, rpcErr := s.dispatch(c, m.Method, m.Params)
 	if rpcErr != nil {
 		c.send(wire.Message{ID: m.ID, Error: rpcErr})

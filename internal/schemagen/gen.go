@@ -32,6 +32,7 @@ type gen struct {
 	extra    bool // add UnknownField to every object the schema describes by its properties
 	override map[string]int
 	points   []point
+	taken    map[string]int // the alternative each choice took, by "pointer#kind"
 }
 
 // point is one choice the walker met: at an instance pointer, of a kind, with n alternatives.
@@ -60,15 +61,19 @@ func (g *gen) choose(at, kind string, labels []string) int {
 		return 0
 	}
 	g.points = append(g.points, point{at: at, kind: kind, n: len(labels), labels: labels})
-	if alt, ok := g.override[at+"#"+kind]; ok && alt < len(labels) {
-		return alt
-	}
-	if g.nulls {
+	alt := 0
+	if o, ok := g.override[at+"#"+kind]; ok && o < len(labels) {
+		alt = o
+	} else if g.nulls {
 		if i := slices.Index(labels, "null"); i >= 0 {
-			return i
+			alt = i
 		}
 	}
-	return 0
+	if g.taken == nil {
+		g.taken = map[string]int{}
+	}
+	g.taken[at+"#"+kind] = alt
+	return alt
 }
 
 // resolve follows $ref (local "#/definitions/…" pointers) to the node it names.

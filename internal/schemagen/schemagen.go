@@ -53,8 +53,9 @@ type Method struct {
 
 // Case is one generated params object of a method.
 type Case struct {
-	Name   string         // "required", "all", or "edge <pointer> <what>"
+	Name   string         // "required", "all", or "edge <pointer> <what>[; <pointer> <what>…]"
 	Params map[string]any // as the schema names them (a session method's sessionId included)
+	Edges  []string       // an edge case's pointers, one per edge it takes
 }
 
 // Doc is the loaded api.schema.json with session-events.schema.json beside it (the first
@@ -277,77 +278,251 @@ func leaves(err error) string {
 }
 
 // Cases generates a method's params cases: "required" (only what the schema requires), "all"
-// (every optional param set), then up to maxEdges edge cases, each the "all" case with one
-// choice of the schema taken differently (another enum value or anyOf branch, null where
-// nullable, an empty list or object, a bound, a non-ASCII or empty string, false), the choices
-// nearest the top first. A case that does not validate is left out and named in the second
-// result. A method whose params are null has one case, "required", with nil params.
-func (d *Doc) Cases(m Method, maxEdges int) ([]Case, []string) {
+// (every optional param set), then edge cases that together take every other alternative of
+// every choice the schema makes (another enum value or anyOf branch, null where nullable, an
+// empty list or object, a bound, a non-ASCII or empty string, false), the choices found inside
+// another alternative included. A case takes several edges at once where they do not interact
+// (no edge's pointer lies inside another's, and the alternatives that reveal a nested choice
+// agree), so the number of cases grows with the largest number of alternatives of one choice
+// and the nesting, not with the number of members. A packed case that does not validate is
+// split into its edges, each tried alone; an edge that does not validate alone is left out and
+// named in the second result. A method whose params are null has one case, "required", with
+// nil params. The third result says how many choices got every alternative.
+func (d *Doc) Cases(m Method) ([]Case, []string, Coverage) {
 	ptr := m.ptr + "/params"
 	if !m.hasParams || d.Node(ptr) == nil {
-		return []Case{{Name: "required"}}, nil
+		return []Case{{Name: "required"}}, nil, Coverage{}
 	}
 	var out []Case
 	var dropped []string
-	add := func(name string, g *gen) {
+	build := func(name string, g *gen) (map[string]any, error) {
 		v := g.value(d.Node(ptr), "", 0)
 		obj, ok := v.(map[string]any)
 		if !ok {
-			dropped = append(dropped, fmt.Sprintf("%s: params are not an object (%T)", name, v))
-			return
+			return nil, fmt.Errorf("%s: params are not an object (%T)", name, v)
 		}
 		if err := d.Validate(ptr, obj); err != nil {
-			dropped = append(dropped, fmt.Sprintf("%s: %s", name, err))
-			return
+			return nil, fmt.Errorf("%s: %s", name, err)
+		}
+		return obj, nil
+	}
+	add := func(name string, g *gen) bool {
+		obj, err := build(name, g)
+		if err != nil {
+			dropped = append(dropped, err.Error())
+			return false
 		}
 		out = append(out, Case{Name: name, Params: obj})
+		return true
 	}
 	add("required", d.newGen(m.Name+"/required", false))
 	all := d.newGen(m.Name+"/all", true)
-	add("all", all)
-	points := all.points
-	sort.SliceStable(points, func(i, j int) bool {
-		return strings.Count(points[i].at, "/") < strings.Count(points[j].at, "/")
-	})
-	seen := map[string]bool{}
-	edges := 0
-	for _, p := range points {
-		for alt := 1; alt < p.n; alt++ {
-			if edges >= maxEdges {
-				return out, dropped
-			}
-			key := p.at + "#" + p.kind + fmt.Sprint(alt)
-			if seen[key] {
+	cov := newCoverage()
+	var pending []edge
+	if add("all", all) {
+		pending = cov.discover(all, nil)
+	}
+	for len(pending) > 0 {
+		chosen, override, rest := pack(pending)
+		pending = rest
+		g := d.newGen(m.Name+"/all", true)
+		g.override = override
+		labels := make([]string, len(chosen))
+		for i, e := range chosen {
+			labels[i] = orRoot(e.p.at) + " " + e.p.label(e.alt)
+		}
+		// A case's name shows its first edges (each failure names the pointer it is about).
+		name := "edge " + strings.Join(labels[:min(len(labels), 3)], "; ")
+		if len(labels) > 3 {
+			name += fmt.Sprintf("; and %d more", len(labels)-3)
+		}
+		obj, err := build(name, g)
+		if err != nil {
+			if len(chosen) == 1 {
+				dropped = append(dropped, err.Error())
 				continue
 			}
-			seen[key] = true
-			edges++
-			g := d.newGen(m.Name+"/all", true)
-			g.override = map[string]int{p.at + "#" + p.kind: alt}
-			add(fmt.Sprintf("edge %s %s", orRoot(p.at), p.label(alt)), g)
+			// Split: each edge again, alone (solo never packs).
+			for i := range chosen {
+				chosen[i].solo = true
+			}
+			pending = append(chosen, pending...)
+			continue
+		}
+		var edges []string
+		var missed []edge
+		for _, e := range chosen {
+			if g.taken[e.key()] != e.alt {
+				missed = append(missed, e) // another edge of the case hid it: again, alone
+				continue
+			}
+			cov.took(e.key(), e.alt)
+			edges = append(edges, orRoot(e.p.at))
+		}
+		for i := range missed {
+			if missed[i].solo {
+				dropped = append(dropped, fmt.Sprintf("edge %s %s: not reached", orRoot(missed[i].p.at), missed[i].p.label(missed[i].alt)))
+				continue
+			}
+			missed[i].solo = true
+			pending = append(pending, missed[i])
+		}
+		if len(edges) == 0 {
+			continue
+		}
+		out = append(out, Case{Name: name, Params: obj, Edges: edges})
+		pending = append(pending, cov.discover(g, override)...)
+	}
+	return out, dropped, cov.result()
+}
+
+// edge is one alternative of one choice, with the alternatives above it that reveal the choice
+// (none for a choice of the every-field value).
+type edge struct {
+	p    point
+	alt  int
+	base map[string]int
+	solo bool // tried alone: packed with others it did not validate or was hidden
+}
+
+func (e edge) key() string { return e.p.at + "#" + e.p.kind }
+
+// atOf is the instance pointer of an override key ("pointer#kind").
+func atOf(key string) string { return key[:strings.LastIndex(key, "#")] }
+
+// related says whether one instance pointer lies inside the other (or is it): a choice at one
+// changes what is generated at the other.
+func related(a, b string) bool {
+	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
+// pack takes from pending, in order, the edges that can share one case: an edge joins unless a
+// choice the case already makes lies on its path (other than the same alternatives revealing
+// it). A solo edge takes a case of its own.
+func pack(pending []edge) (chosen []edge, override map[string]int, rest []edge) {
+	override = map[string]int{}
+	for _, e := range pending {
+		own := maps.Clone(e.base)
+		if own == nil {
+			own = map[string]int{}
+		}
+		own[e.key()] = e.alt
+		fits := !(e.solo && len(chosen) > 0) && !(len(chosen) > 0 && chosen[0].solo)
+		for k, v := range own {
+			if !fits {
+				break
+			}
+			if ov, ok := override[k]; ok {
+				fits = ov == v
+				continue
+			}
+			for ko := range override {
+				if _, mine := own[ko]; !mine && related(atOf(k), atOf(ko)) {
+					fits = false
+					break
+				}
+			}
+		}
+		if !fits {
+			rest = append(rest, e)
+			continue
+		}
+		chosen = append(chosen, e)
+		maps.Copy(override, own)
+	}
+	return chosen, override, rest
+}
+
+// Coverage is how many of a method's params choices (a member's enum, anyOf branch, null,
+// empty list or object, bound, string form, boolean) got every alternative in some case.
+type Coverage struct {
+	Members, Covered int
+	Missing          []string // the choices that did not, "pointer kind"
+}
+
+type coverage struct {
+	n     map[string]int          // choice key -> its number of alternatives
+	label map[string]string       // choice key -> "pointer kind"
+	seen  map[string]map[int]bool // choice key -> the alternatives some case took
+}
+
+func newCoverage() *coverage {
+	return &coverage{n: map[string]int{}, label: map[string]string{}, seen: map[string]map[int]bool{}}
+}
+
+func (c *coverage) took(key string, alt int) {
+	if c.seen[key] == nil {
+		c.seen[key] = map[int]bool{}
+	}
+	c.seen[key][alt] = true
+}
+
+// discover records the choices a generated case met that no case met before (their default
+// alternative taken there), and returns their other alternatives as edges, each with the
+// overrides of the case on its path (what reveals it).
+func (c *coverage) discover(g *gen, override map[string]int) []edge {
+	var out []edge
+	for _, p := range g.points {
+		key := p.at + "#" + p.kind
+		if _, known := c.n[key]; known {
+			continue
+		}
+		c.n[key], c.label[key] = p.n, orRoot(p.at)+" "+p.kind
+		c.took(key, g.taken[key])
+		var base map[string]int
+		for k, v := range override {
+			if k != key && related(atOf(k), p.at) && len(atOf(k)) <= len(p.at) {
+				if base == nil {
+					base = map[string]int{}
+				}
+				base[k] = v
+			}
+		}
+		for alt := 1; alt < p.n; alt++ {
+			if alt != g.taken[key] {
+				out = append(out, edge{p: p, alt: alt, base: base})
+			}
 		}
 	}
-	return out, dropped
+	return out
+}
+
+func (c *coverage) result() Coverage {
+	var r Coverage
+	keys := slices.Sorted(maps.Keys(c.n))
+	for _, k := range keys {
+		r.Members++
+		if len(c.seen[k]) >= c.n[k] {
+			r.Covered++
+		} else {
+			r.Missing = append(r.Missing, c.label[k])
+		}
+	}
+	return r
 }
 
 type casesOf struct {
-	once    sync.Once
-	cases   []Case
-	dropped []string
+	once     sync.Once
+	cases    []Case
+	dropped  []string
+	coverage Coverage
 }
 
-// CasesOnce is Cases with MaxEdges edge cases, generated once per Doc and method (every SDK of a
-// run shares them).
+// CasesOnce is Cases, generated once per Doc and method (every SDK of a run shares them).
 func (d *Doc) CasesOnce(m Method) ([]Case, []string) {
-	v, _ := d.cases.LoadOrStore(m.Name, &casesOf{})
-	c := v.(*casesOf)
-	c.once.Do(func() { c.cases, c.dropped = d.Cases(m, MaxEdges) })
+	c := d.casesOf(m)
 	return c.cases, c.dropped
 }
 
-// MaxEdges bounds the edge cases per method (the choices nearest the top of the params come
-// first), so that the sweep's cost stays a few thousand calls per SDK.
-const MaxEdges = 6
+// EdgeCoverage is the coverage of the method's edge cases (Cases), generated once as CasesOnce.
+func (d *Doc) EdgeCoverage(m Method) Coverage { return d.casesOf(m).coverage }
+
+func (d *Doc) casesOf(m Method) *casesOf {
+	v, _ := d.cases.LoadOrStore(m.Name, &casesOf{})
+	c := v.(*casesOf)
+	c.once.Do(func() { c.cases, c.dropped, c.coverage = d.Cases(m) })
+	return c
+}
 
 // Result generates a method's result (nil for a null result), seeded by the method's name.
 func (d *Doc) Result(m Method) (any, error) {

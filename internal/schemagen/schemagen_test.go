@@ -3,7 +3,10 @@ package schemagen
 import (
 	"encoding/json"
 	"os"
+	"reflect"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,12 +26,14 @@ func TestEverySchema(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, d.Methods)
 	for _, m := range d.Methods {
-		cases, dropped := d.Cases(m, MaxEdges)
-		again, _ := d.Cases(m, MaxEdges)
+		cases, dropped, cov := d.Cases(m)
+		again, _, _ := d.Cases(m)
 		a, _ := json.Marshal(cases)
 		b, _ := json.Marshal(again)
 		assert.Equal(t, string(a), string(b), m.Name)
 		assert.Empty(t, dropped, m.Name)
+		assert.Empty(t, cov.Missing, "%s: every alternative of every choice in some case", m.Name)
+		assert.Equal(t, cov.Members, cov.Covered, m.Name)
 		for _, c := range cases {
 			if c.Params != nil {
 				assert.NoError(t, d.ValidateParams(m, c.Params), "%s %s", m.Name, c.Name)
@@ -115,7 +120,7 @@ func TestCases(t *testing.T) {
 		t.Run(tt.method, func(t *testing.T) {
 			m, ok := d.Method(tt.method)
 			require.True(t, ok)
-			cs, dropped := d.Cases(m, 20)
+			cs, dropped, _ := d.Cases(m)
 			require.Empty(t, dropped)
 			require.GreaterOrEqual(t, len(cs), 1)
 			tt.check(t, cs)
@@ -217,4 +222,66 @@ func keys(m map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Every alternative of every choice of every method's params (the choices of the every-field
+// value and those found inside another alternative) is taken by some case: the value a case has
+// at the choice's pointer is the one a generator told to take that alternative alone gives
+// there. Fewer cases than edges: edges that do not interact share a case.
+func TestEveryEdgeCovered(t *testing.T) {
+	d, err := Load("testdata")
+	require.NoError(t, err)
+	packed := false
+	for _, m := range d.Methods {
+		cases, dropped, cov := d.Cases(m)
+		require.Empty(t, dropped, m.Name)
+		if !m.hasParams || d.Node(m.ptr+"/params") == nil {
+			continue
+		}
+		all := d.newGen(m.Name+"/all", true)
+		all.value(d.Node(m.ptr+"/params"), "", 0)
+		edges := 0
+		for _, p := range all.points {
+			for alt := 1; alt < p.n; alt++ {
+				edges++
+				g := d.newGen(m.Name+"/all", true)
+				g.override = map[string]int{p.at + "#" + p.kind: alt}
+				want := at(g.value(d.Node(m.ptr+"/params"), "", 0), p.at)
+				found := false
+				for _, c := range cases {
+					if reflect.DeepEqual(at(any(c.Params), p.at), want) && slices.Contains(c.Edges, orRoot(p.at)) {
+						found = true
+					}
+				}
+				assert.True(t, found, "%s: no case takes %s %s", m.Name, orRoot(p.at), p.label(alt))
+			}
+		}
+		assert.Equal(t, cov.Members, cov.Covered, "%s: %v", m.Name, cov.Missing)
+		if edges > 2 && len(cases)-2 < edges {
+			packed = true
+		}
+	}
+	assert.True(t, packed, "some method's edges share cases")
+}
+
+// at is the value at an instance pointer of v (nil when there is none).
+func at(v any, ptr string) any {
+	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		if seg == "" {
+			continue
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[unescape(seg)]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
 }

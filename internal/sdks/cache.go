@@ -1,7 +1,6 @@
 package sdks
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -27,15 +26,25 @@ type CacheEntry struct {
 	// SourceGone: prepared from a local source folder that no longer exists (selftest's mutated
 	// copies are such folders), so no run can reuse it.
 	SourceGone bool `json:"sourceGone,omitempty"`
+	// Damaged says why a finished preparation cannot be launched as it is (Damaged()): the next
+	// run that asks for it prepares it again.
+	Damaged string `json:"damaged,omitempty"`
+	// Leftover: a folder beside a preparation, left by one that was interrupted while building
+	// or replaced while a run used it.
+	Leftover bool `json:"leftover,omitempty"`
 }
 
 // Stale says why nothing will reuse the entry ("" when something may).
 func (e CacheEntry) Stale() string {
 	switch {
+	case e.Leftover:
+		return "left beside a preparation (interrupted, or replaced)"
 	case !e.Finished:
 		return "unfinished preparation"
 	case e.SourceGone:
 		return "its source folder " + e.Source + " is gone"
+	case e.Damaged != "":
+		return "damaged: " + e.Damaged
 	case !e.Current:
 		return "built from other driver code than this checkout's"
 	}
@@ -68,20 +77,24 @@ func (p *Preparer) cacheEntries(names []string, sizes bool) ([]CacheEntry, error
 			continue
 		}
 		for _, it := range items {
-			if !it.IsDir() || !isPreparation(it.Name()) {
+			base, leftover := preparationName(it.Name())
+			if !it.IsDir() || base == "" {
 				continue
 			}
 			dir := filepath.Join(p.CacheRoot, name, it.Name())
-			e := CacheEntry{SDK: name, Dir: dir, Current: suffix != "" && strings.HasSuffix(it.Name(), suffix)}
-			if st, err := os.Stat(filepath.Join(dir, marker)); err == nil {
-				var prev Prepared
-				if b, err := os.ReadFile(filepath.Join(dir, marker)); err == nil && json.Unmarshal(b, &prev) == nil {
-					e.Finished, e.Version, e.Source, e.LastUse = true, prev.Version, prev.Source, st.ModTime()
-					if prev.Source != "" {
-						if _, err := os.Stat(prev.Source); err != nil {
-							e.SourceGone = true
-						}
+			e := CacheEntry{SDK: name, Dir: dir, Leftover: leftover, Current: suffix != "" && strings.HasSuffix(base, suffix)}
+			if prev, err := readMarker(dir); err == nil {
+				e.Finished, e.Version, e.Source = true, prev.Version, prev.Source
+				if st, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+					e.LastUse = st.ModTime()
+				}
+				if prev.Source != "" {
+					if _, err := os.Stat(prev.Source); err != nil {
+						e.SourceGone = true
 					}
+				}
+				if !leftover {
+					e.Damaged = Damaged(dir, prev)
 				}
 			} else if st, err := os.Stat(dir); err == nil {
 				e.LastUse = st.ModTime()
@@ -99,7 +112,7 @@ func (p *Preparer) cacheEntries(names []string, sizes bool) ([]CacheEntry, error
 // isPreparation matches the folder names Prepare makes: <key>-<12 hex>-r<N>.
 func isPreparation(name string) bool {
 	i := strings.LastIndex(name, "-r")
-	if i < 13 || name[i-13] != '-' {
+	if i < 13 || name[i-13] != '-' || i+2 == len(name) {
 		return false
 	}
 	for _, c := range name[i-12 : i] {
@@ -107,18 +120,40 @@ func isPreparation(name string) bool {
 			return false
 		}
 	}
+	for _, c := range name[i+2:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
 	return true
 }
 
-// PruneCache removes the entries remove selects, each under its preparation lock taken without
-// waiting: a folder another process is preparing right now is skipped. (A run that is using a
-// finished preparation holds no lock, so pruning by age is the caller's guard for those.)
+// preparationName is the preparation a cache folder name belongs to: the name itself, or for a
+// folder beside one (being built, or replaced) the preparation's name and leftover set; "" for
+// any other folder.
+func preparationName(name string) (base string, leftover bool) {
+	if isPreparation(name) {
+		return name, false
+	}
+	for _, suffix := range []string{newSuffix, oldSuffix} {
+		if i := strings.LastIndex(name, suffix); i > 0 && isPreparation(name[:i]) {
+			return name[:i], true
+		}
+	}
+	return "", false
+}
+
+// PruneCache removes the entries remove selects that no process holds: each under its
+// preparation lock taken without waiting (a folder another process is preparing right now is
+// skipped) and only when no run uses it (removeUnheld).
 func (p *Preparer) PruneCache(entries []CacheEntry, remove func(CacheEntry) bool, log io.Writer) (removed []CacheEntry, freed int64, err error) {
 	for _, e := range entries {
 		if !remove(e) {
 			continue
 		}
-		unlock, err := tryLockKey(e.Dir + ".lock")
+		base, _ := preparationName(filepath.Base(e.Dir))
+		keyLock := filepath.Join(filepath.Dir(e.Dir), base) + ".lock"
+		unlock, err := tryLockKey(keyLock)
 		if err != nil {
 			return removed, freed, err
 		}
@@ -126,11 +161,17 @@ func (p *Preparer) PruneCache(entries []CacheEntry, remove func(CacheEntry) bool
 			fmt.Fprintf(log, "[cache] skipping %s: being prepared\n", e.Dir)
 			continue
 		}
-		err = os.RemoveAll(e.Dir)
-		_ = os.Remove(e.Dir + ".lock")
+		gone, err := removeUnheld(e.Dir)
+		if gone && e.Dir == filepath.Join(filepath.Dir(e.Dir), base) {
+			_ = os.Remove(keyLock)
+		}
 		unlock()
 		if err != nil {
 			return removed, freed, err
+		}
+		if !gone {
+			fmt.Fprintf(log, "[cache] skipping %s: a run is using it\n", e.Dir)
+			continue
 		}
 		removed = append(removed, e)
 		freed += e.Bytes

@@ -34,6 +34,7 @@ func TestCacheEntriesAndPrune(t *testing.T) {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "payload"), make([]byte, 2048), 0o644))
 		if prep != nil {
+			prep.Launch.Argv = []string{"true"}
 			b, _ := json.Marshal(prep)
 			require.NoError(t, os.WriteFile(filepath.Join(dir, marker), b, 0o644))
 		}

@@ -9,3 +9,6 @@ func lockKey(context.Context, string) (func(), error) { return func() {}, nil }
 
 // tryLockKey always succeeds where flock is missing.
 func tryLockKey(string) (func(), error) { return func() {}, nil }
+
+// tryShareKey always succeeds where flock is missing.
+func tryShareKey(string) (func(), error) { return func() {}, nil }

@@ -67,3 +67,21 @@ func tryFlock(f *os.File) (func(), error) {
 	}
 	return nil, err
 }
+
+// tryShareKey takes a shared lock on path without waiting (any number of holders; none while an
+// exclusive one is held): the release function, or nil when an exclusive lock is held.
+func tryShareKey(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	if err == nil {
+		return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); _ = f.Close() }, nil
+	}
+	f.Close()
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, nil
+	}
+	return nil, err
+}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-
 	"fmt"
 	"io"
 	"io/fs"
@@ -168,31 +167,49 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 		if _, err := os.Stat(source); err != nil {
 			return nil, fmt.Errorf("--sdk-source %s=%s: %w", name, source, err)
 		}
-		sum := sha256.Sum256([]byte(source))
-		key = "source-" + hex.EncodeToString(sum[:])[:12]
+		var how string
+		if key, how, err = SourceKey(ctx, d, source); err != nil {
+			return nil, fmt.Errorf("--sdk-source %s=%s: %w", name, source, err)
+		}
+		fmt.Fprintf(p.Log, "[%s] source %s: %s\n", name, source, how)
 		p.pruneGoneSources(name)
 	}
 	dir := filepath.Join(p.CacheRoot, name, fmt.Sprintf("%s-%s-r%d", sanitize(key), driverHash[:12], d.Revision))
-	// Two runs preparing the same key at once would delete each other's folder: the second
-	// waits for the first and then finds its finished preparation.
+	// One process prepares a key at a time: another waits, then finds the finished preparation.
 	unlock, err := lockKey(ctx, dir+".lock")
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
 	defer unlock()
-	// A registry version is immutable, so its preparation is reused; a local source may have
-	// changed since, so it is prepared again every run.
-	if source == "" {
-		if b, err := os.ReadFile(filepath.Join(dir, marker)); err == nil {
-			var prev Prepared
-			if json.Unmarshal(b, &prev) == nil {
-				// The marker's time is the entry's last use (`conformance cache` prunes by it).
-				now := time.Now()
-				_ = os.Chtimes(filepath.Join(dir, marker), now, now)
-				fmt.Fprintf(p.Log, "[%s] using cached driver (%s)\n", name, dir)
-				return &prev, nil
+	sweepBeside(dir)
+	// A finished preparation is reused while it is whole: a registry version is immutable, and
+	// a source's key is its content. A source with the same content at another path (the other
+	// side of a pull request) reuses it under its own path.
+	rebuild := ""
+	if prev, err := readMarker(dir); err == nil {
+		if rebuild = Damaged(dir, prev); rebuild == "" && prev.Source != "" && prev.Source != source {
+			if _, err := os.Stat(prev.Source); err != nil {
+				rebuild = "its source folder " + prev.Source + " is gone"
 			}
 		}
+		if rebuild == "" {
+			held, err := hold(dir)
+			if err != nil {
+				return nil, fmt.Errorf("hold %s: %w", dir, err)
+			}
+			if held {
+				touch(dir)
+				fmt.Fprintf(p.Log, "[%s] using cached driver (%s)\n", name, dir)
+				if source != "" && prev.Source != source {
+					prev.Launch = relocate(prev.Launch, prev.Source, source)
+					prev.Source = source
+				}
+				return prev, nil
+			}
+			rebuild = "another process is removing it"
+		}
+	} else if _, statErr := os.Stat(dir); statErr == nil {
+		rebuild = err.Error()
 	}
 	// The toolchain is checked only to prepare: a cached preparation needs none of the build tools
 	// (npm --version alone takes 1.6 s here, and reading the runtime's schema from the cache
@@ -205,28 +222,33 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 	if source != "" {
 		what = "source " + source
 	}
+	if rebuild != "" {
+		fmt.Fprintf(p.Log, "[%s] preparing %s again: %s\n", name, dir, rebuild)
+	}
 	fmt.Fprintf(p.Log, "[%s] preparing driver for SDK %s in %s\n", name, what, dir)
 	start := time.Now()
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Built beside the final folder and renamed into place: a run that uses a preparation of
+	// this key (a damaged one being replaced) never sees a half-built folder.
+	build := besideName(dir, newSuffix)
+	if err := os.MkdirAll(build, 0o755); err != nil {
 		return nil, err
 	}
 	// A failed preparation leaves nothing behind: no half-installed folder for the next run to
-	// trip over. Success is marked by the marker file, written last.
+	// trip over.
 	prepared := false
 	defer func() {
 		if !prepared {
-			_ = os.RemoveAll(dir)
-			// The lock file too (still held here, released just after): a waiter that
-			// then takes the unlinked file's lock prepares again and fails the same way.
-			_ = os.Remove(dir + ".lock")
-			_ = os.Remove(filepath.Dir(dir)) // only when empty
+			_ = os.RemoveAll(build)
+			if _, err := os.Stat(dir); os.IsNotExist(err) {
+				// The lock file too (still held here, released just after): a waiter that
+				// then takes the unlinked file's lock prepares again and fails the same way.
+				_ = os.Remove(dir + ".lock")
+				_ = os.Remove(filepath.Dir(dir)) // only when empty
+			}
 		}
 	}()
 	launch, err := d.Prepare(ctx, PrepareContext{
-		DriverDir: driverDir, CacheDir: dir, Version: version, Source: source, Log: p.Log,
+		DriverDir: driverDir, CacheDir: build, Version: version, Source: source, Log: p.Log,
 		Run: func(ctx context.Context, wd string, env []string, argv ...string) error {
 			return run(ctx, p.Log, name, wd, env, argv...)
 		},
@@ -234,14 +256,37 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 	if err != nil {
 		return nil, fmt.Errorf("prepare %s driver (SDK %s): %w", name, what, err)
 	}
-	prep := &Prepared{SDK: name, Version: version, Source: source, CacheDir: dir, Launch: launch}
-	b, _ := json.MarshalIndent(prep, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, marker), b, 0o644); err != nil {
-		return nil, err
+	prep := &Prepared{SDK: name, Version: version, Source: source, CacheDir: dir, Launch: relocate(launch, build, dir)}
+	if err := finish(build, dir, prep); err != nil {
+		return nil, fmt.Errorf("prepare %s driver (SDK %s): %w", name, what, err)
 	}
 	prepared = true
+	if _, err := hold(dir); err != nil {
+		return nil, fmt.Errorf("hold %s: %w", dir, err)
+	}
 	fmt.Fprintf(p.Log, "[%s] driver ready in %s\n", name, time.Since(start).Round(time.Second))
 	return prep, nil
+}
+
+// finish marks the preparation built in build as whole (its file list, then the marker, written
+// last) and renames it to dir; a preparation already at dir (a damaged one) is renamed aside
+// first and removed once no process holds it.
+func finish(build, dir string, prep *Prepared) error {
+	if err := writeFileList(build); err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(prep, "", "  ")
+	if err := os.WriteFile(filepath.Join(build, marker), b, 0o644); err != nil {
+		return err
+	}
+	if _, err := os.Stat(dir); err == nil {
+		old := besideName(dir, oldSuffix)
+		if err := os.Rename(dir, old); err != nil {
+			return err
+		}
+		defer func() { _, _ = removeUnheld(old) }()
+	}
+	return os.Rename(build, dir)
 }
 
 // run executes one preparation command, printing a heartbeat while it runs; a failure carries the

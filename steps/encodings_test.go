@@ -1,0 +1,101 @@
+package steps
+
+import (
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// An event the runtime wrote in another legal encoding (5.0 for 5) is judged as the value it
+// stands for: an SDK that hands the application 5 passes; one that drops the event (Go's
+// encoding/json refusing 5.0 for an int64 member) or misreads the number fails, naming it.
+func TestAnEncodedEventIsJudgedByItsValue(t *testing.T) {
+	sent := map[string]any{"type": "x.counted", "data": map[string]any{"count": 5, "ratio": 0.25}}
+	tests := []struct {
+		name     string
+		received string // the driver's session.event report; empty: the SDK dropped the event
+		fails    string
+	}{
+		{"received as sent", `{"type":"x.counted","data":{"count":5,"ratio":0.25}}`, ""},
+		{"received as a float", `{"type":"x.counted","data":{"count":5.0,"ratio":2.5e-1}}`, ""},
+		{"dropped", "", "the application never received it"},
+		{"misread", `{"type":"x.counted","data":{"count":0,"ratio":0.25}}`, "/count: 5 was sent by the runtime, the application received it as 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := worldWith(t)
+			_, ok, err := w.encode(jsonform.Floats, sent)
+			require.NoError(t, err)
+			require.True(t, ok)
+			w.events = []sentEvent{{et: schemagen.EventType{Type: "x.counted", Definition: "CountedEvent"}, name: "CountedEvent", data: asAny(sent["data"])}}
+			if tt.received != "" {
+				w.rec.Add(transcript.Entry{Dir: transcript.DriverToHarness, Frame: json.RawMessage(`{"event":"session.event","args":` + tt.received + `}`)})
+			}
+			err = w.eventsReceived()
+			if tt.fails == "" {
+				assert.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.fails)
+			}
+		})
+	}
+}
+
+// The scenario's output counts the members each form wrote differently, per value sent.
+func TestEncodingTallyIsObserved(t *testing.T) {
+	w := worldWith(t)
+	for _, v := range []any{map[string]any{"a": 1, "b": 2.5}, map[string]any{"c": []any{3}}, map[string]any{"s": "text"}} {
+		_, _, err := w.encode(jsonform.Exponents, v)
+		require.NoError(t, err)
+	}
+	_, ok, err := w.encode(jsonform.Floats, map[string]any{"s": "no numbers"})
+	require.NoError(t, err)
+	assert.False(t, ok, "nothing to send again as floats")
+	w.encoded = nil
+	for _, v := range []any{map[string]any{"a": 1, "b": 2.5}, map[string]any{"c": []any{3}}} {
+		_, _, err := w.encode(jsonform.Exponents, v)
+		require.NoError(t, err)
+	}
+	w.observeEncoding("results")
+	assert.Equal(t, "exponents: 3 numbers in 2 results", w.observations["legal encodings tried"])
+}
+
+// The event wait goes on while reports keep arriving (a loaded machine), however long they take
+// in all, and ends once they stop: before, it ended five seconds after the sweep, whatever was
+// still arriving, and a slow SDK's last events read as dropped.
+func TestAwaitProgressWaitsWhileReportsArrive(t *testing.T) {
+	var mu sync.Mutex
+	got := 0
+	count := func() int { mu.Lock(); defer mu.Unlock(); return got }
+	stop := make(chan struct{})
+	go func() {
+		for i := 0; i < 8; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(60 * time.Millisecond):
+			}
+			mu.Lock()
+			got++
+			mu.Unlock()
+		}
+	}()
+	defer close(stop)
+	none := func() error { return nil }
+	require.NoError(t, awaitProgress(count, 8, 200*time.Millisecond, time.Minute, none))
+	assert.Equal(t, 8, count(), "every report, though they took longer in all than the quiet period")
+
+	stuck := func() int { return 2 }
+	require.NoError(t, awaitProgress(stuck, 8, 50*time.Millisecond, time.Minute, none), "ends once reports stop")
+	lost := errors.New("driver lost")
+	assert.ErrorIs(t, awaitProgress(stuck, 8, time.Second, time.Minute, func() error { return lost }), lost)
+}
