@@ -50,6 +50,7 @@ func (w *world) connectedOverStdio() error {
 	if err != nil {
 		return err
 	}
+	w.tempDirs = append(w.tempDirs, dir)
 	w.stdioLog = filepath.Join(dir, "stdio-transcript.ndjson")
 	script := filepath.Join(dir, "copilot")
 	if err := runtime.WriteStdioScript(script, argv, w.stdioLog); err != nil {

@@ -42,7 +42,8 @@ type world struct {
 	rec             *transcript.Recorder
 	rt              suite.Runtime // the stand-in, or a proxy in front of the real runtime
 	addr            string
-	stdioLog        string // transcript written by a runtime the SDK spawned itself
+	stdioLog        string   // transcript written by a runtime the SDK spawned itself
+	tempDirs        []string // removed when the scenario ends (the stdio wrapper scripts)
 	clients         []string
 	tools           []map[string]any
 	sessions        []session
@@ -207,6 +208,9 @@ func (w *world) end() {
 		s.Err = sdkFrameFault(w.entries())
 	}
 	s.Checked, s.Observations, s.Failures = w.checked, w.observations, w.failures
+	for _, d := range w.tempDirs {
+		_ = os.RemoveAll(d)
+	}
 	*w = world{t: w.t}
 }
 

@@ -28,6 +28,7 @@ func TestInterruptMidRun(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
 	}
+	becomeSubreaper(t) // an orphan of the run comes to this process, where leftBehind finds it
 	bin := buildCLI(t)
 	features := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(features, "slow.feature"), []byte(`Feature: slow
@@ -115,6 +116,7 @@ func TestInterruptMidRun(t *testing.T) {
 			assert.Contains(t, string(page), `id="incomplete"`)
 			time.Sleep(500 * time.Millisecond)
 			assert.Empty(t, processesWith(marker), "every process the run started is gone")
+			assert.Empty(t, leftBehind(), "no descendant of the run is alive")
 		})
 	}
 }

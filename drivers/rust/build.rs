@@ -44,6 +44,9 @@ use std::path::{Path, PathBuf};
 
 mod build_byname;
 mod build_rpc;
+mod build_syntax;
+
+use build_byname::REQUEST_OWNERS;
 
 /// cfg name and a string whose presence in the SDK's src/ shows the API exists.
 const PROBES: &[(&str, &[&str])] = &[
@@ -278,13 +281,13 @@ fn main() {
         Some(p) => Some(PathBuf::from(p)),
         None => registry_dir(&version),
     };
-    // The dispatch table of the generic `rpc` command (build_rpc.rs), from the crate's own source.
-    let rpc_rs = sdk_dir
-        .as_ref()
-        .map(|d| d.join("src").join("generated").join("rpc.rs"));
+    // The crate's source read by the parser (build_syntax.rs): the dispatch table of the generic
+    // `rpc` command (build_rpc.rs) and the by-name builders (build_byname.rs) come from it.
+    let sdk = build_syntax::Sdk::read(sdk_dir.as_ref().map(|d| d.join("src")).as_deref());
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     println!("cargo:rerun-if-changed=build_rpc.rs");
-    let requests = build_rpc::generate(rpc_rs.as_deref(), &out_dir.join("rpc_dispatch.rs"));
+    println!("cargo:rerun-if-changed=build_syntax.rs");
+    let requests = build_rpc::generate(sdk.rpc.as_ref(), &build_byname::deserializable(&sdk), &out_dir.join("rpc_dispatch.rs"));
     println!("cargo:rerun-if-changed=build_byname.rs");
     println!("cargo:rerun-if-changed=src");
     // The driver's own source names the other SDK types it builds (handler results): those
@@ -292,7 +295,7 @@ fn main() {
     let mut driver_src = String::new();
     read_sources(Path::new("src"), &mut driver_src);
     build_byname::generate(
-        rpc_rs.as_deref().and_then(Path::parent),
+        &sdk,
         &requests,
         &driver_src,
         &REQUEST_OWNERS.iter().map(|r| r.1).collect::<Vec<_>>(),
@@ -1043,12 +1046,6 @@ fn setter_arm(field: &str, ty: &str, defs: &[Def], wraps: &[Wrap], enums: &[Unit
     }
 }
 
-/// Request owners whose fields the driver sets by name: (owner, struct, setter).
-const REQUEST_OWNERS: &[(&str, &str, &str)] = &[
-    ("sessionConfig", "SessionConfig", "set_create_field"),
-    ("resumeConfig", "ResumeSessionConfig", "set_resume_field"),
-    ("clientOptions", "ClientOptions", "set_client_field"),
-];
 
 fn surface_gen(files: &[(String, String)]) -> String {
     let mut entries = String::new();

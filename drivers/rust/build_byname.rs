@@ -1,6 +1,7 @@
 //! Generates how the driver builds the crate's types by field name (src/byname.rs's `ByName`),
-//! from the crate's own source: its generated `src/generated/api_types.rs` and
-//! `session_events.rs`, and its hand-written public modules (`types.rs`, `lib.rs`, ...). Reached
+//! from the crate's own source read with a parser (build_syntax.rs): its generated `api_types`
+//! and `session_events` modules (every file each is split into; only the names a public path
+//! reaches), and its hand-written public modules (`types.rs`, `lib.rs`, ...). Reached
 //! are the structs of the dispatch table's request types (build_rpc.rs), the types the driver's
 //! source names that serde can read (handler and tool results), and the field types of the
 //! config structs the driver sets field by field (`SessionConfig`, `ClientOptions`, ...). A
@@ -22,11 +23,26 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::Path;
 
+use syn::{Fields, FnArg, Item, Pat, ReturnType, Visibility};
+
+use crate::build_syntax::{self as syntax, Module, Origin, Serde};
+
+/// A public field: its name, its type as Rust source, its attributes.
+type Field = (String, String, Attrs);
+
+/// What a field's or a variant's attributes say that the builders need.
+#[derive(Clone, Default)]
+struct Attrs {
+    serde: Serde,
+    /// Behind a `#[cfg(…)]`.
+    cfg: bool,
+}
+
 /// One declaration of a source file.
 enum Decl {
     /// A struct with named fields: (field name, type, serde attributes) of its public ones,
     /// whether one is flattened, whether it has private ones.
-    Struct { fields: Vec<(String, String, String)>, flatten: bool, private: bool },
+    Struct { fields: Vec<Field>, flatten: bool, private: bool },
     /// An enum whose variants are unit variants, but for at most a forward-compatibility variant
     /// holding the unknown string: (variant, fold of its name).
     Units { variants: Vec<String>, other: Option<String> },
@@ -39,6 +55,13 @@ enum Decl {
     /// `pub type Name = Type;`
     Alias(String),
 }
+
+/// Request owners whose fields the driver sets by name: (owner, struct, setter).
+pub const REQUEST_OWNERS: &[(&str, &str, &str)] = &[
+    ("sessionConfig", "SessionConfig", "set_create_field"),
+    ("resumeConfig", "ResumeSessionConfig", "set_resume_field"),
+    ("clientOptions", "ClientOptions", "set_client_field"),
+];
 
 /// Rust's and the standard library's names that are not declarations of the crate, and the
 /// crate's re-export of `indexmap::IndexMap`: src/byname.rs builds them.
@@ -56,17 +79,31 @@ const BY_HAND: &[&str] = &["SessionId", "RequestId"];
 const API: usize = 0;
 const EVENTS: usize = 1;
 
-/// One parsed source file.
+/// The declarations of one module of the crate (one file, or the files of the generated
+/// `api_types` / `session_events` modules), read by the parser.
 struct File {
     /// The path its declarations are named by from the driver; empty for the generated ones.
     prefix: String,
-    text: String,
     decls: BTreeMap<String, Decl>,
+    /// How each declaration is made and read, from its attributes and the module's impls.
+    info: BTreeMap<String, Info>,
     /// Imported name -> the module it comes from (`use` and `pub use`), and glob imports.
     uses: BTreeMap<String, String>,
     globs: Vec<String>,
     /// The module name a `crate::…` path reaches it by ("" for lib.rs).
     module: String,
+}
+
+/// What a declaration's attributes and its module's impls say.
+#[derive(Default)]
+struct Info {
+    /// `#[derive(Default)]` or `impl Default for`.
+    default: bool,
+    /// `#[derive(Deserialize)]` or `impl Deserialize for`.
+    deserialize: bool,
+    non_exhaustive: bool,
+    /// The parameters (name, type) of its `pub fn new(…) -> Self`, if it has one.
+    new: Option<Vec<(String, String)>>,
 }
 
 /// How a struct of the crate is made outside it.
@@ -153,6 +190,11 @@ impl Crate {
         &self.files[at.0].decls[&at.1]
     }
 
+    fn info(&self, at: &(usize, String)) -> &Info {
+        static NONE: Info = Info { default: false, deserialize: false, non_exhaustive: false, new: None };
+        self.files[at.0].info.get(&at.1).unwrap_or(&NONE)
+    }
+
     /// The declarations a declaration's fields (or an alias's target) name, and the names that
     /// are none of the crate's.
     fn parts(&self, at: &(usize, String)) -> (Vec<(usize, String)>, Vec<String>) {
@@ -195,30 +237,17 @@ impl Crate {
 /// Writes `out` with a `ByName` impl for every type reachable from the roots. Without the
 /// sources, an empty file (the dispatch table is empty too). `owners`: the config structs the
 /// driver sets field by field, whose fields' types are roots.
-pub fn generate(generated: Option<&Path>, requests: &BTreeSet<String>, driver_src: &str, owners: &[&str], out: &Path) {
-    let read = |d: Option<&Path>, f: &str| {
-        d.and_then(|d| std::fs::read_to_string(d.join(f)).ok())
-            .unwrap_or_default()
-    };
-    let api = read(generated, "api_types.rs");
-    let events = read(generated, "session_events.rs");
-    let exported = reexports(&api);
-    let src = generated.and_then(Path::parent);
-    let mut files = vec![file(String::new(), String::new(), api), file(String::new(), String::new(), events)];
-    // The hand-written public modules: lib.rs, and each `pub mod x;` it declares as `x.rs`.
-    let lib = read(src, "lib.rs");
-    let mut modules = vec![String::new()];
-    modules.extend(lib.lines().filter_map(|l| {
-        l.strip_prefix("pub mod ").and_then(|r| r.strip_suffix(';')).map(str::to_string)
-    }));
-    for m in modules {
-        let (prefix, text) = if m.is_empty() {
-            ("github_copilot_sdk".to_string(), lib.clone())
-        } else {
-            (format!("github_copilot_sdk::{m}"), read(src, &format!("{m}.rs")))
-        };
-        if !text.is_empty() && !matches!(m.as_str(), "rpc" | "session_events" | "generated") {
-            files.push(file(prefix, m, text));
+pub fn generate(sdk: &syntax::Sdk, requests: &BTreeSet<String>, driver_src: &str, owners: &[&str], out: &Path) {
+    let (api, exported) = generated_file(sdk.api.as_ref());
+    let (events, _) = generated_file(sdk.events.as_ref());
+    let mut files = vec![api, events];
+    // The hand-written public modules: lib.rs, and each `pub mod x;` it declares.
+    if let Some(lib) = &sdk.lib {
+        files.push(file("github_copilot_sdk".into(), String::new(), &[lib]));
+    }
+    for (m, f) in sdk.public_modules() {
+        if !matches!(m.as_str(), "rpc" | "session_events" | "generated") {
+            files.push(file(format!("github_copilot_sdk::{m}"), m, &[&f]));
         }
     }
     let krate = Crate { files, exported };
@@ -239,7 +268,7 @@ pub fn generate(generated: Option<&Path>, requests: &BTreeSet<String>, driver_sr
         for at in [krate.resolve(API, id, 0), lib_file.and_then(|f| krate.resolve(f, id, 0))].into_iter().flatten() {
             if owners.contains(&id.as_str()) {
                 roots.extend(krate.parts(&at).0);
-            } else if !BY_HAND.contains(&id.as_str()) && deserializable(&krate.files[at.0].text, &at.1) {
+            } else if !BY_HAND.contains(&id.as_str()) && krate.info(&at).deserialize {
                 roots.push(at);
             }
         }
@@ -256,7 +285,7 @@ pub fn generate(generated: Option<&Path>, requests: &BTreeSet<String>, driver_sr
     // Each declaration's status, optimistic first, then lowered until no buildable struct holds
     // a type the driver cannot build.
     let fallback = |at: &(usize, String), why: String| -> Status {
-        if at.0 <= EVENTS || deserializable(&krate.files[at.0].text, &at.1) {
+        if at.0 <= EVENTS || krate.info(at).deserialize {
             Status::Serde(why)
         } else {
             let _ = why; // no builder, so nothing to tally: the field that holds it says so
@@ -273,7 +302,7 @@ pub fn generate(generated: Option<&Path>, requests: &BTreeSet<String>, driver_sr
         let s = match krate.decl(at) {
             Decl::Alias(_) => Status::ByName,
             Decl::Struct { flatten: true, .. } => fallback(at, "a struct with a flattened field".into()),
-            Decl::Struct { fields, private, .. } => match make(&krate.files[at.0].text, &at.1, fields, *private) {
+            Decl::Struct { fields, private, .. } => match make(krate.info(at), fields, *private) {
                 Err(why) => fallback(at, why),
                 Ok(m) => {
                     let mut out = None;
@@ -353,7 +382,7 @@ pub fn generate(generated: Option<&Path>, requests: &BTreeSet<String>, driver_sr
         match (krate.decl(at), s) {
             (Decl::Alias(_), _) | (_, Status::Nothing) => {}
             (Decl::Struct { fields, .. }, Status::ByName) => {
-                let kept: Vec<(String, String, String)> =
+                let kept: Vec<Field> =
                     fields.iter().filter(|f| !left.get(at).is_some_and(|l| l.contains(&f.0))).cloned().collect();
                 struct_impl(out, &key, &kept, &makes[at]);
                 by_name += 1;
@@ -383,125 +412,157 @@ pub fn generate(generated: Option<&Path>, requests: &BTreeSet<String>, driver_sr
     std::fs::write(out, code).expect("write the generated by-name builders");
 }
 
-fn file(prefix: String, module: String, text: String) -> File {
-    let (uses, globs) = imports(&text);
-    File { prefix, decls: parse(&text), text, uses, globs, module }
+/// The request types of the generated layer that serde can read (build_rpc.rs ranks the calls
+/// by them).
+pub fn deserializable(sdk: &syntax::Sdk) -> BTreeSet<String> {
+    let (api, _) = generated_file(sdk.api.as_ref());
+    api.info.into_iter().filter(|(n, i)| i.deserialize && api.decls.contains_key(n)).map(|(n, _)| n).collect()
 }
 
-/// The names a file imports (`use a::b::{C, D};`, `pub use a::E;`) and its glob imports.
-fn imports(text: &str) -> (BTreeMap<String, String>, Vec<String>) {
-    let mut uses = BTreeMap::new();
-    let mut globs = Vec::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let Some(rest) = line.strip_prefix("pub use ").or_else(|| line.strip_prefix("use ")) else {
-            continue;
-        };
-        let mut stmt = rest.to_string();
-        while !stmt.contains(';') {
-            match lines.next() {
-                Some(l) => stmt.push_str(l.trim()),
-                None => break,
+/// The declarations a generated module makes public (the files it is split into read as one),
+/// and the session-event names it re-exports (`pub use super::session_events::{…}`).
+fn generated_file(m: Option<&Module>) -> (File, BTreeSet<String>) {
+    let Some(m) = m else {
+        return (file(String::new(), String::new(), &[]), BTreeSet::new());
+    };
+    let all: Vec<&syn::File> = m.files.iter().map(|f| &f.1).collect();
+    let mut f = file(String::new(), String::new(), &all);
+    let mut exported = BTreeSet::new();
+    let mut visible = BTreeSet::new();
+    for (name, origin) in m.public() {
+        match origin {
+            Origin::File(_) => {
+                visible.insert(name);
+            }
+            Origin::Foreign(path) if path.ends_with("session_events") => {
+                exported.insert(name);
+            }
+            Origin::Foreign(_) => {}
+        }
+    }
+    // A declaration no public path names cannot be named by the driver either.
+    f.decls.retain(|n, _| visible.contains(n));
+    (f, exported)
+}
+
+/// The declarations of `files` (top-level `pub` items), read as one module.
+fn file(prefix: String, module: String, files: &[&syn::File]) -> File {
+    let items: Vec<&Item> = files.iter().flat_map(|f| f.items.iter()).collect();
+    let (uses, globs) = imports(&items);
+    // The module's impls, by the last segment of their self type: the traits implemented and
+    // the parameters of an inherent `pub fn new(…) -> Self`.
+    let mut traits: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut news: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for item in &items {
+        let Item::Impl(imp) = item else { continue };
+        let Some(ty) = syntax::self_name(&imp.self_ty) else { continue };
+        match &imp.trait_ {
+            Some((_, path, _)) => {
+                if let Some(t) = path.segments.last() {
+                    traits.entry(ty).or_default().insert(t.ident.to_string());
+                }
+            }
+            None => {
+                for it in &imp.items {
+                    if let syn::ImplItem::Fn(f) = it {
+                        if let Some(params) = constructor(f, &ty) {
+                            news.entry(ty.clone()).or_insert(params);
+                        }
+                    }
+                }
             }
         }
-        // A renaming import (`a as b`) is not followed: its name is not the declaration's.
-        let stmt: String = stmt
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .split(',')
-            .filter(|n| !n.contains(" as "))
-            .collect::<Vec<_>>()
-            .join(",")
-            .replace(' ', "");
-        let (prefix, names) = match stmt.split_once("::{") {
-            Some((p, n)) => (p.to_string(), n.trim_end_matches('}').to_string()),
-            None => match stmt.rsplit_once("::") {
-                Some((p, n)) => (p.to_string(), n.to_string()),
-                None => continue,
-            },
+    }
+    let mut decls = BTreeMap::new();
+    let mut info = BTreeMap::new();
+    for item in &items {
+        let Some((name, Visibility::Public(_))) = syntax::item_name(item) else { continue };
+        let (attrs, decl) = match item {
+            Item::Struct(st) => (&st.attrs, struct_decl(st)),
+            Item::Enum(en) => (&en.attrs, enum_decl(en)),
+            Item::Type(t) => (&t.attrs, Decl::Alias(syntax::type_string(&t.ty))),
+            _ => continue,
         };
-        if names.contains('{') {
-            continue; // nested groups: not followed
-        }
-        for n in names.split(',').filter(|n| !n.is_empty()) {
-            let (p, n) = match n.rsplit_once("::") {
-                Some((sub, n)) => (format!("{prefix}::{sub}"), n),
-                None => (prefix.clone(), n),
-            };
-            if n == "*" {
-                globs.push(p);
+        let derives = syntax::derives(attrs);
+        let has = |t: &str| derives.iter().any(|d| d == t) || traits.get(&name).is_some_and(|s| s.contains(t));
+        info.entry(name.clone()).or_insert(Info {
+            default: has("Default"),
+            deserialize: has("Deserialize"),
+            non_exhaustive: syntax::has_attr(attrs, "non_exhaustive"),
+            new: news.get(&name).cloned(),
+        });
+        decls.entry(name).or_insert(decl);
+    }
+    File { prefix, decls, info, uses, globs, module }
+}
+
+/// The parameters of `pub fn new(a: A, …) -> Self`, each a plain name.
+fn constructor(f: &syn::ImplItemFn, name: &str) -> Option<Vec<(String, String)>> {
+    if f.sig.ident != "new" || !matches!(f.vis, Visibility::Public(_)) {
+        return None;
+    }
+    let ReturnType::Type(_, out) = &f.sig.output else { return None };
+    let out = syntax::type_string(out);
+    if out != "Self" && out != name {
+        return None;
+    }
+    f.sig
+        .inputs
+        .iter()
+        .map(|a| match a {
+            FnArg::Typed(t) => match &*t.pat {
+                Pat::Ident(i) => Some((i.ident.to_string(), syntax::type_string(&t.ty))),
+                _ => None,
+            },
+            FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
+/// The names a module imports (`use a::b::{C, D};`, `pub use a::E;`, nested groups too) and its
+/// glob imports.
+fn imports(items: &[&Item]) -> (BTreeMap<String, String>, Vec<String>) {
+    let mut uses = BTreeMap::new();
+    let mut globs = Vec::new();
+    for item in items {
+        let Item::Use(u) = item else { continue };
+        for (path, name) in syntax::use_names(&u.tree) {
+            if name == "*" {
+                globs.push(path);
             } else {
-                uses.insert(n.to_string(), p);
+                uses.insert(name, path);
             }
         }
     }
     (uses, globs)
 }
 
-/// How an application makes struct `name` (public fields `fields`) outside the crate, from
-/// `text`, its file: a literal unless it is `#[non_exhaustive]` or has private fields, else its
-/// `Default`, else its `new` whose parameters are all fields of plain types. Err: why it cannot.
-fn make(text: &str, name: &str, fields: &[(String, String, String)], private: bool) -> Result<Make, String> {
-    if fields.iter().any(|f| f.2.contains("#[cfg")) {
+/// How an application makes struct `name` (public fields `fields`) outside the crate: a literal
+/// unless it is `#[non_exhaustive]` or has private fields, else its `Default`, else its `new`
+/// whose parameters are all fields of plain types. Err: why it cannot.
+fn make(info: &Info, fields: &[Field], private: bool) -> Result<Make, String> {
+    if fields.iter().any(|f| f.2.cfg) {
         return Err("a struct with fields behind a cfg".into());
     }
-    let container = container_attrs(text, name);
     let closed = if private { "private fields" } else { "#[non_exhaustive]" };
-    if !private && !container.contains("non_exhaustive") {
+    if !private && !info.non_exhaustive {
         return Ok(Make::Literal);
     }
-    let default = container.contains("Default") || text.contains(&format!("impl Default for {name} {{"));
-    if default {
+    if info.default {
         return Ok(Make::Default);
     }
     // `pub fn new(a: impl Into<String>, b: T) -> Self` in `impl Name {`.
     let why = || format!("{closed} with neither Default nor a new(…) of its fields");
-    let start = text.find(&format!("\nimpl {name} {{\n")).ok_or_else(why)?;
-    let body = &text[start..];
-    let body = &body[..body[1..].find("\n}").map_or(body.len(), |e| e + 1)];
-    let at = body.find("    pub fn new(").ok_or_else(why)?;
-    let sig = &body[at + "    pub fn new(".len()..];
-    let sig = &sig[..sig.find(") -> Self").ok_or_else(why)?];
     let mut params = Vec::new();
-    for p in sig.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (n, ty) = p.split_once(':').ok_or_else(why)?;
-        let (n, ty) = (n.trim(), ty.trim());
-        let field = fields.iter().find(|f| f.0 == n).ok_or_else(why)?;
+    for (n, ty) in info.new.as_ref().ok_or_else(why)? {
+        let field = fields.iter().find(|f| &f.0 == n).ok_or_else(why)?;
         let plain = idents(&field.1).is_empty() && field.1.chars().all(|c| c.is_alphanumeric() || "<>_, ".contains(c));
-        if !plain || !(ty == field.1 || ty == format!("impl Into<{}>", field.1)) {
+        if !plain || !(*ty == field.1 || *ty == format!("impl Into<{}>", field.1)) {
             return Err(why());
         }
         params.push(n.to_string());
     }
     Ok(Make::New(params))
-}
-
-/// The attribute lines right above `pub struct name` / `pub enum name`.
-fn container_attrs(text: &str, name: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let Some(i) = lines.iter().position(|l| {
-        [format!("pub struct {name} "), format!("pub enum {name} "), format!("pub struct {name}("), format!("pub struct {name};")]
-            .iter()
-            .any(|h| l.starts_with(h.as_str()))
-    }) else {
-        return String::new();
-    };
-    let mut out = String::new();
-    for l in lines[..i].iter().rev() {
-        if l.starts_with('#') || l.starts_with("///") {
-            out.push_str(l);
-        } else {
-            break;
-        }
-    }
-    out
-}
-
-/// Whether serde can read declaration `name` of `text`: a derive with Deserialize, or an impl.
-fn deserializable(text: &str, name: &str) -> bool {
-    container_attrs(text, name).contains("Deserialize")
-        || text.contains(&format!("Deserialize<'de> for {name} {{"))
 }
 
 /// The letters and digits of a name, lower-cased: how a wire key is matched to a Rust name.
@@ -535,158 +596,83 @@ fn paths(ty: &str) -> Vec<(Option<String>, String)> {
         .collect()
 }
 
-fn reexports(api: &str) -> BTreeSet<String> {
-    let Some(start) = api.find("pub use super::session_events::{") else {
-        return BTreeSet::new();
+/// A struct's declaration: its public fields, a tuple or unit struct or a generic one opaque.
+fn struct_decl(st: &syn::ItemStruct) -> Decl {
+    if !st.generics.params.is_empty() {
+        return Decl::Opaque("a generic struct".into());
+    }
+    let Fields::Named(named) = &st.fields else {
+        return Decl::Opaque("a tuple or unit struct".into());
     };
-    let rest = &api[start..];
-    let body = &rest[rest.find('{').unwrap() + 1..rest.find('}').unwrap_or(rest.len())];
-    body.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
-}
-
-/// The top-level declarations of one generated file, by name.
-fn parse(text: &str) -> BTreeMap<String, Decl> {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = BTreeMap::new();
-    let mut attrs = String::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        if line.starts_with("#[") {
-            attrs.push_str(line);
-            i += 1;
-            continue;
-        }
-        if line.starts_with("///") || line.trim().is_empty() {
-            i += 1;
-            continue;
-        }
-        let container = std::mem::take(&mut attrs);
-        if let Some(rest) = line.strip_prefix("pub type ") {
-            let (name, ty) = rest.split_once('=').unwrap_or((rest, ""));
-            let name = name.trim().to_string();
-            out.insert(name, Decl::Alias(ty.trim().trim_end_matches(';').to_string()));
-        } else if let Some(rest) = line.strip_prefix("pub struct ") {
-            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-            if rest[name.len()..].starts_with('<') {
-                out.insert(name, Decl::Opaque("a generic struct".into()));
-            } else if !rest.trim_end().ends_with('{') {
-                out.insert(name, Decl::Opaque("a tuple or unit struct".into()));
-            } else {
-                let (mut fields, end) = struct_body(&lines, i + 1);
-                let private = fields.iter().any(|f| f.2 == "private");
-                fields.retain(|f| f.2 != "private");
-                let flatten = fields.iter().any(|f| f.2.contains("flatten"));
-                let decl = Decl::Struct { fields, flatten, private };
-                out.insert(name, decl);
-                i = end;
-            }
-        } else if let Some(rest) = line.strip_prefix("pub enum ") {
-            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-            if !rest.trim_end().ends_with('{') {
-                out.insert(name, Decl::Opaque("an enum on one line".into()));
-                i += 1;
-                continue;
-            }
-            let (decl, end) = enum_body(&lines, i + 1, &container);
-            let generic = rest[name.len()..].starts_with('<');
-            out.insert(name, if generic { Decl::Opaque("a generic enum".into()) } else { decl });
-            i = end;
-        }
-        i += 1;
-    }
-    out
-}
-
-/// The fields of a struct body starting at line `i`, and the line of its closing brace.
-fn struct_body(lines: &[&str], mut i: usize) -> (Vec<(String, String, String)>, usize) {
     let mut fields = Vec::new();
-    let mut attrs = String::new();
-    while i < lines.len() && !lines[i].starts_with('}') {
-        let l = lines[i].trim();
-        if l.starts_with("#[") {
-            attrs.push_str(l);
-        } else if let Some(rest) = l.strip_prefix("pub ") {
-            // A field's type may span lines up to its comma.
-            let mut decl = rest.to_string();
-            while !decl.trim_end().ends_with(',') && i + 1 < lines.len() && !lines[i + 1].starts_with('}') {
-                i += 1;
-                decl.push_str(lines[i].trim());
-            }
-            if let Some((name, ty)) = decl.split_once(':') {
-                let ty = ty.trim().trim_end_matches(',').to_string();
-                fields.push((name.trim().to_string(), ty, std::mem::take(&mut attrs)));
-            }
-        } else if !l.starts_with("//") && l.contains(':') {
+    let mut private = false;
+    for f in &named.named {
+        if !matches!(f.vis, Visibility::Public(_)) {
             // A private field: no struct literal outside the crate can set it.
-            fields.push((String::new(), String::new(), "private".into()));
-            attrs.clear();
+            private = true;
+            continue;
         }
-        i += 1;
+        let attrs = Attrs { serde: syntax::serde(&f.attrs), cfg: syntax::has_attr(&f.attrs, "cfg") };
+        let name = f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default();
+        fields.push((name, syntax::type_string(&f.ty), attrs));
     }
-    (fields, i)
+    let flatten = fields.iter().any(|f| f.2.serde.flatten);
+    Decl::Struct { fields, flatten, private }
 }
 
-/// An enum body starting at line `i` (container attributes `attrs`), and its closing line.
-fn enum_body(lines: &[&str], mut i: usize, attrs: &str) -> (Decl, usize) {
-    let tag = attrs
-        .split("tag = \"")
-        .nth(1)
-        .and_then(|r| r.split('"').next())
-        .filter(|_| !attrs.contains("content = ") && !attrs.contains("untagged"));
-    let tagged = attrs.contains("untagged") || attrs.contains("tag =");
+/// An enum's declaration: unit variants (and a forward-compatibility one holding the unknown
+/// string), an internally tagged one of unit and one-field variants, or opaque.
+fn enum_decl(en: &syn::ItemEnum) -> Decl {
+    if !en.generics.params.is_empty() {
+        return Decl::Opaque("a generic enum".into());
+    }
+    let container = syntax::serde(&en.attrs);
+    let tag = container.tag.clone().filter(|_| container.content.is_none() && !container.untagged);
+    let tagged = container.untagged || container.tag.is_some();
     let mut variants = Vec::new();
     let mut others = Vec::new();
     let mut data = false;
     // Variants of a tagged enum: (name, inner type, folded tag values).
     let mut cases: Vec<(String, String, Vec<String>)> = Vec::new();
     let mut shaped = true;
-    let mut vattrs = String::new();
-    while i < lines.len() && !lines[i].starts_with('}') {
-        let l = lines[i];
-        let t = l.trim();
-        if l.starts_with("    #") && !l.starts_with("     ") {
-            vattrs.push_str(t);
-        } else if l.starts_with("    ") && !l.starts_with("     ") && !t.starts_with('#') && !t.starts_with("//") && !t.is_empty() {
-            let name: String = t.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-            let rest = t[name.len()..].trim();
-            let inner = rest.strip_prefix('(').and_then(|r| r.strip_suffix("),")).filter(|x| !x.contains(','));
-            if rest == "," || rest.is_empty() {
+    for v in &en.variants {
+        let name = v.ident.to_string();
+        let vs = syntax::serde(&v.attrs);
+        match &v.fields {
+            Fields::Unit => {
                 variants.push(name.clone());
-                cases.push((name.clone(), String::new(), tag_values(&name, &vattrs)));
-            } else if rest == "(String)," {
+                cases.push((name.clone(), String::new(), tag_values(&name, &vs)));
+            }
+            Fields::Unnamed(u) if u.unnamed.len() == 1 && syntax::type_string(&u.unnamed[0].ty) == "String" => {
                 others.push(name.clone());
                 shaped = false;
-            } else {
-                data = true;
-                match inner {
-                    Some(x) => cases.push((name.clone(), x.trim().to_string(), tag_values(&name, &vattrs))),
-                    None => shaped = false,
-                }
             }
-            vattrs.clear();
+            Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                data = true;
+                cases.push((name.clone(), syntax::type_string(&u.unnamed[0].ty), tag_values(&name, &vs)));
+            }
+            _ => {
+                data = true;
+                shaped = false;
+            }
         }
-        i += 1;
     }
-    let decl = match tag {
-        Some(tag) if shaped => Decl::Tagged { tag: tag.to_string(), variants: cases },
+    match tag {
+        Some(tag) if shaped => Decl::Tagged { tag, variants: cases },
         _ if tagged => Decl::Opaque("a tagged or untagged union".into()),
         _ if data || others.len() > 1 => Decl::Opaque("an enum with data variants".into()),
         _ => Decl::Units { variants, other: others.pop() },
-    };
-    (decl, i)
+    }
 }
 
 /// The folded tag values that choose variant `name`: its name's, and where that is not the
 /// declared one (a `rename`, an `alias` of another word) the declared ones too, as for fields.
-fn tag_values(name: &str, attrs: &str) -> Vec<String> {
+fn tag_values(name: &str, attrs: &Serde) -> Vec<String> {
     let mut out = vec![fold(name)];
-    for k in ["rename = \"", "alias = \""] {
-        for part in attrs.split(k).skip(1) {
-            let v = fold(part.split('"').next().unwrap_or_default());
-            if !out.contains(&v) {
-                out.push(v);
-            }
+    for v in attrs.rename.iter().chain(&attrs.aliases) {
+        let v = fold(v);
+        if !out.contains(&v) {
+            out.push(v);
         }
     }
     out
@@ -707,7 +693,7 @@ fn tagged_impl(code: &mut String, key: &str, tag: &str, variants: &[(String, Str
     code.push_str("        })\n    }\n}\n");
 }
 
-fn struct_impl(code: &mut String, key: &str, fields: &[(String, String, String)], make: &Make) {
+fn struct_impl(code: &mut String, key: &str, fields: &[Field], make: &Make) {
     let keys: Vec<String> = fields.iter().map(|f| field_key(f, fields)).collect();
     writeln!(code, "impl ByName for {key} {{\n    fn by_name(v: &Value, p: &str, b: &mut Build) -> Option<Self> {{").unwrap();
     writeln!(code, "        let m = b.object(v, p)?;\n        b.unknown(m, &{keys:?}, p);").unwrap();
@@ -715,7 +701,7 @@ fn struct_impl(code: &mut String, key: &str, fields: &[(String, String, String)]
         Make::Literal => {
             code.push_str("        Some(Self {\n");
             for ((field, _, attrs), key) in fields.iter().zip(&keys) {
-                let take = if serde_default(attrs) { "take_or_default" } else { "take" };
+                let take = if attrs.serde.default { "take_or_default" } else { "take" };
                 writeln!(code, "            {field}: {take}(m, {key:?}, p, b, Skip::{})?,", skip_of(attrs)).unwrap();
             }
             code.push_str("        })\n    }\n}\n");
@@ -775,9 +761,9 @@ fn serde_impl(code: &mut String, key: &str, name: &str, why: &str) -> String {
 /// name the crate documents for it, as an alternative (`providertype|type`). A key is matched to
 /// the name first, so a misspelt rename of a field named as its key is never read and the value
 /// goes on the wire under the misspelling (TestMutatedRustCrateWireNameShows).
-fn field_key(field: &(String, String, String), all: &[(String, String, String)]) -> String {
+fn field_key(field: &Field, all: &[Field]) -> String {
     let own = fold(&field.0);
-    let renamed = field.2.split("rename = \"").nth(1).and_then(|r| r.split('"').next()).map(fold);
+    let renamed = field.2.serde.rename.as_deref().map(fold);
     match renamed {
         Some(r) if r != own && !all.iter().any(|f| fold(&f.0) == r) => format!("{own}|{r}"),
         _ => own,
@@ -785,16 +771,11 @@ fn field_key(field: &(String, String, String), all: &[(String, String, String)])
 }
 
 /// What the field's `skip_serializing_if` leaves out of the wire.
-fn skip_of(attrs: &str) -> &'static str {
-    match () {
-        _ if attrs.contains("skip_serializing_if = \"Option::is_none\"") => "None",
-        _ if attrs.contains("skip_serializing_if = \"Vec::is_empty\"") => "Empty",
-        _ if attrs.contains("skip_serializing_if = \"HashMap::is_empty\"") => "Empty",
-        _ if attrs.contains("skip_serializing_if") => "Other",
-        _ => "Never",
+fn skip_of(attrs: &Attrs) -> &'static str {
+    match attrs.serde.skip_if.as_deref() {
+        Some("Option::is_none") => "None",
+        Some("Vec::is_empty" | "HashMap::is_empty") => "Empty",
+        Some(_) => "Other",
+        None => "Never",
     }
-}
-
-fn serde_default(attrs: &str) -> bool {
-    attrs.contains("serde(default") || attrs.contains(", default") || attrs.contains("default)")
 }

@@ -6,17 +6,23 @@
 //! and `SessionRpc<'a>` (from `Session::rpc()`), with accessors `pub fn ns(&self) -> Child<'a>`
 //! and calls `pub async fn name(&self[, params: Request]) -> Result<Response, Error>`, each
 //! documented with "Wire method: `name`". For every public call this writes one match arm
-//! `"<wire method>" => …` that reaches the call through the accessor chain, deserialises the
-//! params into the request type with serde and serialises the typed response with serde.
+//! `"<wire method>" => …` that reaches the call through the accessor chain, builds the params
+//! into the request type by field name (src/byname.rs) and serialises the typed response with
+//! serde. The file is read with a parser (build_syntax.rs), so its layout does not matter.
 //! Where one wire method has several public calls (`get_quota` / `get_quota_with_params`,
 //! `discover` / `discover_with_options`), the one taking the widest request that JSON can build
 //! is used: `*_with_options` (documented as accepting inputs added later) when its type derives
-//! `Deserialize` (read from `api_types.rs`; most `*Options` are builder-style, Serialize only),
+//! `Deserialize` (read from the generated `api_types` module, all of its files; most `*Options`
+//! are builder-style, Serialize only),
 //! then one whose request derives `Deserialize`, then the one without a request.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::path::Path;
+
+use syn::{FnArg, ImplItem, Item, Pat, ReturnType, Visibility};
+
+use crate::build_syntax::{doc, self_name, type_string, use_names};
 
 struct Call {
     group: String,
@@ -24,65 +30,52 @@ struct Call {
     params: Option<String>,
 }
 
-/// Reads `rpc_rs` and writes `out` (an included Rust file). Without the source, an empty table.
-/// Returns the request types the table builds (build_byname.rs writes how).
-pub fn generate(rpc_rs: Option<&Path>, out: &Path) -> std::collections::BTreeSet<String> {
-    let mut requests = std::collections::BTreeSet::new();
-    let text = rpc_rs
-        .and_then(|p| std::fs::read_to_string(p).ok())
-        .unwrap_or_default();
-    let types = rpc_rs
-        .and_then(|p| std::fs::read_to_string(p.with_file_name("api_types.rs")).ok())
-        .unwrap_or_default();
-    let deserializable = deserializable_types(&types);
+/// Reads `rpc` (the crate's `generated/rpc.rs`, parsed) and writes `out` (an included Rust
+/// file); `deserializable`: the request types of the generated layer that derive `Deserialize`.
+/// Without the source, an empty table. Returns the request types the table builds
+/// (build_byname.rs writes how).
+pub fn generate(rpc: Option<&syn::File>, deserializable: &BTreeSet<String>, out: &Path) -> BTreeSet<String> {
+    let mut requests = BTreeSet::new();
+    let items: &[Item] = rpc.map_or(&[], |f| &f.items);
     let mut accessors: HashMap<String, Vec<(String, String)>> = HashMap::new(); // parent -> (fn, child)
     let mut calls: BTreeMap<String, Vec<Call>> = BTreeMap::new(); // wire method -> calls
-    let mut group = String::new();
-    let mut wire: Option<String> = None;
-    let lines: Vec<&str> = text.lines().collect();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i].trim();
-        if let Some(rest) = line.strip_prefix("impl<'a> ") {
-            group = rest.split('<').next().unwrap_or("").to_string();
-        } else if let Some(rest) = line.strip_prefix("/// Wire method: `") {
-            wire = rest.split('`').next().map(str::to_string);
-        } else if let Some(rest) = line.strip_prefix("pub fn ") {
-            // pub fn ns(&self) -> Child<'a> {
-            if let Some((name, tail)) = rest.split_once("(&self) -> ") {
-                let child = tail.split('<').next().unwrap_or("").trim().to_string();
-                accessors
-                    .entry(group.clone())
-                    .or_default()
-                    .push((name.to_string(), child));
-            }
-        } else if let Some(rest) = line.strip_prefix("pub async fn ") {
-            // The signature may span lines up to the opening brace.
-            let mut sig = rest.to_string();
-            while !sig.trim_end().ends_with('{') && i + 1 < lines.len() {
-                i += 1;
-                sig.push(' ');
-                sig.push_str(lines[i].trim());
-            }
-            let name = sig.split('(').next().unwrap_or("").to_string();
-            let args = sig.split_once('(').map(|(_, a)| a).unwrap_or("");
-            let args = args.split(')').next().unwrap_or("");
-            let params = args
-                .split(',')
-                .map(str::trim)
-                .find_map(|a| a.strip_prefix("params:"))
-                .map(|t| t.trim().to_string());
-            if let Some(w) = wire.take() {
-                calls.entry(w).or_default().push(Call {
-                    group: group.clone(),
-                    name,
-                    params,
-                });
-            }
-        } else if line.starts_with("pub(crate) async fn ") || line.starts_with("pub(crate) fn ") {
-            wire = None; // internal: not public API
+    // The view structs' impls (`impl<'a> Group<'a>`): accessors `pub fn ns(&self) -> Child<'a>`
+    // and calls `pub async fn name(&self[, params: Request])`, documented "Wire method: `m`".
+    // A `pub(crate)` call is internal, not public API.
+    for item in items {
+        let Item::Impl(imp) = item else { continue };
+        if imp.trait_.is_some() || imp.generics.lifetimes().next().is_none() {
+            continue;
         }
-        i += 1;
+        let Some(group) = self_name(&imp.self_ty) else { continue };
+        for it in &imp.items {
+            let ImplItem::Fn(f) = it else { continue };
+            if !matches!(f.vis, Visibility::Public(_)) {
+                continue;
+            }
+            let name = f.sig.ident.to_string();
+            if f.sig.asyncness.is_none() {
+                if let (1, ReturnType::Type(_, ty)) = (f.sig.inputs.len(), &f.sig.output) {
+                    if let (Some(FnArg::Receiver(_)), Some(child)) = (f.sig.inputs.first(), self_name(ty)) {
+                        accessors.entry(group.clone()).or_default().push((name, child));
+                    }
+                }
+                continue;
+            }
+            let wire = doc(&f.attrs)
+                .iter()
+                .find_map(|l| l.trim().strip_prefix("Wire method: `").and_then(|r| r.split('`').next()).map(str::to_string));
+            let params = f.sig.inputs.iter().find_map(|a| match a {
+                FnArg::Typed(t) => match &*t.pat {
+                    Pat::Ident(i) if i.ident == "params" => Some(type_string(&t.ty)),
+                    _ => None,
+                },
+                _ => None,
+            });
+            if let Some(w) = wire {
+                calls.entry(w).or_default().push(Call { group: group.clone(), name, params });
+            }
+        }
     }
 
     // Accessor chains from each root, breadth first.
@@ -100,16 +93,23 @@ pub fn generate(rpc_rs: Option<&Path>, out: &Path) -> std::collections::BTreeSet
         }
     }
 
-    let session_events_use = text
-        .lines()
-        .find(|l| l.starts_with("use super::session_events::"))
-        .map(|l| {
-            l.replace(
-                "use super::session_events::",
-                "use crate::compat::generated::session_events::",
-            )
+    // The session-event types rpc.rs imports, reached where the driver names that module.
+    let session_events_use: String = items
+        .iter()
+        .filter_map(|it| match it {
+            Item::Use(u) => Some(use_names(&u.tree)),
+            _ => None,
         })
-        .unwrap_or_default();
+        .flatten()
+        .filter(|(path, name)| path == "super::session_events" && name != "*")
+        .map(|(_, name)| name)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let session_events_use = if session_events_use.is_empty() {
+        String::new()
+    } else {
+        format!("use crate::compat::generated::session_events::{{{session_events_use}}};")
+    };
 
     let mut arms: BTreeMap<&str, String> = BTreeMap::new(); // root -> match arms
     let mut names: BTreeMap<&str, Vec<String>> = BTreeMap::new();
@@ -119,11 +119,7 @@ pub fn generate(rpc_rs: Option<&Path>, out: &Path) -> std::collections::BTreeSet
             (Some(_), false) => 1,
             (None, _) => 2,
         };
-        let buildable = |c: &&Call| {
-            c.params
-                .as_ref()
-                .is_none_or(|t| deserializable.contains(t.as_str()))
-        };
+        let buildable = |c: &&Call| c.params.as_ref().is_none_or(|t| deserializable.contains(t.as_str()));
         let Some(call) = cs
             .iter()
             .filter(|c| chains.contains_key(&c.group))
@@ -146,7 +142,7 @@ pub fn generate(rpc_rs: Option<&Path>, out: &Path) -> std::collections::BTreeSet
         match &call.params {
             Some(t) => writeln!(
                 arm,
-                "        {w:?} => match typed::<{t}>(params) {{\n            Ok((req, lost)) => finish(rpc{chain}.{name}(req).await, lost),\n            Err(e) => Err(e),\n        }},"
+                "        {w:?} => match typed!({t}, params) {{\n            Ok((req, lost)) => finish(rpc{chain}.{name}(req).await, lost),\n            Err(e) => Err(e),\n        }},"
             ),
             None => writeln!(arm, "        {w:?} => finish(rpc{chain}.{name}().await, untyped(params)),"),
         }
@@ -198,30 +194,4 @@ pub fn generate(rpc_rs: Option<&Path>, out: &Path) -> std::collections::BTreeSet
     }
     std::fs::write(out, code).expect("write the generated rpc dispatch");
     requests
-}
-
-/// Names of the `pub struct` / `pub enum` items whose derive list has `Deserialize`.
-fn deserializable_types(text: &str) -> std::collections::HashSet<String> {
-    let mut out = std::collections::HashSet::new();
-    let mut derives_deserialize = false;
-    for line in text.lines().map(str::trim) {
-        if line.starts_with("#[derive(") {
-            derives_deserialize |= line.contains("Deserialize");
-        } else if let Some(rest) = line
-            .strip_prefix("pub struct ")
-            .or_else(|| line.strip_prefix("pub enum "))
-        {
-            if derives_deserialize {
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                out.insert(name);
-            }
-            derives_deserialize = false;
-        } else if line.starts_with("pub ") || line.starts_with("impl") {
-            derives_deserialize = false;
-        }
-    }
-    out
 }

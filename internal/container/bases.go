@@ -13,6 +13,7 @@ import (
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 )
 
@@ -145,10 +146,10 @@ func (b *Bases) debian(ctx context.Context, pool *dockertest.Pool) error {
 			mirror = "http://deb.debian.org/debian"
 		}
 		fmt.Fprintf(b.Log, "$ debootstrap --variant=minbase %s %s %s\n", debianRelease, tmp, mirror)
-		cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase", debianRelease, tmp, mirror)
+		cmd := procgroup.Command(ctx, "debootstrap", "--variant=minbase", debianRelease, tmp, mirror)
 		tail := &tailWriter{max: 8 << 10}
 		cmd.Stdout, cmd.Stderr = tail, tail
-		if err := cmd.Run(); err != nil {
+		if err := procgroup.Run(cmd); err != nil {
 			return fmt.Errorf("debootstrap %s: %w\n%s", debianRelease, err, tail.String())
 		}
 		if err := os.Rename(tmp, rootfs); err != nil {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/ory/dockertest/v3"
 )
@@ -137,10 +137,10 @@ func staticRuntime(ctx context.Context, cfg RunConfig) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/conformance")
+	cmd := procgroup.Command(ctx, "go", "build", "-o", out, "./cmd/conformance")
 	cmd.Dir = cfg.RepoRoot
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
+	if b, err := procgroup.CombinedOutput(cmd); err != nil {
 		return "", fmt.Errorf("build a static harness for the driver containers (CGO_ENABLED=0 go build ./cmd/conformance in %s): %w\n%s", cfg.RepoRoot, err, b)
 	}
 	return out, nil

@@ -7,9 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
 
 // ProtocolVersion is the driver protocol version the harness speaks.
@@ -116,6 +120,13 @@ type conn struct {
 	// the other scenarios it ends are told why.
 	fault string
 
+	// broken is closed at the first line that breaks the protocol itself (not UTF-8, not JSON,
+	// over MaxLine, an answer to no command sent): every command waiting, and every later one,
+	// fails at once with brokenWhy, naming the line, instead of waiting out its time-out.
+	broken    chan struct{}
+	brokenWhy string
+	lines     int // lines read from the driver's stdout
+
 	launched, ready time.Time // process start; hello answered (Handshake)
 	answered        int       // responses read, hello included (a driver that died before its second crashed on start)
 }
@@ -182,7 +193,7 @@ func Start(ctx context.Context, l Launcher) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	cn := &conn{proc: p, desc: l.Describe(), waiting: map[int]*pending{}, views: map[string]*Client{}, dead: make(chan struct{}), launched: launched}
+	cn := &conn{proc: p, desc: l.Describe(), waiting: map[int]*pending{}, views: map[string]*Client{}, dead: make(chan struct{}), broken: make(chan struct{}), launched: launched}
 	c := &Client{conn: cn}
 	cn.views[""] = c
 	go cn.readLoop()
@@ -302,16 +313,52 @@ func (cn *conn) owner(line []byte) *Client {
 	return nil
 }
 
+// MaxLine is the longest line the harness reads from a driver (drivers/PROTOCOL.md "Transport"),
+// the same bound as a frame from an SDK (wire.DefaultMaxFrame): a longer one breaks the protocol.
+const MaxLine = wire.DefaultMaxFrame
+
+// KeptPrefix is how much of a line over MaxLine the transcript keeps.
+const KeptPrefix = 4 << 10
+
+// drainLimit is how far a line over MaxLine is read, to give its size, before the harness gives
+// up on finding its end (a driver writing an endless line).
+const drainLimit = 4 * MaxLine
+
 func (c *conn) readLoop() {
-	sc := bufio.NewScanner(c.proc.Stdout())
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		line := append([]byte(nil), sc.Bytes()...)
+	br := bufio.NewReaderSize(c.proc.Stdout(), 64<<10)
+	var rerr error
+	for {
+		line, size, err := readLine(br)
+		if size == 0 && err != nil {
+			if err != io.EOF {
+				rerr = err
+			}
+			break
+		}
 		c.mu.Lock()
+		c.lines++
+		n := c.lines
 		v := c.validate
 		c.mu.Unlock()
+		if size > drainLimit {
+			c.breakLine(Line{Body: line, Err: fmt.Errorf("stdout line %d has no end after %d bytes, over the %d-byte limit of a protocol line; its first %d bytes are kept", n, size, MaxLine, len(line))})
+			break
+		}
+		if size > MaxLine {
+			c.breakLine(Line{Body: line, Err: fmt.Errorf("stdout line %d is %d bytes, over the %d-byte limit of a protocol line; its first %d bytes are kept", n, size, MaxLine, len(line))})
+			continue
+		}
+		if i := invalidUTF8(line); i >= 0 {
+			c.breakLine(Line{Body: line, Err: fmt.Errorf("stdout line %d is not UTF-8 (byte 0x%02x at offset %d)", n, line[i], i)})
+			continue
+		}
 		l, r := decodeLine(line, v)
 		if r == nil {
+			if isNotProtocol(l.Err) {
+				l.Err = fmt.Errorf("stdout line %d: %w", n, l.Err)
+				c.breakLine(l)
+				continue
+			}
 			c.route(l, nil)
 			continue
 		}
@@ -319,28 +366,106 @@ func (c *conn) readLoop() {
 		p := c.waiting[r.ID]
 		delete(c.waiting, r.ID)
 		c.answered++
+		sent := c.nextID
 		c.mu.Unlock()
 		if p == nil {
-			c.route(l, nil)
+			why := "an id the harness never used"
+			if r.ID >= 1 && r.ID <= sent {
+				why = "a command already answered"
+			}
+			l.Err = fmt.Errorf("stdout line %d answers %s (id %d)", n, why, r.ID)
+			c.breakLine(l)
 			continue
 		}
 		c.route(l, p.view)
 		p.ch <- r
 	}
-	if err := sc.Err(); err != nil {
-		// A line past the bound (or a broken pipe): the driver cannot be read any further, so
-		// it is ended rather than left blocked on a full stdout.
-		c.route(Line{Err: fmt.Errorf("reading the driver's stdout: %w", err)}, nil)
+	if rerr != nil {
+		// A broken pipe: the driver cannot be read any further, so it is ended rather than
+		// left blocked on a full stdout.
+		c.route(Line{Err: fmt.Errorf("reading the driver's stdout: %w", rerr)}, nil)
 		c.proc.Kill()
 	}
 	err := c.proc.Wait()
-	if serr := sc.Err(); serr != nil {
-		err = fmt.Errorf("stdout unreadable (%v); killed", serr)
+	if rerr != nil {
+		err = fmt.Errorf("stdout unreadable (%v); killed", rerr)
 	}
 	c.mu.Lock()
 	c.deadErr = err
 	c.mu.Unlock()
 	close(c.dead)
+}
+
+// readLine reads one line (without its newline) and its size in bytes. A line over MaxLine is
+// read to its end but only its first KeptPrefix bytes are kept, so a driver cannot make the
+// harness hold more than MaxLine of one line; a line still going past drainLimit is given up on
+// (size > drainLimit). size is 0 only at the end of the stream.
+func readLine(br *bufio.Reader) (line []byte, size int, err error) {
+	// The chunks are copied and joined once at the end rather than appended to one growing
+	// slice: the growth of a 16 MiB slice alone allocates some 80 MiB.
+	var chunks [][]byte
+	var over []byte // the kept prefix, once the line is past MaxLine
+	for {
+		chunk, err := br.ReadSlice('\n')
+		size += len(chunk)
+		switch {
+		case over != nil:
+		case size <= MaxLine+1:
+			chunks = append(chunks, append([]byte(nil), chunk...))
+		default:
+			over = make([]byte, 0, KeptPrefix)
+			for _, c := range chunks {
+				over = append(over, c[:min(len(c), KeptPrefix-len(over))]...)
+			}
+			chunks = nil
+		}
+		if err == bufio.ErrBufferFull && size <= drainLimit {
+			continue
+		}
+		if over != nil {
+			if err == nil {
+				size--
+			}
+			return over, size, err
+		}
+		line = bytes.Join(chunks, nil)
+		if err == nil {
+			size--
+			line = line[:len(line)-1]
+		}
+		return line, size, err
+	}
+}
+
+// invalidUTF8 is the offset of the first byte of b that is not UTF-8, -1 when it all is.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// breakLine records a line that breaks the protocol itself and ends the driver: the commands
+// waiting on it, and every later one, fail at once naming the line (Call).
+func (c *conn) breakLine(l Line) {
+	c.route(l, nil)
+	c.mu.Lock()
+	first := c.brokenWhy == ""
+	if first {
+		c.brokenWhy = l.Err.Error()
+		if c.fault == "" {
+			c.fault = "a protocol break: " + c.brokenWhy
+		}
+		close(c.broken)
+	}
+	c.mu.Unlock()
+	if first {
+		c.proc.Kill()
+	}
 }
 
 // decodeLine reads one line the driver wrote: what goes to the transcript (with the reason when
@@ -354,7 +479,7 @@ func decodeLine(line []byte, v *Validator) (Line, *Response) {
 		if err == nil {
 			err = errors.New("neither a response (id) nor an event")
 		}
-		return Line{Body: line, Err: fmt.Errorf("not a protocol line (stdout must carry only protocol JSON): %w", err)}, nil
+		return Line{Body: line, Err: notProtocol{fmt.Errorf("not a protocol line (stdout must carry only protocol JSON): %w", err)}}, nil
 	}
 	var violation error
 	if v != nil {
@@ -370,6 +495,17 @@ func decodeLine(line []byte, v *Validator) (Line, *Response) {
 	}
 	r.violation = violation
 	return l, &r
+}
+
+// notProtocol is a line that is not a protocol message at all (not JSON, or neither a response
+// nor an event), as opposed to one that breaks the schema.
+type notProtocol struct{ error }
+
+func (e notProtocol) Unwrap() error { return e.error }
+
+func isNotProtocol(err error) bool {
+	var np notProtocol
+	return errors.As(err, &np)
 }
 
 // Alive reports whether the driver process is still running.
@@ -401,6 +537,9 @@ func (c *Client) Exited() *Failure {
 	if e == nil {
 		e = errors.New("exit status 0")
 	}
+	if why := c.brokeWith(); why != "" {
+		return c.failure("protocol", "", why)
+	}
 	return c.failure("crashed", "", fmt.Sprintf("exited (%v)", e))
 }
 
@@ -410,6 +549,9 @@ func (c *Client) Exited() *Failure {
 func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Duration) (*Response, error) {
 	if args == nil {
 		args = map[string]any{}
+	}
+	if why := c.brokeWith(); why != "" {
+		return nil, c.failure("protocol", cmd, why)
 	}
 	c.mu.Lock()
 	c.nextID++
@@ -437,6 +579,8 @@ func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Du
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
+	case <-c.broken:
+		return nil, c.failure("protocol", cmd, c.brokeWith())
 	case r := <-ch:
 		if r.violation != nil {
 			return nil, c.failure("protocol", cmd, fmt.Sprintf("response %d: %v", id, r.violation))
@@ -453,6 +597,9 @@ func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Du
 			return c.unscoped(r), nil
 		default:
 		}
+		if why := c.brokeWith(); why != "" {
+			return nil, c.failure("protocol", cmd, why)
+		}
 		c.mu.Lock()
 		e, why := c.deadErr, c.fault
 		c.mu.Unlock()
@@ -466,6 +613,13 @@ func (c *Client) Call(ctx context.Context, cmd string, args any, timeout time.Du
 	case <-ctx.Done():
 		return nil, c.failure("timed out", cmd, context.Cause(ctx).Error())
 	}
+}
+
+// brokeWith is the line that broke the protocol, "" while none has.
+func (c *conn) brokeWith() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.brokenWhy
 }
 
 // shared says whether this view is one of several scenarios on the process.

@@ -23,8 +23,9 @@ func TestClientSurvivesBadDrivers(t *testing.T) {
 		wantBad    int // lines reported as not protocol
 	}{
 		{name: "answers", script: `read l; echo '{"id":1,"outcome":"ok","result":{}}'; read l`, timeout: 5 * time.Second},
+		// A line that is not protocol JSON breaks the protocol at once, the answer after it unread.
 		{name: "garbage before the answer", script: `read l; echo 'hello from the SDK'; echo '{"id":1,"outcome":"ok","result":{}}'; read l`,
-			timeout: 5 * time.Second, wantBad: 1},
+			timeout: 5 * time.Second, wantKind: "protocol", wantBad: 1},
 		{name: "crash", script: `read l; echo 'panic: boom' >&2; exit 3`, timeout: 5 * time.Second, wantKind: "crashed", wantStderr: "panic: boom"},
 		{name: "hang", script: `read l; echo 'stuck' >&2; sleep 30`, timeout: 300 * time.Millisecond, wantKind: "timed out", wantStderr: "stuck"},
 		{name: "bad outcome", script: `read l; echo '{"id":1,"outcome":"maybe"}'; read l`, timeout: 5 * time.Second, wantKind: "protocol"},

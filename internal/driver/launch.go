@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 )
 
 // Launcher starts one driver process.
@@ -74,10 +76,12 @@ func (l Local) Start(ctx context.Context) (Process, error) {
 	if len(l.Argv) == 0 {
 		return nil, fmt.Errorf("driver has no command")
 	}
-	cmd := exec.Command(l.Argv[0], l.Argv[1:]...)
+	// A process group of its own, under a supervisor, killed as a whole when the driver exits, is
+	// killed, or the harness dies (package procgroup): a JVM, a spawned runtime, a child that would
+	// otherwise keep its stdout open or outlive the run.
+	cmd := procgroup.Command(context.Background(), l.Argv[0], l.Argv[1:]...)
 	cmd.Dir = l.Dir
 	cmd.Env = append(append(cleanEnv(os.Environ()), InheritedEnv()...), l.Env...)
-	ownGroup(cmd)
 	tail := &Tail{Max: 64 << 10}
 	if l.StderrLog != nil {
 		cmd.Stderr = io.MultiWriter(tail, l.StderrLog)
@@ -105,7 +109,7 @@ func (l Local) Start(ctx context.Context) (Process, error) {
 	}
 	p := &localProcess{cmd: cmd, in: in, out: out, tail: tail, done: make(chan struct{})}
 	go func() {
-		p.err = cmd.Wait()
+		p.err = procgroup.Wait(cmd)
 		p.exited = time.Now()
 		if st := cmd.ProcessState; st != nil {
 			// wait4's rusage: the driver's CPU and that of the children it waited for.
@@ -155,7 +159,7 @@ func (p *localProcess) Stdin() io.WriteCloser { return p.in }
 func (p *localProcess) Stdout() io.Reader     { return p.out }
 func (p *localProcess) StderrTail() string    { return p.tail.String() }
 func (p *localProcess) Wait() error           { <-p.done; return p.err }
-func (p *localProcess) Kill()                 { killGroup(p.cmd) }
+func (p *localProcess) Kill()                 { procgroup.Kill(p.cmd) }
 
 // Tail keeps the last Max bytes written to it.
 type Tail struct {

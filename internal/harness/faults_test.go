@@ -13,15 +13,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/expect"
+	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestMain lets this test binary act as a misbehaving driver (not an SDK: it tests how the
@@ -79,10 +81,23 @@ func fakeDriver(mode, marker string) {
 			switch mode {
 			case "crash", "alwayscrash":
 				os.Exit(3)
+			case "printenv": // a driver that dumps its environment, then dies
+				for _, kv := range os.Environ() {
+					fmt.Fprintln(os.Stderr, kv)
+				}
+				fmt.Fprintln(os.Stderr, "OPENAI_API_KEY="+os.Getenv("OPENAI_API_KEY")) // within the tail a message keeps
+				os.Exit(3)
 			case "exit":
 				os.Exit(0)
 			case "garbage":
 				fmt.Println("Hello from the SDK's logger, on stdout")
+			case "unknownid": // an answer to a command never sent, and none to connect
+				fmt.Println(`{"id":9999,"outcome":"ok","result":{}}`)
+				time.Sleep(time.Hour)
+			case "notutf8":
+				fmt.Println("{\"event\":\"tool.invoked\",\"args\":{\"tool\":\"\xff\"}}")
+			case "oversize": // one 50 MB line, then the answer
+				fmt.Println(`{"event":"tool.invoked","args":{"tool":"` + strings.Repeat("x", 50<<20) + `"}}`)
 			case "flood":
 				chunk := []byte(strings.Repeat("x", 1<<20))
 				for {
@@ -123,6 +138,13 @@ func fakeDriver(mode, marker string) {
 var sdkFaults = map[string]func(net.Conn){
 	"badlength": func(c net.Conn) { fmt.Fprint(c, "Content-Length: twelve\r\n\r\n{\"id\":1}") },
 	"nonjson":   func(c net.Conn) { fmt.Fprint(c, "Content-Length: 11\r\n\r\nhello world") },
+	"strayanswer": func(c net.Conn) {
+		body := `{"jsonrpc":"2.0","id":777,"result":{}}`
+		fmt.Fprintf(c, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	},
+	"sdknotutf8": func(c net.Conn) {
+		fmt.Fprint(c, "Content-Length: 38\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}")
+	},
 	"huge": func(c net.Conn) {
 		const size = 100 << 20
 		fmt.Fprintf(c, "Content-Length: %d\r\n\r\n", size)
@@ -173,7 +195,7 @@ func TestSDKFaultsEndOnlyTheirScenario(t *testing.T) {
   Scenario: second
     When a session is created with no tools
 `), 0o644))
-	for mode, want := range map[string]string{"badlength": "twelve", "nonjson": "hello world", "huge": "104857600",
+	for mode, want := range map[string]string{"badlength": "twelve", "nonjson": "hello world", "huge": "104857600", "sdknotutf8": "frame body is not UTF-8 (byte 34)", "strayanswer": "a response to a request the runtime never sent (id 777)",
 		"drop": "stream ended inside a 200-byte body"} {
 		t.Run(mode, func(t *testing.T) {
 			reports := t.TempDir()
@@ -206,14 +228,20 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
     When a session is created with no tools
 `), 0o644))
 	for mode, want := range map[string]string{"crash": "driver crashed", "hang": "driver timed out", "exit": "exited",
-		"garbage": "not a protocol line", "flood": "token too long"} {
+		"garbage": "not a protocol line", "flood": "has no end after", "unknownid": "answers an id the harness never used (id 9999)",
+		"notutf8": "is not UTF-8", "oversize": "is 52428843 bytes, over the 16777216-byte limit"} {
 		t.Run(mode, func(t *testing.T) {
 			reports := t.TempDir()
 			exe, err := os.Executable()
 			require.NoError(t, err)
 			var outcomes []suite.Outcome
 			timeout := 2 * time.Second // the hang ends on it
-			if mode == "flood" {
+			switch mode {
+			case "unknownid", "notutf8", "oversize":
+				// A protocol break ends the command at once: were it to wait, it would fail as
+				// "timed out", not with the message wanted.
+				timeout = 60 * time.Second
+			case "flood":
 				// The line bound (64 MiB) must be reached before the command times out, and
 				// pushing that through a pipe takes seconds on a loaded machine.
 				timeout = 60 * time.Second
@@ -239,8 +267,60 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
 			assert.True(t, sawConnect, "the transcript holds the command the driver died on")
 			assert.NoError(t, second.Err, "a fresh driver serves the next scenario")
 			assertCompleteReports(t, reports, outcomes)
+			// A 50 MB line (and a 64 MB one without end) leaves a report folder of a few KB of
+			// it: the transcript keeps a prefix with its size (issue 40: under 60 MB).
+			assert.Less(t, dirSize(t, reports), int64(1<<20))
 		})
 	}
+}
+
+// TestDriverEnvironmentIsScrubbed: a driver that prints its environment (a credential in a
+// variable whose name says key) before it dies puts it in no report file: it reaches the failure
+// message through the stderr tail, scrubbed as the harness registered it at start.
+func TestDriverEnvironmentIsScrubbed(t *testing.T) {
+	const planted = "planted-openai-key-0011"
+	t.Setenv("OPENAI_API_KEY", planted)
+	transcript.AddSecretsFromEnv(os.Environ()) // as main does at start
+	features := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(features, "f.feature"), []byte(`Feature: f
+  Scenario: first
+    When a session is created with no tools
+`), 0o644))
+	reports := t.TempDir()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var outcomes []suite.Outcome
+	tg := &target{name: "fake", timeout: 30 * time.Second, reportDir: reports, progress: io.Discard,
+		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=printenv", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
+		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
+	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	tg.close()
+	require.Len(t, outcomes, 1)
+	require.Error(t, outcomes[0].Err)
+	res := &report.Results{Schema: 1, SDKs: []report.SDK{{Name: "fake", Status: report.Available}}}
+	res.Results = append(res.Results, classify(Config{ReportDir: reports}, &expect.Manifest{}, unit{sdk: "fake", label: "fake"}, res.SDKs[0], outcomes[0]))
+	require.NoError(t, finish.Finish(reports, res, finish.Options{})) // as a run ends
+	assert.Contains(t, res.Results[0].Message, "OPENAI_API_KEY="+transcript.Redacted(planted), "the stderr tail is in the message, scrubbed")
+	require.NoError(t, filepath.Walk(reports, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, rerr := os.ReadFile(path)
+			require.NoError(t, rerr)
+			assert.NotContains(t, string(b), planted, path)
+		}
+		return err
+	}))
+}
+
+func dirSize(t *testing.T, dir string) int64 {
+	var n int64
+	require.NoError(t, filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			n += info.Size()
+		}
+		return err
+	}))
+	return n
 }
 
 // assertCompleteReports renders the outcomes the way a run does and checks that every format

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
 // Loaded is a run's runtime schema.
@@ -55,6 +57,7 @@ func Load(ctx context.Context, src runner.Schemas, pins map[string]sdks.Pin, log
 	if err != nil {
 		return Loaded{Desc: "unavailable: " + firstLine(err.Error())}
 	}
+	deriveCredentialKeys(dir, log)
 	l := Loaded{Validator: v, Dir: dir, Desc: fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())}
 	if pr, err := sdks.NodeSchemaRuntime(dir); err == nil {
 		l.Runtime = pr.Version
@@ -125,6 +128,23 @@ func generated(dir string) (*schemagen.Doc, *runtime.Answers, error) {
 		a.Results[m.Name], a.Public[m.Name] = b, !m.Internal
 	}
 	return gen, a, nil
+}
+
+// deriveCredentialKeys has every transcript redact the properties the runtime's schemas describe
+// as credentials (transcript.CredentialKeysFromSchema), beside those the key rule names.
+func deriveCredentialKeys(dir string, log io.Writer) {
+	for _, f := range []string{"api.schema.json", "session-events.schema.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			continue
+		}
+		keys, err := transcript.CredentialKeysFromSchema(b)
+		if err != nil {
+			fmt.Fprintf(log, "credential keys from %s: %v\n", f, err)
+			continue
+		}
+		transcript.AddCredentialKeys(keys...)
+	}
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }

@@ -88,6 +88,19 @@ func (c *conn) call(method string, params any) (wire.Message, error) {
 	}
 }
 
+// issued says whether id names a request the runtime sent on the connection (answered, given up
+// on or pending), or is null (JSON-RPC's answer to a request that could not be read): any other
+// response answers nothing the runtime asked, which the SDK must not send.
+func (c *conn) issued(id json.RawMessage) bool {
+	if string(id) == "null" {
+		return true
+	}
+	n, err := strconv.Atoi(string(id))
+	c.calls.mu.Lock()
+	defer c.calls.mu.Unlock()
+	return err == nil && n >= 1 && n <= c.calls.next
+}
+
 // pendingMethod is the method of the pending call a response answers, if any.
 func (c *conn) pendingMethod(id json.RawMessage) (string, bool) {
 	c.calls.mu.Lock()

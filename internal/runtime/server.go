@@ -250,6 +250,10 @@ func (s *Server) handleFrame(c *conn, f wire.Frame) {
 		if _, ok := c.deliver(m); ok {
 			return
 		}
+		if !c.issued(m.ID) {
+			s.rec.Bad(c.name, transcript.SDKToRuntime, body, fmt.Errorf("a response to a request the runtime never sent (id %s)", m.ID))
+			return
+		}
 	}
 	if !m.IsRequest() {
 		return // notifications and responses are recorded, nothing more

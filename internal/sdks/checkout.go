@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 )
 
 // An SDK built from a git checkout reports a placeholder version ("(devel)" for a replaced Go
@@ -66,12 +67,12 @@ func gitIn(ctx context.Context, dir string) (git func(args ...string) (string, b
 	return func(args ...string) (string, bool) {
 		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+		cmd := procgroup.Command(ctx, "git", append([]string{"-C", dir}, args...)...)
 		// The user's own git settings must not change the answer (a pager, colour, a locale).
 		cmd.Env = append(os.Environ(), "GIT_PAGER=cat", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
 		var out bytes.Buffer
 		cmd.Stdout = &out
-		if cmd.Run() != nil {
+		if procgroup.Run(cmd) != nil {
 			return "", false
 		}
 		return strings.TrimSpace(out.String()), true

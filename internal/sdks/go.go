@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 )
 
 // goSDKModule is the Go SDK's module path on the Go module proxy.
@@ -155,9 +156,9 @@ func goSourceDir(ctx context.Context, src string, env []string) (string, error) 
 			Dir, Error string
 			Replace    *struct{ Dir string }
 		}
-		cmd := exec.CommandContext(ctx, "go", append(args, goSDKModule)...)
+		cmd := procgroup.Command(ctx, "go", append(args, goSDKModule)...)
 		cmd.Dir, cmd.Env = src, append(os.Environ(), env...)
-		out, err := cmd.Output()
+		out, err := procgroup.Output(cmd)
 		if err != nil {
 			return mod, fmt.Errorf("go: locating %s's source with `go %s`: %w (%s)", goSDKModule, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 		}

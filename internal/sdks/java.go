@@ -8,12 +8,13 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 )
 
 // The Java driver: drivers/java, a Maven project built against
@@ -318,7 +319,7 @@ func javaMajor(home string) int {
 		}
 		return 0
 	}
-	out, err := exec.Command("java", "-version").CombinedOutput()
+	out, err := procgroup.CombinedOutput(procgroup.Command(context.Background(), "java", "-version"))
 	if err != nil {
 		return 0
 	}

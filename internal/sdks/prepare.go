@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 )
 
 // Pin is one SDK's default package and version (fixtures/sdks.yaml).
@@ -96,7 +98,7 @@ func checkToolchain(d Driver) ([]string, error) {
 				errs[i] = &Unavailable{Reason: fmt.Sprintf("%s not found on PATH; %s", t.Bin, t.Hint)}
 				return
 			}
-			out, err := exec.Command(path, t.VersionArgs...).CombinedOutput()
+			out, err := procgroup.CombinedOutput(procgroup.Command(context.Background(), path, t.VersionArgs...))
 			if err != nil {
 				errs[i] = &Unavailable{Reason: fmt.Sprintf("%s %s failed (%v); %s", t.Bin, strings.Join(t.VersionArgs, " "), err, t.Hint)}
 				return
@@ -293,7 +295,9 @@ func finish(build, dir string, prep *Prepared) error {
 // tail of its output.
 func run(ctx context.Context, log io.Writer, name, dir string, env []string, argv ...string) error {
 	fmt.Fprintf(log, "[%s] $ %s\n", name, strings.Join(argv, " "))
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	// In a process group of its own, killed as a whole on every way out (cargo's rustc and
+	// linker, npm's and pip's children included): see package procgroup.
+	cmd := procgroup.Command(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var out tailBuffer
@@ -312,7 +316,7 @@ func run(ctx context.Context, log io.Writer, name, dir string, env []string, arg
 			}
 		}
 	}()
-	err := cmd.Run()
+	err := procgroup.Run(cmd)
 	close(done)
 	if err != nil {
 		return fmt.Errorf("%s (in %s) failed: %w\n%s", strings.Join(argv, " "), dir, err, out.String())

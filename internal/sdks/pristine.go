@@ -9,10 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 )
 
 // pinnedIn reads a driver's pinned SDK version from file with the first group of pattern. A
@@ -36,7 +37,7 @@ func pinnedIn(file, pattern string) func(driverDir string) (string, error) {
 
 // pristineGo is the Go module from the module proxy, as `go mod download` leaves it.
 func pristineGo(ctx context.Context, version, _ string) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "mod", "download", "-json", "github.com/github/copilot-sdk/go@"+version).Output()
+	out, err := procgroup.Output(procgroup.Command(ctx, "go", "mod", "download", "-json", "github.com/github/copilot-sdk/go@"+version))
 	if err != nil {
 		return "", fmt.Errorf("go mod download github.com/github/copilot-sdk/go@%s: %w", version, err)
 	}
@@ -52,10 +53,10 @@ func pristineNode(ctx context.Context, version, dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, "npm", "pack", "--silent", "--pack-destination", dir, nodePackage+"@"+version)
+	cmd := procgroup.Command(ctx, "npm", "pack", "--silent", "--pack-destination", dir, nodePackage+"@"+version)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := procgroup.Output(cmd)
 	if err != nil {
 		return "", fmt.Errorf("npm pack %s@%s: %w: %s", nodePackage, version, err, stderr.String())
 	}
@@ -73,9 +74,9 @@ func pristineNode(ctx context.Context, version, dir string) (string, error) {
 // pristinePython is the wheel, unpacked: the python recipe installs the same release and puts
 // this copy of the import package in its place.
 func pristinePython(ctx context.Context, version, dir string) (string, error) {
-	cmd := exec.CommandContext(ctx, "python3", "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+	cmd := procgroup.Command(ctx, "python3", "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
 		"-d", dir, "github-copilot-sdk=="+version)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := procgroup.CombinedOutput(cmd); err != nil {
 		return "", fmt.Errorf("pip download github-copilot-sdk==%s: %w: %s", version, err, out)
 	}
 	wheels, _ := filepath.Glob(filepath.Join(dir, "*.whl"))

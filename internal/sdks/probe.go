@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 )
 
 // The capability audit (drivers/PROTOCOL.md "Capability audit"): a driver names, for every
@@ -24,12 +25,12 @@ type Probe func(ctx context.Context, prep *Prepared, symbols []string) (map[stri
 
 // probeCommand runs argv in dir and returns its stdout; a failure carries stderr's tail.
 func probeCommand(ctx context.Context, dir string, env []string, argv ...string) ([]byte, []byte, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := procgroup.Command(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
+	err := procgroup.Run(cmd)
 	return out.Bytes(), errOut.Bytes(), err
 }
 

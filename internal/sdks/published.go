@@ -108,7 +108,7 @@ type Sample struct {
 	All     []string // every 1.x version the registry serves, oldest first
 	Oldest  string   // the oldest 1.x version (often a pre-release)
 	Newest  string   // the newest 1.x release
-	Preview string   // one pre-release: the oldest version when it is one, else the newest pre-release
+	Preview string   // the newest pre-release (a preview newer than Newest is what users try next)
 }
 
 // Versions lists the sample's distinct versions (Oldest, Preview, Newest).
@@ -162,9 +162,6 @@ func Sample1x(published []string) (Sample, error) {
 	}
 	if len(keep) > 0 {
 		s.Oldest = keep[0].raw
-		if keep[0].sv.Prerelease() != "" {
-			s.Preview = keep[0].raw
-		}
 	}
 	return s, nil
 }

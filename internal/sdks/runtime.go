@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 )
 
 // The real Copilot runtime (--runtime real): which binary runs, prepared and cached like an SDK.
@@ -77,10 +78,10 @@ func PrepareRuntime(ctx context.Context, cacheRoot, version, sdkCacheDir string,
 		return RuntimeBinary{}, err
 	}
 	fmt.Fprintf(log, "runtime: installing %s@%s into %s\n", RuntimePackage, version, dir)
-	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-save",
+	cmd := procgroup.Command(ctx, "npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-save",
 		"--prefix", dir, RuntimePackage+"@"+version)
 	cmd.Env = append(os.Environ(), "npm_config_update_notifier=false")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := procgroup.CombinedOutput(cmd); err != nil {
 		return RuntimeBinary{}, fmt.Errorf("npm install %s@%s: %v\n%s", RuntimePackage, version, err, tail(string(out)))
 	}
 	if rb.Path = bin(); rb.Path == "" {
@@ -103,7 +104,7 @@ func unpackRuntime(ctx context.Context, rb RuntimeBinary) error {
 	defer os.RemoveAll(home)
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, rb.Path, "--headless", "--no-auto-update", "--no-auto-login")
+	cmd := procgroup.Command(ctx, rb.Path, "--headless", "--no-auto-update", "--no-auto-login")
 	cmd.Dir, cmd.Env = home, append(os.Environ(), append([]string{"HOME=" + home}, rb.Env...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -112,7 +113,7 @@ func unpackRuntime(ctx context.Context, rb RuntimeBinary) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer func() { procgroup.Kill(cmd); _ = procgroup.Wait(cmd) }()
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		if strings.Contains(strings.ToLower(sc.Text()), "listening on port") {

@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 )
 
 // Each recipe's Versions asks its registry through the registry's ordinary client (npm, pip,
@@ -97,10 +98,10 @@ func parseVersion(raw string) (*semver.Version, error) {
 
 // commandOutput runs argv and returns its standard output; an error carries the tail of stderr.
 func commandOutput(ctx context.Context, argv ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := procgroup.Command(ctx, argv[0], argv[1:]...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := procgroup.Output(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, tail(stderr.String()))
 	}

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Secrets never reach a transcript: the token an application gives its SDK (sent in connect's
@@ -19,21 +21,180 @@ import (
 // typed Redaction naming the JSON path, so a feature can still check that a token was sent,
 // where, and which one (compare Fingerprint of the token it planted).
 
-// SecretEnv are the environment variables the SDKs read a GitHub token from.
+// SecretEnv are the environment variables the SDKs read a GitHub token from. Any other variable
+// whose name says it holds a credential (SecretEnvName) is a secret too.
 var SecretEnv = []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"}
 
-// secretKeys are JSON keys (compared case-insensitively) whose string values are secrets. Every
-// one contains "token", which the fast path relies on.
+// secretKeys are JSON keys (compared case-insensitively) whose string values are secrets
+// whatever the rule of CredentialKey says (names written as one lower-case word).
 var secretKeys = map[string]bool{
 	"token": true, "githubtoken": true, "github_token": true, "connectiontoken": true,
 	"connection_token": true, "authtoken": true, "auth_token": true, "accesstoken": true, "access_token": true,
 }
 
-// SecretKey says whether the string value under a JSON key is recorded as a secret.
-func SecretKey(k string) bool { return secretKeys[strings.ToLower(k)] }
+// Credentials by what a value is, not by a fixed list: a key names a credential when its last
+// word (camelCase, snake_case and kebab-case split into words) is a credential noun, or "key"
+// qualified as one (apiKey, x-api-key, privateKey; "key" alone names a map's key). The runtime's
+// schema adds the string properties it describes as secrets (CredentialKeysFromSchema), and a
+// provider's header map is a secret in every value (walkSecrets).
+var (
+	credentialLast = map[string]bool{"token": true, "secret": true, "password": true, "passwd": true,
+		"passphrase": true, "credential": true, "authorization": true, "cookie": true, "apikey": true}
+	keyQualifiers = map[string]bool{"api": true, "access": true, "private": true, "secret": true, "client": true,
+		"session": true, "auth": true, "subscription": true, "signing": true, "encryption": true}
+	derivedKeys sync.Map // lower-case key -> true, from the runtime's schema
+)
 
-// rawSecretRE finds a secret key's string value in bytes that are not valid JSON.
-var rawSecretRE = regexp.MustCompile(`(?i)"(token|github_?token|connection_?token|auth_?token|access_?token)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+// SecretKey says whether the string value under a JSON key is recorded as a secret.
+func SecretKey(k string) bool { return CredentialKey(k) }
+
+// CredentialKey says whether a JSON key or header name names a credential (see above).
+func CredentialKey(k string) bool {
+	lk := strings.ToLower(k)
+	if secretKeys[lk] {
+		return true
+	}
+	if _, ok := derivedKeys.Load(lk); ok {
+		return true
+	}
+	w := words(k)
+	if len(w) == 0 {
+		return false
+	}
+	last := w[len(w)-1]
+	return credentialLast[last] || (last == "key" && len(w) >= 2 && keyQualifiers[w[len(w)-2]])
+}
+
+// SecretEnvName says whether an environment variable's name says it holds a credential: one of
+// its words (split at "_") is KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE or CREDENTIAL(S).
+func SecretEnvName(name string) bool {
+	for _, w := range strings.Split(strings.ToUpper(name), "_") {
+		switch w {
+		case "KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS":
+			return true
+		}
+	}
+	return false
+}
+
+// words splits a key into lower-case words at non-alphanumerics and at a lower-to-upper change.
+func words(k string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(k)
+	for i, r := range rs {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+			continue
+		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1])):
+			flush()
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return out
+}
+
+// secretDescription is how a schema describes a string that is a credential: "Treat as a
+// secret", or a description whose subject is one ("HMAC secret used to sign…", "Optional
+// password for…", "Short-lived, rotating credential…"), not one that only mentions one ("Why the
+// runtime is requesting OAuth credentials", "Name of the server whose credentials…", "Key
+// matched at the source level").
+var secretDescription = regexp.MustCompile(`(?i)treat as a secret|^(?:(?:the|a|an|optional|short-lived,?|rotating|raw|oauth|hmac|client|api|bearer|access|personal)\s+)*(?:secret|password|credential|api key|bearer token|access token)\b`)
+
+// notAValue are the last words of names that say what a value is about, not that it is one
+// ("serverName": the server whose credentials changed).
+var notAValue = map[string]bool{"name": true, "id": true, "url": true, "uri": true, "type": true, "path": true, "var": true, "kind": true, "username": true, "user": true, "login": true}
+
+// CredentialKeysFromSchema derives credential keys from a JSON Schema document (the runtime's
+// api.schema.json, session-events.schema.json): every string property the key rule marks, has
+// format "password" or writeOnly, or whose description calls it a secret, a password, a
+// credential, an API key or a bearer or access token, unless its name says it is about one
+// (a name, id, URL, type or path). Booleans, numbers and objects are never taken: "maxTokens"
+// and "refreshSessionToken" are not secrets.
+func CredentialKeysFromSchema(doc []byte) ([]string, error) {
+	var root any
+	if err := json.Unmarshal(doc, &root); err != nil {
+		return nil, err
+	}
+	found := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if props, ok := x["properties"].(map[string]any); ok {
+				for name, p := range props {
+					if ps, ok := p.(map[string]any); ok && stringTyped(ps) && credentialProperty(name, ps) {
+						found[name] = true
+					}
+				}
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(root)
+	out := make([]string, 0, len(found))
+	for k := range found {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func stringTyped(p map[string]any) bool {
+	switch t := p["type"].(type) {
+	case string:
+		return t == "string"
+	case []any:
+		for _, e := range t {
+			if e == "string" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func credentialProperty(name string, p map[string]any) bool {
+	if CredentialKey(name) || p["format"] == "password" || p["writeOnly"] == true {
+		return true
+	}
+	w := words(name)
+	if len(w) == 0 || notAValue[w[len(w)-1]] {
+		return false
+	}
+	d, _ := p["description"].(string)
+	return secretDescription.MatchString(d)
+}
+
+// AddCredentialKeys makes every later recorded frame redact the string values under these keys.
+func AddCredentialKeys(keys ...string) {
+	for _, k := range keys {
+		derivedKeys.Store(strings.ToLower(k), true)
+	}
+}
+
+// rawSecretRE finds a key's string value in bytes that are not valid JSON (CredentialKey then
+// says whether it is a secret).
+var rawSecretRE = regexp.MustCompile(`"([A-Za-z0-9_-]+)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+
+// tokenShapeRE finds credentials by their published shapes wherever they appear in free text
+// (a step's text, a message): GitHub's token prefixes and fine-grained PATs, OpenAI-style
+// "sk-" keys, and a value after "Bearer ".
+var tokenShapeRE = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,})\b|(?i:\bbearer\s+)([A-Za-z0-9._~+/=-]{12,})`)
 
 // Redaction records one secret removed from a frame.
 type Redaction struct {
@@ -76,43 +237,99 @@ func AddSecret(v string) {
 	sort.Slice(known.values, func(i, j int) bool { return len(known.values[i]) > len(known.values[j]) })
 }
 
-// AddSecretsFromEnv registers the values of SecretEnv found in environ ("NAME=value" pairs) and
-// returns "NAME=<redacted:…>" for each, for a transcript note.
+// AddSecretsFromEnv registers the values of SecretEnv, and of every variable whose name says it
+// holds a credential (SecretEnvName: OPENAI_API_KEY, …), found in environ ("NAME=value" pairs)
+// and returns "NAME=<redacted:…>" for each, for a transcript note.
 func AddSecretsFromEnv(environ []string) []string {
 	var found []string
 	for _, kv := range environ {
 		name, v, _ := strings.Cut(kv, "=")
-		for _, s := range SecretEnv {
-			if name == s && v != "" {
-				AddSecret(v)
-				found = append(found, name+"="+Redacted(v))
-			}
+		if v != "" && (slices.Contains(SecretEnv, name) || (SecretEnvName(name) && secretLike(v))) {
+			AddSecret(v)
+			found = append(found, name+"="+Redacted(v))
 		}
 	}
 	return found
 }
 
-// Scrub replaces every registered secret in s (for logs and reports as well as transcripts).
+// secretLike says whether a value under a credential-named variable can be a secret: not a
+// number, a boolean or a file path (GOOGLE_APPLICATION_CREDENTIALS names a file; scrubbing "100000"
+// or "/home" from every report would only hide the report).
+func secretLike(v string) bool {
+	if v == "true" || v == "false" || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") {
+		return false
+	}
+	return strings.Trim(v, "0123456789.") != ""
+}
+
+// addFound registers a value found under a credential key for Scrub when it can be a credential
+// written out: printable ASCII without spaces, or an authorization scheme and one (it says
+// whether it was). The value is redacted where it was found either
+// way; a generated string ("héllo wörld", shared by many fields of a sweep's case) is not also
+// scrubbed from every other place it occurs.
+func addFound(v string) bool {
+	written := func(s string) bool {
+		for _, r := range s {
+			if r <= ' ' || r > '~' {
+				return false
+			}
+		}
+		return s != ""
+	}
+	if written(v) {
+		AddSecret(v)
+		return true
+	}
+	// An Authorization value: a scheme, one space, the credential ("Basic dXNlcjpwYXNz").
+	if scheme, cred, ok := strings.Cut(v, " "); ok && written(scheme) && written(cred) {
+		AddSecret(v)
+		AddSecret(cred)
+		return true
+	}
+	return false
+}
+
+// Scrub replaces every registered secret, and every value shaped as a credential
+// (tokenShapeRE), in s (for logs and reports as well as transcripts).
 func Scrub(s string) string {
 	known.mu.RLock()
-	defer known.mu.RUnlock()
 	for _, v := range known.values {
 		if strings.Contains(s, v) {
 			s = strings.ReplaceAll(s, v, Redacted(v))
 		}
 	}
-	return s
+	known.mu.RUnlock()
+	return scrubShapes(s)
+}
+
+// scrubShapes replaces the values tokenShapeRE finds, registering each.
+func scrubShapes(s string) string {
+	return tokenShapeRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := tokenShapeRE.FindStringSubmatch(m)
+		v := m
+		if sub[1] != "" { // after "Bearer "
+			v = sub[1]
+		}
+		if !strings.HasPrefix(v, "gh") && !strings.HasPrefix(v, "github_pat_") && !strings.ContainsAny(v, "0123456789") {
+			return m // a word ("Bearer authentication", "sk-learn-compatible"), not a key
+		}
+		AddSecret(v)
+		return strings.Replace(m, v, Redacted(v), 1)
+	})
 }
 
 // scrubRaw redacts secret keys' values in bytes that are not JSON, then every registered secret.
 func scrubRaw(s string) string {
 	s = rawSecretRE.ReplaceAllStringFunc(s, func(m string) string {
 		sub := rawSecretRE.FindStringSubmatch(m)
+		if !CredentialKey(sub[1]) || strings.HasPrefix(sub[2], "<redacted:") {
+			return m
+		}
 		var v string
 		if json.Unmarshal([]byte(`"`+sub[2]+`"`), &v) != nil {
 			v = sub[2]
 		}
-		AddSecret(v)
+		addFound(v)
 		return m[:len(m)-len(sub[2])-1] + Redacted(v) + `"`
 	})
 	return Scrub(s)
@@ -122,24 +339,33 @@ func scrubRaw(s string) string {
 // and every registered secret scrubbed. Other bytes are kept exactly.
 func redactFrame(body []byte) ([]byte, []Redaction) {
 	var reds []Redaction
-	if containsFold(body, "token") {
+	if mayHoldCredential(body) {
 		var v any
 		d := json.NewDecoder(bytes.NewReader(body))
 		d.UseNumber()
 		if d.Decode(&v) == nil {
 			var secrets []string
-			walkSecrets(v, "", func(path, secret string) {
+			walkSecrets(v, "", false, func(path, secret string) {
 				reds = append(reds, Redaction{Path: path, SHA256: Fingerprint(secret)})
 				secrets = append(secrets, secret)
 			})
+			plain := true
 			for _, s := range secrets {
-				AddSecret(s)
-				body = replaceJSONString(body, s, Redacted(s))
+				if !addFound(s) {
+					plain = false
+				}
 			}
-			if len(secrets) > 0 && !allRedacted(body) {
-				// The secret was escaped in a way the byte replacement did not meet (\u0067…):
-				// re-encode the whole frame rather than keep it.
-				walkSecrets(v, "", nil)
+			if plain {
+				for _, s := range secrets {
+					body = replaceJSONString(body, s, Redacted(s))
+				}
+			}
+			if len(secrets) > 0 && (!plain || !allRedacted(body)) {
+				// The secret was escaped in a way the byte replacement did not meet (\u0067…),
+				// or it is not one written out (addFound), whose equals elsewhere in the frame
+				// (a sweep's shared generated string, a map key) must stay: re-encode the whole
+				// frame rather than keep it.
+				walkSecrets(v, "", false, nil)
 				var out bytes.Buffer
 				enc := json.NewEncoder(&out)
 				enc.SetEscapeHTML(false)
@@ -154,9 +380,11 @@ func redactFrame(body []byte) ([]byte, []Redaction) {
 	return body, reds
 }
 
-// walkSecrets calls fn for each string value under a secret key; with fn nil it replaces them
-// in place by their redacted form.
-func walkSecrets(v any, path string, fn func(path, secret string)) {
+// walkSecrets calls fn for each string value under a secret key, and each value of a provider's
+// header map (allValues: below a "provider" key, every header may carry its credential: a
+// custom auth scheme's header name says nothing); with fn nil it replaces them in place by
+// their redacted form.
+func walkSecrets(v any, path string, allValues bool, fn func(path, secret string)) {
 	switch x := v.(type) {
 	case map[string]any:
 		keys := make([]string, 0, len(x))
@@ -169,7 +397,7 @@ func walkSecrets(v any, path string, fn func(path, secret string)) {
 			if path != "" {
 				p = path + "." + k
 			}
-			if s, ok := x[k].(string); ok && secretKeys[strings.ToLower(k)] && !strings.HasPrefix(s, "<redacted:") {
+			if s, ok := x[k].(string); ok && (allValues || CredentialKey(k)) && !strings.HasPrefix(s, "<redacted:") {
 				if fn == nil {
 					x[k] = Redacted(s)
 				} else {
@@ -177,13 +405,32 @@ func walkSecrets(v any, path string, fn func(path, secret string)) {
 				}
 				continue
 			}
-			walkSecrets(x[k], p, fn)
+			lk := strings.ToLower(k)
+			inProvider := strings.Contains(strings.ToLower(path), "provider")
+			walkSecrets(x[k], p, allValues || (inProvider && strings.HasSuffix(lk, "headers")), fn)
 		}
 	case []any:
 		for i, e := range x {
-			walkSecrets(e, fmt.Sprintf("%s[%d]", path, i), fn)
+			walkSecrets(e, fmt.Sprintf("%s[%d]", path, i), allValues, fn)
 		}
 	}
+}
+
+// RedactValue is v (decoded JSON) as a transcript records it at path (e.g. "params.provider"):
+// an expectation a step compares with a recorded frame is redacted by the same rules, so a
+// credential the application set is found on the wire by its fingerprint. v is changed in place
+// where it is a map or a list.
+func RedactValue(v any, path string) any {
+	last := path
+	if i := strings.LastIndex(path, "."); i >= 0 {
+		last = path[i+1:]
+	}
+	if s, ok := v.(string); ok && CredentialKey(last) && !strings.HasPrefix(s, "<redacted:") {
+		return Redacted(s)
+	}
+	lp := strings.ToLower(path)
+	walkSecrets(v, path, strings.Contains(lp, "provider") && strings.HasSuffix(lp, "headers"), nil)
+	return v
 }
 
 func allRedacted(body []byte) bool {
@@ -192,7 +439,7 @@ func allRedacted(body []byte) bool {
 		return false
 	}
 	clean := true
-	walkSecrets(v, "", func(string, string) { clean = false })
+	walkSecrets(v, "", false, func(string, string) { clean = false })
 	return clean
 }
 
@@ -210,6 +457,19 @@ func replaceJSONString(body []byte, old, repl string) []byte {
 		body = bytes.ReplaceAll(body, quote(old, html), quote(repl, false))
 	}
 	return body
+}
+
+// credentialHints are words one of which a frame holding a credential contains (the fast path:
+// a frame without any is not decoded).
+var credentialHints = []string{"token", "key", "secret", "passw", "passphrase", "credential", "authorization", "cookie", "hmac"}
+
+func mayHoldCredential(body []byte) bool {
+	for _, h := range credentialHints {
+		if containsFold(body, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // containsFold reports whether b contains the lower-case ASCII word sub in any case.

@@ -86,3 +86,91 @@ func TestAddSecretsFromEnv(t *testing.T) {
 	assert.Equal(t, []string{"GH_TOKEN=" + Redacted("gho_fromTheEnvironment")}, got)
 	assert.Equal(t, "token "+Redacted("gho_fromTheEnvironment"), Scrub("token gho_fromTheEnvironment"))
 }
+
+// TestCredentialsByWhatTheyAre plants a provider's apiKey, bearerToken and custom header, and an
+// MCP server's Authorization and x-api-key headers in session.create (as an SDK sends them and
+// as the harness gives them to a driver, and in a broken frame): none reaches the transcript,
+// each is recorded by its fingerprint at its path, and a header that is not a credential stays.
+func TestCredentialsByWhatTheyAre(t *testing.T) {
+	const params = `{"provider":{"type":"openai","baseUrl":"http://x","apiKey":"planted-apikey-0001","bearerToken":"planted-bearer-0002","headers":{"X-Tenant-Auth":"planted-header-0003"}},` +
+		`"mcpServers":{"s":{"type":"http","url":"http://y","headers":{"Authorization":"Basic planted-mcpauth-0004","x-api-key":"planted-xapikey-0005","X-Trace":"keep-me-visible"}}},"maxTokens":7,"tokenType":"keep-type"}`
+	path := filepath.Join(t.TempDir(), "t.ndjson")
+	r, err := New(path)
+	require.NoError(t, err)
+	r.Frame("c1", SDKToRuntime, []byte(`{"jsonrpc":"2.0","id":2,"method":"session.create","params":`+params+`}`))
+	r.Frame("", HarnessToDriver, []byte(`{"id":3,"cmd":"createSession","args":`+params+`}`))
+	r.Bad("c1", SDKToRuntime, []byte(`{"params":{"provider":{"apiKey":"planted-apikey-0006"`), errors.New("stream ended inside a frame"))
+	require.NoError(t, r.Close())
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "planted-")
+	assert.Contains(t, string(b), "keep-me-visible")
+	assert.Contains(t, string(b), `"tokenType":"keep-type"`)
+	entries, err := Read(path)
+	require.NoError(t, err)
+	var paths []string
+	for _, red := range entries[0].Redacted {
+		paths = append(paths, red.Path)
+	}
+	assert.ElementsMatch(t, []string{"params.provider.apiKey", "params.provider.bearerToken", "params.provider.headers.X-Tenant-Auth",
+		"params.mcpServers.s.headers.Authorization", "params.mcpServers.s.headers.x-api-key"}, paths)
+}
+
+// TestCredentialKeysFromSchema: the schema's string properties described as secrets are keys to
+// redact; counts, flags and names about a credential are not.
+func TestCredentialKeysFromSchema(t *testing.T) {
+	doc := `{"definitions":{"a":{"type":"object","properties":{
+		"hmac":{"type":"string","description":"HMAC secret used to sign requests."},
+		"pin":{"type":"string","format":"password"},
+		"apiKey":{"type":"string"},
+		"serverName":{"type":"string","description":"Name of the MCP server whose OAuth credentials were updated."},
+		"sourceKey":{"type":"string","description":"Key matched at the source level, such as a model id."},
+		"reason":{"type":"string","description":"Why the runtime is requesting host-provided OAuth credentials."},
+		"sessionCode":{"type":"string","description":"Short-lived, rotating credential the caller must send."},
+		"username":{"type":"string","description":"Username, combined with the password."},
+		"maxTokens":{"type":"integer","description":"Maximum tokens."},
+		"refreshSessionToken":{"type":"boolean","description":"Whether to mint a token."},
+		"model":{"type":"string","description":"The model the token is bound to."}}}}}`
+	keys, err := CredentialKeysFromSchema([]byte(doc))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"apiKey", "hmac", "pin", "sessionCode"}, keys)
+
+	AddCredentialKeys(keys...)
+	body, reds := redactFrame([]byte(`{"params":{"hmac":"planted-hmac-0007","pin":"planted-pin-0008"}}`))
+	assert.NotContains(t, string(body), "planted-")
+	assert.Len(t, reds, 2)
+}
+
+// TestSecretsByNameAndShape: a variable whose name says key, token, secret or password is a
+// secret (OPENAI_API_KEY), and credentials of a published shape are scrubbed from free text
+// (a step's text in a failure message).
+func TestSecretsByNameAndShape(t *testing.T) {
+	found := AddSecretsFromEnv([]string{"OPENAI_API_KEY=planted-openai-0009", "MY_DB_PASSWORD=planted-db-0010", "KEYBOARD=us-layout", "HOME=/root", "TOKEN_LIMIT=100000", "GOOGLE_APPLICATION_CREDENTIALS=/etc/creds.json"})
+	assert.Equal(t, []string{"OPENAI_API_KEY=" + Redacted("planted-openai-0009"), "MY_DB_PASSWORD=" + Redacted("planted-db-0010")}, found)
+	out := Scrub(`env: OPENAI_API_KEY=planted-openai-0009 layout us-layout; step "When a session is created with the GitHub token "ghp_ConformanceFakeToken0000000000000000"" failed; Authorization: Bearer abcdefghijklmnop1234`)
+	assert.NotContains(t, out, "planted-")
+	assert.NotContains(t, out, "ghp_ConformanceFakeToken")
+	assert.NotContains(t, out, "abcdefghijklmnop1234")
+	assert.Contains(t, out, "us-layout")
+	prose := "Bearer authentication, as sk-learn-compatible-tooling does"
+	assert.Equal(t, prose, Scrub(prose), "words are not keys")
+	assert.Contains(t, out, Redacted("ghp_ConformanceFakeToken0000000000000000"))
+}
+
+// TestGeneratedStringUnderACredentialKey: a value that is not a credential written out (a sweep's
+// non-ASCII string, also a map key and another field's value) is redacted under its credential
+// key only: the frame's other uses of it stay.
+func TestGeneratedStringUnderACredentialKey(t *testing.T) {
+	const shared = "héllo wörld ✓"
+	body, reds := redactFrame([]byte(`{"params":{"apiKey":"` + shared + `","headers":{"` + shared + `":"x"},"note":"` + shared + `"}}`))
+	require.Len(t, reds, 1)
+	assert.Equal(t, "params.apiKey", reds[0].Path)
+	assert.JSONEq(t, `{"params":{"apiKey":"`+Redacted(shared)+`","headers":{"`+shared+`":"x"},"note":"`+shared+`"}}`, string(body))
+	assert.Equal(t, shared, Scrub(shared), "not scrubbed from free text")
+
+	// A scheme and a credential, beside a value that is not one written out: both are found in
+	// free text afterwards.
+	_, reds = redactFrame([]byte(`{"headers":{"Authorization":"Basic planted-basic-0012"},"token":"` + shared + `","x-api-key":"planted-xkey-0013"}`))
+	require.Len(t, reds, 3)
+	assert.Equal(t, "creds "+Redacted("planted-basic-0012")+" "+Redacted("planted-xkey-0013"), Scrub("creds planted-basic-0012 planted-xkey-0013"))
+}

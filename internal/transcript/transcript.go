@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
@@ -174,11 +175,26 @@ func New(path string) (*Recorder, error) {
 // Memory starts a transcript kept in memory only.
 func Memory() *Recorder { return &Recorder{start: time.Now()} }
 
+// MaxRaw is how many bytes of something that was not a valid frame an entry keeps.
+const MaxRaw = 64 << 10
+
 // Add records one entry, filling in Seq and TMS.
 func (r *Recorder) Add(e Entry) {
 	// Redaction runs outside the lock: it may decode the frame.
 	if len(e.Frame) > 0 && !json.Valid(e.Frame) {
 		e.Raw, e.Frame = string(e.Frame), nil
+	} else if len(e.Frame) > 0 && !utf8.Valid(e.Frame) {
+		// Written as it is, it would make the transcript unreadable as JSON.
+		e.Raw, e.Frame = string(e.Frame), nil
+		if e.Error == "" {
+			e.Error = "not UTF-8"
+		}
+	}
+	if len(e.Raw) > MaxRaw {
+		// A bad frame is evidence, not data: a prefix and its size say what it was, and a
+		// driver or SDK cannot grow a report by the size of what it sent.
+		e.Error = strings.TrimSpace(fmt.Sprintf("%s (%d bytes; the first %d kept)", e.Error, len(e.Raw), MaxRaw))
+		e.Raw = e.Raw[:MaxRaw]
 	}
 	if len(e.Frame) > 0 {
 		var reds []Redaction

@@ -102,6 +102,26 @@ func TestFrameReadKeepsWhenASplitHeaderArrived(t *testing.T) {
 	assert.JSONEq(t, string(body), string(es[1].Frame))
 }
 
+// TestBadBytesKeepTheTranscriptReadable: a frame that is not UTF-8 is kept as raw text (the file
+// stays JSON), and bad bytes past MaxRaw keep a prefix and their size.
+func TestBadBytesKeepTheTranscriptReadable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.ndjson")
+	r, err := New(path)
+	require.NoError(t, err)
+	r.Frame("c1", SDKToRuntime, []byte("{\"jsonrpc\":\"2.0\",\"method\":\"x\xff\"}"))
+	r.Bad("driver", DriverToHarness, bytes.Repeat([]byte("x"), 1<<20), errors.New("too long"))
+	require.NoError(t, r.Close())
+
+	got, err := Read(path)
+	require.NoError(t, err, "the transcript is JSON")
+	require.Len(t, got, 2)
+	assert.Empty(t, got[0].Frame)
+	assert.Equal(t, "not UTF-8", got[0].Error)
+	assert.Contains(t, got[0].Raw, `"method":"x`)
+	assert.Len(t, got[1].Raw, MaxRaw)
+	assert.Equal(t, "too long (1048576 bytes; the first 65536 kept)", got[1].Error)
+}
+
 // A case note names the case of its connection's requests: all of them (since 0, written after
 // the case ran, as a sweep learns its client's connection), or those from a seq on (sequential
 // cases on one connection); a request on another connection, or before the first span, has none.

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // DefaultMaxFrame is the largest body a Reader accepts unless told otherwise. The largest
@@ -261,6 +262,10 @@ func (r *Reader) body(length int64, header []byte) ([]byte, error) {
 	if !json.Valid(body) {
 		return body, &FrameError{Reason: "frame body is not JSON", Bytes: body}
 	}
+	// JSON text is UTF-8 (RFC 8259 §8.1); json.Valid does not check the bytes inside strings.
+	if !utf8.Valid(body) {
+		return body, &FrameError{Reason: fmt.Sprintf("frame body is not UTF-8 (byte %d)", firstInvalid(body)), Bytes: body}
+	}
 	return body, nil
 }
 
@@ -291,4 +296,16 @@ func (w *Writer) WriteRaw(b []byte) error {
 	defer w.mu.Unlock()
 	_, err := w.w.Write(b)
 	return err
+}
+
+// firstInvalid is the offset of the first byte of b that is not UTF-8 (len(b) when all are).
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }

@@ -95,6 +95,15 @@ func TestNotJSONErrorCarriesBody(t *testing.T) {
 	assert.Contains(t, fe.Error(), `"nope"`)
 }
 
+// TestNotUTF8IsAFrameError: JSON text is UTF-8; a body json.Valid accepts with a byte that is not
+// is named, with its offset.
+func TestNotUTF8IsAFrameError(t *testing.T) {
+	_, err := NewReader(strings.NewReader(frame("{\"a\":\"x\xff\"}"))).Next()
+	var fe *FrameError
+	require.ErrorAs(t, err, &fe)
+	assert.Contains(t, fe.Reason, "frame body is not UTF-8 (byte 7)")
+}
+
 func TestWriterRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewWriter(&buf)

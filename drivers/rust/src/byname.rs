@@ -53,6 +53,55 @@ pub(crate) fn build<T: ByName>(v: &Value) -> Result<T, Refused> {
 }
 
 
+/// A type the generator wrote no by-name builder for (build_byname.rs did not find it in the
+/// crate's source, or found it but cannot build it): the value is unrepresentable, named so, and
+/// the driver still compiles against the release (PROTOCOL.md "Building SDK values").
+#[derive(Debug)]
+pub(crate) struct NoBuilder(pub(crate) &'static str);
+
+impl std::fmt::Display for NoBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the driver has no by-name builder for {} in this SDK release", self.0)
+    }
+}
+
+// Whether a concrete type has a builder is chosen at compile time (autoref specialization on
+// crate::want::Want, as src/surface.rs does): `(&&want::<T>()).try_by_name(..)` resolves to
+// `Buildable` (a method of `&&Want<T>`) when T: ByName and, one dereference later, to
+// `Unbuildable` (of `&Want<T>`) otherwise, so the driver's source may name a
+// type of the crate that a release's generator does not cover without a compile error.
+pub(crate) trait Buildable<T> {
+    fn try_by_name(&self, v: &Value, p: &str, b: &mut Build) -> Result<Option<T>, NoBuilder>;
+}
+
+impl<T: ByName> Buildable<T> for &crate::want::Want<T> {
+    fn try_by_name(&self, v: &Value, p: &str, b: &mut Build) -> Result<Option<T>, NoBuilder> {
+        Ok(T::by_name(v, p, b))
+    }
+}
+
+pub(crate) trait Unbuildable<T> {
+    fn try_by_name(&self, v: &Value, p: &str, b: &mut Build) -> Result<Option<T>, NoBuilder>;
+}
+
+impl<T> Unbuildable<T> for crate::want::Want<T> {
+    fn try_by_name(&self, _: &Value, p: &str, b: &mut Build) -> Result<Option<T>, NoBuilder> {
+        b.lost.insert(p.to_string());
+        Err(NoBuilder(std::any::type_name::<T>()))
+    }
+}
+
+/// `$t` built by name from `$v` into the `Build` `$b`: `Err(NoBuilder)` when the generator wrote
+/// no builder for `$t` (a concrete type: the choice is made where the macro is used).
+macro_rules! by_name_of {
+    ($t:ty, $v:expr, $b:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::byname::{Buildable as _, Unbuildable as _};
+        (&&$crate::want::want::<$t>()).try_by_name($v, "", $b)
+    }};
+}
+pub(crate) use by_name_of;
+
 /// What a field's declared `skip_serializing_if` leaves out of the wire.
 #[allow(dead_code)]
 #[derive(Clone, Copy)]

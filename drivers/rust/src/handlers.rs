@@ -36,12 +36,21 @@ fn account(handled: Vec<String>, unhandled: Map<String, Value>) -> Value {
     json!({ "handled": handled, "unhandled": unhandled })
 }
 
-/// The harness's result as the SDK's type, built by field name (src/byname.rs), and the pointers
-/// it cannot carry; the type's default when the value cannot build at all.
-pub(crate) fn by_name<T: crate::byname::ByName + Default>(v: &Value) -> (T, Vec<String>) {
-    let mut b = crate::byname::Build::default();
-    let out = T::by_name(v, "", &mut b).unwrap_or_default();
-    (out, b.all_lost())
+/// The harness's result as the SDK's type `$t`, built by field name (src/byname.rs), and the
+/// pointers it cannot carry; the type's default when the value cannot build at all. A type the
+/// release's generator wrote no builder for is its default with the whole value (`""`)
+/// unrepresentable, said on stderr: never a compile error (build_byname.rs).
+macro_rules! by_name {
+    ($t:ty, $v:expr) => {{
+        let mut b = crate::byname::Build::default();
+        match crate::byname::by_name_of!($t, $v, &mut b) {
+            Ok(out) => (out.unwrap_or_default(), b.all_lost()),
+            Err(e) => {
+                eprintln!("{e}");
+                (<$t>::default(), vec![String::new()])
+            }
+        }
+    }};
 }
 
 /// rpc.handled: what the handler received in the schema's names, and the pointers into the
@@ -228,7 +237,7 @@ mod imp {
                                     actions
                                         .into_iter()
                                         .map(|a| {
-                                            by_name::<CanvasAction>(&json!({"name": a, "description": format!("conformance action {a}")}))
+                                            by_name!(CanvasAction, &json!({"name": a, "description": format!("conformance action {a}")}))
                                                 .0
                                         })
                                         .collect(),
@@ -307,7 +316,7 @@ mod imp {
             &self,
             request: ExtensionLaunchProviderResolveRequest,
         ) -> github_copilot_sdk::Result<ExtensionLaunchProviderResolveResult> {
-            let (out, lost): (ExtensionLaunchProviderResolveResult, _) = by_name(&self.result);
+            let (out, lost) = by_name!(ExtensionLaunchProviderResolveResult, &self.result);
             report(
                 None,
                 Some(&self.client),
@@ -331,7 +340,7 @@ mod imp {
             ctx: CanvasProviderOpenRequest,
         ) -> CanvasResult<CanvasProviderOpenResult> {
             let r = result_of(&self.specs, "canvas.open");
-            let (out, lost): (CanvasProviderOpenResult, _) = by_name(&r);
+            let (out, lost) = by_name!(CanvasProviderOpenResult, &r);
             report(
                 Some(&self.handle),
                 None,
@@ -450,8 +459,7 @@ mod imp {
         ) -> Result<Vec<SkillProviderDescriptor>, github_copilot_sdk::Error> {
             let m = "skillProvider.list";
             let r = result_of(&self.specs, m);
-            let (skills, lost): (Vec<SkillProviderDescriptor>, Vec<String>) =
-                by_name(r.get("skills").unwrap_or(&json!([])));
+            let (skills, lost) = by_name!(Vec<SkillProviderDescriptor>, r.get("skills").unwrap_or(&json!([])));
             let lost = lost.into_iter().map(|p| format!("/skills{p}")).collect();
             report(Some(&self.handle), None, m, json!({}), lost).await;
             Ok(skills)

@@ -1546,9 +1546,9 @@ async fn set_tools_rpc(state: &Arc<State>, args: &Value) -> Outcome {
     // field for is left out, and the wire shows it.
     let mut b = byname::Build::default();
     let given = json!({ "tools": tools_arg(args)? });
-    let request = <ToolsSetRequest as byname::ByName>::by_name(&given, "", &mut b).ok_or_else(|| {
-        driver_error(format!("tools are not wire tool definitions: cannot build {:?}", b.lost))
-    })?;
+    let request = byname::by_name_of!(ToolsSetRequest, &given, &mut b)
+        .map_err(|e| Failure::Unsupported(e.to_string()))?
+        .ok_or_else(|| driver_error(format!("tools are not wire tool definitions: cannot build {:?}", b.lost)))?;
     session
         .rpc()
         .tools()

@@ -14,32 +14,38 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::byname::{Build, ByName};
+use crate::byname::{Build, NoBuilder};
 use crate::{driver_error, sdk_failure, str_arg, Failure, Outcome, State, SDK_NAME, SDK_VERSION};
 
 /// The typed result re-serialised, and the params pointers the request could not carry.
 pub(crate) type Called = Result<(Value, Vec<String>), Failure>;
 
+/// The request type `$t` built from params by field name (src/byname.rs), and the params
+/// pointers it cannot carry as given: a key no field is named for, a value of another JSON type,
+/// a value the field's `skip_serializing_if` leaves out. Never through serde's Deserialize: a
+/// wrong `rename` in the crate would be undone on the way in and out, and the application's
+/// value go out under the wrong key unseen.
+macro_rules! typed {
+    ($t:ty, $params:expr) => {{
+        let mut b = Build::default();
+        let r = crate::byname::by_name_of!($t, $params, &mut b);
+        built::<$t>(r, b)
+    }};
+}
+
 include!(concat!(env!("OUT_DIR"), "/rpc_dispatch.rs"));
 
-/// The request type built from params by field name (src/byname.rs), and the params pointers
-/// it cannot carry as given: a key no field is named for, a value of another JSON type, a value
-/// the field's `skip_serializing_if` leaves out. Never through serde's Deserialize: a wrong
-/// `rename` in the crate would be undone on the way in and out, and the application's value go
-/// out under the wrong key unseen.
-fn typed<T: ByName + Serialize>(params: &Value) -> Result<(T, Vec<String>), Failure> {
-    let mut b = Build::default();
-    let Some(req) = T::by_name(params, "", &mut b) else {
-        return Err(Failure::Error {
+/// The request built (`typed!`), or why not: a request type the generator wrote no builder for
+/// is unsupported, named (never a compile error: src/byname.rs `by_name_of!`).
+fn built<T>(r: Result<Option<T>, NoBuilder>, b: Build) -> Result<(T, Vec<String>), Failure> {
+    match r {
+        Err(e) => Err(Failure::Unsupported(e.to_string())),
+        Ok(None) => Err(Failure::Error {
             kind: "byname".into(),
-            message: format!(
-                "params do not build into {}: {:?}",
-                std::any::type_name::<T>(),
-                b.lost
-            ),
-        });
-    };
-    Ok((req, b.all_lost()))
+            message: format!("params do not build into {}: {:?}", std::any::type_name::<T>(), b.lost),
+        }),
+        Ok(Some(req)) => Ok((req, b.all_lost())),
+    }
 }
 
 /// A wrapper without a request type sends `{}`: every given key is lost.

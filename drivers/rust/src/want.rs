@@ -10,6 +10,11 @@ use std::marker::PhantomData;
 /// The type of a field, for choosing how to set it.
 pub struct Want<T>(PhantomData<T>);
 
+/// The marker of a type named, not held (src/byname.rs `by_name_of!`).
+pub fn want<T>() -> Want<T> {
+    Want(PhantomData)
+}
+
 pub fn want_of<T>(_: &T) -> Want<T> {
     Want(PhantomData)
 }

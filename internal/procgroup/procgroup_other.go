@@ -1,0 +1,16 @@
+//go:build !unix
+
+package procgroup
+
+import "os/exec"
+
+func supervise(cmd *exec.Cmd) {}
+
+// Kill kills the process (no process groups here).
+func Kill(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = cmd.Process.Kill()
+	}
+}
+
+func waitExited(int) bool { return false }
