@@ -323,6 +323,11 @@ type Check struct{ Method, Path string }
 // difference at any path of that method is normative.
 const WholeParams = "*"
 
+// RequestOrder as a Check's Path: the assertion checked the order the method's requests were
+// sent in, so the cross-SDK comparison pairs them by position (elsewhere requests are paired
+// by value: an order no feature checks is no difference).
+const RequestOrder = "(order)"
+
 func (c Check) String() string { return c.Method + ":" + c.Path }
 
 func (c Check) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
