@@ -8,6 +8,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
@@ -200,6 +201,8 @@ func (w *world) replaceConcurrently(n int) error {
 // one was answered, and that they arrived in the order they were made.
 func (w *world) replacementsSerialized() error {
 	entries := w.entries()
+	// The order is the contract here: the cross-SDK comparison pairs these requests by position.
+	w.check("session.tools.set", report.RequestOrder)
 	reqs := transcript.Requests(entries, "session.tools.set")
 	// Exactly one request per replacement made: a dropped or a repeated one is no order.
 	if w.replacements < 2 {

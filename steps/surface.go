@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -234,13 +235,19 @@ func (e *surfaceEnv) OpenTimeOptions() []string {
 // OpenSpawned implements surface.SpawnEnv: a client of its own that starts the recording runtime
 // itself (connect with cliPath), with the options set, a session on it, then stopped.
 func (e *surfaceEnv) OpenSpawned(fields map[string]any) (surface.Process, error) {
-	sp, err := surface.NewSpawner(e.w.t.StdioRuntime())
+	var sp surface.ProcessSource
+	var err error
+	if s, ok := e.w.t.(suite.Spawns); ok {
+		sp, err = s.Spawner(e.w.t.StdioRuntime())
+	} else {
+		sp, err = surface.NewSpawner(e.w.t.StdioRuntime())
+	}
 	if err != nil {
 		return surface.Process{}, err
 	}
 	e.spawned++
 	c := fmt.Sprintf("sp%d", e.spawned)
-	args := map[string]any{"client": c, "cliPath": sp.CLIPath}
+	args := map[string]any{"client": c, "cliPath": sp.Path()}
 	if fields != nil {
 		args["fields"] = fields
 	}
@@ -263,7 +270,14 @@ func (e *surfaceEnv) OpenSpawned(fields map[string]any) (surface.Process, error)
 			e.w.clients = append(e.w.clients, c)
 		}
 	}
+	// The facts a replay reads again, in order (no process starts there), and why there were
+	// none; the harness's own environment values only as fingerprints.
 	p, readErr := sp.Read()
+	fact := p.Fact(os.Environ())
+	if readErr != nil {
+		fact.Error = readErr.Error()
+	}
+	e.w.rec.Spawned(fact)
 	if err != nil {
 		return p, err
 	}

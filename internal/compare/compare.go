@@ -66,9 +66,11 @@ func Scenarios(ts *transcript.Store, results []report.Result) ([]report.Comparis
 			}
 		}
 		sort.Strings(sdks)
+		// Every SDK's requests paired with the first SDK's by case and value (Align), the
+		// order kept only for the methods a feature checks the order of.
 		payloads := map[string]map[string]any{} // sdk -> "method#n" -> params
-		for _, sdk := range sdks {
-			payloads[sdk] = keyed(InOrderOf(lists[sdks[0]], lists[sdk]))
+		for _, sdk := range sdks[1:] {
+			payloads[sdks[0]], payloads[sdk] = AlignedKeeping(lists[sdks[0]], lists[sdk], Ordered(checked))
 		}
 		out = append(out, report.Comparison{Feature: k.feature, Scenario: k.scenario, SDKs: sdks,
 			Differences: Payloads(payloads, checked)})
@@ -283,69 +285,13 @@ func (r Request) Group() string {
 	return r.Method + "\x00" + r.Case
 }
 
-// InOrderOf returns other with each method's requests put in ref's order when they are the same
-// requests in another order (the same params, as a multiset): answers to requests the runtime
-// has pending at once (several permission requests, several tool calls) go out in whatever order
-// the application's handlers finish, which differs between SDKs and between runs, and the
-// comparison is of payloads (the features check an order where it matters). Requests that
-// differ in any payload keep their own order, so their differences are shown as sent.
-func InOrderOf(ref, other []Request) []Request {
-	texts := func(rs []Request) (map[string][]string, []string) {
-		m := map[string][]string{}
-		all := make([]string, len(rs))
-		for i, r := range rs {
-			b, _ := json.Marshal(r.Params) // map keys sorted: one text per value
-			all[i] = string(b)
-			m[r.Group()] = append(m[r.Group()], all[i])
-		}
-		return m, all
-	}
-	rm, _ := texts(ref)
-	om, otext := texts(other)
-	order := map[string][]int{} // method -> indexes into other, in ref's order
-	for method, ot := range om {
-		rt := rm[method]
-		if len(rt) != len(ot) || len(ot) < 2 || slices.Equal(rt, ot) {
-			continue
-		}
-		a, b := slices.Clone(rt), slices.Clone(ot)
-		slices.Sort(a)
-		slices.Sort(b)
-		if !slices.Equal(a, b) {
-			continue
-		}
-		used := map[int]bool{}
-		for _, want := range rt {
-			for i, r := range other {
-				if r.Group() == method && !used[i] && otext[i] == want {
-					used[i] = true
-					order[method] = append(order[method], i)
-					break
-				}
-			}
-		}
-	}
-	if len(order) == 0 {
-		return other
-	}
-	out := make([]Request, 0, len(other))
-	next := map[string]int{}
-	for _, r := range other {
-		if idx, ok := order[r.Group()]; ok {
-			r = other[idx[next[r.Group()]]]
-			next[r.Group()]++
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
 // Request is one request of a transcript with its normalized params, and the key of the
 // generated or swept case it belongs to ("" outside one; transcript.KindCase).
 type Request struct {
 	Method string
 	Params any
 	Case   string
+	Seq    int // the transcript entry that sent it
 }
 
 // RequestList is every request of a transcript in the order sent, params normalized as
@@ -358,7 +304,7 @@ func RequestList(entries []transcript.Entry) []Request {
 		if err != nil || len(r.Params) == 0 {
 			v = map[string]any{}
 		}
-		out = append(out, Request{Method: r.Method, Params: canon.Value(canon.Defaults(r.Method, v)), Case: r.Case})
+		out = append(out, Request{Method: r.Method, Params: canon.Value(canon.Defaults(r.Method, v)), Case: r.Case, Seq: r.Seq})
 	}
 	return inRuntimeOrder(entries, out)
 }
@@ -460,6 +406,17 @@ func walkStrings(v any, fn func(string)) {
 			walkStrings(e, fn)
 		}
 	}
+}
+
+// Ordered are the methods whose order a feature checked (report.RequestOrder).
+func Ordered(checked map[report.Check]bool) map[string]bool {
+	out := map[string]bool{}
+	for c := range checked {
+		if c.Path == report.RequestOrder {
+			out[c.Method] = true
+		}
+	}
+	return out
 }
 
 // Payloads diffs per request; a request only some SDKs sent is one difference at path "".

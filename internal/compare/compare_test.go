@@ -72,35 +72,6 @@ func TestCovered(t *testing.T) {
 	}
 }
 
-func TestInOrderOf(t *testing.T) {
-	req := func(method string, id any) Request {
-		return Request{Method: method, Params: map[string]any{"requestId": id}}
-	}
-	ref := []Request{req("a", 1), req("b", 1), req("a", 2), req("a", 3)}
-	tests := []struct {
-		name        string
-		other, want []Request
-	}{
-		{name: "the same answers in another order follow the reference",
-			other: []Request{req("a", 3), req("b", 1), req("a", 1), req("a", 2)},
-			want:  []Request{req("a", 1), req("b", 1), req("a", 2), req("a", 3)}},
-		{name: "a payload that differs keeps every request of the method in its own order",
-			other: []Request{req("a", 3), req("b", 1), req("a", 1), req("a", 9)},
-			want:  []Request{req("a", 3), req("b", 1), req("a", 1), req("a", 9)}},
-		{name: "a method sent more often is left as sent",
-			other: []Request{req("a", 3), req("a", 2), req("a", 1), req("a", 1)},
-			want:  []Request{req("a", 3), req("a", 2), req("a", 1), req("a", 1)}},
-		{name: "other methods stay where they were",
-			other: []Request{req("b", 1), req("a", 2), req("a", 3), req("a", 1)},
-			want:  []Request{req("b", 1), req("a", 1), req("a", 2), req("a", 3)}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, InOrderOf(ref, tt.other))
-		})
-	}
-}
-
 // Answers to requests the runtime has in flight at once come in the order the runtime made the
 // requests, whichever order the SDK sent them in.
 func TestRequestListInRuntimeOrder(t *testing.T) {

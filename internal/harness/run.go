@@ -98,6 +98,9 @@ type Config struct {
 	features           fs.FS                // the feature files, read once before any SDK runs (readFeatures); nil: the disk
 	catalog            []report.SchemaItem  // every method and event type of the schemas, for the coverage
 	selection          *shardSelection      // set by Run for a shard
+	// replayMissing are the keys a replay cannot give a result for (set by ReplayRun): the
+	// recorded run's missing keys, and its results the features no longer hold.
+	replayMissing []report.Missing
 }
 
 // Runners: where the drivers run (package runner).
@@ -192,7 +195,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		r, schemas = d, d
 	}
 	defer r.Close(cfg.Log) // success, failure, a crashed driver, SIGINT (ctx)
-	res := &report.Results{Schema: 1, Harness: report.Harness{Version: runtime.Version,
+	res := &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: runtime.Version,
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Command: cfg.Command, Tags: cfg.Tags, Runner: r.Name()}}
 	if cfg.selection != nil {
 		res.Harness.Shard = cfg.selection.info
@@ -251,6 +254,12 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	sdkInfo := make([]report.SDK, len(targets))
 	timings := make([]*clock, len(targets))
 	total := cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)
+	// What the run plans, so that a scenario that ends without a result is named (completeness.go).
+	selected, err := cases.Select(cfg.Paths, cfg.Tags, cfg.Scenario)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	planned := make([]*target, len(targets))
 	var wg sync.WaitGroup
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
@@ -270,6 +279,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
+			planned[i] = t
 			sdkInfo[i] = info
 			gate.Arrive(ctx)
 			if ctx.Err() == nil { // the gate opened: every unit's info is written
@@ -301,6 +311,9 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 				}
 				if err := sink.Add(r); err != nil {
 					view.Logf(name, "results.ndjson: %v", err)
+					t.accounted.lost(r.Feature, r.Scenario, report.MissingUnrecorded+": "+err.Error())
+				} else {
+					t.accounted.recorded(r.Feature, r.Scenario)
 				}
 				view.Result(name, progress.Result{Feature: r.Feature, Scenario: r.Scenario, Status: r.Status, Message: r.Message, Rerun: r.Rerun})
 			}
@@ -316,6 +329,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	}
 	wg.Wait()
 	res.SDKs = sdkInfo
+	res.Completeness = completeness(ctx, p.featuresRoot, selected, planned, sdkInfo, cfg.replayMissing)
 	if r.Name() != runner.ReplayName && cfg.selection == nil && cfg.Runtime != RuntimeReal &&
 		total == cases.Count([]string{p.featuresRoot}, "", "") {
 		res.StaleViolations = staleViolations(p.manifest.Violations, res, func(sdk, version string) bool {

@@ -425,8 +425,10 @@ func changes(rq *rundiff.Requests, prev, cur *Run, ref *Reference, o Options) []
 		}
 		c := Change{Kind: kind(from, to), Feature: dc.Feature, Scenario: dc.Scenario, From: dc.From, To: dc.To,
 			Capability: dc.Capability, Message: dc.Message}
+		var beforePath string // the transcript diff keyed the payload changes against
 		if b, ok := before[key{dc.Feature, dc.Scenario}]; ok && b.Transcript != "" {
-			c.Before = rel(o.Root, filepath.Join(prev.Dir, b.Transcript))
+			beforePath = filepath.Join(prev.Dir, b.Transcript)
+			c.Before = rel(o.Root, beforePath)
 		}
 		if a, ok := after[key{dc.Feature, dc.Scenario}]; ok && a.Transcript != "" {
 			c.After = rel(o.Root, filepath.Join(cur.Dir, a.Transcript))
@@ -447,7 +449,7 @@ func changes(rq *rundiff.Requests, prev, cur *Run, ref *Reference, o Options) []
 		}
 		for _, p := range dc.Payload {
 			c.Payload = append(c.Payload, Payload{Request: p.Request, Path: p.Path, Before: p.Base, After: p.Candidate,
-				Others: ref.values(o.SDK, dc.Feature, dc.Scenario, p.Request, p.Path)})
+				Others: ref.values(o.SDK, dc.Feature, dc.Scenario, p.Request, p.Path, beforePath)})
 		}
 		explain(c.Payload, was, is, probed(before[key{dc.Feature, dc.Scenario}], after[key{dc.Feature, dc.Scenario}]))
 		if k := explainedKind(c.Payload); c.Kind == SilentWire && k != "" {
@@ -777,13 +779,23 @@ func (ref *Reference) statuses(self, feature, scenario string) map[string]string
 }
 
 // values are the other SDKs' normalized values at one request and path of a scenario, shown as
-// rundiff shows them (canon.Show; "sent" or "not sent" for the request itself).
-func (ref *Reference) values(self, feature, scenario, request, path string) map[string]string {
+// rundiff shows them (canon.Show; "sent" or "not sent" for the request itself). The request is
+// named as diff keys it (compare.Aligned, against the earlier version's requests, the transcript
+// before): each other SDK's requests are keyed the same way against that
+// transcript, so the value shown is that of the request paired with it, whatever order each SDK
+// sent its requests in. Without it (no transcript before) they are numbered per method.
+func (ref *Reference) values(self, feature, scenario, request, path, before string) map[string]string {
 	if ref == nil || ref.Results == nil {
 		return nil
 	}
 	if ref.loaded == nil {
 		ref.loaded = map[string]map[string]any{}
+	}
+	var base []compare.Request
+	if before != "" {
+		if entries, err := transcript.Read(before); err == nil {
+			base = compare.RequestList(entries)
+		}
 	}
 	out := map[string]string{}
 	label := report.Labels(ref.Results)
@@ -794,11 +806,15 @@ func (ref *Reference) values(self, feature, scenario, request, path string) map[
 		if s := did(r.Status); s != report.Passed && s != report.Failed {
 			continue
 		}
-		k := r.SDK + "\x00" + r.Version + "\x00" + feature + "\x00" + scenario
+		k := r.SDK + "\x00" + r.Version + "\x00" + feature + "\x00" + scenario + "\x00" + before
 		reqs, ok := ref.loaded[k]
 		if !ok {
 			if entries, err := transcript.Read(filepath.Join(ref.Dir, r.Transcript)); err == nil {
-				reqs = compare.Requests(entries)
+				if base != nil {
+					_, reqs = compare.Aligned(base, compare.RequestList(entries))
+				} else {
+					reqs = compare.Requests(entries)
+				}
 			}
 			ref.loaded[k] = reqs
 		}

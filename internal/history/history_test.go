@@ -250,3 +250,29 @@ func TestMarkdownCellNamesTheFirstFailure(t *testing.T) {
 		assert.Equal(t, tt.want, mdCell(tt.in))
 	}
 }
+
+// The other SDKs' value at a payload change is read from their request paired with the one the
+// change names (diff's keys, against the transcript before), not from the request of the same
+// number: the reference SDK sends the same session.create requests in another order.
+func TestOthersPairedByValue(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel string, params ...string) string {
+		rec, err := transcript.New(filepath.Join(dir, rel))
+		require.NoError(t, err)
+		for i, p := range params {
+			rec.Add(transcript.Entry{Dir: transcript.SDKToRuntime, Conn: "c1",
+				Frame: json.RawMessage(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session.create","params":%s}`, i+1, p))})
+		}
+		require.NoError(t, rec.Close())
+		return rel
+	}
+	before := filepath.Join(dir, write("before.ndjson", `{"name":"a"}`, `{"name":"b"}`, `{"name":"c"}`))
+	ref := &Reference{Dir: dir, Results: &report.Results{
+		SDKs: []report.SDK{{Name: "go", Version: "v1.0.14", Status: report.Available}},
+		Results: []report.Result{{Feature: feature, Scenario: sCreate, SDK: "go", Version: "v1.0.14", Status: report.Passed,
+			Transcript: write("go.ndjson", `{"name":"b","flag":true}`, `{"name":"c"}`, `{"name":"a"}`)}},
+	}}
+	// diff names b's request session.create#2 (its place in the transcript before).
+	assert.Equal(t, map[string]string{"go": "true"}, ref.values(sdkUnder, feature, sCreate, "session.create#2", "flag", before))
+	assert.Equal(t, map[string]string{"go": "<absent>"}, ref.values(sdkUnder, feature, sCreate, "session.create#3", "flag", before))
+}

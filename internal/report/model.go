@@ -28,6 +28,9 @@ type Results struct {
 	SDKs        []SDK        `json:"sdks"`
 	Results     []Result     `json:"results"`
 	Comparisons []Comparison `json:"comparisons"`
+	// Completeness is what the run planned against what it reported: an INCOMPLETE run
+	// (Complete false) is never a PASS (completeness.go).
+	Completeness *Completeness `json:"completeness"`
 	// CrossSDK judges every field the SDKs send under different keys (the surface scenarios'
 	// normative differences): a difference not known is a failure of the run.
 	CrossSDK []CrossSDK `json:"crossSDK,omitempty"`
@@ -319,6 +322,11 @@ type Check struct{ Method, Path string }
 // WholeParams as a Check's Path: the assertion compared the request's params as a whole, so a
 // difference at any path of that method is normative.
 const WholeParams = "*"
+
+// RequestOrder as a Check's Path: the assertion checked the order the method's requests were
+// sent in, so the cross-SDK comparison pairs them by position (elsewhere requests are paired
+// by value: an order no feature checks is no difference).
+const RequestOrder = "(order)"
 
 func (c Check) String() string { return c.Method + ":" + c.Path }
 

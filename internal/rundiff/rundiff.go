@@ -7,7 +7,6 @@
 package rundiff
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,16 +103,33 @@ func pairRenamed(b, c map[key]report.Result) map[key]key {
 }
 
 // Runs compares the results.json files at base and candidate.
+// Either file must be a complete run's (report.Load): a base or candidate that lacks planned
+// results cannot show what changed.
 func Runs(basePath, candPath string, allow Allow) (*Report, error) {
-	base, err := report.ReadResults(basePath)
+	base, err := loadComplete(basePath, "base")
 	if err != nil {
 		return nil, err
 	}
-	cand, err := report.ReadResults(candPath)
+	cand, err := loadComplete(candPath, "candidate")
 	if err != nil {
 		return nil, err
 	}
 	return Compare(base, cand, filepath.Dir(basePath), filepath.Dir(candPath), allow), nil
+}
+
+// loadComplete reads one side of the diff and refuses an incomplete run, naming what it lacks.
+func loadComplete(path, side string) (*report.Results, error) {
+	r, err := report.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if r.Incomplete() {
+		c := r.Completeness
+		first := c.Missing[0]
+		return nil, fmt.Errorf("%s: %w: the %s is an incomplete run (%s; the first: %s / %s on %s, %s): rerun it whole",
+			path, report.ErrUnreadable, side, c.Headline(), first.Feature, first.Scenario, report.Target(first.SDK, first.Version), first.Reason)
+	}
+	return r, nil
 }
 
 // ran reports whether a scenario with this status ran its steps against the SDK, so that its
@@ -313,7 +329,7 @@ func payloadChanges(rq *Requests, basePath, candPath string) []Payload {
 	if bl == nil || cl == nil {
 		return nil
 	}
-	bp, cp := Aligned(bl, cl)
+	bp, cp := compare.Aligned(bl, cl)
 	var out []Payload
 	for _, d := range compare.Payloads(map[string]map[string]any{"base": bp, "candidate": cp}, nil) {
 		where := d.Request
@@ -323,189 +339,6 @@ func payloadChanges(rq *Requests, basePath, candPath string) []Payload {
 		out = append(out, Payload{Where: where, Request: d.Request, Path: d.Path, Base: d.Values["base"], Candidate: d.Values["candidate"]})
 	}
 	return out
-}
-
-// Aligned keys two runs' requests of one scenario (compare.Key: "method#occurrence", with the
-// case it belongs to when a sweep named one) so that like is compared with like. Requests are
-// grouped by method and case (a swept case's requests are only ever compared with the same
-// case's, wherever the case ran in the sweep), and within a group paired by what they carry,
-// never by position alone: the requests equal on both sides first (a longest common
-// subsequence), then the others between them, most alike first, then what is left across the
-// whole group (a request moved and changed). A candidate request left unpaired gets a key of its
-// own past the base's, so it is one "now sends" rather than a change in every later request.
-// Requests that answer several pending calls of the runtime go out in no fixed order, and a
-// version that probes one more field sends one more request in the middle: neither is a change.
-func Aligned(base, cand []compare.Request) (map[string]any, map[string]any) {
-	cand = compare.InOrderOf(base, cand) // concurrent answers in another order are no change
-	type group struct {
-		method, caseKey string
-		params          []any
-	}
-	byGroup := func(rs []compare.Request) (map[string]*group, []string) {
-		m := map[string]*group{}
-		var order []string
-		for _, r := range rs {
-			g, ok := m[r.Group()]
-			if !ok {
-				g = &group{method: r.Method, caseKey: r.Case}
-				m[r.Group()] = g
-				order = append(order, r.Group())
-			}
-			g.params = append(g.params, r.Params)
-		}
-		return m, order
-	}
-	bm, border := byGroup(base)
-	cm, corder := byGroup(cand)
-	bp, cp := map[string]any{}, map[string]any{}
-	for _, k := range border {
-		g := bm[k]
-		for i, v := range g.params {
-			bp[compare.Key(g.method, g.caseKey, i)] = v
-		}
-	}
-	for _, k := range corder {
-		g := cm[k]
-		var b []any
-		if bg := bm[k]; bg != nil {
-			b = bg.params
-		}
-		extra := len(b)
-		for ci, bi := range pairs(b, g.params) {
-			if bi < 0 {
-				bi, extra = extra, extra+1
-			}
-			cp[compare.Key(g.method, g.caseKey, bi)] = g.params[ci]
-		}
-	}
-	return bp, cp
-}
-
-// pairs maps each index of c to the index of b it is compared with (-1: none): equal values
-// by a longest common subsequence, then the rest within each gap between them, most alike
-// first (pairGap).
-func pairs(b, c []any) []int {
-	bs, cs := make([]string, len(b)), make([]string, len(c))
-	for i, v := range b {
-		bs[i] = show(v)
-	}
-	for i, v := range c {
-		cs[i] = show(v)
-	}
-	// lcs[i][j]: the longest common subsequence of bs[i:] and cs[j:].
-	lcs := make([][]int, len(bs)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(cs)+1)
-	}
-	for i := len(bs) - 1; i >= 0; i-- {
-		for j := len(cs) - 1; j >= 0; j-- {
-			if bs[i] == cs[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	out := make([]int, len(c))
-	for j := range out {
-		out[j] = -1
-	}
-	var gapB, gapC []int // unmatched indexes since the last match
-	flush := func() {
-		pairGap(b, c, gapB, gapC, out, false)
-		gapB, gapC = nil, nil
-	}
-	i, j := 0, 0
-	for i < len(bs) && j < len(cs) {
-		switch {
-		case bs[i] == cs[j]:
-			flush()
-			out[j] = i
-			i, j = i+1, j+1
-		case lcs[i+1][j] >= lcs[i][j+1]:
-			gapB = append(gapB, i)
-			i++
-		default:
-			gapC = append(gapC, j)
-			j++
-		}
-	}
-	for ; i < len(bs); i++ {
-		gapB = append(gapB, i)
-	}
-	for ; j < len(cs); j++ {
-		gapC = append(gapC, j)
-	}
-	flush()
-	// What is left unpaired on both sides, across gaps: a request moved and changed.
-	used := map[int]bool{}
-	var restC []int
-	for j, bi := range out {
-		if bi >= 0 {
-			used[bi] = true
-		} else {
-			restC = append(restC, j)
-		}
-	}
-	var restB []int
-	for i := range b {
-		if !used[i] {
-			restB = append(restB, i)
-		}
-	}
-	pairGap(b, c, restB, restC, out, true)
-	return out
-}
-
-// pairGap pairs the unmatched requests of one gap: the two most alike first (two points per
-// top-level member equal on both, one per key both have), then in order. A version that
-// reorders its probes (one session.create per field) still has each field's request compared
-// with the same field's. With sameKeys, only requests with the same keys are paired (the pass
-// over what is left unpaired across gaps: a request moved and changed).
-func pairGap(b, c []any, gapB, gapC []int, out []int, sameKeys bool) {
-	members := func(v any) map[string]string {
-		m := map[string]string{}
-		if o, ok := v.(map[string]any); ok {
-			for k, x := range o {
-				m[k] = show(x)
-			}
-		}
-		return m
-	}
-	type cand struct{ score, bi, ci int }
-	var all []cand
-	for _, bi := range gapB {
-		mb := members(b[bi])
-		for _, ci := range gapC {
-			score, mc := 0, members(c[ci])
-			for k, v := range mc {
-				if w, ok := mb[k]; ok {
-					score++
-					if w == v {
-						score += 2
-					}
-				}
-			}
-			if sameKeys && (len(mb) != len(mc) || score < len(mc)) {
-				continue // a key only one has (score counts each shared key at least once)
-			}
-			all = append(all, cand{score, bi, ci})
-		}
-	}
-	// Stable: among equal scores the earlier pair (in order) wins.
-	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
-	usedB, usedC := map[int]bool{}, map[int]bool{}
-	for _, p := range all {
-		if !usedB[p.bi] && !usedC[p.ci] {
-			out[p.ci], usedB[p.bi], usedC[p.ci] = p.bi, true, true
-		}
-	}
-}
-
-// show is a value's canonical JSON (object keys sorted), for equality.
-func show(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // Allowable lists the statuses a passed scenario may be allowed to go to.

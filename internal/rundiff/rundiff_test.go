@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/compare"
 	"github.com/copilot-sdk-conformance/conformance/internal/render"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/stretchr/testify/assert"
@@ -27,7 +26,8 @@ func run(t *testing.T, results []report.Result, tools map[string]string) string 
 		require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(line), 0o644))
 		results[i].Transcript = filepath.ToSlash(rel)
 	}
-	require.NoError(t, render.Write(dir, &report.Results{Results: results}))
+	require.NoError(t, render.Write(dir, &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: "h"}, Results: results,
+		Completeness: &report.Completeness{Complete: true, Planned: len(results), Reported: len(results)}}))
 	return filepath.Join(dir, "results.json")
 }
 
@@ -182,41 +182,6 @@ func TestRenamedScenarioIsTheSameCase(t *testing.T) {
 	assert.Len(t, r.Changes, 2)
 }
 
-func TestPairs(t *testing.T) {
-	create := func(field string, v any) any {
-		return map[string]any{"tools": []any{}, field: float64(0) + v.(float64)}
-	}
-	tests := []struct {
-		name       string
-		base, cand []any
-		want       []int // for each candidate request, the base request it is compared with (-1: none)
-	}{
-		{"one request added in the middle", []any{create("a", 1.0), create("c", 3.0)},
-			[]any{create("a", 1.0), create("b", 2.0), create("c", 3.0)}, []int{0, -1, 1}},
-		{"reordered and changed: paired by shared members", []any{create("a", 1.0), create("b", 2.0), create("c", 3.0)},
-			[]any{create("c", 30.0), create("a", 1.0), create("d", 4.0), create("b", 2.0)}, []int{2, 0, -1, 1}},
-		{"one request gone", []any{create("a", 1.0), create("b", 2.0)}, []any{create("b", 2.0)}, []int{1}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, pairs(tt.base, tt.cand))
-		})
-	}
-}
-
-func TestAligned(t *testing.T) {
-	req := func(method, field string) compare.Request {
-		return compare.Request{Method: method, Params: map[string]any{field: true}}
-	}
-	base := []compare.Request{req("session.create", "a"), req("session.create", "c"), req("session.destroy", "x")}
-	cand := []compare.Request{req("session.create", "a"), req("session.create", "b"), req("session.create", "c"), req("session.destroy", "x")}
-	bp, cp := Aligned(base, cand)
-	assert.Equal(t, cp["session.create#2"], bp["session.create#2"], "c is compared with c")
-	assert.Equal(t, map[string]any{"b": true}, cp["session.create#3"], "b, sent anew, gets a key past the base's")
-	assert.NotContains(t, bp, "session.create#3")
-	assert.Equal(t, cp["session.destroy#1"], bp["session.destroy#1"], "equal counts: in order")
-}
-
 // Comparing through a request cache gives what reading every transcript gives, across several
 // scenarios compared at once; a forgotten run is read again.
 func TestCompareWithCacheIsCompare(t *testing.T) {
@@ -244,53 +209,48 @@ func TestCompareWithCacheIsCompare(t *testing.T) {
 	assert.Equal(t, want, CompareWith(rq, b, c, filepath.Dir(bp), filepath.Dir(cp), nil))
 }
 
-// payloadLines diffs two request lists as diff does and lists "key path: base → candidate".
-func payloadLines(base, cand []compare.Request) []string {
-	bp, cp := Aligned(base, cand)
-	var out []string
-	for _, d := range compare.Payloads(map[string]map[string]any{"base": bp, "candidate": cp}, nil) {
-		out = append(out, fmt.Sprintf("%s %s: %s → %s", d.Request, d.Path, d.Values["base"], d.Values["candidate"]))
+// The gate reads only what it can trust: an unreadable file or an incomplete run, as base or as
+// candidate, is an error naming the file and what is wrong (exit 2), never an empty side.
+func TestRunsRefusesWhatItCannotTrust(t *testing.T) {
+	good := run(t, []report.Result{{SDK: "go", Feature: "f.feature", Scenario: "s", Status: report.Passed}}, nil)
+	incompleteDir := t.TempDir()
+	require.NoError(t, render.Write(incompleteDir, &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: "h"},
+		Results: []report.Result{{SDK: "go", Feature: "f.feature", Scenario: "s", Status: report.Passed}},
+		Completeness: &report.Completeness{Planned: 2, Reported: 1, Missing: []report.Missing{
+			{Feature: "f.feature", Scenario: "t", SDK: "go", Reason: report.MissingInterrupted}}}}))
+	incomplete := filepath.Join(incompleteDir, "results.json")
+	file := func(text string) string {
+		p := filepath.Join(t.TempDir(), "results.json")
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
 	}
-	return out
-}
-
-// A hand-written scenario's requests of one method, sent in another order and one of them
-// changed, are paired by what they carry (the id that names each), not by position: the one
-// change is the only difference.
-func TestAlignedPairsByValuesNotPosition(t *testing.T) {
-	answer := func(id string, result any) compare.Request {
-		return compare.Request{Method: "session.permissions.handlePendingPermissionRequest", Params: map[string]any{"requestId": id, "result": result}}
+	tests := []struct {
+		name string
+		bad  string
+		want string
+	}{
+		{"null", file("null"), "holds null"},
+		{"empty object", file("{}"), "no schemaVersion"},
+		{"unknown field", file(`{"foo":1}`), "no schemaVersion"},
+		{"results null", file(`{"schemaVersion":2,"harness":{"version":"h"},"sdks":[],"results":null,"completeness":{"complete":true,"planned":0,"reported":0}}`), "at /results"},
+		{"another schema version", file(`{"schemaVersion":1,"harness":{"version":"h"},"sdks":[],"results":[]}`), "schemaVersion 1"},
+		{"unknown status", file(`{"schemaVersion":2,"harness":{"version":"h"},"sdks":[],"results":[{"feature":"f","scenario":"s","sdk":"go","status":"banana"}],"completeness":{"complete":true,"planned":1,"reported":1}}`), "/results/0/status"},
+		{"incomplete run", incomplete, "is an incomplete run (INCOMPLETE: 1 of 2 planned results missing (1 interrupted); the first: f.feature / t on go, interrupted)"},
 	}
-	base := []compare.Request{answer("p1", "approved"), answer("p2", "approved"), answer("p3", "denied")}
-	cand := []compare.Request{answer("p3", "denied"), answer("p2", "denied"), answer("p1", "approved")}
-	assert.Equal(t, []string{`session.permissions.handlePendingPermissionRequest#2 result: "approved" → "denied"`}, payloadLines(base, cand))
-}
-
-// A sweep's cases run at once go out in no fixed order; each request carries its case (the
-// transcript's case notes), and two runs pair by case: a case only one run has is one "sent"
-// or "not sent", never a field moved from one case's request to another's.
-func TestAlignedPairsSweptCasesByKey(t *testing.T) {
-	open := func(caseKey, field string, v any) compare.Request {
-		return compare.Request{Method: "session.create", Case: caseKey, Params: map[string]any{"tools": []any{}, field: v}}
+	for _, tt := range tests {
+		for _, side := range []string{"base", "candidate"} {
+			t.Run(tt.name+" as "+side, func(t *testing.T) {
+				a, b := tt.bad, good
+				if side == "candidate" {
+					a, b = good, tt.bad
+				}
+				_, err := Runs(a, b, nil)
+				require.ErrorIs(t, err, report.ErrUnreadable)
+				assert.Contains(t, err.Error(), tt.bad)
+				assert.Contains(t, err.Error(), tt.want)
+			})
+		}
 	}
-	connect := func(caseKey string) compare.Request {
-		return compare.Request{Method: "connect", Case: caseKey, Params: map[string]any{}}
-	}
-	base := []compare.Request{
-		connect("a"), connect("b"), connect("c"),
-		open("b", "systemMessage", "x"), open("a", "contextTier", "default"), open("c", "hooks", true),
-	}
-	cand := []compare.Request{
-		connect("c"), connect("e"), connect("a"),
-		open("e", "requestUserInput", true), open("c", "hooks", true), open("a", "contextTier", "large"),
-	}
-	assert.Equal(t, []string{
-		`connect#1 [b] : sent → not sent`,
-		`connect#1 [e] : not sent → sent`,
-		`session.create#1 [a] contextTier: "default" → "large"`,
-		`session.create#1 [b] : sent → not sent`,
-		`session.create#1 [e] : not sent → sent`,
-	}, payloadLines(base, cand))
 }
 
 // bigReport has a regression, a new divergence, a capability gained and many payload changes.

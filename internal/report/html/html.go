@@ -24,8 +24,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/compare"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -61,6 +63,10 @@ type result struct {
 	report.Result
 	TranscriptIndex int    `json:"transcriptIndex"` // -1: none
 	TranscriptError string `json:"transcriptError,omitempty"`
+	// RequestKeys names each request of the transcript (by its entry's seq) as the cross-SDK
+	// comparison pairs it (compare.Align, against the scenario's first SDK): the page's side
+	// by side view shows a request against the other SDK's request of the same key.
+	RequestKeys map[int]string `json:"requestKeys,omitempty"`
 }
 
 // Render writes dir/report.html for res, reading each result's transcript from dir.
@@ -80,9 +86,10 @@ func RenderFrom(ts *transcript.Store, res *report.Results) error {
 		return fmt.Errorf("report.html: %w", err)
 	}
 	loaded := map[string]int{}
+	requests := map[string][]compare.Request{} // transcript -> its requests
 	for _, r := range res.Results {
-		r.Checked = nil // not shown
 		out := result{Result: r, TranscriptIndex: -1}
+		out.Checked = nil // not shown
 		if r.Transcript != "" {
 			if i, ok := loaded[r.Transcript]; ok {
 				out.TranscriptIndex = i
@@ -91,6 +98,7 @@ func RenderFrom(ts *transcript.Store, res *report.Results) error {
 					return err
 				}
 				loaded[r.Transcript] = p.Transcripts
+				requests[r.Transcript] = compare.RequestList(es)
 				out.TranscriptIndex = p.Transcripts
 				p.Transcripts++
 			} else if errors.Is(err, fs.ErrNotExist) {
@@ -101,6 +109,7 @@ func RenderFrom(ts *transcript.Store, res *report.Results) error {
 		}
 		p.Results = append(p.Results, out)
 	}
+	requestKeys(res.Results, p.Results, requests)
 	data, err := json.Marshal(p) // escapes <, > and & as \u003c…: nothing can close the script element
 	if err != nil {
 		return fmt.Errorf("report.html: %w", err)
@@ -116,7 +125,21 @@ func RenderFrom(ts *transcript.Store, res *report.Results) error {
 	// transcript scripts ('self'; file: for a page opened from disk, whose origin is opaque).
 	b.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' 'self' file:; img-src data:\">\n")
 	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head><body>\n", escapeText(title), css)
-	b.WriteString(`<header><h1>Conformance report</h1><p id="meta"></p></header>
+	b.WriteString(`<header><h1>Conformance report</h1><p id="meta"></p>`)
+	// An incomplete run says so before anything else (written here, escaped: the page's script
+	// shows only what ran).
+	if c := res.Completeness; res.Incomplete() {
+		fmt.Fprintf(&b, "\n<div id=\"incomplete\" role=\"alert\"><strong>%s</strong><ul>", escapeText(c.Headline()))
+		for i, m := range c.Missing {
+			if i == 50 {
+				fmt.Fprintf(&b, "<li>and %d more: completeness.missing in results.json</li>", len(c.Missing)-i)
+				break
+			}
+			fmt.Fprintf(&b, "<li>%s</li>", escapeText(fmt.Sprintf("%s / %s on %s: %s", m.Feature, m.Scenario, report.Target(m.SDK, m.Version), m.Reason)))
+		}
+		b.WriteString("</ul></div>")
+	}
+	b.WriteString(`</header>
 <section id="filters"></section>
 <section id="totals"></section>
 <main><table id="matrix"></table></main>
@@ -127,6 +150,42 @@ func RenderFrom(ts *transcript.Store, res *report.Results) error {
 	b.WriteString(js)
 	b.WriteString("</script>\n</body></html>\n")
 	return os.WriteFile(filepath.Join(dir, FileName), b.Bytes(), 0o644)
+}
+
+// requestKeys sets each result's RequestKeys: per scenario, every SDK's requests keyed as the
+// cross-SDK comparison keys them (compare.Scenarios: against the first SDK by name, the order
+// kept only where a feature checks it), so the page pairs what the comparison pairs.
+func requestKeys(in []report.Result, out []result, requests map[string][]compare.Request) {
+	type scenario struct{ feature, name string }
+	groups := map[scenario][]int{}
+	for i, r := range in {
+		if _, ok := requests[r.Transcript]; ok {
+			k := scenario{r.Feature, r.Scenario}
+			groups[k] = append(groups[k], i)
+		}
+	}
+	for _, idx := range groups {
+		sort.SliceStable(idx, func(a, b int) bool { return in[idx[a]].SDK < in[idx[b]].SDK })
+		checked := map[report.Check]bool{}
+		for _, i := range idx {
+			for _, c := range in[i].Checked {
+				checked[c] = true
+			}
+		}
+		ref := requests[in[idx[0]].Transcript]
+		for n, i := range idx {
+			list := requests[in[i].Transcript]
+			bk, ck := compare.Align(ref, list, compare.Ordered(checked))
+			keys := ck
+			if n == 0 {
+				keys = bk
+			}
+			out[i].RequestKeys = map[int]string{}
+			for j, k := range keys {
+				out[i].RequestKeys[list[j].Seq] = k
+			}
+		}
+	}
 }
 
 // writeTranscript writes TranscriptDir/<i>.js: one call handing the page transcript i.

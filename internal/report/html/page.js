@@ -127,14 +127,18 @@
     document.head.append(s);
   }
 
-  // Requests the SDK sent in a transcript, numbered per method ("session.create#1").
-  function requests(entries) {
+  // Requests the SDK sent in a transcript, each under the key the cross-SDK comparison pairs it
+  // by (keys: the result's requestKeys, by entry seq: its case, then what it carries; see
+  // html.go), so two SDKs' requests sent in different orders are still set side by side.
+  // A request without a key (a page of an older run) is numbered per method.
+  function requests(entries, keys) {
     var out = [], seen = {};
     (entries || []).forEach(function (e) {
       var f = e.frame;
       if (e.dir !== 'sdk->runtime' || !f || typeof f.method !== 'string' || f.id === undefined) return;
       seen[f.method] = (seen[f.method] || 0) + 1;
-      out.push({ key: f.method + '#' + seen[f.method], params: f.params });
+      var key = keys && keys[e.seq];
+      out.push({ key: key || f.method + '#' + seen[f.method], params: f.params });
     });
     return out;
   }
@@ -240,7 +244,7 @@
       var j = cell[r.feature + '\u0000' + r.scenario + '\u0000' + c];
       return c !== r.sdk && j !== undefined && results[j].transcriptIndex >= 0;
     });
-    var mine = requests(entries);
+    var mine = requests(entries, r.requestKeys);
     if (others.length && mine.length) {
       var reqSel = el('select', { id: 'diff-request' }, mine.map(function (q) { return el('option', { value: q.key }, q.key); }));
       var sdkSel = el('select', { id: 'diff-sdk' }, others.map(function (c) { return el('option', { value: c }, sdkLabel(c)); }));
@@ -252,7 +256,7 @@
           if (sdk !== sdkSel.value || key !== reqSel.value) return; // changed meanwhile
           if (!other) { out.replaceChildren(el('p', { class: 'bad' }, why)); return; }
           var a = mine.filter(function (q) { return q.key === key; })[0];
-          var b = requests(other).filter(function (q) { return q.key === key; })[0];
+          var b = requests(other, results[j].requestKeys).filter(function (q) { return q.key === key; })[0];
           out.replaceChildren(b ? diffTable(a.params, b.params, r.sdk, sdk)
             : el('p', {}, sdk + ' sent no ' + key));
         });
