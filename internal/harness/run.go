@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"github.com/copilot-sdk-conformance/conformance/internal/cases"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -94,6 +95,7 @@ type Config struct {
 	schemaDir          string               // where the run's schemas were read from (set by Run)
 	schemaRuntime      string               // the runtime version they belong to, "" when unknown
 	clientSide         []surface.ClientSide // fixtures/client-side-fields.yaml (set by execute, from the plan)
+	features           fs.FS                // the feature files, read once before any SDK runs (readFeatures); nil: the disk
 	catalog            []report.SchemaItem  // every method and event type of the schemas, for the coverage
 	selection          *shardSelection      // set by Run for a shard
 	// replayMissing are the keys a replay cannot give a result for (set by ReplayRun): the
@@ -176,6 +178,9 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	}
 	if err := checkRoom(cfg); err != nil {
 		return nil, err
+	}
+	if cfg.features, err = readFeatures(cfg.Paths); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	cfg.selection = selectShard(cfg, p)
 	local := runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}
@@ -312,7 +317,9 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 				}
 				view.Result(name, progress.Result{Feature: r.Feature, Scenario: r.Scenario, Status: r.Status, Message: r.Message, Rerun: r.Rerun})
 			}
-			runSuite(cfg, p.featuresRoot, t)
+			if err := runSuite(cfg, p.featuresRoot, t); err != nil {
+				view.Logf(name, "%v", err)
+			}
 			clk.done = time.Now()
 			view.Done(name)
 			t.close()
@@ -517,7 +524,10 @@ func checkoutFolder(name, source string) string {
 
 // runSuite runs every feature on one SDK through godog. godog's cucumber JSON is kept as the
 // step-level record; statuses come from the outcomes the steps report.
-func runSuite(cfg Config, featuresRoot string, t *target) {
+//
+// It returns an error when godog ran nothing: it could not read or parse the features (it says
+// why on stderr), so none of the SDK's scenarios has a result.
+func runSuite(cfg Config, featuresRoot string, t *target) error {
 	format, out := "progress", io.Writer(io.Discard) // no record without a report folder
 	if cfg.ReportDir != "" {
 		cucumber := report.CucumberPath(cfg.ReportDir, t.label)
@@ -547,13 +557,21 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 			Format:      format,
 			Output:      out,
 			Paths:       cfg.Paths,
+			FS:          cfg.features, // nil: the disk
 			Tags:        cfg.Tags,
 			Strict:      true,
 			NoColors:    true,
 		},
 	}
-	suite.Run()
+	if suite.Run() == godogOptionError {
+		return fmt.Errorf("godog could not read the features %s for %s (its reason is above): none of its scenarios ran", strings.Join(cfg.Paths, ", "), t.label)
+	}
+	return nil
 }
+
+// godogOptionError is godog's status when it ran nothing because of its options or the features
+// it could not read (its exitOptionError, not exported).
+const godogOptionError = 2
 
 // generatedCapability is the capability of the SDK's generated RPC layer, which the recipes
 // find in the SDK's own files (sdks.Driver.Generated).
