@@ -41,7 +41,7 @@ func (w *world) connectedWithOptions(table *godog.Table) error {
 			}
 		}
 	}
-	c := fmt.Sprintf("c%d", len(w.clients)+1)
+	c := fmt.Sprintf("c%d", len(w.clients)+w.stopped+1)
 	if _, err := w.do("connect", map[string]any{"client": c, "address": w.addr, "options": opts}); err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func (w *world) servesModelRequests() error {
 		Body:    `{"reply":"façade ✓ 応答 🚀"}`,
 	}
 	w.exchange = x
-	c := fmt.Sprintf("c%d", len(w.clients)+1)
+	c := fmt.Sprintf("c%d", len(w.clients)+w.stopped+1)
 	res, err := w.do("connect", map[string]any{"client": c, "address": w.addr, "requestHandler": map[string]any{"start": x.start.Name, "chunk": x.chunk.Name, "response": x.response}})
 	if err != nil {
 		return err

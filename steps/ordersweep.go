@@ -123,6 +123,7 @@ func (w *world) probeOrder() error {
 		return err
 	}
 	var done []orderCase
+	closed := &orderClosed{cut: map[string]int{}, serves: map[string]string{}}
 	// A field whose value the SDK's type cannot hold is set to its next generated value, until
 	// one is held or none is left: one value per field is enough for the order.
 	for todo := cases; len(todo) > 0; {
@@ -133,6 +134,9 @@ func (w *world) probeOrder() error {
 			end := min(start+batch, len(todo))
 			if err := w.runOrderCases(maker, todo[start:end]); err != nil {
 				return cutShort(err, start, len(todo), todo[start].Label())
+			}
+			if err := w.closeOrderCases(todo[start:end], closed); err != nil {
+				return cutShort(err, end, len(todo), todo[end-1].Label())
 			}
 		}
 		var again []orderCase
@@ -160,10 +164,10 @@ func (w *world) probeOrder() error {
 			res.skipped = append(res.skipped, fmt.Sprintf("%s on %s: %v", c.Label(), c.Request, c.Err))
 		}
 	}
-	problems, unexplained, judged := judgeOrder(w.entries(), cases)
+	problems, unexplained, judged := judgeOrder(closed.before(w.entries()), cases)
 	res.problems = append(res.problems, problems...)
 	for _, a := range unexplained {
-		if how := w.servesHandler(a); how != "" {
+		if how := closed.serves[additionKey(a)]; how != "" {
 			w.rec.Notef("", "order: %s on %s adds %s (seq %d): %s", a.Case.Label(), a.Case.Request, a.Req.Method, a.Req.Seq, how)
 			continue
 		}
@@ -179,6 +183,135 @@ func (w *world) probeOrder() error {
 	return nil
 }
 
+// orderClosed is what the sweep kept of the cases whose clients it stopped: each case's client is
+// stopped once its batch is judged for handlers, so a run holds a batch's connections at a time,
+// not every case's (measured: the sweep's open connections were most of a run's open files).
+type orderClosed struct {
+	cut       map[string]int    // connection -> the first transcript seq after its case was judged
+	serves    map[string]string // additionKey -> how the handler is shown to serve the addition
+	baselines []orderCase       // the baselines run so far, that later cases are judged against
+	held      []orderCase       // judged cases whose clients are not stopped yet (orderHeld)
+}
+
+// before is entries without what a judged case's connection carried from then on (an event sent
+// to show a handler's request, the client's shutdown): no part of the order its case is judged on.
+func (c *orderClosed) before(entries []transcript.Entry) []transcript.Entry {
+	out := make([]transcript.Entry, 0, len(entries))
+	for _, e := range entries {
+		if cut, ok := c.cut[e.Conn]; ok && e.Seq >= cut {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func additionKey(a addition) string { return fmt.Sprintf("%s\x00%d", a.Case.Handle, a.Req.Seq) }
+
+// closeOrderCases ends a batch of cases while their clients are still open: the requests the SDK
+// sent after its create or resume returned are in by a round trip; an addition of a handler's
+// case is shown to serve the handler now (servesHandler sends its session an event); then the
+// clients of the judged cases are stopped once orderHeld are held, and what later checks need
+// stays in the transcript.
+func (w *world) closeOrderCases(cs []orderCase, closed *orderClosed) error {
+	if err := w.roundTrip(); err != nil {
+		return err
+	}
+	cut := w.rec.Len() + 1
+	judge := append([]orderCase(nil), closed.baselines...)
+	handles := map[string]bool{}
+	for _, c := range cs {
+		switch {
+		case c.Entry == nil:
+			closed.baselines = append(closed.baselines, c)
+			judge = append(judge, c)
+		case c.Entry.Kind == "handler" && c.Err == nil:
+			judge = append(judge, c)
+			handles[c.Handle] = true
+		}
+	}
+	if len(handles) > 0 {
+		_, unexplained, _ := judgeOrder(closed.before(w.entries()), judge)
+		for _, a := range unexplained {
+			if handles[a.Case.Handle] {
+				closed.serves[additionKey(a)] = w.servesHandler(a)
+			}
+		}
+	}
+	// Judged up to here: what the event above made the SDK send, and its shutdown, are no part of
+	// the order.
+	for _, c := range cs {
+		if c.Conn != "" {
+			closed.cut[c.Conn] = cut
+		}
+	}
+	closed.held = append(closed.held, cs...)
+	if len(closed.held) < orderHeld {
+		return nil
+	}
+	held := closed.held
+	closed.held = nil
+	return w.stopSome(held)
+}
+
+// orderHeld is how many judged cases' clients are held before they are stopped together: a stop
+// costs about a second in some SDKs (Python's client waits for its reader thread), whatever the
+// number stopped at once (measured on Python's order scenario: 15 s holding every client, 47 s
+// stopping each batch of 8, 25 s stopping 24 at a time).
+const orderHeld = 3 * orderBatch
+
+// stopSome stops the clients of the cases cs (named in their sessions) and forgets them; a client
+// that would not stop is left to the scenario's end, which reports it.
+func (w *world) stopSome(cs []orderCase) error {
+	mine := map[string]bool{}
+	for _, c := range cs {
+		for _, s := range w.sessions {
+			if s.handle == c.Handle {
+				mine[s.client] = true
+			}
+		}
+	}
+	var stop, keep []string
+	for _, c := range w.clients {
+		if mine[c] {
+			stop = append(stop, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	if len(stop) == 0 {
+		return nil
+	}
+	args := make([]any, len(stop))
+	for i, c := range stop {
+		args[i] = map[string]any{"client": c}
+	}
+	var rs []*driver.Response
+	var err error
+	if concurrent, _ := w.t.Capability(driver.Concurrent); concurrent {
+		rs, err = w.callAll("stopClient", args)
+	} else {
+		for _, a := range args {
+			r, e := w.call("stopClient", a)
+			rs, err = append(rs, r), errors.Join(err, e)
+			if driver.EndsScenario(e) {
+				break
+			}
+		}
+	}
+	if driver.EndsScenario(err) {
+		return err
+	}
+	for i, c := range stop {
+		if i >= len(rs) || rs[i] == nil || rs[i].Outcome != driver.OK {
+			keep = append(keep, c)
+		}
+	}
+	w.stopped += len(w.clients) - len(keep)
+	w.clients = keep
+	return nil
+}
+
 func errorsIsCannotHold(err error) bool { return errors.Is(err, surface.ErrCannotHold) }
 
 // runOrderCases runs one batch of cases at once: a fresh client each (and for a resume a session
@@ -190,7 +323,7 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 		if cs[i].Request == "session.resume" {
 			makes = append(makes, mergeHandle(map[string]any{"tools": []any{}}, maker, fmt.Sprintf("om%d", len(w.sessions)+len(makes)+1)))
 		}
-		connects = append(connects, w.withHandlers(map[string]any{"client": fmt.Sprintf("o%d", len(w.clients)+i+1), "address": w.addr}))
+		connects = append(connects, w.withHandlers(map[string]any{"client": fmt.Sprintf("o%d", len(w.clients)+w.stopped+i+1), "address": w.addr}))
 	}
 	if len(makes) > 0 {
 		rs, err := w.callAll("createSession", makes)

@@ -186,10 +186,13 @@ func (w *world) holdEachKind() error {
 // other kind at once, wait for their answers (holdWait at most), release, and wait for every call
 // of the phase to end.
 func (w *world) holdOne(rt *runtime.Server, s session, h pendingKind, kinds []pendingKind, created map[string]any) (*holdPhase, error) {
+	// The phase starts before the hold: a replay writes the recorded phase's frames when the
+	// hold is answered (the recorded driver answers with its stretch of the recording), and
+	// they must count as the phase's, as they do live.
+	p := &holdPhase{held: h, start: len(w.rec.Entries()), toolIDs: map[string]string{}}
 	if _, err := w.do("hold", holdArgs(s, h)); err != nil {
 		return nil, err
 	}
-	p := &holdPhase{held: h, start: len(w.rec.Entries()), toolIDs: map[string]string{}}
 	var mu sync.Mutex
 	var lost error
 	run := func(k pendingKind, wg *sync.WaitGroup, held bool) {
@@ -328,6 +331,11 @@ func callIn(frames []frameHead, since int, k pendingKind, toolID string) pending
 			c.requestSeq, c.id = f.seq, f.id
 		case k.method != nil && f.dir == transcript.SDKToRuntime && c.requestSeq > 0 && f.method == "" && f.id == c.id:
 			answer(f.seq)
+		case k.method == nil && toolID == "" && f.dir == transcript.RuntimeToSDK && f.event == "external_tool.requested" && strings.HasPrefix(f.requestID, "held-") && c.requestSeq == 0:
+			// The call's requestId is not known (a replay, whose runtime sent nothing): the
+			// phase's one call of the tool outside a turn (runtime.CallTool's "held-N").
+			toolID = f.requestID
+			c.requestSeq, c.id = f.seq, toolID
 		case k.method == nil && toolID != "" && f.dir == transcript.RuntimeToSDK && f.event == "external_tool.requested" && f.requestID == toolID && c.requestSeq == 0:
 			c.requestSeq, c.id = f.seq, toolID
 		case k.method == nil && toolID != "" && f.dir == transcript.SDKToRuntime && f.method == "session.tools.handlePendingToolCall" && f.requestID == toolID:

@@ -208,6 +208,17 @@ func (w *world) settle(requestID string, since int) {
 	time.Sleep(resolveSettle)
 }
 
+// handlerReported waits (up to resolveAnswerWait) until the driver reported an application
+// handler call after seq since: a driver's event line can come after the SDK's answer on the
+// wire, and a report of the single send that arrives late would be counted for the repeat
+// (measured on Java under load: "ran 3 times for the request sent twice, 0 for one sent once").
+func (w *world) handlerReported(since int) {
+	deadline := time.Now().Add(resolveAnswerWait)
+	for time.Now().Before(deadline) && w.gone() == nil && appCalls(w.entries(), since, 0) == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // settleAll waits until the SDK answered every kind's probe or resolveAnswerWait passed, then
 // resolveSettle more.
 func (w *world) settleAll(kinds []resolvingKind, since int) {
@@ -335,6 +346,7 @@ func (w *world) resolveEachKind() error {
 			return cutShort(err, i, len(p.answered), k.request.Type)
 		}
 		w.settle("once-"+k.request.Type, c.start)
+		w.handlerReported(c.start)
 		c.again = len(w.rec.Entries())
 		// The tool's handler is held meanwhile, so that the repeat certainly finds the first
 		// still in flight (the other kinds' handlers cannot be held: their answer may go out

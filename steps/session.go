@@ -12,7 +12,7 @@ import (
 
 // connect gives the scenario a fresh SDK client on its recording runtime.
 func (w *world) connect() (string, error) {
-	c := fmt.Sprintf("c%d", len(w.clients)+1)
+	c := fmt.Sprintf("c%d", len(w.clients)+w.stopped+1)
 	res, err := w.do("connect", w.withHandlers(map[string]any{"client": c, "address": w.addr}))
 	if err != nil {
 		return "", err
@@ -56,7 +56,7 @@ func (w *world) connectedOverStdio() error {
 	if err := runtime.WriteStdioScript(script, argv, w.stdioLog); err != nil {
 		return err
 	}
-	c := fmt.Sprintf("c%d", len(w.clients)+1)
+	c := fmt.Sprintf("c%d", len(w.clients)+w.stopped+1)
 	w.rec.Notef("", "the SDK spawns %s", script)
 	if _, err := w.do("connect", map[string]any{"client": c, "cliPath": script,
 		"env": map[string]string{"CONFORMANCE_SCENARIO": w.name}}); err != nil {

@@ -3,6 +3,8 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
 // The application's surface (drivers/PROTOCOL.md "Surface"): every field the SDK declares is set
@@ -27,6 +30,63 @@ type surfaceEnv struct {
 	spawned int
 	clients map[string]string // owner -> client handle
 	log     surface.RequestLog
+	// held are the clients of the last OpenClientWith calls, with their runtime connections: the
+	// probe is done with each once the next opens, and they are stopped together once
+	// surfaceHeld are held (a stop costs about a second in some SDKs, and together they cost one),
+	// so the probe holds at most that many, not one per case; cut is each stopped connection's
+	// first transcript seq after its stop, whose requests (the client's shutdown) are no case's.
+	held []heldClient
+	cut  map[string]int
+}
+
+type heldClient struct {
+	client string
+	conns  []string
+}
+
+// surfaceHeld is how many finished probe clients are held before they are stopped together.
+const surfaceHeld = 8
+
+// stopHeld stops the held probe clients once there are at least n; only a lost driver is an
+// error (a client that would not stop is left to the scenario's end, which reports it).
+func (e *surfaceEnv) stopHeld(n int) error {
+	if len(e.held) == 0 || len(e.held) < n {
+		return nil
+	}
+	if e.cut == nil {
+		e.cut = map[string]int{}
+	}
+	cut := e.w.rec.Len() + 1
+	var stop []orderCase // stopSome's unit: a case names its client through its session
+	for _, h := range e.held {
+		for _, conn := range h.conns {
+			e.cut[conn] = cut
+		}
+		for _, ss := range e.w.sessions {
+			if ss.client == h.client {
+				stop = append(stop, orderCase{Handle: ss.handle})
+				break
+			}
+		}
+	}
+	e.held = nil
+	return e.w.stopSome(stop)
+}
+
+// newConns are the runtime connections first seen in entries (the transcript from a point on).
+func newConns(entries, before []transcript.Entry) []string {
+	seen := map[string]bool{}
+	for _, e := range before {
+		seen[e.Conn] = true
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Dir == transcript.SDKToRuntime && !seen[e.Conn] {
+			seen[e.Conn] = true
+			out = append(out, e.Conn)
+		}
+	}
+	return out
 }
 
 func (e *surfaceEnv) Open(owner, sessionID string, fields map[string]any) (string, error) {
@@ -121,7 +181,15 @@ func (e *surfaceEnv) RuntimeMethods() []string {
 // OpenClientWith implements surface.ProviderEnv: OpenClient whose session registers a handler
 // of each method.
 func (e *surfaceEnv) OpenClientWith(fields map[string]any, methods []string) error {
-	c := fmt.Sprintf("c%d", len(e.w.clients)+1)
+	if err := e.stopHeld(surfaceHeld); err != nil {
+		return err
+	}
+	c := fmt.Sprintf("c%d", len(e.w.clients)+e.w.stopped+1)
+	from := e.w.rec.Len()
+	defer func() {
+		all := e.w.rec.Entries()
+		e.held = append(e.held, heldClient{c, newConns(all[from:], all[:from])})
+	}()
 	e.caseStarts("client", fields, methods)
 	args := e.w.withHandlers(map[string]any{"client": c, "address": e.w.addr})
 	if fields != nil {
@@ -167,13 +235,19 @@ func (e *surfaceEnv) OpenTimeOptions() []string {
 // OpenSpawned implements surface.SpawnEnv: a client of its own that starts the recording runtime
 // itself (connect with cliPath), with the options set, a session on it, then stopped.
 func (e *surfaceEnv) OpenSpawned(fields map[string]any) (surface.Process, error) {
-	sp, err := surface.NewSpawner(e.w.t.StdioRuntime())
+	var sp surface.ProcessSource
+	var err error
+	if s, ok := e.w.t.(suite.Spawns); ok {
+		sp, err = s.Spawner(e.w.t.StdioRuntime())
+	} else {
+		sp, err = surface.NewSpawner(e.w.t.StdioRuntime())
+	}
 	if err != nil {
 		return surface.Process{}, err
 	}
 	e.spawned++
 	c := fmt.Sprintf("sp%d", e.spawned)
-	args := map[string]any{"client": c, "cliPath": sp.CLIPath}
+	args := map[string]any{"client": c, "cliPath": sp.Path()}
 	if fields != nil {
 		args["fields"] = fields
 	}
@@ -196,7 +270,14 @@ func (e *surfaceEnv) OpenSpawned(fields map[string]any) (surface.Process, error)
 			e.w.clients = append(e.w.clients, c)
 		}
 	}
+	// The facts a replay reads again, in order (no process starts there), and why there were
+	// none; the harness's own environment values only as fingerprints.
 	p, readErr := sp.Read()
+	fact := p.Fact(os.Environ())
+	if readErr != nil {
+		fact.Error = readErr.Error()
+	}
+	e.w.rec.Spawned(fact)
 	if err != nil {
 		return p, err
 	}
@@ -225,7 +306,15 @@ func mergeHandle(args map[string]any, client, handle string) map[string]any {
 	return args
 }
 
-func (e *surfaceEnv) Requests() []surface.Request { return e.log.Update(e.w.rec.Entries()) }
+func (e *surfaceEnv) Requests() []surface.Request {
+	entries := e.w.rec.Entries()
+	if len(e.cut) > 0 {
+		// Append-only still (RequestLog reads only what is new): a cut is set before its
+		// connection's shutdown is recorded.
+		entries = slices.DeleteFunc(entries, func(x transcript.Entry) bool { cut, ok := e.cut[x.Conn]; return ok && x.Seq >= cut })
+	}
+	return e.log.Update(entries)
+}
 
 func (w *world) probeSurface() error {
 	raw, err := w.do("surface", map[string]any{})

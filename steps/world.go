@@ -45,6 +45,7 @@ type world struct {
 	stdioLog        string   // transcript written by a runtime the SDK spawned itself
 	tempDirs        []string // removed when the scenario ends (the stdio wrapper scripts)
 	clients         []string
+	stopped         int // clients a sweep stopped before the scenario's end: no handle is used twice
 	tools           []map[string]any
 	sessions        []session
 	reply           json.RawMessage

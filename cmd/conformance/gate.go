@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/rundiff"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
@@ -39,7 +40,11 @@ new divergences (now expected failures), the fixes, the other status changes, th
 changes grouped by field across SDKs, and each scenario's payload changes; each section counted.
 --markdown FILE also writes it as a pull-request comment of at most --budget bytes, cut from the
 least important end and saying what was cut and where the full diff is (--full-diff).
-Exit status: 0 when nothing regressed, 1 on a regression, 2 when a file cannot be read.`,
+Both files must be complete runs' results.json of this harness's schemaVersion (README.md,
+"Complete or INCOMPLETE"): anything else (null, {}, another schemaVersion, an unknown status,
+an incomplete run) is refused, naming the file and what is wrong.
+Exit status: 0 when nothing regressed, 1 on a regression, 2 when a file cannot be read or
+trusted.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a := rundiff.Allow{}
@@ -81,13 +86,16 @@ func replayCmd() *cobra.Command {
 		Use:   "replay TRANSCRIPT | RUN/results.json --report-dir OUT",
 		Short: "Re-check assertions against recorded transcripts, running no SDK",
 		Long: `Replay runs the steps against what a run recorded, with no SDK: each driver command is answered
-from the recorded transcript. Given one scenario's transcript it prints that scenario's status.
+from the recorded transcript. Given one scenario's transcript it prints that scenario's status,
+judged with the manifest of expected failures for the SDK version the run's results.json (in a
+folder above the transcript) recorded.
 Given a run's results.json it replays every recorded scenario on every SDK of that run through the
 same suite, classification and finish as run, and writes the report into --report-dir (the
 recorded run's SDKs, schema source and timing; the statuses as the features now judge them).
 
-Exit status: as run's (0 passed or failed only as expected, 1 on a failure or an xpass), 2 when the
-input cannot be read.`,
+Exit status: as run's (0 passed or failed only as expected, 1 on a failure or an xpass, 3 when
+INCOMPLETE: a recorded result it could not replay, or one the recorded run lacked), 2 when the
+input cannot be read or is not a results.json of this harness's schemaVersion.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := repoRoot(cmd)
@@ -97,21 +105,18 @@ input cannot be read.`,
 			if filepath.Base(args[0]) == "results.json" {
 				return replayRun(root, args[0], reportDir)
 			}
-			o, sdk, err := harness.Replay(root, args[0], steps.Initializer)
+			r, note, err := harness.ReplayResult(root, args[0], steps.Initializer)
 			if err != nil {
 				return &exitError{2, err}
 			}
-			fmt.Fprintf(os.Stdout, "%s on %s (%s), replayed from %s\n", o.Scenario, sdk, o.Feature, args[0])
-			switch {
-			case o.Err != nil:
-				fmt.Printf("failed: %v\n", o.Err)
-				return &exitError{1, fmt.Errorf("the recorded frames fail the scenario")}
-			case o.Unavailable != "":
-				fmt.Printf("unavailable: %s\n", o.Unavailable)
-			case o.Unsupported != "":
-				fmt.Printf("unsupported: %s\n", o.Unsupported)
-			default:
-				fmt.Println("passed: the recorded frames satisfy every assertion")
+			fmt.Fprintf(os.Stdout, "%s on %s (%s), replayed from %s\n%s\n", r.Scenario, report.Target(r.SDK, r.Version), r.Feature, args[0], note)
+			fmt.Printf("%s", r.Status)
+			if r.Message != "" {
+				fmt.Printf(": %s", r.Message)
+			}
+			fmt.Println()
+			if report.Failing(r.Status) {
+				return &exitError{1, fmt.Errorf("the recorded frames give %s", r.Status)}
 			}
 			return nil
 		},

@@ -94,9 +94,26 @@ func TestInterruptMidRun(t *testing.T) {
 				names = append(names, r.Scenario+": "+r.Status)
 			}
 			assert.Equal(t, []string{"a quick one: passed"}, names)
-			for _, f := range []string{"junit.xml", "summary.md"} {
-				assert.FileExists(t, filepath.Join(reports, f))
-			}
+			// The run is INCOMPLETE, in every report: the slow scenario is named as interrupted,
+			// and no report reads PASS.
+			res, err = report.Load(filepath.Join(reports, "results.json"))
+			require.NoError(t, err, "an interrupted run's results.json is readable")
+			require.True(t, res.Incomplete())
+			assert.Equal(t, 2, res.Completeness.Planned)
+			assert.Equal(t, 1, res.Completeness.Reported)
+			require.Len(t, res.Completeness.Missing, 1)
+			assert.Equal(t, "a slow one", res.Completeness.Missing[0].Scenario)
+			assert.Equal(t, report.MissingInterrupted, res.Completeness.Missing[0].Reason)
+			summary, err := os.ReadFile(filepath.Join(reports, "summary.md"))
+			require.NoError(t, err)
+			assert.NotContains(t, string(summary), "PASS")
+			assert.Contains(t, string(summary), "**INCOMPLETE**: 1 of 2 planned results missing (1 interrupted)")
+			junit, err := os.ReadFile(filepath.Join(reports, "junit.xml"))
+			require.NoError(t, err)
+			assert.Contains(t, string(junit), "INCOMPLETE: no result: interrupted")
+			page, err := os.ReadFile(filepath.Join(reports, "report.html"))
+			require.NoError(t, err)
+			assert.Contains(t, string(page), `id="incomplete"`)
 			time.Sleep(500 * time.Millisecond)
 			assert.Empty(t, processesWith(marker), "every process the run started is gone")
 			assert.Empty(t, leftBehind(), "no descendant of the run is alive")

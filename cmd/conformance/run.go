@@ -143,7 +143,8 @@ unavailable).`,
 }
 
 // failing is the exit status of a finished report: 1 on a failed or unexpectedly passing result,
-// or on a field the SDKs send under different keys that is not a known difference.
+// or on a field the SDKs send under different keys that is not a known difference; else 3 when
+// the report is INCOMPLETE.
 func failing(res *report.Results) error {
 	n := 0
 	for _, r := range res.Results {
@@ -158,8 +159,15 @@ func failing(res *report.Results) error {
 		}
 		return &exitError{1, errors.New(msg)}
 	}
+	if res.Incomplete() {
+		return &exitError{exitIncomplete, fmt.Errorf("%s: results.json's completeness lists each missing result with why", res.Completeness.Headline())}
+	}
 	return nil
 }
+
+// exitIncomplete is the exit status of a run, merge or replay with no failure that left planned
+// results without one (report.Completeness): not a pass, not a failure either.
+const exitIncomplete = 3
 
 func printTotals(res *report.Results, dir string) {
 	var parts []string
@@ -170,6 +178,9 @@ func printTotals(res *report.Results, dir string) {
 	}
 	if c := res.CrossSDKFailing(); c > 0 {
 		parts = append(parts, fmt.Sprintf("%d cross-SDK field differences not known", c))
+	}
+	if h := res.Completeness.Headline(); h != "" {
+		parts = append([]string{h}, parts...)
 	}
 	fmt.Printf("\n%s\nreports: %s (summary.md, report.html, results.json, junit.xml, transcripts/)\n", strings.Join(parts, ", "), dir)
 }

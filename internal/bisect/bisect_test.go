@@ -27,8 +27,9 @@ func fakeRun(t *testing.T, versions []string, changeAt int, calls *[]string) Run
 			status = report.XFail // a listed divergence is still a failure to bisect
 		}
 		dir := filepath.Join(t.TempDir(), v)
-		res := &report.Results{Schema: 1, SDKs: []report.SDK{{Name: "go", Version: v, Status: report.Available}},
-			Results: []report.Result{{Feature: "f.feature", Scenario: "s", SDK: "go", Version: v, Status: status}}}
+		res := &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: "h"}, SDKs: []report.SDK{{Name: "go", Version: v, Status: report.Available}},
+			Results:      []report.Result{{Feature: "f.feature", Scenario: "s", SDK: "go", Version: v, Status: status}},
+			Completeness: &report.Completeness{Complete: true, Planned: 1, Reported: 1}}
 		return dir, render.Write(dir, res)
 	}
 }

@@ -100,3 +100,59 @@ func caseID(feature string, p *messages.Pickle) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
+
+// Selected is one scenario a run will run: the feature file as godog names it (its URI) and the
+// scenario's name.
+type Selected struct{ URI, Name string }
+
+// Select lists the scenarios a run over paths runs (the tag expression and name applied as
+// godog applies them; "file.feature:LINE" is the scenario or example row at that line), each
+// once per (file, name): an outline whose examples share a name is one case of the plan. It is
+// what a run plans, so that a scenario that ends without a result is named, not lost.
+func Select(paths []string, tags, name string) ([]Selected, error) {
+	var out []Selected
+	seen := map[Selected]bool{}
+	for _, root := range paths {
+		line := int64(0)
+		if i := strings.LastIndexByte(root, ':'); i > 0 && strings.HasSuffix(root[:i], ".feature") {
+			if n, err := strconv.ParseInt(root[i+1:], 10, 64); err == nil {
+				root, line = root[:i], n
+			}
+		}
+		err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || !strings.HasSuffix(path, ".feature") {
+				return err
+			}
+			doc, err := parseFeature(path)
+			if err != nil {
+				return err
+			}
+			lines := astLines(doc)
+			ids := 0
+			for _, p := range gherkin.Pickles(*doc, path, func() string { ids++; return strconv.Itoa(ids) }) {
+				if name != "" && p.Name != name || !matchTags(tags, p.Tags) || line > 0 && !atLine(lines, p.AstNodeIds, line) {
+					continue
+				}
+				if s := (Selected{URI: path, Name: p.Name}); !seen[s] {
+					seen[s] = true
+					out = append(out, s)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// atLine says whether a pickle comes from the scenario or example row at line.
+func atLine(lines map[string]int64, ids []string, line int64) bool {
+	for _, id := range ids {
+		if lines[id] == line {
+			return true
+		}
+	}
+	return false
+}

@@ -101,7 +101,7 @@ func (l Local) Start(ctx context.Context) (Process, error) {
 		return nil, err
 	}
 	cmd.Stdout = w
-	err = cmd.Start()
+	err = procgroup.Start(cmd)
 	w.Close()
 	if err != nil {
 		out.Close()

@@ -68,7 +68,14 @@ func NewRecorded(entries []transcript.Entry) *Recorded {
 				}
 			}
 			to.lines = append(to.lines, e.Frame)
-		case e.Kind == transcript.KindScenario:
+		case e.Kind == transcript.KindScenario, e.Kind == transcript.KindSpawn, e.Kind == transcript.KindCase:
+			// The replayed steps record these anew: a spawn's facts (read again from the
+			// recording) and the case notes (whose Since names an entry of their transcript; a
+			// recorded copy beside the new one would pair the requests of a sweep wrongly).
+		case len(r.commands) == 0 && e.Dir == transcript.Note && e.Kind == "" && !e.Spawned():
+			// A note for people before the first command (the recording runtime's address):
+			// the replay's own runtime writes its own, and a copy would shift every entry's
+			// number (the "request #16" a message names). Typed notes (not-run) are kept.
 		case len(r.commands) == 0, e.Spawned():
 			// A spawned runtime's entries were taken in when the scenario ended, but its steps
 			// read them live from that runtime's own file: they are there from the start.

@@ -53,7 +53,8 @@ func TestRecordedDriverAnswersFromTheTranscript(t *testing.T) {
 
 // A replayed transcript grows as the recorded one did: each command's stretch of the recorded
 // wire is emitted as the command is answered, what came before the first command (and a
-// spawned runtime's entries, which the steps read live) is there from the start.
+// spawned runtime's entries, which the steps read live) is there from the start, apart from
+// untyped notes.
 func TestRecordedDriverEmitsEachCommandsStretch(t *testing.T) {
 	frame := func(dir, conn, s string) transcript.Entry {
 		return transcript.Entry{Conn: conn, Dir: dir, Frame: json.RawMessage(s)}
@@ -62,6 +63,8 @@ func TestRecordedDriverEmitsEachCommandsStretch(t *testing.T) {
 		{Dir: transcript.Note, Text: "recording runtime listening"},
 		frame(transcript.HarnessToDriver, "driver", `{"id":1,"cmd":"createSession","args":{}}`),
 		frame(transcript.SDKToRuntime, "c1", `{"method":"session.create"}`),
+		// The replayed steps write their own case notes (Since names an entry of theirs).
+		{Dir: transcript.Note, Conn: "c1", Kind: transcript.KindCase, Case: "session.create tools", Since: 3},
 		frame(transcript.DriverToHarness, "driver", `{"id":1,"outcome":"ok","result":{}}`),
 		frame(transcript.HarnessToDriver, "driver", `{"id":2,"cmd":"stopClient","args":{}}`),
 		frame(transcript.SDKToRuntime, "c1", `{"method":"session.detach"}`),
@@ -77,7 +80,10 @@ func TestRecordedDriverEmitsEachCommandsStretch(t *testing.T) {
 			emitted = append(emitted, string(e.Frame))
 		}
 	}
-	require.Len(t, rec.Before(), 2, "the note before the first command and the spawned runtime's argv")
+	// The note for people before the first command is not replayed (the replay's runtime writes
+	// its own: a copy would shift every entry's number); the spawned runtime's argv is.
+	require.Len(t, rec.Before(), 1, "the spawned runtime's argv")
+	assert.Equal(t, transcript.KindArgv, rec.Before()[0].Kind)
 	c, err := Start(context.Background(), rec)
 	require.NoError(t, err)
 	defer c.Kill()

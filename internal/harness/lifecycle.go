@@ -65,11 +65,21 @@ func (c *lifecycle) begin(ctx context.Context, s *godog.Scenario) (context.Conte
 	// Every scenario gets a transcript, even one that never reaches an SDK, so every result
 	// names a file that says what happened.
 	rec, path, err := c.lease.Transcript(c.feature, c.name)
+	if errors.Is(err, errInterrupted) {
+		return ctx, err // not a result: the run accounts for it as interrupted
+	}
 	if err != nil {
-		return ctx, err
+		// A scenario that cannot open its transcript (too many open files, a full disk) still
+		// ends in a result naming the cause, kept in memory instead of a file.
+		rec, path = transcript.Memory(), ""
+		c.firstErr = fmt.Errorf("the scenario's transcript could not be opened: %w", err)
 	}
 	c.rec, c.path = rec, path
 	rec.Scenario(transcript.Header{Name: c.name, Feature: c.feature, SDK: c.lease.SDK(), SchemaChecked: c.lease.SchemaLoaded()})
+	if c.firstErr != nil {
+		rec.Notef("", "%v", c.firstErr)
+		return ctx, c.firstErr
+	}
 	if why := c.lease.Unavailable(); why != "" {
 		rec.Unavailable(why)
 		c.unavailable = why

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/cases"
+	"github.com/copilot-sdk-conformance/conformance/internal/expect"
 	"github.com/copilot-sdk-conformance/conformance/internal/finish"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -21,6 +25,13 @@ import (
 // the replay runner (runner.Replay) answers the steps' commands from the recording, through
 // the same target, lease and suite as a live run.
 func Replay(repoRoot, path string, steps suite.Initializer) (suite.Outcome, string, error) {
+	return replayOne(repoRoot, path, steps, nil)
+}
+
+// replayOne replays one transcript; recorded, when known, is the run that recorded it: its SDK
+// record (version, the hello's capabilities and notes) and its schemas stand as they did in the
+// run, so the steps take the same course.
+func replayOne(repoRoot, path string, steps suite.Initializer, recorded *recordedRun) (suite.Outcome, string, error) {
 	r, _, h, err := runner.ReplayTranscript(path)
 	if err != nil {
 		return suite.Outcome{}, "", err
@@ -31,9 +42,26 @@ func Replay(repoRoot, path string, steps suite.Initializer) (suite.Outcome, stri
 	if cfg.clientSide, err = surface.LoadClientSide(filepath.Join(filepath.Dir(cfg.Manifest), surface.ClientSideFile), sdks.Names()); err != nil {
 		return suite.Outcome{}, "", err
 	}
+	u := unit{sdk: h.SDK, label: h.SDK}
+	pin := sdks.Pin{}
+	if recorded != nil && recorded.sdk.Name == h.SDK {
+		sdk := recorded.sdk
+		sdk.Status = report.Available
+		r.Records.SDKs = []report.SDK{sdk}
+		r.Records.Results[0].Version = sdk.Version
+		u.version = sdk.Version
+		if recorded.schemaLoaded {
+			p, err := makePlan(cfg)
+			if err != nil {
+				return suite.Outcome{}, "", err
+			}
+			l := runschema.Load(context.Background(), runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}, p.pins, io.Discard)
+			cfg.generated, cfg.answers = l.Gen, l.Answers
+		}
+	}
 	view := progress.New(io.Discard, progress.Options{})
 	defer view.Close()
-	_, t := setUp(context.Background(), cfg, view, r, unit{sdk: h.SDK, label: h.SDK}, sdks.Pin{}, nil)
+	_, t := setUp(context.Background(), cfg, view, r, u, pin, nil)
 	var outcome *suite.Outcome
 	t.finished = func(o suite.Outcome) { outcome = &o }
 	runSuite(cfg, filepath.Join(repoRoot, "features"), t)
@@ -77,7 +105,10 @@ func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Res
 		l := runschema.Load(ctx, runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}, p.pins, cfg.Log)
 		cfg.generated, cfg.answers = l.Gen, l.Answers
 	}
-	res := &report.Results{Schema: rec.Schema, Harness: rec.Harness, Timing: rec.Timing, KnownDifferences: p.differences, Reference: p.reference}
+	if cfg.replayMissing, err = unreplayable(cfg, p, rec); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	res := &report.Results{Schema: report.SchemaVersion, Harness: rec.Harness, Timing: rec.Timing, KnownDifferences: p.differences, Reference: p.reference}
 	res.Harness.Command = cfg.Command
 	cfg.catalog = finish.Catalog(rec.Coverage)
 	return execute(ctx, cfg, p, r, us, res, finish.SchemaMethods(rec.Coverage))
@@ -86,4 +117,122 @@ func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Res
 func absPath(p string) string {
 	a, _ := filepath.Abs(p)
 	return a
+}
+
+// unreplayable are the keys a replay of rec cannot give a result for, each with why: those the
+// recorded run itself left without one, and its results whose scenario the features no longer
+// hold or whose transcript it did not keep. The replay's report names them (it is INCOMPLETE as
+// the recorded run was), instead of dropping them.
+func unreplayable(cfg Config, p *plan, rec *report.Results) ([]report.Missing, error) {
+	var out []report.Missing
+	if rec.Completeness != nil {
+		for _, m := range rec.Completeness.Missing {
+			m.Reason = "in the recorded run: " + m.Reason
+			out = append(out, m)
+		}
+	}
+	selected, err := cases.Select(cfg.Paths, cfg.Tags, cfg.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	now := map[[2]string]bool{}
+	for _, s := range selected {
+		now[[2]string{relFeature(p.featuresRoot, s.URI), s.Name}] = true
+	}
+	seen := map[[4]string]bool{}
+	for _, r := range rec.Results {
+		m := report.Missing{Feature: r.Feature, Scenario: r.Scenario, SDK: r.SDK, Version: r.Version}
+		k := [4]string{r.Feature, r.Scenario, r.SDK, r.Version}
+		switch {
+		case seen[k]:
+			continue // an outline's examples sharing a name: one key
+		case !now[[2]string{r.Feature, r.Scenario}]:
+			m.Reason = "not replayed: the features no longer hold this scenario"
+		case r.Transcript == "":
+			m.Reason = "not replayed: the recorded run kept no transcript of it"
+		default:
+			continue
+		}
+		seen[k] = true
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// ReplayResult replays one scenario's transcript (Replay) and classifies its outcome as the run
+// did: with the manifest of expected failures, for the SDK version that the run's results.json
+// (found in a folder above the transcript, holding a result that names it) recorded. Without
+// such a results.json the version is unknown, so no entry is applied, and note says so.
+func ReplayResult(repoRoot, path string, steps suite.Initializer) (r report.Result, note string, err error) {
+	recorded, why := recordedResult(path)
+	o, sdk, err := replayOne(repoRoot, path, steps, recorded)
+	if err != nil {
+		return report.Result{}, "", err
+	}
+	cfg := Config{RepoRoot: repoRoot}
+	cfg.defaults()
+	info := report.SDK{Name: sdk, Status: report.Available}
+	if recorded == nil {
+		note = "the manifest of expected failures is not applied: " + why
+		cfg.Manifest = "" // classify with no entries below
+	} else {
+		info.Version = recorded.res.Version
+		cfg.ReportDir = recorded.dir
+		if strings.HasPrefix(recorded.runtime, RuntimeReal) {
+			cfg.Runtime = RuntimeReal
+		}
+		note = fmt.Sprintf("classified as %s's result for %s (%s)", recorded.file, report.Target(sdk, info.Version), recorded.res.Status)
+	}
+	m := &expect.Manifest{}
+	if cfg.Manifest != "" {
+		p, err := makePlan(cfg)
+		if err != nil {
+			return report.Result{}, "", err
+		}
+		m = p.manifest
+	}
+	r = classify(cfg, m, unit{sdk: sdk, label: sdk}, info, o)
+	return r, note, nil
+}
+
+type recordedRun struct {
+	file, dir, runtime string
+	res                report.Result
+	sdk                report.SDK // the run's record of the result's SDK@version
+	schemaLoaded       bool
+}
+
+// recordedResult finds the result of the run that recorded the transcript at path: the nearest
+// folder above it with a results.json that names the transcript.
+func recordedResult(path string) (*recordedRun, string) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err.Error()
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		file := filepath.Join(dir, "results.json")
+		if _, err := os.Stat(file); err == nil {
+			res, err := report.Load(file)
+			if err != nil {
+				return nil, err.Error()
+			}
+			rel, _ := filepath.Rel(dir, abs)
+			for _, x := range res.Results {
+				if x.Transcript != filepath.ToSlash(rel) {
+					continue
+				}
+				rr := &recordedRun{file: file, dir: dir, runtime: res.Harness.Runtime, res: x, schemaLoaded: res.Harness.SchemaLoaded}
+				for _, s := range res.SDKs {
+					if s.Name == x.SDK && s.Version == x.Version {
+						rr.sdk = s
+					}
+				}
+				return rr, ""
+			}
+			return nil, fmt.Sprintf("%s holds no result with this transcript", file)
+		}
+		if filepath.Dir(dir) == dir {
+			return nil, "no results.json of a run in a folder above the transcript (its SDK version is unknown)"
+		}
+	}
 }

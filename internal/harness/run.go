@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"github.com/copilot-sdk-conformance/conformance/internal/cases"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -94,8 +95,12 @@ type Config struct {
 	schemaDir          string               // where the run's schemas were read from (set by Run)
 	schemaRuntime      string               // the runtime version they belong to, "" when unknown
 	clientSide         []surface.ClientSide // fixtures/client-side-fields.yaml (set by execute, from the plan)
+	features           fs.FS                // the feature files, read once before any SDK runs (readFeatures); nil: the disk
 	catalog            []report.SchemaItem  // every method and event type of the schemas, for the coverage
 	selection          *shardSelection      // set by Run for a shard
+	// replayMissing are the keys a replay cannot give a result for (set by ReplayRun): the
+	// recorded run's missing keys, and its results the features no longer hold.
+	replayMissing []report.Missing
 }
 
 // Runners: where the drivers run (package runner).
@@ -174,6 +179,9 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err := checkRoom(cfg); err != nil {
 		return nil, err
 	}
+	if cfg.features, err = readFeatures(cfg.Paths); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
 	cfg.selection = selectShard(cfg, p)
 	local := runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}
 	var r runner.Runner = local
@@ -187,7 +195,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		r, schemas = d, d
 	}
 	defer r.Close(cfg.Log) // success, failure, a crashed driver, SIGINT (ctx)
-	res := &report.Results{Schema: 1, Harness: report.Harness{Version: runtime.Version,
+	res := &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: runtime.Version,
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Command: cfg.Command, Tags: cfg.Tags, Runner: r.Name()}}
 	if cfg.selection != nil {
 		res.Harness.Shard = cfg.selection.info
@@ -246,6 +254,12 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	sdkInfo := make([]report.SDK, len(targets))
 	timings := make([]*clock, len(targets))
 	total := cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)
+	// What the run plans, so that a scenario that ends without a result is named (completeness.go).
+	selected, err := cases.Select(cfg.Paths, cfg.Tags, cfg.Scenario)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	planned := make([]*target, len(targets))
 	var wg sync.WaitGroup
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
@@ -265,6 +279,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
 			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
+			planned[i] = t
 			sdkInfo[i] = info
 			gate.Arrive(ctx)
 			if ctx.Err() == nil { // the gate opened: every unit's info is written
@@ -296,10 +311,15 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 				}
 				if err := sink.Add(r); err != nil {
 					view.Logf(name, "results.ndjson: %v", err)
+					t.accounted.lost(r.Feature, r.Scenario, report.MissingUnrecorded+": "+err.Error())
+				} else {
+					t.accounted.recorded(r.Feature, r.Scenario)
 				}
 				view.Result(name, progress.Result{Feature: r.Feature, Scenario: r.Scenario, Status: r.Status, Message: r.Message, Rerun: r.Rerun})
 			}
-			runSuite(cfg, p.featuresRoot, t)
+			if err := runSuite(cfg, p.featuresRoot, t); err != nil {
+				view.Logf(name, "%v", err)
+			}
 			clk.done = time.Now()
 			view.Done(name)
 			t.close()
@@ -309,6 +329,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	}
 	wg.Wait()
 	res.SDKs = sdkInfo
+	res.Completeness = completeness(ctx, p.featuresRoot, selected, planned, sdkInfo, cfg.replayMissing)
 	if r.Name() != runner.ReplayName && cfg.selection == nil && cfg.Runtime != RuntimeReal &&
 		total == cases.Count([]string{p.featuresRoot}, "", "") {
 		res.StaleViolations = staleViolations(p.manifest.Violations, res, func(sdk, version string) bool {
@@ -503,7 +524,10 @@ func checkoutFolder(name, source string) string {
 
 // runSuite runs every feature on one SDK through godog. godog's cucumber JSON is kept as the
 // step-level record; statuses come from the outcomes the steps report.
-func runSuite(cfg Config, featuresRoot string, t *target) {
+//
+// It returns an error when godog ran nothing: it could not read or parse the features (it says
+// why on stderr), so none of the SDK's scenarios has a result.
+func runSuite(cfg Config, featuresRoot string, t *target) error {
 	format, out := "progress", io.Writer(io.Discard) // no record without a report folder
 	if cfg.ReportDir != "" {
 		cucumber := report.CucumberPath(cfg.ReportDir, t.label)
@@ -533,13 +557,21 @@ func runSuite(cfg Config, featuresRoot string, t *target) {
 			Format:      format,
 			Output:      out,
 			Paths:       cfg.Paths,
+			FS:          cfg.features, // nil: the disk
 			Tags:        cfg.Tags,
 			Strict:      true,
 			NoColors:    true,
 		},
 	}
-	suite.Run()
+	if suite.Run() == godogOptionError {
+		return fmt.Errorf("godog could not read the features %s for %s (its reason is above): none of its scenarios ran", strings.Join(cfg.Paths, ", "), t.label)
+	}
+	return nil
 }
+
+// godogOptionError is godog's status when it ran nothing because of its options or the features
+// it could not read (its exitOptionError, not exported).
+const godogOptionError = 2
 
 // generatedCapability is the capability of the SDK's generated RPC layer, which the recipes
 // find in the SDK's own files (sdks.Driver.Generated).

@@ -53,6 +53,10 @@ type target struct {
 	// timed, when set, also gets each finished scenario's start (for the timing report).
 	timed func(start time.Time, waited time.Duration, o suite.Outcome)
 
+	// accounted records, per planned key (feature, scenario), whether its result reached the
+	// sink or why not (completeness.go).
+	accounted accounting
+
 	poolOnce sync.Once
 	pool     *pool
 	total    int          // scenarios planned on this SDK (0: unknown)
@@ -107,6 +111,7 @@ type lease struct {
 	lost   error           // why the scenario's driver is gone, once it is (Driver)
 	hung   *driver.Failure // set when the scenario's deadline killed its driver
 
+	spawns    int               // a replayed scenario's recorded spawns read so far (Spawner)
 	scenario  *suite.Scenario   // the running scenario, while it reaches the SDK (lifecycle)
 	recording *runner.Recording // a replayed scenario's, bound by Transcript
 	replayed  driver.Launcher   // its recorded driver (one per scenario, kept across restarts)
@@ -179,6 +184,7 @@ func (l *lease) Finished(o suite.Outcome) {
 	l.release()
 	l.ended.Add(1)
 	if l.interrupted() {
+		l.accounted.lost(o.Feature, o.Scenario, report.MissingInterrupted)
 		return
 	}
 	if l.timed != nil {
@@ -317,4 +323,40 @@ func (t *target) close() {
 	if t.stderr != nil {
 		t.stderr.Flush()
 	}
+}
+
+// Spawner is where a probe's self-started runtime comes from (suite.Spawns): the SDK starts one
+// now (a surface.Spawner), or a replayed scenario reads its recording's next spawn, in order,
+// since no process is started in a replay.
+func (l *lease) Spawner(runtimeArgv []string) (surface.ProcessSource, error) {
+	if l.recording == nil {
+		return surface.NewSpawner(runtimeArgv)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, e := range l.recording.Entries {
+		if e.Kind != transcript.KindSpawn || e.Spawn == nil {
+			continue
+		}
+		if n == l.spawns {
+			l.spawns++
+			return recordedSpawn{*e.Spawn}, nil
+		}
+		n++
+	}
+	l.spawns++
+	return nil, fmt.Errorf("the recording holds %d spawned runtimes' facts and the scenario asks for spawn %d (a run before this harness recorded them, or steps that differ): rerun the scenario", n, l.spawns)
+}
+
+// recordedSpawn is a recorded spawn's facts (suite.Spawns in a replay).
+type recordedSpawn struct{ s transcript.Spawn }
+
+// Path names no program: a replay's driver starts nothing.
+func (recordedSpawn) Path() string { return "/nonexistent/conformance-replay/copilot" }
+func (r recordedSpawn) Read() (surface.Process, error) {
+	if r.s.Error != "" {
+		return surface.ProcessOf(r.s), errors.New(r.s.Error)
+	}
+	return surface.ProcessOf(r.s), nil
 }

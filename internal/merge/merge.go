@@ -31,8 +31,16 @@ type shard struct {
 	res  *report.Results
 }
 
+// Options change what a merge accepts.
+type Options struct {
+	// AllowIncomplete merges shards that left planned results without one (interrupted, say);
+	// the merge is then INCOMPLETE, and its headline names those shards. Without it such a
+	// shard is refused.
+	AllowIncomplete bool
+}
+
 // Merge reads the shards' results.json files and writes the merged report into out.
-func Merge(out string, inputs []string, command string) (*report.Results, error) {
+func Merge(out string, inputs []string, command string, opt Options) (*report.Results, error) {
 	shards, err := read(inputs)
 	if err != nil {
 		return nil, err
@@ -40,6 +48,23 @@ func Merge(out string, inputs []string, command string) (*report.Results, error)
 	if err := check(shards); err != nil {
 		return nil, err
 	}
+	completeness := &report.Completeness{}
+	for _, s := range shards {
+		c := s.res.Completeness
+		if c.Complete {
+			completeness.Planned, completeness.Reported = completeness.Planned+c.Planned, completeness.Reported+c.Reported
+			continue
+		}
+		if !opt.AllowIncomplete {
+			return nil, fmt.Errorf("%w: %s is an incomplete shard (%s; the first: %s / %s on %s, %s): rerun that shard, or merge with --allow-incomplete for a report marked INCOMPLETE",
+				ErrInput, s.path, c.Headline(), c.Missing[0].Feature, c.Missing[0].Scenario, report.Target(c.Missing[0].SDK, c.Missing[0].Version), c.Missing[0].Reason)
+		}
+		completeness.Planned, completeness.Reported = completeness.Planned+c.Planned, completeness.Reported+c.Reported
+		completeness.Missing = append(completeness.Missing, c.Missing...)
+		completeness.Allowed = append(completeness.Allowed, s.path)
+	}
+	report.SortMissing(completeness.Missing)
+	completeness.Complete = len(completeness.Missing) == 0
 	absOut, _ := filepath.Abs(out)
 	for _, s := range shards {
 		if d, _ := filepath.Abs(s.dir); d == absOut {
@@ -51,7 +76,8 @@ func Merge(out string, inputs []string, command string) (*report.Results, error)
 	}
 	_ = os.RemoveAll(filepath.Join(out, report.TranscriptsDir)) // an earlier report's would mix in
 	first := shards[0].res
-	res := &report.Results{Schema: first.Schema, Harness: first.Harness, KnownDifferences: first.KnownDifferences, Reference: first.Reference}
+	res := &report.Results{Schema: first.Schema, Harness: first.Harness, KnownDifferences: first.KnownDifferences, Reference: first.Reference,
+		Completeness: completeness}
 	res.Harness.Shard, res.Harness.Command = nil, command
 	for _, s := range shards {
 		if s.res.Harness.StartedAt < res.Harness.StartedAt {
@@ -95,7 +121,7 @@ func read(inputs []string) ([]shard, error) {
 	}
 	var out []shard
 	for _, p := range inputs {
-		r, err := report.ReadResults(p)
+		r, err := report.Load(p)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrInput, err)
 		}

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,9 +14,10 @@ import (
 // writeShard writes a shard's results.json and returns its path.
 func writeShard(t *testing.T, version string, index, count int, plan string, results ...report.Result) string {
 	dir := t.TempDir()
-	res := &report.Results{Schema: 1, Harness: report.Harness{Version: version,
+	res := &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: version,
 		Shard: &report.Shard{Index: index, Count: count, Plan: plan, Keys: 4}},
-		SDKs: []report.SDK{{Name: "go", Status: report.Available, Version: "v1"}}, Results: results}
+		SDKs: []report.SDK{{Name: "go", Status: report.Available, Version: "v1"}}, Results: results,
+		Completeness: &report.Completeness{Complete: true, Planned: len(results), Reported: len(results)}}
 	require.NoError(t, render.JSON(dir, res))
 	return filepath.Join(dir, "results.json")
 }
@@ -43,7 +45,7 @@ func TestMergeRefusesWhatIsNotOneRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Merge(t.TempDir(), tt.inputs, "merge")
+			_, err := Merge(t.TempDir(), tt.inputs, "merge", Options{})
 			require.ErrorIs(t, err, ErrInput)
 			assert.Contains(t, err.Error(), tt.err)
 		})
@@ -51,7 +53,7 @@ func TestMergeRefusesWhatIsNotOneRun(t *testing.T) {
 
 	t.Run("a whole set", func(t *testing.T) {
 		out := t.TempDir()
-		res, err := Merge(out, []string{two, one}, "merge")
+		res, err := Merge(out, []string{two, one}, "merge", Options{})
 		require.NoError(t, err)
 		assert.Nil(t, res.Harness.Shard)
 		require.Len(t, res.Results, 2)
@@ -65,6 +67,51 @@ func TestMergeRefusesWhatIsNotOneRun(t *testing.T) {
 
 func writeUnsharded(t *testing.T) string {
 	dir := t.TempDir()
-	require.NoError(t, render.JSON(dir, &report.Results{Schema: 1, Harness: report.Harness{Version: "1.0"}}))
+	require.NoError(t, render.JSON(dir, &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: "1.0"},
+		Completeness: &report.Completeness{Complete: true}}))
 	return filepath.Join(dir, "results.json")
+}
+
+// A shard that left planned results without one (interrupted) is refused; told
+// --allow-incomplete, the merge is INCOMPLETE in every report: never a PASS.
+func TestMergeOfAnInterruptedShard(t *testing.T) {
+	one := writeShard(t, "1.0", 1, 2, "p", result("a"))
+	dir := t.TempDir()
+	interrupted := &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: "1.0",
+		Shard: &report.Shard{Index: 2, Count: 2, Plan: "p", Keys: 4}},
+		SDKs: []report.SDK{{Name: "go", Status: report.Available, Version: "v1"}}, Results: []report.Result{result("b")},
+		Completeness: &report.Completeness{Planned: 2, Reported: 1, Missing: []report.Missing{
+			{Feature: "f.feature", Scenario: "c", SDK: "go", Version: "v1", Reason: report.MissingInterrupted}}}}
+	require.NoError(t, render.JSON(dir, interrupted))
+	two := filepath.Join(dir, "results.json")
+
+	_, err := Merge(t.TempDir(), []string{one, two}, "merge", Options{})
+	require.ErrorIs(t, err, ErrInput)
+	assert.Contains(t, err.Error(), two+" is an incomplete shard")
+	assert.Contains(t, err.Error(), "f.feature / c on go@v1, interrupted")
+	assert.Contains(t, err.Error(), "--allow-incomplete")
+
+	out := t.TempDir()
+	res, err := Merge(out, []string{one, two}, "merge", Options{AllowIncomplete: true})
+	require.NoError(t, err)
+	require.True(t, res.Incomplete())
+	assert.Equal(t, 3, res.Completeness.Planned)
+	assert.Equal(t, 2, res.Completeness.Reported)
+	assert.Equal(t, []string{two}, res.Completeness.Allowed)
+
+	summary, err := os.ReadFile(filepath.Join(out, "summary.md"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(summary), "PASS")
+	assert.Contains(t, string(summary), "**INCOMPLETE**: 1 of 3 planned results missing (1 interrupted); merged with --allow-incomplete from 1 incomplete shard")
+	assert.Contains(t, string(summary), "- f.feature / c on go@v1: interrupted")
+	junit, err := os.ReadFile(filepath.Join(out, "junit.xml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(junit), `failures="1"`)
+	assert.Contains(t, string(junit), "INCOMPLETE: no result: interrupted")
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), `<div id="incomplete" role="alert"><strong>INCOMPLETE: 1 of 3`)
+	back, err := report.Load(filepath.Join(out, "results.json"))
+	require.NoError(t, err, "the merged results.json is readable, and says it is incomplete")
+	assert.True(t, back.Incomplete())
 }

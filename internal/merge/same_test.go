@@ -44,7 +44,8 @@ func TestMergeAndRunFinishTheSameWay(t *testing.T) {
 	// One run: results streamed into the sink, then the finish.
 	run := t.TempDir()
 	write(run, results)
-	res := &report.Results{Schema: 1, Harness: harness, SDKs: sdkList}
+	res := &report.Results{Schema: report.SchemaVersion, Harness: harness, SDKs: sdkList,
+		Completeness: &report.Completeness{Complete: true, Planned: len(results), Reported: len(results)}}
 	sink, err := report.NewSink(run, res)
 	require.NoError(t, err)
 	for _, r := range results {
@@ -59,12 +60,13 @@ func TestMergeAndRunFinishTheSameWay(t *testing.T) {
 		write(dir, part)
 		h := harness
 		h.Shard = &report.Shard{Index: i + 1, Count: 2, Plan: "p", Keys: 3}
-		shard := &report.Results{Schema: 1, Harness: h, SDKs: sdkList, Results: part}
+		shard := &report.Results{Schema: report.SchemaVersion, Harness: h, SDKs: sdkList, Results: part,
+			Completeness: &report.Completeness{Complete: true, Planned: len(part), Reported: len(part)}}
 		require.NoError(t, finish.Finish(dir, shard, finish.Options{}))
 		inputs = append(inputs, filepath.Join(dir, "results.json"))
 	}
 	merged := t.TempDir()
-	_, err = Merge(merged, inputs, "merge")
+	_, err = Merge(merged, inputs, "merge", Options{})
 	require.NoError(t, err)
 
 	a, err := os.ReadFile(filepath.Join(run, "summary.md"))

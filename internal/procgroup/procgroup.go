@@ -24,7 +24,7 @@ import (
 const waitDelay = 10 * time.Second
 
 // Command is exec.CommandContext(ctx, name, args...) whose process runs under a supervisor in a
-// group of its own (see the package comment). Start it, then end it with Wait (or use Run,
+// group of its own (see the package comment). Start it with Start, then end it with Wait (or use Run,
 // Output, CombinedOutput from this package): exec.Cmd's own Wait would leave the group behind.
 func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
@@ -32,9 +32,16 @@ func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// Start starts a command from Command with exactly the environment set on it (exec.Cmd's own
+// Start would let the supervising shell change it: see envHop).
+func Start(cmd *exec.Cmd) error {
+	prestart(cmd)
+	return cmd.Start()
+}
+
 // Run starts cmd and waits for it (Wait).
 func Run(cmd *exec.Cmd) error {
-	if err := cmd.Start(); err != nil {
+	if err := Start(cmd); err != nil {
 		return err
 	}
 	return Wait(cmd)

@@ -6,6 +6,8 @@ import "os/exec"
 
 func supervise(cmd *exec.Cmd) {}
 
+func prestart(cmd *exec.Cmd) {}
+
 // Kill kills the process (no process groups here).
 func Kill(cmd *exec.Cmd) {
 	if cmd.Process != nil {

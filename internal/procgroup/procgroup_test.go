@@ -108,3 +108,26 @@ func TestTransparent(t *testing.T) {
 	err = Run(Command(context.Background(), "no-such-command-procgroup"))
 	assert.ErrorIs(t, err, exec.ErrNotFound)
 }
+
+// TestEnvironmentKeptExactly: the supervising shell neither drops a variable whose name is not a
+// shell identifier nor adds PWD: the command sees exactly the environment it was given.
+func TestEnvironmentKeptExactly(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  []string
+	}{
+		{name: "identifiers only", env: []string{"A=1", "PWD=/"}},
+		{name: "names a shell drops", env: []string{"A=1", "α-one=Grüße", "kéy-env=x y", "-two=3", "1x=4"}},
+		{name: "no PWD", env: []string{"B=2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := Command(context.Background(), "env", "-0")
+			cmd.Env = tc.env
+			cmd.Dir = "/"
+			out, err := Output(cmd)
+			require.NoError(t, err)
+			got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+			assert.ElementsMatch(t, tc.env, got)
+		})
+	}
+}

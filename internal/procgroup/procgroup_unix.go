@@ -4,6 +4,7 @@ package procgroup
 
 import (
 	"os/exec"
+	"strings"
 	"syscall"
 )
 
@@ -37,6 +38,17 @@ func supervise(cmd *exec.Cmd) {
 	}
 }
 
+// prestart puts the env(1) hop before the command once its environment is known (callers set
+// cmd.Env after Command).
+func prestart(cmd *exec.Cmd) {
+	if cmd.Path != "/bin/sh" || len(cmd.Args) < 5 || cmd.Args[2] != script {
+		return
+	}
+	if hop := envHop(cmd); hop != nil {
+		cmd.Args = append(append(append([]string{}, cmd.Args[:4]...), hop...), cmd.Args[4:]...)
+	}
+}
+
 // Kill kills cmd's whole process group at once.
 func Kill(cmd *exec.Cmd) {
 	if cmd.Process == nil {
@@ -44,4 +56,49 @@ func Kill(cmd *exec.Cmd) {
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	_ = cmd.Process.Kill()
+}
+
+// envHop gives the command exactly the environment it was given, through the supervising shell:
+// a POSIX shell drops variables whose names are not shell identifiers (the surface probe's
+// "α-one", "kéy-env") and adds PWD when it is missing, so the command is started through env(1)
+// with those variables put back (and PWD taken out). Only such variables' values pass through
+// env's arguments, for the moment before it execs the command; the usual environment does not.
+// nil when the shell changes nothing (the common case) or there is no env(1).
+func envHop(cmd *exec.Cmd) []string {
+	var odd []string
+	hasPWD := false
+	for _, kv := range cmd.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "PWD" {
+			hasPWD = true
+		}
+		if !shellName(name) {
+			odd = append(odd, kv)
+		}
+	}
+	if len(odd) == 0 && hasPWD {
+		return nil
+	}
+	env, err := exec.LookPath("env")
+	if err != nil {
+		return nil
+	}
+	hop := []string{env}
+	if !hasPWD {
+		hop = append(hop, "-u", "PWD")
+	}
+	return append(append(hop, "--"), odd...)
+}
+
+// shellName says whether a POSIX shell keeps a variable of this name in its environment.
+func shellName(name string) bool {
+	if name == "" || (name[0] >= '0' && name[0] <= '9') {
+		return false
+	}
+	for _, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

@@ -77,6 +77,27 @@ func JUnit(dir string, r *report.Results) error {
 		s.Tests++
 		s.Cases = append(s.Cases, c)
 	}
+	// Each planned result the run did not report is a failed case of its SDK's suite: a CI
+	// test tab never shows an incomplete run green.
+	if c := r.Completeness; c != nil {
+		for _, m := range c.Missing {
+			label := m.SDK // the suite of its SDK, or of its SDK@version in a run of several
+			if bySDK[report.Target(m.SDK, m.Version)] != nil {
+				label = report.Target(m.SDK, m.Version)
+			}
+			s := bySDK[label]
+			if s == nil {
+				s = &junitSuite{Name: "conformance." + label}
+				bySDK[label] = s
+				order = append(order, label)
+			}
+			s.Cases = append(s.Cases, junitCase{Name: m.Scenario, Classname: label + "." + strings.TrimSuffix(m.Feature, ".feature"),
+				Failure:   &junitMessage{Message: "INCOMPLETE: no result: " + m.Reason, Body: "the run planned this scenario on " + report.Target(m.SDK, m.Version) + " and reported no result: " + m.Reason},
+				SystemOut: "status: missing"})
+			s.Tests++
+			s.Failures++
+		}
+	}
 	var doc junitSuites
 	for _, n := range order {
 		doc.Suites = append(doc.Suites, *bySDK[n])

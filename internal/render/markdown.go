@@ -143,6 +143,15 @@ func header(r *report.Results) string {
 			verdict += fmt.Sprintf(", %d known schema %s not observed", stale, plural(stale, "violation"))
 		}
 	}
+	// An incomplete run is never a PASS: what it did not report could have failed.
+	if h := r.Completeness.Headline(); h != "" {
+		h = strings.Replace(h, "INCOMPLETE", "**INCOMPLETE**", 1)
+		if failing > 0 {
+			verdict += "; ⚠️ " + h
+		} else {
+			verdict = "⚠️ " + h
+		}
+	}
 	var counts []string
 	for _, s := range statusOrder {
 		if n := r.Totals[s]; n > 0 {
@@ -150,6 +159,20 @@ func header(r *report.Results) string {
 		}
 	}
 	fmt.Fprintf(&b, "# Copilot SDK conformance\n\n%s. %s.\n\n", verdict, strings.Join(counts, ", "))
+	if c := r.Completeness; r.Incomplete() {
+		b.WriteString("Planned results without one (each a scenario on an SDK; `completeness.missing` in results.json):\n\n")
+		for i, m := range c.Missing {
+			if i == maxMissing {
+				fmt.Fprintf(&b, "- and %d more: `completeness.missing` in results.json\n", len(c.Missing)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s / %s on %s: %s\n", m.Feature, clipTo(m.Scenario, 200), report.Target(m.SDK, m.Version), clipTo(m.Reason, 300))
+		}
+		for _, p := range c.Allowed {
+			fmt.Fprintf(&b, "- merged with `--allow-incomplete`: %s\n", p)
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString(toFix(r))
 	if len(r.StaleViolations) > 0 {
 		b.WriteString("Known schema violations not observed (fixed: remove each entry or narrow its versions):\n\n")
@@ -207,6 +230,9 @@ func header(r *report.Results) string {
 	}
 	return b.String()
 }
+
+// maxMissing is the most missing results the summary lists one by one.
+const maxMissing = 20
 
 // maxScenarioRows is the most scenarios the summary shows one row each; a larger run gets one
 // row per feature.

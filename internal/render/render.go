@@ -53,6 +53,14 @@ func WriteFrom(ts *transcript.Store, r *report.Results) error {
 
 // JSON writes results.json: the complete machine-readable record (what diff and merge read).
 func JSON(dir string, r *report.Results) error {
+	// An empty list is [] (a run interrupted before its first result): diff, merge and replay
+	// refuse a null where a list belongs (report.Load).
+	if r.Results == nil {
+		r.Results = []report.Result{}
+	}
+	if r.SDKs == nil {
+		r.SDKs = []report.SDK{}
+	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

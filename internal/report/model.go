@@ -28,6 +28,9 @@ type Results struct {
 	SDKs        []SDK        `json:"sdks"`
 	Results     []Result     `json:"results"`
 	Comparisons []Comparison `json:"comparisons"`
+	// Completeness is what the run planned against what it reported: an INCOMPLETE run
+	// (Complete false) is never a PASS (completeness.go).
+	Completeness *Completeness `json:"completeness"`
 	// CrossSDK judges every field the SDKs send under different keys (the surface scenarios'
 	// normative differences): a difference not known is a failure of the run.
 	CrossSDK []CrossSDK `json:"crossSDK,omitempty"`

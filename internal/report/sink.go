@@ -59,12 +59,17 @@ func (s *Sink) line(v any) error {
 	return err
 }
 
-// Add records one result.
+// Add records one result: streamed, then kept for the renderers. A result the stream could not
+// take is not kept either (the run names it as missing, "could not record"), so results.json
+// and results.ndjson hold the same results.
 func (s *Sink) Add(r Result) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.line(r); err != nil {
+		return err
+	}
 	s.res.Results = append(s.res.Results, r)
-	return s.line(r)
+	return nil
 }
 
 // End writes the footer from the finished records (tallied) and closes the stream.

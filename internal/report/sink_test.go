@@ -74,3 +74,16 @@ func TestTranscriptRelIsStable(t *testing.T) {
 	assert.NotEqual(t, a, TranscriptRel("go", "tools/x.feature", `a quoted name`), "names differing only in punctuation stay apart")
 	assert.Regexp(t, `^transcripts/go/tools/x/a-quoted-name-[0-9a-f]{6}\.ndjson$`, a)
 }
+
+// A result the stream cannot take is not kept for results.json either: the two files hold the
+// same results, and the run names the one lost as missing ("could not record").
+func TestSinkKeepsOnlyWhatItStreamed(t *testing.T) {
+	res := &Results{Schema: SchemaVersion}
+	s, err := NewSink(t.TempDir(), res)
+	require.NoError(t, err)
+	require.NoError(t, s.Add(Result{Feature: "f.feature", Scenario: "a", SDK: "go", Status: Passed}))
+	require.NoError(t, s.stream.Close()) // as a full disk or a lost folder would end it
+	require.Error(t, s.Add(Result{Feature: "f.feature", Scenario: "b", SDK: "go", Status: Passed}))
+	require.Len(t, res.Results, 1)
+	assert.Equal(t, "a", res.Results[0].Scenario)
+}

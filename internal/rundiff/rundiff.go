@@ -103,16 +103,33 @@ func pairRenamed(b, c map[key]report.Result) map[key]key {
 }
 
 // Runs compares the results.json files at base and candidate.
+// Either file must be a complete run's (report.Load): a base or candidate that lacks planned
+// results cannot show what changed.
 func Runs(basePath, candPath string, allow Allow) (*Report, error) {
-	base, err := report.ReadResults(basePath)
+	base, err := loadComplete(basePath, "base")
 	if err != nil {
 		return nil, err
 	}
-	cand, err := report.ReadResults(candPath)
+	cand, err := loadComplete(candPath, "candidate")
 	if err != nil {
 		return nil, err
 	}
 	return Compare(base, cand, filepath.Dir(basePath), filepath.Dir(candPath), allow), nil
+}
+
+// loadComplete reads one side of the diff and refuses an incomplete run, naming what it lacks.
+func loadComplete(path, side string) (*report.Results, error) {
+	r, err := report.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if r.Incomplete() {
+		c := r.Completeness
+		first := c.Missing[0]
+		return nil, fmt.Errorf("%s: %w: the %s is an incomplete run (%s; the first: %s / %s on %s, %s): rerun it whole",
+			path, report.ErrUnreadable, side, c.Headline(), first.Feature, first.Scenario, report.Target(first.SDK, first.Version), first.Reason)
+	}
+	return r, nil
 }
 
 // ran reports whether a scenario with this status ran its steps against the SDK, so that its

@@ -26,7 +26,8 @@ func run(t *testing.T, results []report.Result, tools map[string]string) string 
 		require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(line), 0o644))
 		results[i].Transcript = filepath.ToSlash(rel)
 	}
-	require.NoError(t, render.Write(dir, &report.Results{Results: results}))
+	require.NoError(t, render.Write(dir, &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: "h"}, Results: results,
+		Completeness: &report.Completeness{Complete: true, Planned: len(results), Reported: len(results)}}))
 	return filepath.Join(dir, "results.json")
 }
 
@@ -206,6 +207,50 @@ func TestCompareWithCacheIsCompare(t *testing.T) {
 	rq.Forget(filepath.Dir(bp))
 	assert.Len(t, rq.m, 5, "only the candidate's transcripts are kept")
 	assert.Equal(t, want, CompareWith(rq, b, c, filepath.Dir(bp), filepath.Dir(cp), nil))
+}
+
+// The gate reads only what it can trust: an unreadable file or an incomplete run, as base or as
+// candidate, is an error naming the file and what is wrong (exit 2), never an empty side.
+func TestRunsRefusesWhatItCannotTrust(t *testing.T) {
+	good := run(t, []report.Result{{SDK: "go", Feature: "f.feature", Scenario: "s", Status: report.Passed}}, nil)
+	incompleteDir := t.TempDir()
+	require.NoError(t, render.Write(incompleteDir, &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: "h"},
+		Results: []report.Result{{SDK: "go", Feature: "f.feature", Scenario: "s", Status: report.Passed}},
+		Completeness: &report.Completeness{Planned: 2, Reported: 1, Missing: []report.Missing{
+			{Feature: "f.feature", Scenario: "t", SDK: "go", Reason: report.MissingInterrupted}}}}))
+	incomplete := filepath.Join(incompleteDir, "results.json")
+	file := func(text string) string {
+		p := filepath.Join(t.TempDir(), "results.json")
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	tests := []struct {
+		name string
+		bad  string
+		want string
+	}{
+		{"null", file("null"), "holds null"},
+		{"empty object", file("{}"), "no schemaVersion"},
+		{"unknown field", file(`{"foo":1}`), "no schemaVersion"},
+		{"results null", file(`{"schemaVersion":2,"harness":{"version":"h"},"sdks":[],"results":null,"completeness":{"complete":true,"planned":0,"reported":0}}`), "at /results"},
+		{"another schema version", file(`{"schemaVersion":1,"harness":{"version":"h"},"sdks":[],"results":[]}`), "schemaVersion 1"},
+		{"unknown status", file(`{"schemaVersion":2,"harness":{"version":"h"},"sdks":[],"results":[{"feature":"f","scenario":"s","sdk":"go","status":"banana"}],"completeness":{"complete":true,"planned":1,"reported":1}}`), "/results/0/status"},
+		{"incomplete run", incomplete, "is an incomplete run (INCOMPLETE: 1 of 2 planned results missing (1 interrupted); the first: f.feature / t on go, interrupted)"},
+	}
+	for _, tt := range tests {
+		for _, side := range []string{"base", "candidate"} {
+			t.Run(tt.name+" as "+side, func(t *testing.T) {
+				a, b := tt.bad, good
+				if side == "candidate" {
+					a, b = good, tt.bad
+				}
+				_, err := Runs(a, b, nil)
+				require.ErrorIs(t, err, report.ErrUnreadable)
+				assert.Contains(t, err.Error(), tt.bad)
+				assert.Contains(t, err.Error(), tt.want)
+			})
+		}
+	}
 }
 
 // bigReport has a regression, a new divergence, a capability gained and many payload changes.

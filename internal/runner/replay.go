@@ -24,7 +24,7 @@ type Replay struct {
 
 // NewReplay reads a recorded run's results.json.
 func NewReplay(resultsJSON string) (*Replay, error) {
-	res, err := report.ReadResults(resultsJSON)
+	res, err := report.Load(resultsJSON)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func unpackRuntime(ctx context.Context, rb RuntimeBinary) error {
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := procgroup.Start(cmd); err != nil {
 		return err
 	}
 	defer func() { procgroup.Kill(cmd); _ = procgroup.Wait(cmd) }()

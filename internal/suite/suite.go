@@ -127,6 +127,14 @@ func Lacks(t Target, c string) (reason, note string, lacking bool) {
 	return reason, note, true
 }
 
+// Spawns is an optional part of a Target: where the SDK's self-started runtimes of a probe
+// come from (a Target without it: a new surface.Spawner each).
+type Spawns interface {
+	// Spawner is where a probe's spawned runtime comes from: a new surface.Spawner (the SDK
+	// starts it), or, in a replay, the recorded facts of the scenario's next spawn.
+	Spawner(runtimeArgv []string) (surface.ProcessSource, error)
+}
+
 // Schemas is an optional part of a Target: the runtime's published schemas loaded for
 // generation (the schema sweep's cases and the runtime's generated answers); nil when they
 // could not be loaded.

@@ -2,6 +2,9 @@ package surface
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -183,10 +186,10 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 	for i, a := range p.Args {
 		if !slices.Contains(bases[0].Args, a) {
 			added = append(added, a)
-			if strings.Contains(a, text) && i > 0 && strings.HasPrefix(p.Args[i-1], "-") && !strings.HasPrefix(a, "-") {
+			if carries(a, text) && i > 0 && strings.HasPrefix(p.Args[i-1], "-") && !strings.HasPrefix(a, "-") {
 				return "process.args " + p.Args[i-1], ""
 			}
-			if strings.Contains(a, text) {
+			if carries(a, text) {
 				flag, _, _ := strings.Cut(a, "=")
 				return "process.args " + flag, ""
 			}
@@ -220,7 +223,7 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 		for _, l := range leaves {
 			w := ""
 			for i, a := range p.Args {
-				if strings.Contains(a, l) && !slices.Contains(bases[0].Args, a) {
+				if carries(a, l) && !slices.Contains(bases[0].Args, a) {
 					if flag, _, _ := strings.Cut(a, "="); strings.HasPrefix(flag, "-") {
 						w = "process.args " + flag
 					} else if i > 0 && strings.HasPrefix(p.Args[i-1], "-") {
@@ -232,7 +235,7 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 				}
 			}
 			for _, k := range changed {
-				if w == "" && strings.Contains(p.Env[k], l) {
+				if w == "" && carries(p.Env[k], l) {
 					w = "process.env." + k
 				}
 			}
@@ -258,7 +261,7 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 		return strings.Join(where, ", "), ""
 	}
 	for _, k := range changed {
-		if strings.Contains(p.Env[k], text) {
+		if carries(p.Env[k], text) {
 			return "process.env." + k, ""
 		}
 	}
@@ -291,6 +294,17 @@ func locateSpawned(bases []Process, p Process, want any) (path, problem string) 
 	return "", ""
 }
 
+// carries says whether a process fact (an argument, an environment value) holds text, as it is
+// or as a transcript records it: a secret (a token the probe generated) is kept there by its
+// fingerprint (transcript.Scrub), which is what a replay reads back.
+func carries(fact, text string) bool {
+	if strings.Contains(fact, text) {
+		return true
+	}
+	s := transcript.Scrub(text)
+	return s != text && strings.Contains(fact, s)
+}
+
 // texts are the strings and numbers inside an object or list (nil for any other value).
 func texts(v any) []string {
 	var out []string
@@ -321,4 +335,55 @@ func texts(v any) []string {
 		walk(v)
 	}
 	return out
+}
+
+// ProcessSource is where a probe gets a spawned runtime's facts: a Spawner (the process the SDK
+// started now) or, in a replay, the facts a run recorded (transcript.Spawn).
+type ProcessSource interface {
+	// Path is what connect's cliPath names.
+	Path() string
+	// Read is what the spawned runtime was started with and received.
+	Read() (Process, error)
+}
+
+// Path implements ProcessSource.
+func (s *Spawner) Path() string { return s.CLIPath }
+
+// Fact is p as a transcript records it: each environment value equal to a value of the
+// harness's own environment (own, os.Environ(); under any name: an SDK may pass a token on
+// under a name of its own) replaced by its fingerprint, the requests with their params.
+func (p Process) Fact(own []string) transcript.Spawn {
+	mine := map[string]bool{}
+	for _, kv := range own {
+		// A secret is long; a short value ("1", "C") is none, and kept so that a probe's own
+		// short values stay comparable.
+		if _, v, ok := strings.Cut(kv, "="); ok && len(v) >= 8 {
+			mine[v] = true
+		}
+	}
+	s := transcript.Spawn{Args: p.Args, Env: map[string]string{}, Dir: p.Dir}
+	for k, v := range p.Env {
+		if mine[v] {
+			sum := sha256.Sum256([]byte(v))
+			v = inheritedPrefix + hex.EncodeToString(sum[:8])
+		}
+		s.Env[k] = v
+	}
+	for _, r := range p.Requests {
+		b, _ := json.Marshal(r.Params)
+		s.Requests = append(s.Requests, transcript.SpawnRequest{Method: r.Method, Params: b})
+	}
+	return s
+}
+
+// inheritedPrefix marks a recorded environment value passed on from the harness's own.
+const inheritedPrefix = "inherited:sha256:"
+
+// ProcessOf is the Process a recorded spawn describes.
+func ProcessOf(s transcript.Spawn) Process {
+	p := Process{Args: s.Args, Env: s.Env, Dir: s.Dir}
+	for _, r := range s.Requests {
+		p.Requests = append(p.Requests, Request{Method: r.Method, Params: ParamsOf(r.Params)})
+	}
+	return p
 }

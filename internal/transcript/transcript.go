@@ -36,6 +36,9 @@ const (
 	KindScenario = "scenario" // the first entry: Header names the scenario, feature and SDK
 	KindSchema   = "schema"   // Violation: a request the runtime's published schema rejects
 	KindArgv     = "argv"     // Argv: the arguments a runtime spawned by the SDK was started with
+	// KindSpawn: Spawn holds what a runtime the SDK started itself for a probe was started
+	// with and received (surface.Process), the facts a replay of the scenario reads again.
+	KindSpawn = "spawn"
 	// KindNotRun: the scenario did not reach the SDK. Capability names the capability it lacks
 	// and Reason is the driver's note about it; with no Capability, the whole SDK is
 	// unavailable and Reason says why.
@@ -74,6 +77,7 @@ type Entry struct {
 	Header     *Header    `json:"scenario,omitempty"`
 	Violation  *Violation `json:"violation,omitempty"`
 	Argv       []string   `json:"argv,omitempty"`
+	Spawn      *Spawn     `json:"spawn,omitempty"`
 	Capability string     `json:"capability,omitempty"`
 	Reason     string     `json:"reason,omitempty"`
 	Case       string     `json:"case,omitempty"`  // KindCase: the case's key
@@ -84,6 +88,26 @@ type Entry struct {
 	// was complete (the peer wrote them apart): when the header was complete, in the same clock
 	// as TMS. Absent when header and body arrived together.
 	HeaderTMS *float64 `json:"header_t_ms,omitempty"`
+}
+
+// Spawn is what a runtime the SDK started itself was started with (arguments, environment,
+// working directory) and the requests it received. An environment value the SDK passed on
+// unchanged from the harness's own environment is recorded as its fingerprint (Inherited), so
+// the machine's variables never reach a transcript while comparisons of two spawns still hold.
+type Spawn struct {
+	Args     []string          `json:"args"`
+	Env      map[string]string `json:"env"`
+	Dir      string            `json:"dir"`
+	Requests []SpawnRequest    `json:"requests,omitempty"`
+	// Error is why the facts could not be read (the SDK did not start the program): a replay
+	// gives the same error for the same spawn.
+	Error string `json:"error,omitempty"`
+}
+
+// SpawnRequest is one request the spawned runtime received.
+type SpawnRequest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
 }
 
 // Header names the scenario a transcript records.
@@ -181,6 +205,17 @@ func (r *Recorder) Add(e Entry) {
 	for i, a := range e.Argv {
 		e.Argv[i] = Scrub(a)
 	}
+	if s := e.Spawn; s != nil { // a copy: the caller's facts stay as they were
+		c := *s
+		c.Args, c.Env, c.Dir, c.Error = make([]string, len(s.Args)), make(map[string]string, len(s.Env)), Scrub(s.Dir), Scrub(s.Error)
+		for i, a := range s.Args {
+			c.Args[i] = Scrub(a)
+		}
+		for k, v := range s.Env {
+			c.Env[k] = Scrub(v)
+		}
+		e.Spawn = &c
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.Seq = len(r.entries) + 1
@@ -249,6 +284,11 @@ func (r *Recorder) Len() int {
 // Started records the arguments a spawned runtime was started with.
 func (r *Recorder) Started(argv []string) {
 	r.Add(Entry{Dir: Note, Kind: KindArgv, Argv: append([]string(nil), argv...), Text: "argv: " + strings.Join(argv, " ")})
+}
+
+// Spawned records what a runtime the SDK started for a probe was started with and received.
+func (r *Recorder) Spawned(s Spawn) {
+	r.Add(Entry{Dir: Note, Kind: KindSpawn, Spawn: &s, Text: fmt.Sprintf("spawned runtime: %d arguments, %d environment variables, %d requests", len(s.Args), len(s.Env), len(s.Requests))})
 }
 
 // Unavailable records that the scenario did not run because the SDK is unavailable.

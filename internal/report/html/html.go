@@ -125,7 +125,21 @@ func RenderFrom(ts *transcript.Store, res *report.Results) error {
 	// transcript scripts ('self'; file: for a page opened from disk, whose origin is opaque).
 	b.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' 'self' file:; img-src data:\">\n")
 	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head><body>\n", escapeText(title), css)
-	b.WriteString(`<header><h1>Conformance report</h1><p id="meta"></p></header>
+	b.WriteString(`<header><h1>Conformance report</h1><p id="meta"></p>`)
+	// An incomplete run says so before anything else (written here, escaped: the page's script
+	// shows only what ran).
+	if c := res.Completeness; res.Incomplete() {
+		fmt.Fprintf(&b, "\n<div id=\"incomplete\" role=\"alert\"><strong>%s</strong><ul>", escapeText(c.Headline()))
+		for i, m := range c.Missing {
+			if i == 50 {
+				fmt.Fprintf(&b, "<li>and %d more: completeness.missing in results.json</li>", len(c.Missing)-i)
+				break
+			}
+			fmt.Fprintf(&b, "<li>%s</li>", escapeText(fmt.Sprintf("%s / %s on %s: %s", m.Feature, m.Scenario, report.Target(m.SDK, m.Version), m.Reason)))
+		}
+		b.WriteString("</ul></div>")
+	}
+	b.WriteString(`</header>
 <section id="filters"></section>
 <section id="totals"></section>
 <main><table id="matrix"></table></main>
