@@ -219,8 +219,8 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.telemetry":         true,
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
 		"tool.handler.waitFor":          true,
-		"handler.hold":                  true, // holds.go
-		"call.cancel.createSession":     true, // Client.CreateSession(ctx, …): a context with a deadline
+		"handler.hold":                  true,  // holds.go
+		"call.cancel.createSession":     true,  // Client.CreateSession(ctx, …): a context with a deadline
 		"error.rpc.code":                false, // noRPCCode
 		"handler.permission":            true,
 		"surface":                       true,
