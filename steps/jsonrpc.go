@@ -1,10 +1,13 @@
 package steps
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
 
@@ -28,6 +31,9 @@ func (w *world) registerJSONRPC(sc binder) {
 	sc.Step(`^the runtime sends (an error response with a null id|a response to an id the SDK never used|a notification of a method the SDK does not know) before it answers the next prompt$`, w.sendRPCEdge)
 	sc.Step(`^the runtime answers the next prompt with the error (-?\d+) "([^"]*)" and data (\{.*\})$`, w.rejectNextPrompt)
 	sc.Step(`^the application tries to send the prompt "([^"]*)"$`, w.triesSend)
+	rpcCode := needing(sc, needs("error.rpc.code"))
+	rpcCode.Step(`^the SDK's error carried the code (-?\d+)$`, w.errorCarriedCode)
+	rpcCode.Step(`^the SDK's error carried the data (\{.*\})$`, w.errorCarriedData)
 }
 
 // sendRPCEdge has the runtime write one of rpcEdges on the session's connection just before it
@@ -71,4 +77,63 @@ func (w *world) triesSend(prompt string) error {
 		return err
 	}
 	return w.try("send", map[string]any{"session": s.handle, "prompt": prompt, "wait": false})
+}
+
+// triedRPCError is the JSON-RPC code and data of the error of the last "tries to" step, as the
+// driver read them from the SDK's own error type (capability error.rpc.code, PROTOCOL.md
+// "Messages").
+func (w *world) triedRPCError() (code, data json.RawMessage, err error) {
+	if w.tried == nil {
+		return nil, nil, fmt.Errorf("no step tried an SDK call whose error could be checked")
+	}
+	if w.tried.Outcome != driver.Error || w.tried.Error == nil {
+		return nil, nil, fmt.Errorf("the SDK returned %s, want it to raise an error", w.tried.Result)
+	}
+	e := w.tried.Error
+	switch {
+	case len(e.Code) == 0:
+		return nil, nil, fmt.Errorf("driver fault: the %s driver declared error.rpc.code but reported no code with the error %q", w.t.SDK(), w.tried.ErrorText())
+	case string(e.Code) == "null":
+		return nil, nil, fmt.Errorf("the SDK raised %q, which carries no JSON-RPC code", w.tried.ErrorText())
+	}
+	return e.Code, e.Data, nil
+}
+
+// errorCarriedCode: the application can read the code the runtime answered from the SDK's error.
+func (w *world) errorCarriedCode(want int) error {
+	code, _, err := w.triedRPCError()
+	if err != nil {
+		return err
+	}
+	var got int
+	if err := json.Unmarshal(code, &got); err != nil {
+		return fmt.Errorf("the driver reported the code %s, not an integer: %w", code, err)
+	}
+	if got != want {
+		return fmt.Errorf("the SDK raised %q with the code %d, want %d, the code the runtime answered", w.tried.ErrorText(), got, want)
+	}
+	return nil
+}
+
+// errorCarriedData: the application can read the data the runtime answered from the SDK's
+// error, the same JSON value (keys in any order).
+func (w *world) errorCarriedData(want string) error {
+	_, data, err := w.triedRPCError()
+	if err != nil {
+		return err
+	}
+	if len(data) == 0 || bytes.Equal(data, []byte("null")) {
+		return fmt.Errorf("the SDK raised %q without the error's data, want %s", w.tried.ErrorText(), want)
+	}
+	var got, exp any
+	if err := json.Unmarshal(data, &got); err != nil {
+		return fmt.Errorf("the driver reported the data %s, not JSON: %w", data, err)
+	}
+	if err := json.Unmarshal([]byte(want), &exp); err != nil {
+		return fmt.Errorf("the expected data %s is not JSON: %w", want, err)
+	}
+	if !reflect.DeepEqual(got, exp) {
+		return fmt.Errorf("the SDK raised %q with the data %s, want %s, the data the runtime answered", w.tried.ErrorText(), data, want)
+	}
+	return nil
 }

@@ -230,6 +230,7 @@ internal static class Program
             ["driver.concurrent"] = true, // commands run on the thread pool (Main)
             ["handler.hold"] = true, // Holds.cs: the tool handlers (no runtime->SDK handlers yet: rpc.handlers)
             ["call.cancel.createSession"] = true, // CreateSessionAsync(config, CancellationToken)
+            ["error.rpc.code"] = false, // NoRpcCode
         };
         var notes = new JsonObject
         {
@@ -253,6 +254,7 @@ internal static class Program
             ByName.Plan(built);
         }
         notes["driver.builtBy"] = ByName.Note();
+        notes["error.rpc.code"] = NoRpcCode;
         notes["session.rpc.tools.set.nil"] = "no session.tools.set wrapper to pass a null list to (session.rpc.tools.set)";
 
         return new JsonObject
@@ -768,6 +770,12 @@ internal static class Program
             Environment.Exit(1);
         }
     }
+
+    /// <summary>Why an application cannot read the JSON-RPC code or data of an error the SDK raised
+    /// (capability error.rpc.code): the SDK's exception type is internal, wrapped in an IOException.</summary>
+    private const string NoRpcCode = "the .NET SDK raises a JSON-RPC error as IOException wrapping RemoteRpcException, "
+        + "an internal sealed class (dotnet/src/JsonRpc.cs:991 at v1.0.11 and on upstream main, wrapped at dotnet/src/Client.cs:1886 on main), "
+        + "so an application cannot read its ErrorCode or ErrorData";
 
     private static JsonObject ErrorResponse(long id, string type, string message) => new()
     {

@@ -219,8 +219,9 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.telemetry":         true,
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
 		"tool.handler.waitFor":          true,
-		"handler.hold":                  true, // holds.go
-		"call.cancel.createSession":     true, // Client.CreateSession(ctx, …): a context with a deadline
+		"handler.hold":                  true,  // holds.go
+		"call.cancel.createSession":     true,  // Client.CreateSession(ctx, …): a context with a deadline
+		"error.rpc.code":                false, // noRPCCode
 		"handler.permission":            true,
 		"surface":                       true,
 		"surface.handlers":              true,
@@ -241,6 +242,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"session.rpc.tools.set.nil": "\"tools\": null is passed as a nil []rpc.ProtocolExternalToolDefinition",
 		"transport.tcp":             "copilot.ClientOptions{Connection: copilot.URIConnection{URL: address}}",
 		"transport.stdio":           "copilot.ClientOptions{Connection: copilot.StdioConnection{Path: cliPath, Env: ...}}",
+		"error.rpc.code":            noRPCCode,
 	}
 	toolCapabilities(version, caps, notes)
 	connectCapabilities(caps)
@@ -889,6 +891,12 @@ func respond(id int64, result any, err error) {
 		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": fmt.Sprintf("%T", err), "message": err.Error()}})
 	}
 }
+
+// noRPCCode is why an application cannot read a JSON-RPC error's code or data from the SDK's
+// error (capability error.rpc.code): the type lives in an internal package.
+const noRPCCode = "the Go SDK returns a JSON-RPC error as *jsonrpc2.Error of its internal package " +
+	"github.com/github/copilot-sdk/go/internal/jsonrpc2 (internal/jsonrpc2/jsonrpc2.go:28 at v1.0.14 and on main), " +
+	"which an application cannot import, so errors.As cannot reach its Code and Data (they show only in the message text)"
 
 func main() {
 	// Keep the real stdout for the protocol; everything else that writes to os.Stdout (the SDK

@@ -267,6 +267,8 @@ function capabilities() {
     // nor a timeout: an application can only stop awaiting it (PROTOCOL.md "The application
     // cancels a call"); missingSymbols names the member whose absence makes it so.
     "call.cancel.createSession": false,
+    // errObject: the thrown ResponseError's own code and data fields.
+    "error.rpc.code": true,
     // ToolBinaryResult's declared type has no metadata, but the SDK forwards the object it is
     // given as is, which is what a JavaScript application relies on.
     "tool.result.binary.metadata": true,
@@ -787,7 +789,7 @@ const commands = {
         outcomes.push({ outcome: "ok", ...(await rpcCall(call)) });
       } catch (e) {
         if (e instanceof Unsupported) outcomes.push({ outcome: "unsupported", reason: e.message });
-        else outcomes.push({ outcome: "error", error: { type: errType(e), message: errMessage(e) } });
+        else outcomes.push({ outcome: "error", error: errObject(e) });
       }
     }
     return { outcomes };
@@ -823,6 +825,18 @@ function errMessage(e) {
   return e instanceof Error ? e.message : String(e);
 }
 
+// errObject is the protocol's error (PROTOCOL.md "Errors"): type and message, and for an error the
+// SDK raised the JSON-RPC code and data as an application reads them, from the fields of the
+// error object (vscode-jsonrpc's ResponseError has a numeric `code` and `data`); null where the
+// error has none.
+function errObject(e) {
+  const out = { type: errType(e), message: errMessage(e) };
+  if (e instanceof DriverError) return out;
+  out.code = typeof e?.code === "number" ? e.code : null;
+  out.data = e?.data === undefined ? null : e.data;
+  return out;
+}
+
 let shuttingDown = false;
 
 async function handle(line) {
@@ -852,7 +866,7 @@ async function handle(line) {
       writeLine({ id, outcome: "unsupported", reason: e.message });
     } else {
       diag(`${cmd} failed: ${e instanceof DriverError ? e.message : e?.stack ?? e}`);
-      writeLine({ id, outcome: "error", error: { type: errType(e), message: errMessage(e) } });
+      writeLine({ id, outcome: "error", error: errObject(e) });
     }
   }
 }

@@ -222,6 +222,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["tool.handler.waitFor"] = True
     caps["handler.hold"] = True  # holds.py
     caps["call.cancel.createSession"] = True  # asyncio.wait_for around create_session
+    caps["error.rpc.code"] = True  # rpc_error_fields: JsonRpcError's code and data attributes
     caps["tool.result.binary.metadata"] = caps["tool.result.binary"] and "metadata" in set(
         getattr(ToolBinaryResult, "__dataclass_fields__", {}))
     notes["tool.result.value"] = "a pydantic model (UUID, datetime, Enum) returned from a define_tool handler"
@@ -936,8 +937,23 @@ class Driver:
             if isinstance(exc, BaseExceptionGroup):  # e.g. CopilotClient.stop()
                 message += ": " + "; ".join(f"{type(e).__name__}: {e}" for e in exc.exceptions)
             emit({"id": cid, "outcome": "error",
-                  "error": {"type": type(exc).__name__, "message": message}})
+                  "error": {"type": type(exc).__name__, "message": message, **rpc_error_fields(exc)}})
         return cmd != "shutdown"
+
+
+def rpc_error_fields(exc: BaseException) -> dict:
+    """The JSON-RPC code and data of an exception the SDK raised, as an application reads them:
+    its `code` and `data` attributes (copilot's JsonRpcError has both); null where it has none
+    (PROTOCOL.md "Errors")."""
+    code = getattr(exc, "code", None)
+    if not isinstance(code, int) or isinstance(code, bool):
+        code = None
+    data = getattr(exc, "data", None)
+    try:
+        json.dumps(data)
+    except (TypeError, ValueError):
+        data = repr(data)
+    return {"code": code, "data": data}
 
 
 class Loops:

@@ -19,6 +19,7 @@
 //! - sdk_prepare_session:  `Client::prepare_session` / `prepare_resume_session` (subscribe first)
 //! - sdk_typed_events:     `session_events::SessionEventData` (typed event data, adjacently tagged)
 //! - sdk_error_kind:       `Error::kind() -> ErrorKind`, `RecvError::kind()` (src/compat.rs)
+//! - sdk_rpc_data:         `Error::rpc_data()`, the JSON-RPC error's data (src/compat.rs)
 //! - sdk_handler_traits:   `handler::PermissionHandler` / `UserInputHandler` and `Tool::with_handler`
 //!                         (older releases: one `SessionHandler` per session, src/compat.rs)
 //! - sdk_request_handler:  `ClientOptions::with_request_handler` and the `CopilotRequestHandler`
@@ -93,6 +94,8 @@ const PROBES: &[(&str, &[&str])] = &[
         "sdk_error_kind",
         &["pub enum ErrorKind", "pub enum RecvErrorKind"],
     ),
+    // Error::rpc_data(): the JSON-RPC error's data (1.0.27 on).
+    ("sdk_rpc_data", &["pub fn rpc_data(&self) -> Option<&Value>"]),
     (
         "sdk_handler_traits",
         &["pub trait PermissionHandler", "pub trait UserInputHandler"],

@@ -4,7 +4,8 @@ Feature: Every SDK reads and writes any frame a stream delivers
   read, and keep non-ASCII text intact (Content-Length counts bytes), including an escaped
   unpaired surrogate a JavaScript runtime may write. And JSON-RPC 2.0's own edges: an error response with a
   null id, a response to an id the SDK never used, a notification of an unknown method, and an
-  error of every code range with data.
+  error of every code range with data, whose code and data the application reads from the SDK's
+  error.
 
   Scenario: a prompt over 64 KiB reaches the runtime intact
     When a prompt of 70000 characters is sent and the SDK waits for the reply
@@ -89,6 +90,30 @@ Feature: Every SDK reads and writes any frame a stream delivers
     Then the SDK raised an error mentioning "<message>"
     When the prompt "And this one?" is sent and the SDK waits for the reply
     Then the reply is "ok"
+
+    Examples:
+      | code   | message                                |
+      | -32700 | parse error, as the runtime read it    |
+      | -32600 | invalid request, as the runtime saw it |
+      | -32601 | method not found on this runtime       |
+      | -32602 | invalid params for this runtime        |
+      | -32603 | internal error in the runtime          |
+      | -32000 | server error, first of its range       |
+      | -32099 | server error, last of its range        |
+      | 1      | an application error of the runtime    |
+      | -1     | a negative application error           |
+
+  # What the application reads from the error the SDK raised: the code and data the runtime
+  # answered, from the SDK's own error type (never parsed from the message). An SDK whose error
+  # type an application cannot reach is unsupported here, naming the type.
+  @requires.error.rpc.code
+  Scenario Outline: the application reads the code <code> and the data of the error the SDK raised
+    Given an SDK client connected to the runtime
+    And a session is created
+    When the runtime answers the next prompt with the error <code> "<message>" and data {"reason":"conformance","retryable":false,"detail":{"n":1.5,"list":[null,"é"]}}
+    And the application tries to send the prompt "Fail this one"
+    Then the SDK's error carried the code <code>
+    And the SDK's error carried the data {"reason":"conformance","retryable":false,"detail":{"n":1.5,"list":[null,"é"]}}
 
     Examples:
       | code   | message                                |

@@ -37,6 +37,11 @@ type Response struct {
 		// Cancelled: the driver recognised the language's cancellation error (a command given
 		// cancelAfterMs, PROTOCOL.md "The application cancels a call").
 		Cancelled bool `json:"cancelled,omitempty"`
+		// Code and Data: the JSON-RPC error's code and data as the application read them from
+		// the SDK's error (capability error.rpc.code, PROTOCOL.md "Errors"); each null when the
+		// error carries none.
+		Code json.RawMessage `json:"code,omitempty"`
+		Data json.RawMessage `json:"data,omitempty"`
 	} `json:"error,omitempty"`
 	Reason string `json:"reason,omitempty"`
 

@@ -40,6 +40,25 @@ pub(crate) fn error_type(error: &Error) -> String {
     format!("Error::{head}")
 }
 
+/// The JSON-RPC `code` and `data` of an error, as an application reads them: `Error::rpc_code()`
+/// and `Error::rpc_data()` (1.0.27 on), or a match on `Error::Rpc { code, .. }` in releases before
+/// `ErrorKind`, whose variant has no data; `null` where the error has none.
+pub(crate) fn rpc_fields(error: &Error) -> (serde_json::Value, serde_json::Value) {
+    use serde_json::Value;
+    #[cfg(sdk_error_kind)]
+    let code = error.rpc_code().map_or(Value::Null, Value::from);
+    #[cfg(not(sdk_error_kind))]
+    let code = match error {
+        Error::Rpc { code, .. } => Value::from(*code),
+        _ => Value::Null,
+    };
+    #[cfg(sdk_rpc_data)]
+    let data = error.rpc_data().cloned().unwrap_or(Value::Null);
+    #[cfg(not(sdk_rpc_data))]
+    let data = Value::Null;
+    (code, data)
+}
+
 /// The error a failing tool handler returns: the session's agent error with the message.
 pub(crate) fn agent_error(message: String) -> Error {
     #[cfg(sdk_error_kind)]

@@ -99,6 +99,14 @@ enum Failure {
     /// A call the application cancelled ended so (`cancelAfterMs`): an error with
     /// `"cancelled": true`.
     Cancelled { kind: String, message: String },
+    /// An error the SDK raised: `Error` with the JSON-RPC `code` and `data` the application
+    /// reads from it (PROTOCOL.md "Errors", compat::rpc_fields).
+    Sdk {
+        kind: String,
+        message: String,
+        code: Value,
+        data: Value,
+    },
 }
 
 type Outcome = Result<Value, Failure>;
@@ -130,9 +138,12 @@ fn sdk_error_type(error: &Error) -> String {
 }
 
 fn sdk_failure(error: Error) -> Failure {
-    Failure::Error {
+    let (code, data) = compat::rpc_fields(&error);
+    Failure::Sdk {
         kind: sdk_error_type(&error),
         message: error.to_string(),
+        code,
+        data,
     }
 }
 
@@ -147,6 +158,14 @@ fn respond(id: &Value, outcome: Outcome) {
         }
         Err(Failure::Cancelled { kind, message }) => {
             json!({ "id": id, "outcome": "error", "error": { "type": kind, "message": message, "cancelled": true } })
+        }
+        Err(Failure::Sdk {
+            kind,
+            message,
+            code,
+            data,
+        }) => {
+            json!({ "id": id, "outcome": "error", "error": { "type": kind, "message": message, "code": code, "data": data } })
         }
     };
     write_line(&line);
@@ -971,6 +990,7 @@ fn hello() -> Outcome {
         "tool.handler.waitFor": true,
         "handler.hold": true, // holds.rs
         "call.cancel.createSession": true, // bounded: tokio::time::timeout drops the future
+        "error.rpc.code": true, // compat::rpc_fields: Error::rpc_code() / rpc_data()
         "surface.handlers": true,
         "surface.handlers.called": true,
         "surface.callbacks": cfg!(sdk_cb_command_definition),

@@ -151,6 +151,14 @@ pub(crate) async fn rpc_batch(state: &Arc<State>, args: &Value) -> Outcome {
             Err(Failure::Cancelled { kind, message }) => {
                 json!({ "outcome": "error", "error": { "type": kind, "message": message, "cancelled": true } })
             }
+            Err(Failure::Sdk {
+                kind,
+                message,
+                code,
+                data,
+            }) => {
+                json!({ "outcome": "error", "error": { "type": kind, "message": message, "code": code, "data": data } })
+            }
         });
     }
     Ok(json!({ "outcomes": outcomes }))

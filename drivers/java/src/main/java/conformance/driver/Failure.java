@@ -38,6 +38,15 @@ final class Failure {
         }
     }
 
+    /**
+     * Why an application cannot read the JSON-RPC code (or data) of an error the SDK raised
+     * (capability error.rpc.code): the SDK's exception type is package-private and has no data.
+     */
+    static final String NO_RPC_CODE = "the Java SDK raises a JSON-RPC error as JsonRpcException, a package-private "
+            + "final class (com.github.copilot.sdk.JsonRpcException in 0.3.0-java.2; "
+            + "java/sdk/src/main/java/com/github/copilot/JsonRpcException.java:16 on upstream main), so an application "
+            + "can neither catch it by type nor call its getCode(), and it keeps no data";
+
     /** The exception the SDK raised, without the future/executor wrappers around it. */
     static Throwable unwrap(Throwable t) {
         while ((t instanceof ExecutionException || t instanceof CompletionException) && t.getCause() != null) {

@@ -435,6 +435,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         caps.put("tool.handler.waitFor", true);
         caps.put("handler.hold", true); // Holds
         caps.put("call.cancel.createSession", true); // awaitCancellable: Future.get(timeout), then cancel(true)
+        caps.put("error.rpc.code", false);
+        notes.put("error.rpc.code", Failure.NO_RPC_CODE);
         // Runtime-to-SDK handlers (Handlers): the hooks through the session config's setHooks;
         // every other method is named unhandled with the symbol it lacks.
         caps.put("rpc.handlers", true);
