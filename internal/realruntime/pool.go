@@ -160,7 +160,11 @@ func launch(ctx context.Context, cfg Config, env ...string) (*process, error) {
 	rt.cmd = exec.Command(rt.argv[0], rt.argv[1:]...)
 	rt.cmd.Dir = work
 	rt.cmd.Env = append(append(privateEnv(home), cfg.Env...), env...)
+	// A group of its own, killed as a whole; not under procgroup's supervising shell, whose wait
+	// would not carry the runtime's CPU time (bench --runtime reads it from ProcessState). The
+	// kernel kills it if the harness dies without running any code (kill -9; Linux only).
 	rt.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	deathSignal(rt.cmd.SysProcAttr)
 	rt.cmd.Stderr = rt.errs
 	out, err := rt.cmd.StdoutPipe()
 	if err != nil {
