@@ -147,10 +147,18 @@ func SortResults(rs []report.Result) {
 // written. Each writer scrubs as it writes, but a secret is known only from the moment some
 // frame carried it, and SDKs run concurrently: a file written earlier (godog's record, which
 // quotes the features' step text; another SDK's driver log) may still hold it.
+//
+// A file's name is scrubbed too (a scenario name may quote a secret, and transcripts are named
+// after scenarios), so the names recorded in results.json, which are scrubbed as text, still
+// find their files.
 func scrubDir(dir string, log io.Writer) {
+	var renames [][2]string
 	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return nil
+		}
+		if name := transcript.Scrub(e.Name()); name != e.Name() {
+			renames = append(renames, [2]string{path, filepath.Join(filepath.Dir(path), name)})
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -163,4 +171,9 @@ func scrubDir(dir string, log io.Writer) {
 		}
 		return nil
 	})
+	for _, r := range renames {
+		if err := os.Rename(r[0], r[1]); err != nil {
+			fmt.Fprintf(log, "scrubbing the name of %s: %v\n", r[0], err)
+		}
+	}
 }
