@@ -140,6 +140,7 @@ func (w *world) sendsModelRequests() error {
 		}
 		played = append(played, c)
 	}
+	ids := map[string]bool{}
 	for i, c := range played {
 		if t, _ := c.Params["transport"].(string); t != "" && t != "http" {
 			// A websocket exchange is a message channel the handler opens (openWebSocket), not
@@ -148,7 +149,13 @@ func (w *world) sendsModelRequests() error {
 			continue
 		}
 		e := &sentExchange{caseName: c.Name, start: maps.Clone(c.Params)}
-		id := fmt.Sprintf("conformance-request-%d", i+1)
+		// The id is the case's, not its position's, so a run with one more case has the same
+		// ids for the others (the SDK's responses name it).
+		id := fmt.Sprintf("conformance-request-%08x", fnv32(c.Name))
+		for n := 2; ids[id]; n++ {
+			id = fmt.Sprintf("conformance-request-%08x-%d", fnv32(c.Name), n)
+		}
+		ids[id] = true
 		e.start["requestId"] = id
 		if _, has := e.start["sessionId"]; has {
 			e.start["sessionId"] = s.id
@@ -191,7 +198,9 @@ func (w *world) sendsModelRequests() error {
 	d.SetSink(w.driverLine)
 	defer d.SetSink(nil)
 	w.expect(len(x.sent))
+	defer w.noteCases(false) // the SDK's responses name the request's id
 	for done, e := range x.sent {
+		w.caseStarts(x.start.Name + " " + e.caseName)
 		for i, p := range append([]map[string]any{e.start}, e.chunks...) {
 			m := x.start.Name
 			if i > 0 {

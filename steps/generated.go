@@ -206,6 +206,7 @@ func sweepParams(doc *schemagen.Doc, m schemagen.Method, c schemagen.Case) map[s
 
 // runSweep makes the calls of w.sweep in batches through target.
 func (w *world) runSweep(target map[string]any) error {
+	defer w.noteSweepCases()
 	w.expect(len(w.sweep))
 	for start := 0; start < len(w.sweep); start += batchSize {
 		if err := w.gone(); err != nil {
@@ -246,6 +247,23 @@ func (w *world) runSweep(target map[string]any) error {
 	return nil
 }
 
+// noteSweepCases notes each call's request as its case (cases.go): the method and the
+// generated case (its edges, its result's shape and encoding).
+func (w *world) noteSweepCases() {
+	pairs, err := w.sweepRequests()
+	if err != nil {
+		return
+	}
+	var reqs []transcript.Request
+	var keys []string
+	for _, c := range w.sweep {
+		if r, ok := pairs[c]; ok {
+			reqs, keys = append(reqs, r), append(keys, c.method.Name+" "+c.name)
+		}
+	}
+	w.noteRequestCases(reqs, keys)
+}
+
 // asJSON is v as encoding/json decodes it (numbers float64), so that it compares with what the
 // transcript holds.
 func asJSON(v map[string]any) map[string]any {
@@ -269,26 +287,26 @@ func showAll(v any) string {
 // secretsApart gives every value under a key the transcript records as a secret (token,
 // gitHubToken, …) a value of its own: a secret is scrubbed from every report wherever it occurs,
 // so a generated string shared with other fields (the non-ASCII edge) would vanish from them.
+// The value is a hash of the method and the secret's path, so the same secret of the same case
+// has the same fingerprint in every run and SDK (a count in map order gave each run its own).
 func secretsApart(v map[string]any, seed string) map[string]any {
-	n := 0
-	var walk func(x any) any
-	walk = func(x any) any {
+	var walk func(x any, at string) any
+	walk = func(x any, at string) any {
 		switch x := x.(type) {
 		case map[string]any:
 			out := make(map[string]any, len(x))
 			for k, val := range x {
 				if _, ok := val.(string); ok && transcript.SecretKey(k) {
-					n++
-					out[k] = fmt.Sprintf("tok-%08x-%d", fnv32(seed), n)
+					out[k] = fmt.Sprintf("tok-%08x", fnv32(seed+" "+at+"/"+k))
 					continue
 				}
-				out[k] = walk(val)
+				out[k] = walk(val, at+"/"+k)
 			}
 			return out
 		case []any:
 			out := make([]any, len(x))
 			for i, val := range x {
-				out[i] = walk(val)
+				out[i] = walk(val, fmt.Sprintf("%s/%d", at, i))
 			}
 			return out
 		}
@@ -297,7 +315,7 @@ func secretsApart(v map[string]any, seed string) map[string]any {
 	if v == nil {
 		return nil
 	}
-	return walk(v).(map[string]any)
+	return walk(v, "").(map[string]any)
 }
 
 func fnv32(s string) uint32 {

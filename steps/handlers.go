@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -25,6 +26,7 @@ import (
 // handlerSpec is what the application's handler for one runtime-to-SDK method is given to do.
 type handlerSpec struct {
 	params []map[string]any // the params the runtime will send (identifiers to register under)
+	cases  []string         // the generated case of each params ("required", "all", "edge …")
 	result any              // what the handler returns (JSON; nil: the language's void)
 	// reason is why the SDK has no public handler API for the method ("" when registered).
 	reason     string
@@ -54,6 +56,19 @@ func (h *handlerSpec) lacks(params map[string]any) *lackingCase {
 		}
 	}
 	return nil
+}
+
+// caseKey is the key of the i-th call of the handler's method (cases.go): the method, the
+// generated case and the form its params are written in.
+func (h *handlerSpec) caseKey(method string, i int, form jsonform.Form) string {
+	key := method
+	if i < len(h.cases) {
+		key += " " + h.cases[i]
+	}
+	if form != "" {
+		key += " " + string(form)
+	}
+	return key
 }
 
 // handlerArgs is the "handlers" argument of connect / createSession / resumeSession.
@@ -196,7 +211,7 @@ func (w *world) registerEveryHandler() error {
 		// edge cases (another enum value or anyOf branch, null where nullable, empty lists, bounds,
 		// non-ASCII strings) the schema allows.
 		for _, c := range cases {
-			h.params = append(h.params, c.Params)
+			h.params, h.cases = append(h.params, c.Params), append(h.cases, c.Name)
 		}
 		if !m.Notification {
 			if h.result, err = doc.Result(m); err != nil {
@@ -281,6 +296,7 @@ func (w *world) callEveryHandler() error {
 	w.held = w.driverLine
 	d.SetSink(w.held)
 	defer func() { w.held = nil; d.SetSink(nil) }()
+	defer w.noteCases(true) // each call is answered before the next is sent
 	var unregistered []schemagen.Method
 	total, done := 0, 0
 	for _, h := range w.handlers {
@@ -296,10 +312,11 @@ func (w *world) callEveryHandler() error {
 			unregistered = append(unregistered, m)
 			continue
 		}
-		for _, p := range h.params {
+		for i, p := range h.params {
 			if err := w.gone(); err != nil {
 				return cutShort(err, done, total, m.Name)
 			}
+			w.caseStarts(h.caseKey(m.Name, i, w.paramsForm))
 			params := w.asTheRuntimeSends(m, p, s.id, created)
 			if _, err := rt.Ask(s.id, m.Name, w.wireParams(params), m.Notification); err != nil {
 				if err := w.callFailed(err, m.Name); err != nil {
@@ -316,6 +333,7 @@ func (w *world) callEveryHandler() error {
 	// SDK has no public handler API for are called too, and the SDK's answer (an error, or none)
 	// is recorded (callsWithoutHandler). No handler runs, so they go at once: an SDK that never
 	// answers costs one wait, not one per call.
+	w.caseStarts("the methods without a handler, at once")
 	var wg sync.WaitGroup
 	for _, m := range unregistered {
 		for _, p := range w.handlers[m.Name].params {

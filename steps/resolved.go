@@ -295,6 +295,8 @@ func (w *world) resolveEachKind() error {
 		}
 		return nil
 	}
+	// A request is the case of the event whose requestId it names, else of the phase it came in.
+	defer w.noteCases(true)
 	// Each kind sent once, all at once: which of them the SDK answers.
 	probeStart := len(w.rec.Entries())
 	probes := map[string]map[string]any{}
@@ -304,6 +306,7 @@ func (w *world) resolveEachKind() error {
 			w.rec.Notef("", "generator: %v", err)
 			continue
 		}
+		w.caseStarts(k.request.Type + " once, every kind at once")
 		if err := emit(ev, k.request.Type, "probe-"+k.request.Type); err != nil {
 			return err
 		}
@@ -342,6 +345,7 @@ func (w *world) resolveEachKind() error {
 			w.rec.Notef("", "generator: %v", err)
 			continue
 		}
+		w.caseStarts(k.request.Type + " once, then twice under one requestId")
 		if err := emit(once, k.request.Type, "once-"+k.request.Type); err != nil {
 			return cutShort(err, i, len(p.answered), k.request.Type)
 		}
@@ -393,6 +397,7 @@ func (w *world) resolveEachKind() error {
 		if k.request.Type != "external_tool.requested" {
 			continue
 		}
+		w.caseStarts(k.request.Type + " resolved while its handler is held")
 		c, err := w.resolveWhileHeld(doc, s, k, tool, emit)
 		if err != nil {
 			return err
@@ -413,12 +418,14 @@ func (w *world) resolveEachKind() error {
 			w.rec.Notef("", "generator: %v", err)
 			continue
 		}
+		w.caseStarts(k.resolve.Type + " for a requestId never sent")
 		if err := emit(ev, k.resolve.Type, ""); err != nil {
 			return err
 		}
 		p.unseen = append(p.unseen, c)
 	}
 	w.settle("", 0)
+	w.caseStarts("a tool call after the resolving events for unseen requestIds")
 	p.followUp, p.followErr = rt.CallTool(s.id, tool, nil)
 	end := len(w.rec.Entries())
 	for i := range p.unseen {

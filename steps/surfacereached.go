@@ -59,11 +59,14 @@ func (w *world) reachEveryHandler() error {
 		return err
 	}
 	// Each alone first: a handler the driver or SDK cannot register is left out, with why.
+	// Every step waits for what it sent, so a request is the case of the step it came in.
+	defer w.noteCases(true)
 	var names []string
 	for _, e := range entries {
 		if e.Owner != surface.Actions[0].Owner || e.Kind != "handler" {
 			continue
 		}
+		w.caseStarts("handler " + e.Name + " alone")
 		if _, _, err := w.openWithHandlers(probe, "", []string{e.Name}); err != nil {
 			var unsup *ErrUnsupported
 			if !asUnsupported(err, &unsup) {
@@ -77,6 +80,7 @@ func (w *world) reachEveryHandler() error {
 	if len(names) == 0 {
 		return fmt.Errorf("the %s driver registered none of the session config's handlers (%s)", w.t.SDK(), strings.Join(res.skipped, "; "))
 	}
+	w.caseStarts("every handler at once")
 	c := probe
 	cur := &eventCursor{w: w, counts: map[string]int{}}
 	cur.poll()
@@ -151,6 +155,7 @@ func (w *world) reachEveryHandler() error {
 		cases, _ := doc.CasesOnce(m)
 		for _, cs := range cases {
 			if cs.Name == "required" {
+				w.caseStarts(m.Name + " required")
 				ask(m.Name, w.asTheRuntimeSends(m, cs.Params, opened.SessionID, created), m.Notification)
 			}
 		}
@@ -173,8 +178,10 @@ func (w *world) reachEveryHandler() error {
 				params = map[string]any{}
 			}
 			params["sessionId"] = opened.SessionID
+			w.caseStarts(method + " beside " + et.Type)
 			ask(method, params, false)
 		}
+		w.caseStarts(et.Type + " required fields")
 		trigger(func() bool {
 			seen := cur.counts["session.event"]
 			if err := rt.Emit(opened.SessionID, ev); err != nil {

@@ -73,6 +73,7 @@ type world struct {
 	holds           []*holdPhase            // each kind held with the others sent meanwhile (pending.go)
 	resolved        *resolvedPhases         // request events sent, repeated and resolved (resolved.go)
 	cancel          *cancelled              // the call the application cancelled (cancel.go)
+	caseMarks       []caseMark              // where each case of a runtime-to-SDK sweep began (cases.go)
 	// held is the sink a sweep keeps on the driver between its commands (the lines the driver
 	// writes while no command is in flight), restored after each command; nil otherwise.
 	held func(driver.Line)
