@@ -3,7 +3,6 @@ package steps
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -51,44 +50,36 @@ func (w *world) noteCases(spans bool) {
 		}
 		return key
 	}
-	// The case of the runtime frame that carried each string first ("" before the first mark).
-	first := map[string]int{}
-	for _, e := range entries {
-		if e.Dir != transcript.RuntimeToSDK || len(e.Frame) == 0 {
-			continue
-		}
-		var v any
-		if json.Unmarshal(e.Frame, &v) != nil {
-			continue
-		}
-		eachString(v, func(s string) {
-			if _, seen := first[s]; !seen {
-				first[s] = e.Seq
-			}
-		})
-	}
 	var reqs []transcript.Request
-	var keys []string
+	var named []map[string]string
+	wanted := map[string]bool{}
 	for _, r := range transcript.Requests(entries, "") {
 		if r.Seq < marks[0].since {
 			continue
 		}
 		var params map[string]any
 		_ = json.Unmarshal(r.Params, &params)
+		ids := transcript.IDParams(params)
+		delete(ids, "sessionId") // named by every request of the session, whichever case
+		for _, id := range ids {
+			wanted[id] = true
+		}
+		reqs, named = append(reqs, r), append(named, ids)
+	}
+	first := transcript.FirstSent(entries, func(s string) bool { return wanted[s] })
+	keys := make([]string, len(reqs))
+	for i, r := range reqs {
 		key, at := "", -1
-		for k, v := range params {
-			s, ok := v.(string)
-			if !ok || s == "" || k == "sessionId" || !strings.HasSuffix(k, "Id") {
-				continue
-			}
-			if seq, ok := first[s]; ok && seq >= marks[0].since && seq > at {
+		for _, id := range named[i] {
+			fi, ok := first[id]
+			if seq := entries[fi].Seq; ok && seq >= marks[0].since && seq > at {
 				key, at = caseAt(seq), seq // the latest id the runtime gave: the most specific
 			}
 		}
 		if at < 0 && spans {
 			key = caseAt(r.Seq)
 		}
-		reqs, keys = append(reqs, r), append(keys, key)
+		keys[i] = key
 	}
 	w.noteRequestCases(reqs, keys)
 }
@@ -107,20 +98,5 @@ func (w *world) noteRequestCases(reqs []transcript.Request, keys []string) {
 		}
 		w.rec.Case(reqs[i].Conn, reqs[i].Seq, keys[i])
 		w.rec.Case(reqs[i].Conn, reqs[i].Seq+1, "")
-	}
-}
-
-func eachString(v any, fn func(string)) {
-	switch x := v.(type) {
-	case string:
-		fn(x)
-	case map[string]any:
-		for _, e := range x {
-			eachString(e, fn)
-		}
-	case []any:
-		for _, e := range x {
-			eachString(e, fn)
-		}
 	}
 }

@@ -5,8 +5,8 @@
 package compare
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -332,21 +332,7 @@ func inRuntimeOrder(entries []transcript.Entry, rs []Request) []Request {
 	if len(ids) == 0 {
 		return rs
 	}
-	first := map[string]int{} // id -> the runtime frame that carried it first
-	for i, e := range entries {
-		if e.Dir != transcript.RuntimeToSDK || len(e.Frame) == 0 {
-			continue
-		}
-		var v any
-		if json.Unmarshal(e.Frame, &v) != nil {
-			continue
-		}
-		walkStrings(v, func(s string) {
-			if _, seen := first[s]; !seen && ids[s] {
-				first[s] = i
-			}
-		})
-	}
+	first := transcript.FirstSent(entries, func(s string) bool { return ids[s] })
 	rank := func(r Request) (int, bool) {
 		best, ok := -1, false
 		for _, id := range idParams(r) {
@@ -384,28 +370,7 @@ func inRuntimeOrder(entries []transcript.Entry, rs []Request) []Request {
 // toolCallId, sessionId).
 func idParams(r Request) []string {
 	m, _ := r.Params.(map[string]any)
-	var out []string
-	for k, v := range m {
-		if s, ok := v.(string); ok && s != "" && strings.HasSuffix(k, "Id") {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func walkStrings(v any, fn func(string)) {
-	switch x := v.(type) {
-	case string:
-		fn(x)
-	case map[string]any:
-		for _, e := range x {
-			walkStrings(e, fn)
-		}
-	case []any:
-		for _, e := range x {
-			walkStrings(e, fn)
-		}
-	}
+	return slices.Collect(maps.Values(transcript.IDParams(m)))
 }
 
 // Ordered are the methods whose order a feature checked (report.RequestOrder).

@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
@@ -133,4 +134,55 @@ func Notifications(entries []Entry, method string) []json.RawMessage {
 		}
 	}
 	return out
+}
+
+// IDParams are the values of the top-level string params named like an id (requestId,
+// toolCallId, sessionId): what ties a request of the SDK's to the runtime's frame it answers.
+func IDParams(params map[string]any) map[string]string {
+	var out map[string]string
+	for k, v := range params {
+		if s, ok := v.(string); ok && s != "" && strings.HasSuffix(k, "Id") {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// FirstSent maps each string keep accepts to the index in entries of the runtime's first frame
+// that carried it, anywhere in the frame: where an id an SDK request names was given.
+func FirstSent(entries []Entry, keep func(string) bool) map[string]int {
+	first := map[string]int{}
+	for i, e := range entries {
+		if e.Dir != RuntimeToSDK || len(e.Frame) == 0 {
+			continue
+		}
+		var v any
+		if json.Unmarshal(e.Frame, &v) != nil {
+			continue
+		}
+		eachString(v, func(s string) {
+			if _, seen := first[s]; !seen && keep(s) {
+				first[s] = i
+			}
+		})
+	}
+	return first
+}
+
+func eachString(v any, fn func(string)) {
+	switch x := v.(type) {
+	case string:
+		fn(x)
+	case map[string]any:
+		for _, e := range x {
+			eachString(e, fn)
+		}
+	case []any:
+		for _, e := range x {
+			eachString(e, fn)
+		}
+	}
 }
