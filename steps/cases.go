@@ -16,45 +16,58 @@ import (
 // words, never a position, so it is the same across SDKs and versions when the case is.
 
 // caseMark is where a case of a runtime-to-SDK sweep began: the seq of the first transcript
-// entry it may have made.
+// entry it may have made; spans says that the sweep waited for each case before the next, so a
+// request that names no id is the case it came in.
 type caseMark struct {
 	since int
 	key   string
+	spans bool
 }
 
-// caseStarts marks that the runtime's frames from here on are the case key's ("": no case's),
-// until the next mark; noteCases later gives each request the SDK sent its case.
+// caseStarts marks that the runtime's frames from here on are the case key's, until the next
+// mark.
 func (w *world) caseStarts(key string) {
 	w.caseMarks = append(w.caseMarks, caseMark{since: w.rec.Len() + 1, key: key})
 }
 
-// noteCases ends the marked cases: each SDK request since the first mark gets the case of the
-// runtime frame that first carried an id it names (a top-level param named like requestId or
-// toolCallId: the answer to that request, event or call, whenever the SDK sent it), else, with
-// spans (a sweep that waits for each case before the next), the case marked last before it.
-// A request of no case is noted as none, so it is paired by value.
-func (w *world) noteCases(spans bool) {
+// casesEnd ends a sweep's cases (what follows is no case's) and says whether it waited for each
+// case before the next (spans). The requests are noted when the scenario ends (noteCases): an
+// SDK may answer an event or call after the sweep, even while its client is stopped.
+func (w *world) casesEnd(spans bool) {
+	for i := w.casesFrom; i < len(w.caseMarks); i++ {
+		w.caseMarks[i].spans = spans
+	}
+	w.caseMarks = append(w.caseMarks, caseMark{since: w.rec.Len() + 1})
+	w.casesFrom = len(w.caseMarks)
+}
+
+// noteCases notes the marked cases' requests, once the SDK's clients are stopped: each SDK
+// request since the first mark, not noted yet, gets the case of the runtime frame that first
+// carried an id it names (a top-level param named like requestId or toolCallId: the answer to
+// that request, event or call, whenever the SDK sent it), else, in a sweep that waited for each
+// case (spans), the case it came in. A request of no case is left so, and paired by value.
+func (w *world) noteCases() {
 	marks := w.caseMarks
-	w.caseMarks = nil
+	w.caseMarks, w.casesFrom = nil, 0
 	if len(marks) == 0 {
 		return
 	}
 	entries := w.entries()
-	caseAt := func(seq int) string {
-		key := ""
+	markAt := func(seq int) caseMark {
+		var at caseMark
 		for _, m := range marks {
 			if m.since > seq {
 				break
 			}
-			key = m.key
+			at = m
 		}
-		return key
+		return at
 	}
 	var reqs []transcript.Request
 	var named []map[string]string
 	wanted := map[string]bool{}
 	for _, r := range transcript.Requests(entries, "") {
-		if r.Seq < marks[0].since {
+		if r.Seq < marks[0].since || r.Case != "" {
 			continue
 		}
 		var params map[string]any
@@ -73,11 +86,11 @@ func (w *world) noteCases(spans bool) {
 		for _, id := range named[i] {
 			fi, ok := first[id]
 			if seq := entries[fi].Seq; ok && seq >= marks[0].since && seq > at {
-				key, at = caseAt(seq), seq // the latest id the runtime gave: the most specific
+				key, at = markAt(seq).key, seq // the latest id the runtime gave: the most specific
 			}
 		}
-		if at < 0 && spans {
-			key = caseAt(r.Seq)
+		if m := markAt(r.Seq); at < 0 && m.spans {
+			key = m.key
 		}
 		keys[i] = key
 	}

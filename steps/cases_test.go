@@ -14,7 +14,7 @@ import (
 // waits for each case, the case it came in; a request before the sweep is no case's.
 func TestNoteCases(t *testing.T) {
 	type step struct {
-		mark string         // a case starts here (caseStarts)
+		mark string         // a case starts here (caseStarts); "end": the sweep ends (casesEnd)
 		ev   string         // the runtime sends an event with this requestId
 		req  map[string]any // the SDK sends a request with these params
 	}
@@ -42,6 +42,12 @@ func TestNoteCases(t *testing.T) {
 			{req: map[string]any{"other": "y"}},
 			{req: map[string]any{"requestId": "r-a"}},
 		}, []string{"a", "b", "a"}},
+		{"after the sweep: an answer naming a case's id is that case's, another request none", true, []step{
+			{mark: "a", ev: "r-a"},
+			{mark: "end"},
+			{req: map[string]any{"other": "x"}},
+			{req: map[string]any{"requestId": "r-a"}},
+		}, []string{"", "a"}},
 		{"an id the runtime gave before the sweep is no case's", true, []step{
 			{ev: "r-0"},
 			{mark: "a", ev: "r-a"},
@@ -54,7 +60,11 @@ func TestNoteCases(t *testing.T) {
 			w := &world{rec: rec}
 			id := 0
 			for _, s := range tt.steps {
-				if s.mark != "" {
+				switch s.mark {
+				case "":
+				case "end":
+					w.casesEnd(tt.spans)
+				default:
 					w.caseStarts(s.mark)
 				}
 				if s.ev != "" {
@@ -67,7 +77,10 @@ func TestNoteCases(t *testing.T) {
 					rec.Frame("c1", transcript.SDKToRuntime, b)
 				}
 			}
-			w.noteCases(tt.spans)
+			if w.casesFrom < len(w.caseMarks) {
+				w.casesEnd(tt.spans) // the sweep ends here unless it ended before
+			}
+			w.noteCases()
 			var got []string
 			for _, r := range transcript.Requests(rec.Entries(), "") {
 				got = append(got, r.Case)

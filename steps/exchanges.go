@@ -198,7 +198,7 @@ func (w *world) sendsModelRequests() error {
 	d.SetSink(w.driverLine)
 	defer d.SetSink(nil)
 	w.expect(len(x.sent))
-	defer w.noteCases(false) // the SDK's responses name the request's id
+	defer w.casesEnd(false) // the SDK's responses name the request's id
 	for done, e := range x.sent {
 		w.caseStarts(x.start.Name + " " + e.caseName)
 		for i, p := range append([]map[string]any{e.start}, e.chunks...) {

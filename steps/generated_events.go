@@ -106,7 +106,7 @@ func (w *world) sendEveryEvent(variant string) error {
 	w.expect(len(out))
 	// The requests an event makes the SDK send (an answer naming its requestId) are its case's;
 	// the events go out without waiting, so only by the ids they name.
-	defer w.noteCases(false)
+	defer w.casesEnd(false)
 	for i, o := range out {
 		if err := w.gone(); err != nil {
 			return cutShort(err, i, len(out), o.et.Type)

@@ -296,7 +296,7 @@ func (w *world) callEveryHandler() error {
 	w.held = w.driverLine
 	d.SetSink(w.held)
 	defer func() { w.held = nil; d.SetSink(nil) }()
-	defer w.noteCases(true) // each call is answered before the next is sent
+	defer w.casesEnd(true) // each call is answered before the next is sent
 	var unregistered []schemagen.Method
 	total, done := 0, 0
 	for _, h := range w.handlers {

@@ -144,7 +144,7 @@ func (w *world) holdEachKind() error {
 	w.expect(len(all) * 6) // a held kind costs holdWait and, for an SDK that never answers, one callWait
 	var kinds, unanswered []string
 	var usable []pendingKind
-	defer w.noteCases(true) // each phase ends before the next begins
+	defer w.casesEnd(true) // each phase ends before the next begins
 	for i, k := range all {
 		if err := w.gone(); err != nil {
 			return cutShort(err, i, len(all), k.String())

@@ -296,7 +296,7 @@ func (w *world) resolveEachKind() error {
 		return nil
 	}
 	// A request is the case of the event whose requestId it names, else of the phase it came in.
-	defer w.noteCases(true)
+	defer w.casesEnd(true)
 	// Each kind sent once, all at once: which of them the SDK answers.
 	probeStart := len(w.rec.Entries())
 	probes := map[string]map[string]any{}

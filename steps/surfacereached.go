@@ -60,7 +60,7 @@ func (w *world) reachEveryHandler() error {
 	}
 	// Each alone first: a handler the driver or SDK cannot register is left out, with why.
 	// Every step waits for what it sent, so a request is the case of the step it came in.
-	defer w.noteCases(true)
+	defer w.casesEnd(true)
 	var names []string
 	for _, e := range entries {
 		if e.Owner != surface.Actions[0].Owner || e.Kind != "handler" {

@@ -74,6 +74,7 @@ type world struct {
 	resolved        *resolvedPhases         // request events sent, repeated and resolved (resolved.go)
 	cancel          *cancelled              // the call the application cancelled (cancel.go)
 	caseMarks       []caseMark              // where each case of a runtime-to-SDK sweep began (cases.go)
+	casesFrom       int                     // the first mark of the sweep under way (cases.go)
 	// held is the sink a sweep keeps on the driver between its commands (the lines the driver
 	// writes while no command is in flight), restored after each command; nil otherwise.
 	held func(driver.Line)
@@ -205,6 +206,7 @@ func (w *world) end() {
 	if err := w.stopClients(); err != nil && s.Err == nil {
 		s.Err = fmt.Errorf("stopping the SDK client: %w", err)
 	}
+	w.noteCases() // the sweeps' requests are all in once the clients are stopped
 	w.importStdio()
 	if s.Err == nil {
 		s.Err = sdkFrameFault(w.entries())
