@@ -2,6 +2,7 @@ package steps
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -15,59 +16,78 @@ import (
 // handler and the shape, edge or encoding the case tries, in the schema's or the surface's
 // words, never a position, so it is the same across SDKs and versions when the case is.
 
-// caseMark is where a case of a runtime-to-SDK sweep began: the seq of the first transcript
-// entry it may have made; spans says that the sweep waited for each case before the next, so a
-// request that names no id is the case it came in.
+// caseMark is one case of a runtime-to-SDK sweep. A case the runtime sends without a driver
+// command (an event, a call of a handler) is known by what it sent (sends: the strings of its
+// event or params): a replay writes the recorded runtime frames when the driver command before
+// them is answered, so their place beside the steps' marks is not the run's. A case that a
+// driver command opens (a hold, a client) is known by its place: the seq from which the
+// transcript's entries are its, up to the next such mark (key "": no case's).
 type caseMark struct {
 	since int
 	key   string
-	spans bool
+	sends map[string]bool
 }
 
-// caseStarts marks that the runtime's frames from here on are the case key's, until the next
-// mark.
+// caseStarts marks that what follows is the case key's, up to the next caseStarts or casesEnd:
+// only for a case that begins with a driver command.
 func (w *world) caseStarts(key string) {
 	w.caseMarks = append(w.caseMarks, caseMark{since: w.rec.Len() + 1, key: key})
 }
 
-// casesEnd ends a sweep's cases (what follows is no case's) and says whether it waited for each
-// case before the next (spans). The requests are noted when the scenario ends (noteCases): an
-// SDK may answer an event or call after the sweep, even while its client is stopped.
-func (w *world) casesEnd(spans bool) {
-	for i := w.casesFrom; i < len(w.caseMarks); i++ {
-		w.caseMarks[i].spans = spans
-	}
-	w.caseMarks = append(w.caseMarks, caseMark{since: w.rec.Len() + 1})
-	w.casesFrom = len(w.caseMarks)
+// caseSends notes that the runtime sends payload (an event, a call's params) in the case key:
+// a request of the SDK's that names an id the payload holds (its answer) is the case's.
+func (w *world) caseSends(key string, payload any) {
+	sends := map[string]bool{}
+	transcript.EachString(asJSONValue(payload), func(s string) { sends[s] = true })
+	w.caseMarks = append(w.caseMarks, caseMark{key: key, sends: sends})
 }
 
-// noteCases notes the marked cases' requests, once the SDK's clients are stopped: each SDK
-// request since the first mark, not noted yet, gets the case of the runtime frame that first
-// carried an id it names (a top-level param named like requestId or toolCallId: the answer to
-// that request, event or call, whenever the SDK sent it), else, in a sweep that waited for each
-// case (spans), the case it came in. A request of no case is left so, and paired by value.
+// casesEnd ends the cases marked by place: what follows is no case's. The requests are noted
+// when the scenario ends (noteCases): an SDK may answer an event or a call after the sweep,
+// even while its client is stopped.
+func (w *world) casesEnd() { w.caseStarts("") }
+
+// noteCases notes the swept cases' requests, once the SDK's clients are stopped. A request not
+// noted yet that names an id (a top-level param named like requestId or toolCallId, not the
+// sessionId every request names) is the first case that sent that id; else the case whose place
+// holds the runtime frame that first carried the id; else the case whose place holds the request.
+// A request of no case is left so, and paired by value.
 func (w *world) noteCases() {
 	marks := w.caseMarks
-	w.caseMarks, w.casesFrom = nil, 0
+	w.caseMarks = nil
+	var placed []caseMark
+	for _, m := range marks {
+		if m.sends == nil {
+			placed = append(placed, m)
+		}
+	}
 	if len(marks) == 0 {
 		return
 	}
 	entries := w.entries()
-	markAt := func(seq int) caseMark {
-		var at caseMark
-		for _, m := range marks {
+	placeOf := func(seq int) string {
+		key := ""
+		for _, m := range placed {
 			if m.since > seq {
 				break
 			}
-			at = m
+			key = m.key
 		}
-		return at
+		return key
+	}
+	sentBy := func(id string) (string, bool) {
+		for _, m := range marks {
+			if m.sends[id] {
+				return m.key, true
+			}
+		}
+		return "", false
 	}
 	var reqs []transcript.Request
 	var named []map[string]string
 	wanted := map[string]bool{}
 	for _, r := range transcript.Requests(entries, "") {
-		if r.Seq < marks[0].since || r.Case != "" {
+		if r.Case != "" {
 			continue
 		}
 		var params map[string]any
@@ -82,15 +102,21 @@ func (w *world) noteCases() {
 	first := transcript.FirstSent(entries, func(s string) bool { return wanted[s] })
 	keys := make([]string, len(reqs))
 	for i, r := range reqs {
-		key, at := "", -1
-		for _, id := range named[i] {
-			fi, ok := first[id]
-			if seq := entries[fi].Seq; ok && seq >= marks[0].since && seq > at {
-				key, at = markAt(seq).key, seq // the latest id the runtime gave: the most specific
+		key, found, at := "", false, -1
+		for _, id := range slices.Sorted(maps.Values(named[i])) {
+			if key, found = sentBy(id); found {
+				break
+			}
+			if fi, ok := first[id]; ok && entries[fi].Seq > at {
+				at = entries[fi].Seq // the latest id the runtime gave: the most specific
 			}
 		}
-		if m := markAt(r.Seq); at < 0 && m.spans {
-			key = m.key
+		switch {
+		case found:
+		case at >= 0:
+			key = placeOf(at)
+		default:
+			key = placeOf(r.Seq)
 		}
 		keys[i] = key
 	}

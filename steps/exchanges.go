@@ -198,9 +198,8 @@ func (w *world) sendsModelRequests() error {
 	d.SetSink(w.driverLine)
 	defer d.SetSink(nil)
 	w.expect(len(x.sent))
-	defer w.casesEnd(false) // the SDK's responses name the request's id
 	for done, e := range x.sent {
-		w.caseStarts(x.start.Name + " " + e.caseName)
+		w.caseSends(x.start.Name+" "+e.caseName, e.start) // the SDK's responses name its requestId
 		for i, p := range append([]map[string]any{e.start}, e.chunks...) {
 			m := x.start.Name
 			if i > 0 {

@@ -104,9 +104,7 @@ func (w *world) sendEveryEvent(variant string) error {
 		}
 	}
 	w.expect(len(out))
-	// The requests an event makes the SDK send (an answer naming its requestId) are its case's;
-	// the events go out without waiting, so only by the ids they name.
-	defer w.casesEnd(false)
+	// The requests an event makes the SDK send (an answer naming its requestId) are its case's.
 	for i, o := range out {
 		if err := w.gone(); err != nil {
 			return cutShort(err, i, len(out), o.et.Type)
@@ -115,7 +113,7 @@ func (w *world) sendEveryEvent(variant string) error {
 		if encoded {
 			key += " " + string(form)
 		}
-		w.caseStarts(key)
+		w.caseSends(key, o.ev)
 		if err := rt.Emit(s.id, o.wire); err != nil {
 			// Not fatal: what the application received is checked next, and a replayed
 			// scenario's runtime has no live session (its recording holds the frames).

@@ -296,7 +296,6 @@ func (w *world) callEveryHandler() error {
 	w.held = w.driverLine
 	d.SetSink(w.held)
 	defer func() { w.held = nil; d.SetSink(nil) }()
-	defer w.casesEnd(true) // each call is answered before the next is sent
 	var unregistered []schemagen.Method
 	total, done := 0, 0
 	for _, h := range w.handlers {
@@ -316,8 +315,8 @@ func (w *world) callEveryHandler() error {
 			if err := w.gone(); err != nil {
 				return cutShort(err, done, total, m.Name)
 			}
-			w.caseStarts(h.caseKey(m.Name, i, w.paramsForm))
 			params := w.asTheRuntimeSends(m, p, s.id, created)
+			w.caseSends(h.caseKey(m.Name, i, w.paramsForm), params)
 			if _, err := rt.Ask(s.id, m.Name, w.wireParams(params), m.Notification); err != nil {
 				if err := w.callFailed(err, m.Name); err != nil {
 					return cutShort(err, done, total, m.Name)
@@ -333,11 +332,11 @@ func (w *world) callEveryHandler() error {
 	// SDK has no public handler API for are called too, and the SDK's answer (an error, or none)
 	// is recorded (callsWithoutHandler). No handler runs, so they go at once: an SDK that never
 	// answers costs one wait, not one per call.
-	w.caseStarts("the methods without a handler, at once")
 	var wg sync.WaitGroup
 	for _, m := range unregistered {
-		for _, p := range w.handlers[m.Name].params {
+		for i, p := range w.handlers[m.Name].params {
 			params := w.asTheRuntimeSends(m, p, s.id, created)
+			w.caseSends(w.handlers[m.Name].caseKey(m.Name, i, ""), params)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

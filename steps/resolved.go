@@ -295,8 +295,7 @@ func (w *world) resolveEachKind() error {
 		}
 		return nil
 	}
-	// A request is the case of the event whose requestId it names, else of the phase it came in.
-	defer w.casesEnd(true)
+	// A request is the case of the event whose requestId it names (caseSends).
 	// Each kind sent once, all at once: which of them the SDK answers.
 	probeStart := len(w.rec.Entries())
 	probes := map[string]map[string]any{}
@@ -306,7 +305,7 @@ func (w *world) resolveEachKind() error {
 			w.rec.Notef("", "generator: %v", err)
 			continue
 		}
-		w.caseStarts(k.request.Type + " once, every kind at once")
+		w.caseSends(k.request.Type+" once, every kind at once", ev)
 		if err := emit(ev, k.request.Type, "probe-"+k.request.Type); err != nil {
 			return err
 		}
@@ -345,7 +344,7 @@ func (w *world) resolveEachKind() error {
 			w.rec.Notef("", "generator: %v", err)
 			continue
 		}
-		w.caseStarts(k.request.Type + " once, then twice under one requestId")
+		w.caseSends(k.request.Type+" once, then twice under one requestId", []any{once, twice})
 		if err := emit(once, k.request.Type, "once-"+k.request.Type); err != nil {
 			return cutShort(err, i, len(p.answered), k.request.Type)
 		}
@@ -397,7 +396,6 @@ func (w *world) resolveEachKind() error {
 		if k.request.Type != "external_tool.requested" {
 			continue
 		}
-		w.caseStarts(k.request.Type + " resolved while its handler is held")
 		c, err := w.resolveWhileHeld(doc, s, k, tool, emit)
 		if err != nil {
 			return err
@@ -418,14 +416,13 @@ func (w *world) resolveEachKind() error {
 			w.rec.Notef("", "generator: %v", err)
 			continue
 		}
-		w.caseStarts(k.resolve.Type + " for a requestId never sent")
+		w.caseSends(k.resolve.Type+" for a requestId never sent", ev)
 		if err := emit(ev, k.resolve.Type, ""); err != nil {
 			return err
 		}
 		p.unseen = append(p.unseen, c)
 	}
 	w.settle("", 0)
-	w.caseStarts("a tool call after the resolving events for unseen requestIds")
 	p.followUp, p.followErr = rt.CallTool(s.id, tool, nil)
 	end := len(w.rec.Entries())
 	for i := range p.unseen {
@@ -448,6 +445,7 @@ func (w *world) resolveWhileHeld(doc *schemagen.Doc, s session, k resolvingKind,
 	}
 	c.start = len(w.rec.Entries())
 	ev, err := w.resolveEvent(doc, k.request, c.requestID, s.id, tool)
+	w.caseSends(k.request.Type+" resolved while its handler is held", ev)
 	if err == nil {
 		err = emit(ev, k.request.Type, c.requestID)
 	}

@@ -59,8 +59,8 @@ func (w *world) reachEveryHandler() error {
 		return err
 	}
 	// Each alone first: a handler the driver or SDK cannot register is left out, with why.
-	// Every step waits for what it sent, so a request is the case of the step it came in.
-	defer w.casesEnd(true)
+	// Registering each handler alone and all at once are driver commands: their requests are
+	// the case by their place; a trigger's answers name what it sent (caseSends).
 	var names []string
 	for _, e := range entries {
 		if e.Owner != surface.Actions[0].Owner || e.Kind != "handler" {
@@ -155,8 +155,9 @@ func (w *world) reachEveryHandler() error {
 		cases, _ := doc.CasesOnce(m)
 		for _, cs := range cases {
 			if cs.Name == "required" {
-				w.caseStarts(m.Name + " required")
-				ask(m.Name, w.asTheRuntimeSends(m, cs.Params, opened.SessionID, created), m.Notification)
+				params := w.asTheRuntimeSends(m, cs.Params, opened.SessionID, created)
+				w.caseSends(m.Name+" required", params)
+				ask(m.Name, params, m.Notification)
 			}
 		}
 	}
@@ -178,10 +179,10 @@ func (w *world) reachEveryHandler() error {
 				params = map[string]any{}
 			}
 			params["sessionId"] = opened.SessionID
-			w.caseStarts(method + " beside " + et.Type)
+			w.caseSends(method+" beside "+et.Type, params)
 			ask(method, params, false)
 		}
-		w.caseStarts(et.Type + " required fields")
+		w.caseSends(et.Type+" required fields", ev)
 		trigger(func() bool {
 			seen := cur.counts["session.event"]
 			if err := rt.Emit(opened.SessionID, ev); err != nil {

@@ -163,7 +163,7 @@ func FirstSent(entries []Entry, keep func(string) bool) map[string]int {
 		if json.Unmarshal(e.Frame, &v) != nil {
 			continue
 		}
-		eachString(v, func(s string) {
+		EachString(v, func(s string) {
 			if _, seen := first[s]; !seen && keep(s) {
 				first[s] = i
 			}
@@ -172,17 +172,18 @@ func FirstSent(entries []Entry, keep func(string) bool) map[string]int {
 	return first
 }
 
-func eachString(v any, fn func(string)) {
+// EachString calls fn with every string in a decoded JSON value, keys left out.
+func EachString(v any, fn func(string)) {
 	switch x := v.(type) {
 	case string:
 		fn(x)
 	case map[string]any:
 		for _, e := range x {
-			eachString(e, fn)
+			EachString(e, fn)
 		}
 	case []any:
 		for _, e := range x {
-			eachString(e, fn)
+			EachString(e, fn)
 		}
 	}
 }
