@@ -945,8 +945,9 @@ func (w *world) servesHandler(a addition) string {
 			}
 			return false
 		}
-		// A replay's runtime has no session to send it to: the recorded call comes with the
-		// flush, which follows the event whether it went out or not (as in the reached sweep).
+		// A replay's runtime plays the event only if the recording holds it: the recorded call
+		// comes with it, or with the flush, which follows the event whether it went out or not
+		// (as in the reached sweep).
 		// The flush before it ends the recorded stretch the cases were judged on, so a replay
 		// judges them without what the event made the SDK send.
 		w.flushDriver()

@@ -336,8 +336,9 @@ func callIn(frames []frameHead, since int, k pendingKind, toolID string) pending
 		case k.method != nil && f.dir == transcript.SDKToRuntime && c.requestSeq > 0 && f.method == "" && f.id == c.id:
 			answer(f.seq)
 		case k.method == nil && toolID == "" && f.dir == transcript.RuntimeToSDK && f.event == "external_tool.requested" && strings.HasPrefix(f.requestID, "held-") && c.requestSeq == 0:
-			// The call's requestId is not known (a replay, whose runtime sent nothing): the
-			// phase's one call of the tool outside a turn (runtime.CallTool's "held-N").
+			// The call's requestId is not known (the call went out in no stretch of its own: a
+			// replay of a recording from before byStep): the phase's one call of the tool
+			// outside a turn (runtime.CallTool's "held-N").
 			toolID = f.requestID
 			c.requestSeq, c.id = f.seq, toolID
 		case k.method == nil && toolID != "" && f.dir == transcript.RuntimeToSDK && f.event == "external_tool.requested" && f.requestID == toolID && c.requestSeq == 0:

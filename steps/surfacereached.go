@@ -120,7 +120,8 @@ func (w *world) reachEveryHandler() error {
 	// trigger sends one request or event (send returns once it is done), then waits for the
 	// driver, so that the handler calls it caused are recorded before the next trigger
 	// (attributeReached reads them from the transcript). The flush follows every trigger, sent
-	// or not: a replay answers the recorded commands in order, and its runtime sends nothing.
+	// or not: a replay answers the recorded commands in order, and its runtime plays only what
+	// the recording holds (a trigger that did not go out in the run does not in its replay).
 	var stop error
 	sent, total := 0, w.triggerCount(doc)
 	w.expect(total)

@@ -329,7 +329,7 @@ const probeWait = 10 * time.Second
 
 // responsive checks, after the SDK left a call of the runtime unanswered (asked: the call's
 // error), that its driver still answers a command (roundTrip). Any other error of the call (a
-// replay's runtime has no live session) asks nothing of the driver.
+// closed connection, a call the replayed recording does not hold) asks nothing of the driver.
 func (w *world) responsive(asked error) error {
 	if !errors.Is(asked, runtime.ErrUnanswered) {
 		return nil

@@ -17,14 +17,17 @@ import (
 // argv (handshake) and client options probed on runtimes the SDK started itself (surface/fields:
 // replayed from the spawns' recorded facts), and requests the runtime sends while another is held
 // (pending_requests: the recorded phase written when the hold is answered); hook_requests' messages
-// name requests by their number in the transcript.
+// name requests by their number in the transcript. resolved_requests has the runtime send events
+// itself on a session only the recording holds (a replay's runtime plays them from it, with what
+// followed each); options.feature has scenarios whose names quote a secret, recorded redacted.
 func TestReplayReproducesTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Node and Go SDKs")
 	}
 	bin := buildCLI(t)
 	features := []string{"features/tools/is_terminal.feature", "features/session/connect_options.feature", "features/session/handshake.feature",
-		"features/surface/fields.feature", "features/behaviour/pending_requests.feature", "features/behaviour/hook_requests.feature"}
+		"features/surface/fields.feature", "features/behaviour/pending_requests.feature", "features/behaviour/hook_requests.feature",
+		"features/behaviour/resolved_requests.feature", "features/session/options.feature"}
 	run, replayed := t.TempDir(), t.TempDir()
 	code, out := runCLI(t, bin, append([]string{"run", "--sdk", "node,go", "--report-dir", run}, features...)...)
 	require.Less(t, code, 2, "%s", out)

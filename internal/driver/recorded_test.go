@@ -145,3 +145,65 @@ func TestRecordedDriverAnswersEachHandleItsOwn(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"sessionId":"A"}`, string(r.Result))
 }
+
+// A frame the recorded runtime sent for the steps is a move of its own: it is played, with what
+// followed it up to the next move (the SDK's answer, the driver's event), when the steps have
+// the runtime send it again, and the command before it answers only its own stretch. A frame
+// played already (a command skipped past it) is taken without being written twice; one the
+// recording does not hold is refused.
+func TestRecordedRuntimeFramesArePlayedWhenSentAgain(t *testing.T) {
+	frame := func(dir, conn, s string, byStep bool) transcript.Entry {
+		return transcript.Entry{Conn: conn, Dir: dir, Frame: json.RawMessage(s), ByStep: byStep}
+	}
+	ev := func(typ string) string { return `{"method":"session.event","params":{"event":{"type":"` + typ + `"}}}` }
+	rec := NewRecorded([]transcript.Entry{
+		frame(transcript.HarnessToDriver, "driver", `{"id":1,"cmd":"createSession","args":{}}`, false),
+		frame(transcript.DriverToHarness, "driver", `{"id":1,"outcome":"ok","result":{}}`, false),
+		frame(transcript.RuntimeToSDK, "c1", ev("a"), true),
+		frame(transcript.DriverToHarness, "driver", `{"event":"session.event","args":{"type":"a"}}`, false),
+		frame(transcript.SDKToRuntime, "c1", `{"id":"9","method":"answer"}`, false),
+		frame(transcript.RuntimeToSDK, "c1", ev("b"), true),
+		frame(transcript.HarnessToDriver, "driver", `{"id":2,"cmd":"hello","args":{}}`, false),
+		frame(transcript.DriverToHarness, "driver", `{"id":2,"outcome":"ok","result":{}}`, false),
+	})
+	var mu sync.Mutex
+	var got []string
+	add := func(s string) { mu.Lock(); got = append(got, s); mu.Unlock() }
+	rec.Emit = func(es []transcript.Entry) {
+		for _, e := range es {
+			add(string(e.Frame))
+		}
+	}
+	rec.Len = func() int { mu.Lock(); defer mu.Unlock(); return len(got) }
+	c, err := Start(context.Background(), rec)
+	require.NoError(t, err)
+	defer c.Kill()
+	c.SetSink(func(l Line) {
+		if !l.ToDriver {
+			add(string(l.Body))
+		}
+	})
+	is := func(typ string) func(json.RawMessage) bool {
+		return func(f json.RawMessage) bool { return string(f) == ev(typ) }
+	}
+
+	_, err = c.Call(context.Background(), "createSession", nil, time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`{"id":1,"outcome":"ok","result":{}}`}, got, "the command's stretch ends at the runtime's move")
+	sent, later, ok := rec.Play(is("a"))
+	require.True(t, ok)
+	assert.Equal(t, ev("a"), string(sent))
+	assert.Equal(t, []json.RawMessage{json.RawMessage(`{"id":"9","method":"answer"}`)}, later, "the SDK's frames after it")
+	assert.Equal(t, []string{`{"id":1,"outcome":"ok","result":{}}`, ev("a"), `{"event":"session.event","args":{"type":"a"}}`, `{"id":"9","method":"answer"}`}, got,
+		"the frame, then what followed it in its recorded order")
+	_, _, ok = rec.Play(is("a"))
+	assert.False(t, ok, "each recorded frame is played once")
+
+	_, err = c.Call(context.Background(), "hello", nil, time.Second)
+	require.NoError(t, err)
+	n := len(got)
+	_, _, ok = rec.Play(is("b"))
+	assert.True(t, ok, "played on the way to the command after it, then taken")
+	assert.Len(t, got, n, "and not written twice")
+	assert.Contains(t, got, ev("b"))
+}

@@ -133,8 +133,12 @@ func (r *realRuntimes) Close(log io.Writer) {
 
 // NewRuntime gives the scenario its runtime, of the run's kind (the stand-in when none is set).
 func (l *lease) NewRuntime(ctx context.Context, rec *transcript.Recorder) (suite.Runtime, error) {
-	if l.runtimes == nil {
-		return standIns{}.New(ctx, rec, l.rtOpts)
+	opts := l.rtOpts
+	if l.replayed != nil {
+		opts.Recording = l.replayed // what the steps have it send is played from the recording
 	}
-	return l.runtimes.New(ctx, rec, l.rtOpts)
+	if l.runtimes == nil {
+		return standIns{}.New(ctx, rec, opts)
+	}
+	return l.runtimes.New(ctx, rec, opts)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
 // Replay re-checks one scenario's assertions against its recorded transcript, running no SDK:
@@ -136,8 +138,16 @@ func unreplayable(cfg Config, p *plan, rec *report.Results) ([]report.Missing, e
 		return nil, err
 	}
 	now := map[[2]string]bool{}
+	names := map[string][]string{} // feature -> its scenarios
 	for _, s := range selected {
-		now[[2]string{relFeature(p.featuresRoot, s.URI), s.Name}] = true
+		f := relFeature(p.featuresRoot, s.URI)
+		now[[2]string{f, s.Name}] = true
+		names[f] = append(names[f], s.Name)
+	}
+	held := func(r report.Result) bool {
+		return now[[2]string{r.Feature, r.Scenario}] || slices.ContainsFunc(names[r.Feature], func(n string) bool {
+			return transcript.Unredacts(r.Scenario, n) // recorded with the secret its name quotes redacted
+		})
 	}
 	seen := map[[4]string]bool{}
 	for _, r := range rec.Results {
@@ -146,7 +156,7 @@ func unreplayable(cfg Config, p *plan, rec *report.Results) ([]report.Missing, e
 		switch {
 		case seen[k]:
 			continue // an outline's examples sharing a name: one key
-		case !now[[2]string{r.Feature, r.Scenario}]:
+		case !held(r):
 			m.Reason = "not replayed: the features no longer hold this scenario"
 		case r.Transcript == "":
 			m.Reason = "not replayed: the recorded run kept no transcript of it"

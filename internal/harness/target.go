@@ -114,7 +114,7 @@ type lease struct {
 	spawns    int               // a replayed scenario's recorded spawns read so far (Spawner)
 	scenario  *suite.Scenario   // the running scenario, while it reaches the SDK (lifecycle)
 	recording *runner.Recording // a replayed scenario's, bound by Transcript
-	replayed  driver.Launcher   // its recorded driver (one per scenario, kept across restarts)
+	replayed  *driver.Recorded  // its recorded driver (one per scenario, kept across restarts)
 }
 
 func (t *target) lease() *lease { return &lease{target: t, started: time.Now()} }
@@ -238,11 +238,7 @@ func (l *lease) Transcript(feature, scenario string) (*transcript.Recorder, stri
 	}
 	if l.recording != nil {
 		var before []transcript.Entry
-		l.replayed, before = l.recording.Launcher(func(es []transcript.Entry) {
-			for _, e := range es {
-				rec.Add(e)
-			}
-		})
+		l.replayed, before = l.recording.Launcher(rec)
 		for _, e := range before {
 			rec.Add(e)
 		}

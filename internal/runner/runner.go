@@ -81,11 +81,17 @@ type Recording struct {
 	Result      *report.Result    // what the recorded run reported for it
 }
 
-// Launcher answers the scenario's commands from its recorded driver lines; emit receives the
-// recorded wire of each command's stretch as it is answered (driver.Recorded.Emit).
-func (r *Recording) Launcher(emit func([]transcript.Entry)) (driver.Launcher, []transcript.Entry) {
+// Launcher answers the scenario's commands from its recorded driver lines, and is the replay's
+// runtime.Recording; the recorded wire of each move's stretch goes into rec as it is played
+// (driver.Recorded.Emit), in its recorded order with the driver lines (Len).
+func (r *Recording) Launcher(rec *transcript.Recorder) (*driver.Recorded, []transcript.Entry) {
 	d := driver.NewRecorded(r.Entries)
-	d.Emit = emit
+	d.Emit = func(es []transcript.Entry) {
+		for _, e := range es {
+			rec.Add(e)
+		}
+	}
+	d.Len = rec.Len
 	return d, d.Before()
 }
 

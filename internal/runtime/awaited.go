@@ -14,6 +14,9 @@ import (
 // scenario that sends the event with Emit calls it first (steps/resolved.go). Nothing waits
 // for the answer: the transcript holds it.
 func (s *Server) Await(sessionID, requestID string) error {
+	if s.opts.Recording != nil {
+		return nil // the recording holds the SDK's answers, and the runtime's to them
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ss := s.sessions[sessionID]
@@ -35,6 +38,14 @@ func (s *Server) Await(sessionID, requestID string) error {
 // write (as Emit sends one), so that the SDK reads them all before it can answer the first: a
 // request repeated before any answer.
 func (s *Server) EmitTogether(sessionID string, events ...map[string]any) error {
+	if r := s.opts.Recording; r != nil {
+		for _, ev := range events {
+			if err := playEvent(r, sessionID, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	s.mu.Lock()
 	ss := s.sessions[sessionID]
 	s.mu.Unlock()
@@ -52,6 +63,6 @@ func (s *Server) EmitTogether(sessionID string, events ...map[string]any) error 
 		}
 		ms = append(ms, wire.Message{Method: "session.event", Params: raw})
 	}
-	ss.conn.sendAll(ms)
+	ss.conn.write(ms, true)
 	return nil
 }

@@ -55,8 +55,8 @@ func (c *conn) untrack(ids ...string) {
 }
 
 // call sends method with params to the SDK and waits for its response: callWait at most, and
-// not at all once the connection is closed (ErrClosed).
-func (c *conn) call(method string, params any) (wire.Message, error) {
+// not at all once the connection is closed (ErrClosed). byStep: the scenario's steps asked.
+func (c *conn) call(method string, params any, byStep bool) (wire.Message, error) {
 	c.calls.mu.Lock()
 	id, ch := c.track(method)
 	c.calls.mu.Unlock()
@@ -71,7 +71,7 @@ func (c *conn) call(method string, params any) (wire.Message, error) {
 		return wire.Message{}, fmt.Errorf("%s: %w", method, ErrClosed)
 	}
 	raw, _ := json.Marshal(params)
-	c.send(wire.Message{ID: json.RawMessage(id), Method: method, Params: raw})
+	c.write([]wire.Message{{ID: json.RawMessage(id), Method: method, Params: raw}}, byStep)
 	timer := time.NewTimer(callWait)
 	defer timer.Stop()
 	select {
@@ -131,7 +131,7 @@ func (s *Server) askSDK(c *conn, ss *session, method string, params json.RawMess
 		return
 	}
 	fields["sessionId"], _ = json.Marshal(ss.id)
-	_, _ = c.call(method, fields)
+	_, _ = c.call(method, fields, false)
 }
 
 // askTogether is a scripted step that sends several requests to the SDK at once, in the order
@@ -180,6 +180,9 @@ func (s *Server) askTogether(c *conn, ss *session, method string, all []json.Raw
 // methods of api.schema.json), and waits for the SDK's response (callWait). A notification is
 // sent without an id and answered by nothing: the returned Message is empty.
 func (s *Server) Ask(sessionID, method string, params any, notification bool) (wire.Message, error) {
+	if r := s.opts.Recording; r != nil {
+		return playAsk(r, method, notification)
+	}
 	s.mu.Lock()
 	ss := s.sessions[sessionID]
 	s.mu.Unlock()
@@ -193,7 +196,7 @@ func (s *Server) Ask(sessionID, method string, params any, notification bool) (w
 		ss.conn.notify(method, params)
 		return wire.Message{}, nil
 	}
-	return ss.conn.call(method, params)
+	return ss.conn.call(method, params, true)
 }
 
 // CallTool asks the SDK, on the connection that opened sessionID, to run the application's tool
@@ -207,6 +210,9 @@ func (s *Server) CallTool(sessionID, tool string, args map[string]any) (string, 
 	s.heldCalls++
 	n := s.heldCalls
 	s.mu.Unlock()
+	if r := s.opts.Recording; r != nil {
+		return playToolCall(r, sessionID, tool)
+	}
 	if ss == nil || ss.conn == nil {
 		return "", fmt.Errorf("no open session %q to call the tool %s on", sessionID, tool)
 	}
@@ -218,7 +224,7 @@ func (s *Server) CallTool(sessionID, tool string, args map[string]any) (string, 
 		args = map[string]any{}
 	}
 	reqID, callID := fmt.Sprintf("held-%d", n), fmt.Sprintf("call_held_%d", n)
-	ch, _ := s.requestTool(c, ss, reqID, callID, tool, args)
+	ch, _ := s.requestTool(c, ss, reqID, callID, tool, args, true)
 	var err error
 	select {
 	case <-ch:

@@ -307,6 +307,9 @@ func (s *Server) SetGeneratedAnswers() {
 // id, timestamp, parentId, type, data …) to the connection that opened the session. A
 // json.RawMessage is written byte for byte (a legal encoding of its own: 5.0, \u00e9).
 func (s *Server) Emit(sessionID string, event any) error {
+	if r := s.opts.Recording; r != nil {
+		return playEvent(r, sessionID, event)
+	}
 	s.mu.Lock()
 	ss := s.sessions[sessionID]
 	s.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
 
 // ModelStep is one model round of a scripted turn: call a tool, or reply with text.
@@ -196,7 +198,7 @@ func (s *Server) callTool(c *conn, ss *session, round int, st ModelStep) (toolOu
 	reqID, callID := fmt.Sprintf("r%d", round), fmt.Sprintf("call_%d", round)
 	s.emit(c, ss, "assistant.message", map[string]any{"messageId": fmt.Sprintf("a%d", round), "content": "",
 		"toolRequests": []any{map[string]any{"toolCallId": callID, "name": st.Tool, "arguments": args}}})
-	ch, terminal := s.requestTool(c, ss, reqID, callID, st.Tool, args)
+	ch, terminal := s.requestTool(c, ss, reqID, callID, st.Tool, args, false)
 	return s.awaitTool(c, ss, reqID, st.Tool, ch), terminal
 }
 
@@ -210,7 +212,7 @@ func (s *Server) callTogether(c *conn, ss *session, round int, tools []string) {
 	s.emit(c, ss, "assistant.message", map[string]any{"messageId": fmt.Sprintf("a%d", round), "content": "", "toolRequests": requests})
 	chans := make([]chan toolOutcome, len(tools))
 	for i, t := range tools {
-		chans[i], _ = s.requestTool(c, ss, fmt.Sprintf("r%d_%d", round, i), fmt.Sprintf("call_%d_%d", round, i), t, map[string]any{})
+		chans[i], _ = s.requestTool(c, ss, fmt.Sprintf("r%d_%d", round, i), fmt.Sprintf("call_%d_%d", round, i), t, map[string]any{}, false)
 	}
 	var wg sync.WaitGroup
 	for i, t := range tools {
@@ -223,16 +225,17 @@ func (s *Server) callTogether(c *conn, ss *session, round int, tools []string) {
 	wg.Wait()
 }
 
-// requestTool registers a pending call and sends external_tool.requested.
-func (s *Server) requestTool(c *conn, ss *session, reqID, callID, tool string, args map[string]any) (chan toolOutcome, bool) {
+// requestTool registers a pending call and sends external_tool.requested (byStep: for the
+// scenario's steps, CallTool).
+func (s *Server) requestTool(c *conn, ss *session, reqID, callID, tool string, args map[string]any, byStep bool) (chan toolOutcome, bool) {
 	ch := make(chan toolOutcome, 1)
 	s.mu.Lock()
 	ss.pending[reqID] = ch
 	ss.messages++ // the assistant's tool request
 	terminal := ss.tools[tool].IsTerminal
 	s.mu.Unlock()
-	s.emit(c, ss, "external_tool.requested", map[string]any{"requestId": reqID, "sessionId": ss.id,
-		"toolCallId": callID, "toolName": tool, "arguments": args})
+	c.write([]wire.Message{eventMessage(ss, "external_tool.requested", map[string]any{"requestId": reqID, "sessionId": ss.id,
+		"toolCallId": callID, "toolName": tool, "arguments": args})}, byStep)
 	return ch, terminal
 }
 

@@ -51,6 +51,9 @@ type Options struct {
 	// spawned exits then, as the real one does (an SDK may wait for its child to exit before it
 	// kills it: Node 1.0.2 waits 10 s).
 	OnShutdown func()
+	// Recording, set in a replay, is where what the steps have the runtime send is played from
+	// (replay.go): no SDK connects to the runtime then.
+	Recording Recording
 }
 
 // Answers are the generated results of the schema's methods.
@@ -307,19 +310,22 @@ func (s *Server) answer(c *conn, m wire.Message) {
 }
 
 // send records and writes one frame to the SDK.
-func (c *conn) send(m wire.Message) { c.sendAll([]wire.Message{m}) }
+func (c *conn) send(m wire.Message) { c.write([]wire.Message{m}, false) }
 
 // sendAll records and writes frames the runtime sends at once: every one is recorded before
 // the first is written, so no answer of the SDK to one of them can come before the others (the
 // requests a scripted step makes together are all pending before any answer).
-func (c *conn) sendAll(ms []wire.Message) {
+func (c *conn) sendAll(ms []wire.Message) { c.write(ms, false) }
+
+// write is sendAll; byStep marks the frames as sent for the scenario's steps (Entry.ByStep).
+func (c *conn) write(ms []wire.Message, byStep bool) {
 	bodies := make([][]byte, len(ms))
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
 	for i, m := range ms {
 		m.JSONRPC = "2.0"
 		bodies[i], _ = json.Marshal(m)
-		c.srv.rec.Frame(c.name, transcript.RuntimeToSDK, bodies[i])
+		c.srv.rec.Add(transcript.Entry{Conn: c.name, Dir: transcript.RuntimeToSDK, Frame: bodies[i], ByStep: byStep})
 	}
 	for _, body := range bodies {
 		if err := c.w.Write(body); err != nil && !c.srv.isClosed() {
@@ -328,10 +334,10 @@ func (c *conn) sendAll(ms []wire.Message) {
 	}
 }
 
-// notify sends a notification.
+// notify sends a notification the scenario's steps asked for.
 func (c *conn) notify(method string, params any) {
 	raw, _ := json.Marshal(params)
-	c.send(wire.Message{Method: method, Params: raw})
+	c.write([]wire.Message{{Method: method, Params: raw}}, true)
 }
 
 // Wait blocks until ctx ends or no agent loop is running (used by tests and steps to let a turn

@@ -482,3 +482,33 @@ func containsFold(b []byte, sub string) bool {
 	}
 	return false
 }
+
+// redactedRE is a secret as recorded (Redacted).
+var redactedRE = regexp.MustCompile(`<redacted:sha256:([0-9a-f]{8})>`)
+
+// Unredacts says whether recorded is text with secrets redacted (each one's Redacted in its
+// place): a scenario whose name quotes a secret is recorded under the redacted name, and a
+// replay finds it again by the name the features give it. Which values were secrets depends
+// on what a run saw, so the marks are matched by fingerprint, not by scrubbing text again.
+func Unredacts(recorded, text string) bool {
+	marks := redactedRE.FindAllStringSubmatchIndex(recorded, -1)
+	var match func(i, from int, rest string) bool
+	match = func(i, from int, rest string) bool {
+		if i == len(marks) {
+			return rest == recorded[from:]
+		}
+		m := marks[i]
+		lit := recorded[from:m[0]]
+		if !strings.HasPrefix(rest, lit) {
+			return false
+		}
+		rest = rest[len(lit):]
+		for end := 1; end <= len(rest); end++ {
+			if Fingerprint(rest[:end]) == recorded[m[2]:m[3]] && match(i+1, m[1], rest[end:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return match(0, 0, text)
+}

@@ -174,3 +174,23 @@ func TestGeneratedStringUnderACredentialKey(t *testing.T) {
 	require.Len(t, reds, 3)
 	assert.Equal(t, "creds "+Redacted("planted-basic-0012")+" "+Redacted("planted-xkey-0013"), Scrub("creds planted-basic-0012 planted-xkey-0013"))
 }
+
+// A scenario recorded under its name with the secret it quotes redacted is found again by the
+// name the features give it, and by no other.
+func TestUnredacts(t *testing.T) {
+	name := `provider {"apiKey": "sk-test"} is sent`
+	recorded := `provider {"apiKey": "` + Redacted("sk-test") + `"} is sent`
+	for _, c := range []struct {
+		recorded, text string
+		want           bool
+	}{
+		{recorded, name, true},
+		{name, name, true},
+		{recorded, `provider {"apiKey": "sk-other"} is sent`, false},
+		{recorded, `provider {"apiKey": "sk-test"} is sent on resume`, false},
+		{Redacted("a") + "-" + Redacted("b"), "a-b", true},
+		{Redacted("a") + "-" + Redacted("b"), "b-a", false},
+	} {
+		assert.Equal(t, c.want, Unredacts(c.recorded, c.text), "%s vs %s", c.recorded, c.text)
+	}
+}

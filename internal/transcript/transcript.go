@@ -82,6 +82,10 @@ type Entry struct {
 	Reason     string     `json:"reason,omitempty"`
 	Case       string     `json:"case,omitempty"`  // KindCase: the case's key
 	Since      int        `json:"since,omitempty"` // KindCase: the first seq it covers (0: the whole connection)
+	// ByStep marks a frame the runtime sent because the scenario's steps had it send it (a
+	// session event, a call of a handler, a tool call outside a turn), not in answer to the
+	// SDK: a replay plays it, and what followed it, when the steps ask for it again.
+	ByStep bool `json:"byStep,omitempty"`
 	// Redacted lists the secrets removed from Frame (see redact.go): where each was and which.
 	Redacted []Redaction `json:"redacted,omitempty"`
 	// HeaderTMS is set on a frame the runtime read whose body had not arrived when its header
