@@ -6,9 +6,10 @@
 //! - SDK_SOURCE:  `crates.io:github-copilot-sdk@<version>` for a registry package, or
 //!   `path:<dir>` when Cargo.toml points the dependency at a local folder.
 //!
-//! It also looks at the resolved SDK's source (the unpacked crate under $CARGO_HOME/registry/src,
-//! or the local folder) and sets one `sdk_*` cfg per public API the driver uses that older
-//! releases lack, so the same driver builds against them and reports `unsupported` honestly:
+//! It also reads the resolved SDK's source with a parser (the unpacked crate under
+//! $CARGO_HOME/registry/src, or the local folder; build_api.rs `PROBES`, what each cfg needs
+//! written as Rust) and sets one `sdk_*` cfg per public API the driver uses that older releases
+//! lack, so the same driver builds against them and reports `unsupported` honestly:
 //! - sdk_tool_is_terminal: `Tool::with_is_terminal`
 //! - sdk_tool_metadata:    `Tool::with_metadata`
 //! - sdk_tool_defer:       `Tool::with_defer` and `DeferMode`
@@ -31,9 +32,9 @@
 //! results), read from the struct's declaration: `sdk_create_<field>` (SessionConfig),
 //! `sdk_resume_<field>` (ResumeSessionConfig), `sdk_result_<field>` (ToolResultExpanded),
 //! `sdk_binary_<field>` (ToolBinaryResult), `sdk_session_<field>` (SessionConfig, beyond the
-//! session options), `sdk_client_<field>` (ClientOptions).
+//! session options), `sdk_client_<field>` (ClientOptions); build_api.rs `FIELDS`.
 //!
-//! It writes `$OUT_DIR/request_gen.rs` (src/requests.rs): the request context's fields under
+//! From the same reading (build_surface.rs) it writes `$OUT_DIR/request_gen.rs` (src/requests.rs): the request context's fields under
 //! the wire names of the start request the crate builds it from (`request_gen`).
 //!
 //! Last, it writes `$OUT_DIR/surface_gen.rs` (PROTOCOL.md "Surface"): every field of the SDK's

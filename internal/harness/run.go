@@ -575,7 +575,7 @@ func runSuite(cfg Config, featuresRoot string, t *target) error {
 const godogOptionError = 2
 
 // generatedCapability is the capability of the SDK's generated RPC layer, which the recipes
-// find in the SDK's own files (sdks.Driver.Generated).
+// find in the SDK's own files (sdks.Recipe.Generated).
 const generatedCapability = "rpc.generated"
 
 // classify turns a scenario outcome into a result status, applying the manifest.

@@ -30,7 +30,7 @@ import (
 // lock (preparations waited 30-55 minutes for each other), so a preparation takes the first free
 // one of rustTargetSlots, holding it until the built binary is copied into pc.CacheDir.
 func init() {
-	register(Driver{
+	register(Recipe{
 		Probe:        probeRust,
 		Generated:    rustGenerated,
 		Name:         "rust",

@@ -25,7 +25,7 @@ var sourceKeyExclude = []string{".git", "node_modules", "target", "__pycache__",
 // tree git records for the SDK's folder at HEAD plus the changes to it that are not committed
 // (tracked files' differences, untracked files that are not ignored); otherwise a hash of the
 // folder's files (or of the file, for a package archive). how says which, for the log.
-func SourceKey(ctx context.Context, d Driver, source string) (key, how string, err error) {
+func SourceKey(ctx context.Context, d Recipe, source string) (key, how string, err error) {
 	dir := source
 	if d.SourceDir != nil {
 		if dir, err = d.SourceDir(source); err != nil {
