@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -60,7 +61,7 @@ func quoteAll(ss []string) string {
 // the way is re-ordered.
 func rawKeysAt(raw json.RawMessage, path string) ([]string, error) {
 	cur := raw
-	for _, seg := range pathSegments(path) {
+	for _, seg := range canon.SplitPath(path) {
 		if strings.HasPrefix(seg, "[") {
 			var arr []json.RawMessage
 			if err := json.Unmarshal(cur, &arr); err != nil {
@@ -99,29 +100,6 @@ func rawKeysAt(raw json.RawMessage, path string) ([]string, error) {
 		cur = next
 	}
 	return objectKeys(cur)
-}
-
-// pathSegments splits "a.b[0].c" into "a", "b", "[0]", "c".
-func pathSegments(path string) []string {
-	var out []string
-	for _, part := range strings.Split(path, ".") {
-		for part != "" {
-			i := strings.Index(part, "[")
-			switch {
-			case i < 0:
-				out, part = append(out, part), ""
-			case i > 0:
-				out, part = append(out, part[:i]), part[i:]
-			default:
-				j := strings.Index(part, "]")
-				if j < 0 {
-					return append(out, part)
-				}
-				out, part = append(out, part[:j+1]), part[j+1:]
-			}
-		}
-	}
-	return out
 }
 
 // objectKeys lists an object's keys in the order of its bytes (json.Decoder tokens).

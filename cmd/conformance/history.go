@@ -20,6 +20,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
@@ -239,7 +240,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 					mu.Unlock()
 					status := "done"
 					if err != nil {
-						status = firstLineOf(err.Error())
+						status = text.FirstLine(strings.TrimSpace(err.Error()))
 					}
 					progress("[%d/%d] %s: %s (%.1fs)\n", n, len(queue), j.label, status, time.Since(t).Seconds())
 				}()
@@ -355,7 +356,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 // rerunCommand runs a scenario on two versions of an SDK side by side.
 func rerunCommand(sdk, prev, cur, feature, scenario string) string {
 	return fmt.Sprintf("go run ./cmd/conformance run --sdk %s --sdk-version %s=%s,%s --scenario %s %s", sdk, sdk, prev, cur,
-		quote(scenario), quote(filepath.ToSlash(filepath.Join("features", feature))))
+		text.ShellWord(scenario), text.ShellWord(filepath.ToSlash(filepath.Join("features", feature))))
 }
 
 // writeHistory writes the history's files into base and prints its summary.
@@ -481,18 +482,6 @@ func cacheDirOr(dir string) string {
 		return sdks.DefaultCacheRoot()
 	}
 	return dir
-}
-
-func firstLineOf(s string) string { return strings.SplitN(strings.TrimSpace(s), "\n", 2)[0] }
-
-// quote makes one shell word of s (the rerun commands are copied into a shell).
-func quote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == '@' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // lines writes whole lines only: several versions prepare at once and share the console (each

@@ -94,6 +94,4 @@ func TestHistoryFlags(t *testing.T) {
 	others, _, err = referenceOf(compareNone, "node")
 	require.NoError(t, err)
 	assert.Empty(t, others)
-	assert.Equal(t, `'it'\''s a tool'`, quote("it's a tool"))
-	assert.Equal(t, "features/tools/x.feature", quote("features/tools/x.feature"))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/fidelity"
 	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 	"github.com/stretchr/testify/assert"
@@ -108,7 +109,7 @@ func TestRealRuntimeSample(t *testing.T) {
 		runCLI(t, bin, "run", "--runtime", "real", "--sdk", sdk, "--report-dir", again, "--scenario", d.Scenario, filepath.Join("features", d.Feature))
 		if rr, err := report.ReadResults(filepath.Join(again, "results.json")); err == nil && len(rr.Results) == 1 && rr.Results[0].Status == d.StandIn {
 			t.Logf("FLAKY on the real runtime: %s: %s on %s: stand-in %s, real %s (%s), %s when run again",
-				d.Feature, d.Scenario, d.SDK, d.StandIn, d.Real, firstLine(d.Cause), rr.Results[0].Status)
+				d.Feature, d.Scenario, d.SDK, d.StandIn, d.Real, text.FirstLine(d.Cause), rr.Results[0].Status)
 			continue
 		}
 		assert.Fail(t, "a scenario's status differs between the runtimes for no known reason",

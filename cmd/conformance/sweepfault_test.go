@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -246,7 +247,7 @@ func TestDriverLostDuringASweep(t *testing.T) {
 					"stop": regexp.MustCompile(`(?i)hung|hang|timed out|not respond|unresponsive`),
 				}[row.fault]
 				assert.Regexp(t, named, r.Message, "the message names the %s", row.fault)
-				t.Logf("the faulted scenario: %s: %s", r.Status, firstLine(r.Message))
+				t.Logf("the faulted scenario: %s: %s", r.Status, text.FirstLine(r.Message))
 			}
 			if row.fault != "interrupt" {
 				// The fault came in the middle of the sweep (else the run proved nothing about a
@@ -475,11 +476,4 @@ func outputTail(path string, n int) string {
 		lines = append([]string{fmt.Sprintf("… (%d lines before)", len(lines)-n)}, lines[len(lines)-n:]...)
 	}
 	return strings.Join(lines, "\n")
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }

@@ -266,6 +266,14 @@ pub struct Serde {
     pub tag: Option<String>,
     pub content: Option<String>,
     pub untagged: bool,
+    /// `rename_all = "camelCase"` (containers).
+    pub rename_all: Option<String>,
+    /// `transparent` (containers).
+    pub transparent: bool,
+    /// `skip`, `skip_deserializing`, `other` (fields and variants).
+    pub skip: bool,
+    pub skip_deserializing: bool,
+    pub other: bool,
 }
 
 /// Reads the `#[serde(…)]` attributes; a part it does not know is skipped.
@@ -280,6 +288,10 @@ pub fn serde(attrs: &[Attribute]) -> Serde {
                     "default" => s.default = true,
                     "flatten" => s.flatten = true,
                     "untagged" => s.untagged = true,
+                    "transparent" => s.transparent = true,
+                    "skip" => s.skip = true,
+                    "skip_deserializing" => s.skip_deserializing = true,
+                    "other" => s.other = true,
                     _ => {}
                 },
                 Meta::NameValue(nv) => {
@@ -291,6 +303,7 @@ pub fn serde(attrs: &[Attribute]) -> Serde {
                         "default" => s.default = true,
                         "tag" => s.tag = v,
                         "content" => s.content = v,
+                        "rename_all" => s.rename_all = v,
                         _ => {}
                     }
                 }

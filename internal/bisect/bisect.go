@@ -1,5 +1,5 @@
 // Package bisect finds the first published version of an SDK at which a scenario's status
-// changes. Listing the published versions is each language recipe's job (sdks.Driver.Versions);
+// changes. Listing the published versions is each language recipe's job (sdks.Recipe.Versions);
 // running one version is the caller's (Run); this package only searches and explains.
 package bisect
 

@@ -80,7 +80,7 @@ func Decode(raw []byte) (any, error) {
 // Get returns the value at path: keys separated by ".", array elements as [N], and an element of
 // an array of objects by name as [name=X] (e.g. "tools[name=finish].isTerminal").
 func Get(v any, path string) (any, bool) {
-	for _, part := range splitPath(path) {
+	for _, part := range SplitPath(path) {
 		switch {
 		case strings.HasPrefix(part, "[name="):
 			arr, ok := v.([]any)
@@ -117,7 +117,9 @@ func Get(v any, path string) (any, bool) {
 	return v, true
 }
 
-func splitPath(path string) []string {
+// SplitPath splits a path of Get's form into its steps: "a.b[0].c" into "a", "b", "[0]", "c"
+// ("[name=x]" is one step). The one splitter of these paths (steps read raw JSON by them too).
+func SplitPath(path string) []string {
 	var parts []string
 	for _, dotted := range strings.Split(path, ".") {
 		for dotted != "" {

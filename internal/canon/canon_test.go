@@ -86,3 +86,19 @@ func TestDiff(t *testing.T) {
 		})
 	}
 }
+
+func TestSplitPath(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want []string
+	}{
+		{"", nil},
+		{"a", []string{"a"}},
+		{"a.b[0].c", []string{"a", "b", "[0]", "c"}},
+		{"tools[name=finish].isTerminal", []string{"tools", "[name=finish]", "isTerminal"}},
+		{"[1][2]", []string{"[1]", "[2]"}},
+		{"a[open", []string{"a", "[open"}},
+	} {
+		assert.Equal(t, tc.want, SplitPath(tc.path), tc.path)
+	}
+}

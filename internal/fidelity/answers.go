@@ -154,7 +154,7 @@ func (a *Answers) Check(method string, result json.RawMessage, rpcErr *wire.RPCE
 		if slices.Contains(ma.Errors, rpcErr.Code) {
 			return nil
 		}
-		return []Mismatch{{method, "error", fmt.Sprintf("answered error %d (%s); the real runtime answered %s", rpcErr.Code, firstLine(rpcErr.Message), describe(ma))}}
+		return []Mismatch{{method, "error", fmt.Sprintf("answered error %d (%s); the real runtime answered %s", rpcErr.Code, brief(rpcErr.Message), describe(ma))}}
 	}
 	var v any
 	if err := json.Unmarshal(result, &v); err != nil {

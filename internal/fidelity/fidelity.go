@@ -16,6 +16,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
@@ -114,7 +115,7 @@ func Compare(standInDir, realDir string, schemaDoc []byte) (*Report, error) {
 			if x.Status == report.Passed || x.Status == report.XFail && y.Status != report.Passed {
 				side = y
 			}
-			cause := firstLine(side.Message)
+			cause := brief(side.Message)
 			if side.Status == report.XFail && side.Expected != "" {
 				// The manifest entry says why it holds on one runtime only (runtime: stand-in | real).
 				cause += " (expected failure " + side.Expected + ")"
@@ -174,7 +175,7 @@ func incompatible(real []report.Result) map[string]string {
 		case report.XFail:
 			by[t].entries[x.Expected] = true
 			if by[t].cause == "" {
-				by[t].cause = firstLine(x.Message)
+				by[t].cause = brief(x.Message)
 			}
 		case report.Unsupported, report.Unavailable:
 		default:
@@ -354,11 +355,9 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
+// brief is a message's first line, clipped: a cause in the fidelity report.
+func brief(s string) string {
+	s = text.FirstLine(strings.TrimSpace(s))
 	if len(s) > 300 {
 		s = s[:300] + "…"
 	}

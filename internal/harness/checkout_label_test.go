@@ -45,7 +45,7 @@ func TestCheckoutSourceIsLabelledWithItsCommit(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(checkout, "fake", "sdk.txt"), []byte("changed"), 0o644))
 
 	failPrepare, generated := false, ""
-	unregister := sdks.Register(sdks.Driver{
+	unregister := sdks.Register(sdks.Recipe{
 		Name: "fake", Order: 99, MonorepoDir: "fake", DriverDir: t.TempDir(),
 		Generated: func(context.Context, *sdks.Prepared) (string, error) { return generated, nil },
 		Prepare: func(_ context.Context, pc sdks.PrepareContext) (sdks.Launch, error) {

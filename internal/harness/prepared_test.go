@@ -29,7 +29,7 @@ func TestAnSDKThatCannotBePreparedIsSaidBeforeAnyScenario(t *testing.T) {
 		name string
 		fail bool
 	}{{"fake", false}, {"fakebroken", true}} {
-		defer sdks.Register(sdks.Driver{
+		defer sdks.Register(sdks.Recipe{
 			Name: fake.name, Order: 99, DriverDir: t.TempDir(),
 			Prepare: func(_ context.Context, pc sdks.PrepareContext) (sdks.Launch, error) {
 				if fake.fail {

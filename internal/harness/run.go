@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/copilot-sdk-conformance/conformance/internal/cases"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 	"io"
 	"io/fs"
 	"os"
@@ -360,7 +361,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			return res, fmt.Errorf("%w: SDK %s is unavailable%s: %s", ErrSetup, report.Target(s.Name, s.Version), others, s.Reason)
 		}
 		if s.Status != report.Available {
-			none = append(none, report.Target(s.Name, s.Version)+": "+firstLine(s.Reason))
+			none = append(none, report.Target(s.Name, s.Version)+": "+text.FirstLine(s.Reason))
 		}
 	}
 	if len(none) == len(res.SDKs) && r.Name() != runner.ReplayName {
@@ -377,7 +378,7 @@ func preparedLine(targets []unit, infos []report.SDK, took time.Duration) string
 		if infos[i].Status == report.Available {
 			ready = append(ready, u.label)
 		} else {
-			unavailable = append(unavailable, u.label+" ("+firstLine(infos[i].Reason)+")")
+			unavailable = append(unavailable, u.label+" ("+text.FirstLine(infos[i].Reason)+")")
 		}
 	}
 	line := fmt.Sprintf("prepared in %s, before any scenario: %d of %d SDKs run", took.Round(time.Second), len(ready), len(targets))
@@ -574,7 +575,7 @@ func runSuite(cfg Config, featuresRoot string, t *target) error {
 const godogOptionError = 2
 
 // generatedCapability is the capability of the SDK's generated RPC layer, which the recipes
-// find in the SDK's own files (sdks.Driver.Generated).
+// find in the SDK's own files (sdks.Recipe.Generated).
 const generatedCapability = "rpc.generated"
 
 // classify turns a scenario outcome into a result status, applying the manifest.
@@ -740,7 +741,7 @@ func rerun(cfg Config, u unit, o suite.Outcome) string {
 		parts = append(parts, "--sdk-version "+sdk+"="+u.version)
 	}
 	if s := cfg.Sources[sdk]; s != "" {
-		parts = append(parts, "--sdk-source "+shellQuote(sdk+"="+s))
+		parts = append(parts, "--sdk-source "+text.ShellWord(sdk+"="+s))
 	}
 	if cfg.Runtime == RuntimeReal {
 		parts = append(parts, "--runtime real")
@@ -748,17 +749,8 @@ func rerun(cfg Config, u unit, o suite.Outcome) string {
 			parts = append(parts, "--runtime-version "+cfg.RuntimeVersion)
 		}
 	}
-	parts = append(parts, "--scenario "+shellQuote(o.Scenario), shellQuote(filepath.ToSlash(filepath.Join("features", o.Feature))))
+	parts = append(parts, "--scenario "+text.ShellWord(o.Scenario), text.ShellWord(filepath.ToSlash(filepath.Join("features", o.Feature))))
 	return strings.Join(parts, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // countOthers counts the results of SDKs other than name that ran (not unavailable).
@@ -771,8 +763,6 @@ func countOthers(results []report.Result, name string) int {
 	}
 	return n
 }
-
-func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
 // relTo shortens path to be relative to root when it lies inside it, so that reports hold no
 // machine-specific paths (they are merged and compared across machines).

@@ -34,7 +34,7 @@ func TestSeventhLanguage(t *testing.T) {
 			t.Skipf("the stand-in wraps the Go driver: %v", err)
 		}
 	}
-	unregister := sdks.Register(sdks.Driver{
+	unregister := sdks.Register(sdks.Recipe{
 		Name: "seventh", Order: 7, MonorepoDir: "seventh", DriverDir: driverDir,
 		Toolchain: []sdks.Tool{{Bin: "sh"}, {Bin: "sed", VersionArgs: []string{"--version"}}},
 		Prepare: func(ctx context.Context, pc sdks.PrepareContext) (sdks.Launch, error) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 )
 
 // The files Write puts in the history folder.
@@ -455,8 +456,6 @@ func plural(n int) string {
 	return "s"
 }
 
-func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
-
 // Brief is a reason in one line: its first line and, when the reason carries a command's output,
 // the output's last line, where registries and toolchains put their answer ("404 Not Found",
 // "This module version is not available").
@@ -494,7 +493,7 @@ func mdCell(s string) string {
 var pageTemplate string
 
 var page = template.Must(template.New("history").Funcs(template.FuncMap{
-	"totals": totals, "others": othersLine, "orNew": orNew, "first": firstLine, "brief": Brief,
+	"totals": totals, "others": othersLine, "orNew": orNew, "first": text.FirstLine, "brief": Brief,
 }).Parse(pageTemplate))
 
 // HTML renders history.html: one self-contained page (inline CSS and script, nothing fetched),

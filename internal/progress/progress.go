@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 )
 
 // Options configure a View.
@@ -122,7 +123,7 @@ func (s *sdkState) tallyText(decor.Statistics) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.phase == "unavailable" {
-		return firstLine(s.reason)
+		return text.FirstLine(strings.TrimSpace(s.reason))
 	}
 	return counts(s.counts, true)
 }
@@ -176,7 +177,7 @@ func (v *View) Unavailable(sdk, reason string) {
 		s.bar.SetTotal(0, true)
 		return // the live line says it
 	}
-	v.printf("[%s] unavailable: %s\n", sdk, firstLine(reason))
+	v.printf("[%s] unavailable: %s\n", sdk, text.FirstLine(strings.TrimSpace(reason)))
 }
 
 // Result: one scenario finished. Failures are always written, with their rerun command.
@@ -198,7 +199,7 @@ func (v *View) Result(sdk string, r Result) {
 	}
 	v.printf("[%s] %-11s %s: %s\n", sdk, r.Status, r.Feature, r.Scenario)
 	if failing {
-		if m := firstLine(r.Message); m != "" {
+		if m := text.FirstLine(strings.TrimSpace(r.Message)); m != "" {
 			v.printf("    %s\n", m)
 		}
 		if r.Rerun != "" {
@@ -246,9 +247,4 @@ func (v *View) Close() {
 	if v.bars != nil {
 		v.bars.Wait()
 	}
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 )
 
 // JUnit is written from the final statuses rather than by godog's junit formatter, because
@@ -64,14 +65,14 @@ func JUnit(dir string, r *report.Results) error {
 		c.SystemOut = out
 		switch x.Status {
 		case report.Failed, report.XPass:
-			c.Failure = &junitMessage{Message: firstLine(x.Message), Body: x.Message}
+			c.Failure = &junitMessage{Message: text.FirstLine(x.Message), Body: x.Message}
 			s.Failures++
 		case report.Passed:
 		case report.XFail:
-			c.Skipped = &junitMessage{Message: "expected failure: " + firstLine(x.Message), Body: x.Message}
+			c.Skipped = &junitMessage{Message: "expected failure: " + text.FirstLine(x.Message), Body: x.Message}
 			s.Skipped++
 		default:
-			c.Skipped = &junitMessage{Message: x.Status + ": " + firstLine(x.Message), Body: x.Message}
+			c.Skipped = &junitMessage{Message: x.Status + ": " + text.FirstLine(x.Message), Body: x.Message}
 			s.Skipped++
 		}
 		s.Tests++
@@ -108,5 +109,3 @@ func JUnit(dir string, r *report.Results) error {
 	}
 	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
 }
-
-func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }

@@ -14,6 +14,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 )
 
 // MaxSummaryBytes bounds summary.md: a reader of a CI job summary sees the verdict and what to
@@ -631,7 +632,7 @@ func expectedFailures(r *report.Results) string {
 
 // observed is a failure's first line without the step's own text (the scenario names it).
 func observed(msg string) string {
-	msg = firstLine(msg)
+	msg = text.FirstLine(msg)
 	if strings.HasPrefix(msg, `step "`) {
 		if i := strings.Index(msg, `": `); i > 0 {
 			msg = msg[i+3:]
@@ -698,12 +699,12 @@ func notRun(r *report.Results) string {
 		if x.Status != report.Unsupported && x.Status != report.Unavailable && x.Status != report.Skipped {
 			continue
 		}
-		k := key{sdk: x.SDK, status: x.Status, why: firstLine(x.Message)}
+		k := key{sdk: x.SDK, status: x.Status, why: text.FirstLine(x.Message)}
 		if x.Capability != "" {
 			// The capability is the record's; the driver's note about it says why, when it has one.
 			k.what = x.Capability
 			if n := notes[x.SDK][x.Capability]; n != "" {
-				k.why = firstLine(n)
+				k.why = text.FirstLine(n)
 			}
 		}
 		if x.Status == report.Unavailable {
@@ -801,7 +802,7 @@ func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|"
 
 // firstSentence keeps a long reason (an install hint with links) to its first clause.
 func firstSentence(s string) string {
-	s = firstLine(s)
+	s = text.FirstLine(s)
 	if i := strings.Index(s, "; "); i > 0 {
 		return s[:i]
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -201,7 +202,7 @@ func TestClipMessageKeepsTheFirstLinesAndCountsTheRest(t *testing.T) {
 			got := clipMessage(tc.msg, maxMessageBytes)
 			assert.LessOrEqual(t, len(got), maxMessageBytes+300)
 			assert.True(t, strings.HasSuffix(got, tc.want), got)
-			assert.True(t, strings.HasPrefix(got, firstLine(clipTo(tc.msg, 240))[:min(4, len(tc.msg))]))
+			assert.True(t, strings.HasPrefix(got, text.FirstLine(clipTo(tc.msg, 240))[:min(4, len(tc.msg))]))
 		})
 	}
 }

@@ -343,5 +343,3 @@ func payloadChanges(rq *Requests, basePath, candPath string) []Payload {
 
 // Allowable lists the statuses a passed scenario may be allowed to go to.
 var Allowable = []string{report.Unsupported, report.Unavailable, report.Skipped, Removed}
-
-func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }

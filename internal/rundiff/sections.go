@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 )
 
 // The diff says the change first: what was compared (each SDK's version and source on both
@@ -384,7 +385,7 @@ func (c Compared) line() string {
 }
 
 func oneLine(s string, n int) string {
-	s = firstLine(s)
+	s = text.FirstLine(s)
 	if len(s) > n {
 		s = s[:n] + "…"
 	}

@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -22,6 +21,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -51,11 +51,11 @@ func Load(ctx context.Context, src runner.Schemas, pins map[string]sdks.Pin, log
 	pin := pins[d.Name]
 	dir, from, err := src.SchemaDir(ctx, d.Name, pin.Version, log)
 	if err != nil {
-		return Loaded{Desc: "unavailable: " + firstLine(err.Error())}
+		return Loaded{Desc: "unavailable: " + text.FirstLine(err.Error())}
 	}
 	v, err := schema.Load(filepath.Join(dir, "api.schema.json"))
 	if err != nil {
-		return Loaded{Desc: "unavailable: " + firstLine(err.Error())}
+		return Loaded{Desc: "unavailable: " + text.FirstLine(err.Error())}
 	}
 	deriveCredentialKeys(dir, log)
 	l := Loaded{Validator: v, Dir: dir, Desc: fmt.Sprintf("api.schema.json of %s %s's platform package (%d methods)", pin.Package, pin.Version, v.Methods())}
@@ -146,5 +146,3 @@ func deriveCredentialKeys(dir string, log io.Writer) {
 		transcript.AddCredentialKeys(keys...)
 	}
 }
-
-func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }

@@ -108,24 +108,34 @@ func (s *Server) Listen(addr string) (string, error) {
 	s.mu.Lock()
 	s.ln = ln
 	s.mu.Unlock()
-	s.wg.Add(1)
+	Accept(ln, &s.wg, func(c net.Conn) {
+		s.ServeConn(c, c)
+		c.Close()
+	})
+	return ln.Addr().String(), nil
+}
+
+// Accept serves every connection ln accepts, each through a quickAckConn on a goroutine of its
+// own counted in wg, until ln is closed: the one accept loop of the stand-in and the real
+// runtime's recording proxy (closing ln and waiting on wg ends both the loop and the connections'
+// goroutines).
+func Accept(ln net.Listener, wg *sync.WaitGroup, serve func(net.Conn)) {
+	wg.Add(1)
 	go func() {
-		defer s.wg.Done()
+		defer wg.Done()
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
 			c = NewQuickAckConn(c)
-			s.wg.Add(1)
+			wg.Add(1)
 			go func() {
-				defer s.wg.Done()
-				s.ServeConn(c, c)
-				c.Close()
+				defer wg.Done()
+				serve(c)
 			}()
 		}
 	}()
-	return ln.Addr().String(), nil
 }
 
 // Loopback reports whether a listening address accepts connections from this machine only.

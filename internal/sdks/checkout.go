@@ -1,7 +1,6 @@
 package sdks
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"strings"
@@ -67,16 +66,19 @@ func gitIn(ctx context.Context, dir string) (git func(args ...string) (string, b
 	return func(args ...string) (string, bool) {
 		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
-		cmd := procgroup.Command(ctx, "git", append([]string{"-C", dir}, args...)...)
-		// The user's own git settings must not change the answer (a pager, colour, a locale).
-		cmd.Env = append(os.Environ(), "GIT_PAGER=cat", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
-		var out bytes.Buffer
-		cmd.Stdout = &out
-		if procgroup.Run(cmd) != nil {
-			return "", false
-		}
-		return strings.TrimSpace(out.String()), true
+		out, ok := runGit(ctx, dir, args...)
+		return strings.TrimSpace(string(out)), ok
 	}, true
+}
+
+// runGit runs git in dir in a process group of its own (procgroup) and returns its standard
+// output; ok is false when it fails or git is missing. The user's own git settings must not
+// change the bytes (a pager, colour, a locale, an external diff tool).
+func runGit(ctx context.Context, dir string, args ...string) (out []byte, ok bool) {
+	cmd := procgroup.Command(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_PAGER=cat", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_EXTERNAL_DIFF=")
+	out, err := procgroup.Output(cmd)
+	return out, err == nil
 }
 
 // gitMark starts the part of a version that names the checkout's commit; matchedMark the version

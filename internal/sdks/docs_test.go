@@ -23,7 +23,7 @@ func TestProtocolDocNamesEveryRecipeField(t *testing.T) {
 	if j := strings.Index(section[1:], "\n## "); j > 0 {
 		section = section[:j+1]
 	}
-	rt := reflect.TypeOf(Driver{})
+	rt := reflect.TypeOf(Recipe{})
 	for k := range rt.NumField() {
 		f := rt.Field(k)
 		assert.Contains(t, section, "`"+f.Name+"`", "PROTOCOL.md's recipe fields lack %s", f.Name)

@@ -33,7 +33,7 @@ import (
 //     builds against it through a ProjectReference. The SDK's own build needs the .NET 10 SDK
 //     (LangVersion 14).
 func init() {
-	register(Driver{
+	register(Recipe{
 		Name:        "dotnet",
 		Order:       6,
 		MonorepoDir: "dotnet",

@@ -17,7 +17,7 @@ import (
 const goSDKModule = "github.com/github/copilot-sdk/go"
 
 func init() {
-	register(Driver{
+	register(Recipe{
 		Probe:       probeGo,
 		Generated:   goGenerated,
 		Name:        "go",

@@ -34,7 +34,7 @@ func newFakeRecipe(t *testing.T, name string) *fakeRecipe {
 	f := &fakeRecipe{name: name, interpDir: t.TempDir()}
 	driverDir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(driverDir, "driver.txt"), []byte("driver"), 0o644))
-	t.Cleanup(Register(Driver{Name: name, DriverDir: driverDir, Prepare: f.prepare}))
+	t.Cleanup(Register(Recipe{Name: name, DriverDir: driverDir, Prepare: f.prepare}))
 	t.Cleanup(releaseHolds)
 	return f
 }
@@ -250,7 +250,7 @@ func TestSourceKeyOfACheckout(t *testing.T) {
 	write("python/x.py", "")
 	git("add", ".")
 	git("commit", "-qm", "one")
-	d := Driver{SourceDir: func(src string) (string, error) { return filepath.Join(src, "go"), nil }}
+	d := Recipe{SourceDir: func(src string) (string, error) { return filepath.Join(src, "go"), nil }}
 	key := func() string {
 		k, how, err := SourceKey(context.Background(), d, root)
 		require.NoError(t, err)

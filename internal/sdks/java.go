@@ -36,7 +36,7 @@ import (
 // driver build then reads the SDK from that folder through the pom's sdk-from-source profile
 // (-Dcopilot.sdk.repo=file:...).
 func init() {
-	register(Driver{
+	register(Recipe{
 		Probe:        probeJava,
 		Generated:    javaGenerated,
 		Name:         "java",

@@ -19,7 +19,7 @@ import (
 // api.schema.json and session-events.schema.json; pc.CacheDir/runtime-schemas links to that
 // folder (see NodeSchemaDir).
 func init() {
-	register(Driver{
+	register(Recipe{
 		Probe:        probeNode,
 		Generated:    nodeGenerated,
 		Name:         "node",

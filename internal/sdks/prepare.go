@@ -73,7 +73,7 @@ type toolchainAnswer struct {
 
 // CheckToolchain looks for every tool of d on PATH and returns their versions; a missing tool is
 // an *Unavailable naming it and how to get it.
-func CheckToolchain(d Driver) ([]string, error) {
+func CheckToolchain(d Recipe) ([]string, error) {
 	key := d.Name + "\x00" + os.Getenv("PATH")
 	if a, ok := toolchains.Load(key); ok {
 		return slices.Clone(a.(toolchainAnswer).versions), a.(toolchainAnswer).err
@@ -85,7 +85,7 @@ func CheckToolchain(d Driver) ([]string, error) {
 
 // checkToolchain asks every tool at once (mvn -v and npm --version each take most of a second
 // to start) and answers as if asked in order: the versions up to the first tool that fails.
-func checkToolchain(d Driver) ([]string, error) {
+func checkToolchain(d Recipe) ([]string, error) {
 	versions := make([]string, len(d.Toolchain))
 	errs := make([]error, len(d.Toolchain))
 	var wg sync.WaitGroup

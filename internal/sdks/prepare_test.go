@@ -74,7 +74,7 @@ func TestFailedPreparationLeavesNothing(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "drivers", "fake"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(root, "drivers", "fake", "main"), []byte("x"), 0o644))
 	fail := true
-	register(Driver{Name: "fake", Prepare: func(ctx context.Context, pc PrepareContext) (Launch, error) {
+	register(Recipe{Name: "fake", Prepare: func(ctx context.Context, pc PrepareContext) (Launch, error) {
 		require.NoError(t, os.WriteFile(filepath.Join(pc.CacheDir, "half-installed"), []byte("x"), 0o644))
 		if fail {
 			return Launch{}, errors.New("npm ERR! 404 no such version")

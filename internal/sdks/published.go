@@ -19,7 +19,7 @@ type Lister func(ctx context.Context) ([]string, error)
 const goMaxBeta = 15
 
 // PublishedVersions is every version d's registry serves from 1.0.0's pre-releases on.
-func PublishedVersions(ctx context.Context, d Driver) ([]string, error) {
+func PublishedVersions(ctx context.Context, d Recipe) ([]string, error) {
 	if d.Published != nil {
 		return d.Published(ctx)
 	}

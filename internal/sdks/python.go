@@ -13,7 +13,7 @@ import (
 // github-copilot-sdk at the exact version asked for (or a local SDK folder), and
 // drivers/python/driver.py run with that environment's interpreter.
 func init() {
-	register(Driver{
+	register(Recipe{
 		Probe:        probePython,
 		Generated:    pythonGenerated,
 		Name:         "python",

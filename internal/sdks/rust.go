@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 )
 
 // The Rust driver: drivers/rust (a cargo package whose Cargo.toml pins crates.io
@@ -29,7 +30,7 @@ import (
 // lock (preparations waited 30-55 minutes for each other), so a preparation takes the first free
 // one of rustTargetSlots, holding it until the built binary is copied into pc.CacheDir.
 func init() {
-	register(Driver{
+	register(Recipe{
 		Probe:        probeRust,
 		Generated:    rustGenerated,
 		Name:         "rust",
@@ -293,12 +294,12 @@ func rustSDKSourceDir(source string) (string, error) {
 // rustup toolchain (copied into the image, since no registry is reachable to install one) and
 // its rustc version, which keys the image.
 func hostRustToolchain() (map[string]string, string, error) {
-	out, err := exec.Command("rustc", "--print", "sysroot").Output()
+	out, err := procgroup.Output(procgroup.Command(context.Background(), "rustc", "--print", "sysroot"))
 	if err != nil {
 		return nil, "", fmt.Errorf("rust local base: no host Rust toolchain to copy (rustc --print sysroot: %v); install one with rustup", err)
 	}
 	dir := strings.TrimSpace(string(out))
-	v, err := exec.Command(filepath.Join(dir, "bin", "rustc"), "--version").Output()
+	v, err := procgroup.Output(procgroup.Command(context.Background(), filepath.Join(dir, "bin", "rustc"), "--version"))
 	if err != nil {
 		return nil, "", fmt.Errorf("rust local base: %s/bin/rustc --version: %v", dir, err)
 	}

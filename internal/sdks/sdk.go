@@ -1,7 +1,7 @@
 // Package sdks knows, for each SDK language, how to check its toolchain, prepare its driver
 // (install the pinned SDK and build the driver into a cache directory) and launch it.
 //
-// One file per language registers a Driver in init(): everything the harness knows about a
+// One file per language registers a Recipe in init(): everything the harness knows about a
 // language is in that recipe (toolchain, place in reports, build outputs, how to prepare, where
 // its pin is written, how selftest fetches a pristine copy, whether it ships the runtime schema).
 // Every list of SDKs (Names, the --sdk help, fixtures/sdks.yaml checks) is derived from the
@@ -46,8 +46,8 @@ type PrepareContext struct {
 	Run func(ctx context.Context, dir string, env []string, argv ...string) error
 }
 
-// Driver is one SDK language's recipe.
-type Driver struct {
+// Recipe is one SDK language's recipe.
+type Recipe struct {
 	Name string // the SDK's name in every list, flag and report (drivers/<Name>, docker/<Name>.Dockerfile)
 	// Order places the SDK in reports and lists (lower first).
 	Order int
@@ -136,13 +136,13 @@ const (
 	RuntimeSelf   = "self"
 )
 
-var registry = map[string]Driver{}
+var registry = map[string]Recipe{}
 
-func register(d Driver) { registry[d.Name] = d }
+func register(d Recipe) { registry[d.Name] = d }
 
 // Register adds a recipe from outside this package and returns what removes it again: for a
 // test's stand-in language (the six languages register themselves in init).
-func Register(d Driver) (unregister func()) {
+func Register(d Recipe) (unregister func()) {
 	if _, dup := registry[d.Name]; dup {
 		panic("sdks: a recipe named " + d.Name + " is registered already")
 	}
@@ -162,7 +162,7 @@ func LocalBases() []string {
 }
 
 // Lookup returns the recipe for an SDK name.
-func Lookup(name string) (Driver, bool) { d, ok := registry[name]; return d, ok }
+func Lookup(name string) (Recipe, bool) { d, ok := registry[name]; return d, ok }
 
 // Names lists every SDK with a recipe, in report order.
 func Names() []string {
@@ -175,11 +175,11 @@ func Names() []string {
 }
 
 // SchemaSource is the SDK whose preparation ships the runtime's published schema, or false.
-func SchemaSource() (Driver, bool) {
+func SchemaSource() (Recipe, bool) {
 	for _, n := range Names() {
 		if d := registry[n]; d.Schema != nil {
 			return d, true
 		}
 	}
-	return Driver{}, false
+	return Recipe{}, false
 }

@@ -1,14 +1,12 @@
 package sdks
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -27,7 +25,7 @@ var sourceKeyExclude = []string{".git", "node_modules", "target", "__pycache__",
 // tree git records for the SDK's folder at HEAD plus the changes to it that are not committed
 // (tracked files' differences, untracked files that are not ignored); otherwise a hash of the
 // folder's files (or of the file, for a package archive). how says which, for the log.
-func SourceKey(ctx context.Context, d Driver, source string) (key, how string, err error) {
+func SourceKey(ctx context.Context, d Recipe, source string) (key, how string, err error) {
 	dir := source
 	if d.SourceDir != nil {
 		if dir, err = d.SourceDir(source); err != nil {
@@ -78,17 +76,7 @@ func SourceKey(ctx context.Context, d Driver, source string) (key, how string, e
 func gitContent(ctx context.Context, dir string) (tree string, dirty []byte, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	git := func(args ...string) ([]byte, bool) {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-		// The user's settings must not change the bytes (colour, a pager, an external diff tool).
-		cmd.Env = append(os.Environ(), "GIT_PAGER=cat", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_EXTERNAL_DIFF=")
-		var out bytes.Buffer
-		cmd.Stdout = &out
-		if cmd.Run() != nil {
-			return nil, false
-		}
-		return out.Bytes(), true
-	}
+	git := func(args ...string) ([]byte, bool) { return runGit(ctx, dir, args...) }
 	t, ok := git("rev-parse", "HEAD:./")
 	if !ok {
 		return "", nil, false

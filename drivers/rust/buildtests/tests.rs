@@ -9,7 +9,7 @@ use crate::build_syntax::{self, Origin, Sdk};
 use crate::{build_byname, build_rpc};
 
 /// A crate folder under the temporary directory holding `files` (path under `src/`, text).
-fn write_crate(files: &[(&str, &str)]) -> PathBuf {
+pub(crate) fn write_crate(files: &[(&str, &str)]) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "rust-buildtests-{}-{}",
