@@ -15,15 +15,13 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
-	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
 
 func benchCmd() *cobra.Command {
 	var (
-		sdkList, reportDir, tags, rtKind string
-		jobs                             int
-		cold                             bool
+		cold  bool
+		suite *suiteFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "bench [feature paths...]",
@@ -58,37 +56,22 @@ the steps, the reports; per scenario) and of every SDK's drivers: on a machine o
 sum bounds the wall time from below. The numbers come from the run's transcripts and the harness's
 clock; they are also in results.json ("timing") and in summary.md's Timing section.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := repoRoot(cmd)
+			cfg, err := suite.config(args)
 			if err != nil {
 				return err
 			}
-			if reportDir == "" {
-				if reportDir, err = os.MkdirTemp("", "conformance-bench-"); err != nil {
+			if cold && cfg.CacheRoot != "" {
+				return usage("--cold runs from an empty cache of its own: not with --cache-dir")
+			}
+			if cfg.ReportDir == "" {
+				if cfg.ReportDir, err = os.MkdirTemp("", "conformance-bench-"); err != nil {
 					return err
 				}
 			}
-			if reportDir, err = filepath.Abs(reportDir); err != nil {
-				return err
-			}
-			switch rtKind {
-			case harness.RuntimeStandIn, harness.RuntimeReal:
-			default:
-				return &exitError{2, fmt.Errorf("--runtime %q: want stand-in or real", rtKind)}
-			}
+			reportDir := cfg.ReportDir
 			// The run's log is dropped but for the real runtimes' line (processes started and
 			// reused, their CPU): what a real run's time went to beside the tables.
-			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, ReportDir: reportDir, Self: selfArgv(),
-				Log: linesWith{prefix: "real runtime:", w: os.Stdout}, Jobs: jobs, Command: "conformance " + strings.Join(os.Args[1:], " "),
-				Tags: tags, Runtime: rtKind}
-			for _, a := range args {
-				p, _ := filepath.Abs(a)
-				cfg.Paths = append(cfg.Paths, p)
-			}
-			if sdkList != "" {
-				for _, s := range strings.Split(sdkList, ",") {
-					cfg.SDKs = append(cfg.SDKs, strings.TrimSpace(s))
-				}
-			}
+			cfg.Log = linesWith{prefix: "real runtime:", w: os.Stdout}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			if !cold {
@@ -124,12 +107,8 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 			return nil
 		},
 	}
+	suite = bindSuite(cmd, suiteOptions{reportDirHelp: "where the run's reports go (default a new temporary folder)"})
 	f := cmd.Flags()
-	f.StringVar(&sdkList, "sdk", "", "comma-separated SDKs; default every SDK whose toolchain is present")
-	f.StringVar(&reportDir, "report-dir", "", "where the run's reports go (default a new temporary folder)")
-	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once")
-	f.StringVar(&tags, "tags", "", "godog tag expression, as for run (e.g. '~@sweep': the features without the generated sweeps)")
-	f.StringVar(&rtKind, "runtime", harness.RuntimeStandIn, "the runtime the SDKs talk to, as for run: stand-in or real")
 	f.BoolVar(&cold, "cold", false, "run twice, first from an empty harness cache of its own (removed after), then warm, and print each SDK's preparation time both ways")
 	return cmd
 }

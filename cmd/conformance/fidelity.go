@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -16,16 +15,13 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/progress"
 	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
-	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
 
 func fidelityCmd() *cobra.Command {
 	var (
-		sdkList, reportDir, cacheDir, rtVersion, tags string
-		compareOnly, noProbe                          bool
-		timeout                                       time.Duration
-		jobs                                          int
+		compareOnly, noProbe bool
+		suite                *suiteFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "fidelity [feature files or folders]",
@@ -41,32 +37,21 @@ With --compare it runs nothing and compares <report-dir>/stand-in and <report-di
 Exit status: 0 when both runs and the comparison were made (differences are findings, not errors),
 2 on a setup error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := repoRoot(cmd)
+			base, err := suite.config(args)
 			if err != nil {
 				return err
 			}
-			dir, err := filepath.Abs(reportDir)
-			if err != nil {
-				return err
-			}
+			root, dir, cacheDir, rtVersion := base.RepoRoot, base.ReportDir, base.CacheRoot, base.RuntimeVersion
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			times := map[string]time.Duration{}
 			if !compareOnly {
 				for _, rt := range []string{harness.RuntimeStandIn, harness.RuntimeReal} {
 					view := progress.New(os.Stdout, progress.Options{Live: progress.IsTerminal(os.Stdout)})
-					cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Tags: tags, CacheRoot: cacheDir,
-						CommandTimeout: timeout, Self: selfArgv(), Log: os.Stdout, Progress: view, Runtime: rt,
-						Command: "conformance " + strings.Join(os.Args[1:], " "), ReportDir: filepath.Join(dir, rt), Jobs: jobs}
-					if rt == harness.RuntimeReal {
-						cfg.RuntimeVersion = rtVersion
-					}
-					if sdkList != "" {
-						cfg.SDKs = strings.Split(sdkList, ",")
-					}
-					for _, a := range args {
-						p, _ := filepath.Abs(a)
-						cfg.Paths = append(cfg.Paths, p)
+					cfg := base
+					cfg.Log, cfg.Progress, cfg.Runtime, cfg.ReportDir = os.Stdout, view, rt, filepath.Join(dir, rt)
+					if rt != harness.RuntimeReal {
+						cfg.RuntimeVersion = ""
 					}
 					begin := time.Now()
 					_, err := harness.Run(ctx, cfg)
@@ -119,16 +104,11 @@ Exit status: 0 when both runs and the comparison were made (differences are find
 			return nil
 		},
 	}
+	suite = bindSuite(cmd, suiteOptions{reportDir: "reports/fidelity", reportDirHelp: "where stand-in/, real/, fidelity.md and fidelity.json go",
+		jobsHelp: "scenarios of one SDK run at once, on each runtime", bothRuntimes: true})
 	f := cmd.Flags()
-	f.StringVar(&sdkList, "sdk", "", "comma-separated SDKs; default every SDK whose toolchain is present")
-	f.StringVar(&tags, "tags", "", "godog tag expression")
-	f.StringVar(&reportDir, "report-dir", "reports/fidelity", "where stand-in/, real/, fidelity.md and fidelity.json go")
-	f.StringVar(&cacheDir, "cache-dir", "", "where prepared drivers are cached")
-	f.StringVar(&rtVersion, "runtime-version", "", "the real runtime's version (npm @github/copilot); default the one the pinned Node SDK ships")
 	f.BoolVar(&noProbe, "no-probe", false, "leave out the per-method probe of the schema/runtime skew (every public method called once on a real runtime)")
 	f.BoolVar(&compareOnly, "compare", false, "run nothing: compare the stand-in/ and real/ runs already in --report-dir")
-	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
-	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once, on each runtime")
 	return cmd
 }
 

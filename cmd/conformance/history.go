@@ -20,7 +20,6 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
-	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
 
@@ -32,10 +31,10 @@ const (
 
 func historyCmd() *cobra.Command {
 	var (
-		sdk, from, to, since, scenario, tags, reportDir, cacheDir, compareWith string
-		previews, again                                                        bool
-		parallel, jobs, recheck                                                int
-		timeout                                                                time.Duration
+		from, to, since, compareWith string
+		previews, again              bool
+		parallel, recheck            int
+		suite                        *suiteFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "history --sdk S [--from V] [--to V] [--since V] [--previews] [feature files or folders]",
@@ -62,25 +61,27 @@ newest published; --since V is --from V for CI ("what changed since the last rel
 Exit status: 0 when the history was written (whatever it found), 2 on a usage or setup error.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := suite.config(args)
+			if err != nil {
+				return err
+			}
 			root, pins, err := rootAndPins(cmd)
 			if err != nil {
 				return err
 			}
 			if again {
-				base, err := filepath.Abs(reportDir)
-				if err != nil {
-					return err
-				}
+				base := cfg.ReportDir
 				return rebuild(base, compareWith, history.Options{Command: "conformance " + strings.Join(os.Args[1:], " "), Root: base,
 					Rerun: rerunCommand})
 			}
-			if sdk == "" {
-				return &exitError{2, fmt.Errorf("history needs --sdk")}
+			if len(cfg.SDKs) == 0 {
+				return usage("history needs --sdk")
 			}
-			d, ok := sdks.Lookup(sdk)
-			if !ok {
-				return &exitError{2, fmt.Errorf("--sdk %q: known SDKs are %s", sdk, strings.Join(sdks.Names(), ", "))}
+			sdk, err := oneSDK("history", cfg)
+			if err != nil {
+				return err
 			}
+			d, _ := sdks.Lookup(sdk)
 			if d.Versions == nil {
 				return &exitError{2, fmt.Errorf("%s: its recipe cannot list the registry's versions", sdk)}
 			}
@@ -106,8 +107,8 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			if parallel < 1 {
 				return &exitError{2, fmt.Errorf("--parallel %d: want at least 1", parallel)}
 			}
-			if jobs < 1 {
-				jobs = max(1, harness.DefaultJobs()/parallel)
+			if cfg.Jobs < 1 {
+				cfg.Jobs = max(1, harness.DefaultJobs()/parallel)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -126,27 +127,27 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			}
 			fmt.Printf("%s: %d versions: %s\n", sdk, len(versions), strings.Join(versions, " "))
 
-			var paths []string
-			for _, a := range args {
-				p, _ := filepath.Abs(a)
-				paths = append(paths, p)
-			}
-			base, err := filepath.Abs(reportDir)
-			if err != nil {
-				return err
-			}
+			base := cfg.ReportDir
 			if err := os.MkdirAll(base, 0o755); err != nil {
 				return &exitError{2, err}
 			}
 			// Every run of the history (each version, the reference, each recheck) uses the same
 			// runtime schemas: loaded once here, with the sweep's generated cases, instead of once
 			// per run (seconds of CPU each).
-			shared := runschema.Load(ctx, runner.Local{RepoRoot: root, CacheRoot: cacheDirOr(cacheDir)}, pins, &lines{w: os.Stdout})
-			runCfg := func(dir string, sdkNames []string, vs map[string][]string, log io.Writer, what string) harness.Config {
-				return harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Paths: paths,
-					SDKs: sdkNames, Versions: vs, Scenario: scenario, Tags: tags, ReportDir: dir, CacheRoot: cacheDir,
-					CommandTimeout: timeout, Self: selfArgv(), Log: log, Jobs: jobs, Command: "conformance history (" + what + ")",
-					Schema: &shared}
+			// (With --runner docker the schemas come from the driver images: each run loads its own.)
+			if cfg.Runner == harness.RunnerLocal {
+				shared := runschema.Load(ctx, runner.Local{RepoRoot: root, CacheRoot: cacheDirOr(cfg.CacheRoot)}, pins, &lines{w: os.Stdout})
+				cfg.Schema = &shared
+			}
+			// A version's run (and a recheck) runs the SDK alone; the reference runs the others,
+			// with the --sdk-version and --sdk-source given for them.
+			runCfg := func(dir string, sdkNames []string, vs map[string][]string, what string) harness.Config {
+				c := cfg
+				c.SDKs, c.ReportDir, c.Command = sdkNames, dir, "conformance history ("+what+")"
+				if vs != nil {
+					c.Versions, c.Sources = vs, nil
+				}
+				return c
 			}
 
 			// The reference run of the other SDKs goes first in the queue: every comparison needs it.
@@ -169,7 +170,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 				dir := filepath.Join(base, "reference")
 				ref = &history.Reference{Name: "the pinned versions of " + strings.Join(others, ", ") + " (reference/)", Dir: dir}
 				queue = append(queue, job{"reference (" + strings.Join(others, ",") + ")", func() error {
-					res, err := runOne(ctx, runCfg(dir, others, nil, nil, "reference"), dir)
+					res, err := runOne(ctx, runCfg(dir, others, nil, "reference"), dir)
 					ref.Results = res
 					return err
 				}})
@@ -186,9 +187,13 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 					// on the console; the harness then finds it cached.
 					// A version that does not prepare is unavailable with the preparation's answer
 					// (the registry's, or the build's) and is not tried a second time.
-					prep := &sdks.Preparer{RepoRoot: root, CacheRoot: cacheDirOr(cacheDir), Log: &lines{w: os.Stdout}}
+					// (A docker runner prepares in the driver image instead.)
+					prep := &sdks.Preparer{RepoRoot: root, CacheRoot: cacheDirOr(cfg.CacheRoot), Log: &lines{w: os.Stdout}}
 					prepSlots <- struct{}{}
-					_, err := prep.Prepare(ctx, sdk, v, "")
+					var err error
+					if cfg.Runner == harness.RunnerLocal {
+						_, err = prep.Prepare(ctx, sdk, v, "")
+					}
 					<-prepSlots
 					if err != nil {
 						if ctx.Err() != nil {
@@ -197,7 +202,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 						runs[i].Err = err.Error()
 						return fmt.Errorf("unavailable: %s", history.Brief(err.Error()))
 					}
-					res, err := runOne(ctx, runCfg(dir, []string{sdk}, map[string][]string{sdk: {v}}, nil, sdk+" "+v), dir)
+					res, err := runOne(ctx, runCfg(dir, []string{sdk}, map[string][]string{sdk: {v}}, sdk+" "+v), dir)
 					runs[i].Results = res
 					if err != nil {
 						runs[i].Err = err.Error()
@@ -273,7 +278,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 				changes                    []history.Recheck
 				results                    []report.Result
 			}
-			var jobs []*recheckJob
+			var rechecks []*recheckJob
 			byFailure := map[[3]string]*recheckJob{}
 			for _, p := range h.ToRecheck(recheck) {
 				v := h.Versions[p.V]
@@ -281,12 +286,12 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 				k := [3]string{c.FailingSide(v), c.Feature, c.Scenario}
 				if byFailure[k] == nil {
 					byFailure[k] = &recheckJob{version: k[0], feature: k[1], scenario: k[2]}
-					jobs = append(jobs, byFailure[k])
+					rechecks = append(rechecks, byFailure[k])
 				}
 				byFailure[k].changes = append(byFailure[k].changes, p)
 			}
 			const attempts = 2
-			for n, j := range jobs {
+			for n, j := range rechecks {
 				wg.Add(1)
 				workers <- struct{}{}
 				go func() {
@@ -294,7 +299,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 					defer func() { <-workers }()
 					for a := 1; a <= attempts && ctx.Err() == nil; a++ {
 						dir := filepath.Join(base, "recheck", fmt.Sprintf("%d-%d", n+1, a))
-						cfg := runCfg(dir, []string{sdk}, map[string][]string{sdk: {j.version}}, nil, "recheck "+sdk+" "+j.version)
+						cfg := runCfg(dir, []string{sdk}, map[string][]string{sdk: {j.version}}, "recheck "+sdk+" "+j.version)
 						cfg.Scenario, cfg.Paths, cfg.Tags = j.scenario, []string{filepath.Join(root, "features", j.feature)}, ""
 						res, err := runOne(ctx, cfg, dir)
 						if res == nil || len(res.Results) != 1 {
@@ -313,7 +318,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			if ctx.Err() != nil {
 				return harness.ErrInterrupted
 			}
-			for n, j := range jobs {
+			for n, j := range rechecks {
 				for _, p := range j.changes {
 					if len(j.results) == 0 {
 						continue
@@ -327,28 +332,23 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 						}
 					}
 					h.Rechecked(p.V, p.I, j.version, verdict)
-					fmt.Printf("[recheck %d/%d] %s %s: %s\n", n+1, len(jobs), c.Kind, c.Scenario, h.Versions[p.V].Changes[p.I].Recheck)
+					fmt.Printf("[recheck %d/%d] %s %s: %s\n", n+1, len(rechecks), c.Kind, c.Scenario, h.Versions[p.V].Changes[p.I].Recheck)
 				}
 			}
 			return writeHistory(base, h, began)
 		},
 	}
+	suite = bindSuite(cmd, suiteOptions{reportDir: "reports/history", reportDirHelp: "where the history and each version's reports go",
+		jobsChosen: true, jobsHelp: "scenarios of one version run at once (default: the run's default divided by --parallel)"})
 	f := cmd.Flags()
-	f.StringVar(&sdk, "sdk", "", "the SDK ("+strings.Join(sdks.Names(), ",")+")")
 	f.StringVar(&from, "from", "", "the oldest version (default MAJOR.0.0 of the pinned version)")
 	f.StringVar(&to, "to", "", "the newest version (default the newest published)")
 	f.StringVar(&since, "since", "", "the last release: the history from it to the newest (--from for CI)")
 	f.BoolVar(&previews, "previews", false, "include pre-releases (previews, betas)")
 	f.BoolVar(&again, "rebuild", false, "run nothing: compare again the versions an earlier history wrote into --report-dir (after a harness update)")
-	f.StringVar(&scenario, "scenario", "", "run only the scenario with exactly this name")
-	f.StringVar(&tags, "tags", "", "godog tag expression")
 	f.StringVar(&compareWith, "compare-with", compareAuto, "the other SDKs' run for cross-SDK verdicts: auto (every other SDK present, at its pin), none, a list (go,python), or a results.json")
-	f.StringVar(&reportDir, "report-dir", "reports/history", "where the history and each version's reports go")
-	f.StringVar(&cacheDir, "cache-dir", "", "where prepared drivers are cached (default $CONFORMANCE_CACHE or the user cache folder)")
 	f.IntVar(&parallel, "parallel", 4, "versions run at once")
 	f.IntVar(&recheck, "recheck", 10, "regressions and fixes whose failing side is run again to tell a flaky failure from the version's (0: none)")
-	f.IntVar(&jobs, "jobs", 0, "scenarios of one version run at once (default: the run's default divided by --parallel)")
-	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
 	return cmd
 }
 
