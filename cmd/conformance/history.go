@@ -2,23 +2,19 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/copilot-sdk-conformance/conformance/internal/campaign"
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/history"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
-	"github.com/copilot-sdk-conformance/conformance/internal/runner"
-	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/spf13/cobra"
 )
@@ -65,14 +61,22 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			if err != nil {
 				return err
 			}
-			root, pins, err := rootAndPins(cmd)
+			_, pins, err := rootAndPins(cmd)
 			if err != nil {
 				return err
 			}
 			if again {
-				base := cfg.ReportDir
-				return rebuild(base, compareWith, history.Options{Command: "conformance " + strings.Join(os.Args[1:], " "), Root: base,
-					Rerun: rerunCommand})
+				began := time.Now()
+				refFile := ""
+				if strings.HasSuffix(compareWith, ".json") {
+					refFile = compareWith
+				}
+				h, err := campaign.Rebuild(cfg.ReportDir, refFile, compareWith == compareNone,
+					history.Options{Command: "conformance " + strings.Join(os.Args[1:], " "), Rerun: rerunCommand})
+				if err != nil {
+					return &exitError{2, err}
+				}
+				return writeHistory(cfg.ReportDir, h, began)
 			}
 			if len(cfg.SDKs) == 0 {
 				return usage("history needs --sdk")
@@ -131,209 +135,24 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			if err := os.MkdirAll(base, 0o755); err != nil {
 				return &exitError{2, err}
 			}
-			// Every run of the history (each version, the reference, each recheck) uses the same
-			// runtime schemas: loaded once here, with the sweep's generated cases, instead of once
-			// per run (seconds of CPU each).
-			// (With --runner docker the schemas come from the driver images: each run loads its own.)
-			if cfg.Runner == harness.RunnerLocal {
-				shared := runschema.Load(ctx, runner.Local{RepoRoot: root, CacheRoot: cacheDirOr(cfg.CacheRoot)}, pins, &lines{w: os.Stdout})
-				cfg.Schema = &shared
-			}
-			// A version's run (and a recheck) runs the SDK alone; the reference runs the others,
-			// with the --sdk-version and --sdk-source given for them.
-			runCfg := func(dir string, sdkNames []string, vs map[string][]string, what string) harness.Config {
-				c := cfg
-				c.SDKs, c.ReportDir, c.Command = sdkNames, dir, "conformance history ("+what+")"
-				if vs != nil {
-					c.Versions, c.Sources = vs, nil
-				}
-				return c
-			}
-
-			// The reference run of the other SDKs goes first in the queue: every comparison needs it.
-			type job struct {
-				label string
-				run   func() error
-			}
-			var queue []job
-			var ref *history.Reference
-			switch others, refFile, err := referenceOf(compareWith, sdk); {
-			case err != nil:
+			others, refFile, err := referenceOf(compareWith, sdk)
+			if err != nil {
 				return &exitError{2, err}
-			case refFile != "":
-				res, err := report.ReadResults(refFile)
-				if err != nil {
-					return &exitError{2, fmt.Errorf("--compare-with: %w", err)}
-				}
-				ref = &history.Reference{Name: "the run " + refFile, Dir: filepath.Dir(refFile), Results: res}
-			case len(others) > 0:
-				dir := filepath.Join(base, "reference")
-				ref = &history.Reference{Name: "the pinned versions of " + strings.Join(others, ", ") + " (reference/)", Dir: dir}
-				queue = append(queue, job{"reference (" + strings.Join(others, ",") + ")", func() error {
-					res, err := runOne(ctx, runCfg(dir, others, nil, "reference"), dir)
-					ref.Results = res
-					return err
-				}})
 			}
-			// Preparing is CPU and network heavy (npm, go build, cargo, mvn): two at a time, as
-			// the harness does within a run.
-			prepSlots := make(chan struct{}, 2)
-			runs := make([]history.Run, len(versions))
-			for i, v := range versions {
-				dir := filepath.Join(base, report.Target(sdk, v))
-				runs[i] = history.Run{Version: v, Dir: dir}
-				queue = append(queue, job{report.Target(sdk, v), func() error {
-					// Preparing first, outside the harness, shows a cold preparation's progress
-					// on the console; the harness then finds it cached.
-					// A version that does not prepare is unavailable with the preparation's answer
-					// (the registry's, or the build's) and is not tried a second time.
-					// (A docker runner prepares in the driver image instead.)
-					prep := &sdks.Preparer{RepoRoot: root, CacheRoot: cacheDirOr(cfg.CacheRoot), Log: &lines{w: os.Stdout}}
-					prepSlots <- struct{}{}
-					var err error
-					if cfg.Runner == harness.RunnerLocal {
-						_, err = prep.Prepare(ctx, sdk, v, "")
-					}
-					<-prepSlots
-					if err != nil {
-						if ctx.Err() != nil {
-							return harness.ErrInterrupted
-						}
-						runs[i].Err = err.Error()
-						return fmt.Errorf("unavailable: %s", history.Brief(err.Error()))
-					}
-					res, err := runOne(ctx, runCfg(dir, []string{sdk}, map[string][]string{sdk: {v}}, sdk+" "+v), dir)
-					runs[i].Results = res
-					if err != nil {
-						runs[i].Err = err.Error()
-					}
-					return err
-				}})
+			console := &campaign.Lines{W: os.Stdout}
+			if cfg.Schema, err = campaign.SharedSchema(ctx, cfg, console); err != nil {
+				return &exitError{2, err}
 			}
-
+			plan := campaign.HistoryPlan{Config: cfg, SDK: sdk, Versions: versions, Others: others, RefFile: refFile,
+				Parallel: parallel, Recheck: recheck, Out: os.Stdout,
+				Options: history.Options{Command: "conformance " + strings.Join(os.Args[1:], " "), Listing: listing, Rerun: rerunCommand}}
+			if cfg.Runner == harness.RunnerLocal { // a docker runner prepares in the driver image
+				plan.Prepare = campaign.LocalPrepare(cfg, sdk, console)
+			}
 			began := time.Now()
-			var (
-				mu       sync.Mutex
-				fatal    error
-				done     int
-				wg       sync.WaitGroup
-				workers  = make(chan struct{}, parallel)
-				progress = func(format string, a ...any) {
-					mu.Lock()
-					defer mu.Unlock()
-					fmt.Printf(format, a...)
-				}
-			)
-			for _, j := range queue {
-				workers <- struct{}{}
-				if ctx.Err() != nil { // interrupted: start nothing more
-					break
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					defer func() { <-workers }()
-					t := time.Now()
-					err := j.run()
-					mu.Lock()
-					done++
-					n := done
-					if err != nil && (errors.Is(err, harness.ErrInterrupted) || ctx.Err() != nil) && fatal == nil {
-						fatal = err
-					}
-					mu.Unlock()
-					status := "done"
-					if err != nil {
-						status = firstLineOf(err.Error())
-					}
-					progress("[%d/%d] %s: %s (%.1fs)\n", n, len(queue), j.label, status, time.Since(t).Seconds())
-				}()
-			}
-			wg.Wait()
-			if fatal == nil && ctx.Err() != nil {
-				fatal = harness.ErrInterrupted
-			}
-			if fatal != nil {
-				return fatal
-			}
-
-			if ref != nil && ref.Results == nil {
-				fmt.Println("the reference run wrote no results: no cross-SDK verdicts")
-				ref = nil
-			}
-			h := history.Build(runs, ref, history.Options{SDK: sdk, Command: "conformance " + strings.Join(os.Args[1:], " "),
-				Listing: listing, Root: base,
-				Rerun: rerunCommand})
-			// A regression or fix rests on one failure; under load a timing-sensitive scenario
-			// can fail once (an SDK's own timeout). The failing side of up to --recheck of them
-			// (not those of a version where many scenarios changed alike) is run again,
-			// --parallel at a time: a failure that does not come back is flaky.
-			// Changes resting on the same failure (a regression at V and the fix at V+1 of one
-			// scenario) share one recheck. A recheck runs the failing side up to twice and stops
-			// at the first run that does not fail: one failure on a loaded machine can be the
-			// machine's, and so can one pass be luck; a change stands only if every rerun fails
-			// as it did.
-			type recheckJob struct {
-				version, feature, scenario string
-				changes                    []history.Recheck
-				results                    []report.Result
-			}
-			var rechecks []*recheckJob
-			byFailure := map[[3]string]*recheckJob{}
-			for _, p := range h.ToRecheck(recheck) {
-				v := h.Versions[p.V]
-				c := v.Changes[p.I]
-				k := [3]string{c.FailingSide(v), c.Feature, c.Scenario}
-				if byFailure[k] == nil {
-					byFailure[k] = &recheckJob{version: k[0], feature: k[1], scenario: k[2]}
-					rechecks = append(rechecks, byFailure[k])
-				}
-				byFailure[k].changes = append(byFailure[k].changes, p)
-			}
-			const attempts = 2
-			for n, j := range rechecks {
-				wg.Add(1)
-				workers <- struct{}{}
-				go func() {
-					defer wg.Done()
-					defer func() { <-workers }()
-					for a := 1; a <= attempts && ctx.Err() == nil; a++ {
-						dir := filepath.Join(base, "recheck", fmt.Sprintf("%d-%d", n+1, a))
-						cfg := runCfg(dir, []string{sdk}, map[string][]string{sdk: {j.version}}, "recheck "+sdk+" "+j.version)
-						cfg.Scenario, cfg.Paths, cfg.Tags = j.scenario, []string{filepath.Join(root, "features", j.feature)}, ""
-						res, err := runOne(ctx, cfg, dir)
-						if res == nil || len(res.Results) != 1 {
-							progress("recheck %s %s: no result (%v)\n", report.Target(sdk, j.version), j.scenario, err)
-							return
-						}
-						r := res.Results[0]
-						j.results = append(j.results, r)
-						if r.Status != report.Failed && r.Status != report.XFail {
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			if ctx.Err() != nil {
-				return harness.ErrInterrupted
-			}
-			for n, j := range rechecks {
-				for _, p := range j.changes {
-					if len(j.results) == 0 {
-						continue
-					}
-					c := h.Versions[p.V].Changes[p.I]
-					verdict := j.results[len(j.results)-1]
-					for _, r := range j.results { // the first rerun that does not fail as the change says
-						if !c.Reproduces(r) {
-							verdict = r
-							break
-						}
-					}
-					h.Rechecked(p.V, p.I, j.version, verdict)
-					fmt.Printf("[recheck %d/%d] %s %s: %s\n", n+1, len(rechecks), c.Kind, c.Scenario, h.Versions[p.V].Changes[p.I].Recheck)
-				}
+			h, err := campaign.History(ctx, plan)
+			if err != nil {
+				return err
 			}
 			return writeHistory(base, h, began)
 		},
@@ -374,60 +193,6 @@ func writeHistory(base string, h *history.History, began time.Time) error {
 	}
 	fmt.Printf("history: %s (history.md, history.html, history.json; each version under SDK@VERSION/)\n", base)
 	return nil
-}
-
-// rebuild compares again the version folders an earlier history wrote into base, running
-// nothing: after a harness update, or with another --compare-with results.json. The reference
-// is that file, else the earlier reference/ run; the rechecks' verdicts are carried over.
-func rebuild(base, compareWith string, o history.Options) error {
-	began := time.Now()
-	old, err := history.Read(filepath.Join(base, "history.json"))
-	if err != nil {
-		return &exitError{2, fmt.Errorf("--rebuild: %w", err)}
-	}
-	var ref *history.Reference
-	refFile := filepath.Join(base, "reference", "results.json")
-	if strings.HasSuffix(compareWith, ".json") {
-		refFile = compareWith
-	}
-	if compareWith != compareNone {
-		if res, err := report.ReadResults(refFile); err == nil {
-			ref = &history.Reference{Name: old.Reference, Dir: filepath.Dir(refFile), Results: res}
-			if refFile == compareWith {
-				ref.Name = "the run " + refFile
-			}
-		}
-	}
-	o.SDK, o.Listing = old.SDK, old.Listing
-	h := history.Build(old.Runs(base), ref, o)
-	h.Carry(old)
-	return writeHistory(base, h, began)
-}
-
-// runOne runs one harness run into dir. A target that cannot be prepared is a result too
-// (unavailable): only a run that wrote no results.json is an error.
-func runOne(ctx context.Context, cfg harness.Config, dir string) (*report.Results, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	logf, err := os.Create(filepath.Join(dir, "run.log"))
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close()
-	cfg.Log = logf
-	_, err = harness.Run(ctx, cfg)
-	if errors.Is(err, harness.ErrInterrupted) {
-		return nil, err
-	}
-	res, readErr := report.ReadResults(filepath.Join(dir, "results.json"))
-	if readErr != nil {
-		if err == nil {
-			err = readErr
-		}
-		return nil, err
-	}
-	return res, nil
 }
 
 // referenceOf reads --compare-with: the other SDKs to run at their pins, or a results.json.
@@ -476,15 +241,6 @@ func orNewest(v string) string {
 	return v
 }
 
-func cacheDirOr(dir string) string {
-	if dir == "" {
-		return sdks.DefaultCacheRoot()
-	}
-	return dir
-}
-
-func firstLineOf(s string) string { return strings.SplitN(strings.TrimSpace(s), "\n", 2)[0] }
-
 // quote makes one shell word of s (the rerun commands are copied into a shell).
 func quote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
@@ -493,28 +249,4 @@ func quote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// lines writes whole lines only: several versions prepare at once and share the console (each
-// preparation's lines name its version).
-type lines struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte
-}
-
-func (p *lines) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.buf = append(p.buf, b...)
-	for {
-		i := strings.IndexByte(string(p.buf), '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		if _, err := fmt.Fprintf(p.w, "%s\n", p.buf[:i]); err != nil {
-			return 0, err
-		}
-		p.buf = p.buf[i+1:]
-	}
 }
