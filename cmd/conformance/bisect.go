@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"syscall"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/bisect"
-	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/copilot-sdk-conformance/conformance/internal/campaign"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/spf13/cobra"
@@ -77,32 +74,7 @@ Exit status: 0 when a change was found or none exists, 2 on a usage or setup err
 			if d.VersionsNote != "" {
 				fmt.Printf("%s: %s\n", sdk, d.VersionsNote)
 			}
-			run := func(ctx context.Context, version string) (string, error) {
-				dir := filepath.Join(base.ReportDir, report.Target(sdk, version))
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return "", err
-				}
-				logf, err := os.Create(filepath.Join(dir, "run.log"))
-				if err != nil {
-					return "", err
-				}
-				defer logf.Close()
-				fmt.Printf("running %s %s (log %s)\n", sdk, version, logf.Name())
-				cfg := base
-				cfg.Versions, cfg.ReportDir, cfg.Log = map[string][]string{sdk: {version}}, dir, logf
-				cfg.Command = fmt.Sprintf("conformance bisect (%s %s)", sdk, version)
-				_, err = harness.Run(ctx, cfg)
-				// A version that cannot be prepared is a result too (unavailable): only a run
-				// that wrote no results stops the search.
-				if _, statErr := os.Stat(filepath.Join(dir, "results.json")); statErr != nil || errors.Is(err, harness.ErrInterrupted) {
-					if err == nil {
-						err = statErr
-					}
-					return "", err
-				}
-				return dir, nil
-			}
-			o, err := bisect.Search(ctx, versions, run)
+			o, err := campaign.Bisect(ctx, base, sdk, versions, nil, os.Stdout)
 			if err != nil {
 				return &exitError{2, err}
 			}

@@ -45,10 +45,7 @@ type HistoryPlan struct {
 // (preparing is CPU and network heavy: npm, go build, cargo, mvn, as the harness does within a
 // run), its lines to out.
 func LocalPrepare(cfg harness.Config, sdk string, out io.Writer) func(ctx context.Context, version string) error {
-	cache := cfg.CacheRoot
-	if cache == "" {
-		cache = sdks.DefaultCacheRoot()
-	}
+	cache := cacheOf(cfg)
 	slots := make(chan struct{}, 2)
 	return func(ctx context.Context, version string) error {
 		slots <- struct{}{}
@@ -69,10 +66,7 @@ func SharedSchema(ctx context.Context, cfg harness.Config, log io.Writer) (*runs
 	if err != nil {
 		return nil, err
 	}
-	cache := cfg.CacheRoot
-	if cache == "" {
-		cache = sdks.DefaultCacheRoot()
-	}
+	cache := cacheOf(cfg)
 	l := runschema.Load(ctx, runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cache}, pins, log)
 	return &l, nil
 }
