@@ -56,6 +56,15 @@ func TestNoUpwardImport(t *testing.T) {
 	for _, pkg := range []string{"internal/runner", "internal/finish", "internal/merge", "internal/render", "internal/report", "internal/suite"} {
 		assert.False(t, all[pkg]["internal/harness"], "%s imports internal/harness", pkg)
 	}
+	// Several runs are orchestrated in internal/campaign, above the harness: nothing under
+	// internal/ builds on it (cmd/ binds its flags and prints), and the packages that compare
+	// finished runs (history, bisect, fidelity, compat) run none themselves.
+	for pkg, deps := range all {
+		assert.False(t, deps["internal/campaign"], "%s imports internal/campaign: only cmd/ does", pkg)
+	}
+	for _, pkg := range []string{"internal/history", "internal/bisect", "internal/fidelity", "internal/compat"} {
+		assert.False(t, all[pkg]["internal/harness"], "%s imports internal/harness: the runs are internal/campaign's", pkg)
+	}
 	for d := range all["internal/report"] {
 		assert.Fail(t, "internal/report holds the records and imports no other package of the module", "it imports %s", d)
 	}

@@ -6,24 +6,19 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/harness"
-	"github.com/copilot-sdk-conformance/conformance/internal/progress"
+	"github.com/copilot-sdk-conformance/conformance/internal/campaign"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
-	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
 
 func benchCmd() *cobra.Command {
 	var (
-		sdkList, reportDir, tags, rtKind string
-		jobs                             int
-		cold                             bool
+		cold  bool
+		suite *suiteFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "bench [feature paths...]",
@@ -58,101 +53,52 @@ the steps, the reports; per scenario) and of every SDK's drivers: on a machine o
 sum bounds the wall time from below. The numbers come from the run's transcripts and the harness's
 clock; they are also in results.json ("timing") and in summary.md's Timing section.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := repoRoot(cmd)
+			cfg, err := suite.config(args)
 			if err != nil {
 				return err
 			}
-			if reportDir == "" {
-				if reportDir, err = os.MkdirTemp("", "conformance-bench-"); err != nil {
+			if cold && cfg.CacheRoot != "" {
+				return usage("--cold runs from an empty cache of its own: not with --cache-dir")
+			}
+			if cfg.ReportDir == "" {
+				if cfg.ReportDir, err = os.MkdirTemp("", "conformance-bench-"); err != nil {
 					return err
 				}
 			}
-			if reportDir, err = filepath.Abs(reportDir); err != nil {
-				return err
-			}
-			switch rtKind {
-			case harness.RuntimeStandIn, harness.RuntimeReal:
-			default:
-				return &exitError{2, fmt.Errorf("--runtime %q: want stand-in or real", rtKind)}
-			}
+			reportDir := cfg.ReportDir
 			// The run's log is dropped but for the real runtimes' line (processes started and
 			// reused, their CPU): what a real run's time went to beside the tables.
-			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, ReportDir: reportDir, Self: selfArgv(),
-				Log: linesWith{prefix: "real runtime:", w: os.Stdout}, Jobs: jobs, Command: "conformance " + strings.Join(os.Args[1:], " "),
-				Tags: tags, Runtime: rtKind}
-			for _, a := range args {
-				p, _ := filepath.Abs(a)
-				cfg.Paths = append(cfg.Paths, p)
-			}
-			if sdkList != "" {
-				for _, s := range strings.Split(sdkList, ",") {
-					cfg.SDKs = append(cfg.SDKs, strings.TrimSpace(s))
-				}
-			}
+			cfg.Log = linesWith{prefix: "real runtime:", w: os.Stdout}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			if !cold {
-				_, err := benchOnce(ctx, cfg, os.Stdout)
+				b, err := campaign.Bench(ctx, cfg, nil)
 				if err != nil {
 					return err
 				}
+				printBenchRun(os.Stdout, b, cfg.Jobs)
 				fmt.Printf("reports: %s\n", reportDir)
 				return nil
 			}
-			// Cold: an empty cache of the harness's own (every driver installed and built as on
-			// a fresh machine), then the same run again on what the first one cached.
-			cache, err := os.MkdirTemp("", "conformance-bench-cache-")
+			c, w, err := campaign.ColdWarm(ctx, cfg, nil, os.Stdout, func(b *campaign.BenchRun) { printBenchRun(os.Stdout, b, cfg.Jobs) })
 			if err != nil {
 				return err
 			}
-			defer os.RemoveAll(cache)
-			cfg.CacheRoot = cache
-			var runs [2]*report.Results
-			var took [2]time.Duration
-			for i, name := range []string{"cold", "warm"} {
-				c := cfg
-				c.ReportDir = filepath.Join(reportDir, name)
-				fmt.Printf("== %s: cache %s ==\n", name, cache)
-				began := time.Now()
-				if runs[i], err = benchOnce(ctx, c, os.Stdout); err != nil {
-					return err
-				}
-				took[i] = time.Since(began)
-			}
-			printColdWarm(os.Stdout, runs[0], runs[1], took[0], took[1])
+			printColdWarm(os.Stdout, c.Results, w.Results, c.Took, w.Took)
 			fmt.Printf("reports: %s/{cold,warm}\n", reportDir)
 			return nil
 		},
 	}
+	suite = bindSuite(cmd, suiteOptions{reportDirHelp: "where the run's reports go (default a new temporary folder)"})
 	f := cmd.Flags()
-	f.StringVar(&sdkList, "sdk", "", "comma-separated SDKs; default every SDK whose toolchain is present")
-	f.StringVar(&reportDir, "report-dir", "", "where the run's reports go (default a new temporary folder)")
-	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once")
-	f.StringVar(&tags, "tags", "", "godog tag expression, as for run (e.g. '~@sweep': the features without the generated sweeps)")
-	f.StringVar(&rtKind, "runtime", harness.RuntimeStandIn, "the runtime the SDKs talk to, as for run: stand-in or real")
 	f.BoolVar(&cold, "cold", false, "run twice, first from an empty harness cache of its own (removed after), then warm, and print each SDK's preparation time both ways")
 	return cmd
 }
 
-// benchOnce runs the suite once with cfg and prints its tables to w.
-func benchOnce(ctx context.Context, cfg harness.Config, w io.Writer) (*report.Results, error) {
-	began := time.Now()
-	cpu0, known := selfCPU()
-	parts := &partsLog{began: began, cpu0: cpu0}
-	cfg.Progress = progress.New(parts, progress.Options{})
-	res, err := harness.Run(ctx, cfg)
-	took := time.Since(began)
-	if err != nil {
-		return nil, err
-	}
-	harnessCPU := time.Duration(-1)
-	if cpu1, ok := selfCPU(); ok && known {
-		harnessCPU = cpu1 - cpu0
-	}
-	printBench(w, res, took, cfg.Jobs, harnessCPU)
-	parts.mark("reports")
-	printPhases(w, parts.phases(), known)
-	return res, nil
+// printBenchRun prints one measured run's tables and parts.
+func printBenchRun(w io.Writer, b *campaign.BenchRun, jobs int) {
+	printBench(w, b.Results, b.Took, jobs, b.HarnessCPU)
+	printPhases(w, b.Phases, b.CPUKnown)
 }
 
 // printColdWarm prints, per SDK, what preparing it cost from an empty harness cache and from
@@ -216,70 +162,18 @@ func printBench(w io.Writer, res *report.Results, took time.Duration, jobs int, 
 	}
 }
 
-// phase is where one part of the run ended: its wall time and the harness's CPU time since the start.
-type phase struct {
-	name    string
-	at, cpu time.Duration
-}
-
-// partsLog reads the run's console log (progress's compact log) for where its parts end: the
-// schema is loaded when the run names it, the scenarios end with the last SDK's "done".
-type partsLog struct {
-	mu           sync.Mutex
-	began        time.Time
-	cpu0         time.Duration
-	schema, done *phase
-	reports      *phase
-}
-
-func (p *partsLog) Write(b []byte) (int, error) {
-	switch line := string(b); {
-	case strings.HasPrefix(line, "runtime schema:"):
-		p.mark("schema")
-	case strings.Contains(line, "] done in "):
-		p.mark("scenarios")
-	}
-	return len(b), nil
-}
-
-func (p *partsLog) mark(name string) {
-	cpu, _ := selfCPU()
-	ph := &phase{name: name, at: time.Since(p.began), cpu: cpu - p.cpu0}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch name {
-	case "schema":
-		p.schema = ph
-	case "scenarios":
-		p.done = ph
-	default:
-		ph.name = "drivers stopped and reports"
-		p.reports = ph
-	}
-}
-
-func (p *partsLog) phases() []phase {
-	var out []phase
-	for _, ph := range []*phase{p.schema, p.done, p.reports} {
-		if ph != nil {
-			out = append(out, *ph)
-		}
-	}
-	return out
-}
-
 // printPhases prints the run's parts one after the other (each's wall and harness CPU time):
 // what runs before the first scenario and after the last is on every run's critical path.
-func printPhases(w io.Writer, phases []phase, cpuKnown bool) {
+func printPhases(w io.Writer, phases []campaign.Phase, cpuKnown bool) {
 	var parts []string
 	var at, cpu time.Duration
 	for _, p := range phases {
-		s := fmt.Sprintf("%s %.2f s", p.name, (p.at - at).Seconds())
+		s := fmt.Sprintf("%s %.2f s", p.Name, (p.At - at).Seconds())
 		if cpuKnown {
-			s += fmt.Sprintf(" (CPU %.2f s)", (p.cpu - cpu).Seconds())
+			s += fmt.Sprintf(" (CPU %.2f s)", (p.CPU - cpu).Seconds())
 		}
 		parts = append(parts, s)
-		at, cpu = p.at, p.cpu
+		at, cpu = p.At, p.CPU
 	}
 	if len(parts) > 0 {
 		fmt.Fprintf(w, "parts: %s\n", strings.Join(parts, ", "))

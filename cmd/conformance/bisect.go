@@ -2,28 +2,22 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
-	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/bisect"
-	"github.com/copilot-sdk-conformance/conformance/internal/harness"
+	"github.com/copilot-sdk-conformance/conformance/internal/campaign"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
-	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
 
 func bisectCmd() *cobra.Command {
 	var (
-		sdk, good, bad, scenario, tags, reportDir, cacheDir string
-		timeout                                             time.Duration
+		good, bad string
+		suite     *suiteFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "bisect --sdk S --good V1 --bad V2 [--scenario NAME] [feature files or folders]",
@@ -40,17 +34,21 @@ paths. Each version's reports are kept under --report-dir/SDK@VERSION.
 Exit status: 0 when a change was found or none exists, 2 on a usage or setup error.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := repoRoot(cmd)
+			base, err := suite.config(args)
 			if err != nil {
 				return err
 			}
-			if sdk == "" || good == "" || bad == "" {
-				return &exitError{2, fmt.Errorf("bisect needs --sdk, --good and --bad")}
+			if len(base.SDKs) == 0 || good == "" || bad == "" {
+				return usage("bisect needs --sdk, --good and --bad")
 			}
-			d, ok := sdks.Lookup(sdk)
-			if !ok {
-				return &exitError{2, fmt.Errorf("--sdk %q: known SDKs are %s", sdk, strings.Join(sdks.Names(), ", "))}
+			if len(base.Versions) > 0 || len(base.Sources) > 0 {
+				return usage("bisect runs published versions of --sdk only: --sdk-version and --sdk-source are not for it")
 			}
+			sdk, err := oneSDK("bisect", base)
+			if err != nil {
+				return err
+			}
+			d, _ := sdks.Lookup(sdk)
 			for _, v := range []string{good, bad} {
 				if err := sdks.CheckVersion(sdk, v); err != nil {
 					return &exitError{2, fmt.Errorf("%s %s: %w", sdk, v, err)}
@@ -76,42 +74,7 @@ Exit status: 0 when a change was found or none exists, 2 on a usage or setup err
 			if d.VersionsNote != "" {
 				fmt.Printf("%s: %s\n", sdk, d.VersionsNote)
 			}
-			var paths []string
-			for _, a := range args {
-				p, _ := filepath.Abs(a)
-				paths = append(paths, p)
-			}
-			base, err := filepath.Abs(reportDir)
-			if err != nil {
-				return err
-			}
-			run := func(ctx context.Context, version string) (string, error) {
-				dir := filepath.Join(base, report.Target(sdk, version))
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return "", err
-				}
-				logf, err := os.Create(filepath.Join(dir, "run.log"))
-				if err != nil {
-					return "", err
-				}
-				defer logf.Close()
-				fmt.Printf("running %s %s (log %s)\n", sdk, version, logf.Name())
-				cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Paths: paths,
-					SDKs: []string{sdk}, Versions: map[string][]string{sdk: {version}}, Scenario: scenario, Tags: tags,
-					ReportDir: dir, CacheRoot: cacheDir, CommandTimeout: timeout, Self: selfArgv(), Log: logf,
-					Command: fmt.Sprintf("conformance bisect (%s %s)", sdk, version)}
-				_, err = harness.Run(ctx, cfg)
-				// A version that cannot be prepared is a result too (unavailable): only a run
-				// that wrote no results stops the search.
-				if _, statErr := os.Stat(filepath.Join(dir, "results.json")); statErr != nil || errors.Is(err, harness.ErrInterrupted) {
-					if err == nil {
-						err = statErr
-					}
-					return "", err
-				}
-				return dir, nil
-			}
-			o, err := bisect.Search(ctx, versions, run)
+			o, err := campaign.Bisect(ctx, base, sdk, versions, nil, os.Stdout)
 			if err != nil {
 				return &exitError{2, err}
 			}
@@ -119,14 +82,9 @@ Exit status: 0 when a change was found or none exists, 2 on a usage or setup err
 			return nil
 		},
 	}
+	suite = bindSuite(cmd, suiteOptions{reportDir: "reports/bisect", reportDirHelp: "where each version's reports go (one folder per SDK@version)"})
 	f := cmd.Flags()
-	f.StringVar(&sdk, "sdk", "", "the SDK ("+strings.Join(sdks.Names(), ",")+")")
 	f.StringVar(&good, "good", "", "a version with the known-good behaviour")
 	f.StringVar(&bad, "bad", "", "a version with the changed behaviour")
-	f.StringVar(&scenario, "scenario", "", "run only the scenario with exactly this name")
-	f.StringVar(&tags, "tags", "", "godog tag expression")
-	f.StringVar(&reportDir, "report-dir", "reports/bisect", "where each version's reports go (one folder per SDK@version)")
-	f.StringVar(&cacheDir, "cache-dir", "", "where prepared drivers are cached (default $CONFORMANCE_CACHE or the user cache folder)")
-	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
 	return cmd
 }

@@ -131,8 +131,7 @@ func replayRun(root, results, reportDir string) error {
 	if err != nil {
 		return err
 	}
-	cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, ReportDir: dir,
-		Self: selfArgv(), Log: os.Stdout, Command: "conformance " + strings.Join(os.Args[1:], " ")}
+	cfg := based(harness.Config{ReportDir: dir, Log: os.Stdout}, root)
 	res, err := harness.ReplayRun(context.Background(), cfg, results)
 	if res != nil {
 		printTotals(res, dir)

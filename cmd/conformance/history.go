@@ -2,26 +2,20 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/copilot-sdk-conformance/conformance/internal/campaign"
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/history"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
-	"github.com/copilot-sdk-conformance/conformance/internal/runner"
-	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
-	"github.com/copilot-sdk-conformance/conformance/internal/text"
-	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
 
@@ -33,10 +27,10 @@ const (
 
 func historyCmd() *cobra.Command {
 	var (
-		sdk, from, to, since, scenario, tags, reportDir, cacheDir, compareWith string
-		previews, again                                                        bool
-		parallel, jobs, recheck                                                int
-		timeout                                                                time.Duration
+		from, to, since, compareWith string
+		previews, again              bool
+		parallel, recheck            int
+		suite                        *suiteFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "history --sdk S [--from V] [--to V] [--since V] [--previews] [feature files or folders]",
@@ -63,25 +57,35 @@ newest published; --since V is --from V for CI ("what changed since the last rel
 Exit status: 0 when the history was written (whatever it found), 2 on a usage or setup error.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, pins, err := rootAndPins(cmd)
+			cfg, err := suite.config(args)
+			if err != nil {
+				return err
+			}
+			_, pins, err := rootAndPins(cmd)
 			if err != nil {
 				return err
 			}
 			if again {
-				base, err := filepath.Abs(reportDir)
-				if err != nil {
-					return err
+				began := time.Now()
+				refFile := ""
+				if strings.HasSuffix(compareWith, ".json") {
+					refFile = compareWith
 				}
-				return rebuild(base, compareWith, history.Options{Command: "conformance " + strings.Join(os.Args[1:], " "), Root: base,
-					Rerun: rerunCommand})
+				h, err := campaign.Rebuild(cfg.ReportDir, refFile, compareWith == compareNone,
+					history.Options{Command: "conformance " + strings.Join(os.Args[1:], " "), Rerun: rerunCommand})
+				if err != nil {
+					return &exitError{2, err}
+				}
+				return writeHistory(cfg.ReportDir, h, began)
 			}
-			if sdk == "" {
-				return &exitError{2, fmt.Errorf("history needs --sdk")}
+			if len(cfg.SDKs) == 0 {
+				return usage("history needs --sdk")
 			}
-			d, ok := sdks.Lookup(sdk)
-			if !ok {
-				return &exitError{2, fmt.Errorf("--sdk %q: known SDKs are %s", sdk, strings.Join(sdks.Names(), ", "))}
+			sdk, err := oneSDK("history", cfg)
+			if err != nil {
+				return err
 			}
+			d, _ := sdks.Lookup(sdk)
 			if d.Versions == nil {
 				return &exitError{2, fmt.Errorf("%s: its recipe cannot list the registry's versions", sdk)}
 			}
@@ -107,8 +111,8 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			if parallel < 1 {
 				return &exitError{2, fmt.Errorf("--parallel %d: want at least 1", parallel)}
 			}
-			if jobs < 1 {
-				jobs = max(1, harness.DefaultJobs()/parallel)
+			if cfg.Jobs < 1 {
+				cfg.Jobs = max(1, harness.DefaultJobs()/parallel)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -127,236 +131,50 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			}
 			fmt.Printf("%s: %d versions: %s\n", sdk, len(versions), strings.Join(versions, " "))
 
-			var paths []string
-			for _, a := range args {
-				p, _ := filepath.Abs(a)
-				paths = append(paths, p)
-			}
-			base, err := filepath.Abs(reportDir)
-			if err != nil {
-				return err
-			}
+			base := cfg.ReportDir
 			if err := os.MkdirAll(base, 0o755); err != nil {
 				return &exitError{2, err}
 			}
-			// Every run of the history (each version, the reference, each recheck) uses the same
-			// runtime schemas: loaded once here, with the sweep's generated cases, instead of once
-			// per run (seconds of CPU each).
-			shared := runschema.Load(ctx, runner.Local{RepoRoot: root, CacheRoot: cacheDirOr(cacheDir)}, pins, &lines{w: os.Stdout})
-			runCfg := func(dir string, sdkNames []string, vs map[string][]string, log io.Writer, what string) harness.Config {
-				return harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Paths: paths,
-					SDKs: sdkNames, Versions: vs, Scenario: scenario, Tags: tags, ReportDir: dir, CacheRoot: cacheDir,
-					CommandTimeout: timeout, Self: selfArgv(), Log: log, Jobs: jobs, Command: "conformance history (" + what + ")",
-					Schema: &shared}
-			}
-
-			// The reference run of the other SDKs goes first in the queue: every comparison needs it.
-			type job struct {
-				label string
-				run   func() error
-			}
-			var queue []job
-			var ref *history.Reference
-			switch others, refFile, err := referenceOf(compareWith, sdk); {
-			case err != nil:
+			others, refFile, err := referenceOf(compareWith, sdk)
+			if err != nil {
 				return &exitError{2, err}
-			case refFile != "":
-				res, err := report.ReadResults(refFile)
-				if err != nil {
-					return &exitError{2, fmt.Errorf("--compare-with: %w", err)}
-				}
-				ref = &history.Reference{Name: "the run " + refFile, Dir: filepath.Dir(refFile), Results: res}
-			case len(others) > 0:
-				dir := filepath.Join(base, "reference")
-				ref = &history.Reference{Name: "the pinned versions of " + strings.Join(others, ", ") + " (reference/)", Dir: dir}
-				queue = append(queue, job{"reference (" + strings.Join(others, ",") + ")", func() error {
-					res, err := runOne(ctx, runCfg(dir, others, nil, nil, "reference"), dir)
-					ref.Results = res
-					return err
-				}})
 			}
-			// Preparing is CPU and network heavy (npm, go build, cargo, mvn): two at a time, as
-			// the harness does within a run.
-			prepSlots := make(chan struct{}, 2)
-			runs := make([]history.Run, len(versions))
-			for i, v := range versions {
-				dir := filepath.Join(base, report.Target(sdk, v))
-				runs[i] = history.Run{Version: v, Dir: dir}
-				queue = append(queue, job{report.Target(sdk, v), func() error {
-					// Preparing first, outside the harness, shows a cold preparation's progress
-					// on the console; the harness then finds it cached.
-					// A version that does not prepare is unavailable with the preparation's answer
-					// (the registry's, or the build's) and is not tried a second time.
-					prep := &sdks.Preparer{RepoRoot: root, CacheRoot: cacheDirOr(cacheDir), Log: &lines{w: os.Stdout}}
-					prepSlots <- struct{}{}
-					_, err := prep.Prepare(ctx, sdk, v, "")
-					<-prepSlots
-					if err != nil {
-						if ctx.Err() != nil {
-							return harness.ErrInterrupted
-						}
-						runs[i].Err = err.Error()
-						return fmt.Errorf("unavailable: %s", history.Brief(err.Error()))
-					}
-					res, err := runOne(ctx, runCfg(dir, []string{sdk}, map[string][]string{sdk: {v}}, nil, sdk+" "+v), dir)
-					runs[i].Results = res
-					if err != nil {
-						runs[i].Err = err.Error()
-					}
-					return err
-				}})
+			console := &campaign.Lines{W: os.Stdout}
+			if cfg.Schema, err = campaign.SharedSchema(ctx, cfg, console); err != nil {
+				return &exitError{2, err}
 			}
-
+			plan := campaign.HistoryPlan{Config: cfg, SDK: sdk, Versions: versions, Others: others, RefFile: refFile,
+				Parallel: parallel, Recheck: recheck, Out: os.Stdout,
+				Options: history.Options{Command: "conformance " + strings.Join(os.Args[1:], " "), Listing: listing, Rerun: rerunCommand}}
+			if cfg.Runner == harness.RunnerLocal { // a docker runner prepares in the driver image
+				plan.Prepare = campaign.LocalPrepare(cfg, sdk, console)
+			}
 			began := time.Now()
-			var (
-				mu       sync.Mutex
-				fatal    error
-				done     int
-				wg       sync.WaitGroup
-				workers  = make(chan struct{}, parallel)
-				progress = func(format string, a ...any) {
-					mu.Lock()
-					defer mu.Unlock()
-					fmt.Printf(format, a...)
-				}
-			)
-			for _, j := range queue {
-				workers <- struct{}{}
-				if ctx.Err() != nil { // interrupted: start nothing more
-					break
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					defer func() { <-workers }()
-					t := time.Now()
-					err := j.run()
-					mu.Lock()
-					done++
-					n := done
-					if err != nil && (errors.Is(err, harness.ErrInterrupted) || ctx.Err() != nil) && fatal == nil {
-						fatal = err
-					}
-					mu.Unlock()
-					status := "done"
-					if err != nil {
-						status = text.FirstLine(strings.TrimSpace(err.Error()))
-					}
-					progress("[%d/%d] %s: %s (%.1fs)\n", n, len(queue), j.label, status, time.Since(t).Seconds())
-				}()
-			}
-			wg.Wait()
-			if fatal == nil && ctx.Err() != nil {
-				fatal = harness.ErrInterrupted
-			}
-			if fatal != nil {
-				return fatal
-			}
-
-			if ref != nil && ref.Results == nil {
-				fmt.Println("the reference run wrote no results: no cross-SDK verdicts")
-				ref = nil
-			}
-			h := history.Build(runs, ref, history.Options{SDK: sdk, Command: "conformance " + strings.Join(os.Args[1:], " "),
-				Listing: listing, Root: base,
-				Rerun: rerunCommand})
-			// A regression or fix rests on one failure; under load a timing-sensitive scenario
-			// can fail once (an SDK's own timeout). The failing side of up to --recheck of them
-			// (not those of a version where many scenarios changed alike) is run again,
-			// --parallel at a time: a failure that does not come back is flaky.
-			// Changes resting on the same failure (a regression at V and the fix at V+1 of one
-			// scenario) share one recheck. A recheck runs the failing side up to twice and stops
-			// at the first run that does not fail: one failure on a loaded machine can be the
-			// machine's, and so can one pass be luck; a change stands only if every rerun fails
-			// as it did.
-			type recheckJob struct {
-				version, feature, scenario string
-				changes                    []history.Recheck
-				results                    []report.Result
-			}
-			var jobs []*recheckJob
-			byFailure := map[[3]string]*recheckJob{}
-			for _, p := range h.ToRecheck(recheck) {
-				v := h.Versions[p.V]
-				c := v.Changes[p.I]
-				k := [3]string{c.FailingSide(v), c.Feature, c.Scenario}
-				if byFailure[k] == nil {
-					byFailure[k] = &recheckJob{version: k[0], feature: k[1], scenario: k[2]}
-					jobs = append(jobs, byFailure[k])
-				}
-				byFailure[k].changes = append(byFailure[k].changes, p)
-			}
-			const attempts = 2
-			for n, j := range jobs {
-				wg.Add(1)
-				workers <- struct{}{}
-				go func() {
-					defer wg.Done()
-					defer func() { <-workers }()
-					for a := 1; a <= attempts && ctx.Err() == nil; a++ {
-						dir := filepath.Join(base, "recheck", fmt.Sprintf("%d-%d", n+1, a))
-						cfg := runCfg(dir, []string{sdk}, map[string][]string{sdk: {j.version}}, nil, "recheck "+sdk+" "+j.version)
-						cfg.Scenario, cfg.Paths, cfg.Tags = j.scenario, []string{filepath.Join(root, "features", j.feature)}, ""
-						res, err := runOne(ctx, cfg, dir)
-						if res == nil || len(res.Results) != 1 {
-							progress("recheck %s %s: no result (%v)\n", report.Target(sdk, j.version), j.scenario, err)
-							return
-						}
-						r := res.Results[0]
-						j.results = append(j.results, r)
-						if r.Status != report.Failed && r.Status != report.XFail {
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			if ctx.Err() != nil {
-				return harness.ErrInterrupted
-			}
-			for n, j := range jobs {
-				for _, p := range j.changes {
-					if len(j.results) == 0 {
-						continue
-					}
-					c := h.Versions[p.V].Changes[p.I]
-					verdict := j.results[len(j.results)-1]
-					for _, r := range j.results { // the first rerun that does not fail as the change says
-						if !c.Reproduces(r) {
-							verdict = r
-							break
-						}
-					}
-					h.Rechecked(p.V, p.I, j.version, verdict)
-					fmt.Printf("[recheck %d/%d] %s %s: %s\n", n+1, len(jobs), c.Kind, c.Scenario, h.Versions[p.V].Changes[p.I].Recheck)
-				}
+			h, err := campaign.History(ctx, plan)
+			if err != nil {
+				return err
 			}
 			return writeHistory(base, h, began)
 		},
 	}
+	suite = bindSuite(cmd, suiteOptions{reportDir: "reports/history", reportDirHelp: "where the history and each version's reports go",
+		jobsChosen: true, jobsHelp: "scenarios of one version run at once (default: the run's default divided by --parallel)"})
 	f := cmd.Flags()
-	f.StringVar(&sdk, "sdk", "", "the SDK ("+strings.Join(sdks.Names(), ",")+")")
 	f.StringVar(&from, "from", "", "the oldest version (default MAJOR.0.0 of the pinned version)")
 	f.StringVar(&to, "to", "", "the newest version (default the newest published)")
 	f.StringVar(&since, "since", "", "the last release: the history from it to the newest (--from for CI)")
 	f.BoolVar(&previews, "previews", false, "include pre-releases (previews, betas)")
 	f.BoolVar(&again, "rebuild", false, "run nothing: compare again the versions an earlier history wrote into --report-dir (after a harness update)")
-	f.StringVar(&scenario, "scenario", "", "run only the scenario with exactly this name")
-	f.StringVar(&tags, "tags", "", "godog tag expression")
 	f.StringVar(&compareWith, "compare-with", compareAuto, "the other SDKs' run for cross-SDK verdicts: auto (every other SDK present, at its pin), none, a list (go,python), or a results.json")
-	f.StringVar(&reportDir, "report-dir", "reports/history", "where the history and each version's reports go")
-	f.StringVar(&cacheDir, "cache-dir", "", "where prepared drivers are cached (default $CONFORMANCE_CACHE or the user cache folder)")
 	f.IntVar(&parallel, "parallel", 4, "versions run at once")
 	f.IntVar(&recheck, "recheck", 10, "regressions and fixes whose failing side is run again to tell a flaky failure from the version's (0: none)")
-	f.IntVar(&jobs, "jobs", 0, "scenarios of one version run at once (default: the run's default divided by --parallel)")
-	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
 	return cmd
 }
 
 // rerunCommand runs a scenario on two versions of an SDK side by side.
 func rerunCommand(sdk, prev, cur, feature, scenario string) string {
 	return fmt.Sprintf("go run ./cmd/conformance run --sdk %s --sdk-version %s=%s,%s --scenario %s %s", sdk, sdk, prev, cur,
-		text.ShellWord(scenario), text.ShellWord(filepath.ToSlash(filepath.Join("features", feature))))
+		quote(scenario), quote(filepath.ToSlash(filepath.Join("features", feature))))
 }
 
 // writeHistory writes the history's files into base and prints its summary.
@@ -375,60 +193,6 @@ func writeHistory(base string, h *history.History, began time.Time) error {
 	}
 	fmt.Printf("history: %s (history.md, history.html, history.json; each version under SDK@VERSION/)\n", base)
 	return nil
-}
-
-// rebuild compares again the version folders an earlier history wrote into base, running
-// nothing: after a harness update, or with another --compare-with results.json. The reference
-// is that file, else the earlier reference/ run; the rechecks' verdicts are carried over.
-func rebuild(base, compareWith string, o history.Options) error {
-	began := time.Now()
-	old, err := history.Read(filepath.Join(base, "history.json"))
-	if err != nil {
-		return &exitError{2, fmt.Errorf("--rebuild: %w", err)}
-	}
-	var ref *history.Reference
-	refFile := filepath.Join(base, "reference", "results.json")
-	if strings.HasSuffix(compareWith, ".json") {
-		refFile = compareWith
-	}
-	if compareWith != compareNone {
-		if res, err := report.ReadResults(refFile); err == nil {
-			ref = &history.Reference{Name: old.Reference, Dir: filepath.Dir(refFile), Results: res}
-			if refFile == compareWith {
-				ref.Name = "the run " + refFile
-			}
-		}
-	}
-	o.SDK, o.Listing = old.SDK, old.Listing
-	h := history.Build(old.Runs(base), ref, o)
-	h.Carry(old)
-	return writeHistory(base, h, began)
-}
-
-// runOne runs one harness run into dir. A target that cannot be prepared is a result too
-// (unavailable): only a run that wrote no results.json is an error.
-func runOne(ctx context.Context, cfg harness.Config, dir string) (*report.Results, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	logf, err := os.Create(filepath.Join(dir, "run.log"))
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close()
-	cfg.Log = logf
-	_, err = harness.Run(ctx, cfg)
-	if errors.Is(err, harness.ErrInterrupted) {
-		return nil, err
-	}
-	res, readErr := report.ReadResults(filepath.Join(dir, "results.json"))
-	if readErr != nil {
-		if err == nil {
-			err = readErr
-		}
-		return nil, err
-	}
-	return res, nil
 }
 
 // referenceOf reads --compare-with: the other SDKs to run at their pins, or a results.json.
@@ -477,33 +241,12 @@ func orNewest(v string) string {
 	return v
 }
 
-func cacheDirOr(dir string) string {
-	if dir == "" {
-		return sdks.DefaultCacheRoot()
+// quote makes one shell word of s (the rerun commands are copied into a shell).
+func quote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == '@' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
 	}
-	return dir
-}
-
-// lines writes whole lines only: several versions prepare at once and share the console (each
-// preparation's lines name its version).
-type lines struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte
-}
-
-func (p *lines) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.buf = append(p.buf, b...)
-	for {
-		i := strings.IndexByte(string(p.buf), '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		if _, err := fmt.Fprintf(p.w, "%s\n", p.buf[:i]); err != nil {
-			return 0, err
-		}
-		p.buf = p.buf[i+1:]
-	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

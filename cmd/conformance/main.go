@@ -24,6 +24,27 @@ func (e *exitError) Error() string { return e.err.Error() }
 func main() {
 	// The GitHub token variables of this process never reach a transcript in clear.
 	transcript.AddSecretsFromEnv(os.Environ())
+	root := newRoot()
+	defer pprof.StopCPUProfile() // a no-op without --cpuprofile; before any os.Exit below
+	if err := root.Execute(); err != nil {
+		pprof.StopCPUProfile()
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		var ee *exitError
+		switch {
+		case errors.As(err, &ee):
+			os.Exit(ee.code)
+		case errors.Is(err, harness.ErrInterrupted):
+			os.Exit(130)
+		case errors.Is(err, harness.ErrSetup):
+			os.Exit(2)
+		default:
+			os.Exit(2) // flag and usage errors
+		}
+	}
+}
+
+// newRoot is the command tree.
+func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "conformance",
 		Short:         "Cross-SDK conformance harness for the GitHub Copilot SDKs",
@@ -45,21 +66,6 @@ func main() {
 		}
 		return pprof.StartCPUProfile(f)
 	}
-	defer pprof.StopCPUProfile() // a no-op without --cpuprofile; before any os.Exit below
 	root.AddCommand(runCmd(), benchCmd(), doctorCmd(), smokeCmd(), serveCmd(), runtimeCmd(), diffCmd(), replayCmd(), selftestCmd(), imagesCmd(), mergeCmd(), bisectCmd(), historyCmd(), sdksCmd(), surfaceCmd(), fidelityCmd(), cacheCmd(), prepareCmd(), execDriverCmd(), referenceCmd())
-	if err := root.Execute(); err != nil {
-		pprof.StopCPUProfile()
-		fmt.Fprintln(os.Stderr, "conformance:", err)
-		var ee *exitError
-		switch {
-		case errors.As(err, &ee):
-			os.Exit(ee.code)
-		case errors.Is(err, harness.ErrInterrupted):
-			os.Exit(130)
-		case errors.Is(err, harness.ErrSetup):
-			os.Exit(2)
-		default:
-			os.Exit(2) // flag and usage errors
-		}
-	}
+	return root
 }

@@ -17,20 +17,14 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/report/html"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
-	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
 
 func runCmd() *cobra.Command {
 	var (
-		sdkList, tags, reportDir, cacheDir, scenario, manifest string
-		runner, shard, rtKind                                  string
-		rtVersions                                             []string
-		localBases                                             bool
-		versions, sources                                      []string
-		timeout                                                time.Duration
-		validate, verbose                                      bool
-		jobs                                                   int
+		shard   string
+		verbose bool
+		suite   *suiteFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run [feature files or folders]",
@@ -48,64 +42,22 @@ Exit status: 0 when every result passed or failed only as expected (xfail), 1 on
 unexpected pass (xpass), 2 on a usage or setup error (including an SDK named with --sdk that is
 unavailable).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := repoRoot(cmd)
+			cfg, err := suite.config(args)
 			if err != nil {
 				return err
-			}
-			view := progress.New(os.Stdout, progress.Options{Live: progress.IsTerminal(os.Stdout), Verbose: verbose})
-			cfg := harness.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Tags: tags, Scenario: scenario, CacheRoot: cacheDir,
-				Manifest: manifest, CommandTimeout: timeout, Self: selfArgv(), Log: os.Stdout, ValidateProtocol: validate,
-				Command: "conformance " + strings.Join(os.Args[1:], " "), LocalBases: localBases,
-				Jobs: jobs, Progress: view}
-			switch runner {
-			case harness.RunnerLocal, harness.RunnerDocker:
-				cfg.Runner = runner
-			default:
-				return &exitError{2, fmt.Errorf("--runner %q: want local or docker", runner)}
-			}
-			if localBases && runner != harness.RunnerDocker {
-				return &exitError{2, fmt.Errorf("--local-bases is for --runner docker")}
-			}
-			switch rtKind {
-			case harness.RuntimeStandIn, harness.RuntimeReal:
-				cfg.Runtime = rtKind
-			default:
-				return &exitError{2, fmt.Errorf("--runtime %q: want stand-in or real", rtKind)}
-			}
-			if len(rtVersions) > 0 && rtKind != harness.RuntimeReal {
-				return &exitError{2, fmt.Errorf("--runtime-version is for --runtime real")}
 			}
 			if shard != "" {
 				if cfg.Shard, err = harness.ParseShard(shard); err != nil {
 					return &exitError{2, err}
 				}
 			}
-			if sdkList != "" {
-				for _, s := range strings.Split(sdkList, ",") {
-					cfg.SDKs = append(cfg.SDKs, strings.TrimSpace(s))
-				}
-			}
-			if cfg.Versions, err = versionLists(versions); err != nil {
-				return err
-			}
-			if cfg.Sources, err = sourcePairs(sources, cfg.SDKs); err != nil {
-				return err
-			}
-			for _, a := range args {
-				p, _ := filepath.Abs(a)
-				cfg.Paths = append(cfg.Paths, p)
-			}
-			if cfg.ReportDir, err = filepath.Abs(reportDir); err != nil {
-				return err
-			}
+			view := progress.New(os.Stdout, progress.Options{Live: progress.IsTerminal(os.Stdout), Verbose: verbose})
+			cfg.Log, cfg.Progress = os.Stdout, view
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if len(rtVersions) > 1 {
+			if rtVersions := suite.runtimeVersions(); len(rtVersions) > 1 {
 				view.Close()
 				return runMatrix(ctx, cfg, rtVersions)
-			}
-			if len(rtVersions) == 1 {
-				cfg.RuntimeVersion = rtVersions[0]
 			}
 			res, err := harness.Run(ctx, cfg)
 			view.Close()
@@ -121,24 +73,10 @@ unavailable).`,
 			return failing(res)
 		},
 	}
+	suite = bindSuite(cmd, suiteOptions{reportDir: "reports/latest", reportDirHelp: "where results.json, junit.xml, summary.md and transcripts go", runtimeMatrix: true})
 	f := cmd.Flags()
-	f.StringVar(&sdkList, "sdk", "", "comma-separated SDKs ("+strings.Join(sdks.Names(), ",")+"); default every SDK whose toolchain is present")
-	f.StringVar(&tags, "tags", "", "godog tag expression, e.g. '@requires.tool.isTerminal && ~@slow'")
-	f.StringVar(&reportDir, "report-dir", "reports/latest", "where results.json, junit.xml, summary.md and transcripts go")
-	f.StringVar(&cacheDir, "cache-dir", "", "where prepared drivers are cached (default $CONFORMANCE_CACHE or the user cache folder)")
-	f.StringVar(&scenario, "scenario", "", "run only the scenario with exactly this name")
-	f.StringVar(&manifest, "expected-failures", "", "known-divergence manifest (default fixtures/expected-failures.yaml)")
-	f.StringArrayVar(&versions, "sdk-version", nil, "run published versions: LANG=VERSION[,VERSION…] (repeatable); several versions of one SDK run as targets of their own")
-	f.StringArrayVar(&sources, "sdk-source", nil, "run a local SDK folder: LANG=PATH (repeatable), or PATH of a github/copilot-sdk checkout (each --sdk's folder in it)")
-	f.StringVar(&runner, "runner", harness.RunnerLocal, "where the drivers run: local (this machine's toolchains) or docker (a container per SDK, docker/README.md)")
-	f.BoolVar(&localBases, "local-bases", false, "with --runner docker: build the driver images on the local base images (conformance images --local-bases), for machines without an image registry")
-	f.StringVar(&rtKind, "runtime", harness.RuntimeStandIn, "the runtime the SDKs talk to: stand-in (the recording runtime, default) or real (the real Copilot runtime behind a recording proxy, with a scripted model)")
-	f.StringSliceVar(&rtVersions, "runtime-version", nil, "with --runtime real: npm @github/copilot versions to run (default: the runtime the pinned Node SDK ships); several make an SDK × runtime compatibility matrix")
 	f.StringVar(&shard, "shard", "", "run part I of N of the (scenario × SDK × version) matrix, e.g. 2/4; conformance merge joins the parts")
-	f.DurationVar(&timeout, "timeout", 60*time.Second, "longest a driver may take to answer one command")
-	f.BoolVarP(&validate, "validate-protocol", "V", false, "check every driver line against drivers/protocol.schema.json")
 	f.BoolVarP(&verbose, "verbose", "v", false, "print every result, not only failures")
-	f.IntVar(&jobs, "jobs", harness.DefaultJobs(), "scenarios of one SDK run at once, side by side on a concurrent driver or each on its own (1: one after another)")
 	return cmd
 }
 

@@ -4,35 +4,35 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/selftest"
-	"github.com/copilot-sdk-conformance/conformance/steps"
 	"github.com/spf13/cobra"
 )
 
 func selftestCmd() *cobra.Command {
-	var mutants, reportDir string
+	var mutants string
 	var only []string
+	var suite *suiteFlags
 	cmd := &cobra.Command{
 		Use:   "selftest",
 		Short: "Inject known wire regressions into copies of the pinned SDKs and check every one is caught",
 		Long: `Selftest proves the harness can fail. For each mutant in fixtures/mutants.yaml it copies the
 pinned, published SDK package, makes the mutant's edit, runs the mutant's features on the copy
 through --sdk-source, and checks that scenarios which pass (or fail only as expected) on an
-untouched copy now fail. Exit status 1 unless every mutant is caught.`,
+untouched copy now fail. --sdk selects the mutants of those SDKs; the other shared flags apply to
+every run. Exit status 1 unless every mutant is caught.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := repoRoot(cmd)
+			cfg, err := suite.config(args)
 			if err != nil {
 				return err
 			}
-			if reportDir, err = filepath.Abs(reportDir); err != nil {
-				return err
+			if len(cfg.Versions) > 0 || len(cfg.Sources) > 0 {
+				return usage("selftest runs copies of the pinned SDKs: --sdk-version and --sdk-source are not for it")
 			}
-			verdicts, err := selftest.Run(context.Background(), selftest.Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root, Mutants: mutants, Only: only,
-				ReportDir: reportDir, CacheRoot: sdks.DefaultCacheRoot(), Self: selfArgv(), Log: os.Stdout})
+			cfg.Log = os.Stdout
+			verdicts, err := selftest.Run(context.Background(), selftest.Config{Run: cfg, Mutants: mutants, Only: only})
 			if err != nil {
 				return &exitError{2, err}
 			}
@@ -61,7 +61,7 @@ untouched copy now fail. Exit status 1 unless every mutant is caught.`,
 		},
 	}
 	cmd.Flags().StringVar(&mutants, "mutants", "", "mutants file (default fixtures/mutants.yaml)")
-	cmd.Flags().StringVar(&reportDir, "report-dir", "reports/selftest", "where each mutant's report goes")
+	suite = bindSuite(cmd, suiteOptions{reportDir: "reports/selftest", reportDirHelp: "where each mutant's report goes"})
 	cmd.Flags().StringSliceVar(&only, "only", nil, "run only these mutants or SDKs")
 	return cmd
 }

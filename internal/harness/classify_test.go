@@ -66,7 +66,7 @@ func TestClassifyAppliesTheEntryStrictly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.o.Feature, tt.o.Scenario = "f.feature", "s"
-			r := classify(Config{}, m, unit{sdk: sdk.Name, version: sdk.Version, label: sdk.Name}, sdk, tt.o)
+			r := classify(Config{}, &state{}, m, unit{sdk: sdk.Name, version: sdk.Version, label: sdk.Name}, sdk, tt.o)
 			assert.Equal(t, tt.status, r.Status, r.Message)
 			for _, c := range tt.contains {
 				assert.Contains(t, r.Message, c)
@@ -147,7 +147,7 @@ func TestClassifyJudgesEverySchemaViolation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.o.Feature, tt.o.Scenario = "f.feature", tt.scenario
 			sdk := report.SDK{Name: "go", Version: tt.version, Status: report.Available}
-			r := classify(Config{}, m, unit{sdk: sdk.Name, version: sdk.Version, label: sdk.Name}, sdk, tt.o)
+			r := classify(Config{}, &state{}, m, unit{sdk: sdk.Name, version: sdk.Version, label: sdk.Name}, sdk, tt.o)
 			assert.Equal(t, tt.status, r.Status, r.Message)
 			for _, c := range tt.contains {
 				assert.Contains(t, r.Message, c)
@@ -214,7 +214,7 @@ func TestClassifyMatchesASourceBuildAsItsReleaseVersion(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.o.Feature, tt.o.Scenario = "f.feature", "s"
 			sdk := report.SDK{Name: tt.sdk, Version: tt.version, Matched: tt.matched}
-			r := classify(Config{}, m, unit{sdk: sdk.Name, version: sdk.Version, label: sdk.Name}, sdk, tt.o)
+			r := classify(Config{}, &state{}, m, unit{sdk: sdk.Name, version: sdk.Version, label: sdk.Name}, sdk, tt.o)
 			assert.Equal(t, tt.status, r.Status, r.Message)
 			for _, c := range tt.contains {
 				assert.Contains(t, r.Message, c)

@@ -38,7 +38,7 @@ func TestScenarioWhoseTranscriptCannotBeOpenedHasAResult(t *testing.T) {
 		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=ok", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
 		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
 	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
-	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, &state{}, features, tg)
 	tg.close()
 	require.Len(t, outcomes, 2, "every scenario has an outcome")
 	for _, o := range outcomes {

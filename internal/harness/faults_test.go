@@ -206,7 +206,7 @@ func TestSDKFaultsEndOnlyTheirScenario(t *testing.T) {
 				launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=" + mode, "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
 				finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
 			tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
-			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, &state{}, features, tg)
 			tg.close()
 			require.Len(t, outcomes, 2, "the run goes on after the fault")
 			require.Error(t, outcomes[0].Err)
@@ -250,7 +250,7 @@ func TestDriverFaultsEndOnlyTheirScenario(t *testing.T) {
 				launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=" + mode, "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
 				finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
 			tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
-			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, &state{}, features, tg)
 			tg.close()
 
 			require.Len(t, outcomes, 2, "the run goes on after the fault")
@@ -294,12 +294,12 @@ func TestDriverEnvironmentIsScrubbed(t *testing.T) {
 		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=printenv", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
 		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
 	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
-	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, &state{}, features, tg)
 	tg.close()
 	require.Len(t, outcomes, 1)
 	require.Error(t, outcomes[0].Err)
 	res := &report.Results{Schema: 1, SDKs: []report.SDK{{Name: "fake", Status: report.Available}}}
-	res.Results = append(res.Results, classify(Config{ReportDir: reports}, &expect.Manifest{}, unit{sdk: "fake", label: "fake"}, res.SDKs[0], outcomes[0]))
+	res.Results = append(res.Results, classify(Config{ReportDir: reports}, &state{}, &expect.Manifest{}, unit{sdk: "fake", label: "fake"}, res.SDKs[0], outcomes[0]))
 	require.NoError(t, finish.Finish(reports, res, finish.Options{})) // as a run ends
 	assert.Contains(t, res.Results[0].Message, "OPENAI_API_KEY="+transcript.Redacted(planted), "the stderr tail is in the message, scrubbed")
 	require.NoError(t, filepath.Walk(reports, func(path string, info os.FileInfo, err error) error {
@@ -329,7 +329,7 @@ func assertCompleteReports(t *testing.T, dir string, outcomes []suite.Outcome) {
 	t.Helper()
 	res := &report.Results{Schema: 1, SDKs: []report.SDK{{Name: "fake", Status: report.Available}}}
 	for _, o := range outcomes {
-		res.Results = append(res.Results, classify(Config{ReportDir: dir}, &expect.Manifest{}, unit{sdk: "fake", label: "fake"}, res.SDKs[0], o))
+		res.Results = append(res.Results, classify(Config{ReportDir: dir}, &state{}, &expect.Manifest{}, unit{sdk: "fake", label: "fake"}, res.SDKs[0], o))
 	}
 	require.NoError(t, render.Write(dir, res))
 	got, err := report.ReadResults(filepath.Join(dir, "results.json"))
@@ -370,7 +370,7 @@ func TestDeclaredCapabilityAnsweredUnsupportedIsADriverFault(t *testing.T) {
 				launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=" + tt.mode, "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
 				finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
 			tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, "session.setTools": true}}
-			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, &state{}, features, tg)
 			tg.close()
 			require.Len(t, outcomes, 1)
 			assert.Empty(t, outcomes[0].Unsupported)
@@ -399,7 +399,7 @@ func TestSDKRequestFloodIsBounded(t *testing.T) {
 		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=requestflood", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
 		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
 	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
-	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, &state{}, features, tg)
 	tg.close()
 	require.Len(t, outcomes, 2)
 	entries, err := transcript.Read(outcomes[0].Transcript)
@@ -430,7 +430,7 @@ func TestSchemaStepWithoutSchemaIsUnavailable(t *testing.T) {
 		launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=unsupported", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
 		finished: func(o suite.Outcome) { outcomes = append(outcomes, o) }}
 	tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
-	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, &state{}, features, tg)
 	tg.close()
 	require.Len(t, outcomes, 1)
 	assert.NoError(t, outcomes[0].Err)
@@ -511,7 +511,7 @@ func TestSharedDriverFaultsEndEachScenarioInFlight(t *testing.T) {
 				finished: func(o suite.Outcome) { mu.Lock(); outcomes = append(outcomes, o); mu.Unlock() }}
 			tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true, driver.Concurrent: true}}
 			tg.pool = newPool(1, 3, 0, tg.startDriver, nil)
-			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}, Jobs: 3}, features, tg)
+			runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}, Jobs: 3}, &state{jobs: 3}, features, tg)
 			tg.close()
 
 			require.Len(t, outcomes, 6, "the run goes on after the fault")
@@ -606,7 +606,7 @@ func runFake(t *testing.T, feature string, timeout time.Duration, caps map[strin
 	if tweak != nil {
 		tweak(tg)
 	}
-	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, features, tg)
+	runSuite(Config{Steps: steps.Initializer, ReportDir: reports, Paths: []string{features}}, &state{}, features, tg)
 	tg.close()
 	return outcomes, tg
 }

@@ -43,10 +43,10 @@ func TestFeaturesReadOnceBeforeAnySDK(t *testing.T) {
 			dir, reports := filepath.Join(t.TempDir(), "features"), t.TempDir()
 			require.NoError(t, os.MkdirAll(dir, 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "f.feature"), []byte(twoScenarios), 0o644))
-			cfg := Config{Steps: steps.Initializer, ReportDir: reports, Paths: tt.paths(dir)}
+			cfg, st := Config{Steps: steps.Initializer, ReportDir: reports, Paths: tt.paths(dir)}, &state{}
 			if tt.readOnce {
 				var err error
-				cfg.features, err = readFeatures(cfg.Paths)
+				st.features, err = readFeatures(cfg.Paths)
 				require.NoError(t, err)
 			}
 			require.NoError(t, os.RemoveAll(dir))
@@ -57,7 +57,7 @@ func TestFeaturesReadOnceBeforeAnySDK(t *testing.T) {
 				launcher: driver.Local{Argv: []string{exe}, Env: []string{"FAKE_DRIVER=unsupported", "FAKE_DRIVER_MARKER=" + filepath.Join(reports, "marker")}},
 				finished: func(o suite.Outcome) { got = append(got, o.Scenario) }}
 			tg.hello = &driver.Hello{Capabilities: map[string]bool{"transport.tcp": true}}
-			err = runSuite(cfg, filepath.Dir(dir), tg)
+			err = runSuite(cfg, st, filepath.Dir(dir), tg)
 			tg.close()
 			assert.Equal(t, tt.want, got)
 			if tt.wantErr == "" {

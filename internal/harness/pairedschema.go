@@ -17,16 +17,15 @@ import (
 // by its own when they differ from the run's (another Node version than the schema source's
 // pin); an SDK that only declares a runtime version (Python's CLI_VERSION, Rust's
 // cli-version.txt) is judged by the run's, with a note when the versions differ, since no
-// package here ships that runtime's schema. A run whose requests are checked by a function the
-// caller gave (a test) is left alone.
-func judgeBy(cfg Config, prep *runner.Prepared, t *target, info *report.SDK) {
+// package here ships that runtime's schema. A run whose schemas did not load is left alone.
+func judgeBy(st *state, prep *runner.Prepared, t *target, info *report.SDK) {
 	if prep.Paired != nil {
 		info.PairedRuntime = fmt.Sprintf("%s (%s)", prep.Paired.Version, prep.Paired.Evidence)
 	}
-	if cfg.schemaDir == "" || t.rtOpts.Check == nil {
+	if st.schemaDir == "" || t.rtOpts.Check == nil {
 		return
 	}
-	if prep.SchemaDir != "" && !sameSchema(prep.SchemaDir, cfg.schemaDir) {
+	if prep.SchemaDir != "" && !sameSchema(prep.SchemaDir, st.schemaDir) {
 		v, err := schema.Load(filepath.Join(prep.SchemaDir, "api.schema.json"))
 		if err != nil {
 			info.SchemaNote = fmt.Sprintf("the schema it ships did not load (%v): judged by the run's", err)
@@ -40,9 +39,9 @@ func judgeBy(cfg Config, prep *runner.Prepared, t *target, info *report.SDK) {
 		info.Schema = fmt.Sprintf("api.schema.json%s, shipped with this SDK version (%d methods)", runtimeOf, v.Methods())
 		return
 	}
-	if prep.Paired != nil && cfg.schemaRuntime != "" && prep.Paired.Version != cfg.schemaRuntime {
+	if prep.Paired != nil && st.schemaRuntime != "" && prep.Paired.Version != st.schemaRuntime {
 		info.SchemaNote = fmt.Sprintf("declares runtime %s (%s), whose schema no package here ships: judged by the run's (runtime %s)",
-			prep.Paired.Version, prep.Paired.Evidence, cfg.schemaRuntime)
+			prep.Paired.Version, prep.Paired.Evidence, st.schemaRuntime)
 	}
 }
 

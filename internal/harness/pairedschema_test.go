@@ -55,11 +55,11 @@ func TestJudgeBy(t *testing.T) {
 		{name: "an SDK that declares nothing", prep: runner.Prepared{Unpaired: "no declaration"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{schemaDir: run, schemaRuntime: "1.0.85"}
+			st := &state{schemaDir: run, schemaRuntime: "1.0.85"}
 			tg := &target{}
 			tg.rtOpts.Check, tg.rtOpts.CheckResult = runV.Check, runV.CheckResult
 			var info report.SDK
-			judgeBy(cfg, &tc.prep, tg, &info)
+			judgeBy(st, &tc.prep, tg, &info)
 			assert.Equal(t, tc.schema, info.Schema)
 			assert.Equal(t, tc.note, info.SchemaNote)
 			assert.Equal(t, tc.paired, info.PairedRuntime)

@@ -28,7 +28,7 @@ func TestPlan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := Config{RepoRoot: root, SDKs: tt.sdks}
-			cfg.defaults()
+			cfg = cfg.withDefaults()
 			p, err := makePlan(cfg)
 			if tt.wantErr != "" {
 				require.Error(t, err)
@@ -48,7 +48,7 @@ func TestPlanClientSideFields(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	cfg := Config{RepoRoot: root}
-	cfg.defaults()
+	cfg = cfg.withDefaults()
 	p, err := makePlan(cfg)
 	require.NoError(t, err)
 	require.NotEmpty(t, p.clientSide)

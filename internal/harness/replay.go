@@ -39,9 +39,9 @@ func replayOne(repoRoot, path string, steps suite.Initializer, recorded *recorde
 		return suite.Outcome{}, "", err
 	}
 	cfg := Config{Steps: steps, RepoRoot: repoRoot, Scenario: h.Name, Jobs: 1, CommandTimeout: 10 * time.Second,
-		Paths: []string{filepath.Join(repoRoot, "features", h.Feature)}}
-	cfg.defaults()
-	if cfg.clientSide, err = surface.LoadClientSide(filepath.Join(filepath.Dir(cfg.Manifest), surface.ClientSideFile), sdks.Names()); err != nil {
+		Paths: []string{filepath.Join(repoRoot, "features", h.Feature)}}.withDefaults()
+	st := &state{jobs: cfg.Jobs}
+	if st.clientSide, err = surface.LoadClientSide(filepath.Join(filepath.Dir(cfg.Manifest), surface.ClientSideFile), sdks.Names()); err != nil {
 		return suite.Outcome{}, "", err
 	}
 	u := unit{sdk: h.SDK, label: h.SDK}
@@ -58,15 +58,15 @@ func replayOne(repoRoot, path string, steps suite.Initializer, recorded *recorde
 				return suite.Outcome{}, "", err
 			}
 			l := runschema.Load(context.Background(), runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}, p.pins, io.Discard)
-			cfg.generated, cfg.answers = l.Gen, l.Answers
+			st.generated, st.answers = l.Gen, l.Answers
 		}
 	}
 	view := progress.New(io.Discard, progress.Options{})
 	defer view.Close()
-	_, t := setUp(context.Background(), cfg, view, r, u, pin, nil)
+	_, t := setUp(context.Background(), cfg, st, view, r, u, pin, nil)
 	var outcome *suite.Outcome
 	t.finished = func(o suite.Outcome) { outcome = &o }
-	runSuite(cfg, filepath.Join(repoRoot, "features"), t)
+	runSuite(cfg, st, filepath.Join(repoRoot, "features"), t)
 	t.close()
 	if outcome == nil {
 		return suite.Outcome{}, h.SDK, fmt.Errorf("scenario %q is no longer in features/%s", h.Name, h.Feature)
@@ -79,7 +79,7 @@ func replayOne(repoRoot, path string, steps suite.Initializer, recorded *recorde
 // as Run: the same suite, classification, sink and finish. The SDKs, the runtime schema's source
 // and the timing are the recorded run's, so the same records give the same report files.
 func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Results, error) {
-	cfg.defaults()
+	cfg = cfg.withDefaults()
 	if cfg.Steps == nil || cfg.Vocabulary == nil {
 		return nil, fmt.Errorf("%w: no step definitions (Config.Steps and Config.Vocabulary)", ErrSetup)
 	}
@@ -91,7 +91,8 @@ func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Res
 		return nil, fmt.Errorf("%w: --report-dir %s holds the recorded run; write the replay elsewhere", ErrSetup, cfg.ReportDir)
 	}
 	rec := r.Records
-	cfg.Tags = rec.Harness.Tags
+	cfg.Tags = rec.Harness.Tags // the recorded run's selection, not a flag of the replay
+	st := &state{jobs: cfg.Jobs}
 	p, err := makePlan(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
@@ -105,15 +106,15 @@ func ReplayRun(ctx context.Context, cfg Config, resultsJSON string) (*report.Res
 		// The schema sweep's cases and the runtime's answers are generated from the schemas as
 		// in the recorded run (their recordings hold the frames; the check stays the recorded).
 		l := runschema.Load(ctx, runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}, p.pins, cfg.Log)
-		cfg.generated, cfg.answers = l.Gen, l.Answers
+		st.generated, st.answers = l.Gen, l.Answers
 	}
-	if cfg.replayMissing, err = unreplayable(cfg, p, rec); err != nil {
+	if st.replayMissing, err = unreplayable(cfg, p, rec); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	res := &report.Results{Schema: report.SchemaVersion, Harness: rec.Harness, Timing: rec.Timing, KnownDifferences: p.differences, Reference: p.reference}
 	res.Harness.Command = cfg.Command
-	cfg.catalog = finish.Catalog(rec.Coverage)
-	return execute(ctx, cfg, p, r, us, res, finish.SchemaMethods(rec.Coverage))
+	st.catalog = finish.Catalog(rec.Coverage)
+	return execute(ctx, cfg, st, p, r, us, res, finish.SchemaMethods(rec.Coverage))
 }
 
 func absPath(p string) string {
@@ -179,8 +180,7 @@ func ReplayResult(repoRoot, path string, steps suite.Initializer) (r report.Resu
 	if err != nil {
 		return report.Result{}, "", err
 	}
-	cfg := Config{RepoRoot: repoRoot}
-	cfg.defaults()
+	cfg := Config{RepoRoot: repoRoot}.withDefaults()
 	info := report.SDK{Name: sdk, Status: report.Available}
 	if recorded == nil {
 		note = "the manifest of expected failures is not applied: " + why
@@ -201,7 +201,7 @@ func ReplayResult(repoRoot, path string, steps suite.Initializer) (r report.Resu
 		}
 		m = p.manifest
 	}
-	r = classify(cfg, m, unit{sdk: sdk, label: sdk}, info, o)
+	r = classify(cfg, &state{}, m, unit{sdk: sdk, label: sdk}, info, o)
 	return r, note, nil
 }
 

@@ -61,7 +61,6 @@ type Config struct {
 	Self           []string // argv that runs this program (for the stdio runtime and rerun commands)
 	Command        string   // the command line, for the report
 	Log            io.Writer
-	RuntimeCheck   func(method string, params json.RawMessage) []schema.Violation
 	// ValidateProtocol checks every driver line against drivers/protocol.schema.json; a
 	// violation fails the command (and the scenario) with the offending line named.
 	ValidateProtocol bool
@@ -84,21 +83,29 @@ type Config struct {
 	// run per version, and its rechecks): loading them costs seconds of CPU (compiling the
 	// schemas, generating and validating a result per method, then the sweep's cases). nil: Run
 	// loads them (runschema.Load) from where its SDKs run.
-	Schema   *runschema.Loaded
-	runtimes Runtimes // what each scenario's SDK talks to (set by Run from Runtime)
+	Schema *runschema.Loaded
+}
 
-	generated *schemagen.Doc   // the runtime's schemas for the generated sweep (set by Run)
-	answers   *runtime.Answers // the runtime's generated answers (set by Run)
-	// runtimeCheckResult validates the SDK's answers to the runtime's calls (set by Run with
-	// RuntimeCheck, from the same schema).
+// state is what a run computes from its Config and the machine (the schemas, the runtimes, the
+// shard, the jobs that fit): Run fills it as it goes and hands it on beside the Config, which it
+// never writes to.
+type state struct {
+	jobs     int      // Config.Jobs, or fewer when that many would run out of room (fitJobs)
+	runtimes Runtimes // what each scenario's SDK talks to (from Config.Runtime)
+
+	generated *schemagen.Doc   // the runtime's schemas for the generated sweep
+	answers   *runtime.Answers // the runtime's generated answers
+	// runtimeCheck and runtimeCheckResult validate the SDK's requests and its answers to the
+	// runtime's calls by the run's schema; nil: frames are not judged.
+	runtimeCheck       func(method string, params json.RawMessage) []schema.Violation
 	runtimeCheckResult func(method string, result json.RawMessage) []schema.Violation
-	schemaDesc         string               // which schema judged the run (set by Run), for the violations' failures
-	schemaDir          string               // where the run's schemas were read from (set by Run)
+	schemaDesc         string               // which schema judged the run, for the violations' failures
+	schemaDir          string               // where the run's schemas were read from
 	schemaRuntime      string               // the runtime version they belong to, "" when unknown
-	clientSide         []surface.ClientSide // fixtures/client-side-fields.yaml (set by execute, from the plan)
+	clientSide         []surface.ClientSide // fixtures/client-side-fields.yaml (from the plan)
 	features           fs.FS                // the feature files, read once before any SDK runs (readFeatures); nil: the disk
 	catalog            []report.SchemaItem  // every method and event type of the schemas, for the coverage
-	selection          *shardSelection      // set by Run for a shard
+	selection          *shardSelection      // the shard's part of the plan; nil: the whole plan
 	// replayMissing are the keys a replay cannot give a result for (set by ReplayRun): the
 	// recorded run's missing keys, and its results the features no longer hold.
 	replayMissing []report.Missing
@@ -117,7 +124,8 @@ var ErrSetup = errors.New("setup error")
 // before (exit code 130).
 var ErrInterrupted = errors.New("interrupted")
 
-func (c *Config) defaults() {
+// withDefaults is the configuration with every field left empty set to its default.
+func (c Config) withDefaults() Config {
 	if len(c.Paths) == 0 {
 		c.Paths = []string{filepath.Join(c.RepoRoot, "features")}
 	}
@@ -136,6 +144,7 @@ func (c *Config) defaults() {
 	if c.Jobs <= 0 {
 		c.Jobs = DefaultJobs()
 	}
+	return c
 }
 
 // DefaultJobs is how many scenarios of one SDK run at once by default: sixteen per core, at
@@ -169,7 +178,7 @@ func shareDrivers(jobs int, concurrent bool) (size, per int) {
 
 // Run runs the suite and writes the reports. The returned results are also in ReportDir.
 func Run(ctx context.Context, cfg Config) (*report.Results, error) {
-	cfg.defaults()
+	cfg = cfg.withDefaults()
 	if cfg.Steps == nil || cfg.Vocabulary == nil {
 		return nil, fmt.Errorf("%w: no step definitions (Config.Steps and Config.Vocabulary)", ErrSetup)
 	}
@@ -180,10 +189,11 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	if err := checkRoom(cfg); err != nil {
 		return nil, err
 	}
-	if cfg.features, err = readFeatures(cfg.Paths); err != nil {
+	st := &state{}
+	if st.features, err = readFeatures(cfg.Paths); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
-	cfg.selection = selectShard(cfg, p)
+	st.selection = selectShard(cfg, p)
 	local := runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}
 	var r runner.Runner = local
 	var schemas runner.Schemas = local // the schema comes from where the SDKs run
@@ -198,41 +208,39 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	defer r.Close(cfg.Log) // success, failure, a crashed driver, SIGINT (ctx)
 	res := &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: runtime.Version,
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Command: cfg.Command, Tags: cfg.Tags, Runner: r.Name()}}
-	if cfg.selection != nil {
-		res.Harness.Shard = cfg.selection.info
+	if st.selection != nil {
+		res.Harness.Shard = st.selection.info
 	}
 	res.KnownDifferences, res.Reference = p.differences, p.reference
 	var schemaMethods []string // for the coverage of the schema's methods
-	if cfg.RuntimeCheck == nil {
-		var l runschema.Loaded
-		if cfg.Schema != nil {
-			l = *cfg.Schema
-		} else {
-			l = runschema.Load(ctx, schemas, p.pins, cfg.Log)
-		}
-		res.Harness.Schema, cfg.generated, cfg.answers = l.Desc, l.Gen, l.Answers
-		cfg.schemaDesc, cfg.schemaDir, cfg.schemaRuntime = l.Desc, l.Dir, l.Runtime
-		if l.Validator != nil {
-			cfg.catalog = runschema.Catalog(cfg.generated)
-			res.Harness.SchemaLoaded = true
-			cfg.RuntimeCheck, schemaMethods = l.Validator.Check, l.Validator.Names()
-			cfg.runtimeCheckResult = l.Validator.CheckResult
-		}
+	var l runschema.Loaded
+	if cfg.Schema != nil {
+		l = *cfg.Schema
+	} else {
+		l = runschema.Load(ctx, schemas, p.pins, cfg.Log)
 	}
-	if cfg.runtimes, res.Harness.Runtime, err = chooseRuntimes(ctx, cfg, p.pins); err != nil {
+	res.Harness.Schema, st.generated, st.answers = l.Desc, l.Gen, l.Answers
+	st.schemaDesc, st.schemaDir, st.schemaRuntime = l.Desc, l.Dir, l.Runtime
+	if l.Validator != nil {
+		st.catalog = runschema.Catalog(st.generated)
+		res.Harness.SchemaLoaded = true
+		st.runtimeCheck, schemaMethods = l.Validator.Check, l.Validator.Names()
+		st.runtimeCheckResult = l.Validator.CheckResult
+	}
+	if st.runtimes, res.Harness.Runtime, err = chooseRuntimes(ctx, cfg, p.pins); err != nil {
 		return nil, err
 	}
-	defer cfg.runtimes.Close(cfg.Log)
-	targets := cfg.selection.units(units(cfg, p, p.sdks))
-	cfg.Jobs = fitJobs(cfg.Jobs, len(targets), cfg.Log)
-	cfg.runtimes.Warm(ctx, len(targets)*min(max(cfg.Jobs, 1), cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)))
-	return execute(ctx, cfg, p, r, targets, res, schemaMethods)
+	defer st.runtimes.Close(cfg.Log)
+	targets := st.selection.units(units(cfg, p, p.sdks))
+	st.jobs = fitJobs(cfg.Jobs, len(targets), cfg.Log)
+	st.runtimes.Warm(ctx, len(targets)*min(max(st.jobs, 1), cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)))
+	return execute(ctx, cfg, st, p, r, targets, res, schemaMethods)
 }
 
 // execute runs the plan's units on a runner, streams each result into the sink and finishes the
 // report: the one path of run and replay.
-func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets []unit, res *report.Results, schemaMethods []string) (*report.Results, error) {
-	cfg.clientSide = p.clientSide
+func execute(ctx context.Context, cfg Config, st *state, p *plan, r runner.Runner, targets []unit, res *report.Results, schemaMethods []string) (*report.Results, error) {
+	st.clientSide = p.clientSide
 	if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
@@ -263,7 +271,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	planned := make([]*target, len(targets))
 	var wg sync.WaitGroup
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
-	// (setUp), starts its driver and runs every scenario on it, cfg.Jobs at a time.
+	// (setUp), starts its driver and runs every scenario on it, st.jobs at a time.
 	startSlots := make(chan struct{}, goruntime.NumCPU())
 	// Every SDK is prepared (its first driver started) or known unavailable before any scenario
 	// runs: a build that fails is said at the start, with its cause, not after the others' runs,
@@ -279,7 +287,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 			view.Preparing(name)
 			clk := &clock{sdk: name, dir: cfg.ReportDir, store: store, begun: time.Now()}
 			timings[i] = clk
-			info, t := setUp(ctx, cfg, view, r, u, p.pins[u.sdk], startSlots)
+			info, t := setUp(ctx, cfg, st, view, r, u, p.pins[u.sdk], startSlots)
 			planned[i] = t
 			sdkInfo[i] = info
 			gate.Arrive(ctx)
@@ -296,7 +304,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 				t.pool.left = t.left
 			}
 			if info.Status == report.Available {
-				view.Ready(name, fmt.Sprintf("SDK %s (%s), up to %d at once", info.Version, info.Source, cfg.Jobs), t.total)
+				view.Ready(name, fmt.Sprintf("SDK %s (%s), up to %d at once", info.Version, info.Source, st.jobs), t.total)
 			}
 			clk.ready, clk.prepared = time.Now(), t.prepared
 			if info.Status == report.Available {
@@ -305,7 +313,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 				}
 			}
 			t.finished = func(o suite.Outcome) {
-				r := classify(cfg, p.manifest, u, info, o)
+				r := classify(cfg, st, p.manifest, u, info, o)
 				r.ID = p.ids[[2]string{o.Feature, o.Scenario}]
 				if rec, ok := t.recorded(o); ok && r.Rerun != "" && rec.Result.Rerun != "" {
 					r.Rerun = rec.Result.Rerun // a replay reruns what the recorded run ran
@@ -318,7 +326,7 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 				}
 				view.Result(name, progress.Result{Feature: r.Feature, Scenario: r.Scenario, Status: r.Status, Message: r.Message, Rerun: r.Rerun})
 			}
-			if err := runSuite(cfg, p.featuresRoot, t); err != nil {
+			if err := runSuite(cfg, st, p.featuresRoot, t); err != nil {
 				view.Logf(name, "%v", err)
 			}
 			clk.done = time.Now()
@@ -330,8 +338,8 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	}
 	wg.Wait()
 	res.SDKs = sdkInfo
-	res.Completeness = completeness(ctx, p.featuresRoot, selected, planned, sdkInfo, cfg.replayMissing)
-	if r.Name() != runner.ReplayName && cfg.selection == nil && cfg.Runtime != RuntimeReal &&
+	res.Completeness = completeness(ctx, p.featuresRoot, selected, planned, sdkInfo, st.replayMissing)
+	if r.Name() != runner.ReplayName && st.selection == nil && cfg.Runtime != RuntimeReal &&
 		total == cases.Count([]string{p.featuresRoot}, "", "") {
 		res.StaleViolations = staleViolations(p.manifest.Violations, res, func(sdk, version string) bool {
 			return strings.TrimPrefix(p.pins[sdk].Version, "v") == strings.TrimPrefix(version, "v")
@@ -340,11 +348,11 @@ func execute(ctx context.Context, cfg Config, p *plan, r runner.Runner, targets 
 	if r.Name() != runner.ReplayName { // a replay keeps the recorded run's timing
 		for i, clk := range timings {
 			if sdkInfo[i].Status == report.Available {
-				res.Timing = append(res.Timing, clk.summary(cfg.Jobs))
+				res.Timing = append(res.Timing, clk.summary(st.jobs))
 			}
 		}
 	}
-	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Catalog: cfg.catalog, Sink: sink, Log: view.Writer()}); err != nil {
+	if err := finish.Finish(cfg.ReportDir, res, finish.Options{Transcripts: store, SchemaMethods: schemaMethods, Catalog: st.catalog, Sink: sink, Log: view.Writer()}); err != nil {
 		return res, err
 	}
 	if ctx.Err() != nil {
@@ -393,18 +401,18 @@ func preparedLine(targets []unit, infos []report.SDK, took time.Duration) string
 
 // setUp has the runner prepare the unit, then starts its first driver and reads its hello (or
 // takes the recorded one).
-func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner, u unit, pin sdks.Pin, startSlots chan struct{}) (report.SDK, *target) {
+func setUp(ctx context.Context, cfg Config, st *state, view *progress.View, r runner.Runner, u unit, pin sdks.Pin, startSlots chan struct{}) (report.SDK, *target) {
 	name := u.sdk
 	// The report names the version asked for, also when it cannot be prepared.
 	info := report.SDK{Name: name, Version: u.version, Source: pin.Registry + " " + pin.Package}
 	t := &target{name: name, label: u.label, timeout: cfg.CommandTimeout, reportDir: cfg.ReportDir, self: cfg.Self,
-		progress: view.Writer(), startSlots: startSlots, rtOpts: runtime.Options{}, ctx: ctx, selected: cfg.selection.of(u.label)}
+		progress: view.Writer(), startSlots: startSlots, rtOpts: runtime.Options{}, ctx: ctx, selected: st.selection.of(u.label)}
 	context.AfterFunc(ctx, t.interrupt)
-	if cfg.RuntimeCheck != nil {
-		t.rtOpts.Check, t.rtOpts.CheckResult = cfg.RuntimeCheck, cfg.runtimeCheckResult
+	if st.runtimeCheck != nil {
+		t.rtOpts.Check, t.rtOpts.CheckResult = st.runtimeCheck, st.runtimeCheckResult
 	}
-	t.runtimes = cfg.runtimes
-	t.rtOpts.Answers, t.generated, t.clientSide = cfg.answers, cfg.generated, cfg.clientSide
+	t.runtimes = st.runtimes
+	t.rtOpts.Answers, t.generated, t.clientSide = st.answers, st.generated, st.clientSide
 	fail := func(why string) (report.SDK, *target) {
 		why = transcript.Scrub(why)
 		info.Status, info.Reason, t.unavailable = report.Unavailable, why, why
@@ -452,7 +460,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 		return fail(err.Error())
 	}
 	t.launcher = prep.Launcher
-	judgeBy(cfg, prep, t, &info)
+	judgeBy(st, prep, t, &info)
 	if cfg.ValidateProtocol {
 		if t.validator, err = driver.LoadValidator(filepath.Join(cfg.RepoRoot, "drivers", "protocol.schema.json")); err != nil {
 			return fail(err.Error())
@@ -477,7 +485,7 @@ func setUp(ctx context.Context, cfg Config, view *progress.View, r runner.Runner
 			}
 		}
 		// More drivers start only when waiting for a busy one has taken as long as this start did.
-		size, per := shareDrivers(cfg.Jobs, h.Capabilities[driver.Concurrent])
+		size, per := shareDrivers(st.jobs, h.Capabilities[driver.Concurrent])
 		t.poolOnce.Do(func() { t.pool = newPool(size, per, startCost, t.startDriver, c) })
 	}
 	t.hello = hello
@@ -528,7 +536,7 @@ func checkoutFolder(name, source string) string {
 //
 // It returns an error when godog ran nothing: it could not read or parse the features (it says
 // why on stderr), so none of the SDK's scenarios has a result.
-func runSuite(cfg Config, featuresRoot string, t *target) error {
+func runSuite(cfg Config, st *state, featuresRoot string, t *target) error {
 	format, out := "progress", io.Writer(io.Discard) // no record without a report folder
 	if cfg.ReportDir != "" {
 		cucumber := report.CucumberPath(cfg.ReportDir, t.label)
@@ -554,11 +562,11 @@ func runSuite(cfg Config, featuresRoot string, t *target) error {
 		Name:                t.label,
 		ScenarioInitializer: init,
 		Options: &godog.Options{
-			Concurrency: cfg.Jobs,
+			Concurrency: st.jobs,
 			Format:      format,
 			Output:      out,
 			Paths:       cfg.Paths,
-			FS:          cfg.features, // nil: the disk
+			FS:          st.features, // nil: the disk
 			Tags:        cfg.Tags,
 			Strict:      true,
 			NoColors:    true,
@@ -579,7 +587,7 @@ const godogOptionError = 2
 const generatedCapability = "rpc.generated"
 
 // classify turns a scenario outcome into a result status, applying the manifest.
-func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Outcome) report.Result {
+func classify(cfg Config, st *state, m *expect.Manifest, u unit, sdk report.SDK, o suite.Outcome) report.Result {
 	r := report.Result{Feature: o.Feature, Scenario: o.Scenario, SDK: sdk.Name, Version: sdk.Version, Checked: o.Checked,
 		Observations: o.Observations}
 	// Every frame is judged by the runtime's schema: a violation no known entry explains fails
@@ -607,8 +615,8 @@ func classify(cfg Config, m *expect.Manifest, u unit, sdk report.SDK, o suite.Ou
 		switch {
 		case sdk.Schema != "": // the SDK version's own (judgeBy)
 			of += " (" + sdk.Schema + ")"
-		case cfg.schemaDesc != "":
-			of += " (" + cfg.schemaDesc + ")"
+		case st.schemaDesc != "":
+			of += " (" + st.schemaDesc + ")"
 		}
 		f := suite.Failure{Message: fmt.Sprintf("%d of the frames the SDK sent break %s, and no entry of fixtures/%s knows them:\n  %s", len(unknown), of, expect.ViolationsFile, strings.Join(unknown, "\n  "))}
 		for _, u := range unknown {

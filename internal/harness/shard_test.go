@@ -42,7 +42,7 @@ func TestShardsPartitionThePlan(t *testing.T) {
 	require.NoError(t, err)
 	for _, n := range []int{1, 3, 4, 7} {
 		cfg := Config{RepoRoot: root, SDKs: []string{"node", "go", "python"}}
-		cfg.defaults()
+		cfg = cfg.withDefaults()
 		p, err := makePlan(cfg)
 		require.NoError(t, err)
 		seen := map[string]int{}
@@ -69,7 +69,7 @@ func TestShardsPartitionThePlan(t *testing.T) {
 		}
 	}
 	cfg := Config{RepoRoot: root, SDKs: []string{"go"}}
-	cfg.defaults()
+	cfg = cfg.withDefaults()
 	p, err := makePlan(cfg)
 	require.NoError(t, err)
 	cfg.Shard = Shard{1, 2}

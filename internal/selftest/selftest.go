@@ -16,7 +16,6 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
-	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"gopkg.in/yaml.v3"
 )
 
@@ -108,27 +107,29 @@ type Verdict struct {
 
 // Config is one selftest.
 type Config struct {
-	Steps      suite.Initializer // the step definitions (steps.Initializer)
-	Vocabulary []suite.Step      // the steps' phrases (steps.Vocabulary)
-	RepoRoot   string
-	Mutants    string // default fixtures/mutants.yaml
-	Only       []string
-	ReportDir  string
-	CacheRoot  string
-	Self       []string
-	Log        io.Writer
+	// Run is the configuration every mutant's run (and each pristine baseline) starts from: the
+	// shared flags of the commands that run the suite. Each run sets its own SDK, source,
+	// features, report folder (under Run.ReportDir) and log (Run.Log, its lines prefixed);
+	// Run.SDKs, when given, selects the mutants of those SDKs.
+	Run     harness.Config
+	Mutants string // default fixtures/mutants.yaml
+	Only    []string
 }
 
 // Run runs every mutant (and one pristine baseline per SDK) and returns the verdicts.
 func Run(ctx context.Context, cfg Config) ([]Verdict, error) {
+	log := cfg.Run.Log
+	if log == nil {
+		log = io.Discard
+	}
 	if cfg.Mutants == "" {
-		cfg.Mutants = filepath.Join(cfg.RepoRoot, "fixtures", "mutants.yaml")
+		cfg.Mutants = filepath.Join(cfg.Run.RepoRoot, "fixtures", "mutants.yaml")
 	}
 	mutants, err := Load(cfg.Mutants)
 	if err != nil {
 		return nil, err
 	}
-	pins, err := sdks.LoadPins(filepath.Join(cfg.RepoRoot, "fixtures", "sdks.yaml"))
+	pins, err := sdks.LoadPins(filepath.Join(cfg.Run.RepoRoot, "fixtures", "sdks.yaml"))
 	if err != nil {
 		return nil, err
 	}
@@ -139,14 +140,15 @@ func Run(ctx context.Context, cfg Config) ([]Verdict, error) {
 	defer os.RemoveAll(work)
 
 	run := func(sdk, source, name string, features []string) (map[string]report.Result, string, error) {
-		dir := filepath.Join(cfg.ReportDir, name)
+		dir := filepath.Join(cfg.Run.ReportDir, name)
 		var paths []string
 		for _, f := range features {
-			paths = append(paths, filepath.Join(cfg.RepoRoot, "features", f))
+			paths = append(paths, filepath.Join(cfg.Run.RepoRoot, "features", f))
 		}
-		res, err := harness.Run(ctx, harness.Config{Steps: cfg.Steps, Vocabulary: cfg.Vocabulary, RepoRoot: cfg.RepoRoot, SDKs: []string{sdk}, Sources: map[string]string{sdk: source},
-			Paths: paths, ReportDir: dir, CacheRoot: cfg.CacheRoot, Self: cfg.Self, Log: prefix(cfg.Log, name),
-			Command: "conformance selftest (" + name + ")"})
+		c := cfg.Run
+		c.SDKs, c.Sources, c.Versions, c.Paths, c.ReportDir = []string{sdk}, map[string]string{sdk: source}, nil, paths, dir
+		c.Log, c.Command = prefix(log, name), "conformance selftest ("+name+")"
+		res, err := harness.Run(ctx, c)
 		if err != nil {
 			return nil, dir, err
 		}
@@ -161,14 +163,15 @@ func Run(ctx context.Context, cfg Config) ([]Verdict, error) {
 	baseline := map[string]map[string]report.Result{}
 	var verdicts []Verdict
 	for _, m := range mutants {
-		if len(cfg.Only) > 0 && !contains(cfg.Only, m.Name) && !contains(cfg.Only, m.SDK) {
+		if len(cfg.Only) > 0 && !contains(cfg.Only, m.Name) && !contains(cfg.Only, m.SDK) ||
+			len(cfg.Run.SDKs) > 0 && !contains(cfg.Run.SDKs, m.SDK) {
 			continue
 		}
 		v := Verdict{Mutant: m}
 		if pristine[m.SDK] == "" {
 			dir, err := Pristine(ctx, m.SDK, pins[m.SDK].Version, filepath.Join(work, m.SDK+"-download"))
 			if err == nil {
-				fmt.Fprintf(cfg.Log, "[selftest] pristine %s SDK %s: %s\n", m.SDK, pins[m.SDK].Version, dir)
+				fmt.Fprintf(log, "[selftest] pristine %s SDK %s: %s\n", m.SDK, pins[m.SDK].Version, dir)
 				copyDir := filepath.Join(work, m.SDK+"-pristine")
 				if err = sdks.CopyDir(dir, copyDir); err == nil {
 					pristine[m.SDK] = copyDir
