@@ -78,4 +78,3 @@ func (p *Lines) Write(b []byte) (int, error) {
 		p.buf = p.buf[i+1:]
 	}
 }
-

@@ -13,10 +13,10 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/history"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
-	"github.com/copilot-sdk-conformance/conformance/internal/text"
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 )
 
 // HistoryPlan is one SDK's history: every version run, each compared with the one before.
