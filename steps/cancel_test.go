@@ -19,14 +19,14 @@ func TestJudgeCancelled(t *testing.T) {
 		want string // "" passes
 	}{
 		{name: "cancelled in time", c: cancelled{outcome: driver.Error, took: 210 * time.Millisecond, errType: "deadlineExceededError", flagged: true}},
-		{name: "returned a session", c: cancelled{outcome: driver.OK, took: 3 * time.Second}, want: "the call returned a session although the application cancelled it after 200ms"},
+		{name: "returned a session", c: cancelled{outcome: driver.OK, took: 3 * time.Second}, want: "createSession returned although the application cancelled it after 200ms"},
 		{name: "another error", c: cancelled{outcome: driver.Error, took: 300 * time.Millisecond, errType: "RuntimeError", message: "boom"}, want: `with RuntimeError "boom", not the language's cancellation error`},
 		{name: "cancelled too late", c: cancelled{outcome: driver.Error, took: 3 * time.Second, errType: "TimeoutError", flagged: true}, want: "beyond the bound of 2s"},
-		{name: "unsupported", c: cancelled{outcome: driver.Unsupported}, want: "the call ended unsupported"},
+		{name: "unsupported", c: cancelled{outcome: driver.Unsupported}, want: "createSession ended unsupported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.c.after = after
+			tt.c.after, tt.c.call = after, "createSession"
 			err := judgeCancelled(tt.c, bound)
 			if tt.want == "" {
 				assert.NoError(t, err)
