@@ -9,7 +9,8 @@ Feature: The application cancels a call the runtime has not answered
   call must end within 2 s with the language's cancellation error. The same call is then made
   again on the same client, and the runtime withholds its answer as long, so the late answer to
   the cancelled call arrives while the next call waits: it must be dropped without harm, and the
-  next call must get its own answer. An SDK whose call offers no way to cancel is unsupported,
+  next call must be answered. (Which turn's reply a send-and-wait returns is not judged: the
+  stand-in plays the two turns side by side, where the runtime would queue the second.) An SDK whose call offers no way to cancel is unsupported,
   naming what is missing, per call.
 
   @requires.call.cancel.createSession
