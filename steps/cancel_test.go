@@ -38,3 +38,26 @@ func TestJudgeCancelled(t *testing.T) {
 		})
 	}
 }
+
+// Each call the application can cancel needs its own capability, so an SDK that can bound one
+// call and not another is unsupported for that call alone.
+func TestCancelNeedsACapabilityPerCall(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		args map[string]any
+		want string
+	}{
+		{"createSession", map[string]any{"client": "c1", "session": "s1", "tools": []any{}, "cancelAfterMs": 200}, "call.cancel.createSession"},
+		{"resumeSession", map[string]any{"client": "c1", "session": "s2", "sessionId": "x", "tools": []any{}, "cancelAfterMs": 200}, "call.cancel.resumeSession"},
+		{"send", map[string]any{"session": "s1", "prompt": "p", "wait": false, "cancelAfterMs": 200}, "call.cancel.send"},
+		{"send", map[string]any{"session": "s1", "prompt": "p", "wait": true, "cancelAfterMs": 200}, "call.cancel.sendAndWait"},
+		{"rpc", map[string]any{"client": "c1", "method": "ping", "params": nil, "cancelAfterMs": 200}, "call.cancel.rpc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			assert.Contains(t, commandNeeds(tt.cmd, tt.args), tt.want)
+			delete(tt.args, "cancelAfterMs")
+			assert.NotContains(t, commandNeeds(tt.cmd, tt.args), tt.want, "without cancelAfterMs the call needs no cancellation")
+		})
+	}
+}
