@@ -6,16 +6,20 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 )
 
 // The application cancels a call (features/behaviour/application_cancels.feature): while the
 // runtime withholds its answer, the application cancels the SDK call the language's way
 // (drivers/PROTOCOL.md "The application cancels a call"); the call must end within the bound the
 // scenario states with the language's cancellation error, and the connection must serve the next
-// call, the late answer dropped without harm.
+// call, the late answer dropped without harm. Every public call that waits on the runtime is
+// one case: createSession, resumeSession, send, sendAndWait, and the generated layer (one method
+// per schema group: each driver reaches every method of a group through one path).
 
 // cancelled is what the When step saw of the cancelled call.
 type cancelled struct {
+	call    string // the capability's last part: createSession, resumeSession, send, sendAndWait, rpc
 	after   time.Duration
 	took    time.Duration
 	outcome string
@@ -24,11 +28,28 @@ type cancelled struct {
 	flagged bool // the driver recognised the language's cancellation error
 }
 
+// cancelRPC is the generated method a scenario withholds and cancels, and how it is called.
+type cancelRPC struct {
+	method string
+	params map[string]any
+	target map[string]any // {"client"} or {"session"}
+}
+
 func (w *world) registerCancel(sc binder) {
 	sc.Step(`^the runtime takes (\d+) ms to answer each session opening$`, w.slowOpenings)
+	sc.Step(`^the runtime takes (\d+) ms to answer each prompt$`, w.slowPrompts)
+	sc.Step(`^the model takes (\d+) ms to reply to each of the next (\d+) prompts$`, w.slowReplies)
+	needing(sc, needs("rpc.generated")).Step(`^the runtime takes (\d+) ms to answer each call of the first (server|session) method of its schema that the SDK's generated layer has$`, w.slowMethod)
 	needing(sc, needs("call.cancel.createSession")).Step(`^the application creates a session and cancels the call after (\d+) ms$`, w.createCancelled)
+	needing(sc, needs("call.cancel.resumeSession", "session.resume")).Step(`^the application resumes the session on another client and cancels the call after (\d+) ms$`, w.resumeCancelled)
+	needing(sc, needs("call.cancel.send")).Step(`^the application sends a prompt and cancels the call after (\d+) ms$`, w.sendCancelled(false))
+	needing(sc, needs("call.cancel.sendAndWait")).Step(`^the application sends a prompt, waits for the reply and cancels the call after (\d+) ms$`, w.sendCancelled(true))
+	needing(sc, needs("call.cancel.rpc", "rpc.generated")).Step(`^the application calls that method through the generated layer and cancels the call after (\d+) ms$`, w.rpcCancelled)
 	sc.Step(`^the call ended within (\d+) ms with the language's cancellation error$`, w.cancelledWithin)
 	sc.Step(`^a session created next on the same client is opened$`, w.createdAfterCancel)
+	needing(sc, needs("session.resume")).Step(`^the session resumed next on the same client is opened$`, w.resumedAfterCancel)
+	sc.Step(`^a prompt sent next on the same session is answered$`, w.answeredAfterCancel)
+	needing(sc, needs("rpc.generated")).Step(`^that method called next on the same client is answered$`, w.calledAfterCancel)
 }
 
 // slowOpenings makes the runtime answer every session.create and session.resume that long after
@@ -42,40 +63,164 @@ func (w *world) slowOpenings(ms int) error {
 	return nil
 }
 
+// slowPrompts makes the runtime answer every session.send that long after it read it (the turn
+// starts then).
+func (w *world) slowPrompts(ms int) error {
+	rt, err := w.scriptedOnly("the scenario has the runtime withhold its answer to session.send; the real runtime answers at once")
+	if err != nil {
+		return err
+	}
+	rt.SetAnswerDelay("session.send", time.Duration(ms)*time.Millisecond)
+	return nil
+}
+
+// slowReplies scripts the next n turns: session.send is answered at once, the model then takes
+// ms before its reply ends the turn.
+func (w *world) slowReplies(ms, n int) error {
+	rt, err := w.scriptedOnly("the scenario has the model take its time over a turn; the real runtime's scripted model answers at once")
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		rt.AddTurn(runtime.Turn{Steps: []runtime.ModelStep{{Pause: time.Duration(ms) * time.Millisecond}}})
+	}
+	return nil
+}
+
+// slowMethod picks the group's first public SDK-to-runtime method, by name, that the SDK's
+// generated layer has (each candidate called once, answered at once, until one is ok), and
+// makes the runtime answer each later call of it that long after it read it.
+func (w *world) slowMethod(ms int, group string) error {
+	doc, rt, target, err := w.sweepSetup(group)
+	if err != nil {
+		return err
+	}
+	var lacking, failed []string
+	for _, m := range doc.Methods {
+		if m.Group != group || m.Internal || !m.FromSDK {
+			continue
+		}
+		cases, _ := doc.CasesOnce(m)
+		if len(cases) == 0 {
+			continue
+		}
+		c := cancelRPC{method: m.Name, params: sweepParams(doc, m, cases[0]), target: target}
+		r, err := w.call("rpc", c.args())
+		if err != nil {
+			return err
+		}
+		switch r.Outcome {
+		case driver.OK:
+			rt.SetAnswerDelay(m.Name, time.Duration(ms)*time.Millisecond)
+			w.cancelRPC = &c
+			w.observe("cancelled generated method", fmt.Sprintf("%s (before it, the generated layer lacks %d methods, %d failed)", m.Name, len(lacking), len(failed)))
+			return nil
+		case driver.Unsupported:
+			lacking = append(lacking, m.Name)
+		default:
+			// Judged by the generated sweep; here only a method the SDK calls cleanly will do.
+			failed = append(failed, m.Name+": "+r.ErrorText())
+		}
+	}
+	return fmt.Errorf("none of the public %s methods of the schema went through the SDK's generated layer when answered at once: %d it lacks, %d failed %v", group, len(lacking), len(failed), failed)
+}
+
+func (c cancelRPC) args() map[string]any {
+	args := map[string]any{"method": c.method, "params": c.params}
+	for k, v := range c.target {
+		args[k] = v
+	}
+	return args
+}
+
 // createCancelled is the When step: createSession with cancelAfterMs, its outcome kept as seen.
 func (w *world) createCancelled(ms int) error {
 	c, err := w.client()
 	if err != nil {
 		return err
 	}
-	args := w.withHandlers(map[string]any{"tools": w.toolList(), "cancelAfterMs": ms})
-	args["client"], args["session"] = c, fmt.Sprintf("s%d", len(w.sessions)+1)
-	if err := w.lacking("createSession", args); err != nil {
-		return err
-	}
-	start := time.Now()
-	r, err := w.call("createSession", args)
+	return w.cancelOpening("createSession", c, w.withHandlers(map[string]any{"tools": w.toolList()}), ms)
+}
+
+// resumeCancelled resumes the scenario's session from a new client with cancelAfterMs.
+func (w *world) resumeCancelled(ms int) error {
+	prev, err := w.current()
 	if err != nil {
 		return err
 	}
-	got := &cancelled{after: time.Duration(ms) * time.Millisecond, took: time.Since(start), outcome: r.Outcome}
+	c, err := w.connect()
+	if err != nil {
+		return err
+	}
+	return w.cancelOpening("resumeSession", c, map[string]any{"sessionId": prev.id, "tools": w.toolList()}, ms)
+}
+
+// cancelOpening opens a session with cancelAfterMs under a new handle, kept only when the call
+// returned one.
+func (w *world) cancelOpening(cmd, client string, args map[string]any, ms int) error {
+	args["client"], args["session"] = client, fmt.Sprintf("s%d", len(w.sessions)+1)
+	r, err := w.cancelCall(cmd, cmd, args, ms)
+	if err != nil || r.Outcome != driver.OK {
+		return err
+	}
+	var res struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(r.Result, &res)
+	w.sessions = append(w.sessions, session{handle: args["session"].(string), id: res.SessionID, client: client})
+	return nil
+}
+
+// sendCancelled sends a prompt on the current session with cancelAfterMs: send alone, or
+// send-and-wait.
+func (w *world) sendCancelled(wait bool) func(int) error {
+	return func(ms int) error {
+		s, err := w.current()
+		if err != nil {
+			return err
+		}
+		call := "send"
+		if wait {
+			call = "sendAndWait"
+		}
+		_, err = w.cancelCall(call, "send", map[string]any{"session": s.handle, "prompt": "cancelled", "wait": wait}, ms)
+		return err
+	}
+}
+
+// rpcCancelled calls the withheld generated method (slowMethod) with cancelAfterMs.
+func (w *world) rpcCancelled(ms int) error {
+	if w.cancelRPC == nil {
+		return fmt.Errorf("no generated method was withheld in this scenario")
+	}
+	_, err := w.cancelCall("rpc", "rpc", w.cancelRPC.args(), ms)
+	return err
+}
+
+// cancelCall sends cmd with cancelAfterMs, timing it from the harness's side, and keeps what it
+// ended with for the Then steps; an unsupported answer is the scenario's (its capability).
+func (w *world) cancelCall(call, cmd string, args map[string]any, ms int) (*driver.Response, error) {
+	args["cancelAfterMs"] = ms
+	if err := w.lacking(cmd, args); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	r, err := w.call(cmd, args)
+	if err != nil {
+		return nil, err
+	}
+	got := &cancelled{call: call, after: time.Duration(ms) * time.Millisecond, took: time.Since(start), outcome: r.Outcome}
 	switch r.Outcome {
 	case driver.Unsupported:
-		return w.unsupported("createSession", args, r)
-	case driver.OK:
-		var res struct {
-			SessionID string `json:"sessionId"`
-		}
-		_ = json.Unmarshal(r.Result, &res)
-		w.sessions = append(w.sessions, session{handle: args["session"].(string), id: res.SessionID, client: c})
+		return r, w.unsupported(cmd, args, r)
 	case driver.Error:
 		if r.Error != nil {
 			got.errType, got.message, got.flagged = r.Error.Type, r.Error.Message, r.Error.Cancelled
 		}
 	}
 	w.cancel = got
-	w.observe("cancelled createSession", fmt.Sprintf("%s after %d ms (cancelled at %d ms)", r.Outcome, got.took.Milliseconds(), ms))
-	return nil
+	w.observe("cancelled "+call, fmt.Sprintf("%s after %d ms (cancelled at %d ms)", r.Outcome, got.took.Milliseconds(), ms))
+	return r, nil
 }
 
 // cancelledWithin checks the bound and the error.
@@ -83,20 +228,20 @@ func (w *world) cancelledWithin(ms int) error {
 	if w.cancel == nil {
 		return fmt.Errorf("no call was cancelled in this scenario")
 	}
-	w.check("createSession cancelled after "+w.cancel.after.String(), "")
+	w.check(w.cancel.call+" cancelled after "+w.cancel.after.String(), "")
 	return judgeCancelled(*w.cancel, time.Duration(ms)*time.Millisecond)
 }
 
 func judgeCancelled(c cancelled, bound time.Duration) error {
 	switch {
 	case c.outcome == driver.OK:
-		return fmt.Errorf("the call returned a session although the application cancelled it after %s and the runtime withheld its answer (it ended after %s)", c.after, c.took.Round(time.Millisecond))
+		return fmt.Errorf("%s returned although the application cancelled it after %s and the runtime withheld its answer (it ended after %s)", c.call, c.after, c.took.Round(time.Millisecond))
 	case c.outcome != driver.Error:
-		return fmt.Errorf("the call ended %s", c.outcome)
+		return fmt.Errorf("%s ended %s", c.call, c.outcome)
 	case !c.flagged:
-		return fmt.Errorf("the call ended after %s with %s %q, not the language's cancellation error", c.took.Round(time.Millisecond), c.errType, c.message)
+		return fmt.Errorf("%s ended after %s with %s %q, not the language's cancellation error", c.call, c.took.Round(time.Millisecond), c.errType, c.message)
 	case c.took > bound:
-		return fmt.Errorf("the call ended %s after it began, beyond the bound of %s (cancelled after %s): %s %q", c.took.Round(time.Millisecond), bound, c.after, c.errType, c.message)
+		return fmt.Errorf("%s ended %s after it began, beyond the bound of %s (cancelled after %s): %s %q", c.call, c.took.Round(time.Millisecond), bound, c.after, c.errType, c.message)
 	}
 	return nil
 }
@@ -105,4 +250,39 @@ func judgeCancelled(c cancelled, bound time.Duration) error {
 // the withheld answer to the cancelled call, arriving meanwhile, did no harm.
 func (w *world) createdAfterCancel() error {
 	return w.create()
+}
+
+// resumedAfterCancel resumes the session again on the client whose resume was cancelled, the
+// late answer to that one arriving meanwhile.
+func (w *world) resumedAfterCancel() error {
+	if len(w.sessions) == 0 || len(w.clients) == 0 {
+		return fmt.Errorf("no session to resume in this scenario")
+	}
+	prev := w.sessions[0]
+	return w.open("resumeSession", w.clients[len(w.clients)-1], map[string]any{"sessionId": prev.id, "tools": w.toolList()})
+}
+
+// answeredAfterCancel sends the next prompt on the session and waits for its reply: the late
+// answer (or the late end of the turn) of the cancelled one arrives meanwhile.
+func (w *world) answeredAfterCancel() error {
+	if err := w.sendAndWait("next"); err != nil {
+		return err
+	}
+	var r struct {
+		Content *string `json:"content"`
+	}
+	if json.Unmarshal(w.reply, &r) != nil || r.Content == nil {
+		return fmt.Errorf("the prompt sent after the cancelled call returned no reply (result %s)", w.reply)
+	}
+	return nil
+}
+
+// calledAfterCancel calls the withheld method again, uncancelled: it waits out the delay, the
+// late answer to the cancelled call arriving meanwhile.
+func (w *world) calledAfterCancel() error {
+	if w.cancelRPC == nil {
+		return fmt.Errorf("no generated method was withheld in this scenario")
+	}
+	_, err := w.do("rpc", w.cancelRPC.args())
+	return err
 }

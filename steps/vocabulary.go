@@ -154,9 +154,9 @@ func commandNeeds(cmd string, args any) []string {
 		if _, ok := a["surfaceHandlers"]; ok {
 			out = append(out, "surface.handlers")
 		}
-		if _, ok := a["cancelAfterMs"]; ok && cmd == "createSession" {
-			out = append(out, "call.cancel.createSession")
-		}
+	}
+	if _, ok := a["cancelAfterMs"]; ok {
+		out = append(out, cancelNeeds(cmd, a))
 	}
 	if cmd == "createSession" || cmd == "resumeSession" || cmd == "connect" {
 		if _, ok := a["handlers"]; ok {
@@ -176,6 +176,15 @@ func commandNeeds(cmd string, args any) []string {
 		}
 	}
 	return dedupe(out)
+}
+
+// cancelNeeds is the capability of a command given cancelAfterMs: call.cancel.<the SDK call>, a
+// send that waits for the reply being sendAndWait (PROTOCOL.md "The application cancels a call").
+func cancelNeeds(cmd string, a map[string]any) string {
+	if wait, _ := a["wait"].(bool); cmd == "send" && wait {
+		return "call.cancel.sendAndWait"
+	}
+	return "call.cancel." + cmd
 }
 
 // toolNeeds is what one protocol Tool needs: each option it sets and its handler's action.

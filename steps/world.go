@@ -74,6 +74,7 @@ type world struct {
 	resolved        *resolvedPhases         // request events sent, repeated and resolved (resolved.go)
 	cancel          *cancelled              // the call the application cancelled (cancel.go)
 	caseMarks       []caseMark              // where each case of a runtime-to-SDK sweep began (cases.go)
+	cancelRPC       *cancelRPC              // the generated method the runtime withholds (cancel.go)
 	// held is the sink a sweep keeps on the driver between its commands (the lines the driver
 	// writes while no command is in flight), restored after each command; nil otherwise.
 	held func(driver.Line)

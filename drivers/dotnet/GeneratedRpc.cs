@@ -60,7 +60,7 @@ internal static class GeneratedRpc
 
     public static async Task<JsonObject> RpcAsync(JsonObject call, Func<JsonObject, object> owner, string label)
     {
-        var (result, lost) = await CallAsync(call, owner, label).ConfigureAwait(false);
+        var (result, lost) = await Cancel.RunAsync(call, token => CallAsync(call, owner, label, token)).ConfigureAwait(false);
         return new JsonObject { ["result"] = result, ["unrepresentable"] = Pointers(lost) };
     }
 
@@ -72,7 +72,7 @@ internal static class GeneratedRpc
             JsonObject call = node as JsonObject ?? throw new DriverException("an rpcBatch call is not an object");
             try
             {
-                var (result, lost) = await CallAsync(call, owner, label).ConfigureAwait(false);
+                var (result, lost) = await CallAsync(call, owner, label, CancellationToken.None).ConfigureAwait(false);
                 outcomes.Add(new JsonObject { ["outcome"] = "ok", ["result"] = result, ["unrepresentable"] = Pointers(lost) });
             }
             catch (UnsupportedException ex)
@@ -107,7 +107,7 @@ internal static class GeneratedRpc
     }
 
     private static async Task<(JsonNode? Result, List<string> Lost)> CallAsync(
-        JsonObject call, Func<JsonObject, object> owner, string label)
+        JsonObject call, Func<JsonObject, object> owner, string label, CancellationToken cancellationToken)
     {
         string method = call["method"]?.GetValue<string>() ?? throw new DriverException("rpc needs a method");
         bool onSession = call["session"] is not null;
@@ -139,7 +139,7 @@ internal static class GeneratedRpc
             ParameterInfo p = parameters[i];
             if (p.ParameterType == typeof(CancellationToken))
             {
-                arguments[i] = CancellationToken.None;
+                arguments[i] = cancellationToken; // the command's cancelAfterMs (Cancel.cs)
                 continue;
             }
             if (p.Name is { } key && given.TryGetPropertyValue(key, out JsonNode? value))

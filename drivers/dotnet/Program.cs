@@ -229,7 +229,12 @@ internal static class Program
             ["session.rpc.tools.set.nil"] = false,
             ["driver.concurrent"] = true, // commands run on the thread pool (Main)
             ["handler.hold"] = true, // Holds.cs: the tool handlers (no runtime->SDK handlers yet: rpc.handlers)
-            ["call.cancel.createSession"] = true, // CreateSessionAsync(config, CancellationToken)
+            // Cancel.cs: each of these calls takes a CancellationToken
+            ["call.cancel.createSession"] = true,
+            ["call.cancel.resumeSession"] = true,
+            ["call.cancel.send"] = true,
+            ["call.cancel.sendAndWait"] = true,
+            ["call.cancel.rpc"] = true,
             ["error.rpc.code"] = false, // NoRpcCode
         };
         var notes = new JsonObject
@@ -415,20 +420,7 @@ internal static class Program
             property.SetValue(config, token);
         }
 
-        // The application gives up after cancelAfterMs (PROTOCOL.md "The application cancels a
-        // call"): a token cancelled after that long, passed to the SDK call.
-        using CancellationTokenSource? cancel = a["cancelAfterMs"] is JsonValue after && after.TryGetValue(out long ms)
-            ? new CancellationTokenSource(TimeSpan.FromMilliseconds(ms))
-            : null;
-        CopilotSession session;
-        try
-        {
-            session = await client.CreateSessionAsync(config, cancel?.Token ?? CancellationToken.None).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException ex) when (cancel is { IsCancellationRequested: true })
-        {
-            throw new CancelledException(ex);
-        }
+        CopilotSession session = await Cancel.RunAsync(a, token => client.CreateSessionAsync(config, token)).ConfigureAwait(false);
 
         state.Session = session;
         s_sessions[state.Handle] = state;
@@ -449,7 +441,7 @@ internal static class Program
         SessionOptions.Apply(config, OptionsArg(a), resume: true, $"{PackageId} {SdkVersion()}");
         Surface.Apply(config, a["fields"], $"{PackageId} {SdkVersion()}");
 
-        CopilotSession session = await client.ResumeSessionAsync(sessionId, config).ConfigureAwait(false);
+        CopilotSession session = await Cancel.RunAsync(a, token => client.ResumeSessionAsync(sessionId, config, token)).ConfigureAwait(false);
         state.Session = session;
         s_sessions[state.Handle] = state;
         return new JsonObject { ["sessionId"] = session.SessionId };
@@ -478,12 +470,12 @@ internal static class Program
 
         if (!wait)
         {
-            string messageId = await session.SendAsync(prompt).ConfigureAwait(false);
+            string messageId = await Cancel.RunAsync(a, token => session.SendAsync(prompt, token)).ConfigureAwait(false);
             return new JsonObject { ["messageId"] = messageId };
         }
 
         TimeSpan? timeout = OptionalLong(a, "timeoutMs") is long ms ? TimeSpan.FromMilliseconds(ms) : null;
-        AssistantMessageEvent? reply = await session.SendAndWaitAsync(prompt, timeout).ConfigureAwait(false);
+        AssistantMessageEvent? reply = await Cancel.RunAsync(a, token => session.SendAndWaitAsync(prompt, timeout, token)).ConfigureAwait(false);
         var result = new JsonObject();
         if (reply is not null)
         {

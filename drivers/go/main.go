@@ -220,7 +220,11 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
 		"tool.handler.waitFor":          true,
 		"handler.hold":                  true,  // holds.go
-		"call.cancel.createSession":     true,  // Client.CreateSession(ctx, …): a context with a deadline
+		"call.cancel.createSession":     true,  // cancel.go: every call below takes the context
+		"call.cancel.resumeSession":     true,  // Client.ResumeSession(ctx, …)
+		"call.cancel.send":              true,  // Session.Send(ctx, …)
+		"call.cancel.sendAndWait":       true,  // Session.SendAndWait(ctx, …)
+		"call.cancel.rpc":               true,  // every generated wrapper's first parameter (rpc.go wrappers)
 		"error.rpc.code":                false, // noRPCCode
 		"handler.permission":            true,
 		"surface":                       true,
@@ -562,7 +566,7 @@ type sessionArgs struct {
 	GitHubToken *string `json:"gitHubToken"`
 	// Handlers are the runtime-to-SDK handlers to register (handlers.go).
 	Handlers map[string]rpcHandlerSpec `json:"handlers"`
-	// CancelAfterMs: the application gives up on createSession after that long, through the
+	// CancelAfterMs: the application gives up on the opening after that long, through the
 	// context it passes (PROTOCOL.md "The application cancels a call").
 	CancelAfterMs *int64 `json:"cancelAfterMs"`
 }
@@ -605,7 +609,8 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
+	ctx, cancel := cancelAfter(context.Background(), a.CancelAfterMs)
+	defer cancel()
 	var s *copilot.Session
 	var account map[string]any
 	var kept []string
@@ -639,18 +644,10 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 			reflect.ValueOf(cfg).Elem().FieldByName("GitHubToken").SetString(*a.GitHubToken)
 		}
 		account = sessionHandlers(cfg, a.Handlers, a.Session)
-		if a.CancelAfterMs != nil {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, time.Duration(*a.CancelAfterMs)*time.Millisecond)
-			defer cancel()
-		}
 		s, err = client.CreateSession(ctx, cfg)
-		if err != nil && a.CancelAfterMs != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
-			return nil, cancelledError{err}
-		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, cancelledIf(err, a.CancelAfterMs)
 	}
 	ref.set(s)
 	d.mu.Lock()
@@ -739,6 +736,8 @@ func (d *driver) send(raw json.RawMessage) (any, error) {
 		Prompt    string `json:"prompt"`
 		Wait      bool   `json:"wait"`
 		TimeoutMs *int64 `json:"timeoutMs"`
+		// CancelAfterMs: the application gives up after that long (cancel.go).
+		CancelAfterMs *int64 `json:"cancelAfterMs"`
 	}](raw)
 	if err != nil {
 		return nil, err
@@ -753,17 +752,19 @@ func (d *driver) send(raw json.RawMessage) (any, error) {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(*a.TimeoutMs)*time.Millisecond)
 		defer cancel()
 	}
+	ctx, cancelled := cancelAfter(ctx, a.CancelAfterMs)
+	defer cancelled()
 	opts := copilot.MessageOptions{Prompt: a.Prompt}
 	if !a.Wait {
 		id, err := s.Send(ctx, opts)
 		if err != nil {
-			return nil, err
+			return nil, cancelledIf(err, a.CancelAfterMs)
 		}
 		return map[string]any{"messageId": id}, nil
 	}
 	ev, err := s.SendAndWait(ctx, opts)
 	if err != nil {
-		return nil, err
+		return nil, cancelledIf(err, a.CancelAfterMs)
 	}
 	result := map[string]any{}
 	if ev != nil {
@@ -870,12 +871,6 @@ func (d *driver) dispatch(c command) (result any, err error) {
 	// A newer protocol command this driver does not know: the SDK cannot be asked to do it.
 	return nil, unsupported{fmt.Sprintf("the go driver has no command %q", c.Cmd)}
 }
-
-// cancelledError is an SDK call that ended with the context's cancellation (errors.Is
-// context.DeadlineExceeded or context.Canceled), answered with "cancelled": true.
-type cancelledError struct{ err error }
-
-func (c cancelledError) Error() string { return c.err.Error() }
 
 func respond(id int64, result any, err error) {
 	switch e := err.(type) {

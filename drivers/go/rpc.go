@@ -107,6 +107,8 @@ type rpcCall struct {
 	Session string          `json:"session"`
 	Method  string          `json:"method"`
 	Params  json.RawMessage `json:"params"`
+	// CancelAfterMs (rpc only): the application gives up after that long (cancel.go).
+	CancelAfterMs *int64 `json:"cancelAfterMs"`
 }
 
 type rpcOutcome struct {
@@ -119,9 +121,11 @@ func (d *driver) rpc(raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := d.call(context.Background(), c)
+	ctx, cancel := cancelAfter(context.Background(), c.CancelAfterMs)
+	defer cancel()
+	o, err := d.call(ctx, c)
 	if err != nil {
-		return nil, err
+		return nil, cancelledIf(err, c.CancelAfterMs)
 	}
 	return map[string]any{"result": o.Result, "unrepresentable": o.Unrepresentable}, nil
 }

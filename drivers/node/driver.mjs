@@ -263,10 +263,10 @@ function capabilities() {
     "tool.result.telemetry": true,
     "tool.handler.waitFor": true,
     "handler.hold": true, // holds.mjs
-    // CopilotClient.createSession(config) takes no AbortSignal, and its config neither a signal
-    // nor a timeout: an application can only stop awaiting it (PROTOCOL.md "The application
-    // cancels a call"); missingSymbols names the member whose absence makes it so.
-    "call.cancel.createSession": false,
+    // Only sendAndWait has a way to be bounded (its timeout argument); NO_SIGNAL names why the
+    // other calls have none and missingSymbols the member whose absence makes it so.
+    ...Object.fromEntries(Object.keys(NO_SIGNAL).map((c) => [c, false])),
+    "call.cancel.sendAndWait": true,
     // errObject: the thrown ResponseError's own code and data fields.
     "error.rpc.code": true,
     // ToolBinaryResult's declared type has no metadata, but the SDK forwards the object it is
@@ -300,8 +300,8 @@ function capabilities() {
       notes[`session.option.${name}`] = `${v}: ${onCreate ? "ResumeSessionConfig" : "SessionConfig"} has no ${m.key}`;
     }
   }
-  notes["call.cancel.createSession"] =
-    `${v}: CopilotClient.createSession(config) takes no AbortSignal and SessionConfig has no signal or timeout`;
+  for (const [c, [, why]] of Object.entries(NO_SIGNAL)) notes[c] = `${v}: ${why}`;
+  notes["call.cancel.sendAndWait"] = "sendAndWait(options, timeout): the SDK's own timeout, the only bound any call takes";
   if (!hasSetTools) {
     notes["session.setTools"] =
       `${v} has no CopilotSession.setTools; only the generated session.rpc.tools.set exists, ` +
@@ -342,7 +342,7 @@ function missingSymbols(caps) {
     "connect.option.gitHubTelemetry": "CopilotClientOptions.onGitHubTelemetry",
     "handler.hooks": "SessionConfigBase.hooks",
     "rpc.requestHandler": "CopilotRequestHandler",
-    "call.cancel.createSession": "SessionConfigBase.signal",
+    ...Object.fromEntries(Object.entries(NO_SIGNAL).map(([c, [sym]]) => [c, sym])),
   };
   const keys = declaredSessionKeys();
   for (const [name, m] of Object.entries(SESSION_OPTIONS)) {
@@ -452,6 +452,27 @@ class DriverError extends Error {
 }
 
 class Unsupported extends Error {}
+
+// The application cancels a call (PROTOCOL.md "The application cancels a call"). No call of the
+// SDK takes an AbortSignal; the one way to bound a call is sendAndWait's own timeout argument,
+// which rejects with a plain Error (dist/session.js sendAndWait: `Timeout after ${ms}ms waiting
+// for session.idle`, no type of its own), recognised here by that text.
+const SEND_AND_WAIT_TIMEOUT = /^Timeout after \d+ms waiting for session\.idle$/;
+const NO_SIGNAL = {
+  "call.cancel.createSession": ["SessionConfigBase.signal", "CopilotClient.createSession(config) takes no AbortSignal and SessionConfig has no signal or timeout"],
+  "call.cancel.resumeSession": ["ResumeSessionConfig.signal", "CopilotClient.resumeSession(sessionId, config) takes no AbortSignal and ResumeSessionConfig has no signal or timeout"],
+  "call.cancel.send": ["MessageOptions.signal", "CopilotSession.send(options) takes no AbortSignal and MessageOptions has no signal or timeout"],
+  "call.cancel.rpc": ["createSessionRpc.signal", "the generated wrappers (createServerRpc, createSessionRpc) take only their params and call connection.sendRequest(method, params) without a CancellationToken (dist/generated/rpc.js)"],
+};
+
+// Cancelled is an SDK call that ended with the cancellation the application asked for: answered
+// with "cancelled": true beside the SDK error's type and message.
+class Cancelled extends Error {
+  constructor(cause) {
+    super(errMessage(cause));
+    this.cause = cause;
+  }
+}
 
 function need(args, key, type = "string") {
   const v = args?.[key];
@@ -766,9 +787,12 @@ const commands = {
     const session = sessionOf(args);
     const prompt = need(args, "prompt");
     if (args.wait) {
-      const timeout = typeof args.timeoutMs === "number" ? args.timeoutMs : undefined;
+      const cancel = typeof args.cancelAfterMs === "number" ? args.cancelAfterMs : undefined;
+      const timeout = cancel ?? (typeof args.timeoutMs === "number" ? args.timeoutMs : undefined);
       // MessageOptions ({ prompt }): every release takes it; 1.0.0-beta.4 takes no bare string.
-      const message = await session.sendAndWait({ prompt }, timeout);
+      const message = await session.sendAndWait({ prompt }, timeout).catch((e) => {
+        throw cancel !== undefined && SEND_AND_WAIT_TIMEOUT.test(errMessage(e)) ? new Cancelled(e) : e;
+      });
       const result = {};
       if (message?.data?.messageId !== undefined) result.messageId = message.data.messageId;
       if (message?.data?.content !== undefined) result.content = message.data.content;
@@ -830,6 +854,7 @@ function errMessage(e) {
 // error object (vscode-jsonrpc's ResponseError has a numeric `code` and `data`); null where the
 // error has none.
 function errObject(e) {
+  if (e instanceof Cancelled) return { ...errObject(e.cause), cancelled: true };
   const out = { type: errType(e), message: errMessage(e) };
   if (e instanceof DriverError) return out;
   out.code = typeof e?.code === "number" ? e.code : null;

@@ -221,7 +221,9 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["tool.result.telemetry"] = "tool_telemetry" in TOOL_RESULT_FIELDS
     caps["tool.handler.waitFor"] = True
     caps["handler.hold"] = True  # holds.py
-    caps["call.cancel.createSession"] = True  # asyncio.wait_for around create_session
+    # cancellable: asyncio.wait_for around any awaitable, each of these calls one
+    for call in ("createSession", "resumeSession", "send", "sendAndWait", "rpc"):
+        caps[f"call.cancel.{call}"] = True
     caps["error.rpc.code"] = True  # rpc_error_fields: JsonRpcError's code and data attributes
     caps["tool.result.binary.metadata"] = caps["tool.result.binary"] and "metadata" in set(
         getattr(ToolBinaryResult, "__dataclass_fields__", {}))
@@ -547,6 +549,18 @@ class Cancelled(Exception):
         self.cause = cause
 
 
+async def cancellable(call: Any, args: dict[str, Any]) -> Any:
+    """Awaits an SDK call, which the application gives up on after args' cancelAfterMs
+    (PROTOCOL.md "The application cancels a call"): asyncio.wait_for cancels the task and
+    raises TimeoutError, the way an application bounds any awaitable."""
+    if "cancelAfterMs" not in args:
+        return await call
+    try:
+        return await asyncio.wait_for(call, args["cancelAfterMs"] / 1000)
+    except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
+        raise Cancelled(exc) from exc
+
+
 def need(args: dict[str, Any], key: str) -> Any:
     if key not in args:
         raise DriverError(f"missing argument {key!r}")
@@ -768,15 +782,7 @@ class Driver:
             on_event=self.on_event(handle),
             **options,
         )
-        if "cancelAfterMs" in args:
-            # The application gives up after that long (PROTOCOL.md "The application cancels a
-            # call"): asyncio.wait_for cancels the task and raises TimeoutError.
-            try:
-                session = await asyncio.wait_for(call, args["cancelAfterMs"] / 1000)
-            except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
-                raise Cancelled(exc) from exc
-        else:
-            session = await call
+        session = await cancellable(call, args)
         self.sessions[handle] = session
         return {"sessionId": session.session_id, **(account or {}), **({"kept": kept} if kept else {})}
 
@@ -790,13 +796,13 @@ class Driver:
         noops, kept = handler_kwargs(args.get("surfaceHandlers"), "resumeConfig", DRIVER_KWARGS | set(options), handle)
         options.update(noops)
         account = HANDLERS_FOR_SESSION(options, args.get("handlers"), handle, RESUME_KWARGS)
-        session = await client.resume_session(
+        session = await cancellable(client.resume_session(
             need(args, "sessionId"),
             on_permission_request=self.permission_handler(handle),
             tools=tools,
             on_event=self.on_event(handle),
             **options,
-        )
+        ), args)
         self.sessions[handle] = session
         return {"sessionId": session.session_id, **(account or {}), **({"kept": kept} if kept else {})}
 
@@ -844,11 +850,11 @@ class Driver:
         session = self.session(need(args, "session"))
         prompt = need(args, "prompt")
         if not args.get("wait"):
-            return {"messageId": await session.send(prompt)}
+            return {"messageId": await cancellable(session.send(prompt), args)}
         kwargs = {}
         if args.get("timeoutMs") is not None:
             kwargs["timeout"] = args["timeoutMs"] / 1000.0
-        event = await session.send_and_wait(prompt, **kwargs)
+        event = await cancellable(session.send_and_wait(prompt, **kwargs), args)
         result: dict[str, Any] = {}
         if event is not None:
             data = event.data
@@ -884,7 +890,7 @@ class Driver:
             raise Unsupported(f"{SDK_LABEL}: {method} is not in this SDK's generated layer") from None
 
     async def cmd_rpc(self, args: dict[str, Any]) -> dict[str, Any]:
-        return await self.rpc_call(args)
+        return await cancellable(self.rpc_call(args), args)
 
     async def cmd_rpcBatch(self, args: dict[str, Any]) -> dict[str, Any]:
         outcomes = []

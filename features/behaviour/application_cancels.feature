@@ -1,11 +1,17 @@
 Feature: The application cancels a call the runtime has not answered
   An application bounds what it waits for: it cancels a call the language's way (a Go context's
   deadline, Python's asyncio.wait_for, Rust's tokio::time::timeout, Java's Future.get with a
-  timeout then cancel, .NET's CancellationToken). While the runtime withholds its answer to a
-  session's opening, the application cancels the SDK's create call after 200 ms: the call must
-  end within 2 s with the language's cancellation error, and the same client must then open
-  another session, the runtime's late answer to the cancelled one arriving meanwhile and dropped
-  without harm. An SDK whose call offers no way to cancel is unsupported, naming what is missing.
+  timeout then cancel, .NET's CancellationToken, Node's own timeout option where the SDK has
+  one). Every public SDK call that waits on the runtime is one case: a session's creation and
+  resumption, a prompt's send, a send that waits for the reply, and the generated layer (one
+  method of each schema group: a driver reaches every method of a group through one path).
+  While the runtime withholds its answer, the application cancels the call after 200 ms: the
+  call must end within 2 s with the language's cancellation error. The same call is then made
+  again on the same client, and the runtime withholds its answer as long, so the late answer to
+  the cancelled call arrives while the next call waits: it must be dropped without harm, and the
+  next call must be answered. (Which turn's reply a send-and-wait returns is not judged: the
+  stand-in plays the two turns side by side, where the runtime would queue the second.) An SDK whose call offers no way to cancel is unsupported,
+  naming what is missing, per call.
 
   @requires.call.cancel.createSession
   Scenario: the application cancels a session's creation while the runtime withholds its answer
@@ -14,3 +20,41 @@ Feature: The application cancels a call the runtime has not answered
     When the application creates a session and cancels the call after 200 ms
     Then the call ended within 2000 ms with the language's cancellation error
     And a session created next on the same client is opened
+
+  @requires.call.cancel.resumeSession @requires.session.resume
+  Scenario: the application cancels a session's resumption while the runtime withholds its answer
+    Given a tool "lookup" that returns "looked up"
+    And a session is created
+    And the runtime takes 3000 ms to answer each session opening
+    When the application resumes the session on another client and cancels the call after 200 ms
+    Then the call ended within 2000 ms with the language's cancellation error
+    And the session resumed next on the same client is opened
+
+  @requires.call.cancel.send
+  Scenario: the application cancels a prompt's send while the runtime withholds its answer
+    Given a session is created
+    And the runtime takes 3000 ms to answer each prompt
+    When the application sends a prompt and cancels the call after 200 ms
+    Then the call ended within 2000 ms with the language's cancellation error
+    And a prompt sent next on the same session is answered
+
+  @requires.call.cancel.sendAndWait
+  Scenario: the application stops waiting for a reply the model takes its time over
+    Given a session is created
+    And the model takes 3000 ms to reply to each of the next 2 prompts
+    When the application sends a prompt, waits for the reply and cancels the call after 200 ms
+    Then the call ended within 2000 ms with the language's cancellation error
+    And a prompt sent next on the same session is answered
+
+  @requires.call.cancel.rpc @requires.rpc.generated
+  Scenario Outline: the application cancels a generated <group> method while the runtime withholds its answer
+    Given a session is created
+    And the runtime takes 3000 ms to answer each call of the first <group> method of its schema that the SDK's generated layer has
+    When the application calls that method through the generated layer and cancels the call after 200 ms
+    Then the call ended within 2000 ms with the language's cancellation error
+    And that method called next on the same client is answered
+
+    Examples:
+      | group   |
+      | server  |
+      | session |

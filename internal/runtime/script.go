@@ -37,6 +37,10 @@ type ModelStep struct {
 	// runtime's scripted model asks for calls with arguments (the runtime's ask_user tool); the
 	// stand-in's calls take none.
 	TogetherArguments []map[string]any
+	// Pause, when set, makes this step the model thinking that long before the next one: the
+	// turn goes on, and ends, only after it (an application that gives up waiting for the
+	// reply meanwhile sees the turn end late).
+	Pause time.Duration
 }
 
 // Turn is what the scripted model does in answer to one session.send. The runtime's rules
@@ -60,7 +64,11 @@ type Script struct {
 	// while the connection keeps reading: the session does not exist until then (a request
 	// naming it is answered "Session not found"), so an SDK that sends one before the answer
 	// arrives shows on the wire, as it would against a runtime slow to load a session.
-	OpenDelay       time.Duration
+	OpenDelay time.Duration
+	// AnswerDelays delays each answer to a method (a session.send, a generated method) while
+	// the connection keeps reading: the SDK's call waits that long, and an application that
+	// gave up on it meanwhile gets the answer late.
+	AnswerDelays    map[string]time.Duration
 	Framing         Framing // how frames are written (framing.go)
 	LegacyHandshake bool    // connect is unknown, as before protocol 3 (framing.go)
 	// GeneratedAnswers answers every public schema method with its generated result
@@ -117,6 +125,22 @@ func (s *Server) SetOpenDelay(d time.Duration) {
 	s.script.OpenDelay = d
 }
 
+// SetAnswerDelay sets method's Script.AnswerDelays entry.
+func (s *Server) SetAnswerDelay(method string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.script.AnswerDelays == nil {
+		s.script.AnswerDelays = map[string]time.Duration{}
+	}
+	s.script.AnswerDelays[method] = d
+}
+
+func (s *Server) answerDelay(method string) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.script.AnswerDelays[method]
+}
+
 func (s *Server) openDelay() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -145,6 +169,10 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 	s.emit(c, ss, "user.message", map[string]any{"content": prompt, "messageId": messageID})
 	steps := append(append([]ModelStep(nil), turn.Steps...), ModelStep{Reply: DefaultReply})
 	for round, st := range steps {
+		if st.Pause > 0 {
+			time.Sleep(st.Pause)
+			continue
+		}
 		if len(st.PermissionsTogether) > 0 {
 			s.askPermissionsTogether(c, ss, round, st.PermissionsTogether)
 			continue

@@ -283,6 +283,9 @@ func (s *Server) handleFrame(c *conn, f wire.Frame) {
 	case "session.create", "session.resume":
 		d = s.openDelay()
 	}
+	if d == 0 {
+		d = s.answerDelay(m.Method)
+	}
 	if d > 0 {
 		go func() {
 			time.Sleep(d)

@@ -178,11 +178,20 @@ async fn bounded<T>(
     args: &Value,
     call: impl std::future::Future<Output = Result<T, Error>>,
 ) -> Result<T, Failure> {
+    cancel_after(args, async { call.await.map_err(sdk_failure) }).await
+}
+
+/// `bounded` for a call whose own failures are already the driver's (the generated layer's
+/// dispatch, which also reports a method it lacks).
+pub(crate) async fn cancel_after<T>(
+    args: &Value,
+    call: impl std::future::Future<Output = Result<T, Failure>>,
+) -> Result<T, Failure> {
     let Some(ms) = args.get("cancelAfterMs").and_then(Value::as_u64) else {
-        return call.await.map_err(sdk_failure);
+        return call.await;
     };
     match tokio::time::timeout(std::time::Duration::from_millis(ms), call).await {
-        Ok(result) => result.map_err(sdk_failure),
+        Ok(result) => result,
         Err(elapsed) => Err(Failure::Cancelled {
             kind: "tokio::time::error::Elapsed".to_string(),
             message: elapsed.to_string(),
@@ -989,7 +998,12 @@ fn hello() -> Outcome {
         "surface": true,
         "tool.handler.waitFor": true,
         "handler.hold": true, // holds.rs
-        "call.cancel.createSession": true, // bounded: tokio::time::timeout drops the future
+        // bounded / cancel_after: tokio::time::timeout drops the call's future
+        "call.cancel.createSession": true,
+        "call.cancel.resumeSession": true,
+        "call.cancel.send": true,
+        "call.cancel.sendAndWait": true,
+        "call.cancel.rpc": true,
         "error.rpc.code": true, // compat::rpc_fields: Error::rpc_code() / rpc_data()
         "surface.handlers": true,
         "surface.handlers.called": true,
@@ -1493,11 +1507,11 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
     let session = {
         let prepared = client.prepare_resume_session(config).map_err(sdk_failure)?;
         forward_events(handle.to_string(), prepared.subscribe());
-        prepared.start().await.map_err(sdk_failure)?
+        bounded(args, prepared.start()).await?
     };
     #[cfg(not(sdk_prepare_session))]
     let session = {
-        let session = client.resume_session(config).await.map_err(sdk_failure)?;
+        let session = bounded(args, client.resume_session(config)).await?;
         forward_events(handle.to_string(), session.subscribe());
         session
     };
@@ -1614,7 +1628,7 @@ async fn send(state: &Arc<State>, args: &Value) -> Outcome {
         if let Some(ms) = args.get("timeoutMs").and_then(Value::as_u64) {
             options = options.with_wait_timeout(Duration::from_millis(ms));
         }
-        match session.send_and_wait(options).await {
+        match bounded(args, session.send_and_wait(options)).await {
             Ok(reply) => {
                 let mut result = Map::new();
                 if let Some(event) = reply {
@@ -1626,14 +1640,12 @@ async fn send(state: &Arc<State>, args: &Value) -> Outcome {
                 }
                 Ok(Value::Object(result))
             }
-            Err(error) => Err(sdk_failure(error)),
+            Err(failure) => Err(failure),
         }
     } else {
-        session
-            .send(prompt)
+        bounded(args, session.send(prompt))
             .await
             .map(|message_id| json!({ "messageId": message_id }))
-            .map_err(sdk_failure)
     };
     settle_events().await;
     outcome

@@ -127,7 +127,7 @@ async fn call(state: &Arc<State>, args: &Value) -> Called {
 }
 
 pub(crate) async fn rpc(state: &Arc<State>, args: &Value) -> Outcome {
-    let (result, lost_at) = call(state, args).await?;
+    let (result, lost_at) = crate::cancel_after(args, call(state, args)).await?;
     Ok(json!({ "result": result, "unrepresentable": lost_at }))
 }
 

@@ -185,9 +185,7 @@ public final class Main {
             sdk.nextSurfaceHandlers(cmd.equals("connect") ? null : args.get("surfaceHandlers"), optional(args, "session"));
             sdk.nextHandlers(args.get("handlers"), optional(args, "session"));
         }
-        if (cmd.equals("createSession")) {
-            sdk.nextCancelAfterMs(args.hasNonNull("cancelAfterMs") ? args.get("cancelAfterMs").asLong() : null);
-        }
+        Cancel.next(args);
         switch (cmd) {
             case "hello" -> {
                 result.put("protocolVersion", PROTOCOL_VERSION);

@@ -186,7 +186,7 @@ final class Rpc {
             ByName.unrepresentable(params, held, built, "", lost);
             future = m.invoke(target, request);
         }
-        Object value = ((CompletableFuture<?>) future).get();
+        Object value = Cancel.await((CompletableFuture<?>) future);
         Collections.sort(lost);
         ObjectNode result = Out.object();
         result.set("result", value == null ? NullNode.getInstance() : wire.valueToTree(value));

@@ -65,9 +65,6 @@ interface SdkAdapter {
      */
     void nextFields(JsonNode fields);
 
-    /** The cancelAfterMs of the next createSession on this thread (null: none). */
-    void nextCancelAfterMs(Long ms);
-
     /**
      * The handler names (the command's "surfaceHandlers", or null) the next createSession /
      * resumeSession on this thread registers do-nothing callbacks for (Surface.registerHandlers),

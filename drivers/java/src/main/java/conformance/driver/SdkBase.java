@@ -270,33 +270,9 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     // of its own from the set of the fields to the create or resume that reads them.
     private final ThreadLocal<JsonNode> nextFields = new ThreadLocal<>();
 
-    // Per thread like nextFields: the cancelAfterMs of the next createSession (PROTOCOL.md "The
-    // application cancels a call").
-    private final ThreadLocal<Long> nextCancelAfterMs = new ThreadLocal<>();
-
-    @Override
-    public void nextCancelAfterMs(Long ms) {
-        nextCancelAfterMs.set(ms);
-    }
-
-    /**
-     * Waits for an SDK call as the application does: for good, or, when the command gave
-     * cancelAfterMs, with {@code get(ms, MILLISECONDS)}, then {@code cancel(true)} on timeout.
-     */
+    /** Waits for an SDK call, bounded by the command's cancelAfterMs (Cancel). */
     protected <T> T awaitCancellable(java.util.concurrent.Future<T> call) throws Exception {
-        Long ms = nextCancelAfterMs.get();
-        nextCancelAfterMs.remove();
-        if (ms == null) {
-            return call.get();
-        }
-        try {
-            return call.get(ms, java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            call.cancel(true);
-            throw new Failure.Cancelled(e);
-        } catch (java.util.concurrent.CancellationException e) {
-            throw new Failure.Cancelled(e);
-        }
+        return Cancel.await(call);
     }
 
     @Override
@@ -434,7 +410,10 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         // ToolSpec.run: a waiting handler's CompletableFuture completes after the other tool's.
         caps.put("tool.handler.waitFor", true);
         caps.put("handler.hold", true); // Holds
-        caps.put("call.cancel.createSession", true); // awaitCancellable: Future.get(timeout), then cancel(true)
+        // Cancel: Future.get(timeout), then cancel(true), on every call below
+        for (String call : List.of("createSession", "resumeSession", "send", "sendAndWait", "rpc")) {
+            caps.put("call.cancel." + call, true);
+        }
         caps.put("error.rpc.code", false);
         notes.put("error.rpc.code", Failure.NO_RPC_CODE);
         // Runtime-to-SDK handlers (Handlers): the hooks through the session config's setHooks;

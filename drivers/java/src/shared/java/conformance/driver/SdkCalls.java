@@ -87,10 +87,10 @@ abstract class SdkCalls extends SdkBase<CopilotClient, CopilotSession> {
     protected CopilotSession resume(CopilotClient c, String session, String sessionId, List<ToolSpec> tools,
             JsonNode options) throws Exception {
         AtomicReference<CopilotSession> slot = new AtomicReference<>();
-        CopilotSession s = c.resumeSession(sessionId, withOptions(new ResumeSessionConfig()
+        CopilotSession s = awaitCancellable(c.resumeSession(sessionId, withOptions(new ResumeSessionConfig()
                 .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
-                .setTools(definitions(session, tools, slot)), options, true)).get();
+                .setTools(definitions(session, tools, slot)), options, true)));
         slot.set(s);
         return s;
     }
@@ -112,14 +112,14 @@ abstract class SdkCalls extends SdkBase<CopilotClient, CopilotSession> {
 
     @Override
     protected String sendOnly(CopilotSession s, String prompt) throws Exception {
-        return s.send(prompt).get();
+        return awaitCancellable(s.send(prompt));
     }
 
     @Override
     protected Reply sendAndWait(CopilotSession s, String prompt, Long timeoutMs) throws Exception {
         MessageOptions options = new MessageOptions().setPrompt(prompt);
-        AssistantMessageEvent message = (timeoutMs != null ? s.sendAndWait(options, timeoutMs)
-                : s.sendAndWait(options)).get();
+        AssistantMessageEvent message = awaitCancellable(timeoutMs != null ? s.sendAndWait(options, timeoutMs)
+                : s.sendAndWait(options));
         if (message == null || message.getData() == null) {
             return null;
         }
