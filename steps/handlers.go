@@ -224,7 +224,7 @@ func (w *world) registerEveryHandler() error {
 	}
 	w.observeHandlers()
 	w.observeEdges(doc, handlerMethods(doc))
-	return nil
+	return w.addHookInputCases()
 }
 
 // observeEdges records, per method, how many of its params' choices (a member's enum, anyOf
