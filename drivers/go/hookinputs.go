@@ -15,7 +15,6 @@ import (
 	"unicode"
 )
 
-
 // hookMember is one declared member of a hook input struct.
 type hookMember struct {
 	Name       string   `json:"name"`
