@@ -124,6 +124,41 @@ export function surface(packageDir) {
   return entries;
 }
 
+// hookInputs reads, for each hook of the installed SDK's SessionHooks (onPreToolUse, …), the
+// input type its handler takes (the first parameter: PreToolUseHookInput) and declares that
+// type's members (PROTOCOL.md "Runtime→SDK methods", hookInputs): keyed by hook type
+// (preToolUse), each member under its own name (the SDK declares no other wire key), a Date
+// member as the shape `date`.
+export function hookInputs(packageDir) {
+  const ts = require("typescript");
+  const file = join(packageDir, "dist", "types.d.ts");
+  const program = ts.createProgram([file], { noEmit: true, skipLibCheck: true, types: [] });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(file);
+  if (!source) throw new Error(`cannot read ${file}`);
+  let hooks;
+  for (const sym of checker.getExportsOfModule(checker.getSymbolAtLocation(source))) {
+    if (sym.name === "SessionHooks") hooks = sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym;
+  }
+  const out = {};
+  if (!hooks) return out;
+  for (const hook of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(hooks))) {
+    const decl = hook.valueDeclaration ?? hook.declarations?.[0];
+    const fn = checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(hook, decl));
+    const param = fn.getCallSignatures()[0]?.getParameters()[0];
+    if (!param || !/^on[A-Z]/.test(hook.name)) continue;
+    const input = checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(param, param.valueDeclaration));
+    const declaredBy = `${checker.typeToString(input)} (dist/types.d.ts)`;
+    const members = checker.getPropertiesOfType(input).map((prop) => {
+      const e = member(ts, checker, prop, "hookInput", declaredBy, 2);
+      if (e.type === "Date") e.shape = "date";
+      return { ...e, wire: e.name };
+    });
+    out[hook.name[2].toLowerCase() + hook.name.slice(3)] = { declaredBy, members };
+  }
+  return out;
+}
+
 // applyFields sets each of `fields` (SDK field name -> JSON value) on `target` as declared by
 // `owner`; a name the installed SDK does not declare there is unsupported, never ignored.
 export function applyFields(target, fields, owner, entries, Unsupported, where) {
