@@ -255,7 +255,7 @@ final class Handlers {
             ObjectNode m = members.addObject();
             m.put("name", g.getName());
             m.put("wire", p.getName());
-            m.put("type", g.getGenericType().getTypeName());
+            m.put("type", g.getAnnotated().getGenericReturnType().getTypeName());
             m.put("kind", "field");
             m.put("shape", shapeOf(c));
             m.put("optional", !c.isPrimitive());
