@@ -148,7 +148,11 @@ func (w *world) addHookInputCases() error {
 	if len(per) == 0 && len(missing) > 0 {
 		return fmt.Errorf("driver fault: the %s driver registered hooks.invoke with handler.hooks.inputs but declared no hook's input type (\"hookInputs\")", w.t.SDK())
 	}
-	sort.Strings(missing)
-	w.observe("hook input members sent", fmt.Sprintf("%d members of %d hook types in %d cases: %s; no declared input (no hook of that type): %s", members, len(per), cases, strings.Join(per, "; "), strings.Join(missing, ", ")))
+	v := fmt.Sprintf("%d members of %d hook types in %d cases: %s", members, len(per), cases, strings.Join(per, "; "))
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		v += "; no declared input (no hook of that type): " + strings.Join(missing, ", ")
+	}
+	w.observe("hook input members sent", v)
 	return nil
 }
