@@ -1125,6 +1125,9 @@ fn hello() -> Outcome {
     capabilities["rpc.handlers"] = json!(handlers::MEASURED);
     capabilities["handler.hooks"] = json!(false);
     notes["handler.hooks"] = json!(format!("{SDK_NAME} {SDK_VERSION}: {}", handlers::HOOKS_GAP));
+    // The hook inputs (PROTOCOL.md hookInputs) need a registered hook first.
+    capabilities["handler.hooks.inputs"] = json!(false);
+    notes["handler.hooks.inputs"] = json!(format!("{SDK_NAME} {SDK_VERSION}: {}", handlers::HOOKS_GAP));
     if !cfg!(sdk_cb_command_definition) {
         notes["surface.callbacks"] = json!(format!(
             "{SDK_NAME} {SDK_VERSION} has no CommandDefinition::new(name, handler) to build a command with a callback of the driver's"
@@ -1197,6 +1200,7 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // Not the crate's absence of a hook API (SessionConfig::with_hooks exists): what it hands
         // the application cannot be reported as the SDK's value (src/handlers.rs, HOOKS_GAP).
         ("handler.hooks", handlers::HOOKS_GAP),
+        ("handler.hooks.inputs", handlers::HOOKS_GAP),
         // The one definition whose type requires a callback: the driver builds it with its
         // constructor, which takes the handler (src/callbacks.rs).
         ("surface.callbacks", "CommandDefinition::new"),
