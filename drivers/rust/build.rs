@@ -44,6 +44,7 @@
 use std::path::{Path, PathBuf};
 
 mod build_byname;
+mod build_hooks;
 mod build_rpc;
 mod build_syntax;
 
@@ -290,6 +291,8 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     println!("cargo:rerun-if-changed=build_rpc.rs");
     println!("cargo:rerun-if-changed=build_syntax.rs");
+    println!("cargo:rerun-if-changed=build_hooks.rs");
+    build_hooks::generate(sdk_dir.as_ref().map(|d| d.join("src")).as_deref(), &out_dir.join("hooks_gen.rs"));
     let requests = build_rpc::generate(sdk.rpc.as_ref(), &build_byname::deserializable(&sdk), &out_dir.join("rpc_dispatch.rs"));
     println!("cargo:rerun-if-changed=build_byname.rs");
     println!("cargo:rerun-if-changed=src");
