@@ -27,7 +27,7 @@ fn plain(ty: &str) -> bool {
     let ty = ty.replace(' ', "");
     matches!(
         ty.as_str(),
-        "String" | "bool" | "f64" | "f32" | "i64" | "i32" | "u64" | "u32" | "usize" | "PathBuf" | "Value" | "Vec<String>" | "Vec<Value>"
+        "String" | "bool" | "f64" | "f32" | "i64" | "i32" | "u64" | "u32" | "usize" | "PathBuf" | "Value" | "serde_json::Value" | "Vec<String>" | "Vec<Value>"
     ) || ty.starts_with("HashMap<String,") || ty.starts_with("IndexMap<String,") || ty.starts_with("Map<String,")
 }
 
@@ -41,6 +41,7 @@ fn shape(ty: &str) -> &'static str {
     let t = ty.replace(' ', "");
     match t.as_str() {
         "String" | "PathBuf" => "string",
+        "Value" | "serde_json::Value" => "any",
         "bool" => "boolean",
         "f64" | "f32" => "number",
         "i64" | "i32" | "u64" | "u32" | "usize" => "integer",

@@ -3,6 +3,8 @@
 
 #[path = "../build_byname.rs"]
 pub mod build_byname;
+#[path = "../build_hooks.rs"]
+pub mod build_hooks;
 #[path = "../build_rpc.rs"]
 pub mod build_rpc;
 #[path = "../build_syntax.rs"]
