@@ -300,6 +300,7 @@ mod imp {
                 // Hooks (SessionConfig::with_hooks): one SessionHooks answering the hook types the
                 // runtime will invoke, each input read field by field (build_hooks.rs).
                 let mut inputs = None;
+                let mut lacking = Vec::new();
                 let m = "hooks.invoke";
                 if specs.contains_key(m) && HOOKS {
                     let mut types: Vec<String> = Vec::new();
@@ -309,7 +310,13 @@ mod imp {
                             types.push(t);
                         }
                     }
-                    inputs = Some(hook_inputs(&types));
+                    let declared = hook_inputs(&types);
+                    // A hook type hooks.rs has no HookEvent variant for reaches no hook
+                    // (PROTOCOL.md unhandledCases).
+                    for t in types.iter().filter(|t| declared.get(t.as_str()).is_none()) {
+                        lacking.push(json!({"params": {"hookType": t}, "reason": format!("{SDK_NAME} {SDK_VERSION}: hooks.rs declares no HookEvent variant for {t}")}));
+                    }
+                    inputs = Some(declared);
                     config = config.with_hooks(Arc::new(Hooks { specs: specs.clone(), handle: handle.to_string(), types }));
                     handled.push(m.to_string());
                 }
@@ -332,6 +339,9 @@ mod imp {
                 let mut acct = account(handled, unhandled);
                 if let Some(i) = inputs {
                     acct["hookInputs"] = i;
+                }
+                if !lacking.is_empty() {
+                    acct["unhandledCases"] = json!({ "hooks.invoke": lacking });
                 }
                 (config, Some(acct))
             }
