@@ -15,16 +15,10 @@ import (
 	"unicode"
 )
 
-// hookMember is one declared member of a hook input struct.
+// hookMember is one declared member of a hook input struct: a surface entry and its wire key.
 type hookMember struct {
-	Name       string   `json:"name"`
-	Wire       string   `json:"wire"`
-	Type       string   `json:"type"`
-	Kind       string   `json:"kind"`
-	Shape      string   `json:"shape"`
-	Values     []string `json:"values,omitempty"`
-	Optional   bool     `json:"optional"`
-	DeclaredBy string   `json:"declaredBy"`
+	surfaceEntry
+	Wire string `json:"wire"`
 }
 
 // wireKey is the key field f is read from: its json tag's name, else its name in lowerCamelCase
@@ -38,34 +32,18 @@ func wireKey(f reflect.StructField) string {
 	return string(r)
 }
 
-// memberShape is the shape values of t are generated from, and whether t tells "not set" apart
-// (a pointer to anything but an interface).
+// memberShape is shapeOf's shape, but for the SDK's date type (time.Time: epoch milliseconds on
+// the wire) and an interface, which holds any JSON value and cannot tell null from "not set".
 func memberShape(t reflect.Type) (string, bool) {
-	optional := false
-	if t.Kind() == reflect.Pointer {
-		t, optional = t.Elem(), true
-	}
 	switch {
 	case t == timeType:
-		return "date", optional
-	case t.Kind() == reflect.String:
-		return "string", optional
-	case t.Kind() == reflect.Bool:
-		return "boolean", optional
-	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
-		return "integer", optional
-	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
-		return "number", optional
-	case t.Kind() == reflect.Map:
-		return "map", optional
-	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
-		return "string[]", optional
-	case t.Kind() == reflect.Slice:
-		return "array", optional
-	case t.Kind() == reflect.Struct:
-		return "object", optional
+		return "date", false
+	case t.Kind() == reflect.Pointer && t.Elem() == timeType:
+		return "date", true
+	case t.Kind() == reflect.Interface:
+		return "any", false
 	}
-	return "any", false
+	return shapeOf(t)
 }
 
 // hookInputType declares the exported fields of a hook's input struct.
@@ -78,8 +56,8 @@ func hookInputType(t reflect.Type) map[string]any {
 			continue
 		}
 		shape, optional := memberShape(f.Type)
-		members = append(members, hookMember{Name: f.Name, Wire: wireKey(f), Type: f.Type.String(), Kind: "field",
-			Shape: shape, Optional: optional, DeclaredBy: declaredBy})
+		members = append(members, hookMember{surfaceEntry{Owner: "hookInput", Name: f.Name, Type: f.Type.String(), Kind: "field",
+			Shape: shape, Optional: optional, DeclaredBy: declaredBy}, wireKey(f)})
 	}
 	return map[string]any{"declaredBy": declaredBy, "members": members}
 }
