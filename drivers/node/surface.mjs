@@ -95,8 +95,9 @@ function member(ts, checker, prop, owner, declaredBy, depth) {
   return e;
 }
 
-// surface returns every entry of the installed SDK's declared application surface.
-export function surface(packageDir) {
+// declarations type-checks the installed dist/types.d.ts: the compiler, its checker and the
+// module's exported symbols by name (an alias resolved).
+function declarations(packageDir) {
   const ts = require("typescript");
   const file = join(packageDir, "dist", "types.d.ts");
   const program = ts.createProgram([file], { noEmit: true, skipLibCheck: true, types: [] });
@@ -107,6 +108,12 @@ export function surface(packageDir) {
   for (const sym of checker.getExportsOfModule(checker.getSymbolAtLocation(source))) {
     exported.set(sym.name, sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym);
   }
+  return { ts, checker, exported };
+}
+
+// surface returns every entry of the installed SDK's declared application surface.
+export function surface(packageDir) {
+  const { ts, checker, exported } = declarations(packageDir);
   const entries = [];
   for (const [owner, names] of Object.entries(OWNERS)) {
     const seen = new Set();
@@ -130,16 +137,8 @@ export function surface(packageDir) {
 // (preToolUse), each member under its own name (the SDK declares no other wire key), a Date
 // member as the shape `date`.
 export function hookInputs(packageDir) {
-  const ts = require("typescript");
-  const file = join(packageDir, "dist", "types.d.ts");
-  const program = ts.createProgram([file], { noEmit: true, skipLibCheck: true, types: [] });
-  const checker = program.getTypeChecker();
-  const source = program.getSourceFile(file);
-  if (!source) throw new Error(`cannot read ${file}`);
-  let hooks;
-  for (const sym of checker.getExportsOfModule(checker.getSymbolAtLocation(source))) {
-    if (sym.name === "SessionHooks") hooks = sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym;
-  }
+  const { ts, checker, exported } = declarations(packageDir);
+  const hooks = exported.get("SessionHooks");
   const out = {};
   if (!hooks) return out;
   for (const hook of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(hooks))) {
