@@ -239,7 +239,7 @@ func (w *world) registerEveryHandler() error {
 	}
 	w.observeHandlers()
 	w.observeEdges(doc, handlerMethods(doc))
-	return nil
+	return w.addHookInputCases()
 }
 
 // observeEdges records, per method, how many of its params' choices (a member's enum, anyOf
@@ -480,12 +480,19 @@ func scalarsOf(params map[string]any) string {
 	return " {" + strings.Join(parts, ", ") + "}"
 }
 
-// scalarsInCommon counts the top-level keys whose scalar values a and b share.
+// scalarsInCommon counts the keys whose scalar values a and b share, at the top level and in
+// the objects they both hold (a hook's input): several cases of one hook type pair by what
+// their inputs say, not by their order, so a case the SDK never handed its hook shows unhandled.
 func scalarsInCommon(a, b map[string]any) int {
 	n := 0
 	for k, v := range a {
-		switch v.(type) {
-		case map[string]any, []any, nil:
+		switch v := v.(type) {
+		case map[string]any:
+			if w, ok := b[k].(map[string]any); ok {
+				n += scalarsInCommon(v, w)
+			}
+			continue
+		case []any, nil:
 			continue
 		}
 		if w, ok := b[k]; ok && reflect.DeepEqual(v, w) {

@@ -83,6 +83,7 @@ func (w *world) open(cmd, client string, args map[string]any) error {
 		return err
 	}
 	w.noteHandlers(res)
+	w.noteHookInputs(res)
 	var r struct {
 		SessionID string `json:"sessionId"`
 	}

@@ -54,27 +54,28 @@ type world struct {
 	observations    map[string]string
 	lastErr         *driver.Response // the last command that ended in an SDK error
 	checked         []report.Check
-	failures        []suite.Failure         // the failed checks so far (see checking)
-	step            *godog.Step             // the step running now
-	stepChecks      int                     // len(checked) when it began
-	replacements    int                     // replacements made at once by the last "replaced N times at once"
-	sweep           []*sweepCall            // the generated calls of the schema sweep (generated.go)
-	resultsOnly     bool                    // the sweep judges results only (answerEveryMethod): no request check follows
-	handlers        map[string]*handlerSpec // the application's runtime-to-SDK handlers (handlers.go)
-	exchange        *exchangeSpec           // the application's request handler and the model requests sent (exchanges.go)
-	asked           []asked                 // requests the scenario had the runtime send the SDK (requests.go)
-	events          []sentEvent             // the generated events sent (generated_events.go)
-	encoded         *encodingTally          // what a sweep sent in another legal encoding (encodings.go)
-	paramsForm      jsonform.Form           // the form runtime-to-SDK params are written in (encodings.go)
-	surface         *surface.Result         // what the surface probe found (surface.go)
-	surfaceHandlers *handlerResult          // what registering every declared handler found (surfacehandlers.go)
-	order           *orderResult            // what setting each option and handler alone found (ordersweep.go)
-	surfaceReached  *reached                // which handlers the runtime's calls reached (surfacereached.go)
-	holds           []*holdPhase            // each kind held with the others sent meanwhile (pending.go)
-	resolved        *resolvedPhases         // request events sent, repeated and resolved (resolved.go)
-	cancel          *cancelled              // the call the application cancelled (cancel.go)
-	caseMarks       []caseMark              // where each case of a runtime-to-SDK sweep began (cases.go)
-	cancelRPC       *cancelRPC              // the generated method the runtime withholds (cancel.go)
+	failures        []suite.Failure          // the failed checks so far (see checking)
+	step            *godog.Step              // the step running now
+	stepChecks      int                      // len(checked) when it began
+	replacements    int                      // replacements made at once by the last "replaced N times at once"
+	sweep           []*sweepCall             // the generated calls of the schema sweep (generated.go)
+	resultsOnly     bool                     // the sweep judges results only (answerEveryMethod): no request check follows
+	handlers        map[string]*handlerSpec  // the application's runtime-to-SDK handlers (handlers.go)
+	hookInputs      map[string]hookInputType // each hook type's input as the SDK declares it (hookinputs.go)
+	exchange        *exchangeSpec            // the application's request handler and the model requests sent (exchanges.go)
+	asked           []asked                  // requests the scenario had the runtime send the SDK (requests.go)
+	events          []sentEvent              // the generated events sent (generated_events.go)
+	encoded         *encodingTally           // what a sweep sent in another legal encoding (encodings.go)
+	paramsForm      jsonform.Form            // the form runtime-to-SDK params are written in (encodings.go)
+	surface         *surface.Result          // what the surface probe found (surface.go)
+	surfaceHandlers *handlerResult           // what registering every declared handler found (surfacehandlers.go)
+	order           *orderResult             // what setting each option and handler alone found (ordersweep.go)
+	surfaceReached  *reached                 // which handlers the runtime's calls reached (surfacereached.go)
+	holds           []*holdPhase             // each kind held with the others sent meanwhile (pending.go)
+	resolved        *resolvedPhases          // request events sent, repeated and resolved (resolved.go)
+	cancel          *cancelled               // the call the application cancelled (cancel.go)
+	caseMarks       []caseMark               // where each case of a runtime-to-SDK sweep began (cases.go)
+	cancelRPC       *cancelRPC               // the generated method the runtime withholds (cancel.go)
 	// held is the sink a sweep keeps on the driver between its commands (the lines the driver
 	// writes while no command is in flight), restored after each command; nil otherwise.
 	held func(driver.Line)

@@ -299,6 +299,7 @@ internal static class Program
             ["rpc.handlers"] = "driver: the dotnet driver does not register the runtime->SDK handlers (handlers) yet",
             ["rpc.requestHandler"] = "driver: the dotnet driver does not register a request handler (connect's requestHandler) yet",
             ["handler.hooks"] = "driver: the dotnet driver does not map hooks.invoke to SessionConfig.Hooks yet",
+            ["handler.hooks.inputs"] = "driver: the dotnet driver does not map hooks.invoke to SessionConfig.Hooks yet, so it declares no hook input types (hookInputs)",
             ["surface.handlers"] = "driver: the dotnet driver does not register handlers by their surface name (surfaceHandlers) yet",
             ["surface.handlers.called"] = "driver: the dotnet driver does not register handlers by their surface name (surfaceHandlers) yet",
             ["surface.callbacks"] = "driver: the dotnet driver does not give a definition's required callbacks do-nothing ones yet",

@@ -143,6 +143,7 @@ func sessionHandlers(cfg any, specs map[string]rpcHandlerSpec, handle string) ma
 	}
 	acct := newAccount()
 	version, _ := sdkVersion()
+	var hookInputs map[string]any
 	set := func(field string, v any) bool { return setField(cfg, field, v) }
 	want := func(m string) bool { _, ok := specs[m]; return ok }
 	res := func(m string) json.RawMessage { return specs[m].Result }
@@ -272,14 +273,18 @@ func sessionHandlers(cfg any, specs map[string]rpcHandlerSpec, handle string) ma
 	if m := "hooks.invoke"; want(m) {
 		hooks := &copilot.SessionHooks{}
 		hv := reflect.ValueOf(hooks).Elem()
+		inputs := map[string]any{}
 		for _, p := range specs[m].Params {
 			typ, _ := p["hookType"].(string)
 			f := hv.FieldByNameFunc(func(n string) bool { return strings.EqualFold(n, "On"+typ) })
 			if typ == "" || !f.IsValid() || f.Kind() != reflect.Func {
 				continue
 			}
+			if in := f.Type().In(0); in.Kind() == reflect.Struct {
+				inputs[typ] = hookInputType(in)
+			}
 			f.Set(reflect.MakeFunc(f.Type(), func(args []reflect.Value) []reflect.Value {
-				input := map[string]any{"hookType": typ, "input": jsonOf(args[0].Interface())}
+				input := map[string]any{"hookType": typ, "input": readHookInput(args[0])}
 				if inv, ok := args[1].Interface().(copilot.HookInvocation); ok {
 					input["sessionId"] = inv.SessionID
 				}
@@ -308,6 +313,7 @@ func sessionHandlers(cfg any, specs map[string]rpcHandlerSpec, handle string) ma
 		}
 		if set("Hooks", hooks) {
 			acct.add(m)
+			hookInputs = inputs
 		} else {
 			acct.no(m, fmt.Sprintf("%s %s: the session config has no Hooks", sdkModule, version))
 		}
@@ -326,7 +332,11 @@ func sessionHandlers(cfg any, specs map[string]rpcHandlerSpec, handle string) ma
 		ns := m[:strings.LastIndex(m, ".")]
 		acct.no(m, fmt.Sprintf("%s %s: no public API registers a %s handler (no %s field in SessionConfig or ClientOptions; the rpc.ClientSessionAPIHandlers / ClientGlobalAPIHandlers slot is filled only inside the SDK)", sdkModule, version, m, ns))
 	}
-	return acct.result()
+	out := acct.result()
+	if hookInputs != nil {
+		out["hookInputs"] = hookInputs
+	}
+	return out
 }
 
 func contains(l []string, s string) bool {

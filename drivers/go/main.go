@@ -232,6 +232,7 @@ func (d *driver) hello() (map[string]any, error) {
 		"surface.handlers.called":       true,              // applyHandlers reports each call
 		"rpc.handlers":                  handlersGap == "", // unhandled methods named in connect's / createSession's answer
 		"handler.hooks":                 hooksMapped,
+		"handler.hooks.inputs":          hooksMapped,       // hookinputs.go
 		"rpc.requestHandler":            hasRequestHandler, // connect's requestHandler (requests.go)
 		"driver.concurrent":             true,              // main runs each command on a goroutine of its own
 	}
@@ -292,8 +293,9 @@ func missingSymbols(caps map[string]bool) map[string]string {
 		"connect.option.connectionToken": "copilot.URIConnection.ConnectionToken",
 		"rpc.requestHandler":             "copilot.CopilotRequestHandler",
 		// Not the SDK's absence: what the driver does not do.
-		"rpc.handlers":  handlersGap,
-		"handler.hooks": "driver: no hooks.invoke handler without the runtime->SDK handlers (rpc.handlers)",
+		"rpc.handlers":         handlersGap,
+		"handler.hooks":        "driver: no hooks.invoke handler without the runtime->SDK handlers (rpc.handlers)",
+		"handler.hooks.inputs": "driver: no hooks.invoke handler without the runtime->SDK handlers (rpc.handlers)",
 		"surface.callbacks": "driver: the go driver gives a definition no callback of its own: a Go func field may be nil, " +
 			"and filling one changes the wire (NamedProviderConfig.BearerTokenProvider announces hasBearerTokenProvider)",
 	}

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
-import { applyFields, applyHandlers, surface } from "./surface.mjs";
+import { applyFields, applyHandlers, hookInputs, surface } from "./surface.mjs";
 import { makeHandlers } from "./handlers.mjs";
 import { held, hold, release } from "./holds.mjs";
 
@@ -78,7 +78,22 @@ const handlers = makeHandlers({
   sessionFsMembers: () => interfaceMembers("sessionFsProvider.d.ts", "SessionFsProvider"),
   sqliteMembers: () => interfaceMembers("sessionFsProvider.d.ts", "SessionFsSqliteProvider"),
   hookMembers: () => interfaceMembers("types.d.ts", "SessionHooks"),
+  hookInputs: () => hookInputsOf(),
 });
+
+// Each hook's declared input (surface.mjs hookInputs), read once.
+let hookInputsRead;
+function hookInputsOf() {
+  if (hookInputsRead === undefined) {
+    try {
+      hookInputsRead = hookInputs(installed.dir);
+    } catch (e) {
+      diag(`reading the hook input types failed: ${e?.message ?? e}`);
+      hookInputsRead = {};
+    }
+  }
+  return hookInputsRead;
+}
 
 // Where the installed SDK came from: CONFORMANCE_SDK_SOURCE when the harness's Prepare set it,
 // else the dependency spec in the driver's own package.json (an exact npm version, or a file:
@@ -285,6 +300,8 @@ function capabilities() {
     // connect's requestHandler: a CopilotRequestHandler subclass (handlers.mjs forRequests)
     "rpc.requestHandler": typeof sdk.CopilotRequestHandler === "function",
     "handler.hooks": declaredSessionKeys().create.has("hooks"),
+    // createSession's hookInputs: each hook's input type read from dist/types.d.ts
+    "handler.hooks.inputs": declaredSessionKeys().create.has("hooks") && Object.keys(hookInputsOf()).length > 0,
     "connect.option.connectionToken": typeof RuntimeConnection?.forUri === "function",
     "connect.option.clientInfo": /clientInfo\?:/.test(readTypes()),
     "connect.option.gitHubTelemetry": /onGitHubTelemetry\?:/.test(readTypes()),
@@ -341,6 +358,7 @@ function missingSymbols(caps) {
     "connect.option.clientInfo": "CopilotClientOptions.clientInfo",
     "connect.option.gitHubTelemetry": "CopilotClientOptions.onGitHubTelemetry",
     "handler.hooks": "SessionConfigBase.hooks",
+    "handler.hooks.inputs": "SessionHooks",
     "rpc.requestHandler": "CopilotRequestHandler",
     ...Object.fromEntries(Object.entries(NO_SIGNAL).map(([c, [sym]]) => [c, sym])),
   };

@@ -38,7 +38,7 @@ const CLIENT_LEVEL = new Set(["gitHubTelemetry.event", "extensionLaunchProvider.
 const isFs = (m) => m.startsWith("sessionFs.");
 const isSqlite = (m) => m.startsWith("sessionFs.sqlite");
 
-export function makeHandlers({ emit, held, sdk, sdkName, clientOptionKeys, sessionFsMembers, sqliteMembers, hookMembers }) {
+export function makeHandlers({ emit, held, sdk, sdkName, clientOptionKeys, sessionFsMembers, sqliteMembers, hookMembers, hookInputs }) {
   const { createCanvas } = sdk;
 
   // session: the session handle of a per-session handler; client: the client handle of a
@@ -119,6 +119,7 @@ export function makeHandlers({ emit, held, sdk, sdkName, clientOptionKeys, sessi
     const handled = [];
     const unhandled = {};
     const unhandledCases = {};
+    let hookInputTypes; // hooks.invoke: each registered hook type's declared input
     if (!handlers) return { handled, unhandled };
     const want = (m) => Object.hasOwn(handlers, m);
     const result = (m) => handlers[m].result ?? null;
@@ -320,6 +321,8 @@ export function makeHandlers({ emit, held, sdk, sdkName, clientOptionKeys, sessi
             (unhandledCases[m] ??= []).push({ params: { hookType: type }, reason: `${sdkName}: SessionHooks has no ${key}` });
             continue;
           }
+          const declaredInput = hookInputs()[type];
+          if (declaredInput) (hookInputTypes ??= {})[type] = declaredInput;
           hooks[key] = async (input, invocation) => {
             await report(handle, m, named({ hookType: type, input, sessionId: invocation?.sessionId }), beyond(v, "output"));
             return v?.output;
@@ -346,7 +349,10 @@ export function makeHandlers({ emit, held, sdk, sdkName, clientOptionKeys, sessi
       const ns = m.slice(0, m.lastIndexOf("."));
       unhandled[m] = `${sdkName}: no public API registers a ${m} handler (no ${ns} handler in SessionConfig or CopilotClientOptions)`;
     }
-    return Object.keys(unhandledCases).length ? { handled, unhandled, unhandledCases } : { handled, unhandled };
+    const account = Object.keys(unhandledCases).length ? { handled, unhandled, unhandledCases } : { handled, unhandled };
+    // Each registered hook's input as the SDK declares it (PROTOCOL.md, hookInputs).
+    if (hookInputTypes) account.hookInputs = hookInputTypes;
+    return account;
   }
 
   return { forClient, forRequests, forSession };

@@ -95,8 +95,9 @@ function member(ts, checker, prop, owner, declaredBy, depth) {
   return e;
 }
 
-// surface returns every entry of the installed SDK's declared application surface.
-export function surface(packageDir) {
+// declarations type-checks the installed dist/types.d.ts: the compiler, its checker and the
+// module's exported symbols by name (an alias resolved).
+function declarations(packageDir) {
   const ts = require("typescript");
   const file = join(packageDir, "dist", "types.d.ts");
   const program = ts.createProgram([file], { noEmit: true, skipLibCheck: true, types: [] });
@@ -107,6 +108,12 @@ export function surface(packageDir) {
   for (const sym of checker.getExportsOfModule(checker.getSymbolAtLocation(source))) {
     exported.set(sym.name, sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym);
   }
+  return { ts, checker, exported };
+}
+
+// surface returns every entry of the installed SDK's declared application surface.
+export function surface(packageDir) {
+  const { ts, checker, exported } = declarations(packageDir);
   const entries = [];
   for (const [owner, names] of Object.entries(OWNERS)) {
     const seen = new Set();
@@ -122,6 +129,33 @@ export function surface(packageDir) {
     }
   }
   return entries;
+}
+
+// hookInputs reads, for each hook of the installed SDK's SessionHooks (onPreToolUse, …), the
+// input type its handler takes (the first parameter: PreToolUseHookInput) and declares that
+// type's members (PROTOCOL.md "Runtime→SDK methods", hookInputs): keyed by hook type
+// (preToolUse), each member under its own name (the SDK declares no other wire key), a Date
+// member as the shape `date`.
+export function hookInputs(packageDir) {
+  const { ts, checker, exported } = declarations(packageDir);
+  const hooks = exported.get("SessionHooks");
+  const out = {};
+  if (!hooks) return out;
+  for (const hook of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(hooks))) {
+    const decl = hook.valueDeclaration ?? hook.declarations?.[0];
+    const fn = checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(hook, decl));
+    const param = fn.getCallSignatures()[0]?.getParameters()[0];
+    if (!param || !/^on[A-Z]/.test(hook.name)) continue;
+    const input = checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(param, param.valueDeclaration));
+    const declaredBy = `${checker.typeToString(input)} (dist/types.d.ts)`;
+    const members = checker.getPropertiesOfType(input).map((prop) => {
+      const e = member(ts, checker, prop, "hookInput", declaredBy, 2);
+      if (e.type === "Date") e.shape = "date";
+      return { ...e, wire: e.name };
+    });
+    out[hook.name[2].toLowerCase() + hook.name.slice(3)] = { declaredBy, members };
+  }
+  return out;
 }
 
 // applyFields sets each of `fields` (SDK field name -> JSON value) on `target` as declared by

@@ -199,6 +199,8 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     # connect's / createSession's "unhandled".
     caps["rpc.handlers"] = True
     caps["handler.hooks"] = "hooks" in CREATE_KWARGS
+    # createSession's hookInputs: each hook's input TypedDict (surface.hook_inputs)
+    caps["handler.hooks.inputs"] = caps["handler.hooks"] and bool(_surface.hook_inputs())
     option_capabilities(caps, notes)
     generated_rpc.capabilities(SDK_LABEL, caps, notes)
     caps["handler.permission"] = True
@@ -257,6 +259,7 @@ MISSING_SYMBOLS = {
     "connect.option.clientInfo": "copilot.CopilotClient(client_info)",
     "connect.option.gitHubTelemetry": "copilot.CopilotClient(on_github_telemetry)",
     "handler.hooks": "copilot.CopilotClient.create_session(hooks)",
+    "handler.hooks.inputs": "copilot.session.SessionHooks",
     "tool.result.binary": "copilot.tools.ToolResult.binary_results_for_llm",
     "tool.result.binary.metadata": "copilot.tools.ToolBinaryResult.metadata",
     "tool.result.sessionLog": "copilot.tools.ToolResult.session_log",

@@ -21,6 +21,7 @@ import copilot
 import holds as _holds  # beside this file: held handlers
 
 import byname
+import surface as _surface  # beside this file: the SDK's declared types
 
 # Older SDK versions lack some of these modules: what is missing is named in "unhandled".
 try:
@@ -177,6 +178,7 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
             return None
         handled: list[str] = []
         unhandled: dict[str, str] = {}
+        hook_inputs: dict[str, Any] = {}
 
         def res(m: str) -> Any:
             return (handlers.get(m) or {}).get("result")
@@ -255,10 +257,13 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
             if "hooks" in accepted:
                 r = res(m) or {}
                 hooks: dict[str, Any] = {}
+                declared_inputs = _surface.hook_inputs()
                 for p in params(m):
                     t = p.get("hookType") or ""
                     if not t:
                         continue
+                    if t in declared_inputs:
+                        hook_inputs[t] = declared_inputs[t]
                     key = "on_" + "".join("_" + c.lower() if c.isupper() else c for c in t)
 
                     async def hook(input_data: Any, invocation: Any, m: str = m, t: str = t, r: Any = r) -> Any:
@@ -285,7 +290,10 @@ def make(emit: Callable[[str, dict[str, Any]], None], sdk_label: str):
                 continue
             ns = m.rsplit(".", 1)[0]
             unhandled[m] = f"{sdk_label}: no public API registers a {m} handler (no {ns} keyword of create_session or CopilotClient)"
-        return {"handled": handled, "unhandled": unhandled}
+        account: dict[str, Any] = {"handled": handled, "unhandled": unhandled}
+        if hook_inputs:
+            account["hookInputs"] = hook_inputs  # each registered hook's declared input
+        return account
 
     return for_client, for_requests, for_session
 

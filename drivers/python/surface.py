@@ -8,6 +8,7 @@ hints. No field is named here.
 from __future__ import annotations
 
 import collections.abc
+import datetime
 import dataclasses
 import functools
 import inspect
@@ -320,3 +321,50 @@ def _noop(*args: Any, **kwargs: Any) -> None:
 def convert(fn: Any, name: str, value: Any) -> Any:
     """A JSON value as the keyword's declared type holds it (_to_type)."""
     return _to_type(_hints(fn).get(name, Any), value)
+
+
+def _hook_type(key: str) -> str:
+    """A SessionHooks key under the runtime's hook type (on_pre_tool_use -> preToolUse)."""
+    first, *rest = key.removeprefix("on_").split("_")
+    return first + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+@functools.cache
+def hook_inputs() -> dict[str, Any]:
+    """Each hook's declared input (PROTOCOL.md "Runtime→SDK methods", hookInputs): the TypedDict
+    a SessionHooks callback takes first, every key of it with its hint (NotRequired: optional),
+    under its own name (the SDK declares no other wire key), a datetime as the shape "date"."""
+    hooks = None
+    for part in _args_without_none(_hints(CopilotClient.create_session).get("hooks", Any))[0]:
+        if inspect.isclass(part) and typing.is_typeddict(part):
+            hooks = part
+    out: dict[str, Any] = {}
+    if hooks is None:
+        return out
+    for key, hint in _hints(hooks).items():
+        args = typing.get_args(hint)
+        if not key.startswith("on_") or not args or not isinstance(args[0], list) or not args[0]:
+            continue
+        t = args[0][0]
+        if not (inspect.isclass(t) and typing.is_typeddict(t)):
+            continue
+        declared_by = f"{t.__module__}.{t.__qualname__}"
+        # With postponed annotations, Python 3.11's TypedDict does not see NotRequired in its
+        # __optional_keys__: the hints with their extras say it.
+        optional_keys = set(getattr(t, "__optional_keys__", frozenset()))
+        try:
+            extras = typing.get_type_hints(t, include_extras=True)
+        except Exception:  # noqa: BLE001 - hints that do not resolve: __optional_keys__ alone
+            extras = {}
+        for name, h in extras.items():
+            if typing.get_origin(h) is typing.NotRequired:
+                optional_keys.add(name)
+        members = []
+        for name, h in _hints(t).items():
+            e = _entry("hookInput", name, h, name in optional_keys, declared_by, 2)
+            if h is datetime.datetime:
+                e["shape"] = "date"
+            e["wire"] = name
+            members.append(e)
+        out[_hook_type(key)] = {"declaredBy": declared_by, "members": members}
+    return out

@@ -46,6 +46,7 @@ use std::path::{Path, PathBuf};
 
 mod build_api;
 mod build_byname;
+mod build_hooks;
 mod build_rpc;
 mod build_surface;
 mod build_syntax;
@@ -91,12 +92,13 @@ fn main() {
     // The crate's source read by the parser (build_syntax.rs): the dispatch table of the generic
     // `rpc` command (build_rpc.rs) and the by-name builders (build_byname.rs) come from it.
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
-    for script in ["build_api.rs", "build_byname.rs", "build_rpc.rs", "build_surface.rs", "build_syntax.rs", "src"] {
+    for script in ["build_api.rs", "build_byname.rs", "build_hooks.rs", "build_rpc.rs", "build_surface.rs", "build_syntax.rs", "src"] {
         println!("cargo:rerun-if-changed={script}");
     }
     // Read in a block of its own: dropped before build_api reads every file again.
     {
     let sdk = build_syntax::Sdk::read(src.as_deref());
+    build_hooks::generate(src.as_deref(), &out_dir.join("hooks_gen.rs"));
     let requests = build_rpc::generate(sdk.rpc.as_ref(), &build_byname::deserializable(&sdk), &out_dir.join("rpc_dispatch.rs"));
     // The driver's own source names the other SDK types it builds (handler results): those
     // get builders too.

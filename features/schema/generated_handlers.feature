@@ -9,6 +9,9 @@ Feature: Every runtime-to-SDK method of the runtime's schema reaches the applica
   handler returned (generated from the method's result schema), valid against that schema. A
   method the SDK has no public handler API for is named with the reason in the coverage, and is
   called all the same, as the real runtime may: the SDK must answer it (an error will do).
+  The schema declares a hook's input opaque (hooks.invoke): each hook type the SDK has a hook for
+  is also sent inputs with every member the SDK's own input type declares (every member, only the
+  required ones, each member's every edge), and the hook must read each as sent.
 
   @requires.rpc.handlers
   Scenario: every runtime-to-SDK method reaches the application's handler and carries its answer back

@@ -5,6 +5,8 @@
 pub mod build_api;
 #[path = "../build_byname.rs"]
 pub mod build_byname;
+#[path = "../build_hooks.rs"]
+pub mod build_hooks;
 #[path = "../build_rpc.rs"]
 pub mod build_rpc;
 #[path = "../build_surface.rs"]

@@ -241,3 +241,55 @@ fn use_trees_are_read_whole() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// build_hooks.rs: each HookEvent variant's input declared under the keys serde reads (a rename,
+/// else the struct's rename_all), Option as optional, a non-plain type left out; the output built
+/// field by field from its Default.
+#[test]
+fn hooks_are_read_from_hooks_rs() {
+    let dir = write_crate(&[(
+        "hooks.rs",
+        r#"
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreToolUseInput {
+    pub session_id: String,
+    pub timestamp: f64,
+    #[serde(rename = "cwd")]
+    pub working_directory: PathBuf,
+    pub tool_args: Value,
+    pub stop_reason: Option<String>,
+    pub odd: crate::Odd,
+}
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreToolUseOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission_decision: Option<String>,
+}
+pub enum HookEvent { PreToolUse { input: PreToolUseInput, ctx: HookContext } }
+pub enum HookOutput { None, PreToolUse(PreToolUseOutput) }
+"#,
+    )]);
+    let out = dir.join("hooks_gen.rs");
+    crate::build_hooks::generate(Some(&dir.join("src")), &out);
+    let code = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    for (wire, shape, optional) in [
+        ("sessionId", "string", false),
+        ("timestamp", "number", false),
+        ("cwd", "string", false),
+        ("toolArgs", "any", false),
+        ("stopReason", "string", true),
+    ] {
+        let want = format!("\"wire\":\"{wire}\",");
+        let at = code.find(&want).unwrap_or_else(|| panic!("{wire} not declared: {code}"));
+        let rest = &code[at..];
+        assert!(rest.contains(&format!("\"shape\":\"{shape}\",\"optional\":{optional}")), "{wire}: {rest}");
+    }
+    assert!(!code.contains("\"wire\":\"odd\""), "a non-plain type is left out: {code}");
+    assert!(code.contains("HookEvent::PreToolUse { input, ctx }"), "{code}");
+    assert!(code.contains("if let Some(v) = &input.stop_reason"), "{code}");
+    assert!(code.contains("\"permissionDecision\" => if v.is_null()"), "{code}");
+    assert!(code.contains("pub const HOOK_EVENTS: bool = true;"));
+}

@@ -16,18 +16,33 @@ use crate::{emit_event, SDK_NAME, SDK_VERSION};
 /// against 1.0.28 (features/schema/generated_handlers.feature passed, 22 of 28 methods).
 pub const MEASURED: bool = true;
 
-/// Why hooks.invoke is not registered (capability handler.hooks), measured against 1.0.28's
-/// hooks.rs. The crate calls `SessionHooks::on_hook_with_actor(HookEvent, HookActor)`: each
-/// `HookEvent` variant carries a typed input (`PreToolUseInput`, ...) that derives `Debug`, `Clone`
-/// and `Deserialize` only, and nothing the application receives holds the raw input as JSON
-/// (`dispatch_hook`, which has it, is `pub(crate)`; only `tool_args` and the like are `Value`s).
-/// The input could be reported only as the driver's own re-serialisation of the typed fields,
-/// under names the driver picks (`working_directory` for `cwd`), which is not the SDK's value.
-pub const HOOKS_GAP: &str = "driver: the crate's SessionHooks receives each hook's input only as a typed struct \
-     (HookEvent::PreToolUse { input: PreToolUseInput, .. } and the other variants, hooks.rs) that derives Deserialize but \
-     not Serialize, and no raw or serde_json::Value form of the whole input reaches the application (dispatch_hook, which \
-     holds it, is pub(crate)); the driver would report its own re-serialisation of the struct's fields under names it \
-     chose, not the SDK's value, so hooks.invoke is not registered (the outputs, Serialize only, would be hand-built too)";
+/// The crate's hooks read from its hooks.rs at build time (build_hooks.rs): the declared input of
+/// each hook type, the input read field by field, the output built by field.
+mod hooks_gen {
+    #![allow(dead_code)]
+    use serde_json::Value;
+    include!(concat!(env!("OUT_DIR"), "/hooks_gen.rs"));
+}
+
+/// Whether hooks.invoke is registered (capabilities handler.hooks, handler.hooks.inputs): the
+/// crate declares `HookEvent` variants with typed inputs, which the driver reads field by field.
+pub const HOOKS: bool = hooks_gen::HOOK_EVENTS && cfg!(sdk_handlers);
+
+/// Why hooks.invoke is not registered when [`HOOKS`] is false.
+pub const HOOKS_GAP: &str = "driver: the crate's hooks.rs declares no HookEvent variant with a typed input the driver \
+     reads (build_hooks.rs), or the crate lacks the handler API the driver registers handlers through";
+
+/// Each registered hook type's declared input (createSession's hookInputs).
+fn hook_inputs(types: &[String]) -> Value {
+    let all: Value = serde_json::from_str(hooks_gen::HOOK_INPUTS).unwrap_or_default();
+    let mut out = Map::new();
+    for t in types {
+        if let Some(v) = all.get(t) {
+            out.insert(t.clone(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
 
 /// The "handlers" argument: method -> {params: [...], result}.
 pub type Specs = Map<String, Value>;
@@ -282,6 +297,29 @@ mod imp {
                     config = config.with_skill_provider(Arc::new(Skills { specs: specs.clone(), handle: handle.to_string() }));
                     handled.extend(skills);
                 }
+                // Hooks (SessionConfig::with_hooks): one SessionHooks answering the hook types the
+                // runtime will invoke, each input read field by field (build_hooks.rs).
+                let mut inputs = None;
+                let mut lacking = Vec::new();
+                let m = "hooks.invoke";
+                if specs.contains_key(m) && HOOKS {
+                    let mut types: Vec<String> = Vec::new();
+                    for p in params_of(&specs, m) {
+                        let t = p.get("hookType").and_then(Value::as_str).unwrap_or_default().to_string();
+                        if !t.is_empty() && !types.contains(&t) {
+                            types.push(t);
+                        }
+                    }
+                    let declared = hook_inputs(&types);
+                    // A hook type hooks.rs has no HookEvent variant for reaches no hook
+                    // (PROTOCOL.md unhandledCases).
+                    for t in types.iter().filter(|t| declared.get(t.as_str()).is_none()) {
+                        lacking.push(json!({"params": {"hookType": t}, "reason": format!("{SDK_NAME} {SDK_VERSION}: hooks.rs declares no HookEvent variant for {t}")}));
+                    }
+                    inputs = Some(declared);
+                    config = config.with_hooks(Arc::new(Hooks { specs: specs.clone(), handle: handle.to_string(), types }));
+                    handled.push(m.to_string());
+                }
                 for m in specs.keys() {
                     if handled.contains(m)
                         || m.starts_with("llmInference.")
@@ -298,7 +336,14 @@ mod imp {
                     };
                     unhandled.insert(m.clone(), json!(why));
                 }
-                (config, Some(account(handled, unhandled)))
+                let mut acct = account(handled, unhandled);
+                if let Some(i) = inputs {
+                    acct["hookInputs"] = i;
+                }
+                if !lacking.is_empty() {
+                    acct["unhandledCases"] = json!({ "hooks.invoke": lacking });
+                }
+                (config, Some(acct))
             }
         };
     }
@@ -401,6 +446,33 @@ mod imp {
     struct GhToken {
         specs: Arc<Specs>,
         handle: String,
+    }
+
+    /// The application's hooks: a hook type the runtime will invoke reports its input as read
+    /// field by field and answers the harness's output built field by field; any other answers
+    /// no output, as the trait's defaults do.
+    struct Hooks {
+        specs: Arc<Specs>,
+        handle: String,
+        types: Vec<String>,
+    }
+
+    #[async_trait]
+    impl github_copilot_sdk::hooks::SessionHooks for Hooks {
+        async fn on_hook(&self, event: github_copilot_sdk::hooks::HookEvent) -> github_copilot_sdk::hooks::HookOutput {
+            let Some((hook, input, session)) = hooks_gen::read_hook(&event) else {
+                return github_copilot_sdk::hooks::HookOutput::None;
+            };
+            if !self.types.iter().any(|t| t == hook) {
+                return github_copilot_sdk::hooks::HookOutput::None;
+            }
+            let m = "hooks.invoke";
+            let r = result_of(&self.specs, m);
+            let (out, mut lost) = hooks_gen::hook_output(hook, r.get("output").unwrap_or(&Value::Null));
+            lost.extend(beyond(&r, &["output"]));
+            report(Some(&self.handle), None, m, json!({"hookType": hook, "input": input, "sessionId": session}), lost).await;
+            out
+        }
     }
 
     #[async_trait]

@@ -1137,8 +1137,14 @@ fn hello() -> Outcome {
     // handlers accepted; a method this version has no public handler API for is named in
     // connect's / createSession's "unhandled" (src/handlers.rs).
     capabilities["rpc.handlers"] = json!(handlers::MEASURED);
-    capabilities["handler.hooks"] = json!(false);
-    notes["handler.hooks"] = json!(format!("{SDK_NAME} {SDK_VERSION}: {}", handlers::HOOKS_GAP));
+    // hooks.invoke through SessionConfig::with_hooks, each input read field by field and its
+    // declared members answered as hookInputs (src/handlers.rs, build_hooks.rs).
+    capabilities["handler.hooks"] = json!(handlers::HOOKS && handlers::MEASURED);
+    capabilities["handler.hooks.inputs"] = json!(handlers::HOOKS && handlers::MEASURED);
+    if !handlers::HOOKS {
+        notes["handler.hooks"] = json!(format!("{SDK_NAME} {SDK_VERSION}: {}", handlers::HOOKS_GAP));
+        notes["handler.hooks.inputs"] = json!(format!("{SDK_NAME} {SDK_VERSION}: {}", handlers::HOOKS_GAP));
+    }
     if !cfg!(sdk_cb_command_definition) {
         notes["surface.callbacks"] = json!(format!(
             "{SDK_NAME} {SDK_VERSION} has no CommandDefinition::new(name, handler) to build a command with a callback of the driver's"
@@ -1208,9 +1214,9 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // not the crate's absence: the driver does not accept handlers/handlerResults yet.
         ("rpc.generated", "Client::rpc"),
         ("rpc.handlers", "driver: the rust driver's runtime->SDK handlers (src/handlers.rs) are built but not yet measured against the crate, so they are not offered"),
-        // Not the crate's absence of a hook API (SessionConfig::with_hooks exists): what it hands
-        // the application cannot be reported as the SDK's value (src/handlers.rs, HOOKS_GAP).
+        // Not the crate's absence of a hook API: what the driver reads of it (HOOKS_GAP).
         ("handler.hooks", handlers::HOOKS_GAP),
+        ("handler.hooks.inputs", handlers::HOOKS_GAP),
         // The one definition whose type requires a callback: the driver builds it with its
         // constructor, which takes the handler (src/callbacks.rs).
         ("surface.callbacks", "CommandDefinition::new"),

@@ -14,6 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.introspect.AnnotatedMethod;
+import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -139,6 +141,12 @@ final class Handlers {
                 continue;
             }
             set.invoke(hooks, hook(set.getParameterTypes()[0], type, result, session, out));
+            Method sam = samOf(set.getParameterTypes()[0]);
+            if (sam != null && sam.getParameterCount() > 0) {
+                ObjectNode inputs = account.has("hookInputs") ? (ObjectNode) account.get("hookInputs")
+                        : account.putObject("hookInputs");
+                inputs.set(type, hookInputType(sam.getParameterTypes()[0]));
+            }
         }
         if (!absent.isEmpty()) {
             out.log(sdkName + ": hook types without a setter: " + String.join(", ", absent));
@@ -171,7 +179,7 @@ final class Handlers {
             }
             ObjectNode params = Out.object();
             params.put("hookType", type);
-            params.set("input", args != null && args.length > 0 ? SDK_WAY.valueToTree(args[0]) : null);
+            params.set("input", args != null && args.length > 0 ? readHookInput(args[0]) : null);
             String sessionId = args != null && args.length > 1 ? sessionIdOf(args[1]) : null;
             if (sessionId != null) {
                 params.put("sessionId", sessionId);
@@ -207,6 +215,104 @@ final class Handlers {
             return Holds.held(session, HOOKS).thenApply(v -> answer);
         };
         return Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, h);
+    }
+
+    /** The single abstract method of a hook's functional interface (null when it has none). */
+    private static Method samOf(Class<?> iface) {
+        for (Method m : iface.getMethods()) {
+            if (!m.isDefault() && !java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /** The Jackson properties of a hook input class that have a getter (what an application reads). */
+    private static List<BeanPropertyDefinition> readable(Class<?> input) {
+        List<BeanPropertyDefinition> out = new ArrayList<>();
+        for (BeanPropertyDefinition p : Out.JSON.getSerializationConfig().introspect(Out.JSON.constructType(input))
+                .findProperties()) {
+            if (p.getGetter() != null) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A hook input class as declared (PROTOCOL.md "Runtime→SDK methods", hookInputs): each
+     * property an application reads through a getter, under the JSON name the SDK's Jackson
+     * annotations give it (the wire key), shaped by the getter's type; a reference type tells
+     * "not set" (null) apart, a primitive does not.
+     */
+    static ObjectNode hookInputType(Class<?> input) {
+        ObjectNode t = Out.object();
+        t.put("declaredBy", input.getName());
+        ArrayNode members = t.putArray("members");
+        for (BeanPropertyDefinition p : readable(input)) {
+            AnnotatedMethod g = p.getGetter();
+            Class<?> c = g.getRawType();
+            ObjectNode m = members.addObject();
+            m.put("name", g.getName());
+            m.put("wire", p.getName());
+            m.put("type", g.getAnnotated().getGenericReturnType().getTypeName());
+            m.put("kind", "field");
+            m.put("shape", shapeOf(c));
+            m.put("optional", !c.isPrimitive());
+            m.put("declaredBy", input.getName());
+        }
+        return t;
+    }
+
+    private static String shapeOf(Class<?> c) {
+        if (c == String.class) {
+            return "string";
+        }
+        if (c == boolean.class || c == Boolean.class) {
+            return "boolean";
+        }
+        if (c == long.class || c == int.class || c == Long.class || c == Integer.class || c == short.class) {
+            return "integer";
+        }
+        if (c == double.class || c == float.class || c == Double.class || c == Float.class) {
+            return "number";
+        }
+        if (c.isEnum()) {
+            return "string";
+        }
+        if (Map.class.isAssignableFrom(c)) {
+            return "map";
+        }
+        if (List.class.isAssignableFrom(c) || c.isArray()) {
+            return "array";
+        }
+        if (c == java.time.Instant.class || c == java.time.OffsetDateTime.class || c == java.util.Date.class) {
+            return "date";
+        }
+        return JsonNode.class.isAssignableFrom(c) || c == Object.class ? "any" : "object";
+    }
+
+    /**
+     * What the application reads from a hook's input: each getter called, its value under the
+     * property's wire key (a null getter, "not set", left out; a date as RFC 3339).
+     */
+    static JsonNode readHookInput(Object input) throws ReflectiveOperationException {
+        if (input == null) {
+            return null;
+        }
+        ObjectNode out = Out.object();
+        for (BeanPropertyDefinition p : readable(input.getClass())) {
+            Object v = p.getGetter().getAnnotated().invoke(input);
+            if (v == null) {
+                continue;
+            }
+            if (v instanceof java.util.Date d) {
+                v = d.toInstant();
+            }
+            out.set(p.getName(), v instanceof java.time.temporal.TemporalAccessor ? Out.JSON.getNodeFactory().textNode(v.toString())
+                    : Out.JSON.valueToTree(v));
+        }
+        return out;
     }
 
     /** The T of the hook method's CompletableFuture&lt;T&gt; (Object when it cannot be read). */

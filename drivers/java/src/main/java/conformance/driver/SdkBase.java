@@ -199,6 +199,7 @@ abstract class SdkBase<C, S> implements SdkAdapter {
             symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
         }
         symbols.put("handler.hooks", types.sessionConfig().getName() + "#setHooks");
+        symbols.put("handler.hooks.inputs", types.sessionConfig().getName() + "#setHooks");
         // The 1.x line serves the runtime's model requests through CopilotClientOptions#setRequestHandler.
         symbols.put("rpc.requestHandler", types.clientOptions().getName() + "#setRequestHandler");
         Map<String, Boolean> caps = capabilities();
@@ -423,6 +424,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         // setRequestHandler that appears makes the capability audit red until it is mapped.
         caps.put("rpc.requestHandler", false);
         caps.put("handler.hooks", SessionOptions.setter(types.sessionConfig(), "setHooks") != null);
+        // createSession's hookInputs: each hook's input class, read by Jackson introspection
+        caps.put("handler.hooks.inputs", caps.get("handler.hooks"));
         notes.put("handler.permission", "PermissionHandler.APPROVE_ALL wrapped to report the PermissionRequest it "
                 + "received, serialized with Jackson");
     }
