@@ -257,7 +257,9 @@ func (d *Doc) Validate(ref string, v any) error {
 func (d *Doc) ValidateParams(m Method, v any) error { return d.Validate(m.ptr+"/params", v) }
 func (d *Doc) ValidateResult(m Method, v any) error { return d.Validate(m.ptr+"/result", v) }
 
-// leaves is a validation error's leaf causes, "pointer: message; …".
+// leaves is a validation error's leaf causes, "pointer: message; …", sorted: the validator
+// walks an object's properties in map order, and a failure message must read the same in every
+// run (shards, replays and diffs compare messages).
 func leaves(err error) string {
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
@@ -274,6 +276,7 @@ func leaves(err error) string {
 		}
 	}
 	walk(ve)
+	sort.Strings(out)
 	return strings.Join(out, "; ")
 }
 
