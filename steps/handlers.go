@@ -289,13 +289,11 @@ func (w *world) callEveryHandler() error {
 	// rpc.handled events) go to the transcript all the same, up to and through the closing
 	// round trip (held: a report read between the last call and that command's own sink was
 	// dropped, and the last call of a sweep then read as never handled).
-	d, err := w.t.Driver(w.ctx)
+	release, err := w.holdDriverLines()
 	if err != nil {
 		return err
 	}
-	w.held = w.driverLine
-	d.SetSink(w.held)
-	defer func() { w.held = nil; d.SetSink(nil) }()
+	defer release()
 	var unregistered []schemagen.Method
 	total, done := 0, 0
 	for _, h := range w.handlers {

@@ -918,13 +918,11 @@ func (w *world) servesHandler(a addition) string {
 	if err != nil {
 		return ""
 	}
-	d, err := w.t.Driver(w.ctx)
+	release, err := w.holdDriverLines()
 	if err != nil {
 		return ""
 	}
-	w.held = w.driverLine
-	d.SetSink(w.held)
-	defer func() { w.held = nil; d.SetSink(nil) }()
+	defer release()
 	params := surface.ParamsOf(a.Req.Params)
 	for _, et := range doc.EventTypes {
 		if surface.Carries(params, et.Type) == "" {

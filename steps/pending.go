@@ -132,14 +132,12 @@ func (w *world) holdEachKind() error {
 	if err != nil {
 		return err
 	}
-	d, err := w.t.Driver(w.ctx)
+	// The handlers' reports come while no command is in flight (as in callEveryHandler).
+	release, err := w.holdDriverLines()
 	if err != nil {
 		return err
 	}
-	// The handlers' reports come while no command is in flight (as in callEveryHandler).
-	w.held = w.driverLine
-	d.SetSink(w.held)
-	defer func() { w.held = nil; d.SetSink(nil) }()
+	defer release()
 	created := w.createParams()
 	w.expect(len(all) * 6) // a held kind costs holdWait and, for an SDK that never answers, one callWait
 	var kinds, unanswered []string

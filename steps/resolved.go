@@ -265,13 +265,11 @@ func (w *world) resolveEachKind() error {
 	if tool == "" {
 		return fmt.Errorf("the scenario needs a tool of the session (a tool call is one kind of request)")
 	}
-	d, err := w.t.Driver(w.ctx)
+	release, err := w.holdDriverLines()
 	if err != nil {
 		return err
 	}
-	w.held = w.driverLine
-	d.SetSink(w.held)
-	defer func() { w.held = nil; d.SetSink(nil) }()
+	defer release()
 	kinds := resolvingKinds(doc)
 	if len(kinds) == 0 {
 		return fmt.Errorf("the runtime's events schema has no request event with a resolving event (NAME.completed carrying requestId)")

@@ -109,14 +109,12 @@ func (w *world) reachEveryHandler() error {
 	// The handlers are the driver's reporting stand-ins: what they answer is the driver's
 	// placeholder, not a value the harness chose (the handler sweep judges answers).
 	rt.UncheckAnswers("the handlers registered here answer the driver's placeholders")
-	d, err := w.t.Driver(w.ctx)
+	// The handlers report between commands: the sink stays set, across the flushes too.
+	release, err := w.holdDriverLines()
 	if err != nil {
 		return err
 	}
-	// The handlers report between commands: the sink stays set, across the flushes too.
-	w.held = w.driverLine
-	d.SetSink(w.held)
-	defer func() { w.held = nil; d.SetSink(nil) }()
+	defer release()
 	// trigger sends one request or event (send returns once it is done), then waits for the
 	// driver, so that the handler calls it caused are recorded before the next trigger
 	// (attributeReached reads them from the transcript). The flush follows every trigger, sent

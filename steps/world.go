@@ -417,6 +417,20 @@ func (w *world) stopClients() error {
 // driverLine records a line the driver sends between commands (a sweep's events).
 func (w *world) driverLine(l driver.Line) { _ = w.record(l) }
 
+// holdDriverLines keeps the lines the driver writes while no command is in flight (a sweep's
+// handler reports) going to the transcript, across commands and their flushes, until release:
+// a report read between two commands would otherwise be dropped, and its call read as never
+// handled. The one place the sweeps set w.held.
+func (w *world) holdDriverLines() (release func(), err error) {
+	d, err := w.t.Driver(w.ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.held = w.driverLine
+	d.SetSink(w.held)
+	return func() { w.held = nil; d.SetSink(nil) }, nil
+}
+
 // record writes one driver line to the transcript; a line that is not protocol JSON is recorded
 // as such and returned as an error.
 func (w *world) record(l driver.Line) error {
