@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -260,7 +261,7 @@ func violations(err error, prefix string) []Violation {
 					ptr = "/"
 				}
 			}
-			out = append(out, Violation{Pointer: ptr, Message: e.ErrorKind.LocalizedString(english), Keyword: strings.Join(e.ErrorKind.KeywordPath(), "/")})
+			out = append(out, Violation{Pointer: ptr, Message: Ordered(e.ErrorKind).LocalizedString(english), Keyword: strings.Join(e.ErrorKind.KeywordPath(), "/")})
 			return
 		}
 		for _, c := range e.Causes {
@@ -270,6 +271,23 @@ func violations(err error, prefix string) []Violation {
 	leaves(ve)
 	sortViolations(out)
 	return out
+}
+
+// Ordered sorts the property names a validation error lists (missing, additional), which the
+// validator collects in map order, so that one failure's message reads the same in every run
+// (shards, replays and diffs compare messages).
+func Ordered(k jsonschema.ErrorKind) jsonschema.ErrorKind {
+	switch k := k.(type) {
+	case *kind.Required:
+		sort.Strings(k.Missing)
+	case *kind.Dependency:
+		sort.Strings(k.Missing)
+	case *kind.DependentRequired:
+		sort.Strings(k.Missing)
+	case *kind.AdditionalProperties:
+		sort.Strings(k.Properties)
+	}
+	return k
 }
 
 // sortViolations orders violations by their text, as reports list them.

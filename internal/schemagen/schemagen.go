@@ -269,7 +269,7 @@ func leaves(err error) string {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			out = append(out, "/"+strings.Join(e.InstanceLocation, "/")+": "+e.ErrorKind.LocalizedString(english))
+			out = append(out, "/"+strings.Join(e.InstanceLocation, "/")+": "+schema.Ordered(e.ErrorKind).LocalizedString(english))
 		}
 		for _, c := range e.Causes {
 			walk(c)
