@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 )
 
 // The application cancels a call (features/behaviour/application_cancels.feature): while the
@@ -82,7 +82,7 @@ func (w *world) slowReplies(ms, n int) error {
 		return err
 	}
 	for i := 0; i < n; i++ {
-		rt.AddTurn(runtime.Turn{Steps: []runtime.ModelStep{{Pause: time.Duration(ms) * time.Millisecond}}})
+		rt.AddTurn(standin.Turn{Steps: []standin.ModelStep{{Pause: time.Duration(ms) * time.Millisecond}}})
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -45,15 +45,15 @@ func (w *world) splitFrames(n int) error {
 	if n < 1 {
 		return fmt.Errorf("pieces must be at least 1 byte")
 	}
-	return w.setFraming(runtime.Framing{SplitEvery: n})
+	return w.setFraming(standin.Framing{SplitEvery: n})
 }
 
-func (w *world) coalesceFrames() error { return w.setFraming(runtime.Framing{Coalesce: true}) }
+func (w *world) coalesceFrames() error { return w.setFraming(standin.Framing{Coalesce: true}) }
 
 // setFraming has the runtime's frames written as f says: the stand-in writes its own that way,
 // the recording proxy in front of the real runtime writes the real runtime's frames that way
 // (suite.Framer); any other runtime lacks runtime.script.framing.
-func (w *world) setFraming(f runtime.Framing) error {
+func (w *world) setFraming(f standin.Framing) error {
 	if fr, ok := w.rt.(suite.Framer); ok {
 		fr.SetFraming(f)
 		return nil
@@ -80,7 +80,7 @@ func (w *world) modelRepliesJSON(literal string) error {
 			return err
 		}
 	}
-	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{ReplyJSON: json.RawMessage(literal)})
+	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{ReplyJSON: json.RawMessage(literal)})
 	return nil
 }
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -161,7 +161,7 @@ func (w *world) answerEveryMethod(group, variant string) error {
 
 // sweepSetup is what both sweeps need: the schemas, the stand-in answering with generated
 // results, and the handle the group's methods are called through.
-func (w *world) sweepSetup(group string) (*schemagen.Doc, *runtime.Server, map[string]any, error) {
+func (w *world) sweepSetup(group string) (*schemagen.Doc, *standin.Server, map[string]any, error) {
 	doc, err := w.schemas()
 	if err != nil {
 		return nil, nil, nil, err

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 )
 
 // The event sweep: every event type of session-events.schema.json, generated (every field, only
@@ -118,7 +118,7 @@ func (w *world) sendEveryEvent(variant string) error {
 			// Not fatal: what the application received is checked next, and a replayed
 			// scenario's runtime has no live session (its recording holds the frames).
 			w.rec.Notef("", "the runtime did not send the %s event: %v", o.et.Type, err)
-			if errors.Is(err, runtime.ErrClosed) {
+			if errors.Is(err, standin.ErrClosed) {
 				return cutShort(w.connectionLost(err), i, len(out), o.et.Type)
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/stretchr/testify/assert"
@@ -62,8 +62,8 @@ type player struct{}
 func (player) Listen(string) (string, error)                              { return "", nil }
 func (player) Close()                                                     {}
 func (player) Wait(context.Context) error                                 { return nil }
-func (player) AddTurn(runtime.Turn)                                       {}
-func (player) Plays(string, json.RawMessage) (*runtime.ModelStep, string) { return nil, "" }
+func (player) AddTurn(standin.Turn)                                       {}
+func (player) Plays(string, json.RawMessage) (*standin.ModelStep, string) { return nil, "" }
 
 // On a runtime that invokes every hook type of its own accord, a hook is judged on the calls of
 // the type the scenario played, and on the input that runtime sent, not the scenario's literal:

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
@@ -145,7 +145,7 @@ func TestOrderSweepCatchesAMisbehavingSDK(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(method+": "+tt.name, func(t *testing.T) {
 				rec := transcript.Memory()
-				srv := runtime.New(rec, runtime.Options{})
+				srv := standin.New(rec, standin.Options{})
 				addr, err := srv.Listen("127.0.0.1:0")
 				require.NoError(t, err)
 				t.Cleanup(srv.Close)

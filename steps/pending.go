@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -94,7 +94,7 @@ func (w *world) pendingKinds() ([]pendingKind, error) {
 
 // send makes one request of the kind and waits for its answer (the runtime's own bound); for a
 // tool it returns the call's requestId.
-func (w *world) sendKind(rt *runtime.Server, s session, k pendingKind, created map[string]any) (string, error) {
+func (w *world) sendKind(rt *standin.Server, s session, k pendingKind, created map[string]any) (string, error) {
 	if k.method == nil {
 		return rt.CallTool(s.id, k.tool, map[string]any{})
 	}
@@ -147,10 +147,10 @@ func (w *world) holdEachKind() error {
 			return cutShort(err, i, len(all), k.String())
 		}
 		if _, err := w.sendKind(rt, s, k, created); err != nil {
-			if errors.Is(err, runtime.ErrClosed) {
+			if errors.Is(err, standin.ErrClosed) {
 				return cutShort(w.connectionLost(err), i, len(all), k.String())
 			}
-			if errors.Is(err, runtime.ErrUnanswered) {
+			if errors.Is(err, standin.ErrUnanswered) {
 				unanswered = append(unanswered, k.String())
 				continue
 			}
@@ -187,7 +187,7 @@ func (w *world) holdEachKind() error {
 // holdOne runs one phase: hold the kind, send it, wait until its handler is reached, send every
 // other kind at once, wait for their answers (holdWait at most), release, and wait for every call
 // of the phase to end.
-func (w *world) holdOne(rt *runtime.Server, s session, h pendingKind, kinds []pendingKind, created map[string]any) (*holdPhase, error) {
+func (w *world) holdOne(rt *standin.Server, s session, h pendingKind, kinds []pendingKind, created map[string]any) (*holdPhase, error) {
 	// The phase starts before the hold: a replay writes the recorded phase's frames when the
 	// hold is answered (the recorded driver answers with its stretch of the recording), and
 	// they must count as the phase's, as they do live.
@@ -207,7 +207,7 @@ func (w *world) holdOne(rt *runtime.Server, s session, h pendingKind, kinds []pe
 		} else if id != "" {
 			p.toolIDs[k.tool] = id
 		}
-		if errors.Is(err, runtime.ErrClosed) && lost == nil {
+		if errors.Is(err, standin.ErrClosed) && lost == nil {
 			lost = err
 		}
 	}
@@ -336,7 +336,7 @@ func callIn(frames []frameHead, since int, k pendingKind, toolID string) pending
 		case k.method == nil && toolID == "" && f.dir == transcript.RuntimeToSDK && f.event == "external_tool.requested" && strings.HasPrefix(f.requestID, "held-") && c.requestSeq == 0:
 			// The call's requestId is not known (the call went out in no stretch of its own: a
 			// replay of a recording from before byStep): the phase's one call of the tool
-			// outside a turn (runtime.CallTool's "held-N").
+			// outside a turn (standin.CallTool's "held-N").
 			toolID = f.requestID
 			c.requestSeq, c.id = f.seq, toolID
 		case k.method == nil && toolID != "" && f.dir == transcript.RuntimeToSDK && f.event == "external_tool.requested" && f.requestID == toolID && c.requestSeq == 0:

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -56,13 +56,13 @@ func (w *world) asksPermission(data string) error {
 	if err := json.Unmarshal([]byte(data), &v); err != nil {
 		return fmt.Errorf("the permission request is not a JSON object: %w", err)
 	}
-	return w.scriptRequest("permission.requested", data, runtime.ModelStep{Permission: json.RawMessage(data)})
+	return w.scriptRequest("permission.requested", data, standin.ModelStep{Permission: json.RawMessage(data)})
 }
 
 // scriptRequest adds a runtime request to the turn: as the stand-in's scripted step, or, on a
 // runtime that asks of its own accord when its model does something (the real one: plays.go), as
 // the play that makes it ask, unless the request has fields it would not send.
-func (w *world) scriptRequest(event, data string, step runtime.ModelStep) error {
+func (w *world) scriptRequest(event, data string, step standin.ModelStep) error {
 	if p, ok := w.rt.(suite.Player); ok {
 		played, cannot := p.Plays(event, json.RawMessage(data))
 		if cannot != "" {
@@ -135,7 +135,7 @@ func (w *world) runtimeSends(method, params string) error {
 	} else if err := w.runtimeCan("runtime.script.request"); err != nil {
 		return err
 	} else {
-		w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
+		w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
 	}
 	w.asked = append(w.asked, asked{method: method, params: v})
 	if h := w.handlers[method]; h != nil {
@@ -147,7 +147,7 @@ func (w *world) runtimeSends(method, params string) error {
 // scriptedOnly is the stand-in, for a step that has the runtime send requests only a scripted
 // runtime sends (runtime.script.request); on a runtime that asks of its own accord when its model
 // does something (the real one) the step is unsupported with why, the scenario's own reason.
-func (w *world) scriptedOnly(why string) (*runtime.Server, error) {
+func (w *world) scriptedOnly(why string) (*standin.Server, error) {
 	if _, ok := w.rt.(suite.Player); ok {
 		return nil, unplayable(why)
 	}
@@ -263,7 +263,7 @@ func (w *world) asksElicitation(data string) error {
 	if err := json.Unmarshal([]byte(data), &v); err != nil {
 		return fmt.Errorf("the elicitation request is not a JSON object: %w", err)
 	}
-	return w.scriptRequest("elicitation.requested", data, runtime.ModelStep{Elicitation: json.RawMessage(data)})
+	return w.scriptRequest("elicitation.requested", data, standin.ModelStep{Elicitation: json.RawMessage(data)})
 }
 
 // answeredEventRequest checks that the SDK's answer by method carries, at path, the value the
@@ -300,7 +300,7 @@ func (w *world) answeredWithMethod(method, path, want string) error {
 	return compare(method+" "+path, got, canon.Value(got), want)
 }
 
-// runtimeSendsTogether scripts several requests to the SDK sent at once (runtime.ModelStep
+// runtimeSendsTogether scripts several requests to the SDK sent at once (standin.ModelStep
 // AskTogether; on the real runtime: its model asks for the tools that make them in one message).
 func (w *world) runtimeSendsTogether(method, list string) error {
 	var all []json.RawMessage
@@ -322,7 +322,7 @@ func (w *world) runtimeSendsTogether(method, list string) error {
 	if _, err := w.standIn("runtime.script.request"); err != nil {
 		return err
 	}
-	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Ask: method, AskTogether: all})
+	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Ask: method, AskTogether: all})
 	return nil
 }
 
@@ -335,7 +335,7 @@ func (w *world) playsTogether(method string, all []json.RawMessage) (played bool
 	if !ok {
 		return false, nil
 	}
-	var step runtime.ModelStep
+	var step standin.ModelStep
 	for _, params := range all {
 		s, cannot := p.Plays(method, params)
 		if cannot == "" && (s == nil || s.Tool == "") {
@@ -433,7 +433,7 @@ func (w *world) asksPermissionsTogether(list string) error {
 	if _, err := w.standIn("runtime.script.request"); err != nil {
 		return err
 	}
-	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{PermissionsTogether: all})
+	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{PermissionsTogether: all})
 	return nil
 }
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -286,7 +286,7 @@ func (w *world) resolveEachKind() error {
 			}
 		}
 		if err := rt.Emit(s.id, ev); err != nil {
-			if errors.Is(err, runtime.ErrClosed) {
+			if errors.Is(err, standin.ErrClosed) {
 				return w.connectionLost(err)
 			}
 			return fmt.Errorf("the runtime could not send %s: %w", what, err)
@@ -363,7 +363,7 @@ func (w *world) resolveEachKind() error {
 		if err == nil {
 			err = rt.EmitTogether(s.id, twice, twice)
 		}
-		if errors.Is(err, runtime.ErrClosed) {
+		if errors.Is(err, standin.ErrClosed) {
 			err = w.connectionLost(err)
 		}
 		if gate != nil {
@@ -426,7 +426,7 @@ func (w *world) resolveEachKind() error {
 	for i := range p.unseen {
 		p.unseen[i].end = end
 	}
-	if errors.Is(p.followErr, runtime.ErrClosed) {
+	if errors.Is(p.followErr, standin.ErrClosed) {
 		return w.connectionLost(p.followErr)
 	}
 	w.observe("request kinds (answered of derived)", fmt.Sprintf("%d of %d", len(p.answered), len(kinds)))
@@ -515,7 +515,7 @@ func judgeRepeated(entries []transcript.Entry, cases []resolvedCase, check func(
 	for _, c := range cases {
 		k := c.kind.request.Type
 		check(k+" sent twice with one requestId", "")
-		// Both sends are recorded before they are written (runtime.EmitTogether): every answer
+		// Both sends are recorded before they are written (standin.EmitTogether): every answer
 		// comes after both.
 		sent := strings.Join(runtimeSent(frames, k, c.requestID, c.again, c.end), " and ")
 		if n, _ := sdkNamed(frames, c.requestID, c.again, c.end); n != 1 {

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -69,7 +69,7 @@ func decodedParams[P any](c *runtimeCall) P {
 // scriptedSweep is what a sweep of runtime-to-SDK calls starts from: the runtime's schema and a
 // runtime that can be scripted to send requests; why is the sweep's reason a runtime that only
 // asks of its own accord (the real one) cannot play it.
-func (w *world) scriptedSweep(why string) (*schemagen.Doc, *runtime.Server, error) {
+func (w *world) scriptedSweep(why string) (*schemagen.Doc, *standin.Server, error) {
 	doc, err := w.schemas()
 	if err != nil {
 		return nil, nil, err
@@ -85,7 +85,7 @@ func (w *world) scriptedSweep(why string) (*schemagen.Doc, *runtime.Server, erro
 // ends the sweep: the lost connection or an unresponsive driver; nil when the sweep goes on.
 func (w *world) callFailed(err error, what string) error {
 	w.rec.Notef("", "%s: %v", what, err)
-	if errors.Is(err, runtime.ErrClosed) {
+	if errors.Is(err, standin.ErrClosed) {
 		return w.connectionLost(err)
 	}
 	return w.responsive(err)

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 )
 
@@ -43,7 +43,7 @@ func (w *world) connectedOverStdio() error {
 			return &ErrUnsupported{Reason: why, Capability: "runtime.spawned"}
 		}
 	}
-	if _, standIn := w.rt.(*runtime.Server); !standIn {
+	if _, standIn := w.rt.(*standin.Server); !standIn {
 		argv = append(append([]string(nil), argv...), "--relay", w.addr)
 	}
 	dir, err := os.MkdirTemp("", "conformance-stdio-")
@@ -53,7 +53,7 @@ func (w *world) connectedOverStdio() error {
 	w.tempDirs = append(w.tempDirs, dir)
 	w.stdioLog = filepath.Join(dir, "stdio-transcript.ndjson")
 	script := filepath.Join(dir, "copilot")
-	if err := runtime.WriteStdioScript(script, argv, w.stdioLog); err != nil {
+	if err := standin.WriteStdioScript(script, argv, w.stdioLog); err != nil {
 		return err
 	}
 	c := fmt.Sprintf("c%d", len(w.clients)+w.stopped+1)

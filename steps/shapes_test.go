@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/stretchr/testify/assert"
@@ -17,8 +17,8 @@ type answersTarget struct{ suite.Target }
 
 func (answersTarget) SDK() string { return "fake" }
 
-func (answersTarget) RuntimeOptions() runtime.Options {
-	return runtime.Options{Answers: &runtime.Answers{Results: map[string]json.RawMessage{}}}
+func (answersTarget) RuntimeOptions() standin.Options {
+	return standin.Options{Answers: &standin.Answers{Results: map[string]json.RawMessage{}}}
 }
 
 // The result check judges what the application got against the runtime's answer on the wire,

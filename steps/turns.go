@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
@@ -19,12 +19,12 @@ func (w *world) modelCallsWith(tool, args string) error {
 	if err := json.Unmarshal([]byte(args), &a); err != nil {
 		return fmt.Errorf("tool arguments must be a JSON object: %w", err)
 	}
-	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Tool: tool, Arguments: a})
+	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Tool: tool, Arguments: a})
 	return nil
 }
 
 // modelCallsTogether scripts one model message asking for several tools at once: the runtime
-// sends every request before it awaits any answer (runtime.ModelStep.Together; the real
+// sends every request before it awaits any answer (standin.ModelStep.Together; the real
 // runtime's scripted model puts every call in one message, and the real runtime runs them at
 // once).
 func (w *world) modelCallsTogether(list string) error {
@@ -35,12 +35,12 @@ func (w *world) modelCallsTogether(list string) error {
 	if len(tools) < 2 {
 		return fmt.Errorf("calling tools at once needs at least two, got %q", list)
 	}
-	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Together: tools})
+	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Together: tools})
 	return nil
 }
 
 func (w *world) modelReplies(text string) error {
-	w.turn.Steps = append(w.turn.Steps, runtime.ModelStep{Reply: text})
+	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Reply: text})
 	return nil
 }
 
@@ -48,7 +48,7 @@ func (w *world) modelReplies(text string) error {
 func (w *world) flushTurn() {
 	if len(w.turn.Steps) > 0 {
 		w.rt.AddTurn(w.turn)
-		w.turn = runtime.Turn{}
+		w.turn = standin.Turn{}
 	}
 }
 

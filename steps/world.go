@@ -15,7 +15,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -49,7 +49,7 @@ type world struct {
 	tools           []map[string]any
 	sessions        []session
 	reply           json.RawMessage
-	turn            runtime.Turn     // what the scripted model does on the next send
+	turn            standin.Turn     // what the scripted model does on the next send
 	tried           *driver.Response // the outcome of the last "tries to" step
 	observations    map[string]string
 	lastErr         *driver.Response // the last command that ended in an SDK error
@@ -333,7 +333,7 @@ const probeWait = 10 * time.Second
 // error), that its driver still answers a command (roundTrip). Any other error of the call (a
 // closed connection, a call the replayed recording does not hold) asks nothing of the driver.
 func (w *world) responsive(asked error) error {
-	if !errors.Is(asked, runtime.ErrUnanswered) {
+	if !errors.Is(asked, standin.ErrUnanswered) {
 		return nil
 	}
 	if err := w.roundTrip(); err != nil {
@@ -501,13 +501,13 @@ func (w *world) importStdio() {
 // standIn is the scenario's stand-in runtime, for a step that scripts what only the stand-in
 // can be made to do; on a runtime that lacks capability (suite.Lacker) the step is unsupported,
 // with that runtime's reason.
-func (w *world) standIn(capability string) (*runtime.Server, error) {
+func (w *world) standIn(capability string) (*standin.Server, error) {
 	if l, ok := w.rt.(suite.Lacker); ok {
 		if why, lacking := l.Lacks(capability); lacking {
 			return nil, &ErrUnsupported{Reason: why, Capability: capability}
 		}
 	}
-	s, ok := w.rt.(*runtime.Server)
+	s, ok := w.rt.(*standin.Server)
 	if !ok {
 		return nil, &ErrUnsupported{Reason: fmt.Sprintf("this runtime cannot be scripted (%s)", capability), Capability: capability}
 	}

@@ -30,7 +30,7 @@ every run. Make it after a pin moves:
 With --real-answers it writes fixtures/reference/real-answers.json instead, from a run on the
 real runtime: per method, the shape of the real runtime's answers (each JSON path with its type,
 which every result had and which only some, the error codes), and the runtime's version. The
-stand-in's answers are judged against it in every test run (internal/runtime). Make it after the
+stand-in's answers are judged against it in every test run (internal/standin). Make it after the
 runtime moves (the pinned Node SDK's platform package ships it):
 
   conformance run --runtime real --sdk node,go,python,rust --report-dir reports/real
@@ -90,7 +90,7 @@ func writeRealAnswers(root, resultsFile string) error {
 		return &exitError{2, fmt.Errorf("%s: not a run on the real runtime with answers (runtime %q)", resultsFile, a.Runtime)}
 	}
 	a.Comment = "The real runtime's answers, per method: each JSON path with its type (in every result, or in some), and the error codes. " +
-		"Made by `conformance reference --real-answers RUN/results.json` from a run on the real runtime; the stand-in's answers are judged by it (internal/runtime)."
+		"Made by `conformance reference --real-answers RUN/results.json` from a run on the real runtime; the stand-in's answers are judged by it (internal/standin)."
 	b, err := json.MarshalIndent(a, "", " ")
 	if err != nil {
 		return err

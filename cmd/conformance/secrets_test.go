@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 	"github.com/stretchr/testify/assert"
@@ -61,7 +61,7 @@ func TestStdioScriptRecordsTheSDKsArguments(t *testing.T) {
 	bin := buildCLI(t)
 	dir := t.TempDir()
 	script, out := filepath.Join(dir, "copilot"), filepath.Join(dir, "stdio.ndjson")
-	require.NoError(t, runtime.WriteStdioScript(script, []string{bin, "runtime", "--stdio"}, out))
+	require.NoError(t, standin.WriteStdioScript(script, []string{bin, "runtime", "--stdio"}, out))
 	for _, args := range [][]string{{"--headless", "--stdio"}, {"--headless"}, {}} {
 		require.NoError(t, exec.Command(script, args...).Run())
 		entries, err := transcript.Read(out)

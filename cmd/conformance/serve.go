@@ -13,7 +13,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -33,7 +33,7 @@ puts on the wire.`,
 				return &exitError{2, err}
 			}
 			defer rec.Close()
-			srv := runtime.New(rec, runtime.Options{})
+			srv := standin.New(rec, standin.Options{})
 			addr, err := srv.Listen(listen)
 			if err != nil {
 				return &exitError{2, err}
@@ -42,7 +42,7 @@ puts on the wire.`,
 			if err != nil {
 				return &exitError{2, err}
 			}
-			if tcp, err := net.ResolveTCPAddr("tcp", addr); err == nil && !runtime.Loopback(tcp) {
+			if tcp, err := net.ResolveTCPAddr("tcp", addr); err == nil && !standin.Loopback(tcp) {
 				fmt.Fprintf(os.Stderr, "warning: listening on %s, not loopback only (--listen %s): any machine that can reach it can connect, and the transcript records what it sends\n", addr, listen)
 			}
 			fmt.Printf("recording runtime listening on %s\n", addr)
@@ -68,7 +68,7 @@ func stdioScript(transcript string) (string, error) {
 		return "", err
 	}
 	script := strings.TrimSuffix(abs, filepath.Ext(abs)) + "-copilot"
-	return script, runtime.WriteStdioScript(script, selfArgv(), abs+".stdio.ndjson")
+	return script, standin.WriteStdioScript(script, selfArgv(), abs+".stdio.ndjson")
 }
 
 // runtimeCmd is what an SDK spawns as its CLI: it serves one connection on stdin/stdout. It
@@ -120,7 +120,7 @@ func runtimeCmd() *cobra.Command {
 			var once sync.Once
 			end := func() { once.Do(func() { close(done) }) }
 			go func() {
-				runtime.New(rec, runtime.Options{OnShutdown: end, PreConnect: preConnect}).ServeConn(os.Stdin, os.Stdout)
+				standin.New(rec, standin.Options{OnShutdown: end, PreConnect: preConnect}).ServeConn(os.Stdin, os.Stdout)
 				end()
 			}()
 			<-done

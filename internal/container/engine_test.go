@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/ory/dockertest/v3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -153,7 +153,7 @@ func TestStdioRuntimeInContainer(t *testing.T) {
 	l, err := run.Launcher(ctx, "go", pins["go"].Version, "", nil)
 	require.NoError(t, err)
 	script, transcript := filepath.Join(tmp, "copilot"), filepath.Join(tmp, "stdio-transcript.ndjson")
-	require.NoError(t, runtime.WriteStdioScript(script, self, transcript))
+	require.NoError(t, standin.WriteStdioScript(script, self, transcript))
 	c, err := driver.Start(ctx, l)
 	require.NoError(t, err)
 	res, err := c.Call(ctx, "connect", map[string]any{"client": "c1", "cliPath": script}, time.Minute)

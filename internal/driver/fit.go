@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -18,7 +18,7 @@ import (
 // that older runtime's shapes (Options.PreConnect), and note says so, with the frame and the
 // SDK's words, for the report's headline. An SDK that connects to neither runs as usual (its
 // scenarios fail on their own); note is then empty, as it is for an SDK that connects.
-func FitRuntime(ctx context.Context, c *Client, opts runtime.Options, timeout time.Duration) (preConnect bool, note string) {
+func FitRuntime(ctx context.Context, c *Client, opts standin.Options, timeout time.Duration) (preConnect bool, note string) {
 	refused, why := tryConnect(ctx, c, opts, timeout)
 	if !refused {
 		return false, ""
@@ -33,9 +33,9 @@ func FitRuntime(ctx context.Context, c *Client, opts runtime.Options, timeout ti
 }
 
 // tryConnect connects a client of the driver to a stand-in with opts and stops it (TryConnect).
-func tryConnect(ctx context.Context, c *Client, opts runtime.Options, timeout time.Duration) (refused bool, why string) {
+func tryConnect(ctx context.Context, c *Client, opts standin.Options, timeout time.Duration) (refused bool, why string) {
 	rec := transcript.Memory()
-	srv := runtime.New(rec, opts)
+	srv := standin.New(rec, opts)
 	defer srv.Close()
 	return TryConnect(ctx, c, srv, rec, timeout)
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -44,9 +44,9 @@ func Smoke(ctx context.Context, l Launcher, sdk string, timeout time.Duration, v
 		return fmt.Errorf("the driver cannot connect over TCP")
 	}
 
-	opts := runtime.Options{ToolTimeout: timeout}
+	opts := standin.Options{ToolTimeout: timeout}
 	rec := transcript.Memory()
-	rt := runtime.New(rec, opts)
+	rt := standin.New(rec, opts)
 	defer func() { rt.Close() }() // the runtime in use at the end (a fitted one replaces it)
 	addr, err := rt.Listen("127.0.0.1:0")
 	if err != nil {
@@ -79,7 +79,7 @@ func Smoke(ctx context.Context, l Launcher, sdk string, timeout time.Duration, v
 			rt.Close()
 			opts.PreConnect = true
 			rec = transcript.Memory()
-			rt = runtime.New(rec, opts)
+			rt = standin.New(rec, opts)
 			if addr, err = rt.Listen("127.0.0.1:0"); err != nil {
 				return err
 			}
@@ -121,7 +121,7 @@ func Smoke(ctx context.Context, l Launcher, sdk string, timeout time.Duration, v
 		return fmt.Errorf("no session.create with the tool reached the runtime")
 	}
 	step(true, "createSession: session %s created with its tool", created.SessionID)
-	rt.AddTurn(runtime.Turn{Steps: []runtime.ModelStep{{Tool: "smoke_tool"}}})
+	rt.AddTurn(standin.Turn{Steps: []standin.ModelStep{{Tool: "smoke_tool"}}})
 	res, err = call("send", map[string]any{"session": "s1", "prompt": "smoke", "wait": true, "timeoutMs": timeout.Milliseconds()})
 	if err != nil {
 		return err

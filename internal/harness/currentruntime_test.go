@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -95,7 +95,7 @@ func TestStandInFitsAnSDKThatCannotTalkToTheCurrentRuntime(t *testing.T) {
 			c, _, err := driver.Handshake(context.Background(), driver.Local{Argv: []string{exe}, Env: []string{"FAKE_PING_DRIVER=" + tt.mode}}, "fake", 10*time.Second, nil)
 			require.NoError(t, err)
 			defer c.Close(time.Second)
-			opts, note := standIns{}.Fit(context.Background(), c, runtime.Options{}, 10*time.Second)
+			opts, note := standIns{}.Fit(context.Background(), c, standin.Options{}, 10*time.Second)
 			assert.Equal(t, tt.pre, opts.PreConnect)
 			if !tt.pre {
 				assert.Empty(t, note)

@@ -10,8 +10,8 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/realruntime"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -40,7 +40,7 @@ var realSlots = make(chan struct{}, 8*goruntime.NumCPU())
 type Runtimes interface {
 	// New is a scenario's runtime, recording into rec; opts are the target's (its schema check,
 	// its generated answers).
-	New(ctx context.Context, rec *transcript.Recorder, opts runtime.Options) (suite.Runtime, error)
+	New(ctx context.Context, rec *transcript.Recorder, opts standin.Options) (suite.Runtime, error)
 	// Warm readies, in the background, what up to n scenarios running at once will need.
 	Warm(ctx context.Context, n int)
 	// Close ends what the run's runtimes share, with a line about it on log.
@@ -48,7 +48,7 @@ type Runtimes interface {
 	// Fit is the options an SDK's scenarios run with, given its first driver: the stand-in
 	// answers an SDK that cannot talk to the current runtime as an older runtime did, and says
 	// so (note, for the report's headline); the real runtime is what it is.
-	Fit(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (runtime.Options, string)
+	Fit(ctx context.Context, c *driver.Client, opts standin.Options, timeout time.Duration) (standin.Options, string)
 }
 
 // chooseRuntimes is the run's Runtimes, of the kind cfg.Runtime names, and how the report names
@@ -67,13 +67,13 @@ func chooseRuntimes(ctx context.Context, cfg Config, pins map[string]sdks.Pin) (
 // standIns are the recording runtime of internal/runtime, one per scenario.
 type standIns struct{}
 
-func (standIns) New(_ context.Context, rec *transcript.Recorder, opts runtime.Options) (suite.Runtime, error) {
-	return runtime.New(rec, opts), nil
+func (standIns) New(_ context.Context, rec *transcript.Recorder, opts standin.Options) (suite.Runtime, error) {
+	return standin.New(rec, opts), nil
 }
 func (standIns) Close(io.Writer)           {}
 func (standIns) Warm(context.Context, int) {}
 
-func (standIns) Fit(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (runtime.Options, string) {
+func (standIns) Fit(ctx context.Context, c *driver.Client, opts standin.Options, timeout time.Duration) (standin.Options, string) {
 	pre, note := driver.FitRuntime(ctx, c, opts, timeout)
 	opts.PreConnect = pre
 	return opts, note
@@ -91,7 +91,7 @@ func newRealRuntimes(binary string, env []string) *realRuntimes {
 	return &realRuntimes{binary: binary, env: env, pool: realruntime.NewPool()}
 }
 
-func (r *realRuntimes) New(ctx context.Context, rec *transcript.Recorder, opts runtime.Options) (suite.Runtime, error) {
+func (r *realRuntimes) New(ctx context.Context, rec *transcript.Recorder, opts standin.Options) (suite.Runtime, error) {
 	p, err := realruntime.Start(ctx, rec, realruntime.Config{Binary: r.binary, Env: r.env, Check: opts.Check, Slots: realSlots, Pool: r.pool})
 	if err != nil {
 		return nil, err // not a typed nil *Proxy inside the interface
@@ -108,7 +108,7 @@ func (r *realRuntimes) Warm(ctx context.Context, n int) {
 // Fit connects a client of the SDK's first driver to a real runtime: one that cannot is said so
 // (note, for the report's headline and the compatibility matrix), with its words and the frame
 // it refused; its scenarios run all the same (the real runtime is what it is).
-func (r *realRuntimes) Fit(ctx context.Context, c *driver.Client, opts runtime.Options, timeout time.Duration) (runtime.Options, string) {
+func (r *realRuntimes) Fit(ctx context.Context, c *driver.Client, opts standin.Options, timeout time.Duration) (standin.Options, string) {
 	rec := transcript.Memory()
 	// Without a slot: an SDK's scenarios wait for this connect, and the slots are held by the
 	// scenarios of the SDKs whose first driver was quicker (measured, five SDKs at once: Python's

@@ -30,10 +30,10 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
 	"github.com/copilot-sdk-conformance/conformance/internal/runschema"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -94,7 +94,7 @@ type state struct {
 	runtimes Runtimes // what each scenario's SDK talks to (from Config.Runtime)
 
 	generated *schemagen.Doc   // the runtime's schemas for the generated sweep
-	answers   *runtime.Answers // the runtime's generated answers
+	answers   *standin.Answers // the runtime's generated answers
 	// runtimeCheck and runtimeCheckResult validate the SDK's requests and its answers to the
 	// runtime's calls by the run's schema; nil: frames are not judged.
 	runtimeCheck       func(method string, params json.RawMessage) []schema.Violation
@@ -206,7 +206,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		r, schemas = d, d
 	}
 	defer r.Close(cfg.Log) // success, failure, a crashed driver, SIGINT (ctx)
-	res := &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: runtime.Version,
+	res := &report.Results{Schema: report.SchemaVersion, Harness: report.Harness{Version: standin.Version,
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Command: cfg.Command, Tags: cfg.Tags, Runner: r.Name()}}
 	if st.selection != nil {
 		res.Harness.Shard = st.selection.info
@@ -406,7 +406,7 @@ func setUp(ctx context.Context, cfg Config, st *state, view *progress.View, r ru
 	// The report names the version asked for, also when it cannot be prepared.
 	info := report.SDK{Name: name, Version: u.version, Source: pin.Registry + " " + pin.Package}
 	t := &target{name: name, label: u.label, timeout: cfg.CommandTimeout, reportDir: cfg.ReportDir, self: cfg.Self,
-		progress: view.Writer(), startSlots: startSlots, rtOpts: runtime.Options{}, ctx: ctx, selected: st.selection.of(u.label)}
+		progress: view.Writer(), startSlots: startSlots, rtOpts: standin.Options{}, ctx: ctx, selected: st.selection.of(u.label)}
 	context.AfterFunc(ctx, t.interrupt)
 	if st.runtimeCheck != nil {
 		t.rtOpts.Check, t.rtOpts.CheckResult = st.runtimeCheck, st.runtimeCheckResult

@@ -15,7 +15,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -38,7 +38,7 @@ type target struct {
 	timeout    time.Duration
 	floor      time.Duration // a scenario's deadline before its cases (0: suite.Floor of timeout)
 	reportDir  string
-	rtOpts     runtime.Options
+	rtOpts     standin.Options
 	runtimes   Runtimes             // each scenario's runtime (realruntime.go); nil: the stand-in
 	generated  *schemagen.Doc       // the runtime's schemas for the generated sweep; nil: not loaded
 	clientSide []surface.ClientSide // fixtures/client-side-fields.yaml
@@ -158,7 +158,7 @@ func (l *lease) Capability(name string) (bool, string) {
 	return l.hello.Capabilities[name], l.hello.Notes[name]
 }
 func (l *lease) CommandTimeout() time.Duration   { return l.timeout }
-func (l *lease) RuntimeOptions() runtime.Options { return l.rtOpts }
+func (l *lease) RuntimeOptions() standin.Options { return l.rtOpts }
 func (l *lease) SchemaLoaded() bool {
 	if l.recording != nil {
 		return l.recording.Schema

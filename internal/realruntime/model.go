@@ -8,29 +8,29 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 )
 
 // Model is the scripted model behind the real runtime: a local OpenAI-compatible server
 // (POST /v1/chat/completions, non-streaming JSON or, when the request asks for it, server-sent
-// events) that plays the same runtime.Turn scripts the stand-in plays, so "the model calls tool
+// events) that plays the same standin.Turn scripts the stand-in plays, so "the model calls tool
 // X" means the same on both runtimes. One turn is taken per session.send (the proxy says when);
 // each model call within the turn answers with its next step: a tool step as one tool call (or
-// several in one message), a reply as text. When the steps run out it replies runtime.DefaultReply, as the stand-in does.
+// several in one message), a reply as text. When the steps run out it replies standin.DefaultReply, as the stand-in does.
 //
 // Hand-written on net/http rather than an OpenAI mock library: the answers are a few fixed JSON
 // shapes, and what matters is that they follow the scenario's script step by step.
 type Model struct {
 	mu     sync.Mutex
-	turns  []runtime.Turn // scripted, consumed one per session.send
+	turns  []standin.Turn // scripted, consumed one per session.send
 	taken  int
-	steps  []runtime.ModelStep // what is left of the current turn
+	steps  []standin.ModelStep // what is left of the current turn
 	calls  int
 	alias  map[string]string // scripted tool name -> the name the runtime knows it by (toolnames.go)
 	srv    *http.Server
 	ln     net.Listener
 	closed bool
-	// elicit plays an elicitation step (runtime.ModelStep.Elicitation) before the model call
+	// elicit plays an elicitation step (standin.ModelStep.Elicitation) before the model call
 	// answers with the next step: the proxy has the real runtime ask the SDK (plays.go).
 	elicit func(data json.RawMessage)
 }
@@ -56,7 +56,7 @@ func (m *Model) BaseURL() string { return "http://" + m.ln.Addr().String() + "/v
 func (m *Model) Close() { _ = m.srv.Close() }
 
 // AddTurn appends a scripted turn.
-func (m *Model) AddTurn(t runtime.Turn) {
+func (m *Model) AddTurn(t standin.Turn) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.turns = append(m.turns, t)
@@ -79,7 +79,7 @@ func (m *Model) NextTurn() {
 	defer m.mu.Unlock()
 	m.steps = nil
 	if m.taken < len(m.turns) {
-		m.steps = append([]runtime.ModelStep(nil), m.turns[m.taken].Steps...)
+		m.steps = append([]standin.ModelStep(nil), m.turns[m.taken].Steps...)
 		m.taken++
 	}
 }
@@ -92,12 +92,12 @@ func (m *Model) Calls() int {
 }
 
 // next takes the current turn's next step; a reply ends the turn's script.
-func (m *Model) next() (runtime.ModelStep, int) {
+func (m *Model) next() (standin.ModelStep, int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls++
 	if len(m.steps) == 0 {
-		return runtime.ModelStep{Reply: runtime.DefaultReply}, m.calls
+		return standin.ModelStep{Reply: standin.DefaultReply}, m.calls
 	}
 	st := m.steps[0]
 	m.steps = m.steps[1:]
@@ -189,7 +189,7 @@ func (m *Model) complete(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
-func replyText(st runtime.ModelStep) string {
+func replyText(st standin.ModelStep) string {
 	if len(st.ReplyJSON) > 0 {
 		var s string
 		if json.Unmarshal(st.ReplyJSON, &s) == nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -90,7 +90,7 @@ func TestModelPlaysTheScript(t *testing.T) {
 			m, err := StartModel()
 			require.NoError(t, err)
 			defer m.Close()
-			m.AddTurn(runtime.Turn{Steps: []runtime.ModelStep{
+			m.AddTurn(standin.Turn{Steps: []standin.ModelStep{
 				{Tool: "lookup", Arguments: map[string]any{"q": "x"}},
 				{Together: []string{"slow", "fast"}},
 				{Together: []string{"ask_user", "ask_user"}, TogetherArguments: []map[string]any{{"question": "A?"}, {"question": "B?"}}},
@@ -105,13 +105,13 @@ func TestModelPlaysTheScript(t *testing.T) {
 				{tool: "ask_user,ask_user", args: `{"question":"A?"},{"question":"B?"}`, finish: "tool_calls"},
 				{tool: "finish", args: `{}`, finish: "tool_calls"},
 				{text: "done", finish: "stop"},
-				{text: runtime.DefaultReply, finish: "stop"},
+				{text: standin.DefaultReply, finish: "stop"},
 			}
 			for i, w := range want {
 				assert.Equal(t, w, ask(t, m, stream), "model call %d", i+1)
 			}
 			m.NextTurn() // a send with nothing scripted
-			assert.Equal(t, answer{text: runtime.DefaultReply, finish: "stop"}, ask(t, m, stream))
+			assert.Equal(t, answer{text: standin.DefaultReply, finish: "stop"}, ask(t, m, stream))
 			assert.Equal(t, 7, m.Calls())
 		})
 	}

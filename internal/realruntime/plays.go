@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
@@ -48,7 +48,7 @@ var (
 // Plays implements suite.Player: the model step that makes the real runtime send method with
 // params, or, when it cannot be made to, why (specific to the params, for the scenario's
 // unsupported reason).
-func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep, string) {
+func (p *Proxy) Plays(method string, params json.RawMessage) (*standin.ModelStep, string) {
 	var v map[string]json.RawMessage
 	if json.Unmarshal(params, &v) != nil {
 		return nil, "the params are not a JSON object"
@@ -69,7 +69,7 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 		case slices.Contains(everyTurnHooks, hook):
 			return nil, ""
 		case hook == "preToolUse":
-			return &runtime.ModelStep{Tool: "glob", Arguments: map[string]any{"pattern": "*.conformance"}}, ""
+			return &standin.ModelStep{Tool: "glob", Arguments: map[string]any{"pattern": "*.conformance"}}, ""
 		}
 		return nil, fmt.Sprintf("the real runtime invokes only the hooks %s every turn and preToolUse around a tool call (measured on 1.0.85); no model step makes it invoke %q", strings.Join(everyTurnHooks, ", "), hook)
 	case "permission.requested":
@@ -108,7 +108,7 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 		p.mu.Lock()
 		p.played = append(p.played, playedTool{name: req.ToolName, description: req.ToolDescription})
 		p.mu.Unlock()
-		return &runtime.ModelStep{Tool: req.ToolName, Arguments: req.Args}, ""
+		return &standin.ModelStep{Tool: req.ToolName, Arguments: req.Args}, ""
 	case "elicitation.requested":
 		// The runtime's own UI elicitation: the proxy sends session.ui.elicitation with these
 		// params when the model reaches the step, and the runtime asks the SDK with
@@ -118,7 +118,7 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 		if _, ok := v["requestId"]; ok {
 			return nil, "the real runtime chooses the elicitation's requestId itself; the scenario's cannot be put on the wire"
 		}
-		return &runtime.ModelStep{Elicitation: params}, ""
+		return &standin.ModelStep{Elicitation: params}, ""
 	case "userInput.request":
 		var q struct {
 			Question string   `json:"question"`
@@ -137,7 +137,7 @@ func (p *Proxy) Plays(method string, params json.RawMessage) (*runtime.ModelStep
 		if len(q.Choices) > 0 {
 			args["choices"] = q.Choices
 		}
-		return &runtime.ModelStep{Tool: "ask_user", Arguments: args}, ""
+		return &standin.ModelStep{Tool: "ask_user", Arguments: args}, ""
 	}
 	return nil, fmt.Sprintf("the real runtime sends %s only of its own accord, and no model step of this harness makes it do so", method)
 }

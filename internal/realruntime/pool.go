@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
 
@@ -253,7 +253,7 @@ func (rt *process) clean(timeout time.Duration) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	c = runtime.NewQuickAckConn(c) // sessions.delete answers in pieces, as the proxy's connections find (proxy.go)
+	c = standin.NewQuickAckConn(c) // sessions.delete answers in pieces, as the proxy's connections find (proxy.go)
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(timeout))
 	w, r := wire.NewWriter(c), wire.NewReader(c)

@@ -34,8 +34,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
@@ -99,7 +99,7 @@ type Proxy struct {
 	closed  bool
 	wg      sync.WaitGroup
 	tools   toolNames
-	framing runtime.Framing // how the runtime's frames are written to SDKs connecting from now on
+	framing standin.Framing // how the runtime's frames are written to SDKs connecting from now on
 	// The current turn's connection and session (the last session.send), each connection's
 	// writer to the runtime, and the proxy's own requests awaiting their answer (plays.go).
 	turnConn, turnSession string
@@ -271,14 +271,14 @@ func (p *Proxy) Lacks(capability string) (string, bool) {
 	return why, lacking
 }
 
-// splitPieces is how many pieces of a split frame the proxy writes apart (runtime.Framing's
+// splitPieces is how many pieces of a split frame the proxy writes apart (standin.Framing's
 // PieceLimit): the header cut short, then the body in two, so every frame takes three reads.
 const splitPieces = 3
 
 // SetFraming has the real runtime's frames written to SDKs connecting from now on split or
-// coalesced (runtime.Framing): the bytes are the real runtime's, only their delivery is scripted,
+// coalesced (standin.Framing): the bytes are the real runtime's, only their delivery is scripted,
 // as the stand-in scripts its own.
-func (p *Proxy) SetFraming(f runtime.Framing) {
+func (p *Proxy) SetFraming(f standin.Framing) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if f.SplitEvery > 0 && f.PieceLimit == 0 {
@@ -289,7 +289,7 @@ func (p *Proxy) SetFraming(f runtime.Framing) {
 }
 
 // AddTurn scripts the model's next turn.
-func (p *Proxy) AddTurn(t runtime.Turn) { p.model.AddTurn(t) }
+func (p *Proxy) AddTurn(t standin.Turn) { p.model.AddTurn(t) }
 
 // Listen accepts SDK connections on addr; each gets a connection of its own to the runtime.
 func (p *Proxy) Listen(addr string) (string, error) {
@@ -300,11 +300,11 @@ func (p *Proxy) Listen(addr string) (string, error) {
 	p.mu.Lock()
 	p.ln = ln
 	p.mu.Unlock()
-	runtime.Accept(ln, &p.wg, p.serve)
+	standin.Accept(ln, &p.wg, p.serve)
 	return ln.Addr().String(), nil
 }
 
-// serve proxies one SDK connection. It comes through runtime.Accept, so the SDK's frames are
+// serve proxies one SDK connection. It comes through standin.Accept, so the SDK's frames are
 // acknowledged at once, as the stand-in does: without it an SDK that writes the header and the
 // body apart waited ~45 ms per request (Nagle against a delayed ACK; measured on Node 1.0.14
 // here: createSession 57 ms at the median against 4 ms on the stand-in).
@@ -333,7 +333,7 @@ func (p *Proxy) serve(sdk net.Conn) {
 	// The runtime's frames are acknowledged at once too: it writes an answer in pieces, and a
 	// delayed ACK held each of them (measured on 1.0.85 here, one connection, 20 session.create
 	// in a row: p50 42 ms without, 6-8 ms with; ping, one piece, 0.05 ms either way).
-	up = runtime.NewQuickAckConn(up)
+	up = standin.NewQuickAckConn(up)
 	p.mu.Lock()
 	if p.closed { // Close ran while this connection was being set up: it must not outlive it
 		p.mu.Unlock()

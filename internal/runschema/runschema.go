@@ -17,10 +17,10 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/runner"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schema"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/text"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
@@ -35,7 +35,7 @@ type Loaded struct {
 	// Gen and Answers are the schemas for generation and every method's generated result; nil
 	// when generation failed (the sweep then reports unsupported).
 	Gen     *schemagen.Doc
-	Answers *runtime.Answers
+	Answers *standin.Answers
 	// Dir is the folder the schemas were read from, and Runtime the runtime version they belong
 	// to ("" when unknown, as for schemas copied out of a driver image): an SDK that declares
 	// another runtime is judged by its own schema where it ships one (harness).
@@ -98,7 +98,7 @@ func Catalog(gen *schemagen.Doc) []report.SchemaItem {
 }
 
 // generated loads the schemas for generation and generates every method's result.
-func generated(dir string) (*schemagen.Doc, *runtime.Answers, error) {
+func generated(dir string) (*schemagen.Doc, *standin.Answers, error) {
 	gen, err := schemagen.Load(dir)
 	if err != nil {
 		return nil, nil, err
@@ -112,7 +112,7 @@ func generated(dir string) (*schemagen.Doc, *runtime.Answers, error) {
 			}
 		}
 	}()
-	a := &runtime.Answers{Results: map[string]json.RawMessage{}, Public: map[string]bool{}}
+	a := &standin.Answers{Results: map[string]json.RawMessage{}, Public: map[string]bool{}}
 	for _, m := range gen.Methods {
 		if !m.FromSDK {
 			continue

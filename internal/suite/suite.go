@@ -14,8 +14,8 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/cucumber/godog"
@@ -39,7 +39,7 @@ type Target interface {
 	CommandTimeout() time.Duration
 	// RuntimeOptions are how each scenario's recording runtime is configured (its generated
 	// answers, its schema check).
-	RuntimeOptions() runtime.Options
+	RuntimeOptions() standin.Options
 	// SchemaLoaded says whether requests are checked against the runtime's published schema.
 	SchemaLoaded() bool
 	// StdioRuntime is argv that starts this program as a stdio runtime (for SDKs that spawn it).
@@ -57,7 +57,7 @@ type Scenario struct {
 	Feature string // relative to the features folder
 	Name    string
 	Rec     *transcript.Recorder
-	Runtime Runtime // the stand-in (*runtime.Server) or a proxy in front of the real runtime
+	Runtime Runtime // the stand-in (*standin.Server) or a proxy in front of the real runtime
 	Addr    string  // where Runtime listens
 	// Budget is the scenario's overall deadline; a step that runs generated cases announces
 	// them (Budget.Expect). Nil: unbounded (a replay).
@@ -216,7 +216,7 @@ type Step struct {
 	Needs func(args []string, table [][]string) []string
 }
 
-// Runtime is what a scenario's SDKs talk to: the stand-in (*runtime.Server, the default) or a
+// Runtime is what a scenario's SDKs talk to: the stand-in (*standin.Server, the default) or a
 // recording proxy in front of the real runtime (internal/realruntime).
 type Runtime interface {
 	Listen(addr string) (string, error)
@@ -224,13 +224,13 @@ type Runtime interface {
 	// Wait blocks until no scripted turn is being played, or ctx ends.
 	Wait(ctx context.Context) error
 	// AddTurn scripts what the model does on the next session.send.
-	AddTurn(runtime.Turn)
+	AddTurn(standin.Turn)
 }
 
 // Framer is an optional part of a Runtime: one that can write the runtime's frames to the SDK
-// split into pieces or coalesced (runtime.Framing) for connections opened from now on.
+// split into pieces or coalesced (standin.Framing) for connections opened from now on.
 type Framer interface {
-	SetFraming(runtime.Framing)
+	SetFraming(standin.Framing)
 }
 
 // Delayer is an optional part of a Runtime: one that can have each answer to
@@ -252,7 +252,7 @@ type TokenKeeper interface {
 // model step that makes it send method with these params (nil: it sends it every turn anyway),
 // or, when it cannot be made to, why not ("" when it can): the scenario's unsupported reason.
 type Player interface {
-	Plays(method string, params json.RawMessage) (step *runtime.ModelStep, cannot string)
+	Plays(method string, params json.RawMessage) (step *standin.ModelStep, cannot string)
 }
 
 // Lacker is an optional part of a Runtime: a runtime that cannot be made to do what the

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -93,9 +93,9 @@ func (l *Live) Definition(name string, all bool) (map[string]any, bool) {
 // NewLive starts the recording runtime, answering the schema's methods it does not script with
 // answers (generated from the runtime's schema, as in a run; nil: none) so that an option
 // registering a provider (a session file system) is answered; Close stops it.
-func NewLive(ctx context.Context, c *driver.Client, timeout time.Duration, answers *runtime.Answers) (*Live, func(), error) {
+func NewLive(ctx context.Context, c *driver.Client, timeout time.Duration, answers *standin.Answers) (*Live, func(), error) {
 	rec := transcript.Memory()
-	rt := runtime.New(rec, runtime.Options{ToolTimeout: timeout, Answers: answers})
+	rt := standin.New(rec, standin.Options{ToolTimeout: timeout, Answers: answers})
 	addr, err := rt.Listen("127.0.0.1:0")
 	if err != nil {
 		return nil, nil, err

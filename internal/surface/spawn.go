@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/runtime"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
@@ -34,7 +34,7 @@ type SpawnEnv interface {
 
 // Spawner is the program an SDK spawns as its runtime for OpenSpawned: a script that writes
 // its arguments, environment and working directory to files beside it and then runs the
-// recording runtime over stdio (runtime.WriteStdioScript).
+// recording runtime over stdio (standin.WriteStdioScript).
 type Spawner struct {
 	dir string
 	// CLIPath is what connect's cliPath names.
@@ -49,7 +49,7 @@ func NewSpawner(runtimeArgv []string) (*Spawner, error) {
 	}
 	s := &Spawner{dir: dir, CLIPath: filepath.Join(dir, "copilot")}
 	inner := filepath.Join(dir, "runtime")
-	if err := runtime.WriteStdioScript(inner, runtimeArgv, filepath.Join(dir, "transcript.ndjson")); err != nil {
+	if err := standin.WriteStdioScript(inner, runtimeArgv, filepath.Join(dir, "transcript.ndjson")); err != nil {
 		return nil, err
 	}
 	q := func(p string) string { return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'" }

@@ -1,6 +1,0 @@
-//go:build !linux
-
-package runtime
-
-// quickAck is Linux-only (TCP_QUICKACK); elsewhere the kernel's delayed ACK is left as is.
-func quickAck(uintptr) {}

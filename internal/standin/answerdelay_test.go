@@ -1,0 +1,76 @@
+package standin
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+)
+
+// A withheld answer (AnswerDelays, a model step's Pause) is what the cancellation scenarios
+// need: the SDK's call waits while the connection keeps serving, and the answer still comes, late.
+func TestAnswerDelayWithholdsOnlyThatMethod(t *testing.T) {
+	tests := []struct {
+		name      string
+		delayed   string // the method whose answer is withheld
+		wantOrder []string
+	}{
+		{"the delayed method is answered after a later request", "ping", []string{"11", "10"}},
+		{"another method's delay holds nothing back", "session.send", []string{"10", "11"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _, addr := start(t)
+			srv.SetAnswerDelay(tt.delayed, 300*time.Millisecond)
+			s := dial(t, addr)
+			s.call("connect", map[string]any{})
+			for _, id := range []string{"10", "11"} {
+				method := map[string]string{"10": "ping", "11": "no.such.method"}[id]
+				body, _ := json.Marshal(wire.Message{JSONRPC: "2.0", ID: json.RawMessage(id), Method: method, Params: json.RawMessage(`{}`)})
+				require.NoError(t, s.w.Write(body))
+			}
+			var order []string
+			for len(order) < 2 {
+				if m := s.read(); m.IsResponse() {
+					order = append(order, string(m.ID))
+				}
+			}
+			assert.Equal(t, tt.wantOrder, order)
+		})
+	}
+}
+
+func TestPauseEndsTheTurnLate(t *testing.T) {
+	tests := []struct {
+		name  string
+		pause time.Duration
+	}{
+		{"no pause", 0},
+		{"a pause of 300 ms", 300 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _, addr := start(t)
+			steps := []ModelStep{{Reply: "late"}}
+			if tt.pause > 0 {
+				steps = append([]ModelStep{{Pause: tt.pause}}, steps...)
+			}
+			srv.AddTurn(Turn{Steps: steps})
+			s := dial(t, addr)
+			s.call("connect", map[string]any{})
+			created := s.call("session.create", map[string]any{"sessionId": "S"})
+			require.Nil(t, created.Error)
+			sent := s.call("session.send", map[string]any{"sessionId": "S", "prompt": "p"})
+			require.Nil(t, sent.Error, "session.send is answered at once, the turn goes on")
+			start := time.Now()
+			assert.Equal(t, "late", s.until("assistant.message")["content"])
+			s.until("session.idle")
+			// The turn began a little before session.send's answer was read.
+			assert.GreaterOrEqual(t, time.Since(start), tt.pause-50*time.Millisecond)
+		})
+	}
+}
