@@ -228,7 +228,15 @@ internal static class Program
             ["session.rpc.tools.set"] = false,
             ["session.rpc.tools.set.nil"] = false,
             ["driver.concurrent"] = true, // commands run on the thread pool (Main)
-            ["handler.hold"] = true, // Holds.cs: the tool handlers (no runtime->SDK handlers yet: rpc.handlers)
+            ["handler.hold"] = true, // Holds.cs: the tool handlers and the runtime->SDK handlers (Handlers.cs)
+            // Handlers.cs: hooks (every SessionHooks hook type), the session file system, canvases,
+            // BYOK bearer tokens, GitHub telemetry; HookInputs.cs: hookInputs
+            ["rpc.handlers"] = true,
+            ["handler.hooks"] = true,
+            ["handler.hooks.inputs"] = true,
+            // Surface.cs: do-nothing callbacks by property name, each reporting its calls
+            ["surface.handlers"] = true,
+            ["surface.handlers.called"] = true,
             // Cancel.cs: each of these calls takes a CancellationToken
             ["call.cancel.createSession"] = true,
             ["call.cancel.resumeSession"] = true,
@@ -250,6 +258,14 @@ internal static class Program
                 $"{PackageId} {version}: ToolResultAIContent(ToolResultObject); ToolBinaryResult has Data, MimeType, " +
                 "Type and Description, no metadata",
         };
+        notes["rpc.handlers"] =
+            $"{PackageId} {version}: hooks.invoke through SessionConfigBase.Hooks, sessionFs.* through CreateSessionFsProvider " +
+            "(a SessionFsProvider with both SQLite interfaces; CopilotClientOptions.SessionFs at connect), canvas.* through " +
+            "Canvases and CanvasHandler, providerToken.getToken through NamedProviderConfig.BearerTokenProvider, " +
+            "gitHubTelemetry.event through CopilotClientOptions.OnGitHubTelemetry; the other methods have no public handler API " +
+            "(the generated ClientSessionApiHandlers are filled only inside the SDK)";
+        notes["handler.hooks.inputs"] =
+            $"{PackageId} {version}: each SessionHooks hook's input class read by reflection, wire keys from [JsonPropertyName]";
         SessionOptions.Declare($"{PackageId} {version}", capabilities, notes);
         ConnectOptions.Declare($"{PackageId} {version}", capabilities, notes);
         GeneratedRpc.Declare($"{PackageId} {version}", capabilities, notes);
@@ -296,12 +312,7 @@ internal static class Program
             ["connect.option.gitHubTelemetry"] = "GitHub.Copilot.CopilotClientOptions.OnGitHubTelemetry",
             ["rpc.generated"] = "GitHub.Copilot.CopilotSession.Rpc",
             // Not the SDK's absence: protocol capabilities this driver has not caught up with.
-            ["rpc.handlers"] = "driver: the dotnet driver does not register the runtime->SDK handlers (handlers) yet",
             ["rpc.requestHandler"] = "driver: the dotnet driver does not register a request handler (connect's requestHandler) yet",
-            ["handler.hooks"] = "driver: the dotnet driver does not map hooks.invoke to SessionConfig.Hooks yet",
-            ["handler.hooks.inputs"] = "driver: the dotnet driver does not map hooks.invoke to SessionConfig.Hooks yet, so it declares no hook input types (hookInputs)",
-            ["surface.handlers"] = "driver: the dotnet driver does not register handlers by their surface name (surfaceHandlers) yet",
-            ["surface.handlers.called"] = "driver: the dotnet driver does not register handlers by their surface name (surfaceHandlers) yet",
             ["surface.callbacks"] = "driver: the dotnet driver does not give a definition's required callbacks do-nothing ones yet",
             ["tool.handler.waitFor"] = "driver: the dotnet driver's tool handlers do not wait for another tool's (waitFor) yet",
         };
@@ -386,6 +397,7 @@ internal static class Program
         var clientOptions = new CopilotClientOptions { Connection = connection, Logger = s_sdkLogger };
         ConnectOptions.Apply(a["options"] as JsonObject, clientOptions, connection, $"{PackageId} {SdkVersion()}");
         Surface.Apply(clientOptions, a["fields"], $"{PackageId} {SdkVersion()}");
+        JsonObject? account = Handlers.Client(clientOptions, a["handlers"], handle, $"{PackageId} {SdkVersion()}");
         var client = new CopilotClient(clientOptions);
         try
         {
@@ -398,7 +410,7 @@ internal static class Program
         }
 
         s_clients[handle] = client;
-        return new JsonObject();
+        return Opened(new JsonObject(), null, account);
     }
 
     private static async Task<JsonObject> CreateSessionAsync(JsonObject a)
@@ -420,12 +432,28 @@ internal static class Program
                 ?? throw new UnsupportedException($"{PackageId} {SdkVersion()}: SessionConfig has no GitHubToken");
             property.SetValue(config, token);
         }
+        JsonArray? kept = Surface.ApplyHandlers(config, a["surfaceHandlers"], state.Handle, $"{PackageId} {SdkVersion()}");
+        JsonObject? account = Handlers.Session(config, a["handlers"], state.Handle, $"{PackageId} {SdkVersion()}");
 
         CopilotSession session = await Cancel.RunAsync(a, token => client.CreateSessionAsync(config, token)).ConfigureAwait(false);
 
         state.Session = session;
         s_sessions[state.Handle] = state;
-        return new JsonObject { ["sessionId"] = session.SessionId };
+        return Opened(new JsonObject { ["sessionId"] = session.SessionId }, kept, account);
+    }
+
+    /// <summary>A connect / create / resume answer with the surface handlers kept and the handlers' account.</summary>
+    private static JsonObject Opened(JsonObject result, JsonArray? kept, JsonObject? account)
+    {
+        if (kept is { Count: > 0 })
+        {
+            result["kept"] = kept;
+        }
+        foreach ((string key, JsonNode? value) in account ?? new JsonObject())
+        {
+            result[key] = value?.DeepClone();
+        }
+        return result;
     }
 
     private static async Task<JsonObject> ResumeSessionAsync(JsonObject a)
@@ -441,11 +469,13 @@ internal static class Program
         };
         SessionOptions.Apply(config, OptionsArg(a), resume: true, $"{PackageId} {SdkVersion()}");
         Surface.Apply(config, a["fields"], $"{PackageId} {SdkVersion()}");
+        JsonArray? kept = Surface.ApplyHandlers(config, a["surfaceHandlers"], state.Handle, $"{PackageId} {SdkVersion()}");
+        JsonObject? account = Handlers.Session(config, a["handlers"], state.Handle, $"{PackageId} {SdkVersion()}");
 
         CopilotSession session = await Cancel.RunAsync(a, token => client.ResumeSessionAsync(sessionId, config, token)).ConfigureAwait(false);
         state.Session = session;
         s_sessions[state.Handle] = state;
-        return new JsonObject { ["sessionId"] = session.SessionId };
+        return Opened(new JsonObject { ["sessionId"] = session.SessionId }, kept, account);
     }
 
     private static JsonObject? OptionsArg(JsonObject a) => a["options"] switch
@@ -742,7 +772,7 @@ internal static class Program
 
     private static void EmitLog(string message) => Emit("log", new JsonObject { ["message"] = message });
 
-    private static void Emit(string name, JsonObject args) => WriteLine(new JsonObject { ["event"] = name, ["args"] = args });
+    internal static void Emit(string name, JsonObject args) => WriteLine(new JsonObject { ["event"] = name, ["args"] = args });
 
     private static void WriteLine(JsonObject message)
     {
