@@ -518,7 +518,7 @@ internal sealed class FsProvider(string session, Func<string, JsonNode?> result)
             var errorClass = ByName.Build(typeof(SessionFsSqliteTransactionErrorClass), e["errorClass"], lost, "/error/errorClass");
             lost.AddRange(Handlers.Other(e, "errorClass", "message").Select(p => "/error" + p));
             error = errorClass is SessionFsSqliteTransactionErrorClass c
-                ? new SessionFsSqliteTransactionException((string?)e["message"] ?? "", c)
+                ? (Exception)new SessionFsSqliteTransactionException((string?)e["message"] ?? "", c)
                 : new IOException((string?)e["message"] ?? "");
         }
         else

@@ -57,4 +57,24 @@ internal static class Holds
             await Task.WhenAny(gate.Task, Task.Delay(GiveUp)).ConfigureAwait(false);
         }
     }
+
+    // Tool handlers that wait for another tool's handler to return (PROTOCOL.md "Tool", waitFor):
+    // one TaskCompletionSource per (session, tool), completed when that tool's handler returns.
+    // WaitGiveUp bounds a wait, so that an SDK serving one call at a time still gets an answer.
+    private static readonly TimeSpan WaitGiveUp = TimeSpan.FromSeconds(5);
+
+    private static readonly ConcurrentDictionary<string, TaskCompletionSource> Returned = new(StringComparer.Ordinal);
+
+    private static TaskCompletionSource ReturnedGate(string session, string tool) =>
+        Returned.GetOrAdd($"{session}\0{tool}", _ => new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
+
+    /// <summary>Records that the handler of tool has returned in session (whatever its outcome).</summary>
+    public static void MarkReturned(string session, string tool) => ReturnedGate(session, tool).TrySetResult();
+
+    /// <summary>Waits until the handler of tool has returned in session; false after WaitGiveUp.</summary>
+    public static async Task<bool> ReturnedAsync(string session, string tool)
+    {
+        Task returned = ReturnedGate(session, tool).Task;
+        return await Task.WhenAny(returned, Task.Delay(WaitGiveUp)).ConfigureAwait(false) == returned;
+    }
 }

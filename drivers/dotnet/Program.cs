@@ -237,6 +237,7 @@ internal static class Program
             // Surface.cs: do-nothing callbacks by property name, each reporting its calls
             ["surface.handlers"] = true,
             ["surface.handlers.called"] = true,
+            ["tool.handler.waitFor"] = true, // Holds.ReturnedAsync / MarkReturned
             // Cancel.cs: each of these calls takes a CancellationToken
             ["call.cancel.createSession"] = true,
             ["call.cancel.resumeSession"] = true,
@@ -314,7 +315,6 @@ internal static class Program
             // Not the SDK's absence: protocol capabilities this driver has not caught up with.
             ["rpc.requestHandler"] = "driver: the dotnet driver does not register a request handler (connect's requestHandler) yet",
             ["surface.callbacks"] = "driver: the dotnet driver does not give a definition's required callbacks do-nothing ones yet",
-            ["tool.handler.waitFor"] = "driver: the dotnet driver's tool handlers do not wait for another tool's (waitFor) yet",
         };
         SessionOptions.Symbols(symbols);
         var missing = new JsonObject();
@@ -574,6 +574,8 @@ internal static class Program
         string text = OptionalString(handler, "text") ?? "";
         string message = OptionalString(handler, "message") ?? "";
         string prompt = OptionalString(handler, "prompt") ?? "";
+        string? waitFor = OptionalString(handler, "waitFor");
+        string gaveUp = $"gave up waiting for the tool {waitFor}";
 
         // CopilotToolOptions is a property bag, so optionOrder cannot change what the SDK builds;
         // the driver still applies the options in that order. An absent key is never set.
@@ -655,8 +657,15 @@ internal static class Program
             Emit("tool.invoked", invoked);
         }
 
+        // waitFor: the handler first waits for the other tool's handler to return (false: gave up).
+        Task<bool> WaitedAsync() => waitFor is null ? Task.FromResult(true) : Holds.ReturnedAsync(state.Handle, waitFor);
+
         Func<ToolInvocation, CancellationToken, Task<string>> run = async (invocation, cancellationToken) =>
         {
+            if (!await WaitedAsync().ConfigureAwait(false))
+            {
+                return gaveUp;
+            }
             Announce(invocation);
             await Holds.HeldAsync(state.Handle, $"tool {name}").ConfigureAwait(false);
 
@@ -695,18 +704,28 @@ internal static class Program
         {
             "returnValue" => (Func<ToolInvocation, CancellationToken, Task<Ticket>>)(async (invocation, _) =>
             {
+                // The method returns a Ticket, which cannot say "gave up": the give-up is thrown instead.
+                if (!await WaitedAsync().ConfigureAwait(false))
+                {
+                    throw new TimeoutException(gaveUp);
+                }
                 Announce(invocation);
                 await Holds.HeldAsync(state.Handle, $"tool {name}").ConfigureAwait(false);
                 return ticket!;
             }),
             "returnResult" => (Func<ToolInvocation, CancellationToken, Task<ToolResultAIContent>>)(async (invocation, _) =>
             {
+                if (!await WaitedAsync().ConfigureAwait(false))
+                {
+                    return new ToolResultAIContent(new ToolResultObject { TextResultForLlm = gaveUp });
+                }
                 Announce(invocation);
                 await Holds.HeldAsync(state.Handle, $"tool {name}").ConfigureAwait(false);
                 return new ToolResultAIContent(resultObject!);
             }),
             _ => run,
         };
+        method = Recording(method, state.Handle, name);
         AIFunction tool = CopilotTool.DefineTool(method, toolOptions: toolOptions, factoryOptions: factoryOptions);
         if (schema is { } explicitSchema)
         {
@@ -714,6 +733,21 @@ internal static class Program
         }
         return tool;
     }
+
+    /// <summary>
+    /// The tool method, recording its return for the handlers waiting on it (waitFor) whatever its
+    /// outcome. Each delegate keeps its own signature, which is what AIFunctionFactory reads.
+    /// </summary>
+    private static Delegate Recording(Delegate method, string session, string tool) => method switch
+    {
+        Func<ToolInvocation, CancellationToken, Task<string>> f => (Func<ToolInvocation, CancellationToken, Task<string>>)(
+            async (invocation, token) => { try { return await f(invocation, token).ConfigureAwait(false); } finally { Holds.MarkReturned(session, tool); } }),
+        Func<ToolInvocation, CancellationToken, Task<Ticket>> f => (Func<ToolInvocation, CancellationToken, Task<Ticket>>)(
+            async (invocation, token) => { try { return await f(invocation, token).ConfigureAwait(false); } finally { Holds.MarkReturned(session, tool); } }),
+        Func<ToolInvocation, CancellationToken, Task<ToolResultAIContent>> f => (Func<ToolInvocation, CancellationToken, Task<ToolResultAIContent>>)(
+            async (invocation, token) => { try { return await f(invocation, token).ConfigureAwait(false); } finally { Holds.MarkReturned(session, tool); } }),
+        _ => method,
+    };
 
     private static IDictionary<string, JsonNode?> ToMetadata(string tool, JsonNode? value)
     {
