@@ -148,8 +148,8 @@ internal static class Handlers
             else if (m.StartsWith(RequestPrefix, StringComparison.Ordinal))
             {
                 account.No(m, $"driver: the {sdk} public API for {m} is CopilotClientOptions.RequestHandler (a CopilotRequestHandler " +
-                    "serving whole HTTP exchanges, whose start/chunk acknowledgements the SDK writes itself), which the dotnet " +
-                    "driver does not register yet (capability rpc.requestHandler)");
+                    "serving whole HTTP exchanges, whose start/chunk acknowledgements the SDK writes itself), registered by " +
+                    "connect's requestHandler (Requests.cs), not as a per-method handler");
             }
             else if (m.StartsWith(FsPrefix, StringComparison.Ordinal) && options.SessionFs is null)
             {

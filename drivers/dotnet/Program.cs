@@ -238,6 +238,7 @@ internal static class Program
             ["surface.handlers"] = true,
             ["surface.handlers.called"] = true,
             ["tool.handler.waitFor"] = true, // Holds.ReturnedAsync / MarkReturned
+            ["rpc.requestHandler"] = true, // Requests.cs: a CopilotRequestHandler subclass
             // Cancel.cs: each of these calls takes a CancellationToken
             ["call.cancel.createSession"] = true,
             ["call.cancel.resumeSession"] = true,
@@ -313,7 +314,6 @@ internal static class Program
             ["connect.option.gitHubTelemetry"] = "GitHub.Copilot.CopilotClientOptions.OnGitHubTelemetry",
             ["rpc.generated"] = "GitHub.Copilot.CopilotSession.Rpc",
             // Not the SDK's absence: protocol capabilities this driver has not caught up with.
-            ["rpc.requestHandler"] = "driver: the dotnet driver does not register a request handler (connect's requestHandler) yet",
             ["surface.callbacks"] = "driver: the dotnet driver does not give a definition's required callbacks do-nothing ones yet",
         };
         SessionOptions.Symbols(symbols);
@@ -398,6 +398,7 @@ internal static class Program
         ConnectOptions.Apply(a["options"] as JsonObject, clientOptions, connection, $"{PackageId} {SdkVersion()}");
         Surface.Apply(clientOptions, a["fields"], $"{PackageId} {SdkVersion()}");
         JsonObject? account = Handlers.Client(clientOptions, a["handlers"], handle, $"{PackageId} {SdkVersion()}");
+        JsonObject? requests = Requests.Apply(clientOptions, a["requestHandler"], handle);
         var client = new CopilotClient(clientOptions);
         try
         {
@@ -410,7 +411,7 @@ internal static class Program
         }
 
         s_clients[handle] = client;
-        return Opened(new JsonObject(), null, account);
+        return Opened(new JsonObject(), null, account, requests);
     }
 
     private static async Task<JsonObject> CreateSessionAsync(JsonObject a)
@@ -442,16 +443,39 @@ internal static class Program
         return Opened(new JsonObject { ["sessionId"] = session.SessionId }, kept, account);
     }
 
-    /// <summary>A connect / create / resume answer with the surface handlers kept and the handlers' account.</summary>
-    private static JsonObject Opened(JsonObject result, JsonArray? kept, JsonObject? account)
+    /// <summary>
+    /// A connect / create / resume answer with the surface handlers kept and the handlers' accounts
+    /// (handlers, requestHandler): lists appended, objects' entries added.
+    /// </summary>
+    private static JsonObject Opened(JsonObject result, JsonArray? kept, params JsonObject?[] accounts)
     {
         if (kept is { Count: > 0 })
         {
             result["kept"] = kept;
         }
-        foreach ((string key, JsonNode? value) in account ?? new JsonObject())
+        foreach (JsonObject account in accounts.OfType<JsonObject>())
         {
-            result[key] = value?.DeepClone();
+            foreach ((string key, JsonNode? value) in account)
+            {
+                switch (result[key], value)
+                {
+                    case (JsonArray have, JsonArray more):
+                        foreach (JsonNode? item in more)
+                        {
+                            have.Add(item?.DeepClone());
+                        }
+                        break;
+                    case (JsonObject have, JsonObject more):
+                        foreach ((string k, JsonNode? v) in more)
+                        {
+                            have[k] = v?.DeepClone();
+                        }
+                        break;
+                    default:
+                        result[key] = value?.DeepClone();
+                        break;
+                }
+            }
         }
         return result;
     }
