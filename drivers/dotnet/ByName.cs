@@ -420,6 +420,18 @@ internal sealed class ByName
                 Invoke(() => { p.SetValue(target, built); return null; }, t, ptr);
             }
         }
+        // A callback the type requires (a `required` delegate property: CommandDefinition.Handler)
+        // that the JSON did not set gets one of its own type that does nothing (surface.callbacks).
+        foreach (PropertyInfo p in properties.Values)
+        {
+            if (typeof(Delegate).IsAssignableFrom(p.PropertyType)
+                && p.CustomAttributes.Any(a => a.AttributeType.Name == "RequiredMemberAttribute")
+                && p.GetValue(target) is null
+                && Surface.DoNothing(p.PropertyType, static () => { }) is { } callback)
+            {
+                Invoke(() => { p.SetValue(target, callback); return null; }, t, at);
+            }
+        }
         Tally(t);
         return target;
     }
