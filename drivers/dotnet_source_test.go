@@ -77,6 +77,9 @@ func TestDotnetDriverBuildsByName(t *testing.T) {
 		{"GeneratedRpc.cs", "ByName.Build(p.ParameterType,", "generated rpc params"},
 		{"GeneratedRpc.cs", "ByName.Plan(", "driver.builtBy over the wrappers' parameter types"},
 		{"Program.cs", `notes["driver.builtBy"] = ByName.Note()`, "hello's driver.builtBy"},
+		{"Handlers.cs", "ByName.Build(typeof(TOut), output,", "hook outputs"},
+		{"Handlers.cs", "ByName.Build(typeof(CanvasProviderOpenResult),", "canvas open results"},
+		{"Handlers.cs", "ByName.Build(typeof(SessionFsStatResult),", "session file system results"},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
 			assert.Contains(t, strings.Join(src[tc.file], "\n"), tc.call, "%s: %s are not built through ByName", tc.file, tc.what)
