@@ -247,16 +247,7 @@ func (p *Proxy) addPlayedTools(params map[string]json.RawMessage) string {
 // answerPlayedTool answers the runtime's call of a played tool (an external_tool.requested
 // event on conn) with a text, on the SDK's connection to the runtime with an id of the proxy's.
 func (p *Proxy) answerPlayedTool(conn string, params json.RawMessage) {
-	var ev struct {
-		SessionID string `json:"sessionId"`
-		Event     struct {
-			Type string `json:"type"`
-			Data struct {
-				RequestID string `json:"requestId"`
-				ToolName  string `json:"toolName"`
-			} `json:"data"`
-		} `json:"event"`
-	}
+	var ev standin.FrameParams
 	if json.Unmarshal(params, &ev) != nil || ev.Event.Type != "external_tool.requested" {
 		return
 	}

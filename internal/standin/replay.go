@@ -24,17 +24,22 @@ type Recording interface {
 type frameFacts struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
-	Params struct {
-		SessionID string `json:"sessionId"`
-		RequestID string `json:"requestId"`
-		Event     struct {
-			Type string `json:"type"`
-			Data struct {
-				RequestID string `json:"requestId"`
-				ToolName  string `json:"toolName"`
-			} `json:"data"`
-		} `json:"event"`
-	} `json:"params"`
+	Params FrameParams     `json:"params"`
+}
+
+// FrameParams is what a replay and the real runtime's proxy read of a frame's params: the
+// session, a request's id, and a session.event's type, requestId and toolName. One definition
+// for both, so a field the wire renames is renamed once.
+type FrameParams struct {
+	SessionID string `json:"sessionId"`
+	RequestID string `json:"requestId"`
+	Event     struct {
+		Type string `json:"type"`
+		Data struct {
+			RequestID string `json:"requestId"`
+			ToolName  string `json:"toolName"`
+		} `json:"data"`
+	} `json:"event"`
 }
 
 func factsOf(frame json.RawMessage) (f frameFacts) {
