@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/selftest"
+	"github.com/copilot-sdk-conformance/conformance/internal/campaign"
 	"github.com/spf13/cobra"
 )
 
@@ -32,7 +32,7 @@ every run. Exit status 1 unless every mutant is caught.`,
 				return usage("selftest runs copies of the pinned SDKs: --sdk-version and --sdk-source are not for it")
 			}
 			cfg.Log = os.Stdout
-			verdicts, err := selftest.Run(context.Background(), selftest.Config{Run: cfg, Mutants: mutants, Only: only})
+			verdicts, err := campaign.Selftest(context.Background(), campaign.SelftestPlan{Config: cfg, Mutants: mutants, Only: only})
 			if err != nil {
 				return &exitError{2, err}
 			}

@@ -1,19 +1,19 @@
-// Package selftest proves the harness can fail: it injects known wire regressions (mutants,
-// fixtures/mutants.yaml) into copies of the pinned, published SDKs, runs the relevant features on
-// each copy through --sdk-source, and checks that every mutant is caught: some scenario that
-// passes (or fails only as expected) on an untouched copy fails on the mutant.
+// Package selftest is what proves the harness can fail: known wire regressions (mutants,
+// fixtures/mutants.yaml) injected into copies of the pinned, published SDKs, and the verdict on
+// each: caught when some scenario that passes (or fails only as expected) on an untouched copy
+// fails on the mutant. The runs themselves (each copy's features through --sdk-source) are
+// internal/campaign's (campaign.Selftest), so this package runs nothing.
 package selftest
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"gopkg.in/yaml.v3"
@@ -105,151 +105,47 @@ type Verdict struct {
 	Err     error
 }
 
-// Config is one selftest.
-type Config struct {
-	// Run is the configuration every mutant's run (and each pristine baseline) starts from: the
-	// shared flags of the commands that run the suite. Each run sets its own SDK, source,
-	// features, report folder (under Run.ReportDir) and log (Run.Log, its lines prefixed);
-	// Run.SDKs, when given, selects the mutants of those SDKs.
-	Run     harness.Config
-	Mutants string // default fixtures/mutants.yaml
-	Only    []string
+// Judge is the verdict on mutant m: got is its run's results and baseline the pristine copy's,
+// both by scenario name. It is caught when some scenario fails on the mutant and not on the
+// pristine copy (a pristine failure, expected or not, catches nothing), and every scenario m
+// expects is among them.
+func Judge(m Mutant, got, baseline map[string]report.Result) Verdict {
+	v := Verdict{Mutant: m}
+	for name, r := range got {
+		if r.Status == report.Failed && !report.Failing(baseline[name].Status) {
+			v.By = append(v.By, name)
+		}
+	}
+	sort.Strings(v.By)
+	for _, e := range m.Expect {
+		if !slices.Contains(v.By, e) {
+			v.Missing = append(v.Missing, e)
+		}
+	}
+	v.Caught = len(v.By) > 0 && len(v.Missing) == 0
+	return v
 }
 
-// Run runs every mutant (and one pristine baseline per SDK) and returns the verdicts.
-func Run(ctx context.Context, cfg Config) ([]Verdict, error) {
-	log := cfg.Run.Log
-	if log == nil {
-		log = io.Discard
-	}
-	if cfg.Mutants == "" {
-		cfg.Mutants = filepath.Join(cfg.Run.RepoRoot, "fixtures", "mutants.yaml")
-	}
-	mutants, err := Load(cfg.Mutants)
-	if err != nil {
-		return nil, err
-	}
-	pins, err := sdks.LoadPins(filepath.Join(cfg.Run.RepoRoot, "fixtures", "sdks.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	work, err := os.MkdirTemp("", "conformance-selftest-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(work)
+// Selected says whether m is run when only (mutant names or SDKs) and sdkList (--sdk) are
+// given; an empty list selects every mutant.
+func Selected(m Mutant, only, sdkList []string) bool {
+	return (len(only) == 0 || slices.Contains(only, m.Name) || slices.Contains(only, m.SDK)) &&
+		(len(sdkList) == 0 || slices.Contains(sdkList, m.SDK))
+}
 
-	run := func(sdk, source, name string, features []string) (map[string]report.Result, string, error) {
-		dir := filepath.Join(cfg.Run.ReportDir, name)
-		var paths []string
-		for _, f := range features {
-			paths = append(paths, filepath.Join(cfg.Run.RepoRoot, "features", f))
-		}
-		c := cfg.Run
-		c.SDKs, c.Sources, c.Versions, c.Paths, c.ReportDir = []string{sdk}, map[string]string{sdk: source}, nil, paths, dir
-		c.Log, c.Command = prefix(log, name), "conformance selftest ("+name+")"
-		res, err := harness.Run(ctx, c)
-		if err != nil {
-			return nil, dir, err
-		}
-		out := map[string]report.Result{}
-		for _, r := range res.Results {
-			out[r.Scenario] = r
-		}
-		return out, dir, nil
-	}
-
-	pristine := map[string]string{}
-	baseline := map[string]map[string]report.Result{}
-	var verdicts []Verdict
+// Features is every feature the mutants of sdk run, once each, in the file's order: the
+// pristine baseline runs them all.
+func Features(mutants []Mutant, sdk string) []string {
+	var out []string
 	for _, m := range mutants {
-		if len(cfg.Only) > 0 && !contains(cfg.Only, m.Name) && !contains(cfg.Only, m.SDK) ||
-			len(cfg.Run.SDKs) > 0 && !contains(cfg.Run.SDKs, m.SDK) {
+		if m.SDK != sdk {
 			continue
 		}
-		v := Verdict{Mutant: m}
-		if pristine[m.SDK] == "" {
-			dir, err := Pristine(ctx, m.SDK, pins[m.SDK].Version, filepath.Join(work, m.SDK+"-download"))
-			if err == nil {
-				fmt.Fprintf(log, "[selftest] pristine %s SDK %s: %s\n", m.SDK, pins[m.SDK].Version, dir)
-				copyDir := filepath.Join(work, m.SDK+"-pristine")
-				if err = sdks.CopyDir(dir, copyDir); err == nil {
-					pristine[m.SDK] = copyDir
-					var features []string
-					for _, mm := range mutants {
-						if mm.SDK == m.SDK {
-							features = appendNew(features, mm.Features...)
-						}
-					}
-					baseline[m.SDK], _, err = run(m.SDK, copyDir, m.SDK+"-pristine", features)
-				}
+		for _, f := range m.Features {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
 			}
-			if err != nil {
-				v.Err = fmt.Errorf("pristine %s SDK: %w", m.SDK, err)
-				verdicts = append(verdicts, v)
-				continue
-			}
-		}
-		dst := filepath.Join(work, m.Name)
-		if err := Apply(m, pristine[m.SDK], dst); err != nil {
-			v.Err = err
-			verdicts = append(verdicts, v)
-			continue
-		}
-		got, dir, err := run(m.SDK, dst, m.Name, m.Features)
-		v.Report = dir
-		if err != nil {
-			v.Err = err
-			verdicts = append(verdicts, v)
-			continue
-		}
-		for name, r := range got {
-			if r.Status == report.Failed && !report.Failing(baseline[m.SDK][name].Status) {
-				v.By = append(v.By, name)
-			}
-		}
-		sort.Strings(v.By)
-		for _, e := range m.Expect {
-			if !contains(v.By, e) {
-				v.Missing = append(v.Missing, e)
-			}
-		}
-		v.Caught = len(v.By) > 0 && len(v.Missing) == 0
-		verdicts = append(verdicts, v)
-	}
-	return verdicts, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
 		}
 	}
-	return false
+	return out
 }
-
-func appendNew(list []string, items ...string) []string {
-	for _, it := range items {
-		if !contains(list, it) {
-			list = append(list, it)
-		}
-	}
-	return list
-}
-
-// prefix tags each progress line with the run it belongs to.
-func prefix(w io.Writer, name string) io.Writer {
-	return writerFunc(func(p []byte) (int, error) {
-		for _, line := range strings.SplitAfter(string(p), "\n") {
-			if line != "" {
-				fmt.Fprintf(w, "(%s) %s", name, line)
-			}
-		}
-		return len(p), nil
-	})
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
