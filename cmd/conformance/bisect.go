@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"slices"
 	"syscall"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/campaign"
-	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/spf13/cobra"
 )
@@ -59,17 +58,9 @@ Exit status: 0 when a change was found or none exists, 2 on a usage or setup err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			versions, err := d.Versions(ctx, sdks.Range{Lo: good, Hi: bad})
+			versions, err := registry.Bisection(ctx, d.Versions, good, bad)
 			if err != nil {
-				return &exitError{2, fmt.Errorf("%s: listing published versions: %w", sdk, err)}
-			}
-			if report.VersionLess(bad, good) {
-				slices.Reverse(versions)
-			}
-			for _, v := range []string{good, bad} {
-				if !slices.Contains(versions, v) {
-					return &exitError{2, fmt.Errorf("%s %s is not among the versions the registry publishes from %s to %s: %v", sdk, v, good, bad, versions)}
-				}
+				return &exitError{2, fmt.Errorf("%s: %w", sdk, err)}
 			}
 			if d.VersionsNote != "" {
 				fmt.Printf("%s: %s\n", sdk, d.VersionsNote)

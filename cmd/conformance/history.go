@@ -10,12 +10,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/copilot-sdk-conformance/conformance/internal/campaign"
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/history"
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 	"github.com/spf13/cobra"
 )
 
@@ -96,7 +97,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 				from = since
 			}
 			if from == "" {
-				if from, err = majorStart(pins[sdk].Version); err != nil {
+				if from, err = registry.MajorStart(pins[sdk].Version); err != nil {
 					return &exitError{2, fmt.Errorf("%s: no --from, and the pin %w", sdk, err)}
 				}
 			}
@@ -117,15 +118,11 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 
-			r := sdks.Range{Lo: from, Hi: to, Previews: previews}
-			versions, err := d.Versions(ctx, r)
+			versions, err := registry.Span(ctx, d.Versions, registry.Range{Lo: from, Hi: to, Previews: previews})
 			if err != nil {
-				return &exitError{2, fmt.Errorf("%s: listing published versions: %w", sdk, err)}
+				return &exitError{2, fmt.Errorf("%s: %w", sdk, err)}
 			}
-			if len(versions) < 2 {
-				return &exitError{2, fmt.Errorf("%s publishes %d version(s) from %s to %s (%v): a history needs two", sdk, len(versions), from, orNewest(to), versions)}
-			}
-			listing := fmt.Sprintf("%s %s %s, %s to %s (%d)", pins[sdk].Registry, pins[sdk].Package, map[bool]string{true: "with pre-releases", false: "releases"}[previews], from, orNewest(to), len(versions))
+			listing := fmt.Sprintf("%s %s %s, %s to %s (%d)", pins[sdk].Registry, pins[sdk].Package, map[bool]string{true: "with pre-releases", false: "releases"}[previews], from, registry.OrNewest(to), len(versions))
 			if d.VersionsNote != "" {
 				listing += "; " + d.VersionsNote
 			}
@@ -174,7 +171,7 @@ Exit status: 0 when the history was written (whatever it found), 2 on a usage or
 // rerunCommand runs a scenario on two versions of an SDK side by side.
 func rerunCommand(sdk, prev, cur, feature, scenario string) string {
 	return fmt.Sprintf("go run ./cmd/conformance run --sdk %s --sdk-version %s=%s,%s --scenario %s %s", sdk, sdk, prev, cur,
-		quote(scenario), quote(filepath.ToSlash(filepath.Join("features", feature))))
+		text.ShellWord(scenario), text.ShellWord(filepath.ToSlash(filepath.Join("features", feature))))
 }
 
 // writeHistory writes the history's files into base and prints its summary.
@@ -222,31 +219,4 @@ func referenceOf(value, self string) (others []string, file string, err error) {
 		}
 	}
 	return others, "", nil
-}
-
-// majorStart is the first release of version's major: 1.0.14 → 1.0.0, v1.0.14 → v1.0.0.
-func majorStart(version string) (string, error) {
-	v, err := semver.NewVersion(version)
-	if err != nil {
-		return "", fmt.Errorf("%q is not a semantic version: %w", version, err)
-	}
-	prefix := version[:len(version)-len(strings.TrimPrefix(version, "v"))]
-	return fmt.Sprintf("%s%d.0.0", prefix, v.Major()), nil
-}
-
-func orNewest(v string) string {
-	if v == "" {
-		return "the newest"
-	}
-	return v
-}
-
-// quote makes one shell word of s (the rerun commands are copied into a shell).
-func quote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == '@' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 	"io"
 	"io/fs"
 	"os"
@@ -39,7 +40,7 @@ func init() {
 		MonorepoDir: "dotnet",
 		// No LocalBase: no .NET SDK can be installed without Microsoft's registries.
 		Version:      nugetSyntax,
-		Versions:     nugetVersions("GitHub.Copilot.SDK"),
+		Versions:     registry.Public.NuGet("GitHub.Copilot.SDK"),
 		BuildOutputs: []string{"bin", "obj"},
 		Pinned:       pinnedIn("Driver.csproj", `>([^<]+)</CopilotSdkVersion>`),
 		Toolchain: []Tool{{

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 )
 
 // goSDKModule is the Go SDK's module path on the Go module proxy.
@@ -34,10 +35,10 @@ func init() {
 		// Revision 1: preparations made before the source probe downloaded the module could be
 		// built without the handlers on a fresh module cache (goModuleDir).
 		Revision: 1,
-		Versions: goVersions(goSDKModule),
-		// The published-versions test probes every v1.0.0-beta.N up to goMaxBeta and the releases
+		Versions: registry.Public.GoModule(goSDKModule),
+		// The published-versions test probes every v1.0.0-beta.N up to registry.GoMaxBeta and the releases
 		// (no previews: it samples only one pre-release).
-		Published: goProbePublished(goSDKModule),
+		Published: registry.Public.GoProbeAll(goSDKModule),
 		Toolchain: []Tool{{
 			Bin:         "go",
 			VersionArgs: []string{"version"},

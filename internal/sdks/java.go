@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 )
 
 // The Java driver: drivers/java, a Maven project built against
@@ -45,7 +46,7 @@ func init() {
 		SourceDir:    javaSourceDir,
 		LocalBase:    &LocalBase{RuntimeBase: RuntimeSelf},
 		Version:      mavenSyntax,
-		Versions:     mavenVersions(javaGroup, javaArtifact),
+		Versions:     registry.Public.Maven(javaGroup, javaArtifact),
 		BuildOutputs: []string{"target"},
 		Revision:     1, // 1: the JVM flags (javaFlags)
 		Newer: "the pin is the newest version reachable from the machine it was chosen on; Maven Central " +

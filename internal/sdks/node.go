@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,7 +32,7 @@ func init() {
 		Pinned:       func(dir string) (string, error) { return nodeLockedVersion(filepath.Join(dir, "package-lock.json")) },
 		Pristine:     pristineNode,
 		Paired:       nodePaired,
-		Versions:     npmVersions(nodePackage),
+		Versions:     registry.Public.NPM(nodePackage),
 		Schema:       NodeSchemaDir,
 		// docker/node.Dockerfile links /driver/runtime-schemas as prepareNode links it in the cache.
 		ImageSchema: "/driver/" + nodeSchemaLink,

@@ -81,7 +81,7 @@ func TestFailedPreparationLeavesNothing(t *testing.T) {
 		}
 		return Launch{Argv: []string{"true"}}, nil
 	}})
-	t.Cleanup(func() { delete(registry, "fake") })
+	t.Cleanup(func() { delete(recipes, "fake") })
 	p := &Preparer{RepoRoot: root, CacheRoot: cache, Log: io.Discard}
 
 	_, err := p.Prepare(context.Background(), "fake", "9.9.9", "")

@@ -8,15 +8,12 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 )
 
 // Lister returns every version a registry publishes (pre-releases included), in any order.
 type Lister func(ctx context.Context) ([]string, error)
-
-// goMaxBeta bounds the pre-release tags probed for the Go SDK's first major release: the Go
-// proxy here refuses version lists, and the SDK's Go module published its previews as
-// v1.0.0-beta.N (the other registries list theirs).
-const goMaxBeta = 15
 
 // PublishedVersions is every version d's registry serves from 1.0.0's pre-releases on.
 func PublishedVersions(ctx context.Context, d Recipe) ([]string, error) {
@@ -26,47 +23,7 @@ func PublishedVersions(ctx context.Context, d Recipe) ([]string, error) {
 	if d.Versions == nil {
 		return nil, fmt.Errorf("the %s recipe cannot list its registry's versions", d.Name)
 	}
-	return d.Versions(ctx, Range{Lo: "1.0.0-0", Previews: true})
-}
-
-// goProbePublished probes the Go module's 1.x tags: v1.0.0-beta.1…beta.15, then vX.Y.Z from
-// v1.0.0 upward (probeVersions' rule: a minor's patches until two in a row are missing, minors
-// until one has neither .0 nor .1).
-func goProbePublished(module string) Lister {
-	return func(ctx context.Context) ([]string, error) {
-		exists := func(v string) bool {
-			_, err := commandOutput(ctx, "go", "list", "-m", module+"@"+v)
-			return err == nil
-		}
-		var out []string
-		for n := 1; n <= goMaxBeta; n++ {
-			if v := fmt.Sprintf("v1.0.0-beta.%d", n); exists(v) {
-				out = append(out, v)
-			}
-		}
-		for minor := 0; ; minor++ {
-			lo, hi := fmt.Sprintf("v1.%d.0", minor), fmt.Sprintf("v1.%d.1", minor)
-			vs, err := probeVersions(lo, hi, exists)
-			if err != nil {
-				return nil, err
-			}
-			if len(vs) == 0 {
-				break
-			}
-			// probeVersions stops at hi in hi's minor: continue upward past .1.
-			last := semver.MustParse(vs[len(vs)-1])
-			for patch, misses := last.Patch()+1, 0; misses < 2; patch++ {
-				v := fmt.Sprintf("v1.%d.%d", minor, patch)
-				if exists(v) {
-					vs, misses = append(vs, v), 0
-				} else {
-					misses++
-				}
-			}
-			out = append(out, dedupe(vs)...)
-		}
-		return out, nil
-	}
+	return d.Versions(ctx, registry.Range{Lo: "1.0.0-0", Previews: true})
 }
 
 func dedupe(vs []string) []string {

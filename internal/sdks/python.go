@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 	"os"
 	"path/filepath"
 )
@@ -26,7 +27,7 @@ func init() {
 		Pinned:       pinnedIn("requirements.txt", `(?m)^github-copilot-sdk==(\S+)`),
 		Pristine:     pristinePython,
 		Paired:       pythonPaired,
-		Versions:     pipVersions(pythonDist),
+		Versions:     registry.Public.PyPI(pythonDist),
 		Toolchain: []Tool{{
 			Bin:         "python3",
 			VersionArgs: []string{"--version"},

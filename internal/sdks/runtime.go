@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
+	"github.com/copilot-sdk-conformance/conformance/internal/text"
 )
 
 // The real Copilot runtime (--runtime real): which binary runs, prepared and cached like an SDK.
@@ -82,7 +83,7 @@ func PrepareRuntime(ctx context.Context, cacheRoot, version, sdkCacheDir string,
 		"--prefix", dir, RuntimePackage+"@"+version)
 	cmd.Env = append(os.Environ(), "npm_config_update_notifier=false")
 	if out, err := procgroup.CombinedOutput(cmd); err != nil {
-		return RuntimeBinary{}, fmt.Errorf("npm install %s@%s: %v\n%s", RuntimePackage, version, err, tail(string(out)))
+		return RuntimeBinary{}, fmt.Errorf("npm install %s@%s: %v\n%s", RuntimePackage, version, err, text.Tail(string(out), 400))
 	}
 	if rb.Path = bin(); rb.Path == "" {
 		return RuntimeBinary{}, fmt.Errorf("npm installed %s@%s but %s holds no node_modules/@github/copilot-*/copilot", RuntimePackage, version, dir)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 )
 
 // The Rust driver: drivers/rust (a cargo package whose Cargo.toml pins crates.io
@@ -40,7 +41,7 @@ func init() {
 		MonorepoDir:  "rust",
 		LocalBase:    &LocalBase{RuntimeBase: RuntimeDebian, HostFiles: hostRustToolchain},
 		Version:      cratesSyntax,
-		Versions:     cratesVersions(rustCrate),
+		Versions:     registry.Public.Crates(rustCrate),
 		BuildOutputs: []string{"target"},
 		Pinned:       pinnedIn("Cargo.toml", `github-copilot-sdk = \{ version = "=([^"]+)"`),
 		Toolchain: []Tool{

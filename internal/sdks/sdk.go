@@ -12,6 +12,7 @@ package sdks
 
 import (
 	"context"
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 	"io"
 	"sort"
 )
@@ -77,7 +78,7 @@ type Recipe struct {
 	// oldest first, pre-releases only when asked), asking the registry itself (bisect and
 	// history use it). The bounds are part of the question because one registry (the Go proxy
 	// here) will not list a module's versions: its recipe probes the candidate tags instead.
-	Versions func(ctx context.Context, r Range) ([]string, error)
+	Versions registry.Lister
 	// Published, when set, lists every version the registry serves, pre-releases included, where
 	// Versions cannot (the Go proxy: its pre-release tags are probed); otherwise the
 	// published-versions test asks Versions for every version from 1.0.0-0 with previews.
@@ -136,25 +137,25 @@ const (
 	RuntimeSelf   = "self"
 )
 
-var registry = map[string]Recipe{}
+var recipes = map[string]Recipe{}
 
-func register(d Recipe) { registry[d.Name] = d }
+func register(d Recipe) { recipes[d.Name] = d }
 
 // Register adds a recipe from outside this package and returns what removes it again: for a
 // test's stand-in language (the six languages register themselves in init).
 func Register(d Recipe) (unregister func()) {
-	if _, dup := registry[d.Name]; dup {
+	if _, dup := recipes[d.Name]; dup {
 		panic("sdks: a recipe named " + d.Name + " is registered already")
 	}
 	register(d)
-	return func() { delete(registry, d.Name) }
+	return func() { delete(recipes, d.Name) }
 }
 
 // LocalBases lists the SDKs whose driver images can build on local base images, in report order.
 func LocalBases() []string {
 	var out []string
 	for _, n := range Names() {
-		if registry[n].LocalBase != nil {
+		if recipes[n].LocalBase != nil {
 			out = append(out, n)
 		}
 	}
@@ -162,22 +163,22 @@ func LocalBases() []string {
 }
 
 // Lookup returns the recipe for an SDK name.
-func Lookup(name string) (Recipe, bool) { d, ok := registry[name]; return d, ok }
+func Lookup(name string) (Recipe, bool) { d, ok := recipes[name]; return d, ok }
 
 // Names lists every SDK with a recipe, in report order.
 func Names() []string {
-	out := make([]string, 0, len(registry))
-	for n := range registry {
+	out := make([]string, 0, len(recipes))
+	for n := range recipes {
 		out = append(out, n)
 	}
-	sort.Slice(out, func(i, j int) bool { return registry[out[i]].Order < registry[out[j]].Order })
+	sort.Slice(out, func(i, j int) bool { return recipes[out[i]].Order < recipes[out[j]].Order })
 	return out
 }
 
 // SchemaSource is the SDK whose preparation ships the runtime's published schema, or false.
 func SchemaSource() (Recipe, bool) {
 	for _, n := range Names() {
-		if d := registry[n]; d.Schema != nil {
+		if d := recipes[n]; d.Schema != nil {
 			return d, true
 		}
 	}

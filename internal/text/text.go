@@ -1,5 +1,5 @@
 // Package text holds the small string helpers every stage of the pipeline shares (a message's
-// first line, a shell word), so each has one definition.
+// first line, its tail, a shell word), so each has one definition.
 package text
 
 import "strings"
@@ -21,4 +21,14 @@ func ShellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Tail is s trimmed, cut to its last n bytes (marked with a leading …) when longer: the end of
+// a command's output, where its error is.
+func Tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return s
 }

@@ -20,6 +20,20 @@ func TestFirstLine(t *testing.T) {
 	}
 }
 
+func TestTail(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"  short\n", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"the start is cut, the error kept", 9, "…rror kept"},
+	} {
+		assert.Equal(t, tc.want, Tail(tc.in, tc.n), "%q", tc.in)
+	}
+}
+
 func TestShellWord(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"features/tools/x.feature", "features/tools/x.feature"},

@@ -1,4 +1,4 @@
-package sdks
+package registry
 
 import (
 	"errors"
