@@ -2,6 +2,8 @@ package canon
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -44,7 +46,7 @@ func Diff(bySDK map[string]any) []Difference {
 					keys[k] = true
 				}
 			}
-			for _, k := range sortedKeys(toAny(keys)) {
+			for _, k := range slices.Sorted(maps.Keys(keys)) {
 				sub, subPresent := map[string]any{}, map[string]bool{}
 				for _, n := range names {
 					sub[n], subPresent[n] = vals[n].(map[string]any)[k]
@@ -82,13 +84,5 @@ func Diff(bySDK map[string]any) []Difference {
 		present[n] = true
 	}
 	walk("", bySDK, present)
-	return out
-}
-
-func toAny(m map[string]bool) map[string]any {
-	out := make(map[string]any, len(m))
-	for k := range m {
-		out[k] = nil
-	}
 	return out
 }

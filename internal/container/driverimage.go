@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 
 	"github.com/ory/dockertest/v3"
 )
@@ -45,7 +47,7 @@ func (d DriverImage) Build() (Build, error) {
 	}
 	args := map[string]string{"SDK_VERSION": d.Version}
 	extra := []string{"sdk " + d.SDK, "version " + d.Version}
-	for _, k := range sortedKeys(d.BuildArgs) {
+	for _, k := range slices.Sorted(maps.Keys(d.BuildArgs)) {
 		args[k] = d.BuildArgs[k]
 		extra = append(extra, "arg "+k+"="+d.BuildArgs[k]+" "+d.BaseIDs[d.BuildArgs[k]])
 	}

@@ -9,10 +9,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,7 +54,7 @@ func Ensure(ctx context.Context, pool *dockertest.Pool, b Build) (bool, error) {
 	defer ctxTar.Close()
 	steps := &stepImages{}
 	var args []dc.BuildArg
-	for _, k := range sortedKeys(b.Args) {
+	for _, k := range slices.Sorted(maps.Keys(b.Args)) {
 		args = append(args, dc.BuildArg{Name: k, Value: b.Args[k]})
 	}
 	out := b.Log
@@ -163,12 +164,12 @@ func writeContext(w io.Writer, b Build) error {
 			return err
 		}
 	}
-	for _, name := range sortedKeys(b.Trees) {
+	for _, name := range slices.Sorted(maps.Keys(b.Trees)) {
 		if err := add(name, b.Trees[name], true); err != nil {
 			return err
 		}
 	}
-	for _, name := range sortedKeys(b.Extra) {
+	for _, name := range slices.Sorted(maps.Keys(b.Extra)) {
 		if err := add(name, b.Extra[name], false); err != nil {
 			return err
 		}
@@ -284,15 +285,6 @@ func (s *lastStep) Write(b []byte) (int, error) {
 }
 
 func (s *lastStep) String() string { return s.step }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // tailWriter keeps the last max bytes written, for error messages.
 type tailWriter struct {

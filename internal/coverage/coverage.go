@@ -6,6 +6,8 @@ package coverage
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -86,7 +88,7 @@ func Compute(ts *transcript.Store, res *report.Results, schemaMethods []string, 
 	seen := map[string]bool{}
 	for k, u := range uses {
 		c.Exercised = append(c.Exercised, report.MethodUse{Method: k[0], Direction: k[1], InSchema: inSchema[k[0]],
-			SDKs: sortedKeys(u.sdks), Features: sortedKeys(u.features)})
+			SDKs: slices.Sorted(maps.Keys(u.sdks)), Features: slices.Sorted(maps.Keys(u.features))})
 		seen[k[0]] = true
 	}
 	sort.Slice(c.Exercised, func(i, j int) bool {
@@ -148,14 +150,5 @@ func exercised(entries []transcript.Entry) [][2]string {
 			}
 		}
 	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -3,6 +3,7 @@ package fidelity
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,7 +91,7 @@ func RunAnswers(dir string) (*Answers, error) {
 	out := &Answers{Runtime: res.Harness.Runtime, Methods: map[string]MethodAnswers{}}
 	delete(o.versions, "")
 	if len(o.versions) > 1 {
-		return nil, fmt.Errorf("%s: connect answered several versions: %v", dir, sortedKeys(o.versions))
+		return nil, fmt.Errorf("%s: connect answered several versions: %v", dir, slices.Sorted(maps.Keys(o.versions)))
 	}
 	for v := range o.versions {
 		out.Version = v

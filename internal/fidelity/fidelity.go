@@ -152,7 +152,7 @@ func Compare(standInDir, realDir string, schemaDoc []byte) (*Report, error) {
 	sort.Slice(r.Shapes, func(i, j int) bool { return r.Shapes[i].Method < r.Shapes[j].Method })
 	r.OnlyReal, r.OnlyStandIn = minus(reObs.sent, siObs.sent), minus(siObs.sent, reObs.sent)
 	if r.Skew != nil {
-		r.Skew.NotImplemented = sortedKeys(reObs.notFound)
+		r.Skew.NotImplemented = slices.Sorted(maps.Keys(reObs.notFound))
 	}
 	return r, nil
 }
@@ -341,15 +341,6 @@ func minus(a, b map[string]bool) []string {
 		if !b[k] {
 			out = append(out, k)
 		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out

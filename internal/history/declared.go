@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -145,7 +146,7 @@ func newlyDeclared(method, path string, prev, cur declared) string {
 	if i := strings.IndexAny(top, ".["); i >= 0 {
 		top = top[:i]
 	}
-	for _, k := range sortedKeys(cur.surface) {
+	for _, k := range slices.Sorted(maps.Keys(cur.surface)) {
 		if _, old := prev.surface[k]; old {
 			continue
 		}
@@ -192,7 +193,7 @@ func explainedKind(ps []Payload) string {
 // on the previous one ("session.create featureflags").
 func probed(before, after report.Result) []string {
 	var out []string
-	for _, k := range sortedKeys(after.Observations) {
+	for _, k := range slices.Sorted(maps.Keys(after.Observations)) {
 		if _, old := before.Observations[k]; !old && strings.HasPrefix(k, surface.ObservationPrefix) {
 			out = append(out, strings.TrimPrefix(k, surface.ObservationPrefix))
 		}

@@ -3,8 +3,10 @@ package history
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,7 +169,7 @@ func writeCalls(t *testing.T, dir, version string, cov *report.Coverage, obs map
 	t.Helper()
 	res := &report.Results{Schema: 1, Totals: map[string]int{}, Coverage: cov,
 		SDKs: []report.SDK{{Name: sdkUnder, Version: version, Status: report.Available}}}
-	for _, name := range sortedKeys(scenarios) {
+	for _, name := range slices.Sorted(maps.Keys(scenarios)) {
 		r := report.Result{Feature: feature, Scenario: name, SDK: sdkUnder, Version: version, Status: statuses[name],
 			Transcript: report.TranscriptRel(sdkUnder, feature, name)}
 		if r.Status == "" {

@@ -13,6 +13,7 @@ package history
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -615,7 +616,7 @@ func capabilities(prev, cur *report.Results, name string) []Change {
 		keys[k] = true
 	}
 	var out []Change
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		switch was, is := a.Capabilities[k], b.Capabilities[k]; {
 		case !was && is:
 			out = append(out, Change{Kind: CapabilityGained, Capability: k, Message: "the driver now advertises " + k})
@@ -702,7 +703,7 @@ func wire(changes []Change) []Wire {
 // side says which other SDKs hold the new value (this version now agrees with them) and which
 // the old one (it now differs from them).
 func side(p Payload) (agrees, differs []string) {
-	for _, sdk := range sortedKeys(p.Others) {
+	for _, sdk := range slices.Sorted(maps.Keys(p.Others)) {
 		switch p.Others[sdk] {
 		case p.After:
 			agrees = append(agrees, sdk)
@@ -879,15 +880,6 @@ func At(v any, path string) (any, bool) {
 		return At(x[i], strings.TrimPrefix(path[end+1:], "."))
 	}
 	return nil, false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func rel(root, path string) string {

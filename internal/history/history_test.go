@@ -3,8 +3,10 @@ package history
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,7 +36,7 @@ func writeRun(t *testing.T, dir, sdk, version string, caps map[string]bool, scen
 	t.Helper()
 	res := &report.Results{Schema: 1, Totals: map[string]int{},
 		SDKs: []report.SDK{{Name: sdk, Version: version, Status: report.Available, Capabilities: caps}}}
-	for _, name := range sortedKeys(scenarios) {
+	for _, name := range slices.Sorted(maps.Keys(scenarios)) {
 		s := scenarios[name]
 		r := report.Result{Feature: feature, Scenario: name, SDK: sdk, Version: version, Status: s.status}
 		if s.create != "" {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -433,7 +434,7 @@ func totals(t map[string]int) string {
 
 func othersLine(m map[string]string) string {
 	var parts []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, k+" "+m[k])
 	}
 	if len(parts) == 0 {

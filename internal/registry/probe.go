@@ -3,7 +3,8 @@ package registry
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/Masterminds/semver/v3"
@@ -65,7 +66,7 @@ func probePreReleases(lo, hi string, releases []string, exists func(string) bool
 		}
 	}
 	var all []series
-	for _, minor := range sortedKeysU(newest) {
+	for _, minor := range slices.Sorted(maps.Keys(newest)) {
 		first := uint64(0)
 		if minor == a.Minor() {
 			first = a.Patch()
@@ -126,15 +127,6 @@ func probePreReleases(lo, hi string, releases []string, exists func(string) bool
 		return nil, fmt.Errorf("probing pre-release tags from %s to %s: more than %d candidates", lo, hi, maxProbes)
 	}
 	return out, nil
-}
-
-func sortedKeysU[V any](m map[uint64]V) []uint64 {
-	out := make([]uint64, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
 }
 
 // probeVersions enumerates vMAJOR.MINOR.PATCH from lo to hi, asking exists for each candidate.

@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -107,15 +109,15 @@ func byNamespace(c *report.Coverage) string {
 	byUse := map[string]*line{}
 	for _, ns := range order {
 		g := groups[ns]
-		sdks := strings.Join(keys(g.sdks), ", ")
+		sdks := strings.Join(slices.Sorted(maps.Keys(g.sdks)), ", ")
 		if len(g.sdks) == len(c.SDKs) {
 			sdks = "all SDKs"
 		}
-		feats := strings.Join(keys(g.feats), ", ")
+		feats := strings.Join(slices.Sorted(maps.Keys(g.feats)), ", ")
 		if len(g.feats) > 2 {
 			feats = fmt.Sprintf("%d features", len(g.feats))
 		}
-		use := fmt.Sprintf("%s by %s (%s)", strings.Join(keys(g.directions), ", "), sdks, feats)
+		use := fmt.Sprintf("%s by %s (%s)", strings.Join(slices.Sorted(maps.Keys(g.directions)), ", "), sdks, feats)
 		if byUse[use] == nil {
 			byUse[use] = &line{use: use}
 			lines = append(lines, byUse[use])
@@ -249,15 +251,6 @@ func handlerReason(r string) string {
 		short += ", called anyway: " + answer
 	}
 	return short
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // maxNamespaces is how many namespaces one line of exercised methods names, maxUseLines how

@@ -2,7 +2,9 @@ package rundiff
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -91,21 +93,12 @@ func capabilities(base, cand *report.Results) []CapabilityChange {
 		for k := range c.Candidate.Capabilities {
 			keys[k] = true
 		}
-		for _, k := range sortedKeys(keys) {
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			if was, is := c.Base.Capabilities[k], c.Candidate.Capabilities[k]; was != is {
 				out = append(out, CapabilityChange{SDK: c.SDK, Capability: k, Gained: is})
 			}
 		}
 	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 
@@ -161,7 +154,7 @@ func fields(changes []Change) []FieldChange {
 	}
 	out := make([]FieldChange, 0, len(groups))
 	for k, a := range groups {
-		out = append(out, FieldChange{Method: k.method, Field: k.field, How: k.how, SDKs: sortedKeys(a.sdks), Scenarios: len(a.scenarios), Values: a.values})
+		out = append(out, FieldChange{Method: k.method, Field: k.field, How: k.how, SDKs: slices.Sorted(maps.Keys(a.sdks)), Scenarios: len(a.scenarios), Values: a.values})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, z := out[i], out[j]
