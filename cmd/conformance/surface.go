@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -117,11 +118,7 @@ func surfaceCmd() *cobra.Command {
 
 func printSurface(sdk, version string, entries []surface.Entry, wire map[string]string, problems []string) {
 	counts := surface.Counts(entries)
-	owners := make([]string, 0, len(counts))
-	for o := range counts {
-		owners = append(owners, o)
-	}
-	sort.Strings(owners)
+	owners := slices.Sorted(maps.Keys(counts))
 	fmt.Printf("%s %s: %d entries\n", sdk, version, len(entries))
 	for _, o := range owners {
 		fmt.Printf("  %-14s %3d fields, %2d handlers\n", o, counts[o]["field"], counts[o]["handler"])

@@ -6,8 +6,9 @@ package bisect
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
@@ -134,11 +135,7 @@ func (o *Outcome) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "versions from good to bad: %s\n", strings.Join(o.Versions, " "))
 	for _, s := range o.Steps {
-		keys := make([]string, 0, len(s.Status))
-		for k := range s.Status {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(s.Status))
 		var parts []string
 		counts := map[string]int{}
 		for _, k := range keys {

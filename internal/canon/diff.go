@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 )
 
 // Difference is one JSON path where the SDKs' normalized payloads differ.
@@ -17,11 +16,7 @@ type Difference struct {
 // into objects and arrays only while every SDK has a container of the same kind there, so a
 // missing subtree is reported once at its root.
 func Diff(bySDK map[string]any) []Difference {
-	names := make([]string, 0, len(bySDK))
-	for n := range bySDK {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(bySDK))
 	var out []Difference
 	var walk func(path string, vals map[string]any, present map[string]bool)
 	walk = func(path string, vals map[string]any, present map[string]bool) {

@@ -187,11 +187,7 @@ func surfaceDifferences(rs []report.Result) (diffs []report.Difference, fields, 
 	if len(facts) == 0 {
 		return nil, false, false
 	}
-	keys := make([]string, 0, len(facts))
-	for k := range facts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(facts))
 	out := []report.Difference{}
 	for _, k := range keys {
 		vals := facts[k]
@@ -392,11 +388,7 @@ func Payloads(bySDK map[string]map[string]any, checked map[report.Check]bool) []
 			requests[r] = true
 		}
 	}
-	names := make([]string, 0, len(requests))
-	for r := range requests {
-		names = append(names, r)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(requests))
 	var out []report.Difference
 	for _, req := range names {
 		vals, sentBy := map[string]any{}, map[string]string{}

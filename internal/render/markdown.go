@@ -767,11 +767,7 @@ func timingSection(r *report.Results) string {
 	worstOf := map[string]example{}
 	for _, t := range r.Timing {
 		var out []string
-		kinds := make([]string, 0, len(t.Observations))
-		for k := range t.Observations {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
+		kinds := slices.Sorted(maps.Keys(t.Observations))
 		for _, k := range kinds {
 			out = append(out, fmt.Sprintf("%d %s (worst %.0f ms)", t.Observations[k], k, t.Worst[k]))
 			if ex := t.Example[k]; ex != "" && t.Worst[k] >= worstOf[k].worst {
@@ -1128,11 +1124,7 @@ func observationFacts(r *report.Results, pick func(string) (string, bool)) (map[
 			facts[key][x.SDK] = v
 		}
 	}
-	keys := make([]string, 0, len(facts))
-	for k := range facts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(facts))
 	return facts, keys
 }
 

@@ -3,6 +3,7 @@ package schemagen
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -204,11 +205,7 @@ func (g *gen) object(n map[string]any, at string, depth int) any {
 			}
 		}
 	}
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(props))
 	for _, k := range keys {
 		if !required[k] && !(g.all && depth < maxOptionalDepth) {
 			continue
@@ -425,11 +422,7 @@ func branchLabel(resolved, raw map[string]any) string {
 	}
 	// An inline branch of a discriminated union is named by its discriminator: kind "shell".
 	if props, ok := resolved["properties"].(map[string]any); ok {
-		names := make([]string, 0, len(props))
-		for k := range props {
-			names = append(names, k)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(props))
 		for _, k := range names {
 			if p, ok := props[k].(map[string]any); ok {
 				if c, ok := p["const"]; ok {

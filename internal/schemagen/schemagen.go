@@ -167,11 +167,7 @@ func (d *Doc) collect(node any, group, ptr string) {
 			Notification: notif, FromSDK: sdkToRuntime[group], ptr: ptr, hasParams: m["params"] != nil, hasResult: m["result"] != nil})
 		return
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		d.collect(m[k], group, ptr+"/"+escape(k))
 	}
@@ -728,12 +724,7 @@ func (d *Doc) Properties(name string) []string {
 	if len(props) == 0 {
 		return nil
 	}
-	out := make([]string, 0, len(props))
-	for k := range props {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(props))
 }
 
 // RequiredParams are the param names a method's params schema requires (its $ref followed).
@@ -771,11 +762,7 @@ func (d *Doc) Exchange() (x Exchange, ok bool) {
 			byNS[ns(m.Name)] = append(byNS[ns(m.Name)], m)
 		}
 	}
-	spaces := make([]string, 0, len(byNS))
-	for s := range byNS {
-		spaces = append(spaces, s)
-	}
-	sort.Strings(spaces)
+	spaces := slices.Sorted(maps.Keys(byNS))
 	for _, space := range spaces {
 		x = Exchange{}
 		for _, m := range byNS[space] {
@@ -827,11 +814,7 @@ func (g *gen) member(n map[string]any, seg string, match func(string, string) bo
 	}
 	n = g.resolve(n)
 	if props, ok := n["properties"].(map[string]any); ok {
-		keys := make([]string, 0, len(props))
-		for k := range props {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(props))
 		for _, k := range keys {
 			if p, ok := props[k].(map[string]any); ok && match(k, seg) {
 				return p

@@ -2,10 +2,10 @@ package schemagen
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,7 +163,7 @@ func TestResultShapes(t *testing.T) {
 			v := cs[0].Value.(map[string]any)
 			assert.NotContains(t, v, "labels")
 			for _, m := range v["models"].([]any) {
-				assert.Equal(t, []string{"id"}, keys(m.(map[string]any)))
+				assert.Equal(t, []string{"id"}, slices.Sorted(maps.Keys(m.(map[string]any))))
 			}
 		}},
 		{"nulls: null wherever nullable, every other field set", list, Nulls, func(t *testing.T, cs []Shaped) {
@@ -213,15 +213,6 @@ func TestResultShapes(t *testing.T) {
 	every, err := d.Result(enqueue)
 	require.NoError(t, err)
 	assert.Equal(t, true, every.(map[string]any)["handled"])
-}
-
-func keys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Every alternative of every choice of every method's params (the choices of the every-field

@@ -46,14 +46,9 @@ func (s *Server) EmitTogether(sessionID string, events ...map[string]any) error 
 		}
 		return nil
 	}
-	s.mu.Lock()
-	ss := s.sessions[sessionID]
-	s.mu.Unlock()
-	if ss == nil || ss.conn == nil {
-		return fmt.Errorf("no open session %q", sessionID)
-	}
-	if ss.conn.isGone() {
-		return fmt.Errorf("session.event: %w", ErrClosed)
+	c, err := s.eventConn(sessionID)
+	if err != nil {
+		return err
 	}
 	ms := make([]wire.Message, 0, len(events))
 	for _, ev := range events {
@@ -63,6 +58,20 @@ func (s *Server) EmitTogether(sessionID string, events ...map[string]any) error 
 		}
 		ms = append(ms, wire.Message{Method: "session.event", Params: raw})
 	}
-	ss.conn.write(ms, true)
+	c.write(ms, true)
 	return nil
+}
+
+// eventConn is the connection that holds sessionID open, to send the session's events on.
+func (s *Server) eventConn(sessionID string) (*conn, error) {
+	s.mu.Lock()
+	ss := s.sessions[sessionID]
+	s.mu.Unlock()
+	if ss == nil || ss.conn == nil {
+		return nil, fmt.Errorf("no open session %q", sessionID)
+	}
+	if ss.conn.isGone() {
+		return nil, fmt.Errorf("session.event: %w", ErrClosed)
+	}
+	return ss.conn, nil
 }

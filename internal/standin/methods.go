@@ -310,15 +310,10 @@ func (s *Server) Emit(sessionID string, event any) error {
 	if r := s.opts.Recording; r != nil {
 		return playEvent(r, sessionID, event)
 	}
-	s.mu.Lock()
-	ss := s.sessions[sessionID]
-	s.mu.Unlock()
-	if ss == nil || ss.conn == nil {
-		return fmt.Errorf("no open session %q", sessionID)
+	c, err := s.eventConn(sessionID)
+	if err != nil {
+		return err
 	}
-	if ss.conn.isGone() {
-		return fmt.Errorf("session.event: %w", ErrClosed)
-	}
-	ss.conn.notify("session.event", map[string]any{"sessionId": sessionID, "event": event})
+	c.notify("session.event", map[string]any{"sessionId": sessionID, "event": event})
 	return nil
 }

@@ -34,13 +34,7 @@ func (s *Server) askPermissionsTogether(c *conn, ss *session, round int, all []j
 		}
 		id := fmt.Sprintf("perm-%d-%d", round, i+1)
 		fields["requestId"], _ = json.Marshal(id)
-		done := make(chan struct{})
-		s.mu.Lock()
-		if ss.permissions == nil {
-			ss.permissions = map[string]chan struct{}{}
-		}
-		ss.permissions[id] = done
-		s.mu.Unlock()
+		done := s.awaitAnswer(ss, id)
 		out = append(out, eventMessage(ss, "permission.requested", fields))
 		waits, ids = append(waits, done), append(ids, id)
 	}
@@ -74,13 +68,7 @@ func (s *Server) askByEvent(c *conn, ss *session, eventType, id string, data jso
 		return
 	}
 	fields["requestId"], _ = json.Marshal(id)
-	done := make(chan struct{})
-	s.mu.Lock()
-	if ss.permissions == nil {
-		ss.permissions = map[string]chan struct{}{}
-	}
-	ss.permissions[id] = done
-	s.mu.Unlock()
+	done := s.awaitAnswer(ss, id)
 	s.emit(c, ss, eventType, fields)
 	if string(fields["resolvedByHook"]) == "true" {
 		return // already resolved: no client action expected
@@ -112,4 +100,17 @@ func (s *Server) permissionAnswered(p sessionParams) (any, *wire.RPCError) {
 	}
 	close(done)
 	return map[string]any{"success": true}, nil
+}
+
+// awaitAnswer registers id as a request of the session's that the SDK is to answer
+// (permissionAnswered); the channel is closed when it does.
+func (s *Server) awaitAnswer(ss *session, id string) chan struct{} {
+	done := make(chan struct{})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss.permissions == nil {
+		ss.permissions = map[string]chan struct{}{}
+	}
+	ss.permissions[id] = done
+	return done
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -287,11 +288,7 @@ func Probe(env Env, entries []Entry) (Result, error) {
 		}
 		byKey[f.Key()][f.Request] = f.Path
 	}
-	keys := make([]string, 0, len(byKey))
-	for k := range byKey {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(byKey))
 	for _, k := range keys {
 		m := byKey[k]
 		if c, r := m["session.create"], m["session.resume"]; c != "" && r != "" && c != r {

@@ -8,6 +8,7 @@ package surface
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -190,11 +191,7 @@ func find(v, want any, path string) string {
 		return path
 	}
 	if m, ok := v.(map[string]any); ok {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(m))
 		for _, k := range keys {
 			if p := find(m[k], want, path+"."+k); p != "" {
 				return p
@@ -332,11 +329,7 @@ func innerFind(sent, given any, path, inner string) (string, any, any) {
 		if sk, ok := pairs[inner]; ok {
 			return path + "." + sk, s[sk], g[inner]
 		}
-		keys := make([]string, 0, len(g))
-		for k := range g {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(g))
 		for _, gk := range keys {
 			if sk, ok := pairs[gk]; ok {
 				if p, sv, gv := innerFind(s[sk], g[gk], path+"."+sk, inner); p != "" {
@@ -375,11 +368,7 @@ func mismatches(sent, given any, path string) []string {
 		if !ok {
 			break
 		}
-		keys := make([]string, 0, len(g))
-		for k := range g {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(g))
 		var out []string
 		used := map[string]bool{}
 		for _, gk := range keys {

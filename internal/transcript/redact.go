@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -146,12 +147,7 @@ func CredentialKeysFromSchema(doc []byte) ([]string, error) {
 		}
 	}
 	walk(root)
-	out := make([]string, 0, len(found))
-	for k := range found {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(found)), nil
 }
 
 func stringTyped(p map[string]any) bool {
@@ -387,11 +383,7 @@ func redactFrame(body []byte) ([]byte, []Redaction) {
 func walkSecrets(v any, path string, allValues bool, fn func(path, secret string)) {
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(x))
 		for _, k := range keys {
 			p := k
 			if path != "" {
