@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/spf13/cobra"
 )
@@ -67,4 +69,28 @@ func rootAndPins(cmd *cobra.Command) (string, map[string]sdks.Pin, error) {
 		return "", nil, &exitError{2, err}
 	}
 	return root, pins, nil
+}
+
+// localDriver prepares --sdk's driver on this machine, as smoke and surface start it: the SDK
+// must be pinned, and --sdk-version (default the pin) is checked against its registry's syntax
+// first. It returns the repository root and the pins besides. The preparation's progress goes to log.
+func localDriver(cmd *cobra.Command, sdk, version, source string, log io.Writer) (string, map[string]sdks.Pin, driver.Local, error) {
+	root, pins, err := rootAndPins(cmd)
+	if err != nil {
+		return "", nil, driver.Local{}, err
+	}
+	pin, ok := pins[sdk]
+	if !ok {
+		return "", nil, driver.Local{}, &exitError{2, fmt.Errorf("--sdk %q: not in fixtures/sdks.yaml", sdk)}
+	}
+	if version == "" {
+		version = pin.Version
+	} else if err := sdks.CheckVersion(sdk, version); err != nil {
+		return "", nil, driver.Local{}, &exitError{2, fmt.Errorf("--sdk-version %s: %w", version, err)}
+	}
+	prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot(), Log: log}).Prepare(cmd.Context(), sdk, version, source)
+	if err != nil {
+		return "", nil, driver.Local{}, &exitError{2, err}
+	}
+	return root, pins, driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env}, nil
 }

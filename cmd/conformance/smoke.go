@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
-	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/spf13/cobra"
 )
 
@@ -19,24 +18,10 @@ func smokeCmd() *cobra.Command {
 		Use:   "smoke --sdk NAME",
 		Short: "Check that a driver speaks the protocol: hello, capabilities, one session, clean shutdown",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, pins, err := rootAndPins(cmd)
+			root, _, l, err := localDriver(cmd, sdk, version, source, os.Stdout)
 			if err != nil {
 				return err
 			}
-			pin, ok := pins[sdk]
-			if !ok {
-				return &exitError{2, fmt.Errorf("--sdk %q: not in fixtures/sdks.yaml", sdk)}
-			}
-			if version == "" {
-				version = pin.Version
-			} else if err := sdks.CheckVersion(sdk, version); err != nil {
-				return &exitError{2, fmt.Errorf("--sdk-version %s: %w", version, err)}
-			}
-			prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot(), Log: os.Stdout}).Prepare(context.Background(), sdk, version, source)
-			if err != nil {
-				return &exitError{2, err}
-			}
-			l := driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env}
 			v, err := driver.LoadValidator(filepath.Join(root, "drivers", "protocol.schema.json"))
 			if err != nil {
 				return &exitError{2, err}

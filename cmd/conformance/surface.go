@@ -30,25 +30,12 @@ func surfaceCmd() *cobra.Command {
 		Use:   "surface --sdk NAME [--sdk-version V]",
 		Short: "Print an SDK's application surface (every config field and handler, read from the SDK) with the wire key of each field",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, pins, err := rootAndPins(cmd)
+			root, pins, l, err := localDriver(cmd, sdk, version, source, os.Stderr)
 			if err != nil {
 				return err
 			}
-			pin, ok := pins[sdk]
-			if !ok {
-				return &exitError{2, fmt.Errorf("--sdk %q: not in fixtures/sdks.yaml", sdk)}
-			}
-			if version == "" {
-				version = pin.Version
-			} else if err := sdks.CheckVersion(sdk, version); err != nil {
-				return &exitError{2, fmt.Errorf("--sdk-version %s: %w", version, err)}
-			}
 			ctx := context.Background()
-			prep, err := (&sdks.Preparer{RepoRoot: root, CacheRoot: sdks.DefaultCacheRoot(), Log: os.Stderr}).Prepare(ctx, sdk, version, source)
-			if err != nil {
-				return &exitError{2, err}
-			}
-			c, hello, err := driver.Handshake(ctx, driver.Local{Argv: prep.Launch.Argv, Dir: prep.Launch.Dir, Env: prep.Launch.Env}, sdk, timeout, nil)
+			c, hello, err := driver.Handshake(ctx, l, sdk, timeout, nil)
 			if err != nil {
 				return &exitError{2, fmt.Errorf("%s driver: %w", sdk, err)}
 			}
