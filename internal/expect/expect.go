@@ -10,8 +10,8 @@ package expect
 
 import (
 	"fmt"
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
-	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"os"
 	"path/filepath"
@@ -257,9 +257,9 @@ func inRange(con *semver.Constraints, version string) bool {
 	if con == nil {
 		return true
 	}
-	// sdks.OrderKey reads a PEP 440 pre-release (1.0.0b1, 1.0.27rc1) as the pre-release it is,
+	// registry.OrderKey reads a PEP 440 pre-release (1.0.0b1, 1.0.27rc1) as the pre-release it is,
 	// which semver alone refuses: such a version would match no range.
-	v, err := sdks.OrderKey(strings.TrimPrefix(version, "v"))
+	v, err := registry.OrderKey(strings.TrimPrefix(version, "v"))
 	return err == nil && con.Check(v)
 }
 

@@ -210,15 +210,3 @@ func (c *Client) GoProbeAll(module string) func(ctx context.Context) ([]string, 
 		return out, nil
 	}
 }
-
-func dedupe(vs []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, v := range vs {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	return out
-}

@@ -2,7 +2,8 @@
 // Go module proxy through their ordinary clients (npm, pip, go), crates.io, Maven Central and
 // NuGet, whose clients have no listing command, through their documented index files. The SDK
 // recipes (internal/sdks) name their registry's Lister; bisect and history ask it for a range
-// (Bisection, Span). The answers are parsed here and tested on recorded ones (testdata/).
+// (Bisection, Span). The answers are parsed and ordered here (OrderKey: SemVer and PEP 440 alike)
+// and tested on recorded ones (testdata/).
 package registry
 
 import (
@@ -10,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -99,13 +99,13 @@ func (c *Client) get(ctx context.Context, url string) ([]byte, error) {
 // bounds parses lo and hi (PyPI pre-releases too) and returns them lower first; an empty hi is
 // no upper bound (b nil).
 func bounds(lo, hi string) (a, b *semver.Version, err error) {
-	if a, err = parseVersion(lo); err != nil {
+	if a, err = OrderKey(lo); err != nil {
 		return nil, nil, fmt.Errorf("version %q: %w", lo, err)
 	}
 	if hi == "" {
 		return a, nil, nil
 	}
-	if b, err = parseVersion(hi); err != nil {
+	if b, err = OrderKey(hi); err != nil {
 		return nil, nil, fmt.Errorf("version %q: %w", hi, err)
 	}
 	if b.LessThan(a) {
@@ -128,7 +128,7 @@ func InRange(published []string, r Range) ([]string, error) {
 	var keep []v
 	seen := map[string]bool{}
 	for _, raw := range published {
-		sv, err := parseVersion(raw)
+		sv, err := OrderKey(raw)
 		if err != nil || seen[sv.String()] {
 			continue
 		}
@@ -148,18 +148,4 @@ func InRange(published []string, r Range) ([]string, error) {
 		out[i] = k.raw
 	}
 	return out, nil
-}
-
-// pep440Pre is a PyPI pre-release (1.0.27rc4, 1.0.0b12, 1.0.25.dev40141230562), which semver
-// does not parse.
-var pep440Pre = regexp.MustCompile(`^([0-9]+\.[0-9]+\.[0-9]+)\.?(a|b|rc|dev)([0-9]+)$`)
-
-// parseVersion parses a registry's version as semver, reading a PyPI pre-release as the semver
-// pre-release X.Y.Z-TAG.N (so it sorts below X.Y.Z; among themselves dev sorts after b, unlike
-// PEP 440, which only matters with --previews).
-func parseVersion(raw string) (*semver.Version, error) {
-	if m := pep440Pre.FindStringSubmatch(raw); m != nil {
-		return semver.NewVersion(m[1] + "-" + m[2] + "." + m[3])
-	}
-	return semver.NewVersion(raw)
 }

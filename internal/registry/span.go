@@ -17,8 +17,8 @@ func Bisection(ctx context.Context, list Lister, good, bad string) ([]string, er
 	if err != nil {
 		return nil, fmt.Errorf("listing published versions: %w", err)
 	}
-	if a, errA := parseVersion(good); errA == nil {
-		if b, errB := parseVersion(bad); errB == nil && b.LessThan(a) {
+	if a, errA := OrderKey(good); errA == nil {
+		if b, errB := OrderKey(bad); errB == nil && b.LessThan(a) {
 			slices.Reverse(versions)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/Masterminds/semver/v3"
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 )
 
 // A source build is matched against the expected-failure manifest's version ranges as the
@@ -80,7 +81,7 @@ func RealVersion(v string) bool {
 	if v == "" || strings.HasSuffix(strings.ToUpper(v), "-SNAPSHOT") {
 		return false
 	}
-	sv, err := OrderKey(strings.TrimPrefix(v, "v"))
+	sv, err := registry.OrderKey(strings.TrimPrefix(v, "v"))
 	return err == nil && (sv.Major() != 0 || sv.Minor() != 0 || sv.Patch() != 0)
 }
 
