@@ -31,29 +31,14 @@ func CompileResults(doc []byte) (*Results, error) {
 		return nil, err
 	}
 	r := &Results{methods: map[string]*jsonschema.Schema{}, listed: map[string]bool{}}
-	var walk func(node any, ptr string)
-	walk = func(node any, ptr string) {
-		m, ok := node.(map[string]any)
-		if !ok {
-			return
-		}
-		if method, ok := m["rpcMethod"].(string); ok {
-			r.listed[method] = true
-			if res, has := m["result"]; has && res != nil {
-				if s, err := c.Compile(resource + "#" + ptr + "/result"); err == nil {
-					r.methods[method] = s
-				}
+	eachMethod(raw, func(method, ptr string, m map[string]any) {
+		r.listed[method] = true
+		if res, has := m["result"]; has && res != nil {
+			if s, err := c.Compile(resource + "#" + ptr + "/result"); err == nil {
+				r.methods[method] = s
 			}
-			return
 		}
-		for k, child := range m {
-			if k == "definitions" || k == "$defs" {
-				continue
-			}
-			walk(child, ptr+"/"+escape(k))
-		}
-	}
-	walk(raw, "")
+	})
 	return r, nil
 }
 

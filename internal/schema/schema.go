@@ -70,39 +70,24 @@ func Compile(doc []byte) (*Validator, error) {
 	}
 	v := &Validator{methods: map[string]*jsonschema.Schema{}, results: map[string]*jsonschema.Schema{}}
 	var errs []string
-	var walk func(node any, ptr string)
-	walk = func(node any, ptr string) {
-		m, ok := node.(map[string]any)
-		if !ok {
-			return
-		}
-		if method, ok := m["rpcMethod"].(string); ok {
-			v.names = append(v.names, method)
-			if p, has := m["params"]; has && p != nil {
-				s, err := c.Compile(resource + "#" + hoisted.Of(ptr+"/params"))
-				if err != nil {
-					errs = append(errs, fmt.Sprintf("%s: %v", method, err))
-				} else {
-					v.methods[method] = s
-				}
+	eachMethod(raw, func(method, ptr string, m map[string]any) {
+		v.names = append(v.names, method)
+		if p, has := m["params"]; has && p != nil {
+			s, err := c.Compile(resource + "#" + hoisted.Of(ptr+"/params"))
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", method, err))
+			} else {
+				v.methods[method] = s
 			}
-			// A result schema that refers into another file (session-events.schema.json) does
-			// not compile alone: that method's answers go unchecked (ResultsChecked counts them).
-			if r, has := m["result"]; has && r != nil {
-				if s, err := c.Compile(resource + "#" + hoisted.Of(ptr+"/result")); err == nil {
-					v.results[method] = s
-				}
-			}
-			return
 		}
-		for k, child := range m {
-			if k == "definitions" || k == "$defs" {
-				continue
+		// A result schema that refers into another file (session-events.schema.json) does
+		// not compile alone: that method's answers go unchecked (ResultsChecked counts them).
+		if r, has := m["result"]; has && r != nil {
+			if s, err := c.Compile(resource + "#" + hoisted.Of(ptr+"/result")); err == nil {
+				v.results[method] = s
 			}
-			walk(child, ptr+"/"+escape(k))
 		}
-	}
-	walk(raw, "")
+	})
 	if len(errs) > 0 {
 		sort.Strings(errs)
 		return nil, fmt.Errorf("compiling the schema: %s", strings.Join(errs, "; "))
@@ -135,30 +120,15 @@ func Hoist(doc any) Pointers {
 	if defs == nil {
 		defs = map[string]any{}
 	}
-	var walk func(node any, ptr string)
-	walk = func(node any, ptr string) {
-		m, ok := node.(map[string]any)
-		if !ok {
-			return
-		}
-		if _, ok := m["rpcMethod"].(string); ok {
-			for _, part := range []string{"params", "result"} {
-				if sub, ok := m[part].(map[string]any); ok {
-					key := "conformance:" + ptr + "/" + part
-					defs[key] = sub
-					out[ptr+"/"+part] = "/$defs/" + escape(key)
-				}
+	eachMethod(root, func(_, ptr string, m map[string]any) {
+		for _, part := range []string{"params", "result"} {
+			if sub, ok := m[part].(map[string]any); ok {
+				key := "conformance:" + ptr + "/" + part
+				defs[key] = sub
+				out[ptr+"/"+part] = "/$defs/" + escape(key)
 			}
-			return
 		}
-		for k, child := range m {
-			if k == "definitions" || k == "$defs" {
-				continue
-			}
-			walk(child, ptr+"/"+escape(k))
-		}
-	}
-	walk(root, "")
+	})
 	if len(defs) > 0 {
 		root["$defs"] = defs
 	}
@@ -301,4 +271,27 @@ func escapeAll(parts []string) []string {
 		out[i] = escape(p)
 	}
 	return out
+}
+
+// eachMethod calls fn for each method of an API schema document (an object with rpcMethod, at
+// the JSON pointer ptr); the definitions are not methods and are not walked.
+func eachMethod(raw map[string]any, fn func(method, ptr string, m map[string]any)) {
+	var walk func(node any, ptr string)
+	walk = func(node any, ptr string) {
+		m, ok := node.(map[string]any)
+		if !ok {
+			return
+		}
+		if method, ok := m["rpcMethod"].(string); ok {
+			fn(method, ptr, m)
+			return
+		}
+		for k, child := range m {
+			if k == "definitions" || k == "$defs" {
+				continue
+			}
+			walk(child, ptr+"/"+escape(k))
+		}
+	}
+	walk(raw, "")
 }

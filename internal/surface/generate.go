@@ -119,9 +119,9 @@ func GenerateWith(all []Entry, e Entry, defs Definitions, callbacks bool) ([]Var
 			if !ok {
 				continue
 			}
-			out := []Variant{{Label: "every field of the schema's " + id, Value: wrapAny(e.Shape, full)}}
+			out := []Variant{{Label: "every field of the schema's " + id, Value: wrap(e.Shape, full)}}
 			if min, ok := defs(id, false); ok && !same(normalize(min), normalize(full)) {
-				out = append(out, Variant{Label: "the schema's " + id + " with its required fields", Value: wrapAny(e.Shape, min)})
+				out = append(out, Variant{Label: "the schema's " + id + " with its required fields", Value: wrap(e.Shape, min)})
 			}
 			switch e.Shape {
 			case "array":
@@ -378,17 +378,6 @@ func (r Result) Tally(entries []Entry) []Tally {
 		out = append(out, *byOwner[o])
 	}
 	return out
-}
-
-// wrapAny is wrap for a value of any object.
-func wrapAny(shape string, obj map[string]any) any {
-	switch shape {
-	case "array":
-		return []any{obj}
-	case "map":
-		return map[string]any{"entry-ü": obj}
-	}
-	return obj
 }
 
 // schemaNames says whether an object field's declared type names a type the runtime schema
