@@ -9,6 +9,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -114,7 +115,7 @@ func Check(h *driver.Hello, universe []string, present map[string]bool) []string
 		}
 	}
 	for c := range h.Missing {
-		if !contains(universe, c) {
+		if !slices.Contains(universe, c) {
 			problems = append(problems, fmt.Sprintf("missing names %q, which is not a capability", c))
 		}
 	}
@@ -135,13 +136,4 @@ func CheckGenerated(h *driver.Hello, layer string) []string {
 	}
 	return []string{fmt.Sprintf("%s is unsupported, but %s %s ships its generated layer (%s): the driver looked in the wrong place",
 		Generated, h.SDK, h.Version, layer)}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
@@ -353,7 +352,7 @@ func (c *conn) readLoop() {
 			c.breakLine(Line{Body: line, Err: fmt.Errorf("stdout line %d is %d bytes, over the %d-byte limit of a protocol line; its first %d bytes are kept", n, size, MaxLine, len(line))})
 			continue
 		}
-		if i := invalidUTF8(line); i >= 0 {
+		if i := wire.InvalidUTF8(line); i >= 0 {
 			c.breakLine(Line{Body: line, Err: fmt.Errorf("stdout line %d is not UTF-8 (byte 0x%02x at offset %d)", n, line[i], i)})
 			continue
 		}
@@ -440,18 +439,6 @@ func readLine(br *bufio.Reader) (line []byte, size int, err error) {
 		}
 		return line, size, err
 	}
-}
-
-// invalidUTF8 is the offset of the first byte of b that is not UTF-8, -1 when it all is.
-func invalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
-	}
-	return -1
 }
 
 // breakLine records a line that breaks the protocol itself and ends the driver: the commands

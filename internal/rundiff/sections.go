@@ -147,7 +147,7 @@ func fields(changes []Change) []FieldChange {
 			}
 			a.sdks[c.SDK] = true
 			a.scenarios[c.SDK+"\x00"+c.Feature+"\x00"+c.Scenario] = true
-			if value != "" && (len(a.values) < maxValues || k.method == "case") && !contains(a.values, value) {
+			if value != "" && (len(a.values) < maxValues || k.method == "case") && !slices.Contains(a.values, value) {
 				a.values = append(a.values, value)
 			}
 		}
@@ -167,15 +167,6 @@ func fields(changes []Change) []FieldChange {
 		return a.Method+" "+a.Field+" "+a.How < z.Method+" "+z.Field+" "+z.How
 	})
 	return out
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // String is the field change as one line: "session.create tools[].isTerminal: now sent by go,

@@ -129,7 +129,7 @@ func (r Result) WireKeys() map[string]string {
 		if p == "" {
 			p = "not sent"
 		}
-		if !contains(paths[k], p) {
+		if !slices.Contains(paths[k], p) {
 			paths[k] = append(paths[k], p)
 		}
 	}
@@ -138,15 +138,6 @@ func (r Result) WireKeys() map[string]string {
 		out[k] = strings.Join(paths[k], " | ")
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Probe sets every field of the actions' owners alone, once per generated variant, and finds

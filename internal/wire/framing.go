@@ -263,8 +263,8 @@ func (r *Reader) body(length int64, header []byte) ([]byte, error) {
 		return body, &FrameError{Reason: "frame body is not JSON", Bytes: body}
 	}
 	// JSON text is UTF-8 (RFC 8259 §8.1); json.Valid does not check the bytes inside strings.
-	if !utf8.Valid(body) {
-		return body, &FrameError{Reason: fmt.Sprintf("frame body is not UTF-8 (byte %d)", firstInvalid(body)), Bytes: body}
+	if i := InvalidUTF8(body); i >= 0 {
+		return body, &FrameError{Reason: fmt.Sprintf("frame body is not UTF-8 (byte %d)", i), Bytes: body}
 	}
 	return body, nil
 }
@@ -298,8 +298,8 @@ func (w *Writer) WriteRaw(b []byte) error {
 	return err
 }
 
-// firstInvalid is the offset of the first byte of b that is not UTF-8 (len(b) when all are).
-func firstInvalid(b []byte) int {
+// InvalidUTF8 is the offset of the first byte of b that is not UTF-8, -1 when it all is.
+func InvalidUTF8(b []byte) int {
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n == 1 {
@@ -307,5 +307,5 @@ func firstInvalid(b []byte) int {
 		}
 		i += n
 	}
-	return len(b)
+	return -1
 }
