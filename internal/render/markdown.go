@@ -285,11 +285,7 @@ func matrix(r *report.Results) string {
 		}
 		b.WriteString("\n")
 	}
-	var legend []string
-	for _, s := range statusOrder {
-		legend = append(legend, icons[s]+" "+s)
-	}
-	fmt.Fprintf(&b, "\n%s\n", strings.Join(legend, " · "))
+	fmt.Fprintf(&b, "\n%s\n", legend())
 	return b.String()
 }
 
@@ -321,11 +317,7 @@ func scenarioMatrix(r *report.Results) (string, bool) {
 		}
 		b.WriteString("\n")
 	}
-	var legend []string
-	for _, s := range statusOrder {
-		legend = append(legend, icons[s]+" "+s)
-	}
-	fmt.Fprintf(&b, "\n%s\n", strings.Join(legend, " · "))
+	fmt.Fprintf(&b, "\n%s\n", legend())
 	return b.String(), true
 }
 
@@ -1254,4 +1246,13 @@ func toFix(r *report.Results) string {
 		fmt.Fprintf(&b, "Failing on every SDK that ran them (%d; the feature, the harness or every SDK at once, not one SDK to send it to): %s\n\n", len(every), line(every))
 	}
 	return b.String()
+}
+
+// legend names each status's icon, in the statuses' order, under a matrix of icons.
+func legend() string {
+	var out []string
+	for _, s := range statusOrder {
+		out = append(out, icons[s]+" "+s)
+	}
+	return strings.Join(out, " · ")
 }

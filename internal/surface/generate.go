@@ -105,12 +105,7 @@ func GenerateWith(all []Entry, e Entry, defs Definitions, callbacks bool) ([]Var
 			}
 			out = append(out, v)
 		}
-		switch e.Shape {
-		case "array":
-			out = append(out, Variant{Label: "[]", Value: []any{}})
-		case "map":
-			out = append(out, Variant{Label: "{}", Value: map[string]any{}})
-		}
+		out = append(out, emptyOf(e.Shape)...)
 		return out, ""
 	}
 	if defs != nil && (e.Shape == "object" || e.Shape == "array" || e.Shape == "map" || e.Shape == "other") {
@@ -123,12 +118,7 @@ func GenerateWith(all []Entry, e Entry, defs Definitions, callbacks bool) ([]Var
 			if min, ok := defs(id, false); ok && !same(normalize(min), normalize(full)) {
 				out = append(out, Variant{Label: "the schema's " + id + " with its required fields", Value: wrap(e.Shape, min)})
 			}
-			switch e.Shape {
-			case "array":
-				out = append(out, Variant{Label: "[]", Value: []any{}})
-			case "map":
-				out = append(out, Variant{Label: "{}", Value: map[string]any{}})
-			}
+			out = append(out, emptyOf(e.Shape)...)
 			return out, ""
 		}
 	}
@@ -175,6 +165,17 @@ func typedVariants(e Entry) []Variant {
 // stringMap is a generated map: one non-ASCII entry naming the field it is for.
 func stringMap(name string) map[string]any {
 	return map[string]any{"kéy-" + name: NonASCII + " " + name}
+}
+
+// emptyOf is the empty container of the field's shape (none for an object): a variant of its own.
+func emptyOf(shape string) []Variant {
+	switch shape {
+	case "array":
+		return []Variant{{Label: "[]", Value: []any{}}}
+	case "map":
+		return []Variant{{Label: "{}", Value: map[string]any{}}}
+	}
+	return nil
 }
 
 // wrap puts a definition into the container the field's shape declares.
