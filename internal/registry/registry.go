@@ -121,31 +121,50 @@ func InRange(published []string, r Range) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	type v struct {
-		raw string
-		sv  *semver.Version
-	}
-	var keep []v
-	seen := map[string]bool{}
-	for _, raw := range published {
-		sv, err := OrderKey(raw)
-		if err != nil || seen[sv.String()] {
-			continue
-		}
-		// A bound that is itself a pre-release is kept: it was asked for.
+	// A bound that is itself a pre-release is kept: it was asked for. An unreadable entry is
+	// left out: it is in no range.
+	keep, _ := ordered(published, false, func(sv *semver.Version) bool {
 		if sv.Prerelease() != "" && !r.Previews && !sv.Equal(a) && (b == nil || !sv.Equal(b)) {
-			continue
+			return false
 		}
-		if sv.LessThan(a) || (b != nil && sv.GreaterThan(b)) {
-			continue
-		}
-		seen[sv.String()] = true
-		keep = append(keep, v{raw, sv})
-	}
-	sort.Slice(keep, func(i, j int) bool { return keep[i].sv.LessThan(keep[j].sv) })
+		return !sv.LessThan(a) && (b == nil || !sv.GreaterThan(b))
+	})
 	out := make([]string, len(keep))
 	for i, k := range keep {
 		out[i] = k.raw
 	}
+	return out, nil
+}
+
+// version is a registry's version as it spells it and as OrderKey reads it.
+type version struct {
+	raw string
+	sv  *semver.Version
+}
+
+// ordered reads the published versions that keep chooses, oldest first, each once (its first
+// spelling). An entry OrderKey cannot read is an error when strict, else left out.
+func ordered(published []string, strict bool, keep func(*semver.Version) bool) ([]version, error) {
+	var out []version
+	seen := map[string]bool{}
+	for _, raw := range published {
+		raw = strings.TrimSpace(raw)
+		if raw == "" {
+			continue
+		}
+		sv, err := OrderKey(raw)
+		if err != nil {
+			if strict {
+				return nil, err
+			}
+			continue
+		}
+		if seen[sv.String()] || !keep(sv) {
+			continue
+		}
+		seen[sv.String()] = true
+		out = append(out, version{raw, sv})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].sv.LessThan(out[j].sv) })
 	return out, nil
 }

@@ -3,8 +3,6 @@ package registry
 import (
 	"fmt"
 	"regexp"
-	"sort"
-	"strings"
 
 	"github.com/Masterminds/semver/v3"
 )
@@ -69,28 +67,10 @@ func slicesNonEmpty(vs ...string) []string {
 // Sample1x picks the 1.x versions out of a registry's list. Unparseable entries are an error:
 // a registry answer this code does not understand must not shrink the sample silently.
 func Sample1x(published []string) (Sample, error) {
-	type kv struct {
-		raw string
-		sv  *semver.Version
+	keep, err := ordered(published, true, func(sv *semver.Version) bool { return sv.Major() == 1 })
+	if err != nil {
+		return Sample{}, err
 	}
-	var keep []kv
-	seen := map[string]bool{}
-	for _, raw := range published {
-		raw = strings.TrimSpace(raw)
-		if raw == "" {
-			continue
-		}
-		sv, err := OrderKey(raw)
-		if err != nil {
-			return Sample{}, err
-		}
-		if sv.Major() != 1 || seen[sv.String()] {
-			continue
-		}
-		seen[sv.String()] = true
-		keep = append(keep, kv{raw, sv})
-	}
-	sort.Slice(keep, func(i, j int) bool { return keep[i].sv.LessThan(keep[j].sv) })
 	var s Sample
 	for _, k := range keep {
 		s.All = append(s.All, k.raw)
