@@ -531,19 +531,11 @@ func (p *Proxy) privateDir(params map[string]json.RawMessage) string {
 
 // Wait blocks until every session.send has been followed by session.idle, or ctx ends.
 func (p *Proxy) Wait(ctx context.Context) error {
-	for {
+	return standin.WaitUntil(ctx, func() bool {
 		p.mu.Lock()
-		busy := p.pending > 0
-		p.mu.Unlock()
-		if !busy {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+		defer p.mu.Unlock()
+		return p.pending <= 0
+	})
 }
 
 func (p *Proxy) isClosed() bool {

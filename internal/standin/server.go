@@ -356,22 +356,27 @@ func (c *conn) notify(method string, params any) {
 // Wait blocks until ctx ends or no agent loop is running (used by tests and steps to let a turn
 // finish before reading the transcript).
 func (s *Server) Wait(ctx context.Context) error {
-	for {
+	return WaitUntil(ctx, func() bool {
 		s.mu.Lock()
-		busy := false
+		defer s.mu.Unlock()
 		for _, ss := range s.sessions {
 			if ss.busy {
-				busy = true
+				return false
 			}
 		}
-		s.mu.Unlock()
-		if !busy {
-			return nil
-		}
+		return true
+	})
+}
+
+// WaitUntil polls idle every 10 ms until it holds (nil) or ctx ends (its error): a runtime's
+// Wait, the stand-in's and the real runtime proxy's.
+func WaitUntil(ctx context.Context, idle func() bool) error {
+	for !idle() {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+	return nil
 }
