@@ -55,7 +55,7 @@ func (w *world) registerCancel(sc binder) {
 // slowOpenings makes the runtime answer every session.create and session.resume that long after
 // it read them.
 func (w *world) slowOpenings(ms int) error {
-	rt, err := w.scriptedOnly("the scenario has the runtime withhold its answer to a session's opening; the real runtime answers at once")
+	rt, err := w.ScriptedOnly("the scenario has the runtime withhold its answer to a session's opening; the real runtime answers at once")
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (w *world) slowOpenings(ms int) error {
 // slowPrompts makes the runtime answer every session.send that long after it read it (the turn
 // starts then).
 func (w *world) slowPrompts(ms int) error {
-	rt, err := w.scriptedOnly("the scenario has the runtime withhold its answer to session.send; the real runtime answers at once")
+	rt, err := w.ScriptedOnly("the scenario has the runtime withhold its answer to session.send; the real runtime answers at once")
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (w *world) slowPrompts(ms int) error {
 // slowReplies scripts the next n turns: session.send is answered at once, the model then takes
 // ms before its reply ends the turn.
 func (w *world) slowReplies(ms, n int) error {
-	rt, err := w.scriptedOnly("the scenario has the model take its time over a turn; the real runtime's scripted model answers at once")
+	rt, err := w.ScriptedOnly("the scenario has the model take its time over a turn; the real runtime's scripted model answers at once")
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (w *world) slowMethod(ms int, group string) error {
 			continue
 		}
 		c := cancelRPC{method: m.Name, params: sweepParams(doc, m, cases[0]), target: target}
-		r, err := w.call("rpc", c.args())
+		r, err := w.Call("rpc", c.args())
 		if err != nil {
 			return err
 		}
@@ -113,7 +113,7 @@ func (w *world) slowMethod(ms int, group string) error {
 		case driver.OK:
 			rt.SetAnswerDelay(m.Name, time.Duration(ms)*time.Millisecond)
 			w.cancelRPC = &c
-			w.observe("cancelled generated method", fmt.Sprintf("%s (before it, the generated layer lacks %d methods, %d failed)", m.Name, len(lacking), len(failed)))
+			w.Observe("cancelled generated method", fmt.Sprintf("%s (before it, the generated layer lacks %d methods, %d failed)", m.Name, len(lacking), len(failed)))
 			return nil
 		case driver.Unsupported:
 			lacking = append(lacking, m.Name)
@@ -135,30 +135,30 @@ func (c cancelRPC) args() map[string]any {
 
 // createCancelled is the When step: createSession with cancelAfterMs, its outcome kept as seen.
 func (w *world) createCancelled(ms int) error {
-	c, err := w.client()
+	c, err := w.Client()
 	if err != nil {
 		return err
 	}
-	return w.cancelOpening("createSession", c, w.withHandlers(map[string]any{"tools": w.toolList()}), ms)
+	return w.cancelOpening("createSession", c, w.withHandlers(map[string]any{"tools": w.ToolList()}), ms)
 }
 
 // resumeCancelled resumes the scenario's session from a new client with cancelAfterMs.
 func (w *world) resumeCancelled(ms int) error {
-	prev, err := w.current()
+	prev, err := w.Current()
 	if err != nil {
 		return err
 	}
-	c, err := w.connect()
+	c, err := w.Connect()
 	if err != nil {
 		return err
 	}
-	return w.cancelOpening("resumeSession", c, map[string]any{"sessionId": prev.id, "tools": w.toolList()}, ms)
+	return w.cancelOpening("resumeSession", c, map[string]any{"sessionId": prev.ID, "tools": w.ToolList()}, ms)
 }
 
 // cancelOpening opens a session with cancelAfterMs under a new handle, kept only when the call
 // returned one.
 func (w *world) cancelOpening(cmd, client string, args map[string]any, ms int) error {
-	args["client"], args["session"] = client, fmt.Sprintf("s%d", len(w.sessions)+1)
+	args["client"], args["session"] = client, fmt.Sprintf("s%d", len(w.Sessions)+1)
 	r, err := w.cancelCall(cmd, cmd, args, ms)
 	if err != nil || r.Outcome != driver.OK {
 		return err
@@ -167,7 +167,7 @@ func (w *world) cancelOpening(cmd, client string, args map[string]any, ms int) e
 		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(r.Result, &res)
-	w.sessions = append(w.sessions, session{handle: args["session"].(string), id: res.SessionID, client: client})
+	w.Sessions = append(w.Sessions, Session{Handle: args["session"].(string), ID: res.SessionID, Client: client})
 	return nil
 }
 
@@ -175,7 +175,7 @@ func (w *world) cancelOpening(cmd, client string, args map[string]any, ms int) e
 // send-and-wait.
 func (w *world) sendCancelled(wait bool) func(int) error {
 	return func(ms int) error {
-		s, err := w.current()
+		s, err := w.Current()
 		if err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func (w *world) sendCancelled(wait bool) func(int) error {
 		if wait {
 			call = "sendAndWait"
 		}
-		_, err = w.cancelCall(call, "send", map[string]any{"session": s.handle, "prompt": "cancelled", "wait": wait}, ms)
+		_, err = w.cancelCall(call, "send", map[string]any{"session": s.Handle, "prompt": "cancelled", "wait": wait}, ms)
 		return err
 	}
 }
@@ -201,25 +201,25 @@ func (w *world) rpcCancelled(ms int) error {
 // ended with for the Then steps; an unsupported answer is the scenario's (its capability).
 func (w *world) cancelCall(call, cmd string, args map[string]any, ms int) (*driver.Response, error) {
 	args["cancelAfterMs"] = ms
-	if err := w.lacking(cmd, args); err != nil {
+	if err := w.Lacking(cmd, args); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	r, err := w.call(cmd, args)
+	r, err := w.Call(cmd, args)
 	if err != nil {
 		return nil, err
 	}
 	got := &cancelled{call: call, after: time.Duration(ms) * time.Millisecond, took: time.Since(start), outcome: r.Outcome}
 	switch r.Outcome {
 	case driver.Unsupported:
-		return r, w.unsupported(cmd, args, r)
+		return r, w.Unsupported(cmd, args, r)
 	case driver.Error:
 		if r.Error != nil {
 			got.errType, got.message, got.flagged = r.Error.Type, r.Error.Message, r.Error.Cancelled
 		}
 	}
 	w.cancel = got
-	w.observe("cancelled "+call, fmt.Sprintf("%s after %d ms (cancelled at %d ms)", r.Outcome, got.took.Milliseconds(), ms))
+	w.Observe("cancelled "+call, fmt.Sprintf("%s after %d ms (cancelled at %d ms)", r.Outcome, got.took.Milliseconds(), ms))
 	return r, nil
 }
 
@@ -228,7 +228,7 @@ func (w *world) cancelledWithin(ms int) error {
 	if w.cancel == nil {
 		return fmt.Errorf("no call was cancelled in this scenario")
 	}
-	w.check(w.cancel.call+" cancelled after "+w.cancel.after.String(), "")
+	w.Check(w.cancel.call+" cancelled after "+w.cancel.after.String(), "")
 	return judgeCancelled(*w.cancel, time.Duration(ms)*time.Millisecond)
 }
 
@@ -249,30 +249,30 @@ func judgeCancelled(c cancelled, bound time.Duration) error {
 // createdAfterCancel opens another session on the same client: the connection still serves, and
 // the withheld answer to the cancelled call, arriving meanwhile, did no harm.
 func (w *world) createdAfterCancel() error {
-	return w.create()
+	return w.Create()
 }
 
 // resumedAfterCancel resumes the session again on the client whose resume was cancelled, the
 // late answer to that one arriving meanwhile.
 func (w *world) resumedAfterCancel() error {
-	if len(w.sessions) == 0 || len(w.clients) == 0 {
+	if len(w.Sessions) == 0 || len(w.Clients) == 0 {
 		return fmt.Errorf("no session to resume in this scenario")
 	}
-	prev := w.sessions[0]
-	return w.open("resumeSession", w.clients[len(w.clients)-1], map[string]any{"sessionId": prev.id, "tools": w.toolList()})
+	prev := w.Sessions[0]
+	return w.Open("resumeSession", w.Clients[len(w.Clients)-1], map[string]any{"sessionId": prev.ID, "tools": w.ToolList()})
 }
 
 // answeredAfterCancel sends the next prompt on the session and waits for its reply: the late
 // answer (or the late end of the turn) of the cancelled one arrives meanwhile.
 func (w *world) answeredAfterCancel() error {
-	if err := w.sendAndWait("next"); err != nil {
+	if err := w.SendAndWait("next"); err != nil {
 		return err
 	}
 	var r struct {
 		Content *string `json:"content"`
 	}
-	if json.Unmarshal(w.reply, &r) != nil || r.Content == nil {
-		return fmt.Errorf("the prompt sent after the cancelled call returned no reply (result %s)", w.reply)
+	if json.Unmarshal(w.Reply, &r) != nil || r.Content == nil {
+		return fmt.Errorf("the prompt sent after the cancelled call returned no reply (result %s)", w.Reply)
 	}
 	return nil
 }
@@ -283,6 +283,6 @@ func (w *world) calledAfterCancel() error {
 	if w.cancelRPC == nil {
 		return fmt.Errorf("no generated method was withheld in this scenario")
 	}
-	_, err := w.do("rpc", w.cancelRPC.args())
+	_, err := w.Do("rpc", w.cancelRPC.args())
 	return err
 }

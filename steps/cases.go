@@ -28,24 +28,24 @@ type caseMark struct {
 	sends map[string]bool
 }
 
-// caseStarts marks that what follows is the case key's, up to the next caseStarts or casesEnd:
+// CaseStarts marks that what follows is the case key's, up to the next CaseStarts or casesEnd:
 // only for a case that begins with a driver command.
-func (w *world) caseStarts(key string) {
-	w.caseMarks = append(w.caseMarks, caseMark{since: w.rec.Len() + 1, key: key})
+func (w *world) CaseStarts(key string) {
+	w.caseMarks = append(w.caseMarks, caseMark{since: w.Rec.Len() + 1, key: key})
 }
 
-// caseSends notes that the runtime sends payload (an event, a call's params) in the case key:
+// CaseSends notes that the runtime sends payload (an event, a call's params) in the case key:
 // a request of the SDK's that names an id the payload holds (its answer) is the case's.
-func (w *world) caseSends(key string, payload any) {
+func (w *world) CaseSends(key string, payload any) {
 	sends := map[string]bool{}
 	transcript.EachString(asJSONValue(payload), func(s string) { sends[s] = true })
 	w.caseMarks = append(w.caseMarks, caseMark{key: key, sends: sends})
 }
 
-// casesEnd ends the cases marked by place: what follows is no case's. The requests are noted
+// CasesEnd ends the cases marked by place: what follows is no case's. The requests are noted
 // when the scenario ends (noteCases): an SDK may answer an event or a call after the sweep,
 // even while its client is stopped.
-func (w *world) casesEnd() { w.caseStarts("") }
+func (w *world) CasesEnd() { w.CaseStarts("") }
 
 // noteCases notes the swept cases' requests, once the SDK's clients are stopped. A request not
 // noted yet that names an id (a top-level param named like requestId or toolCallId, not the
@@ -64,7 +64,7 @@ func (w *world) noteCases() {
 	if len(marks) == 0 {
 		return
 	}
-	entries := w.entries()
+	entries := w.Entries()
 	placeOf := func(seq int) string {
 		key := ""
 		for _, m := range placed {
@@ -120,12 +120,12 @@ func (w *world) noteCases() {
 		}
 		keys[i] = key
 	}
-	w.noteRequestCases(reqs, keys)
+	w.NoteRequestCases(reqs, keys)
 }
 
-// noteRequestCases notes reqs[i] as the case keys[i]: a note on its connection from its seq and
+// NoteRequestCases notes reqs[i] as the case keys[i]: a note on its connection from its seq and
 // one ending the case after it, so what the SDK sent between cases belongs to none.
-func (w *world) noteRequestCases(reqs []transcript.Request, keys []string) {
+func (w *world) NoteRequestCases(reqs []transcript.Request, keys []string) {
 	order := make([]int, len(reqs))
 	for i := range order {
 		order[i] = i
@@ -135,7 +135,7 @@ func (w *world) noteRequestCases(reqs []transcript.Request, keys []string) {
 		if keys[i] == "" {
 			continue
 		}
-		w.rec.Case(reqs[i].Conn, reqs[i].Seq, keys[i])
-		w.rec.Case(reqs[i].Conn, reqs[i].Seq+1, "")
+		w.Rec.Case(reqs[i].Conn, reqs[i].Seq, keys[i])
+		w.Rec.Case(reqs[i].Conn, reqs[i].Seq+1, "")
 	}
 }

@@ -62,7 +62,7 @@ func TestNoteCases(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := transcript.Memory()
-			w := &world{rec: rec}
+			w := &world{Rec: rec}
 			id := 0
 			event := func(requestID string) map[string]any {
 				return map[string]any{"sessionId": "s1", "event": map[string]any{"data": map[string]any{"requestId": requestID}}}
@@ -71,12 +71,12 @@ func TestNoteCases(t *testing.T) {
 				switch s.mark {
 				case "":
 				case "end":
-					w.casesEnd()
+					w.CasesEnd()
 				default:
-					w.caseStarts(s.mark)
+					w.CaseStarts(s.mark)
 				}
 				if s.sends != "" {
-					w.caseSends(s.sends, event(s.ev+s.id))
+					w.CaseSends(s.sends, event(s.ev+s.id))
 				}
 				if s.ev != "" {
 					b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session.event", "params": event(s.ev)})

@@ -67,8 +67,8 @@ func TestFailedCommandNamesItsCause(t *testing.T) {
 				}
 				rec.Frame("c1", dir, []byte(f[1:]))
 			}
-			w := &world{t: lostTarget{}, ctx: context.Background(), rec: rec}
-			_, err := w.do("send", map[string]any{"session": "h", "prompt": "hi"})
+			w := &world{T: lostTarget{}, Ctx: context.Background(), Rec: rec}
+			_, err := w.Do("send", map[string]any{"session": "h", "prompt": "hi"})
 			require.Error(t, err)
 			var f *driver.Failure
 			assert.True(t, errors.As(err, &f), "the driver's failure stays reachable")
@@ -99,7 +99,7 @@ func TestNothingBeforeOpenedNamesTheRequests(t *testing.T) {
 		}
 		rec.Frame("c1", dir, []byte(f[1:]))
 	}
-	w := &world{rec: rec}
+	w := &world{Rec: rec}
 	err := w.nothingBeforeOpened("session.create")
 	require.Error(t, err)
 	assert.Equal(t, "session.skills.reload (seq 2, id 2) sent before its session.create (seq 1, id 1) was answered (seq 3): the runtime does not know the session yet", err.Error())

@@ -46,7 +46,7 @@ func TestCheckingRunsEveryThenStep(t *testing.T) {
 			c.Step(`^the application fails to act$`, func() error { ran = append(ran, "act fails"); return errors.New("the SDK raised boom") })
 			c.Step(`^check (\d+) fails$`, func(n int) error {
 				ran = append(ran, fmt.Sprint(n))
-				w.check("session.create", fmt.Sprintf("k%d", n))
+				w.Check("session.create", fmt.Sprintf("k%d", n))
 				return fmt.Errorf("check %d failed", n)
 			})
 			c.Step(`^check (\d+) passes$`, func(n int) error { ran = append(ran, fmt.Sprint(n)); return nil })

@@ -68,11 +68,11 @@ func exchangeOf(doc *schemagen.Doc) (*exchangeSpec, bool) {
 // servesModelRequests connects a client whose application registered a request handler that
 // answers every request with one generated response, and creates a session.
 func (w *world) servesModelRequests() error {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
-	if _, err := w.scriptedOnly(exchangeSweepWhy); err != nil {
+	if _, err := w.ScriptedOnly(exchangeSweepWhy); err != nil {
 		return err
 	}
 	x, ok := exchangeOf(doc)
@@ -87,8 +87,8 @@ func (w *world) servesModelRequests() error {
 		Body:    `{"reply":"façade ✓ 応答 🚀"}`,
 	}
 	w.exchange = x
-	c := fmt.Sprintf("c%d", len(w.clients)+w.stopped+1)
-	res, err := w.do("connect", map[string]any{"client": c, "address": w.addr, "requestHandler": map[string]any{"start": x.start.Name, "chunk": x.chunk.Name, "response": x.response}})
+	c := fmt.Sprintf("c%d", len(w.Clients)+w.Stopped+1)
+	res, err := w.Do("connect", map[string]any{"client": c, "address": w.Addr, "requestHandler": map[string]any{"start": x.start.Name, "chunk": x.chunk.Name, "response": x.response}})
 	if err != nil {
 		return err
 	}
@@ -99,8 +99,8 @@ func (w *world) servesModelRequests() error {
 	if !slices.Contains(r.Handled, x.start.Name) || !slices.Contains(r.Handled, x.chunk.Name) {
 		return fmt.Errorf("driver fault: connect with a requestHandler answered handled %v, want %s and %s", r.Handled, x.start.Name, x.chunk.Name)
 	}
-	w.clients = append(w.clients, c)
-	return w.create()
+	w.Clients = append(w.Clients, c)
+	return w.Create()
 }
 
 // exchangeSweepWhy is why the real runtime cannot play the exchange sweep.
@@ -113,11 +113,11 @@ const exchangeSweepWhy = "the sweep sends model-request heads generated from the
 // body). Every frame is validated against its params schema. It then waits for every response
 // to end.
 func (w *world) sendsModelRequests() error {
-	doc, rt, err := w.scriptedSweep(exchangeSweepWhy)
+	doc, rt, err := w.ScriptedSweep(exchangeSweepWhy)
 	if err != nil {
 		return err
 	}
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (w *world) sendsModelRequests() error {
 	}
 	cases, dropped := doc.CasesOnce(x.start)
 	for _, d := range dropped {
-		w.rec.Notef("", "generator: %s case %s left out", x.start.Name, d)
+		w.Rec.Notef("", "generator: %s case %s left out", x.start.Name, d)
 	}
 	var played []schemagen.Case
 	for _, c := range cases {
@@ -145,7 +145,7 @@ func (w *world) sendsModelRequests() error {
 		if t, _ := c.Params["transport"].(string); t != "" && t != "http" {
 			// A websocket exchange is a message channel the handler opens (openWebSocket), not
 			// one request and response: not played here.
-			w.rec.Notef("", "%s case %s: transport %q left out (a message channel, not one HTTP response)", x.start.Name, c.Name, t)
+			w.Rec.Notef("", "%s case %s: transport %q left out (a message channel, not one HTTP response)", x.start.Name, c.Name, t)
 			continue
 		}
 		e := &sentExchange{caseName: c.Name, start: maps.Clone(c.Params)}
@@ -158,7 +158,7 @@ func (w *world) sendsModelRequests() error {
 		ids[id] = true
 		e.start["requestId"] = id
 		if _, has := e.start["sessionId"]; has {
-			e.start["sessionId"] = s.id
+			e.start["sessionId"] = s.ID
 		}
 		e.start["url"] = fmt.Sprintf("https://models.conformance.test/v1/chat/completions?case=%d", i+1)
 		e.start["headers"] = map[string]any{"content-type": []any{"application/json"}, "x-conformance-case": []any{fmt.Sprint(i + 1)}, "x-conformance-multi": []any{"a", "b"}}
@@ -191,28 +191,28 @@ func (w *world) sendsModelRequests() error {
 		}
 		w.exchange.sent = append(w.exchange.sent, e)
 	}
-	d, err := w.t.Driver(w.ctx)
+	d, err := w.T.Driver(w.Ctx)
 	if err != nil {
 		return err
 	}
-	d.SetSink(w.driverLine)
+	d.SetSink(w.DriverLine)
 	defer d.SetSink(nil)
-	w.expect(len(x.sent))
+	w.Expect(len(x.sent))
 	for done, e := range x.sent {
-		w.caseSends(x.start.Name+" "+e.caseName, e.start) // the SDK's responses name its requestId
+		w.CaseSends(x.start.Name+" "+e.caseName, e.start) // the SDK's responses name its requestId
 		for i, p := range append([]map[string]any{e.start}, e.chunks...) {
 			m := x.start.Name
 			if i > 0 {
 				m = x.chunk.Name
 			}
-			if err := w.gone(); err != nil {
-				return cutShort(err, done, len(x.sent), e.caseName)
+			if err := w.Gone(); err != nil {
+				return CutShort(err, done, len(x.sent), e.caseName)
 			}
 			// The SDK's answers are read from the transcript (exchangeAcknowledged), as a replay
 			// reads them.
-			if _, err := rt.Ask(s.id, m, p, false); err != nil {
-				if err := w.callFailed(err, fmt.Sprintf("%s %s", m, p["requestId"])); err != nil {
-					return cutShort(err, done, len(x.sent), e.caseName)
+			if _, err := rt.Ask(s.ID, m, p, false); err != nil {
+				if err := w.CallFailed(err, fmt.Sprintf("%s %s", m, p["requestId"])); err != nil {
+					return CutShort(err, done, len(x.sent), e.caseName)
 				}
 			}
 		}
@@ -223,12 +223,12 @@ func (w *world) sendsModelRequests() error {
 	for time.Now().Before(deadline) && len(w.unfinishedExchanges()) > 0 && d.Alive() {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := w.gone(); err != nil {
-		return cutShort(err, len(x.sent), len(x.sent), "")
+	if err := w.Gone(); err != nil {
+		return CutShort(err, len(x.sent), len(x.sent), "")
 	}
 	// A driver round trip: the handler's reports written while the SDK served the requests are
 	// read before its answer.
-	err = w.roundTrip()
+	err = w.RoundTrip()
 	return err
 }
 
@@ -242,7 +242,7 @@ const exchangeWait = 10 * time.Second
 // sdkFrames are the SDK's requests of method whose params name requestId, in order.
 func (w *world) sdkFrames(method, requestID string) []map[string]any {
 	var out []map[string]any
-	for _, r := range transcript.Requests(w.entries(), method) {
+	for _, r := range transcript.Requests(w.Entries(), method) {
 		var p map[string]any
 		if json.Unmarshal(r.Params, &p) == nil && p["requestId"] == requestID {
 			out = append(out, p)
@@ -286,7 +286,7 @@ func (w *world) exchangeReports(method string) map[string]map[string]any {
 
 // sentExchanges is what the checks of the exchange need: the schema and the requests sent.
 func (w *world) sentExchanges() (*schemagen.Doc, *exchangeSpec, error) {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -310,7 +310,7 @@ func (w *world) handlerReceivedRequests() error {
 	fails := map[string][]string{}
 	for _, e := range x.sent {
 		id := e.start["requestId"].(string)
-		w.check(x.start.Name, "")
+		w.Check(x.start.Name, "")
 		head := heads[id]
 		if head == nil {
 			fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): the application's request handler was never called", id, e.caseName))
@@ -335,7 +335,7 @@ func (w *world) handlerReceivedRequests() error {
 				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the application's handler received it as %s", id, e.caseName, k, showJSON(want), showJSON(g)))
 			}
 		}
-		w.check(x.chunk.Name, "")
+		w.Check(x.chunk.Name, "")
 		body := bodies[id]
 		if body == nil {
 			fails[x.chunk.Name] = append(fails[x.chunk.Name], fmt.Sprintf("%s (case %s): the handler never reported the request body", id, e.caseName))
@@ -360,8 +360,8 @@ func (w *world) exchangeAcks() []ack {
 		RequestID string `json:"requestId"`
 	}
 	var acks []ack
-	for _, c := range runtimeCalls[params](w.entries(), func(m string) bool { return m == x.start.Name || m == x.chunk.Name }) {
-		acks = append(acks, ack{method: c.method, requestID: decodedParams[params](c).RequestID, answer: c.answer})
+	for _, c := range RuntimeCalls[params](w.Entries(), func(m string) bool { return m == x.start.Name || m == x.chunk.Name }) {
+		acks = append(acks, ack{method: c.Method, requestID: DecodedParams[params](c).RequestID, answer: c.Answer})
 	}
 	return acks
 }
@@ -383,7 +383,7 @@ func (w *world) exchangeAcknowledged() error {
 				name, nth = x.chunk.Name, i-1
 			}
 			m, _ := doc.Method(name)
-			w.check(name+" (answer)", "")
+			w.Check(name+" (answer)", "")
 			var mine []ack
 			for _, a := range acks {
 				if a.method == name && a.requestID == id {
@@ -424,7 +424,7 @@ func (w *world) exchangeResponded() error {
 	var added []string
 	for _, e := range x.sent {
 		id := e.start["requestId"].(string)
-		w.check(x.respStart, "")
+		w.Check(x.respStart, "")
 		starts := w.sdkFrames(x.respStart, id)
 		if len(starts) != 1 {
 			add(x.respStart, "%s (case %s): %d response starts, want 1", id, e.caseName, len(starts))
@@ -450,7 +450,7 @@ func (w *world) exchangeResponded() error {
 				added = append(added, k)
 			}
 		}
-		w.check(x.respChunk, "")
+		w.Check(x.respChunk, "")
 		chunks := w.sdkFrames(x.respChunk, id)
 		var body []byte
 		for i, c := range chunks {
@@ -480,7 +480,7 @@ func (w *world) exchangeResponded() error {
 		}
 	}
 	if len(added) > 0 {
-		w.observe("response headers the SDK added to the handler's", strings.Join(compactList(added), ", "))
+		w.Observe("response headers the SDK added to the handler's", strings.Join(compactList(added), ", "))
 	}
 	return groupedError(fails, "model-request responses did not carry what the application's handler returned", "methods")
 }

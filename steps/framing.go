@@ -54,11 +54,11 @@ func (w *world) coalesceFrames() error { return w.setFraming(standin.Framing{Coa
 // the recording proxy in front of the real runtime writes the real runtime's frames that way
 // (suite.Framer); any other runtime lacks runtime.script.framing.
 func (w *world) setFraming(f standin.Framing) error {
-	if fr, ok := w.rt.(suite.Framer); ok {
+	if fr, ok := w.RT.(suite.Framer); ok {
 		fr.SetFraming(f)
 		return nil
 	}
-	rt, err := w.standIn("runtime.script.framing")
+	rt, err := w.StandIn("runtime.script.framing")
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (w *world) modelRepliesJSON(literal string) error {
 	// The real runtime re-encodes the model's text before the SDK sees it, so only a runtime
 	// that writes the literal as given can put an unpaired surrogate escape on the wire.
 	if units, err := utf16Units([]byte(literal)); err == nil && hasUnpairedSurrogate(units) {
-		if err := w.runtimeCan("runtime.script.escapes"); err != nil {
+		if err := w.RuntimeCan("runtime.script.escapes"); err != nil {
 			return err
 		}
 	}
@@ -111,8 +111,8 @@ func (w *world) replyIsJSON(literal string) error {
 		return fmt.Errorf("%s is not a JSON string: %w", literal, err)
 	}
 	var r map[string]json.RawMessage
-	if w.reply == nil || json.Unmarshal(w.reply, &r) != nil || r["content"] == nil {
-		return fmt.Errorf("the SDK returned no reply content (result %.200s)", w.reply)
+	if w.Reply == nil || json.Unmarshal(w.Reply, &r) != nil || r["content"] == nil {
+		return fmt.Errorf("the SDK returned no reply content (result %.200s)", w.Reply)
 	}
 	got, err := utf16Units(r["content"])
 	if err != nil {
@@ -123,10 +123,10 @@ func (w *world) replyIsJSON(literal string) error {
 		if i < len(got) && got[i] == unicode.ReplacementChar {
 			what = "U+FFFD"
 		}
-		w.observe("unpaired surrogate", what)
+		w.Observe("unpaired surrogate", what)
 		return fmt.Errorf("the reply differs from %s at UTF-16 unit %d: got %s (%s), want %s", literal, i, unitAt(got, i), what, unitAt(want, i))
 	}
-	w.observe("unpaired surrogate", "kept")
+	w.Observe("unpaired surrogate", "kept")
 	return nil
 }
 
@@ -195,8 +195,8 @@ func (w *world) replyEquals(want, what string) error {
 	var r struct {
 		Content *string `json:"content"`
 	}
-	if w.reply == nil || json.Unmarshal(w.reply, &r) != nil || r.Content == nil {
-		return fmt.Errorf("the SDK returned no reply content (result %.200s)", w.reply)
+	if w.Reply == nil || json.Unmarshal(w.Reply, &r) != nil || r.Content == nil {
+		return fmt.Errorf("the SDK returned no reply content (result %.200s)", w.Reply)
 	}
 	if *r.Content != want {
 		return fmt.Errorf("the reply differs from %s at character %d (got %d characters, want %d)",
@@ -214,10 +214,10 @@ func firstDiff(a, b []rune) int {
 	return min(len(a), len(b))
 }
 
-func (w *world) sendLong(n int) error { return w.sendAndWait(longText(n)) }
+func (w *world) sendLong(n int) error { return w.SendAndWait(longText(n)) }
 
 func (w *world) receivedLong(n int) error {
-	for _, r := range transcript.Requests(w.entries(), "") {
+	for _, r := range transcript.Requests(w.Entries(), "") {
 		if r.Method != "session.send" && r.Method != "session.sendAndWait" {
 			continue
 		}

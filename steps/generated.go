@@ -53,8 +53,8 @@ func (o sweepOutcome) errorText() string {
 
 func (c *sweepCall) id() string { return c.method.Name + " [" + c.name + "]" }
 
-func (w *world) schemas() (*schemagen.Doc, error) {
-	if s, ok := w.t.(suite.Schemas); ok && s.Schemas() != nil {
+func (w *world) Schemas() (*schemagen.Doc, error) {
+	if s, ok := w.T.(suite.Schemas); ok && s.Schemas() != nil {
 		return s.Schemas(), nil
 	}
 	return nil, &ErrUnavailable{Reason: "the runtime's published schemas are not loaded for generation in this run (they come from the prepared Node SDK's platform package)"}
@@ -76,7 +76,7 @@ func (w *world) callEveryMethod(group string) error {
 		swept = append(swept, m)
 		cases, dropped := doc.CasesOnce(m)
 		for _, d := range dropped {
-			w.rec.Notef("", "generator: %s case %s left out", m.Name, d)
+			w.Rec.Notef("", "generator: %s case %s left out", m.Name, d)
 		}
 		seen := map[string]bool{}
 		for _, c := range cases {
@@ -125,7 +125,7 @@ func (w *world) answerEveryMethod(group, variant string) error {
 		}
 		shapes, dropped := doc.ResultShapes(m, shape)
 		for _, d := range dropped {
-			w.rec.Notef("", "generator: %s result %s left out", m.Name, d)
+			w.Rec.Notef("", "generator: %s result %s left out", m.Name, d)
 		}
 		cases, _ := doc.CasesOnce(m)
 		if len(shapes) == 0 || len(cases) == 0 {
@@ -162,14 +162,14 @@ func (w *world) answerEveryMethod(group, variant string) error {
 // sweepSetup is what both sweeps need: the schemas, the stand-in answering with generated
 // results, and the handle the group's methods are called through.
 func (w *world) sweepSetup(group string) (*schemagen.Doc, *standin.Server, map[string]any, error) {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if has, note := w.t.Capability("rpc.generated"); !has {
-		return nil, nil, nil, &ErrUnsupported{Reason: fmt.Sprintf("%s driver has no rpc/rpcBatch: %s", w.t.SDK(), note), Capability: "rpc.generated"}
+	if has, note := w.T.Capability("rpc.generated"); !has {
+		return nil, nil, nil, &ErrUnsupported{Reason: fmt.Sprintf("%s driver has no rpc/rpcBatch: %s", w.T.SDK(), note), Capability: "rpc.generated"}
 	}
-	rt, err := w.standIn("runtime.script.generatedAnswers")
+	rt, err := w.StandIn("runtime.script.generatedAnswers")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -177,17 +177,17 @@ func (w *world) sweepSetup(group string) (*schemagen.Doc, *standin.Server, map[s
 	target := map[string]any{}
 	switch group {
 	case "server":
-		c, err := w.client()
+		c, err := w.Client()
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		target["client"] = c
 	case "session":
-		s, err := w.current()
+		s, err := w.Current()
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		target["session"] = s.handle
+		target["session"] = s.Handle
 	default:
 		return nil, nil, nil, fmt.Errorf("the schema's SDK-to-runtime groups are server and session, not %q", group)
 	}
@@ -207,10 +207,10 @@ func sweepParams(doc *schemagen.Doc, m schemagen.Method, c schemagen.Case) map[s
 // runSweep makes the calls of w.sweep in batches through target.
 func (w *world) runSweep(target map[string]any) error {
 	defer w.noteSweepCases()
-	w.expect(len(w.sweep))
+	w.Expect(len(w.sweep))
 	for start := 0; start < len(w.sweep); start += batchSize {
-		if err := w.gone(); err != nil {
-			return cutShort(err, start, len(w.sweep), "")
+		if err := w.Gone(); err != nil {
+			return CutShort(err, start, len(w.sweep), "")
 		}
 		chunk := w.sweep[start:min(start+batchSize, len(w.sweep))]
 		calls := make([]map[string]any, len(chunk))
@@ -224,10 +224,10 @@ func (w *world) runSweep(target map[string]any) error {
 			}
 			calls[i] = call
 		}
-		raw, err := w.do("rpcBatch", map[string]any{"calls": calls})
+		raw, err := w.Do("rpcBatch", map[string]any{"calls": calls})
 		if err != nil {
 			if driver.EndsScenario(err) {
-				return cutShort(err, start, len(w.sweep), chunk[0].method.Name+" and the rest of its batch")
+				return CutShort(err, start, len(w.sweep), chunk[0].method.Name+" and the rest of its batch")
 			}
 			return err
 		}
@@ -261,7 +261,7 @@ func (w *world) noteSweepCases() {
 			reqs, keys = append(reqs, r), append(keys, c.method.Name+" "+c.name)
 		}
 	}
-	w.noteRequestCases(reqs, keys)
+	w.NoteRequestCases(reqs, keys)
 }
 
 // asJSON is v as encoding/json decodes it (numbers float64), so that it compares with what the
@@ -375,11 +375,11 @@ func (w *world) observeSweep() {
 	for ns, t := range by {
 		all.ok, all.errs, all.unsupported = all.ok+t.ok, all.errs+t.errs, all.unsupported+t.unsupported
 		if t.errs > 0 { // not generated: the coverage names each such method with the driver's reason
-			w.observe("generated "+ns, fmt.Sprintf("%d ok, %d raised, %d not generated", t.ok, t.errs, t.unsupported))
+			w.Observe("generated "+ns, fmt.Sprintf("%d ok, %d raised, %d not generated", t.ok, t.errs, t.unsupported))
 		}
 	}
 	if len(w.sweep) > 0 {
-		w.observe("generated "+w.sweep[0].method.Group+" calls", fmt.Sprintf("%d ok, %d raised, %d not generated", all.ok, all.errs, all.unsupported))
+		w.Observe("generated "+w.sweep[0].method.Group+" calls", fmt.Sprintf("%d ok, %d raised, %d not generated", all.ok, all.errs, all.unsupported))
 	}
 }
 
@@ -427,7 +427,7 @@ func (w *world) sweepRequests() (map[*sweepCall]transcript.Request, error) {
 	if len(w.sweep) == 0 {
 		return nil, fmt.Errorf("no generated calls were made in this scenario")
 	}
-	reqs := transcript.Requests(w.entries(), "")
+	reqs := transcript.Requests(w.Entries(), "")
 	out := map[*sweepCall]transcript.Request{}
 	next := 0
 	for _, c := range w.sweep {
@@ -465,7 +465,7 @@ func decodeParams(raw json.RawMessage, group string) (map[string]any, any) {
 // schema, carries exactly the keys and values given (a null the driver reported unrepresentable
 // is recorded as that SDK's limitation), and names the session's id.
 func (w *world) generatedRequestsExact() error {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
@@ -474,8 +474,8 @@ func (w *world) generatedRequestsExact() error {
 		return err
 	}
 	sessionID := ""
-	if s, err := w.current(); err == nil {
-		sessionID = s.id
+	if s, err := w.Current(); err == nil {
+		sessionID = s.ID
 	}
 	fails := sweepFailures{}
 	var limits []string
@@ -492,7 +492,7 @@ func (w *world) generatedRequestsExact() error {
 			}
 			continue
 		}
-		w.check(c.method.Name, "")
+		w.Check(c.method.Name, "")
 		var whole map[string]any
 		_ = json.Unmarshal(r.Params, &whole)
 		if c.params != nil || len(whole) > 0 {
@@ -518,7 +518,7 @@ func (w *world) generatedRequestsExact() error {
 		for _, d := range diffJSON(want, got, "") {
 			if unrep[d.path] {
 				limits = append(limits, c.method.Name+" "+d.path)
-				w.rec.Notef("", "unrepresentable in %s: %s", c.id(), d)
+				w.Rec.Notef("", "unrepresentable in %s: %s", c.id(), d)
 				continue
 			}
 			fails.add(c, "request #%d %s", r.Seq, d)
@@ -526,7 +526,7 @@ func (w *world) generatedRequestsExact() error {
 	}
 	if len(limits) > 0 {
 		// One observation for all of them: the driver's documented limitation, per SDK.
-		w.observe("generated values the SDK's request type cannot carry", fmt.Sprintf("%d: %s", len(limits), strings.Join(compactList(limits), ", ")))
+		w.Observe("generated values the SDK's request type cannot carry", fmt.Sprintf("%d: %s", len(limits), strings.Join(compactList(limits), ", ")))
 	}
 	return fails.err("calls", "did not put the application's params on the wire as given")
 }
@@ -542,11 +542,11 @@ func (w *world) generatedResultsReceived() error {
 	if err != nil {
 		return err
 	}
-	answers := w.t.RuntimeOptions().Answers
+	answers := w.T.RuntimeOptions().Answers
 	if answers == nil {
 		return &ErrUnavailable{Reason: "the runtime has no generated answers in this run"}
 	}
-	onWire := transcript.AnswersOf(w.entries())
+	onWire := transcript.AnswersOf(w.Entries())
 	fails := sweepFailures{}
 	var voids []string
 	unknown := unknownTally{}
@@ -598,14 +598,14 @@ func (w *world) generatedResultsReceived() error {
 		}
 	}
 	if len(voids) > 0 {
-		w.observe("generated null results received as an empty typed result {}", fmt.Sprintf("%d: %s", len(compactList(voids)), strings.Join(compactList(voids), ", ")))
+		w.Observe("generated null results received as an empty typed result {}", fmt.Sprintf("%d: %s", len(compactList(voids)), strings.Join(compactList(voids), ", ")))
 	}
 	unknown.observe(w, "results")
 	if judged == 0 {
 		// Nothing reached the application: no SDK behaviour was judged, so nothing passed. No
 		// capability stands for it (the driver has rpc.generated; this version's layer lacks
 		// every method of the shape), so it is reported unavailable, with the reason.
-		return &ErrUnavailable{Reason: fmt.Sprintf("nothing to judge: none of the %d methods called is in %s's generated layer (every call answered unsupported; the coverage names each)", len(compactList(methodNames(w.sweep))), w.t.SDK())}
+		return &ErrUnavailable{Reason: fmt.Sprintf("nothing to judge: none of the %d methods called is in %s's generated layer (every call answered unsupported; the coverage names each)", len(compactList(methodNames(w.sweep))), w.T.SDK())}
 	}
 	return fails.err("calls", "did not give the application the result the runtime sent")
 }
@@ -635,7 +635,7 @@ func (u *unknownTally) dropped(d difference) bool {
 
 func (u *unknownTally) observe(w *world, noun string) {
 	if u.sent > 0 {
-		w.observe(noun+": a field the schema does not know", fmt.Sprintf("kept %d, dropped %d of %d sent", u.sent-u.lost, u.lost, u.sent))
+		w.Observe(noun+": a field the schema does not know", fmt.Sprintf("kept %d, dropped %d of %d sent", u.sent-u.lost, u.lost, u.sent))
 	}
 }
 

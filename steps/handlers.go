@@ -137,20 +137,20 @@ func (w *world) observeLacking(calls []*handledCall) {
 		}
 	}
 	if len(lines) > 0 {
-		w.observe("runtime-to-SDK cases the SDK's handler API lacks", strings.Join(compactList(lines), "; "))
+		w.Observe("runtime-to-SDK cases the SDK's handler API lacks", strings.Join(compactList(lines), "; "))
 	}
 }
 
 // handlesWith is "the application handles M with the result R": a handler for one method.
 func (w *world) handlesWith(method, result string) error {
-	if err := w.needs("rpc.handlers"); err != nil {
+	if err := w.Needs("rpc.handlers"); err != nil {
 		return err
 	}
 	var r any
 	if err := json.Unmarshal([]byte(result), &r); err != nil {
 		return fmt.Errorf("the result of %s is not JSON: %w", method, err)
 	}
-	if doc, err := w.schemas(); err == nil {
+	if doc, err := w.Schemas(); err == nil {
 		m, ok := doc.Method(method)
 		if !ok || m.FromSDK {
 			return fmt.Errorf("%s is not a runtime-to-SDK method of the runtime's schema", method)
@@ -184,21 +184,21 @@ func handlerMethods(doc *schemagen.Doc) []schemagen.Method {
 // handler for every runtime-to-SDK method of the schema, each returning the result generated
 // from the method's result schema.
 func (w *world) registerEveryHandler() error {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
-	if err := w.needs("rpc.handlers"); err != nil {
+	if err := w.Needs("rpc.handlers"); err != nil {
 		return err
 	}
-	if _, err := w.scriptedOnly(handlerSweepWhy); err != nil {
+	if _, err := w.ScriptedOnly(handlerSweepWhy); err != nil {
 		return err
 	}
 	w.handlers = map[string]*handlerSpec{}
 	for _, m := range handlerMethods(doc) {
 		cases, dropped := doc.CasesOnce(m)
 		for _, d := range dropped {
-			w.rec.Notef("", "generator: %s case %s left out", m.Name, d)
+			w.Rec.Notef("", "generator: %s case %s left out", m.Name, d)
 		}
 		h := &handlerSpec{}
 		if doc.IsExchange(m.Name) {
@@ -221,10 +221,10 @@ func (w *world) registerEveryHandler() error {
 		}
 		w.handlers[m.Name] = h
 	}
-	if _, err := w.connect(); err != nil {
+	if _, err := w.Connect(); err != nil {
 		return err
 	}
-	if err := w.create(); err != nil {
+	if err := w.Create(); err != nil {
 		return err
 	}
 	var silent []string
@@ -235,7 +235,7 @@ func (w *world) registerEveryHandler() error {
 	}
 	if len(silent) > 0 {
 		sort.Strings(silent)
-		return fmt.Errorf("driver fault: the %s driver neither registered a handler for nor explained (\"unhandled\") %s", w.t.SDK(), strings.Join(silent, ", "))
+		return fmt.Errorf("driver fault: the %s driver neither registered a handler for nor explained (\"unhandled\") %s", w.T.SDK(), strings.Join(silent, ", "))
 	}
 	w.observeHandlers()
 	w.observeEdges(doc, handlerMethods(doc))
@@ -260,7 +260,7 @@ func (w *world) observeEdges(doc *schemagen.Doc, methods []schemagen.Method) {
 		}
 		per = append(per, s)
 	}
-	w.observe("params members with every edge", fmt.Sprintf("%d of %d: %s", covered, members, strings.Join(per, "; ")))
+	w.Observe("params members with every edge", fmt.Sprintf("%d of %d: %s", covered, members, strings.Join(per, "; ")))
 }
 
 func asJSONValue(v any) any {
@@ -273,11 +273,11 @@ func asJSONValue(v any) any {
 // callEveryHandler sends every generated case of every registered runtime-to-SDK method to the
 // SDK, one after another, each answered before the next.
 func (w *world) callEveryHandler() error {
-	doc, rt, err := w.scriptedSweep(handlerSweepWhy)
+	doc, rt, err := w.ScriptedSweep(handlerSweepWhy)
 	if err != nil {
 		return err
 	}
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
@@ -289,7 +289,7 @@ func (w *world) callEveryHandler() error {
 	// rpc.handled events) go to the transcript all the same, up to and through the closing
 	// round trip (held: a report read between the last call and that command's own sink was
 	// dropped, and the last call of a sweep then read as never handled).
-	release, err := w.holdDriverLines()
+	release, err := w.HoldDriverLines()
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func (w *world) callEveryHandler() error {
 	for _, h := range w.handlers {
 		total += len(h.params)
 	}
-	w.expect(total)
+	w.Expect(total)
 	for _, m := range handlerMethods(doc) {
 		h := w.handlers[m.Name]
 		if h == nil {
@@ -310,21 +310,21 @@ func (w *world) callEveryHandler() error {
 			continue
 		}
 		for i, p := range h.params {
-			if err := w.gone(); err != nil {
-				return cutShort(err, done, total, m.Name)
+			if err := w.Gone(); err != nil {
+				return CutShort(err, done, total, m.Name)
 			}
-			params := w.asTheRuntimeSends(m, p, s.id, created)
-			w.caseSends(h.caseKey(m.Name, i, w.paramsForm), params)
-			if _, err := rt.Ask(s.id, m.Name, w.wireParams(params), m.Notification); err != nil {
-				if err := w.callFailed(err, m.Name); err != nil {
-					return cutShort(err, done, total, m.Name)
+			params := w.asTheRuntimeSends(m, p, s.ID, created)
+			w.CaseSends(h.caseKey(m.Name, i, w.paramsForm), params)
+			if _, err := rt.Ask(s.ID, m.Name, w.wireParams(params), m.Notification); err != nil {
+				if err := w.CallFailed(err, m.Name); err != nil {
+					return CutShort(err, done, total, m.Name)
 				}
 			}
 			done++
 		}
 	}
-	if err := w.gone(); err != nil {
-		return cutShort(err, done, total, "")
+	if err := w.Gone(); err != nil {
+		return CutShort(err, done, total, "")
 	}
 	// The real runtime may call a method whatever the application registered: the methods the
 	// SDK has no public handler API for are called too, and the SDK's answer (an error, or none)
@@ -333,25 +333,25 @@ func (w *world) callEveryHandler() error {
 	var wg sync.WaitGroup
 	for _, m := range unregistered {
 		for i, p := range w.handlers[m.Name].params {
-			params := w.asTheRuntimeSends(m, p, s.id, created)
-			w.caseSends(w.handlers[m.Name].caseKey(m.Name, i, ""), params)
+			params := w.asTheRuntimeSends(m, p, s.ID, created)
+			w.CaseSends(w.handlers[m.Name].caseKey(m.Name, i, ""), params)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, err := rt.Ask(s.id, m.Name, params, m.Notification); err != nil {
-					w.rec.Notef("", "%s (no handler registered): %v", m.Name, err)
+				if _, err := rt.Ask(s.ID, m.Name, params, m.Notification); err != nil {
+					w.Rec.Notef("", "%s (no handler registered): %v", m.Name, err)
 				}
 			}()
 		}
 	}
 	wg.Wait()
-	if err := w.gone(); err != nil {
-		return cutShort(err, total, total, "the calls of methods without a handler")
+	if err := w.Gone(); err != nil {
+		return CutShort(err, total, total, "the calls of methods without a handler")
 	}
 	w.callsWithoutHandler()
 	// A driver round trip: the events the driver wrote while the SDK ran the handlers are read
 	// before its answer, so the checks see every rpc.handled.
-	err = w.roundTrip()
+	err = w.RoundTrip()
 	return err
 }
 
@@ -359,7 +359,7 @@ func (w *world) callEveryHandler() error {
 func (w *world) createParams() map[string]any {
 	var out map[string]any
 	for _, method := range []string{"session.create", "session.resume"} {
-		if reqs := transcript.Requests(w.entries(), method); len(reqs) > 0 {
+		if reqs := transcript.Requests(w.Entries(), method); len(reqs) > 0 {
 			_ = json.Unmarshal(reqs[len(reqs)-1].Params, &out)
 		}
 	}
@@ -381,7 +381,7 @@ func (w *world) asTheRuntimeSends(m schemagen.Method, p map[string]any, sessionI
 	}
 	for k, ck := range w.sdkAnnounced(m.Name, out, created) {
 		out[k] = created[ck]
-		w.rec.Notef("", "%s %s: the value the SDK announced as %s in its session request", m.Name, k, ck)
+		w.Rec.Notef("", "%s %s: the value the SDK announced as %s in its session request", m.Name, k, ck)
 	}
 	return out
 }
@@ -419,17 +419,17 @@ type handledCall struct {
 // the driver's rpc.handled events, in order per method (the runtime waits for each answer).
 func (w *world) handledCalls() []*handledCall {
 	var calls []*handledCall
-	_, player := w.rt.(suite.Player)
-	for _, c := range runtimeCalls[map[string]any](w.entries(), func(m string) bool { return w.handlers[m] != nil }) {
-		params := decodedParams[map[string]any](c)
-		if player && !w.scripted(c.method, params) {
+	_, player := w.RT.(suite.Player)
+	for _, c := range RuntimeCalls[map[string]any](w.Entries(), func(m string) bool { return w.handlers[m] != nil }) {
+		params := DecodedParams[map[string]any](c)
+		if player && !w.scripted(c.Method, params) {
 			// A runtime that sends such requests of its own accord (the real one invokes every
 			// hook type each turn) is judged on the calls the scenario played, told by the
 			// top-level strings it gave (hookType), as sdkAnswer does; what the handler must
 			// receive is then what that runtime sent, read from the transcript.
 			continue
 		}
-		calls = append(calls, &handledCall{method: c.method, seq: c.seq, params: params, answer: c.answer})
+		calls = append(calls, &handledCall{method: c.Method, seq: c.Seq, params: params, answer: c.Answer})
 	}
 	// Reports are paired with calls of their method by what they agree on (the top-level scalar
 	// params: hooks.invoke's hookType, a file's path), the pairs that agree most first, then in
@@ -509,7 +509,7 @@ func (w *world) handlersReceived() error {
 	if !anyRegistered(calls, w.handlers) {
 		return fmt.Errorf("the runtime sent none of the registered runtime-to-SDK methods")
 	}
-	s, _ := w.current()
+	s, _ := w.Current()
 	created := w.createParams()
 	fails := handlerFailures{}
 	var falses []string
@@ -518,7 +518,7 @@ func (w *world) handlersReceived() error {
 		if h := w.handlers[c.method]; !h.registered || h.lacks(c.params) != nil {
 			continue // no handler to receive it (callsWithoutHandler, observeLacking)
 		}
-		w.check(c.method, "")
+		w.Check(c.method, "")
 		if c.received == nil {
 			how := "the SDK answered " + showJSON(c.answer)
 			if c.answer == nil {
@@ -527,8 +527,8 @@ func (w *world) handlersReceived() error {
 			fails.add(c, "request #%d%s: the application's handler was never called (%s)", c.seq, scalarsOf(c.params), how)
 			continue
 		}
-		if h, ok := c.received["session"].(string); ok && h != "" && h != s.handle {
-			fails.add(c, "the handler of session %q received the call for session %q", h, s.handle)
+		if h, ok := c.received["session"].(string); ok && h != "" && h != s.Handle {
+			fails.add(c, "the handler of session %q received the call for session %q", h, s.Handle)
 		}
 		got, _ := c.received["params"].(map[string]any)
 		want := map[string]any{}
@@ -538,7 +538,7 @@ func (w *world) handlersReceived() error {
 		if _, reported := got["sessionId"]; !reported {
 			delete(want, "sessionId")
 		}
-		if _, sent := want["sessionId"]; !sent && got["sessionId"] == s.id {
+		if _, sent := want["sessionId"]; !sent && got["sessionId"] == s.ID {
 			delete(got, "sessionId") // a per-session handler knows its session without being told
 		}
 		for k := range w.sdkAnnounced(c.method, c.params, created) {
@@ -557,7 +557,7 @@ func (w *world) handlersReceived() error {
 	}
 	if len(falses) > 0 {
 		// A handler API taking a plain boolean cannot tell "left out" from false.
-		w.observe("booleans the runtime left out, received as false by the handler", fmt.Sprintf("%d: %s", len(compactList(falses)), strings.Join(compactList(falses), ", ")))
+		w.Observe("booleans the runtime left out, received as false by the handler", fmt.Sprintf("%d: %s", len(compactList(falses)), strings.Join(compactList(falses), ", ")))
 	}
 	return fails.err("runtime-to-SDK calls", "did not give the application's handler the params the runtime sent")
 }
@@ -579,7 +579,7 @@ func epochAsDate(a, b any) bool {
 // the driver reported its SDK's handler API cannot return (rpc.handled "unrepresentable",
 // recorded as that SDK's limitation).
 func (w *world) handlersAnswered() error {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
@@ -594,7 +594,7 @@ func (w *world) handlersAnswered() error {
 		if h := w.handlers[c.method]; m.Notification || !h.registered || h.lacks(c.params) != nil {
 			continue
 		}
-		w.check(c.method+" (answer)", "")
+		w.Check(c.method+" (answer)", "")
 		if c.answer == nil {
 			fails.add(c, "the SDK never answered request #%d", c.seq)
 			continue
@@ -627,7 +627,7 @@ func (w *world) handlersAnswered() error {
 		}
 	}
 	if len(limits) > 0 {
-		w.observe("handler results the SDK's handler API cannot return", fmt.Sprintf("%d: %s", len(compactList(limits)), strings.Join(compactList(limits), ", ")))
+		w.Observe("handler results the SDK's handler API cannot return", fmt.Sprintf("%d: %s", len(compactList(limits)), strings.Join(compactList(limits), ", ")))
 	}
 	return fails.err("runtime-to-SDK calls", "were not answered with what the application's handler returned")
 }
@@ -661,7 +661,7 @@ func (w *world) observeHandlers() {
 		}
 	}
 	sort.Strings(no)
-	w.observe("runtime-to-SDK methods with a public handler API", fmt.Sprintf("%d of %d; none for: %s", n, len(w.handlers), strings.Join(no, ", ")))
+	w.Observe("runtime-to-SDK methods with a public handler API", fmt.Sprintf("%d of %d; none for: %s", n, len(w.handlers), strings.Join(no, ", ")))
 }
 
 // handlerFailures groups findings by method.
@@ -696,7 +696,7 @@ func (w *world) callsWithoutHandler() {
 			continue
 		}
 		seen[c.method] = true
-		if doc, err := w.schemas(); err == nil {
+		if doc, err := w.Schemas(); err == nil {
 			if m, ok := doc.Method(c.method); ok && m.Notification {
 				lines = append(lines, c.method+": a notification, no answer expected")
 				continue
@@ -707,10 +707,10 @@ func (w *world) callsWithoutHandler() {
 	if len(lines) > 0 {
 		sort.Strings(lines)
 		v := strings.Join(lines, "; ")
-		if s, err := w.current(); err == nil && s.id != "" {
-			v = strings.ReplaceAll(v, s.id, "<sessionId>") // the same on every run and SDK
+		if s, err := w.Current(); err == nil && s.ID != "" {
+			v = strings.ReplaceAll(v, s.ID, "<sessionId>") // the same on every run and SDK
 		}
-		w.observe("runtime-to-SDK methods called without a handler, the SDK's answer", v)
+		w.Observe("runtime-to-SDK methods called without a handler, the SDK's answer", v)
 	}
 }
 
@@ -732,7 +732,7 @@ func answerSummary(answer map[string]any) string {
 // public handler API for: JSON-RPC 2.0 requires a response to every request (an error will do),
 // and a runtime awaiting one would otherwise wait until its own timeout. A notification needs none.
 func (w *world) unhandledAnswered() error {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
@@ -744,13 +744,13 @@ func (w *world) unhandledAnswered() error {
 			continue
 		}
 		n++
-		w.check(c.method+" (answer without a handler)", "")
+		w.Check(c.method+" (answer without a handler)", "")
 		if c.answer == nil {
 			fails.add(c, "the SDK never answered request #%d (no handler registered; a JSON-RPC request needs a response, an error will do)", c.seq)
 		}
 	}
 	if n == 0 {
-		w.rec.Notef("", "every runtime-to-SDK method has a handler on this SDK: no call without one")
+		w.Rec.Notef("", "every runtime-to-SDK method has a handler on this SDK: no call without one")
 	}
 	return fails.err("runtime-to-SDK calls without a handler", "were never answered")
 }

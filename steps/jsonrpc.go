@@ -43,7 +43,7 @@ func (w *world) sendRPCEdge(kind string) error {
 	if !ok {
 		return fmt.Errorf("no JSON-RPC edge %q", kind)
 	}
-	rt, err := w.standIn("runtime.script.jsonrpcEdges")
+	rt, err := w.StandIn("runtime.script.jsonrpcEdges")
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (w *world) rejectNextPrompt(code, msg, data string) error {
 	if !json.Valid([]byte(data)) {
 		return fmt.Errorf("error data %s is not JSON", data)
 	}
-	rt, err := w.standIn("runtime.script.jsonrpcEdges")
+	rt, err := w.StandIn("runtime.script.jsonrpcEdges")
 	if err != nil {
 		return err
 	}
@@ -72,11 +72,11 @@ func (w *world) rejectNextPrompt(code, msg, data string) error {
 // triesSend sends a prompt without waiting for the turn, keeping what the SDK returned or
 // raised for "the SDK raised an error mentioning …".
 func (w *world) triesSend(prompt string) error {
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
-	return w.try("send", map[string]any{"session": s.handle, "prompt": prompt, "wait": false})
+	return w.try("send", map[string]any{"session": s.Handle, "prompt": prompt, "wait": false})
 }
 
 // triedRPCError is the JSON-RPC code and data of the error of the last "tries to" step, as the
@@ -92,7 +92,7 @@ func (w *world) triedRPCError() (code, data json.RawMessage, err error) {
 	e := w.tried.Error
 	switch {
 	case len(e.Code) == 0:
-		return nil, nil, fmt.Errorf("driver fault: the %s driver declared error.rpc.code but reported no code with the error %q", w.t.SDK(), w.tried.ErrorText())
+		return nil, nil, fmt.Errorf("driver fault: the %s driver declared error.rpc.code but reported no code with the error %q", w.T.SDK(), w.tried.ErrorText())
 	case string(e.Code) == "null":
 		return nil, nil, fmt.Errorf("the SDK raised %q, which carries no JSON-RPC code", w.tried.ErrorText())
 	}

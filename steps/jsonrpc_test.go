@@ -46,7 +46,7 @@ func TestErrorCarriedCodeAndData(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var r driver.Response
 			require.NoError(t, json.Unmarshal([]byte(tt.response), &r))
-			w := &world{t: capTarget{caps: map[string]bool{"error.rpc.code": true}}, tried: &r}
+			w := &world{T: capTarget{caps: map[string]bool{"error.rpc.code": true}}, tried: &r}
 			for _, c := range []struct {
 				err  error
 				want string

@@ -54,7 +54,7 @@ func (w *world) options(pairs map[string]string) (map[string]any, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := w.needs("session.option." + name); err != nil {
+		if err := w.Needs("session.option." + name); err != nil {
 			return nil, err
 		}
 		if !json.Valid([]byte(pairs[name])) {
@@ -86,11 +86,11 @@ func (w *world) createWith(pairs map[string]string) error {
 	if err != nil {
 		return err
 	}
-	c, err := w.client()
+	c, err := w.Client()
 	if err != nil {
 		return err
 	}
-	return w.open("createSession", c, map[string]any{"tools": w.toolList(), "options": opts})
+	return w.Open("createSession", c, map[string]any{"tools": w.ToolList(), "options": opts})
 }
 
 // resumeWith resumes the last session (created first, without options, if there is none) from
@@ -145,7 +145,7 @@ func (w *world) requestCarries(method, path, want string) error {
 	if err != nil {
 		return err
 	}
-	w.check(method, path)
+	w.Check(method, path)
 	exp, err := canon.Decode([]byte(want))
 	if err != nil {
 		return fmt.Errorf("the expected value %s is not JSON: %w", want, err)
@@ -172,7 +172,7 @@ func laterRequests(w *world, method, path string) string {
 		key = path[i+1:]
 	}
 	var where []string
-	for _, r := range transcript.Requests(w.entries(), "") {
+	for _, r := range transcript.Requests(w.Entries(), "") {
 		if r.Method == method {
 			continue
 		}
@@ -218,7 +218,7 @@ func (w *world) toolsAreExactly(method string, table *godog.Table) error {
 	if err != nil {
 		return err
 	}
-	w.check(method, "tools")
+	w.Check(method, "tools")
 	got, _ := canon.Get(params, "tools")
 	arr, _ := got.([]any)
 	byName := map[string]map[string]any{}

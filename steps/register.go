@@ -21,12 +21,12 @@ func (w *world) register(sc binder) {
 	needing(sc, func(_ []string, t [][]string) []string { return tableNeeds(t) }).Step(`^the tools:$`, w.theTools)
 
 	// When: what the application does through the SDK.
-	sc.Step(`^(?:a|the) session is created with (?:the|these) tools$`, w.create)
+	sc.Step(`^(?:a|the) session is created with (?:the|these) tools$`, w.Create)
 	sc.Step(`^(?:a|the) session is created with no tools$`, w.createWithoutTools)
-	sc.Step(`^(?:a|the) session is created$`, w.create)
+	sc.Step(`^(?:a|the) session is created$`, w.Create)
 	needing(sc, needs("session.gitHubToken")).Step(`^(?:a|the) session is created with the GitHub token "([^"]*)"$`, w.createWithToken)
 	needing(sc, needs("session.resume")).Step(`^(?:a|the) session is resumed with (?:the|these) tools$`, w.resume)
-	sc.Step(`^the prompt "([^"]*)" is sent and the SDK waits for the reply$`, w.sendAndWait)
+	sc.Step(`^the prompt "([^"]*)" is sent and the SDK waits for the reply$`, w.SendAndWait)
 
 	// Then: what is on the wire.
 	sc.Step(`^the first request is "([^"]*)"$`, w.firstRequestIs)
@@ -85,7 +85,7 @@ func (w *world) register(sc binder) {
 
 // startedWithFlag checks the argv that a self-spawned runtime recorded when it started.
 func (w *world) startedWithFlag(flag string) error {
-	for _, e := range w.entries() {
+	for _, e := range w.Entries() {
 		if e.Kind == transcript.KindArgv {
 			if slices.Contains(e.Argv, flag) {
 				return nil

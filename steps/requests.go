@@ -49,7 +49,7 @@ func (w *world) registerRequests(sc binder) {
 }
 
 func (w *world) asksPermission(data string) error {
-	if err := w.needs("handler.permission"); err != nil {
+	if err := w.Needs("handler.permission"); err != nil {
 		return err
 	}
 	var v map[string]any
@@ -63,13 +63,13 @@ func (w *world) asksPermission(data string) error {
 // runtime that asks of its own accord when its model does something (the real one: plays.go), as
 // the play that makes it ask, unless the request has fields it would not send.
 func (w *world) scriptRequest(event, data string, step standin.ModelStep) error {
-	if p, ok := w.rt.(suite.Player); ok {
+	if p, ok := w.RT.(suite.Player); ok {
 		played, cannot := p.Plays(event, json.RawMessage(data))
 		if cannot != "" {
 			return unplayable(cannot)
 		}
 		step = *played
-	} else if err := w.runtimeCan("runtime.script.request"); err != nil {
+	} else if err := w.RuntimeCan("runtime.script.request"); err != nil {
 		return err
 	}
 	w.turn.Steps = append(w.turn.Steps, step)
@@ -77,7 +77,7 @@ func (w *world) scriptRequest(event, data string, step standin.ModelStep) error 
 }
 
 func (w *world) permissionAnswerEquals(path, want string) error {
-	reqs := transcript.Requests(w.entries(), "session.permissions.handlePendingPermissionRequest")
+	reqs := transcript.Requests(w.Entries(), "session.permissions.handlePendingPermissionRequest")
 	if len(reqs) == 0 {
 		return fmt.Errorf("the SDK never answered the permission request with session.permissions.handlePendingPermissionRequest")
 	}
@@ -85,7 +85,7 @@ func (w *world) permissionAnswerEquals(path, want string) error {
 	if err != nil {
 		return err
 	}
-	w.check("session.permissions.handlePendingPermissionRequest", path)
+	w.Check("session.permissions.handlePendingPermissionRequest", path)
 	got, ok := canon.Get(v, path)
 	if !ok {
 		return fmt.Errorf("the permission answer has no %s (answer %s)", path, canon.Show(v, true))
@@ -109,7 +109,7 @@ func (w *world) permissionReceived(path, want string) error {
 }
 
 func (w *world) noRequest(method string) error {
-	if reqs := transcript.Requests(w.entries(), method); len(reqs) > 0 {
+	if reqs := transcript.Requests(w.Entries(), method); len(reqs) > 0 {
 		return fmt.Errorf("the SDK sent %s (seq %d), want none", method, reqs[0].Seq)
 	}
 	return nil
@@ -120,7 +120,7 @@ func (w *world) runtimeSends(method, params string) error {
 	if err := json.Unmarshal([]byte(params), &v); err != nil {
 		return fmt.Errorf("the params are not a JSON object: %w", err)
 	}
-	if p, ok := w.rt.(suite.Player); ok {
+	if p, ok := w.RT.(suite.Player); ok {
 		// A runtime that sends such a request of its own accord when its model does something
 		// (the real one): the model step that makes it, if any. The application's handler
 		// (handlers.go) is then judged on what that runtime sent, as recorded, not on these
@@ -132,7 +132,7 @@ func (w *world) runtimeSends(method, params string) error {
 		if step != nil {
 			w.turn.Steps = append(w.turn.Steps, *step)
 		}
-	} else if err := w.runtimeCan("runtime.script.request"); err != nil {
+	} else if err := w.RuntimeCan("runtime.script.request"); err != nil {
 		return err
 	} else {
 		w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
@@ -144,14 +144,14 @@ func (w *world) runtimeSends(method, params string) error {
 	return nil
 }
 
-// scriptedOnly is the stand-in, for a step that has the runtime send requests only a scripted
+// ScriptedOnly is the stand-in, for a step that has the runtime send requests only a scripted
 // runtime sends (runtime.script.request); on a runtime that asks of its own accord when its model
 // does something (the real one) the step is unsupported with why, the scenario's own reason.
-func (w *world) scriptedOnly(why string) (*standin.Server, error) {
-	if _, ok := w.rt.(suite.Player); ok {
+func (w *world) ScriptedOnly(why string) (*standin.Server, error) {
+	if _, ok := w.RT.(suite.Player); ok {
 		return nil, unplayable(why)
 	}
-	return w.standIn("runtime.script.request")
+	return w.StandIn("runtime.script.request")
 }
 
 // unplayable is a request a runtime that asks of its own accord (the real one) cannot be made to
@@ -166,7 +166,7 @@ func unplayable(why string) error {
 // (the real one: plays.go) paces them itself, so the scenario's premise did not hold in this run:
 // unsupported, never a verdict on the SDK.
 func (w *world) pacedByRuntime(what string) error {
-	if _, plays := w.rt.(suite.Player); !plays {
+	if _, plays := w.RT.(suite.Player); !plays {
 		return nil
 	}
 	return &ErrUnsupported{Capability: "runtime.script.request", Reason: fmt.Sprintf(
@@ -184,7 +184,7 @@ type asked struct {
 // own accord (the real runtime invokes every hook type each turn) is judged on the scripted
 // one, told by the top-level strings the script gave (hookType, question).
 func (w *world) sdkAnswer(method string) (map[string]any, error) {
-	entries := w.entries()
+	entries := w.Entries()
 	var want map[string]any
 	for _, a := range w.asked {
 		if a.method == method {
@@ -250,7 +250,7 @@ func (w *world) sdkAnsweredEquals(method, path, want string) error {
 	}
 	raw, _ := json.Marshal(m)
 	v, _ := canon.Decode(raw)
-	w.check(method+" (answer)", path)
+	w.Check(method+" (answer)", path)
 	got, ok := canon.Get(v, path)
 	if !ok {
 		return fmt.Errorf("the SDK's answer to %s has no %s (answer %s)", method, path, canon.Show(v, true))
@@ -284,7 +284,7 @@ func (w *world) answeredEventRequest(method, path, eventType string) error {
 
 // answeredWithMethod reads the last request of method the SDK sent (an answer by RPC).
 func (w *world) answeredWithMethod(method, path, want string) error {
-	reqs := transcript.Requests(w.entries(), method)
+	reqs := transcript.Requests(w.Entries(), method)
 	if len(reqs) == 0 {
 		return fmt.Errorf("the SDK never sent %s", method)
 	}
@@ -292,7 +292,7 @@ func (w *world) answeredWithMethod(method, path, want string) error {
 	if err != nil {
 		return err
 	}
-	w.check(method, path)
+	w.Check(method, path)
 	got, ok := canon.Get(v, path)
 	if !ok {
 		return fmt.Errorf("the %s request has no %s (params %s)", method, path, canon.Show(v, true))
@@ -319,7 +319,7 @@ func (w *world) runtimeSendsTogether(method, list string) error {
 			return err
 		}
 	}
-	if _, err := w.standIn("runtime.script.request"); err != nil {
+	if _, err := w.StandIn("runtime.script.request"); err != nil {
 		return err
 	}
 	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Ask: method, AskTogether: all})
@@ -331,7 +331,7 @@ func (w *world) runtimeSendsTogether(method, list string) error {
 // tool call that makes one. played is false when the runtime is not such a player; a request
 // it would not send is unsupported (runtime.script.request).
 func (w *world) playsTogether(method string, all []json.RawMessage) (played bool, err error) {
-	p, ok := w.rt.(suite.Player)
+	p, ok := w.RT.(suite.Player)
 	if !ok {
 		return false, nil
 	}
@@ -363,7 +363,7 @@ func (w *world) answeredEach(method, path, reqPath string) error {
 	var calls []call
 	answers := map[string]any{}
 	firstAnswer := -1
-	for i, e := range w.entries() {
+	for i, e := range w.Entries() {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -388,7 +388,7 @@ func (w *world) answeredEach(method, path, reqPath string) error {
 			}
 		}
 	}
-	w.check(method+" (answer)", path)
+	w.Check(method+" (answer)", path)
 	if len(calls) < 2 {
 		return fmt.Errorf("the runtime sent %d %s requests; the check needs two or more at once", len(calls), method)
 	}
@@ -420,7 +420,7 @@ func (w *world) answeredEach(method, path, reqPath string) error {
 // asksPermissionsTogether scripts several permission requests sent at once (on the real
 // runtime: its model asks for the tools that need them in one message).
 func (w *world) asksPermissionsTogether(list string) error {
-	if err := w.needs("handler.permission"); err != nil {
+	if err := w.Needs("handler.permission"); err != nil {
 		return err
 	}
 	var all []json.RawMessage
@@ -430,7 +430,7 @@ func (w *world) asksPermissionsTogether(list string) error {
 	if played, err := w.playsTogether("permission.requested", all); played {
 		return err
 	}
-	if _, err := w.standIn("runtime.script.request"); err != nil {
+	if _, err := w.StandIn("runtime.script.request"); err != nil {
 		return err
 	}
 	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{PermissionsTogether: all})
@@ -442,7 +442,7 @@ func (w *world) asksPermissionsTogether(list string) error {
 // request went out before the first answer.
 func (w *world) permissionsAnsweredEach() error {
 	const answer = "session.permissions.handlePendingPermissionRequest"
-	w.check(answer, "requestId")
+	w.Check(answer, "requestId")
 	var asked []string
 	lastAsked := -1
 	for _, e := range w.runtimeEvents() {
@@ -457,7 +457,7 @@ func (w *world) permissionsAnsweredEach() error {
 	}
 	answers := map[string]int{}
 	firstAnswer := -1
-	for _, e := range w.entries() {
+	for _, e := range w.Entries() {
 		var m struct {
 			Method string `json:"method"`
 			Params struct {

@@ -24,10 +24,10 @@ func (w *world) registerResults(sc binder) {
 	sc.Step(`^the SDK answered the call to "([^"]*)" with exactly (\{.*\})$`, w.answeredExactly)
 }
 
-// needs turns a missing capability into unsupported, naming it, with the driver's note.
-func (w *world) needs(caps ...string) error {
+// Needs turns a missing capability into unsupported, naming it, with the driver's note.
+func (w *world) Needs(caps ...string) error {
 	for _, c := range caps {
-		if reason, _, lacking := w.lacks(c); lacking {
+		if reason, _, lacking := w.Lacks(c); lacking {
 			return &ErrUnsupported{Reason: reason, Capability: c}
 		}
 	}
@@ -35,7 +35,7 @@ func (w *world) needs(caps ...string) error {
 }
 
 func (w *world) toolReturnsValue(name, value string) error {
-	if err := w.needs("tool.result.value"); err != nil {
+	if err := w.Needs("tool.result.value"); err != nil {
 		return err
 	}
 	var v map[string]any
@@ -83,7 +83,7 @@ func (w *world) toolReturnsResult(name, value string) error {
 	if err := json.Unmarshal([]byte(value), &v); err != nil {
 		return fmt.Errorf("the result object is not a JSON object: %w", err)
 	}
-	if err := w.needs(resultNeeds(v)...); err != nil {
+	if err := w.Needs(resultNeeds(v)...); err != nil {
 		return err
 	}
 	w.tool(name)["handler"] = map[string]any{"action": "returnResult", "result": v}
@@ -98,7 +98,7 @@ func (w *world) answeredWithValue(tool, value string) error {
 		return err
 	}
 	shape, ok, text := resultShape(call.answer)
-	w.observe("typed value shape", shape)
+	w.Observe("typed value shape", shape)
 	if !ok {
 		return fmt.Errorf("the SDK answered the call to %q as a failure (%s: %q), want the typed value", tool, shape, text)
 	}
@@ -109,7 +109,7 @@ func (w *world) answeredWithValue(tool, value string) error {
 	if err := json.Unmarshal([]byte(text), &got); err != nil {
 		return fmt.Errorf("the SDK answered the call to %q with %q, not the value as JSON", tool, text)
 	}
-	w.observe("typed value text", text)
+	w.Observe("typed value text", text)
 	var problems []string
 	for _, k := range sortedMapKeys(want) {
 		g, has := got[k]
@@ -166,7 +166,7 @@ func (w *world) answeredWithEveryField(tool string) error {
 		shape, _, text := resultShape(call.answer)
 		return fmt.Errorf("the SDK answered the call to %q with %s %q, not a result object", tool, shape, text)
 	}
-	w.check("session.tools.handlePendingToolCall", "result")
+	w.Check("session.tools.handlePendingToolCall", "result")
 	var problems []string
 	for _, k := range sortedMapKeys(given) {
 		g, has := res[k]
@@ -191,7 +191,7 @@ func (w *world) answerKeyEquals(tool, path, want string) error {
 	}
 	raw, _ := json.Marshal(call.answer)
 	v, _ := canon.Decode(raw)
-	w.check("session.tools.handlePendingToolCall", path)
+	w.Check("session.tools.handlePendingToolCall", path)
 	got, ok := canon.Get(v, path)
 	if !ok {
 		return fmt.Errorf("the answer to %q has no %s (answer %s)", tool, path, canon.Show(v, true))
@@ -220,7 +220,7 @@ func (w *world) answeredExactly(tool, want string) error {
 		delete(m, "sessionId")
 		delete(m, "requestId")
 	}
-	w.check(canon.ToolAnswerMethod, report.WholeParams)
+	w.Check(canon.ToolAnswerMethod, report.WholeParams)
 	got := canon.Value(canon.ToolAnswer(gotV))
 	diffs := canon.Diff(map[string]any{"want": canon.Value(canon.ToolAnswer(wantV)), "sent": got})
 	if len(diffs) == 0 {

@@ -13,21 +13,21 @@ import (
 // exchanges, the reached-handler sweep): the schema and a scriptable runtime to start, what a
 // failed call ends, and the calls read back from the transcript with the SDK's answers.
 
-// runtimeCall is one request or notification the runtime sent the SDK, in the transcript, with
+// RuntimeCall is one request or notification the runtime sent the SDK, in the transcript, with
 // the SDK's answer paired by JSON-RPC id.
-type runtimeCall struct {
-	seq    int
-	method string
-	params json.RawMessage
-	answer map[string]any // the SDK's response frame (nil for a notification or no answer)
+type RuntimeCall struct {
+	Seq    int
+	Method string
+	Params json.RawMessage
+	Answer map[string]any // the SDK's response frame (nil for a notification or no answer)
 }
 
-// runtimeCalls are the runtime's calls of the methods keep takes, in transcript order, each with
+// RuntimeCalls are the runtime's calls of the methods keep takes, in transcript order, each with
 // the SDK's first response of its id. A frame whose params do not decode into P is left out, as
 // is its answer.
-func runtimeCalls[P any](entries []transcript.Entry, keep func(method string) bool) []*runtimeCall {
-	var calls []*runtimeCall
-	byID := map[string]*runtimeCall{}
+func RuntimeCalls[P any](entries []transcript.Entry, keep func(method string) bool) []*RuntimeCall {
+	var calls []*RuntimeCall
+	byID := map[string]*RuntimeCall{}
 	for _, e := range entries {
 		var f struct {
 			ID     json.RawMessage `json:"id"`
@@ -45,54 +45,54 @@ func runtimeCalls[P any](entries []transcript.Entry, keep func(method string) bo
 		}
 		switch {
 		case e.Dir == transcript.RuntimeToSDK && f.Method != "" && keep(f.Method):
-			c := &runtimeCall{seq: e.Seq, method: f.Method, params: f.Params}
+			c := &RuntimeCall{Seq: e.Seq, Method: f.Method, Params: f.Params}
 			calls = append(calls, c)
 			if len(f.ID) > 0 {
 				byID[string(f.ID)] = c
 			}
 		case e.Dir == transcript.SDKToRuntime && f.Method == "" && len(f.ID) > 0:
-			if c := byID[string(f.ID)]; c != nil && c.answer == nil {
-				_ = json.Unmarshal(e.Frame, &c.answer)
+			if c := byID[string(f.ID)]; c != nil && c.Answer == nil {
+				_ = json.Unmarshal(e.Frame, &c.Answer)
 			}
 		}
 	}
 	return calls
 }
 
-// decodedParams are a call's params decoded into P (runtimeCalls kept only those that decode).
-func decodedParams[P any](c *runtimeCall) P {
+// DecodedParams are a call's params decoded into P (runtimeCalls kept only those that decode).
+func DecodedParams[P any](c *RuntimeCall) P {
 	var p P
-	_ = json.Unmarshal(c.params, &p)
+	_ = json.Unmarshal(c.Params, &p)
 	return p
 }
 
-// scriptedSweep is what a sweep of runtime-to-SDK calls starts from: the runtime's schema and a
+// ScriptedSweep is what a sweep of runtime-to-SDK calls starts from: the runtime's schema and a
 // runtime that can be scripted to send requests; why is the sweep's reason a runtime that only
 // asks of its own accord (the real one) cannot play it.
-func (w *world) scriptedSweep(why string) (*schemagen.Doc, *standin.Server, error) {
-	doc, err := w.schemas()
+func (w *world) ScriptedSweep(why string) (*schemagen.Doc, *standin.Server, error) {
+	doc, err := w.Schemas()
 	if err != nil {
 		return nil, nil, err
 	}
-	rt, err := w.scriptedOnly(why)
+	rt, err := w.ScriptedOnly(why)
 	if err != nil {
 		return nil, nil, err
 	}
 	return doc, rt, nil
 }
 
-// callFailed notes a runtime call that failed with err (what names the call) and returns what
+// CallFailed notes a runtime call that failed with err (what names the call) and returns what
 // ends the sweep: the lost connection or an unresponsive driver; nil when the sweep goes on.
-func (w *world) callFailed(err error, what string) error {
-	w.rec.Notef("", "%s: %v", what, err)
+func (w *world) CallFailed(err error, what string) error {
+	w.Rec.Notef("", "%s: %v", what, err)
 	if errors.Is(err, standin.ErrClosed) {
-		return w.connectionLost(err)
+		return w.ConnectionLost(err)
 	}
-	return w.responsive(err)
+	return w.Responsive(err)
 }
 
-// driverEvent is a driver-to-harness event line of the transcript: its name and args.
-func driverEvent(e transcript.Entry) (string, map[string]any, bool) {
+// DriverEvent is a driver-to-harness event line of the transcript: its name and args.
+func DriverEvent(e transcript.Entry) (string, map[string]any, bool) {
 	if e.Dir != transcript.DriverToHarness || len(e.Frame) == 0 {
 		return "", nil, false
 	}

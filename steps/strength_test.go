@@ -35,7 +35,7 @@ func worldWith(t *testing.T, frames ...frame) *world {
 	for _, f := range frames {
 		rec.Frame("c1", f.dir, []byte(f.body))
 	}
-	return &world{rec: rec, sessions: []session{{handle: "s1", id: "sess-1", client: "c1"}}}
+	return &world{Rec: rec, Sessions: []Session{{Handle: "s1", ID: "sess-1", Client: "c1"}}}
 }
 
 func TestStrengthenedStepsFailWithoutThePayload(t *testing.T) {

@@ -56,15 +56,15 @@ func (e *surfaceEnv) stopHeld(n int) error {
 	if e.cut == nil {
 		e.cut = map[string]int{}
 	}
-	cut := e.w.rec.Len() + 1
+	cut := e.w.Rec.Len() + 1
 	var stop []orderCase // stopSome's unit: a case names its client through its session
 	for _, h := range e.held {
 		for _, conn := range h.conns {
 			e.cut[conn] = cut
 		}
-		for _, ss := range e.w.sessions {
-			if ss.client == h.client {
-				stop = append(stop, orderCase{Handle: ss.handle})
+		for _, ss := range e.w.Sessions {
+			if ss.Client == h.client {
+				stop = append(stop, orderCase{Handle: ss.Handle})
 				break
 			}
 		}
@@ -98,7 +98,7 @@ func (e *surfaceEnv) open(owner, sessionID string, fields map[string]any, method
 	c, ok := e.clients[owner]
 	if !ok {
 		var err error
-		if c, err = e.w.connect(); err != nil {
+		if c, err = e.w.Connect(); err != nil {
 			return "", err
 		}
 		e.clients[owner] = c
@@ -120,8 +120,8 @@ func (e *surfaceEnv) open(owner, sessionID string, fields map[string]any, method
 		}
 		e.caseStarts(request, fields, methods)
 	}
-	r, err := e.w.call(cmd, mergeHandle(args, c, fmt.Sprintf("p%d", len(e.w.sessions)+1)))
-	e.w.sessions = append(e.w.sessions, session{handle: args["session"].(string), client: c})
+	r, err := e.w.Call(cmd, mergeHandle(args, c, fmt.Sprintf("p%d", len(e.w.Sessions)+1)))
+	e.w.Sessions = append(e.w.Sessions, Session{Handle: args["session"].(string), Client: c})
 	if err != nil {
 		return "", err
 	}
@@ -155,11 +155,11 @@ func (e *surfaceEnv) caseStarts(request string, fields map[string]any, methods [
 	if len(methods) > 0 {
 		key += fmt.Sprintf(" with %d handlers", len(methods))
 	}
-	e.w.rec.Case("", e.w.rec.Len()+1, key)
+	e.w.Rec.Case("", e.w.Rec.Len()+1, key)
 }
 
 // caseEnds ends the probe's cases: what follows is no case's.
-func (e *surfaceEnv) caseEnds() { e.w.rec.Case("", e.w.rec.Len()+1, "") }
+func (e *surfaceEnv) caseEnds() { e.w.Rec.Case("", e.w.Rec.Len()+1, "") }
 
 // OpenClient implements surface.ClientEnv: a client of its own with the options set, and a
 // session on it.
@@ -168,10 +168,10 @@ func (e *surfaceEnv) OpenClient(fields map[string]any) error { return e.OpenClie
 // RuntimeMethods implements surface.ProviderEnv: the schema's runtime-to-SDK methods, when the
 // driver registers their handlers.
 func (e *surfaceEnv) RuntimeMethods() []string {
-	if _, _, lacking := e.w.lacks("rpc.handlers"); lacking {
+	if _, _, lacking := e.w.Lacks("rpc.handlers"); lacking {
 		return nil
 	}
-	doc, err := e.w.schemas()
+	doc, err := e.w.Schemas()
 	if err != nil {
 		return nil
 	}
@@ -184,18 +184,18 @@ func (e *surfaceEnv) OpenClientWith(fields map[string]any, methods []string) err
 	if err := e.stopHeld(surfaceHeld); err != nil {
 		return err
 	}
-	c := fmt.Sprintf("c%d", len(e.w.clients)+e.w.stopped+1)
-	from := e.w.rec.Len()
+	c := fmt.Sprintf("c%d", len(e.w.Clients)+e.w.Stopped+1)
+	from := e.w.Rec.Len()
 	defer func() {
-		all := e.w.rec.Entries()
+		all := e.w.Rec.Entries()
 		e.held = append(e.held, heldClient{c, newConns(all[from:], all[:from])})
 	}()
 	e.caseStarts("client", fields, methods)
-	args := e.w.withHandlers(map[string]any{"client": c, "address": e.w.addr})
+	args := e.w.withHandlers(map[string]any{"client": c, "address": e.w.Addr})
 	if fields != nil {
 		args["fields"] = fields
 	}
-	r, err := e.w.call("connect", args)
+	r, err := e.w.Call("connect", args)
 	if err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func (e *surfaceEnv) OpenClientWith(fields map[string]any, methods []string) err
 	default:
 		return fmt.Errorf("connect: %s", r.ErrorText())
 	}
-	e.w.clients = append(e.w.clients, c)
+	e.w.Clients = append(e.w.Clients, c)
 	key := "clientOptions " + c
 	e.clients[key] = c // a session on this very client (Open keeps one client per key)
 	_, err = e.open(key, "", nil, methods)
@@ -215,7 +215,7 @@ func (e *surfaceEnv) OpenClientWith(fields map[string]any, methods []string) err
 
 // Definition implements surface.SchemaEnv from the run's loaded schemas (none: no such values).
 func (e *surfaceEnv) Definition(name string, all bool) (map[string]any, bool) {
-	doc, err := e.w.schemas()
+	doc, err := e.w.Schemas()
 	if err != nil {
 		return nil, false
 	}
@@ -225,7 +225,7 @@ func (e *surfaceEnv) Definition(name string, all bool) (map[string]any, bool) {
 // OpenTimeOptions implements surface.OpenTimeEnv: the properties of the run's schema's
 // definitions.SessionOpenOptions (none when the schema is not loaded: not judged).
 func (e *surfaceEnv) OpenTimeOptions() []string {
-	doc, err := e.w.schemas()
+	doc, err := e.w.Schemas()
 	if err != nil {
 		return nil
 	}
@@ -237,10 +237,10 @@ func (e *surfaceEnv) OpenTimeOptions() []string {
 func (e *surfaceEnv) OpenSpawned(fields map[string]any) (surface.Process, error) {
 	var sp surface.ProcessSource
 	var err error
-	if s, ok := e.w.t.(suite.Spawns); ok {
-		sp, err = s.Spawner(e.w.t.StdioRuntime())
+	if s, ok := e.w.T.(suite.Spawns); ok {
+		sp, err = s.Spawner(e.w.T.StdioRuntime())
 	} else {
-		sp, err = surface.NewSpawner(e.w.t.StdioRuntime())
+		sp, err = surface.NewSpawner(e.w.T.StdioRuntime())
 	}
 	if err != nil {
 		return surface.Process{}, err
@@ -251,7 +251,7 @@ func (e *surfaceEnv) OpenSpawned(fields map[string]any) (surface.Process, error)
 	if fields != nil {
 		args["fields"] = fields
 	}
-	r, err := e.w.call("connect", args)
+	r, err := e.w.Call("connect", args)
 	if err == nil {
 		switch r.Outcome {
 		case driver.Unsupported:
@@ -266,8 +266,8 @@ func (e *surfaceEnv) OpenSpawned(fields map[string]any) (surface.Process, error)
 	// Stopped now: a spawned runtime is a process of its own (a client that would not stop is
 	// left to the scenario's end, which reports it).
 	if r != nil && r.Outcome == driver.OK {
-		if _, stopErr := e.w.call("stopClient", map[string]any{"client": c}); stopErr != nil {
-			e.w.clients = append(e.w.clients, c)
+		if _, stopErr := e.w.Call("stopClient", map[string]any{"client": c}); stopErr != nil {
+			e.w.Clients = append(e.w.Clients, c)
 		}
 	}
 	// The facts a replay reads again, in order (no process starts there), and why there were
@@ -277,7 +277,7 @@ func (e *surfaceEnv) OpenSpawned(fields map[string]any) (surface.Process, error)
 	if readErr != nil {
 		fact.Error = readErr.Error()
 	}
-	e.w.rec.Spawned(fact)
+	e.w.Rec.Spawned(fact)
 	if err != nil {
 		return p, err
 	}
@@ -291,13 +291,13 @@ func (e *surfaceEnv) OpenSpawned(fields map[string]any) (surface.Process, error)
 // takes part in; without it every client option that only reaches that process failed there as
 // carried by no request (measured on 1.0.85: 7 to 12 per SDK, Node, Go, Python and Rust).
 func (w *world) spawns() bool {
-	has, _ := w.t.Capability("transport.stdio")
+	has, _ := w.T.Capability("transport.stdio")
 	return has
 }
 
 // FillsCallbacks implements surface.CallbackEnv from the driver's capability.
 func (e *surfaceEnv) FillsCallbacks() bool {
-	has, _ := e.w.t.Capability("surface.callbacks")
+	has, _ := e.w.T.Capability("surface.callbacks")
 	return has
 }
 
@@ -307,7 +307,7 @@ func mergeHandle(args map[string]any, client, handle string) map[string]any {
 }
 
 func (e *surfaceEnv) Requests() []surface.Request {
-	entries := e.w.rec.Entries()
+	entries := e.w.Rec.Entries()
 	if len(e.cut) > 0 {
 		// Append-only still (RequestLog reads only what is new): a cut is set before its
 		// connection's shutdown is recorded.
@@ -317,7 +317,7 @@ func (e *surfaceEnv) Requests() []surface.Request {
 }
 
 func (w *world) probeSurface() error {
-	raw, err := w.do("surface", map[string]any{})
+	raw, err := w.Do("surface", map[string]any{})
 	if err != nil {
 		return err
 	}
@@ -325,13 +325,13 @@ func (w *world) probeSurface() error {
 		Entries []surface.Entry `json:"entries"`
 	}
 	if err := json.Unmarshal(raw, &inv); err != nil {
-		return fmt.Errorf("the %s driver's surface answer: %w", w.t.SDK(), err)
+		return fmt.Errorf("the %s driver's surface answer: %w", w.T.SDK(), err)
 	}
 	if len(inv.Entries) == 0 {
-		return fmt.Errorf("the %s driver reported an empty surface", w.t.SDK())
+		return fmt.Errorf("the %s driver reported an empty surface", w.T.SDK())
 	}
 	env := &surfaceEnv{w: w, clients: map[string]string{}}
-	w.expect(surface.Values(env, inv.Entries))
+	w.Expect(surface.Values(env, inv.Entries))
 	defer env.caseEnds()
 	res, err := surface.Probe(env, inv.Entries)
 	if err != nil {
@@ -349,21 +349,21 @@ func (w *world) probeSurface() error {
 	res.Findings = append(res.Findings, client.Findings...)
 	res.Unchecked = append(res.Unchecked, client.Unchecked...)
 	var listed []surface.ClientSide
-	if c, ok := w.t.(suite.ClientSideFields); ok {
+	if c, ok := w.T.(suite.ClientSideFields); ok {
 		listed = c.ClientSideFields()
 	}
-	res.JudgeNeverSent(w.t.SDK(), listed)
+	res.JudgeNeverSent(w.T.SDK(), listed)
 	w.surface = &res
-	if w.observations == nil {
-		w.observations = map[string]string{}
+	if w.Observations == nil {
+		w.Observations = map[string]string{}
 	}
 	for k, v := range res.WireKeys() {
-		w.observations[surface.ObservationPrefix+k] = v
+		w.Observations[surface.ObservationPrefix+k] = v
 	}
 	for _, a := range surface.Actions {
-		w.checked = append(w.checked, report.Check{Method: a.Request})
+		w.Checked = append(w.Checked, report.Check{Method: a.Request})
 	}
-	w.checked = append(w.checked, report.Check{Method: "connect"})
+	w.Checked = append(w.Checked, report.Check{Method: "connect"})
 	var lines []string
 	fields, checked := 0, 0
 	for _, t := range res.Tally(inv.Entries) {
@@ -375,14 +375,14 @@ func (w *world) probeSurface() error {
 	}
 	// Beside the surface matrix, so a reader sees per SDK how much of its inventory is checked
 	// (the transcript's note says why each other field is not).
-	w.observations[surfaceTallyObservation] = fmt.Sprintf("%d of %d", checked, fields)
-	w.rec.Notef("", "surface: %d field values probed; inventoried fields with a generated check, per owner:\n%s", len(res.Findings), strings.Join(lines, "\n"))
+	w.Observations[surfaceTallyObservation] = fmt.Sprintf("%d of %d", checked, fields)
+	w.Rec.Notef("", "surface: %d field values probed; inventoried fields with a generated check, per owner:\n%s", len(res.Findings), strings.Join(lines, "\n"))
 	n := res.Nested()
-	w.rec.Notef("", "surface: inside definitions, %d values judged on %d nested member paths (per request), %d of them an edge value ([] / {} / null)", n.Values, n.Fields, n.Edges)
+	w.Rec.Notef("", "surface: inside definitions, %d values judged on %d nested member paths (per request), %d of them an edge value ([] / {} / null)", n.Values, n.Fields, n.Edges)
 	if opts := env.OpenTimeOptions(); len(opts) > 0 {
-		w.rec.Notef("", "surface: %d options a session opens with (the schema's definitions.%s), each due in session.create / session.resume itself: %s", len(opts), surface.OpenTimeDefinition, strings.Join(opts, ", "))
+		w.Rec.Notef("", "surface: %d options a session opens with (the schema's definitions.%s), each due in session.create / session.resume itself: %s", len(opts), surface.OpenTimeDefinition, strings.Join(opts, ", "))
 	} else {
-		w.rec.Notef("", "surface: the schema defines no %s here: where an open-time option arrives is not judged", surface.OpenTimeDefinition)
+		w.Rec.Notef("", "surface: the schema defines no %s here: where an open-time option arrives is not judged", surface.OpenTimeDefinition)
 	}
 	return nil
 }
@@ -409,7 +409,7 @@ func (w *world) surfaceClean() error {
 // option named like field (definitions.SessionOpenOptions), names matched as the surface
 // matches them (surface.Normalize).
 func (e *surfaceEnv) Nullable(field string, inner []string) (bool, bool) {
-	doc, err := e.w.schemas()
+	doc, err := e.w.Schemas()
 	if err != nil {
 		return false, false
 	}

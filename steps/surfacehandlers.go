@@ -42,7 +42,7 @@ type handlerResult struct {
 }
 
 func (w *world) surfaceEntries() ([]surface.Entry, error) {
-	raw, err := w.do("surface", map[string]any{})
+	raw, err := w.Do("surface", map[string]any{})
 	if err != nil {
 		return nil, err
 	}
@@ -50,10 +50,10 @@ func (w *world) surfaceEntries() ([]surface.Entry, error) {
 		Entries []surface.Entry `json:"entries"`
 	}
 	if err := json.Unmarshal(raw, &inv); err != nil {
-		return nil, fmt.Errorf("the %s driver's surface answer: %w", w.t.SDK(), err)
+		return nil, fmt.Errorf("the %s driver's surface answer: %w", w.T.SDK(), err)
 	}
 	if len(inv.Entries) == 0 {
-		return nil, fmt.Errorf("the %s driver reported an empty surface", w.t.SDK())
+		return nil, fmt.Errorf("the %s driver reported an empty surface", w.T.SDK())
 	}
 	return inv.Entries, nil
 }
@@ -66,9 +66,9 @@ func (w *world) openWithHandlers(c, sessionID string, names []string) (map[strin
 	if sessionID != "" {
 		cmd, method, args["sessionId"] = "resumeSession", "session.resume", sessionID
 	}
-	before := len(transcript.Requests(w.rec.Entries(), method))
-	r, err := w.call(cmd, mergeHandle(args, c, fmt.Sprintf("h%d", len(w.sessions)+1)))
-	w.sessions = append(w.sessions, session{handle: args["session"].(string), client: c})
+	before := len(transcript.Requests(w.Rec.Entries(), method))
+	r, err := w.Call(cmd, mergeHandle(args, c, fmt.Sprintf("h%d", len(w.Sessions)+1)))
+	w.Sessions = append(w.Sessions, Session{Handle: args["session"].(string), Client: c})
 	if err != nil {
 		return nil, "", err
 	}
@@ -82,7 +82,7 @@ func (w *world) openWithHandlers(c, sessionID string, names []string) (map[strin
 		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(r.Result, &res)
-	reqs := transcript.Requests(w.rec.Entries(), method)
+	reqs := transcript.Requests(w.Rec.Entries(), method)
 	if len(reqs) <= before {
 		return nil, "", fmt.Errorf("%s answered ok but no %s reached the runtime", cmd, method)
 	}
@@ -109,7 +109,7 @@ func (w *world) probeHandlers() error {
 			res.problems = append(res.problems, fmt.Sprintf("%s declares no handler", a.Owner))
 			continue
 		}
-		c, err := w.connect()
+		c, err := w.Connect()
 		if err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func (w *world) probeHandlers() error {
 				res.skipped = append(res.skipped, fmt.Sprintf("%s.%s: %s", a.Owner, h.Name, unsup.Reason))
 				continue
 			case driver.EndsScenario(err):
-				return cutShort(err, len(all), len(hs), a.Owner+"."+h.Name)
+				return CutShort(err, len(all), len(hs), a.Owner+"."+h.Name)
 			case err != nil:
 				res.problems = append(res.problems, fmt.Sprintf("%s.%s registered alone: %s refused it: %v", a.Owner, h.Name, a.Request, err))
 				continue
@@ -182,13 +182,13 @@ func (w *world) probeHandlers() error {
 	res.problems = append(res.problems, w.requestsBeforeOpened()...)
 	for req, byKey := range res.flags {
 		for key, v := range byKey {
-			w.observe(surface.ObservationPrefix+req+" "+surface.HandlerPrefix+key, orNone(v))
+			w.Observe(surface.ObservationPrefix+req+" "+surface.HandlerPrefix+key, orNone(v))
 		}
 	}
 	for _, a := range surface.Actions {
-		w.checked = append(w.checked, report.Check{Method: a.Request})
+		w.Checked = append(w.Checked, report.Check{Method: a.Request})
 	}
-	w.rec.Notef("", "handlers: %d announced on create, %d on resume; not registered (driver or SDK): %s",
+	w.Rec.Notef("", "handlers: %d announced on create, %d on resume; not registered (driver or SDK): %s",
 		len(res.flags["session.create"]), len(res.flags["session.resume"]), strings.Join(res.skipped, "; "))
 	w.surfaceHandlers = res
 	return nil
@@ -247,7 +247,7 @@ func orNone(s string) string {
 // requestsBeforeOpened checks every create and resume of the transcript: a request naming the
 // session it opens, on the same connection, before the runtime answered it.
 func (w *world) requestsBeforeOpened() []string {
-	entries := w.rec.Entries()
+	entries := w.Rec.Entries()
 	answers := map[string]int{} // conn + id -> seq of the answer
 	for _, e := range entries {
 		if e.Dir != transcript.RuntimeToSDK {

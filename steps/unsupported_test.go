@@ -81,8 +81,8 @@ func TestUnsupportedAnswerNamesALackingCapability(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &world{t: capTarget{caps: tt.caps}}
-			err := w.unsupported(tt.cmd, tt.args, answer)
+			w := &world{T: capTarget{caps: tt.caps}}
+			err := w.Unsupported(tt.cmd, tt.args, answer)
 			var un *ErrUnsupported
 			if tt.wantCap == "" {
 				require.Error(t, err)
@@ -93,7 +93,7 @@ func TestUnsupportedAnswerNamesALackingCapability(t *testing.T) {
 			require.True(t, errors.As(err, &un), "%v", err)
 			assert.Equal(t, tt.wantCap, un.Capability)
 			// Checked before sending too: the harness never sends what the driver lacks.
-			require.True(t, errors.As(w.lacking(tt.cmd, tt.args), &un))
+			require.True(t, errors.As(w.Lacking(tt.cmd, tt.args), &un))
 			assert.Equal(t, tt.wantCap, un.Capability)
 		})
 	}
@@ -101,7 +101,7 @@ func TestUnsupportedAnswerNamesALackingCapability(t *testing.T) {
 
 // Without the runtime's schema the schema step is unavailable (a setup problem), never unsupported.
 func TestSchemaStepWithoutSchemaIsUnavailable(t *testing.T) {
-	w := &world{t: schemaless{capTarget{}}}
+	w := &world{T: schemaless{capTarget{}}}
 	var ua *ErrUnavailable
 	require.True(t, errors.As(w.conformsToSchema(), &ua))
 	var un *ErrUnsupported

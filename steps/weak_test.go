@@ -206,7 +206,7 @@ func TestSurrogateReplyComparesRawUnits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.reply, func(t *testing.T) {
 			w := worldWith(t)
-			w.reply = []byte(tt.reply)
+			w.Reply = []byte(tt.reply)
 			err := w.replyIsJSON(literal)
 			assert.Equal(t, tt.ok, err == nil, fmt.Sprint(err))
 		})

@@ -33,27 +33,27 @@ type ErrUnavailable = suite.ErrUnavailable
 
 // world is the state of one scenario on one SDK.
 type world struct {
-	t       suite.Target
-	ctx     context.Context
-	feature string
-	name    string
+	T       suite.Target
+	Ctx     context.Context
+	Feature string
+	Name    string
 
-	scenario        *suite.Scenario // the running scenario, as the harness opened it
-	rec             *transcript.Recorder
-	rt              suite.Runtime // the stand-in, or a proxy in front of the real runtime
-	addr            string
-	stdioLog        string   // transcript written by a runtime the SDK spawned itself
-	tempDirs        []string // removed when the scenario ends (the stdio wrapper scripts)
-	clients         []string
-	stopped         int // clients a sweep stopped before the scenario's end: no handle is used twice
-	tools           []map[string]any
-	sessions        []session
-	reply           json.RawMessage
+	Suite        *suite.Scenario // the running scenario, as the harness opened it
+	Rec             *transcript.Recorder
+	RT              suite.Runtime // the stand-in, or a proxy in front of the real runtime
+	Addr            string
+	StdioLog        string   // transcript written by a runtime the SDK spawned itself
+	TempDirs        []string // removed when the scenario ends (the stdio wrapper scripts)
+	Clients         []string
+	Stopped         int // clients a sweep stopped before the scenario's end: no handle is used twice
+	Tools           []map[string]any
+	Sessions        []Session
+	Reply           json.RawMessage
 	turn            standin.Turn     // what the scripted model does on the next send
 	tried           *driver.Response // the outcome of the last "tries to" step
-	observations    map[string]string
+	Observations    map[string]string
 	lastErr         *driver.Response // the last command that ended in an SDK error
-	checked         []report.Check
+	Checked         []report.Check
 	failures        []suite.Failure          // the failed checks so far (see checking)
 	step            *godog.Step              // the step running now
 	stepChecks      int                      // len(checked) when it began
@@ -84,7 +84,7 @@ type world struct {
 	lost error
 }
 
-type session struct{ handle, id, client string }
+type Session struct{ Handle, ID, Client string }
 
 // Initializer returns godog's scenario initializer for one SDK (a suite.Initializer): the
 // phrases and the steps' side of each scenario. The harness wraps it in the scenario's
@@ -92,13 +92,13 @@ type session struct{ handle, id, client string }
 // the outcome); the steps see a scenario that reached the SDK through t.Scenario().
 func Initializer(t suite.Target) func(*godog.ScenarioContext) {
 	return func(sc *godog.ScenarioContext) {
-		w := &world{t: t}
+		w := &world{T: t}
 		sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
-			w.begin(ctx)
+			w.Begin(ctx)
 			return ctx, nil
 		})
 		sc.After(func(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
-			w.end()
+			w.End()
 			return ctx, nil
 		})
 		w.trackSteps(sc)
@@ -110,7 +110,7 @@ func Initializer(t suite.Target) func(*godog.ScenarioContext) {
 func (w *world) trackSteps(sc *godog.ScenarioContext) {
 	sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
 		w.step = st
-		w.stepChecks = len(w.checked)
+		w.stepChecks = len(w.Checked)
 		return ctx, nil
 	})
 }
@@ -169,8 +169,8 @@ func phrase(expr interface{}) interface{} {
 // fail records a failed check with the payload checks its step made.
 func (w *world) fail(st *godog.Step, err error) {
 	var checked []report.Check
-	if w.stepChecks <= len(w.checked) {
-		checked = append(checked, w.checked[w.stepChecks:]...)
+	if w.stepChecks <= len(w.Checked) {
+		checked = append(checked, w.Checked[w.stepChecks:]...)
 	}
 	f := suite.Failure{Step: st.Text, Message: fmt.Sprintf("step %q: %v", st.Text, err), Checked: checked}
 	var list *suite.Divergences
@@ -182,66 +182,66 @@ func (w *world) fail(st *godog.Step, err error) {
 	w.failures = append(w.failures, f)
 }
 
-// begin takes the scenario the harness opened, when it reaches the SDK.
-func (w *world) begin(ctx context.Context) {
-	s := w.t.Scenario()
+// Begin takes the scenario the harness opened, when it reaches the SDK.
+func (w *world) Begin(ctx context.Context) {
+	s := w.T.Scenario()
 	if s == nil {
 		return
 	}
-	w.ctx, w.scenario = ctx, s
-	w.feature, w.name = s.Feature, s.Name
-	w.rec, w.rt, w.addr = s.Rec, s.Runtime, s.Addr
+	w.Ctx, w.Suite = ctx, s
+	w.Feature, w.Name = s.Feature, s.Name
+	w.Rec, w.RT, w.Addr = s.Rec, s.Runtime, s.Addr
 }
 
-// end lets a turn still being played finish, releases the SDK's clients and leaves the steps'
+// End lets a turn still being played finish, releases the SDK's clients and leaves the steps'
 // findings for the outcome; the harness then closes the runtime and the transcript.
-func (w *world) end() {
-	s := w.scenario
+func (w *world) End() {
+	s := w.Suite
 	if s == nil {
-		*w = world{t: w.t}
+		*w = world{T: w.T}
 		return
 	}
 	wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	_ = w.rt.Wait(wctx)
+	_ = w.RT.Wait(wctx)
 	cancel()
-	if err := w.stopClients(); err != nil && s.Err == nil {
+	if err := w.StopClients(); err != nil && s.Err == nil {
 		s.Err = fmt.Errorf("stopping the SDK client: %w", err)
 	}
 	w.noteCases() // the sweeps' requests are all in once the clients are stopped
 	w.importStdio()
 	if s.Err == nil {
-		s.Err = sdkFrameFault(w.entries())
+		s.Err = sdkFrameFault(w.Entries())
 	}
-	s.Checked, s.Observations, s.Failures = w.checked, w.observations, w.failures
-	for _, d := range w.tempDirs {
+	s.Checked, s.Observations, s.Failures = w.Checked, w.Observations, w.failures
+	for _, d := range w.TempDirs {
 		_ = os.RemoveAll(d)
 	}
-	*w = world{t: w.t}
+	*w = world{T: w.T}
 }
 
-// call sends one driver command, recording both lines in the transcript. A driver that hung or
+// Call sends one driver command, recording both lines in the transcript. A driver that hung or
 // broke the protocol is killed, so the next scenario gets a fresh one.
-func (w *world) call(cmd string, args any) (*driver.Response, error) {
-	rs, err := w.callAll(cmd, []any{args})
+func (w *world) Call(cmd string, args any) (*driver.Response, error) {
+	rs, err := w.CallAll(cmd, []any{args})
 	if rs == nil {
 		return nil, err
 	}
 	return rs[0], err
 }
 
-// callAll sends one command per args at once, recording every line in the transcript, and
+// CallAll sends one command per args at once, recording every line in the transcript, and
 // returns their responses and their errors (joined when there are several). A line that is not
 // protocol JSON is a driver fault, not noise: stdout carries only protocol JSON.
-func (w *world) callAll(cmd string, args []any) ([]*driver.Response, error) {
-	return w.callAllWithin(cmd, args, w.t.CommandTimeout())
+func (w *world) CallAll(cmd string, args []any) ([]*driver.Response, error) {
+	return w.CallAllWithin(cmd, args, w.T.CommandTimeout())
 }
 
-// callAllWithin is callAll with a timeout of its own for each command.
-func (w *world) callAllWithin(cmd string, args []any, timeout time.Duration) ([]*driver.Response, error) {
+// CallAllWithin is callAll with a timeout of its own for each command.
+func (w *world) CallAllWithin(cmd string, args []any, timeout time.Duration) ([]*driver.Response, error) {
 	if w.lost != nil {
 		return nil, w.lost
 	}
-	d, err := w.t.Driver(w.ctx)
+	d, err := w.T.Driver(w.Ctx)
 	if err != nil {
 		return nil, w.lose(err)
 	}
@@ -264,7 +264,7 @@ func (w *world) callAllWithin(cmd string, args []any, timeout time.Duration) ([]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rs[i], errs[i] = d.Call(w.ctx, cmd, a, timeout)
+			rs[i], errs[i] = d.Call(w.Ctx, cmd, a, timeout)
 		}()
 	}
 	wg.Wait()
@@ -284,9 +284,9 @@ func (w *world) callAllWithin(cmd string, args []any, timeout time.Duration) ([]
 func (w *world) failed(err error) {
 	var f *driver.Failure
 	if errors.As(err, &f) {
-		w.rec.Notef("driver", "%s", f.Error())
+		w.Rec.Notef("driver", "%s", f.Error())
 		if f.Kind != "crashed" {
-			w.t.KillDriver()
+			w.T.KillDriver()
 		}
 		if w.lost == nil {
 			w.lost = f
@@ -294,20 +294,20 @@ func (w *world) failed(err error) {
 	}
 }
 
-// gone is why the scenario can no longer reach its SDK, nil while it can: its driver crashed or
+// Gone is why the scenario can no longer reach its SDK, nil while it can: its driver crashed or
 // was killed (a hang, a protocol break, the scenario's deadline), or the run was interrupted. A
 // step that loops over generated cases asks before each, so that a lost driver ends it at once
 // instead of each case waiting out its timeout.
-func (w *world) gone() error {
+func (w *world) Gone() error {
 	if w.lost != nil {
 		return w.lost
 	}
-	d, err := w.t.Driver(w.ctx)
+	d, err := w.T.Driver(w.Ctx)
 	if err == nil && !d.Alive() {
-		_, err = w.t.Driver(w.ctx) // the lease records the loss and returns it
+		_, err = w.T.Driver(w.Ctx) // the lease records the loss and returns it
 	}
-	if err == nil && w.ctx.Err() != nil {
-		err = &driver.Failure{Kind: "timed out", Detail: context.Cause(w.ctx).Error(), Stderr: d.StderrTail()}
+	if err == nil && w.Ctx.Err() != nil {
+		err = &driver.Failure{Kind: "timed out", Detail: context.Cause(w.Ctx).Error(), Stderr: d.StderrTail()}
 	}
 	if err != nil {
 		return w.lose(err)
@@ -320,7 +320,7 @@ func (w *world) gone() error {
 func (w *world) lose(err error) error {
 	if w.lost == nil {
 		w.lost = err
-		w.rec.Notef("driver", "%v", err)
+		w.Rec.Notef("driver", "%v", err)
 	}
 	return w.lost
 }
@@ -329,25 +329,25 @@ func (w *world) lose(err error) error {
 // loop in milliseconds, whatever its SDK is doing.
 const probeWait = 10 * time.Second
 
-// responsive checks, after the SDK left a call of the runtime unanswered (asked: the call's
+// Responsive checks, after the SDK left a call of the runtime unanswered (asked: the call's
 // error), that its driver still answers a command (roundTrip). Any other error of the call (a
 // closed connection, a call the replayed recording does not hold) asks nothing of the driver.
-func (w *world) responsive(asked error) error {
+func (w *world) Responsive(asked error) error {
 	if !errors.Is(asked, standin.ErrUnanswered) {
 		return nil
 	}
-	if err := w.roundTrip(); err != nil {
+	if err := w.RoundTrip(); err != nil {
 		return fmt.Errorf("the SDK left a call of the runtime unanswered, and: %w", err)
 	}
 	return nil
 }
 
-// roundTrip sends the driver a hello and waits for its answer, for at most probeWait: the lines
+// RoundTrip sends the driver a hello and waits for its answer, for at most probeWait: the lines
 // the driver wrote before it are read by then (a sweep's reports), and a driver that does not
 // answer is hung: it is killed and the error ends the sweep, so a hang costs one short wait.
-func (w *world) roundTrip() error {
-	wait := min(w.t.CommandTimeout(), probeWait)
-	r, err := w.callAllWithin("hello", []any{map[string]any{}}, wait)
+func (w *world) RoundTrip() error {
+	wait := min(w.T.CommandTimeout(), probeWait)
+	r, err := w.CallAllWithin("hello", []any{map[string]any{}}, wait)
 	if err != nil {
 		var f *driver.Failure
 		if errors.As(err, &f) && f.Kind == "timed out" {
@@ -361,72 +361,72 @@ func (w *world) roundTrip() error {
 	return nil
 }
 
-// cutShort is the error of a sweep that ended early on err: how far it got, then err.
-func cutShort(err error, done, total int, last string) error {
+// CutShort is the error of a sweep that ended early on err: how far it got, then err.
+func CutShort(err error, done, total int, last string) error {
 	if last != "" {
 		last = "; the last: " + last
 	}
 	return fmt.Errorf("the sweep ended after %d of %d cases%s: %w", done, total, last, err)
 }
 
-// connectionLost is the error of a sweep whose runtime call found the SDK's connection closed:
+// ConnectionLost is the error of a sweep whose runtime call found the SDK's connection closed:
 // the driver's crash when it has exited by then (a crash closes the connection first), else the
 // closed connection itself, with the driver still running.
-func (w *world) connectionLost(err error) error {
-	d, derr := w.t.Driver(w.ctx)
+func (w *world) ConnectionLost(err error) error {
+	d, derr := w.T.Driver(w.Ctx)
 	if derr == nil {
 		select {
 		case <-d.Done():
 		case <-time.After(2 * time.Second):
 		}
 	}
-	if lost := w.gone(); lost != nil {
+	if lost := w.Gone(); lost != nil {
 		return lost
 	}
 	return fmt.Errorf("the SDK closed its connection to the runtime while the runtime's requests were pending; its driver still runs: %w", err)
 }
 
-// expect announces n generated cases to the scenario's deadline (suite.Budget).
-func (w *world) expect(n int) { w.scenario.Budget.Expect(n) }
+// Expect announces n generated cases to the scenario's deadline (suite.Budget).
+func (w *world) Expect(n int) { w.Suite.Budget.Expect(n) }
 
-// stopClients stops every client the scenario opened: all at once on a driver that serves
+// StopClients stops every client the scenario opened: all at once on a driver that serves
 // commands concurrently (a Python client's stop waits a second for its reader thread, and the
 // surface scenario's 23 clients took 23 s one after the other), else one after the other. It
 // returns the first error (all of them, joined, when stopped at once).
-func (w *world) stopClients() error {
-	if len(w.clients) == 0 || w.lost != nil {
+func (w *world) StopClients() error {
+	if len(w.Clients) == 0 || w.lost != nil {
 		return nil // a lost driver took its clients with it
 	}
-	args := make([]any, len(w.clients))
-	for i, c := range w.clients {
+	args := make([]any, len(w.Clients))
+	for i, c := range w.Clients {
 		args[i] = map[string]any{"client": c}
 	}
-	if concurrent, _ := w.t.Capability("driver.concurrent"); concurrent {
-		_, err := w.callAll("stopClient", args)
+	if concurrent, _ := w.T.Capability("driver.concurrent"); concurrent {
+		_, err := w.CallAll("stopClient", args)
 		return err
 	}
 	var first error
 	for _, a := range args {
-		if _, err := w.call("stopClient", a); err != nil && first == nil {
+		if _, err := w.Call("stopClient", a); err != nil && first == nil {
 			first = err
 		}
 	}
 	return first
 }
 
-// driverLine records a line the driver sends between commands (a sweep's events).
-func (w *world) driverLine(l driver.Line) { _ = w.record(l) }
+// DriverLine records a line the driver sends between commands (a sweep's events).
+func (w *world) DriverLine(l driver.Line) { _ = w.record(l) }
 
-// holdDriverLines keeps the lines the driver writes while no command is in flight (a sweep's
+// HoldDriverLines keeps the lines the driver writes while no command is in flight (a sweep's
 // handler reports) going to the transcript, across commands and their flushes, until release:
 // a report read between two commands would otherwise be dropped, and its call read as never
 // handled. The one place the sweeps set w.held.
-func (w *world) holdDriverLines() (release func(), err error) {
-	d, err := w.t.Driver(w.ctx)
+func (w *world) HoldDriverLines() (release func(), err error) {
+	d, err := w.T.Driver(w.Ctx)
 	if err != nil {
 		return nil, err
 	}
-	w.held = w.driverLine
+	w.held = w.DriverLine
 	d.SetSink(w.held)
 	return func() { w.held = nil; d.SetSink(nil) }, nil
 }
@@ -434,7 +434,7 @@ func (w *world) holdDriverLines() (release func(), err error) {
 // record writes one driver line to the transcript; a line that is not protocol JSON is recorded
 // as such and returned as an error.
 func (w *world) record(l driver.Line) error {
-	if w.rec == nil {
+	if w.Rec == nil {
 		return nil
 	}
 	dir := transcript.DriverToHarness
@@ -442,38 +442,38 @@ func (w *world) record(l driver.Line) error {
 		dir = transcript.HarnessToDriver
 	}
 	if l.Err != nil {
-		w.rec.Bad("driver", dir, l.Body, l.Err)
+		w.Rec.Bad("driver", dir, l.Body, l.Err)
 		return fmt.Errorf("line %.200q: %w", l.Body, l.Err)
 	}
-	w.rec.Frame("driver", dir, l.Body)
+	w.Rec.Frame("driver", dir, l.Body)
 	return nil
 }
 
-// do sends a command that must succeed: an SDK error or an unsupported outcome is the step's error.
-func (w *world) do(cmd string, args any) (json.RawMessage, error) {
-	if err := w.lacking(cmd, args); err != nil {
+// Do sends a command that must succeed: an SDK error or an unsupported outcome is the step's error.
+func (w *world) Do(cmd string, args any) (json.RawMessage, error) {
+	if err := w.Lacking(cmd, args); err != nil {
 		return nil, err
 	}
-	since := w.mark()
-	r, err := w.call(cmd, args)
+	since := w.Mark()
+	r, err := w.Call(cmd, args)
 	if err != nil {
-		return nil, w.because(err, since)
+		return nil, w.Because(err, since)
 	}
 	switch r.Outcome {
 	case driver.Unsupported:
-		return nil, w.unsupported(cmd, args, r)
+		return nil, w.Unsupported(cmd, args, r)
 	case driver.Error:
 		w.lastErr = r
-		return nil, w.because(fmt.Errorf("%s: the SDK raised %s", cmd, r.ErrorText()), since)
+		return nil, w.Because(fmt.Errorf("%s: the SDK raised %s", cmd, r.ErrorText()), since)
 	}
 	return r.Result, nil
 }
 
-// entries is the scenario's transcript so far, with what a self-spawned runtime recorded.
-func (w *world) entries() []transcript.Entry {
-	out := w.rec.Entries()
-	if w.stdioLog != "" {
-		if more, err := transcript.Read(w.stdioLog); err == nil {
+// Entries is the scenario's transcript so far, with what a self-spawned runtime recorded.
+func (w *world) Entries() []transcript.Entry {
+	out := w.Rec.Entries()
+	if w.StdioLog != "" {
+		if more, err := transcript.Read(w.StdioLog); err == nil {
 			out = append(out, more...)
 		}
 	}
@@ -483,52 +483,52 @@ func (w *world) entries() []transcript.Entry {
 // importStdio copies what a self-spawned runtime recorded into the scenario's transcript, so
 // one file holds every frame.
 func (w *world) importStdio() {
-	if w.stdioLog == "" {
+	if w.StdioLog == "" {
 		return
 	}
-	more, err := transcript.Read(w.stdioLog)
+	more, err := transcript.Read(w.StdioLog)
 	if err != nil {
-		w.rec.Notef("", "reading the spawned runtime's transcript %s: %v", w.stdioLog, err)
+		w.Rec.Notef("", "reading the spawned runtime's transcript %s: %v", w.StdioLog, err)
 		return
 	}
 	for _, e := range more {
 		e.Conn = strings.TrimSuffix(transcript.SpawnedConn+"-"+e.Conn, "-")
-		w.rec.Add(e)
+		w.Rec.Add(e)
 	}
-	_ = os.Remove(w.stdioLog)
+	_ = os.Remove(w.StdioLog)
 }
 
-// standIn is the scenario's stand-in runtime, for a step that scripts what only the stand-in
+// StandIn is the scenario's stand-in runtime, for a step that scripts what only the stand-in
 // can be made to do; on a runtime that lacks capability (suite.Lacker) the step is unsupported,
 // with that runtime's reason.
-func (w *world) standIn(capability string) (*standin.Server, error) {
-	if l, ok := w.rt.(suite.Lacker); ok {
+func (w *world) StandIn(capability string) (*standin.Server, error) {
+	if l, ok := w.RT.(suite.Lacker); ok {
 		if why, lacking := l.Lacks(capability); lacking {
 			return nil, &ErrUnsupported{Reason: why, Capability: capability}
 		}
 	}
-	s, ok := w.rt.(*standin.Server)
+	s, ok := w.RT.(*standin.Server)
 	if !ok {
 		return nil, &ErrUnsupported{Reason: fmt.Sprintf("this runtime cannot be scripted (%s)", capability), Capability: capability}
 	}
 	return s, nil
 }
 
-// runtimeCan is standIn for a step that only needs to know the runtime can do it.
-func (w *world) runtimeCan(capability string) error { _, err := w.standIn(capability); return err }
+// RuntimeCan is standIn for a step that only needs to know the runtime can do it.
+func (w *world) RuntimeCan(capability string) error { _, err := w.StandIn(capability); return err }
 
-// lacks says whether the driver lacks capability c, with the sentence that reports it and the
+// Lacks says whether the driver Lacks capability c, with the sentence that reports it and the
 // driver's note.
-func (w *world) lacks(c string) (reason, note string, lacking bool) { return suite.Lacks(w.t, c) }
+func (w *world) Lacks(c string) (reason, note string, lacking bool) { return suite.Lacks(w.T, c) }
 
-// unsupported is the error for a driver's unsupported answer to cmd. An unsupported answer
+// Unsupported is the error for a driver's Unsupported answer to cmd. An Unsupported answer
 // must name a capability the driver declared false: one the command needs (commandNeeds) and
 // the driver lacks. A driver that declared every capability the command needs and still answers
-// unsupported has a fault: the scenario fails, it is not excused as unsupported.
-func (w *world) unsupported(cmd string, args any, r *driver.Response) error {
+// Unsupported has a fault: the scenario fails, it is not excused as Unsupported.
+func (w *world) Unsupported(cmd string, args any, r *driver.Response) error {
 	needed := commandNeeds(cmd, args)
 	for _, c := range needed {
-		if has, _ := w.t.Capability(c); !has {
+		if has, _ := w.T.Capability(c); !has {
 			return &ErrUnsupported{Reason: r.Reason, Capability: c}
 		}
 	}
@@ -536,13 +536,13 @@ func (w *world) unsupported(cmd string, args any, r *driver.Response) error {
 	if len(needed) > 0 {
 		declared = strings.Join(needed, ", ")
 	}
-	return fmt.Errorf("driver fault: the %s driver answered unsupported to %s, which needs only capabilities it declared in hello (%s): %s", w.t.SDK(), cmd, declared, r.Reason)
+	return fmt.Errorf("driver fault: the %s driver answered unsupported to %s, which needs only capabilities it declared in hello (%s): %s", w.T.SDK(), cmd, declared, r.Reason)
 }
 
-// lacking is the unsupported error for the first capability cmd needs that the driver lacks,
+// Lacking is the unsupported error for the first capability cmd needs that the driver lacks,
 // checked before the command is sent: the harness never sends what the driver did not declare.
-func (w *world) lacking(cmd string, args any) error {
-	return w.needs(commandNeeds(cmd, args)...)
+func (w *world) Lacking(cmd string, args any) error {
+	return w.Needs(commandNeeds(cmd, args)...)
 }
 
 // sdkFrameFault is the first thing the SDK sent the runtime that was not a well-formed frame:
