@@ -11,6 +11,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/cucumber/godog"
 )
 
@@ -259,7 +260,7 @@ func requestID(entries []transcript.Entry, seq int) string {
 func (w *world) driverEvents(kind string) []map[string]any {
 	var out []map[string]any
 	for _, e := range w.Entries() {
-		if name, args, ok := DriverEvent(e); ok && name == kind {
+		if name, args, ok := scenario.DriverEvent(e); ok && name == kind {
 			out = append(out, args)
 		}
 	}
@@ -310,11 +311,4 @@ func (w *world) conformsToSchema() error {
 		return fmt.Errorf("requests violate the runtime's published schema:\n  %s", strings.Join(bad, "\n  "))
 	}
 	return nil
-}
-
-func (w *world) Observe(key, value string) {
-	if w.Observations == nil {
-		w.Observations = map[string]string{}
-	}
-	w.Observations[key] = value
 }

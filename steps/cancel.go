@@ -7,6 +7,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The application cancels a call (features/behaviour/application_cancels.feature): while the
@@ -35,21 +36,21 @@ type cancelRPC struct {
 	target map[string]any // {"client"} or {"session"}
 }
 
-func (w *world) registerCancel(sc binder) {
+func (w *world) registerCancel(sc scenario.Binder) {
 	sc.Step(`^the runtime takes (\d+) ms to answer each session opening$`, w.slowOpenings)
 	sc.Step(`^the runtime takes (\d+) ms to answer each prompt$`, w.slowPrompts)
 	sc.Step(`^the model takes (\d+) ms to reply to each of the next (\d+) prompts$`, w.slowReplies)
-	needing(sc, needs("rpc.generated")).Step(`^the runtime takes (\d+) ms to answer each call of the first (server|session) method of its schema that the SDK's generated layer has$`, w.slowMethod)
-	needing(sc, needs("call.cancel.createSession")).Step(`^the application creates a session and cancels the call after (\d+) ms$`, w.createCancelled)
-	needing(sc, needs("call.cancel.resumeSession", "session.resume")).Step(`^the application resumes the session on another client and cancels the call after (\d+) ms$`, w.resumeCancelled)
-	needing(sc, needs("call.cancel.send")).Step(`^the application sends a prompt and cancels the call after (\d+) ms$`, w.sendCancelled(false))
-	needing(sc, needs("call.cancel.sendAndWait")).Step(`^the application sends a prompt, waits for the reply and cancels the call after (\d+) ms$`, w.sendCancelled(true))
-	needing(sc, needs("call.cancel.rpc", "rpc.generated")).Step(`^the application calls that method through the generated layer and cancels the call after (\d+) ms$`, w.rpcCancelled)
+	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^the runtime takes (\d+) ms to answer each call of the first (server|session) method of its schema that the SDK's generated layer has$`, w.slowMethod)
+	scenario.Needing(sc, scenario.Needs("call.cancel.createSession")).Step(`^the application creates a session and cancels the call after (\d+) ms$`, w.createCancelled)
+	scenario.Needing(sc, scenario.Needs("call.cancel.resumeSession", "session.resume")).Step(`^the application resumes the session on another client and cancels the call after (\d+) ms$`, w.resumeCancelled)
+	scenario.Needing(sc, scenario.Needs("call.cancel.send")).Step(`^the application sends a prompt and cancels the call after (\d+) ms$`, w.sendCancelled(false))
+	scenario.Needing(sc, scenario.Needs("call.cancel.sendAndWait")).Step(`^the application sends a prompt, waits for the reply and cancels the call after (\d+) ms$`, w.sendCancelled(true))
+	scenario.Needing(sc, scenario.Needs("call.cancel.rpc", "rpc.generated")).Step(`^the application calls that method through the generated layer and cancels the call after (\d+) ms$`, w.rpcCancelled)
 	sc.Step(`^the call ended within (\d+) ms with the language's cancellation error$`, w.cancelledWithin)
 	sc.Step(`^a session created next on the same client is opened$`, w.createdAfterCancel)
-	needing(sc, needs("session.resume")).Step(`^the session resumed next on the same client is opened$`, w.resumedAfterCancel)
+	scenario.Needing(sc, scenario.Needs("session.resume")).Step(`^the session resumed next on the same client is opened$`, w.resumedAfterCancel)
 	sc.Step(`^a prompt sent next on the same session is answered$`, w.answeredAfterCancel)
-	needing(sc, needs("rpc.generated")).Step(`^that method called next on the same client is answered$`, w.calledAfterCancel)
+	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^that method called next on the same client is answered$`, w.calledAfterCancel)
 }
 
 // slowOpenings makes the runtime answer every session.create and session.resume that long after
@@ -139,7 +140,7 @@ func (w *world) createCancelled(ms int) error {
 	if err != nil {
 		return err
 	}
-	return w.cancelOpening("createSession", c, w.withHandlers(map[string]any{"tools": w.ToolList()}), ms)
+	return w.cancelOpening("createSession", c, w.WithHandlers(map[string]any{"tools": w.ToolList()}), ms)
 }
 
 // resumeCancelled resumes the scenario's session from a new client with cancelAfterMs.
@@ -167,7 +168,7 @@ func (w *world) cancelOpening(cmd, client string, args map[string]any, ms int) e
 		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(r.Result, &res)
-	w.Sessions = append(w.Sessions, Session{Handle: args["session"].(string), ID: res.SessionID, Client: client})
+	w.Sessions = append(w.Sessions, scenario.Session{Handle: args["session"].(string), ID: res.SessionID, Client: client})
 	return nil
 }
 

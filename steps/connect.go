@@ -7,12 +7,13 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/cucumber/godog"
 )
 
 // Connect and handshake options (drivers/PROTOCOL.md "Connect options").
 
-func (w *world) registerConnect(sc binder) {
+func (w *world) registerConnect(sc scenario.Binder) {
 	sc.Step(`^an SDK client connected to the runtime with the connect options:$`, w.connectedWithOptions)
 	sc.Step(`^the runtime predates the connect handshake$`, w.legacyHandshake)
 	sc.Step(`^the first requests are (.+)$`, w.firstRequestsAre)

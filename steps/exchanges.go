@@ -14,6 +14,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Model-request exchanges (drivers/PROTOCOL.md "Request handler"): the runtime hands the
@@ -206,13 +207,13 @@ func (w *world) sendsModelRequests() error {
 				m = x.chunk.Name
 			}
 			if err := w.Gone(); err != nil {
-				return CutShort(err, done, len(x.sent), e.caseName)
+				return scenario.CutShort(err, done, len(x.sent), e.caseName)
 			}
 			// The SDK's answers are read from the transcript (exchangeAcknowledged), as a replay
 			// reads them.
 			if _, err := rt.Ask(s.ID, m, p, false); err != nil {
 				if err := w.CallFailed(err, fmt.Sprintf("%s %s", m, p["requestId"])); err != nil {
-					return CutShort(err, done, len(x.sent), e.caseName)
+					return scenario.CutShort(err, done, len(x.sent), e.caseName)
 				}
 			}
 		}
@@ -224,7 +225,7 @@ func (w *world) sendsModelRequests() error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err := w.Gone(); err != nil {
-		return CutShort(err, len(x.sent), len(x.sent), "")
+		return scenario.CutShort(err, len(x.sent), len(x.sent), "")
 	}
 	// A driver round trip: the handler's reports written while the SDK served the requests are
 	// read before its answer.
@@ -360,8 +361,8 @@ func (w *world) exchangeAcks() []ack {
 		RequestID string `json:"requestId"`
 	}
 	var acks []ack
-	for _, c := range RuntimeCalls[params](w.Entries(), func(m string) bool { return m == x.start.Name || m == x.chunk.Name }) {
-		acks = append(acks, ack{method: c.Method, requestID: DecodedParams[params](c).RequestID, answer: c.Answer})
+	for _, c := range scenario.RuntimeCalls[params](w.Entries(), func(m string) bool { return m == x.start.Name || m == x.chunk.Name }) {
+		acks = append(acks, ack{method: c.Method, requestID: scenario.DecodedParams[params](c).RequestID, answer: c.Answer})
 	}
 	return acks
 }
@@ -564,4 +565,6 @@ func stringSet(v any) map[string]bool {
 	return out
 }
 
-func sameJSON(a, b any) bool { return len(diffJSON(asJSONValue(a), asJSONValue(b), "")) == 0 }
+func sameJSON(a, b any) bool {
+	return len(diffJSON(scenario.AsJSONValue(a), scenario.AsJSONValue(b), "")) == 0
+}

@@ -13,11 +13,12 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Framing: how bytes reach each side (large bodies, split and coalesced frames, non-ASCII).
 
-func (w *world) registerFraming(sc binder) {
+func (w *world) registerFraming(sc scenario.Binder) {
 	sc.Step(`^the runtime writes each frame in pieces of (\d+) bytes$`, w.splitFrames)
 	sc.Step(`^the runtime writes several frames at once$`, w.coalesceFrames)
 	sc.Step(`^the model then replies with a text of (\d+) characters$`, w.modelRepliesLong)
@@ -80,7 +81,7 @@ func (w *world) modelRepliesJSON(literal string) error {
 			return err
 		}
 	}
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{ReplyJSON: json.RawMessage(literal)})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{ReplyJSON: json.RawMessage(literal)})
 	return nil
 }
 

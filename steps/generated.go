@@ -15,6 +15,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The schema sweep: every public method of a group of api.schema.json, called through the SDK's
@@ -52,13 +53,6 @@ func (o sweepOutcome) errorText() string {
 }
 
 func (c *sweepCall) id() string { return c.method.Name + " [" + c.name + "]" }
-
-func (w *world) Schemas() (*schemagen.Doc, error) {
-	if s, ok := w.T.(suite.Schemas); ok && s.Schemas() != nil {
-		return s.Schemas(), nil
-	}
-	return nil, &ErrUnavailable{Reason: "the runtime's published schemas are not loaded for generation in this run (they come from the prepared Node SDK's platform package)"}
-}
 
 // callEveryMethod calls every public SDK-to-runtime method of a schema group (server, session)
 // through the generated layer, each generated case once.
@@ -210,7 +204,7 @@ func (w *world) runSweep(target map[string]any) error {
 	w.Expect(len(w.sweep))
 	for start := 0; start < len(w.sweep); start += batchSize {
 		if err := w.Gone(); err != nil {
-			return CutShort(err, start, len(w.sweep), "")
+			return scenario.CutShort(err, start, len(w.sweep), "")
 		}
 		chunk := w.sweep[start:min(start+batchSize, len(w.sweep))]
 		calls := make([]map[string]any, len(chunk))
@@ -227,7 +221,7 @@ func (w *world) runSweep(target map[string]any) error {
 		raw, err := w.Do("rpcBatch", map[string]any{"calls": calls})
 		if err != nil {
 			if driver.EndsScenario(err) {
-				return CutShort(err, start, len(w.sweep), chunk[0].method.Name+" and the rest of its batch")
+				return scenario.CutShort(err, start, len(w.sweep), chunk[0].method.Name+" and the rest of its batch")
 			}
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The event sweep: every event type of session-events.schema.json, generated (every field, only
@@ -107,7 +108,7 @@ func (w *world) sendEveryEvent(variant string) error {
 	// The requests an event makes the SDK send (an answer naming its requestId) are its case's.
 	for i, o := range out {
 		if err := w.Gone(); err != nil {
-			return CutShort(err, i, len(out), o.et.Type)
+			return scenario.CutShort(err, i, len(out), o.et.Type)
 		}
 		key := o.et.Type + " " + o.name
 		if encoded {
@@ -119,7 +120,7 @@ func (w *world) sendEveryEvent(variant string) error {
 			// scenario's runtime has no live session (its recording holds the frames).
 			w.Rec.Notef("", "the runtime did not send the %s event: %v", o.et.Type, err)
 			if errors.Is(err, standin.ErrClosed) {
-				return CutShort(w.ConnectionLost(err), i, len(out), o.et.Type)
+				return scenario.CutShort(w.ConnectionLost(err), i, len(out), o.et.Type)
 			}
 		}
 		w.events = append(w.events, sentEvent{et: o.et, name: o.name, data: asAny(o.ev["data"])})

@@ -15,6 +15,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The runtime-to-SDK direction of the schema (drivers/PROTOCOL.md "Runtime→SDK methods"): the
@@ -88,14 +89,6 @@ func (w *world) handlerArgs() map[string]any {
 		out[m] = map[string]any{"params": params, "result": h.result}
 	}
 	return out
-}
-
-// withHandlers adds the handlers to a connect / createSession / resumeSession argument.
-func (w *world) withHandlers(args map[string]any) map[string]any {
-	if h := w.handlerArgs(); h != nil {
-		args["handlers"] = h
-	}
-	return args
 }
 
 // noteHandlers reads a connect / createSession answer's account of the handlers: "handled"
@@ -217,7 +210,7 @@ func (w *world) registerEveryHandler() error {
 			if h.result, err = doc.Result(m); err != nil {
 				return err
 			}
-			h.result = asJSONValue(h.result)
+			h.result = scenario.AsJSONValue(h.result)
 		}
 		w.handlers[m.Name] = h
 	}
@@ -263,13 +256,6 @@ func (w *world) observeEdges(doc *schemagen.Doc, methods []schemagen.Method) {
 	w.Observe("params members with every edge", fmt.Sprintf("%d of %d: %s", covered, members, strings.Join(per, "; ")))
 }
 
-func asJSONValue(v any) any {
-	b, _ := json.Marshal(v)
-	var out any
-	_ = json.Unmarshal(b, &out)
-	return out
-}
-
 // callEveryHandler sends every generated case of every registered runtime-to-SDK method to the
 // SDK, one after another, each answered before the next.
 func (w *world) callEveryHandler() error {
@@ -311,20 +297,20 @@ func (w *world) callEveryHandler() error {
 		}
 		for i, p := range h.params {
 			if err := w.Gone(); err != nil {
-				return CutShort(err, done, total, m.Name)
+				return scenario.CutShort(err, done, total, m.Name)
 			}
 			params := w.asTheRuntimeSends(m, p, s.ID, created)
 			w.CaseSends(h.caseKey(m.Name, i, w.paramsForm), params)
 			if _, err := rt.Ask(s.ID, m.Name, w.wireParams(params), m.Notification); err != nil {
 				if err := w.CallFailed(err, m.Name); err != nil {
-					return CutShort(err, done, total, m.Name)
+					return scenario.CutShort(err, done, total, m.Name)
 				}
 			}
 			done++
 		}
 	}
 	if err := w.Gone(); err != nil {
-		return CutShort(err, done, total, "")
+		return scenario.CutShort(err, done, total, "")
 	}
 	// The real runtime may call a method whatever the application registered: the methods the
 	// SDK has no public handler API for are called too, and the SDK's answer (an error, or none)
@@ -346,7 +332,7 @@ func (w *world) callEveryHandler() error {
 	}
 	wg.Wait()
 	if err := w.Gone(); err != nil {
-		return CutShort(err, total, total, "the calls of methods without a handler")
+		return scenario.CutShort(err, total, total, "the calls of methods without a handler")
 	}
 	w.callsWithoutHandler()
 	// A driver round trip: the events the driver wrote while the SDK ran the handlers are read
@@ -420,8 +406,8 @@ type handledCall struct {
 func (w *world) handledCalls() []*handledCall {
 	var calls []*handledCall
 	_, player := w.RT.(suite.Player)
-	for _, c := range RuntimeCalls[map[string]any](w.Entries(), func(m string) bool { return w.handlers[m] != nil }) {
-		params := DecodedParams[map[string]any](c)
+	for _, c := range scenario.RuntimeCalls[map[string]any](w.Entries(), func(m string) bool { return w.handlers[m] != nil }) {
+		params := scenario.DecodedParams[map[string]any](c)
 		if player && !w.scripted(c.Method, params) {
 			// A runtime that sends such requests of its own accord (the real one invokes every
 			// hook type each turn) is judged on the calls the scenario played, told by the
@@ -544,7 +530,7 @@ func (w *world) handlersReceived() error {
 		for k := range w.sdkAnnounced(c.method, c.params, created) {
 			delete(want, k) // the SDK's own correlation value, not the application's input
 		}
-		for _, d := range diffJSON(want, asJSONValue(got), "") {
+		for _, d := range diffJSON(want, scenario.AsJSONValue(got), "") {
 			if epochAsDate(d.want, d.got) {
 				continue
 			}
@@ -753,4 +739,13 @@ func (w *world) unhandledAnswered() error {
 		w.Rec.Notef("", "every runtime-to-SDK method has a handler on this SDK: no call without one")
 	}
 	return fails.err("runtime-to-SDK calls without a handler", "were never answered")
+}
+
+// noteOpened reads a connect, createSession or resumeSession answer (scenario.Opened): the
+// handlers it registered, and a session's declared hook inputs.
+func (w *world) noteOpened(cmd string, res json.RawMessage) {
+	w.noteHandlers(res)
+	if cmd != "connect" {
+		w.noteHookInputs(res)
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // JSON-RPC 2.0's own edges (the specification's section 5): frames a runtime may send that
@@ -27,11 +28,11 @@ var rpcEdges = map[string]string{
 	"a notification of a method the SDK does not know": `{"jsonrpc":"2.0","method":"conformance.unknownNotification","params":{"from":"a newer runtime"}}`,
 }
 
-func (w *world) registerJSONRPC(sc binder) {
+func (w *world) registerJSONRPC(sc scenario.Binder) {
 	sc.Step(`^the runtime sends (an error response with a null id|a response to an id the SDK never used|a notification of a method the SDK does not know) before it answers the next prompt$`, w.sendRPCEdge)
 	sc.Step(`^the runtime answers the next prompt with the error (-?\d+) "([^"]*)" and data (\{.*\})$`, w.rejectNextPrompt)
 	sc.Step(`^the application tries to send the prompt "([^"]*)"$`, w.triesSend)
-	rpcCode := needing(sc, needs("error.rpc.code"))
+	rpcCode := scenario.Needing(sc, scenario.Needs("error.rpc.code"))
 	rpcCode.Step(`^the SDK's error carried the code (-?\d+)$`, w.errorCarriedCode)
 	rpcCode.Step(`^the SDK's error carried the data (\{.*\})$`, w.errorCarriedData)
 }

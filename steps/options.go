@@ -10,6 +10,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Session options (drivers/PROTOCOL.md "Session options"): the application sets SDK-neutral
@@ -17,7 +18,7 @@ import (
 
 // registerWire binds the steps of the whole-wire-surface features (session options, tool
 // results, startup order, framing, requests from the runtime, connect options).
-func (w *world) registerWire(sc binder) {
+func (w *world) registerWire(sc scenario.Binder) {
 	w.registerOptions(sc)
 	w.registerResults(sc)
 	w.registerOrder(sc)
@@ -32,7 +33,7 @@ func (w *world) registerWire(sc binder) {
 	w.registerSurfaceReached(sc)
 }
 
-func (w *world) registerOptions(sc binder) {
+func (w *world) registerOptions(sc scenario.Binder) {
 	sc.Step(`^a session is created with the option "([^"]*)" set to (.+)$`, w.createWithOption)
 	sc.Step(`^the session is resumed with the option "([^"]*)" set to (.+)$`, w.resumeWithOption)
 	sc.Step(`^a session is created with the options:$`, w.createWithOptions)

@@ -7,12 +7,13 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The order of the startup requests: a session exists for the runtime only once its
 // session.create / session.resume has been answered, so nothing may name it before.
 
-func (w *world) registerOrder(sc binder) {
+func (w *world) registerOrder(sc scenario.Binder) {
 	sc.Step(`^no request naming the session was sent before its "([^"]*)" was answered$`, w.nothingBeforeOpened)
 	sc.Step(`^the runtime answered no request with "([^"]*)"$`, w.noAnswerMentioning)
 }

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
@@ -25,8 +27,8 @@ import (
 // would hide the order (the SDK knows it), so every case gets a fresh client; the runtime holds
 // each opening (runtime.Script.OpenDelay), so an SDK that does not wait is seen to.
 
-func (w *world) registerOrderSweep(sc binder) {
-	needing(sc, needs("surface", "session.resume")).Step(`^every option and every handler the SDK declares is set alone on a client of its own, on create and on resume$`, w.probeOrder)
+func (w *world) registerOrderSweep(sc scenario.Binder) {
+	scenario.Needing(sc, scenario.Needs("surface", "session.resume")).Step(`^every option and every handler the SDK declares is set alone on a client of its own, on create and on resume$`, w.probeOrder)
 	sc.Step(`^each adds to the baseline's requests only requests that carry it, and nothing names a session before its opening was answered$`, w.orderClean)
 }
 
@@ -129,14 +131,14 @@ func (w *world) probeOrder() error {
 	for todo := cases; len(todo) > 0; {
 		for start := 0; start < len(todo); start += batch {
 			if err := w.Gone(); err != nil {
-				return CutShort(err, start, len(todo), todo[max(start-1, 0)].Label())
+				return scenario.CutShort(err, start, len(todo), todo[max(start-1, 0)].Label())
 			}
 			end := min(start+batch, len(todo))
 			if err := w.runOrderCases(maker, todo[start:end]); err != nil {
-				return CutShort(err, start, len(todo), todo[start].Label())
+				return scenario.CutShort(err, start, len(todo), todo[start].Label())
 			}
 			if err := w.closeOrderCases(todo[start:end], closed); err != nil {
-				return CutShort(err, end, len(todo), todo[end-1].Label())
+				return scenario.CutShort(err, end, len(todo), todo[end-1].Label())
 			}
 		}
 		var again []orderCase
@@ -323,7 +325,7 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 		if cs[i].Request == "session.resume" {
 			makes = append(makes, mergeHandle(map[string]any{"tools": []any{}}, maker, fmt.Sprintf("om%d", len(w.Sessions)+len(makes)+1)))
 		}
-		connects = append(connects, w.withHandlers(map[string]any{"client": fmt.Sprintf("o%d", len(w.Clients)+w.Stopped+i+1), "address": w.Addr}))
+		connects = append(connects, w.WithHandlers(map[string]any{"client": fmt.Sprintf("o%d", len(w.Clients)+w.Stopped+i+1), "address": w.Addr}))
 	}
 	if len(makes) > 0 {
 		rs, err := w.CallAll("createSession", makes)
@@ -336,7 +338,7 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 				continue
 			}
 			m := makes[k].(map[string]any)
-			w.Sessions = append(w.Sessions, Session{Handle: m["session"].(string), Client: maker})
+			w.Sessions = append(w.Sessions, scenario.Session{Handle: m["session"].(string), Client: maker})
 			r := rs[k]
 			k++
 			if r == nil || r.Outcome != driver.OK {
@@ -379,7 +381,7 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 	}
 	for i := range opens {
 		m := opens[i].(map[string]any)
-		w.Sessions = append(w.Sessions, Session{Handle: m["session"].(string), Client: m["client"].(string)})
+		w.Sessions = append(w.Sessions, scenario.Session{Handle: m["session"].(string), Client: m["client"].(string)})
 	}
 	for _, cmd := range []string{"createSession", "resumeSession"} {
 		idx := cmds[cmd]

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
-	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
@@ -45,10 +44,6 @@ func (w *world) toolIn(method, name string) (map[string]any, string, error) {
 		}
 	}
 	return nil, "", fmt.Errorf("the %s request has no tool named %q (tools: %s)", method, name, canon.Show(tools, true))
-}
-
-func (w *world) Check(method, path string) {
-	w.Checked = append(w.Checked, report.Check{Method: method, Path: path})
 }
 
 func (w *world) toolKeyEquals(name, method, key, want string) error {

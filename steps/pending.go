@@ -12,6 +12,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // No pending request blocks another (features/behaviour/pending_requests.feature): the kinds of
@@ -94,7 +95,7 @@ func (w *world) pendingKinds() ([]pendingKind, error) {
 
 // send makes one request of the kind and waits for its answer (the runtime's own bound); for a
 // tool it returns the call's requestId.
-func (w *world) sendKind(rt *standin.Server, s Session, k pendingKind, created map[string]any) (string, error) {
+func (w *world) sendKind(rt *standin.Server, s scenario.Session, k pendingKind, created map[string]any) (string, error) {
 	if k.method == nil {
 		return rt.CallTool(s.ID, k.tool, map[string]any{})
 	}
@@ -103,7 +104,7 @@ func (w *world) sendKind(rt *standin.Server, s Session, k pendingKind, created m
 }
 
 // holdArgs names the gate of a kind: every handle the handler may report under.
-func holdArgs(s Session, k pendingKind) map[string]any {
+func holdArgs(s scenario.Session, k pendingKind) map[string]any {
 	a := map[string]any{"session": s.Handle}
 	if k.method == nil {
 		a["tool"] = k.tool
@@ -144,11 +145,11 @@ func (w *world) holdEachKind() error {
 	var usable []pendingKind
 	for i, k := range all {
 		if err := w.Gone(); err != nil {
-			return CutShort(err, i, len(all), k.String())
+			return scenario.CutShort(err, i, len(all), k.String())
 		}
 		if _, err := w.sendKind(rt, s, k, created); err != nil {
 			if errors.Is(err, standin.ErrClosed) {
-				return CutShort(w.ConnectionLost(err), i, len(all), k.String())
+				return scenario.CutShort(w.ConnectionLost(err), i, len(all), k.String())
 			}
 			if errors.Is(err, standin.ErrUnanswered) {
 				unanswered = append(unanswered, k.String())
@@ -167,7 +168,7 @@ func (w *world) holdEachKind() error {
 	w.Observe("pending-request pairs (held, other)", fmt.Sprintf("%d: %d kinds (%s)", len(usable)*(len(usable)-1), len(usable), strings.Join(kinds, ", ")))
 	for i, h := range usable {
 		if err := w.Gone(); err != nil {
-			return CutShort(err, i, len(usable), h.String())
+			return scenario.CutShort(err, i, len(usable), h.String())
 		}
 		// A phase begins with its hold command, so its requests are the phase's by their place
 		// (the first pass, which no command separates, is no case's).
@@ -177,7 +178,7 @@ func (w *world) holdEachKind() error {
 			w.holds = append(w.holds, p)
 		}
 		if err != nil {
-			return CutShort(err, i, len(usable), h.String())
+			return scenario.CutShort(err, i, len(usable), h.String())
 		}
 	}
 	w.CasesEnd()
@@ -187,7 +188,7 @@ func (w *world) holdEachKind() error {
 // holdOne runs one phase: hold the kind, send it, wait until its handler is reached, send every
 // other kind at once, wait for their answers (holdWait at most), release, and wait for every call
 // of the phase to end.
-func (w *world) holdOne(rt *standin.Server, s Session, h pendingKind, kinds []pendingKind, created map[string]any) (*holdPhase, error) {
+func (w *world) holdOne(rt *standin.Server, s scenario.Session, h pendingKind, kinds []pendingKind, created map[string]any) (*holdPhase, error) {
 	// The phase starts before the hold: a replay writes the recorded phase's frames when the
 	// hold is answered (the recorded driver answers with its stretch of the recording), and
 	// they must count as the phase's, as they do live.

@@ -11,12 +11,13 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Requests from the runtime to the SDK (drivers/PROTOCOL.md "Requests from the runtime"):
 // the runtime asks, the application's handler receives, the SDK answers.
 
-func (w *world) registerRequests(sc binder) {
+func (w *world) registerRequests(sc scenario.Binder) {
 	sc.Step(`^the runtime then asks the application for permission with (\{.*\})$`, w.asksPermission)
 	sc.Step(`^the SDK answered the permission request with "([^"]*)" equal to (.+)$`, w.permissionAnswerEquals)
 	sc.Step(`^the application's permission handler received "([^"]*)" equal to (.+)$`, w.permissionReceived)
@@ -31,17 +32,17 @@ func (w *world) registerRequests(sc binder) {
 	sc.Step(`^the SDK answered with "([^"]*)" whose "([^"]*)" equals (.+)$`, w.answeredWithMethod)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request with "([^"]*)" equal to (.+)$`, w.sdkAnsweredEquals)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request without an error$`, w.sdkAnsweredOK)
-	needing(sc, needs("rpc.handlers")).Step(`^the application handles "([^"]*)" with the result (.+)$`, w.handlesWith)
-	needing(sc, needs("rpc.handlers")).Step(`^the application registered a handler for every runtime-to-SDK method of the runtime's schema$`, w.registerEveryHandler)
+	scenario.Needing(sc, scenario.Needs("rpc.handlers")).Step(`^the application handles "([^"]*)" with the result (.+)$`, w.handlesWith)
+	scenario.Needing(sc, scenario.Needs("rpc.handlers")).Step(`^the application registered a handler for every runtime-to-SDK method of the runtime's schema$`, w.registerEveryHandler)
 	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema$`, w.callEveryHandler)
 	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema, written (with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.callEveryHandlerEncoded)
 	sc.Step(`^every handler received the params the runtime sent$`, w.handlersReceived)
 	sc.Step(`^the SDK answered every handled call with what the application's handler returned$`, w.handlersAnswered)
 	sc.Step(`^the SDK answered every call of a method it has no handler for$`, w.unhandledAnswered)
-	needing(sc, needs("handler.hold")).Step(`^the runtime holds each kind of request in turn and sends every other kind while it is held$`, w.holdEachKind)
+	scenario.Needing(sc, scenario.Needs("handler.hold")).Step(`^the runtime holds each kind of request in turn and sends every other kind while it is held$`, w.holdEachKind)
 	sc.Step(`^the SDK answered every other kind while the held one was pending$`, w.othersAnsweredWhileHeld)
 	sc.Step(`^the SDK answered each held request under its own id once released$`, w.heldAnsweredOnRelease)
-	needing(sc, needs("rpc.requestHandler")).Step(`^the application serves the runtime's model requests with its request handler$`, w.servesModelRequests)
+	scenario.Needing(sc, scenario.Needs("rpc.requestHandler")).Step(`^the application serves the runtime's model requests with its request handler$`, w.servesModelRequests)
 	sc.Step(`^the runtime sends model requests generated from the runtime's schema$`, w.sendsModelRequests)
 	sc.Step(`^the SDK acknowledged every frame of every model request$`, w.exchangeAcknowledged)
 	sc.Step(`^the request handler received every model request as the runtime sent it$`, w.handlerReceivedRequests)
@@ -66,13 +67,13 @@ func (w *world) scriptRequest(event, data string, step standin.ModelStep) error 
 	if p, ok := w.RT.(suite.Player); ok {
 		played, cannot := p.Plays(event, json.RawMessage(data))
 		if cannot != "" {
-			return unplayable(cannot)
+			return scenario.Unplayable(cannot)
 		}
 		step = *played
 	} else if err := w.RuntimeCan("runtime.script.request"); err != nil {
 		return err
 	}
-	w.turn.Steps = append(w.turn.Steps, step)
+	w.Turn.Steps = append(w.Turn.Steps, step)
 	return nil
 }
 
@@ -127,37 +128,21 @@ func (w *world) runtimeSends(method, params string) error {
 		// params: it sends its own values (timestamp, cwd, the tool's name and arguments).
 		step, cannot := p.Plays(method, json.RawMessage(params))
 		if cannot != "" {
-			return unplayable(cannot)
+			return scenario.Unplayable(cannot)
 		}
 		if step != nil {
-			w.turn.Steps = append(w.turn.Steps, *step)
+			w.Turn.Steps = append(w.Turn.Steps, *step)
 		}
 	} else if err := w.RuntimeCan("runtime.script.request"); err != nil {
 		return err
 	} else {
-		w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
+		w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
 	}
 	w.asked = append(w.asked, asked{method: method, params: v})
 	if h := w.handlers[method]; h != nil {
 		h.params = append(h.params, v) // the application's handler registers under what it will be asked
 	}
 	return nil
-}
-
-// ScriptedOnly is the stand-in, for a step that has the runtime send requests only a scripted
-// runtime sends (runtime.script.request); on a runtime that asks of its own accord when its model
-// does something (the real one) the step is unsupported with why, the scenario's own reason.
-func (w *world) ScriptedOnly(why string) (*standin.Server, error) {
-	if _, ok := w.RT.(suite.Player); ok {
-		return nil, unplayable(why)
-	}
-	return w.StandIn("runtime.script.request")
-}
-
-// unplayable is a request a runtime that asks of its own accord (the real one) cannot be made to
-// send, with its reason for these params (suite.Player).
-func unplayable(why string) error {
-	return &ErrUnsupported{Capability: "runtime.script.request", Reason: why}
 }
 
 // pacedByRuntime is the verdict on requests meant to be pending together when one (what) went
@@ -322,7 +307,7 @@ func (w *world) runtimeSendsTogether(method, list string) error {
 	if _, err := w.StandIn("runtime.script.request"); err != nil {
 		return err
 	}
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Ask: method, AskTogether: all})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{Ask: method, AskTogether: all})
 	return nil
 }
 
@@ -342,12 +327,12 @@ func (w *world) playsTogether(method string, all []json.RawMessage) (played bool
 			cannot = "the real runtime sends " + method + " only when its model calls a tool, and this one is not made by a tool call, so it cannot be sent together with the others"
 		}
 		if cannot != "" {
-			return true, unplayable(cannot)
+			return true, scenario.Unplayable(cannot)
 		}
 		step.Together = append(step.Together, s.Tool)
 		step.TogetherArguments = append(step.TogetherArguments, s.Arguments)
 	}
-	w.turn.Steps = append(w.turn.Steps, step)
+	w.Turn.Steps = append(w.Turn.Steps, step)
 	return true, nil
 }
 
@@ -433,7 +418,7 @@ func (w *world) asksPermissionsTogether(list string) error {
 	if _, err := w.StandIn("runtime.script.request"); err != nil {
 		return err
 	}
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{PermissionsTogether: all})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{PermissionsTogether: all})
 	return nil
 }
 

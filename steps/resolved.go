@@ -10,6 +10,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Requests the runtime resolves or repeats (features/behaviour/resolved_requests.feature). The
@@ -34,8 +35,8 @@ import (
 //   - unseen: every resolving event for an id the SDK never saw: no request names it, the
 //     connection stays, and a tool call after them is still answered.
 
-func (w *world) registerResolved(sc binder) {
-	needing(sc, needs("handler.hold")).Step(`^the runtime sends each kind of request event, repeats it and resolves it, and resolves requests the SDK never saw$`, w.resolveEachKind)
+func (w *world) registerResolved(sc scenario.Binder) {
+	scenario.Needing(sc, scenario.Needs("handler.hold")).Step(`^the runtime sends each kind of request event, repeats it and resolves it, and resolves requests the SDK never saw$`, w.resolveEachKind)
 	sc.Step(`^the SDK answered each request event sent twice with one requestId once, and the application's handler ran once$`, w.repeatedAnsweredOnce)
 	sc.Step(`^the SDK did not answer a request the runtime resolved while the application's handler ran$`, w.resolvedNotAnswered)
 	sc.Step(`^no request named a requestId the SDK never saw, and a tool call after them was answered$`, w.unseenHarmless)
@@ -186,7 +187,7 @@ func appCalls(entries []transcript.Entry, from, to int) int {
 		if e.Seq <= from || to > 0 && e.Seq > to {
 			continue
 		}
-		switch ev, _, ok := DriverEvent(e); {
+		switch ev, _, ok := scenario.DriverEvent(e); {
 		case !ok:
 		case ev == "tool.invoked", ev == "permission.requested", ev == "rpc.handled", ev == "surface.handler.called":
 			n++
@@ -330,7 +331,7 @@ func (w *world) resolveEachKind() error {
 	// answered does.
 	for i, k := range p.answered {
 		if err := w.Gone(); err != nil {
-			return CutShort(err, i, len(p.answered), k.request.Type)
+			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
 		}
 		c := resolvedCase{kind: k, requestID: "repeat-" + k.request.Type, start: len(w.Rec.Entries())}
 		once, err := w.resolveEvent(doc, k.request, "once-"+k.request.Type, s.ID, tool)
@@ -344,7 +345,7 @@ func (w *world) resolveEachKind() error {
 		}
 		w.CaseSends(k.request.Type+" once, then twice under one requestId", []any{once, twice})
 		if err := emit(once, k.request.Type, "once-"+k.request.Type); err != nil {
-			return CutShort(err, i, len(p.answered), k.request.Type)
+			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
 		}
 		w.settle("once-"+k.request.Type, c.start)
 		w.handlerReported(c.start)
@@ -375,7 +376,7 @@ func (w *world) resolveEachKind() error {
 			}
 		}
 		if err != nil {
-			return CutShort(err, i, len(p.answered), k.request.Type)
+			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
 		}
 		w.settle(c.requestID, c.again)
 		c.end = len(w.Rec.Entries())
@@ -435,7 +436,7 @@ func (w *world) resolveEachKind() error {
 
 // resolveWhileHeld holds the tool's handler, sends the request, waits until the handler is
 // reached, sends the resolving event, releases the handler and waits for anything that follows.
-func (w *world) resolveWhileHeld(doc *schemagen.Doc, s Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error) (resolvedCase, error) {
+func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error) (resolvedCase, error) {
 	c := resolvedCase{kind: k, requestID: "resolved-" + k.request.Type}
 	gate := holdArgs(s, pendingKind{tool: tool})
 	if _, err := w.Do("hold", gate); err != nil {
@@ -483,7 +484,7 @@ func (w *world) delivered(typ, requestID string, since int) {
 	deadline := time.Now().Add(enterWait)
 	for time.Now().Before(deadline) && w.Gone() == nil {
 		for _, e := range w.Entries() {
-			ev, args, ok := DriverEvent(e)
+			ev, args, ok := scenario.DriverEvent(e)
 			if !ok || e.Seq <= since || ev != "session.event" || args["type"] != typ {
 				continue
 			}

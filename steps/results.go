@@ -9,29 +9,20 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Tool results of every kind (drivers/PROTOCOL.md "Tool results"): the handler returns a typed
 // value or a whole result object, and the features read the SDK's
 // session.tools.handlePendingToolCall answer.
 
-func (w *world) registerResults(sc binder) {
+func (w *world) registerResults(sc scenario.Binder) {
 	sc.Step(`^a tool "([^"]*)" whose handler returns the typed value (\{.*\})$`, w.toolReturnsValue)
 	sc.Step(`^a tool "([^"]*)" whose handler returns the result object (\{.*\})$`, w.toolReturnsResult)
 	sc.Step(`^the SDK answered the call to "([^"]*)" with the typed value (\{.*\})$`, w.answeredWithValue)
 	sc.Step(`^the SDK answered the call to "([^"]*)" with every field of the result object$`, w.answeredWithEveryField)
 	sc.Step(`^the SDK's answer to the call to "([^"]*)" has "([^"]*)" equal to (.+)$`, w.answerKeyEquals)
 	sc.Step(`^the SDK answered the call to "([^"]*)" with exactly (\{.*\})$`, w.answeredExactly)
-}
-
-// Needs turns a missing capability into unsupported, naming it, with the driver's note.
-func (w *world) Needs(caps ...string) error {
-	for _, c := range caps {
-		if reason, _, lacking := w.Lacks(c); lacking {
-			return &ErrUnsupported{Reason: reason, Capability: c}
-		}
-	}
-	return nil
 }
 
 func (w *world) toolReturnsValue(name, value string) error {
@@ -51,39 +42,12 @@ func (w *world) toolReturnsValue(name, value string) error {
 	return nil
 }
 
-// resultCapabilities are the capabilities a result object's fields need.
-var resultCapabilities = map[string]string{
-	"binaryResultsForLlm": "tool.result.binary",
-	"sessionLog":          "tool.result.sessionLog",
-	"toolTelemetry":       "tool.result.telemetry",
-}
-
-// resultNeeds is what returning the result object r needs: the result type, each field's
-// capability, and metadata on a binary result.
-func resultNeeds(r map[string]any) []string {
-	out := []string{"tool.result.object"}
-	for _, k := range sortedMapKeys(r) {
-		if c, ok := resultCapabilities[k]; ok {
-			out = append(out, c)
-		}
-	}
-	bins, _ := r["binaryResultsForLlm"].([]any)
-	for _, b := range bins {
-		if m, _ := b.(map[string]any); m != nil {
-			if _, ok := m["metadata"]; ok {
-				return append(out, "tool.result.binary.metadata")
-			}
-		}
-	}
-	return out
-}
-
 func (w *world) toolReturnsResult(name, value string) error {
 	var v map[string]any
 	if err := json.Unmarshal([]byte(value), &v); err != nil {
 		return fmt.Errorf("the result object is not a JSON object: %w", err)
 	}
-	if err := w.Needs(resultNeeds(v)...); err != nil {
+	if err := w.Needs(scenario.ResultNeeds(v)...); err != nil {
 		return err
 	}
 	w.tool(name)["handler"] = map[string]any{"action": "returnResult", "result": v}

@@ -10,25 +10,6 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 )
 
-// Connect gives the scenario a fresh SDK client on its recording runtime.
-func (w *world) Connect() (string, error) {
-	c := fmt.Sprintf("c%d", len(w.Clients)+w.Stopped+1)
-	res, err := w.Do("connect", w.withHandlers(map[string]any{"client": c, "address": w.Addr}))
-	if err != nil {
-		return "", err
-	}
-	w.noteHandlers(res)
-	w.Clients = append(w.Clients, c)
-	return c, nil
-}
-
-func (w *world) Client() (string, error) {
-	if len(w.Clients) > 0 {
-		return w.Clients[len(w.Clients)-1], nil
-	}
-	return w.Connect()
-}
-
 func (w *world) connected() error { _, err := w.Connect(); return err }
 
 // connectedOverStdio has the SDK spawn this program as its runtime, through a wrapper script
@@ -63,35 +44,6 @@ func (w *world) connectedOverStdio() error {
 		return err
 	}
 	w.Clients = append(w.Clients, c)
-	return nil
-}
-
-func (w *world) Create() error {
-	c, err := w.Client()
-	if err != nil {
-		return err
-	}
-	return w.Open("createSession", c, w.withHandlers(map[string]any{"tools": w.ToolList()}))
-}
-
-// Open creates or resumes a session under a new handle and remembers the id the SDK reports.
-func (w *world) Open(cmd, client string, args map[string]any) error {
-	h := fmt.Sprintf("s%d", len(w.Sessions)+1)
-	args["client"], args["session"] = client, h
-	res, err := w.Do(cmd, args)
-	if err != nil {
-		return err
-	}
-	w.noteHandlers(res)
-	w.noteHookInputs(res)
-	var r struct {
-		SessionID string `json:"sessionId"`
-	}
-	_ = json.Unmarshal(res, &r)
-	if r.SessionID == "" {
-		r.SessionID, _ = args["sessionId"].(string)
-	}
-	w.Sessions = append(w.Sessions, Session{Handle: h, ID: r.SessionID, Client: client})
 	return nil
 }
 
@@ -136,29 +88,6 @@ func (w *world) resumeOpts(opts map[string]any) error {
 		args["options"] = opts
 	}
 	return w.Open("resumeSession", c, args)
-}
-
-func (w *world) Current() (Session, error) {
-	if len(w.Sessions) == 0 {
-		if err := w.Create(); err != nil {
-			return Session{}, err
-		}
-	}
-	return w.Sessions[len(w.Sessions)-1], nil
-}
-
-func (w *world) SendAndWait(prompt string) error {
-	s, err := w.Current()
-	if err != nil {
-		return err
-	}
-	w.flushTurn()
-	res, err := w.Do("send", map[string]any{"session": s.Handle, "prompt": prompt, "wait": true, "timeoutMs": 20000})
-	if err != nil {
-		return err
-	}
-	w.Reply = res
-	return nil
 }
 
 func (w *world) theReplyIs(want string) error {

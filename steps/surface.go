@@ -13,14 +13,15 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The application's surface (drivers/PROTOCOL.md "Surface"): every field the SDK declares is set
 // alone with generated values and found on the wire (package surface). The field list is the
 // SDK's own, read by its driver; nothing here names a field.
 
-func (w *world) registerSurface(sc binder) {
-	needing(sc, needs("surface", "session.resume")).Step(`^every session config field the SDK declares is set alone, on create and on resume, with values generated from its type$`, w.probeSurface)
+func (w *world) registerSurface(sc scenario.Binder) {
+	scenario.Needing(sc, scenario.Needs("surface", "session.resume")).Step(`^every session config field the SDK declares is set alone, on create and on resume, with values generated from its type$`, w.probeSurface)
 	sc.Step(`^each value reaches its request under one key, unchanged, and nothing else in the request changes$`, w.surfaceClean)
 }
 
@@ -121,7 +122,7 @@ func (e *surfaceEnv) open(owner, sessionID string, fields map[string]any, method
 		e.caseStarts(request, fields, methods)
 	}
 	r, err := e.w.Call(cmd, mergeHandle(args, c, fmt.Sprintf("p%d", len(e.w.Sessions)+1)))
-	e.w.Sessions = append(e.w.Sessions, Session{Handle: args["session"].(string), Client: c})
+	e.w.Sessions = append(e.w.Sessions, scenario.Session{Handle: args["session"].(string), Client: c})
 	if err != nil {
 		return "", err
 	}
@@ -191,7 +192,7 @@ func (e *surfaceEnv) OpenClientWith(fields map[string]any, methods []string) err
 		e.held = append(e.held, heldClient{c, newConns(all[from:], all[:from])})
 	}()
 	e.caseStarts("client", fields, methods)
-	args := e.w.withHandlers(map[string]any{"client": c, "address": e.w.Addr})
+	args := e.w.WithHandlers(map[string]any{"client": c, "address": e.w.Addr})
 	if fields != nil {
 		args["fields"] = fields
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Every handler the application can register through the SDK's config (the surface entries of
@@ -21,8 +22,8 @@ import (
 // announcement is the same alone and together and on create and resume, and that nothing naming
 // a session goes out before its create/resume is answered.
 
-func (w *world) registerSurfaceHandlers(sc binder) {
-	needing(sc, needs("surface", "surface.handlers", "session.resume")).Step(`^every handler the SDK declares is registered alone and all together, on create and on resume$`, w.probeHandlers)
+func (w *world) registerSurfaceHandlers(sc scenario.Binder) {
+	scenario.Needing(sc, scenario.Needs("surface", "surface.handlers", "session.resume")).Step(`^every handler the SDK declares is registered alone and all together, on create and on resume$`, w.probeHandlers)
 	sc.Step(`^each handler announces the same flags alone and together, on create and on resume, and nothing names a session before it is opened$`, w.handlersClean)
 }
 
@@ -68,7 +69,7 @@ func (w *world) openWithHandlers(c, sessionID string, names []string) (map[strin
 	}
 	before := len(transcript.Requests(w.Rec.Entries(), method))
 	r, err := w.Call(cmd, mergeHandle(args, c, fmt.Sprintf("h%d", len(w.Sessions)+1)))
-	w.Sessions = append(w.Sessions, Session{Handle: args["session"].(string), Client: c})
+	w.Sessions = append(w.Sessions, scenario.Session{Handle: args["session"].(string), Client: c})
 	if err != nil {
 		return nil, "", err
 	}
@@ -139,7 +140,7 @@ func (w *world) probeHandlers() error {
 				res.skipped = append(res.skipped, fmt.Sprintf("%s.%s: %s", a.Owner, h.Name, unsup.Reason))
 				continue
 			case driver.EndsScenario(err):
-				return CutShort(err, len(all), len(hs), a.Owner+"."+h.Name)
+				return scenario.CutShort(err, len(all), len(hs), a.Owner+"."+h.Name)
 			case err != nil:
 				res.problems = append(res.problems, fmt.Sprintf("%s.%s registered alone: %s refused it: %v", a.Owner, h.Name, a.Request, err))
 				continue

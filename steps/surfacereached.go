@@ -13,6 +13,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Every handler the application can register on the session config (the SDK's own inventory,
@@ -23,8 +24,8 @@ import (
 // each trigger reached is read from the driver's reports; nothing here names a handler or the
 // trigger it belongs to, so an SDK that gains a handler, or routes one to another trigger, shows.
 
-func (w *world) registerSurfaceReached(sc binder) {
-	needing(sc, needs("surface", "surface.handlers", "surface.handlers.called")).Step(`^every handler the SDK declares is registered at once and the runtime sends every runtime-to-SDK method and every event type of the schema$`, w.reachEveryHandler)
+func (w *world) registerSurfaceReached(sc scenario.Binder) {
+	scenario.Needing(sc, scenario.Needs("surface", "surface.handlers", "surface.handlers.called")).Step(`^every handler the SDK declares is registered at once and the runtime sends every runtime-to-SDK method and every event type of the schema$`, w.reachEveryHandler)
 	sc.Step(`^every declared handler was reached by one of them$`, w.everyHandlerReached)
 }
 
@@ -99,7 +100,7 @@ func (w *world) reachEveryHandler() error {
 	if err := json.Unmarshal(r.Result, &opened); err != nil || opened.SessionID == "" {
 		return fmt.Errorf("createSession answered %s: no sessionId", r.Result)
 	}
-	w.Sessions = append(w.Sessions, Session{Handle: handle, Client: c, ID: opened.SessionID})
+	w.Sessions = append(w.Sessions, scenario.Session{Handle: handle, Client: c, ID: opened.SessionID})
 	for _, k := range opened.Kept {
 		res.kept[k] = true
 	}
@@ -130,7 +131,7 @@ func (w *world) reachEveryHandler() error {
 		send()
 		w.flushDriver()
 		if err := w.Gone(); err != nil {
-			stop = CutShort(err, sent, total, "")
+			stop = scenario.CutShort(err, sent, total, "")
 		}
 		sent++
 	}
@@ -264,7 +265,7 @@ func (c *eventCursor) poll() int {
 	entries := c.w.Rec.EntriesSince(c.next)
 	c.next += len(entries)
 	for _, e := range entries {
-		if name, args, ok := DriverEvent(e); ok {
+		if name, args, ok := scenario.DriverEvent(e); ok {
 			c.counts[name]++
 			if name == "surface.handler.called" {
 				c.called = append(c.called, args)

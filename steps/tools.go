@@ -177,8 +177,3 @@ func (w *world) theTools(table *godog.Table) error {
 	}
 	return nil
 }
-
-// ToolList is the tools as sent to the driver, in the order they were given.
-func (w *world) ToolList() []map[string]any {
-	return append([]map[string]any{}, w.Tools...)
-}

@@ -19,7 +19,7 @@ func (w *world) modelCallsWith(tool, args string) error {
 	if err := json.Unmarshal([]byte(args), &a); err != nil {
 		return fmt.Errorf("tool arguments must be a JSON object: %w", err)
 	}
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Tool: tool, Arguments: a})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{Tool: tool, Arguments: a})
 	return nil
 }
 
@@ -35,21 +35,13 @@ func (w *world) modelCallsTogether(list string) error {
 	if len(tools) < 2 {
 		return fmt.Errorf("calling tools at once needs at least two, got %q", list)
 	}
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Together: tools})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{Together: tools})
 	return nil
 }
 
 func (w *world) modelReplies(text string) error {
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Reply: text})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{Reply: text})
 	return nil
-}
-
-// flushTurn hands the scripted turn to the runtime before a send.
-func (w *world) flushTurn() {
-	if len(w.turn.Steps) > 0 {
-		w.RT.AddTurn(w.turn)
-		w.turn = standin.Turn{}
-	}
 }
 
 // event is one session.event notification the runtime sent, with its place in the transcript.

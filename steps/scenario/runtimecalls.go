@@ -1,4 +1,4 @@
-package steps
+package scenario
 
 import (
 	"encoding/json"
@@ -69,12 +69,12 @@ func DecodedParams[P any](c *RuntimeCall) P {
 // ScriptedSweep is what a sweep of runtime-to-SDK calls starts from: the runtime's schema and a
 // runtime that can be scripted to send requests; why is the sweep's reason a runtime that only
 // asks of its own accord (the real one) cannot play it.
-func (w *world) ScriptedSweep(why string) (*schemagen.Doc, *standin.Server, error) {
-	doc, err := w.Schemas()
+func (s *Scenario) ScriptedSweep(why string) (*schemagen.Doc, *standin.Server, error) {
+	doc, err := s.Schemas()
 	if err != nil {
 		return nil, nil, err
 	}
-	rt, err := w.ScriptedOnly(why)
+	rt, err := s.ScriptedOnly(why)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,12 +83,12 @@ func (w *world) ScriptedSweep(why string) (*schemagen.Doc, *standin.Server, erro
 
 // CallFailed notes a runtime call that failed with err (what names the call) and returns what
 // ends the sweep: the lost connection or an unresponsive driver; nil when the sweep goes on.
-func (w *world) CallFailed(err error, what string) error {
-	w.Rec.Notef("", "%s: %v", what, err)
+func (s *Scenario) CallFailed(err error, what string) error {
+	s.Rec.Notef("", "%s: %v", what, err)
 	if errors.Is(err, standin.ErrClosed) {
-		return w.ConnectionLost(err)
+		return s.ConnectionLost(err)
 	}
-	return w.Responsive(err)
+	return s.Responsive(err)
 }
 
 // DriverEvent is a driver-to-harness event line of the transcript: its name and args.

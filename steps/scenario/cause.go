@@ -1,4 +1,4 @@
-package steps
+package scenario
 
 import (
 	"fmt"
@@ -12,22 +12,22 @@ import (
 // request's method, id and line, not only the command that failed.
 
 // Mark is where a command begins: the seq its first entry will have.
-func (w *world) Mark() int {
-	if w.Rec == nil {
+func (s *Scenario) Mark() int {
+	if s.Rec == nil {
 		return 0
 	}
-	return w.Rec.Len() + 1
+	return s.Rec.Len() + 1
 }
 
 // Because adds to err, the failure of a command that began at since, the earlier request the
 // scenario's transcript blames; err itself stays reachable (errors.Is / errors.As). Only the
 // scenario's own transcript is read: a runtime the SDK spawned keeps its entries in a file of
 // its own, numbered apart.
-func (w *world) Because(err error, since int) error {
-	if err == nil || w.Rec == nil {
+func (s *Scenario) Because(err error, since int) error {
+	if err == nil || s.Rec == nil {
 		return err
 	}
-	b, ok := transcript.Cause(w.Rec.Entries(), since)
+	b, ok := transcript.Cause(s.Rec.Entries(), since)
 	if !ok {
 		return err
 	}
