@@ -14,6 +14,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/rpccall"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -152,9 +153,9 @@ func (w *world) sendsModelRequests() error {
 		e := &sentExchange{caseName: c.Name, start: maps.Clone(c.Params)}
 		// The id is the case's, not its position's, so a run with one more case has the same
 		// ids for the others (the SDK's responses name it).
-		id := fmt.Sprintf("conformance-request-%08x", fnv32(c.Name))
+		id := fmt.Sprintf("conformance-request-%08x", rpccall.Fingerprint(c.Name))
 		for n := 2; ids[id]; n++ {
-			id = fmt.Sprintf("conformance-request-%08x-%d", fnv32(c.Name), n)
+			id = fmt.Sprintf("conformance-request-%08x-%d", rpccall.Fingerprint(c.Name), n)
 		}
 		ids[id] = true
 		e.start["requestId"] = id

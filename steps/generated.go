@@ -3,7 +3,6 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"reflect"
 	"slices"
 	"sort"
@@ -12,9 +11,9 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
-	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/rpccall"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -57,7 +56,7 @@ func (c *sweepCall) id() string { return c.method.Name + " [" + c.name + "]" }
 // callEveryMethod calls every public SDK-to-runtime method of a schema group (server, session)
 // through the generated layer, each generated case once.
 func (w *world) callEveryMethod(group string) error {
-	doc, _, target, err := w.sweepSetup(group)
+	doc, _, target, err := rpccall.Setup(w.Scenario, group)
 	if err != nil {
 		return err
 	}
@@ -74,7 +73,7 @@ func (w *world) callEveryMethod(group string) error {
 		}
 		seen := map[string]bool{}
 		for _, c := range cases {
-			params := sweepParams(doc, m, c)
+			params := rpccall.Params(doc, m, c)
 			key := showAll(params)
 			if seen[key] {
 				continue // an edge of sessionId, which the SDK sets itself
@@ -108,7 +107,7 @@ func (w *world) answerEveryMethod(group, variant string) error {
 	if !ok {
 		return fmt.Errorf("no result variant %q", variant)
 	}
-	doc, rt, target, err := w.sweepSetup(group)
+	doc, rt, target, err := rpccall.Setup(w.Scenario, group)
 	if err != nil {
 		return err
 	}
@@ -125,7 +124,7 @@ func (w *world) answerEveryMethod(group, variant string) error {
 		if len(shapes) == 0 || len(cases) == 0 {
 			continue
 		}
-		params := sweepParams(doc, m, cases[0])
+		params := rpccall.Params(doc, m, cases[0])
 		var queued []json.RawMessage
 		for _, sh := range shapes {
 			b, err := json.Marshal(sh.Value)
@@ -151,51 +150,6 @@ func (w *world) answerEveryMethod(group, variant string) error {
 		w.observeEncoding("results")
 	}
 	return w.runSweep(target)
-}
-
-// sweepSetup is what both sweeps need: the schemas, the stand-in answering with generated
-// results, and the handle the group's methods are called through.
-func (w *world) sweepSetup(group string) (*schemagen.Doc, *standin.Server, map[string]any, error) {
-	doc, err := w.Schemas()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if has, note := w.T.Capability("rpc.generated"); !has {
-		return nil, nil, nil, &ErrUnsupported{Reason: fmt.Sprintf("%s driver has no rpc/rpcBatch: %s", w.T.SDK(), note), Capability: "rpc.generated"}
-	}
-	rt, err := w.StandIn("runtime.script.generatedAnswers")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	rt.SetGeneratedAnswers()
-	target := map[string]any{}
-	switch group {
-	case "server":
-		c, err := w.Client()
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		target["client"] = c
-	case "session":
-		s, err := w.Current()
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		target["session"] = s.Handle
-	default:
-		return nil, nil, nil, fmt.Errorf("the schema's SDK-to-runtime groups are server and session, not %q", group)
-	}
-	return doc, rt, target, nil
-}
-
-// sweepParams are a case's params as the driver gets them: without the sessionId the SDK sets,
-// each secret its own value.
-func sweepParams(doc *schemagen.Doc, m schemagen.Method, c schemagen.Case) map[string]any {
-	params := asJSON(secretsApart(withoutSessionID(c.Params, m.Group), m.Name))
-	if c.Params != nil && doc.ValidateParams(m, withSessionOf(params, c.Params)) != nil {
-		params = asJSON(withoutSessionID(c.Params, m.Group)) // the schema constrains the secret's form
-	}
-	return params
 }
 
 // runSweep makes the calls of w.sweep in batches through target.
@@ -258,89 +212,12 @@ func (w *world) noteSweepCases() {
 	w.NoteRequestCases(reqs, keys)
 }
 
-// asJSON is v as encoding/json decodes it (numbers float64), so that it compares with what the
-// transcript holds.
-func asJSON(v map[string]any) map[string]any {
-	if v == nil {
-		return nil
-	}
-	b, _ := json.Marshal(v)
-	var out map[string]any
-	_ = json.Unmarshal(b, &out)
-	return out
-}
-
 func showAll(v any) string {
 	var b strings.Builder
 	e := json.NewEncoder(&b)
 	e.SetEscapeHTML(false)
 	_ = e.Encode(v)
 	return strings.TrimSpace(b.String())
-}
-
-// secretsApart gives every value under a key the transcript records as a secret (token,
-// gitHubToken, …) a value of its own: a secret is scrubbed from every report wherever it occurs,
-// so a generated string shared with other fields (the non-ASCII edge) would vanish from them.
-// The value is a hash of the method and the secret's path, so the same secret of the same case
-// has the same fingerprint in every run and SDK (a count in map order gave each run its own).
-func secretsApart(v map[string]any, seed string) map[string]any {
-	var walk func(x any, at string) any
-	walk = func(x any, at string) any {
-		switch x := x.(type) {
-		case map[string]any:
-			out := make(map[string]any, len(x))
-			for k, val := range x {
-				if _, ok := val.(string); ok && transcript.SecretKey(k) {
-					out[k] = fmt.Sprintf("tok-%08x", fnv32(seed+" "+at+"/"+k))
-					continue
-				}
-				out[k] = walk(val, at+"/"+k)
-			}
-			return out
-		case []any:
-			out := make([]any, len(x))
-			for i, val := range x {
-				out[i] = walk(val, fmt.Sprintf("%s/%d", at, i))
-			}
-			return out
-		}
-		return x
-	}
-	if v == nil {
-		return nil
-	}
-	return walk(v, "").(map[string]any)
-}
-
-func fnv32(s string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return h.Sum32()
-}
-
-// withSessionOf puts the generated sessionId back for validation against the params schema.
-func withSessionOf(p, orig map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range p {
-		out[k] = v
-	}
-	if sid, ok := orig["sessionId"]; ok {
-		out["sessionId"] = sid
-	}
-	return out
-}
-
-func withoutSessionID(p map[string]any, group string) map[string]any {
-	if p == nil || group != "session" {
-		return p
-	}
-	out := make(map[string]any, len(p))
-	for k, v := range p {
-		if k != "sessionId" {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // observeSweep records, per schema namespace, how the calls ended: the reports group the sweep
@@ -452,7 +329,7 @@ func decodeParams(raw json.RawMessage, group string) (map[string]any, any) {
 		_ = json.Unmarshal(raw, &p)
 	}
 	sid := p["sessionId"]
-	return withoutSessionID(p, group), sid
+	return rpccall.WithoutSessionID(p, group), sid
 }
 
 // generatedRequestsExact checks each call's request: it validates against the method's params

@@ -136,7 +136,7 @@ func asAny(v any) any {
 	if m == nil {
 		return v
 	}
-	return asJSON(m)
+	return scenario.AsJSON(m)
 }
 
 // awaitEvents waits until as many session.event reports as events sent have arrived, or none

@@ -11,6 +11,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/cancel"
 )
 
 // Session options (drivers/PROTOCOL.md "Session options"): the application sets SDK-neutral
@@ -26,7 +27,7 @@ func (w *world) registerWire(sc scenario.Binder) {
 	w.registerFraming(sc)
 	w.registerRequests(sc)
 	w.registerResolved(sc)
-	w.registerCancel(sc)
+	cancel.Register(sc, w.Scenario)
 	w.registerConnect(sc)
 	w.registerSurface(sc)
 	w.registerSurfaceHandlers(sc)

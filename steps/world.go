@@ -39,8 +39,6 @@ type world struct {
 	surfaceReached  *reached                 // which handlers the runtime's calls reached (surfacereached.go)
 	holds           []*holdPhase             // each kind held with the others sent meanwhile (pending.go)
 	resolved        *resolvedPhases          // request events sent, repeated and resolved (resolved.go)
-	cancel          *cancelled               // the call the application cancelled (cancel.go)
-	cancelRPC       *cancelRPC               // the generated method the runtime withholds (cancel.go)
 }
 
 // Initializer returns godog's scenario initializer for one SDK (a suite.Initializer): the

@@ -147,3 +147,15 @@ func AsJSONValue(v any) any {
 	_ = json.Unmarshal(b, &out)
 	return out
 }
+
+// AsJSON is v as encoding/json decodes it (numbers float64), so that it compares with what the
+// transcript holds.
+func AsJSON(v map[string]any) map[string]any {
+	if v == nil {
+		return nil
+	}
+	b, _ := json.Marshal(v)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	return out
+}

@@ -1,4 +1,4 @@
-package steps
+package rpccall
 
 import (
 	"testing"
@@ -12,9 +12,9 @@ import (
 func TestSecretsApartIsStable(t *testing.T) {
 	params := map[string]any{"apiKey": "x", "token": "x", "provider": map[string]any{"bearerToken": "x", "name": "n"},
 		"headers": []any{map[string]any{"authToken": "x"}}}
-	first := secretsApart(params, "session.provider.add")
+	first := SecretsApart(params, "session.provider.add")
 	for range 20 { // map order differs from call to call
-		assert.Equal(t, first, secretsApart(params, "session.provider.add"))
+		assert.Equal(t, first, SecretsApart(params, "session.provider.add"))
 	}
 	seen := map[string]bool{}
 	for _, v := range []any{first["apiKey"], first["token"], first["provider"].(map[string]any)["bearerToken"], first["headers"].([]any)[0].(map[string]any)["authToken"]} {
@@ -23,5 +23,5 @@ func TestSecretsApartIsStable(t *testing.T) {
 		seen[s] = true
 	}
 	assert.Equal(t, "n", first["provider"].(map[string]any)["name"])
-	assert.NotEqual(t, first["apiKey"], secretsApart(params, "sessions.open")["apiKey"], "another method, another value")
+	assert.NotEqual(t, first["apiKey"], SecretsApart(params, "sessions.open")["apiKey"], "another method, another value")
 }

@@ -1,4 +1,4 @@
-package steps
+package cancel
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/steps/rpccall"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -36,7 +37,16 @@ type cancelRPC struct {
 	target map[string]any // {"client"} or {"session"}
 }
 
-func (w *world) registerCancel(sc scenario.Binder) {
+// engine is the cancel sweep's own state over the scenario's core.
+type engine struct {
+	*scenario.Scenario
+	cancel    *cancelled // the call the application cancelled
+	cancelRPC *cancelRPC // the generated method the runtime withholds
+}
+
+// Register binds the sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
 	sc.Step(`^the runtime takes (\d+) ms to answer each session opening$`, w.slowOpenings)
 	sc.Step(`^the runtime takes (\d+) ms to answer each prompt$`, w.slowPrompts)
 	sc.Step(`^the model takes (\d+) ms to reply to each of the next (\d+) prompts$`, w.slowReplies)
@@ -55,7 +65,7 @@ func (w *world) registerCancel(sc scenario.Binder) {
 
 // slowOpenings makes the runtime answer every session.create and session.resume that long after
 // it read them.
-func (w *world) slowOpenings(ms int) error {
+func (w *engine) slowOpenings(ms int) error {
 	rt, err := w.ScriptedOnly("the scenario has the runtime withhold its answer to a session's opening; the real runtime answers at once")
 	if err != nil {
 		return err
@@ -66,7 +76,7 @@ func (w *world) slowOpenings(ms int) error {
 
 // slowPrompts makes the runtime answer every session.send that long after it read it (the turn
 // starts then).
-func (w *world) slowPrompts(ms int) error {
+func (w *engine) slowPrompts(ms int) error {
 	rt, err := w.ScriptedOnly("the scenario has the runtime withhold its answer to session.send; the real runtime answers at once")
 	if err != nil {
 		return err
@@ -77,7 +87,7 @@ func (w *world) slowPrompts(ms int) error {
 
 // slowReplies scripts the next n turns: session.send is answered at once, the model then takes
 // ms before its reply ends the turn.
-func (w *world) slowReplies(ms, n int) error {
+func (w *engine) slowReplies(ms, n int) error {
 	rt, err := w.ScriptedOnly("the scenario has the model take its time over a turn; the real runtime's scripted model answers at once")
 	if err != nil {
 		return err
@@ -91,8 +101,8 @@ func (w *world) slowReplies(ms, n int) error {
 // slowMethod picks the group's first public SDK-to-runtime method, by name, that the SDK's
 // generated layer has (each candidate called once, answered at once, until one is ok), and
 // makes the runtime answer each later call of it that long after it read it.
-func (w *world) slowMethod(ms int, group string) error {
-	doc, rt, target, err := w.sweepSetup(group)
+func (w *engine) slowMethod(ms int, group string) error {
+	doc, rt, target, err := rpccall.Setup(w.Scenario, group)
 	if err != nil {
 		return err
 	}
@@ -105,7 +115,7 @@ func (w *world) slowMethod(ms int, group string) error {
 		if len(cases) == 0 {
 			continue
 		}
-		c := cancelRPC{method: m.Name, params: sweepParams(doc, m, cases[0]), target: target}
+		c := cancelRPC{method: m.Name, params: rpccall.Params(doc, m, cases[0]), target: target}
 		r, err := w.Call("rpc", c.args())
 		if err != nil {
 			return err
@@ -135,7 +145,7 @@ func (c cancelRPC) args() map[string]any {
 }
 
 // createCancelled is the When step: createSession with cancelAfterMs, its outcome kept as seen.
-func (w *world) createCancelled(ms int) error {
+func (w *engine) createCancelled(ms int) error {
 	c, err := w.Client()
 	if err != nil {
 		return err
@@ -144,7 +154,7 @@ func (w *world) createCancelled(ms int) error {
 }
 
 // resumeCancelled resumes the scenario's session from a new client with cancelAfterMs.
-func (w *world) resumeCancelled(ms int) error {
+func (w *engine) resumeCancelled(ms int) error {
 	prev, err := w.Current()
 	if err != nil {
 		return err
@@ -158,7 +168,7 @@ func (w *world) resumeCancelled(ms int) error {
 
 // cancelOpening opens a session with cancelAfterMs under a new handle, kept only when the call
 // returned one.
-func (w *world) cancelOpening(cmd, client string, args map[string]any, ms int) error {
+func (w *engine) cancelOpening(cmd, client string, args map[string]any, ms int) error {
 	args["client"], args["session"] = client, fmt.Sprintf("s%d", len(w.Sessions)+1)
 	r, err := w.cancelCall(cmd, cmd, args, ms)
 	if err != nil || r.Outcome != driver.OK {
@@ -174,7 +184,7 @@ func (w *world) cancelOpening(cmd, client string, args map[string]any, ms int) e
 
 // sendCancelled sends a prompt on the current session with cancelAfterMs: send alone, or
 // send-and-wait.
-func (w *world) sendCancelled(wait bool) func(int) error {
+func (w *engine) sendCancelled(wait bool) func(int) error {
 	return func(ms int) error {
 		s, err := w.Current()
 		if err != nil {
@@ -190,7 +200,7 @@ func (w *world) sendCancelled(wait bool) func(int) error {
 }
 
 // rpcCancelled calls the withheld generated method (slowMethod) with cancelAfterMs.
-func (w *world) rpcCancelled(ms int) error {
+func (w *engine) rpcCancelled(ms int) error {
 	if w.cancelRPC == nil {
 		return fmt.Errorf("no generated method was withheld in this scenario")
 	}
@@ -200,7 +210,7 @@ func (w *world) rpcCancelled(ms int) error {
 
 // cancelCall sends cmd with cancelAfterMs, timing it from the harness's side, and keeps what it
 // ended with for the Then steps; an unsupported answer is the scenario's (its capability).
-func (w *world) cancelCall(call, cmd string, args map[string]any, ms int) (*driver.Response, error) {
+func (w *engine) cancelCall(call, cmd string, args map[string]any, ms int) (*driver.Response, error) {
 	args["cancelAfterMs"] = ms
 	if err := w.Lacking(cmd, args); err != nil {
 		return nil, err
@@ -225,7 +235,7 @@ func (w *world) cancelCall(call, cmd string, args map[string]any, ms int) (*driv
 }
 
 // cancelledWithin checks the bound and the error.
-func (w *world) cancelledWithin(ms int) error {
+func (w *engine) cancelledWithin(ms int) error {
 	if w.cancel == nil {
 		return fmt.Errorf("no call was cancelled in this scenario")
 	}
@@ -249,13 +259,13 @@ func judgeCancelled(c cancelled, bound time.Duration) error {
 
 // createdAfterCancel opens another session on the same client: the connection still serves, and
 // the withheld answer to the cancelled call, arriving meanwhile, did no harm.
-func (w *world) createdAfterCancel() error {
+func (w *engine) createdAfterCancel() error {
 	return w.Create()
 }
 
 // resumedAfterCancel resumes the session again on the client whose resume was cancelled, the
 // late answer to that one arriving meanwhile.
-func (w *world) resumedAfterCancel() error {
+func (w *engine) resumedAfterCancel() error {
 	if len(w.Sessions) == 0 || len(w.Clients) == 0 {
 		return fmt.Errorf("no session to resume in this scenario")
 	}
@@ -265,7 +275,7 @@ func (w *world) resumedAfterCancel() error {
 
 // answeredAfterCancel sends the next prompt on the session and waits for its reply: the late
 // answer (or the late end of the turn) of the cancelled one arrives meanwhile.
-func (w *world) answeredAfterCancel() error {
+func (w *engine) answeredAfterCancel() error {
 	if err := w.SendAndWait("next"); err != nil {
 		return err
 	}
@@ -280,7 +290,7 @@ func (w *world) answeredAfterCancel() error {
 
 // calledAfterCancel calls the withheld method again, uncancelled: it waits out the delay, the
 // late answer to the cancelled call arriving meanwhile.
-func (w *world) calledAfterCancel() error {
+func (w *engine) calledAfterCancel() error {
 	if w.cancelRPC == nil {
 		return fmt.Errorf("no generated method was withheld in this scenario")
 	}
