@@ -14,7 +14,6 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
-	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -270,7 +269,7 @@ func (w *world) callEveryHandler() error {
 	if len(w.handlers) == 0 {
 		return fmt.Errorf("no handlers were registered in this scenario")
 	}
-	created := w.createParams()
+	created := w.CreateParams()
 	// No command is in flight while the runtime calls the handlers: the driver's lines (the
 	// rpc.handled events) go to the transcript all the same, up to and through the closing
 	// round trip (held: a report read between the last call and that command's own sink was
@@ -299,7 +298,7 @@ func (w *world) callEveryHandler() error {
 			if err := w.Gone(); err != nil {
 				return scenario.CutShort(err, done, total, m.Name)
 			}
-			params := w.asTheRuntimeSends(m, p, s.ID, created)
+			params := w.AsTheRuntimeSends(m, p, s.ID, created)
 			w.CaseSends(h.caseKey(m.Name, i, w.paramsForm), params)
 			if _, err := rt.Ask(s.ID, m.Name, w.wireParams(params), m.Notification); err != nil {
 				if err := w.CallFailed(err, m.Name); err != nil {
@@ -319,7 +318,7 @@ func (w *world) callEveryHandler() error {
 	var wg sync.WaitGroup
 	for _, m := range unregistered {
 		for i, p := range w.handlers[m.Name].params {
-			params := w.asTheRuntimeSends(m, p, s.ID, created)
+			params := w.AsTheRuntimeSends(m, p, s.ID, created)
 			w.CaseSends(w.handlers[m.Name].caseKey(m.Name, i, ""), params)
 			wg.Add(1)
 			go func() {
@@ -339,56 +338,6 @@ func (w *world) callEveryHandler() error {
 	// before its answer, so the checks see every rpc.handled.
 	err = w.RoundTrip()
 	return err
-}
-
-// createParams are the params of the SDK's last session.create or session.resume request.
-func (w *world) createParams() map[string]any {
-	var out map[string]any
-	for _, method := range []string{"session.create", "session.resume"} {
-		if reqs := transcript.Requests(w.Entries(), method); len(reqs) > 0 {
-			_ = json.Unmarshal(reqs[len(reqs)-1].Params, &out)
-		}
-	}
-	return out
-}
-
-// asTheRuntimeSends is a generated case as the runtime sends it: a clientSession method, or one
-// whose params carry a sessionId, names the session; a key whose value only the SDK knows, which
-// the SDK announced in its session.create request under a name made of the method's namespace
-// and the key (the registrationId of gitHubToken.getToken, announced as
-// gitHubTokenProviderRegistrationId), takes the SDK's value, as the real runtime refers back to it.
-func (w *world) asTheRuntimeSends(m schemagen.Method, p map[string]any, sessionID string, created map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range p {
-		out[k] = v
-	}
-	if _, has := out["sessionId"]; has || m.Group == "clientSession" {
-		out["sessionId"] = sessionID
-	}
-	for k, ck := range w.sdkAnnounced(m.Name, out, created) {
-		out[k] = created[ck]
-		w.Rec.Notef("", "%s %s: the value the SDK announced as %s in its session request", m.Name, k, ck)
-	}
-	return out
-}
-
-// sdkAnnounced maps each key of params whose value the SDK announced in its session request
-// (params key -> that request's key; see asTheRuntimeSends).
-func (w *world) sdkAnnounced(method string, params, created map[string]any) map[string]string {
-	out := map[string]string{}
-	ns := method[:max(strings.LastIndex(method, "."), 0)]
-	for k := range params {
-		if k == "sessionId" || k == "" || ns == "" {
-			continue
-		}
-		suffix := strings.ToUpper(k[:1]) + k[1:]
-		for ck, cv := range created {
-			if _, ok := cv.(string); ok && strings.HasPrefix(ck, ns) && strings.HasSuffix(ck, suffix) {
-				out[k] = ck
-			}
-		}
-	}
-	return out
 }
 
 // handledCall is one runtime-to-SDK request on the wire, the SDK's answer and what the
@@ -496,7 +445,7 @@ func (w *world) handlersReceived() error {
 		return fmt.Errorf("the runtime sent none of the registered runtime-to-SDK methods")
 	}
 	s, _ := w.Current()
-	created := w.createParams()
+	created := w.CreateParams()
 	fails := handlerFailures{}
 	var falses []string
 	w.observeLacking(calls)
@@ -527,7 +476,7 @@ func (w *world) handlersReceived() error {
 		if _, sent := want["sessionId"]; !sent && got["sessionId"] == s.ID {
 			delete(got, "sessionId") // a per-session handler knows its session without being told
 		}
-		for k := range w.sdkAnnounced(c.method, c.params, created) {
+		for k := range w.SDKAnnounced(c.method, c.params, created) {
 			delete(want, k) // the SDK's own correlation value, not the application's input
 		}
 		for _, d := range diffJSON(want, scenario.AsJSONValue(got), "") {

@@ -50,23 +50,6 @@ func (w *world) opening(method string) (transcript.Request, string, int, error) 
 	return req, p.SessionID, 0, fmt.Errorf("the runtime never answered the %s request (seq %d)", method, req.Seq)
 }
 
-// naming lists the requests on conn, other than the opening one, that carry sessionId.
-func (w *world) naming(conn, sessionID string, except int) []transcript.Request {
-	var out []transcript.Request
-	for _, r := range transcript.Requests(w.Entries(), "") {
-		if r.Conn != conn || r.Seq == except {
-			continue
-		}
-		var p struct {
-			SessionID string `json:"sessionId"`
-		}
-		if json.Unmarshal(r.Params, &p) == nil && p.SessionID == sessionID {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 func (w *world) nothingBeforeOpened(method string) error {
 	req, id, answered, err := w.opening(method)
 	if err != nil {
@@ -75,7 +58,7 @@ func (w *world) nothingBeforeOpened(method string) error {
 	w.Check(method, "order")
 	var order []string
 	var early []string
-	for _, r := range w.naming(req.Conn, id, req.Seq) {
+	for _, r := range w.Naming(req.Conn, id, req.Seq) {
 		order = append(order, r.Method)
 		if r.Seq < answered {
 			early = append(early, fmt.Sprintf("%s (seq %d, id %s)", r.Method, r.Seq, r.ID))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/steps/declared"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -73,7 +74,7 @@ type orderResult struct {
 }
 
 func (w *world) probeOrder() error {
-	entries, err := w.surfaceEntries()
+	entries, err := declared.Entries(w.Scenario)
 	if err != nil {
 		return err
 	}
@@ -253,7 +254,7 @@ func (w *world) closeOrderCases(cs []orderCase, closed *orderClosed) error {
 	}
 	held := closed.held
 	closed.held = nil
-	return w.stopSome(held)
+	return w.StopClientsOf(orderHandles(held))
 }
 
 // orderHeld is how many judged cases' clients are held before they are stopped together: a stop
@@ -261,58 +262,6 @@ func (w *world) closeOrderCases(cs []orderCase, closed *orderClosed) error {
 // number stopped at once (measured on Python's order scenario: 15 s holding every client, 47 s
 // stopping each batch of 8, 25 s stopping 24 at a time).
 const orderHeld = 3 * orderBatch
-
-// stopSome stops the clients of the cases cs (named in their sessions) and forgets them; a client
-// that would not stop is left to the scenario's end, which reports it.
-func (w *world) stopSome(cs []orderCase) error {
-	mine := map[string]bool{}
-	for _, c := range cs {
-		for _, s := range w.Sessions {
-			if s.Handle == c.Handle {
-				mine[s.Client] = true
-			}
-		}
-	}
-	var stop, keep []string
-	for _, c := range w.Clients {
-		if mine[c] {
-			stop = append(stop, c)
-		} else {
-			keep = append(keep, c)
-		}
-	}
-	if len(stop) == 0 {
-		return nil
-	}
-	args := make([]any, len(stop))
-	for i, c := range stop {
-		args[i] = map[string]any{"client": c}
-	}
-	var rs []*driver.Response
-	var err error
-	if concurrent, _ := w.T.Capability(driver.Concurrent); concurrent {
-		rs, err = w.CallAll("stopClient", args)
-	} else {
-		for _, a := range args {
-			r, e := w.Call("stopClient", a)
-			rs, err = append(rs, r), errors.Join(err, e)
-			if driver.EndsScenario(e) {
-				break
-			}
-		}
-	}
-	if driver.EndsScenario(err) {
-		return err
-	}
-	for i, c := range stop {
-		if i >= len(rs) || rs[i] == nil || rs[i].Outcome != driver.OK {
-			keep = append(keep, c)
-		}
-	}
-	w.Stopped += len(w.Clients) - len(keep)
-	w.Clients = keep
-	return nil
-}
 
 func errorsIsCannotHold(err error) bool { return errors.Is(err, surface.ErrCannotHold) }
 
@@ -323,7 +272,7 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 	var makes, connects []any
 	for i := range cs {
 		if cs[i].Request == "session.resume" {
-			makes = append(makes, mergeHandle(map[string]any{"tools": []any{}}, maker, fmt.Sprintf("om%d", len(w.Sessions)+len(makes)+1)))
+			makes = append(makes, scenario.MergeHandle(map[string]any{"tools": []any{}}, maker, fmt.Sprintf("om%d", len(w.Sessions)+len(makes)+1)))
 		}
 		connects = append(connects, w.WithHandlers(map[string]any{"client": fmt.Sprintf("o%d", len(w.Clients)+w.Stopped+i+1), "address": w.Addr}))
 	}
@@ -376,7 +325,7 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 			args["fields"] = map[string]any{c.Entry.Name: c.Value}
 		}
 		cs[i].Handle = fmt.Sprintf("os%d", len(w.Sessions)+i+1)
-		opens[i] = mergeHandle(args, connects[i].(map[string]any)["client"].(string), cs[i].Handle)
+		opens[i] = scenario.MergeHandle(args, connects[i].(map[string]any)["client"].(string), cs[i].Handle)
 		cmds[cmd] = append(cmds[cmd], i)
 	}
 	for i := range opens {
@@ -950,16 +899,25 @@ func (w *world) servesHandler(a addition) string {
 		// (as in the reached sweep).
 		// The flush before it ends the recorded stretch the cases were judged on, so a replay
 		// judges them without what the event made the SDK send.
-		w.flushDriver()
+		w.FlushDriver()
 		cur.poll()
 		sent := rt.Emit(a.Case.SessionID, ev) == nil
 		for deadline := time.Now().Add(settle); sent && time.Now().Before(deadline) && !reached(); {
 			time.Sleep(5 * time.Millisecond)
 		}
-		w.flushDriver()
+		w.FlushDriver()
 		if reached() {
 			return fmt.Sprintf("it names the event %s, which, sent to the session, reached the handler", et.Type)
 		}
 	}
 	return ""
+}
+
+// orderHandles are the session handles of the cases cs.
+func orderHandles(cs []orderCase) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Handle
+	}
+	return out
 }

@@ -99,7 +99,7 @@ func (w *world) sendKind(rt *standin.Server, s scenario.Session, k pendingKind, 
 	if k.method == nil {
 		return rt.CallTool(s.ID, k.tool, map[string]any{})
 	}
-	_, err := rt.Ask(s.ID, k.method.Name, w.asTheRuntimeSends(*k.method, k.params, s.ID, created), false)
+	_, err := rt.Ask(s.ID, k.method.Name, w.AsTheRuntimeSends(*k.method, k.params, s.ID, created), false)
 	return "", err
 }
 
@@ -139,7 +139,7 @@ func (w *world) holdEachKind() error {
 		return err
 	}
 	defer release()
-	created := w.createParams()
+	created := w.CreateParams()
 	w.Expect(len(all) * 6) // a held kind costs holdWait and, for an SDK that never answers, one callWait
 	var kinds, unanswered []string
 	var usable []pendingKind

@@ -58,20 +58,20 @@ func (e *surfaceEnv) stopHeld(n int) error {
 		e.cut = map[string]int{}
 	}
 	cut := e.w.Rec.Len() + 1
-	var stop []orderCase // stopSome's unit: a case names its client through its session
+	var stop []string // the sessions on the held clients: StopClientsOf's unit
 	for _, h := range e.held {
 		for _, conn := range h.conns {
 			e.cut[conn] = cut
 		}
 		for _, ss := range e.w.Sessions {
 			if ss.Client == h.client {
-				stop = append(stop, orderCase{Handle: ss.Handle})
+				stop = append(stop, ss.Handle)
 				break
 			}
 		}
 	}
 	e.held = nil
-	return e.w.stopSome(stop)
+	return e.w.StopClientsOf(stop)
 }
 
 // newConns are the runtime connections first seen in entries (the transcript from a point on).
@@ -121,7 +121,7 @@ func (e *surfaceEnv) open(owner, sessionID string, fields map[string]any, method
 		}
 		e.caseStarts(request, fields, methods)
 	}
-	r, err := e.w.Call(cmd, mergeHandle(args, c, fmt.Sprintf("p%d", len(e.w.Sessions)+1)))
+	r, err := e.w.Call(cmd, scenario.MergeHandle(args, c, fmt.Sprintf("p%d", len(e.w.Sessions)+1)))
 	e.w.Sessions = append(e.w.Sessions, scenario.Session{Handle: args["session"].(string), Client: c})
 	if err != nil {
 		return "", err
@@ -300,11 +300,6 @@ func (w *world) spawns() bool {
 func (e *surfaceEnv) FillsCallbacks() bool {
 	has, _ := e.w.T.Capability("surface.callbacks")
 	return has
-}
-
-func mergeHandle(args map[string]any, client, handle string) map[string]any {
-	args["client"], args["session"] = client, handle
-	return args
 }
 
 func (e *surfaceEnv) Requests() []surface.Request {

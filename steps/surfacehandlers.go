@@ -7,12 +7,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+	"github.com/copilot-sdk-conformance/conformance/steps/declared"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -42,59 +42,8 @@ type handlerResult struct {
 	skipped  []string
 }
 
-func (w *world) surfaceEntries() ([]surface.Entry, error) {
-	raw, err := w.Do("surface", map[string]any{})
-	if err != nil {
-		return nil, err
-	}
-	var inv struct {
-		Entries []surface.Entry `json:"entries"`
-	}
-	if err := json.Unmarshal(raw, &inv); err != nil {
-		return nil, fmt.Errorf("the %s driver's surface answer: %w", w.T.SDK(), err)
-	}
-	if len(inv.Entries) == 0 {
-		return nil, fmt.Errorf("the %s driver reported an empty surface", w.T.SDK())
-	}
-	return inv.Entries, nil
-}
-
-// openWithHandlers creates (sessionID "") or resumes a session on client c with the named
-// handlers registered and returns the create/resume request's params.
-func (w *world) openWithHandlers(c, sessionID string, names []string) (map[string]any, string, error) {
-	cmd, method := "createSession", "session.create"
-	args := map[string]any{"tools": []any{}, "surfaceHandlers": append([]string{}, names...)}
-	if sessionID != "" {
-		cmd, method, args["sessionId"] = "resumeSession", "session.resume", sessionID
-	}
-	before := len(transcript.Requests(w.Rec.Entries(), method))
-	r, err := w.Call(cmd, mergeHandle(args, c, fmt.Sprintf("h%d", len(w.Sessions)+1)))
-	w.Sessions = append(w.Sessions, scenario.Session{Handle: args["session"].(string), Client: c})
-	if err != nil {
-		return nil, "", err
-	}
-	if r.Outcome == "unsupported" {
-		return nil, "", &ErrUnsupported{Reason: r.ErrorText()}
-	}
-	if r.Outcome != "ok" {
-		return nil, "", fmt.Errorf("%s", r.ErrorText())
-	}
-	var res struct {
-		SessionID string `json:"sessionId"`
-	}
-	_ = json.Unmarshal(r.Result, &res)
-	reqs := transcript.Requests(w.Rec.Entries(), method)
-	if len(reqs) <= before {
-		return nil, "", fmt.Errorf("%s answered ok but no %s reached the runtime", cmd, method)
-	}
-	// Normalized (canon.Value): a generated id, such as the registration id a token provider
-	// announces, is the same announcement every time.
-	params, _ := canon.Value(surface.ParamsOf(reqs[len(reqs)-1].Params)).(map[string]any)
-	return params, res.SessionID, nil
-}
-
 func (w *world) probeHandlers() error {
-	entries, err := w.surfaceEntries()
+	entries, err := declared.Entries(w.Scenario)
 	if err != nil {
 		return err
 	}
@@ -116,15 +65,15 @@ func (w *world) probeHandlers() error {
 		}
 		resumeID := ""
 		if a.Request == "session.resume" {
-			if _, resumeID, err = w.openWithHandlers(c, "", nil); err != nil {
+			if _, resumeID, err = declared.Open(w.Scenario, c, "", nil); err != nil {
 				return fmt.Errorf("creating the session to resume: %w", err)
 			}
 		}
-		base, _, err := w.openWithHandlers(c, resumeID, nil)
+		base, _, err := declared.Open(w.Scenario, c, resumeID, nil)
 		if err != nil {
 			return err
 		}
-		base2, _, err := w.openWithHandlers(c, resumeID, nil)
+		base2, _, err := declared.Open(w.Scenario, c, resumeID, nil)
 		if err != nil {
 			return err
 		}
@@ -133,7 +82,7 @@ func (w *world) probeHandlers() error {
 		var all []string
 		for _, h := range hs {
 			res.names[h.Key()] = h.Name
-			p, _, err := w.openWithHandlers(c, resumeID, []string{h.Name})
+			p, _, err := declared.Open(w.Scenario, c, resumeID, []string{h.Name})
 			var unsup *ErrUnsupported
 			switch {
 			case asUnsupported(err, &unsup):
@@ -157,7 +106,7 @@ func (w *world) probeHandlers() error {
 		}
 		res.flags[a.Request] = flags
 		if len(all) > 1 {
-			p, _, err := w.openWithHandlers(c, resumeID, all)
+			p, _, err := declared.Open(w.Scenario, c, resumeID, all)
 			if err != nil {
 				res.problems = append(res.problems, fmt.Sprintf("%s with every handler registered (%s): %v", a.Request, strings.Join(all, ", "), err))
 			} else {
@@ -270,7 +219,7 @@ func (w *world) requestsBeforeOpened() []string {
 			if p.SessionID == "" {
 				continue // the SDK let the runtime choose: nothing can name it before the answer
 			}
-			for _, r := range w.naming(req.Conn, p.SessionID, req.Seq) {
+			for _, r := range w.Naming(req.Conn, p.SessionID, req.Seq) {
 				if r.Seq > req.Seq && (answered == 0 || r.Seq < answered) {
 					out = append(out, fmt.Sprintf("%s (seq %d) named the session before its %s (seq %d) was answered", r.Method, r.Seq, method, req.Seq))
 				}

@@ -13,6 +13,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/declared"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -47,7 +48,7 @@ func (w *world) reachEveryHandler() error {
 	if err != nil {
 		return err
 	}
-	entries, err := w.surfaceEntries()
+	entries, err := declared.Entries(w.Scenario)
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func (w *world) reachEveryHandler() error {
 			continue
 		}
 		w.CaseStarts("handler " + e.Name + " alone")
-		if _, _, err := w.openWithHandlers(probe, "", []string{e.Name}); err != nil {
+		if _, _, err := declared.Open(w.Scenario, probe, "", []string{e.Name}); err != nil {
 			var unsup *ErrUnsupported
 			if !asUnsupported(err, &unsup) {
 				return fmt.Errorf("%s registered alone: %w", e.Name, err)
@@ -86,7 +87,7 @@ func (w *world) reachEveryHandler() error {
 	cur := &eventCursor{w: w, counts: map[string]int{}}
 	cur.poll()
 	handle := fmt.Sprintf("h%d", len(w.Sessions)+1)
-	r, err := w.Call("createSession", mergeHandle(map[string]any{"tools": []any{}, "surfaceHandlers": names}, c, handle))
+	r, err := w.Call("createSession", scenario.MergeHandle(map[string]any{"tools": []any{}, "surfaceHandlers": names}, c, handle))
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (w *world) reachEveryHandler() error {
 		res.kept[k] = true
 	}
 	res.registered = names
-	created := w.createParams()
+	created := w.CreateParams()
 	rt.SetGeneratedAnswers() // what a handler's answer makes the SDK send is answered too
 	// The handlers are the driver's reporting stand-ins: what they answer is the driver's
 	// placeholder, not a value the harness chose (the handler sweep judges answers).
@@ -129,7 +130,7 @@ func (w *world) reachEveryHandler() error {
 			return // the driver is gone: the rest would only wait on it
 		}
 		send()
-		w.flushDriver()
+		w.FlushDriver()
 		if err := w.Gone(); err != nil {
 			stop = scenario.CutShort(err, sent, total, "")
 		}
@@ -155,7 +156,7 @@ func (w *world) reachEveryHandler() error {
 		cases, _ := doc.CasesOnce(m)
 		for _, cs := range cases {
 			if cs.Name == "required" {
-				params := w.asTheRuntimeSends(m, cs.Params, opened.SessionID, created)
+				params := w.AsTheRuntimeSends(m, cs.Params, opened.SessionID, created)
 				w.CaseSends(m.Name+" required", params)
 				ask(m.Name, params, m.Notification)
 			}
@@ -245,9 +246,6 @@ func requestOf(eventType string) (string, bool) {
 	}
 	return strings.Join(parts, "") + ".request", true
 }
-
-// flushDriver is a driver round trip: what the driver wrote before it answers is recorded first.
-func (w *world) flushDriver() { _ = w.RoundTrip() }
 
 // eventCursor reads the driver's events from the transcript as they arrive, decoding each entry
 // once: the sweep looks after each of its ~190 triggers, and reading the whole transcript every

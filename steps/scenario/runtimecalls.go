@@ -3,6 +3,7 @@ package scenario
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
@@ -104,4 +105,54 @@ func DriverEvent(e transcript.Entry) (string, map[string]any, bool) {
 		return "", nil, false
 	}
 	return ev.Event, ev.Args, true
+}
+
+// CreateParams are the params of the SDK's last session.create or session.resume request.
+func (s *Scenario) CreateParams() map[string]any {
+	var out map[string]any
+	for _, method := range []string{"session.create", "session.resume"} {
+		if reqs := transcript.Requests(s.Entries(), method); len(reqs) > 0 {
+			_ = json.Unmarshal(reqs[len(reqs)-1].Params, &out)
+		}
+	}
+	return out
+}
+
+// AsTheRuntimeSends is a generated case as the runtime sends it: a clientSession method, or one
+// whose params carry a sessionId, names the session; a key whose value only the SDK knows, which
+// the SDK announced in its session.create request under a name made of the method's namespace
+// and the key (the registrationId of gitHubToken.getToken, announced as
+// gitHubTokenProviderRegistrationId), takes the SDK's value, as the real runtime refers back to it.
+func (s *Scenario) AsTheRuntimeSends(m schemagen.Method, p map[string]any, sessionID string, created map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range p {
+		out[k] = v
+	}
+	if _, has := out["sessionId"]; has || m.Group == "clientSession" {
+		out["sessionId"] = sessionID
+	}
+	for k, ck := range s.SDKAnnounced(m.Name, out, created) {
+		out[k] = created[ck]
+		s.Rec.Notef("", "%s %s: the value the SDK announced as %s in its session request", m.Name, k, ck)
+	}
+	return out
+}
+
+// SDKAnnounced maps each key of params whose value the SDK announced in its session request
+// (params key -> that request's key; see AsTheRuntimeSends).
+func (s *Scenario) SDKAnnounced(method string, params, created map[string]any) map[string]string {
+	out := map[string]string{}
+	ns := method[:max(strings.LastIndex(method, "."), 0)]
+	for k := range params {
+		if k == "sessionId" || k == "" || ns == "" {
+			continue
+		}
+		suffix := strings.ToUpper(k[:1]) + k[1:]
+		for ck, cv := range created {
+			if _, ok := cv.(string); ok && strings.HasPrefix(ck, ns) && strings.HasSuffix(ck, suffix) {
+				out[k] = ck
+			}
+		}
+	}
+	return out
 }

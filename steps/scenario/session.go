@@ -2,9 +2,12 @@ package scenario
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
 // Connect gives the scenario a fresh SDK client on its recording runtime.
@@ -107,4 +110,83 @@ func (s *Scenario) WithHandlers(args map[string]any) map[string]any {
 		args["handlers"] = h
 	}
 	return args
+}
+
+// StopClientsOf stops the clients of the sessions handles names and forgets them (a sweep that
+// stops its cases' clients as it goes); a client that would not stop is left to the scenario's
+// end, which reports it.
+func (s *Scenario) StopClientsOf(handles []string) error {
+	mine := map[string]bool{}
+	for _, h := range handles {
+		for _, ss := range s.Sessions {
+			if ss.Handle == h {
+				mine[ss.Client] = true
+			}
+		}
+	}
+	var stop, keep []string
+	for _, c := range s.Clients {
+		if mine[c] {
+			stop = append(stop, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	if len(stop) == 0 {
+		return nil
+	}
+	args := make([]any, len(stop))
+	for i, c := range stop {
+		args[i] = map[string]any{"client": c}
+	}
+	var rs []*driver.Response
+	var err error
+	if concurrent, _ := s.T.Capability(driver.Concurrent); concurrent {
+		rs, err = s.CallAll("stopClient", args)
+	} else {
+		for _, a := range args {
+			r, e := s.Call("stopClient", a)
+			rs, err = append(rs, r), errors.Join(err, e)
+			if driver.EndsScenario(e) {
+				break
+			}
+		}
+	}
+	if driver.EndsScenario(err) {
+		return err
+	}
+	for i, c := range stop {
+		if i >= len(rs) || rs[i] == nil || rs[i].Outcome != driver.OK {
+			keep = append(keep, c)
+		}
+	}
+	s.Stopped += len(s.Clients) - len(keep)
+	s.Clients = keep
+	return nil
+}
+
+// MergeHandle names the client and the session handle in a driver command's args.
+func MergeHandle(args map[string]any, client, handle string) map[string]any {
+	args["client"], args["session"] = client, handle
+	return args
+}
+
+// FlushDriver is a driver round trip: what the driver wrote before it answers is recorded first.
+func (s *Scenario) FlushDriver() { _ = s.RoundTrip() }
+
+// Naming lists the requests on conn, other than the opening one, that carry sessionId.
+func (s *Scenario) Naming(conn, sessionID string, except int) []transcript.Request {
+	var out []transcript.Request
+	for _, r := range transcript.Requests(s.Entries(), "") {
+		if r.Conn != conn || r.Seq == except {
+			continue
+		}
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(r.Params, &p) == nil && p.SessionID == sessionID {
+			out = append(out, r)
+		}
+	}
+	return out
 }
