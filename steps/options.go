@@ -12,6 +12,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/cancel"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/fields"
 )
 
 // Session options (drivers/PROTOCOL.md "Session options"): the application sets SDK-neutral
@@ -29,7 +30,7 @@ func (w *world) registerWire(sc scenario.Binder) {
 	w.registerResolved(sc)
 	cancel.Register(sc, w.Scenario)
 	w.registerConnect(sc)
-	w.registerSurface(sc)
+	fields.Register(sc, w.Scenario)
 	w.registerSurfaceHandlers(sc)
 	w.registerSurfaceReached(sc)
 }

@@ -88,7 +88,7 @@ func (w *world) probeOrder() error {
 	w.Observe(report.NotCompared, "the cases' clients run at once: each case is judged against its baselines, not paired across SDKs")
 	defer srv.SetOpenDelay(0)
 	_, _, noHandlers := w.Lacks("surface.handlers")
-	env := &surfaceEnv{w: w, clients: map[string]string{}}
+	env := declared.NewEnv(w.Scenario)
 	res := &orderResult{judged: map[string]map[string]int{}}
 	var cases []orderCase
 	for _, a := range surface.Actions {

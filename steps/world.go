@@ -6,7 +6,6 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
-	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/cucumber/godog"
 )
 
@@ -33,7 +32,6 @@ type world struct {
 	events          []sentEvent              // the generated events sent (generated_events.go)
 	encoded         *encodingTally           // what a sweep sent in another legal encoding (encodings.go)
 	paramsForm      jsonform.Form            // the form runtime-to-SDK params are written in (encodings.go)
-	surface         *surface.Result          // what the surface probe found (surface.go)
 	surfaceHandlers *handlerResult           // what registering every declared handler found (surfacehandlers.go)
 	order           *orderResult             // what setting each option and handler alone found (ordersweep.go)
 	surfaceReached  *reached                 // which handlers the runtime's calls reached (surfacereached.go)
