@@ -230,7 +230,7 @@ func (w *world) replacementsSerialized() error {
 		if i == 0 {
 			continue
 		}
-		prevID := requestID(entries, reqs[i-1].Seq)
+		prevID := scenario.RequestID(entries, reqs[i-1].Seq)
 		if done, ok := answered[prevID]; !ok || done > r.Seq {
 			return fmt.Errorf("session.tools.set #%d (%v) was sent before #%d was answered: replacements overlapped on the wire", i+1, name, i)
 		}
@@ -241,19 +241,6 @@ func (w *world) replacementsSerialized() error {
 		}
 	}
 	return nil
-}
-
-func requestID(entries []transcript.Entry, seq int) string {
-	for _, e := range entries {
-		if e.Seq == seq {
-			var m struct {
-				ID json.RawMessage `json:"id"`
-			}
-			_ = json.Unmarshal(e.Frame, &m)
-			return string(m.ID)
-		}
-	}
-	return ""
 }
 
 // driverEvents returns the events the driver reported of one kind, in order.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/rpccall"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
@@ -330,11 +331,11 @@ func (w *world) handlerReceivedRequests() error {
 				}
 			case !has && unrep["/"+k]:
 				// the SDK's handler context has no such field (the driver's account)
-				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the SDK's request context has no field for it", id, e.caseName, k, showJSON(want)))
+				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the SDK's request context has no field for it", id, e.caseName, k, jsondiff.Show(want)))
 			case !has:
-				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the application's handler received it without it", id, e.caseName, k, showJSON(want)))
+				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the application's handler received it without it", id, e.caseName, k, jsondiff.Show(want)))
 			case !sameJSON(want, g):
-				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the application's handler received it as %s", id, e.caseName, k, showJSON(want), showJSON(g)))
+				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the application's handler received it as %s", id, e.caseName, k, jsondiff.Show(want), jsondiff.Show(g)))
 			}
 		}
 		w.Check(x.chunk.Name, "")
@@ -351,7 +352,7 @@ func (w *world) handlerReceivedRequests() error {
 			fails[x.chunk.Name] = append(fails[x.chunk.Name], fmt.Sprintf("%s (case %s): the body %q was sent in %d chunks, the application's handler read %q", id, e.caseName, e.body, len(e.chunks), b))
 		}
 	}
-	return groupedError(fails, "model requests did not reach the application's request handler as the runtime sent them", "methods")
+	return jsondiff.GroupedError(fails, "model requests did not reach the application's request handler as the runtime sent them", "methods")
 }
 
 // exchangeAcks are the runtime's start and chunk frames in the transcript, in order, each with
@@ -398,7 +399,7 @@ func (w *world) exchangeAcknowledged() error {
 			case mine[nth].answer == nil:
 				fails[name] = append(fails[name], fmt.Sprintf("%s: the SDK never answered frame %d", id, nth+1))
 			case mine[nth].answer["error"] != nil:
-				fails[name] = append(fails[name], fmt.Sprintf("%s: the SDK answered frame %d with the error %s", id, nth+1, showJSON(mine[nth].answer["error"])))
+				fails[name] = append(fails[name], fmt.Sprintf("%s: the SDK answered frame %d with the error %s", id, nth+1, jsondiff.Show(mine[nth].answer["error"])))
 			default:
 				if err := doc.ValidateResult(m, mine[nth].answer["result"]); err != nil {
 					fails[name] = append(fails[name], fmt.Sprintf("%s: the answer to frame %d violates the result schema: %v", id, nth+1, err))
@@ -406,7 +407,7 @@ func (w *world) exchangeAcknowledged() error {
 			}
 		}
 	}
-	return groupedError(fails, "model-request frames were not acknowledged", "methods")
+	return jsondiff.GroupedError(fails, "model-request frames were not acknowledged", "methods")
 }
 
 // exchangeResponded checks what the SDK sent back for every request: one response start with
@@ -436,10 +437,10 @@ func (w *world) exchangeResponded() error {
 				add(x.respStart, "%s: violates the params schema: %v", id, err)
 			}
 			if n, _ := st["status"].(float64); int(n) != x.response.Status {
-				add(x.respStart, "%s (case %s): /status: %d was returned by the handler, the SDK sent %s", id, e.caseName, x.response.Status, showJSON(st["status"]))
+				add(x.respStart, "%s (case %s): /status: %d was returned by the handler, the SDK sent %s", id, e.caseName, x.response.Status, jsondiff.Show(st["status"]))
 			}
 			if t, sent := st["statusText"]; sent && t != x.response.StatusText {
-				add(x.respStart, "%s (case %s): /statusText: %q was returned by the handler, the SDK sent %s", id, e.caseName, x.response.StatusText, showJSON(t))
+				add(x.respStart, "%s (case %s): /statusText: %q was returned by the handler, the SDK sent %s", id, e.caseName, x.response.StatusText, jsondiff.Show(t))
 			}
 			want := map[string]any{}
 			for k, v := range x.response.Headers {
@@ -460,7 +461,7 @@ func (w *world) exchangeResponded() error {
 				add(x.respChunk, "%s: chunk %d violates the params schema: %v", id, i+1, err)
 			}
 			if c["error"] != nil {
-				add(x.respChunk, "%s (case %s): chunk %d ends the response with the error %s", id, e.caseName, i+1, showJSON(c["error"]))
+				add(x.respChunk, "%s (case %s): chunk %d ends the response with the error %s", id, e.caseName, i+1, jsondiff.Show(c["error"]))
 			}
 			if c["end"] == true && i != len(chunks)-1 {
 				add(x.respChunk, "%s: chunk %d is marked end, %d more follow", id, i+1, len(chunks)-1-i)
@@ -482,9 +483,9 @@ func (w *world) exchangeResponded() error {
 		}
 	}
 	if len(added) > 0 {
-		w.Observe("response headers the SDK added to the handler's", strings.Join(compactList(added), ", "))
+		w.Observe("response headers the SDK added to the handler's", strings.Join(jsondiff.CompactList(added), ", "))
 	}
-	return groupedError(fails, "model-request responses did not carry what the application's handler returned", "methods")
+	return jsondiff.GroupedError(fails, "model-request responses did not carry what the application's handler returned", "methods")
 }
 
 // chunkBytes decodes a chunk frame's data: base64 when binary, else UTF-8 text.
@@ -507,10 +508,10 @@ func headerDiffs(want, got any) []string {
 		gv, ok := g[k]
 		switch {
 		case !ok:
-			out = append(out, fmt.Sprintf("%s: %s was sent, absent from what arrived", k, showJSON(w[k])))
+			out = append(out, fmt.Sprintf("%s: %s was sent, absent from what arrived", k, jsondiff.Show(w[k])))
 		case slices.Equal(gv, w[k]) || strings.Join(gv, ", ") == strings.Join(w[k], ", "):
 		default:
-			out = append(out, fmt.Sprintf("%s: %s was sent, it arrived as %s", k, showJSON(w[k]), showJSON(gv)))
+			out = append(out, fmt.Sprintf("%s: %s was sent, it arrived as %s", k, jsondiff.Show(w[k]), jsondiff.Show(gv)))
 		}
 	}
 	return out
@@ -567,5 +568,5 @@ func stringSet(v any) map[string]bool {
 }
 
 func sameJSON(a, b any) bool {
-	return len(diffJSON(scenario.AsJSONValue(a), scenario.AsJSONValue(b), "")) == 0
+	return len(jsondiff.Diff(scenario.AsJSONValue(a), scenario.AsJSONValue(b), "")) == 0
 }

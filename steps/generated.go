@@ -3,16 +3,12 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
-	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/rpccall"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
@@ -74,7 +70,7 @@ func (w *world) callEveryMethod(group string) error {
 		seen := map[string]bool{}
 		for _, c := range cases {
 			params := rpccall.Params(doc, m, c)
-			key := showAll(params)
+			key := jsondiff.ShowAll(params)
 			if seen[key] {
 				continue // an edge of sessionId, which the SDK sets itself
 			}
@@ -212,14 +208,6 @@ func (w *world) noteSweepCases() {
 	w.NoteRequestCases(reqs, keys)
 }
 
-func showAll(v any) string {
-	var b strings.Builder
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	_ = e.Encode(v)
-	return strings.TrimSpace(b.String())
-}
-
 // observeSweep records, per schema namespace, how the calls ended: the reports group the sweep
 // by namespace and compare it across SDKs.
 func (w *world) observeSweep() {
@@ -262,33 +250,7 @@ func (f sweepFailures) add(c *sweepCall, format string, args ...any) {
 }
 
 func (f sweepFailures) err(noun, what string) error {
-	return groupedError(f, "generated "+noun+" "+what, "namespaces")
-}
-
-// groupedError lists failures under their group (a namespace, a method), the groups sorted:
-// "N <head>, in K <unit>:", then each group with its lines; nil when there are none.
-func groupedError(groups map[string][]string, head, unit string) error {
-	if len(groups) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(groups))
-	n := 0
-	for k, l := range groups {
-		keys = append(keys, k)
-		n += len(l)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	var items []string
-	fmt.Fprintf(&b, "%d %s, in %d %s:", n, head, len(keys), unit)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "\n  %s:", k)
-		for _, l := range groups[k] {
-			fmt.Fprintf(&b, "\n    %s", l)
-			items = append(items, k+": "+l)
-		}
-	}
-	return &suite.Divergences{Text: b.String(), Items: items}
+	return jsondiff.GroupedError(f, "generated "+noun+" "+what, "namespaces")
 }
 
 // sweepRequests pairs each call with the request it put on the wire. Calls are made one after
@@ -311,7 +273,7 @@ func (w *world) sweepRequests() (map[*sweepCall]transcript.Request, error) {
 			}
 			if c.outcome.Outcome != "ok" {
 				got, _ := decodeParams(reqs[i].Params, c.method.Group)
-				if len(diffJSON(c.params, got, "")) > 0 {
+				if len(jsondiff.Diff(c.params, got, "")) > 0 {
 					break
 				}
 			}
@@ -386,9 +348,9 @@ func (w *world) generatedRequestsExact() error {
 		for _, p := range c.outcome.Unrepresentable {
 			unrep[p] = true
 		}
-		for _, d := range diffJSON(want, got, "") {
-			if unrep[d.path] {
-				limits = append(limits, c.method.Name+" "+d.path)
+		for _, d := range jsondiff.Diff(want, got, "") {
+			if unrep[d.Path] {
+				limits = append(limits, c.method.Name+" "+d.Path)
 				w.Rec.Notef("", "unrepresentable in %s: %s", c.id(), d)
 				continue
 			}
@@ -397,7 +359,7 @@ func (w *world) generatedRequestsExact() error {
 	}
 	if len(limits) > 0 {
 		// One observation for all of them: the driver's documented limitation, per SDK.
-		w.Observe("generated values the SDK's request type cannot carry", fmt.Sprintf("%d: %s", len(limits), strings.Join(compactList(limits), ", ")))
+		w.Observe("generated values the SDK's request type cannot carry", fmt.Sprintf("%d: %s", len(limits), strings.Join(jsondiff.CompactList(limits), ", ")))
 	}
 	return fails.err("calls", "did not put the application's params on the wire as given")
 }
@@ -458,25 +420,25 @@ func (w *world) generatedResultsReceived() error {
 			continue
 		}
 		unknown.seen(sentResult, got)
-		for _, d := range diffJSON(sentResult, got, "") {
-			if d.kind == "missing" && d.want == nil {
+		for _, d := range jsondiff.Diff(sentResult, got, "") {
+			if d.Kind == "missing" && d.Want == nil {
 				continue // a null the runtime sent, absent from the typed result
 			}
 			if unknown.dropped(d) {
 				continue
 			}
-			fails.add(c, "result %s", d.say("sent by the runtime", "the application received it"))
+			fails.add(c, "result %s", d.Say("sent by the runtime", "the application received it"))
 		}
 	}
 	if len(voids) > 0 {
-		w.Observe("generated null results received as an empty typed result {}", fmt.Sprintf("%d: %s", len(compactList(voids)), strings.Join(compactList(voids), ", ")))
+		w.Observe("generated null results received as an empty typed result {}", fmt.Sprintf("%d: %s", len(jsondiff.CompactList(voids)), strings.Join(jsondiff.CompactList(voids), ", ")))
 	}
 	unknown.observe(w, "results")
 	if judged == 0 {
 		// Nothing reached the application: no SDK behaviour was judged, so nothing passed. No
 		// capability stands for it (the driver has rpc.generated; this version's layer lacks
 		// every method of the shape), so it is reported unavailable, with the reason.
-		return &ErrUnavailable{Reason: fmt.Sprintf("nothing to judge: none of the %d methods called is in %s's generated layer (every call answered unsupported; the coverage names each)", len(compactList(methodNames(w.sweep))), w.T.SDK())}
+		return &ErrUnavailable{Reason: fmt.Sprintf("nothing to judge: none of the %d methods called is in %s's generated layer (every call answered unsupported; the coverage names each)", len(jsondiff.CompactList(methodNames(w.sweep))), w.T.SDK())}
 	}
 	return fails.err("calls", "did not give the application the result the runtime sent")
 }
@@ -496,8 +458,8 @@ type unknownTally struct{ sent, lost int }
 
 func (u *unknownTally) seen(sent, _ any) { u.sent += countKey(sent, schemagen.UnknownField) }
 
-func (u *unknownTally) dropped(d difference) bool {
-	if d.kind == "missing" && strings.HasSuffix(d.path, "/"+schemagen.UnknownField) && d.want == schemagen.UnknownValue {
+func (u *unknownTally) dropped(d jsondiff.Difference) bool {
+	if d.Kind == "missing" && strings.HasSuffix(d.Path, "/"+schemagen.UnknownField) && d.Want == schemagen.UnknownValue {
 		u.lost++
 		return true
 	}
@@ -527,110 +489,4 @@ func countKey(v any, k string) int {
 		}
 	}
 	return n
-}
-
-// compactList is a sorted list without repeats.
-func compactList(l []string) []string {
-	out := append([]string(nil), l...)
-	sort.Strings(out)
-	return slices.Compact(out)
-}
-
-// difference is one place where what arrived differs from what was given.
-type difference struct {
-	path, kind string
-	want, got  any
-}
-
-func (d difference) String() string { return d.say("given", "it arrived") }
-
-// say words a difference: what was given (or sent) and how it arrived (or was received).
-func (d difference) say(given, arrived string) string {
-	p := d.path
-	if p == "" {
-		p = "/"
-	}
-	switch d.kind {
-	case "missing":
-		return fmt.Sprintf("%s: %s was %s, %s without it", p, showJSON(d.want), given, arrived)
-	case "added":
-		return fmt.Sprintf("%s: not %s, %s as %s", p, given, arrived, showJSON(d.got))
-	}
-	return fmt.Sprintf("%s: %s was %s, %s as %s", p, showJSON(d.want), given, arrived, showJSON(d.got))
-}
-
-func showJSON(v any) string {
-	s := showAll(v)
-	if len(s) > 80 {
-		s = s[:77] + "..."
-	}
-	return s
-}
-
-// diffJSON lists the differences between two decoded JSON values, by JSON pointer. Two strings
-// that are both RFC 3339 date-times are equal when they name the same instant; numbers compare
-// by value (encoding/json decodes both to float64).
-func diffJSON(want, got any, at string) []difference {
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			return []difference{{at, "changed", want, got}}
-		}
-		var out []difference
-		keys := make([]string, 0, len(w)+len(g))
-		for k := range w {
-			keys = append(keys, k)
-		}
-		for k := range g {
-			if _, ok := w[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := at + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-			wv, inW := w[k]
-			gv, inG := g[k]
-			switch {
-			case !inG:
-				out = append(out, difference{p, "missing", wv, nil})
-			case !inW:
-				out = append(out, difference{p, "added", nil, gv})
-			default:
-				out = append(out, diffJSON(wv, gv, p)...)
-			}
-		}
-		return out
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			return []difference{{at, "changed", want, got}}
-		}
-		var out []difference
-		for i := range w {
-			out = append(out, diffJSON(w[i], g[i], fmt.Sprintf("%s/%d", at, i))...)
-		}
-		return out
-	case string:
-		if g, ok := got.(string); ok && strings.HasPrefix(w, "<redacted:") && transcript.Redacted(g) == w {
-			return nil // a secret the runtime sent, recorded by its fingerprint
-		}
-		if g, ok := got.(string); ok && strings.HasPrefix(g, "<redacted:") {
-			if g == transcript.Redacted(w) { // a secret, recorded by its fingerprint
-				return nil
-			}
-		}
-		if g, ok := got.(string); ok && g != w {
-			if a, err := time.Parse(time.RFC3339Nano, w); err == nil {
-				if b, err := time.Parse(time.RFC3339Nano, g); err == nil && a.Equal(b) {
-					return nil
-				}
-			}
-		}
-	}
-	if !reflect.DeepEqual(want, got) {
-		return []difference{{at, "changed", want, got}}
-	}
-	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -203,7 +204,7 @@ func (w *world) eventsReceived() error {
 		for k := range want {
 			found := false
 			for r := range received {
-				if !used[r] && len(diffJSON(want[k], received[r], "")) == 0 {
+				if !used[r] && len(jsondiff.Diff(want[k], received[r], "")) == 0 {
 					used[r], found = true, true
 					pair[sent[k]] = received[r]
 					break
@@ -239,14 +240,14 @@ func (w *world) eventsReceived() error {
 			continue
 		}
 		unknown.seen(s.data, data)
-		for _, d := range diffJSON(s.data, data, "") {
-			if d.kind == "missing" && d.want == nil {
+		for _, d := range jsondiff.Diff(s.data, data, "") {
+			if d.Kind == "missing" && d.Want == nil {
 				continue
 			}
 			if unknown.dropped(d) {
 				continue
 			}
-			fails.add(c, "data %s", d.say("sent by the runtime", "the application received it"))
+			fails.add(c, "data %s", d.Say("sent by the runtime", "the application received it"))
 		}
 	}
 	unknown.observe(w, "events")
@@ -270,8 +271,8 @@ func countMissing(f sweepFailures) int {
 // field added more, a value changed most (a discriminator or an id that differs is another event).
 func pairCost(sent, received any) int {
 	n := 0
-	for _, d := range diffJSON(sent, received, "") {
-		switch d.kind {
+	for _, d := range jsondiff.Diff(sent, received, "") {
+		switch d.Kind {
 		case "missing":
 			n++
 		case "added":

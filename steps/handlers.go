@@ -14,6 +14,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -129,7 +130,7 @@ func (w *world) observeLacking(calls []*handledCall) {
 		}
 	}
 	if len(lines) > 0 {
-		w.Observe("runtime-to-SDK cases the SDK's handler API lacks", strings.Join(compactList(lines), "; "))
+		w.Observe("runtime-to-SDK cases the SDK's handler API lacks", strings.Join(jsondiff.CompactList(lines), "; "))
 	}
 }
 
@@ -455,7 +456,7 @@ func (w *world) handlersReceived() error {
 		}
 		w.Check(c.method, "")
 		if c.received == nil {
-			how := "the SDK answered " + showJSON(c.answer)
+			how := "the SDK answered " + jsondiff.Show(c.answer)
 			if c.answer == nil {
 				how = "the SDK never answered"
 			}
@@ -479,20 +480,20 @@ func (w *world) handlersReceived() error {
 		for k := range w.SDKAnnounced(c.method, c.params, created) {
 			delete(want, k) // the SDK's own correlation value, not the application's input
 		}
-		for _, d := range diffJSON(want, scenario.AsJSONValue(got), "") {
-			if epochAsDate(d.want, d.got) {
+		for _, d := range jsondiff.Diff(want, scenario.AsJSONValue(got), "") {
+			if epochAsDate(d.Want, d.Got) {
 				continue
 			}
-			if d.kind == "added" && d.got == false {
-				falses = append(falses, c.method+" "+d.path)
+			if d.Kind == "added" && d.Got == false {
+				falses = append(falses, c.method+" "+d.Path)
 				continue
 			}
-			fails.add(c, "request #%d %s", c.seq, d.say("sent by the runtime", "the application's handler received it"))
+			fails.add(c, "request #%d %s", c.seq, d.Say("sent by the runtime", "the application's handler received it"))
 		}
 	}
 	if len(falses) > 0 {
 		// A handler API taking a plain boolean cannot tell "left out" from false.
-		w.Observe("booleans the runtime left out, received as false by the handler", fmt.Sprintf("%d: %s", len(compactList(falses)), strings.Join(compactList(falses), ", ")))
+		w.Observe("booleans the runtime left out, received as false by the handler", fmt.Sprintf("%d: %s", len(jsondiff.CompactList(falses)), strings.Join(jsondiff.CompactList(falses), ", ")))
 	}
 	return fails.err("runtime-to-SDK calls", "did not give the application's handler the params the runtime sent")
 }
@@ -535,7 +536,7 @@ func (w *world) handlersAnswered() error {
 			continue
 		}
 		if e, ok := c.answer["error"]; ok && e != nil {
-			fails.add(c, "the SDK answered request #%d with the error %s", c.seq, showJSON(e))
+			fails.add(c, "the SDK answered request #%d with the error %s", c.seq, jsondiff.Show(e))
 			continue
 		}
 		if c.received == nil {
@@ -553,16 +554,16 @@ func (w *world) handlersAnswered() error {
 				}
 			}
 		}
-		for _, d := range diffJSON(w.handlers[c.method].result, got, "") {
-			if unrep[d.path] || underAny(d.path, unrep) {
-				limits = append(limits, c.method+" "+orSlash(d.path))
+		for _, d := range jsondiff.Diff(w.handlers[c.method].result, got, "") {
+			if unrep[d.Path] || underAny(d.Path, unrep) {
+				limits = append(limits, c.method+" "+orSlash(d.Path))
 				continue
 			}
-			fails.add(c, "answer to request #%d %s", c.seq, d.say("returned by the application's handler", "the SDK answered"))
+			fails.add(c, "answer to request #%d %s", c.seq, d.Say("returned by the application's handler", "the SDK answered"))
 		}
 	}
 	if len(limits) > 0 {
-		w.Observe("handler results the SDK's handler API cannot return", fmt.Sprintf("%d: %s", len(compactList(limits)), strings.Join(compactList(limits), ", ")))
+		w.Observe("handler results the SDK's handler API cannot return", fmt.Sprintf("%d: %s", len(jsondiff.CompactList(limits)), strings.Join(jsondiff.CompactList(limits), ", ")))
 	}
 	return fails.err("runtime-to-SDK calls", "were not answered with what the application's handler returned")
 }
@@ -607,7 +608,7 @@ func (f handlerFailures) add(c *handledCall, format string, args ...any) {
 }
 
 func (f handlerFailures) err(noun, what string) error {
-	return groupedError(f, noun+" "+what, "methods")
+	return jsondiff.GroupedError(f, noun+" "+what, "methods")
 }
 
 func anyRegistered(calls []*handledCall, handlers map[string]*handlerSpec) bool {
@@ -659,7 +660,7 @@ func answerSummary(answer map[string]any) string {
 		e, _ := answer["error"].(map[string]any)
 		return fmt.Sprintf("error %v %v", e["code"], e["message"])
 	default:
-		return "result " + showJSON(answer["result"])
+		return "result " + jsondiff.Show(answer["result"])
 	}
 }
 

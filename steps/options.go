@@ -13,6 +13,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/cancel"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/fields"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacehandlers"
 )
 
 // Session options (drivers/PROTOCOL.md "Session options"): the application sets SDK-neutral
@@ -31,7 +32,7 @@ func (w *world) registerWire(sc scenario.Binder) {
 	cancel.Register(sc, w.Scenario)
 	w.registerConnect(sc)
 	fields.Register(sc, w.Scenario)
-	w.registerSurfaceHandlers(sc)
+	surfacehandlers.Register(sc, w.Scenario)
 	w.registerSurfaceReached(sc)
 }
 

@@ -26,7 +26,7 @@ func (w *world) opening(method string) (transcript.Request, string, int, error) 
 		return transcript.Request{}, "", 0, fmt.Errorf("the SDK sent no %s request", method)
 	}
 	req := reqs[len(reqs)-1]
-	id := requestID(w.Entries(), req.Seq)
+	id := scenario.RequestID(w.Entries(), req.Seq)
 	var p struct {
 		SessionID string `json:"sessionId"`
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/steps/declared"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -468,7 +469,7 @@ func findOpening(entries []transcript.Entry, method, id string) (opening, bool) 
 			SessionID string `json:"sessionId"`
 		}
 		_ = json.Unmarshal(req.Params, &p)
-		a := answers[req.Conn+"\x00"+requestID(entries, req.Seq)]
+		a := answers[req.Conn+"\x00"+scenario.RequestID(entries, req.Seq)]
 		if p.SessionID == "" && a.msg != nil && a.msg.Result != nil {
 			var r struct {
 				SessionID string `json:"sessionId"`
@@ -564,7 +565,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 			for _, r := range byConn[c.Conn] {
 				if r.Method == c.Request {
 					op, ok = opening{req: r, params: surface.ParamsOf(r.Params)}, true
-					a := answers[r.Conn+"\x00"+requestID(entries, r.Seq)]
+					a := answers[r.Conn+"\x00"+scenario.RequestID(entries, r.Seq)]
 					op.answered = a.seq
 					if a.msg != nil && a.msg.Error != nil {
 						op.failed = a.msg.Error.Message
@@ -597,7 +598,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 		if len(b.params) > 1 {
 			base2 = b.params[1]
 		}
-		flags := changedKeys(b.params[0], orEmpty(base2, b.params[0]), op.params)
+		flags := declared.ChangedKeys(b.params[0], orEmpty(base2, b.params[0]), op.params)
 		var kept []transcript.Request
 		for _, r := range extra(reqs, most(b.methods)) {
 			if r.Seq == op.req.Seq {
@@ -606,7 +607,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 			kept = append(kept, r) // judged as an addition, not as a change of the baseline's order
 			if carriesCase(c, flags, surface.ParamsOf(r.Params)) == "" {
 				unexplained = append(unexplained, addition{Case: c, Req: r,
-					Text: fmt.Sprintf("%s on %s: adds %s (seq %d), which carries nothing of it: %s", c.Label(), c.Request, r.Method, r.Seq, showJSON(surface.ParamsOf(r.Params)))})
+					Text: fmt.Sprintf("%s on %s: adds %s (seq %d), which carries nothing of it: %s", c.Label(), c.Request, r.Method, r.Seq, jsondiff.Show(surface.ParamsOf(r.Params)))})
 			}
 		}
 		rest := without(reqs, kept)
@@ -654,7 +655,7 @@ func early(c orderCase, op opening, reqs []transcript.Request, answers map[strin
 		}
 		named := json.Unmarshal(r.Params, &p) == nil && id != "" && p.SessionID == id
 		notFound := ""
-		if a := answers[r.Conn+"\x00"+requestID(entries, r.Seq)]; a.msg != nil && a.msg.Error != nil && strings.Contains(a.msg.Error.Message, "Session not found") {
+		if a := answers[r.Conn+"\x00"+scenario.RequestID(entries, r.Seq)]; a.msg != nil && a.msg.Error != nil && strings.Contains(a.msg.Error.Message, "Session not found") {
 			notFound = a.msg.Error.Message
 		}
 		if named && (op.answered == 0 || r.Seq < op.answered) {

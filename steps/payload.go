@@ -105,7 +105,7 @@ func (w *world) requestHasNoKey(method, path string) error {
 	return nil
 }
 
-// toolsEqual compares the normalized tools arrays of two requests and lists every difference.
+// toolsEqual compares the normalized tools arrays of two requests and lists every jsondiff.Difference.
 func (w *world) toolsEqual(a, b string) error {
 	pa, err := w.request(a)
 	if err != nil {

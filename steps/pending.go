@@ -12,6 +12,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -382,7 +383,7 @@ func (w *world) othersAnsweredWhileHeld() error {
 		sort.Strings(notReached)
 		w.Observe("kinds whose handler was not reached when held (their pairs not judged)", strings.Join(notReached, ", "))
 	}
-	return groupedError(fails, "requests of another kind were not answered while one was held", "held kinds")
+	return jsondiff.GroupedError(fails, "requests of another kind were not answered while one was held", "held kinds")
 }
 
 // heldAnsweredOnRelease checks that each held request was answered once, under its own id, after
@@ -411,5 +412,5 @@ func (w *world) heldAnsweredOnRelease() error {
 			fails[k] = append(fails[k], fmt.Sprintf("request #%d (id %s): answered (#%d) before its release (#%d), while the application's handler was held", c.requestSeq, c.id, c.answerSeq, p.release))
 		}
 	}
-	return groupedError(fails, "held requests were not answered under their own id once released", "held kinds")
+	return jsondiff.GroupedError(fails, "held requests were not answered under their own id once released", "held kinds")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -507,7 +508,7 @@ func (w *world) repeatedAnsweredOnce() error {
 	if len(p.repeated) == 0 {
 		return fmt.Errorf("the SDK answered none of the request events (%s), so none could be repeated", strings.Join(p.unanswered, ", "))
 	}
-	return groupedError(judgeRepeated(w.Entries(), p.repeated, w.Check), "request events sent twice with one requestId were not handled once", "kinds")
+	return jsondiff.GroupedError(judgeRepeated(w.Entries(), p.repeated, w.Check), "request events sent twice with one requestId were not handled once", "kinds")
 }
 
 func judgeRepeated(entries []transcript.Entry, cases []resolvedCase, check func(string, string)) map[string][]string {
@@ -539,7 +540,7 @@ func (w *world) resolvedNotAnswered() error {
 	if len(p.whileHeld) == 0 {
 		return fmt.Errorf("no request was resolved while its handler ran (the SDK answered none of the tool-call events: %s)", strings.Join(p.unanswered, ", "))
 	}
-	return groupedError(judgeResolved(w.Entries(), p.whileHeld, w.Check), "requests the runtime resolved while the application's handler ran were acted on afterwards", "kinds")
+	return jsondiff.GroupedError(judgeResolved(w.Entries(), p.whileHeld, w.Check), "requests the runtime resolved while the application's handler ran were acted on afterwards", "kinds")
 }
 
 func judgeResolved(entries []transcript.Entry, cases []resolvedCase, check func(string, string)) map[string][]string {
@@ -573,7 +574,7 @@ func (w *world) unseenHarmless() error {
 	if len(p.unseen) == 0 {
 		return fmt.Errorf("no resolving event was sent")
 	}
-	return groupedError(judgeUnseen(w.Entries(), p, w.Check), "resolving events for requests the SDK never saw did harm", "resolving events")
+	return jsondiff.GroupedError(judgeUnseen(w.Entries(), p, w.Check), "resolving events for requests the SDK never saw did harm", "resolving events")
 }
 
 func judgeUnseen(entries []transcript.Entry, p *resolvedPhases, check func(string, string)) map[string][]string {

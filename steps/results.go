@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -81,7 +81,7 @@ func (w *world) answeredWithValue(tool, value string) error {
 		case !has:
 			problems = append(problems, fmt.Sprintf("%s is missing", k))
 		case k == "at":
-			if !sameInstant(fmt.Sprint(want[k]), fmt.Sprint(g)) {
+			if !jsondiff.SameInstant(fmt.Sprint(want[k]), fmt.Sprint(g)) {
 				problems = append(problems, fmt.Sprintf("at: want the instant %v, got %v", want[k], g))
 			}
 		case k == "id":
@@ -96,12 +96,6 @@ func (w *world) answeredWithValue(tool, value string) error {
 		return fmt.Errorf("the typed value the SDK sent for %q differs: %s (text %s)", tool, strings.Join(problems, "; "), text)
 	}
 	return nil
-}
-
-func sameInstant(a, b string) bool {
-	ta, errA := time.Parse(time.RFC3339Nano, a)
-	tb, errB := time.Parse(time.RFC3339Nano, b)
-	return errA == nil && errB == nil && ta.Equal(tb)
 }
 
 func sortedMapKeys(m map[string]any) []string {
@@ -168,7 +162,7 @@ func (w *world) answerKeyEquals(tool, path, want string) error {
 // held to the same payload, so two SDKs answering the same intent differently cannot both pass.
 // Both sides go through canon.ToolAnswer (a bare string is the success text; a JSON text is
 // compared as its value) and canon.Value (ids and timestamps normalized); anything else, a key
-// more or less, a top-level error instead of a failure result, is a difference named by path.
+// more or less, a top-level error instead of a failure result, is a jsondiff.Difference named by path.
 func (w *world) answeredExactly(tool, want string) error {
 	call, err := w.lastCall(tool)
 	if err != nil {

@@ -71,7 +71,7 @@ func (w *world) reachEveryHandler() error {
 		w.CaseStarts("handler " + e.Name + " alone")
 		if _, _, err := declared.Open(w.Scenario, probe, "", []string{e.Name}); err != nil {
 			var unsup *ErrUnsupported
-			if !asUnsupported(err, &unsup) {
+			if !declared.AsUnsupported(err, &unsup) {
 				return fmt.Errorf("%s registered alone: %w", e.Name, err)
 			}
 			res.skipped = append(res.skipped, e.Name+": "+unsup.Reason)

@@ -6,6 +6,8 @@ package declared
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"sort"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
@@ -63,4 +65,33 @@ func Open(w *scenario.Scenario, c, sessionID string, names []string) (map[string
 	// announces, is the same announcement every time.
 	params, _ := canon.Value(surface.ParamsOf(reqs[len(reqs)-1].Params)).(map[string]any)
 	return params, res.SessionID, nil
+}
+func AsUnsupported(err error, target **scenario.ErrUnsupported) bool {
+	u, ok := err.(*scenario.ErrUnsupported)
+	if ok {
+		*target = u
+	}
+	return ok
+}
+
+// ChangedKeys are the top-level keys whose value in p differs from base, leaving out keys that
+// differ between the two baselines too (generated ids).
+func ChangedKeys(base, base2, p map[string]any) []string {
+	var out []string
+	for k, v := range p {
+		if bv, ok := base[k]; ok && reflect.DeepEqual(bv, v) {
+			continue
+		}
+		if b2, ok := base2[k]; ok && !reflect.DeepEqual(base[k], b2) {
+			continue
+		}
+		out = append(out, k)
+	}
+	for k := range base {
+		if _, ok := p[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -159,3 +159,17 @@ func AsJSON(v map[string]any) map[string]any {
 	_ = json.Unmarshal(b, &out)
 	return out
 }
+
+// RequestID is the JSON-RPC id of the transcript entry seq, as written ("" when it has none).
+func RequestID(entries []transcript.Entry, seq int) string {
+	for _, e := range entries {
+		if e.Seq == seq {
+			var m struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.Unmarshal(e.Frame, &m)
+			return string(m.ID)
+		}
+	}
+	return ""
+}

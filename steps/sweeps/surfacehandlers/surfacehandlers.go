@@ -1,10 +1,11 @@
-package steps
+package surfacehandlers
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -13,6 +14,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 	"github.com/copilot-sdk-conformance/conformance/steps/declared"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
@@ -22,7 +24,15 @@ import (
 // announcement is the same alone and together and on create and resume, and that nothing naming
 // a session goes out before its create/resume is answered.
 
-func (w *world) registerSurfaceHandlers(sc scenario.Binder) {
+// engine is the sweep's own state over the scenario's core.
+type engine struct {
+	*scenario.Scenario
+	surfaceHandlers *handlerResult // what registering every declared handler found (surfacehandlers.go)
+}
+
+// Register binds the sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
 	scenario.Needing(sc, scenario.Needs("surface", "surface.handlers", "session.resume")).Step(`^every handler the SDK declares is registered alone and all together, on create and on resume$`, w.probeHandlers)
 	sc.Step(`^each handler announces the same flags alone and together, on create and on resume, and nothing names a session before it is opened$`, w.handlersClean)
 }
@@ -42,7 +52,7 @@ type handlerResult struct {
 	skipped  []string
 }
 
-func (w *world) probeHandlers() error {
+func (w *engine) probeHandlers() error {
 	entries, err := declared.Entries(w.Scenario)
 	if err != nil {
 		return err
@@ -83,9 +93,9 @@ func (w *world) probeHandlers() error {
 		for _, h := range hs {
 			res.names[h.Key()] = h.Name
 			p, _, err := declared.Open(w.Scenario, c, resumeID, []string{h.Name})
-			var unsup *ErrUnsupported
+			var unsup *scenario.ErrUnsupported
 			switch {
-			case asUnsupported(err, &unsup):
+			case declared.AsUnsupported(err, &unsup):
 				res.skipped = append(res.skipped, fmt.Sprintf("%s.%s: %s", a.Owner, h.Name, unsup.Reason))
 				continue
 			case driver.EndsScenario(err):
@@ -95,11 +105,11 @@ func (w *world) probeHandlers() error {
 				continue
 			}
 			all = append(all, h.Name)
-			changed := changedKeys(base, base2, p)
+			changed := declared.ChangedKeys(base, base2, p)
 			flags[h.Key()] = showKeys(p, changed)
 			for _, k := range changed {
 				if prev, ok := union[k]; ok && !reflect.DeepEqual(prev, p[k]) {
-					res.problems = append(res.problems, fmt.Sprintf("%s: %s is %s with %s alone, %s with another handler alone", a.Request, k, showJSON(p[k]), h.Name, showJSON(prev)))
+					res.problems = append(res.problems, fmt.Sprintf("%s: %s is %s with %s alone, %s with another handler alone", a.Request, k, jsondiff.Show(p[k]), h.Name, jsondiff.Show(prev)))
 				}
 				union[k] = p[k]
 			}
@@ -110,14 +120,14 @@ func (w *world) probeHandlers() error {
 			if err != nil {
 				res.problems = append(res.problems, fmt.Sprintf("%s with every handler registered (%s): %v", a.Request, strings.Join(all, ", "), err))
 			} else {
-				changed := changedKeys(base, base2, p)
+				changed := declared.ChangedKeys(base, base2, p)
 				got := map[string]any{}
 				for _, k := range changed {
 					got[k] = p[k]
 				}
 				if !reflect.DeepEqual(got, union) {
 					res.problems = append(res.problems, fmt.Sprintf("%s with every handler registered announces %s; registered one at a time they announce %s",
-						a.Request, showKeys(got, sortedMapKeys(got)), showKeys(union, sortedMapKeys(union))))
+						a.Request, showKeys(got, slices.Sorted(maps.Keys(got))), showKeys(union, slices.Sorted(maps.Keys(union)))))
 				}
 			}
 		}
@@ -144,36 +154,6 @@ func (w *world) probeHandlers() error {
 	return nil
 }
 
-func asUnsupported(err error, target **ErrUnsupported) bool {
-	u, ok := err.(*ErrUnsupported)
-	if ok {
-		*target = u
-	}
-	return ok
-}
-
-// changedKeys are the top-level keys whose value in p differs from base, leaving out keys that
-// differ between the two baselines too (generated ids).
-func changedKeys(base, base2, p map[string]any) []string {
-	var out []string
-	for k, v := range p {
-		if bv, ok := base[k]; ok && reflect.DeepEqual(bv, v) {
-			continue
-		}
-		if b2, ok := base2[k]; ok && !reflect.DeepEqual(base[k], b2) {
-			continue
-		}
-		out = append(out, k)
-	}
-	for k := range base {
-		if _, ok := p[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 func showKeys(p map[string]any, keys []string) string {
 	var out []string
 	for _, k := range keys {
@@ -182,7 +162,7 @@ func showKeys(p map[string]any, keys []string) string {
 			out = append(out, k+" dropped")
 			continue
 		}
-		out = append(out, k+"="+showJSON(v))
+		out = append(out, k+"="+jsondiff.Show(v))
 	}
 	return strings.Join(out, ", ")
 }
@@ -196,7 +176,7 @@ func orNone(s string) string {
 
 // requestsBeforeOpened checks every create and resume of the transcript: a request naming the
 // session it opens, on the same connection, before the runtime answered it.
-func (w *world) requestsBeforeOpened() []string {
+func (w *engine) requestsBeforeOpened() []string {
 	entries := w.Rec.Entries()
 	answers := map[string]int{} // conn + id -> seq of the answer
 	for _, e := range entries {
@@ -211,7 +191,7 @@ func (w *world) requestsBeforeOpened() []string {
 	var out []string
 	for _, method := range []string{"session.create", "session.resume"} {
 		for _, req := range transcript.Requests(entries, method) {
-			answered := answers[req.Conn+"\x00"+requestID(entries, req.Seq)]
+			answered := answers[req.Conn+"\x00"+scenario.RequestID(entries, req.Seq)]
 			var p struct {
 				SessionID string `json:"sessionId"`
 			}
@@ -229,7 +209,7 @@ func (w *world) requestsBeforeOpened() []string {
 	return out
 }
 
-func (w *world) handlersClean() error {
+func (w *engine) handlersClean() error {
 	if w.surfaceHandlers == nil {
 		return fmt.Errorf("no handlers were registered in this scenario")
 	}
