@@ -11,6 +11,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/cucumber/godog"
 )
 
@@ -18,26 +19,26 @@ import (
 
 // try runs a command whose error outcome is what the scenario checks next.
 func (w *world) try(cmd string, args any) error {
-	if err := w.lacking(cmd, args); err != nil {
+	if err := w.Lacking(cmd, args); err != nil {
 		return err
 	}
-	r, err := w.call(cmd, args)
+	r, err := w.Call(cmd, args)
 	if err != nil {
 		return err
 	}
 	if r.Outcome == driver.Unsupported {
-		return w.unsupported(cmd, args, r)
+		return w.Unsupported(cmd, args, r)
 	}
 	w.tried = r
 	return nil
 }
 
 func (w *world) triesClearContext(prompt string) error {
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
-	return w.try("clearContext", map[string]any{"session": s.handle, "prompt": prompt})
+	return w.try("clearContext", map[string]any{"session": s.Handle, "prompt": prompt})
 }
 
 func (w *world) sdkRaised() error { return w.sdkRaisedMentioning("") }
@@ -61,11 +62,11 @@ func (w *world) setToolsArgs(table *godog.Table) ([]map[string]any, map[string]a
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return nil, nil, err
 	}
-	return tools, map[string]any{"session": s.handle, "tools": tools}, nil
+	return tools, map[string]any{"session": s.Handle, "tools": tools}, nil
 }
 
 // replaceTools replaces this client's tools through the SDK's high-level API.
@@ -74,48 +75,48 @@ func (w *world) replaceTools(table *godog.Table) error {
 	if err != nil {
 		return err
 	}
-	if _, err := w.do("setTools", args); err != nil {
+	if _, err := w.Do("setTools", args); err != nil {
 		return err
 	}
-	w.tools = tools
+	w.Tools = tools
 	return nil
 }
 
 func (w *world) replaceWithNoTools() error {
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
-	if _, err := w.do("setTools", map[string]any{"session": s.handle, "tools": []any{}}); err != nil {
+	if _, err := w.Do("setTools", map[string]any{"session": s.Handle, "tools": []any{}}); err != nil {
 		return err
 	}
-	w.tools = nil
+	w.Tools = nil
 	return nil
 }
 
 // replaceThroughRPC calls the generated raw session.tools.set with no tools, as an application
 // on an SDK version without high-level tool replacement would.
 func (w *world) replaceThroughRPCWithNoTools() error {
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
-	_, err = w.do("setToolsRpc", map[string]any{"session": s.handle, "tools": []any{}})
+	_, err = w.Do("setToolsRpc", map[string]any{"session": s.Handle, "tools": []any{}})
 	return err
 }
 
 // replaceThroughRPCWithNil passes the language's nil list (Go's nil slice) to the raw RPC, the
 // way an application naturally writes "no tools" in a language that has one.
 func (w *world) replaceThroughRPCWithNil() error {
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
-	if has, note := w.t.Capability("session.rpc.tools.set.nil"); !has {
-		return &ErrUnsupported{Reason: fmt.Sprintf("%s has no nil list apart from an empty one: %s", w.t.SDK(), note),
+	if has, note := w.T.Capability("session.rpc.tools.set.nil"); !has {
+		return &ErrUnsupported{Reason: fmt.Sprintf("%s has no nil list apart from an empty one: %s", w.T.SDK(), note),
 			Capability: "session.rpc.tools.set.nil"}
 	}
-	_, err = w.do("setToolsRpc", map[string]any{"session": s.handle, "tools": nil})
+	_, err = w.Do("setToolsRpc", map[string]any{"session": s.Handle, "tools": nil})
 	return err
 }
 
@@ -129,16 +130,16 @@ func (w *world) triesReplaceTools(table *godog.Table) error {
 
 // toolsFrom builds a fresh tool list from a table without touching the scenario's tools.
 func (w *world) toolsFrom(table *godog.Table) ([]map[string]any, error) {
-	saved := w.tools
-	w.tools = nil
+	saved := w.Tools
+	w.Tools = nil
 	err := w.theTools(table)
-	tools := w.tools
-	w.tools = saved
+	tools := w.Tools
+	w.Tools = saved
 	return tools, err
 }
 
 func (w *world) rejectNextReplacement(msg string) error {
-	rt, err := w.standIn("runtime.script.rejection")
+	rt, err := w.StandIn("runtime.script.rejection")
 	if err != nil {
 		return err
 	}
@@ -149,12 +150,12 @@ func (w *world) rejectNextReplacement(msg string) error {
 // slowReplacements has each session.tools.set answer reach the SDK ms later: the stand-in
 // answers late, the recording proxy holds the real runtime's answer (suite.Delayer).
 func (w *world) slowReplacements(ms int) error {
-	if l, ok := w.rt.(suite.Lacker); ok {
+	if l, ok := w.RT.(suite.Lacker); ok {
 		if why, lacking := l.Lacks("runtime.script.delay"); lacking {
 			return &ErrUnsupported{Reason: why, Capability: "runtime.script.delay"}
 		}
 	}
-	d, ok := w.rt.(suite.Delayer)
+	d, ok := w.RT.(suite.Delayer)
 	if !ok {
 		return &ErrUnsupported{Reason: "this runtime cannot be scripted (runtime.script.delay)", Capability: "runtime.script.delay"}
 	}
@@ -165,7 +166,7 @@ func (w *world) slowReplacements(ms int) error {
 // replaceConcurrently makes n replacements without waiting between them; set k holds one tool
 // named "set_k", so the order on the wire can be read back.
 func (w *world) replaceConcurrently(n int) error {
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
@@ -173,7 +174,7 @@ func (w *world) replaceConcurrently(n int) error {
 	for k := 1; k <= n; k++ {
 		sets = append(sets, []map[string]any{newTool(fmt.Sprintf("set_%d", k))})
 	}
-	res, err := w.do("setToolsConcurrently", map[string]any{"session": s.handle, "toolSets": sets})
+	res, err := w.Do("setToolsConcurrently", map[string]any{"session": s.Handle, "toolSets": sets})
 	if err != nil {
 		return err
 	}
@@ -200,9 +201,9 @@ func (w *world) replaceConcurrently(n int) error {
 // replacementsSerialized checks that each session.tools.set was sent only after the previous
 // one was answered, and that they arrived in the order they were made.
 func (w *world) replacementsSerialized() error {
-	entries := w.entries()
+	entries := w.Entries()
 	// The order is the contract here: the cross-SDK comparison pairs these requests by position.
-	w.check("session.tools.set", report.RequestOrder)
+	w.Check("session.tools.set", report.RequestOrder)
 	reqs := transcript.Requests(entries, "session.tools.set")
 	// Exactly one request per replacement made: a dropped or a repeated one is no order.
 	if w.replacements < 2 {
@@ -229,7 +230,7 @@ func (w *world) replacementsSerialized() error {
 		if i == 0 {
 			continue
 		}
-		prevID := requestID(entries, reqs[i-1].Seq)
+		prevID := scenario.RequestID(entries, reqs[i-1].Seq)
 		if done, ok := answered[prevID]; !ok || done > r.Seq {
 			return fmt.Errorf("session.tools.set #%d (%v) was sent before #%d was answered: replacements overlapped on the wire", i+1, name, i)
 		}
@@ -242,24 +243,11 @@ func (w *world) replacementsSerialized() error {
 	return nil
 }
 
-func requestID(entries []transcript.Entry, seq int) string {
-	for _, e := range entries {
-		if e.Seq == seq {
-			var m struct {
-				ID json.RawMessage `json:"id"`
-			}
-			_ = json.Unmarshal(e.Frame, &m)
-			return string(m.ID)
-		}
-	}
-	return ""
-}
-
 // driverEvents returns the events the driver reported of one kind, in order.
 func (w *world) driverEvents(kind string) []map[string]any {
 	var out []map[string]any
-	for _, e := range w.entries() {
-		if name, args, ok := driverEvent(e); ok && name == kind {
+	for _, e := range w.Entries() {
+		if name, args, ok := scenario.DriverEvent(e); ok && name == kind {
 			out = append(out, args)
 		}
 	}
@@ -268,8 +256,8 @@ func (w *world) driverEvents(kind string) []map[string]any {
 
 // applicationReceived checks that the SDK delivered a session event to the application.
 func (w *world) applicationReceived(typ, key, want string) error {
-	if has, note := w.t.Capability("events"); !has {
-		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not forward session events: %s", w.t.SDK(), note), Capability: "events"}
+	if has, note := w.T.Capability("events"); !has {
+		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not forward session events: %s", w.T.SDK(), note), Capability: "events"}
 	}
 	var seen []string
 	for _, ev := range w.driverEvents("session.event") {
@@ -299,22 +287,15 @@ func (w *world) handlerServed(label, tool string) error {
 
 // conformsToSchema checks the runtime's schema notes recorded beside each request.
 func (w *world) conformsToSchema() error {
-	if !w.t.SchemaLoaded() {
+	if !w.T.SchemaLoaded() {
 		return &ErrUnavailable{Reason: "the runtime's published schema is not loaded in this run, so requests cannot be checked against it (results.json harness.schema says why; it comes from the SDK whose recipe ships it: its local preparation, or its driver image with --runner docker)"}
 	}
 	var bad []string
-	for _, v := range transcript.Violations(w.entries()) {
+	for _, v := range transcript.Violations(w.Entries()) {
 		bad = append(bad, v.String())
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("requests violate the runtime's published schema:\n  %s", strings.Join(bad, "\n  "))
 	}
 	return nil
-}
-
-func (w *world) observe(key, value string) {
-	if w.observations == nil {
-		w.observations = map[string]string{}
-	}
-	w.observations[key] = value
 }

@@ -7,12 +7,13 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/cucumber/godog"
 )
 
 // Connect and handshake options (drivers/PROTOCOL.md "Connect options").
 
-func (w *world) registerConnect(sc binder) {
+func (w *world) registerConnect(sc scenario.Binder) {
 	sc.Step(`^an SDK client connected to the runtime with the connect options:$`, w.connectedWithOptions)
 	sc.Step(`^the runtime predates the connect handshake$`, w.legacyHandshake)
 	sc.Step(`^the first requests are (.+)$`, w.firstRequestsAre)
@@ -25,7 +26,7 @@ func (w *world) connectedWithOptions(table *godog.Table) error {
 	}
 	opts := map[string]any{}
 	for name, value := range pairs {
-		if err := w.needs("connect.option." + name); err != nil {
+		if err := w.Needs("connect.option." + name); err != nil {
 			return err
 		}
 		var v any
@@ -35,22 +36,22 @@ func (w *world) connectedWithOptions(table *godog.Table) error {
 		opts[name] = v
 	}
 	if tok, ok := opts["connectionToken"].(string); ok {
-		if k, keeps := w.rt.(suite.TokenKeeper); keeps {
+		if k, keeps := w.RT.(suite.TokenKeeper); keeps {
 			if err := k.ExpectToken(tok); err != nil {
 				return err
 			}
 		}
 	}
-	c := fmt.Sprintf("c%d", len(w.clients)+w.stopped+1)
-	if _, err := w.do("connect", map[string]any{"client": c, "address": w.addr, "options": opts}); err != nil {
+	c := fmt.Sprintf("c%d", len(w.Clients)+w.Stopped+1)
+	if _, err := w.Do("connect", map[string]any{"client": c, "address": w.Addr, "options": opts}); err != nil {
 		return err
 	}
-	w.clients = append(w.clients, c)
+	w.Clients = append(w.Clients, c)
 	return nil
 }
 
 func (w *world) legacyHandshake() error {
-	rt, err := w.standIn("runtime.script.legacyHandshake")
+	rt, err := w.StandIn("runtime.script.legacyHandshake")
 	if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func (w *world) firstRequestsAre(list string) error {
 		want = append(want, strings.Trim(strings.TrimSpace(m), `"`))
 	}
 	var got []string
-	for _, r := range transcript.Requests(w.entries(), "") {
+	for _, r := range transcript.Requests(w.Entries(), "") {
 		got = append(got, r.Method)
 	}
 	if len(got) < len(want) || strings.Join(got[:len(want)], ",") != strings.Join(want, ",") {

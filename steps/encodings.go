@@ -53,7 +53,7 @@ func (w *world) encode(form jsonform.Form, v any) (json.RawMessage, bool, error)
 func (w *world) observeEncoding(what string) {
 	t := w.encoded
 	if t == nil {
-		w.observe("legal encodings tried", "none: no member of the "+what+" sent is written differently in this form")
+		w.Observe("legal encodings tried", "none: no member of the "+what+" sent is written differently in this form")
 		return
 	}
 	var parts []string
@@ -66,7 +66,7 @@ func (w *world) observeEncoding(what string) {
 	if t.n.Objects > 0 {
 		parts = append(parts, fmt.Sprintf("%d objects' keys reversed", t.n.Objects))
 	}
-	w.observe("legal encodings tried", fmt.Sprintf("%s: %s in %d %s", t.form, strings.Join(parts, ", "), t.values, what))
+	w.Observe("legal encodings tried", fmt.Sprintf("%s: %s in %d %s", t.form, strings.Join(parts, ", "), t.values, what))
 }
 
 // callEveryHandlerEncoded is callEveryHandler with every call's params written in a form.

@@ -37,7 +37,7 @@ func TestAnEncodedEventIsJudgedByItsValue(t *testing.T) {
 			require.True(t, ok)
 			w.events = []sentEvent{{et: schemagen.EventType{Type: "x.counted", Definition: "CountedEvent"}, name: "CountedEvent", data: asAny(sent["data"])}}
 			if tt.received != "" {
-				w.rec.Add(transcript.Entry{Dir: transcript.DriverToHarness, Frame: json.RawMessage(`{"event":"session.event","args":` + tt.received + `}`)})
+				w.Rec.Add(transcript.Entry{Dir: transcript.DriverToHarness, Frame: json.RawMessage(`{"event":"session.event","args":` + tt.received + `}`)})
 			}
 			err = w.eventsReceived()
 			if tt.fails == "" {
@@ -66,7 +66,7 @@ func TestEncodingTallyIsObserved(t *testing.T) {
 		require.NoError(t, err)
 	}
 	w.observeEncoding("results")
-	assert.Equal(t, "exponents: 3 numbers in 2 results", w.observations["legal encodings tried"])
+	assert.Equal(t, "exponents: 3 numbers in 2 results", w.Observations["legal encodings tried"])
 }
 
 // The event wait goes on while reports keep arriving (a loaded machine), however long they take

@@ -14,6 +14,9 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
+	"github.com/copilot-sdk-conformance/conformance/steps/rpccall"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Model-request exchanges (drivers/PROTOCOL.md "Request handler"): the runtime hands the
@@ -68,11 +71,11 @@ func exchangeOf(doc *schemagen.Doc) (*exchangeSpec, bool) {
 // servesModelRequests connects a client whose application registered a request handler that
 // answers every request with one generated response, and creates a session.
 func (w *world) servesModelRequests() error {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
-	if _, err := w.scriptedOnly(exchangeSweepWhy); err != nil {
+	if _, err := w.ScriptedOnly(exchangeSweepWhy); err != nil {
 		return err
 	}
 	x, ok := exchangeOf(doc)
@@ -87,8 +90,8 @@ func (w *world) servesModelRequests() error {
 		Body:    `{"reply":"façade ✓ 応答 🚀"}`,
 	}
 	w.exchange = x
-	c := fmt.Sprintf("c%d", len(w.clients)+w.stopped+1)
-	res, err := w.do("connect", map[string]any{"client": c, "address": w.addr, "requestHandler": map[string]any{"start": x.start.Name, "chunk": x.chunk.Name, "response": x.response}})
+	c := fmt.Sprintf("c%d", len(w.Clients)+w.Stopped+1)
+	res, err := w.Do("connect", map[string]any{"client": c, "address": w.Addr, "requestHandler": map[string]any{"start": x.start.Name, "chunk": x.chunk.Name, "response": x.response}})
 	if err != nil {
 		return err
 	}
@@ -99,8 +102,8 @@ func (w *world) servesModelRequests() error {
 	if !slices.Contains(r.Handled, x.start.Name) || !slices.Contains(r.Handled, x.chunk.Name) {
 		return fmt.Errorf("driver fault: connect with a requestHandler answered handled %v, want %s and %s", r.Handled, x.start.Name, x.chunk.Name)
 	}
-	w.clients = append(w.clients, c)
-	return w.create()
+	w.Clients = append(w.Clients, c)
+	return w.Create()
 }
 
 // exchangeSweepWhy is why the real runtime cannot play the exchange sweep.
@@ -113,11 +116,11 @@ const exchangeSweepWhy = "the sweep sends model-request heads generated from the
 // body). Every frame is validated against its params schema. It then waits for every response
 // to end.
 func (w *world) sendsModelRequests() error {
-	doc, rt, err := w.scriptedSweep(exchangeSweepWhy)
+	doc, rt, err := w.ScriptedSweep(exchangeSweepWhy)
 	if err != nil {
 		return err
 	}
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
@@ -127,7 +130,7 @@ func (w *world) sendsModelRequests() error {
 	}
 	cases, dropped := doc.CasesOnce(x.start)
 	for _, d := range dropped {
-		w.rec.Notef("", "generator: %s case %s left out", x.start.Name, d)
+		w.Rec.Notef("", "generator: %s case %s left out", x.start.Name, d)
 	}
 	var played []schemagen.Case
 	for _, c := range cases {
@@ -145,20 +148,20 @@ func (w *world) sendsModelRequests() error {
 		if t, _ := c.Params["transport"].(string); t != "" && t != "http" {
 			// A websocket exchange is a message channel the handler opens (openWebSocket), not
 			// one request and response: not played here.
-			w.rec.Notef("", "%s case %s: transport %q left out (a message channel, not one HTTP response)", x.start.Name, c.Name, t)
+			w.Rec.Notef("", "%s case %s: transport %q left out (a message channel, not one HTTP response)", x.start.Name, c.Name, t)
 			continue
 		}
 		e := &sentExchange{caseName: c.Name, start: maps.Clone(c.Params)}
 		// The id is the case's, not its position's, so a run with one more case has the same
 		// ids for the others (the SDK's responses name it).
-		id := fmt.Sprintf("conformance-request-%08x", fnv32(c.Name))
+		id := fmt.Sprintf("conformance-request-%08x", rpccall.Fingerprint(c.Name))
 		for n := 2; ids[id]; n++ {
-			id = fmt.Sprintf("conformance-request-%08x-%d", fnv32(c.Name), n)
+			id = fmt.Sprintf("conformance-request-%08x-%d", rpccall.Fingerprint(c.Name), n)
 		}
 		ids[id] = true
 		e.start["requestId"] = id
 		if _, has := e.start["sessionId"]; has {
-			e.start["sessionId"] = s.id
+			e.start["sessionId"] = s.ID
 		}
 		e.start["url"] = fmt.Sprintf("https://models.conformance.test/v1/chat/completions?case=%d", i+1)
 		e.start["headers"] = map[string]any{"content-type": []any{"application/json"}, "x-conformance-case": []any{fmt.Sprint(i + 1)}, "x-conformance-multi": []any{"a", "b"}}
@@ -191,28 +194,28 @@ func (w *world) sendsModelRequests() error {
 		}
 		w.exchange.sent = append(w.exchange.sent, e)
 	}
-	d, err := w.t.Driver(w.ctx)
+	d, err := w.T.Driver(w.Ctx)
 	if err != nil {
 		return err
 	}
-	d.SetSink(w.driverLine)
+	d.SetSink(w.DriverLine)
 	defer d.SetSink(nil)
-	w.expect(len(x.sent))
+	w.Expect(len(x.sent))
 	for done, e := range x.sent {
-		w.caseSends(x.start.Name+" "+e.caseName, e.start) // the SDK's responses name its requestId
+		w.CaseSends(x.start.Name+" "+e.caseName, e.start) // the SDK's responses name its requestId
 		for i, p := range append([]map[string]any{e.start}, e.chunks...) {
 			m := x.start.Name
 			if i > 0 {
 				m = x.chunk.Name
 			}
-			if err := w.gone(); err != nil {
-				return cutShort(err, done, len(x.sent), e.caseName)
+			if err := w.Gone(); err != nil {
+				return scenario.CutShort(err, done, len(x.sent), e.caseName)
 			}
 			// The SDK's answers are read from the transcript (exchangeAcknowledged), as a replay
 			// reads them.
-			if _, err := rt.Ask(s.id, m, p, false); err != nil {
-				if err := w.callFailed(err, fmt.Sprintf("%s %s", m, p["requestId"])); err != nil {
-					return cutShort(err, done, len(x.sent), e.caseName)
+			if _, err := rt.Ask(s.ID, m, p, false); err != nil {
+				if err := w.CallFailed(err, fmt.Sprintf("%s %s", m, p["requestId"])); err != nil {
+					return scenario.CutShort(err, done, len(x.sent), e.caseName)
 				}
 			}
 		}
@@ -223,12 +226,12 @@ func (w *world) sendsModelRequests() error {
 	for time.Now().Before(deadline) && len(w.unfinishedExchanges()) > 0 && d.Alive() {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := w.gone(); err != nil {
-		return cutShort(err, len(x.sent), len(x.sent), "")
+	if err := w.Gone(); err != nil {
+		return scenario.CutShort(err, len(x.sent), len(x.sent), "")
 	}
 	// A driver round trip: the handler's reports written while the SDK served the requests are
 	// read before its answer.
-	err = w.roundTrip()
+	err = w.RoundTrip()
 	return err
 }
 
@@ -242,7 +245,7 @@ const exchangeWait = 10 * time.Second
 // sdkFrames are the SDK's requests of method whose params name requestId, in order.
 func (w *world) sdkFrames(method, requestID string) []map[string]any {
 	var out []map[string]any
-	for _, r := range transcript.Requests(w.entries(), method) {
+	for _, r := range transcript.Requests(w.Entries(), method) {
 		var p map[string]any
 		if json.Unmarshal(r.Params, &p) == nil && p["requestId"] == requestID {
 			out = append(out, p)
@@ -286,7 +289,7 @@ func (w *world) exchangeReports(method string) map[string]map[string]any {
 
 // sentExchanges is what the checks of the exchange need: the schema and the requests sent.
 func (w *world) sentExchanges() (*schemagen.Doc, *exchangeSpec, error) {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -310,7 +313,7 @@ func (w *world) handlerReceivedRequests() error {
 	fails := map[string][]string{}
 	for _, e := range x.sent {
 		id := e.start["requestId"].(string)
-		w.check(x.start.Name, "")
+		w.Check(x.start.Name, "")
 		head := heads[id]
 		if head == nil {
 			fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): the application's request handler was never called", id, e.caseName))
@@ -328,14 +331,14 @@ func (w *world) handlerReceivedRequests() error {
 				}
 			case !has && unrep["/"+k]:
 				// the SDK's handler context has no such field (the driver's account)
-				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the SDK's request context has no field for it", id, e.caseName, k, showJSON(want)))
+				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the SDK's request context has no field for it", id, e.caseName, k, jsondiff.Show(want)))
 			case !has:
-				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the application's handler received it without it", id, e.caseName, k, showJSON(want)))
+				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the application's handler received it without it", id, e.caseName, k, jsondiff.Show(want)))
 			case !sameJSON(want, g):
-				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the application's handler received it as %s", id, e.caseName, k, showJSON(want), showJSON(g)))
+				fails[x.start.Name] = append(fails[x.start.Name], fmt.Sprintf("%s (case %s): /%s: %s was sent by the runtime, the application's handler received it as %s", id, e.caseName, k, jsondiff.Show(want), jsondiff.Show(g)))
 			}
 		}
-		w.check(x.chunk.Name, "")
+		w.Check(x.chunk.Name, "")
 		body := bodies[id]
 		if body == nil {
 			fails[x.chunk.Name] = append(fails[x.chunk.Name], fmt.Sprintf("%s (case %s): the handler never reported the request body", id, e.caseName))
@@ -349,7 +352,7 @@ func (w *world) handlerReceivedRequests() error {
 			fails[x.chunk.Name] = append(fails[x.chunk.Name], fmt.Sprintf("%s (case %s): the body %q was sent in %d chunks, the application's handler read %q", id, e.caseName, e.body, len(e.chunks), b))
 		}
 	}
-	return groupedError(fails, "model requests did not reach the application's request handler as the runtime sent them", "methods")
+	return jsondiff.GroupedError(fails, "model requests did not reach the application's request handler as the runtime sent them", "methods")
 }
 
 // exchangeAcks are the runtime's start and chunk frames in the transcript, in order, each with
@@ -360,8 +363,8 @@ func (w *world) exchangeAcks() []ack {
 		RequestID string `json:"requestId"`
 	}
 	var acks []ack
-	for _, c := range runtimeCalls[params](w.entries(), func(m string) bool { return m == x.start.Name || m == x.chunk.Name }) {
-		acks = append(acks, ack{method: c.method, requestID: decodedParams[params](c).RequestID, answer: c.answer})
+	for _, c := range scenario.RuntimeCalls[params](w.Entries(), func(m string) bool { return m == x.start.Name || m == x.chunk.Name }) {
+		acks = append(acks, ack{method: c.Method, requestID: scenario.DecodedParams[params](c).RequestID, answer: c.Answer})
 	}
 	return acks
 }
@@ -383,7 +386,7 @@ func (w *world) exchangeAcknowledged() error {
 				name, nth = x.chunk.Name, i-1
 			}
 			m, _ := doc.Method(name)
-			w.check(name+" (answer)", "")
+			w.Check(name+" (answer)", "")
 			var mine []ack
 			for _, a := range acks {
 				if a.method == name && a.requestID == id {
@@ -396,7 +399,7 @@ func (w *world) exchangeAcknowledged() error {
 			case mine[nth].answer == nil:
 				fails[name] = append(fails[name], fmt.Sprintf("%s: the SDK never answered frame %d", id, nth+1))
 			case mine[nth].answer["error"] != nil:
-				fails[name] = append(fails[name], fmt.Sprintf("%s: the SDK answered frame %d with the error %s", id, nth+1, showJSON(mine[nth].answer["error"])))
+				fails[name] = append(fails[name], fmt.Sprintf("%s: the SDK answered frame %d with the error %s", id, nth+1, jsondiff.Show(mine[nth].answer["error"])))
 			default:
 				if err := doc.ValidateResult(m, mine[nth].answer["result"]); err != nil {
 					fails[name] = append(fails[name], fmt.Sprintf("%s: the answer to frame %d violates the result schema: %v", id, nth+1, err))
@@ -404,7 +407,7 @@ func (w *world) exchangeAcknowledged() error {
 			}
 		}
 	}
-	return groupedError(fails, "model-request frames were not acknowledged", "methods")
+	return jsondiff.GroupedError(fails, "model-request frames were not acknowledged", "methods")
 }
 
 // exchangeResponded checks what the SDK sent back for every request: one response start with
@@ -424,7 +427,7 @@ func (w *world) exchangeResponded() error {
 	var added []string
 	for _, e := range x.sent {
 		id := e.start["requestId"].(string)
-		w.check(x.respStart, "")
+		w.Check(x.respStart, "")
 		starts := w.sdkFrames(x.respStart, id)
 		if len(starts) != 1 {
 			add(x.respStart, "%s (case %s): %d response starts, want 1", id, e.caseName, len(starts))
@@ -434,10 +437,10 @@ func (w *world) exchangeResponded() error {
 				add(x.respStart, "%s: violates the params schema: %v", id, err)
 			}
 			if n, _ := st["status"].(float64); int(n) != x.response.Status {
-				add(x.respStart, "%s (case %s): /status: %d was returned by the handler, the SDK sent %s", id, e.caseName, x.response.Status, showJSON(st["status"]))
+				add(x.respStart, "%s (case %s): /status: %d was returned by the handler, the SDK sent %s", id, e.caseName, x.response.Status, jsondiff.Show(st["status"]))
 			}
 			if t, sent := st["statusText"]; sent && t != x.response.StatusText {
-				add(x.respStart, "%s (case %s): /statusText: %q was returned by the handler, the SDK sent %s", id, e.caseName, x.response.StatusText, showJSON(t))
+				add(x.respStart, "%s (case %s): /statusText: %q was returned by the handler, the SDK sent %s", id, e.caseName, x.response.StatusText, jsondiff.Show(t))
 			}
 			want := map[string]any{}
 			for k, v := range x.response.Headers {
@@ -450,7 +453,7 @@ func (w *world) exchangeResponded() error {
 				added = append(added, k)
 			}
 		}
-		w.check(x.respChunk, "")
+		w.Check(x.respChunk, "")
 		chunks := w.sdkFrames(x.respChunk, id)
 		var body []byte
 		for i, c := range chunks {
@@ -458,7 +461,7 @@ func (w *world) exchangeResponded() error {
 				add(x.respChunk, "%s: chunk %d violates the params schema: %v", id, i+1, err)
 			}
 			if c["error"] != nil {
-				add(x.respChunk, "%s (case %s): chunk %d ends the response with the error %s", id, e.caseName, i+1, showJSON(c["error"]))
+				add(x.respChunk, "%s (case %s): chunk %d ends the response with the error %s", id, e.caseName, i+1, jsondiff.Show(c["error"]))
 			}
 			if c["end"] == true && i != len(chunks)-1 {
 				add(x.respChunk, "%s: chunk %d is marked end, %d more follow", id, i+1, len(chunks)-1-i)
@@ -480,9 +483,9 @@ func (w *world) exchangeResponded() error {
 		}
 	}
 	if len(added) > 0 {
-		w.observe("response headers the SDK added to the handler's", strings.Join(compactList(added), ", "))
+		w.Observe("response headers the SDK added to the handler's", strings.Join(jsondiff.CompactList(added), ", "))
 	}
-	return groupedError(fails, "model-request responses did not carry what the application's handler returned", "methods")
+	return jsondiff.GroupedError(fails, "model-request responses did not carry what the application's handler returned", "methods")
 }
 
 // chunkBytes decodes a chunk frame's data: base64 when binary, else UTF-8 text.
@@ -505,10 +508,10 @@ func headerDiffs(want, got any) []string {
 		gv, ok := g[k]
 		switch {
 		case !ok:
-			out = append(out, fmt.Sprintf("%s: %s was sent, absent from what arrived", k, showJSON(w[k])))
+			out = append(out, fmt.Sprintf("%s: %s was sent, absent from what arrived", k, jsondiff.Show(w[k])))
 		case slices.Equal(gv, w[k]) || strings.Join(gv, ", ") == strings.Join(w[k], ", "):
 		default:
-			out = append(out, fmt.Sprintf("%s: %s was sent, it arrived as %s", k, showJSON(w[k]), showJSON(gv)))
+			out = append(out, fmt.Sprintf("%s: %s was sent, it arrived as %s", k, jsondiff.Show(w[k]), jsondiff.Show(gv)))
 		}
 	}
 	return out
@@ -564,4 +567,6 @@ func stringSet(v any) map[string]bool {
 	return out
 }
 
-func sameJSON(a, b any) bool { return len(diffJSON(asJSONValue(a), asJSONValue(b), "")) == 0 }
+func sameJSON(a, b any) bool {
+	return len(jsondiff.Diff(scenario.AsJSONValue(a), scenario.AsJSONValue(b), "")) == 0
+}

@@ -13,11 +13,12 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Framing: how bytes reach each side (large bodies, split and coalesced frames, non-ASCII).
 
-func (w *world) registerFraming(sc binder) {
+func (w *world) registerFraming(sc scenario.Binder) {
 	sc.Step(`^the runtime writes each frame in pieces of (\d+) bytes$`, w.splitFrames)
 	sc.Step(`^the runtime writes several frames at once$`, w.coalesceFrames)
 	sc.Step(`^the model then replies with a text of (\d+) characters$`, w.modelRepliesLong)
@@ -54,11 +55,11 @@ func (w *world) coalesceFrames() error { return w.setFraming(standin.Framing{Coa
 // the recording proxy in front of the real runtime writes the real runtime's frames that way
 // (suite.Framer); any other runtime lacks runtime.script.framing.
 func (w *world) setFraming(f standin.Framing) error {
-	if fr, ok := w.rt.(suite.Framer); ok {
+	if fr, ok := w.RT.(suite.Framer); ok {
 		fr.SetFraming(f)
 		return nil
 	}
-	rt, err := w.standIn("runtime.script.framing")
+	rt, err := w.StandIn("runtime.script.framing")
 	if err != nil {
 		return err
 	}
@@ -76,11 +77,11 @@ func (w *world) modelRepliesJSON(literal string) error {
 	// The real runtime re-encodes the model's text before the SDK sees it, so only a runtime
 	// that writes the literal as given can put an unpaired surrogate escape on the wire.
 	if units, err := utf16Units([]byte(literal)); err == nil && hasUnpairedSurrogate(units) {
-		if err := w.runtimeCan("runtime.script.escapes"); err != nil {
+		if err := w.RuntimeCan("runtime.script.escapes"); err != nil {
 			return err
 		}
 	}
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{ReplyJSON: json.RawMessage(literal)})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{ReplyJSON: json.RawMessage(literal)})
 	return nil
 }
 
@@ -111,8 +112,8 @@ func (w *world) replyIsJSON(literal string) error {
 		return fmt.Errorf("%s is not a JSON string: %w", literal, err)
 	}
 	var r map[string]json.RawMessage
-	if w.reply == nil || json.Unmarshal(w.reply, &r) != nil || r["content"] == nil {
-		return fmt.Errorf("the SDK returned no reply content (result %.200s)", w.reply)
+	if w.Reply == nil || json.Unmarshal(w.Reply, &r) != nil || r["content"] == nil {
+		return fmt.Errorf("the SDK returned no reply content (result %.200s)", w.Reply)
 	}
 	got, err := utf16Units(r["content"])
 	if err != nil {
@@ -123,10 +124,10 @@ func (w *world) replyIsJSON(literal string) error {
 		if i < len(got) && got[i] == unicode.ReplacementChar {
 			what = "U+FFFD"
 		}
-		w.observe("unpaired surrogate", what)
+		w.Observe("unpaired surrogate", what)
 		return fmt.Errorf("the reply differs from %s at UTF-16 unit %d: got %s (%s), want %s", literal, i, unitAt(got, i), what, unitAt(want, i))
 	}
-	w.observe("unpaired surrogate", "kept")
+	w.Observe("unpaired surrogate", "kept")
 	return nil
 }
 
@@ -195,8 +196,8 @@ func (w *world) replyEquals(want, what string) error {
 	var r struct {
 		Content *string `json:"content"`
 	}
-	if w.reply == nil || json.Unmarshal(w.reply, &r) != nil || r.Content == nil {
-		return fmt.Errorf("the SDK returned no reply content (result %.200s)", w.reply)
+	if w.Reply == nil || json.Unmarshal(w.Reply, &r) != nil || r.Content == nil {
+		return fmt.Errorf("the SDK returned no reply content (result %.200s)", w.Reply)
 	}
 	if *r.Content != want {
 		return fmt.Errorf("the reply differs from %s at character %d (got %d characters, want %d)",
@@ -214,10 +215,10 @@ func firstDiff(a, b []rune) int {
 	return min(len(a), len(b))
 }
 
-func (w *world) sendLong(n int) error { return w.sendAndWait(longText(n)) }
+func (w *world) sendLong(n int) error { return w.SendAndWait(longText(n)) }
 
 func (w *world) receivedLong(n int) error {
-	for _, r := range transcript.Requests(w.entries(), "") {
+	for _, r := range transcript.Requests(w.Entries(), "") {
 		if r.Method != "session.send" && r.Method != "session.sendAndWait" {
 			continue
 		}

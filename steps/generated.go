@@ -3,18 +3,14 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"reflect"
-	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
-	"github.com/copilot-sdk-conformance/conformance/internal/standin"
-	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
+	"github.com/copilot-sdk-conformance/conformance/steps/rpccall"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The schema sweep: every public method of a group of api.schema.json, called through the SDK's
@@ -53,17 +49,10 @@ func (o sweepOutcome) errorText() string {
 
 func (c *sweepCall) id() string { return c.method.Name + " [" + c.name + "]" }
 
-func (w *world) schemas() (*schemagen.Doc, error) {
-	if s, ok := w.t.(suite.Schemas); ok && s.Schemas() != nil {
-		return s.Schemas(), nil
-	}
-	return nil, &ErrUnavailable{Reason: "the runtime's published schemas are not loaded for generation in this run (they come from the prepared Node SDK's platform package)"}
-}
-
 // callEveryMethod calls every public SDK-to-runtime method of a schema group (server, session)
 // through the generated layer, each generated case once.
 func (w *world) callEveryMethod(group string) error {
-	doc, _, target, err := w.sweepSetup(group)
+	doc, _, target, err := rpccall.Setup(w.Scenario, group)
 	if err != nil {
 		return err
 	}
@@ -76,12 +65,12 @@ func (w *world) callEveryMethod(group string) error {
 		swept = append(swept, m)
 		cases, dropped := doc.CasesOnce(m)
 		for _, d := range dropped {
-			w.rec.Notef("", "generator: %s case %s left out", m.Name, d)
+			w.Rec.Notef("", "generator: %s case %s left out", m.Name, d)
 		}
 		seen := map[string]bool{}
 		for _, c := range cases {
-			params := sweepParams(doc, m, c)
-			key := showAll(params)
+			params := rpccall.Params(doc, m, c)
+			key := jsondiff.ShowAll(params)
 			if seen[key] {
 				continue // an edge of sessionId, which the SDK sets itself
 			}
@@ -114,7 +103,7 @@ func (w *world) answerEveryMethod(group, variant string) error {
 	if !ok {
 		return fmt.Errorf("no result variant %q", variant)
 	}
-	doc, rt, target, err := w.sweepSetup(group)
+	doc, rt, target, err := rpccall.Setup(w.Scenario, group)
 	if err != nil {
 		return err
 	}
@@ -125,13 +114,13 @@ func (w *world) answerEveryMethod(group, variant string) error {
 		}
 		shapes, dropped := doc.ResultShapes(m, shape)
 		for _, d := range dropped {
-			w.rec.Notef("", "generator: %s result %s left out", m.Name, d)
+			w.Rec.Notef("", "generator: %s result %s left out", m.Name, d)
 		}
 		cases, _ := doc.CasesOnce(m)
 		if len(shapes) == 0 || len(cases) == 0 {
 			continue
 		}
-		params := sweepParams(doc, m, cases[0])
+		params := rpccall.Params(doc, m, cases[0])
 		var queued []json.RawMessage
 		for _, sh := range shapes {
 			b, err := json.Marshal(sh.Value)
@@ -159,58 +148,13 @@ func (w *world) answerEveryMethod(group, variant string) error {
 	return w.runSweep(target)
 }
 
-// sweepSetup is what both sweeps need: the schemas, the stand-in answering with generated
-// results, and the handle the group's methods are called through.
-func (w *world) sweepSetup(group string) (*schemagen.Doc, *standin.Server, map[string]any, error) {
-	doc, err := w.schemas()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if has, note := w.t.Capability("rpc.generated"); !has {
-		return nil, nil, nil, &ErrUnsupported{Reason: fmt.Sprintf("%s driver has no rpc/rpcBatch: %s", w.t.SDK(), note), Capability: "rpc.generated"}
-	}
-	rt, err := w.standIn("runtime.script.generatedAnswers")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	rt.SetGeneratedAnswers()
-	target := map[string]any{}
-	switch group {
-	case "server":
-		c, err := w.client()
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		target["client"] = c
-	case "session":
-		s, err := w.current()
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		target["session"] = s.handle
-	default:
-		return nil, nil, nil, fmt.Errorf("the schema's SDK-to-runtime groups are server and session, not %q", group)
-	}
-	return doc, rt, target, nil
-}
-
-// sweepParams are a case's params as the driver gets them: without the sessionId the SDK sets,
-// each secret its own value.
-func sweepParams(doc *schemagen.Doc, m schemagen.Method, c schemagen.Case) map[string]any {
-	params := asJSON(secretsApart(withoutSessionID(c.Params, m.Group), m.Name))
-	if c.Params != nil && doc.ValidateParams(m, withSessionOf(params, c.Params)) != nil {
-		params = asJSON(withoutSessionID(c.Params, m.Group)) // the schema constrains the secret's form
-	}
-	return params
-}
-
 // runSweep makes the calls of w.sweep in batches through target.
 func (w *world) runSweep(target map[string]any) error {
 	defer w.noteSweepCases()
-	w.expect(len(w.sweep))
+	w.Expect(len(w.sweep))
 	for start := 0; start < len(w.sweep); start += batchSize {
-		if err := w.gone(); err != nil {
-			return cutShort(err, start, len(w.sweep), "")
+		if err := w.Gone(); err != nil {
+			return scenario.CutShort(err, start, len(w.sweep), "")
 		}
 		chunk := w.sweep[start:min(start+batchSize, len(w.sweep))]
 		calls := make([]map[string]any, len(chunk))
@@ -224,10 +168,10 @@ func (w *world) runSweep(target map[string]any) error {
 			}
 			calls[i] = call
 		}
-		raw, err := w.do("rpcBatch", map[string]any{"calls": calls})
+		raw, err := w.Do("rpcBatch", map[string]any{"calls": calls})
 		if err != nil {
 			if driver.EndsScenario(err) {
-				return cutShort(err, start, len(w.sweep), chunk[0].method.Name+" and the rest of its batch")
+				return scenario.CutShort(err, start, len(w.sweep), chunk[0].method.Name+" and the rest of its batch")
 			}
 			return err
 		}
@@ -261,92 +205,7 @@ func (w *world) noteSweepCases() {
 			reqs, keys = append(reqs, r), append(keys, c.method.Name+" "+c.name)
 		}
 	}
-	w.noteRequestCases(reqs, keys)
-}
-
-// asJSON is v as encoding/json decodes it (numbers float64), so that it compares with what the
-// transcript holds.
-func asJSON(v map[string]any) map[string]any {
-	if v == nil {
-		return nil
-	}
-	b, _ := json.Marshal(v)
-	var out map[string]any
-	_ = json.Unmarshal(b, &out)
-	return out
-}
-
-func showAll(v any) string {
-	var b strings.Builder
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	_ = e.Encode(v)
-	return strings.TrimSpace(b.String())
-}
-
-// secretsApart gives every value under a key the transcript records as a secret (token,
-// gitHubToken, …) a value of its own: a secret is scrubbed from every report wherever it occurs,
-// so a generated string shared with other fields (the non-ASCII edge) would vanish from them.
-// The value is a hash of the method and the secret's path, so the same secret of the same case
-// has the same fingerprint in every run and SDK (a count in map order gave each run its own).
-func secretsApart(v map[string]any, seed string) map[string]any {
-	var walk func(x any, at string) any
-	walk = func(x any, at string) any {
-		switch x := x.(type) {
-		case map[string]any:
-			out := make(map[string]any, len(x))
-			for k, val := range x {
-				if _, ok := val.(string); ok && transcript.SecretKey(k) {
-					out[k] = fmt.Sprintf("tok-%08x", fnv32(seed+" "+at+"/"+k))
-					continue
-				}
-				out[k] = walk(val, at+"/"+k)
-			}
-			return out
-		case []any:
-			out := make([]any, len(x))
-			for i, val := range x {
-				out[i] = walk(val, fmt.Sprintf("%s/%d", at, i))
-			}
-			return out
-		}
-		return x
-	}
-	if v == nil {
-		return nil
-	}
-	return walk(v, "").(map[string]any)
-}
-
-func fnv32(s string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return h.Sum32()
-}
-
-// withSessionOf puts the generated sessionId back for validation against the params schema.
-func withSessionOf(p, orig map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range p {
-		out[k] = v
-	}
-	if sid, ok := orig["sessionId"]; ok {
-		out["sessionId"] = sid
-	}
-	return out
-}
-
-func withoutSessionID(p map[string]any, group string) map[string]any {
-	if p == nil || group != "session" {
-		return p
-	}
-	out := make(map[string]any, len(p))
-	for k, v := range p {
-		if k != "sessionId" {
-			out[k] = v
-		}
-	}
-	return out
+	w.NoteRequestCases(reqs, keys)
 }
 
 // observeSweep records, per schema namespace, how the calls ended: the reports group the sweep
@@ -375,11 +234,11 @@ func (w *world) observeSweep() {
 	for ns, t := range by {
 		all.ok, all.errs, all.unsupported = all.ok+t.ok, all.errs+t.errs, all.unsupported+t.unsupported
 		if t.errs > 0 { // not generated: the coverage names each such method with the driver's reason
-			w.observe("generated "+ns, fmt.Sprintf("%d ok, %d raised, %d not generated", t.ok, t.errs, t.unsupported))
+			w.Observe("generated "+ns, fmt.Sprintf("%d ok, %d raised, %d not generated", t.ok, t.errs, t.unsupported))
 		}
 	}
 	if len(w.sweep) > 0 {
-		w.observe("generated "+w.sweep[0].method.Group+" calls", fmt.Sprintf("%d ok, %d raised, %d not generated", all.ok, all.errs, all.unsupported))
+		w.Observe("generated "+w.sweep[0].method.Group+" calls", fmt.Sprintf("%d ok, %d raised, %d not generated", all.ok, all.errs, all.unsupported))
 	}
 }
 
@@ -391,33 +250,7 @@ func (f sweepFailures) add(c *sweepCall, format string, args ...any) {
 }
 
 func (f sweepFailures) err(noun, what string) error {
-	return groupedError(f, "generated "+noun+" "+what, "namespaces")
-}
-
-// groupedError lists failures under their group (a namespace, a method), the groups sorted:
-// "N <head>, in K <unit>:", then each group with its lines; nil when there are none.
-func groupedError(groups map[string][]string, head, unit string) error {
-	if len(groups) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(groups))
-	n := 0
-	for k, l := range groups {
-		keys = append(keys, k)
-		n += len(l)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	var items []string
-	fmt.Fprintf(&b, "%d %s, in %d %s:", n, head, len(keys), unit)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "\n  %s:", k)
-		for _, l := range groups[k] {
-			fmt.Fprintf(&b, "\n    %s", l)
-			items = append(items, k+": "+l)
-		}
-	}
-	return &suite.Divergences{Text: b.String(), Items: items}
+	return jsondiff.GroupedError(f, "generated "+noun+" "+what, "namespaces")
 }
 
 // sweepRequests pairs each call with the request it put on the wire. Calls are made one after
@@ -427,7 +260,7 @@ func (w *world) sweepRequests() (map[*sweepCall]transcript.Request, error) {
 	if len(w.sweep) == 0 {
 		return nil, fmt.Errorf("no generated calls were made in this scenario")
 	}
-	reqs := transcript.Requests(w.entries(), "")
+	reqs := transcript.Requests(w.Entries(), "")
 	out := map[*sweepCall]transcript.Request{}
 	next := 0
 	for _, c := range w.sweep {
@@ -440,7 +273,7 @@ func (w *world) sweepRequests() (map[*sweepCall]transcript.Request, error) {
 			}
 			if c.outcome.Outcome != "ok" {
 				got, _ := decodeParams(reqs[i].Params, c.method.Group)
-				if len(diffJSON(c.params, got, "")) > 0 {
+				if len(jsondiff.Diff(c.params, got, "")) > 0 {
 					break
 				}
 			}
@@ -458,14 +291,14 @@ func decodeParams(raw json.RawMessage, group string) (map[string]any, any) {
 		_ = json.Unmarshal(raw, &p)
 	}
 	sid := p["sessionId"]
-	return withoutSessionID(p, group), sid
+	return rpccall.WithoutSessionID(p, group), sid
 }
 
 // generatedRequestsExact checks each call's request: it validates against the method's params
 // schema, carries exactly the keys and values given (a null the driver reported unrepresentable
 // is recorded as that SDK's limitation), and names the session's id.
 func (w *world) generatedRequestsExact() error {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
@@ -474,8 +307,8 @@ func (w *world) generatedRequestsExact() error {
 		return err
 	}
 	sessionID := ""
-	if s, err := w.current(); err == nil {
-		sessionID = s.id
+	if s, err := w.Current(); err == nil {
+		sessionID = s.ID
 	}
 	fails := sweepFailures{}
 	var limits []string
@@ -492,7 +325,7 @@ func (w *world) generatedRequestsExact() error {
 			}
 			continue
 		}
-		w.check(c.method.Name, "")
+		w.Check(c.method.Name, "")
 		var whole map[string]any
 		_ = json.Unmarshal(r.Params, &whole)
 		if c.params != nil || len(whole) > 0 {
@@ -515,10 +348,10 @@ func (w *world) generatedRequestsExact() error {
 		for _, p := range c.outcome.Unrepresentable {
 			unrep[p] = true
 		}
-		for _, d := range diffJSON(want, got, "") {
-			if unrep[d.path] {
-				limits = append(limits, c.method.Name+" "+d.path)
-				w.rec.Notef("", "unrepresentable in %s: %s", c.id(), d)
+		for _, d := range jsondiff.Diff(want, got, "") {
+			if unrep[d.Path] {
+				limits = append(limits, c.method.Name+" "+d.Path)
+				w.Rec.Notef("", "unrepresentable in %s: %s", c.id(), d)
 				continue
 			}
 			fails.add(c, "request #%d %s", r.Seq, d)
@@ -526,7 +359,7 @@ func (w *world) generatedRequestsExact() error {
 	}
 	if len(limits) > 0 {
 		// One observation for all of them: the driver's documented limitation, per SDK.
-		w.observe("generated values the SDK's request type cannot carry", fmt.Sprintf("%d: %s", len(limits), strings.Join(compactList(limits), ", ")))
+		w.Observe("generated values the SDK's request type cannot carry", fmt.Sprintf("%d: %s", len(limits), strings.Join(jsondiff.CompactList(limits), ", ")))
 	}
 	return fails.err("calls", "did not put the application's params on the wire as given")
 }
@@ -542,11 +375,11 @@ func (w *world) generatedResultsReceived() error {
 	if err != nil {
 		return err
 	}
-	answers := w.t.RuntimeOptions().Answers
+	answers := w.T.RuntimeOptions().Answers
 	if answers == nil {
 		return &ErrUnavailable{Reason: "the runtime has no generated answers in this run"}
 	}
-	onWire := transcript.AnswersOf(w.entries())
+	onWire := transcript.AnswersOf(w.Entries())
 	fails := sweepFailures{}
 	var voids []string
 	unknown := unknownTally{}
@@ -587,25 +420,25 @@ func (w *world) generatedResultsReceived() error {
 			continue
 		}
 		unknown.seen(sentResult, got)
-		for _, d := range diffJSON(sentResult, got, "") {
-			if d.kind == "missing" && d.want == nil {
+		for _, d := range jsondiff.Diff(sentResult, got, "") {
+			if d.Kind == "missing" && d.Want == nil {
 				continue // a null the runtime sent, absent from the typed result
 			}
 			if unknown.dropped(d) {
 				continue
 			}
-			fails.add(c, "result %s", d.say("sent by the runtime", "the application received it"))
+			fails.add(c, "result %s", d.Say("sent by the runtime", "the application received it"))
 		}
 	}
 	if len(voids) > 0 {
-		w.observe("generated null results received as an empty typed result {}", fmt.Sprintf("%d: %s", len(compactList(voids)), strings.Join(compactList(voids), ", ")))
+		w.Observe("generated null results received as an empty typed result {}", fmt.Sprintf("%d: %s", len(jsondiff.CompactList(voids)), strings.Join(jsondiff.CompactList(voids), ", ")))
 	}
 	unknown.observe(w, "results")
 	if judged == 0 {
 		// Nothing reached the application: no SDK behaviour was judged, so nothing passed. No
 		// capability stands for it (the driver has rpc.generated; this version's layer lacks
 		// every method of the shape), so it is reported unavailable, with the reason.
-		return &ErrUnavailable{Reason: fmt.Sprintf("nothing to judge: none of the %d methods called is in %s's generated layer (every call answered unsupported; the coverage names each)", len(compactList(methodNames(w.sweep))), w.t.SDK())}
+		return &ErrUnavailable{Reason: fmt.Sprintf("nothing to judge: none of the %d methods called is in %s's generated layer (every call answered unsupported; the coverage names each)", len(jsondiff.CompactList(methodNames(w.sweep))), w.T.SDK())}
 	}
 	return fails.err("calls", "did not give the application the result the runtime sent")
 }
@@ -625,8 +458,8 @@ type unknownTally struct{ sent, lost int }
 
 func (u *unknownTally) seen(sent, _ any) { u.sent += countKey(sent, schemagen.UnknownField) }
 
-func (u *unknownTally) dropped(d difference) bool {
-	if d.kind == "missing" && strings.HasSuffix(d.path, "/"+schemagen.UnknownField) && d.want == schemagen.UnknownValue {
+func (u *unknownTally) dropped(d jsondiff.Difference) bool {
+	if d.Kind == "missing" && strings.HasSuffix(d.Path, "/"+schemagen.UnknownField) && d.Want == schemagen.UnknownValue {
 		u.lost++
 		return true
 	}
@@ -635,7 +468,7 @@ func (u *unknownTally) dropped(d difference) bool {
 
 func (u *unknownTally) observe(w *world, noun string) {
 	if u.sent > 0 {
-		w.observe(noun+": a field the schema does not know", fmt.Sprintf("kept %d, dropped %d of %d sent", u.sent-u.lost, u.lost, u.sent))
+		w.Observe(noun+": a field the schema does not know", fmt.Sprintf("kept %d, dropped %d of %d sent", u.sent-u.lost, u.lost, u.sent))
 	}
 }
 
@@ -656,110 +489,4 @@ func countKey(v any, k string) int {
 		}
 	}
 	return n
-}
-
-// compactList is a sorted list without repeats.
-func compactList(l []string) []string {
-	out := append([]string(nil), l...)
-	sort.Strings(out)
-	return slices.Compact(out)
-}
-
-// difference is one place where what arrived differs from what was given.
-type difference struct {
-	path, kind string
-	want, got  any
-}
-
-func (d difference) String() string { return d.say("given", "it arrived") }
-
-// say words a difference: what was given (or sent) and how it arrived (or was received).
-func (d difference) say(given, arrived string) string {
-	p := d.path
-	if p == "" {
-		p = "/"
-	}
-	switch d.kind {
-	case "missing":
-		return fmt.Sprintf("%s: %s was %s, %s without it", p, showJSON(d.want), given, arrived)
-	case "added":
-		return fmt.Sprintf("%s: not %s, %s as %s", p, given, arrived, showJSON(d.got))
-	}
-	return fmt.Sprintf("%s: %s was %s, %s as %s", p, showJSON(d.want), given, arrived, showJSON(d.got))
-}
-
-func showJSON(v any) string {
-	s := showAll(v)
-	if len(s) > 80 {
-		s = s[:77] + "..."
-	}
-	return s
-}
-
-// diffJSON lists the differences between two decoded JSON values, by JSON pointer. Two strings
-// that are both RFC 3339 date-times are equal when they name the same instant; numbers compare
-// by value (encoding/json decodes both to float64).
-func diffJSON(want, got any, at string) []difference {
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			return []difference{{at, "changed", want, got}}
-		}
-		var out []difference
-		keys := make([]string, 0, len(w)+len(g))
-		for k := range w {
-			keys = append(keys, k)
-		}
-		for k := range g {
-			if _, ok := w[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := at + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-			wv, inW := w[k]
-			gv, inG := g[k]
-			switch {
-			case !inG:
-				out = append(out, difference{p, "missing", wv, nil})
-			case !inW:
-				out = append(out, difference{p, "added", nil, gv})
-			default:
-				out = append(out, diffJSON(wv, gv, p)...)
-			}
-		}
-		return out
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			return []difference{{at, "changed", want, got}}
-		}
-		var out []difference
-		for i := range w {
-			out = append(out, diffJSON(w[i], g[i], fmt.Sprintf("%s/%d", at, i))...)
-		}
-		return out
-	case string:
-		if g, ok := got.(string); ok && strings.HasPrefix(w, "<redacted:") && transcript.Redacted(g) == w {
-			return nil // a secret the runtime sent, recorded by its fingerprint
-		}
-		if g, ok := got.(string); ok && strings.HasPrefix(g, "<redacted:") {
-			if g == transcript.Redacted(w) { // a secret, recorded by its fingerprint
-				return nil
-			}
-		}
-		if g, ok := got.(string); ok && g != w {
-			if a, err := time.Parse(time.RFC3339Nano, w); err == nil {
-				if b, err := time.Parse(time.RFC3339Nano, g); err == nil && a.Equal(b) {
-					return nil
-				}
-			}
-		}
-	}
-	if !reflect.DeepEqual(want, got) {
-		return []difference{{at, "changed", want, got}}
-	}
-	return nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The event sweep: every event type of session-events.schema.json, generated (every field, only
@@ -31,29 +33,29 @@ var eventShapes = map[string]schemagen.Shape{
 
 // sendEveryEvent sends each event type of the schema once, in the order of their type names.
 func (w *world) sendEveryEvent(variant string) error {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
-	if has, note := w.t.Capability("rpc.generated"); !has {
-		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not report typed event data (rpc.generated): %s", w.t.SDK(), note), Capability: "rpc.generated"}
+	if has, note := w.T.Capability("rpc.generated"); !has {
+		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not report typed event data (rpc.generated): %s", w.T.SDK(), note), Capability: "rpc.generated"}
 	}
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
-	rt, err := w.standIn("runtime.script.events")
+	rt, err := w.StandIn("runtime.script.events")
 	if err != nil {
 		return err
 	}
 	rt.SetGeneratedAnswers() // requests an event makes the SDK send get generated answers
 	// A driver's lines are recorded while its sink is set, which w.call does only for the length
 	// of a command: the events come between commands, so the sink is held for the sweep.
-	d, err := w.t.Driver(w.ctx)
+	d, err := w.T.Driver(w.Ctx)
 	if err != nil {
 		return err
 	}
-	d.SetSink(w.driverLine)
+	d.SetSink(w.DriverLine)
 	defer d.SetSink(nil)
 	w.events = nil
 	type outgoing struct {
@@ -73,7 +75,7 @@ func (w *world) sendEveryEvent(variant string) error {
 		if !shaped {
 			ev, err := doc.Event(et, seed, variant != "with only the required fields")
 			if err != nil {
-				w.rec.Notef("", "generator: %v", err)
+				w.Rec.Notef("", "generator: %v", err)
 				continue
 			}
 			var wire any = ev
@@ -92,7 +94,7 @@ func (w *world) sendEveryEvent(variant string) error {
 		}
 		shapes, dropped := doc.EventShapes(et, seed, shape)
 		for _, d := range dropped {
-			w.rec.Notef("", "generator: %s event %s left out", et.Type, d)
+			w.Rec.Notef("", "generator: %s event %s left out", et.Type, d)
 		}
 		for _, sh := range shapes {
 			ev, _ := sh.Value.(map[string]any)
@@ -103,23 +105,23 @@ func (w *world) sendEveryEvent(variant string) error {
 			out = append(out, outgoing{et, name, ev, ev})
 		}
 	}
-	w.expect(len(out))
+	w.Expect(len(out))
 	// The requests an event makes the SDK send (an answer naming its requestId) are its case's.
 	for i, o := range out {
-		if err := w.gone(); err != nil {
-			return cutShort(err, i, len(out), o.et.Type)
+		if err := w.Gone(); err != nil {
+			return scenario.CutShort(err, i, len(out), o.et.Type)
 		}
 		key := o.et.Type + " " + o.name
 		if encoded {
 			key += " " + string(form)
 		}
-		w.caseSends(key, o.ev)
-		if err := rt.Emit(s.id, o.wire); err != nil {
+		w.CaseSends(key, o.ev)
+		if err := rt.Emit(s.ID, o.wire); err != nil {
 			// Not fatal: what the application received is checked next, and a replayed
 			// scenario's runtime has no live session (its recording holds the frames).
-			w.rec.Notef("", "the runtime did not send the %s event: %v", o.et.Type, err)
+			w.Rec.Notef("", "the runtime did not send the %s event: %v", o.et.Type, err)
 			if errors.Is(err, standin.ErrClosed) {
-				return cutShort(w.connectionLost(err), i, len(out), o.et.Type)
+				return scenario.CutShort(w.ConnectionLost(err), i, len(out), o.et.Type)
 			}
 		}
 		w.events = append(w.events, sentEvent{et: o.et, name: o.name, data: asAny(o.ev["data"])})
@@ -135,14 +137,14 @@ func asAny(v any) any {
 	if m == nil {
 		return v
 	}
-	return asJSON(m)
+	return scenario.AsJSON(m)
 }
 
 // awaitEvents waits until as many session.event reports as events sent have arrived, or none
 // has arrived for five seconds (an SDK that drops events then shows them missing): a driver
 // still reporting on a loaded machine is waited for, up to a minute.
 func (w *world) awaitEvents(n int) error {
-	return awaitProgress(func() int { return len(w.driverEvents("session.event")) }, n, 5*time.Second, time.Minute, w.gone)
+	return awaitProgress(func() int { return len(w.driverEvents("session.event")) }, n, 5*time.Second, time.Minute, w.Gone)
 }
 
 // awaitProgress polls count until it reaches n, or it has not grown for quiet, or limit has
@@ -202,7 +204,7 @@ func (w *world) eventsReceived() error {
 		for k := range want {
 			found := false
 			for r := range received {
-				if !used[r] && len(diffJSON(want[k], received[r], "")) == 0 {
+				if !used[r] && len(jsondiff.Diff(want[k], received[r], "")) == 0 {
 					used[r], found = true, true
 					pair[sent[k]] = received[r]
 					break
@@ -238,18 +240,18 @@ func (w *world) eventsReceived() error {
 			continue
 		}
 		unknown.seen(s.data, data)
-		for _, d := range diffJSON(s.data, data, "") {
-			if d.kind == "missing" && d.want == nil {
+		for _, d := range jsondiff.Diff(s.data, data, "") {
+			if d.Kind == "missing" && d.Want == nil {
 				continue
 			}
 			if unknown.dropped(d) {
 				continue
 			}
-			fails.add(c, "data %s", d.say("sent by the runtime", "the application received it"))
+			fails.add(c, "data %s", d.Say("sent by the runtime", "the application received it"))
 		}
 	}
 	unknown.observe(w, "events")
-	w.observe("events received", fmt.Sprintf("%d of %d", len(w.events)-countMissing(fails), len(w.events)))
+	w.Observe("events received", fmt.Sprintf("%d of %d", len(w.events)-countMissing(fails), len(w.events)))
 	return fails.err("events", "did not reach the application as the runtime sent them")
 }
 
@@ -269,8 +271,8 @@ func countMissing(f sweepFailures) int {
 // field added more, a value changed most (a discriminator or an id that differs is another event).
 func pairCost(sent, received any) int {
 	n := 0
-	for _, d := range diffJSON(sent, received, "") {
-		switch d.kind {
+	for _, d := range jsondiff.Diff(sent, received, "") {
+		switch d.Kind {
 		case "missing":
 			n++
 		case "added":

@@ -14,7 +14,8 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
-	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The runtime-to-SDK direction of the schema (drivers/PROTOCOL.md "Runtime→SDK methods"): the
@@ -90,14 +91,6 @@ func (w *world) handlerArgs() map[string]any {
 	return out
 }
 
-// withHandlers adds the handlers to a connect / createSession / resumeSession argument.
-func (w *world) withHandlers(args map[string]any) map[string]any {
-	if h := w.handlerArgs(); h != nil {
-		args["handlers"] = h
-	}
-	return args
-}
-
 // noteHandlers reads a connect / createSession answer's account of the handlers: "handled"
 // lists what this command registered, "unhandled" names, per method, why the SDK has no public
 // handler API for it.
@@ -137,20 +130,20 @@ func (w *world) observeLacking(calls []*handledCall) {
 		}
 	}
 	if len(lines) > 0 {
-		w.observe("runtime-to-SDK cases the SDK's handler API lacks", strings.Join(compactList(lines), "; "))
+		w.Observe("runtime-to-SDK cases the SDK's handler API lacks", strings.Join(jsondiff.CompactList(lines), "; "))
 	}
 }
 
 // handlesWith is "the application handles M with the result R": a handler for one method.
 func (w *world) handlesWith(method, result string) error {
-	if err := w.needs("rpc.handlers"); err != nil {
+	if err := w.Needs("rpc.handlers"); err != nil {
 		return err
 	}
 	var r any
 	if err := json.Unmarshal([]byte(result), &r); err != nil {
 		return fmt.Errorf("the result of %s is not JSON: %w", method, err)
 	}
-	if doc, err := w.schemas(); err == nil {
+	if doc, err := w.Schemas(); err == nil {
 		m, ok := doc.Method(method)
 		if !ok || m.FromSDK {
 			return fmt.Errorf("%s is not a runtime-to-SDK method of the runtime's schema", method)
@@ -184,21 +177,21 @@ func handlerMethods(doc *schemagen.Doc) []schemagen.Method {
 // handler for every runtime-to-SDK method of the schema, each returning the result generated
 // from the method's result schema.
 func (w *world) registerEveryHandler() error {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
-	if err := w.needs("rpc.handlers"); err != nil {
+	if err := w.Needs("rpc.handlers"); err != nil {
 		return err
 	}
-	if _, err := w.scriptedOnly(handlerSweepWhy); err != nil {
+	if _, err := w.ScriptedOnly(handlerSweepWhy); err != nil {
 		return err
 	}
 	w.handlers = map[string]*handlerSpec{}
 	for _, m := range handlerMethods(doc) {
 		cases, dropped := doc.CasesOnce(m)
 		for _, d := range dropped {
-			w.rec.Notef("", "generator: %s case %s left out", m.Name, d)
+			w.Rec.Notef("", "generator: %s case %s left out", m.Name, d)
 		}
 		h := &handlerSpec{}
 		if doc.IsExchange(m.Name) {
@@ -217,14 +210,14 @@ func (w *world) registerEveryHandler() error {
 			if h.result, err = doc.Result(m); err != nil {
 				return err
 			}
-			h.result = asJSONValue(h.result)
+			h.result = scenario.AsJSONValue(h.result)
 		}
 		w.handlers[m.Name] = h
 	}
-	if _, err := w.connect(); err != nil {
+	if _, err := w.Connect(); err != nil {
 		return err
 	}
-	if err := w.create(); err != nil {
+	if err := w.Create(); err != nil {
 		return err
 	}
 	var silent []string
@@ -235,7 +228,7 @@ func (w *world) registerEveryHandler() error {
 	}
 	if len(silent) > 0 {
 		sort.Strings(silent)
-		return fmt.Errorf("driver fault: the %s driver neither registered a handler for nor explained (\"unhandled\") %s", w.t.SDK(), strings.Join(silent, ", "))
+		return fmt.Errorf("driver fault: the %s driver neither registered a handler for nor explained (\"unhandled\") %s", w.T.SDK(), strings.Join(silent, ", "))
 	}
 	w.observeHandlers()
 	w.observeEdges(doc, handlerMethods(doc))
@@ -260,36 +253,29 @@ func (w *world) observeEdges(doc *schemagen.Doc, methods []schemagen.Method) {
 		}
 		per = append(per, s)
 	}
-	w.observe("params members with every edge", fmt.Sprintf("%d of %d: %s", covered, members, strings.Join(per, "; ")))
-}
-
-func asJSONValue(v any) any {
-	b, _ := json.Marshal(v)
-	var out any
-	_ = json.Unmarshal(b, &out)
-	return out
+	w.Observe("params members with every edge", fmt.Sprintf("%d of %d: %s", covered, members, strings.Join(per, "; ")))
 }
 
 // callEveryHandler sends every generated case of every registered runtime-to-SDK method to the
 // SDK, one after another, each answered before the next.
 func (w *world) callEveryHandler() error {
-	doc, rt, err := w.scriptedSweep(handlerSweepWhy)
+	doc, rt, err := w.ScriptedSweep(handlerSweepWhy)
 	if err != nil {
 		return err
 	}
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
 	if len(w.handlers) == 0 {
 		return fmt.Errorf("no handlers were registered in this scenario")
 	}
-	created := w.createParams()
+	created := w.CreateParams()
 	// No command is in flight while the runtime calls the handlers: the driver's lines (the
 	// rpc.handled events) go to the transcript all the same, up to and through the closing
 	// round trip (held: a report read between the last call and that command's own sink was
 	// dropped, and the last call of a sweep then read as never handled).
-	release, err := w.holdDriverLines()
+	release, err := w.HoldDriverLines()
 	if err != nil {
 		return err
 	}
@@ -299,7 +285,7 @@ func (w *world) callEveryHandler() error {
 	for _, h := range w.handlers {
 		total += len(h.params)
 	}
-	w.expect(total)
+	w.Expect(total)
 	for _, m := range handlerMethods(doc) {
 		h := w.handlers[m.Name]
 		if h == nil {
@@ -310,21 +296,21 @@ func (w *world) callEveryHandler() error {
 			continue
 		}
 		for i, p := range h.params {
-			if err := w.gone(); err != nil {
-				return cutShort(err, done, total, m.Name)
+			if err := w.Gone(); err != nil {
+				return scenario.CutShort(err, done, total, m.Name)
 			}
-			params := w.asTheRuntimeSends(m, p, s.id, created)
-			w.caseSends(h.caseKey(m.Name, i, w.paramsForm), params)
-			if _, err := rt.Ask(s.id, m.Name, w.wireParams(params), m.Notification); err != nil {
-				if err := w.callFailed(err, m.Name); err != nil {
-					return cutShort(err, done, total, m.Name)
+			params := w.AsTheRuntimeSends(m, p, s.ID, created)
+			w.CaseSends(h.caseKey(m.Name, i, w.paramsForm), params)
+			if _, err := rt.Ask(s.ID, m.Name, w.wireParams(params), m.Notification); err != nil {
+				if err := w.CallFailed(err, m.Name); err != nil {
+					return scenario.CutShort(err, done, total, m.Name)
 				}
 			}
 			done++
 		}
 	}
-	if err := w.gone(); err != nil {
-		return cutShort(err, done, total, "")
+	if err := w.Gone(); err != nil {
+		return scenario.CutShort(err, done, total, "")
 	}
 	// The real runtime may call a method whatever the application registered: the methods the
 	// SDK has no public handler API for are called too, and the SDK's answer (an error, or none)
@@ -333,76 +319,26 @@ func (w *world) callEveryHandler() error {
 	var wg sync.WaitGroup
 	for _, m := range unregistered {
 		for i, p := range w.handlers[m.Name].params {
-			params := w.asTheRuntimeSends(m, p, s.id, created)
-			w.caseSends(w.handlers[m.Name].caseKey(m.Name, i, ""), params)
+			params := w.AsTheRuntimeSends(m, p, s.ID, created)
+			w.CaseSends(w.handlers[m.Name].caseKey(m.Name, i, ""), params)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, err := rt.Ask(s.id, m.Name, params, m.Notification); err != nil {
-					w.rec.Notef("", "%s (no handler registered): %v", m.Name, err)
+				if _, err := rt.Ask(s.ID, m.Name, params, m.Notification); err != nil {
+					w.Rec.Notef("", "%s (no handler registered): %v", m.Name, err)
 				}
 			}()
 		}
 	}
 	wg.Wait()
-	if err := w.gone(); err != nil {
-		return cutShort(err, total, total, "the calls of methods without a handler")
+	if err := w.Gone(); err != nil {
+		return scenario.CutShort(err, total, total, "the calls of methods without a handler")
 	}
 	w.callsWithoutHandler()
 	// A driver round trip: the events the driver wrote while the SDK ran the handlers are read
 	// before its answer, so the checks see every rpc.handled.
-	err = w.roundTrip()
+	err = w.RoundTrip()
 	return err
-}
-
-// createParams are the params of the SDK's last session.create or session.resume request.
-func (w *world) createParams() map[string]any {
-	var out map[string]any
-	for _, method := range []string{"session.create", "session.resume"} {
-		if reqs := transcript.Requests(w.entries(), method); len(reqs) > 0 {
-			_ = json.Unmarshal(reqs[len(reqs)-1].Params, &out)
-		}
-	}
-	return out
-}
-
-// asTheRuntimeSends is a generated case as the runtime sends it: a clientSession method, or one
-// whose params carry a sessionId, names the session; a key whose value only the SDK knows, which
-// the SDK announced in its session.create request under a name made of the method's namespace
-// and the key (the registrationId of gitHubToken.getToken, announced as
-// gitHubTokenProviderRegistrationId), takes the SDK's value, as the real runtime refers back to it.
-func (w *world) asTheRuntimeSends(m schemagen.Method, p map[string]any, sessionID string, created map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range p {
-		out[k] = v
-	}
-	if _, has := out["sessionId"]; has || m.Group == "clientSession" {
-		out["sessionId"] = sessionID
-	}
-	for k, ck := range w.sdkAnnounced(m.Name, out, created) {
-		out[k] = created[ck]
-		w.rec.Notef("", "%s %s: the value the SDK announced as %s in its session request", m.Name, k, ck)
-	}
-	return out
-}
-
-// sdkAnnounced maps each key of params whose value the SDK announced in its session request
-// (params key -> that request's key; see asTheRuntimeSends).
-func (w *world) sdkAnnounced(method string, params, created map[string]any) map[string]string {
-	out := map[string]string{}
-	ns := method[:max(strings.LastIndex(method, "."), 0)]
-	for k := range params {
-		if k == "sessionId" || k == "" || ns == "" {
-			continue
-		}
-		suffix := strings.ToUpper(k[:1]) + k[1:]
-		for ck, cv := range created {
-			if _, ok := cv.(string); ok && strings.HasPrefix(ck, ns) && strings.HasSuffix(ck, suffix) {
-				out[k] = ck
-			}
-		}
-	}
-	return out
 }
 
 // handledCall is one runtime-to-SDK request on the wire, the SDK's answer and what the
@@ -419,17 +355,17 @@ type handledCall struct {
 // the driver's rpc.handled events, in order per method (the runtime waits for each answer).
 func (w *world) handledCalls() []*handledCall {
 	var calls []*handledCall
-	_, player := w.rt.(suite.Player)
-	for _, c := range runtimeCalls[map[string]any](w.entries(), func(m string) bool { return w.handlers[m] != nil }) {
-		params := decodedParams[map[string]any](c)
-		if player && !w.scripted(c.method, params) {
+	_, player := w.RT.(suite.Player)
+	for _, c := range scenario.RuntimeCalls[map[string]any](w.Entries(), func(m string) bool { return w.handlers[m] != nil }) {
+		params := scenario.DecodedParams[map[string]any](c)
+		if player && !w.scripted(c.Method, params) {
 			// A runtime that sends such requests of its own accord (the real one invokes every
 			// hook type each turn) is judged on the calls the scenario played, told by the
 			// top-level strings it gave (hookType), as sdkAnswer does; what the handler must
 			// receive is then what that runtime sent, read from the transcript.
 			continue
 		}
-		calls = append(calls, &handledCall{method: c.method, seq: c.seq, params: params, answer: c.answer})
+		calls = append(calls, &handledCall{method: c.Method, seq: c.Seq, params: params, answer: c.Answer})
 	}
 	// Reports are paired with calls of their method by what they agree on (the top-level scalar
 	// params: hooks.invoke's hookType, a file's path), the pairs that agree most first, then in
@@ -509,8 +445,8 @@ func (w *world) handlersReceived() error {
 	if !anyRegistered(calls, w.handlers) {
 		return fmt.Errorf("the runtime sent none of the registered runtime-to-SDK methods")
 	}
-	s, _ := w.current()
-	created := w.createParams()
+	s, _ := w.Current()
+	created := w.CreateParams()
 	fails := handlerFailures{}
 	var falses []string
 	w.observeLacking(calls)
@@ -518,17 +454,17 @@ func (w *world) handlersReceived() error {
 		if h := w.handlers[c.method]; !h.registered || h.lacks(c.params) != nil {
 			continue // no handler to receive it (callsWithoutHandler, observeLacking)
 		}
-		w.check(c.method, "")
+		w.Check(c.method, "")
 		if c.received == nil {
-			how := "the SDK answered " + showJSON(c.answer)
+			how := "the SDK answered " + jsondiff.Show(c.answer)
 			if c.answer == nil {
 				how = "the SDK never answered"
 			}
 			fails.add(c, "request #%d%s: the application's handler was never called (%s)", c.seq, scalarsOf(c.params), how)
 			continue
 		}
-		if h, ok := c.received["session"].(string); ok && h != "" && h != s.handle {
-			fails.add(c, "the handler of session %q received the call for session %q", h, s.handle)
+		if h, ok := c.received["session"].(string); ok && h != "" && h != s.Handle {
+			fails.add(c, "the handler of session %q received the call for session %q", h, s.Handle)
 		}
 		got, _ := c.received["params"].(map[string]any)
 		want := map[string]any{}
@@ -538,26 +474,26 @@ func (w *world) handlersReceived() error {
 		if _, reported := got["sessionId"]; !reported {
 			delete(want, "sessionId")
 		}
-		if _, sent := want["sessionId"]; !sent && got["sessionId"] == s.id {
+		if _, sent := want["sessionId"]; !sent && got["sessionId"] == s.ID {
 			delete(got, "sessionId") // a per-session handler knows its session without being told
 		}
-		for k := range w.sdkAnnounced(c.method, c.params, created) {
+		for k := range w.SDKAnnounced(c.method, c.params, created) {
 			delete(want, k) // the SDK's own correlation value, not the application's input
 		}
-		for _, d := range diffJSON(want, asJSONValue(got), "") {
-			if epochAsDate(d.want, d.got) {
+		for _, d := range jsondiff.Diff(want, scenario.AsJSONValue(got), "") {
+			if epochAsDate(d.Want, d.Got) {
 				continue
 			}
-			if d.kind == "added" && d.got == false {
-				falses = append(falses, c.method+" "+d.path)
+			if d.Kind == "added" && d.Got == false {
+				falses = append(falses, c.method+" "+d.Path)
 				continue
 			}
-			fails.add(c, "request #%d %s", c.seq, d.say("sent by the runtime", "the application's handler received it"))
+			fails.add(c, "request #%d %s", c.seq, d.Say("sent by the runtime", "the application's handler received it"))
 		}
 	}
 	if len(falses) > 0 {
 		// A handler API taking a plain boolean cannot tell "left out" from false.
-		w.observe("booleans the runtime left out, received as false by the handler", fmt.Sprintf("%d: %s", len(compactList(falses)), strings.Join(compactList(falses), ", ")))
+		w.Observe("booleans the runtime left out, received as false by the handler", fmt.Sprintf("%d: %s", len(jsondiff.CompactList(falses)), strings.Join(jsondiff.CompactList(falses), ", ")))
 	}
 	return fails.err("runtime-to-SDK calls", "did not give the application's handler the params the runtime sent")
 }
@@ -579,7 +515,7 @@ func epochAsDate(a, b any) bool {
 // the driver reported its SDK's handler API cannot return (rpc.handled "unrepresentable",
 // recorded as that SDK's limitation).
 func (w *world) handlersAnswered() error {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
@@ -594,13 +530,13 @@ func (w *world) handlersAnswered() error {
 		if h := w.handlers[c.method]; m.Notification || !h.registered || h.lacks(c.params) != nil {
 			continue
 		}
-		w.check(c.method+" (answer)", "")
+		w.Check(c.method+" (answer)", "")
 		if c.answer == nil {
 			fails.add(c, "the SDK never answered request #%d", c.seq)
 			continue
 		}
 		if e, ok := c.answer["error"]; ok && e != nil {
-			fails.add(c, "the SDK answered request #%d with the error %s", c.seq, showJSON(e))
+			fails.add(c, "the SDK answered request #%d with the error %s", c.seq, jsondiff.Show(e))
 			continue
 		}
 		if c.received == nil {
@@ -618,16 +554,16 @@ func (w *world) handlersAnswered() error {
 				}
 			}
 		}
-		for _, d := range diffJSON(w.handlers[c.method].result, got, "") {
-			if unrep[d.path] || underAny(d.path, unrep) {
-				limits = append(limits, c.method+" "+orSlash(d.path))
+		for _, d := range jsondiff.Diff(w.handlers[c.method].result, got, "") {
+			if unrep[d.Path] || underAny(d.Path, unrep) {
+				limits = append(limits, c.method+" "+orSlash(d.Path))
 				continue
 			}
-			fails.add(c, "answer to request #%d %s", c.seq, d.say("returned by the application's handler", "the SDK answered"))
+			fails.add(c, "answer to request #%d %s", c.seq, d.Say("returned by the application's handler", "the SDK answered"))
 		}
 	}
 	if len(limits) > 0 {
-		w.observe("handler results the SDK's handler API cannot return", fmt.Sprintf("%d: %s", len(compactList(limits)), strings.Join(compactList(limits), ", ")))
+		w.Observe("handler results the SDK's handler API cannot return", fmt.Sprintf("%d: %s", len(jsondiff.CompactList(limits)), strings.Join(jsondiff.CompactList(limits), ", ")))
 	}
 	return fails.err("runtime-to-SDK calls", "were not answered with what the application's handler returned")
 }
@@ -661,7 +597,7 @@ func (w *world) observeHandlers() {
 		}
 	}
 	sort.Strings(no)
-	w.observe("runtime-to-SDK methods with a public handler API", fmt.Sprintf("%d of %d; none for: %s", n, len(w.handlers), strings.Join(no, ", ")))
+	w.Observe("runtime-to-SDK methods with a public handler API", fmt.Sprintf("%d of %d; none for: %s", n, len(w.handlers), strings.Join(no, ", ")))
 }
 
 // handlerFailures groups findings by method.
@@ -672,7 +608,7 @@ func (f handlerFailures) add(c *handledCall, format string, args ...any) {
 }
 
 func (f handlerFailures) err(noun, what string) error {
-	return groupedError(f, noun+" "+what, "methods")
+	return jsondiff.GroupedError(f, noun+" "+what, "methods")
 }
 
 func anyRegistered(calls []*handledCall, handlers map[string]*handlerSpec) bool {
@@ -696,7 +632,7 @@ func (w *world) callsWithoutHandler() {
 			continue
 		}
 		seen[c.method] = true
-		if doc, err := w.schemas(); err == nil {
+		if doc, err := w.Schemas(); err == nil {
 			if m, ok := doc.Method(c.method); ok && m.Notification {
 				lines = append(lines, c.method+": a notification, no answer expected")
 				continue
@@ -707,10 +643,10 @@ func (w *world) callsWithoutHandler() {
 	if len(lines) > 0 {
 		sort.Strings(lines)
 		v := strings.Join(lines, "; ")
-		if s, err := w.current(); err == nil && s.id != "" {
-			v = strings.ReplaceAll(v, s.id, "<sessionId>") // the same on every run and SDK
+		if s, err := w.Current(); err == nil && s.ID != "" {
+			v = strings.ReplaceAll(v, s.ID, "<sessionId>") // the same on every run and SDK
 		}
-		w.observe("runtime-to-SDK methods called without a handler, the SDK's answer", v)
+		w.Observe("runtime-to-SDK methods called without a handler, the SDK's answer", v)
 	}
 }
 
@@ -724,7 +660,7 @@ func answerSummary(answer map[string]any) string {
 		e, _ := answer["error"].(map[string]any)
 		return fmt.Sprintf("error %v %v", e["code"], e["message"])
 	default:
-		return "result " + showJSON(answer["result"])
+		return "result " + jsondiff.Show(answer["result"])
 	}
 }
 
@@ -732,7 +668,7 @@ func answerSummary(answer map[string]any) string {
 // public handler API for: JSON-RPC 2.0 requires a response to every request (an error will do),
 // and a runtime awaiting one would otherwise wait until its own timeout. A notification needs none.
 func (w *world) unhandledAnswered() error {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
@@ -744,13 +680,22 @@ func (w *world) unhandledAnswered() error {
 			continue
 		}
 		n++
-		w.check(c.method+" (answer without a handler)", "")
+		w.Check(c.method+" (answer without a handler)", "")
 		if c.answer == nil {
 			fails.add(c, "the SDK never answered request #%d (no handler registered; a JSON-RPC request needs a response, an error will do)", c.seq)
 		}
 	}
 	if n == 0 {
-		w.rec.Notef("", "every runtime-to-SDK method has a handler on this SDK: no call without one")
+		w.Rec.Notef("", "every runtime-to-SDK method has a handler on this SDK: no call without one")
 	}
 	return fails.err("runtime-to-SDK calls without a handler", "were never answered")
+}
+
+// noteOpened reads a connect, createSession or resumeSession answer (scenario.Opened): the
+// handlers it registered, and a session's declared hook inputs.
+func (w *world) noteOpened(cmd string, res json.RawMessage) {
+	w.noteHandlers(res)
+	if cmd != "connect" {
+		w.noteHookInputs(res)
+	}
 }

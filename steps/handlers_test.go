@@ -20,7 +20,7 @@ func TestHandledCallsPairByContent(t *testing.T) {
 	}
 	w := worldWith(t, hook("1", "preToolUse"), sdk(okAnswer("1")), hook("2", "preMcpToolCall"), sdk(okAnswer("2")), hook("3", "postToolUse"), sdk(okAnswer("3")))
 	for _, typ := range []string{"preToolUse", "postToolUse"} {
-		w.rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"`+typ+`","input":{}}}}`))
+		w.Rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"`+typ+`","input":{}}}}`))
 	}
 	w.handlers = map[string]*handlerSpec{"hooks.invoke": {registered: true}}
 	calls := w.handledCalls()
@@ -44,14 +44,14 @@ func TestLackingCasesAreNamedNotFailed(t *testing.T) {
 	}
 	build := func(lacking []lackingCase) *world {
 		w := worldWith(t, hook("1", "preToolUse"), sdk(okAnswer("1")), hook("2", "userPromptTransformed"), sdk(okAnswer("2")))
-		w.rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"preToolUse","input":{}}}}`))
+		w.Rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"preToolUse","input":{}}}}`))
 		w.handlers = map[string]*handlerSpec{"hooks.invoke": {registered: true, lacking: lacking}}
 		return w
 	}
 	require.Error(t, build(nil).handlersReceived(), "an unreached hook type the SDK declares is a failure")
 	w := build([]lackingCase{{Params: map[string]any{"hookType": "userPromptTransformed"}, Reason: "SessionHooks has no onUserPromptTransformed"}})
 	require.NoError(t, w.handlersReceived())
-	assert.Contains(t, w.observations["runtime-to-SDK cases the SDK's handler API lacks"], `hooks.invoke {hookType: "userPromptTransformed"}: SessionHooks has no onUserPromptTransformed`)
+	assert.Contains(t, w.Observations["runtime-to-SDK cases the SDK's handler API lacks"], `hooks.invoke {hookType: "userPromptTransformed"}: SessionHooks has no onUserPromptTransformed`)
 	w = build([]lackingCase{{Params: map[string]any{"hookType": "preToolUse"}, Reason: "x"}})
 	assert.Error(t, w.handlersReceived(), "a lacking case matches its own hook type only")
 }
@@ -74,8 +74,8 @@ func TestHandlersJudgedOnWhatAPlayingRuntimeSent(t *testing.T) {
 		w := worldWith(t,
 			frame{transcript.RuntimeToSDK, `{"jsonrpc":"2.0","id":1,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"userPromptSubmitted","input":{"prompt":"Go"}}}`}, sdk(okAnswer("1")),
 			frame{transcript.RuntimeToSDK, `{"jsonrpc":"2.0","id":2,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"preToolUse","input":` + sent + `}}`}, sdk(okAnswer("2")))
-		w.rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"preToolUse","input":`+received+`}}}`))
-		w.rt = rt
+		w.Rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"preToolUse","input":`+received+`}}}`))
+		w.RT = rt
 		w.handlers = map[string]*handlerSpec{"hooks.invoke": {registered: true}}
 		w.asked = []asked{{method: "hooks.invoke", params: map[string]any{"hookType": "preToolUse", "input": map[string]any{"cwd": "/work", "toolName": "grep"}}}}
 		return w

@@ -128,8 +128,8 @@ func (w *world) addHookInputCases() error {
 			types = append(types, t)
 		}
 	}
-	if _, _, lacking := w.lacks("handler.hooks.inputs"); lacking {
-		w.observe("hook input members sent", "not checked: the driver does not declare its SDK's hook input types (capability handler.hooks.inputs)")
+	if _, _, lacking := w.Lacks("handler.hooks.inputs"); lacking {
+		w.Observe("hook input members sent", "not checked: the driver does not declare its SDK's hook input types (capability handler.hooks.inputs)")
 		return nil
 	}
 	var missing, per []string
@@ -146,13 +146,13 @@ func (w *world) addHookInputCases() error {
 		per = append(per, fmt.Sprintf("%s %d (%s)", t, len(decl.Members), decl.DeclaredBy))
 	}
 	if len(per) == 0 && len(missing) > 0 {
-		return fmt.Errorf("driver fault: the %s driver registered hooks.invoke with handler.hooks.inputs but declared no hook's input type (\"hookInputs\")", w.t.SDK())
+		return fmt.Errorf("driver fault: the %s driver registered hooks.invoke with handler.hooks.inputs but declared no hook's input type (\"hookInputs\")", w.T.SDK())
 	}
 	v := fmt.Sprintf("%d members of %d hook types in %d cases: %s", members, len(per), cases, strings.Join(per, "; "))
 	if len(missing) > 0 {
 		sort.Strings(missing)
 		v += "; no declared input (no hook of that type): " + strings.Join(missing, ", ")
 	}
-	w.observe("hook input members sent", v)
+	w.Observe("hook input members sent", v)
 	return nil
 }

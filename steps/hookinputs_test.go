@@ -72,7 +72,7 @@ func TestHookInputsJudged(t *testing.T) {
 		w := worldWith(t, rt(`{"jsonrpc":"2.0","id":1,"method":"hooks.invoke","params":`+string(p)+`}`), sdk(okAnswer("1")))
 		r, _ := json.Marshal(map[string]any{"event": "rpc.handled", "args": map[string]any{"method": "hooks.invoke",
 			"params": map[string]any{"hookType": "preToolUse", "input": received}}})
-		w.rec.Frame("driver", transcript.DriverToHarness, r)
+		w.Rec.Frame("driver", transcript.DriverToHarness, r)
 		w.handlers = map[string]*handlerSpec{"hooks.invoke": {registered: true, params: []map[string]any{sent}}}
 		return w
 	}

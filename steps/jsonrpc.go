@@ -9,6 +9,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // JSON-RPC 2.0's own edges (the specification's section 5): frames a runtime may send that
@@ -27,11 +28,11 @@ var rpcEdges = map[string]string{
 	"a notification of a method the SDK does not know": `{"jsonrpc":"2.0","method":"conformance.unknownNotification","params":{"from":"a newer runtime"}}`,
 }
 
-func (w *world) registerJSONRPC(sc binder) {
+func (w *world) registerJSONRPC(sc scenario.Binder) {
 	sc.Step(`^the runtime sends (an error response with a null id|a response to an id the SDK never used|a notification of a method the SDK does not know) before it answers the next prompt$`, w.sendRPCEdge)
 	sc.Step(`^the runtime answers the next prompt with the error (-?\d+) "([^"]*)" and data (\{.*\})$`, w.rejectNextPrompt)
 	sc.Step(`^the application tries to send the prompt "([^"]*)"$`, w.triesSend)
-	rpcCode := needing(sc, needs("error.rpc.code"))
+	rpcCode := scenario.Needing(sc, scenario.Needs("error.rpc.code"))
 	rpcCode.Step(`^the SDK's error carried the code (-?\d+)$`, w.errorCarriedCode)
 	rpcCode.Step(`^the SDK's error carried the data (\{.*\})$`, w.errorCarriedData)
 }
@@ -43,7 +44,7 @@ func (w *world) sendRPCEdge(kind string) error {
 	if !ok {
 		return fmt.Errorf("no JSON-RPC edge %q", kind)
 	}
-	rt, err := w.standIn("runtime.script.jsonrpcEdges")
+	rt, err := w.StandIn("runtime.script.jsonrpcEdges")
 	if err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ func (w *world) rejectNextPrompt(code, msg, data string) error {
 	if !json.Valid([]byte(data)) {
 		return fmt.Errorf("error data %s is not JSON", data)
 	}
-	rt, err := w.standIn("runtime.script.jsonrpcEdges")
+	rt, err := w.StandIn("runtime.script.jsonrpcEdges")
 	if err != nil {
 		return err
 	}
@@ -72,11 +73,11 @@ func (w *world) rejectNextPrompt(code, msg, data string) error {
 // triesSend sends a prompt without waiting for the turn, keeping what the SDK returned or
 // raised for "the SDK raised an error mentioning …".
 func (w *world) triesSend(prompt string) error {
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
-	return w.try("send", map[string]any{"session": s.handle, "prompt": prompt, "wait": false})
+	return w.try("send", map[string]any{"session": s.Handle, "prompt": prompt, "wait": false})
 }
 
 // triedRPCError is the JSON-RPC code and data of the error of the last "tries to" step, as the
@@ -92,7 +93,7 @@ func (w *world) triedRPCError() (code, data json.RawMessage, err error) {
 	e := w.tried.Error
 	switch {
 	case len(e.Code) == 0:
-		return nil, nil, fmt.Errorf("driver fault: the %s driver declared error.rpc.code but reported no code with the error %q", w.t.SDK(), w.tried.ErrorText())
+		return nil, nil, fmt.Errorf("driver fault: the %s driver declared error.rpc.code but reported no code with the error %q", w.T.SDK(), w.tried.ErrorText())
 	case string(e.Code) == "null":
 		return nil, nil, fmt.Errorf("the SDK raised %q, which carries no JSON-RPC code", w.tried.ErrorText())
 	}

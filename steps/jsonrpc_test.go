@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario/scenariotest"
 )
 
 // The code and data the application read from the SDK's error pass only when they are the ones
@@ -46,7 +48,7 @@ func TestErrorCarriedCodeAndData(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var r driver.Response
 			require.NoError(t, json.Unmarshal([]byte(tt.response), &r))
-			w := &world{t: capTarget{caps: map[string]bool{"error.rpc.code": true}}, tried: &r}
+			w := &world{Scenario: &scenario.Scenario{T: scenariotest.Target{Caps: map[string]bool{"error.rpc.code": true}}}, tried: &r}
 			for _, c := range []struct {
 				err  error
 				want string

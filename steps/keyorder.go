@@ -24,11 +24,11 @@ func (w *world) keysInOrder(method, path, list string) error {
 	for _, m := range quoted.FindAllStringSubmatch(list, -1) {
 		want = append(want, m[1])
 	}
-	reqs := transcript.Requests(w.entries(), method)
+	reqs := transcript.Requests(w.Entries(), method)
 	if len(reqs) == 0 {
 		return fmt.Errorf("the SDK sent no %q request", method)
 	}
-	w.check(method, path)
+	w.Check(method, path)
 	var problems []string
 	for i, r := range reqs {
 		got, err := rawKeysAt(r.Params, path)

@@ -10,6 +10,10 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/cancel"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/fields"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacehandlers"
 )
 
 // Session options (drivers/PROTOCOL.md "Session options"): the application sets SDK-neutral
@@ -17,7 +21,7 @@ import (
 
 // registerWire binds the steps of the whole-wire-surface features (session options, tool
 // results, startup order, framing, requests from the runtime, connect options).
-func (w *world) registerWire(sc binder) {
+func (w *world) registerWire(sc scenario.Binder) {
 	w.registerOptions(sc)
 	w.registerResults(sc)
 	w.registerOrder(sc)
@@ -25,14 +29,14 @@ func (w *world) registerWire(sc binder) {
 	w.registerFraming(sc)
 	w.registerRequests(sc)
 	w.registerResolved(sc)
-	w.registerCancel(sc)
+	cancel.Register(sc, w.Scenario)
 	w.registerConnect(sc)
-	w.registerSurface(sc)
-	w.registerSurfaceHandlers(sc)
+	fields.Register(sc, w.Scenario)
+	surfacehandlers.Register(sc, w.Scenario)
 	w.registerSurfaceReached(sc)
 }
 
-func (w *world) registerOptions(sc binder) {
+func (w *world) registerOptions(sc scenario.Binder) {
 	sc.Step(`^a session is created with the option "([^"]*)" set to (.+)$`, w.createWithOption)
 	sc.Step(`^the session is resumed with the option "([^"]*)" set to (.+)$`, w.resumeWithOption)
 	sc.Step(`^a session is created with the options:$`, w.createWithOptions)
@@ -54,7 +58,7 @@ func (w *world) options(pairs map[string]string) (map[string]any, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := w.needs("session.option." + name); err != nil {
+		if err := w.Needs("session.option." + name); err != nil {
 			return nil, err
 		}
 		if !json.Valid([]byte(pairs[name])) {
@@ -86,11 +90,11 @@ func (w *world) createWith(pairs map[string]string) error {
 	if err != nil {
 		return err
 	}
-	c, err := w.client()
+	c, err := w.Client()
 	if err != nil {
 		return err
 	}
-	return w.open("createSession", c, map[string]any{"tools": w.toolList(), "options": opts})
+	return w.Open("createSession", c, map[string]any{"tools": w.ToolList(), "options": opts})
 }
 
 // resumeWith resumes the last session (created first, without options, if there is none) from
@@ -145,7 +149,7 @@ func (w *world) requestCarries(method, path, want string) error {
 	if err != nil {
 		return err
 	}
-	w.check(method, path)
+	w.Check(method, path)
 	exp, err := canon.Decode([]byte(want))
 	if err != nil {
 		return fmt.Errorf("the expected value %s is not JSON: %w", want, err)
@@ -172,7 +176,7 @@ func laterRequests(w *world, method, path string) string {
 		key = path[i+1:]
 	}
 	var where []string
-	for _, r := range transcript.Requests(w.entries(), "") {
+	for _, r := range transcript.Requests(w.Entries(), "") {
 		if r.Method == method {
 			continue
 		}
@@ -218,7 +222,7 @@ func (w *world) toolsAreExactly(method string, table *godog.Table) error {
 	if err != nil {
 		return err
 	}
-	w.check(method, "tools")
+	w.Check(method, "tools")
 	got, _ := canon.Get(params, "tools")
 	arr, _ := got.([]any)
 	byName := map[string]map[string]any{}

@@ -7,12 +7,13 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The order of the startup requests: a session exists for the runtime only once its
 // session.create / session.resume has been answered, so nothing may name it before.
 
-func (w *world) registerOrder(sc binder) {
+func (w *world) registerOrder(sc scenario.Binder) {
 	sc.Step(`^no request naming the session was sent before its "([^"]*)" was answered$`, w.nothingBeforeOpened)
 	sc.Step(`^the runtime answered no request with "([^"]*)"$`, w.noAnswerMentioning)
 }
@@ -20,17 +21,17 @@ func (w *world) registerOrder(sc binder) {
 // opening finds the last create/resume request of method, the session id it opened, and the
 // sequence number of its answer.
 func (w *world) opening(method string) (transcript.Request, string, int, error) {
-	reqs := transcript.Requests(w.entries(), method)
+	reqs := transcript.Requests(w.Entries(), method)
 	if len(reqs) == 0 {
 		return transcript.Request{}, "", 0, fmt.Errorf("the SDK sent no %s request", method)
 	}
 	req := reqs[len(reqs)-1]
-	id := requestID(w.entries(), req.Seq)
+	id := scenario.RequestID(w.Entries(), req.Seq)
 	var p struct {
 		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(req.Params, &p)
-	for _, e := range w.entries() {
+	for _, e := range w.Entries() {
 		if e.Seq <= req.Seq || e.Dir != transcript.RuntimeToSDK || e.Conn != req.Conn {
 			continue
 		}
@@ -49,38 +50,21 @@ func (w *world) opening(method string) (transcript.Request, string, int, error) 
 	return req, p.SessionID, 0, fmt.Errorf("the runtime never answered the %s request (seq %d)", method, req.Seq)
 }
 
-// naming lists the requests on conn, other than the opening one, that carry sessionId.
-func (w *world) naming(conn, sessionID string, except int) []transcript.Request {
-	var out []transcript.Request
-	for _, r := range transcript.Requests(w.entries(), "") {
-		if r.Conn != conn || r.Seq == except {
-			continue
-		}
-		var p struct {
-			SessionID string `json:"sessionId"`
-		}
-		if json.Unmarshal(r.Params, &p) == nil && p.SessionID == sessionID {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 func (w *world) nothingBeforeOpened(method string) error {
 	req, id, answered, err := w.opening(method)
 	if err != nil {
 		return err
 	}
-	w.check(method, "order")
+	w.Check(method, "order")
 	var order []string
 	var early []string
-	for _, r := range w.naming(req.Conn, id, req.Seq) {
+	for _, r := range w.Naming(req.Conn, id, req.Seq) {
 		order = append(order, r.Method)
 		if r.Seq < answered {
 			early = append(early, fmt.Sprintf("%s (seq %d, id %s)", r.Method, r.Seq, r.ID))
 		}
 	}
-	w.observe("requests after "+method, strings.Join(order, ", "))
+	w.Observe("requests after "+method, strings.Join(order, ", "))
 	if len(early) > 0 {
 		return fmt.Errorf("%s sent before its %s (seq %d, id %s) was answered (seq %d): the runtime does not know the session yet",
 			strings.Join(early, ", "), method, req.Seq, req.ID, answered)
@@ -89,7 +73,7 @@ func (w *world) nothingBeforeOpened(method string) error {
 }
 
 func (w *world) noAnswerMentioning(text string) error {
-	for _, e := range w.entries() {
+	for _, e := range w.Entries() {
 		if e.Dir != transcript.RuntimeToSDK {
 			continue
 		}

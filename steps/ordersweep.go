@@ -4,10 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/steps/declared"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
@@ -25,8 +29,8 @@ import (
 // would hide the order (the SDK knows it), so every case gets a fresh client; the runtime holds
 // each opening (runtime.Script.OpenDelay), so an SDK that does not wait is seen to.
 
-func (w *world) registerOrderSweep(sc binder) {
-	needing(sc, needs("surface", "session.resume")).Step(`^every option and every handler the SDK declares is set alone on a client of its own, on create and on resume$`, w.probeOrder)
+func (w *world) registerOrderSweep(sc scenario.Binder) {
+	scenario.Needing(sc, scenario.Needs("surface", "session.resume")).Step(`^every option and every handler the SDK declares is set alone on a client of its own, on create and on resume$`, w.probeOrder)
 	sc.Step(`^each adds to the baseline's requests only requests that carry it, and nothing names a session before its opening was answered$`, w.orderClean)
 }
 
@@ -71,21 +75,21 @@ type orderResult struct {
 }
 
 func (w *world) probeOrder() error {
-	entries, err := w.surfaceEntries()
+	entries, err := declared.Entries(w.Scenario)
 	if err != nil {
 		return err
 	}
-	srv, err := w.standIn("runtime.script.openDelay")
+	srv, err := w.StandIn("runtime.script.openDelay")
 	if err != nil {
 		return err
 	}
 	srv.SetOpenDelay(orderOpenDelay)
 	// The cases' clients run at once, so the n-th session.create is a different case in every
 	// run: each case is judged against its own baselines here, not paired across SDKs.
-	w.observe(report.NotCompared, "the cases' clients run at once: each case is judged against its baselines, not paired across SDKs")
+	w.Observe(report.NotCompared, "the cases' clients run at once: each case is judged against its baselines, not paired across SDKs")
 	defer srv.SetOpenDelay(0)
-	_, _, noHandlers := w.lacks("surface.handlers")
-	env := &surfaceEnv{w: w, clients: map[string]string{}}
+	_, _, noHandlers := w.Lacks("surface.handlers")
+	env := declared.NewEnv(w.Scenario)
 	res := &orderResult{judged: map[string]map[string]int{}}
 	var cases []orderCase
 	for _, a := range surface.Actions {
@@ -112,13 +116,13 @@ func (w *world) probeOrder() error {
 			}
 		}
 	}
-	w.expect(len(cases))
+	w.Expect(len(cases))
 	batch := 1
-	if concurrent, _ := w.t.Capability(driver.Concurrent); concurrent {
+	if concurrent, _ := w.T.Capability(driver.Concurrent); concurrent {
 		batch = orderBatch
 	}
 	// The sessions resumed are made by a client of their own, so no resuming client has seen one.
-	maker, err := w.connect()
+	maker, err := w.Connect()
 	if err != nil {
 		return err
 	}
@@ -128,15 +132,15 @@ func (w *world) probeOrder() error {
 	// one is held or none is left: one value per field is enough for the order.
 	for todo := cases; len(todo) > 0; {
 		for start := 0; start < len(todo); start += batch {
-			if err := w.gone(); err != nil {
-				return cutShort(err, start, len(todo), todo[max(start-1, 0)].Label())
+			if err := w.Gone(); err != nil {
+				return scenario.CutShort(err, start, len(todo), todo[max(start-1, 0)].Label())
 			}
 			end := min(start+batch, len(todo))
 			if err := w.runOrderCases(maker, todo[start:end]); err != nil {
-				return cutShort(err, start, len(todo), todo[start].Label())
+				return scenario.CutShort(err, start, len(todo), todo[start].Label())
 			}
 			if err := w.closeOrderCases(todo[start:end], closed); err != nil {
-				return cutShort(err, end, len(todo), todo[end-1].Label())
+				return scenario.CutShort(err, end, len(todo), todo[end-1].Label())
 			}
 		}
 		var again []orderCase
@@ -149,14 +153,14 @@ func (w *world) probeOrder() error {
 				done = append(done, c)
 			}
 		}
-		w.expect(len(again))
+		w.Expect(len(again))
 		todo = again
 	}
 	cases = done
 	w.noteMaker(cases)
 	// Requests an SDK sends after its create or resume returned are in by the driver's next
 	// answer to a command.
-	if err := w.roundTrip(); err != nil {
+	if err := w.RoundTrip(); err != nil {
 		return err
 	}
 	for _, c := range cases {
@@ -164,20 +168,20 @@ func (w *world) probeOrder() error {
 			res.skipped = append(res.skipped, fmt.Sprintf("%s on %s: %v", c.Label(), c.Request, c.Err))
 		}
 	}
-	problems, unexplained, judged := judgeOrder(closed.before(w.entries()), cases)
+	problems, unexplained, judged := judgeOrder(closed.before(w.Entries()), cases)
 	res.problems = append(res.problems, problems...)
 	for _, a := range unexplained {
 		if how := closed.serves[additionKey(a)]; how != "" {
-			w.rec.Notef("", "order: %s on %s adds %s (seq %d): %s", a.Case.Label(), a.Case.Request, a.Req.Method, a.Req.Seq, how)
+			w.Rec.Notef("", "order: %s on %s adds %s (seq %d): %s", a.Case.Label(), a.Case.Request, a.Req.Method, a.Req.Seq, how)
 			continue
 		}
 		res.problems = append(res.problems, a.Text)
 	}
 	res.judged = judged
 	for _, a := range surface.Actions {
-		w.check(a.Request, "order")
+		w.Check(a.Request, "order")
 	}
-	w.rec.Notef("", "order: runtime held each opening %s; judged on session.create %d fields and %d handlers, on session.resume %d fields and %d handlers; not judged: %s",
+	w.Rec.Notef("", "order: runtime held each opening %s; judged on session.create %d fields and %d handlers, on session.resume %d fields and %d handlers; not judged: %s",
 		orderOpenDelay, judged["session.create"]["field"], judged["session.create"]["handler"], judged["session.resume"]["field"], judged["session.resume"]["handler"], strings.Join(res.skipped, "; "))
 	w.order = res
 	return nil
@@ -214,10 +218,10 @@ func additionKey(a addition) string { return fmt.Sprintf("%s\x00%d", a.Case.Hand
 // clients of the judged cases are stopped once orderHeld are held, and what later checks need
 // stays in the transcript.
 func (w *world) closeOrderCases(cs []orderCase, closed *orderClosed) error {
-	if err := w.roundTrip(); err != nil {
+	if err := w.RoundTrip(); err != nil {
 		return err
 	}
-	cut := w.rec.Len() + 1
+	cut := w.Rec.Len() + 1
 	judge := append([]orderCase(nil), closed.baselines...)
 	handles := map[string]bool{}
 	for _, c := range cs {
@@ -231,7 +235,7 @@ func (w *world) closeOrderCases(cs []orderCase, closed *orderClosed) error {
 		}
 	}
 	if len(handles) > 0 {
-		_, unexplained, _ := judgeOrder(closed.before(w.entries()), judge)
+		_, unexplained, _ := judgeOrder(closed.before(w.Entries()), judge)
 		for _, a := range unexplained {
 			if handles[a.Case.Handle] {
 				closed.serves[additionKey(a)] = w.servesHandler(a)
@@ -251,7 +255,7 @@ func (w *world) closeOrderCases(cs []orderCase, closed *orderClosed) error {
 	}
 	held := closed.held
 	closed.held = nil
-	return w.stopSome(held)
+	return w.StopClientsOf(orderHandles(held))
 }
 
 // orderHeld is how many judged cases' clients are held before they are stopped together: a stop
@@ -259,58 +263,6 @@ func (w *world) closeOrderCases(cs []orderCase, closed *orderClosed) error {
 // number stopped at once (measured on Python's order scenario: 15 s holding every client, 47 s
 // stopping each batch of 8, 25 s stopping 24 at a time).
 const orderHeld = 3 * orderBatch
-
-// stopSome stops the clients of the cases cs (named in their sessions) and forgets them; a client
-// that would not stop is left to the scenario's end, which reports it.
-func (w *world) stopSome(cs []orderCase) error {
-	mine := map[string]bool{}
-	for _, c := range cs {
-		for _, s := range w.sessions {
-			if s.handle == c.Handle {
-				mine[s.client] = true
-			}
-		}
-	}
-	var stop, keep []string
-	for _, c := range w.clients {
-		if mine[c] {
-			stop = append(stop, c)
-		} else {
-			keep = append(keep, c)
-		}
-	}
-	if len(stop) == 0 {
-		return nil
-	}
-	args := make([]any, len(stop))
-	for i, c := range stop {
-		args[i] = map[string]any{"client": c}
-	}
-	var rs []*driver.Response
-	var err error
-	if concurrent, _ := w.t.Capability(driver.Concurrent); concurrent {
-		rs, err = w.callAll("stopClient", args)
-	} else {
-		for _, a := range args {
-			r, e := w.call("stopClient", a)
-			rs, err = append(rs, r), errors.Join(err, e)
-			if driver.EndsScenario(e) {
-				break
-			}
-		}
-	}
-	if driver.EndsScenario(err) {
-		return err
-	}
-	for i, c := range stop {
-		if i >= len(rs) || rs[i] == nil || rs[i].Outcome != driver.OK {
-			keep = append(keep, c)
-		}
-	}
-	w.stopped += len(w.clients) - len(keep)
-	w.clients = keep
-	return nil
-}
 
 func errorsIsCannotHold(err error) bool { return errors.Is(err, surface.ErrCannotHold) }
 
@@ -321,12 +273,12 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 	var makes, connects []any
 	for i := range cs {
 		if cs[i].Request == "session.resume" {
-			makes = append(makes, mergeHandle(map[string]any{"tools": []any{}}, maker, fmt.Sprintf("om%d", len(w.sessions)+len(makes)+1)))
+			makes = append(makes, scenario.MergeHandle(map[string]any{"tools": []any{}}, maker, fmt.Sprintf("om%d", len(w.Sessions)+len(makes)+1)))
 		}
-		connects = append(connects, w.withHandlers(map[string]any{"client": fmt.Sprintf("o%d", len(w.clients)+w.stopped+i+1), "address": w.addr}))
+		connects = append(connects, w.WithHandlers(map[string]any{"client": fmt.Sprintf("o%d", len(w.Clients)+w.Stopped+i+1), "address": w.Addr}))
 	}
 	if len(makes) > 0 {
-		rs, err := w.callAll("createSession", makes)
+		rs, err := w.CallAll("createSession", makes)
 		if driver.EndsScenario(err) {
 			return err
 		}
@@ -336,7 +288,7 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 				continue
 			}
 			m := makes[k].(map[string]any)
-			w.sessions = append(w.sessions, session{handle: m["session"].(string), client: maker})
+			w.Sessions = append(w.Sessions, scenario.Session{Handle: m["session"].(string), Client: maker})
 			r := rs[k]
 			k++
 			if r == nil || r.Outcome != driver.OK {
@@ -349,8 +301,8 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 			cs[i].SessionID = res.SessionID
 		}
 	}
-	before := len(w.rec.Entries())
-	rs, err := w.callAll("connect", connects)
+	before := len(w.Rec.Entries())
+	rs, err := w.CallAll("connect", connects)
 	if driver.EndsScenario(err) {
 		return err
 	}
@@ -358,7 +310,7 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 		if r == nil || r.Outcome != driver.OK {
 			return fmt.Errorf("connect: %s", responseText(r, err))
 		}
-		w.clients = append(w.clients, connects[i].(map[string]any)["client"].(string))
+		w.Clients = append(w.Clients, connects[i].(map[string]any)["client"].(string))
 	}
 	opens := make([]any, len(cs))
 	cmds := map[string][]int{}
@@ -373,13 +325,13 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 		case c.Entry != nil:
 			args["fields"] = map[string]any{c.Entry.Name: c.Value}
 		}
-		cs[i].Handle = fmt.Sprintf("os%d", len(w.sessions)+i+1)
-		opens[i] = mergeHandle(args, connects[i].(map[string]any)["client"].(string), cs[i].Handle)
+		cs[i].Handle = fmt.Sprintf("os%d", len(w.Sessions)+i+1)
+		opens[i] = scenario.MergeHandle(args, connects[i].(map[string]any)["client"].(string), cs[i].Handle)
 		cmds[cmd] = append(cmds[cmd], i)
 	}
 	for i := range opens {
 		m := opens[i].(map[string]any)
-		w.sessions = append(w.sessions, session{handle: m["session"].(string), client: m["client"].(string)})
+		w.Sessions = append(w.Sessions, scenario.Session{Handle: m["session"].(string), Client: m["client"].(string)})
 	}
 	for _, cmd := range []string{"createSession", "resumeSession"} {
 		idx := cmds[cmd]
@@ -390,7 +342,7 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 		for k, i := range idx {
 			args[k] = opens[i]
 		}
-		rs, err := w.callAll(cmd, args)
+		rs, err := w.CallAll(cmd, args)
 		if driver.EndsScenario(err) {
 			return err
 		}
@@ -414,18 +366,18 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 			}
 		}
 	}
-	left := attachConns(w.rec.Entries()[before:], cs)
+	left := attachConns(w.Rec.Entries()[before:], cs)
 	// Each case's client is a connection of its own: its requests are that case's, which is how
 	// a diff pairs them with the same case of another run (the batch runs at once, so the n-th
 	// session.create is another case in every run). The connections of cases the SDK refused
 	// before naming a session cannot be told apart: they share one key.
 	for _, c := range cs {
 		if c.Conn != "" && !c.leftover {
-			w.rec.Case(c.Conn, 0, c.Request+" "+c.Label())
+			w.Rec.Case(c.Conn, 0, c.Request+" "+c.Label())
 		}
 	}
 	for _, conn := range left {
-		w.rec.Case(conn, 0, "a case whose session was not opened")
+		w.Rec.Case(conn, 0, "a case whose session was not opened")
 	}
 	return nil
 }
@@ -433,13 +385,13 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 // noteMaker names the connection of the client that made the sessions the resume cases resumed
 // (one case key for all of them: they are alike).
 func (w *world) noteMaker(cs []orderCase) {
-	entries := w.entries()
+	entries := w.Entries()
 	for _, c := range cs {
 		if c.Request != "session.resume" || c.SessionID == "" {
 			continue
 		}
 		if op, ok := findOpening(entries, "session.create", c.SessionID); ok {
-			w.rec.Case(op.req.Conn, 0, "the sessions the resume cases resume")
+			w.Rec.Case(op.req.Conn, 0, "the sessions the resume cases resume")
 			return
 		}
 	}
@@ -517,7 +469,7 @@ func findOpening(entries []transcript.Entry, method, id string) (opening, bool) 
 			SessionID string `json:"sessionId"`
 		}
 		_ = json.Unmarshal(req.Params, &p)
-		a := answers[req.Conn+"\x00"+requestID(entries, req.Seq)]
+		a := answers[req.Conn+"\x00"+scenario.RequestID(entries, req.Seq)]
 		if p.SessionID == "" && a.msg != nil && a.msg.Result != nil {
 			var r struct {
 				SessionID string `json:"sessionId"`
@@ -613,7 +565,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 			for _, r := range byConn[c.Conn] {
 				if r.Method == c.Request {
 					op, ok = opening{req: r, params: surface.ParamsOf(r.Params)}, true
-					a := answers[r.Conn+"\x00"+requestID(entries, r.Seq)]
+					a := answers[r.Conn+"\x00"+scenario.RequestID(entries, r.Seq)]
 					op.answered = a.seq
 					if a.msg != nil && a.msg.Error != nil {
 						op.failed = a.msg.Error.Message
@@ -646,7 +598,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 		if len(b.params) > 1 {
 			base2 = b.params[1]
 		}
-		flags := changedKeys(b.params[0], orEmpty(base2, b.params[0]), op.params)
+		flags := declared.ChangedKeys(b.params[0], orEmpty(base2, b.params[0]), op.params)
 		var kept []transcript.Request
 		for _, r := range extra(reqs, most(b.methods)) {
 			if r.Seq == op.req.Seq {
@@ -655,7 +607,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 			kept = append(kept, r) // judged as an addition, not as a change of the baseline's order
 			if carriesCase(c, flags, surface.ParamsOf(r.Params)) == "" {
 				unexplained = append(unexplained, addition{Case: c, Req: r,
-					Text: fmt.Sprintf("%s on %s: adds %s (seq %d), which carries nothing of it: %s", c.Label(), c.Request, r.Method, r.Seq, showJSON(surface.ParamsOf(r.Params)))})
+					Text: fmt.Sprintf("%s on %s: adds %s (seq %d), which carries nothing of it: %s", c.Label(), c.Request, r.Method, r.Seq, jsondiff.Show(surface.ParamsOf(r.Params)))})
 			}
 		}
 		rest := without(reqs, kept)
@@ -703,7 +655,7 @@ func early(c orderCase, op opening, reqs []transcript.Request, answers map[strin
 		}
 		named := json.Unmarshal(r.Params, &p) == nil && id != "" && p.SessionID == id
 		notFound := ""
-		if a := answers[r.Conn+"\x00"+requestID(entries, r.Seq)]; a.msg != nil && a.msg.Error != nil && strings.Contains(a.msg.Error.Message, "Session not found") {
+		if a := answers[r.Conn+"\x00"+scenario.RequestID(entries, r.Seq)]; a.msg != nil && a.msg.Error != nil && strings.Contains(a.msg.Error.Message, "Session not found") {
 			notFound = a.msg.Error.Message
 		}
 		if named && (op.answered == 0 || r.Seq < op.answered) {
@@ -907,18 +859,18 @@ func (w *world) servesHandler(a addition) string {
 	if a.Case.Entry.Kind != "handler" || a.Case.SessionID == "" {
 		return ""
 	}
-	if has, _ := w.t.Capability("surface.handlers.called"); !has {
+	if has, _ := w.T.Capability("surface.handlers.called"); !has {
 		return ""
 	}
-	rt, err := w.standIn("runtime.script.events")
+	rt, err := w.StandIn("runtime.script.events")
 	if err != nil {
 		return ""
 	}
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return ""
 	}
-	release, err := w.holdDriverLines()
+	release, err := w.HoldDriverLines()
 	if err != nil {
 		return ""
 	}
@@ -948,16 +900,25 @@ func (w *world) servesHandler(a addition) string {
 		// (as in the reached sweep).
 		// The flush before it ends the recorded stretch the cases were judged on, so a replay
 		// judges them without what the event made the SDK send.
-		w.flushDriver()
+		w.FlushDriver()
 		cur.poll()
 		sent := rt.Emit(a.Case.SessionID, ev) == nil
 		for deadline := time.Now().Add(settle); sent && time.Now().Before(deadline) && !reached(); {
 			time.Sleep(5 * time.Millisecond)
 		}
-		w.flushDriver()
+		w.FlushDriver()
 		if reached() {
 			return fmt.Sprintf("it names the event %s, which, sent to the session, reached the handler", et.Type)
 		}
 	}
 	return ""
+}
+
+// orderHandles are the session handles of the cases cs.
+func orderHandles(cs []orderCase) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Handle
+	}
+	return out
 }

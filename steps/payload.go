@@ -6,17 +6,16 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
-	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
 )
 
 // request returns the params of the first request of method the SDK sent in this scenario.
 func (w *world) request(method string) (any, error) {
-	reqs := transcript.Requests(w.entries(), method)
+	reqs := transcript.Requests(w.Entries(), method)
 	if len(reqs) == 0 {
 		var seen []string
-		for _, r := range transcript.Requests(w.entries(), "") {
+		for _, r := range transcript.Requests(w.Entries(), "") {
 			seen = append(seen, r.Method)
 		}
 		return nil, fmt.Errorf("the SDK sent no %q request (it sent: %s)", method, strings.Join(seen, ", "))
@@ -47,16 +46,12 @@ func (w *world) toolIn(method, name string) (map[string]any, string, error) {
 	return nil, "", fmt.Errorf("the %s request has no tool named %q (tools: %s)", method, name, canon.Show(tools, true))
 }
 
-func (w *world) check(method, path string) {
-	w.checked = append(w.checked, report.Check{Method: method, Path: path})
-}
-
 func (w *world) toolKeyEquals(name, method, key, want string) error {
 	tool, at, err := w.toolIn(method, name)
 	if err != nil {
 		return err
 	}
-	w.check(method, at+"."+key)
+	w.Check(method, at+"."+key)
 	return equalJSON(fmt.Sprintf("%s %s (tool %q) %s", method, at, name, key), tool, key, want)
 }
 
@@ -65,7 +60,7 @@ func (w *world) toolHasNoKey(name, method, key string) error {
 	if err != nil {
 		return err
 	}
-	w.check(method, at+"."+key)
+	w.Check(method, at+"."+key)
 	if v, ok := tool[key]; ok {
 		return fmt.Errorf("%s %s.%s (tool %q): want the key absent, got %s", method, at, key, name, canon.Show(v, true))
 	}
@@ -77,7 +72,7 @@ func (w *world) noKeyAnywhere(key, method string) error {
 	if err != nil {
 		return err
 	}
-	w.check(method, "**."+key)
+	w.Check(method, "**."+key)
 	if found := canon.Keys(params, key); len(found) > 0 {
 		return fmt.Errorf("the %s request has the key %q at %s", method, key, strings.Join(found, ", "))
 	}
@@ -89,7 +84,7 @@ func (w *world) requestKeyEquals(method, path, want string) error {
 	if err != nil {
 		return err
 	}
-	w.check(method, path)
+	w.Check(method, path)
 	got, ok := canon.Get(params, path)
 	if !ok {
 		return fmt.Errorf("%s %s: want %s, the key is absent", method, path, want)
@@ -103,14 +98,14 @@ func (w *world) requestHasNoKey(method, path string) error {
 	if err != nil {
 		return err
 	}
-	w.check(method, path)
+	w.Check(method, path)
 	if got, ok := canon.Get(params, path); ok {
 		return fmt.Errorf("%s %s: want the key absent, got %s", method, path, canon.Show(got, true))
 	}
 	return nil
 }
 
-// toolsEqual compares the normalized tools arrays of two requests and lists every difference.
+// toolsEqual compares the normalized tools arrays of two requests and lists every jsondiff.Difference.
 func (w *world) toolsEqual(a, b string) error {
 	pa, err := w.request(a)
 	if err != nil {
@@ -145,7 +140,7 @@ func wrap(v any, ok bool) any {
 }
 
 func (w *world) firstRequestIs(method string) error {
-	reqs := transcript.Requests(w.entries(), "")
+	reqs := transcript.Requests(w.Entries(), "")
 	if len(reqs) == 0 {
 		return fmt.Errorf("the SDK sent no request")
 	}
@@ -188,15 +183,15 @@ func compare(what string, got, normalized any, want string) error {
 // SDK reported it to the application (the answer of its create or resume call): a request for
 // another session, or any other string, fails.
 func (w *world) reportedSessionID(key, method string) error {
-	if len(w.sessions) == 0 || w.sessions[len(w.sessions)-1].id == "" {
+	if len(w.Sessions) == 0 || w.Sessions[len(w.Sessions)-1].ID == "" {
 		return fmt.Errorf("the SDK reported no session id to compare the %s request's %s with", method, key)
 	}
-	want := w.sessions[len(w.sessions)-1].id
+	want := w.Sessions[len(w.Sessions)-1].ID
 	params, err := w.request(method)
 	if err != nil {
 		return err
 	}
-	w.check(method, key)
+	w.Check(method, key)
 	got, ok := canon.Get(params, key)
 	if !ok {
 		return fmt.Errorf("%s %s: want the session id the SDK reported (%q), the key is absent", method, key, want)
@@ -210,8 +205,8 @@ func (w *world) reportedSessionID(key, method string) error {
 // tokenRedacted checks that the SDK sent a token at path (relative to params) of a request, by
 // the fingerprint the runtime recorded in its place: the token itself is never in a transcript.
 func (w *world) tokenRedacted(method, token, path string) error {
-	w.check(method, path)
-	for _, e := range w.entries() {
+	w.Check(method, path)
+	for _, e := range w.Entries() {
 		if e.Dir != transcript.SDKToRuntime || len(e.Frame) == 0 {
 			continue
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // No pending request blocks another (features/behaviour/pending_requests.feature): the kinds of
@@ -66,7 +68,7 @@ type holdPhase struct {
 // method that answers (not a notification, not the exchange of the request handler), with its
 // first generated case the SDK's handler API can receive, and each tool of the session.
 func (w *world) pendingKinds() ([]pendingKind, error) {
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +86,7 @@ func (w *world) pendingKinds() ([]pendingKind, error) {
 			}
 		}
 	}
-	for _, t := range w.tools {
+	for _, t := range w.Tools {
 		if name, _ := t["name"].(string); name != "" {
 			out = append(out, pendingKind{tool: name})
 		}
@@ -94,24 +96,24 @@ func (w *world) pendingKinds() ([]pendingKind, error) {
 
 // send makes one request of the kind and waits for its answer (the runtime's own bound); for a
 // tool it returns the call's requestId.
-func (w *world) sendKind(rt *standin.Server, s session, k pendingKind, created map[string]any) (string, error) {
+func (w *world) sendKind(rt *standin.Server, s scenario.Session, k pendingKind, created map[string]any) (string, error) {
 	if k.method == nil {
-		return rt.CallTool(s.id, k.tool, map[string]any{})
+		return rt.CallTool(s.ID, k.tool, map[string]any{})
 	}
-	_, err := rt.Ask(s.id, k.method.Name, w.asTheRuntimeSends(*k.method, k.params, s.id, created), false)
+	_, err := rt.Ask(s.ID, k.method.Name, w.AsTheRuntimeSends(*k.method, k.params, s.ID, created), false)
 	return "", err
 }
 
 // holdArgs names the gate of a kind: every handle the handler may report under.
-func holdArgs(s session, k pendingKind) map[string]any {
-	a := map[string]any{"session": s.handle}
+func holdArgs(s scenario.Session, k pendingKind) map[string]any {
+	a := map[string]any{"session": s.Handle}
 	if k.method == nil {
 		a["tool"] = k.tool
 		return a
 	}
 	a["method"] = k.method.Name
-	if s.client != "" {
-		a["client"] = s.client
+	if s.Client != "" {
+		a["client"] = s.Client
 	}
 	return a
 }
@@ -120,11 +122,11 @@ func holdArgs(s session, k pendingKind) map[string]any {
 // not answer even then is left out, named: the handler sweep judges it), then each kind held in
 // turn with every other kind sent meanwhile.
 func (w *world) holdEachKind() error {
-	rt, err := w.scriptedOnly("the scenario has the runtime send every kind of runtime-to-SDK request on demand, each while another is held; the real runtime sends a request only when its model's step makes it, and most kinds (file system, canvas, providers) not at all offline")
+	rt, err := w.ScriptedOnly("the scenario has the runtime send every kind of runtime-to-SDK request on demand, each while another is held; the real runtime sends a request only when its model's step makes it, and most kinds (file system, canvas, providers) not at all offline")
 	if err != nil {
 		return err
 	}
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
@@ -133,22 +135,22 @@ func (w *world) holdEachKind() error {
 		return err
 	}
 	// The handlers' reports come while no command is in flight (as in callEveryHandler).
-	release, err := w.holdDriverLines()
+	release, err := w.HoldDriverLines()
 	if err != nil {
 		return err
 	}
 	defer release()
-	created := w.createParams()
-	w.expect(len(all) * 6) // a held kind costs holdWait and, for an SDK that never answers, one callWait
+	created := w.CreateParams()
+	w.Expect(len(all) * 6) // a held kind costs holdWait and, for an SDK that never answers, one callWait
 	var kinds, unanswered []string
 	var usable []pendingKind
 	for i, k := range all {
-		if err := w.gone(); err != nil {
-			return cutShort(err, i, len(all), k.String())
+		if err := w.Gone(); err != nil {
+			return scenario.CutShort(err, i, len(all), k.String())
 		}
 		if _, err := w.sendKind(rt, s, k, created); err != nil {
 			if errors.Is(err, standin.ErrClosed) {
-				return cutShort(w.connectionLost(err), i, len(all), k.String())
+				return scenario.CutShort(w.ConnectionLost(err), i, len(all), k.String())
 			}
 			if errors.Is(err, standin.ErrUnanswered) {
 				unanswered = append(unanswered, k.String())
@@ -159,40 +161,40 @@ func (w *world) holdEachKind() error {
 		kinds = append(kinds, k.String())
 	}
 	if len(unanswered) > 0 {
-		w.observe("kinds not answered even with nothing held (not judged here)", strings.Join(unanswered, ", "))
+		w.Observe("kinds not answered even with nothing held (not judged here)", strings.Join(unanswered, ", "))
 	}
 	if len(usable) < 2 {
 		return fmt.Errorf("the SDK answered %d kinds of runtime request with nothing held (%s); the check needs two or more", len(usable), strings.Join(kinds, ", "))
 	}
-	w.observe("pending-request pairs (held, other)", fmt.Sprintf("%d: %d kinds (%s)", len(usable)*(len(usable)-1), len(usable), strings.Join(kinds, ", ")))
+	w.Observe("pending-request pairs (held, other)", fmt.Sprintf("%d: %d kinds (%s)", len(usable)*(len(usable)-1), len(usable), strings.Join(kinds, ", ")))
 	for i, h := range usable {
-		if err := w.gone(); err != nil {
-			return cutShort(err, i, len(usable), h.String())
+		if err := w.Gone(); err != nil {
+			return scenario.CutShort(err, i, len(usable), h.String())
 		}
 		// A phase begins with its hold command, so its requests are the phase's by their place
 		// (the first pass, which no command separates, is no case's).
-		w.caseStarts(h.String() + " held, every other kind sent")
+		w.CaseStarts(h.String() + " held, every other kind sent")
 		p, err := w.holdOne(rt, s, h, usable, created)
 		if p != nil {
 			w.holds = append(w.holds, p)
 		}
 		if err != nil {
-			return cutShort(err, i, len(usable), h.String())
+			return scenario.CutShort(err, i, len(usable), h.String())
 		}
 	}
-	w.casesEnd()
-	return w.roundTrip()
+	w.CasesEnd()
+	return w.RoundTrip()
 }
 
 // holdOne runs one phase: hold the kind, send it, wait until its handler is reached, send every
 // other kind at once, wait for their answers (holdWait at most), release, and wait for every call
 // of the phase to end.
-func (w *world) holdOne(rt *standin.Server, s session, h pendingKind, kinds []pendingKind, created map[string]any) (*holdPhase, error) {
+func (w *world) holdOne(rt *standin.Server, s scenario.Session, h pendingKind, kinds []pendingKind, created map[string]any) (*holdPhase, error) {
 	// The phase starts before the hold: a replay writes the recorded phase's frames when the
 	// hold is answered (the recorded driver answers with its stretch of the recording), and
 	// they must count as the phase's, as they do live.
-	p := &holdPhase{held: h, start: len(w.rec.Entries()), toolIDs: map[string]string{}}
-	if _, err := w.do("hold", holdArgs(s, h)); err != nil {
+	p := &holdPhase{held: h, start: len(w.Rec.Entries()), toolIDs: map[string]string{}}
+	if _, err := w.Do("hold", holdArgs(s, h)); err != nil {
 		return nil, err
 	}
 	var mu sync.Mutex
@@ -230,15 +232,15 @@ func (w *world) holdOne(rt *standin.Server, s session, h pendingKind, kinds []pe
 		case <-time.After(holdWait):
 		}
 	}
-	p.release = len(w.rec.Entries())
-	_, err := w.do("release", holdArgs(s, h))
+	p.release = len(w.Rec.Entries())
+	_, err := w.Do("release", holdArgs(s, h))
 	othersDone.Wait()
 	heldDone.Wait()
 	if err != nil {
 		return p, err
 	}
 	if lost != nil {
-		return p, w.connectionLost(lost)
+		return p, w.ConnectionLost(lost)
 	}
 	return p, nil
 }
@@ -248,7 +250,7 @@ func (w *world) holdOne(rt *standin.Server, s session, h pendingKind, kinds []pe
 func (w *world) reached(k pendingKind, since int) bool {
 	deadline := time.Now().Add(enterWait)
 	for time.Now().Before(deadline) {
-		for _, e := range w.entries() {
+		for _, e := range w.Entries() {
 			if e.Seq <= since || e.Dir != transcript.DriverToHarness {
 				continue
 			}
@@ -264,7 +266,7 @@ func (w *world) reached(k pendingKind, since int) bool {
 				return true
 			}
 		}
-		if w.gone() != nil {
+		if w.Gone() != nil {
 			return false
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -354,7 +356,7 @@ func (w *world) othersAnsweredWhileHeld() error {
 	if len(w.holds) == 0 {
 		return fmt.Errorf("no kind of runtime request was held in this scenario")
 	}
-	frames := frameHeads(w.entries())
+	frames := frameHeads(w.Entries())
 	fails := map[string][]string{}
 	var notReached []string
 	for _, p := range w.holds {
@@ -365,7 +367,7 @@ func (w *world) othersAnsweredWhileHeld() error {
 		// The held request itself, named with its place in the transcript in each pair it blocked.
 		held := callIn(frames, p.start, p.held, p.heldToolID)
 		for _, o := range p.others {
-			w.check(o.String()+" while "+p.held.String()+" is held", "")
+			w.Check(o.String()+" while "+p.held.String()+" is held", "")
 			c := callIn(frames, p.start, o, p.toolIDs[o.tool])
 			switch {
 			case c.requestSeq == 0:
@@ -379,9 +381,9 @@ func (w *world) othersAnsweredWhileHeld() error {
 	}
 	if len(notReached) > 0 {
 		sort.Strings(notReached)
-		w.observe("kinds whose handler was not reached when held (their pairs not judged)", strings.Join(notReached, ", "))
+		w.Observe("kinds whose handler was not reached when held (their pairs not judged)", strings.Join(notReached, ", "))
 	}
-	return groupedError(fails, "requests of another kind were not answered while one was held", "held kinds")
+	return jsondiff.GroupedError(fails, "requests of another kind were not answered while one was held", "held kinds")
 }
 
 // heldAnsweredOnRelease checks that each held request was answered once, under its own id, after
@@ -390,13 +392,13 @@ func (w *world) heldAnsweredOnRelease() error {
 	if len(w.holds) == 0 {
 		return fmt.Errorf("no kind of runtime request was held in this scenario")
 	}
-	frames := frameHeads(w.entries())
+	frames := frameHeads(w.Entries())
 	fails := map[string][]string{}
 	for _, p := range w.holds {
 		if !p.reached {
 			continue
 		}
-		w.check(p.held.String()+" (held, answer)", "")
+		w.Check(p.held.String()+" (held, answer)", "")
 		c := callIn(frames, p.start, p.held, p.heldToolID)
 		k := p.held.String()
 		switch {
@@ -410,5 +412,5 @@ func (w *world) heldAnsweredOnRelease() error {
 			fails[k] = append(fails[k], fmt.Sprintf("request #%d (id %s): answered (#%d) before its release (#%d), while the application's handler was held", c.requestSeq, c.id, c.answerSeq, p.release))
 		}
 	}
-	return groupedError(fails, "held requests were not answered under their own id once released", "held kinds")
+	return jsondiff.GroupedError(fails, "held requests were not answered under their own id once released", "held kinds")
 }

@@ -6,27 +6,28 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // register binds the step phrases. Each phrase is SDK-neutral; see features/README.md. A
 // phrase that needs a capability says so where it is bound (needing): the plan then refuses a
 // scenario that uses it without requiring it.
-func (w *world) register(sc binder) {
+func (w *world) register(sc scenario.Binder) {
 	// Given: the client and the tools.
 	sc.Step(`^an SDK client connected to the runtime$`, w.connected)
-	needing(sc, needs("transport.stdio")).Step(`^an SDK client that starts the runtime itself over stdio$`, w.connectedOverStdio)
+	scenario.Needing(sc, scenario.Needs("transport.stdio")).Step(`^an SDK client that starts the runtime itself over stdio$`, w.connectedOverStdio)
 	sc.Step(`^a tool "([^"]*)"$`, w.aTool)
-	needing(sc, isTerminalNeeds).Step(`^a tool "([^"]*)" with isTerminal (set to true|set to false|unset)$`, w.aToolWithIsTerminal)
-	needing(sc, func(a []string, _ [][]string) []string { return handlerNeeds(a[1]) }).Step(`^a tool "([^"]*)" that (.+)$`, w.aToolThat)
-	needing(sc, func(_ []string, t [][]string) []string { return tableNeeds(t) }).Step(`^the tools:$`, w.theTools)
+	scenario.Needing(sc, isTerminalNeeds).Step(`^a tool "([^"]*)" with isTerminal (set to true|set to false|unset)$`, w.aToolWithIsTerminal)
+	scenario.Needing(sc, func(a []string, _ [][]string) []string { return handlerNeeds(a[1]) }).Step(`^a tool "([^"]*)" that (.+)$`, w.aToolThat)
+	scenario.Needing(sc, func(_ []string, t [][]string) []string { return tableNeeds(t) }).Step(`^the tools:$`, w.theTools)
 
 	// When: what the application does through the SDK.
-	sc.Step(`^(?:a|the) session is created with (?:the|these) tools$`, w.create)
+	sc.Step(`^(?:a|the) session is created with (?:the|these) tools$`, w.Create)
 	sc.Step(`^(?:a|the) session is created with no tools$`, w.createWithoutTools)
-	sc.Step(`^(?:a|the) session is created$`, w.create)
-	needing(sc, needs("session.gitHubToken")).Step(`^(?:a|the) session is created with the GitHub token "([^"]*)"$`, w.createWithToken)
-	needing(sc, needs("session.resume")).Step(`^(?:a|the) session is resumed with (?:the|these) tools$`, w.resume)
-	sc.Step(`^the prompt "([^"]*)" is sent and the SDK waits for the reply$`, w.sendAndWait)
+	sc.Step(`^(?:a|the) session is created$`, w.Create)
+	scenario.Needing(sc, scenario.Needs("session.gitHubToken")).Step(`^(?:a|the) session is created with the GitHub token "([^"]*)"$`, w.createWithToken)
+	scenario.Needing(sc, scenario.Needs("session.resume")).Step(`^(?:a|the) session is resumed with (?:the|these) tools$`, w.resume)
+	sc.Step(`^the prompt "([^"]*)" is sent and the SDK waits for the reply$`, w.SendAndWait)
 
 	// Then: what is on the wire.
 	sc.Step(`^the first request is "([^"]*)"$`, w.firstRequestIs)
@@ -50,13 +51,13 @@ func (w *world) register(sc binder) {
 	sc.Step(`^the runtime takes (\d+) ms to answer each tool replacement$`, w.slowReplacements)
 
 	// What the application does, and what the SDK raises.
-	needing(sc, replaceNeeds).Step(`^the tools are replaced with:$`, w.replaceTools)
-	needing(sc, needs("session.setTools")).Step(`^the tools are replaced with no tools$`, w.replaceWithNoTools)
-	needing(sc, needs("session.rpc.tools.set")).Step(`^the tools are replaced through the generated RPC with no tools$`, w.replaceThroughRPCWithNoTools)
-	needing(sc, needs("session.rpc.tools.set", "session.rpc.tools.set.nil")).Step(`^the tools are replaced through the generated RPC with the language's nil list$`, w.replaceThroughRPCWithNil)
-	needing(sc, replaceNeeds).Step(`^the application tries to replace the tools with:$`, w.triesReplaceTools)
-	needing(sc, needs("session.setTools")).Step(`^the tools are replaced (\d+) times at once$`, w.replaceConcurrently)
-	needing(sc, needs("session.clearContext")).Step(`^the application tries to call clearContext with "([^"]*)" outside a tool call$`, w.triesClearContext)
+	scenario.Needing(sc, replaceNeeds).Step(`^the tools are replaced with:$`, w.replaceTools)
+	scenario.Needing(sc, scenario.Needs("session.setTools")).Step(`^the tools are replaced with no tools$`, w.replaceWithNoTools)
+	scenario.Needing(sc, scenario.Needs("session.rpc.tools.set")).Step(`^the tools are replaced through the generated RPC with no tools$`, w.replaceThroughRPCWithNoTools)
+	scenario.Needing(sc, scenario.Needs("session.rpc.tools.set", "session.rpc.tools.set.nil")).Step(`^the tools are replaced through the generated RPC with the language's nil list$`, w.replaceThroughRPCWithNil)
+	scenario.Needing(sc, replaceNeeds).Step(`^the application tries to replace the tools with:$`, w.triesReplaceTools)
+	scenario.Needing(sc, scenario.Needs("session.setTools")).Step(`^the tools are replaced (\d+) times at once$`, w.replaceConcurrently)
+	scenario.Needing(sc, scenario.Needs("session.clearContext")).Step(`^the application tries to call clearContext with "([^"]*)" outside a tool call$`, w.triesClearContext)
 	sc.Step(`^the SDK raised an error$`, w.sdkRaised)
 	sc.Step(`^the SDK raised an error mentioning "([^"]*)"$`, w.sdkRaisedMentioning)
 
@@ -70,14 +71,14 @@ func (w *world) register(sc binder) {
 	sc.Step(`^the SDK answered the call to "([^"]*)" while the call to "([^"]*)" was pending$`, w.answeredWhilePending)
 	sc.Step(`^the runtime rejected the "([^"]*)" request$`, w.runtimeRejected)
 	sc.Step(`^the "([^"]*)" requests reached the runtime one at a time in the order they were made$`, w.replacementsSerializedFor)
-	needing(sc, needs("events")).Step(`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`, w.applicationReceived)
+	scenario.Needing(sc, scenario.Needs("events")).Step(`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`, w.applicationReceived)
 	sc.Step(`^the handler "([^"]*)" served the call to "([^"]*)"$`, w.handlerServed)
 	sc.Step(`^every request the SDK sent conforms to the runtime's published schema$`, w.conformsToSchema)
-	needing(sc, needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`, w.callEveryMethod)
-	needing(sc, needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer, answered (with only the required fields|with every nullable field null|with fields the schema does not know|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.answerEveryMethod)
+	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`, w.callEveryMethod)
+	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer, answered (with only the required fields|with every nullable field null|with fields the schema does not know|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.answerEveryMethod)
 	sc.Step(`^every generated call reached the runtime with exactly the params the application gave$`, w.generatedRequestsExact)
 	sc.Step(`^the application received every generated result as the runtime sent it$`, w.generatedResultsReceived)
-	needing(sc, needs("rpc.generated", "events")).Step(`^the runtime sends every event type of the schema (with every field|with only the required fields|with a field the schema does not know|with every nullable field null|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.sendEveryEvent)
+	scenario.Needing(sc, scenario.Needs("rpc.generated", "events")).Step(`^the runtime sends every event type of the schema (with every field|with only the required fields|with a field the schema does not know|with every nullable field null|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.sendEveryEvent)
 	sc.Step(`^the application received every generated event as the runtime sent it$`, w.eventsReceived)
 	w.registerWire(sc)
 	w.registerJSONRPC(sc)
@@ -85,7 +86,7 @@ func (w *world) register(sc binder) {
 
 // startedWithFlag checks the argv that a self-spawned runtime recorded when it started.
 func (w *world) startedWithFlag(flag string) error {
-	for _, e := range w.entries() {
+	for _, e := range w.Entries() {
 		if e.Kind == transcript.KindArgv {
 			if slices.Contains(e.Argv, flag) {
 				return nil

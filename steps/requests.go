@@ -11,12 +11,13 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Requests from the runtime to the SDK (drivers/PROTOCOL.md "Requests from the runtime"):
 // the runtime asks, the application's handler receives, the SDK answers.
 
-func (w *world) registerRequests(sc binder) {
+func (w *world) registerRequests(sc scenario.Binder) {
 	sc.Step(`^the runtime then asks the application for permission with (\{.*\})$`, w.asksPermission)
 	sc.Step(`^the SDK answered the permission request with "([^"]*)" equal to (.+)$`, w.permissionAnswerEquals)
 	sc.Step(`^the application's permission handler received "([^"]*)" equal to (.+)$`, w.permissionReceived)
@@ -31,17 +32,17 @@ func (w *world) registerRequests(sc binder) {
 	sc.Step(`^the SDK answered with "([^"]*)" whose "([^"]*)" equals (.+)$`, w.answeredWithMethod)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request with "([^"]*)" equal to (.+)$`, w.sdkAnsweredEquals)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request without an error$`, w.sdkAnsweredOK)
-	needing(sc, needs("rpc.handlers")).Step(`^the application handles "([^"]*)" with the result (.+)$`, w.handlesWith)
-	needing(sc, needs("rpc.handlers")).Step(`^the application registered a handler for every runtime-to-SDK method of the runtime's schema$`, w.registerEveryHandler)
+	scenario.Needing(sc, scenario.Needs("rpc.handlers")).Step(`^the application handles "([^"]*)" with the result (.+)$`, w.handlesWith)
+	scenario.Needing(sc, scenario.Needs("rpc.handlers")).Step(`^the application registered a handler for every runtime-to-SDK method of the runtime's schema$`, w.registerEveryHandler)
 	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema$`, w.callEveryHandler)
 	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema, written (with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.callEveryHandlerEncoded)
 	sc.Step(`^every handler received the params the runtime sent$`, w.handlersReceived)
 	sc.Step(`^the SDK answered every handled call with what the application's handler returned$`, w.handlersAnswered)
 	sc.Step(`^the SDK answered every call of a method it has no handler for$`, w.unhandledAnswered)
-	needing(sc, needs("handler.hold")).Step(`^the runtime holds each kind of request in turn and sends every other kind while it is held$`, w.holdEachKind)
+	scenario.Needing(sc, scenario.Needs("handler.hold")).Step(`^the runtime holds each kind of request in turn and sends every other kind while it is held$`, w.holdEachKind)
 	sc.Step(`^the SDK answered every other kind while the held one was pending$`, w.othersAnsweredWhileHeld)
 	sc.Step(`^the SDK answered each held request under its own id once released$`, w.heldAnsweredOnRelease)
-	needing(sc, needs("rpc.requestHandler")).Step(`^the application serves the runtime's model requests with its request handler$`, w.servesModelRequests)
+	scenario.Needing(sc, scenario.Needs("rpc.requestHandler")).Step(`^the application serves the runtime's model requests with its request handler$`, w.servesModelRequests)
 	sc.Step(`^the runtime sends model requests generated from the runtime's schema$`, w.sendsModelRequests)
 	sc.Step(`^the SDK acknowledged every frame of every model request$`, w.exchangeAcknowledged)
 	sc.Step(`^the request handler received every model request as the runtime sent it$`, w.handlerReceivedRequests)
@@ -49,7 +50,7 @@ func (w *world) registerRequests(sc binder) {
 }
 
 func (w *world) asksPermission(data string) error {
-	if err := w.needs("handler.permission"); err != nil {
+	if err := w.Needs("handler.permission"); err != nil {
 		return err
 	}
 	var v map[string]any
@@ -63,21 +64,21 @@ func (w *world) asksPermission(data string) error {
 // runtime that asks of its own accord when its model does something (the real one: plays.go), as
 // the play that makes it ask, unless the request has fields it would not send.
 func (w *world) scriptRequest(event, data string, step standin.ModelStep) error {
-	if p, ok := w.rt.(suite.Player); ok {
+	if p, ok := w.RT.(suite.Player); ok {
 		played, cannot := p.Plays(event, json.RawMessage(data))
 		if cannot != "" {
-			return unplayable(cannot)
+			return scenario.Unplayable(cannot)
 		}
 		step = *played
-	} else if err := w.runtimeCan("runtime.script.request"); err != nil {
+	} else if err := w.RuntimeCan("runtime.script.request"); err != nil {
 		return err
 	}
-	w.turn.Steps = append(w.turn.Steps, step)
+	w.Turn.Steps = append(w.Turn.Steps, step)
 	return nil
 }
 
 func (w *world) permissionAnswerEquals(path, want string) error {
-	reqs := transcript.Requests(w.entries(), "session.permissions.handlePendingPermissionRequest")
+	reqs := transcript.Requests(w.Entries(), "session.permissions.handlePendingPermissionRequest")
 	if len(reqs) == 0 {
 		return fmt.Errorf("the SDK never answered the permission request with session.permissions.handlePendingPermissionRequest")
 	}
@@ -85,7 +86,7 @@ func (w *world) permissionAnswerEquals(path, want string) error {
 	if err != nil {
 		return err
 	}
-	w.check("session.permissions.handlePendingPermissionRequest", path)
+	w.Check("session.permissions.handlePendingPermissionRequest", path)
 	got, ok := canon.Get(v, path)
 	if !ok {
 		return fmt.Errorf("the permission answer has no %s (answer %s)", path, canon.Show(v, true))
@@ -109,7 +110,7 @@ func (w *world) permissionReceived(path, want string) error {
 }
 
 func (w *world) noRequest(method string) error {
-	if reqs := transcript.Requests(w.entries(), method); len(reqs) > 0 {
+	if reqs := transcript.Requests(w.Entries(), method); len(reqs) > 0 {
 		return fmt.Errorf("the SDK sent %s (seq %d), want none", method, reqs[0].Seq)
 	}
 	return nil
@@ -120,22 +121,22 @@ func (w *world) runtimeSends(method, params string) error {
 	if err := json.Unmarshal([]byte(params), &v); err != nil {
 		return fmt.Errorf("the params are not a JSON object: %w", err)
 	}
-	if p, ok := w.rt.(suite.Player); ok {
+	if p, ok := w.RT.(suite.Player); ok {
 		// A runtime that sends such a request of its own accord when its model does something
 		// (the real one): the model step that makes it, if any. The application's handler
 		// (handlers.go) is then judged on what that runtime sent, as recorded, not on these
 		// params: it sends its own values (timestamp, cwd, the tool's name and arguments).
 		step, cannot := p.Plays(method, json.RawMessage(params))
 		if cannot != "" {
-			return unplayable(cannot)
+			return scenario.Unplayable(cannot)
 		}
 		if step != nil {
-			w.turn.Steps = append(w.turn.Steps, *step)
+			w.Turn.Steps = append(w.Turn.Steps, *step)
 		}
-	} else if err := w.runtimeCan("runtime.script.request"); err != nil {
+	} else if err := w.RuntimeCan("runtime.script.request"); err != nil {
 		return err
 	} else {
-		w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
+		w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
 	}
 	w.asked = append(w.asked, asked{method: method, params: v})
 	if h := w.handlers[method]; h != nil {
@@ -144,29 +145,13 @@ func (w *world) runtimeSends(method, params string) error {
 	return nil
 }
 
-// scriptedOnly is the stand-in, for a step that has the runtime send requests only a scripted
-// runtime sends (runtime.script.request); on a runtime that asks of its own accord when its model
-// does something (the real one) the step is unsupported with why, the scenario's own reason.
-func (w *world) scriptedOnly(why string) (*standin.Server, error) {
-	if _, ok := w.rt.(suite.Player); ok {
-		return nil, unplayable(why)
-	}
-	return w.standIn("runtime.script.request")
-}
-
-// unplayable is a request a runtime that asks of its own accord (the real one) cannot be made to
-// send, with its reason for these params (suite.Player).
-func unplayable(why string) error {
-	return &ErrUnsupported{Capability: "runtime.script.request", Reason: why}
-}
-
 // pacedByRuntime is the verdict on requests meant to be pending together when one (what) went
 // out after the SDK's first answer. The stand-in writes them all before awaiting any answer, so
 // there it is a fault (nil: the caller lists it). A runtime that sends them of its own accord
 // (the real one: plays.go) paces them itself, so the scenario's premise did not hold in this run:
 // unsupported, never a verdict on the SDK.
 func (w *world) pacedByRuntime(what string) error {
-	if _, plays := w.rt.(suite.Player); !plays {
+	if _, plays := w.RT.(suite.Player); !plays {
 		return nil
 	}
 	return &ErrUnsupported{Capability: "runtime.script.request", Reason: fmt.Sprintf(
@@ -184,7 +169,7 @@ type asked struct {
 // own accord (the real runtime invokes every hook type each turn) is judged on the scripted
 // one, told by the top-level strings the script gave (hookType, question).
 func (w *world) sdkAnswer(method string) (map[string]any, error) {
-	entries := w.entries()
+	entries := w.Entries()
 	var want map[string]any
 	for _, a := range w.asked {
 		if a.method == method {
@@ -250,7 +235,7 @@ func (w *world) sdkAnsweredEquals(method, path, want string) error {
 	}
 	raw, _ := json.Marshal(m)
 	v, _ := canon.Decode(raw)
-	w.check(method+" (answer)", path)
+	w.Check(method+" (answer)", path)
 	got, ok := canon.Get(v, path)
 	if !ok {
 		return fmt.Errorf("the SDK's answer to %s has no %s (answer %s)", method, path, canon.Show(v, true))
@@ -284,7 +269,7 @@ func (w *world) answeredEventRequest(method, path, eventType string) error {
 
 // answeredWithMethod reads the last request of method the SDK sent (an answer by RPC).
 func (w *world) answeredWithMethod(method, path, want string) error {
-	reqs := transcript.Requests(w.entries(), method)
+	reqs := transcript.Requests(w.Entries(), method)
 	if len(reqs) == 0 {
 		return fmt.Errorf("the SDK never sent %s", method)
 	}
@@ -292,7 +277,7 @@ func (w *world) answeredWithMethod(method, path, want string) error {
 	if err != nil {
 		return err
 	}
-	w.check(method, path)
+	w.Check(method, path)
 	got, ok := canon.Get(v, path)
 	if !ok {
 		return fmt.Errorf("the %s request has no %s (params %s)", method, path, canon.Show(v, true))
@@ -319,10 +304,10 @@ func (w *world) runtimeSendsTogether(method, list string) error {
 			return err
 		}
 	}
-	if _, err := w.standIn("runtime.script.request"); err != nil {
+	if _, err := w.StandIn("runtime.script.request"); err != nil {
 		return err
 	}
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Ask: method, AskTogether: all})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{Ask: method, AskTogether: all})
 	return nil
 }
 
@@ -331,7 +316,7 @@ func (w *world) runtimeSendsTogether(method, list string) error {
 // tool call that makes one. played is false when the runtime is not such a player; a request
 // it would not send is unsupported (runtime.script.request).
 func (w *world) playsTogether(method string, all []json.RawMessage) (played bool, err error) {
-	p, ok := w.rt.(suite.Player)
+	p, ok := w.RT.(suite.Player)
 	if !ok {
 		return false, nil
 	}
@@ -342,12 +327,12 @@ func (w *world) playsTogether(method string, all []json.RawMessage) (played bool
 			cannot = "the real runtime sends " + method + " only when its model calls a tool, and this one is not made by a tool call, so it cannot be sent together with the others"
 		}
 		if cannot != "" {
-			return true, unplayable(cannot)
+			return true, scenario.Unplayable(cannot)
 		}
 		step.Together = append(step.Together, s.Tool)
 		step.TogetherArguments = append(step.TogetherArguments, s.Arguments)
 	}
-	w.turn.Steps = append(w.turn.Steps, step)
+	w.Turn.Steps = append(w.Turn.Steps, step)
 	return true, nil
 }
 
@@ -363,7 +348,7 @@ func (w *world) answeredEach(method, path, reqPath string) error {
 	var calls []call
 	answers := map[string]any{}
 	firstAnswer := -1
-	for i, e := range w.entries() {
+	for i, e := range w.Entries() {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -388,7 +373,7 @@ func (w *world) answeredEach(method, path, reqPath string) error {
 			}
 		}
 	}
-	w.check(method+" (answer)", path)
+	w.Check(method+" (answer)", path)
 	if len(calls) < 2 {
 		return fmt.Errorf("the runtime sent %d %s requests; the check needs two or more at once", len(calls), method)
 	}
@@ -420,7 +405,7 @@ func (w *world) answeredEach(method, path, reqPath string) error {
 // asksPermissionsTogether scripts several permission requests sent at once (on the real
 // runtime: its model asks for the tools that need them in one message).
 func (w *world) asksPermissionsTogether(list string) error {
-	if err := w.needs("handler.permission"); err != nil {
+	if err := w.Needs("handler.permission"); err != nil {
 		return err
 	}
 	var all []json.RawMessage
@@ -430,10 +415,10 @@ func (w *world) asksPermissionsTogether(list string) error {
 	if played, err := w.playsTogether("permission.requested", all); played {
 		return err
 	}
-	if _, err := w.standIn("runtime.script.request"); err != nil {
+	if _, err := w.StandIn("runtime.script.request"); err != nil {
 		return err
 	}
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{PermissionsTogether: all})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{PermissionsTogether: all})
 	return nil
 }
 
@@ -442,7 +427,7 @@ func (w *world) asksPermissionsTogether(list string) error {
 // request went out before the first answer.
 func (w *world) permissionsAnsweredEach() error {
 	const answer = "session.permissions.handlePendingPermissionRequest"
-	w.check(answer, "requestId")
+	w.Check(answer, "requestId")
 	var asked []string
 	lastAsked := -1
 	for _, e := range w.runtimeEvents() {
@@ -457,7 +442,7 @@ func (w *world) permissionsAnsweredEach() error {
 	}
 	answers := map[string]int{}
 	firstAnswer := -1
-	for _, e := range w.entries() {
+	for _, e := range w.Entries() {
 		var m struct {
 			Method string `json:"method"`
 			Params struct {

@@ -10,6 +10,8 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Requests the runtime resolves or repeats (features/behaviour/resolved_requests.feature). The
@@ -34,8 +36,8 @@ import (
 //   - unseen: every resolving event for an id the SDK never saw: no request names it, the
 //     connection stays, and a tool call after them is still answered.
 
-func (w *world) registerResolved(sc binder) {
-	needing(sc, needs("handler.hold")).Step(`^the runtime sends each kind of request event, repeats it and resolves it, and resolves requests the SDK never saw$`, w.resolveEachKind)
+func (w *world) registerResolved(sc scenario.Binder) {
+	scenario.Needing(sc, scenario.Needs("handler.hold")).Step(`^the runtime sends each kind of request event, repeats it and resolves it, and resolves requests the SDK never saw$`, w.resolveEachKind)
 	sc.Step(`^the SDK answered each request event sent twice with one requestId once, and the application's handler ran once$`, w.repeatedAnsweredOnce)
 	sc.Step(`^the SDK did not answer a request the runtime resolved while the application's handler ran$`, w.resolvedNotAnswered)
 	sc.Step(`^no request named a requestId the SDK never saw, and a tool call after them was answered$`, w.unseenHarmless)
@@ -186,7 +188,7 @@ func appCalls(entries []transcript.Entry, from, to int) int {
 		if e.Seq <= from || to > 0 && e.Seq > to {
 			continue
 		}
-		switch ev, _, ok := driverEvent(e); {
+		switch ev, _, ok := scenario.DriverEvent(e); {
 		case !ok:
 		case ev == "tool.invoked", ev == "permission.requested", ev == "rpc.handled", ev == "surface.handler.called":
 			n++
@@ -199,8 +201,8 @@ func appCalls(entries []transcript.Entry, from, to int) int {
 // resolveAnswerWait), then resolveSettle more for anything that follows.
 func (w *world) settle(requestID string, since int) {
 	deadline := time.Now().Add(resolveAnswerWait)
-	for requestID != "" && time.Now().Before(deadline) && w.gone() == nil {
-		if n, _ := sdkNamed(frameHeads(w.entries()), requestID, since, 0); n > 0 {
+	for requestID != "" && time.Now().Before(deadline) && w.Gone() == nil {
+		if n, _ := sdkNamed(frameHeads(w.Entries()), requestID, since, 0); n > 0 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -214,7 +216,7 @@ func (w *world) settle(requestID string, since int) {
 // (measured on Java under load: "ran 3 times for the request sent twice, 0 for one sent once").
 func (w *world) handlerReported(since int) {
 	deadline := time.Now().Add(resolveAnswerWait)
-	for time.Now().Before(deadline) && w.gone() == nil && appCalls(w.entries(), since, 0) == 0 {
+	for time.Now().Before(deadline) && w.Gone() == nil && appCalls(w.Entries(), since, 0) == 0 {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
@@ -223,8 +225,8 @@ func (w *world) handlerReported(since int) {
 // resolveSettle more.
 func (w *world) settleAll(kinds []resolvingKind, since int) {
 	deadline := time.Now().Add(resolveAnswerWait)
-	for time.Now().Before(deadline) && w.gone() == nil {
-		frames, all := frameHeads(w.entries()), true
+	for time.Now().Before(deadline) && w.Gone() == nil {
+		frames, all := frameHeads(w.Entries()), true
 		for _, k := range kinds {
 			if n, _ := sdkNamed(frames, "probe-"+k.request.Type, since, 0); n == 0 {
 				all = false
@@ -243,20 +245,20 @@ func (w *world) settleAll(kinds []resolvingKind, since int) {
 // kind repeated under one requestId, the tool call resolved while its handler is held, then
 // every resolving event for an id the SDK never saw, followed by a tool call.
 func (w *world) resolveEachKind() error {
-	rt, err := w.scriptedOnly("the scenario has the runtime send request events, repeat them and resolve them on demand; the real runtime does so only when its model's step makes it")
+	rt, err := w.ScriptedOnly("the scenario has the runtime send request events, repeat them and resolve them on demand; the real runtime does so only when its model's step makes it")
 	if err != nil {
 		return err
 	}
-	doc, err := w.schemas()
+	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
-	s, err := w.current()
+	s, err := w.Current()
 	if err != nil {
 		return err
 	}
 	tool := ""
-	for _, t := range w.tools {
+	for _, t := range w.Tools {
 		if name, _ := t["name"].(string); name != "" {
 			tool = name
 			break
@@ -265,7 +267,7 @@ func (w *world) resolveEachKind() error {
 	if tool == "" {
 		return fmt.Errorf("the scenario needs a tool of the session (a tool call is one kind of request)")
 	}
-	release, err := w.holdDriverLines()
+	release, err := w.HoldDriverLines()
 	if err != nil {
 		return err
 	}
@@ -276,18 +278,18 @@ func (w *world) resolveEachKind() error {
 	}
 	p := &resolvedPhases{}
 	w.resolved = p
-	w.expect(len(kinds))
+	w.Expect(len(kinds))
 	// emit sends one event; await, when not empty, is the requestId of a request the runtime
 	// awaits as the real one does: the first answer is accepted, a second refused.
 	emit := func(ev map[string]any, what, await string) error {
 		if await != "" {
-			if err := rt.Await(s.id, await); err != nil {
+			if err := rt.Await(s.ID, await); err != nil {
 				return err
 			}
 		}
-		if err := rt.Emit(s.id, ev); err != nil {
+		if err := rt.Emit(s.ID, ev); err != nil {
 			if errors.Is(err, standin.ErrClosed) {
-				return w.connectionLost(err)
+				return w.ConnectionLost(err)
 			}
 			return fmt.Errorf("the runtime could not send %s: %w", what, err)
 		}
@@ -295,22 +297,22 @@ func (w *world) resolveEachKind() error {
 	}
 	// A request is the case of the event whose requestId it names (caseSends).
 	// Each kind sent once, all at once: which of them the SDK answers.
-	probeStart := len(w.rec.Entries())
+	probeStart := len(w.Rec.Entries())
 	probes := map[string]map[string]any{}
 	for _, k := range kinds {
-		ev, err := w.resolveEvent(doc, k.request, "probe-"+k.request.Type, s.id, tool)
+		ev, err := w.resolveEvent(doc, k.request, "probe-"+k.request.Type, s.ID, tool)
 		if err != nil {
-			w.rec.Notef("", "generator: %v", err)
+			w.Rec.Notef("", "generator: %v", err)
 			continue
 		}
-		w.caseSends(k.request.Type+" once, every kind at once", ev)
+		w.CaseSends(k.request.Type+" once, every kind at once", ev)
 		if err := emit(ev, k.request.Type, "probe-"+k.request.Type); err != nil {
 			return err
 		}
 		probes[k.request.Type] = ev
 	}
 	w.settleAll(kinds, probeStart)
-	frames := frameHeads(w.entries())
+	frames := frameHeads(w.Entries())
 	for _, k := range kinds {
 		if probes[k.request.Type] == nil {
 			continue
@@ -321,7 +323,7 @@ func (w *world) resolveEachKind() error {
 			p.answered = append(p.answered, k)
 		}
 		// Settled for the runtime too, as the real runtime ends every request.
-		if done, err := w.resolveEvent(doc, k.resolve, "probe-"+k.request.Type, s.id, tool); err == nil {
+		if done, err := w.resolveEvent(doc, k.resolve, "probe-"+k.request.Type, s.ID, tool); err == nil {
 			_ = emit(done, k.resolve.Type, "")
 		}
 	}
@@ -329,65 +331,65 @@ func (w *world) resolveEachKind() error {
 	// twice at once with one requestId, as a runtime that repeats a request before it was
 	// answered does.
 	for i, k := range p.answered {
-		if err := w.gone(); err != nil {
-			return cutShort(err, i, len(p.answered), k.request.Type)
+		if err := w.Gone(); err != nil {
+			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
 		}
-		c := resolvedCase{kind: k, requestID: "repeat-" + k.request.Type, start: len(w.rec.Entries())}
-		once, err := w.resolveEvent(doc, k.request, "once-"+k.request.Type, s.id, tool)
+		c := resolvedCase{kind: k, requestID: "repeat-" + k.request.Type, start: len(w.Rec.Entries())}
+		once, err := w.resolveEvent(doc, k.request, "once-"+k.request.Type, s.ID, tool)
 		var twice map[string]any
 		if err == nil {
-			twice, err = w.resolveEvent(doc, k.request, c.requestID, s.id, tool)
+			twice, err = w.resolveEvent(doc, k.request, c.requestID, s.ID, tool)
 		}
 		if err != nil {
-			w.rec.Notef("", "generator: %v", err)
+			w.Rec.Notef("", "generator: %v", err)
 			continue
 		}
-		w.caseSends(k.request.Type+" once, then twice under one requestId", []any{once, twice})
+		w.CaseSends(k.request.Type+" once, then twice under one requestId", []any{once, twice})
 		if err := emit(once, k.request.Type, "once-"+k.request.Type); err != nil {
-			return cutShort(err, i, len(p.answered), k.request.Type)
+			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
 		}
 		w.settle("once-"+k.request.Type, c.start)
 		w.handlerReported(c.start)
-		c.again = len(w.rec.Entries())
+		c.again = len(w.Rec.Entries())
 		// The tool's handler is held meanwhile, so that the repeat certainly finds the first
 		// still in flight (the other kinds' handlers cannot be held: their answer may go out
 		// before the SDK reads the repeat, which must then not be answered either).
 		var gate map[string]any
 		if k.request.Type == "external_tool.requested" {
 			gate = holdArgs(s, pendingKind{tool: tool})
-			if _, err := w.do("hold", gate); err != nil {
+			if _, err := w.Do("hold", gate); err != nil {
 				return err
 			}
 		}
-		err = rt.Await(s.id, c.requestID)
+		err = rt.Await(s.ID, c.requestID)
 		if err == nil {
-			err = rt.EmitTogether(s.id, twice, twice)
+			err = rt.EmitTogether(s.ID, twice, twice)
 		}
 		if errors.Is(err, standin.ErrClosed) {
-			err = w.connectionLost(err)
+			err = w.ConnectionLost(err)
 		}
 		if gate != nil {
 			if err == nil && w.reached(pendingKind{tool: tool}, c.again) {
 				time.Sleep(resolveSettle) // the repeat is read meanwhile
 			}
-			if _, rerr := w.do("release", gate); err == nil {
+			if _, rerr := w.Do("release", gate); err == nil {
 				err = rerr
 			}
 		}
 		if err != nil {
-			return cutShort(err, i, len(p.answered), k.request.Type)
+			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
 		}
 		w.settle(c.requestID, c.again)
-		c.end = len(w.rec.Entries())
+		c.end = len(w.Rec.Entries())
 		p.repeated = append(p.repeated, c)
 		for _, id := range []string{"once-" + k.request.Type, c.requestID} {
-			if done, err := w.resolveEvent(doc, k.resolve, id, s.id, tool); err == nil {
+			if done, err := w.resolveEvent(doc, k.resolve, id, s.ID, tool); err == nil {
 				_ = emit(done, k.resolve.Type, "")
 			}
 		}
 	}
 	if len(p.unanswered) > 0 {
-		w.observe("request events the SDK did not answer (not judged)", strings.Join(p.unanswered, ", "))
+		w.Observe("request events the SDK did not answer (not judged)", strings.Join(p.unanswered, ", "))
 	}
 	// The tool call resolved while its handler is held (the step needs handler.hold).
 	for _, k := range p.answered {
@@ -402,60 +404,60 @@ func (w *world) resolveEachKind() error {
 	}
 	// Every resolving event for an id the SDK never saw, then a tool call.
 	seen := map[string]bool{}
-	start := len(w.rec.Entries())
+	start := len(w.Rec.Entries())
 	for _, k := range kinds {
 		if seen[k.resolve.Type] {
 			continue
 		}
 		seen[k.resolve.Type] = true
 		c := resolvedCase{kind: k, requestID: "unseen-" + k.resolve.Type, start: start}
-		ev, err := w.resolveEvent(doc, k.resolve, c.requestID, s.id, tool)
+		ev, err := w.resolveEvent(doc, k.resolve, c.requestID, s.ID, tool)
 		if err != nil {
-			w.rec.Notef("", "generator: %v", err)
+			w.Rec.Notef("", "generator: %v", err)
 			continue
 		}
-		w.caseSends(k.resolve.Type+" for a requestId never sent", ev)
+		w.CaseSends(k.resolve.Type+" for a requestId never sent", ev)
 		if err := emit(ev, k.resolve.Type, ""); err != nil {
 			return err
 		}
 		p.unseen = append(p.unseen, c)
 	}
 	w.settle("", 0)
-	p.followUp, p.followErr = rt.CallTool(s.id, tool, nil)
-	end := len(w.rec.Entries())
+	p.followUp, p.followErr = rt.CallTool(s.ID, tool, nil)
+	end := len(w.Rec.Entries())
 	for i := range p.unseen {
 		p.unseen[i].end = end
 	}
 	if errors.Is(p.followErr, standin.ErrClosed) {
-		return w.connectionLost(p.followErr)
+		return w.ConnectionLost(p.followErr)
 	}
-	w.observe("request kinds (answered of derived)", fmt.Sprintf("%d of %d", len(p.answered), len(kinds)))
-	return w.roundTrip()
+	w.Observe("request kinds (answered of derived)", fmt.Sprintf("%d of %d", len(p.answered), len(kinds)))
+	return w.RoundTrip()
 }
 
 // resolveWhileHeld holds the tool's handler, sends the request, waits until the handler is
 // reached, sends the resolving event, releases the handler and waits for anything that follows.
-func (w *world) resolveWhileHeld(doc *schemagen.Doc, s session, k resolvingKind, tool string, emit func(map[string]any, string, string) error) (resolvedCase, error) {
+func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error) (resolvedCase, error) {
 	c := resolvedCase{kind: k, requestID: "resolved-" + k.request.Type}
 	gate := holdArgs(s, pendingKind{tool: tool})
-	if _, err := w.do("hold", gate); err != nil {
+	if _, err := w.Do("hold", gate); err != nil {
 		return c, err
 	}
-	c.start = len(w.rec.Entries())
-	ev, err := w.resolveEvent(doc, k.request, c.requestID, s.id, tool)
-	w.caseSends(k.request.Type+" resolved while its handler is held", ev)
+	c.start = len(w.Rec.Entries())
+	ev, err := w.resolveEvent(doc, k.request, c.requestID, s.ID, tool)
+	w.CaseSends(k.request.Type+" resolved while its handler is held", ev)
 	if err == nil {
 		err = emit(ev, k.request.Type, c.requestID)
 	}
 	var done map[string]any
 	if err == nil {
-		done, err = w.resolveEvent(doc, k.resolve, c.requestID, s.id, tool)
+		done, err = w.resolveEvent(doc, k.resolve, c.requestID, s.ID, tool)
 	}
 	if err == nil && !w.reached(pendingKind{tool: tool}, c.start) {
-		w.rec.Notef("", "the tool %s's handler was not reached within %s: the resolving event goes out all the same", tool, enterWait)
+		w.Rec.Notef("", "the tool %s's handler was not reached within %s: the resolving event goes out all the same", tool, enterWait)
 	}
 	if err == nil {
-		c.resolved = len(w.rec.Entries())
+		c.resolved = len(w.Rec.Entries())
 		err = emit(done, k.resolve.Type, "")
 	}
 	if err == nil {
@@ -464,11 +466,11 @@ func (w *world) resolveWhileHeld(doc *schemagen.Doc, s session, k resolvingKind,
 		// event callback shows.
 		w.delivered(k.resolve.Type, c.requestID, c.resolved)
 	}
-	if _, rerr := w.do("release", gate); err == nil {
+	if _, rerr := w.Do("release", gate); err == nil {
 		err = rerr
 	}
 	w.settle("", 0)
-	c.end = len(w.rec.Entries())
+	c.end = len(w.Rec.Entries())
 	return c, err
 }
 
@@ -476,14 +478,14 @@ func (w *world) resolveWhileHeld(doc *schemagen.Doc, s session, k resolvingKind,
 // after seq since (the SDK delivered it to the application), enterWait at most; without the
 // events capability it waits resolveSettle.
 func (w *world) delivered(typ, requestID string, since int) {
-	if has, _ := w.t.Capability("events"); !has {
+	if has, _ := w.T.Capability("events"); !has {
 		time.Sleep(resolveSettle)
 		return
 	}
 	deadline := time.Now().Add(enterWait)
-	for time.Now().Before(deadline) && w.gone() == nil {
-		for _, e := range w.entries() {
-			ev, args, ok := driverEvent(e)
+	for time.Now().Before(deadline) && w.Gone() == nil {
+		for _, e := range w.Entries() {
+			ev, args, ok := scenario.DriverEvent(e)
 			if !ok || e.Seq <= since || ev != "session.event" || args["type"] != typ {
 				continue
 			}
@@ -493,7 +495,7 @@ func (w *world) delivered(typ, requestID string, since int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	w.rec.Notef("", "the application was not given %s %s within %s: released all the same", typ, requestID, enterWait)
+	w.Rec.Notef("", "the application was not given %s %s within %s: released all the same", typ, requestID, enterWait)
 }
 
 // repeatedAnsweredOnce is the Then step of the repeat class: one answer naming the requestId,
@@ -506,7 +508,7 @@ func (w *world) repeatedAnsweredOnce() error {
 	if len(p.repeated) == 0 {
 		return fmt.Errorf("the SDK answered none of the request events (%s), so none could be repeated", strings.Join(p.unanswered, ", "))
 	}
-	return groupedError(judgeRepeated(w.entries(), p.repeated, w.check), "request events sent twice with one requestId were not handled once", "kinds")
+	return jsondiff.GroupedError(judgeRepeated(w.Entries(), p.repeated, w.Check), "request events sent twice with one requestId were not handled once", "kinds")
 }
 
 func judgeRepeated(entries []transcript.Entry, cases []resolvedCase, check func(string, string)) map[string][]string {
@@ -538,7 +540,7 @@ func (w *world) resolvedNotAnswered() error {
 	if len(p.whileHeld) == 0 {
 		return fmt.Errorf("no request was resolved while its handler ran (the SDK answered none of the tool-call events: %s)", strings.Join(p.unanswered, ", "))
 	}
-	return groupedError(judgeResolved(w.entries(), p.whileHeld, w.check), "requests the runtime resolved while the application's handler ran were acted on afterwards", "kinds")
+	return jsondiff.GroupedError(judgeResolved(w.Entries(), p.whileHeld, w.Check), "requests the runtime resolved while the application's handler ran were acted on afterwards", "kinds")
 }
 
 func judgeResolved(entries []transcript.Entry, cases []resolvedCase, check func(string, string)) map[string][]string {
@@ -572,7 +574,7 @@ func (w *world) unseenHarmless() error {
 	if len(p.unseen) == 0 {
 		return fmt.Errorf("no resolving event was sent")
 	}
-	return groupedError(judgeUnseen(w.entries(), p, w.check), "resolving events for requests the SDK never saw did harm", "resolving events")
+	return jsondiff.GroupedError(judgeUnseen(w.Entries(), p, w.Check), "resolving events for requests the SDK never saw did harm", "resolving events")
 }
 
 func judgeUnseen(entries []transcript.Entry, p *resolvedPhases, check func(string, string)) map[string][]string {

@@ -5,17 +5,18 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Tool results of every kind (drivers/PROTOCOL.md "Tool results"): the handler returns a typed
 // value or a whole result object, and the features read the SDK's
 // session.tools.handlePendingToolCall answer.
 
-func (w *world) registerResults(sc binder) {
+func (w *world) registerResults(sc scenario.Binder) {
 	sc.Step(`^a tool "([^"]*)" whose handler returns the typed value (\{.*\})$`, w.toolReturnsValue)
 	sc.Step(`^a tool "([^"]*)" whose handler returns the result object (\{.*\})$`, w.toolReturnsResult)
 	sc.Step(`^the SDK answered the call to "([^"]*)" with the typed value (\{.*\})$`, w.answeredWithValue)
@@ -24,18 +25,8 @@ func (w *world) registerResults(sc binder) {
 	sc.Step(`^the SDK answered the call to "([^"]*)" with exactly (\{.*\})$`, w.answeredExactly)
 }
 
-// needs turns a missing capability into unsupported, naming it, with the driver's note.
-func (w *world) needs(caps ...string) error {
-	for _, c := range caps {
-		if reason, _, lacking := w.lacks(c); lacking {
-			return &ErrUnsupported{Reason: reason, Capability: c}
-		}
-	}
-	return nil
-}
-
 func (w *world) toolReturnsValue(name, value string) error {
-	if err := w.needs("tool.result.value"); err != nil {
+	if err := w.Needs("tool.result.value"); err != nil {
 		return err
 	}
 	var v map[string]any
@@ -51,39 +42,12 @@ func (w *world) toolReturnsValue(name, value string) error {
 	return nil
 }
 
-// resultCapabilities are the capabilities a result object's fields need.
-var resultCapabilities = map[string]string{
-	"binaryResultsForLlm": "tool.result.binary",
-	"sessionLog":          "tool.result.sessionLog",
-	"toolTelemetry":       "tool.result.telemetry",
-}
-
-// resultNeeds is what returning the result object r needs: the result type, each field's
-// capability, and metadata on a binary result.
-func resultNeeds(r map[string]any) []string {
-	out := []string{"tool.result.object"}
-	for _, k := range sortedMapKeys(r) {
-		if c, ok := resultCapabilities[k]; ok {
-			out = append(out, c)
-		}
-	}
-	bins, _ := r["binaryResultsForLlm"].([]any)
-	for _, b := range bins {
-		if m, _ := b.(map[string]any); m != nil {
-			if _, ok := m["metadata"]; ok {
-				return append(out, "tool.result.binary.metadata")
-			}
-		}
-	}
-	return out
-}
-
 func (w *world) toolReturnsResult(name, value string) error {
 	var v map[string]any
 	if err := json.Unmarshal([]byte(value), &v); err != nil {
 		return fmt.Errorf("the result object is not a JSON object: %w", err)
 	}
-	if err := w.needs(resultNeeds(v)...); err != nil {
+	if err := w.Needs(scenario.ResultNeeds(v)...); err != nil {
 		return err
 	}
 	w.tool(name)["handler"] = map[string]any{"action": "returnResult", "result": v}
@@ -98,7 +62,7 @@ func (w *world) answeredWithValue(tool, value string) error {
 		return err
 	}
 	shape, ok, text := resultShape(call.answer)
-	w.observe("typed value shape", shape)
+	w.Observe("typed value shape", shape)
 	if !ok {
 		return fmt.Errorf("the SDK answered the call to %q as a failure (%s: %q), want the typed value", tool, shape, text)
 	}
@@ -109,7 +73,7 @@ func (w *world) answeredWithValue(tool, value string) error {
 	if err := json.Unmarshal([]byte(text), &got); err != nil {
 		return fmt.Errorf("the SDK answered the call to %q with %q, not the value as JSON", tool, text)
 	}
-	w.observe("typed value text", text)
+	w.Observe("typed value text", text)
 	var problems []string
 	for _, k := range sortedMapKeys(want) {
 		g, has := got[k]
@@ -117,7 +81,7 @@ func (w *world) answeredWithValue(tool, value string) error {
 		case !has:
 			problems = append(problems, fmt.Sprintf("%s is missing", k))
 		case k == "at":
-			if !sameInstant(fmt.Sprint(want[k]), fmt.Sprint(g)) {
+			if !jsondiff.SameInstant(fmt.Sprint(want[k]), fmt.Sprint(g)) {
 				problems = append(problems, fmt.Sprintf("at: want the instant %v, got %v", want[k], g))
 			}
 		case k == "id":
@@ -132,12 +96,6 @@ func (w *world) answeredWithValue(tool, value string) error {
 		return fmt.Errorf("the typed value the SDK sent for %q differs: %s (text %s)", tool, strings.Join(problems, "; "), text)
 	}
 	return nil
-}
-
-func sameInstant(a, b string) bool {
-	ta, errA := time.Parse(time.RFC3339Nano, a)
-	tb, errB := time.Parse(time.RFC3339Nano, b)
-	return errA == nil && errB == nil && ta.Equal(tb)
 }
 
 func sortedMapKeys(m map[string]any) []string {
@@ -166,7 +124,7 @@ func (w *world) answeredWithEveryField(tool string) error {
 		shape, _, text := resultShape(call.answer)
 		return fmt.Errorf("the SDK answered the call to %q with %s %q, not a result object", tool, shape, text)
 	}
-	w.check("session.tools.handlePendingToolCall", "result")
+	w.Check("session.tools.handlePendingToolCall", "result")
 	var problems []string
 	for _, k := range sortedMapKeys(given) {
 		g, has := res[k]
@@ -191,7 +149,7 @@ func (w *world) answerKeyEquals(tool, path, want string) error {
 	}
 	raw, _ := json.Marshal(call.answer)
 	v, _ := canon.Decode(raw)
-	w.check("session.tools.handlePendingToolCall", path)
+	w.Check("session.tools.handlePendingToolCall", path)
 	got, ok := canon.Get(v, path)
 	if !ok {
 		return fmt.Errorf("the answer to %q has no %s (answer %s)", tool, path, canon.Show(v, true))
@@ -204,7 +162,7 @@ func (w *world) answerKeyEquals(tool, path, want string) error {
 // held to the same payload, so two SDKs answering the same intent differently cannot both pass.
 // Both sides go through canon.ToolAnswer (a bare string is the success text; a JSON text is
 // compared as its value) and canon.Value (ids and timestamps normalized); anything else, a key
-// more or less, a top-level error instead of a failure result, is a difference named by path.
+// more or less, a top-level error instead of a failure result, is a jsondiff.Difference named by path.
 func (w *world) answeredExactly(tool, want string) error {
 	call, err := w.lastCall(tool)
 	if err != nil {
@@ -220,7 +178,7 @@ func (w *world) answeredExactly(tool, want string) error {
 		delete(m, "sessionId")
 		delete(m, "requestId")
 	}
-	w.check(canon.ToolAnswerMethod, report.WholeParams)
+	w.Check(canon.ToolAnswerMethod, report.WholeParams)
 	got := canon.Value(canon.ToolAnswer(gotV))
 	diffs := canon.Diff(map[string]any{"want": canon.Value(canon.ToolAnswer(wantV)), "sent": got})
 	if len(diffs) == 0 {

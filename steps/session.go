@@ -10,26 +10,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 )
 
-// connect gives the scenario a fresh SDK client on its recording runtime.
-func (w *world) connect() (string, error) {
-	c := fmt.Sprintf("c%d", len(w.clients)+w.stopped+1)
-	res, err := w.do("connect", w.withHandlers(map[string]any{"client": c, "address": w.addr}))
-	if err != nil {
-		return "", err
-	}
-	w.noteHandlers(res)
-	w.clients = append(w.clients, c)
-	return c, nil
-}
-
-func (w *world) client() (string, error) {
-	if len(w.clients) > 0 {
-		return w.clients[len(w.clients)-1], nil
-	}
-	return w.connect()
-}
-
-func (w *world) connected() error { _, err := w.connect(); return err }
+func (w *world) connected() error { _, err := w.Connect(); return err }
 
 // connectedOverStdio has the SDK spawn this program as its runtime, through a wrapper script
 // because SDKs take a single executable path and add their own flags.
@@ -37,78 +18,49 @@ func (w *world) connected() error { _, err := w.connect(); return err }
 // A runtime other than the stand-in (the real one, behind its recording proxy at w.addr) is
 // reached through the same script: the program it starts relays its stdio to w.addr.
 func (w *world) connectedOverStdio() error {
-	argv := w.t.StdioRuntime()
-	if l, ok := w.rt.(suite.Lacker); ok {
+	argv := w.T.StdioRuntime()
+	if l, ok := w.RT.(suite.Lacker); ok {
 		if why, lacking := l.Lacks("runtime.spawned"); lacking {
 			return &ErrUnsupported{Reason: why, Capability: "runtime.spawned"}
 		}
 	}
-	if _, standIn := w.rt.(*standin.Server); !standIn {
-		argv = append(append([]string(nil), argv...), "--relay", w.addr)
+	if _, standIn := w.RT.(*standin.Server); !standIn {
+		argv = append(append([]string(nil), argv...), "--relay", w.Addr)
 	}
 	dir, err := os.MkdirTemp("", "conformance-stdio-")
 	if err != nil {
 		return err
 	}
-	w.tempDirs = append(w.tempDirs, dir)
-	w.stdioLog = filepath.Join(dir, "stdio-transcript.ndjson")
+	w.TempDirs = append(w.TempDirs, dir)
+	w.StdioLog = filepath.Join(dir, "stdio-transcript.ndjson")
 	script := filepath.Join(dir, "copilot")
-	if err := standin.WriteStdioScript(script, argv, w.stdioLog); err != nil {
+	if err := standin.WriteStdioScript(script, argv, w.StdioLog); err != nil {
 		return err
 	}
-	c := fmt.Sprintf("c%d", len(w.clients)+w.stopped+1)
-	w.rec.Notef("", "the SDK spawns %s", script)
-	if _, err := w.do("connect", map[string]any{"client": c, "cliPath": script,
-		"env": map[string]string{"CONFORMANCE_SCENARIO": w.name}}); err != nil {
+	c := fmt.Sprintf("c%d", len(w.Clients)+w.Stopped+1)
+	w.Rec.Notef("", "the SDK spawns %s", script)
+	if _, err := w.Do("connect", map[string]any{"client": c, "cliPath": script,
+		"env": map[string]string{"CONFORMANCE_SCENARIO": w.Name}}); err != nil {
 		return err
 	}
-	w.clients = append(w.clients, c)
-	return nil
-}
-
-func (w *world) create() error {
-	c, err := w.client()
-	if err != nil {
-		return err
-	}
-	return w.open("createSession", c, w.withHandlers(map[string]any{"tools": w.toolList()}))
-}
-
-// open creates or resumes a session under a new handle and remembers the id the SDK reports.
-func (w *world) open(cmd, client string, args map[string]any) error {
-	h := fmt.Sprintf("s%d", len(w.sessions)+1)
-	args["client"], args["session"] = client, h
-	res, err := w.do(cmd, args)
-	if err != nil {
-		return err
-	}
-	w.noteHandlers(res)
-	w.noteHookInputs(res)
-	var r struct {
-		SessionID string `json:"sessionId"`
-	}
-	_ = json.Unmarshal(res, &r)
-	if r.SessionID == "" {
-		r.SessionID, _ = args["sessionId"].(string)
-	}
-	w.sessions = append(w.sessions, session{handle: h, id: r.SessionID, client: client})
+	w.Clients = append(w.Clients, c)
 	return nil
 }
 
 // createWithToken creates a session whose application gives the SDK a per-session GitHub token.
 func (w *world) createWithToken(token string) error {
-	c, err := w.client()
+	c, err := w.Client()
 	if err != nil {
 		return err
 	}
-	return w.open("createSession", c, map[string]any{"tools": w.toolList(), "gitHubToken": token})
+	return w.Open("createSession", c, map[string]any{"tools": w.ToolList(), "gitHubToken": token})
 }
 
 func (w *world) createWithoutTools() error {
-	saved := w.tools
-	w.tools = nil
-	err := w.create()
-	w.tools = saved
+	saved := w.Tools
+	w.Tools = nil
+	err := w.Create()
+	w.Tools = saved
 	return err
 }
 
@@ -118,55 +70,32 @@ func (w *world) resume() error { return w.resumeOpts(nil) }
 
 // resumeOpts resumes as resume does, passing the session options opts (none when nil).
 func (w *world) resumeOpts(opts map[string]any) error {
-	if len(w.sessions) == 0 {
-		if err := w.create(); err != nil {
+	if len(w.Sessions) == 0 {
+		if err := w.Create(); err != nil {
 			return err
 		}
 	}
-	prev := w.sessions[len(w.sessions)-1]
-	if prev.id == "" {
+	prev := w.Sessions[len(w.Sessions)-1]
+	if prev.ID == "" {
 		return fmt.Errorf("the SDK did not report the id of the session it created")
 	}
-	c, err := w.connect()
+	c, err := w.Connect()
 	if err != nil {
 		return err
 	}
-	args := map[string]any{"sessionId": prev.id, "tools": w.toolList()}
+	args := map[string]any{"sessionId": prev.ID, "tools": w.ToolList()}
 	if opts != nil {
 		args["options"] = opts
 	}
-	return w.open("resumeSession", c, args)
-}
-
-func (w *world) current() (session, error) {
-	if len(w.sessions) == 0 {
-		if err := w.create(); err != nil {
-			return session{}, err
-		}
-	}
-	return w.sessions[len(w.sessions)-1], nil
-}
-
-func (w *world) sendAndWait(prompt string) error {
-	s, err := w.current()
-	if err != nil {
-		return err
-	}
-	w.flushTurn()
-	res, err := w.do("send", map[string]any{"session": s.handle, "prompt": prompt, "wait": true, "timeoutMs": 20000})
-	if err != nil {
-		return err
-	}
-	w.reply = res
-	return nil
+	return w.Open("resumeSession", c, args)
 }
 
 func (w *world) theReplyIs(want string) error {
 	var r struct {
 		Content *string `json:"content"`
 	}
-	if w.reply == nil || json.Unmarshal(w.reply, &r) != nil || r.Content == nil {
-		return fmt.Errorf("the SDK returned no reply content (result %s)", w.reply)
+	if w.Reply == nil || json.Unmarshal(w.Reply, &r) != nil || r.Content == nil {
+		return fmt.Errorf("the SDK returned no reply content (result %s)", w.Reply)
 	}
 	if *r.Content != want {
 		return fmt.Errorf("the SDK returned the reply %q, want %q", *r.Content, want)

@@ -52,7 +52,7 @@ func TestResultShapesJudgedExactly(t *testing.T) {
 				// A second call of the method answered otherwise: each call has its own answer.
 				sdk(`{"jsonrpc":"2.0","id":2,"method":"models.get","params":{}}`),
 				rt(`{"jsonrpc":"2.0","id":2,"result":{"other":true}}`))
-			w.t = answersTarget{}
+			w.T = answersTarget{}
 			m := schemagen.Method{Name: "models.get", Group: "server", Namespace: "server.models"}
 			w.sweep = []*sweepCall{
 				{method: m, name: "result required", params: map[string]any{}, outcome: sweepOutcome{Outcome: "ok", Result: json.RawMessage(tt.got)}},
@@ -100,7 +100,7 @@ func TestEventShapesJudgedExactly(t *testing.T) {
 				w.events = append(w.events, sentEvent{et: et, name: et.Definition + " union " + []string{"read", "write", "factory"}[i], data: data})
 			}
 			for _, r := range tt.received {
-				w.rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"session.event","args":{"session":"s1","type":"permission.requested","data":`+r+`}}`))
+				w.Rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"session.event","args":{"session":"s1","type":"permission.requested","data":`+r+`}}`))
 			}
 			err := w.eventsReceived()
 			if tt.want == nil {
@@ -121,13 +121,13 @@ func TestEventShapesJudgedExactly(t *testing.T) {
 func TestResultSweepJudgingNothingIsNotPassed(t *testing.T) {
 	m := schemagen.Method{Name: "models.get", Group: "server", Namespace: "server.models"}
 	w := worldWith(t)
-	w.t = answersTarget{}
+	w.T = answersTarget{}
 	w.sweep = []*sweepCall{{method: m, name: "result unions", outcome: sweepOutcome{Outcome: "unsupported", Reason: "not in this SDK's generated layer"}}}
 	var unavailable *ErrUnavailable
 	require.ErrorAs(t, w.generatedResultsReceived(), &unavailable)
 
 	w = worldWith(t, sdk(`{"jsonrpc":"2.0","id":1,"method":"other","params":{}}`))
-	w.t, w.resultsOnly = answersTarget{}, true
+	w.T, w.resultsOnly = answersTarget{}, true
 	w.sweep = []*sweepCall{{method: m, name: "result required", outcome: sweepOutcome{Outcome: "ok", Result: json.RawMessage(`{}`)}}}
 	err := w.generatedResultsReceived()
 	require.Error(t, err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,7 +36,7 @@ func worldWith(t *testing.T, frames ...frame) *world {
 	for _, f := range frames {
 		rec.Frame("c1", f.dir, []byte(f.body))
 	}
-	return &world{rec: rec, sessions: []session{{handle: "s1", id: "sess-1", client: "c1"}}}
+	return &world{Scenario: &scenario.Scenario{Rec: rec, Sessions: []scenario.Session{{Handle: "s1", ID: "sess-1", Client: "c1"}}}}
 }
 
 func TestStrengthenedStepsFailWithoutThePayload(t *testing.T) {

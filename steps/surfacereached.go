@@ -13,6 +13,8 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/declared"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Every handler the application can register on the session config (the SDK's own inventory,
@@ -23,8 +25,8 @@ import (
 // each trigger reached is read from the driver's reports; nothing here names a handler or the
 // trigger it belongs to, so an SDK that gains a handler, or routes one to another trigger, shows.
 
-func (w *world) registerSurfaceReached(sc binder) {
-	needing(sc, needs("surface", "surface.handlers", "surface.handlers.called")).Step(`^every handler the SDK declares is registered at once and the runtime sends every runtime-to-SDK method and every event type of the schema$`, w.reachEveryHandler)
+func (w *world) registerSurfaceReached(sc scenario.Binder) {
+	scenario.Needing(sc, scenario.Needs("surface", "surface.handlers", "surface.handlers.called")).Step(`^every handler the SDK declares is registered at once and the runtime sends every runtime-to-SDK method and every event type of the schema$`, w.reachEveryHandler)
 	sc.Step(`^every declared handler was reached by one of them$`, w.everyHandlerReached)
 }
 
@@ -42,11 +44,11 @@ type reached struct {
 const settle = 500 * time.Millisecond
 
 func (w *world) reachEveryHandler() error {
-	doc, rt, err := w.scriptedSweep("every declared handler is reached by the runtime sending every runtime-to-SDK method and every event type of the schema, one at a time, with generated data; the real runtime sends only the requests and events its own work makes")
+	doc, rt, err := w.ScriptedSweep("every declared handler is reached by the runtime sending every runtime-to-SDK method and every event type of the schema, one at a time, with generated data; the real runtime sends only the requests and events its own work makes")
 	if err != nil {
 		return err
 	}
-	entries, err := w.surfaceEntries()
+	entries, err := declared.Entries(w.Scenario)
 	if err != nil {
 		return err
 	}
@@ -54,7 +56,7 @@ func (w *world) reachEveryHandler() error {
 	// The client is connected without options: a handler that takes effect only on a client
 	// configured for it (Go's CreateSessionFSProvider needs ClientOptions.SessionFS) is not
 	// reached, and its SDK's manifest entry says so.
-	probe, err := w.connect()
+	probe, err := w.Connect()
 	if err != nil {
 		return err
 	}
@@ -66,10 +68,10 @@ func (w *world) reachEveryHandler() error {
 		if e.Owner != surface.Actions[0].Owner || e.Kind != "handler" {
 			continue
 		}
-		w.caseStarts("handler " + e.Name + " alone")
-		if _, _, err := w.openWithHandlers(probe, "", []string{e.Name}); err != nil {
+		w.CaseStarts("handler " + e.Name + " alone")
+		if _, _, err := declared.Open(w.Scenario, probe, "", []string{e.Name}); err != nil {
 			var unsup *ErrUnsupported
-			if !asUnsupported(err, &unsup) {
+			if !declared.AsUnsupported(err, &unsup) {
 				return fmt.Errorf("%s registered alone: %w", e.Name, err)
 			}
 			res.skipped = append(res.skipped, e.Name+": "+unsup.Reason)
@@ -78,14 +80,14 @@ func (w *world) reachEveryHandler() error {
 		names = append(names, e.Name)
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("the %s driver registered none of the session config's handlers (%s)", w.t.SDK(), strings.Join(res.skipped, "; "))
+		return fmt.Errorf("the %s driver registered none of the session config's handlers (%s)", w.T.SDK(), strings.Join(res.skipped, "; "))
 	}
-	w.caseStarts("every handler at once")
+	w.CaseStarts("every handler at once")
 	c := probe
 	cur := &eventCursor{w: w, counts: map[string]int{}}
 	cur.poll()
-	handle := fmt.Sprintf("h%d", len(w.sessions)+1)
-	r, err := w.call("createSession", mergeHandle(map[string]any{"tools": []any{}, "surfaceHandlers": names}, c, handle))
+	handle := fmt.Sprintf("h%d", len(w.Sessions)+1)
+	r, err := w.Call("createSession", scenario.MergeHandle(map[string]any{"tools": []any{}, "surfaceHandlers": names}, c, handle))
 	if err != nil {
 		return err
 	}
@@ -99,18 +101,18 @@ func (w *world) reachEveryHandler() error {
 	if err := json.Unmarshal(r.Result, &opened); err != nil || opened.SessionID == "" {
 		return fmt.Errorf("createSession answered %s: no sessionId", r.Result)
 	}
-	w.sessions = append(w.sessions, session{handle: handle, client: c, id: opened.SessionID})
+	w.Sessions = append(w.Sessions, scenario.Session{Handle: handle, Client: c, ID: opened.SessionID})
 	for _, k := range opened.Kept {
 		res.kept[k] = true
 	}
 	res.registered = names
-	created := w.createParams()
+	created := w.CreateParams()
 	rt.SetGeneratedAnswers() // what a handler's answer makes the SDK send is answered too
 	// The handlers are the driver's reporting stand-ins: what they answer is the driver's
 	// placeholder, not a value the harness chose (the handler sweep judges answers).
 	rt.UncheckAnswers("the handlers registered here answer the driver's placeholders")
 	// The handlers report between commands: the sink stays set, across the flushes too.
-	release, err := w.holdDriverLines()
+	release, err := w.HoldDriverLines()
 	if err != nil {
 		return err
 	}
@@ -122,15 +124,15 @@ func (w *world) reachEveryHandler() error {
 	// the recording holds (a trigger that did not go out in the run does not in its replay).
 	var stop error
 	sent, total := 0, w.triggerCount(doc)
-	w.expect(total)
+	w.Expect(total)
 	trigger := func(send func() bool) {
 		if stop != nil {
 			return // the driver is gone: the rest would only wait on it
 		}
 		send()
-		w.flushDriver()
-		if err := w.gone(); err != nil {
-			stop = cutShort(err, sent, total, "")
+		w.FlushDriver()
+		if err := w.Gone(); err != nil {
+			stop = scenario.CutShort(err, sent, total, "")
 		}
 		sent++
 	}
@@ -154,8 +156,8 @@ func (w *world) reachEveryHandler() error {
 		cases, _ := doc.CasesOnce(m)
 		for _, cs := range cases {
 			if cs.Name == "required" {
-				params := w.asTheRuntimeSends(m, cs.Params, opened.SessionID, created)
-				w.caseSends(m.Name+" required", params)
+				params := w.AsTheRuntimeSends(m, cs.Params, opened.SessionID, created)
+				w.CaseSends(m.Name+" required", params)
 				ask(m.Name, params, m.Notification)
 			}
 		}
@@ -163,7 +165,7 @@ func (w *world) reachEveryHandler() error {
 	for _, et := range doc.EventTypes {
 		ev, err := doc.Event(et, "event/"+et.Type+"/with only the required fields", false)
 		if err != nil {
-			w.rec.Notef("", "generator: %v", err)
+			w.Rec.Notef("", "generator: %v", err)
 			continue
 		}
 		if method, ok := requestOf(et.Type); ok {
@@ -178,14 +180,14 @@ func (w *world) reachEveryHandler() error {
 				params = map[string]any{}
 			}
 			params["sessionId"] = opened.SessionID
-			w.caseSends(method+" beside "+et.Type, params)
+			w.CaseSends(method+" beside "+et.Type, params)
 			ask(method, params, false)
 		}
-		w.caseSends(et.Type+" required fields", ev)
+		w.CaseSends(et.Type+" required fields", ev)
 		trigger(func() bool {
 			seen := cur.counts["session.event"]
 			if err := rt.Emit(opened.SessionID, ev); err != nil {
-				w.rec.Notef("", "the runtime did not send the %s event: %v", et.Type, err)
+				w.Rec.Notef("", "the runtime did not send the %s event: %v", et.Type, err)
 				return false
 			}
 			// The driver's own event forwarding reports the event once the SDK dispatched it.
@@ -198,13 +200,13 @@ func (w *world) reachEveryHandler() error {
 	if stop != nil {
 		return stop
 	}
-	w.checked = append(w.checked, report.Check{Method: surface.Actions[0].Request})
+	w.Checked = append(w.Checked, report.Check{Method: surface.Actions[0].Request})
 	w.attributeReached(res, handle, opened.SessionID, doc)
 	var lines []string
 	for _, h := range slices.Sorted(maps.Keys(res.by)) {
 		lines = append(lines, h+" <- "+strings.Join(res.by[h], ", "))
 	}
-	w.rec.Notef("", "handlers reached (%d triggers sent): %s; not registered: %s", res.triggers, strings.Join(lines, "; "), strings.Join(res.skipped, "; "))
+	w.Rec.Notef("", "handlers reached (%d triggers sent): %s; not registered: %s", res.triggers, strings.Join(lines, "; "), strings.Join(res.skipped, "; "))
 	w.surfaceReached = res
 	return nil
 }
@@ -245,9 +247,6 @@ func requestOf(eventType string) (string, bool) {
 	return strings.Join(parts, "") + ".request", true
 }
 
-// flushDriver is a driver round trip: what the driver wrote before it answers is recorded first.
-func (w *world) flushDriver() { _ = w.roundTrip() }
-
 // eventCursor reads the driver's events from the transcript as they arrive, decoding each entry
 // once: the sweep looks after each of its ~190 triggers, and reading the whole transcript every
 // time made the harness's CPU per scenario grow with the square of its length.
@@ -261,10 +260,10 @@ type eventCursor struct {
 // poll reads what was recorded since the last poll and returns how many session.event reports
 // were read in all.
 func (c *eventCursor) poll() int {
-	entries := c.w.rec.EntriesSince(c.next)
+	entries := c.w.Rec.EntriesSince(c.next)
 	c.next += len(entries)
 	for _, e := range entries {
-		if name, args, ok := driverEvent(e); ok {
+		if name, args, ok := scenario.DriverEvent(e); ok {
 			c.counts[name]++
 			if name == "surface.handler.called" {
 				c.called = append(c.called, args)
@@ -291,7 +290,7 @@ func (w *world) attributeReached(res *reached, handle, sessionID string, doc *sc
 		}
 	}
 	current, swept := "", false
-	for _, e := range w.entries() {
+	for _, e := range w.Entries() {
 		var f struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`

@@ -5,6 +5,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +25,7 @@ func TestEveryHandlerReached(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &world{surfaceReached: &tt.res}
+			w := &world{Scenario: &scenario.Scenario{}, surfaceReached: &tt.res}
 			err := w.everyHandlerReached()
 			if tt.want == "" {
 				require.NoError(t, err)
@@ -34,7 +35,7 @@ func TestEveryHandlerReached(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
-	assert.Error(t, (&world{}).everyHandlerReached(), "no sweep ran: nothing was checked")
+	assert.Error(t, (&world{Scenario: &scenario.Scenario{}}).everyHandlerReached(), "no sweep ran: nothing was checked")
 }
 
 func TestRequestOf(t *testing.T) {

@@ -117,13 +117,13 @@ func newTool(name string) map[string]any {
 }
 
 func (w *world) tool(name string) map[string]any {
-	for _, t := range w.tools {
+	for _, t := range w.Tools {
 		if t["name"] == name {
 			return t
 		}
 	}
 	t := newTool(name)
-	w.tools = append(w.tools, t)
+	w.Tools = append(w.Tools, t)
 	return t
 }
 
@@ -176,9 +176,4 @@ func (w *world) theTools(table *godog.Table) error {
 		}
 	}
 	return nil
-}
-
-// toolList is the tools as sent to the driver, in the order they were given.
-func (w *world) toolList() []map[string]any {
-	return append([]map[string]any{}, w.tools...)
 }

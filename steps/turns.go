@@ -19,7 +19,7 @@ func (w *world) modelCallsWith(tool, args string) error {
 	if err := json.Unmarshal([]byte(args), &a); err != nil {
 		return fmt.Errorf("tool arguments must be a JSON object: %w", err)
 	}
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Tool: tool, Arguments: a})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{Tool: tool, Arguments: a})
 	return nil
 }
 
@@ -35,21 +35,13 @@ func (w *world) modelCallsTogether(list string) error {
 	if len(tools) < 2 {
 		return fmt.Errorf("calling tools at once needs at least two, got %q", list)
 	}
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Together: tools})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{Together: tools})
 	return nil
 }
 
 func (w *world) modelReplies(text string) error {
-	w.turn.Steps = append(w.turn.Steps, standin.ModelStep{Reply: text})
+	w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{Reply: text})
 	return nil
-}
-
-// flushTurn hands the scripted turn to the runtime before a send.
-func (w *world) flushTurn() {
-	if len(w.turn.Steps) > 0 {
-		w.rt.AddTurn(w.turn)
-		w.turn = standin.Turn{}
-	}
 }
 
 // event is one session.event notification the runtime sent, with its place in the transcript.
@@ -61,7 +53,7 @@ type event struct {
 
 func (w *world) runtimeEvents() []event {
 	var out []event
-	for _, e := range w.entries() {
+	for _, e := range w.Entries() {
 		if e.Dir != transcript.RuntimeToSDK || len(e.Frame) == 0 {
 			continue
 		}
@@ -103,7 +95,7 @@ func (w *world) lastCall(tool string) (*toolCall, error) {
 	if call == nil {
 		return nil, fmt.Errorf("the runtime never asked the SDK to run %q", tool)
 	}
-	for _, r := range transcript.Requests(w.entries(), "session.tools.handlePendingToolCall") {
+	for _, r := range transcript.Requests(w.Entries(), "session.tools.handlePendingToolCall") {
 		var p map[string]any
 		if json.Unmarshal(r.Params, &p) == nil && p["requestId"] == call.requestID {
 			call.answer, call.answered = p, r.Seq
@@ -158,7 +150,7 @@ func (w *world) answeredAs(tool, want string) error {
 		return err
 	}
 	shape, ok, text := resultShape(call.answer)
-	w.observe("tool result: "+want, shape)
+	w.Observe("tool result: "+want, shape)
 	if (want == "success" && !ok) || (want == "failure" && !isFailure(shape)) {
 		return fmt.Errorf("the SDK answered the call to %q with %s (%q), want a %s", tool, shape, text, want)
 	}
@@ -259,7 +251,7 @@ func (w *world) requestDuringCall(method, tool string) error {
 	if err != nil {
 		return err
 	}
-	for _, r := range transcript.Requests(w.entries(), method) {
+	for _, r := range transcript.Requests(w.Entries(), method) {
 		if r.Seq > call.requested && r.Seq < call.answered {
 			return nil
 		}
@@ -269,12 +261,12 @@ func (w *world) requestDuringCall(method, tool string) error {
 
 // runtimeRejected checks that the runtime answered a request of method with an error.
 func (w *world) runtimeRejected(method string) error {
-	reqs := transcript.Requests(w.entries(), method)
+	reqs := transcript.Requests(w.Entries(), method)
 	if len(reqs) == 0 {
 		return fmt.Errorf("the SDK sent no %s request", method)
 	}
 	ids := map[string]bool{}
-	for _, e := range w.entries() {
+	for _, e := range w.Entries() {
 		if e.Dir != transcript.SDKToRuntime || len(e.Frame) == 0 {
 			continue
 		}
@@ -283,7 +275,7 @@ func (w *world) runtimeRejected(method string) error {
 			ids[string(m.ID)] = true
 		}
 	}
-	for _, e := range w.entries() {
+	for _, e := range w.Entries() {
 		var m wire.Message
 		if e.Dir == transcript.RuntimeToSDK && json.Unmarshal(e.Frame, &m) == nil && ids[string(m.ID)] && m.Error != nil {
 			return nil
@@ -306,7 +298,7 @@ func (w *world) answeredWhilePending(served, pending string) error {
 	if err != nil {
 		return err
 	}
-	w.check("session.tools.handlePendingToolCall", "order")
+	w.Check("session.tools.handlePendingToolCall", "order")
 	if s.requested > p.answered || p.requested > s.answered {
 		// The real runtime asks for a client's tool only once the SDK has answered that tool's
 		// permission request, and the SDK answers those in its own order (measured on 1.0.85,
@@ -339,7 +331,7 @@ func (w *world) answeredWhilePending(served, pending string) error {
 // waitingText is the text tool's handler returns once waitFor's handler has returned, when the
 // scenario gave tool such a handler.
 func (w *world) waitingText(tool, waitFor string) (string, bool) {
-	for _, t := range w.tools {
+	for _, t := range w.Tools {
 		if t["name"] != tool {
 			continue
 		}

@@ -1,18 +1,21 @@
-package steps
+package surfacehandlers
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/canon"
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+	"github.com/copilot-sdk-conformance/conformance/steps/declared"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // Every handler the application can register through the SDK's config (the surface entries of
@@ -21,8 +24,16 @@ import (
 // announcement is the same alone and together and on create and resume, and that nothing naming
 // a session goes out before its create/resume is answered.
 
-func (w *world) registerSurfaceHandlers(sc binder) {
-	needing(sc, needs("surface", "surface.handlers", "session.resume")).Step(`^every handler the SDK declares is registered alone and all together, on create and on resume$`, w.probeHandlers)
+// engine is the sweep's own state over the scenario's core.
+type engine struct {
+	*scenario.Scenario
+	surfaceHandlers *handlerResult // what registering every declared handler found (surfacehandlers.go)
+}
+
+// Register binds the sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
+	scenario.Needing(sc, scenario.Needs("surface", "surface.handlers", "session.resume")).Step(`^every handler the SDK declares is registered alone and all together, on create and on resume$`, w.probeHandlers)
 	sc.Step(`^each handler announces the same flags alone and together, on create and on resume, and nothing names a session before it is opened$`, w.handlersClean)
 }
 
@@ -41,59 +52,8 @@ type handlerResult struct {
 	skipped  []string
 }
 
-func (w *world) surfaceEntries() ([]surface.Entry, error) {
-	raw, err := w.do("surface", map[string]any{})
-	if err != nil {
-		return nil, err
-	}
-	var inv struct {
-		Entries []surface.Entry `json:"entries"`
-	}
-	if err := json.Unmarshal(raw, &inv); err != nil {
-		return nil, fmt.Errorf("the %s driver's surface answer: %w", w.t.SDK(), err)
-	}
-	if len(inv.Entries) == 0 {
-		return nil, fmt.Errorf("the %s driver reported an empty surface", w.t.SDK())
-	}
-	return inv.Entries, nil
-}
-
-// openWithHandlers creates (sessionID "") or resumes a session on client c with the named
-// handlers registered and returns the create/resume request's params.
-func (w *world) openWithHandlers(c, sessionID string, names []string) (map[string]any, string, error) {
-	cmd, method := "createSession", "session.create"
-	args := map[string]any{"tools": []any{}, "surfaceHandlers": append([]string{}, names...)}
-	if sessionID != "" {
-		cmd, method, args["sessionId"] = "resumeSession", "session.resume", sessionID
-	}
-	before := len(transcript.Requests(w.rec.Entries(), method))
-	r, err := w.call(cmd, mergeHandle(args, c, fmt.Sprintf("h%d", len(w.sessions)+1)))
-	w.sessions = append(w.sessions, session{handle: args["session"].(string), client: c})
-	if err != nil {
-		return nil, "", err
-	}
-	if r.Outcome == "unsupported" {
-		return nil, "", &ErrUnsupported{Reason: r.ErrorText()}
-	}
-	if r.Outcome != "ok" {
-		return nil, "", fmt.Errorf("%s", r.ErrorText())
-	}
-	var res struct {
-		SessionID string `json:"sessionId"`
-	}
-	_ = json.Unmarshal(r.Result, &res)
-	reqs := transcript.Requests(w.rec.Entries(), method)
-	if len(reqs) <= before {
-		return nil, "", fmt.Errorf("%s answered ok but no %s reached the runtime", cmd, method)
-	}
-	// Normalized (canon.Value): a generated id, such as the registration id a token provider
-	// announces, is the same announcement every time.
-	params, _ := canon.Value(surface.ParamsOf(reqs[len(reqs)-1].Params)).(map[string]any)
-	return params, res.SessionID, nil
-}
-
-func (w *world) probeHandlers() error {
-	entries, err := w.surfaceEntries()
+func (w *engine) probeHandlers() error {
+	entries, err := declared.Entries(w.Scenario)
 	if err != nil {
 		return err
 	}
@@ -109,21 +69,21 @@ func (w *world) probeHandlers() error {
 			res.problems = append(res.problems, fmt.Sprintf("%s declares no handler", a.Owner))
 			continue
 		}
-		c, err := w.connect()
+		c, err := w.Connect()
 		if err != nil {
 			return err
 		}
 		resumeID := ""
 		if a.Request == "session.resume" {
-			if _, resumeID, err = w.openWithHandlers(c, "", nil); err != nil {
+			if _, resumeID, err = declared.Open(w.Scenario, c, "", nil); err != nil {
 				return fmt.Errorf("creating the session to resume: %w", err)
 			}
 		}
-		base, _, err := w.openWithHandlers(c, resumeID, nil)
+		base, _, err := declared.Open(w.Scenario, c, resumeID, nil)
 		if err != nil {
 			return err
 		}
-		base2, _, err := w.openWithHandlers(c, resumeID, nil)
+		base2, _, err := declared.Open(w.Scenario, c, resumeID, nil)
 		if err != nil {
 			return err
 		}
@@ -132,42 +92,42 @@ func (w *world) probeHandlers() error {
 		var all []string
 		for _, h := range hs {
 			res.names[h.Key()] = h.Name
-			p, _, err := w.openWithHandlers(c, resumeID, []string{h.Name})
-			var unsup *ErrUnsupported
+			p, _, err := declared.Open(w.Scenario, c, resumeID, []string{h.Name})
+			var unsup *scenario.ErrUnsupported
 			switch {
-			case asUnsupported(err, &unsup):
+			case declared.AsUnsupported(err, &unsup):
 				res.skipped = append(res.skipped, fmt.Sprintf("%s.%s: %s", a.Owner, h.Name, unsup.Reason))
 				continue
 			case driver.EndsScenario(err):
-				return cutShort(err, len(all), len(hs), a.Owner+"."+h.Name)
+				return scenario.CutShort(err, len(all), len(hs), a.Owner+"."+h.Name)
 			case err != nil:
 				res.problems = append(res.problems, fmt.Sprintf("%s.%s registered alone: %s refused it: %v", a.Owner, h.Name, a.Request, err))
 				continue
 			}
 			all = append(all, h.Name)
-			changed := changedKeys(base, base2, p)
+			changed := declared.ChangedKeys(base, base2, p)
 			flags[h.Key()] = showKeys(p, changed)
 			for _, k := range changed {
 				if prev, ok := union[k]; ok && !reflect.DeepEqual(prev, p[k]) {
-					res.problems = append(res.problems, fmt.Sprintf("%s: %s is %s with %s alone, %s with another handler alone", a.Request, k, showJSON(p[k]), h.Name, showJSON(prev)))
+					res.problems = append(res.problems, fmt.Sprintf("%s: %s is %s with %s alone, %s with another handler alone", a.Request, k, jsondiff.Show(p[k]), h.Name, jsondiff.Show(prev)))
 				}
 				union[k] = p[k]
 			}
 		}
 		res.flags[a.Request] = flags
 		if len(all) > 1 {
-			p, _, err := w.openWithHandlers(c, resumeID, all)
+			p, _, err := declared.Open(w.Scenario, c, resumeID, all)
 			if err != nil {
 				res.problems = append(res.problems, fmt.Sprintf("%s with every handler registered (%s): %v", a.Request, strings.Join(all, ", "), err))
 			} else {
-				changed := changedKeys(base, base2, p)
+				changed := declared.ChangedKeys(base, base2, p)
 				got := map[string]any{}
 				for _, k := range changed {
 					got[k] = p[k]
 				}
 				if !reflect.DeepEqual(got, union) {
 					res.problems = append(res.problems, fmt.Sprintf("%s with every handler registered announces %s; registered one at a time they announce %s",
-						a.Request, showKeys(got, sortedMapKeys(got)), showKeys(union, sortedMapKeys(union))))
+						a.Request, showKeys(got, slices.Sorted(maps.Keys(got))), showKeys(union, slices.Sorted(maps.Keys(union)))))
 				}
 			}
 		}
@@ -182,46 +142,16 @@ func (w *world) probeHandlers() error {
 	res.problems = append(res.problems, w.requestsBeforeOpened()...)
 	for req, byKey := range res.flags {
 		for key, v := range byKey {
-			w.observe(surface.ObservationPrefix+req+" "+surface.HandlerPrefix+key, orNone(v))
+			w.Observe(surface.ObservationPrefix+req+" "+surface.HandlerPrefix+key, orNone(v))
 		}
 	}
 	for _, a := range surface.Actions {
-		w.checked = append(w.checked, report.Check{Method: a.Request})
+		w.Checked = append(w.Checked, report.Check{Method: a.Request})
 	}
-	w.rec.Notef("", "handlers: %d announced on create, %d on resume; not registered (driver or SDK): %s",
+	w.Rec.Notef("", "handlers: %d announced on create, %d on resume; not registered (driver or SDK): %s",
 		len(res.flags["session.create"]), len(res.flags["session.resume"]), strings.Join(res.skipped, "; "))
 	w.surfaceHandlers = res
 	return nil
-}
-
-func asUnsupported(err error, target **ErrUnsupported) bool {
-	u, ok := err.(*ErrUnsupported)
-	if ok {
-		*target = u
-	}
-	return ok
-}
-
-// changedKeys are the top-level keys whose value in p differs from base, leaving out keys that
-// differ between the two baselines too (generated ids).
-func changedKeys(base, base2, p map[string]any) []string {
-	var out []string
-	for k, v := range p {
-		if bv, ok := base[k]; ok && reflect.DeepEqual(bv, v) {
-			continue
-		}
-		if b2, ok := base2[k]; ok && !reflect.DeepEqual(base[k], b2) {
-			continue
-		}
-		out = append(out, k)
-	}
-	for k := range base {
-		if _, ok := p[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func showKeys(p map[string]any, keys []string) string {
@@ -232,7 +162,7 @@ func showKeys(p map[string]any, keys []string) string {
 			out = append(out, k+" dropped")
 			continue
 		}
-		out = append(out, k+"="+showJSON(v))
+		out = append(out, k+"="+jsondiff.Show(v))
 	}
 	return strings.Join(out, ", ")
 }
@@ -246,8 +176,8 @@ func orNone(s string) string {
 
 // requestsBeforeOpened checks every create and resume of the transcript: a request naming the
 // session it opens, on the same connection, before the runtime answered it.
-func (w *world) requestsBeforeOpened() []string {
-	entries := w.rec.Entries()
+func (w *engine) requestsBeforeOpened() []string {
+	entries := w.Rec.Entries()
 	answers := map[string]int{} // conn + id -> seq of the answer
 	for _, e := range entries {
 		if e.Dir != transcript.RuntimeToSDK {
@@ -261,7 +191,7 @@ func (w *world) requestsBeforeOpened() []string {
 	var out []string
 	for _, method := range []string{"session.create", "session.resume"} {
 		for _, req := range transcript.Requests(entries, method) {
-			answered := answers[req.Conn+"\x00"+requestID(entries, req.Seq)]
+			answered := answers[req.Conn+"\x00"+scenario.RequestID(entries, req.Seq)]
 			var p struct {
 				SessionID string `json:"sessionId"`
 			}
@@ -269,7 +199,7 @@ func (w *world) requestsBeforeOpened() []string {
 			if p.SessionID == "" {
 				continue // the SDK let the runtime choose: nothing can name it before the answer
 			}
-			for _, r := range w.naming(req.Conn, p.SessionID, req.Seq) {
+			for _, r := range w.Naming(req.Conn, p.SessionID, req.Seq) {
 				if r.Seq > req.Seq && (answered == 0 || r.Seq < answered) {
 					out = append(out, fmt.Sprintf("%s (seq %d) named the session before its %s (seq %d) was answered", r.Method, r.Seq, method, req.Seq))
 				}
@@ -279,7 +209,7 @@ func (w *world) requestsBeforeOpened() []string {
 	return out
 }
 
-func (w *world) handlersClean() error {
+func (w *engine) handlersClean() error {
 	if w.surfaceHandlers == nil {
 		return fmt.Errorf("no handlers were registered in this scenario")
 	}

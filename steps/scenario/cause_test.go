@@ -1,4 +1,4 @@
-package steps
+package scenario
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario/scenariotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // lostTarget is a Target whose driver is gone: every command fails with the driver's failure.
-type lostTarget struct{ capTarget }
+type lostTarget struct{ scenariotest.Target }
 
 func (lostTarget) Driver(context.Context) (*driver.Client, error) {
 	return nil, &driver.Failure{Kind: "timed out", Cmd: "send", Detail: "no answer within 30s"}
@@ -67,8 +68,8 @@ func TestFailedCommandNamesItsCause(t *testing.T) {
 				}
 				rec.Frame("c1", dir, []byte(f[1:]))
 			}
-			w := &world{t: lostTarget{}, ctx: context.Background(), rec: rec}
-			_, err := w.do("send", map[string]any{"session": "h", "prompt": "hi"})
+			w := &Scenario{T: lostTarget{}, Ctx: context.Background(), Rec: rec}
+			_, err := w.Do("send", map[string]any{"session": "h", "prompt": "hi"})
 			require.Error(t, err)
 			var f *driver.Failure
 			assert.True(t, errors.As(err, &f), "the driver's failure stays reachable")
@@ -81,26 +82,4 @@ func TestFailedCommandNamesItsCause(t *testing.T) {
 			assert.Contains(t, err.Error(), "driver timed out")
 		})
 	}
-}
-
-// The order check names each request sent too early and the opening it ran ahead of, each with
-// its line (seq) and id.
-func TestNothingBeforeOpenedNamesTheRequests(t *testing.T) {
-	rec := transcript.Memory()
-	for _, f := range []string{
-		`>{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"sessionId":"s1"}}`,
-		`>{"jsonrpc":"2.0","id":2,"method":"session.skills.reload","params":{"sessionId":"s1"}}`,
-		`<{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}`,
-		`>{"jsonrpc":"2.0","id":3,"method":"session.send","params":{"sessionId":"s1"}}`,
-	} {
-		dir := transcript.SDKToRuntime
-		if f[0] == '<' {
-			dir = transcript.RuntimeToSDK
-		}
-		rec.Frame("c1", dir, []byte(f[1:]))
-	}
-	w := &world{rec: rec}
-	err := w.nothingBeforeOpened("session.create")
-	require.Error(t, err)
-	assert.Equal(t, "session.skills.reload (seq 2, id 2) sent before its session.create (seq 1, id 1) was answered (seq 3): the runtime does not know the session yet", err.Error())
 }

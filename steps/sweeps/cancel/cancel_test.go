@@ -1,4 +1,4 @@
-package steps
+package cancel
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // A cancelled call passes only when it ended within the bound with the language's cancellation
@@ -55,9 +56,9 @@ func TestCancelNeedsACapabilityPerCall(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			assert.Contains(t, commandNeeds(tt.cmd, tt.args), tt.want)
+			assert.Contains(t, scenario.CommandNeeds(tt.cmd, tt.args), tt.want)
 			delete(tt.args, "cancelAfterMs")
-			assert.NotContains(t, commandNeeds(tt.cmd, tt.args), tt.want, "without cancelAfterMs the call needs no cancellation")
+			assert.NotContains(t, scenario.CommandNeeds(tt.cmd, tt.args), tt.want, "without cancelAfterMs the call needs no cancellation")
 		})
 	}
 }

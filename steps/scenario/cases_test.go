@@ -1,4 +1,4 @@
-package steps
+package scenario
 
 import (
 	"encoding/json"
@@ -62,7 +62,7 @@ func TestNoteCases(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := transcript.Memory()
-			w := &world{rec: rec}
+			w := &Scenario{Rec: rec}
 			id := 0
 			event := func(requestID string) map[string]any {
 				return map[string]any{"sessionId": "s1", "event": map[string]any{"data": map[string]any{"requestId": requestID}}}
@@ -71,12 +71,12 @@ func TestNoteCases(t *testing.T) {
 				switch s.mark {
 				case "":
 				case "end":
-					w.casesEnd()
+					w.CasesEnd()
 				default:
-					w.caseStarts(s.mark)
+					w.CaseStarts(s.mark)
 				}
 				if s.sends != "" {
-					w.caseSends(s.sends, event(s.ev+s.id))
+					w.CaseSends(s.sends, event(s.ev+s.id))
 				}
 				if s.ev != "" {
 					b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session.event", "params": event(s.ev)})
@@ -98,24 +98,4 @@ func TestNoteCases(t *testing.T) {
 			assert.Empty(t, w.caseMarks, "the marks are used once")
 		})
 	}
-}
-
-// A generated secret's value (and so its fingerprint in the transcript) is the same in every
-// run for the same method and place, and differs between places: two runs of one case pair
-// their redacted values.
-func TestSecretsApartIsStable(t *testing.T) {
-	params := map[string]any{"apiKey": "x", "token": "x", "provider": map[string]any{"bearerToken": "x", "name": "n"},
-		"headers": []any{map[string]any{"authToken": "x"}}}
-	first := secretsApart(params, "session.provider.add")
-	for range 20 { // map order differs from call to call
-		assert.Equal(t, first, secretsApart(params, "session.provider.add"))
-	}
-	seen := map[string]bool{}
-	for _, v := range []any{first["apiKey"], first["token"], first["provider"].(map[string]any)["bearerToken"], first["headers"].([]any)[0].(map[string]any)["authToken"]} {
-		s := v.(string)
-		assert.False(t, seen[s], "each secret its own value: %s", s)
-		seen[s] = true
-	}
-	assert.Equal(t, "n", first["provider"].(map[string]any)["name"])
-	assert.NotEqual(t, first["apiKey"], secretsApart(params, "sessions.open")["apiKey"], "another method, another value")
 }

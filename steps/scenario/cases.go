@@ -1,4 +1,4 @@
-package steps
+package scenario
 
 import (
 	"encoding/json"
@@ -28,33 +28,33 @@ type caseMark struct {
 	sends map[string]bool
 }
 
-// caseStarts marks that what follows is the case key's, up to the next caseStarts or casesEnd:
+// CaseStarts marks that what follows is the case key's, up to the next CaseStarts or casesEnd:
 // only for a case that begins with a driver command.
-func (w *world) caseStarts(key string) {
-	w.caseMarks = append(w.caseMarks, caseMark{since: w.rec.Len() + 1, key: key})
+func (s *Scenario) CaseStarts(key string) {
+	s.caseMarks = append(s.caseMarks, caseMark{since: s.Rec.Len() + 1, key: key})
 }
 
-// caseSends notes that the runtime sends payload (an event, a call's params) in the case key:
+// CaseSends notes that the runtime sends payload (an event, a call's params) in the case key:
 // a request of the SDK's that names an id the payload holds (its answer) is the case's.
-func (w *world) caseSends(key string, payload any) {
+func (s *Scenario) CaseSends(key string, payload any) {
 	sends := map[string]bool{}
-	transcript.EachString(asJSONValue(payload), func(s string) { sends[s] = true })
-	w.caseMarks = append(w.caseMarks, caseMark{key: key, sends: sends})
+	transcript.EachString(AsJSONValue(payload), func(s string) { sends[s] = true })
+	s.caseMarks = append(s.caseMarks, caseMark{key: key, sends: sends})
 }
 
-// casesEnd ends the cases marked by place: what follows is no case's. The requests are noted
+// CasesEnd ends the cases marked by place: what follows is no case's. The requests are noted
 // when the scenario ends (noteCases): an SDK may answer an event or a call after the sweep,
 // even while its client is stopped.
-func (w *world) casesEnd() { w.caseStarts("") }
+func (s *Scenario) CasesEnd() { s.CaseStarts("") }
 
 // noteCases notes the swept cases' requests, once the SDK's clients are stopped. A request not
 // noted yet that names an id (a top-level param named like requestId or toolCallId, not the
 // sessionId every request names) is the first case that sent that id; else the case whose place
 // holds the runtime frame that first carried the id; else the case whose place holds the request.
 // A request of no case is left so, and paired by value.
-func (w *world) noteCases() {
-	marks := w.caseMarks
-	w.caseMarks = nil
+func (s *Scenario) noteCases() {
+	marks := s.caseMarks
+	s.caseMarks = nil
 	var placed []caseMark
 	for _, m := range marks {
 		if m.sends == nil {
@@ -64,7 +64,7 @@ func (w *world) noteCases() {
 	if len(marks) == 0 {
 		return
 	}
-	entries := w.entries()
+	entries := s.Entries()
 	placeOf := func(seq int) string {
 		key := ""
 		for _, m := range placed {
@@ -120,12 +120,12 @@ func (w *world) noteCases() {
 		}
 		keys[i] = key
 	}
-	w.noteRequestCases(reqs, keys)
+	s.NoteRequestCases(reqs, keys)
 }
 
-// noteRequestCases notes reqs[i] as the case keys[i]: a note on its connection from its seq and
+// NoteRequestCases notes reqs[i] as the case keys[i]: a note on its connection from its seq and
 // one ending the case after it, so what the SDK sent between cases belongs to none.
-func (w *world) noteRequestCases(reqs []transcript.Request, keys []string) {
+func (s *Scenario) NoteRequestCases(reqs []transcript.Request, keys []string) {
 	order := make([]int, len(reqs))
 	for i := range order {
 		order[i] = i
@@ -135,7 +135,41 @@ func (w *world) noteRequestCases(reqs []transcript.Request, keys []string) {
 		if keys[i] == "" {
 			continue
 		}
-		w.rec.Case(reqs[i].Conn, reqs[i].Seq, keys[i])
-		w.rec.Case(reqs[i].Conn, reqs[i].Seq+1, "")
+		s.Rec.Case(reqs[i].Conn, reqs[i].Seq, keys[i])
+		s.Rec.Case(reqs[i].Conn, reqs[i].Seq+1, "")
 	}
+}
+
+// AsJSONValue is v as encoding/json reads it back (maps, slices, float64s, strings).
+func AsJSONValue(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// AsJSON is v as encoding/json decodes it (numbers float64), so that it compares with what the
+// transcript holds.
+func AsJSON(v map[string]any) map[string]any {
+	if v == nil {
+		return nil
+	}
+	b, _ := json.Marshal(v)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// RequestID is the JSON-RPC id of the transcript entry seq, as written ("" when it has none).
+func RequestID(entries []transcript.Entry, seq int) string {
+	for _, e := range entries {
+		if e.Seq == seq {
+			var m struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.Unmarshal(e.Frame, &m)
+			return string(m.ID)
+		}
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package steps
+package scenario
 
 import (
 	"errors"
@@ -34,11 +34,11 @@ const checkingFeature = `Feature: checks
 // recorded; a failed When, or an unsupported step, still ends it.
 func TestCheckingRunsEveryThenStep(t *testing.T) {
 	var ran []string
-	var worlds []*world
+	var scenarios []*Scenario
 	s := godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
-			w := &world{}
-			worlds = append(worlds, w)
+			w := &Scenario{}
+			scenarios = append(scenarios, w)
 			w.trackSteps(sc)
 			c := checking{sc, w}
 			c.Step(`^a client$`, func() error { ran = append(ran, "client"); return nil })
@@ -46,7 +46,7 @@ func TestCheckingRunsEveryThenStep(t *testing.T) {
 			c.Step(`^the application fails to act$`, func() error { ran = append(ran, "act fails"); return errors.New("the SDK raised boom") })
 			c.Step(`^check (\d+) fails$`, func(n int) error {
 				ran = append(ran, fmt.Sprint(n))
-				w.check("session.create", fmt.Sprintf("k%d", n))
+				w.Check("session.create", fmt.Sprintf("k%d", n))
 				return fmt.Errorf("check %d failed", n)
 			})
 			c.Step(`^check (\d+) passes$`, func(n int) error { ran = append(ran, fmt.Sprint(n)); return nil })
@@ -60,12 +60,12 @@ func TestCheckingRunsEveryThenStep(t *testing.T) {
 	}
 	s.Run()
 	assert.Equal(t, []string{"client", "act", "1", "2", "3", "act fails", "5", "6"}, ran)
-	require.Len(t, worlds, 3)
-	require.Len(t, worlds[0].failures, 2)
-	assert.Equal(t, []report.Check{{Method: "session.create", Path: "k1"}}, worlds[0].failures[0].Checked)
-	assert.Equal(t, []report.Check{{Method: "session.create", Path: "k3"}}, worlds[0].failures[1].Checked)
+	require.Len(t, scenarios, 3)
+	require.Len(t, scenarios[0].failures, 2)
+	assert.Equal(t, []report.Check{{Method: "session.create", Path: "k1"}}, scenarios[0].failures[0].Checked)
+	assert.Equal(t, []report.Check{{Method: "session.create", Path: "k3"}}, scenarios[0].failures[1].Checked)
 	// The failed When and the unsupported step are godog's errors (the harness's lifecycle keeps
 	// them); they end their scenarios: check 4 and check 7 never ran.
-	assert.Empty(t, worlds[1].failures)
-	require.Len(t, worlds[2].failures, 1)
+	assert.Empty(t, scenarios[1].failures)
+	require.Len(t, scenarios[2].failures, 1)
 }

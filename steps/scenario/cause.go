@@ -1,4 +1,4 @@
-package steps
+package scenario
 
 import (
 	"fmt"
@@ -11,23 +11,23 @@ import (
 // a runtime request the SDK never answered, a request the runtime still held), with that
 // request's method, id and line, not only the command that failed.
 
-// mark is where a command begins: the seq its first entry will have.
-func (w *world) mark() int {
-	if w.rec == nil {
+// Mark is where a command begins: the seq its first entry will have.
+func (s *Scenario) Mark() int {
+	if s.Rec == nil {
 		return 0
 	}
-	return w.rec.Len() + 1
+	return s.Rec.Len() + 1
 }
 
-// because adds to err, the failure of a command that began at since, the earlier request the
+// Because adds to err, the failure of a command that began at since, the earlier request the
 // scenario's transcript blames; err itself stays reachable (errors.Is / errors.As). Only the
 // scenario's own transcript is read: a runtime the SDK spawned keeps its entries in a file of
 // its own, numbered apart.
-func (w *world) because(err error, since int) error {
-	if err == nil || w.rec == nil {
+func (s *Scenario) Because(err error, since int) error {
+	if err == nil || s.Rec == nil {
 		return err
 	}
-	b, ok := transcript.Cause(w.rec.Entries(), since)
+	b, ok := transcript.Cause(s.Rec.Entries(), since)
 	if !ok {
 		return err
 	}

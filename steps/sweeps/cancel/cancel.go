@@ -1,4 +1,4 @@
-package steps
+package cancel
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/steps/rpccall"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The application cancels a call (features/behaviour/application_cancels.feature): while the
@@ -35,27 +37,36 @@ type cancelRPC struct {
 	target map[string]any // {"client"} or {"session"}
 }
 
-func (w *world) registerCancel(sc binder) {
+// engine is the cancel sweep's own state over the scenario's core.
+type engine struct {
+	*scenario.Scenario
+	cancel    *cancelled // the call the application cancelled
+	cancelRPC *cancelRPC // the generated method the runtime withholds
+}
+
+// Register binds the sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
 	sc.Step(`^the runtime takes (\d+) ms to answer each session opening$`, w.slowOpenings)
 	sc.Step(`^the runtime takes (\d+) ms to answer each prompt$`, w.slowPrompts)
 	sc.Step(`^the model takes (\d+) ms to reply to each of the next (\d+) prompts$`, w.slowReplies)
-	needing(sc, needs("rpc.generated")).Step(`^the runtime takes (\d+) ms to answer each call of the first (server|session) method of its schema that the SDK's generated layer has$`, w.slowMethod)
-	needing(sc, needs("call.cancel.createSession")).Step(`^the application creates a session and cancels the call after (\d+) ms$`, w.createCancelled)
-	needing(sc, needs("call.cancel.resumeSession", "session.resume")).Step(`^the application resumes the session on another client and cancels the call after (\d+) ms$`, w.resumeCancelled)
-	needing(sc, needs("call.cancel.send")).Step(`^the application sends a prompt and cancels the call after (\d+) ms$`, w.sendCancelled(false))
-	needing(sc, needs("call.cancel.sendAndWait")).Step(`^the application sends a prompt, waits for the reply and cancels the call after (\d+) ms$`, w.sendCancelled(true))
-	needing(sc, needs("call.cancel.rpc", "rpc.generated")).Step(`^the application calls that method through the generated layer and cancels the call after (\d+) ms$`, w.rpcCancelled)
+	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^the runtime takes (\d+) ms to answer each call of the first (server|session) method of its schema that the SDK's generated layer has$`, w.slowMethod)
+	scenario.Needing(sc, scenario.Needs("call.cancel.createSession")).Step(`^the application creates a session and cancels the call after (\d+) ms$`, w.createCancelled)
+	scenario.Needing(sc, scenario.Needs("call.cancel.resumeSession", "session.resume")).Step(`^the application resumes the session on another client and cancels the call after (\d+) ms$`, w.resumeCancelled)
+	scenario.Needing(sc, scenario.Needs("call.cancel.send")).Step(`^the application sends a prompt and cancels the call after (\d+) ms$`, w.sendCancelled(false))
+	scenario.Needing(sc, scenario.Needs("call.cancel.sendAndWait")).Step(`^the application sends a prompt, waits for the reply and cancels the call after (\d+) ms$`, w.sendCancelled(true))
+	scenario.Needing(sc, scenario.Needs("call.cancel.rpc", "rpc.generated")).Step(`^the application calls that method through the generated layer and cancels the call after (\d+) ms$`, w.rpcCancelled)
 	sc.Step(`^the call ended within (\d+) ms with the language's cancellation error$`, w.cancelledWithin)
 	sc.Step(`^a session created next on the same client is opened$`, w.createdAfterCancel)
-	needing(sc, needs("session.resume")).Step(`^the session resumed next on the same client is opened$`, w.resumedAfterCancel)
+	scenario.Needing(sc, scenario.Needs("session.resume")).Step(`^the session resumed next on the same client is opened$`, w.resumedAfterCancel)
 	sc.Step(`^a prompt sent next on the same session is answered$`, w.answeredAfterCancel)
-	needing(sc, needs("rpc.generated")).Step(`^that method called next on the same client is answered$`, w.calledAfterCancel)
+	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^that method called next on the same client is answered$`, w.calledAfterCancel)
 }
 
 // slowOpenings makes the runtime answer every session.create and session.resume that long after
 // it read them.
-func (w *world) slowOpenings(ms int) error {
-	rt, err := w.scriptedOnly("the scenario has the runtime withhold its answer to a session's opening; the real runtime answers at once")
+func (w *engine) slowOpenings(ms int) error {
+	rt, err := w.ScriptedOnly("the scenario has the runtime withhold its answer to a session's opening; the real runtime answers at once")
 	if err != nil {
 		return err
 	}
@@ -65,8 +76,8 @@ func (w *world) slowOpenings(ms int) error {
 
 // slowPrompts makes the runtime answer every session.send that long after it read it (the turn
 // starts then).
-func (w *world) slowPrompts(ms int) error {
-	rt, err := w.scriptedOnly("the scenario has the runtime withhold its answer to session.send; the real runtime answers at once")
+func (w *engine) slowPrompts(ms int) error {
+	rt, err := w.ScriptedOnly("the scenario has the runtime withhold its answer to session.send; the real runtime answers at once")
 	if err != nil {
 		return err
 	}
@@ -76,8 +87,8 @@ func (w *world) slowPrompts(ms int) error {
 
 // slowReplies scripts the next n turns: session.send is answered at once, the model then takes
 // ms before its reply ends the turn.
-func (w *world) slowReplies(ms, n int) error {
-	rt, err := w.scriptedOnly("the scenario has the model take its time over a turn; the real runtime's scripted model answers at once")
+func (w *engine) slowReplies(ms, n int) error {
+	rt, err := w.ScriptedOnly("the scenario has the model take its time over a turn; the real runtime's scripted model answers at once")
 	if err != nil {
 		return err
 	}
@@ -90,8 +101,8 @@ func (w *world) slowReplies(ms, n int) error {
 // slowMethod picks the group's first public SDK-to-runtime method, by name, that the SDK's
 // generated layer has (each candidate called once, answered at once, until one is ok), and
 // makes the runtime answer each later call of it that long after it read it.
-func (w *world) slowMethod(ms int, group string) error {
-	doc, rt, target, err := w.sweepSetup(group)
+func (w *engine) slowMethod(ms int, group string) error {
+	doc, rt, target, err := rpccall.Setup(w.Scenario, group)
 	if err != nil {
 		return err
 	}
@@ -104,8 +115,8 @@ func (w *world) slowMethod(ms int, group string) error {
 		if len(cases) == 0 {
 			continue
 		}
-		c := cancelRPC{method: m.Name, params: sweepParams(doc, m, cases[0]), target: target}
-		r, err := w.call("rpc", c.args())
+		c := cancelRPC{method: m.Name, params: rpccall.Params(doc, m, cases[0]), target: target}
+		r, err := w.Call("rpc", c.args())
 		if err != nil {
 			return err
 		}
@@ -113,7 +124,7 @@ func (w *world) slowMethod(ms int, group string) error {
 		case driver.OK:
 			rt.SetAnswerDelay(m.Name, time.Duration(ms)*time.Millisecond)
 			w.cancelRPC = &c
-			w.observe("cancelled generated method", fmt.Sprintf("%s (before it, the generated layer lacks %d methods, %d failed)", m.Name, len(lacking), len(failed)))
+			w.Observe("cancelled generated method", fmt.Sprintf("%s (before it, the generated layer lacks %d methods, %d failed)", m.Name, len(lacking), len(failed)))
 			return nil
 		case driver.Unsupported:
 			lacking = append(lacking, m.Name)
@@ -134,31 +145,31 @@ func (c cancelRPC) args() map[string]any {
 }
 
 // createCancelled is the When step: createSession with cancelAfterMs, its outcome kept as seen.
-func (w *world) createCancelled(ms int) error {
-	c, err := w.client()
+func (w *engine) createCancelled(ms int) error {
+	c, err := w.Client()
 	if err != nil {
 		return err
 	}
-	return w.cancelOpening("createSession", c, w.withHandlers(map[string]any{"tools": w.toolList()}), ms)
+	return w.cancelOpening("createSession", c, w.WithHandlers(map[string]any{"tools": w.ToolList()}), ms)
 }
 
 // resumeCancelled resumes the scenario's session from a new client with cancelAfterMs.
-func (w *world) resumeCancelled(ms int) error {
-	prev, err := w.current()
+func (w *engine) resumeCancelled(ms int) error {
+	prev, err := w.Current()
 	if err != nil {
 		return err
 	}
-	c, err := w.connect()
+	c, err := w.Connect()
 	if err != nil {
 		return err
 	}
-	return w.cancelOpening("resumeSession", c, map[string]any{"sessionId": prev.id, "tools": w.toolList()}, ms)
+	return w.cancelOpening("resumeSession", c, map[string]any{"sessionId": prev.ID, "tools": w.ToolList()}, ms)
 }
 
 // cancelOpening opens a session with cancelAfterMs under a new handle, kept only when the call
 // returned one.
-func (w *world) cancelOpening(cmd, client string, args map[string]any, ms int) error {
-	args["client"], args["session"] = client, fmt.Sprintf("s%d", len(w.sessions)+1)
+func (w *engine) cancelOpening(cmd, client string, args map[string]any, ms int) error {
+	args["client"], args["session"] = client, fmt.Sprintf("s%d", len(w.Sessions)+1)
 	r, err := w.cancelCall(cmd, cmd, args, ms)
 	if err != nil || r.Outcome != driver.OK {
 		return err
@@ -167,15 +178,15 @@ func (w *world) cancelOpening(cmd, client string, args map[string]any, ms int) e
 		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(r.Result, &res)
-	w.sessions = append(w.sessions, session{handle: args["session"].(string), id: res.SessionID, client: client})
+	w.Sessions = append(w.Sessions, scenario.Session{Handle: args["session"].(string), ID: res.SessionID, Client: client})
 	return nil
 }
 
 // sendCancelled sends a prompt on the current session with cancelAfterMs: send alone, or
 // send-and-wait.
-func (w *world) sendCancelled(wait bool) func(int) error {
+func (w *engine) sendCancelled(wait bool) func(int) error {
 	return func(ms int) error {
-		s, err := w.current()
+		s, err := w.Current()
 		if err != nil {
 			return err
 		}
@@ -183,13 +194,13 @@ func (w *world) sendCancelled(wait bool) func(int) error {
 		if wait {
 			call = "sendAndWait"
 		}
-		_, err = w.cancelCall(call, "send", map[string]any{"session": s.handle, "prompt": "cancelled", "wait": wait}, ms)
+		_, err = w.cancelCall(call, "send", map[string]any{"session": s.Handle, "prompt": "cancelled", "wait": wait}, ms)
 		return err
 	}
 }
 
 // rpcCancelled calls the withheld generated method (slowMethod) with cancelAfterMs.
-func (w *world) rpcCancelled(ms int) error {
+func (w *engine) rpcCancelled(ms int) error {
 	if w.cancelRPC == nil {
 		return fmt.Errorf("no generated method was withheld in this scenario")
 	}
@@ -199,36 +210,36 @@ func (w *world) rpcCancelled(ms int) error {
 
 // cancelCall sends cmd with cancelAfterMs, timing it from the harness's side, and keeps what it
 // ended with for the Then steps; an unsupported answer is the scenario's (its capability).
-func (w *world) cancelCall(call, cmd string, args map[string]any, ms int) (*driver.Response, error) {
+func (w *engine) cancelCall(call, cmd string, args map[string]any, ms int) (*driver.Response, error) {
 	args["cancelAfterMs"] = ms
-	if err := w.lacking(cmd, args); err != nil {
+	if err := w.Lacking(cmd, args); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	r, err := w.call(cmd, args)
+	r, err := w.Call(cmd, args)
 	if err != nil {
 		return nil, err
 	}
 	got := &cancelled{call: call, after: time.Duration(ms) * time.Millisecond, took: time.Since(start), outcome: r.Outcome}
 	switch r.Outcome {
 	case driver.Unsupported:
-		return r, w.unsupported(cmd, args, r)
+		return r, w.Unsupported(cmd, args, r)
 	case driver.Error:
 		if r.Error != nil {
 			got.errType, got.message, got.flagged = r.Error.Type, r.Error.Message, r.Error.Cancelled
 		}
 	}
 	w.cancel = got
-	w.observe("cancelled "+call, fmt.Sprintf("%s after %d ms (cancelled at %d ms)", r.Outcome, got.took.Milliseconds(), ms))
+	w.Observe("cancelled "+call, fmt.Sprintf("%s after %d ms (cancelled at %d ms)", r.Outcome, got.took.Milliseconds(), ms))
 	return r, nil
 }
 
 // cancelledWithin checks the bound and the error.
-func (w *world) cancelledWithin(ms int) error {
+func (w *engine) cancelledWithin(ms int) error {
 	if w.cancel == nil {
 		return fmt.Errorf("no call was cancelled in this scenario")
 	}
-	w.check(w.cancel.call+" cancelled after "+w.cancel.after.String(), "")
+	w.Check(w.cancel.call+" cancelled after "+w.cancel.after.String(), "")
 	return judgeCancelled(*w.cancel, time.Duration(ms)*time.Millisecond)
 }
 
@@ -248,41 +259,41 @@ func judgeCancelled(c cancelled, bound time.Duration) error {
 
 // createdAfterCancel opens another session on the same client: the connection still serves, and
 // the withheld answer to the cancelled call, arriving meanwhile, did no harm.
-func (w *world) createdAfterCancel() error {
-	return w.create()
+func (w *engine) createdAfterCancel() error {
+	return w.Create()
 }
 
 // resumedAfterCancel resumes the session again on the client whose resume was cancelled, the
 // late answer to that one arriving meanwhile.
-func (w *world) resumedAfterCancel() error {
-	if len(w.sessions) == 0 || len(w.clients) == 0 {
+func (w *engine) resumedAfterCancel() error {
+	if len(w.Sessions) == 0 || len(w.Clients) == 0 {
 		return fmt.Errorf("no session to resume in this scenario")
 	}
-	prev := w.sessions[0]
-	return w.open("resumeSession", w.clients[len(w.clients)-1], map[string]any{"sessionId": prev.id, "tools": w.toolList()})
+	prev := w.Sessions[0]
+	return w.Open("resumeSession", w.Clients[len(w.Clients)-1], map[string]any{"sessionId": prev.ID, "tools": w.ToolList()})
 }
 
 // answeredAfterCancel sends the next prompt on the session and waits for its reply: the late
 // answer (or the late end of the turn) of the cancelled one arrives meanwhile.
-func (w *world) answeredAfterCancel() error {
-	if err := w.sendAndWait("next"); err != nil {
+func (w *engine) answeredAfterCancel() error {
+	if err := w.SendAndWait("next"); err != nil {
 		return err
 	}
 	var r struct {
 		Content *string `json:"content"`
 	}
-	if json.Unmarshal(w.reply, &r) != nil || r.Content == nil {
-		return fmt.Errorf("the prompt sent after the cancelled call returned no reply (result %s)", w.reply)
+	if json.Unmarshal(w.Reply, &r) != nil || r.Content == nil {
+		return fmt.Errorf("the prompt sent after the cancelled call returned no reply (result %s)", w.Reply)
 	}
 	return nil
 }
 
 // calledAfterCancel calls the withheld method again, uncancelled: it waits out the delay, the
 // late answer to the cancelled call arriving meanwhile.
-func (w *world) calledAfterCancel() error {
+func (w *engine) calledAfterCancel() error {
 	if w.cancelRPC == nil {
 		return fmt.Errorf("no generated method was withheld in this scenario")
 	}
-	_, err := w.do("rpc", w.cancelRPC.args())
+	_, err := w.Do("rpc", w.cancelRPC.args())
 	return err
 }

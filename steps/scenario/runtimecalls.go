@@ -1,0 +1,158 @@
+package scenario
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+)
+
+// What the sweeps that play runtime-to-SDK calls share (the handler sweep, the model-request
+// exchanges, the reached-handler sweep): the schema and a scriptable runtime to start, what a
+// failed call ends, and the calls read back from the transcript with the SDK's answers.
+
+// RuntimeCall is one request or notification the runtime sent the SDK, in the transcript, with
+// the SDK's answer paired by JSON-RPC id.
+type RuntimeCall struct {
+	Seq    int
+	Method string
+	Params json.RawMessage
+	Answer map[string]any // the SDK's response frame (nil for a notification or no answer)
+}
+
+// RuntimeCalls are the runtime's calls of the methods keep takes, in transcript order, each with
+// the SDK's first response of its id. A frame whose params do not decode into P is left out, as
+// is its answer.
+func RuntimeCalls[P any](entries []transcript.Entry, keep func(method string) bool) []*RuntimeCall {
+	var calls []*RuntimeCall
+	byID := map[string]*RuntimeCall{}
+	for _, e := range entries {
+		var f struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if len(e.Frame) == 0 || json.Unmarshal(e.Frame, &f) != nil {
+			continue
+		}
+		if len(f.Params) > 0 {
+			var p P
+			if json.Unmarshal(f.Params, &p) != nil {
+				continue
+			}
+		}
+		switch {
+		case e.Dir == transcript.RuntimeToSDK && f.Method != "" && keep(f.Method):
+			c := &RuntimeCall{Seq: e.Seq, Method: f.Method, Params: f.Params}
+			calls = append(calls, c)
+			if len(f.ID) > 0 {
+				byID[string(f.ID)] = c
+			}
+		case e.Dir == transcript.SDKToRuntime && f.Method == "" && len(f.ID) > 0:
+			if c := byID[string(f.ID)]; c != nil && c.Answer == nil {
+				_ = json.Unmarshal(e.Frame, &c.Answer)
+			}
+		}
+	}
+	return calls
+}
+
+// DecodedParams are a call's params decoded into P (runtimeCalls kept only those that decode).
+func DecodedParams[P any](c *RuntimeCall) P {
+	var p P
+	_ = json.Unmarshal(c.Params, &p)
+	return p
+}
+
+// ScriptedSweep is what a sweep of runtime-to-SDK calls starts from: the runtime's schema and a
+// runtime that can be scripted to send requests; why is the sweep's reason a runtime that only
+// asks of its own accord (the real one) cannot play it.
+func (s *Scenario) ScriptedSweep(why string) (*schemagen.Doc, *standin.Server, error) {
+	doc, err := s.Schemas()
+	if err != nil {
+		return nil, nil, err
+	}
+	rt, err := s.ScriptedOnly(why)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, rt, nil
+}
+
+// CallFailed notes a runtime call that failed with err (what names the call) and returns what
+// ends the sweep: the lost connection or an unresponsive driver; nil when the sweep goes on.
+func (s *Scenario) CallFailed(err error, what string) error {
+	s.Rec.Notef("", "%s: %v", what, err)
+	if errors.Is(err, standin.ErrClosed) {
+		return s.ConnectionLost(err)
+	}
+	return s.Responsive(err)
+}
+
+// DriverEvent is a driver-to-harness event line of the transcript: its name and args.
+func DriverEvent(e transcript.Entry) (string, map[string]any, bool) {
+	if e.Dir != transcript.DriverToHarness || len(e.Frame) == 0 {
+		return "", nil, false
+	}
+	var ev struct {
+		Event string         `json:"event"`
+		Args  map[string]any `json:"args"`
+	}
+	if json.Unmarshal(e.Frame, &ev) != nil || ev.Event == "" {
+		return "", nil, false
+	}
+	return ev.Event, ev.Args, true
+}
+
+// CreateParams are the params of the SDK's last session.create or session.resume request.
+func (s *Scenario) CreateParams() map[string]any {
+	var out map[string]any
+	for _, method := range []string{"session.create", "session.resume"} {
+		if reqs := transcript.Requests(s.Entries(), method); len(reqs) > 0 {
+			_ = json.Unmarshal(reqs[len(reqs)-1].Params, &out)
+		}
+	}
+	return out
+}
+
+// AsTheRuntimeSends is a generated case as the runtime sends it: a clientSession method, or one
+// whose params carry a sessionId, names the session; a key whose value only the SDK knows, which
+// the SDK announced in its session.create request under a name made of the method's namespace
+// and the key (the registrationId of gitHubToken.getToken, announced as
+// gitHubTokenProviderRegistrationId), takes the SDK's value, as the real runtime refers back to it.
+func (s *Scenario) AsTheRuntimeSends(m schemagen.Method, p map[string]any, sessionID string, created map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range p {
+		out[k] = v
+	}
+	if _, has := out["sessionId"]; has || m.Group == "clientSession" {
+		out["sessionId"] = sessionID
+	}
+	for k, ck := range s.SDKAnnounced(m.Name, out, created) {
+		out[k] = created[ck]
+		s.Rec.Notef("", "%s %s: the value the SDK announced as %s in its session request", m.Name, k, ck)
+	}
+	return out
+}
+
+// SDKAnnounced maps each key of params whose value the SDK announced in its session request
+// (params key -> that request's key; see AsTheRuntimeSends).
+func (s *Scenario) SDKAnnounced(method string, params, created map[string]any) map[string]string {
+	out := map[string]string{}
+	ns := method[:max(strings.LastIndex(method, "."), 0)]
+	for k := range params {
+		if k == "sessionId" || k == "" || ns == "" {
+			continue
+		}
+		suffix := strings.ToUpper(k[:1]) + k[1:]
+		for ck, cv := range created {
+			if _, ok := cv.(string); ok && strings.HasPrefix(ck, ns) && strings.HasSuffix(ck, suffix) {
+				out[k] = ck
+			}
+		}
+	}
+	return out
+}
