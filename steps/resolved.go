@@ -41,6 +41,8 @@ func (w *world) registerResolved(sc scenario.Binder) {
 	sc.Step(`^the SDK answered each request event sent twice with one requestId once, and the application's handler ran once$`, w.repeatedAnsweredOnce)
 	sc.Step(`^the SDK did not answer a request the runtime resolved while the application's handler ran$`, w.resolvedNotAnswered)
 	sc.Step(`^no request named a requestId the SDK never saw, and a tool call after them was answered$`, w.unseenHarmless)
+	scenario.Needing(sc, scenario.Needs("handler.hold", "handler.cancel.tool")).Step(`^the runtime resolves a tool call while the application's handler runs$`, w.resolveToolWhileHeld)
+	sc.Step(`^the application's tool handler was told within (\d+) ms that the runtime resolved its call$`, w.toolHandlerTold)
 }
 
 // resolveSettle is how long the SDK is given to (wrongly) answer after the runtime's last move:
@@ -279,22 +281,7 @@ func (w *world) resolveEachKind() error {
 	p := &resolvedPhases{}
 	w.resolved = p
 	w.Expect(len(kinds))
-	// emit sends one event; await, when not empty, is the requestId of a request the runtime
-	// awaits as the real one does: the first answer is accepted, a second refused.
-	emit := func(ev map[string]any, what, await string) error {
-		if await != "" {
-			if err := rt.Await(s.ID, await); err != nil {
-				return err
-			}
-		}
-		if err := rt.Emit(s.ID, ev); err != nil {
-			if errors.Is(err, standin.ErrClosed) {
-				return w.ConnectionLost(err)
-			}
-			return fmt.Errorf("the runtime could not send %s: %w", what, err)
-		}
-		return nil
-	}
+	emit := w.resolvedEmitter(rt, s)
 	// A request is the case of the event whose requestId it names (caseSends).
 	// Each kind sent once, all at once: which of them the SDK answers.
 	probeStart := len(w.Rec.Entries())
@@ -396,7 +383,7 @@ func (w *world) resolveEachKind() error {
 		if k.request.Type != "external_tool.requested" {
 			continue
 		}
-		c, err := w.resolveWhileHeld(doc, s, k, tool, emit)
+		c, err := w.resolveWhileHeld(doc, s, k, tool, emit, false)
 		if err != nil {
 			return err
 		}
@@ -435,9 +422,31 @@ func (w *world) resolveEachKind() error {
 	return w.RoundTrip()
 }
 
+// resolvedEmitter sends one event of the session; await, when not empty, is the requestId of a
+// request the runtime awaits as the real one does: the first answer is accepted, a second
+// refused.
+func (w *world) resolvedEmitter(rt *standin.Server, s scenario.Session) func(ev map[string]any, what, await string) error {
+	return func(ev map[string]any, what, await string) error {
+		if await != "" {
+			if err := rt.Await(s.ID, await); err != nil {
+				return err
+			}
+		}
+		if err := rt.Emit(s.ID, ev); err != nil {
+			if errors.Is(err, standin.ErrClosed) {
+				return w.ConnectionLost(err)
+			}
+			return fmt.Errorf("the runtime could not send %s: %w", what, err)
+		}
+		return nil
+	}
+}
+
 // resolveWhileHeld holds the tool's handler, sends the request, waits until the handler is
 // reached, sends the resolving event, releases the handler and waits for anything that follows.
-func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error) (resolvedCase, error) {
+// With told, the release waits (enterWait at most) until the handler reported that it was told
+// (tool.cancelled): released first, a handler that watches its way stops watching.
+func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error, told bool) (resolvedCase, error) {
 	c := resolvedCase{kind: k, requestID: "resolved-" + k.request.Type}
 	gate := holdArgs(s, pendingKind{tool: tool})
 	if _, err := w.Do("hold", gate); err != nil {
@@ -465,6 +474,9 @@ func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resol
 		// SDK's connection): it goes once the SDK has read the event, which the application's
 		// event callback shows.
 		w.delivered(k.resolve.Type, c.requestID, c.resolved)
+		if told {
+			w.toldReported(tool, c.resolved)
+		}
 	}
 	if _, rerr := w.Do("release", gate); err == nil {
 		err = rerr
@@ -599,4 +611,136 @@ func (w *world) resolvedRun() (*resolvedPhases, error) {
 		return nil, fmt.Errorf("no request events were sent in this scenario")
 	}
 	return w.resolved, nil
+}
+
+// resolveToolWhileHeld is the When step of the told class: the session's first tool's call,
+// resolved while its handler is held (resolveWhileHeld), the release held back until the
+// handler reported it was told or enterWait passed.
+func (w *world) resolveToolWhileHeld() error {
+	rt, err := w.ScriptedOnly("the scenario has the runtime resolve a tool call on demand; the real runtime does so only when its model's step makes it")
+	if err != nil {
+		return err
+	}
+	doc, err := w.Schemas()
+	if err != nil {
+		return err
+	}
+	s, err := w.Current()
+	if err != nil {
+		return err
+	}
+	tool := ""
+	for _, t := range w.Tools {
+		if tool, _ = t["name"].(string); tool != "" {
+			break
+		}
+	}
+	if tool == "" {
+		return fmt.Errorf("the scenario needs a tool of the session (its call is the request resolved)")
+	}
+	var kind *resolvingKind
+	for _, k := range resolvingKinds(doc) {
+		if k.request.Type == "external_tool.requested" {
+			kind = &k
+			break
+		}
+	}
+	if kind == nil {
+		return fmt.Errorf("the runtime's events schema resolves no external_tool.requested (no NAME.completed of its family carrying requestId)")
+	}
+	release, err := w.HoldDriverLines()
+	if err != nil {
+		return err
+	}
+	defer release()
+	p := &resolvedPhases{answered: []resolvingKind{*kind}}
+	w.resolved = p
+	c, err := w.resolveWhileHeld(doc, s, *kind, tool, w.resolvedEmitter(rt, s), true)
+	p.whileHeld = append(p.whileHeld, c)
+	if err != nil {
+		return err
+	}
+	return w.RoundTrip()
+}
+
+// toolCancelled is the driver's report that a tool's held handler was told its call was
+// resolved (drivers/PROTOCOL.md "Holding a handler").
+const toolCancelled = "tool.cancelled"
+
+// toldReported waits until the driver reported tool.cancelled for tool after seq since,
+// enterWait at most.
+func (w *world) toldReported(tool string, since int) {
+	deadline := time.Now().Add(enterWait)
+	for time.Now().Before(deadline) && w.Gone() == nil {
+		for _, e := range w.Entries() {
+			if ev, args, ok := scenario.DriverEvent(e); ok && e.Seq > since && ev == toolCancelled && args["tool"] == tool {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// toolHandlerTold is the Then step of the told class: where the SDK's tool handler API has a way
+// to learn that the runtime resolved its call (capability handler.cancel.tool), the held handler
+// was told within the bound after the resolving event.
+func (w *world) toolHandlerTold(ms int) error {
+	p, err := w.resolvedRun()
+	if err != nil {
+		return err
+	}
+	has, note := w.T.Capability("handler.cancel.tool")
+	return judgeTold(has, note, w.T.SDK(), w.Entries(), p.whileHeld, time.Duration(ms)*time.Millisecond, w.Check)
+}
+
+// judgeTold judges each case resolved while its tool handler was held: the driver's
+// tool.cancelled report must follow the resolving event within bound (the transcript's clock).
+// An SDK whose tool handler has no way to be told (has false) is unsupported, never passed.
+func judgeTold(has bool, note, sdk string, entries []transcript.Entry, cases []resolvedCase, bound time.Duration, check func(string, string)) error {
+	if !has {
+		return &ErrUnsupported{Capability: "handler.cancel.tool", Reason: fmt.Sprintf("%s's tool handler has no way to learn that the runtime resolved its call: %s", sdk, note)}
+	}
+	if len(cases) == 0 {
+		return fmt.Errorf("no tool call was resolved while its handler ran")
+	}
+	fails := map[string][]string{}
+	for _, c := range cases {
+		k := c.kind.request.Type
+		check(k+" resolved while its handler runs: the handler told", "")
+		if c.resolved == 0 {
+			fails[k] = append(fails[k], fmt.Sprintf("requestId %s (%s): the resolving %s was never sent", c.requestID, sdk, c.kind.resolve.Type))
+			continue
+		}
+		var at *transcript.Entry
+		for i, e := range entries {
+			if e.Seq > c.resolved && (c.end == 0 || e.Seq <= c.end) && e.Dir == transcript.RuntimeToSDK {
+				if f := frameHeads(entries[i : i+1]); len(f) == 1 && f[0].event == c.kind.resolve.Type && f[0].requestID == c.requestID {
+					at = &entries[i]
+					break
+				}
+			}
+		}
+		if at == nil {
+			fails[k] = append(fails[k], fmt.Sprintf("requestId %s (%s): the resolving %s is not in the transcript", c.requestID, sdk, c.kind.resolve.Type))
+			continue
+		}
+		var told *transcript.Entry
+		for i, e := range entries {
+			if ev, _, ok := scenario.DriverEvent(e); ok && ev == toolCancelled && e.Seq > c.start && (c.end == 0 || e.Seq <= c.end) {
+				told = &entries[i]
+				break
+			}
+		}
+		switch {
+		case told == nil:
+			fails[k] = append(fails[k], fmt.Sprintf("requestId %s (%s): the application's tool handler was never told after %s (#%d), its way declared: %s", c.requestID, sdk, c.kind.resolve.Type, at.Seq, note))
+		case told.Seq < at.Seq:
+			fails[k] = append(fails[k], fmt.Sprintf("requestId %s (%s): the application's tool handler was told (#%d) before the runtime resolved the call (#%d)", c.requestID, sdk, told.Seq, at.Seq))
+		default:
+			if after := time.Duration((told.TMS - at.TMS) * float64(time.Millisecond)); after > bound {
+				fails[k] = append(fails[k], fmt.Sprintf("requestId %s (%s): the application's tool handler was told %d ms after %s (#%d, told #%d), %d ms at most", c.requestID, sdk, after.Milliseconds(), c.kind.resolve.Type, at.Seq, told.Seq, bound.Milliseconds()))
+			}
+		}
+	}
+	return jsondiff.GroupedError(fails, "tool calls the runtime resolved were not told to the application's handler in time", "kinds")
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -161,6 +162,49 @@ func TestJudgeUnseen(t *testing.T) {
 			entries := tx(tt.lines...)
 			p := &resolvedPhases{unseen: []resolvedCase{{kind: toolKind, requestID: "u", start: 0, end: len(entries)}}, followUp: "held-1", followErr: tt.followErr}
 			assert.Equal(t, tt.want, judgeUnseen(entries, p, func(string, string) {}))
+		})
+	}
+}
+
+// The told class: where the SDK declares a way (handler.cancel.tool), the handler's
+// tool.cancelled report must follow the resolving event within the bound, by the transcript's
+// clock; without a way the check is unsupported, never passed.
+func TestJudgeTold(t *testing.T) {
+	held := []string{"rt external_tool.requested r", "app tool.invoked"} // resolved after entry 2
+	tests := []struct {
+		name  string
+		has   bool
+		after []string
+		ms    []float64 // the t_ms of the entries after held
+		want  string    // the error; "" none
+		unsup bool
+	}{
+		{name: "told in time", has: true, after: []string{"rt external_tool.completed r", "app tool.cancelled"}, ms: []float64{100, 130}},
+		{name: "not told", has: true, after: []string{"rt external_tool.completed r", "app session.event"}, ms: []float64{100, 130},
+			want: "requestId r (sdk): the application's tool handler was never told after external_tool.completed (#3), its way declared: ToolInvocation.signal"},
+		{name: "told late", has: true, after: []string{"rt external_tool.completed r", "app tool.cancelled"}, ms: []float64{100, 1600},
+			want: "requestId r (sdk): the application's tool handler was told 1500 ms after external_tool.completed (#3, told #4), 1000 ms at most"},
+		{name: "told before the runtime resolved it", has: true, after: []string{"app tool.cancelled", "rt external_tool.completed r"}, ms: []float64{100, 130},
+			want: "requestId r (sdk): the application's tool handler was told (#3) before the runtime resolved the call (#4)"},
+		{name: "no way declared", has: false, after: []string{"rt external_tool.completed r"}, ms: []float64{100},
+			want: "sdk's tool handler has no way to learn that the runtime resolved its call: ToolInvocation.signal", unsup: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			entries := tx(append(held, tt.after...)...)
+			for i, ms := range tt.ms {
+				entries[len(held)+i].TMS = ms
+			}
+			c := resolvedCase{kind: toolKind, requestID: "r", start: 0, resolved: 2, end: len(entries)}
+			err := judgeTold(tt.has, "ToolInvocation.signal", "sdk", entries, []resolvedCase{c}, time.Second, func(string, string) {})
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			var unsup *ErrUnsupported
+			assert.Equal(t, tt.unsup, errors.As(err, &unsup))
 		})
 	}
 }

@@ -49,11 +49,16 @@ internal static class Holds
         return Task.FromResult(new JsonObject());
     }
 
-    /// <summary>Completes once no gate is armed for the handle and kind (at once when none is).</summary>
-    public static async Task HeldAsync(string handle, string kind)
+    /// <summary>Completes once no gate is armed for the handle and kind (at once when none is).
+    /// <paramref name="told"/> runs the moment <paramref name="cancellation"/> (the token the SDK
+    /// hands the tool function) is cancelled while the handler waits, which is how the SDK tells it
+    /// that the runtime resolved its call; the handler goes on waiting for its release, so that the
+    /// SDK's dropping of the late answer is judged too.</summary>
+    public static async Task HeldAsync(string handle, string kind, CancellationToken cancellation = default, Action? told = null)
     {
         if (Gates.TryGetValue($"{handle}\0{kind}", out TaskCompletionSource? gate))
         {
+            using CancellationTokenRegistration watch = told is null ? default : cancellation.Register(told);
             await Task.WhenAny(gate.Task, Task.Delay(GiveUp)).ConfigureAwait(false);
         }
     }
@@ -77,4 +82,10 @@ internal static class Holds
         Task returned = ReturnedGate(session, tool).Task;
         return await Task.WhenAny(returned, Task.Delay(WaitGiveUp)).ConfigureAwait(false) == returned;
     }
+
+    /// <summary>Whether the SDK's tool function receives a CancellationToken (AIFunction.InvokeAsync
+    /// takes one): the way a tool handler learns that its call was resolved (capability
+    /// handler.cancel.tool).</summary>
+    public static bool ToolCancelWay() => typeof(Microsoft.Extensions.AI.AIFunction).GetMethods()
+        .Any(m => m.Name == "InvokeAsync" && m.GetParameters().Any(p => p.ParameterType == typeof(CancellationToken)));
 }

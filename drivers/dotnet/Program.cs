@@ -240,6 +240,7 @@ internal static class Program
             ["tool.handler.waitFor"] = true, // Holds.ReturnedAsync / MarkReturned
             ["rpc.requestHandler"] = true, // Requests.cs: a CopilotRequestHandler subclass
             ["surface.callbacks"] = true, // ByName.BuildObject: a required delegate left unset gets Surface.DoNothing
+            ["handler.cancel.tool"] = Holds.ToolCancelWay(), // BuildTool's Held: the function's CancellationToken
             // Cancel.cs: each of these calls takes a CancellationToken
             ["call.cancel.createSession"] = true,
             ["call.cancel.resumeSession"] = true,
@@ -250,6 +251,9 @@ internal static class Program
         };
         var notes = new JsonObject
         {
+            ["handler.cancel.tool"] = Holds.ToolCancelWay()
+                ? "AIFunction.InvokeAsync's CancellationToken, bound to the tool function's CancellationToken parameter: cancelled when the SDK gives the call up"
+                : $"{PackageId} {version}: AIFunction.InvokeAsync takes no CancellationToken: a tool handler cannot learn that the runtime resolved its call",
             ["tool.isTerminal.explicitFalse"] =
                 $"{PackageId} {version}: CopilotToolOptions.IsTerminal is a plain bool and the SDK sends isTerminal only " +
                 "when it is true; false and unset both omit the key (same for OverridesBuiltInTool and SkipPermission)",
@@ -314,6 +318,7 @@ internal static class Program
             ["connect.option.clientInfo"] = "GitHub.Copilot.CopilotClientOptions.ClientInfo",
             ["connect.option.gitHubTelemetry"] = "GitHub.Copilot.CopilotClientOptions.OnGitHubTelemetry",
             ["rpc.generated"] = "GitHub.Copilot.CopilotSession.Rpc",
+            ["handler.cancel.tool"] = "Microsoft.Extensions.AI.AIFunction.InvokeAsync",
         };
         SessionOptions.Symbols(symbols);
         var missing = new JsonObject();
@@ -683,6 +688,19 @@ internal static class Program
         // waitFor: the handler first waits for the other tool's handler to return (false: gave up).
         Task<bool> WaitedAsync() => waitFor is null ? Task.FromResult(true) : Holds.ReturnedAsync(state.Handle, waitFor);
 
+        // A held handler watches the token the SDK hands it and reports when it is cancelled.
+        Task Held(CancellationToken cancellationToken)
+        {
+            long reached = Environment.TickCount64;
+            return Holds.HeldAsync(state.Handle, $"tool {name}", cancellationToken, () => Emit("tool.cancelled", new JsonObject
+            {
+                ["session"] = state.Handle,
+                ["tool"] = name,
+                ["way"] = "AIFunction.InvokeAsync's CancellationToken cancelled",
+                ["afterMs"] = Environment.TickCount64 - reached,
+            }));
+        }
+
         Func<ToolInvocation, CancellationToken, Task<string>> run = async (invocation, cancellationToken) =>
         {
             if (!await WaitedAsync().ConfigureAwait(false))
@@ -690,7 +708,7 @@ internal static class Program
                 return gaveUp;
             }
             Announce(invocation);
-            await Holds.HeldAsync(state.Handle, $"tool {name}").ConfigureAwait(false);
+            await Held(cancellationToken).ConfigureAwait(false);
 
             switch (action)
             {
@@ -725,7 +743,7 @@ internal static class Program
         // ToolResultAIContent. The method's return type is what the SDK sees, as in an application.
         Delegate method = action switch
         {
-            "returnValue" => (Func<ToolInvocation, CancellationToken, Task<Ticket>>)(async (invocation, _) =>
+            "returnValue" => (Func<ToolInvocation, CancellationToken, Task<Ticket>>)(async (invocation, cancellationToken) =>
             {
                 // The method returns a Ticket, which cannot say "gave up": the give-up is thrown instead.
                 if (!await WaitedAsync().ConfigureAwait(false))
@@ -733,17 +751,17 @@ internal static class Program
                     throw new TimeoutException(gaveUp);
                 }
                 Announce(invocation);
-                await Holds.HeldAsync(state.Handle, $"tool {name}").ConfigureAwait(false);
+                await Held(cancellationToken).ConfigureAwait(false);
                 return ticket!;
             }),
-            "returnResult" => (Func<ToolInvocation, CancellationToken, Task<ToolResultAIContent>>)(async (invocation, _) =>
+            "returnResult" => (Func<ToolInvocation, CancellationToken, Task<ToolResultAIContent>>)(async (invocation, cancellationToken) =>
             {
                 if (!await WaitedAsync().ConfigureAwait(false))
                 {
                     return new ToolResultAIContent(new ToolResultObject { TextResultForLlm = gaveUp });
                 }
                 Announce(invocation);
-                await Holds.HeldAsync(state.Handle, $"tool {name}").ConfigureAwait(false);
+                await Held(cancellationToken).ConfigureAwait(false);
                 return new ToolResultAIContent(resultObject!);
             }),
             _ => run,

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"reflect"
 	"sync"
 	"time"
+
+	copilot "github.com/github/copilot-sdk/go"
 )
 
 // Held handlers (PROTOCOL.md "Holding a handler"): hold arms a gate per (handle, kind), a kind
@@ -70,15 +74,54 @@ func release(raw json.RawMessage) (any, error) {
 }
 
 // awaitHeld waits while a gate is armed for the handle and kind (not at all when none is).
-func awaitHeld(handle, kind string) {
+func awaitHeld(handle, kind string) { awaitHeldTold(handle, kind, nil, nil) }
+
+// awaitHeldTold is awaitHeld for a handler the SDK can tell that its call was resolved (done
+// closes): told runs the moment it is, and the handler goes on waiting for its release, so
+// that the SDK's dropping of the late answer is judged too.
+func awaitHeldTold(handle, kind string, done <-chan struct{}, told func()) {
 	gates.Lock()
 	ch := gates.m[handle+"\x00"+kind]
 	gates.Unlock()
 	if ch == nil {
 		return
 	}
-	select {
-	case <-ch:
-	case <-time.After(holdGiveUp):
+	giveUp := time.After(holdGiveUp)
+	for {
+		select {
+		case <-ch:
+			return
+		case <-giveUp:
+			return
+		case <-done:
+			told()
+			done = nil
+		}
 	}
+}
+
+// toolCancelWay is the field of copilot.ToolInvocation through which the SDK tells a tool
+// handler that its call was resolved: the first of type context.Context, read by reflection
+// (PROTOCOL.md "Holding a handler", capability handler.cancel.tool); "" when it has none.
+var toolCancelWay = func() string {
+	t := reflect.TypeOf(copilot.ToolInvocation{})
+	ctx := reflect.TypeOf((*context.Context)(nil)).Elem()
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.IsExported() && f.Type == ctx {
+			return f.Name
+		}
+	}
+	return ""
+}()
+
+// toolCancelled is the channel that closes when the SDK tells the tool handler its call was
+// resolved (nil when the invocation carries no context).
+func toolCancelled(inv copilot.ToolInvocation) <-chan struct{} {
+	if toolCancelWay == "" {
+		return nil
+	}
+	if ctx, _ := reflect.ValueOf(inv).FieldByName(toolCancelWay).Interface().(context.Context); ctx != nil {
+		return ctx.Done()
+	}
+	return nil
 }

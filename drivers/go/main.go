@@ -219,13 +219,14 @@ func (d *driver) hello() (map[string]any, error) {
 		"tool.result.telemetry":         true,
 		"tool.result.binary.metadata":   hasField(reflect.TypeOf(copilot.ToolBinaryResult{}), "Metadata"),
 		"tool.handler.waitFor":          true,
-		"handler.hold":                  true,  // holds.go
-		"call.cancel.createSession":     true,  // cancel.go: every call below takes the context
-		"call.cancel.resumeSession":     true,  // Client.ResumeSession(ctx, …)
-		"call.cancel.send":              true,  // Session.Send(ctx, …)
-		"call.cancel.sendAndWait":       true,  // Session.SendAndWait(ctx, …)
-		"call.cancel.rpc":               true,  // every generated wrapper's first parameter (rpc.go wrappers)
-		"error.rpc.code":                false, // noRPCCode
+		"handler.hold":                  true,                // holds.go
+		"handler.cancel.tool":           toolCancelWay != "", // holds.go: ToolInvocation's context
+		"call.cancel.createSession":     true,                // cancel.go: every call below takes the context
+		"call.cancel.resumeSession":     true,                // Client.ResumeSession(ctx, …)
+		"call.cancel.send":              true,                // Session.Send(ctx, …)
+		"call.cancel.sendAndWait":       true,                // Session.SendAndWait(ctx, …)
+		"call.cancel.rpc":               true,                // every generated wrapper's first parameter (rpc.go wrappers)
+		"error.rpc.code":                false,               // noRPCCode
 		"handler.permission":            true,
 		"surface":                       true,
 		"surface.handlers":              true,
@@ -248,6 +249,10 @@ func (d *driver) hello() (map[string]any, error) {
 		"transport.tcp":             "copilot.ClientOptions{Connection: copilot.URIConnection{URL: address}}",
 		"transport.stdio":           "copilot.ClientOptions{Connection: copilot.StdioConnection{Path: cliPath, Env: ...}}",
 		"error.rpc.code":            noRPCCode,
+		"handler.cancel.tool":       "copilot.ToolInvocation has no context.Context field: a tool handler cannot learn that the runtime resolved its call",
+	}
+	if toolCancelWay != "" {
+		notes["handler.cancel.tool"] = "copilot.ToolInvocation." + toolCancelWay + " (context.Context): done when the runtime resolves the call (external_tool.completed) or the session ends"
 	}
 	toolCapabilities(version, caps, notes)
 	connectCapabilities(caps)
@@ -292,6 +297,7 @@ func missingSymbols(caps map[string]bool) map[string]string {
 		"tool.result.binary.metadata":    "copilot.ToolBinaryResult.Metadata",
 		"connect.option.connectionToken": "copilot.URIConnection.ConnectionToken",
 		"rpc.requestHandler":             "copilot.CopilotRequestHandler",
+		"handler.cancel.tool":            "copilot.ToolInvocation.TraceContext",
 		// Not the SDK's absence: what the driver does not do.
 		"rpc.handlers":         handlersGap,
 		"handler.hooks":        "driver: no hooks.invoke handler without the runtime->SDK handlers (rpc.handlers)",
@@ -395,7 +401,12 @@ func (d *driver) handler(ref *sessionRef, spec toolSpec) copilot.ToolHandler {
 			args["label"] = *h.Label
 		}
 		event("tool.invoked", args)
-		awaitHeld(ref.handle, "tool "+spec.Name)
+		reached := time.Now()
+		awaitHeldTold(ref.handle, "tool "+spec.Name, toolCancelled(inv), func() {
+			event("tool.cancelled", map[string]any{"session": ref.handle, "tool": inv.ToolName,
+				"way":     "copilot.ToolInvocation." + toolCancelWay + " (context.Context) done",
+				"afterMs": time.Since(reached).Milliseconds()})
+		})
 
 		switch h.Action {
 		case "return":

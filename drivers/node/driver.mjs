@@ -120,6 +120,18 @@ function readTypes() {
   }
 }
 
+// The member of ToolInvocation through which the SDK tells a tool handler that its call was
+// resolved: the one dist/types.d.ts declares an AbortSignal ("" when none; PROTOCOL.md "Holding
+// a handler", capability handler.cancel.tool).
+let toolCancelWayRead;
+function toolCancelWay() {
+  if (toolCancelWayRead === undefined) {
+    const m = /export interface ToolInvocation\b[^{]*\{([\s\S]*?)\n\}/.exec(readTypes());
+    toolCancelWayRead = (m && /^\s{4}(\w+)\??:\s*AbortSignal\b/m.exec(m[1])?.[1]) || "";
+  }
+  return toolCancelWayRead;
+}
+
 // Options declared on the public Tool interface of the installed version (dist/types.d.ts).
 function declaredToolOptions() {
   try {
@@ -278,6 +290,7 @@ function capabilities() {
     "tool.result.telemetry": true,
     "tool.handler.waitFor": true,
     "handler.hold": true, // holds.mjs
+    "handler.cancel.tool": toolCancelWay() !== "", // makeHandler: ToolInvocation's AbortSignal
     // Only sendAndWait has a way to be bounded (its timeout argument); NO_SIGNAL names why the
     // other calls have none and missingSymbols the member whose absence makes it so.
     ...Object.fromEntries(Object.keys(NO_SIGNAL).map((c) => [c, false])),
@@ -334,6 +347,9 @@ function capabilities() {
   if (!rpcClearContext) {
     notes["session.clearContext"] = `${v} has no session.rpc.history.clearContext`;
   }
+  notes["handler.cancel.tool"] = toolCancelWay()
+    ? `ToolInvocation.${toolCancelWay()} (AbortSignal): aborted when the runtime completes the call or the session disconnects`
+    : `${v}: ToolInvocation declares no AbortSignal member: a tool handler cannot learn that the runtime resolved its call`;
   notes.events = "subscribed through SessionConfig.onEvent (session.on registered before session.create/resume)";
   return { caps, notes };
 }
@@ -360,6 +376,7 @@ function missingSymbols(caps) {
     "handler.hooks": "SessionConfigBase.hooks",
     "handler.hooks.inputs": "SessionHooks",
     "rpc.requestHandler": "CopilotRequestHandler",
+    "handler.cancel.tool": "ToolInvocation.signal",
     ...Object.fromEntries(Object.entries(NO_SIGNAL).map(([c, [sym]]) => [c, sym])),
   };
   const keys = declaredSessionKeys();
@@ -540,7 +557,7 @@ const WAIT_GIVE_UP_MS = 5000;
 function makeHandler(spec, sessionHandle, ref) {
   const h = spec.handler ?? {};
   const run = makeAction(spec, sessionHandle, ref);
-  return async (args) => {
+  return async (args, invocation) => {
     try {
       if (typeof h.waitFor === "string") {
         let timer;
@@ -550,7 +567,16 @@ function makeHandler(spec, sessionHandle, ref) {
         if (done) return `gave up waiting for the tool ${h.waitFor}`;
       }
       const out = await run(args);
-      await held(sessionHandle, `tool ${spec.name}`);
+      const way = toolCancelWay();
+      const reached = Date.now();
+      await held(sessionHandle, `tool ${spec.name}`, way ? invocation?.[way] : undefined, () =>
+        emit("tool.cancelled", {
+          session: sessionHandle,
+          tool: spec.name,
+          way: `ToolInvocation.${way} (AbortSignal) aborted`,
+          afterMs: Date.now() - reached,
+        }),
+      );
       return out;
     } finally {
       returnedGate(sessionHandle, spec.name).resolve();

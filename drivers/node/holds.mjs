@@ -27,11 +27,18 @@ export function release(args) {
   return {};
 }
 
-// held waits while a gate is armed for the handle and kind (at once when none is).
-export async function held(handle, kind) {
+// held waits while a gate is armed for the handle and kind (at once when none is). Given the
+// AbortSignal through which the SDK tells the handler its call was resolved, told runs the
+// moment it aborts, and the handler goes on waiting for its release, so that the SDK's dropping
+// of the late answer is judged too.
+export async function held(handle, kind, signal, told) {
   const gate = gates.get(`${handle}\u0000${kind}`);
   if (!gate) return;
+  const onAbort = () => told?.();
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener?.("abort", onAbort, { once: true });
   let timer;
   await Promise.race([gate.promise, new Promise((r) => (timer = setTimeout(r, HOLD_GIVE_UP_MS)))]);
   clearTimeout(timer);
+  signal?.removeEventListener?.("abort", onAbort);
 }

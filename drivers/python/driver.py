@@ -16,6 +16,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import traceback
 from importlib.metadata import PackageNotFoundError, version as dist_version
 from typing import Any, Callable
@@ -69,6 +70,9 @@ import surface as _surface  # noqa: E402  (beside this file: PROTOCOL.md "Surfac
 import handlers as _handlers  # noqa: E402  (beside this file: runtime-to-SDK handlers)
 import holds as _holds  # noqa: E402  (beside this file: held handlers)
 import byname  # noqa: E402  (beside this file: SDK values built by field name)
+
+# How the SDK tells a held tool handler that its call was resolved ("" when it cannot).
+TOOL_CANCEL_WAY = _holds.tool_cancel_way()
 
 try:
     from copilot import RuntimeConnection
@@ -223,6 +227,10 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["tool.result.telemetry"] = "tool_telemetry" in TOOL_RESULT_FIELDS
     caps["tool.handler.waitFor"] = True
     caps["handler.hold"] = True  # holds.py
+    caps["handler.cancel.tool"] = bool(TOOL_CANCEL_WAY)  # holds.tool_cancel_way
+    notes["handler.cancel.tool"] = TOOL_CANCEL_WAY or (
+        f"{SDK_LABEL}: copilot.tools.ToolHandler returns no Awaitable: no task to cancel, so a tool "
+        "handler cannot learn that the runtime resolved its call")
     # cancellable: asyncio.wait_for around any awaitable, each of these calls one
     for call in ("createSession", "resumeSession", "send", "sendAndWait", "rpc"):
         caps[f"call.cancel.{call}"] = True
@@ -264,6 +272,7 @@ MISSING_SYMBOLS = {
     "tool.result.binary.metadata": "copilot.tools.ToolBinaryResult.metadata",
     "tool.result.sessionLog": "copilot.tools.ToolResult.session_log",
     "tool.result.telemetry": "copilot.tools.ToolResult.tool_telemetry",
+    "handler.cancel.tool": "copilot.tools.ToolHandler",
     # Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
 }
 
@@ -623,7 +632,14 @@ class Driver:
             if "label" in behaviour:
                 event["label"] = behaviour["label"]
             emit({"event": "tool.invoked", "args": event})
-            await _holds.held(handle, f"tool {name}")
+            reached = time.monotonic()
+
+            def told() -> None:
+                emit({"event": "tool.cancelled", "args": {
+                    "session": handle, "tool": name, "way": TOOL_CANCEL_WAY,
+                    "afterMs": round((time.monotonic() - reached) * 1000)}})
+
+            await _holds.held(handle, f"tool {name}", told if TOOL_CANCEL_WAY else None)
             if action == "fail":
                 raise RuntimeError(behaviour.get("message", ""))
             if action == "returnValue":

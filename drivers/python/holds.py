@@ -7,9 +7,11 @@ the handler awaits on its client's loop. HOLD_GIVE_UP_S bounds the wait should n
 from __future__ import annotations
 
 import asyncio
+import collections.abc
 import concurrent.futures
 import threading
-from typing import Any
+import typing
+from typing import Any, Callable
 
 HOLD_GIVE_UP_S = 30.0
 _GATES: dict[str, concurrent.futures.Future] = {}
@@ -37,8 +39,10 @@ def release(args: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-async def held(handle: str | None, kind: str) -> None:
-    """Waits while a gate is armed for the handle and kind (at once when none is)."""
+async def held(handle: str | None, kind: str, told: Callable[[], None] | None = None) -> None:
+    """Waits while a gate is armed for the handle and kind (at once when none is). ``told``, for
+    a handler the SDK tells that its call was resolved by cancelling its task, runs the moment the
+    cancellation reaches the wait; the cancellation then goes on, as an application lets it."""
     with _LOCK:
         gate = _GATES.get(f"{handle}\0{kind}")
     if gate is None:
@@ -47,3 +51,24 @@ async def held(handle: str | None, kind: str) -> None:
         await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(gate)), HOLD_GIVE_UP_S)
     except asyncio.TimeoutError:
         pass
+    except asyncio.CancelledError:
+        if told is not None:
+            told()
+        raise
+
+
+def tool_cancel_way() -> str:
+    """How the SDK tells a tool handler that its call was resolved (PROTOCOL.md "Holding a
+    handler", capability handler.cancel.tool): a handler whose declared type
+    (copilot.tools.ToolHandler) may return an awaitable runs as a task the SDK can cancel; ""
+    when the type admits none."""
+    try:
+        from copilot.tools import ToolHandler  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        return ""
+    args = typing.get_args(ToolHandler)
+    returns = args[-1] if args else None
+    for t in typing.get_args(returns) or (returns,):
+        if typing.get_origin(t) in (collections.abc.Awaitable, collections.abc.Coroutine):
+            return "copilot.tools.ToolHandler returns an Awaitable: its task cancelled (asyncio.CancelledError)"
+    return ""

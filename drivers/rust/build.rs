@@ -23,6 +23,8 @@
 //! - sdk_rpc_data:         `Error::rpc_data()`, the JSON-RPC error's data (src/compat.rs)
 //! - sdk_handler_traits:   `handler::PermissionHandler` / `UserInputHandler` and `Tool::with_handler`
 //!                         (older releases: one `SessionHandler` per session, src/compat.rs)
+//! - sdk_tool_call_async:  `ToolHandler::call` an `async fn` (a future the SDK can drop: how it
+//!                         tells a held tool handler that its call was resolved, src/holds.rs)
 //! - sdk_request_handler:  `ClientOptions::with_request_handler` and the `CopilotRequestHandler`
 //!                         trait with its HTTP and WebSocket methods (connect's requestHandler)
 //! - sdk_facades:          `pub mod rpc;` / `pub mod session_events;` in the crate's lib.rs (the

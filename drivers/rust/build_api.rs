@@ -59,6 +59,9 @@ pub const PROBES: &[(&str, &[Need])] = &[
     // Error::rpc_data(): the JSON-RPC error's data (1.0.27 on).
     ("sdk_rpc_data", &[Fn("Error", "fn rpc_data(&self) -> Option<&Value>;")]),
     ("sdk_handler_traits", &[Decl("PermissionHandler"), Decl("UserInputHandler")]),
+    // A tool handler the SDK awaits as a future: dropping it is how the SDK tells the handler its
+    // call was resolved (capability handler.cancel.tool; holds.rs ToldOnDrop).
+    ("sdk_tool_call_async", &[Fn("ToolHandler", "async fn call(&self, invocation: ToolInvocation);")]),
     // 1.0.29 previews hand UserInputHandler and ExitPlanModeHandler the request's id too.
     (
         "sdk_user_input_request_id",

@@ -22,3 +22,15 @@ Feature: Requests the runtime resolves, repeats, or resolves without having aske
     Then the SDK answered each request event sent twice with one requestId once, and the application's handler ran once
     And the SDK did not answer a request the runtime resolved while the application's handler ran
     And no request named a requestId the SDK never saw, and a tool call after them was answered
+
+  # Where the SDK's tool handler API has a way to learn that its call was resolved (an
+  # AbortSignal, a cancelled context or task, a dropped future, a cancelled CompletableFuture or
+  # CancellationToken: capability handler.cancel.tool, read from the SDK's declared types), the
+  # held handler watches it and reports when it was told.
+  @requires.handler.cancel.tool
+  Scenario: the application's tool handler is told when the runtime resolves its call
+    Given a tool "lookup" that returns "looked up"
+    When a session is created
+    And the runtime resolves a tool call while the application's handler runs
+    Then the SDK did not answer a request the runtime resolved while the application's handler ran
+    And the application's tool handler was told within 1000 ms that the runtime resolved its call

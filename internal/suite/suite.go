@@ -187,7 +187,7 @@ var Capabilities = []string{
 	"session.setTools", "session.rpc.tools.set", "session.rpc.tools.set.nil", "session.gitHubToken", "session.clearContext", "events",
 	"session.option.<name>", "connect.option.<name>",
 	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.binary.metadata", "tool.result.sessionLog", "tool.result.telemetry",
-	"handler.permission", "handler.hooks", "handler.hooks.inputs", "rpc.generated", "rpc.handlers", "rpc.requestHandler", "surface", "surface.handlers", "surface.handlers.called", "surface.callbacks", "tool.handler.waitFor", "handler.hold",
+	"handler.permission", "handler.hooks", "handler.hooks.inputs", "rpc.generated", "rpc.handlers", "rpc.requestHandler", "surface", "surface.handlers", "surface.handlers.called", "surface.callbacks", "tool.handler.waitFor", "handler.hold", "handler.cancel.tool",
 	"call.cancel.createSession", "call.cancel.resumeSession", "call.cancel.send", "call.cancel.sendAndWait", "call.cancel.rpc", "error.rpc.code",
 }
 

@@ -61,3 +61,29 @@ pub(crate) async fn held(handle: &str, kind: &str) {
         let _ = tokio::time::timeout(HOLD_GIVE_UP, gate.wait_for(|released| *released)).await;
     }
 }
+
+/// Reports `tool.cancelled` when dropped still armed: the SDK dropped the held tool handler's
+/// future, which is how it tells the handler that the runtime resolved its call (capability
+/// handler.cancel.tool, build_api.rs `sdk_tool_call_async`). `disarm` once the wait ended.
+pub(crate) struct ToldOnDrop {
+    pub(crate) session: String,
+    pub(crate) tool: String,
+    pub(crate) reached: std::time::Instant,
+    pub(crate) armed: bool,
+}
+
+impl Drop for ToldOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            crate::emit_event(
+                "tool.cancelled",
+                json!({
+                    "session": self.session,
+                    "tool": self.tool,
+                    "way": "ToolHandler::call's future dropped",
+                    "afterMs": self.reached.elapsed().as_millis() as u64,
+                }),
+            );
+        }
+    }
+}

@@ -352,7 +352,14 @@ impl ScriptedHandler {
         }
         invoked["arguments"] = invocation.arguments.clone();
         emit_event("tool.invoked", invoked);
+        let mut told = holds::ToldOnDrop {
+            session: self.session.clone(),
+            tool: self.tool.clone(),
+            reached: std::time::Instant::now(),
+            armed: cfg!(sdk_tool_call_async),
+        };
         holds::held(&self.session, &format!("tool {}", self.tool)).await;
+        told.armed = false;
 
         match &self.action {
             Action::Return { text } => Ok(ToolResult::Text(text.clone())),
@@ -998,6 +1005,7 @@ fn hello() -> Outcome {
         "surface": true,
         "tool.handler.waitFor": true,
         "handler.hold": true, // holds.rs
+        "handler.cancel.tool": cfg!(sdk_tool_call_async), // holds.rs ToldOnDrop
         // bounded / cancel_after: tokio::time::timeout drops the call's future
         "call.cancel.createSession": true,
         "call.cancel.resumeSession": true,
@@ -1145,6 +1153,11 @@ fn hello() -> Outcome {
         notes["handler.hooks"] = json!(format!("{SDK_NAME} {SDK_VERSION}: {}", handlers::HOOKS_GAP));
         notes["handler.hooks.inputs"] = json!(format!("{SDK_NAME} {SDK_VERSION}: {}", handlers::HOOKS_GAP));
     }
+    notes["handler.cancel.tool"] = json!(if cfg!(sdk_tool_call_async) {
+        "ToolHandler::call is an async fn: the SDK drops its future when the runtime resolves the call (external_tool.completed) or the session ends".to_string()
+    } else {
+        format!("{SDK_NAME} {SDK_VERSION}: ToolHandler has no async fn call, no future to drop: a tool handler cannot learn that the runtime resolved its call")
+    });
     if !cfg!(sdk_cb_command_definition) {
         notes["surface.callbacks"] = json!(format!(
             "{SDK_NAME} {SDK_VERSION} has no CommandDefinition::new(name, handler) to build a command with a callback of the driver's"
@@ -1203,6 +1216,7 @@ fn missing_symbols(capabilities: &Value) -> Value {
         ("connect.option.clientInfo", "ClientOptions::with_client_info"),
         ("connect.option.gitHubTelemetry", "ClientOptions::with_on_github_telemetry"),
         ("rpc.requestHandler", requests::API),
+        ("handler.cancel.tool", "ToolHandler::call"),
         // The variant a typed-return path would most likely take; the audit turns red when the
         // crate gains it (a differently named path still needs a reader of the crate).
         ("tool.result.value", "ToolResult::Json"),

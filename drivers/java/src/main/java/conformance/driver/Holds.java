@@ -53,6 +53,29 @@ final class Holds {
         return Out.object();
     }
 
+    /**
+     * The future a tool handler returns, watched for its cancellation while the tool is held: the
+     * SDK cancelling it is how it tells the handler that the runtime resolved its call (capability
+     * handler.cancel.tool), reported as {@code tool.cancelled} the moment it happens.
+     */
+    static <T> CompletableFuture<T> toldOnCancel(Out out, String session, String tool, CompletableFuture<T> answer) {
+        if (!GATES.containsKey(session + "\u0000tool " + tool)) {
+            return answer;
+        }
+        long reached = System.nanoTime();
+        answer.whenComplete((r, e) -> {
+            if (answer.isCancelled()) {
+                ObjectNode args = Out.object();
+                args.put("session", session);
+                args.put("tool", tool);
+                args.put("way", "the handler's CompletableFuture cancelled");
+                args.put("afterMs", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - reached));
+                out.event("tool.cancelled", args);
+            }
+        });
+        return answer;
+    }
+
     /** Completes once no gate is armed for the handle and kind (at once when none is). */
     static CompletableFuture<Void> held(String handle, String kind) {
         CompletableFuture<Void> gate = GATES.get(handle + "\u0000" + kind);

@@ -47,10 +47,25 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     /**
      * The SDK's classes the shared option and tool-result code reflects over: the session and
      * resume configs, the client options, and the tool-result records (the binary one is what
-     * ToolResultObject's binaryResultsForLlm holds).
+     * ToolResultObject's binaryResultsForLlm holds), and the tool handler interface.
      */
     protected record Types(Class<?> sessionConfig, Class<?> resumeConfig, Class<?> clientOptions,
-            Class<? extends Record> toolResult, Class<? extends Record> binaryResult) {
+            Class<? extends Record> toolResult, Class<? extends Record> binaryResult, Class<?> toolHandler) {
+    }
+
+    /**
+     * The tool handler interface's abstract method when it returns a {@link java.util.concurrent.Future}
+     * (which the SDK can cancel: how it tells a held handler that the runtime resolved its call,
+     * capability handler.cancel.tool), else null.
+     */
+    protected java.lang.reflect.Method toolCancelWay() {
+        for (java.lang.reflect.Method m : types.toolHandler().getMethods()) {
+            if (java.lang.reflect.Modifier.isAbstract(m.getModifiers())
+                    && java.util.concurrent.Future.class.isAssignableFrom(m.getReturnType())) {
+                return m;
+            }
+        }
+        return null;
     }
 
     /** {@code anchor} is the SDK's client class: its jar's Maven descriptor names the version. */
@@ -199,6 +214,7 @@ abstract class SdkBase<C, S> implements SdkAdapter {
             symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
         }
         symbols.put("handler.hooks", types.sessionConfig().getName() + "#setHooks");
+        symbols.put("handler.cancel.tool", types.toolHandler().getName() + "#invoke");
         symbols.put("handler.hooks.inputs", types.sessionConfig().getName() + "#setHooks");
         // The 1.x line serves the runtime's model requests through CopilotClientOptions#setRequestHandler.
         symbols.put("rpc.requestHandler", types.clientOptions().getName() + "#setRequestHandler");
@@ -411,6 +427,14 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         // ToolSpec.run: a waiting handler's CompletableFuture completes after the other tool's.
         caps.put("tool.handler.waitFor", true);
         caps.put("handler.hold", true); // Holds
+        // ToolSpec.run: the future a held tool handler returns reports its cancellation.
+        java.lang.reflect.Method way = toolCancelWay();
+        caps.put("handler.cancel.tool", way != null);
+        notes.put("handler.cancel.tool", way != null
+                ? types.toolHandler().getSimpleName() + "#" + way.getName() + " returns a "
+                        + way.getReturnType().getSimpleName() + ": the SDK can cancel it when the runtime resolves the call"
+                : sdkName() + ": " + types.toolHandler().getSimpleName()
+                        + " returns no Future: a tool handler cannot learn that the runtime resolved its call");
         // Cancel: Future.get(timeout), then cancel(true), on every call below
         for (String call : List.of("createSession", "resumeSession", "send", "sendAndWait", "rpc")) {
             caps.put("call.cancel." + call, true);

@@ -216,16 +216,16 @@ final class ToolSpec {
                 returned(session, name).complete(null);
                 throw e;
             }
-            return Holds.held(session, "tool " + name).thenApply(v -> result)
-                    .whenComplete((r, e) -> returned(session, name).complete(null));
+            return Holds.toldOnCancel(out, session, name, Holds.held(session, "tool " + name).thenApply(v -> result)
+                    .whenComplete((r, e) -> returned(session, name).complete(null)));
         }
         String other = handler.waitFor;
-        return returned(session, other).thenApply(v -> true)
+        return Holds.toldOnCancel(out, session, name, returned(session, other).thenApply(v -> true)
                 .completeOnTimeout(false, WAIT_GIVE_UP_SECONDS, TimeUnit.SECONDS)
                 .thenApply(done -> done ? invoke(out, session, arguments, clearContext, resultObject)
                         : (Object) ("gave up waiting for the tool " + other))
                 .thenCompose(r -> Holds.held(session, "tool " + name).thenApply(v -> r))
-                .whenComplete((r, e) -> returned(session, name).complete(null));
+                .whenComplete((r, e) -> returned(session, name).complete(null)));
     }
 
     /**

@@ -26,6 +26,7 @@ import ${copilot.sdk.types}.SessionConfig;
 import ${copilot.sdk.types}.SessionHooks;
 import ${copilot.sdk.types}.ToolBinaryResult;
 import ${copilot.sdk.types}.ToolDefinition;
+import ${copilot.sdk.types}.ToolHandler;
 import ${copilot.sdk.types}.ToolResultObject;
 import ${copilot.sdk.types}.UserInputHandler;
 import ${copilot.sdk.types}.UserInputResponse;
@@ -41,7 +42,7 @@ import ${copilot.sdk.types}.UserInputResponse;
 abstract class SdkCalls extends SdkBase<CopilotClient, CopilotSession> {
     SdkCalls(Out out) {
         super(out, CopilotClient.class, new Types(SessionConfig.class, ResumeSessionConfig.class,
-                CopilotClientOptions.class, ToolResultObject.class, ToolBinaryResult.class));
+                CopilotClientOptions.class, ToolResultObject.class, ToolBinaryResult.class, ToolHandler.class));
     }
 
     /**
