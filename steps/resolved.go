@@ -259,13 +259,7 @@ func (w *world) resolveEachKind() error {
 	if err != nil {
 		return err
 	}
-	tool := ""
-	for _, t := range w.Tools {
-		if name, _ := t["name"].(string); name != "" {
-			tool = name
-			break
-		}
-	}
+	tool := w.firstTool()
 	if tool == "" {
 		return fmt.Errorf("the scenario needs a tool of the session (a tool call is one kind of request)")
 	}
@@ -629,12 +623,7 @@ func (w *world) resolveToolWhileHeld() error {
 	if err != nil {
 		return err
 	}
-	tool := ""
-	for _, t := range w.Tools {
-		if tool, _ = t["name"].(string); tool != "" {
-			break
-		}
-	}
+	tool := w.firstTool()
 	if tool == "" {
 		return fmt.Errorf("the scenario needs a tool of the session (its call is the request resolved)")
 	}
@@ -743,4 +732,15 @@ func judgeTold(has bool, note, sdk string, entries []transcript.Entry, cases []r
 		}
 	}
 	return jsondiff.GroupedError(fails, "tool calls the runtime resolved were not told to the application's handler in time", "kinds")
+}
+
+// firstTool is the name of the session's first named tool ("" when none): its call is the tool
+// request the resolved sweep sends.
+func (w *world) firstTool() string {
+	for _, t := range w.Tools {
+		if name, _ := t["name"].(string); name != "" {
+			return name
+		}
+	}
+	return ""
 }
