@@ -14,6 +14,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/cancel"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/fields"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacehandlers"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacereached"
 )
 
 // Session options (drivers/PROTOCOL.md "Session options"): the application sets SDK-neutral
@@ -33,7 +34,7 @@ func (w *world) registerWire(sc scenario.Binder) {
 	w.registerConnect(sc)
 	fields.Register(sc, w.Scenario)
 	surfacehandlers.Register(sc, w.Scenario)
-	w.registerSurfaceReached(sc)
+	surfacereached.Register(sc, w.Scenario)
 }
 
 func (w *world) registerOptions(sc scenario.Binder) {

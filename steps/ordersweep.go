@@ -884,11 +884,11 @@ func (w *world) servesHandler(a addition) string {
 		if err != nil {
 			continue
 		}
-		cur := &eventCursor{w: w, counts: map[string]int{}}
-		cur.poll()
+		cur := w.NewEventCursor()
+		cur.Poll()
 		reached := func() bool {
-			cur.poll()
-			for _, c := range cur.called {
+			cur.Poll()
+			for _, c := range cur.Called {
 				if c["session"] == a.Case.Handle && c["handler"] == a.Case.Entry.Name {
 					return true
 				}
@@ -901,9 +901,9 @@ func (w *world) servesHandler(a addition) string {
 		// The flush before it ends the recorded stretch the cases were judged on, so a replay
 		// judges them without what the event made the SDK send.
 		w.FlushDriver()
-		cur.poll()
+		cur.Poll()
 		sent := rt.Emit(a.Case.SessionID, ev) == nil
-		for deadline := time.Now().Add(settle); sent && time.Now().Before(deadline) && !reached(); {
+		for deadline := time.Now().Add(scenario.Settle); sent && time.Now().Before(deadline) && !reached(); {
 			time.Sleep(5 * time.Millisecond)
 		}
 		w.FlushDriver()

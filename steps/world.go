@@ -21,20 +21,19 @@ type ErrUnavailable = suite.ErrUnavailable
 // shares (scenario.Scenario); each sweep keeps its own state in its own type.
 type world struct {
 	*scenario.Scenario
-	tried          *driver.Response         // the outcome of the last "tries to" step
-	replacements   int                      // replacements made at once by the last "replaced N times at once"
-	sweep          []*sweepCall             // the generated calls of the schema sweep (generated.go)
-	resultsOnly    bool                     // the sweep judges results only (answerEveryMethod): no request check follows
-	handlers       map[string]*handlerSpec  // the application's runtime-to-SDK handlers (handlers.go)
-	hookInputs     map[string]hookInputType // each hook type's input as the SDK declares it (hookinputs.go)
-	exchange       *exchangeSpec            // the application's request handler and the model requests sent (exchanges.go)
-	asked          []asked                  // requests the scenario had the runtime send the SDK (requests.go)
-	events         []sentEvent              // the generated events sent (generated_events.go)
-	encoded        encodings.Tally          // what a sweep sent in another legal encoding, the form of runtime-to-SDK params (steps/encodings)
-	order          *orderResult             // what setting each option and handler alone found (ordersweep.go)
-	surfaceReached *reached                 // which handlers the runtime's calls reached (surfacereached.go)
-	holds          []*holdPhase             // each kind held with the others sent meanwhile (pending.go)
-	resolved       *resolvedPhases          // request events sent, repeated and resolved (resolved.go)
+	tried        *driver.Response         // the outcome of the last "tries to" step
+	replacements int                      // replacements made at once by the last "replaced N times at once"
+	sweep        []*sweepCall             // the generated calls of the schema sweep (generated.go)
+	resultsOnly  bool                     // the sweep judges results only (answerEveryMethod): no request check follows
+	handlers     map[string]*handlerSpec  // the application's runtime-to-SDK handlers (handlers.go)
+	hookInputs   map[string]hookInputType // each hook type's input as the SDK declares it (hookinputs.go)
+	exchange     *exchangeSpec            // the application's request handler and the model requests sent (exchanges.go)
+	asked        []asked                  // requests the scenario had the runtime send the SDK (requests.go)
+	events       []sentEvent              // the generated events sent (generated_events.go)
+	encoded      encodings.Tally          // what a sweep sent in another legal encoding, the form of runtime-to-SDK params (steps/encodings)
+	order        *orderResult             // what setting each option and handler alone found (ordersweep.go)
+	holds        []*holdPhase             // each kind held with the others sent meanwhile (pending.go)
+	resolved     *resolvedPhases          // request events sent, repeated and resolved (resolved.go)
 }
 
 // Initializer returns godog's scenario initializer for one SDK (a suite.Initializer): the

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
@@ -105,6 +106,52 @@ func DriverEvent(e transcript.Entry) (string, map[string]any, bool) {
 		return "", nil, false
 	}
 	return ev.Event, ev.Args, true
+}
+
+// HandlerMethods are the runtime-to-SDK methods of the schema, in the schema's order.
+func HandlerMethods(doc *schemagen.Doc) []schemagen.Method {
+	var out []schemagen.Method
+	for _, m := range doc.Methods {
+		if !m.FromSDK {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Settle is how long an event the runtime sent is given to reach a handler when nothing else
+// says it is done (an event has no answer; a request the SDK does not answer never ends).
+const Settle = 500 * time.Millisecond
+
+// EventCursor reads the driver's events from the transcript as they arrive, decoding each entry
+// once: the reached sweep looks after each of its ~190 triggers, and reading the whole
+// transcript every time made the harness's CPU per scenario grow with the square of its length.
+type EventCursor struct {
+	rec    *transcript.Recorder
+	next   int              // the first transcript entry not read yet
+	Counts map[string]int   // events read, per kind
+	Called []map[string]any // the surface.handler.called events read, in order
+}
+
+// NewEventCursor is a cursor over the scenario's transcript, at its start.
+func (s *Scenario) NewEventCursor() *EventCursor {
+	return &EventCursor{rec: s.Rec, Counts: map[string]int{}}
+}
+
+// Poll reads what was recorded since the last poll and returns how many session.event reports
+// were read in all.
+func (c *EventCursor) Poll() int {
+	entries := c.rec.EntriesSince(c.next)
+	c.next += len(entries)
+	for _, e := range entries {
+		if name, args, ok := DriverEvent(e); ok {
+			c.Counts[name]++
+			if name == "surface.handler.called" {
+				c.Called = append(c.Called, args)
+			}
+		}
+	}
+	return c.Counts["session.event"]
 }
 
 // CreateParams are the params of the SDK's last session.create or session.resume request.
