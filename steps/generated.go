@@ -79,7 +79,7 @@ func (w *world) callEveryMethod(group string) error {
 			w.sweep = append(w.sweep, &sweepCall{method: m, name: c.Name, params: params})
 		}
 	}
-	w.observeEdges(doc, swept)
+	w.ObserveEdges(doc, swept)
 	return w.runSweep(target)
 }
 
