@@ -13,6 +13,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps/handlerset"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/exchanges"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/handlers"
 )
 
@@ -38,11 +39,7 @@ func (w *world) registerRequests(sc scenario.Binder) {
 	scenario.Needing(sc, scenario.Needs("handler.hold")).Step(`^the runtime holds each kind of request in turn and sends every other kind while it is held$`, w.holdEachKind)
 	sc.Step(`^the SDK answered every other kind while the held one was pending$`, w.othersAnsweredWhileHeld)
 	sc.Step(`^the SDK answered each held request under its own id once released$`, w.heldAnsweredOnRelease)
-	scenario.Needing(sc, scenario.Needs("rpc.requestHandler")).Step(`^the application serves the runtime's model requests with its request handler$`, w.servesModelRequests)
-	sc.Step(`^the runtime sends model requests generated from the runtime's schema$`, w.sendsModelRequests)
-	sc.Step(`^the SDK acknowledged every frame of every model request$`, w.exchangeAcknowledged)
-	sc.Step(`^the request handler received every model request as the runtime sent it$`, w.handlerReceivedRequests)
-	sc.Step(`^the SDK sent the request handler's response back for every model request$`, w.exchangeResponded)
+	exchanges.Register(sc, w.Scenario)
 }
 
 func (w *world) asksPermission(data string) error {

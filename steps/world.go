@@ -27,7 +27,6 @@ type world struct {
 	sweep        []*sweepCall     // the generated calls of the schema sweep (generated.go)
 	resultsOnly  bool             // the sweep judges results only (answerEveryMethod): no request check follows
 	handlers     *handlerset.Set  // the application's runtime-to-SDK handlers and the requests the runtime was made to send (shared with the handler and pending sweeps)
-	exchange     *exchangeSpec    // the application's request handler and the model requests sent (exchanges.go)
 	events       []sentEvent      // the generated events sent (generated_events.go)
 	encoded      encodings.Tally  // what a sweep sent in another legal encoding, the form of runtime-to-SDK params (steps/encodings)
 	order        *orderResult     // what setting each option and handler alone found (ordersweep.go)
