@@ -15,6 +15,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/exchanges"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/handlers"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/pending"
 )
 
 // Requests from the runtime to the SDK (drivers/PROTOCOL.md "Requests from the runtime"):
@@ -36,9 +37,7 @@ func (w *world) registerRequests(sc scenario.Binder) {
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request with "([^"]*)" equal to (.+)$`, w.sdkAnsweredEquals)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request without an error$`, w.sdkAnsweredOK)
 	handlers.Register(sc, w.Scenario, w.handlers)
-	scenario.Needing(sc, scenario.Needs("handler.hold")).Step(`^the runtime holds each kind of request in turn and sends every other kind while it is held$`, w.holdEachKind)
-	sc.Step(`^the SDK answered every other kind while the held one was pending$`, w.othersAnsweredWhileHeld)
-	sc.Step(`^the SDK answered each held request under its own id once released$`, w.heldAnsweredOnRelease)
+	pending.Register(sc, w.Scenario, w.handlers)
 	exchanges.Register(sc, w.Scenario)
 }
 

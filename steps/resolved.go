@@ -10,6 +10,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/hold"
 	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
@@ -157,14 +158,14 @@ func (w *world) resolveEvent(doc *schemagen.Doc, et schemagen.EventType, id, ses
 }
 
 // sdkNamed counts the SDK's requests naming requestId in frames after seq from (to: 0 = no end).
-func sdkNamed(frames []frameHead, requestID string, from, to int) (n, first int) {
+func sdkNamed(frames []hold.FrameHead, requestID string, from, to int) (n, first int) {
 	for _, f := range frames {
-		if f.seq <= from || to > 0 && f.seq > to || f.dir != transcript.SDKToRuntime || f.method == "" || f.requestID != requestID {
+		if f.Seq <= from || to > 0 && f.Seq > to || f.Dir != transcript.SDKToRuntime || f.Method == "" || f.RequestID != requestID {
 			continue
 		}
 		n++
 		if first == 0 {
-			first = f.seq
+			first = f.Seq
 		}
 	}
 	return n, first
@@ -172,11 +173,11 @@ func sdkNamed(frames []frameHead, requestID string, from, to int) (n, first int)
 
 // runtimeSent lists the transcript seqs of the runtime's session events of type typ carrying
 // requestID after seq from, for the messages.
-func runtimeSent(frames []frameHead, typ, requestID string, from, to int) []string {
+func runtimeSent(frames []hold.FrameHead, typ, requestID string, from, to int) []string {
 	var out []string
 	for _, f := range frames {
-		if f.seq > from && (to == 0 || f.seq <= to) && f.dir == transcript.RuntimeToSDK && f.event == typ && f.requestID == requestID {
-			out = append(out, fmt.Sprintf("#%d", f.seq))
+		if f.Seq > from && (to == 0 || f.Seq <= to) && f.Dir == transcript.RuntimeToSDK && f.Event == typ && f.RequestID == requestID {
+			out = append(out, fmt.Sprintf("#%d", f.Seq))
 		}
 	}
 	return out
@@ -204,7 +205,7 @@ func appCalls(entries []transcript.Entry, from, to int) int {
 func (w *world) settle(requestID string, since int) {
 	deadline := time.Now().Add(resolveAnswerWait)
 	for requestID != "" && time.Now().Before(deadline) && w.Gone() == nil {
-		if n, _ := sdkNamed(frameHeads(w.Entries()), requestID, since, 0); n > 0 {
+		if n, _ := sdkNamed(hold.FrameHeads(w.Entries()), requestID, since, 0); n > 0 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -228,7 +229,7 @@ func (w *world) handlerReported(since int) {
 func (w *world) settleAll(kinds []resolvingKind, since int) {
 	deadline := time.Now().Add(resolveAnswerWait)
 	for time.Now().Before(deadline) && w.Gone() == nil {
-		frames, all := frameHeads(w.Entries()), true
+		frames, all := hold.FrameHeads(w.Entries()), true
 		for _, k := range kinds {
 			if n, _ := sdkNamed(frames, "probe-"+k.request.Type, since, 0); n == 0 {
 				all = false
@@ -293,7 +294,7 @@ func (w *world) resolveEachKind() error {
 		probes[k.request.Type] = ev
 	}
 	w.settleAll(kinds, probeStart)
-	frames := frameHeads(w.Entries())
+	frames := hold.FrameHeads(w.Entries())
 	for _, k := range kinds {
 		if probes[k.request.Type] == nil {
 			continue
@@ -337,7 +338,7 @@ func (w *world) resolveEachKind() error {
 		// before the SDK reads the repeat, which must then not be answered either).
 		var gate map[string]any
 		if k.request.Type == "external_tool.requested" {
-			gate = holdArgs(s, pendingKind{tool: tool})
+			gate = hold.Args(s, hold.Kind{Tool: tool})
 			if _, err := w.Do("hold", gate); err != nil {
 				return err
 			}
@@ -350,7 +351,7 @@ func (w *world) resolveEachKind() error {
 			err = w.ConnectionLost(err)
 		}
 		if gate != nil {
-			if err == nil && w.reached(pendingKind{tool: tool}, c.again) {
+			if err == nil && hold.Reached(w.Scenario, hold.Kind{Tool: tool}, c.again) {
 				time.Sleep(resolveSettle) // the repeat is read meanwhile
 			}
 			if _, rerr := w.Do("release", gate); err == nil {
@@ -438,11 +439,11 @@ func (w *world) resolvedEmitter(rt *standin.Server, s scenario.Session) func(ev 
 
 // resolveWhileHeld holds the tool's handler, sends the request, waits until the handler is
 // reached, sends the resolving event, releases the handler and waits for anything that follows.
-// With told, the release waits (enterWait at most) until the handler reported that it was told
+// With told, the release waits (hold.EnterWait at most) until the handler reported that it was told
 // (tool.cancelled): released first, a handler that watches its way stops watching.
 func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error, told bool) (resolvedCase, error) {
 	c := resolvedCase{kind: k, requestID: "resolved-" + k.request.Type}
-	gate := holdArgs(s, pendingKind{tool: tool})
+	gate := hold.Args(s, hold.Kind{Tool: tool})
 	if _, err := w.Do("hold", gate); err != nil {
 		return c, err
 	}
@@ -456,8 +457,8 @@ func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resol
 	if err == nil {
 		done, err = w.resolveEvent(doc, k.resolve, c.requestID, s.ID, tool)
 	}
-	if err == nil && !w.reached(pendingKind{tool: tool}, c.start) {
-		w.Rec.Notef("", "the tool %s's handler was not reached within %s: the resolving event goes out all the same", tool, enterWait)
+	if err == nil && !hold.Reached(w.Scenario, hold.Kind{Tool: tool}, c.start) {
+		w.Rec.Notef("", "the tool %s's handler was not reached within %s: the resolving event goes out all the same", tool, hold.EnterWait)
 	}
 	if err == nil {
 		c.resolved = len(w.Rec.Entries())
@@ -481,14 +482,14 @@ func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resol
 }
 
 // delivered waits until the driver reported the session event of type typ carrying requestID
-// after seq since (the SDK delivered it to the application), enterWait at most; without the
+// after seq since (the SDK delivered it to the application), hold.EnterWait at most; without the
 // events capability it waits resolveSettle.
 func (w *world) delivered(typ, requestID string, since int) {
 	if has, _ := w.T.Capability("events"); !has {
 		time.Sleep(resolveSettle)
 		return
 	}
-	deadline := time.Now().Add(enterWait)
+	deadline := time.Now().Add(hold.EnterWait)
 	for time.Now().Before(deadline) && w.Gone() == nil {
 		for _, e := range w.Entries() {
 			ev, args, ok := scenario.DriverEvent(e)
@@ -501,7 +502,7 @@ func (w *world) delivered(typ, requestID string, since int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	w.Rec.Notef("", "the application was not given %s %s within %s: released all the same", typ, requestID, enterWait)
+	w.Rec.Notef("", "the application was not given %s %s within %s: released all the same", typ, requestID, hold.EnterWait)
 }
 
 // repeatedAnsweredOnce is the Then step of the repeat class: one answer naming the requestId,
@@ -518,7 +519,7 @@ func (w *world) repeatedAnsweredOnce() error {
 }
 
 func judgeRepeated(entries []transcript.Entry, cases []resolvedCase, check func(string, string)) map[string][]string {
-	frames := frameHeads(entries)
+	frames := hold.FrameHeads(entries)
 	fails := map[string][]string{}
 	for _, c := range cases {
 		k := c.kind.request.Type
@@ -550,7 +551,7 @@ func (w *world) resolvedNotAnswered() error {
 }
 
 func judgeResolved(entries []transcript.Entry, cases []resolvedCase, check func(string, string)) map[string][]string {
-	frames := frameHeads(entries)
+	frames := hold.FrameHeads(entries)
 	fails := map[string][]string{}
 	for _, c := range cases {
 		k := c.kind.request.Type
@@ -584,7 +585,7 @@ func (w *world) unseenHarmless() error {
 }
 
 func judgeUnseen(entries []transcript.Entry, p *resolvedPhases, check func(string, string)) map[string][]string {
-	frames := frameHeads(entries)
+	frames := hold.FrameHeads(entries)
 	fails := map[string][]string{}
 	for _, c := range p.unseen {
 		k := c.kind.resolve.Type
@@ -609,7 +610,7 @@ func (w *world) resolvedRun() (*resolvedPhases, error) {
 
 // resolveToolWhileHeld is the When step of the told class: the session's first tool's call,
 // resolved while its handler is held (resolveWhileHeld), the release held back until the
-// handler reported it was told or enterWait passed.
+// handler reported it was told or hold.EnterWait passed.
 func (w *world) resolveToolWhileHeld() error {
 	rt, err := w.ScriptedOnly("the scenario has the runtime resolve a tool call on demand; the real runtime does so only when its model's step makes it")
 	if err != nil {
@@ -657,9 +658,9 @@ func (w *world) resolveToolWhileHeld() error {
 const toolCancelled = "tool.cancelled"
 
 // toldReported waits until the driver reported tool.cancelled for tool after seq since,
-// enterWait at most.
+// hold.EnterWait at most.
 func (w *world) toldReported(tool string, since int) {
-	deadline := time.Now().Add(enterWait)
+	deadline := time.Now().Add(hold.EnterWait)
 	for time.Now().Before(deadline) && w.Gone() == nil {
 		for _, e := range w.Entries() {
 			if ev, args, ok := scenario.DriverEvent(e); ok && e.Seq > since && ev == toolCancelled && args["tool"] == tool {
@@ -703,7 +704,7 @@ func judgeTold(has bool, note, sdk string, entries []transcript.Entry, cases []r
 		var at *transcript.Entry
 		for i, e := range entries {
 			if e.Seq > c.resolved && (c.end == 0 || e.Seq <= c.end) && e.Dir == transcript.RuntimeToSDK {
-				if f := frameHeads(entries[i : i+1]); len(f) == 1 && f[0].event == c.kind.resolve.Type && f[0].requestID == c.requestID {
+				if f := hold.FrameHeads(entries[i : i+1]); len(f) == 1 && f[0].Event == c.kind.resolve.Type && f[0].RequestID == c.requestID {
 					at = &entries[i]
 					break
 				}
