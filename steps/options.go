@@ -13,6 +13,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/cancel"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/fields"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/resolved"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacehandlers"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacereached"
 )
@@ -29,7 +30,7 @@ func (w *world) registerWire(sc scenario.Binder) {
 	w.registerOrderSweep(sc)
 	w.registerFraming(sc)
 	w.registerRequests(sc)
-	w.registerResolved(sc)
+	resolved.Register(sc, w.Scenario)
 	cancel.Register(sc, w.Scenario)
 	w.registerConnect(sc)
 	fields.Register(sc, w.Scenario)

@@ -29,7 +29,6 @@ type world struct {
 	handlers     *handlerset.Set  // the application's runtime-to-SDK handlers and the requests the runtime was made to send (shared with the handler and pending sweeps)
 	events       []sentEvent      // the generated events sent (generated_events.go)
 	encoded      encodings.Tally  // what a sweep sent in another legal encoding, the form of runtime-to-SDK params (steps/encodings)
-	resolved     *resolvedPhases  // request events sent, repeated and resolved (resolved.go)
 	order        *orderResult     // what setting each option and handler alone found (ordersweep.go)
 }
 

@@ -1,4 +1,4 @@
-package steps
+package resolved
 
 import (
 	"errors"
@@ -37,7 +37,16 @@ import (
 //   - unseen: every resolving event for an id the SDK never saw: no request names it, the
 //     connection stays, and a tool call after them is still answered.
 
-func (w *world) registerResolved(sc scenario.Binder) {
+// engine is the resolved sweep's state over the scenario's core: the request events sent,
+// repeated and resolved.
+type engine struct {
+	*scenario.Scenario
+	resolved *resolvedPhases
+}
+
+// Register binds the resolved sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
 	scenario.Needing(sc, scenario.Needs("handler.hold")).Step(`^the runtime sends each kind of request event, repeats it and resolves it, and resolves requests the SDK never saw$`, w.resolveEachKind)
 	sc.Step(`^the SDK answered each request event sent twice with one requestId once, and the application's handler ran once$`, w.repeatedAnsweredOnce)
 	sc.Step(`^the SDK did not answer a request the runtime resolved while the application's handler ran$`, w.resolvedNotAnswered)
@@ -141,7 +150,7 @@ type resolvedPhases struct {
 
 // resolveEvent builds one event of et with requestId id: generated from the schema (required
 // fields only), a tool request naming the session's tool.
-func (w *world) resolveEvent(doc *schemagen.Doc, et schemagen.EventType, id, sessionID, tool string) (map[string]any, error) {
+func (w *engine) resolveEvent(doc *schemagen.Doc, et schemagen.EventType, id, sessionID, tool string) (map[string]any, error) {
 	ev, err := doc.Event(et, "resolved/"+et.Type, false)
 	if err != nil {
 		return nil, err
@@ -202,7 +211,7 @@ func appCalls(entries []transcript.Entry, from, to int) int {
 
 // settle waits until the SDK sent a request naming requestId after seq since (up to
 // resolveAnswerWait), then resolveSettle more for anything that follows.
-func (w *world) settle(requestID string, since int) {
+func (w *engine) settle(requestID string, since int) {
 	deadline := time.Now().Add(resolveAnswerWait)
 	for requestID != "" && time.Now().Before(deadline) && w.Gone() == nil {
 		if n, _ := sdkNamed(hold.FrameHeads(w.Entries()), requestID, since, 0); n > 0 {
@@ -217,7 +226,7 @@ func (w *world) settle(requestID string, since int) {
 // handler call after seq since: a driver's event line can come after the SDK's answer on the
 // wire, and a report of the single send that arrives late would be counted for the repeat
 // (measured on Java under load: "ran 3 times for the request sent twice, 0 for one sent once").
-func (w *world) handlerReported(since int) {
+func (w *engine) handlerReported(since int) {
 	deadline := time.Now().Add(resolveAnswerWait)
 	for time.Now().Before(deadline) && w.Gone() == nil && appCalls(w.Entries(), since, 0) == 0 {
 		time.Sleep(20 * time.Millisecond)
@@ -226,7 +235,7 @@ func (w *world) handlerReported(since int) {
 
 // settleAll waits until the SDK answered every kind's probe or resolveAnswerWait passed, then
 // resolveSettle more.
-func (w *world) settleAll(kinds []resolvingKind, since int) {
+func (w *engine) settleAll(kinds []resolvingKind, since int) {
 	deadline := time.Now().Add(resolveAnswerWait)
 	for time.Now().Before(deadline) && w.Gone() == nil {
 		frames, all := hold.FrameHeads(w.Entries()), true
@@ -247,7 +256,7 @@ func (w *world) settleAll(kinds []resolvingKind, since int) {
 // resolveEachKind is the When step: each kind once (which ones the SDK answers), each answered
 // kind repeated under one requestId, the tool call resolved while its handler is held, then
 // every resolving event for an id the SDK never saw, followed by a tool call.
-func (w *world) resolveEachKind() error {
+func (w *engine) resolveEachKind() error {
 	rt, err := w.ScriptedOnly("the scenario has the runtime send request events, repeat them and resolve them on demand; the real runtime does so only when its model's step makes it")
 	if err != nil {
 		return err
@@ -420,7 +429,7 @@ func (w *world) resolveEachKind() error {
 // resolvedEmitter sends one event of the session; await, when not empty, is the requestId of a
 // request the runtime awaits as the real one does: the first answer is accepted, a second
 // refused.
-func (w *world) resolvedEmitter(rt *standin.Server, s scenario.Session) func(ev map[string]any, what, await string) error {
+func (w *engine) resolvedEmitter(rt *standin.Server, s scenario.Session) func(ev map[string]any, what, await string) error {
 	return func(ev map[string]any, what, await string) error {
 		if await != "" {
 			if err := rt.Await(s.ID, await); err != nil {
@@ -441,7 +450,7 @@ func (w *world) resolvedEmitter(rt *standin.Server, s scenario.Session) func(ev 
 // reached, sends the resolving event, releases the handler and waits for anything that follows.
 // With told, the release waits (hold.EnterWait at most) until the handler reported that it was told
 // (tool.cancelled): released first, a handler that watches its way stops watching.
-func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error, told bool) (resolvedCase, error) {
+func (w *engine) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error, told bool) (resolvedCase, error) {
 	c := resolvedCase{kind: k, requestID: "resolved-" + k.request.Type}
 	gate := hold.Args(s, hold.Kind{Tool: tool})
 	if _, err := w.Do("hold", gate); err != nil {
@@ -484,7 +493,7 @@ func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resol
 // delivered waits until the driver reported the session event of type typ carrying requestID
 // after seq since (the SDK delivered it to the application), hold.EnterWait at most; without the
 // events capability it waits resolveSettle.
-func (w *world) delivered(typ, requestID string, since int) {
+func (w *engine) delivered(typ, requestID string, since int) {
 	if has, _ := w.T.Capability("events"); !has {
 		time.Sleep(resolveSettle)
 		return
@@ -507,7 +516,7 @@ func (w *world) delivered(typ, requestID string, since int) {
 
 // repeatedAnsweredOnce is the Then step of the repeat class: one answer naming the requestId,
 // and no handler call for the repeated send.
-func (w *world) repeatedAnsweredOnce() error {
+func (w *engine) repeatedAnsweredOnce() error {
 	p, err := w.resolvedRun()
 	if err != nil {
 		return err
@@ -539,7 +548,7 @@ func judgeRepeated(entries []transcript.Entry, cases []resolvedCase, check func(
 
 // resolvedNotAnswered is the Then step of the resolved class: after the resolving event, no
 // request naming the requestId and no handler call.
-func (w *world) resolvedNotAnswered() error {
+func (w *engine) resolvedNotAnswered() error {
 	p, err := w.resolvedRun()
 	if err != nil {
 		return err
@@ -573,7 +582,7 @@ func judgeResolved(entries []transcript.Entry, cases []resolvedCase, check func(
 
 // unseenHarmless is the Then step of the unseen class: no request names an unseen requestId and
 // the tool call after them was answered.
-func (w *world) unseenHarmless() error {
+func (w *engine) unseenHarmless() error {
 	p, err := w.resolvedRun()
 	if err != nil {
 		return err
@@ -601,7 +610,7 @@ func judgeUnseen(entries []transcript.Entry, p *resolvedPhases, check func(strin
 	return fails
 }
 
-func (w *world) resolvedRun() (*resolvedPhases, error) {
+func (w *engine) resolvedRun() (*resolvedPhases, error) {
 	if w.resolved == nil {
 		return nil, fmt.Errorf("no request events were sent in this scenario")
 	}
@@ -611,7 +620,7 @@ func (w *world) resolvedRun() (*resolvedPhases, error) {
 // resolveToolWhileHeld is the When step of the told class: the session's first tool's call,
 // resolved while its handler is held (resolveWhileHeld), the release held back until the
 // handler reported it was told or hold.EnterWait passed.
-func (w *world) resolveToolWhileHeld() error {
+func (w *engine) resolveToolWhileHeld() error {
 	rt, err := w.ScriptedOnly("the scenario has the runtime resolve a tool call on demand; the real runtime does so only when its model's step makes it")
 	if err != nil {
 		return err
@@ -659,7 +668,7 @@ const toolCancelled = "tool.cancelled"
 
 // toldReported waits until the driver reported tool.cancelled for tool after seq since,
 // hold.EnterWait at most.
-func (w *world) toldReported(tool string, since int) {
+func (w *engine) toldReported(tool string, since int) {
 	deadline := time.Now().Add(hold.EnterWait)
 	for time.Now().Before(deadline) && w.Gone() == nil {
 		for _, e := range w.Entries() {
@@ -674,7 +683,7 @@ func (w *world) toldReported(tool string, since int) {
 // toolHandlerTold is the Then step of the told class: where the SDK's tool handler API has a way
 // to learn that the runtime resolved its call (capability handler.cancel.tool), the held handler
 // was told within the bound after the resolving event.
-func (w *world) toolHandlerTold(ms int) error {
+func (w *engine) toolHandlerTold(ms int) error {
 	p, err := w.resolvedRun()
 	if err != nil {
 		return err
@@ -688,7 +697,7 @@ func (w *world) toolHandlerTold(ms int) error {
 // An SDK whose tool handler has no way to be told (has false) is unsupported, never passed.
 func judgeTold(has bool, note, sdk string, entries []transcript.Entry, cases []resolvedCase, bound time.Duration, check func(string, string)) error {
 	if !has {
-		return &ErrUnsupported{Capability: "handler.cancel.tool", Reason: fmt.Sprintf("%s's tool handler has no way to learn that the runtime resolved its call: %s", sdk, note)}
+		return &scenario.ErrUnsupported{Capability: "handler.cancel.tool", Reason: fmt.Sprintf("%s's tool handler has no way to learn that the runtime resolved its call: %s", sdk, note)}
 	}
 	if len(cases) == 0 {
 		return fmt.Errorf("no tool call was resolved while its handler ran")
@@ -737,7 +746,7 @@ func judgeTold(has bool, note, sdk string, entries []transcript.Entry, cases []r
 
 // firstTool is the name of the session's first named tool ("" when none): its call is the tool
 // request the resolved sweep sends.
-func (w *world) firstTool() string {
+func (w *engine) firstTool() string {
 	for _, t := range w.Tools {
 		if name, _ := t["name"].(string); name != "" {
 			return name
