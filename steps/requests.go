@@ -116,7 +116,7 @@ func (w *world) runtimeSends(method, params string) error {
 	if p, ok := w.RT.(suite.Player); ok {
 		// A runtime that sends such a request of its own accord when its model does something
 		// (the real one): the model step that makes it, if any. The application's handler
-		// (handlers.go) is then judged on what that runtime sent, as recorded, not on these
+		// (steps/sweeps/handlers) is then judged on what that runtime sent, as recorded, not on these
 		// params: it sends its own values (timestamp, cwd, the tool's name and arguments).
 		step, cannot := p.Plays(method, json.RawMessage(params))
 		if cannot != "" {

@@ -119,7 +119,7 @@ func (w *engine) holdEachKind() error {
 	if err != nil {
 		return err
 	}
-	// The handlers' reports come while no command is in flight (as in callEveryHandler).
+	// The handlers' reports come while no command is in flight (as in the handler sweep).
 	release, err := w.HoldDriverLines()
 	if err != nil {
 		return err
