@@ -72,7 +72,7 @@ func caseKey(h *handlerset.Spec, method string, i int, form jsonform.Form) strin
 }
 
 // observeLacking records the calls of registered methods that the SDK's handler API has no
-// handler for (handlerSpec.lacking): named, not judged, as a method without a handler is.
+// handler for (handlerset.Spec.Lacking): named, not judged, as a method without a handler is.
 func (w *engine) observeLacking(calls []*handledCall) {
 	var lines []string
 	for _, c := range calls {
