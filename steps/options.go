@@ -13,6 +13,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/cancel"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/fields"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/ordersweep"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacehandlers"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacereached"
 )
@@ -26,7 +27,7 @@ func (w *world) registerWire(sc scenario.Binder) {
 	w.registerOptions(sc)
 	w.registerResults(sc)
 	w.registerOrder(sc)
-	w.registerOrderSweep(sc)
+	ordersweep.Register(sc, w.Scenario)
 	w.registerFraming(sc)
 	w.registerRequests(sc)
 	w.registerResolved(sc)

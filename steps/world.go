@@ -32,7 +32,6 @@ type world struct {
 	events       []sentEvent              // the generated events sent (generated_events.go)
 	encoded      *encodingTally           // what a sweep sent in another legal encoding (encodings.go)
 	paramsForm   jsonform.Form            // the form runtime-to-SDK params are written in (encodings.go)
-	order        *orderResult             // what setting each option and handler alone found (ordersweep.go)
 	holds        []*holdPhase             // each kind held with the others sent meanwhile (pending.go)
 	resolved     *resolvedPhases          // request events sent, repeated and resolved (resolved.go)
 }
