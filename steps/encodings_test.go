@@ -32,7 +32,7 @@ func TestAnEncodedEventIsJudgedByItsValue(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := worldWith(t)
-			_, ok, err := w.encode(jsonform.Floats, sent)
+			_, ok, err := w.encoded.Encode(jsonform.Floats, sent)
 			require.NoError(t, err)
 			require.True(t, ok)
 			w.events = []sentEvent{{et: schemagen.EventType{Type: "x.counted", Definition: "CountedEvent"}, name: "CountedEvent", data: asAny(sent["data"])}}
@@ -48,25 +48,6 @@ func TestAnEncodedEventIsJudgedByItsValue(t *testing.T) {
 			}
 		})
 	}
-}
-
-// The scenario's output counts the members each form wrote differently, per value sent.
-func TestEncodingTallyIsObserved(t *testing.T) {
-	w := worldWith(t)
-	for _, v := range []any{map[string]any{"a": 1, "b": 2.5}, map[string]any{"c": []any{3}}, map[string]any{"s": "text"}} {
-		_, _, err := w.encode(jsonform.Exponents, v)
-		require.NoError(t, err)
-	}
-	_, ok, err := w.encode(jsonform.Floats, map[string]any{"s": "no numbers"})
-	require.NoError(t, err)
-	assert.False(t, ok, "nothing to send again as floats")
-	w.encoded = nil
-	for _, v := range []any{map[string]any{"a": 1, "b": 2.5}, map[string]any{"c": []any{3}}} {
-		_, _, err := w.encode(jsonform.Exponents, v)
-		require.NoError(t, err)
-	}
-	w.observeEncoding("results")
-	assert.Equal(t, "exponents: 3 numbers in 2 results", w.Observations["legal encodings tried"])
 }
 
 // The event wait goes on while reports keep arriving (a loaded machine), however long they take

@@ -8,6 +8,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/encodings"
 	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/rpccall"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
@@ -96,7 +97,7 @@ var resultShapes = map[string]schemagen.Shape{
 // method's first generated case, as they are not what these variants judge.
 func (w *world) answerEveryMethod(group, variant string) error {
 	shape, ok := resultShapes[variant]
-	form, encoded := encodingForms[variant]
+	form, encoded := encodings.Forms[variant]
 	if encoded {
 		shape, ok = schemagen.EveryField, true // the every-field result, written in the form
 	}
@@ -130,7 +131,7 @@ func (w *world) answerEveryMethod(group, variant string) error {
 			name := "result " + sh.Name
 			if encoded {
 				var changed bool
-				if b, changed, err = w.encode(form, sh.Value); err != nil {
+				if b, changed, err = w.encoded.Encode(form, sh.Value); err != nil {
 					return err
 				} else if !changed {
 					continue
@@ -143,7 +144,7 @@ func (w *world) answerEveryMethod(group, variant string) error {
 		rt.QueueAnswers(m.Name, queued)
 	}
 	if encoded {
-		w.observeEncoding("results")
+		w.encoded.Observe(w, "results")
 	}
 	return w.runSweep(target)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/steps/encodings"
 	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
@@ -65,7 +66,7 @@ func (w *world) sendEveryEvent(variant string) error {
 		wire any // what the runtime writes: ev, or ev in another legal encoding
 	}
 	var out []outgoing
-	form, encoded := encodingForms[variant]
+	form, encoded := encodings.Forms[variant]
 	for _, et := range doc.EventTypes {
 		seed := "event/" + et.Type + "/" + variant
 		if encoded {
@@ -80,7 +81,7 @@ func (w *world) sendEveryEvent(variant string) error {
 			}
 			var wire any = ev
 			if encoded {
-				raw, changed, err := w.encode(form, ev)
+				raw, changed, err := w.encoded.Encode(form, ev)
 				if err != nil {
 					return err
 				}
@@ -127,7 +128,7 @@ func (w *world) sendEveryEvent(variant string) error {
 		w.events = append(w.events, sentEvent{et: o.et, name: o.name, data: asAny(o.ev["data"])})
 	}
 	if encoded {
-		w.observeEncoding("events")
+		w.encoded.Observe(w, "events")
 	}
 	return w.awaitEvents(len(w.events))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/steps/encodings"
 	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
@@ -300,8 +301,8 @@ func (w *world) callEveryHandler() error {
 				return scenario.CutShort(err, done, total, m.Name)
 			}
 			params := w.AsTheRuntimeSends(m, p, s.ID, created)
-			w.CaseSends(h.caseKey(m.Name, i, w.paramsForm), params)
-			if _, err := rt.Ask(s.ID, m.Name, w.wireParams(params), m.Notification); err != nil {
+			w.CaseSends(h.caseKey(m.Name, i, w.encoded.Params), params)
+			if _, err := rt.Ask(s.ID, m.Name, w.encoded.Wire(params), m.Notification); err != nil {
 				if err := w.CallFailed(err, m.Name); err != nil {
 					return scenario.CutShort(err, done, total, m.Name)
 				}
@@ -698,4 +699,17 @@ func (w *world) noteOpened(cmd string, res json.RawMessage) {
 	if cmd != "connect" {
 		w.noteHookInputs(res)
 	}
+}
+
+// callEveryHandlerEncoded is callEveryHandler with every call's params written in a form.
+func (w *world) callEveryHandlerEncoded(variant string) error {
+	form, ok := encodings.Forms[variant]
+	if !ok {
+		return fmt.Errorf("no encoding %q", variant)
+	}
+	w.encoded.Params = form
+	defer func() { w.encoded.Params = "" }()
+	err := w.callEveryHandler()
+	w.encoded.Observe(w, "runtime-to-SDK requests")
+	return err
 }

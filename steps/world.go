@@ -1,7 +1,7 @@
 package steps
 
 import (
-	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
+	"github.com/copilot-sdk-conformance/conformance/steps/encodings"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -30,8 +30,7 @@ type world struct {
 	exchange     *exchangeSpec            // the application's request handler and the model requests sent (exchanges.go)
 	asked        []asked                  // requests the scenario had the runtime send the SDK (requests.go)
 	events       []sentEvent              // the generated events sent (generated_events.go)
-	encoded      *encodingTally           // what a sweep sent in another legal encoding (encodings.go)
-	paramsForm   jsonform.Form            // the form runtime-to-SDK params are written in (encodings.go)
+	encoded      encodings.Tally          // what a sweep sent in another legal encoding, the form of runtime-to-SDK params (steps/encodings)
 	holds        []*holdPhase             // each kind held with the others sent meanwhile (pending.go)
 	resolved     *resolvedPhases          // request events sent, repeated and resolved (resolved.go)
 }
