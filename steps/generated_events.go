@@ -11,6 +11,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/steps/encodings"
 	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweepcheck"
 )
 
 // The event sweep: every event type of session-events.schema.json, generated (every field, only
@@ -23,6 +24,13 @@ type sentEvent struct {
 	name string // the case: the event's definition, and the shape when a type has several
 	data any
 }
+
+// eventCase files a finding about one event sent (sweepcheck.Case): under the namespace
+// "event <type>", as "<type> [<case>]".
+type eventCase struct{ typ, name string }
+
+func (c eventCase) Namespace() string { return "event " + c.typ }
+func (c eventCase) ID() string        { return c.typ + " [" + c.name + "]" }
 
 // eventShapes are the event variants the schema's shapes make (the first two keep the one event
 // per type of doc.Event they began with).
@@ -231,32 +239,32 @@ func (w *world) eventsReceived() error {
 			pair[sent[restSent[i]]] = received[restRecv[j]]
 		}
 	}
-	fails := sweepFailures{}
-	unknown := unknownTally{}
+	fails := sweepcheck.Failures{}
+	unknown := sweepcheck.Unknown{}
 	for i, s := range w.events {
-		c := &sweepCall{method: schemagen.Method{Name: s.et.Type, Namespace: "event " + s.et.Type}, name: s.name}
+		c := eventCase{typ: s.et.Type, name: s.name}
 		data, ok := pair[i]
 		if !ok {
-			fails.add(c, "the application never received it")
+			fails.Add(c, "the application never received it")
 			continue
 		}
-		unknown.seen(s.data, data)
+		unknown.Seen(s.data, data)
 		for _, d := range jsondiff.Diff(s.data, data, "") {
 			if d.Kind == "missing" && d.Want == nil {
 				continue
 			}
-			if unknown.dropped(d) {
+			if unknown.Dropped(d) {
 				continue
 			}
-			fails.add(c, "data %s", d.Say("sent by the runtime", "the application received it"))
+			fails.Add(c, "data %s", d.Say("sent by the runtime", "the application received it"))
 		}
 	}
-	unknown.observe(w, "events")
+	unknown.Observe(w, "events")
 	w.Observe("events received", fmt.Sprintf("%d of %d", len(w.events)-countMissing(fails), len(w.events)))
-	return fails.err("events", "did not reach the application as the runtime sent them")
+	return fails.Err("events", "did not reach the application as the runtime sent them")
 }
 
-func countMissing(f sweepFailures) int {
+func countMissing(f sweepcheck.Failures) int {
 	n := 0
 	for _, l := range f {
 		for _, s := range l {

@@ -23,8 +23,6 @@ type world struct {
 	*scenario.Scenario
 	tried        *driver.Response         // the outcome of the last "tries to" step
 	replacements int                      // replacements made at once by the last "replaced N times at once"
-	sweep        []*sweepCall             // the generated calls of the schema sweep (generated.go)
-	resultsOnly  bool                     // the sweep judges results only (answerEveryMethod): no request check follows
 	handlers     map[string]*handlerSpec  // the application's runtime-to-SDK handlers (handlers.go)
 	hookInputs   map[string]hookInputType // each hook type's input as the SDK declares it (hookinputs.go)
 	exchange     *exchangeSpec            // the application's request handler and the model requests sent (exchanges.go)
