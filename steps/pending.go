@@ -73,13 +73,13 @@ func (w *world) pendingKinds() ([]pendingKind, error) {
 		return nil, err
 	}
 	var out []pendingKind
-	for _, m := range handlerMethods(doc) {
-		h := w.handlers[m.Name]
-		if h == nil || !h.registered || h.exchange || m.Notification {
+	for _, m := range scenario.HandlerMethods(doc) {
+		h := w.handlers.Specs[m.Name]
+		if h == nil || !h.Registered || h.Exchange || m.Notification {
 			continue
 		}
-		for _, p := range h.params {
-			if h.lacks(p) == nil {
+		for _, p := range h.Params {
+			if h.Lacks(p) == nil {
 				m := m
 				out = append(out, pendingKind{method: &m, params: p})
 				break

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"github.com/copilot-sdk-conformance/conformance/steps/encodings"
+	"github.com/copilot-sdk-conformance/conformance/steps/handlerset"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -21,16 +22,14 @@ type ErrUnavailable = suite.ErrUnavailable
 // shares (scenario.Scenario); each sweep keeps its own state in its own type.
 type world struct {
 	*scenario.Scenario
-	tried        *driver.Response         // the outcome of the last "tries to" step
-	replacements int                      // replacements made at once by the last "replaced N times at once"
-	handlers     map[string]*handlerSpec  // the application's runtime-to-SDK handlers (handlers.go)
-	hookInputs   map[string]hookInputType // each hook type's input as the SDK declares it (hookinputs.go)
-	exchange     *exchangeSpec            // the application's request handler and the model requests sent (exchanges.go)
-	asked        []asked                  // requests the scenario had the runtime send the SDK (requests.go)
-	events       []sentEvent              // the generated events sent (generated_events.go)
-	encoded      encodings.Tally          // what a sweep sent in another legal encoding, the form of runtime-to-SDK params (steps/encodings)
-	holds        []*holdPhase             // each kind held with the others sent meanwhile (pending.go)
-	resolved     *resolvedPhases          // request events sent, repeated and resolved (resolved.go)
+	tried        *driver.Response // the outcome of the last "tries to" step
+	replacements int              // replacements made at once by the last "replaced N times at once"
+	handlers     *handlerset.Set  // the application's runtime-to-SDK handlers and the requests the runtime was made to send (shared with the handler and pending sweeps)
+	exchange     *exchangeSpec    // the application's request handler and the model requests sent (exchanges.go)
+	events       []sentEvent      // the generated events sent (generated_events.go)
+	encoded      encodings.Tally  // what a sweep sent in another legal encoding, the form of runtime-to-SDK params (steps/encodings)
+	holds        []*holdPhase     // each kind held with the others sent meanwhile (pending.go)
+	resolved     *resolvedPhases  // request events sent, repeated and resolved (resolved.go)
 }
 
 // Initializer returns godog's scenario initializer for one SDK (a suite.Initializer): the
@@ -47,8 +46,8 @@ func Initializer(t suite.Target) func(*godog.ScenarioContext) {
 
 // register binds world's phrases and every engine's on s.
 func register(b scenario.Binder, s *scenario.Scenario) {
-	w := &world{Scenario: s}
-	s.Handlers = w.handlerArgs
-	s.Opened = append(s.Opened, w.noteOpened)
+	w := &world{Scenario: s, handlers: &handlerset.Set{}}
+	s.Handlers = w.handlers.Args
+	s.Opened = append(s.Opened, w.handlers.Note)
 	w.register(b)
 }

@@ -203,3 +203,15 @@ func (s *Scenario) SDKAnnounced(method string, params, created map[string]any) m
 	}
 	return out
 }
+
+// DriverEvents are the args of every driver event line of kind in the transcript so far (the
+// handlers' rpc.handled reports, the request handler's reports), in order.
+func (s *Scenario) DriverEvents(kind string) []map[string]any {
+	var out []map[string]any
+	for _, e := range s.Entries() {
+		if name, args, ok := DriverEvent(e); ok && name == kind {
+			out = append(out, args)
+		}
+	}
+	return out
+}
