@@ -7,6 +7,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/events"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/generated"
 )
 
@@ -76,8 +77,7 @@ func (w *world) register(sc scenario.Binder) {
 	sc.Step(`^the handler "([^"]*)" served the call to "([^"]*)"$`, w.handlerServed)
 	sc.Step(`^every request the SDK sent conforms to the runtime's published schema$`, w.conformsToSchema)
 	generated.Register(sc, w.Scenario)
-	scenario.Needing(sc, scenario.Needs("rpc.generated", "events")).Step(`^the runtime sends every event type of the schema (with every field|with only the required fields|with a field the schema does not know|with every nullable field null|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.sendEveryEvent)
-	sc.Step(`^the application received every generated event as the runtime sent it$`, w.eventsReceived)
+	events.Register(sc, w.Scenario)
 	w.registerWire(sc)
 	w.registerJSONRPC(sc)
 }

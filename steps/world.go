@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"github.com/copilot-sdk-conformance/conformance/steps/encodings"
 	"github.com/copilot-sdk-conformance/conformance/steps/handlerset"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 
@@ -26,8 +25,6 @@ type world struct {
 	replacements int              // replacements made at once by the last "replaced N times at once"
 	handlers     *handlerset.Set  // the application's runtime-to-SDK handlers and the requests the runtime was made to send (shared with the handler and pending sweeps)
 	exchange     *exchangeSpec    // the application's request handler and the model requests sent (exchanges.go)
-	events       []sentEvent      // the generated events sent (generated_events.go)
-	encoded      encodings.Tally  // what a sweep sent in another legal encoding, the form of runtime-to-SDK params (steps/encodings)
 	holds        []*holdPhase     // each kind held with the others sent meanwhile (pending.go)
 	resolved     *resolvedPhases  // request events sent, repeated and resolved (resolved.go)
 }

@@ -1,4 +1,4 @@
-package steps
+package events
 
 import (
 	"errors"
@@ -19,6 +19,21 @@ import (
 // every object, or each alternative of each discriminated union), sent by the runtime to the
 // session; the driver reports what the application's typed event callback received.
 
+// engine is the sweep's own state over the scenario's core.
+type engine struct {
+	*scenario.Scenario
+	events  []sentEvent     // the generated events sent
+	encoded encodings.Tally // what the sweep sent in another legal encoding
+}
+
+// Register binds the sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
+	scenario.Needing(sc, scenario.Needs("rpc.generated", "events")).Step(`^the runtime sends every event type of the schema (with every field|with only the required fields|with a field the schema does not know|with every nullable field null|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.sendEveryEvent)
+	sc.Step(`^the application received every generated event as the runtime sent it$`, w.eventsReceived)
+}
+
+// sentEvent is one event the runtime sent, and its case.
 type sentEvent struct {
 	et   schemagen.EventType
 	name string // the case: the event's definition, and the shape when a type has several
@@ -41,13 +56,13 @@ var eventShapes = map[string]schemagen.Shape{
 }
 
 // sendEveryEvent sends each event type of the schema once, in the order of their type names.
-func (w *world) sendEveryEvent(variant string) error {
+func (w *engine) sendEveryEvent(variant string) error {
 	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
 	if has, note := w.T.Capability("rpc.generated"); !has {
-		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not report typed event data (rpc.generated): %s", w.T.SDK(), note), Capability: "rpc.generated"}
+		return &scenario.ErrUnsupported{Reason: fmt.Sprintf("%s driver does not report typed event data (rpc.generated): %s", w.T.SDK(), note), Capability: "rpc.generated"}
 	}
 	s, err := w.Current()
 	if err != nil {
@@ -152,8 +167,8 @@ func asAny(v any) any {
 // awaitEvents waits until as many session.event reports as events sent have arrived, or none
 // has arrived for five seconds (an SDK that drops events then shows them missing): a driver
 // still reporting on a loaded machine is waited for, up to a minute.
-func (w *world) awaitEvents(n int) error {
-	return awaitProgress(func() int { return len(w.driverEvents("session.event")) }, n, 5*time.Second, time.Minute, w.Gone)
+func (w *engine) awaitEvents(n int) error {
+	return awaitProgress(func() int { return len(w.DriverEvents("session.event")) }, n, 5*time.Second, time.Minute, w.Gone)
 }
 
 // awaitProgress polls count until it reaches n, or it has not grown for quiet, or limit has
@@ -183,12 +198,12 @@ func awaitProgress(count func() int, n int, quiet, limit time.Duration, gone fun
 // textual form, a number's form, a null left out of a typed object). A field the schema does not
 // know may be kept or dropped (an observation says which); every other field must arrive as
 // sent, and a field left out must stay out (no default, no null filled in).
-func (w *world) eventsReceived() error {
+func (w *engine) eventsReceived() error {
 	if len(w.events) == 0 {
 		return fmt.Errorf("no generated events were sent in this scenario")
 	}
 	got := map[string][]any{}
-	for _, ev := range w.driverEvents("session.event") {
+	for _, ev := range w.DriverEvents("session.event") {
 		t, _ := ev["type"].(string)
 		got[t] = append(got[t], ev["data"])
 	}
