@@ -13,6 +13,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/cancel"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/fields"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/ordersweep"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/resolved"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacehandlers"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacereached"
@@ -27,7 +28,7 @@ func (w *world) registerWire(sc scenario.Binder) {
 	w.registerOptions(sc)
 	w.registerResults(sc)
 	w.registerOrder(sc)
-	w.registerOrderSweep(sc)
+	ordersweep.Register(sc, w.Scenario)
 	w.registerFraming(sc)
 	w.registerRequests(sc)
 	resolved.Register(sc, w.Scenario)

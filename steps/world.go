@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"github.com/copilot-sdk-conformance/conformance/steps/encodings"
 	"github.com/copilot-sdk-conformance/conformance/steps/handlerset"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 
@@ -24,12 +23,7 @@ type world struct {
 	*scenario.Scenario
 	tried        *driver.Response // the outcome of the last "tries to" step
 	replacements int              // replacements made at once by the last "replaced N times at once"
-	sweep        []*sweepCall     // the generated calls of the schema sweep (generated.go)
-	resultsOnly  bool             // the sweep judges results only (answerEveryMethod): no request check follows
 	handlers     *handlerset.Set  // the application's runtime-to-SDK handlers and the requests the runtime was made to send (shared with the handler and pending sweeps)
-	events       []sentEvent      // the generated events sent (generated_events.go)
-	encoded      encodings.Tally  // what a sweep sent in another legal encoding, the form of runtime-to-SDK params (steps/encodings)
-	order        *orderResult     // what setting each option and handler alone found (ordersweep.go)
 }
 
 // Initializer returns godog's scenario initializer for one SDK (a suite.Initializer): the

@@ -1,4 +1,4 @@
-package steps
+package ordersweep
 
 import (
 	"encoding/json"
@@ -29,7 +29,15 @@ import (
 // would hide the order (the SDK knows it), so every case gets a fresh client; the runtime holds
 // each opening (runtime.Script.OpenDelay), so an SDK that does not wait is seen to.
 
-func (w *world) registerOrderSweep(sc scenario.Binder) {
+// engine is the sweep's own state over the scenario's core.
+type engine struct {
+	*scenario.Scenario
+	order *orderResult // what setting each option and handler alone found
+}
+
+// Register binds the sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
 	scenario.Needing(sc, scenario.Needs("surface", "session.resume")).Step(`^every option and every handler the SDK declares is set alone on a client of its own, on create and on resume$`, w.probeOrder)
 	sc.Step(`^each adds to the baseline's requests only requests that carry it, and nothing names a session before its opening was answered$`, w.orderClean)
 }
@@ -74,7 +82,7 @@ type orderResult struct {
 	skipped  []string
 }
 
-func (w *world) probeOrder() error {
+func (w *engine) probeOrder() error {
 	entries, err := declared.Entries(w.Scenario)
 	if err != nil {
 		return err
@@ -217,7 +225,7 @@ func additionKey(a addition) string { return fmt.Sprintf("%s\x00%d", a.Case.Hand
 // case is shown to serve the handler now (servesHandler sends its session an event); then the
 // clients of the judged cases are stopped once orderHeld are held, and what later checks need
 // stays in the transcript.
-func (w *world) closeOrderCases(cs []orderCase, closed *orderClosed) error {
+func (w *engine) closeOrderCases(cs []orderCase, closed *orderClosed) error {
 	if err := w.RoundTrip(); err != nil {
 		return err
 	}
@@ -269,7 +277,7 @@ func errorsIsCannotHold(err error) bool { return errors.Is(err, surface.ErrCanno
 // runOrderCases runs one batch of cases at once: a fresh client each (and for a resume a session
 // made on maker), then its create or resume. A case the SDK refused keeps its error; one whose
 // driver is lost ends the sweep.
-func (w *world) runOrderCases(maker string, cs []orderCase) error {
+func (w *engine) runOrderCases(maker string, cs []orderCase) error {
 	var makes, connects []any
 	for i := range cs {
 		if cs[i].Request == "session.resume" {
@@ -384,7 +392,7 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 
 // noteMaker names the connection of the client that made the sessions the resume cases resumed
 // (one case key for all of them: they are alike).
-func (w *world) noteMaker(cs []orderCase) {
+func (w *engine) noteMaker(cs []orderCase) {
 	entries := w.Entries()
 	for _, c := range cs {
 		if c.Request != "session.resume" || c.SessionID == "" {
@@ -831,7 +839,7 @@ func orText(err error, text string) string {
 	return text
 }
 
-func (w *world) orderClean() error {
+func (w *engine) orderClean() error {
 	if w.order == nil {
 		return fmt.Errorf("no options were set alone in this scenario")
 	}
@@ -855,7 +863,7 @@ func (w *world) orderClean() error {
 // params name an event type of the schema (an interest the SDK registers), and that event, sent
 // to the case's session, reaches the handler (the driver reports the call, capability
 // surface.handlers.called). Nothing here names a handler or an event.
-func (w *world) servesHandler(a addition) string {
+func (w *engine) servesHandler(a addition) string {
 	if a.Case.Entry.Kind != "handler" || a.Case.SessionID == "" {
 		return ""
 	}
@@ -897,7 +905,7 @@ func (w *world) servesHandler(a addition) string {
 		}
 		// A replay's runtime plays the event only if the recording holds it: the recorded call
 		// comes with it, or with the flush, which follows the event whether it went out or not
-		// (as in the reached sweep).
+		// (as in the surfacereached sweep).
 		// The flush before it ends the recorded stretch the cases were judged on, so a replay
 		// judges them without what the event made the SDK send.
 		w.FlushDriver()

@@ -1,4 +1,4 @@
-package steps
+package ordersweep
 
 import (
 	"encoding/json"
@@ -206,3 +206,11 @@ func TestOrderSweepJudgesTheRecordedOrder(t *testing.T) {
 	require.NotEmpty(t, never)
 	assert.Contains(t, never[0], "while its session.create")
 }
+
+// frame is one transcript line: its direction and body.
+type frame struct{ dir, body string }
+
+func sdk(b string) frame { return frame{transcript.SDKToRuntime, b} }
+func rt(b string) frame  { return frame{transcript.RuntimeToSDK, b} }
+
+func okAnswer(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{}}` }
