@@ -240,6 +240,14 @@ func AddSecret(v string) {
 	known.any = &ac
 }
 
+// Secrets is how many secrets are registered: a reader that scrubbed several texts at once
+// scrubs them again when a text registered one (Scrub registers what tokenShapeRE finds).
+func Secrets() int {
+	known.mu.RLock()
+	defer known.mu.RUnlock()
+	return len(known.values)
+}
+
 // AddSecretsFromEnv registers the values of SecretEnv, and of every variable whose name says it
 // holds a credential (SecretEnvName: OPENAI_API_KEY, …), found in environ ("NAME=value" pairs)
 // and returns "NAME=<redacted:…>" for each, for a transcript note.
