@@ -393,12 +393,12 @@ func (w *engine) runOrderCases(maker string, cs []orderCase) error {
 // noteMaker names the connection of the client that made the sessions the resume cases resumed
 // (one case key for all of them: they are alike).
 func (w *engine) noteMaker(cs []orderCase) {
-	entries := w.Entries()
+	ops := openingsOf(w.Entries(), nil)
 	for _, c := range cs {
 		if c.Request != "session.resume" || c.SessionID == "" {
 			continue
 		}
-		if op, ok := findOpening(entries, "session.create", c.SessionID); ok {
+		if op, ok := ops.findOpening("session.create", c.SessionID); ok {
 			w.Rec.Case(op.req.Conn, 0, "the sessions the resume cases resume")
 			return
 		}
@@ -429,11 +429,12 @@ func attachConns(entries []transcript.Entry, cs []orderCase) []string {
 		}
 	}
 	taken := map[string]bool{}
+	ops := openingsOf(entries, nil)
 	for i := range cs {
 		if cs[i].SessionID == "" {
 			continue
 		}
-		if op, ok := findOpening(entries, cs[i].Request, cs[i].SessionID); ok {
+		if op, ok := ops.findOpening(cs[i].Request, cs[i].SessionID); ok {
 			cs[i].Conn = op.req.Conn
 			taken[op.req.Conn] = true
 		}
@@ -468,16 +469,33 @@ type opening struct {
 	params   map[string]any
 }
 
+// openings is a transcript read once for findOpening: its requests by method and the runtime's
+// answers (a scenario judges hundreds of cases against one transcript).
+type openings struct {
+	byMethod map[string][]transcript.Request
+	answers  map[string]runtimeAnswer
+}
+
+func openingsOf(entries []transcript.Entry, answers map[string]runtimeAnswer) openings {
+	if answers == nil {
+		answers = responsesByConn(entries)
+	}
+	o := openings{byMethod: map[string][]transcript.Request{}, answers: answers}
+	for _, r := range transcript.Requests(entries, "") {
+		o.byMethod[r.Method] = append(o.byMethod[r.Method], r)
+	}
+	return o
+}
+
 // findOpening is the request of method that opened session id (named in its params or given
 // in its answer), with its answer.
-func findOpening(entries []transcript.Entry, method, id string) (opening, bool) {
-	answers := responsesByConn(entries)
-	for _, req := range transcript.Requests(entries, method) {
+func (o openings) findOpening(method, id string) (opening, bool) {
+	for _, req := range o.byMethod[method] {
 		var p struct {
 			SessionID string `json:"sessionId"`
 		}
 		_ = json.Unmarshal(req.Params, &p)
-		a := answers[req.Conn+"\x00"+scenario.RequestID(entries, req.Seq)]
+		a := o.answers[req.Conn+"\x00"+string(req.ID)]
 		if p.SessionID == "" && a.msg != nil && a.msg.Result != nil {
 			var r struct {
 				SessionID string `json:"sessionId"`
@@ -530,6 +548,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 		byConn[r.Conn] = append(byConn[r.Conn], r)
 	}
 	answers := responsesByConn(entries)
+	ops := openingsOf(entries, answers)
 	judged := map[string]map[string]int{}
 	var problems []string
 	var unexplained []addition
@@ -548,7 +567,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 			b = &baseline{}
 			bases[c.Request] = b
 		}
-		op, ok := findOpening(entries, c.Request, c.SessionID)
+		op, ok := ops.findOpening(c.Request, c.SessionID)
 		if c.Err != nil || !ok {
 			problems = append(problems, fmt.Sprintf("%s without options: the baseline could not be recorded: %v", c.Request, orText(c.Err, "no opening request found")))
 			continue
@@ -567,7 +586,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 		}
 		op, ok := opening{}, false
 		if c.SessionID != "" {
-			op, ok = findOpening(entries, c.Request, c.SessionID)
+			op, ok = ops.findOpening(c.Request, c.SessionID)
 		}
 		if !ok && c.Conn != "" {
 			for _, r := range byConn[c.Conn] {
