@@ -117,7 +117,7 @@ func Selftest(ctx context.Context, p SelftestPlan) ([]selftest.Verdict, error) {
 		sdk, copyDir := m.SDK, filepath.Join(work, m.SDK+"-pristine")
 		pristine[sdk] = copyDir
 		jobs = append(jobs, func() {
-			got, _, err := runOn(sdk, copyDir, sdk+"-pristine", selftest.Features(mutants, sdk))
+			got, _, err := runOn(sdk, copyDir, sdk+"-pristine", selftest.Features(chosen, sdk))
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {

@@ -102,18 +102,19 @@ func TestSelftestJudgesEachMutantAgainstItsPristineCopy(t *testing.T) {
 		runs    int
 		// parallel: runs at once; the verdicts do not depend on it
 		parallel int
+		paths    int // the features the baseline runs: those of the selected mutants
 	}{
 		{"every mutant", nil, nil, map[string]string{
 			"drops-isTerminal": "caught", "harmless-edit": "missed", "no-longer-applies": "no longer applies",
 			"go-one": "pristine go SDK: no registry here", "go-two": "pristine go SDK: no registry here"},
-			map[string]int{"node": 1, "go": 1}, 3, 0},
+			map[string]int{"node": 1, "go": 1}, 3, 0, 2},
 		{"every mutant, three runs at once", nil, nil, map[string]string{
 			"drops-isTerminal": "caught", "harmless-edit": "missed", "no-longer-applies": "no longer applies",
 			"go-one": "pristine go SDK: no registry here", "go-two": "pristine go SDK: no registry here"},
-			map[string]int{"node": 1, "go": 1}, 3, 3},
-		{"--only a mutant", []string{"drops-isTerminal"}, nil, map[string]string{"drops-isTerminal": "caught"}, map[string]int{"node": 1}, 2, 0},
+			map[string]int{"node": 1, "go": 1}, 3, 3, 2},
+		{"--only a mutant", []string{"drops-isTerminal"}, nil, map[string]string{"drops-isTerminal": "caught"}, map[string]int{"node": 1}, 2, 0, 1},
 		{"--sdk", nil, []string{"go"}, map[string]string{
-			"go-one": "pristine go SDK: no registry here", "go-two": "pristine go SDK: no registry here"}, map[string]int{"go": 1}, 0, 0},
+			"go-one": "pristine go SDK: no registry here", "go-two": "pristine go SDK: no registry here"}, map[string]int{"go": 1}, 0, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,7 +154,7 @@ func TestSelftestJudgesEachMutantAgainstItsPristineCopy(t *testing.T) {
 			require.NotEmpty(t, base.Paths, "the pristine copy is run")
 			pins, err := sdks.LoadPins(filepath.Join(cfg.RepoRoot, "fixtures", "sdks.yaml"))
 			require.NoError(t, err)
-			assert.Len(t, base.Paths, 2, "the baseline runs every feature of the SDK's mutants, once each")
+			assert.Len(t, base.Paths, tt.paths, "the baseline runs every feature of the SDK's selected mutants, once each")
 			for _, r := range f.runs {
 				assert.Equal(t, []string{"node"}, r.SDKs)
 				assert.NotEqual(t, base.Sources["node"], "", "each run is of a copy through --sdk-source")
