@@ -109,8 +109,9 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		turn := s.script.nextTurn()
 		ss.nextID++
 		msgID := fmt.Sprintf("m%d", ss.nextID)
+		prompts := s.prompts // a step UntilNextPrompt waits for a later one
 		s.mu.Unlock()
-		go s.playTurn(ss, prompt, msgID, turn)
+		go s.playTurn(ss, prompt, msgID, turn, prompts)
 		return map[string]any{"messageId": msgID}, nil
 	case "session.tools.set":
 		ss, e := s.session(p.SessionID)

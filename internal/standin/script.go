@@ -41,6 +41,10 @@ type ModelStep struct {
 	// turn goes on, and ends, only after it (an application that gives up waiting for the
 	// reply meanwhile sees the turn end late).
 	Pause time.Duration
+	// UntilNextPrompt, with Pause, makes the model think until the SDK sends the next
+	// session.send (an application that gave up waiting sends again), Pause being only the
+	// backstop: the turn then ends late while the next one is under way, whatever the load.
+	UntilNextPrompt bool
 }
 
 // Turn is what the scripted model does in answer to one session.send. The runtime's rules
@@ -154,7 +158,8 @@ func (s *Server) toolsSetDelay() time.Duration {
 }
 
 // playTurn emits the events of one turn, following the agent loop's rules.
-func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
+// prompts is how many session.send requests had been read when this one was.
+func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn, prompts int) {
 	defer func() {
 		s.mu.Lock()
 		ss.busy = false
@@ -169,6 +174,12 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn) {
 	s.emit(c, ss, "user.message", map[string]any{"content": prompt, "messageId": messageID})
 	steps := append(append([]ModelStep(nil), turn.Steps...), ModelStep{Reply: DefaultReply})
 	for round, st := range steps {
+		if st.Pause > 0 && st.UntilNextPrompt {
+			if !s.awaitPromptAfter(prompts, st.Pause) {
+				s.rec.Notef(c.name, "the model's withheld reply released after %s: the SDK sent no other prompt", st.Pause)
+			}
+			continue
+		}
 		if st.Pause > 0 {
 			time.Sleep(st.Pause)
 			continue

@@ -84,6 +84,11 @@ type Server struct {
 	// rpcEdges are the frames written before the next answer to a method, and the errors that
 	// answer its next calls instead of the runtime (jsonrpc.go).
 	rpcEdges map[string]*scriptedAnswer
+	// withholds are the kinds of request whose next answer is withheld (withhold.go); prompts
+	// counts the session.send requests read, nextPrompt is closed at the next.
+	withholds  map[string]*withholding
+	prompts    int
+	nextPrompt chan struct{}
 }
 
 // New makes a Server that records into rec.
@@ -275,6 +280,12 @@ func (s *Server) handleFrame(c *conn, f wire.Frame) {
 		for _, v := range s.opts.Check(m.Method, m.Params) {
 			s.rec.Schema(c.name, transcript.Violation{Method: m.Method, Pointer: v.Pointer, Message: v.Message, Keyword: v.Keyword})
 		}
+	}
+	if m.Method == "session.send" {
+		s.promptRead()
+	}
+	if s.withhold(c, m) {
+		return
 	}
 	var d time.Duration
 	switch m.Method {

@@ -1,0 +1,69 @@
+package standin
+
+import (
+	"encoding/json"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/wire"
+)
+
+// A withheld answer waits for the SDK's next request of its kind, not for a time: another
+// method's request is answered meanwhile; the next request of the kind releases it, written
+// before that request's own answer; with no next request the backstop releases it.
+func TestWithholdNextUntilTheSameCallAgain(t *testing.T) {
+	tests := []struct {
+		name     string
+		withheld []string
+		sent     []string // methods of requests 10, 11, …
+		want     []string // the ids answered, in order
+	}{
+		{"another method is answered meanwhile, the same one releases it", []string{"ping"}, []string{"ping", "no.such.method", "ping"}, []string{"11", "10", "12"}},
+		{"one kind of several methods", []string{"ping", "no.such.other"}, []string{"ping", "no.such.other"}, []string{"10", "11"}},
+		{"only the next one is withheld", []string{"ping"}, []string{"ping", "ping", "ping"}, []string{"10", "11", "12"}},
+		{"no other request: the backstop releases it", []string{"ping"}, []string{"ping"}, []string{"10"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _, addr := start(t)
+			srv.WithholdNext(200*time.Millisecond, tt.withheld...)
+			s := dial(t, addr)
+			s.call("connect", map[string]any{})
+			for i, method := range tt.sent {
+				id := json.RawMessage(strconv.Itoa(10 + i))
+				body, _ := json.Marshal(wire.Message{JSONRPC: "2.0", ID: id, Method: method, Params: json.RawMessage(`{}`)})
+				require.NoError(t, s.w.Write(body))
+			}
+			var order []string
+			for len(order) < len(tt.want) {
+				if m := s.read(); m.IsResponse() {
+					order = append(order, string(m.ID))
+				}
+			}
+			assert.Equal(t, tt.want, order)
+		})
+	}
+}
+
+// A model step UntilNextPrompt ends when the session's next prompt is read: the first turn's
+// reply comes only after the second session.send.
+func TestModelWaitsForTheNextPrompt(t *testing.T) {
+	srv, _, addr := start(t)
+	srv.AddTurn(Turn{Steps: []ModelStep{{Pause: time.Minute, UntilNextPrompt: true}, {Reply: "first"}}})
+	srv.AddTurn(Turn{Steps: []ModelStep{{Reply: "second"}}})
+	s := dial(t, addr)
+	s.call("connect", map[string]any{})
+	require.Nil(t, s.call("session.create", map[string]any{"sessionId": "S"}).Error)
+	require.Nil(t, s.call("session.send", map[string]any{"sessionId": "S", "prompt": "one"}).Error)
+	s.until("user.message")
+	require.Nil(t, s.call("session.send", map[string]any{"sessionId": "S", "prompt": "two"}).Error)
+	var replies []any
+	for len(replies) < 2 {
+		replies = append(replies, s.until("assistant.message")["content"])
+	}
+	assert.ElementsMatch(t, []any{"first", "second"}, replies, "the first turn ended once the next prompt came, a minute before its backstop")
+}
