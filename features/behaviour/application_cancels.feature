@@ -5,18 +5,21 @@ Feature: The application cancels a call the runtime has not answered
   one). Every public SDK call that waits on the runtime is one case: a session's creation and
   resumption, a prompt's send, a send that waits for the reply, and the generated layer (one
   method of each schema group: a driver reaches every method of a group through one path).
-  While the runtime withholds its answer, the application cancels the call after 200 ms: the
-  call must end within 2 s with the language's cancellation error. The same call is then made
-  again on the same client, and the runtime withholds its answer as long, so the late answer to
-  the cancelled call arrives while the next call waits: it must be dropped without harm, and the
-  next call must be answered. (Which turn's reply a send-and-wait returns is not judged: the
+  The runtime withholds its answer until the SDK sends the same request again, and the
+  application cancels the call after 200 ms: the call must end with the language's cancellation
+  error while the answer is still withheld, within 2 s of the SDK's request (on the transcript's
+  clock, which a loaded driver's slow start does not stretch). The same call is then made again
+  on the same client, which releases the late answer to the cancelled call just before its own:
+  the late answer must be dropped without harm, and the next call must be answered. A call that
+  ignores its cancellation gets the withheld answer only at the runtime's backstop (half the
+  command timeout) and fails. (Which turn's reply a send-and-wait returns is not judged: the
   stand-in plays the two turns side by side, where the runtime would queue the second.) An SDK whose call offers no way to cancel is unsupported,
   naming what is missing, per call.
 
   @requires.call.cancel.createSession
   Scenario: the application cancels a session's creation while the runtime withholds its answer
     Given a tool "lookup" that returns "looked up"
-    And the runtime takes 3000 ms to answer each session opening
+    And the runtime withholds its answer to the next session opening until the SDK sends another
     When the application creates a session and cancels the call after 200 ms
     Then the call ended within 2000 ms with the language's cancellation error
     And a session created next on the same client is opened
@@ -25,7 +28,7 @@ Feature: The application cancels a call the runtime has not answered
   Scenario: the application cancels a session's resumption while the runtime withholds its answer
     Given a tool "lookup" that returns "looked up"
     And a session is created
-    And the runtime takes 3000 ms to answer each session opening
+    And the runtime withholds its answer to the next session opening until the SDK sends another
     When the application resumes the session on another client and cancels the call after 200 ms
     Then the call ended within 2000 ms with the language's cancellation error
     And the session resumed next on the same client is opened
@@ -33,7 +36,7 @@ Feature: The application cancels a call the runtime has not answered
   @requires.call.cancel.send
   Scenario: the application cancels a prompt's send while the runtime withholds its answer
     Given a session is created
-    And the runtime takes 3000 ms to answer each prompt
+    And the runtime withholds its answer to the next prompt until the SDK sends another
     When the application sends a prompt and cancels the call after 200 ms
     Then the call ended within 2000 ms with the language's cancellation error
     And a prompt sent next on the same session is answered
@@ -41,7 +44,7 @@ Feature: The application cancels a call the runtime has not answered
   @requires.call.cancel.sendAndWait
   Scenario: the application stops waiting for a reply the model takes its time over
     Given a session is created
-    And the model takes 3000 ms to reply to each of the next 2 prompts
+    And the model withholds its reply to the next prompt until the SDK sends another
     When the application sends a prompt, waits for the reply and cancels the call after 200 ms
     Then the call ended within 2000 ms with the language's cancellation error
     And a prompt sent next on the same session is answered
@@ -49,7 +52,7 @@ Feature: The application cancels a call the runtime has not answered
   @requires.call.cancel.rpc @requires.rpc.generated
   Scenario Outline: the application cancels a generated <group> method while the runtime withholds its answer
     Given a session is created
-    And the runtime takes 3000 ms to answer each call of the first <group> method of its schema that the SDK's generated layer has
+    And the runtime withholds its answer to the next call of the first <group> method of its schema that the SDK's generated layer has until the SDK sends another
     When the application calls that method through the generated layer and cancels the call after 200 ms
     Then the call ended within 2000 ms with the language's cancellation error
     And that method called next on the same client is answered

@@ -1,12 +1,15 @@
 package cancel
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps/rpccall"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
@@ -23,7 +26,8 @@ import (
 type cancelled struct {
 	call    string // the capability's last part: createSession, resumeSession, send, sendAndWait, rpc
 	after   time.Duration
-	took    time.Duration
+	took    time.Duration // on the transcript's clock, from the SDK's request (course.from) to the driver's answer
+	course  course
 	outcome string
 	errType string
 	message string
@@ -42,15 +46,17 @@ type engine struct {
 	*scenario.Scenario
 	cancel    *cancelled // the call the application cancelled
 	cancelRPC *cancelRPC // the generated method the runtime withholds
+	withheld  []string   // the methods of the request whose answer the runtime withholds
+	turnEnd   bool       // the turn's end is withheld, not the request's answer
 }
 
 // Register binds the sweep's phrases on sc for the scenario s.
 func Register(sc scenario.Binder, s *scenario.Scenario) {
 	w := &engine{Scenario: s}
-	sc.Step(`^the runtime takes (\d+) ms to answer each session opening$`, w.slowOpenings)
-	sc.Step(`^the runtime takes (\d+) ms to answer each prompt$`, w.slowPrompts)
-	sc.Step(`^the model takes (\d+) ms to reply to each of the next (\d+) prompts$`, w.slowReplies)
-	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^the runtime takes (\d+) ms to answer each call of the first (server|session) method of its schema that the SDK's generated layer has$`, w.slowMethod)
+	sc.Step(`^the runtime withholds its answer to the next session opening until the SDK sends another$`, w.withholdOpening)
+	sc.Step(`^the runtime withholds its answer to the next prompt until the SDK sends another$`, w.withholdPrompt)
+	sc.Step(`^the model withholds its reply to the next prompt until the SDK sends another$`, w.withholdReply)
+	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^the runtime withholds its answer to the next call of the first (server|session) method of its schema that the SDK's generated layer has until the SDK sends another$`, w.withholdMethod)
 	scenario.Needing(sc, scenario.Needs("call.cancel.createSession")).Step(`^the application creates a session and cancels the call after (\d+) ms$`, w.createCancelled)
 	scenario.Needing(sc, scenario.Needs("call.cancel.resumeSession", "session.resume")).Step(`^the application resumes the session on another client and cancels the call after (\d+) ms$`, w.resumeCancelled)
 	scenario.Needing(sc, scenario.Needs("call.cancel.send")).Step(`^the application sends a prompt and cancels the call after (\d+) ms$`, w.sendCancelled(false))
@@ -63,45 +69,53 @@ func Register(sc scenario.Binder, s *scenario.Scenario) {
 	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^that method called next on the same client is answered$`, w.calledAfterCancel)
 }
 
-// slowOpenings makes the runtime answer every session.create and session.resume that long after
-// it read them.
-func (w *engine) slowOpenings(ms int) error {
+// The runtime withholds the answer the cancelled call waits for until the SDK sends the same
+// request again (standin.WithholdNext): the next call, which the application makes only once the
+// cancelled one ended. So the late answer arrives while the next call waits however slow a
+// loaded machine makes the cancellation, and a call that ignores its cancellation waits for the
+// answer until the backstop, half the command timeout, and then returns late (judged so).
+func (w *engine) backstop() time.Duration { return w.T.CommandTimeout() / 2 }
+
+// withholdOpening withholds the answer to the next session.create or session.resume (the opening:
+// the session exists only when it is answered).
+func (w *engine) withholdOpening() error {
 	rt, err := w.ScriptedOnly("the scenario has the runtime withhold its answer to a session's opening; the real runtime answers at once")
 	if err != nil {
 		return err
 	}
-	rt.SetOpenDelay(time.Duration(ms) * time.Millisecond)
+	w.withheld = []string{"session.create", "session.resume"}
+	rt.WithholdNext(w.backstop(), w.withheld...)
 	return nil
 }
 
-// slowPrompts makes the runtime answer every session.send that long after it read it (the turn
-// starts then).
-func (w *engine) slowPrompts(ms int) error {
+// withholdPrompt withholds the answer to the next session.send (the turn starts when it is
+// answered).
+func (w *engine) withholdPrompt() error {
 	rt, err := w.ScriptedOnly("the scenario has the runtime withhold its answer to session.send; the real runtime answers at once")
 	if err != nil {
 		return err
 	}
-	rt.SetAnswerDelay("session.send", time.Duration(ms)*time.Millisecond)
+	w.withheld = []string{"session.send"}
+	rt.WithholdNext(w.backstop(), w.withheld...)
 	return nil
 }
 
-// slowReplies scripts the next n turns: session.send is answered at once, the model then takes
-// ms before its reply ends the turn.
-func (w *engine) slowReplies(ms, n int) error {
+// withholdReply scripts the next turn: session.send is answered at once, the model then thinks
+// until the SDK sends the next prompt before its reply ends the turn.
+func (w *engine) withholdReply() error {
 	rt, err := w.ScriptedOnly("the scenario has the model take its time over a turn; the real runtime's scripted model answers at once")
 	if err != nil {
 		return err
 	}
-	for i := 0; i < n; i++ {
-		rt.AddTurn(standin.Turn{Steps: []standin.ModelStep{{Pause: time.Duration(ms) * time.Millisecond}}})
-	}
+	w.withheld, w.turnEnd = []string{"session.send"}, true
+	rt.AddTurn(standin.Turn{Steps: []standin.ModelStep{{Pause: w.backstop(), UntilNextPrompt: true}}})
 	return nil
 }
 
-// slowMethod picks the group's first public SDK-to-runtime method, by name, that the SDK's
+// withholdMethod picks the group's first public SDK-to-runtime method, by name, that the SDK's
 // generated layer has (each candidate called once, answered at once, until one is ok), and
-// makes the runtime answer each later call of it that long after it read it.
-func (w *engine) slowMethod(ms int, group string) error {
+// withholds the answer to the next call of it.
+func (w *engine) withholdMethod(group string) error {
 	doc, rt, target, err := rpccall.Setup(w.Scenario, group)
 	if err != nil {
 		return err
@@ -122,7 +136,8 @@ func (w *engine) slowMethod(ms int, group string) error {
 		}
 		switch r.Outcome {
 		case driver.OK:
-			rt.SetAnswerDelay(m.Name, time.Duration(ms)*time.Millisecond)
+			w.withheld = []string{m.Name}
+			rt.WithholdNext(w.backstop(), m.Name)
 			w.cancelRPC = &c
 			w.Observe("cancelled generated method", fmt.Sprintf("%s (before it, the generated layer lacks %d methods, %d failed)", m.Name, len(lacking), len(failed)))
 			return nil
@@ -208,19 +223,20 @@ func (w *engine) rpcCancelled(ms int) error {
 	return err
 }
 
-// cancelCall sends cmd with cancelAfterMs, timing it from the harness's side, and keeps what it
-// ended with for the Then steps; an unsupported answer is the scenario's (its capability).
+// cancelCall sends cmd with cancelAfterMs and keeps what it ended with for the Then steps,
+// timed on the transcript's clock (callCourse); an unsupported answer is the scenario's (its
+// capability).
 func (w *engine) cancelCall(call, cmd string, args map[string]any, ms int) (*driver.Response, error) {
 	args["cancelAfterMs"] = ms
 	if err := w.Lacking(cmd, args); err != nil {
 		return nil, err
 	}
-	start := time.Now()
+	since := len(w.Entries())
 	r, err := w.Call(cmd, args)
 	if err != nil {
 		return nil, err
 	}
-	got := &cancelled{call: call, after: time.Duration(ms) * time.Millisecond, took: time.Since(start), outcome: r.Outcome}
+	got := &cancelled{call: call, after: time.Duration(ms) * time.Millisecond, outcome: r.Outcome}
 	switch r.Outcome {
 	case driver.Unsupported:
 		return r, w.Unsupported(cmd, args, r)
@@ -229,9 +245,73 @@ func (w *engine) cancelCall(call, cmd string, args map[string]any, ms int) (*dri
 			got.errType, got.message, got.flagged = r.Error.Type, r.Error.Message, r.Error.Cancelled
 		}
 	}
+	got.course = callCourse(w.Entries()[min(since, len(w.Entries())):], w.withheld, w.turnEnd)
+	got.took = got.course.took()
 	w.cancel = got
-	w.Observe("cancelled "+call, fmt.Sprintf("%s after %d ms (cancelled at %d ms)", r.Outcome, got.took.Milliseconds(), ms))
+	w.Observe("cancelled "+call, fmt.Sprintf("%s %d %s (cancelled at %d ms)", r.Outcome, got.took.Milliseconds(), got.course.fromWhat(), ms))
 	return r, nil
+}
+
+// course is the cancelled call on the transcript's clock: the SDK's request of the withheld
+// method (or, when the SDK sent none, the driver's command), the driver's answer, and whether
+// the runtime's withheld answer (the turn's end) came before it.
+type course struct {
+	fromMS, endMS float64
+	request       bool // fromMS is the SDK's request, not the command
+	ended         bool // the driver's answer was found
+	answeredFirst bool
+}
+
+func (c course) took() time.Duration {
+	if !c.ended {
+		return 0
+	}
+	return time.Duration((c.endMS - c.fromMS) * float64(time.Millisecond))
+}
+
+func (c course) fromWhat() string {
+	if c.request {
+		return "ms from the SDK's request to the driver's answer"
+	}
+	return "ms from the driver's command to its answer (the SDK sent no request)"
+}
+
+// callCourse reads the course of the one command sent in entries. The times are those the
+// transcript recorded as each frame and line arrived: the SDK's request read by the runtime,
+// the driver's answer read by the harness. They leave out what the harness's own wait for a
+// free driver and the driver's reading of the command cost a loaded machine.
+func callCourse(entries []transcript.Entry, withheld []string, turnEnd bool) course {
+	var c course
+	var cmdID, reqID json.RawMessage
+	for _, e := range entries {
+		var m struct {
+			ID      json.RawMessage `json:"id"`
+			Cmd     string          `json:"cmd"`
+			Outcome string          `json:"outcome"`
+			Method  string          `json:"method"`
+			Params  struct {
+				Event struct {
+					Type string `json:"type"`
+				} `json:"event"`
+			} `json:"params"`
+		}
+		if len(e.Frame) == 0 || json.Unmarshal(e.Frame, &m) != nil {
+			continue
+		}
+		switch {
+		case e.Dir == transcript.HarnessToDriver && m.Cmd != "" && cmdID == nil:
+			cmdID, c.fromMS = m.ID, e.TMS
+		case e.Dir == transcript.SDKToRuntime && reqID == nil && slices.Contains(withheld, m.Method) && len(m.ID) > 0:
+			reqID, c.fromMS, c.request = m.ID, e.TMS, true
+		case e.Dir == transcript.RuntimeToSDK && reqID != nil && !turnEnd && m.Method == "" && bytes.Equal(m.ID, reqID),
+			e.Dir == transcript.RuntimeToSDK && reqID != nil && turnEnd && m.Method == "session.event" && m.Params.Event.Type == "session.idle":
+			c.answeredFirst = true
+		case e.Dir == transcript.DriverToHarness && m.Outcome != "" && cmdID != nil && bytes.Equal(m.ID, cmdID):
+			c.endMS, c.ended = e.TMS, true
+			return c
+		}
+	}
+	return c
 }
 
 // cancelledWithin checks the bound and the error.
@@ -243,16 +323,25 @@ func (w *engine) cancelledWithin(ms int) error {
 	return judgeCancelled(*w.cancel, time.Duration(ms)*time.Millisecond)
 }
 
+// judgeCancelled: the call must end with the language's cancellation error while the runtime
+// still withheld its answer (which it does until the SDK sends the same request again, so only
+// a call that ignored its cancellation sees the answer first), and within the bound on the
+// transcript's clock.
 func judgeCancelled(c cancelled, bound time.Duration) error {
+	took := c.took.Round(time.Millisecond)
 	switch {
 	case c.outcome == driver.OK:
-		return fmt.Errorf("%s returned although the application cancelled it after %s and the runtime withheld its answer (it ended after %s)", c.call, c.after, c.took.Round(time.Millisecond))
+		return fmt.Errorf("%s returned although the application cancelled it after %s and the runtime withheld its answer until the SDK sent the same request again or its backstop passed (it ended %s after the SDK's request)", c.call, c.after, took)
 	case c.outcome != driver.Error:
 		return fmt.Errorf("%s ended %s", c.call, c.outcome)
+	case !c.course.ended:
+		return fmt.Errorf("%s: the driver's answer to the cancelled call is not in the transcript", c.call)
 	case !c.flagged:
-		return fmt.Errorf("%s ended after %s with %s %q, not the language's cancellation error", c.call, c.took.Round(time.Millisecond), c.errType, c.message)
+		return fmt.Errorf("%s ended after %s with %s %q, not the language's cancellation error", c.call, took, c.errType, c.message)
+	case c.course.answeredFirst:
+		return fmt.Errorf("%s ended with the language's cancellation error (%s %q) only after the runtime's withheld answer arrived, %s after the SDK's request: the cancellation did not end the call", c.call, c.errType, c.message, took)
 	case c.took > bound:
-		return fmt.Errorf("%s ended %s after it began, beyond the bound of %s (cancelled after %s): %s %q", c.call, c.took.Round(time.Millisecond), bound, c.after, c.errType, c.message)
+		return fmt.Errorf("%s ended %s after the SDK's request, beyond the bound of %s (cancelled after %s; the transcript's clock): %s %q", c.call, took, bound, c.after, c.errType, c.message)
 	}
 	return nil
 }

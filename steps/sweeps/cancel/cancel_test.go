@@ -7,22 +7,28 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
-// A cancelled call passes only when it ended within the bound with the language's cancellation
-// error: a call that returned anyway, raised something else, or ended late fails, naming what.
+// A cancelled call passes only when it ended with the language's cancellation error while the
+// runtime still withheld its answer, within the bound on the transcript's clock: a call that
+// returned anyway, raised something else, ended only after the answer came or ended late fails,
+// naming what.
 func TestJudgeCancelled(t *testing.T) {
 	after, bound := 200*time.Millisecond, 2*time.Second
+	ended := course{ended: true, request: true}
 	tests := []struct {
 		name string
 		c    cancelled
 		want string // "" passes
 	}{
-		{name: "cancelled in time", c: cancelled{outcome: driver.Error, took: 210 * time.Millisecond, errType: "deadlineExceededError", flagged: true}},
-		{name: "returned a session", c: cancelled{outcome: driver.OK, took: 3 * time.Second}, want: "createSession returned although the application cancelled it after 200ms"},
-		{name: "another error", c: cancelled{outcome: driver.Error, took: 300 * time.Millisecond, errType: "RuntimeError", message: "boom"}, want: `with RuntimeError "boom", not the language's cancellation error`},
-		{name: "cancelled too late", c: cancelled{outcome: driver.Error, took: 3 * time.Second, errType: "TimeoutError", flagged: true}, want: "beyond the bound of 2s"},
+		{name: "cancelled in time", c: cancelled{outcome: driver.Error, took: 210 * time.Millisecond, course: ended, errType: "deadlineExceededError", flagged: true}},
+		{name: "returned a session", c: cancelled{outcome: driver.OK, took: 30 * time.Second, course: course{ended: true, answeredFirst: true}}, want: "createSession returned although the application cancelled it after 200ms"},
+		{name: "another error", c: cancelled{outcome: driver.Error, took: 300 * time.Millisecond, course: ended, errType: "RuntimeError", message: "boom"}, want: `with RuntimeError "boom", not the language's cancellation error`},
+		{name: "cancelled only once the answer came", c: cancelled{outcome: driver.Error, took: 1500 * time.Millisecond, course: course{ended: true, answeredFirst: true}, errType: "TimeoutError", flagged: true}, want: "only after the runtime's withheld answer arrived"},
+		{name: "cancelled too late by the transcript's clock", c: cancelled{outcome: driver.Error, took: 3 * time.Second, course: ended, errType: "TimeoutError", flagged: true}, want: "beyond the bound of 2s"},
+		{name: "no answer in the transcript", c: cancelled{outcome: driver.Error, errType: "TimeoutError", flagged: true}, want: "not in the transcript"},
 		{name: "unsupported", c: cancelled{outcome: driver.Unsupported}, want: "createSession ended unsupported"},
 	}
 	for _, tt := range tests {
@@ -38,6 +44,44 @@ func TestJudgeCancelled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The call's course is read from the transcript's times: from the SDK's request of the withheld
+// method (the command when it sent none) to the driver's answer to the command; the runtime's
+// withheld answer (or the turn's end) before that answer is seen.
+func TestCallCourse(t *testing.T) {
+	cmd := entry(1, 100, transcript.HarnessToDriver, `{"id":7,"cmd":"send","args":{}}`)
+	req := entry(2, 900, transcript.SDKToRuntime, `{"jsonrpc":"2.0","id":"r1","method":"session.send","params":{}}`)
+	other := entry(3, 950, transcript.SDKToRuntime, `{"jsonrpc":"2.0","id":"r0","method":"ping","params":{}}`)
+	answer := entry(4, 1000, transcript.RuntimeToSDK, `{"jsonrpc":"2.0","id":"r1","result":{}}`)
+	idle := entry(4, 1000, transcript.RuntimeToSDK, `{"jsonrpc":"2.0","method":"session.event","params":{"event":{"type":"session.idle","data":{}}}}`)
+	event := entry(5, 1050, transcript.DriverToHarness, `{"event":"session.event","args":{}}`)
+	reply := entry(6, 1300, transcript.DriverToHarness, `{"id":7,"outcome":"error","error":{"cancelled":true}}`)
+	tests := []struct {
+		name    string
+		entries []transcript.Entry
+		turnEnd bool
+		want    course
+		took    time.Duration
+	}{
+		{"from the SDK's request", []transcript.Entry{cmd, req, other, event, reply}, false, course{fromMS: 900, endMS: 1300, request: true, ended: true}, 400 * time.Millisecond},
+		{"no request: from the command", []transcript.Entry{cmd, other, reply}, false, course{fromMS: 100, endMS: 1300, ended: true}, 1200 * time.Millisecond},
+		{"the withheld answer came first", []transcript.Entry{cmd, req, answer, reply}, false, course{fromMS: 900, endMS: 1300, request: true, ended: true, answeredFirst: true}, 400 * time.Millisecond},
+		{"the turn ended first", []transcript.Entry{cmd, req, answer, idle, reply}, true, course{fromMS: 900, endMS: 1300, request: true, ended: true, answeredFirst: true}, 400 * time.Millisecond},
+		{"the send's own answer is no turn's end", []transcript.Entry{cmd, req, answer, reply}, true, course{fromMS: 900, endMS: 1300, request: true, ended: true}, 400 * time.Millisecond},
+		{"no answer from the driver", []transcript.Entry{cmd, req}, false, course{fromMS: 900, request: true}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := callCourse(tt.entries, []string{"session.send"}, tt.turnEnd)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.took, got.took())
+		})
+	}
+}
+
+func entry(seq int, ms float64, dir, frame string) transcript.Entry {
+	return transcript.Entry{Seq: seq, TMS: ms, Dir: dir, Frame: []byte(frame)}
 }
 
 // Each call the application can cancel needs its own capability, so an SDK that can bound one
