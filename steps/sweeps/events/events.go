@@ -3,6 +3,7 @@ package events
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,7 +154,7 @@ func (w *engine) sendEveryEvent(variant string) error {
 	if encoded {
 		w.encoded.Observe(w, "events")
 	}
-	return w.awaitEvents(len(w.events))
+	return w.awaitEvents(rt, s.ID, len(w.events))
 }
 
 func asAny(v any) any {
@@ -164,11 +165,78 @@ func asAny(v any) any {
 	return scenario.AsJSON(m)
 }
 
-// awaitEvents waits until as many session.event reports as events sent have arrived, or none
-// has arrived for five seconds (an SDK that drops events then shows them missing): a driver
-// still reporting on a loaded machine is waited for, up to a minute.
-func (w *engine) awaitEvents(n int) error {
-	return awaitProgress(func() int { return len(w.DriverEvents("session.event")) }, n, 5*time.Second, time.Minute, w.Gone)
+// sweepEnd is the event the runtime sends after the sweep's own: an assistant message any SDK
+// delivers. Once the application received it the SDK has read every event before it, so the
+// wait for the sweep's events is a wait for that event, not for a quiet time that a loaded
+// machine can outlast.
+func sweepEnd() map[string]any {
+	return map[string]any{
+		"id":        "00000000-0000-4000-8000-00000000e5d0",
+		"timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+		"parentId":  nil,
+		"type":      "assistant.message",
+		"data":      sweepEndData(),
+	}
+}
+
+func sweepEndData() map[string]any {
+	return map[string]any{"content": "the event sweep ends here", "messageId": "conformance-sweep-end"}
+}
+
+// isSweepEnd says whether a driver's session.event report is the application receiving sweepEnd.
+func isSweepEnd(ev map[string]any) bool {
+	return ev["type"] == "assistant.message" && len(jsondiff.Diff(sweepEndData(), ev["data"], "")) == 0
+}
+
+// received is the driver's session.event reports of the sweep's events (sweepEnd left out).
+func (w *engine) received() []map[string]any {
+	var out []map[string]any
+	for _, ev := range w.DriverEvents("session.event") {
+		if !isSweepEnd(ev) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// awaitEvents sends sweepEnd and waits until the application received it (backstop: the
+// command timeout, after which the missing events are judged missing), then for any report of
+// an SDK that hands events to the application concurrently still on its way (until all n
+// arrived, or none for scenario.Settle). Where sweepEnd cannot be sent (a replay of a
+// recording made before it), it waits as before: until n arrived or none for five seconds.
+func (w *engine) awaitEvents(rt *standin.Server, sessionID string, n int) error {
+	count := func() int { return len(w.received()) }
+	if err := rt.Emit(sessionID, sweepEnd()); err != nil {
+		w.Rec.Notef("", "the end of the event sweep was not sent (%v): waiting until the reports stop", err)
+		return awaitProgress(count, n, 5*time.Second, time.Minute, w.Gone)
+	}
+	ended := func() bool { return slices.ContainsFunc(w.DriverEvents("session.event"), isSweepEnd) }
+	if err := awaitEnd(ended, w.T.CommandTimeout(), w.Gone); err != nil {
+		if !errors.Is(err, errNoEnd) {
+			return err
+		}
+		w.Observe("end of the event sweep", fmt.Sprintf("the application did not receive the assistant.message sent after the sweep's events within %s (%d of %d events received)", w.T.CommandTimeout(), count(), n))
+		return nil
+	}
+	return awaitProgress(count, n, scenario.Settle, time.Minute, w.Gone)
+}
+
+// errNoEnd is awaitEnd's backstop passing.
+var errNoEnd = errors.New("the end of the sweep was not received")
+
+// awaitEnd polls ended until it holds, the driver is gone (gone's error) or backstop passes
+// (errNoEnd).
+func awaitEnd(ended func() bool, backstop time.Duration, gone func() error) error {
+	for end := time.Now().Add(backstop); !ended(); {
+		if err := gone(); err != nil {
+			return err
+		}
+		if time.Now().After(end) {
+			return errNoEnd
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
 }
 
 // awaitProgress polls count until it reaches n, or it has not grown for quiet, or limit has
@@ -203,7 +271,7 @@ func (w *engine) eventsReceived() error {
 		return fmt.Errorf("no generated events were sent in this scenario")
 	}
 	got := map[string][]any{}
-	for _, ev := range w.DriverEvents("session.event") {
+	for _, ev := range w.received() {
 		t, _ := ev["type"].(string)
 		got[t] = append(got[t], ev["data"])
 	}

@@ -134,3 +134,45 @@ func TestEventShapesJudgedExactly(t *testing.T) {
 func engineWith() *engine {
 	return &engine{Scenario: &scenario.Scenario{Rec: transcript.Memory()}}
 }
+
+// The wait for the sweep's events is a wait for the event sent after them: it ends when the
+// application received it, however late; only the backstop ends it when it never comes, and a
+// lost driver at once.
+func TestAwaitEndWaitsForTheEndEvent(t *testing.T) {
+	none := func() error { return nil }
+	lost := errors.New("driver lost")
+	polls := 0
+	tests := []struct {
+		name  string
+		ended func() bool
+		gone  func() error
+		want  error
+	}{
+		{"received after a while", func() bool { polls++; return polls > 5 }, none, nil},
+		{"never received", func() bool { return false }, none, errNoEnd},
+		{"driver lost", func() bool { return false }, func() error { return lost }, lost},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.ErrorIs(t, awaitEnd(tt.ended, time.Second, tt.gone), tt.want)
+		})
+	}
+}
+
+// Only the end event as sent is taken for it: the sweep's own assistant.message events are not.
+func TestIsSweepEnd(t *testing.T) {
+	tests := []struct {
+		name string
+		ev   map[string]any
+		want bool
+	}{
+		{"the end event", map[string]any{"type": "assistant.message", "data": map[string]any{"content": "the event sweep ends here", "messageId": "conformance-sweep-end"}}, true},
+		{"a swept assistant.message", map[string]any{"type": "assistant.message", "data": map[string]any{"content": "x", "messageId": "m"}}, false},
+		{"another type with the same data", map[string]any{"type": "user.message", "data": sweepEndData()}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, isSweepEnd(tt.ev))
+		})
+	}
+}
