@@ -89,6 +89,8 @@ type Server struct {
 	withholds  map[string]*withholding
 	prompts    int
 	nextPrompt chan struct{}
+	// promptsFree: ReleaseWithheld ended every wait for the next prompt.
+	promptsFree bool
 }
 
 // New makes a Server that records into rec.

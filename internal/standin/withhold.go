@@ -72,6 +72,30 @@ func (s *Server) release(w *withholding) {
 	}
 }
 
+// ReleaseWithheld ends every withholding: an answer withheld is written now, later requests
+// are answered as usual, and a model step UntilNextPrompt no longer waits. For a call that
+// ended before the SDK sent the request its next call would otherwise be withheld in its place.
+func (s *Server) ReleaseWithheld() {
+	s.mu.Lock()
+	seen := map[*withholding]bool{}
+	var ws []*withholding
+	for _, w := range s.withholds {
+		if !seen[w] {
+			seen[w] = true
+			ws = append(ws, w)
+		}
+	}
+	s.promptsFree = true
+	if s.nextPrompt != nil {
+		close(s.nextPrompt)
+	}
+	s.nextPrompt = make(chan struct{})
+	s.mu.Unlock()
+	for _, w := range ws {
+		s.release(w)
+	}
+}
+
 // promptRead counts a session.send read, waking the model steps that wait for the next one.
 func (s *Server) promptRead() {
 	s.mu.Lock()
@@ -97,7 +121,7 @@ func (s *Server) awaitPromptAfter(n int, backstop time.Duration) bool {
 	defer timer.Stop()
 	for {
 		s.mu.Lock()
-		if s.prompts > n {
+		if s.prompts > n || s.promptsFree {
 			s.mu.Unlock()
 			return true
 		}

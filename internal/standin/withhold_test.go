@@ -3,6 +3,7 @@ package standin
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,4 +67,32 @@ func TestModelWaitsForTheNextPrompt(t *testing.T) {
 		replies = append(replies, s.until("assistant.message")["content"])
 	}
 	assert.ElementsMatch(t, []any{"first", "second"}, replies, "the first turn ended once the next prompt came, a minute before its backstop")
+}
+
+// ReleaseWithheld ends every withholding: the withheld answer is written with no other request
+// of its kind, and a model step waiting for the next prompt goes on.
+func TestReleaseWithheld(t *testing.T) {
+	srv, _, addr := start(t)
+	srv.WithholdNext(time.Minute, "ping")
+	srv.AddTurn(Turn{Steps: []ModelStep{{Pause: time.Minute, UntilNextPrompt: true}, {Reply: "released"}}})
+	s := dial(t, addr)
+	s.call("connect", map[string]any{})
+	require.Nil(t, s.call("session.create", map[string]any{"sessionId": "S"}).Error)
+	body, _ := json.Marshal(wire.Message{JSONRPC: "2.0", ID: json.RawMessage("90"), Method: "ping", Params: json.RawMessage(`{}`)})
+	require.NoError(t, s.w.Write(body))
+	require.Nil(t, s.call("session.send", map[string]any{"sessionId": "S", "prompt": "one"}).Error)
+	s.until("user.message")
+	srv.ReleaseWithheld()
+	// Both come a minute before their backstops, or the read's deadline fails the test.
+	var pinged, replied bool
+	for !pinged || !replied {
+		var m wire.Message
+		if len(s.seen) > 0 {
+			m, s.seen = s.seen[0], s.seen[1:]
+		} else {
+			m = s.read()
+		}
+		pinged = pinged || m.IsResponse() && string(m.ID) == "90"
+		replied = replied || m.Method == "session.event" && strings.Contains(string(m.Params), `"released"`)
+	}
 }

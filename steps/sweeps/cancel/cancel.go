@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -47,6 +48,7 @@ type engine struct {
 	cancel    *cancelled // the call the application cancelled
 	cancelRPC *cancelRPC // the generated method the runtime withholds
 	withheld  []string   // the methods of the request whose answer the runtime withholds
+	rt        *standin.Server
 	turnEnd   bool       // the turn's end is withheld, not the request's answer
 }
 
@@ -83,7 +85,7 @@ func (w *engine) withholdOpening() error {
 	if err != nil {
 		return err
 	}
-	w.withheld = []string{"session.create", "session.resume"}
+	w.withheld, w.rt = []string{"session.create", "session.resume"}, rt
 	rt.WithholdNext(w.backstop(), w.withheld...)
 	return nil
 }
@@ -95,7 +97,7 @@ func (w *engine) withholdPrompt() error {
 	if err != nil {
 		return err
 	}
-	w.withheld = []string{"session.send"}
+	w.withheld, w.rt = []string{"session.send"}, rt
 	rt.WithholdNext(w.backstop(), w.withheld...)
 	return nil
 }
@@ -107,7 +109,7 @@ func (w *engine) withholdReply() error {
 	if err != nil {
 		return err
 	}
-	w.withheld, w.turnEnd = []string{"session.send"}, true
+	w.withheld, w.turnEnd, w.rt = []string{"session.send"}, true, rt
 	rt.AddTurn(standin.Turn{Steps: []standin.ModelStep{{Pause: w.backstop(), UntilNextPrompt: true}}})
 	return nil
 }
@@ -136,7 +138,7 @@ func (w *engine) withholdMethod(group string) error {
 		}
 		switch r.Outcome {
 		case driver.OK:
-			w.withheld = []string{m.Name}
+			w.withheld, w.rt = []string{m.Name}, rt
 			rt.WithholdNext(w.backstop(), m.Name)
 			w.cancelRPC = &c
 			w.Observe("cancelled generated method", fmt.Sprintf("%s (before it, the generated layer lacks %d methods, %d failed)", m.Name, len(lacking), len(failed)))
@@ -247,6 +249,13 @@ func (w *engine) cancelCall(call, cmd string, args map[string]any, ms int) (*dri
 	}
 	got.course = callCourse(w.Entries()[min(since, len(w.Entries())):], w.withheld, w.turnEnd)
 	got.took = got.course.took()
+	if !got.course.request && w.rt != nil {
+		// The SDK gave up before it sent the request (Rust's send-and-wait cancelled while it
+		// tried session.sendAndWait first): nothing is withheld, and the next call must not be
+		// withheld in its place.
+		w.rt.ReleaseWithheld()
+		w.Rec.Notef("", "the cancelled call sent no %s: the runtime withholds nothing from the next call", strings.Join(w.withheld, " or "))
+	}
 	w.cancel = got
 	w.Observe("cancelled "+call, fmt.Sprintf("%s %d %s (cancelled at %d ms)", r.Outcome, got.took.Milliseconds(), got.course.fromWhat(), ms))
 	return r, nil
