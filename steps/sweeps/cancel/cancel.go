@@ -49,7 +49,7 @@ type engine struct {
 	cancelRPC *cancelRPC // the generated method the runtime withholds
 	withheld  []string   // the methods of the request whose answer the runtime withholds
 	rt        *standin.Server
-	turnEnd   bool       // the turn's end is withheld, not the request's answer
+	turnEnd   bool // the turn's end is withheld, not the request's answer
 }
 
 // Register binds the sweep's phrases on sc for the scenario s.
