@@ -17,13 +17,18 @@ internal static class Cancel
     public static async Task<T> RunAsync<T>(JsonObject a, Func<CancellationToken, Task<T>> call)
     {
         using CancellationTokenSource? cancel = After(a);
+        // When the token was cancelled, on this process's clock: the call's end is timed from it.
+        long fired = 0;
+        using CancellationTokenRegistration? mark = cancel?.Token.Register(() => Interlocked.CompareExchange(ref fired, System.Diagnostics.Stopwatch.GetTimestamp(), 0));
         try
         {
             return await call(cancel?.Token ?? CancellationToken.None).ConfigureAwait(false);
         }
         catch (OperationCanceledException ex) when (cancel is { IsCancellationRequested: true })
         {
-            throw new CancelledException(ex);
+            long at = Interlocked.Read(ref fired);
+            long afterMs = at == 0 ? 0 : (long)System.Diagnostics.Stopwatch.GetElapsedTime(at).TotalMilliseconds;
+            throw new CancelledException(ex, afterMs);
         }
     }
 }

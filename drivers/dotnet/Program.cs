@@ -158,6 +158,7 @@ internal static class Program
         {
             response = ErrorResponse(id, ex.InnerException!.GetType().Name, ex.InnerException.Message);
             response["error"]!["cancelled"] = true;
+            response["error"]!["afterCancelMs"] = ex.AfterCancelMs;
         }
         catch (Exception ex)
         {
@@ -1062,8 +1063,11 @@ internal sealed class UnsupportedException(string reason) : Exception(reason);
 /// <summary>A bad command (unknown handle, malformed arguments): reported as type DriverError.</summary>
 internal sealed class DriverException(string message) : Exception(message);
 
-/// <summary>An SDK call the application cancelled ended with OperationCanceledException (inner): reported with "cancelled": true.</summary>
-internal sealed class CancelledException(OperationCanceledException inner) : Exception(inner.Message, inner);
+/// <summary>An SDK call the application cancelled ended with OperationCanceledException (inner): reported with "cancelled": true and afterCancelMs, how long the call took to end after the token was cancelled.</summary>
+internal sealed class CancelledException(OperationCanceledException inner, long afterCancelMs) : Exception(inner.Message, inner)
+{
+    public long AfterCancelMs { get; } = afterCancelMs;
+}
 
 /// <summary>Sends the SDK's diagnostics to stderr (level from COPILOT_DRIVER_LOG, default Warning).</summary>
 internal sealed class StderrLogger(LogLevel minimum) : ILogger

@@ -660,7 +660,7 @@ func (d *driver) openSession(raw json.RawMessage, resume bool) (any, error) {
 		s, err = client.CreateSession(ctx, cfg)
 	}
 	if err != nil {
-		return nil, cancelledIf(err, a.CancelAfterMs)
+		return nil, cancelledIf(ctx, err, a.CancelAfterMs)
 	}
 	ref.set(s)
 	d.mu.Lock()
@@ -771,13 +771,13 @@ func (d *driver) send(raw json.RawMessage) (any, error) {
 	if !a.Wait {
 		id, err := s.Send(ctx, opts)
 		if err != nil {
-			return nil, cancelledIf(err, a.CancelAfterMs)
+			return nil, cancelledIf(ctx, err, a.CancelAfterMs)
 		}
 		return map[string]any{"messageId": id}, nil
 	}
 	ev, err := s.SendAndWait(ctx, opts)
 	if err != nil {
-		return nil, cancelledIf(err, a.CancelAfterMs)
+		return nil, cancelledIf(ctx, err, a.CancelAfterMs)
 	}
 	result := map[string]any{}
 	if ev != nil {
@@ -894,7 +894,7 @@ func respond(id int64, result any, err error) {
 	case driverError:
 		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": "DriverError", "message": e.msg}})
 	case cancelledError:
-		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": fmt.Sprintf("%T", e.err), "message": e.err.Error(), "cancelled": true}})
+		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": fmt.Sprintf("%T", e.err), "message": e.err.Error(), "cancelled": true, "afterCancelMs": e.afterCancel.Milliseconds()}})
 	default:
 		out.line(map[string]any{"id": id, "outcome": "error", "error": map[string]any{"type": fmt.Sprintf("%T", err), "message": err.Error()}})
 	}

@@ -125,7 +125,7 @@ func (d *driver) rpc(raw json.RawMessage) (any, error) {
 	defer cancel()
 	o, err := d.call(ctx, c)
 	if err != nil {
-		return nil, cancelledIf(err, c.CancelAfterMs)
+		return nil, cancelledIf(ctx, err, c.CancelAfterMs)
 	}
 	return map[string]any{"result": o.Result, "unrepresentable": o.Unrepresentable}, nil
 }

@@ -501,11 +501,13 @@ const NO_SIGNAL = {
 };
 
 // Cancelled is an SDK call that ended with the cancellation the application asked for: answered
-// with "cancelled": true beside the SDK error's type and message.
+// with "cancelled": true beside the SDK error's type and message, and afterCancelMs, how long the
+// call took to end after the timeout was due (this process's clock).
 class Cancelled extends Error {
-  constructor(cause) {
+  constructor(cause, afterCancelMs = 0) {
     super(errMessage(cause));
     this.cause = cause;
+    this.afterCancelMs = afterCancelMs;
   }
 }
 
@@ -834,9 +836,14 @@ const commands = {
       const cancel = typeof args.cancelAfterMs === "number" ? args.cancelAfterMs : undefined;
       const timeout = cancel ?? (typeof args.timeoutMs === "number" ? args.timeoutMs : undefined);
       // MessageOptions ({ prompt }): every release takes it; 1.0.0-beta.4 takes no bare string.
+      // A timer due with the SDK's own timeout (set before it, so it runs first) marks when
+      // the cancellation took effect.
+      let fired;
+      const mark = cancel === undefined ? undefined : setTimeout(() => { fired = performance.now(); }, cancel);
       const message = await session.sendAndWait({ prompt }, timeout).catch((e) => {
-        throw cancel !== undefined && SEND_AND_WAIT_TIMEOUT.test(errMessage(e)) ? new Cancelled(e) : e;
-      });
+        if (cancel === undefined || !SEND_AND_WAIT_TIMEOUT.test(errMessage(e))) throw e;
+        throw new Cancelled(e, fired === undefined ? 0 : Math.round(performance.now() - fired));
+      }).finally(() => clearTimeout(mark));
       const result = {};
       if (message?.data?.messageId !== undefined) result.messageId = message.data.messageId;
       if (message?.data?.content !== undefined) result.content = message.data.content;
@@ -898,7 +905,7 @@ function errMessage(e) {
 // error object (vscode-jsonrpc's ResponseError has a numeric `code` and `data`); null where the
 // error has none.
 function errObject(e) {
-  if (e instanceof Cancelled) return { ...errObject(e.cause), cancelled: true };
+  if (e instanceof Cancelled) return { ...errObject(e.cause), cancelled: true, afterCancelMs: e.afterCancelMs };
   const out = { type: errType(e), message: errMessage(e) };
   if (e instanceof DriverError) return out;
   out.code = typeof e?.code === "number" ? e.code : null;

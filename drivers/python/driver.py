@@ -554,11 +554,14 @@ class Unsupported(Exception):
 
 class Cancelled(Exception):
     """An SDK call the application cancelled ended with the language's cancellation error
-    (cause): reported with "cancelled": true."""
+    (cause): reported with "cancelled": true and afterCancelMs, how long the call took to end
+    after the timeout fired (the event loop's clock, which a loaded machine stretches at both
+    ends alike)."""
 
-    def __init__(self, cause: BaseException):
+    def __init__(self, cause: BaseException, after_cancel_ms: int = 0):
         super().__init__(str(cause))
         self.cause = cause
+        self.after_cancel_ms = after_cancel_ms
 
 
 async def cancellable(call: Any, args: dict[str, Any]) -> Any:
@@ -567,10 +570,17 @@ async def cancellable(call: Any, args: dict[str, Any]) -> Any:
     raises TimeoutError, the way an application bounds any awaitable."""
     if "cancelAfterMs" not in args:
         return await call
+    loop = asyncio.get_running_loop()
+    fired: list[float] = []
+    # Due with wait_for's own timeout, so run in the same pass of the loop.
+    mark = loop.call_later(args["cancelAfterMs"] / 1000, lambda: fired.append(loop.time()))
     try:
         return await asyncio.wait_for(call, args["cancelAfterMs"] / 1000)
     except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
-        raise Cancelled(exc) from exc
+        after = loop.time() - fired[0] if fired else 0.0
+        raise Cancelled(exc, round(after * 1000)) from exc
+    finally:
+        mark.cancel()
 
 
 def need(args: dict[str, Any], key: str) -> Any:
@@ -955,7 +965,8 @@ class Driver:
             emit({"id": cid, "outcome": "error", "error": {"type": "DriverError", "message": str(exc)}})
         except Cancelled as exc:
             emit({"id": cid, "outcome": "error", "error": {
-                "type": type(exc.cause).__name__, "message": str(exc.cause) or "cancelled", "cancelled": True}})
+                "type": type(exc.cause).__name__, "message": str(exc.cause) or "cancelled", "cancelled": True,
+                "afterCancelMs": exc.after_cancel_ms}})
         except Exception as exc:  # what the SDK raised, including ExceptionGroup from stop()
             log(f"{cmd} raised:\n{traceback.format_exc()}")
             message = str(exc)

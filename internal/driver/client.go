@@ -36,6 +36,9 @@ type Response struct {
 		// Cancelled: the driver recognised the language's cancellation error (a command given
 		// cancelAfterMs, PROTOCOL.md "The application cancels a call").
 		Cancelled bool `json:"cancelled,omitempty"`
+		// AfterCancelMs: with Cancelled, how long the call took to end after the cancellation
+		// took effect, on the driver's own clock (nil from a driver that predates it).
+		AfterCancelMs *int64 `json:"afterCancelMs,omitempty"`
 		// Code and Data: the JSON-RPC error's code and data as the application read them from
 		// the SDK's error (capability error.rpc.code, PROTOCOL.md "Errors"); each null when the
 		// error carries none.

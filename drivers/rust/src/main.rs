@@ -97,8 +97,13 @@ enum Failure {
     /// The pinned SDK has no way to do this.
     Unsupported(String),
     /// A call the application cancelled ended so (`cancelAfterMs`): an error with
-    /// `"cancelled": true`.
-    Cancelled { kind: String, message: String },
+    /// `"cancelled": true` and `afterCancelMs`, how long the call took to end (its future to
+    /// drop) after the timeout fired.
+    Cancelled {
+        kind: String,
+        message: String,
+        after_cancel_ms: u128,
+    },
     /// An error the SDK raised: `Error` with the JSON-RPC `code` and `data` the application
     /// reads from it (PROTOCOL.md "Errors", compat::rpc_fields).
     Sdk {
@@ -156,8 +161,12 @@ fn respond(id: &Value, outcome: Outcome) {
         Err(Failure::Unsupported(reason)) => {
             json!({ "id": id, "outcome": "unsupported", "reason": reason })
         }
-        Err(Failure::Cancelled { kind, message }) => {
-            json!({ "id": id, "outcome": "error", "error": { "type": kind, "message": message, "cancelled": true } })
+        Err(Failure::Cancelled {
+            kind,
+            message,
+            after_cancel_ms,
+        }) => {
+            json!({ "id": id, "outcome": "error", "error": { "type": kind, "message": message, "cancelled": true, "afterCancelMs": after_cancel_ms as u64 } })
         }
         Err(Failure::Sdk {
             kind,
@@ -190,12 +199,20 @@ pub(crate) async fn cancel_after<T>(
     let Some(ms) = args.get("cancelAfterMs").and_then(Value::as_u64) else {
         return call.await;
     };
-    match tokio::time::timeout(std::time::Duration::from_millis(ms), call).await {
+    // The future is dropped by hand once the timeout fired, as `timeout` would, so that the
+    // drop (the SDK's cleanup) is timed.
+    let mut call = Box::pin(call);
+    match tokio::time::timeout(std::time::Duration::from_millis(ms), &mut call).await {
         Ok(result) => result,
-        Err(elapsed) => Err(Failure::Cancelled {
-            kind: "tokio::time::error::Elapsed".to_string(),
-            message: elapsed.to_string(),
-        }),
+        Err(elapsed) => {
+            let fired = std::time::Instant::now();
+            drop(call);
+            Err(Failure::Cancelled {
+                kind: "tokio::time::error::Elapsed".to_string(),
+                message: elapsed.to_string(),
+                after_cancel_ms: fired.elapsed().as_millis(),
+            })
+        }
     }
 }
 

@@ -148,7 +148,7 @@ pub(crate) async fn rpc_batch(state: &Arc<State>, args: &Value) -> Outcome {
             Err(Failure::Unsupported(reason)) => {
                 json!({ "outcome": "unsupported", "reason": reason })
             }
-            Err(Failure::Cancelled { kind, message }) => {
+            Err(Failure::Cancelled { kind, message, .. }) => {
                 json!({ "outcome": "error", "error": { "type": kind, "message": message, "cancelled": true } })
             }
             Err(Failure::Sdk {

@@ -27,7 +27,9 @@ func TestJudgeCancelled(t *testing.T) {
 		{name: "returned a session", c: cancelled{outcome: driver.OK, took: 30 * time.Second, course: course{ended: true, answeredFirst: true}}, want: "createSession returned although the application cancelled it after 200ms"},
 		{name: "another error", c: cancelled{outcome: driver.Error, took: 300 * time.Millisecond, course: ended, errType: "RuntimeError", message: "boom"}, want: `with RuntimeError "boom", not the language's cancellation error`},
 		{name: "cancelled only once the answer came", c: cancelled{outcome: driver.Error, took: 1500 * time.Millisecond, course: course{ended: true, answeredFirst: true}, errType: "TimeoutError", flagged: true}, want: "only after the runtime's withheld answer arrived"},
-		{name: "cancelled too late by the transcript's clock", c: cancelled{outcome: driver.Error, took: 3 * time.Second, course: ended, errType: "TimeoutError", flagged: true}, want: "beyond the bound of 2s"},
+		{name: "cancelled too late by the transcript's clock", c: cancelled{outcome: driver.Error, took: 3 * time.Second, course: ended, errType: "TimeoutError", flagged: true}, want: "beyond the bound of 2s (cancelled after 200ms; the transcript's clock"},
+		{name: "a loaded driver, ended at once after its cancel fired", c: cancelled{outcome: driver.Error, took: 3 * time.Second, afterCancel: ms(4), course: ended, errType: "TimeoutError", flagged: true}},
+		{name: "ended late after its cancel fired", c: cancelled{outcome: driver.Error, took: 900 * time.Millisecond, afterCancel: ms(2500), course: ended, errType: "TimeoutError", flagged: true}, want: "ended 2.5s after its cancellation took effect (the driver's clock"},
 		{name: "no answer in the transcript", c: cancelled{outcome: driver.Error, errType: "TimeoutError", flagged: true}, want: "not in the transcript"},
 		{name: "unsupported", c: cancelled{outcome: driver.Unsupported}, want: "createSession ended unsupported"},
 	}
@@ -78,6 +80,11 @@ func TestCallCourse(t *testing.T) {
 			assert.Equal(t, tt.took, got.took())
 		})
 	}
+}
+
+func ms(n int) *time.Duration {
+	d := time.Duration(n) * time.Millisecond
+	return &d
 }
 
 func entry(seq int, ms float64, dir, frame string) transcript.Entry {

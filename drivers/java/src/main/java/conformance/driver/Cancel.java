@@ -41,10 +41,13 @@ final class Cancel {
         try {
             return call.get(ms, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
+            // The call ends when the future is cancelled: timed from the timeout, on this
+            // process's clock (afterCancelMs).
+            long fired = System.nanoTime();
             call.cancel(true);
-            throw new Failure.Cancelled(e);
+            throw new Failure.Cancelled(e, (System.nanoTime() - fired) / 1_000_000);
         } catch (CancellationException e) {
-            throw new Failure.Cancelled(e);
+            throw new Failure.Cancelled(e, 0);
         }
     }
 }

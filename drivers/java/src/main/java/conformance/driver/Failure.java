@@ -28,13 +28,16 @@ final class Failure {
 
     /**
      * A call the application cancelled (cancelAfterMs) ended with Java's cancellation error (the
-     * cause: TimeoutException, CancellationException): answered with "cancelled": true.
+     * cause: TimeoutException, CancellationException): answered with "cancelled": true and
+     * afterCancelMs, how long the call took to end after the timeout.
      */
     static final class Cancelled extends RuntimeException {
         private static final long serialVersionUID = 1L;
+        final long afterCancelMs;
 
-        Cancelled(Throwable cause) {
+        Cancelled(Throwable cause, long afterCancelMs) {
             super(cause);
+            this.afterCancelMs = afterCancelMs;
         }
     }
 

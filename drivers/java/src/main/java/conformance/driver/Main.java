@@ -156,6 +156,7 @@ public final class Main {
             error.put("type", c.getCause().getClass().getSimpleName());
             error.put("message", Failure.message(c.getCause()));
             error.put("cancelled", true);
+            error.put("afterCancelMs", c.afterCancelMs);
             response.set("error", error);
             out.write(response);
         } catch (InterruptedException e) {
