@@ -275,13 +275,8 @@ func (w *engine) othersAnsweredWhileHeld() error {
 		for _, o := range p.others {
 			w.Check(o.String()+" while "+p.held.String()+" is held", "")
 			c := callIn(frames, p.start, o, p.toolIDs[o.Tool])
-			switch {
-			case c.requestSeq == 0:
-				fails[p.held.String()] = append(fails[p.held.String()], fmt.Sprintf("%s: the runtime's request is not in the transcript", o))
-			case c.answerSeq == 0:
-				fails[p.held.String()] = append(fails[p.held.String()], fmt.Sprintf("%s (request #%d, id %s): never answered", o, c.requestSeq, c.id))
-			case c.answerSeq > p.release:
-				fails[p.held.String()] = append(fails[p.held.String()], fmt.Sprintf("%s (request #%d, id %s): answered (#%d) only after the held %s (request #%d, id %s) was released (after #%d)", o, c.requestSeq, c.id, c.answerSeq, p.held, held.requestSeq, held.id, p.release))
+			if f := judgeOther(o.String(), c, p.held.String(), held, p.release); f != "" {
+				fails[p.held.String()] = append(fails[p.held.String()], f)
 			}
 		}
 	}
@@ -290,6 +285,20 @@ func (w *engine) othersAnsweredWhileHeld() error {
 		w.Observe("kinds whose handler was not reached when held (their pairs not judged)", strings.Join(notReached, ", "))
 	}
 	return jsondiff.GroupedError(fails, "requests of another kind were not answered while one was held", "held kinds")
+}
+
+// judgeOther is what is wrong with the other kind's call c in a phase whose held call was
+// released after the transcript entry release ("" when it was answered before).
+func judgeOther(other string, c pendingCall, heldKind string, held pendingCall, release int) string {
+	switch {
+	case c.requestSeq == 0:
+		return fmt.Sprintf("%s: the runtime's request is not in the transcript", other)
+	case c.answerSeq == 0:
+		return fmt.Sprintf("%s (request #%d, id %s): never answered", other, c.requestSeq, c.id)
+	case c.answerSeq > release:
+		return fmt.Sprintf("%s (request #%d, id %s): answered (#%d) only after the held %s (request #%d, id %s) was released (after #%d)", other, c.requestSeq, c.id, c.answerSeq, heldKind, held.requestSeq, held.id, release)
+	}
+	return ""
 }
 
 // heldAnsweredOnRelease checks that each held request was answered once, under its own id, after
