@@ -16,7 +16,7 @@ Feature: The application cancels a call the runtime has not answered
   stand-in plays the two turns side by side, where the runtime would queue the second.) An SDK whose call offers no way to cancel is unsupported,
   naming what is missing, per call.
 
-  @requires.call.cancel.createSession
+  @id.677db7403b11 @requires.call.cancel.createSession
   Scenario: the application cancels a session's creation while the runtime withholds its answer
     Given a tool "lookup" that returns "looked up"
     And the runtime withholds its answer to the next session opening until the SDK sends another
@@ -24,7 +24,7 @@ Feature: The application cancels a call the runtime has not answered
     Then the call ended within 2000 ms with the language's cancellation error
     And a session created next on the same client is opened
 
-  @requires.call.cancel.resumeSession @requires.session.resume
+  @id.20711081e6a9 @requires.call.cancel.resumeSession @requires.session.resume
   Scenario: the application cancels a session's resumption while the runtime withholds its answer
     Given a tool "lookup" that returns "looked up"
     And a session is created
@@ -33,7 +33,7 @@ Feature: The application cancels a call the runtime has not answered
     Then the call ended within 2000 ms with the language's cancellation error
     And the session resumed next on the same client is opened
 
-  @requires.call.cancel.send
+  @id.564690e845f8 @requires.call.cancel.send
   Scenario: the application cancels a prompt's send while the runtime withholds its answer
     Given a session is created
     And the runtime withholds its answer to the next prompt until the SDK sends another
@@ -41,7 +41,7 @@ Feature: The application cancels a call the runtime has not answered
     Then the call ended within 2000 ms with the language's cancellation error
     And a prompt sent next on the same session is answered
 
-  @requires.call.cancel.sendAndWait
+  @id.c77fa3d8e794 @requires.call.cancel.sendAndWait
   Scenario: the application stops waiting for a reply the model takes its time over
     Given a session is created
     And the model withholds its reply to the next prompt until the SDK sends another
@@ -57,7 +57,12 @@ Feature: The application cancels a call the runtime has not answered
     Then the call ended within 2000 ms with the language's cancellation error
     And that method called next on the same client is answered
 
+    @id.15259e24f634
     Examples:
       | group   |
       | server  |
+
+    @id.d600a89e39e3
+    Examples:
+      | group   |
       | session |
