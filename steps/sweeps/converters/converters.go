@@ -1,0 +1,230 @@
+// Package converters is the sweep of the generated layer's public converters
+// (features/schema/generated_converters.feature): every object type of the runtime's schemas is
+// built by name with generated values, converted to JSON with the SDK's own public converter and
+// read back from that JSON with it (drivers/PROTOCOL.md "convert").
+package converters
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
+	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+)
+
+// shapes are the variants by their wording in the feature.
+var shapes = map[string]schemagen.Shape{
+	"with every field":               schemagen.EveryField,
+	"with only the required fields":  schemagen.RequiredOnly,
+	"with every nullable field null": schemagen.Nulls,
+	"with every union alternative":   schemagen.Unions,
+}
+
+// tried is one generated value and what the driver answered for it.
+type tried struct {
+	def   schemagen.ObjectDefinition
+	shape string // the generated value's shape name ("every", "union /kind …")
+	value any
+	out   outcome
+}
+
+// outcome is one entry of the driver's `convert` answer.
+type outcome struct {
+	Outcome         string          `json:"outcome"`
+	Reason          string          `json:"reason"`
+	Error           *sdkError       `json:"error"`
+	JSON            json.RawMessage `json:"json"`
+	Back            json.RawMessage `json:"back"`
+	ReadError       *sdkError       `json:"readError"`
+	Unrepresentable []string        `json:"unrepresentable"`
+}
+
+type sdkError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+func (e *sdkError) String() string { return e.Type + ": " + e.Message }
+
+// engine is the sweep's own state over the scenario's core.
+type engine struct {
+	*scenario.Scenario
+	doc   *schemagen.Doc
+	tried []tried
+}
+
+// Register binds the sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
+	scenario.Needing(sc, scenario.Needs("convert.roundtrip")).Step(`^the application builds every object type of the runtime's schemas by name, (with every field|with only the required fields|with every nullable field null|with every union alternative), and converts each to JSON and back with the SDK's public converters$`, w.convert)
+	sc.Step(`^each type's JSON is the value as the schema writes it$`, w.written)
+	sc.Step(`^each type reads back from its JSON as the same value$`, w.readBack)
+}
+
+// convert sends every generated value of the variant in one driver command.
+func (w *engine) convert(variant string) error {
+	shape, ok := shapes[variant]
+	if !ok {
+		return fmt.Errorf("no variant %q", variant)
+	}
+	doc, err := w.Schemas()
+	if err != nil {
+		return err
+	}
+	w.doc = doc
+	var values []any
+	var dropped []string
+	for _, def := range doc.ObjectDefinitions() {
+		vs, left := doc.DefinitionShapes(def, shape)
+		dropped = append(dropped, left...)
+		for _, v := range vs {
+			w.tried = append(w.tried, tried{def: def, shape: v.Name, value: v.Value})
+			values = append(values, map[string]any{"type": def.Name, "value": v.Value})
+		}
+	}
+	if len(dropped) > 0 {
+		w.Rec.Notef("", "convert: %d generated values left out (they do not validate):\n%s", len(dropped), strings.Join(dropped, "\n"))
+	}
+	if len(values) == 0 {
+		return fmt.Errorf("the schemas give no value %s", variant)
+	}
+	raw, err := w.Do("convert", map[string]any{"values": values})
+	if err != nil {
+		return err
+	}
+	var ans struct {
+		Outcomes []outcome `json:"outcomes"`
+	}
+	if err := json.Unmarshal(raw, &ans); err != nil {
+		return fmt.Errorf("the %s driver's convert answer: %w", w.T.SDK(), err)
+	}
+	if len(ans.Outcomes) != len(values) {
+		return fmt.Errorf("the %s driver answered %d outcomes for %d values", w.T.SDK(), len(ans.Outcomes), len(values))
+	}
+	for i := range ans.Outcomes {
+		w.tried[i].out = ans.Outcomes[i]
+	}
+	w.observe()
+	return nil
+}
+
+// observe counts, per scenario, the types tried and what the SDK could not take (the report
+// shows it per SDK).
+func (w *engine) observe() {
+	types, generated := map[string]bool{}, map[string]bool{}
+	values, members := 0, 0
+	var faults []string
+	for _, t := range w.tried {
+		types[t.def.Name] = true
+		switch t.out.Outcome {
+		case "ok", "error":
+			generated[t.def.Name] = true
+			values++
+			members += len(t.out.Unrepresentable)
+		case "unsupported":
+		default:
+			faults = append(faults, t.def.Name)
+		}
+	}
+	w.Observe("generated types round-tripped", fmt.Sprintf("%d of %d object types (%d values); %d members the types cannot hold as given",
+		len(generated), len(types), values, members))
+	if len(faults) > 0 {
+		w.Rec.Notef("", "convert: outcomes of no known kind for %s", strings.Join(faults, ", "))
+	}
+	var missing []string
+	for n := range types {
+		if !generated[n] {
+			missing = append(missing, n)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		w.Rec.Notef("", "convert: %d object types of the schemas the SDK generates no type for: %s", len(missing), strings.Join(missing, ", "))
+	}
+}
+
+// under says whether ptr is at or below one of the pointers.
+func under(ptr string, ptrs []string) bool {
+	for _, p := range ptrs {
+		if ptr == p || strings.HasPrefix(ptr, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func decode(raw json.RawMessage) (any, error) {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	return v, err
+}
+
+// written judges what the SDK's converter wrote: the value as built, key for key (but where the
+// driver reported a member the type cannot hold), and valid against the type's definition.
+func (w *engine) written() error {
+	if w.tried == nil {
+		return fmt.Errorf("no type was converted in this scenario")
+	}
+	groups := map[string][]string{}
+	for _, t := range w.tried {
+		switch t.out.Outcome {
+		case "unsupported":
+			continue
+		case "error":
+			groups[t.def.Name] = append(groups[t.def.Name], fmt.Sprintf("%s: the converter to JSON raised %s", t.shape, t.out.Error))
+			continue
+		}
+		got, err := decode(t.out.JSON)
+		if err != nil {
+			groups[t.def.Name] = append(groups[t.def.Name], fmt.Sprintf("%s: the JSON written is not JSON: %v", t.shape, err))
+			continue
+		}
+		var lines []string
+		for _, d := range jsondiff.Diff(t.value, got, "") {
+			if !under(d.Path, t.out.Unrepresentable) {
+				lines = append(lines, d.Say("built", "written"))
+			}
+		}
+		if err := w.doc.ValidateDefinition(t.def, got); err != nil {
+			lines = append(lines, "does not validate: "+err.Error())
+		}
+		if len(lines) > 0 {
+			groups[t.def.Name] = append(groups[t.def.Name], t.shape+": "+strings.Join(lines, "; "))
+		}
+	}
+	return jsondiff.GroupedError(groups, "generated values whose JSON is not the value built", "types")
+}
+
+// readBack judges the converter from JSON: what it read, written again, is the JSON it read.
+func (w *engine) readBack() error {
+	if w.tried == nil {
+		return fmt.Errorf("no type was converted in this scenario")
+	}
+	groups := map[string][]string{}
+	for _, t := range w.tried {
+		if t.out.Outcome != "ok" {
+			continue
+		}
+		if t.out.ReadError != nil {
+			groups[t.def.Name] = append(groups[t.def.Name], fmt.Sprintf("%s: the converter from JSON raised %s", t.shape, t.out.ReadError))
+			continue
+		}
+		written, err1 := decode(t.out.JSON)
+		back, err2 := decode(t.out.Back)
+		if err1 != nil || err2 != nil {
+			groups[t.def.Name] = append(groups[t.def.Name], fmt.Sprintf("%s: the driver's answer is not JSON", t.shape))
+			continue
+		}
+		var lines []string
+		for _, d := range jsondiff.Diff(written, back, "") {
+			lines = append(lines, d.Say("written", "read back"))
+		}
+		if len(lines) > 0 {
+			groups[t.def.Name] = append(groups[t.def.Name], t.shape+": "+strings.Join(lines, "; "))
+		}
+	}
+	return jsondiff.GroupedError(groups, "generated values that do not read back as written", "types")
+}
