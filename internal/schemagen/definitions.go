@@ -44,5 +44,19 @@ func (d *Doc) DefinitionShapes(def ObjectDefinition, s Shape) ([]Shaped, []strin
 	return d.shapes(def.ref, "definition "+def.Name, s)
 }
 
-// ValidateDefinition checks v against the definition.
-func (d *Doc) ValidateDefinition(def ObjectDefinition, v any) error { return d.Validate(def.ref, v) }
+// Violations are what makes v invalid against the definition, one "pointer: message" per leaf
+// cause, sorted and without repeats; none when it validates.
+func (d *Doc) Violations(def ObjectDefinition, v any) []string {
+	s, err := d.compile(def.ref)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	inst, err := instance(v)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	if err := s.Validate(inst); err != nil {
+		return leafList(err)
+	}
+	return nil
+}

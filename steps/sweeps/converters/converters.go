@@ -81,7 +81,16 @@ func (w *engine) convert(variant string) error {
 		vs, left := doc.DefinitionShapes(def, shape)
 		dropped = append(dropped, left...)
 		for _, v := range vs {
-			w.tried = append(w.tried, tried{def: def, shape: v.Name, value: v.Value})
+			// Compared as JSON decodes it (numbers as float64), as the driver's answer is.
+			b, err := json.Marshal(v.Value)
+			if err != nil {
+				return err
+			}
+			value, err := decode(b)
+			if err != nil {
+				return err
+			}
+			w.tried = append(w.tried, tried{def: def, shape: v.Name, value: value})
 			values = append(values, map[string]any{"type": def.Name, "value": v.Value})
 		}
 	}
@@ -188,8 +197,17 @@ func (w *engine) written() error {
 				lines = append(lines, d.Say("built", "written"))
 			}
 		}
-		if err := w.doc.ValidateDefinition(t.def, got); err != nil {
-			lines = append(lines, "does not validate: "+err.Error())
+		// What is invalid only where the type cannot hold the value built is that limitation,
+		// counted in the observation, not the converter's.
+		var invalid []string
+		for _, v := range w.doc.Violations(t.def, got) {
+			at, _, _ := strings.Cut(v, ": ")
+			if !under(at, t.out.Unrepresentable) {
+				invalid = append(invalid, v)
+			}
+		}
+		if len(invalid) > 0 {
+			lines = append(lines, "does not validate: "+strings.Join(invalid, "; "))
 		}
 		if len(lines) > 0 {
 			groups[t.def.Name] = append(groups[t.def.Name], t.shape+": "+strings.Join(lines, "; "))
