@@ -49,6 +49,13 @@ type sdkError struct {
 
 func (e *sdkError) String() string { return e.Type + ": " + e.Message }
 
+// notBuilt says the driver could not build the value by name (a DriverError: a required field
+// the schema does not have, a variant the SDK does not know): no converter ran, so nothing is
+// judged; the observation counts these values and the transcript names them.
+func (o outcome) notBuilt() bool {
+	return o.Outcome == "error" && o.Error != nil && o.Error.Type == "DriverError"
+}
+
 // engine is the sweep's own state over the scenario's core.
 type engine struct {
 	*scenario.Scenario
@@ -125,9 +132,13 @@ func (w *engine) convert(variant string) error {
 func (w *engine) observe() {
 	types, generated := map[string]bool{}, map[string]bool{}
 	values, members := 0, 0
-	var faults []string
+	var faults, notBuilt []string
 	for _, t := range w.tried {
 		types[t.def.Name] = true
+		if t.out.notBuilt() {
+			notBuilt = append(notBuilt, fmt.Sprintf("%s (%s): %s", t.def.Name, t.shape, t.out.Error.Message))
+			continue
+		}
 		switch t.out.Outcome {
 		case "ok", "error":
 			generated[t.def.Name] = true
@@ -138,8 +149,11 @@ func (w *engine) observe() {
 			faults = append(faults, t.def.Name)
 		}
 	}
-	w.Observe("generated types round-tripped", fmt.Sprintf("%d of %d object types (%d values); %d members the types cannot hold as given",
-		len(generated), len(types), values, members))
+	w.Observe("generated types round-tripped", fmt.Sprintf("%d of %d object types (%d values); %d members the types cannot hold as given; %d values the driver cannot build by name",
+		len(generated), len(types), values, members, len(notBuilt)))
+	if len(notBuilt) > 0 {
+		w.Rec.Notef("", "convert: %d values the driver cannot build by name (not judged):\n%s", len(notBuilt), strings.Join(notBuilt, "\n"))
+	}
 	if len(faults) > 0 {
 		w.Rec.Notef("", "convert: outcomes of no known kind for %s", strings.Join(faults, ", "))
 	}
@@ -183,7 +197,9 @@ func (w *engine) written() error {
 		case "unsupported":
 			continue
 		case "error":
-			groups[t.def.Name] = append(groups[t.def.Name], fmt.Sprintf("%s: the converter to JSON raised %s", t.shape, t.out.Error))
+			if !t.out.notBuilt() {
+				groups[t.def.Name] = append(groups[t.def.Name], fmt.Sprintf("%s: the converter to JSON raised %s", t.shape, t.out.Error))
+			}
 			continue
 		}
 		got, err := decode(t.out.JSON)
