@@ -7,7 +7,9 @@ package converters
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
@@ -169,6 +171,55 @@ func (w *engine) observe() {
 	}
 }
 
+var missingProperties = regexp.MustCompile(`^missing propert(?:y|ies) (.+)$`)
+
+// limited says whether a violation of the JSON written lies only where the type cannot hold the
+// value built (a member the driver reported unrepresentable, not a null the converter left
+// out of a required key: the type held that null).
+func (t tried) limited(violation string) bool {
+	at, msg, _ := strings.Cut(violation, ": ")
+	if at == "/" {
+		at = ""
+	}
+	m := missingProperties.FindStringSubmatch(msg)
+	if m == nil {
+		return under(at, t.out.Unrepresentable)
+	}
+	for _, q := range strings.Split(m[1], ", ") {
+		child := at + "/" + strings.ReplaceAll(strings.ReplaceAll(strings.Trim(q, "'"), "~", "~0"), "/", "~1")
+		if v, ok := pointer(t.value, child); !ok || v == nil || !under(child, t.out.Unrepresentable) {
+			return false
+		}
+	}
+	return true
+}
+
+// pointer is the value at a JSON pointer into v.
+func pointer(v any, ptr string) (any, bool) {
+	if ptr == "" {
+		return v, true
+	}
+	for _, seg := range strings.Split(ptr[1:], "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[seg]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
 // under says whether ptr is at or below one of the pointers.
 func under(ptr string, ptrs []string) bool {
 	for _, p := range ptrs {
@@ -209,16 +260,17 @@ func (w *engine) written() error {
 		}
 		var lines []string
 		for _, d := range jsondiff.Diff(t.value, got, "") {
-			if !under(d.Path, t.out.Unrepresentable) {
-				lines = append(lines, d.Say("built", "written"))
+			// A null left out where the schema lets the key be absent is the same value to the
+			// schema (a required one is a violation, below); a member the type cannot hold is
+			// that limitation, counted in the observation, not the converter's.
+			if under(d.Path, t.out.Unrepresentable) || d.Kind == "missing" && d.Want == nil {
+				continue
 			}
+			lines = append(lines, d.Say("built", "written"))
 		}
-		// What is invalid only where the type cannot hold the value built is that limitation,
-		// counted in the observation, not the converter's.
 		var invalid []string
 		for _, v := range w.doc.Violations(t.def, got) {
-			at, _, _ := strings.Cut(v, ": ")
-			if !under(at, t.out.Unrepresentable) {
+			if !t.limited(v) {
 				invalid = append(invalid, v)
 			}
 		}
