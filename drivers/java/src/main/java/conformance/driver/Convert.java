@@ -19,11 +19,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * SDK's generated classes, found by its name in the generated packages (the wrappers' package and
  * the one above it, which holds the session events), built by name ({@link ByName}), written to
  * JSON with Jackson and read back with Jackson. The SDK's own mapper is not public, so the mapper is
- * the one an application makes: {@code JsonMapper.builder().findAndAddModules()}; the classes'
+ * the one an application makes: {@code JsonMapper.builder().findAndAddModules()}, dates written as
+ * ISO-8601 text; the classes'
  * Jackson annotations decide what it writes.
  */
 final class Convert {
-    private static final ObjectMapper MAPPER = JsonMapper.builder().findAndAddModules().build();
+    // Dates as ISO-8601 text, as the wire writes them (Jackson's default is epoch numbers).
+    private static final ObjectMapper MAPPER = JsonMapper.builder().findAndAddModules()
+            .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build();
     private static final ObjectMapper FALLBACK = MAPPER.copy().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     private final Rpc rpc;
     private final SdkAdapter sdk;
@@ -60,7 +63,7 @@ final class Convert {
         caps.put("convert.roundtrip", has);
         notes.put("convert.roundtrip", has
                 ? "the generated classes of " + String.join(" and ", packages()) + " by name, built by name (ByName), written and read back "
-                        + "with an application's Jackson mapper (JsonMapper.builder().findAndAddModules(); the SDK's RpcMapper is not public)"
+                        + "with an application's Jackson mapper (JsonMapper.builder().findAndAddModules(), dates as ISO-8601 text; the SDK's RpcMapper is not public)"
                 : "this SDK version has no generated classes in " + String.join(" or ", packages()));
     }
 
