@@ -928,7 +928,9 @@ class Driver:
         return {"outcomes": outcomes}
 
     async def cmd_convert(self, args: dict[str, Any]) -> dict[str, Any]:
-        return _convert.convert(need(args, "values"), SDK_LABEL)
+        # CPU-bound: on a thread of its own, so a shared driver's loop keeps serving the other
+        # scenarios' commands meanwhile.
+        return await asyncio.to_thread(_convert.convert, need(args, "values"), SDK_LABEL)
 
     async def cmd_hold(self, args: dict[str, Any]) -> dict[str, Any]:
         return _holds.hold(args)
