@@ -243,16 +243,8 @@ func (w *world) replacementsSerialized() error {
 	return nil
 }
 
-// driverEvents returns the events the driver reported of one kind, in order.
-func (w *world) driverEvents(kind string) []map[string]any {
-	var out []map[string]any
-	for _, e := range w.Entries() {
-		if name, args, ok := scenario.DriverEvent(e); ok && name == kind {
-			out = append(out, args)
-		}
-	}
-	return out
-}
+// driverEvents returns the events the driver reported of one kind, in order (the core's DriverEvents).
+func (w *world) driverEvents(kind string) []map[string]any { return w.DriverEvents(kind) }
 
 // applicationReceived checks that the SDK delivered a session event to the application.
 func (w *world) applicationReceived(typ, key, want string) error {

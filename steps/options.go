@@ -14,7 +14,10 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/cancel"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/converters"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/fields"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/ordersweep"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/resolved"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacehandlers"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/surfacereached"
 )
 
 // Session options (drivers/PROTOCOL.md "Session options"): the application sets SDK-neutral
@@ -26,16 +29,16 @@ func (w *world) registerWire(sc scenario.Binder) {
 	w.registerOptions(sc)
 	w.registerResults(sc)
 	w.registerOrder(sc)
-	w.registerOrderSweep(sc)
+	ordersweep.Register(sc, w.Scenario)
 	w.registerFraming(sc)
 	w.registerRequests(sc)
-	w.registerResolved(sc)
+	resolved.Register(sc, w.Scenario)
 	cancel.Register(sc, w.Scenario)
 	w.registerConnect(sc)
 	fields.Register(sc, w.Scenario)
 	surfacehandlers.Register(sc, w.Scenario)
 	converters.Register(sc, w.Scenario)
-	w.registerSurfaceReached(sc)
+	surfacereached.Register(sc, w.Scenario)
 }
 
 func (w *world) registerOptions(sc scenario.Binder) {

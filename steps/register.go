@@ -7,6 +7,8 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/events"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/generated"
 )
 
 // register binds the step phrases. Each phrase is SDK-neutral; see features/README.md. A
@@ -74,12 +76,8 @@ func (w *world) register(sc scenario.Binder) {
 	scenario.Needing(sc, scenario.Needs("events")).Step(`^the application received the event "([^"]*)" with "([^"]*)" equal to (.+)$`, w.applicationReceived)
 	sc.Step(`^the handler "([^"]*)" served the call to "([^"]*)"$`, w.handlerServed)
 	sc.Step(`^every request the SDK sent conforms to the runtime's published schema$`, w.conformsToSchema)
-	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`, w.callEveryMethod)
-	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer, answered (with only the required fields|with every nullable field null|with fields the schema does not know|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.answerEveryMethod)
-	sc.Step(`^every generated call reached the runtime with exactly the params the application gave$`, w.generatedRequestsExact)
-	sc.Step(`^the application received every generated result as the runtime sent it$`, w.generatedResultsReceived)
-	scenario.Needing(sc, scenario.Needs("rpc.generated", "events")).Step(`^the runtime sends every event type of the schema (with every field|with only the required fields|with a field the schema does not know|with every nullable field null|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.sendEveryEvent)
-	sc.Step(`^the application received every generated event as the runtime sent it$`, w.eventsReceived)
+	generated.Register(sc, w.Scenario)
+	events.Register(sc, w.Scenario)
 	w.registerWire(sc)
 	w.registerJSONRPC(sc)
 }

@@ -11,7 +11,11 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/handlerset"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/exchanges"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/handlers"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/pending"
 )
 
 // Requests from the runtime to the SDK (drivers/PROTOCOL.md "Requests from the runtime"):
@@ -32,21 +36,9 @@ func (w *world) registerRequests(sc scenario.Binder) {
 	sc.Step(`^the SDK answered with "([^"]*)" whose "([^"]*)" equals (.+)$`, w.answeredWithMethod)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request with "([^"]*)" equal to (.+)$`, w.sdkAnsweredEquals)
 	sc.Step(`^the SDK answered the runtime's "([^"]*)" request without an error$`, w.sdkAnsweredOK)
-	scenario.Needing(sc, scenario.Needs("rpc.handlers")).Step(`^the application handles "([^"]*)" with the result (.+)$`, w.handlesWith)
-	scenario.Needing(sc, scenario.Needs("rpc.handlers")).Step(`^the application registered a handler for every runtime-to-SDK method of the runtime's schema$`, w.registerEveryHandler)
-	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema$`, w.callEveryHandler)
-	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema, written (with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.callEveryHandlerEncoded)
-	sc.Step(`^every handler received the params the runtime sent$`, w.handlersReceived)
-	sc.Step(`^the SDK answered every handled call with what the application's handler returned$`, w.handlersAnswered)
-	sc.Step(`^the SDK answered every call of a method it has no handler for$`, w.unhandledAnswered)
-	scenario.Needing(sc, scenario.Needs("handler.hold")).Step(`^the runtime holds each kind of request in turn and sends every other kind while it is held$`, w.holdEachKind)
-	sc.Step(`^the SDK answered every other kind while the held one was pending$`, w.othersAnsweredWhileHeld)
-	sc.Step(`^the SDK answered each held request under its own id once released$`, w.heldAnsweredOnRelease)
-	scenario.Needing(sc, scenario.Needs("rpc.requestHandler")).Step(`^the application serves the runtime's model requests with its request handler$`, w.servesModelRequests)
-	sc.Step(`^the runtime sends model requests generated from the runtime's schema$`, w.sendsModelRequests)
-	sc.Step(`^the SDK acknowledged every frame of every model request$`, w.exchangeAcknowledged)
-	sc.Step(`^the request handler received every model request as the runtime sent it$`, w.handlerReceivedRequests)
-	sc.Step(`^the SDK sent the request handler's response back for every model request$`, w.exchangeResponded)
+	handlers.Register(sc, w.Scenario, w.handlers)
+	pending.Register(sc, w.Scenario, w.handlers)
+	exchanges.Register(sc, w.Scenario)
 }
 
 func (w *world) asksPermission(data string) error {
@@ -124,7 +116,7 @@ func (w *world) runtimeSends(method, params string) error {
 	if p, ok := w.RT.(suite.Player); ok {
 		// A runtime that sends such a request of its own accord when its model does something
 		// (the real one): the model step that makes it, if any. The application's handler
-		// (handlers.go) is then judged on what that runtime sent, as recorded, not on these
+		// (steps/sweeps/handlers) is then judged on what that runtime sent, as recorded, not on these
 		// params: it sends its own values (timestamp, cwd, the tool's name and arguments).
 		step, cannot := p.Plays(method, json.RawMessage(params))
 		if cannot != "" {
@@ -138,9 +130,9 @@ func (w *world) runtimeSends(method, params string) error {
 	} else {
 		w.Turn.Steps = append(w.Turn.Steps, standin.ModelStep{Ask: method, AskParams: json.RawMessage(params)})
 	}
-	w.asked = append(w.asked, asked{method: method, params: v})
-	if h := w.handlers[method]; h != nil {
-		h.params = append(h.params, v) // the application's handler registers under what it will be asked
+	w.handlers.Asked = append(w.handlers.Asked, handlerset.Asked{Method: method, Params: v})
+	if h := w.handlers.Specs[method]; h != nil {
+		h.Params = append(h.Params, v) // the application's handler registers under what it will be asked
 	}
 	return nil
 }
@@ -158,12 +150,6 @@ func (w *world) pacedByRuntime(what string) error {
 		"the real runtime sent %s after the SDK's first answer: it paces the requests it makes of its own accord, and did not have them pending together in this run", what)}
 }
 
-// asked is a request the scenario had the runtime send the SDK.
-type asked struct {
-	method string
-	params map[string]any
-}
-
 // sdkAnswer finds the SDK's response to the last request of method the runtime sent it that is
 // the one the scenario scripted: a runtime that also sends requests of the same method of its
 // own accord (the real runtime invokes every hook type each turn) is judged on the scripted
@@ -171,9 +157,9 @@ type asked struct {
 func (w *world) sdkAnswer(method string) (map[string]any, error) {
 	entries := w.Entries()
 	var want map[string]any
-	for _, a := range w.asked {
-		if a.method == method {
-			want = a.params
+	for _, a := range w.handlers.Asked {
+		if a.Method == method {
+			want = a.Params
 		}
 	}
 	var id string
@@ -183,7 +169,7 @@ func (w *world) sdkAnswer(method string) (map[string]any, error) {
 			Method string          `json:"method"`
 			Params map[string]any  `json:"params"`
 		}
-		if e.Dir == transcript.RuntimeToSDK && json.Unmarshal(e.Frame, &m) == nil && m.Method == method && len(m.ID) > 0 && sameStrings(want, m.Params) {
+		if e.Dir == transcript.RuntimeToSDK && json.Unmarshal(e.Frame, &m) == nil && m.Method == method && len(m.ID) > 0 && handlerset.SameStrings(want, m.Params) {
 			id = string(m.ID)
 		}
 	}
@@ -204,17 +190,6 @@ func (w *world) sdkAnswer(method string) (map[string]any, error) {
 		}
 	}
 	return nil, fmt.Errorf("the SDK never answered the runtime's %s request (id %s)", method, id)
-}
-
-// sameStrings says whether got has every top-level string of want that it has at all.
-func sameStrings(want, got map[string]any) bool {
-	for k, v := range want {
-		s, isString := v.(string)
-		if g, has := got[k]; isString && has && g != s {
-			return false
-		}
-	}
-	return true
 }
 
 func (w *world) sdkAnsweredOK(method string) error {
@@ -297,9 +272,9 @@ func (w *world) runtimeSendsTogether(method, list string) error {
 		if err := json.Unmarshal(p, &v); err != nil {
 			return fmt.Errorf("the params of request %d are not a JSON object: %w", i+1, err)
 		}
-		w.asked = append(w.asked, asked{method: method, params: v})
+		w.handlers.Asked = append(w.handlers.Asked, handlerset.Asked{Method: method, Params: v})
 	}
-	if w.handlers[method] == nil {
+	if w.handlers.Specs[method] == nil {
 		if played, err := w.playsTogether(method, all); played {
 			return err
 		}

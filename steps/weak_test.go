@@ -37,7 +37,7 @@ func inputAnswer(id, text string) string {
 
 func okAnswer(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{}}` }
 
-func pending(result string) string {
+func pendingAnswer(result string) string {
 	return `{"jsonrpc":"2.0","id":7,"method":"session.tools.handlePendingToolCall","params":{"sessionId":"sess-1","requestId":"r1",` + result + `}}`
 }
 
@@ -66,28 +66,28 @@ func TestWeakStepsFailWithoutWhatTheyCheck(t *testing.T) {
 			without: []frame{sdk(setReq("1", "set_1")), rt(okAnswer("1")), sdk(setReq("2", "set_2")), rt(okAnswer("2")), sdk(setReq("3", "set_3")), rt(okAnswer("3")), sdk(setReq("4", "set_3")), rt(okAnswer("4"))}},
 		{name: "the model went on: a round before the call completed does not count",
 			step:    func(w *world) error { return w.modelWentOnAfter("lookup") },
-			with:    []frame{rt(requested), sdk(pending(`"result":"found"`)), rt(completed), rt(turnStart), rt(idle)},
-			without: []frame{rt(requested), rt(turnStart), sdk(pending(`"result":"found"`)), rt(idle)}},
+			with:    []frame{rt(requested), sdk(pendingAnswer(`"result":"found"`)), rt(completed), rt(turnStart), rt(idle)},
+			without: []frame{rt(requested), rt(turnStart), sdk(pendingAnswer(`"result":"found"`)), rt(idle)}},
 		{name: "the model went on: a round the runtime started before it emitted external_tool.completed counts",
 			step:    func(w *world) error { return w.modelWentOnAfter("lookup") },
-			with:    []frame{rt(requested), sdk(pending(`"result":"found"`)), rt(turnStart), rt(completed), rt(idle)},
-			without: []frame{rt(requested), sdk(pending(`"result":"found"`)), rt(completed), rt(idle)}},
+			with:    []frame{rt(requested), sdk(pendingAnswer(`"result":"found"`)), rt(turnStart), rt(completed), rt(idle)},
+			without: []frame{rt(requested), sdk(pendingAnswer(`"result":"found"`)), rt(completed), rt(idle)}},
 		{name: "the turn ended after a tool: a round after the SDK's answer counts, even before external_tool.completed",
 			step:    func(w *world) error { return w.turnEndedAfter("lookup") },
-			with:    []frame{rt(requested), sdk(pending(`"result":"found"`)), rt(completed), rt(idle)},
-			without: []frame{rt(requested), sdk(pending(`"result":"found"`)), rt(turnStart), rt(completed), rt(idle)}},
+			with:    []frame{rt(requested), sdk(pendingAnswer(`"result":"found"`)), rt(completed), rt(idle)},
+			without: []frame{rt(requested), sdk(pendingAnswer(`"result":"found"`)), rt(turnStart), rt(completed), rt(idle)}},
 		{name: "a success: a missing resultType is none",
 			step:    func(w *world) error { return w.answeredAs("lookup", "success") },
-			with:    []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"found","resultType":"success"}`))},
-			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"found"}`))}},
+			with:    []frame{rt(requested), sdk(pendingAnswer(`"result":{"textResultForLlm":"found","resultType":"success"}`))},
+			without: []frame{rt(requested), sdk(pendingAnswer(`"result":{"textResultForLlm":"found"}`))}},
 		{name: "a success: an unknown resultType is none",
 			step:    func(w *world) error { return w.answeredAs("lookup", "success") },
-			with:    []frame{rt(requested), sdk(pending(`"result":"found"`))},
-			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"found","resultType":"maybe"}`))}},
+			with:    []frame{rt(requested), sdk(pendingAnswer(`"result":"found"`))},
+			without: []frame{rt(requested), sdk(pendingAnswer(`"result":{"textResultForLlm":"found","resultType":"maybe"}`))}},
 		{name: "a failure: an object without resultType or error is none",
 			step:    func(w *world) error { return w.answeredAs("lookup", "failure") },
-			with:    []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"no","error":"boom"}`))},
-			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"no"}`))}},
+			with:    []frame{rt(requested), sdk(pendingAnswer(`"result":{"textResultForLlm":"no","error":"boom"}`))},
+			without: []frame{rt(requested), sdk(pendingAnswer(`"result":{"textResultForLlm":"no"}`))}},
 		{name: "an explicit [] on create: absent is not []",
 			step:    func(w *world) error { return w.requestCarries("session.create", "excludedTools", "[]") },
 			with:    []frame{sdk(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"excludedTools":[]}}`)},
@@ -114,18 +114,18 @@ func TestWeakStepsFailWithoutWhatTheyCheck(t *testing.T) {
 			step: func(w *world) error {
 				return w.answeredExactly("lookup", `{"result": {"textResultForLlm": "found", "resultType": "success"}}`)
 			},
-			with:    []frame{rt(requested), sdk(pending(`"result":"found"`))},
-			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"found","resultType":"success","sessionLog":"x"}`))}},
+			with:    []frame{rt(requested), sdk(pendingAnswer(`"result":"found"`))},
+			without: []frame{rt(requested), sdk(pendingAnswer(`"result":{"textResultForLlm":"found","resultType":"success","sessionLog":"x"}`))}},
 		{name: "whole answer: a thrown error is the top-level error, not a failure result",
 			step:    func(w *world) error { return w.answeredExactly("lookup", `{"error": "boom"}`) },
-			with:    []frame{rt(requested), sdk(pending(`"error":"boom"`))},
-			without: []frame{rt(requested), sdk(pending(`"result":{"textResultForLlm":"boom","resultType":"failure","error":"boom"}`))}},
+			with:    []frame{rt(requested), sdk(pendingAnswer(`"error":"boom"`))},
+			without: []frame{rt(requested), sdk(pendingAnswer(`"result":{"textResultForLlm":"boom","resultType":"failure","error":"boom"}`))}},
 		{name: "whole answer: a JSON text is its value, whatever the spacing, but not another value",
 			step: func(w *world) error {
 				return w.answeredExactly("lookup", `{"result": {"textResultForLlm": "{\"a\": 1, \"b\": [2]}", "resultType": "success"}}`)
 			},
-			with:    []frame{rt(requested), sdk(pending(`"result":"{\"a\":1,\"b\":[2]}"`))},
-			without: []frame{rt(requested), sdk(pending(`"result":"{\"a\":1,\"b\":[3]}"`))}},
+			with:    []frame{rt(requested), sdk(pendingAnswer(`"result":"{\"a\":1,\"b\":[2]}"`))},
+			without: []frame{rt(requested), sdk(pendingAnswer(`"result":"{\"a\":1,\"b\":[3]}"`))}},
 		{name: "key order: read from the bytes, a sorted map is not the application's order",
 			step: func(w *world) error {
 				return w.keysInOrder("session.create", "mcpServers.b.env", `"Z", "A"`)

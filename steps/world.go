@@ -1,7 +1,7 @@
 package steps
 
 import (
-	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
+	"github.com/copilot-sdk-conformance/conformance/steps/handlerset"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -21,21 +21,9 @@ type ErrUnavailable = suite.ErrUnavailable
 // shares (scenario.Scenario); each sweep keeps its own state in its own type.
 type world struct {
 	*scenario.Scenario
-	tried          *driver.Response         // the outcome of the last "tries to" step
-	replacements   int                      // replacements made at once by the last "replaced N times at once"
-	sweep          []*sweepCall             // the generated calls of the schema sweep (generated.go)
-	resultsOnly    bool                     // the sweep judges results only (answerEveryMethod): no request check follows
-	handlers       map[string]*handlerSpec  // the application's runtime-to-SDK handlers (handlers.go)
-	hookInputs     map[string]hookInputType // each hook type's input as the SDK declares it (hookinputs.go)
-	exchange       *exchangeSpec            // the application's request handler and the model requests sent (exchanges.go)
-	asked          []asked                  // requests the scenario had the runtime send the SDK (requests.go)
-	events         []sentEvent              // the generated events sent (generated_events.go)
-	encoded        *encodingTally           // what a sweep sent in another legal encoding (encodings.go)
-	paramsForm     jsonform.Form            // the form runtime-to-SDK params are written in (encodings.go)
-	order          *orderResult             // what setting each option and handler alone found (ordersweep.go)
-	surfaceReached *reached                 // which handlers the runtime's calls reached (surfacereached.go)
-	holds          []*holdPhase             // each kind held with the others sent meanwhile (pending.go)
-	resolved       *resolvedPhases          // request events sent, repeated and resolved (resolved.go)
+	tried        *driver.Response // the outcome of the last "tries to" step
+	replacements int              // replacements made at once by the last "replaced N times at once"
+	handlers     *handlerset.Set  // the application's runtime-to-SDK handlers and the requests the runtime was made to send (shared with the handler and pending sweeps)
 }
 
 // Initializer returns godog's scenario initializer for one SDK (a suite.Initializer): the
@@ -52,8 +40,8 @@ func Initializer(t suite.Target) func(*godog.ScenarioContext) {
 
 // register binds world's phrases and every engine's on s.
 func register(b scenario.Binder, s *scenario.Scenario) {
-	w := &world{Scenario: s}
-	s.Handlers = w.handlerArgs
-	s.Opened = append(s.Opened, w.noteOpened)
+	w := &world{Scenario: s, handlers: &handlerset.Set{}}
+	s.Handlers = w.handlers.Args
+	s.Opened = append(s.Opened, w.handlers.Note)
 	w.register(b)
 }

@@ -17,8 +17,10 @@ import (
 
 func benchCmd() *cobra.Command {
 	var (
-		cold  bool
-		suite *suiteFlags
+		cold    bool
+		against string
+		rounds  int
+		suite   *suiteFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "bench [feature paths...]",
@@ -51,7 +53,15 @@ and the whole run's wall time and its parts one after the other (loading the sch
 scenarios, stopping the drivers, the reports: each with the harness's CPU time), with the CPU time of the harness itself (its recording runtimes,
 the steps, the reports; per scenario) and of every SDK's drivers: on a machine of few cores the
 sum bounds the wall time from below. The numbers come from the run's transcripts and the harness's
-clock; they are also in results.json ("timing") and in summary.md's Timing section.`,
+clock; they are also in results.json ("timing") and in summary.md's Timing section.
+
+With --against CHECKOUT, bench measures two commits side by side on one machine: it builds the
+CLI of that checkout (base) and of this one (head), each in its own folder, then runs each one's
+bench in its own checkout (its features, steps and drivers), the sides in turn for --rounds
+rounds (base, head, base, head: a machine shared with other work slows both alike), with the
+suite flags given here; it prints each run's whole wall time, harness and driver CPU time and
+parts, each side's medians, and head÷base for the wall time and the harness's CPU time (less
+sensitive to other load). Each run's reports are in REPORT-DIR/<side>-<round>.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := suite.config(args)
 			if err != nil {
@@ -71,6 +81,12 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 			cfg.Log = linesWith{prefix: "real runtime:", w: os.Stdout}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
+			if against != "" {
+				if cold || rounds < 1 {
+					return usage("--against runs warm benches, --rounds at least 1: not with --cold")
+				}
+				return benchAgainst(ctx, cmd, against, rounds, args, reportDir, os.Stdout)
+			}
 			if !cold {
 				b, err := campaign.Bench(ctx, cfg, nil)
 				if err != nil {
@@ -92,6 +108,8 @@ clock; they are also in results.json ("timing") and in summary.md's Timing secti
 	suite = bindSuite(cmd, suiteOptions{reportDirHelp: "where the run's reports go (default a new temporary folder)"})
 	f := cmd.Flags()
 	f.BoolVar(&cold, "cold", false, "run twice, first from an empty harness cache of its own (removed after), then warm, and print each SDK's preparation time both ways")
+	f.StringVar(&against, "against", "", "another checkout of the harness (a worktree of an older commit): build both, run their benches in turn (base, head, base, head…) with these suite flags, and print each side's median and head÷base")
+	f.IntVar(&rounds, "rounds", 2, "with --against: how many times each side runs")
 	return cmd
 }
 

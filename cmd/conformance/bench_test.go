@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/copilot-sdk-conformance/conformance/internal/campaign"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 )
 
@@ -64,4 +66,39 @@ func TestLinesWith(t *testing.T) {
 			assert.Equal(t, c.want, out.String())
 		})
 	}
+}
+
+// TestParseBench reads back what printBenchRun prints (a side of bench --against is read from
+// its output); CPU unknown stays unknown, and output without the whole run is an error.
+func TestParseBench(t *testing.T) {
+	res := &report.Results{Timing: []report.Timing{{SDK: "go", Scenarios: 10, WallMS: 900, DriverCPUMS: 2500}}}
+	var out bytes.Buffer
+	printBenchRun(&out, &campaign.BenchRun{Results: res, Took: 37410 * time.Millisecond, HarnessCPU: 19100 * time.Millisecond, CPUKnown: true,
+		Phases: []campaign.Phase{{Name: "schema", At: time.Second, CPU: time.Second}, {Name: "scenarios", At: 30 * time.Second, CPU: 15 * time.Second}}}, 32)
+	got, err := parseBench(out.String())
+	require.NoError(t, err)
+	assert.Equal(t, campaign.SideRun{Wall: 37410 * time.Millisecond, HarnessCPU: 19100 * time.Millisecond, DriversCPU: 2500 * time.Millisecond,
+		Parts: "schema 1.00 s (CPU 1.00 s), scenarios 29.00 s (CPU 14.00 s)"}, got)
+
+	got, err = parseBench("whole run: 12.50 s with --jobs 8\n")
+	require.NoError(t, err)
+	assert.Equal(t, campaign.SideRun{Wall: 12500 * time.Millisecond, HarnessCPU: -1, DriversCPU: -1}, got)
+
+	_, err = parseBench("exit status 2\n")
+	assert.Error(t, err)
+}
+
+// TestPassThrough: each side's bench gets the suite flags as given (every value of a repeated
+// one), never the side-by-side flags or the report folder.
+func TestPassThrough(t *testing.T) {
+	cmd := benchCmd()
+	require.NoError(t, cmd.ParseFlags([]string{"--sdk", "go,node", "--sdk-version", "go=v1.0.9", "--sdk-version", "node=1.0.5", "--tags", "~@sweep",
+		"--against", "/base", "--rounds", "3", "--report-dir", "/r", "--jobs", "4"}))
+	assert.ElementsMatch(t, []string{"--sdk=go,node", "--sdk-version=go=v1.0.9", "--sdk-version=node=1.0.5", "--tags=~@sweep", "--jobs=4"}, passThrough(cmd))
+}
+
+func TestPrintSideBySide(t *testing.T) {
+	var out bytes.Buffer
+	printSideBySide(&out, []campaign.SideMedians{{Side: "base", Wall: 40 * time.Second, HarnessCPU: 20 * time.Second, Runs: 2}, {Side: "head", Wall: 50 * time.Second, HarnessCPU: 22 * time.Second, Runs: 2}})
+	assert.Equal(t, "base: median of 2 run(s) 40.00 s, harness CPU 20.00 s\nhead: median of 2 run(s) 50.00 s, harness CPU 22.00 s\nhead÷base: wall 1.25, harness CPU 1.10\n", out.String())
 }

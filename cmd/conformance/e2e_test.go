@@ -164,12 +164,12 @@ func TestRunExitCodes(t *testing.T) {
 }
 
 // TestSelftestCatchesEveryMutant runs conformance selftest: known regressions injected into
-// copies of the pinned Node and Go SDKs must each make a scenario fail.
+// copies of the pinned Node, Go and Python SDKs must each make a scenario fail.
 func TestSelftestCatchesEveryMutant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("prepares mutated SDKs: not in -short mode")
 	}
-	for _, tool := range []string{"npm", "go"} {
+	for _, tool := range []string{"npm", "go", "python3"} {
 		if _, err := exec.LookPath(tool); err != nil && len(required()) == 0 {
 			t.Skipf("%s is not installed", tool)
 		}

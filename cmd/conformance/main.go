@@ -52,9 +52,8 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("root", "", "the harness checkout (default: found from the working directory)")
-	// Hidden: the harness's own CPU profile, to choose the next optimisation from (go tool pprof).
-	root.PersistentFlags().String("cpuprofile", "", "write the harness's CPU profile to this file")
-	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	// The harness's own CPU profile, to choose the next optimisation from (README "Speed").
+	root.PersistentFlags().String("cpuprofile", "", "write the harness's own CPU profile to this file (read it with go tool pprof -top)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		path, _ := cmd.Flags().GetString("cpuprofile")
 		if path == "" {

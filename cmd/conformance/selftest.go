@@ -7,12 +7,14 @@ import (
 	"strings"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/campaign"
+	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/spf13/cobra"
 )
 
 func selftestCmd() *cobra.Command {
 	var mutants string
 	var only []string
+	var parallel int
 	var suite *suiteFlags
 	cmd := &cobra.Command{
 		Use:   "selftest",
@@ -31,8 +33,19 @@ every run. Exit status 1 unless every mutant is caught.`,
 			if len(cfg.Versions) > 0 || len(cfg.Sources) > 0 {
 				return usage("selftest runs copies of the pinned SDKs: --sdk-version and --sdk-source are not for it")
 			}
+			if parallel < 1 {
+				return usage("--parallel %d: want at least 1", parallel)
+			}
+			if cfg.Jobs == 0 {
+				cfg.Jobs = max(1, harness.DefaultJobs()/parallel)
+			}
 			cfg.Log = os.Stdout
-			verdicts, err := campaign.Selftest(context.Background(), campaign.SelftestPlan{Config: cfg, Mutants: mutants, Only: only})
+			ctx := context.Background()
+			// Every run is of the pins' copies: the runtime's schemas are loaded once for all.
+			if cfg.Schema, err = campaign.SharedSchema(ctx, cfg, &campaign.Lines{W: os.Stdout}); err != nil {
+				return &exitError{2, err}
+			}
+			verdicts, err := campaign.Selftest(ctx, campaign.SelftestPlan{Config: cfg, Mutants: mutants, Only: only, Parallel: parallel})
 			if err != nil {
 				return &exitError{2, err}
 			}
@@ -61,7 +74,9 @@ every run. Exit status 1 unless every mutant is caught.`,
 		},
 	}
 	cmd.Flags().StringVar(&mutants, "mutants", "", "mutants file (default fixtures/mutants.yaml)")
-	suite = bindSuite(cmd, suiteOptions{reportDir: "reports/selftest", reportDirHelp: "where each mutant's report goes"})
+	suite = bindSuite(cmd, suiteOptions{reportDir: "reports/selftest", reportDirHelp: "where each mutant's report goes",
+		jobsChosen: true, jobsHelp: "scenarios of one run at once (default: the run's default divided by --parallel)"})
 	cmd.Flags().StringSliceVar(&only, "only", nil, "run only these mutants or SDKs")
+	cmd.Flags().IntVar(&parallel, "parallel", 4, "runs (each SDK's pristine copy and each mutant) at once")
 	return cmd
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/harness"
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
 )
 
 const selftestMutants = `
@@ -99,21 +100,28 @@ func TestSelftestJudgesEachMutantAgainstItsPristineCopy(t *testing.T) {
 		want    map[string]string // mutant → caught | missed | error text
 		fetched map[string]int
 		runs    int
+		// parallel: runs at once; the verdicts do not depend on it
+		parallel int
+		paths    int // the features the baseline runs: those of the selected mutants
 	}{
 		{"every mutant", nil, nil, map[string]string{
 			"drops-isTerminal": "caught", "harmless-edit": "missed", "no-longer-applies": "no longer applies",
 			"go-one": "pristine go SDK: no registry here", "go-two": "pristine go SDK: no registry here"},
-			map[string]int{"node": 1, "go": 1}, 3},
-		{"--only a mutant", []string{"drops-isTerminal"}, nil, map[string]string{"drops-isTerminal": "caught"}, map[string]int{"node": 1}, 2},
+			map[string]int{"node": 1, "go": 1}, 3, 0, 2},
+		{"every mutant, three runs at once", nil, nil, map[string]string{
+			"drops-isTerminal": "caught", "harmless-edit": "missed", "no-longer-applies": "no longer applies",
+			"go-one": "pristine go SDK: no registry here", "go-two": "pristine go SDK: no registry here"},
+			map[string]int{"node": 1, "go": 1}, 3, 3, 2},
+		{"--only a mutant", []string{"drops-isTerminal"}, nil, map[string]string{"drops-isTerminal": "caught"}, map[string]int{"node": 1}, 2, 0, 1},
 		{"--sdk", nil, []string{"go"}, map[string]string{
-			"go-one": "pristine go SDK: no registry here", "go-two": "pristine go SDK: no registry here"}, map[string]int{"go": 1}, 0},
+			"go-one": "pristine go SDK: no registry here", "go-two": "pristine go SDK: no registry here"}, map[string]int{"go": 1}, 0, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakePackages{fetched: map[string]int{}}
 			var log strings.Builder
 			cfg := harness.Config{RepoRoot: filepath.Join("..", ".."), ReportDir: t.TempDir(), SDKs: tt.sdkList, Log: &log}
-			verdicts, err := Selftest(context.Background(), SelftestPlan{Config: cfg, Mutants: mutants, Only: tt.only, Run: f.run, Pristine: f.pristine})
+			verdicts, err := Selftest(context.Background(), SelftestPlan{Config: cfg, Mutants: mutants, Only: tt.only, Run: f.run, Pristine: f.pristine, Parallel: tt.parallel})
 			require.NoError(t, err)
 			got := map[string]string{}
 			for _, v := range verdicts {
@@ -137,12 +145,20 @@ func TestSelftestJudgesEachMutantAgainstItsPristineCopy(t *testing.T) {
 			if tt.runs == 0 {
 				return
 			}
-			base := f.runs[0]
-			assert.Equal(t, filepath.Join(cfg.ReportDir, "node-pristine"), base.ReportDir)
-			assert.Len(t, base.Paths, 2, "the baseline runs every feature of the SDK's mutants, once each")
+			var base harness.Config
+			for _, r := range f.runs {
+				if r.ReportDir == filepath.Join(cfg.ReportDir, "node-pristine") {
+					base = r
+				}
+			}
+			require.NotEmpty(t, base.Paths, "the pristine copy is run")
+			pins, err := sdks.LoadPins(filepath.Join(cfg.RepoRoot, "fixtures", "sdks.yaml"))
+			require.NoError(t, err)
+			assert.Len(t, base.Paths, tt.paths, "the baseline runs every feature of the SDK's selected mutants, once each")
 			for _, r := range f.runs {
 				assert.Equal(t, []string{"node"}, r.SDKs)
 				assert.NotEqual(t, base.Sources["node"], "", "each run is of a copy through --sdk-source")
+				assert.Equal(t, map[string]string{"node": pins["node"].Version}, r.SourcesAs, "a copy of the pin is matched as the pin")
 			}
 			assert.Contains(t, log.String(), "(node-pristine) ran\n", "each run's log lines name it")
 		})

@@ -12,8 +12,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/compare"
 	"github.com/copilot-sdk-conformance/conformance/internal/coverage"
@@ -148,32 +150,65 @@ func SortResults(rs []report.Result) {
 // frame carried it, and SDKs run concurrently: a file written earlier (godog's record, which
 // quotes the features' step text; another SDK's driver log) may still hold it.
 //
+// The files are scrubbed a core each at a time (the folder is the run's largest read: 130 MB of
+// transcripts and their HTML copies), and all again while a pass registered a secret (a
+// credential's shape found in one file), so every file is scrubbed of every secret any held.
+//
 // A file's name is scrubbed too (a scenario name may quote a secret, and transcripts are named
 // after scenarios), so the names recorded in results.json, which are scrubbed as text, still
 // find their files.
 func scrubDir(dir string, log io.Writer) {
-	var renames [][2]string
+	var files, renames []string
 	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return nil
-		}
-		if name := transcript.Scrub(e.Name()); name != e.Name() {
-			renames = append(renames, [2]string{path, filepath.Join(filepath.Dir(path), name)})
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil
-		}
-		if s := transcript.Scrub(string(b)); s != string(b) {
-			if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-				fmt.Fprintf(log, "scrubbing %s: %v\n", path, err)
-			}
+		if err == nil && !e.IsDir() {
+			files = append(files, path)
 		}
 		return nil
 	})
-	for _, r := range renames {
-		if err := os.Rename(r[0], r[1]); err != nil {
-			fmt.Fprintf(log, "scrubbing the name of %s: %v\n", r[0], err)
+	for {
+		known := transcript.Secrets()
+		parallel(len(files), func(i int) {
+			b, err := os.ReadFile(files[i])
+			if err != nil {
+				return
+			}
+			if s := transcript.Scrub(string(b)); s != string(b) {
+				if err := os.WriteFile(files[i], []byte(s), 0o644); err != nil {
+					fmt.Fprintf(log, "scrubbing %s: %v\n", files[i], err)
+				}
+			}
+		})
+		renames = renames[:0]
+		for _, path := range files {
+			if name := transcript.Scrub(filepath.Base(path)); name != filepath.Base(path) {
+				renames = append(renames, path, filepath.Join(filepath.Dir(path), name))
+			}
+		}
+		if transcript.Secrets() == known {
+			break
 		}
 	}
+	for i := 0; i < len(renames); i += 2 {
+		if err := os.Rename(renames[i], renames[i+1]); err != nil {
+			fmt.Fprintf(log, "scrubbing the name of %s: %v\n", renames[i], err)
+		}
+	}
+}
+
+// parallel calls do(i) for every i below n, a call per core at a time.
+func parallel(n int, do func(int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for i := range next {
+				do(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }

@@ -31,3 +31,20 @@ func TestScrubDirKeepsRecordedPathsTrue(t *testing.T) {
 	assert.FileExists(t, filepath.Join(dir, transcript.Scrub(rel)))
 	assert.NoFileExists(t, filepath.Join(dir, rel))
 }
+
+// TestScrubDirFindsSecretsInAnyOrder: a credential found by its shape in one file ("Bearer …") is
+// scrubbed from every file of the folder, also those scrubbed before it was found.
+func TestScrubDirFindsSecretsInAnyOrder(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "scrubdirOrder0123456789"
+	for name, text := range map[string]string{"a-first.log": "value " + secret + "\n", "b-second.log": "Authorization: Bearer " + secret + "\n"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	scrubDir(dir, io.Discard)
+	for _, name := range []string{"a-first.log", "b-second.log"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), secret, name)
+		assert.Contains(t, string(b), transcript.Redacted(secret), name)
+	}
+}

@@ -63,10 +63,11 @@ func TestCheckoutSourceIsLabelledWithItsCommit(t *testing.T) {
 		[]byte("Feature: f\n  Scenario: s\n    When a session is created with no tools\n"), 0o644))
 	// One cache for the three runs: the runtime schema's SDK (node) is prepared once.
 	cache := t.TempDir()
+	var sourcesAs map[string]string
 	run := func(source string) report.SDK {
 		t.Helper()
 		res, err := Run(context.Background(), Config{Steps: steps.Initializer, Vocabulary: steps.Vocabulary(), RepoRoot: root,
-			CacheRoot: cache, SDKs: []string{"fake"}, Sources: map[string]string{"fake": source},
+			CacheRoot: cache, SDKs: []string{"fake"}, Sources: map[string]string{"fake": source}, SourcesAs: sourcesAs,
 			Paths: []string{features}, CommandTimeout: 30 * time.Second, ReportDir: t.TempDir()})
 		require.NotNil(t, res, "%v", err)
 		require.Len(t, res.SDKs, 1)
@@ -84,6 +85,16 @@ func TestCheckoutSourceIsLabelledWithItsCommit(t *testing.T) {
 	plain := t.TempDir()
 	s = run(plain)
 	assert.Equal(t, "1.0.0", s.Version, "a source outside git keeps the driver's version")
+
+	// Selftest's copy of a pin is matched as the pin where the source gives no version; a
+	// checkout's tag still wins.
+	sourcesAs = map[string]string{"fake": "v3.0.0"}
+	s = run(plain)
+	assert.Equal(t, "1.0.0 (matched as 3.0.0)", s.Version)
+	assert.Equal(t, "3.0.0 (a copy of the published v3.0.0)", s.Matched)
+	s = run(filepath.Join(checkout, "fake"))
+	assert.Equal(t, "2.0.0 (fake/v2.0.0)", s.Matched)
+	sourcesAs = nil
 
 	// The driver declares no rpc.generated, while the SDK's files hold the layer: the report says so.
 	generated = "fake/generated/rpc"

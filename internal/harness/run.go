@@ -52,6 +52,7 @@ type Config struct {
 	SDKs           []string            // SDKs to run; empty means every SDK whose toolchain is present
 	Versions       map[string][]string // --sdk-version: the versions to run per SDK (each its own target)
 	Sources        map[string]string   // --sdk-source folders
+	SourcesAs      map[string]string   // the version a source is matched as when it gives none (selftest's copies of the pins)
 	Tags           string              // godog tag expression
 	Scenario       string              // run only the scenario with this exact name
 	ReportDir      string
@@ -442,6 +443,9 @@ func setUp(ctx context.Context, cfg Config, st *state, view *progress.View, r ru
 		}
 		if m, ok := sdks.MatchVersion(ctx, name, folder); ok {
 			matched, info.Matched = m, m.Version+" ("+m.From+")"
+		} else if v := cfg.SourcesAs[name]; v != "" {
+			matched = sdks.Matched{Version: strings.TrimPrefix(v, "v"), From: "a copy of the published " + v}
+			info.Matched = matched.Version + " (" + matched.From + ")"
 		}
 		switch {
 		case label != "":

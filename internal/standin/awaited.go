@@ -11,7 +11,7 @@ import (
 // it had sent the request event itself (a tool call's external_tool.requested, a
 // permission.requested or elicitation.requested), so that the SDK's first answer naming it is
 // accepted as the real runtime accepts it and a second one is refused (no pending request). A
-// scenario that sends the event with Emit calls it first (steps/resolved.go). Nothing waits
+// scenario that sends the event with Emit calls it first (steps/sweeps/resolved). Nothing waits
 // for the answer: the transcript holds it.
 func (s *Server) Await(sessionID, requestID string) error {
 	if s.opts.Recording != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
@@ -148,23 +149,26 @@ func (l *Live) Open(owner, sessionID string, fields map[string]any) (string, err
 }
 
 // Requests implements Env.
-func (l *Live) Requests() []Request { return l.log.Update(l.rec.Entries()) }
+func (l *Live) Requests() []Request { return l.log.Update(l.rec, nil) }
 
 // RequestLog decodes the requests of a growing transcript once each: a probe asks for them after
 // every value it sets (hundreds of times a scenario), and decoding the whole transcript each
-// time made the probe quadratic.
+// time made the probe quadratic; so did copying it (Recorder.Entries) to read the new part.
 type RequestLog struct {
-	n    int
+	n    int // entries of the recorder read
 	reqs []Request
 }
 
-// Update returns every request of entries, decoding only the entries added since the last call.
-func (l *RequestLog) Update(entries []transcript.Entry) []Request {
-	if len(entries) < l.n {
-		l.n, l.reqs = 0, nil
+// Update returns every request rec recorded, copying and decoding only the entries recorded
+// since the last call; keep (nil: every entry) says which entries count, and must keep saying
+// so of an entry once it has.
+func (l *RequestLog) Update(rec *transcript.Recorder, keep func(transcript.Entry) bool) []Request {
+	fresh := rec.EntriesSince(l.n)
+	l.n += len(fresh)
+	if keep != nil {
+		fresh = slices.DeleteFunc(fresh, func(x transcript.Entry) bool { return !keep(x) })
 	}
-	l.reqs = append(l.reqs, Requests(entries[l.n:])...)
-	l.n = len(entries)
+	l.reqs = append(l.reqs, Requests(fresh)...)
 	return l.reqs
 }
 

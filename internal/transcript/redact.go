@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 )
 
 // Secrets never reach a transcript: the token an application gives its SDK (sent in connect's
@@ -215,6 +217,9 @@ const minSecret = 6
 var known struct {
 	mu     sync.RWMutex
 	values []string // longest first, so a secret containing another is replaced whole
+	// any finds whether a text holds any of values in one pass (nil: none registered): most
+	// texts hold none, and one Contains per secret read every report byte 80 times.
+	any *ahocorasick.AhoCorasick
 }
 
 // AddSecret makes every later recorded entry (and Scrub) replace v wherever it appears.
@@ -231,6 +236,16 @@ func AddSecret(v string) {
 	}
 	known.values = append(known.values, v)
 	sort.Slice(known.values, func(i, j int) bool { return len(known.values[i]) > len(known.values[j]) })
+	ac := newFinder(ahocorasick.Opts{MatchKind: ahocorasick.LeftMostFirstMatch, DFA: true}, known.values)
+	known.any = &ac
+}
+
+// Secrets is how many secrets are registered: a reader that scrubbed several texts at once
+// scrubs them again when a text registered one (Scrub registers what tokenShapeRE finds).
+func Secrets() int {
+	known.mu.RLock()
+	defer known.mu.RUnlock()
+	return len(known.values)
 }
 
 // AddSecretsFromEnv registers the values of SecretEnv, and of every variable whose name says it
@@ -289,17 +304,65 @@ func addFound(v string) bool {
 // (tokenShapeRE), in s (for logs and reports as well as transcripts).
 func Scrub(s string) string {
 	known.mu.RLock()
-	for _, v := range known.values {
-		if strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, Redacted(v))
+	if known.any != nil && known.any.Iter(s).Next() != nil {
+		for _, v := range known.values {
+			if strings.Contains(s, v) {
+				s = strings.ReplaceAll(s, v, Redacted(v))
+			}
 		}
 	}
 	known.mu.RUnlock()
 	return scrubShapes(s)
 }
 
+// shapeStarts are the literal starts of tokenShapeRE's alternatives, each found (in any ASCII
+// case) by one pass of shapeHints: the regular expression, which has no literal prefix, tries
+// every byte of a text, and most texts hold none of these.
+var (
+	shapeStarts = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "bearer"}
+	shapeHints  = newFinder(ahocorasick.Opts{AsciiCaseInsensitive: true, MatchKind: ahocorasick.StandardMatch, DFA: true}, shapeStarts)
+)
+
+func newFinder(o ahocorasick.Opts, patterns []string) ahocorasick.AhoCorasick {
+	b := ahocorasick.NewAhoCorasickBuilder(o)
+	return b.Build(patterns)
+}
+
+// mayHoldShape says whether tokenShapeRE can match in s: some shape start follows a word
+// boundary (\b: not after an ASCII letter, digit or underscore), and "bearer" is followed by
+// white space and a character of a bearer credential.
+func mayHoldShape(s string) bool {
+	it := shapeHints.IterOverlapping(s)
+	for m := it.Next(); m != nil; m = it.Next() {
+		if i := m.Start(); i > 0 && wordByte(s[i-1]) {
+			continue
+		}
+		if shapeStarts[m.Pattern()] != "bearer" {
+			return true
+		}
+		rest := s[m.End():]
+		after := strings.TrimLeft(rest, "\t\n\f\r ")
+		if len(after) < len(rest) && after != "" && bearerByte(after[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+func wordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// bearerByte is tokenShapeRE's class of a bearer credential's characters.
+func bearerByte(c byte) bool {
+	return wordByte(c) && c != '_' || strings.IndexByte("._~+/=-", c) >= 0
+}
+
 // scrubShapes replaces the values tokenShapeRE finds, registering each.
 func scrubShapes(s string) string {
+	if !mayHoldShape(s) {
+		return s
+	}
 	return tokenShapeRE.ReplaceAllStringFunc(s, func(m string) string {
 		sub := tokenShapeRE.FindStringSubmatch(m)
 		v := m

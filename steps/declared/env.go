@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 
@@ -283,13 +282,13 @@ func (e *Env) FillsCallbacks() bool {
 }
 
 func (e *Env) Requests() []surface.Request {
-	entries := e.w.Rec.Entries()
+	var keep func(transcript.Entry) bool
 	if len(e.cut) > 0 {
-		// Append-only still (RequestLog reads only what is new): a cut is set before its
-		// connection's shutdown is recorded.
-		entries = slices.DeleteFunc(entries, func(x transcript.Entry) bool { cut, ok := e.cut[x.Conn]; return ok && x.Seq >= cut })
+		// An entry kept stays kept (RequestLog reads only what is new): a cut is set before
+		// its connection's shutdown is recorded.
+		keep = func(x transcript.Entry) bool { cut, ok := e.cut[x.Conn]; return !ok || x.Seq < cut }
 	}
-	return e.log.Update(entries)
+	return e.log.Update(e.w.Rec, keep)
 }
 
 // Nullable implements surface.NullEnv from the run's schema: the member at inner of the session

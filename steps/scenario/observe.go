@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/copilot-sdk-conformance/conformance/internal/report"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
@@ -39,4 +42,25 @@ func (s *Scenario) ScriptedOnly(why string) (*standin.Server, error) {
 // send, with its reason for these params (suite.Player).
 func Unplayable(why string) error {
 	return &ErrUnsupported{Capability: "runtime.script.request", Reason: why}
+}
+
+// ObserveEdges records, per method, how many of its params' choices (a member's enum, anyOf
+// branch, null, empty list or object, bound, string form, boolean) got every alternative in the
+// generated cases (schemagen.Cases covers them all; a choice left out is named).
+func (s *Scenario) ObserveEdges(doc *schemagen.Doc, methods []schemagen.Method) {
+	var per []string
+	members, covered := 0, 0
+	for _, m := range methods {
+		c := doc.EdgeCoverage(m)
+		if c.Members == 0 {
+			continue
+		}
+		members, covered = members+c.Members, covered+c.Covered
+		line := fmt.Sprintf("%s %d/%d", m.Name, c.Covered, c.Members)
+		if len(c.Missing) > 0 {
+			line += " (not: " + strings.Join(c.Missing, ", ") + ")"
+		}
+		per = append(per, line)
+	}
+	s.Observe("params members with every edge", fmt.Sprintf("%d of %d: %s", covered, members, strings.Join(per, "; ")))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
@@ -107,6 +108,52 @@ func DriverEvent(e transcript.Entry) (string, map[string]any, bool) {
 	return ev.Event, ev.Args, true
 }
 
+// HandlerMethods are the runtime-to-SDK methods of the schema, in the schema's order.
+func HandlerMethods(doc *schemagen.Doc) []schemagen.Method {
+	var out []schemagen.Method
+	for _, m := range doc.Methods {
+		if !m.FromSDK {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Settle is how long an event the runtime sent is given to reach a handler when nothing else
+// says it is done (an event has no answer; a request the SDK does not answer never ends).
+const Settle = 500 * time.Millisecond
+
+// EventCursor reads the driver's events from the transcript as they arrive, decoding each entry
+// once: the reached sweep looks after each of its ~190 triggers, and reading the whole
+// transcript every time made the harness's CPU per scenario grow with the square of its length.
+type EventCursor struct {
+	rec    *transcript.Recorder
+	next   int              // the first transcript entry not read yet
+	Counts map[string]int   // events read, per kind
+	Called []map[string]any // the surface.handler.called events read, in order
+}
+
+// NewEventCursor is a cursor over the scenario's transcript, at its start.
+func (s *Scenario) NewEventCursor() *EventCursor {
+	return &EventCursor{rec: s.Rec, Counts: map[string]int{}}
+}
+
+// Poll reads what was recorded since the last poll and returns how many session.event reports
+// were read in all.
+func (c *EventCursor) Poll() int {
+	entries := c.rec.EntriesSince(c.next)
+	c.next += len(entries)
+	for _, e := range entries {
+		if name, args, ok := DriverEvent(e); ok {
+			c.Counts[name]++
+			if name == "surface.handler.called" {
+				c.Called = append(c.Called, args)
+			}
+		}
+	}
+	return c.Counts["session.event"]
+}
+
 // CreateParams are the params of the SDK's last session.create or session.resume request.
 func (s *Scenario) CreateParams() map[string]any {
 	var out map[string]any
@@ -152,6 +199,18 @@ func (s *Scenario) SDKAnnounced(method string, params, created map[string]any) m
 			if _, ok := cv.(string); ok && strings.HasPrefix(ck, ns) && strings.HasSuffix(ck, suffix) {
 				out[k] = ck
 			}
+		}
+	}
+	return out
+}
+
+// DriverEvents are the args of every driver event line of kind in the transcript so far (the
+// handlers' rpc.handled reports, the request handler's reports), in order.
+func (s *Scenario) DriverEvents(kind string) []map[string]any {
+	var out []map[string]any
+	for _, e := range s.Entries() {
+		if name, args, ok := DriverEvent(e); ok && name == kind {
+			out = append(out, args)
 		}
 	}
 	return out

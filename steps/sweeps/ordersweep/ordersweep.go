@@ -1,4 +1,4 @@
-package steps
+package ordersweep
 
 import (
 	"encoding/json"
@@ -29,7 +29,15 @@ import (
 // would hide the order (the SDK knows it), so every case gets a fresh client; the runtime holds
 // each opening (runtime.Script.OpenDelay), so an SDK that does not wait is seen to.
 
-func (w *world) registerOrderSweep(sc scenario.Binder) {
+// engine is the sweep's own state over the scenario's core.
+type engine struct {
+	*scenario.Scenario
+	order *orderResult // what setting each option and handler alone found
+}
+
+// Register binds the sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
 	scenario.Needing(sc, scenario.Needs("surface", "session.resume")).Step(`^every option and every handler the SDK declares is set alone on a client of its own, on create and on resume$`, w.probeOrder)
 	sc.Step(`^each adds to the baseline's requests only requests that carry it, and nothing names a session before its opening was answered$`, w.orderClean)
 }
@@ -74,7 +82,7 @@ type orderResult struct {
 	skipped  []string
 }
 
-func (w *world) probeOrder() error {
+func (w *engine) probeOrder() error {
 	entries, err := declared.Entries(w.Scenario)
 	if err != nil {
 		return err
@@ -217,7 +225,7 @@ func additionKey(a addition) string { return fmt.Sprintf("%s\x00%d", a.Case.Hand
 // case is shown to serve the handler now (servesHandler sends its session an event); then the
 // clients of the judged cases are stopped once orderHeld are held, and what later checks need
 // stays in the transcript.
-func (w *world) closeOrderCases(cs []orderCase, closed *orderClosed) error {
+func (w *engine) closeOrderCases(cs []orderCase, closed *orderClosed) error {
 	if err := w.RoundTrip(); err != nil {
 		return err
 	}
@@ -269,7 +277,7 @@ func errorsIsCannotHold(err error) bool { return errors.Is(err, surface.ErrCanno
 // runOrderCases runs one batch of cases at once: a fresh client each (and for a resume a session
 // made on maker), then its create or resume. A case the SDK refused keeps its error; one whose
 // driver is lost ends the sweep.
-func (w *world) runOrderCases(maker string, cs []orderCase) error {
+func (w *engine) runOrderCases(maker string, cs []orderCase) error {
 	var makes, connects []any
 	for i := range cs {
 		if cs[i].Request == "session.resume" {
@@ -384,13 +392,13 @@ func (w *world) runOrderCases(maker string, cs []orderCase) error {
 
 // noteMaker names the connection of the client that made the sessions the resume cases resumed
 // (one case key for all of them: they are alike).
-func (w *world) noteMaker(cs []orderCase) {
-	entries := w.Entries()
+func (w *engine) noteMaker(cs []orderCase) {
+	ops := openingsOf(w.Entries(), nil)
 	for _, c := range cs {
 		if c.Request != "session.resume" || c.SessionID == "" {
 			continue
 		}
-		if op, ok := findOpening(entries, "session.create", c.SessionID); ok {
+		if op, ok := ops.findOpening("session.create", c.SessionID); ok {
 			w.Rec.Case(op.req.Conn, 0, "the sessions the resume cases resume")
 			return
 		}
@@ -421,11 +429,12 @@ func attachConns(entries []transcript.Entry, cs []orderCase) []string {
 		}
 	}
 	taken := map[string]bool{}
+	ops := openingsOf(entries, nil)
 	for i := range cs {
 		if cs[i].SessionID == "" {
 			continue
 		}
-		if op, ok := findOpening(entries, cs[i].Request, cs[i].SessionID); ok {
+		if op, ok := ops.findOpening(cs[i].Request, cs[i].SessionID); ok {
 			cs[i].Conn = op.req.Conn
 			taken[op.req.Conn] = true
 		}
@@ -460,16 +469,33 @@ type opening struct {
 	params   map[string]any
 }
 
+// openings is a transcript read once for findOpening: its requests by method and the runtime's
+// answers (a scenario judges hundreds of cases against one transcript).
+type openings struct {
+	byMethod map[string][]transcript.Request
+	answers  map[string]runtimeAnswer
+}
+
+func openingsOf(entries []transcript.Entry, answers map[string]runtimeAnswer) openings {
+	if answers == nil {
+		answers = responsesByConn(entries)
+	}
+	o := openings{byMethod: map[string][]transcript.Request{}, answers: answers}
+	for _, r := range transcript.Requests(entries, "") {
+		o.byMethod[r.Method] = append(o.byMethod[r.Method], r)
+	}
+	return o
+}
+
 // findOpening is the request of method that opened session id (named in its params or given
 // in its answer), with its answer.
-func findOpening(entries []transcript.Entry, method, id string) (opening, bool) {
-	answers := responsesByConn(entries)
-	for _, req := range transcript.Requests(entries, method) {
+func (o openings) findOpening(method, id string) (opening, bool) {
+	for _, req := range o.byMethod[method] {
 		var p struct {
 			SessionID string `json:"sessionId"`
 		}
 		_ = json.Unmarshal(req.Params, &p)
-		a := answers[req.Conn+"\x00"+scenario.RequestID(entries, req.Seq)]
+		a := o.answers[req.Conn+"\x00"+string(req.ID)]
 		if p.SessionID == "" && a.msg != nil && a.msg.Result != nil {
 			var r struct {
 				SessionID string `json:"sessionId"`
@@ -522,6 +548,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 		byConn[r.Conn] = append(byConn[r.Conn], r)
 	}
 	answers := responsesByConn(entries)
+	ops := openingsOf(entries, answers)
 	judged := map[string]map[string]int{}
 	var problems []string
 	var unexplained []addition
@@ -540,7 +567,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 			b = &baseline{}
 			bases[c.Request] = b
 		}
-		op, ok := findOpening(entries, c.Request, c.SessionID)
+		op, ok := ops.findOpening(c.Request, c.SessionID)
 		if c.Err != nil || !ok {
 			problems = append(problems, fmt.Sprintf("%s without options: the baseline could not be recorded: %v", c.Request, orText(c.Err, "no opening request found")))
 			continue
@@ -559,7 +586,7 @@ func judgeOrder(entries []transcript.Entry, cases []orderCase) ([]string, []addi
 		}
 		op, ok := opening{}, false
 		if c.SessionID != "" {
-			op, ok = findOpening(entries, c.Request, c.SessionID)
+			op, ok = ops.findOpening(c.Request, c.SessionID)
 		}
 		if !ok && c.Conn != "" {
 			for _, r := range byConn[c.Conn] {
@@ -831,7 +858,7 @@ func orText(err error, text string) string {
 	return text
 }
 
-func (w *world) orderClean() error {
+func (w *engine) orderClean() error {
 	if w.order == nil {
 		return fmt.Errorf("no options were set alone in this scenario")
 	}
@@ -855,7 +882,7 @@ func (w *world) orderClean() error {
 // params name an event type of the schema (an interest the SDK registers), and that event, sent
 // to the case's session, reaches the handler (the driver reports the call, capability
 // surface.handlers.called). Nothing here names a handler or an event.
-func (w *world) servesHandler(a addition) string {
+func (w *engine) servesHandler(a addition) string {
 	if a.Case.Entry.Kind != "handler" || a.Case.SessionID == "" {
 		return ""
 	}
@@ -884,11 +911,11 @@ func (w *world) servesHandler(a addition) string {
 		if err != nil {
 			continue
 		}
-		cur := &eventCursor{w: w, counts: map[string]int{}}
-		cur.poll()
+		cur := w.NewEventCursor()
+		cur.Poll()
 		reached := func() bool {
-			cur.poll()
-			for _, c := range cur.called {
+			cur.Poll()
+			for _, c := range cur.Called {
 				if c["session"] == a.Case.Handle && c["handler"] == a.Case.Entry.Name {
 					return true
 				}
@@ -897,13 +924,13 @@ func (w *world) servesHandler(a addition) string {
 		}
 		// A replay's runtime plays the event only if the recording holds it: the recorded call
 		// comes with it, or with the flush, which follows the event whether it went out or not
-		// (as in the reached sweep).
+		// (as in the surfacereached sweep).
 		// The flush before it ends the recorded stretch the cases were judged on, so a replay
 		// judges them without what the event made the SDK send.
 		w.FlushDriver()
-		cur.poll()
+		cur.Poll()
 		sent := rt.Emit(a.Case.SessionID, ev) == nil
-		for deadline := time.Now().Add(settle); sent && time.Now().Before(deadline) && !reached(); {
+		for deadline := time.Now().Add(scenario.Settle); sent && time.Now().Before(deadline) && !reached(); {
 			time.Sleep(5 * time.Millisecond)
 		}
 		w.FlushDriver()

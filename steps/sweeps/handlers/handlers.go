@@ -1,4 +1,4 @@
-package steps
+package handlers
 
 import (
 	"encoding/json"
@@ -14,6 +14,8 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/jsonform"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
+	"github.com/copilot-sdk-conformance/conformance/steps/encodings"
+	"github.com/copilot-sdk-conformance/conformance/steps/handlerset"
 	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
@@ -24,47 +26,44 @@ import (
 // and the handler returns a result the harness chose, which the SDK must put on the wire as the
 // application returned it.
 
-// handlerSpec is what the application's handler for one runtime-to-SDK method is given to do.
-type handlerSpec struct {
-	params []map[string]any // the params the runtime will send (identifiers to register under)
-	cases  []string         // the generated case of each params ("required", "all", "edge …")
-	result any              // what the handler returns (JSON; nil: the language's void)
-	// reason is why the SDK has no public handler API for the method ("" when registered).
-	reason     string
-	registered bool
-	// lacking are the cases of a registered method the SDK's handler API has no handler for (a
-	// hook type its hooks type does not declare): each names the identifying params and why.
-	lacking  []lackingCase
-	exchange bool // left to the exchange scenario: never sent to the driver
+// engine is the handler sweep's state over the scenario's core: the handlers it shares with the
+// plain phrases and the pending sweep, each hook type's declared input, and the form its params
+// are written in.
+type engine struct {
+	*scenario.Scenario
+	handlers   *handlerset.Set
+	hookInputs map[string]hookInputType // each hook type's input as the SDK declares it (hookinputs.go)
+	encoded    encodings.Tally          // the form runtime-to-SDK params are written in, and what went out in it
 }
 
-// lackingCase is one case of a registered method that the SDK's handler API cannot receive.
-type lackingCase struct {
-	Params map[string]any `json:"params"`
-	Reason string         `json:"reason"`
+// Register binds the handler sweep's phrases on sc for the scenario s, over the scenario's
+// handlers hs (what connect and create register comes from hs: world's Scenario.Handlers).
+func Register(sc scenario.Binder, s *scenario.Scenario, hs *handlerset.Set) {
+	w := &engine{Scenario: s, handlers: hs}
+	s.Opened = append(s.Opened, w.noteOpened)
+	scenario.Needing(sc, scenario.Needs("rpc.handlers")).Step(`^the application handles "([^"]*)" with the result (.+)$`, w.handlesWith)
+	scenario.Needing(sc, scenario.Needs("rpc.handlers")).Step(`^the application registered a handler for every runtime-to-SDK method of the runtime's schema$`, w.registerEveryHandler)
+	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema$`, w.callEveryHandler)
+	sc.Step(`^the runtime calls every registered handler with params generated from the runtime's schema, written (with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.callEveryHandlerEncoded)
+	sc.Step(`^every handler received the params the runtime sent$`, w.handlersReceived)
+	sc.Step(`^the SDK answered every handled call with what the application's handler returned$`, w.handlersAnswered)
+	sc.Step(`^the SDK answered every call of a method it has no handler for$`, w.unhandledAnswered)
 }
 
-// lacks returns the lacking case a call of the method matches (nil: none): every param the
-// case names has the call's value.
-func (h *handlerSpec) lacks(params map[string]any) *lackingCase {
-	for i, l := range h.lacking {
-		match := len(l.Params) > 0
-		for k, v := range l.Params {
-			match = match && reflect.DeepEqual(params[k], v)
-		}
-		if match {
-			return &h.lacking[i]
-		}
+// noteOpened reads a createSession or resumeSession answer (scenario.Opened): the session's
+// declared hook inputs (the handlers it registered: handlerset.Set.Note).
+func (w *engine) noteOpened(cmd string, res json.RawMessage) {
+	if cmd != "connect" {
+		w.noteHookInputs(res)
 	}
-	return nil
 }
 
-// caseKey is the key of the i-th call of the handler's method (cases.go): the method, the
-// generated case and the form its params are written in.
-func (h *handlerSpec) caseKey(method string, i int, form jsonform.Form) string {
+// caseKey is the key of the i-th call of the handler's method (the core's cases.go): the
+// method, the generated case and the form its params are written in.
+func caseKey(h *handlerset.Spec, method string, i int, form jsonform.Form) string {
 	key := method
-	if i < len(h.cases) {
-		key += " " + h.cases[i]
+	if i < len(h.Cases) {
+		key += " " + h.Cases[i]
 	}
 	if form != "" {
 		key += " " + string(form)
@@ -72,60 +71,12 @@ func (h *handlerSpec) caseKey(method string, i int, form jsonform.Form) string {
 	return key
 }
 
-// handlerArgs is the "handlers" argument of connect / createSession / resumeSession.
-func (w *world) handlerArgs() map[string]any {
-	if len(w.handlers) == 0 {
-		return nil
-	}
-	out := map[string]any{}
-	for m, h := range w.handlers {
-		if h.exchange {
-			continue
-		}
-		params := make([]any, len(h.params))
-		for i, p := range h.params {
-			params[i] = p
-		}
-		out[m] = map[string]any{"params": params, "result": h.result}
-	}
-	return out
-}
-
-// noteHandlers reads a connect / createSession answer's account of the handlers: "handled"
-// lists what this command registered, "unhandled" names, per method, why the SDK has no public
-// handler API for it.
-func (w *world) noteHandlers(res json.RawMessage) {
-	var r struct {
-		Handled        []string                 `json:"handled"`
-		Unhandled      map[string]string        `json:"unhandled"`
-		UnhandledCases map[string][]lackingCase `json:"unhandledCases"`
-	}
-	if len(w.handlers) == 0 || json.Unmarshal(res, &r) != nil {
-		return
-	}
-	for _, m := range r.Handled {
-		if h := w.handlers[m]; h != nil {
-			h.registered, h.reason = true, ""
-		}
-	}
-	for m, why := range r.Unhandled {
-		if h := w.handlers[m]; h != nil && !h.registered {
-			h.reason = why
-		}
-	}
-	for m, l := range r.UnhandledCases {
-		if h := w.handlers[m]; h != nil {
-			h.lacking = append(h.lacking, l...)
-		}
-	}
-}
-
 // observeLacking records the calls of registered methods that the SDK's handler API has no
-// handler for (handlerSpec.lacking): named, not judged, as a method without a handler is.
-func (w *world) observeLacking(calls []*handledCall) {
+// handler for (handlerset.Spec.Lacking): named, not judged, as a method without a handler is.
+func (w *engine) observeLacking(calls []*handledCall) {
 	var lines []string
 	for _, c := range calls {
-		if l := w.handlers[c.method].lacks(c.params); l != nil && w.handlers[c.method].registered {
+		if l := w.handlers.Specs[c.method].Lacks(c.params); l != nil && w.handlers.Specs[c.method].Registered {
 			lines = append(lines, fmt.Sprintf("%s%s: %s", c.method, scalarsOf(l.Params), l.Reason))
 		}
 	}
@@ -135,7 +86,7 @@ func (w *world) observeLacking(calls []*handledCall) {
 }
 
 // handlesWith is "the application handles M with the result R": a handler for one method.
-func (w *world) handlesWith(method, result string) error {
+func (w *engine) handlesWith(method, result string) error {
 	if err := w.Needs("rpc.handlers"); err != nil {
 		return err
 	}
@@ -152,31 +103,20 @@ func (w *world) handlesWith(method, result string) error {
 			return fmt.Errorf("the result given for %s violates its result schema: %v", method, err)
 		}
 	}
-	if w.handlers == nil {
-		w.handlers = map[string]*handlerSpec{}
+	if w.handlers.Specs == nil {
+		w.handlers.Specs = map[string]*handlerset.Spec{}
 	}
-	w.handlers[method] = &handlerSpec{result: r}
+	w.handlers.Specs[method] = &handlerset.Spec{Result: r}
 	return nil
 }
 
 // handlerSweepWhy is why the real runtime cannot play the handler sweep.
 const handlerSweepWhy = "the scenario has the runtime call every runtime-to-SDK method of the schema with params generated from it; the real runtime calls only hooks.invoke and userInput.request (and sends the permission and elicitation events), with its own params, when its own work makes them (plays.go), and the file-system, canvas, provider and other methods not at all offline"
 
-// handlerMethods are the runtime-to-SDK methods of the schema, in the schema's order.
-func handlerMethods(doc *schemagen.Doc) []schemagen.Method {
-	var out []schemagen.Method
-	for _, m := range doc.Methods {
-		if !m.FromSDK {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // registerEveryHandler connects a client and creates a session whose application registered a
 // handler for every runtime-to-SDK method of the schema, each returning the result generated
 // from the method's result schema.
-func (w *world) registerEveryHandler() error {
+func (w *engine) registerEveryHandler() error {
 	doc, err := w.Schemas()
 	if err != nil {
 		return err
@@ -187,32 +127,32 @@ func (w *world) registerEveryHandler() error {
 	if _, err := w.ScriptedOnly(handlerSweepWhy); err != nil {
 		return err
 	}
-	w.handlers = map[string]*handlerSpec{}
-	for _, m := range handlerMethods(doc) {
+	w.handlers.Specs = map[string]*handlerset.Spec{}
+	for _, m := range scenario.HandlerMethods(doc) {
 		cases, dropped := doc.CasesOnce(m)
 		for _, d := range dropped {
 			w.Rec.Notef("", "generator: %s case %s left out", m.Name, d)
 		}
-		h := &handlerSpec{}
+		h := &handlerset.Spec{}
 		if doc.IsExchange(m.Name) {
 			// One HTTP request is a whole exchange served by the request handler
 			// (features/schema/request_handler.feature); here the application registers none,
 			// and the runtime's calls show what the SDK answers without one.
-			h.exchange, h.reason = true, "served by the application's request handler as one exchange: features/schema/request_handler.feature"
+			h.Exchange, h.Reason = true, "served by the application's request handler as one exchange: features/schema/request_handler.feature"
 		}
 		// Every generated case: only the required params, every optional param set, and the
 		// edge cases (another enum value or anyOf branch, null where nullable, empty lists, bounds,
 		// non-ASCII strings) the schema allows.
 		for _, c := range cases {
-			h.params, h.cases = append(h.params, c.Params), append(h.cases, c.Name)
+			h.Params, h.Cases = append(h.Params, c.Params), append(h.Cases, c.Name)
 		}
 		if !m.Notification {
-			if h.result, err = doc.Result(m); err != nil {
+			if h.Result, err = doc.Result(m); err != nil {
 				return err
 			}
-			h.result = scenario.AsJSONValue(h.result)
+			h.Result = scenario.AsJSONValue(h.Result)
 		}
-		w.handlers[m.Name] = h
+		w.handlers.Specs[m.Name] = h
 	}
 	if _, err := w.Connect(); err != nil {
 		return err
@@ -221,8 +161,8 @@ func (w *world) registerEveryHandler() error {
 		return err
 	}
 	var silent []string
-	for m, h := range w.handlers {
-		if !h.registered && h.reason == "" {
+	for m, h := range w.handlers.Specs {
+		if !h.Registered && h.Reason == "" {
 			silent = append(silent, m)
 		}
 	}
@@ -231,34 +171,13 @@ func (w *world) registerEveryHandler() error {
 		return fmt.Errorf("driver fault: the %s driver neither registered a handler for nor explained (\"unhandled\") %s", w.T.SDK(), strings.Join(silent, ", "))
 	}
 	w.observeHandlers()
-	w.observeEdges(doc, handlerMethods(doc))
+	w.ObserveEdges(doc, scenario.HandlerMethods(doc))
 	return w.addHookInputCases()
-}
-
-// observeEdges records, per method, how many of its params' choices (a member's enum, anyOf
-// branch, null, empty list or object, bound, string form, boolean) got every alternative in the
-// generated cases (schemagen.Cases covers them all; a choice left out is named).
-func (w *world) observeEdges(doc *schemagen.Doc, methods []schemagen.Method) {
-	var per []string
-	members, covered := 0, 0
-	for _, m := range methods {
-		c := doc.EdgeCoverage(m)
-		if c.Members == 0 {
-			continue
-		}
-		members, covered = members+c.Members, covered+c.Covered
-		s := fmt.Sprintf("%s %d/%d", m.Name, c.Covered, c.Members)
-		if len(c.Missing) > 0 {
-			s += " (not: " + strings.Join(c.Missing, ", ") + ")"
-		}
-		per = append(per, s)
-	}
-	w.Observe("params members with every edge", fmt.Sprintf("%d of %d: %s", covered, members, strings.Join(per, "; ")))
 }
 
 // callEveryHandler sends every generated case of every registered runtime-to-SDK method to the
 // SDK, one after another, each answered before the next.
-func (w *world) callEveryHandler() error {
+func (w *engine) callEveryHandler() error {
 	doc, rt, err := w.ScriptedSweep(handlerSweepWhy)
 	if err != nil {
 		return err
@@ -267,7 +186,7 @@ func (w *world) callEveryHandler() error {
 	if err != nil {
 		return err
 	}
-	if len(w.handlers) == 0 {
+	if len(w.handlers.Specs) == 0 {
 		return fmt.Errorf("no handlers were registered in this scenario")
 	}
 	created := w.CreateParams()
@@ -282,26 +201,26 @@ func (w *world) callEveryHandler() error {
 	defer release()
 	var unregistered []schemagen.Method
 	total, done := 0, 0
-	for _, h := range w.handlers {
-		total += len(h.params)
+	for _, h := range w.handlers.Specs {
+		total += len(h.Params)
 	}
 	w.Expect(total)
-	for _, m := range handlerMethods(doc) {
-		h := w.handlers[m.Name]
+	for _, m := range scenario.HandlerMethods(doc) {
+		h := w.handlers.Specs[m.Name]
 		if h == nil {
 			continue
 		}
-		if !h.registered {
+		if !h.Registered {
 			unregistered = append(unregistered, m)
 			continue
 		}
-		for i, p := range h.params {
+		for i, p := range h.Params {
 			if err := w.Gone(); err != nil {
 				return scenario.CutShort(err, done, total, m.Name)
 			}
 			params := w.AsTheRuntimeSends(m, p, s.ID, created)
-			w.CaseSends(h.caseKey(m.Name, i, w.paramsForm), params)
-			if _, err := rt.Ask(s.ID, m.Name, w.wireParams(params), m.Notification); err != nil {
+			w.CaseSends(caseKey(h, m.Name, i, w.encoded.Params), params)
+			if _, err := rt.Ask(s.ID, m.Name, w.encoded.Wire(params), m.Notification); err != nil {
 				if err := w.CallFailed(err, m.Name); err != nil {
 					return scenario.CutShort(err, done, total, m.Name)
 				}
@@ -318,9 +237,9 @@ func (w *world) callEveryHandler() error {
 	// answers costs one wait, not one per call.
 	var wg sync.WaitGroup
 	for _, m := range unregistered {
-		for i, p := range w.handlers[m.Name].params {
+		for i, p := range w.handlers.Specs[m.Name].Params {
 			params := w.AsTheRuntimeSends(m, p, s.ID, created)
-			w.CaseSends(w.handlers[m.Name].caseKey(m.Name, i, ""), params)
+			w.CaseSends(caseKey(w.handlers.Specs[m.Name], m.Name, i, ""), params)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -353,12 +272,12 @@ type handledCall struct {
 
 // handledCalls pairs the runtime's requests of the registered methods with the SDK's answers and
 // the driver's rpc.handled events, in order per method (the runtime waits for each answer).
-func (w *world) handledCalls() []*handledCall {
+func (w *engine) handledCalls() []*handledCall {
 	var calls []*handledCall
 	_, player := w.RT.(suite.Player)
-	for _, c := range scenario.RuntimeCalls[map[string]any](w.Entries(), func(m string) bool { return w.handlers[m] != nil }) {
+	for _, c := range scenario.RuntimeCalls[map[string]any](w.Entries(), func(m string) bool { return w.handlers.Specs[m] != nil }) {
 		params := scenario.DecodedParams[map[string]any](c)
-		if player && !w.scripted(c.Method, params) {
+		if player && !w.handlers.Scripted(c.Method, params) {
 			// A runtime that sends such requests of its own accord (the real one invokes every
 			// hook type each turn) is judged on the calls the scenario played, told by the
 			// top-level strings it gave (hookType), as sdkAnswer does; what the handler must
@@ -371,7 +290,7 @@ func (w *world) handledCalls() []*handledCall {
 	// params: hooks.invoke's hookType, a file's path), the pairs that agree most first, then in
 	// order: an SDK that skips a call (a hook type it does not know) shows that call unhandled,
 	// instead of every later call paired with the report of the one before.
-	events := w.driverEvents("rpc.handled")
+	events := w.DriverEvents("rpc.handled")
 	type pair struct{ call, event, score int }
 	var pairs []pair
 	for ci, c := range calls {
@@ -391,12 +310,6 @@ func (w *world) handledCalls() []*handledCall {
 		}
 	}
 	return calls
-}
-
-// scripted says whether a call of method with params is one the scenario had the runtime send
-// (runtimeSends): the same top-level strings as one of them.
-func (w *world) scripted(method string, params map[string]any) bool {
-	return slices.ContainsFunc(w.asked, func(a asked) bool { return a.method == method && sameStrings(a.params, params) })
 }
 
 // scalarsOf shows a call's top-level string params (hooks.invoke's hookType), which tell the
@@ -440,9 +353,9 @@ func scalarsInCommon(a, b map[string]any) int {
 // representation rules (PROTOCOL.md): a date-time by its instant (an epoch-milliseconds number
 // the SDK turned into its date type compares by instant too), sessionId only where the driver
 // reported it (a per-session handler knows its session by registration).
-func (w *world) handlersReceived() error {
+func (w *engine) handlersReceived() error {
 	calls := w.handledCalls()
-	if !anyRegistered(calls, w.handlers) {
+	if !anyRegistered(calls, w.handlers.Specs) {
 		return fmt.Errorf("the runtime sent none of the registered runtime-to-SDK methods")
 	}
 	s, _ := w.Current()
@@ -451,7 +364,7 @@ func (w *world) handlersReceived() error {
 	var falses []string
 	w.observeLacking(calls)
 	for _, c := range calls {
-		if h := w.handlers[c.method]; !h.registered || h.lacks(c.params) != nil {
+		if h := w.handlers.Specs[c.method]; !h.Registered || h.Lacks(c.params) != nil {
 			continue // no handler to receive it (callsWithoutHandler, observeLacking)
 		}
 		w.Check(c.method, "")
@@ -514,20 +427,20 @@ func epochAsDate(a, b any) bool {
 // result schema and equals what the application's handler returned, but for the JSON pointers
 // the driver reported its SDK's handler API cannot return (rpc.handled "unrepresentable",
 // recorded as that SDK's limitation).
-func (w *world) handlersAnswered() error {
+func (w *engine) handlersAnswered() error {
 	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
 	calls := w.handledCalls()
-	if !anyRegistered(calls, w.handlers) {
+	if !anyRegistered(calls, w.handlers.Specs) {
 		return fmt.Errorf("the runtime sent none of the registered runtime-to-SDK methods")
 	}
 	fails := handlerFailures{}
 	var limits []string
 	for _, c := range calls {
 		m, _ := doc.Method(c.method)
-		if h := w.handlers[c.method]; m.Notification || !h.registered || h.lacks(c.params) != nil {
+		if h := w.handlers.Specs[c.method]; m.Notification || !h.Registered || h.Lacks(c.params) != nil {
 			continue
 		}
 		w.Check(c.method+" (answer)", "")
@@ -554,7 +467,7 @@ func (w *world) handlersAnswered() error {
 				}
 			}
 		}
-		for _, d := range jsondiff.Diff(w.handlers[c.method].result, got, "") {
+		for _, d := range jsondiff.Diff(w.handlers.Specs[c.method].Result, got, "") {
 			if unrep[d.Path] || underAny(d.Path, unrep) {
 				limits = append(limits, c.method+" "+orSlash(d.Path))
 				continue
@@ -586,18 +499,18 @@ func orSlash(p string) string {
 
 // observeHandlers records the methods the SDK has no public handler API for (the coverage
 // names each with the driver's reason) and fails a registered method the runtime never sent.
-func (w *world) observeHandlers() {
+func (w *engine) observeHandlers() {
 	var no []string
 	n := 0
-	for m, h := range w.handlers {
-		if h.registered {
+	for m, h := range w.handlers.Specs {
+		if h.Registered {
 			n++
 		} else {
 			no = append(no, m)
 		}
 	}
 	sort.Strings(no)
-	w.Observe("runtime-to-SDK methods with a public handler API", fmt.Sprintf("%d of %d; none for: %s", n, len(w.handlers), strings.Join(no, ", ")))
+	w.Observe("runtime-to-SDK methods with a public handler API", fmt.Sprintf("%d of %d; none for: %s", n, len(w.handlers.Specs), strings.Join(no, ", ")))
 }
 
 // handlerFailures groups findings by method.
@@ -611,9 +524,9 @@ func (f handlerFailures) err(noun, what string) error {
 	return jsondiff.GroupedError(f, noun+" "+what, "methods")
 }
 
-func anyRegistered(calls []*handledCall, handlers map[string]*handlerSpec) bool {
+func anyRegistered(calls []*handledCall, handlers map[string]*handlerset.Spec) bool {
 	for _, c := range calls {
-		if h := handlers[c.method]; h != nil && h.registered {
+		if h := handlers[c.method]; h != nil && h.Registered {
 			return true
 		}
 	}
@@ -624,11 +537,11 @@ func anyRegistered(calls []*handledCall, handlers map[string]*handlerSpec) bool 
 // no public handler API for, one line per method (the coverage names the method with it): the
 // JSON-RPC error code and message, a result, or no answer. A handler the SDK ran without the
 // application having registered one would be a finding: a result is named as such.
-func (w *world) callsWithoutHandler() {
+func (w *engine) callsWithoutHandler() {
 	var lines []string
 	seen := map[string]bool{}
 	for _, c := range w.handledCalls() {
-		if w.handlers[c.method].registered || seen[c.method] {
+		if w.handlers.Specs[c.method].Registered || seen[c.method] {
 			continue
 		}
 		seen[c.method] = true
@@ -667,7 +580,7 @@ func answerSummary(answer map[string]any) string {
 // unhandledAnswered checks that the SDK answered each runtime request of a method it has no
 // public handler API for: JSON-RPC 2.0 requires a response to every request (an error will do),
 // and a runtime awaiting one would otherwise wait until its own timeout. A notification needs none.
-func (w *world) unhandledAnswered() error {
+func (w *engine) unhandledAnswered() error {
 	doc, err := w.Schemas()
 	if err != nil {
 		return err
@@ -676,7 +589,7 @@ func (w *world) unhandledAnswered() error {
 	n := 0
 	for _, c := range w.handledCalls() {
 		m, _ := doc.Method(c.method)
-		if h := w.handlers[c.method]; (h.registered && h.lacks(c.params) == nil) || m.Notification {
+		if h := w.handlers.Specs[c.method]; (h.Registered && h.Lacks(c.params) == nil) || m.Notification {
 			continue
 		}
 		n++
@@ -691,11 +604,15 @@ func (w *world) unhandledAnswered() error {
 	return fails.err("runtime-to-SDK calls without a handler", "were never answered")
 }
 
-// noteOpened reads a connect, createSession or resumeSession answer (scenario.Opened): the
-// handlers it registered, and a session's declared hook inputs.
-func (w *world) noteOpened(cmd string, res json.RawMessage) {
-	w.noteHandlers(res)
-	if cmd != "connect" {
-		w.noteHookInputs(res)
+// callEveryHandlerEncoded is callEveryHandler with every call's params written in a form.
+func (w *engine) callEveryHandlerEncoded(variant string) error {
+	form, ok := encodings.Forms[variant]
+	if !ok {
+		return fmt.Errorf("no encoding %q", variant)
 	}
+	w.encoded.Params = form
+	defer func() { w.encoded.Params = "" }()
+	err := w.callEveryHandler()
+	w.encoded.Observe(w, "runtime-to-SDK requests")
+	return err
 }

@@ -1,4 +1,4 @@
-package steps
+package handlers
 
 import (
 	"encoding/json"
@@ -104,7 +104,7 @@ func hookInputCases(hookType string, t hookInputType) []map[string]any {
 }
 
 // noteHookInputs reads createSession's "hookInputs" (the declared input of each hook type).
-func (w *world) noteHookInputs(res json.RawMessage) {
+func (w *engine) noteHookInputs(res json.RawMessage) {
 	var r struct {
 		HookInputs map[string]hookInputType `json:"hookInputs"`
 	}
@@ -116,15 +116,15 @@ func (w *world) noteHookInputs(res json.RawMessage) {
 // addHookInputCases adds, to the sweep's hooks.invoke cases, the declared-input cases of every
 // hook type the driver declared an input for, and records how many members went out (a hook
 // type the SDK's hooks type has no hook for has no declared input: named in the observation).
-func (w *world) addHookInputCases() error {
+func (w *engine) addHookInputCases() error {
 	const m = "hooks.invoke"
-	h := w.handlers[m]
-	if h == nil || !h.registered {
+	h := w.handlers.Specs[m]
+	if h == nil || !h.Registered {
 		return nil
 	}
 	var types []string
-	for _, p := range h.params {
-		if t, ok := p["hookType"].(string); ok && !slices.Contains(types, t) && h.lacks(p) == nil {
+	for _, p := range h.Params {
+		if t, ok := p["hookType"].(string); ok && !slices.Contains(types, t) && h.Lacks(p) == nil {
 			types = append(types, t)
 		}
 	}
@@ -141,7 +141,7 @@ func (w *world) addHookInputCases() error {
 			continue
 		}
 		cs := hookInputCases(t, decl)
-		h.params = append(h.params, cs...)
+		h.Params = append(h.Params, cs...)
 		members, cases = members+len(decl.Members), cases+len(cs)
 		per = append(per, fmt.Sprintf("%s %d (%s)", t, len(decl.Members), decl.DeclaredBy))
 	}

@@ -1,4 +1,4 @@
-package steps
+package events
 
 import (
 	"errors"
@@ -8,8 +8,10 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/steps/encodings"
 	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweepcheck"
 )
 
 // The event sweep: every event type of session-events.schema.json, generated (every field, only
@@ -17,11 +19,33 @@ import (
 // every object, or each alternative of each discriminated union), sent by the runtime to the
 // session; the driver reports what the application's typed event callback received.
 
+// engine is the sweep's own state over the scenario's core.
+type engine struct {
+	*scenario.Scenario
+	events  []sentEvent     // the generated events sent
+	encoded encodings.Tally // what the sweep sent in another legal encoding
+}
+
+// Register binds the sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
+	scenario.Needing(sc, scenario.Needs("rpc.generated", "events")).Step(`^the runtime sends every event type of the schema (with every field|with only the required fields|with a field the schema does not know|with every nullable field null|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.sendEveryEvent)
+	sc.Step(`^the application received every generated event as the runtime sent it$`, w.eventsReceived)
+}
+
+// sentEvent is one event the runtime sent, and its case.
 type sentEvent struct {
 	et   schemagen.EventType
 	name string // the case: the event's definition, and the shape when a type has several
 	data any
 }
+
+// eventCase files a finding about one event sent (sweepcheck.Case): under the namespace
+// "event <type>", as "<type> [<case>]".
+type eventCase struct{ typ, name string }
+
+func (c eventCase) Namespace() string { return "event " + c.typ }
+func (c eventCase) ID() string        { return c.typ + " [" + c.name + "]" }
 
 // eventShapes are the event variants the schema's shapes make (the first two keep the one event
 // per type of doc.Event they began with).
@@ -32,13 +56,13 @@ var eventShapes = map[string]schemagen.Shape{
 }
 
 // sendEveryEvent sends each event type of the schema once, in the order of their type names.
-func (w *world) sendEveryEvent(variant string) error {
+func (w *engine) sendEveryEvent(variant string) error {
 	doc, err := w.Schemas()
 	if err != nil {
 		return err
 	}
 	if has, note := w.T.Capability("rpc.generated"); !has {
-		return &ErrUnsupported{Reason: fmt.Sprintf("%s driver does not report typed event data (rpc.generated): %s", w.T.SDK(), note), Capability: "rpc.generated"}
+		return &scenario.ErrUnsupported{Reason: fmt.Sprintf("%s driver does not report typed event data (rpc.generated): %s", w.T.SDK(), note), Capability: "rpc.generated"}
 	}
 	s, err := w.Current()
 	if err != nil {
@@ -65,7 +89,7 @@ func (w *world) sendEveryEvent(variant string) error {
 		wire any // what the runtime writes: ev, or ev in another legal encoding
 	}
 	var out []outgoing
-	form, encoded := encodingForms[variant]
+	form, encoded := encodings.Forms[variant]
 	for _, et := range doc.EventTypes {
 		seed := "event/" + et.Type + "/" + variant
 		if encoded {
@@ -80,7 +104,7 @@ func (w *world) sendEveryEvent(variant string) error {
 			}
 			var wire any = ev
 			if encoded {
-				raw, changed, err := w.encode(form, ev)
+				raw, changed, err := w.encoded.Encode(form, ev)
 				if err != nil {
 					return err
 				}
@@ -127,7 +151,7 @@ func (w *world) sendEveryEvent(variant string) error {
 		w.events = append(w.events, sentEvent{et: o.et, name: o.name, data: asAny(o.ev["data"])})
 	}
 	if encoded {
-		w.observeEncoding("events")
+		w.encoded.Observe(w, "events")
 	}
 	return w.awaitEvents(len(w.events))
 }
@@ -143,8 +167,8 @@ func asAny(v any) any {
 // awaitEvents waits until as many session.event reports as events sent have arrived, or none
 // has arrived for five seconds (an SDK that drops events then shows them missing): a driver
 // still reporting on a loaded machine is waited for, up to a minute.
-func (w *world) awaitEvents(n int) error {
-	return awaitProgress(func() int { return len(w.driverEvents("session.event")) }, n, 5*time.Second, time.Minute, w.Gone)
+func (w *engine) awaitEvents(n int) error {
+	return awaitProgress(func() int { return len(w.DriverEvents("session.event")) }, n, 5*time.Second, time.Minute, w.Gone)
 }
 
 // awaitProgress polls count until it reaches n, or it has not grown for quiet, or limit has
@@ -174,12 +198,12 @@ func awaitProgress(count func() int, n int, quiet, limit time.Duration, gone fun
 // textual form, a number's form, a null left out of a typed object). A field the schema does not
 // know may be kept or dropped (an observation says which); every other field must arrive as
 // sent, and a field left out must stay out (no default, no null filled in).
-func (w *world) eventsReceived() error {
+func (w *engine) eventsReceived() error {
 	if len(w.events) == 0 {
 		return fmt.Errorf("no generated events were sent in this scenario")
 	}
 	got := map[string][]any{}
-	for _, ev := range w.driverEvents("session.event") {
+	for _, ev := range w.DriverEvents("session.event") {
 		t, _ := ev["type"].(string)
 		got[t] = append(got[t], ev["data"])
 	}
@@ -230,32 +254,32 @@ func (w *world) eventsReceived() error {
 			pair[sent[restSent[i]]] = received[restRecv[j]]
 		}
 	}
-	fails := sweepFailures{}
-	unknown := unknownTally{}
+	fails := sweepcheck.Failures{}
+	unknown := sweepcheck.Unknown{}
 	for i, s := range w.events {
-		c := &sweepCall{method: schemagen.Method{Name: s.et.Type, Namespace: "event " + s.et.Type}, name: s.name}
+		c := eventCase{typ: s.et.Type, name: s.name}
 		data, ok := pair[i]
 		if !ok {
-			fails.add(c, "the application never received it")
+			fails.Add(c, "the application never received it")
 			continue
 		}
-		unknown.seen(s.data, data)
+		unknown.Seen(s.data, data)
 		for _, d := range jsondiff.Diff(s.data, data, "") {
 			if d.Kind == "missing" && d.Want == nil {
 				continue
 			}
-			if unknown.dropped(d) {
+			if unknown.Dropped(d) {
 				continue
 			}
-			fails.add(c, "data %s", d.Say("sent by the runtime", "the application received it"))
+			fails.Add(c, "data %s", d.Say("sent by the runtime", "the application received it"))
 		}
 	}
-	unknown.observe(w, "events")
+	unknown.Observe(w, "events")
 	w.Observe("events received", fmt.Sprintf("%d of %d", len(w.events)-countMissing(fails), len(w.events)))
-	return fails.err("events", "did not reach the application as the runtime sent them")
+	return fails.Err("events", "did not reach the application as the runtime sent them")
 }
 
-func countMissing(f sweepFailures) int {
+func countMissing(f sweepcheck.Failures) int {
 	n := 0
 	for _, l := range f {
 		for _, s := range l {

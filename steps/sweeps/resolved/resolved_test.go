@@ -1,4 +1,4 @@
-package steps
+package resolved
 
 import (
 	"encoding/json"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
 // The kinds come from the events schema: a NAME.completed / NAME_completed event carrying a
@@ -22,7 +23,7 @@ import (
 // a required requestId is no request, and a family without a resolving event has no kind.
 func TestResolvingKindsFromTheSchema(t *testing.T) {
 	dir := t.TempDir()
-	api, err := os.ReadFile("../internal/schemagen/testdata/api.schema.json")
+	api, err := os.ReadFile("../../../internal/schemagen/testdata/api.schema.json")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "api.schema.json"), api, 0o644))
 	events := []struct {
@@ -203,7 +204,7 @@ func TestJudgeTold(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
-			var unsup *ErrUnsupported
+			var unsup *scenario.ErrUnsupported
 			assert.Equal(t, tt.unsup, errors.As(err, &unsup))
 		})
 	}

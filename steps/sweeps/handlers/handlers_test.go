@@ -1,4 +1,4 @@
-package steps
+package handlers
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/handlerset"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario/scenariotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,14 +18,14 @@ import (
 // A handler the SDK skips (a hook type it does not know) leaves that call unhandled; the calls
 // after it keep their own reports instead of each taking the report of the one before.
 func TestHandledCallsPairByContent(t *testing.T) {
-	hook := func(id, typ string) frame {
-		return rt(`{"jsonrpc":"2.0","id":` + id + `,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"` + typ + `","input":{}}}`)
+	hook := func(id, typ string) scenariotest.Frame {
+		return scenariotest.RT(`{"jsonrpc":"2.0","id":` + id + `,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"` + typ + `","input":{}}}`)
 	}
-	w := worldWith(t, hook("1", "preToolUse"), sdk(okAnswer("1")), hook("2", "preMcpToolCall"), sdk(okAnswer("2")), hook("3", "postToolUse"), sdk(okAnswer("3")))
+	w := engineWith(hook("1", "preToolUse"), scenariotest.SDK(scenariotest.OKAnswer("1")), hook("2", "preMcpToolCall"), scenariotest.SDK(scenariotest.OKAnswer("2")), hook("3", "postToolUse"), scenariotest.SDK(scenariotest.OKAnswer("3")))
 	for _, typ := range []string{"preToolUse", "postToolUse"} {
 		w.Rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"`+typ+`","input":{}}}}`))
 	}
-	w.handlers = map[string]*handlerSpec{"hooks.invoke": {registered: true}}
+	w.handlers.Specs = map[string]*handlerset.Spec{"hooks.invoke": {Registered: true}}
 	calls := w.handledCalls()
 	require.Len(t, calls, 3)
 	got := []any{}
@@ -39,20 +42,20 @@ func TestHandledCallsPairByContent(t *testing.T) {
 // A case the driver names as one its SDK's handler API lacks (a hook type its hooks type does not
 // declare) is not a failure of the handler: it is named, as a method without a handler is.
 func TestLackingCasesAreNamedNotFailed(t *testing.T) {
-	hook := func(id, typ string) frame {
-		return rt(`{"jsonrpc":"2.0","id":` + id + `,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"` + typ + `","input":{}}}`)
+	hook := func(id, typ string) scenariotest.Frame {
+		return scenariotest.RT(`{"jsonrpc":"2.0","id":` + id + `,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"` + typ + `","input":{}}}`)
 	}
-	build := func(lacking []lackingCase) *world {
-		w := worldWith(t, hook("1", "preToolUse"), sdk(okAnswer("1")), hook("2", "userPromptTransformed"), sdk(okAnswer("2")))
+	build := func(lacking []handlerset.LackingCase) *engine {
+		w := engineWith(hook("1", "preToolUse"), scenariotest.SDK(scenariotest.OKAnswer("1")), hook("2", "userPromptTransformed"), scenariotest.SDK(scenariotest.OKAnswer("2")))
 		w.Rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"preToolUse","input":{}}}}`))
-		w.handlers = map[string]*handlerSpec{"hooks.invoke": {registered: true, lacking: lacking}}
+		w.handlers.Specs = map[string]*handlerset.Spec{"hooks.invoke": {Registered: true, Lacking: lacking}}
 		return w
 	}
 	require.Error(t, build(nil).handlersReceived(), "an unreached hook type the SDK declares is a failure")
-	w := build([]lackingCase{{Params: map[string]any{"hookType": "userPromptTransformed"}, Reason: "SessionHooks has no onUserPromptTransformed"}})
+	w := build([]handlerset.LackingCase{{Params: map[string]any{"hookType": "userPromptTransformed"}, Reason: "SessionHooks has no onUserPromptTransformed"}})
 	require.NoError(t, w.handlersReceived())
 	assert.Contains(t, w.Observations["runtime-to-SDK cases the SDK's handler API lacks"], `hooks.invoke {hookType: "userPromptTransformed"}: SessionHooks has no onUserPromptTransformed`)
-	w = build([]lackingCase{{Params: map[string]any{"hookType": "preToolUse"}, Reason: "x"}})
+	w = build([]handlerset.LackingCase{{Params: map[string]any{"hookType": "preToolUse"}, Reason: "x"}})
 	assert.Error(t, w.handlersReceived(), "a lacking case matches its own hook type only")
 }
 
@@ -70,14 +73,14 @@ func (player) Plays(string, json.RawMessage) (*standin.ModelStep, string) { retu
 // a handler that receives it renamed still fails.
 func TestHandlersJudgedOnWhatAPlayingRuntimeSent(t *testing.T) {
 	const sent = `{"sessionId":"sess-1","timestamp":1796346916602,"cwd":"/tmp/home/work","toolName":"glob","toolArgs":{"pattern":"*.conformance"}}`
-	build := func(rt suite.Runtime, received string) *world {
-		w := worldWith(t,
-			frame{transcript.RuntimeToSDK, `{"jsonrpc":"2.0","id":1,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"userPromptSubmitted","input":{"prompt":"Go"}}}`}, sdk(okAnswer("1")),
-			frame{transcript.RuntimeToSDK, `{"jsonrpc":"2.0","id":2,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"preToolUse","input":` + sent + `}}`}, sdk(okAnswer("2")))
+	build := func(rt suite.Runtime, received string) *engine {
+		w := engineWith(
+			scenariotest.RT(`{"jsonrpc":"2.0","id":1,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"userPromptSubmitted","input":{"prompt":"Go"}}}`), scenariotest.SDK(scenariotest.OKAnswer("1")),
+			scenariotest.RT(`{"jsonrpc":"2.0","id":2,"method":"hooks.invoke","params":{"sessionId":"sess-1","hookType":"preToolUse","input":`+sent+`}}`), scenariotest.SDK(scenariotest.OKAnswer("2")))
 		w.Rec.Frame("driver", transcript.DriverToHarness, []byte(`{"event":"rpc.handled","args":{"method":"hooks.invoke","params":{"hookType":"preToolUse","input":`+received+`}}}`))
 		w.RT = rt
-		w.handlers = map[string]*handlerSpec{"hooks.invoke": {registered: true}}
-		w.asked = []asked{{method: "hooks.invoke", params: map[string]any{"hookType": "preToolUse", "input": map[string]any{"cwd": "/work", "toolName": "grep"}}}}
+		w.handlers.Specs = map[string]*handlerset.Spec{"hooks.invoke": {Registered: true}}
+		w.handlers.Asked = []handlerset.Asked{{Method: "hooks.invoke", Params: map[string]any{"hookType": "preToolUse", "input": map[string]any{"cwd": "/work", "toolName": "grep"}}}}
 		return w
 	}
 	require.NoError(t, build(player{}, sent).handlersReceived(), "the input the runtime sent, received as sent")
@@ -86,4 +89,11 @@ func TestHandlersJudgedOnWhatAPlayingRuntimeSent(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `cwd: "/tmp/home/work" was sent by the runtime`)
 	assert.Error(t, build(nil, sent).handlersReceived(), "a scripted runtime's every call is judged: the unreached userPromptSubmitted fails")
+}
+
+// engineWith is the handler sweep over a transcript of frames with one session open (s1, id
+// sess-1), no handler registered yet.
+func engineWith(frames ...scenariotest.Frame) *engine {
+	s := &scenario.Scenario{Rec: scenariotest.Transcript(frames...), Sessions: []scenario.Session{{Handle: "s1", ID: "sess-1", Client: "c1"}}}
+	return &engine{Scenario: s, handlers: &handlerset.Set{}}
 }

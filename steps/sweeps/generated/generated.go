@@ -1,4 +1,4 @@
-package steps
+package generated
 
 import (
 	"encoding/json"
@@ -8,14 +8,33 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/driver"
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/encodings"
 	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/rpccall"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweepcheck"
 )
 
 // The schema sweep: every public method of a group of api.schema.json, called through the SDK's
 // generated layer with the values package schemagen generates, in batches (one driver round
 // trip per batch, not per call), then checked call by call.
+
+// engine is the sweep's own state over the scenario's core.
+type engine struct {
+	*scenario.Scenario
+	sweep       []*sweepCall    // the generated calls, in the order made
+	resultsOnly bool            // the sweep judges results only (answerEveryMethod): no request check follows
+	encoded     encodings.Tally // what the sweep sent in another legal encoding
+}
+
+// Register binds the sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
+	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer$`, w.callEveryMethod)
+	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^the application calls every public "([^"]*)" method of the runtime's schema through the SDK's generated layer, answered (with only the required fields|with every nullable field null|with fields the schema does not know|with every discriminator value|with every integer written as a float|with every number in exponent form|with every string escaped and its keys reversed)$`, w.answerEveryMethod)
+	sc.Step(`^every generated call reached the runtime with exactly the params the application gave$`, w.generatedRequestsExact)
+	sc.Step(`^the application received every generated result as the runtime sent it$`, w.generatedResultsReceived)
+}
 
 // batchSize bounds one rpcBatch command, so that a slow SDK stays inside the command timeout.
 const batchSize = 250
@@ -47,11 +66,13 @@ func (o sweepOutcome) errorText() string {
 	return fmt.Sprintf("%s: %s", o.Error.Type, o.Error.Message)
 }
 
-func (c *sweepCall) id() string { return c.method.Name + " [" + c.name + "]" }
+// Namespace and ID file a finding about the call (sweepcheck.Case).
+func (c *sweepCall) Namespace() string { return c.method.Namespace }
+func (c *sweepCall) ID() string        { return c.method.Name + " [" + c.name + "]" }
 
 // callEveryMethod calls every public SDK-to-runtime method of a schema group (server, session)
 // through the generated layer, each generated case once.
-func (w *world) callEveryMethod(group string) error {
+func (w *engine) callEveryMethod(group string) error {
 	doc, _, target, err := rpccall.Setup(w.Scenario, group)
 	if err != nil {
 		return err
@@ -78,7 +99,7 @@ func (w *world) callEveryMethod(group string) error {
 			w.sweep = append(w.sweep, &sweepCall{method: m, name: c.Name, params: params})
 		}
 	}
-	w.observeEdges(doc, swept)
+	w.ObserveEdges(doc, swept)
 	return w.runSweep(target)
 }
 
@@ -94,9 +115,9 @@ var resultShapes = map[string]schemagen.Shape{
 // (only the required fields, null wherever nullable, unknown fields, each alternative of each
 // discriminated union), the runtime answering each call with its shape: the params are the
 // method's first generated case, as they are not what these variants judge.
-func (w *world) answerEveryMethod(group, variant string) error {
+func (w *engine) answerEveryMethod(group, variant string) error {
 	shape, ok := resultShapes[variant]
-	form, encoded := encodingForms[variant]
+	form, encoded := encodings.Forms[variant]
 	if encoded {
 		shape, ok = schemagen.EveryField, true // the every-field result, written in the form
 	}
@@ -130,7 +151,7 @@ func (w *world) answerEveryMethod(group, variant string) error {
 			name := "result " + sh.Name
 			if encoded {
 				var changed bool
-				if b, changed, err = w.encode(form, sh.Value); err != nil {
+				if b, changed, err = w.encoded.Encode(form, sh.Value); err != nil {
 					return err
 				} else if !changed {
 					continue
@@ -143,13 +164,13 @@ func (w *world) answerEveryMethod(group, variant string) error {
 		rt.QueueAnswers(m.Name, queued)
 	}
 	if encoded {
-		w.observeEncoding("results")
+		w.encoded.Observe(w, "results")
 	}
 	return w.runSweep(target)
 }
 
 // runSweep makes the calls of w.sweep in batches through target.
-func (w *world) runSweep(target map[string]any) error {
+func (w *engine) runSweep(target map[string]any) error {
 	defer w.noteSweepCases()
 	w.Expect(len(w.sweep))
 	for start := 0; start < len(w.sweep); start += batchSize {
@@ -191,9 +212,9 @@ func (w *world) runSweep(target map[string]any) error {
 	return nil
 }
 
-// noteSweepCases notes each call's request as its case (cases.go): the method and the
+// noteSweepCases notes each call's request as its case (scenario/cases.go): the method and the
 // generated case (its edges, its result's shape and encoding).
-func (w *world) noteSweepCases() {
+func (w *engine) noteSweepCases() {
 	pairs, err := w.sweepRequests()
 	if err != nil {
 		return
@@ -210,7 +231,7 @@ func (w *world) noteSweepCases() {
 
 // observeSweep records, per schema namespace, how the calls ended: the reports group the sweep
 // by namespace and compare it across SDKs.
-func (w *world) observeSweep() {
+func (w *engine) observeSweep() {
 	type tally struct{ ok, errs, unsupported int }
 	by := map[string]*tally{}
 	for _, c := range w.sweep {
@@ -242,21 +263,10 @@ func (w *world) observeSweep() {
 	}
 }
 
-// sweepFailures groups findings by namespace, so that a report of hundreds stays readable.
-type sweepFailures map[string][]string
-
-func (f sweepFailures) add(c *sweepCall, format string, args ...any) {
-	f[c.method.Namespace] = append(f[c.method.Namespace], c.id()+": "+fmt.Sprintf(format, args...))
-}
-
-func (f sweepFailures) err(noun, what string) error {
-	return jsondiff.GroupedError(f, "generated "+noun+" "+what, "namespaces")
-}
-
 // sweepRequests pairs each call with the request it put on the wire. Calls are made one after
 // another, each awaited, so their requests come in the calls' order; a call that raised may have
 // sent nothing, so it takes the next request of its method only if that carries its params.
-func (w *world) sweepRequests() (map[*sweepCall]transcript.Request, error) {
+func (w *engine) sweepRequests() (map[*sweepCall]transcript.Request, error) {
 	if len(w.sweep) == 0 {
 		return nil, fmt.Errorf("no generated calls were made in this scenario")
 	}
@@ -297,7 +307,7 @@ func decodeParams(raw json.RawMessage, group string) (map[string]any, any) {
 // generatedRequestsExact checks each call's request: it validates against the method's params
 // schema, carries exactly the keys and values given (a null the driver reported unrepresentable
 // is recorded as that SDK's limitation), and names the session's id.
-func (w *world) generatedRequestsExact() error {
+func (w *engine) generatedRequestsExact() error {
 	doc, err := w.Schemas()
 	if err != nil {
 		return err
@@ -310,7 +320,7 @@ func (w *world) generatedRequestsExact() error {
 	if s, err := w.Current(); err == nil {
 		sessionID = s.ID
 	}
-	fails := sweepFailures{}
+	fails := sweepcheck.Failures{}
 	var limits []string
 	for _, c := range w.sweep {
 		if c.outcome.Outcome == "unsupported" {
@@ -319,9 +329,9 @@ func (w *world) generatedRequestsExact() error {
 		r, sent := pairs[c]
 		if !sent {
 			if c.outcome.Outcome == "ok" {
-				fails.add(c, "the SDK returned a result but sent no %s request", c.method.Name)
+				fails.Add(c, "the SDK returned a result but sent no %s request", c.method.Name)
 			} else {
-				fails.add(c, "the SDK raised %s before sending anything", c.outcome.errorText())
+				fails.Add(c, "the SDK raised %s before sending anything", c.outcome.errorText())
 			}
 			continue
 		}
@@ -330,12 +340,12 @@ func (w *world) generatedRequestsExact() error {
 		_ = json.Unmarshal(r.Params, &whole)
 		if c.params != nil || len(whole) > 0 {
 			if err := doc.ValidateParams(c.method, whole); err != nil && c.params != nil {
-				fails.add(c, "request #%d violates the params schema: %v", r.Seq, err)
+				fails.Add(c, "request #%d violates the params schema: %v", r.Seq, err)
 			}
 		}
 		got, sid := decodeParams(r.Params, c.method.Group)
 		if c.method.Group == "session" && sid != sessionID {
-			fails.add(c, "request #%d has sessionId %v, the session's is %q", r.Seq, sid, sessionID)
+			fails.Add(c, "request #%d has sessionId %v, the session's is %q", r.Seq, sid, sessionID)
 		}
 		want := c.params
 		if want == nil {
@@ -351,17 +361,17 @@ func (w *world) generatedRequestsExact() error {
 		for _, d := range jsondiff.Diff(want, got, "") {
 			if unrep[d.Path] {
 				limits = append(limits, c.method.Name+" "+d.Path)
-				w.Rec.Notef("", "unrepresentable in %s: %s", c.id(), d)
+				w.Rec.Notef("", "unrepresentable in %s: %s", c.ID(), d)
 				continue
 			}
-			fails.add(c, "request #%d %s", r.Seq, d)
+			fails.Add(c, "request #%d %s", r.Seq, d)
 		}
 	}
 	if len(limits) > 0 {
 		// One observation for all of them: the driver's documented limitation, per SDK.
 		w.Observe("generated values the SDK's request type cannot carry", fmt.Sprintf("%d: %s", len(limits), strings.Join(jsondiff.CompactList(limits), ", ")))
 	}
-	return fails.err("calls", "did not put the application's params on the wire as given")
+	return fails.Err("calls", "did not put the application's params on the wire as given")
 }
 
 // generatedResultsReceived checks that each call that returned gave the application the result
@@ -370,19 +380,19 @@ func (w *world) generatedRequestsExact() error {
 // sent may be absent from a typed result, a field the schema does not know may be dropped), and
 // that a call raised only where the SDK has a reason the report names. Absent stays absent: a
 // key the runtime left out that the application's result has (a default, a null) is a failure.
-func (w *world) generatedResultsReceived() error {
+func (w *engine) generatedResultsReceived() error {
 	pairs, err := w.sweepRequests()
 	if err != nil {
 		return err
 	}
 	answers := w.T.RuntimeOptions().Answers
 	if answers == nil {
-		return &ErrUnavailable{Reason: "the runtime has no generated answers in this run"}
+		return &scenario.ErrUnavailable{Reason: "the runtime has no generated answers in this run"}
 	}
 	onWire := transcript.AnswersOf(w.Entries())
-	fails := sweepFailures{}
+	fails := sweepcheck.Failures{}
 	var voids []string
-	unknown := unknownTally{}
+	unknown := sweepcheck.Unknown{}
 	judged := 0
 	for _, c := range w.sweep {
 		if c.outcome.Outcome == "unsupported" {
@@ -390,26 +400,26 @@ func (w *world) generatedResultsReceived() error {
 		}
 		judged++
 		if c.outcome.Outcome == "error" {
-			fails.add(c, "the SDK raised %s", c.outcome.errorText())
+			fails.Add(c, "the SDK raised %s", c.outcome.errorText())
 			continue
 		}
 		r, sent := pairs[c]
 		if !sent {
 			if w.resultsOnly { // no request check in these scenarios: say it here
-				fails.add(c, "the SDK returned a result but sent no %s request", c.method.Name)
+				fails.Add(c, "the SDK returned a result but sent no %s request", c.method.Name)
 			}
 			continue // else reported by the request check
 		}
 		sentRaw, answered := onWire.Of(r)
 		if !answered {
-			fails.add(c, "the SDK returned a result, but the runtime answered request #%d with no result", r.Seq)
+			fails.Add(c, "the SDK returned a result, but the runtime answered request #%d with no result", r.Seq)
 			continue
 		}
 		var sentResult, got any
 		_ = json.Unmarshal(sentRaw, &sentResult)
 		if len(c.outcome.Result) > 0 {
 			if err := json.Unmarshal(c.outcome.Result, &got); err != nil {
-				fails.add(c, "the driver's result is not JSON: %v", err)
+				fails.Add(c, "the driver's result is not JSON: %v", err)
 				continue
 			}
 		}
@@ -419,28 +429,28 @@ func (w *world) generatedResultsReceived() error {
 			voids = append(voids, c.method.Name)
 			continue
 		}
-		unknown.seen(sentResult, got)
+		unknown.Seen(sentResult, got)
 		for _, d := range jsondiff.Diff(sentResult, got, "") {
 			if d.Kind == "missing" && d.Want == nil {
 				continue // a null the runtime sent, absent from the typed result
 			}
-			if unknown.dropped(d) {
+			if unknown.Dropped(d) {
 				continue
 			}
-			fails.add(c, "result %s", d.Say("sent by the runtime", "the application received it"))
+			fails.Add(c, "result %s", d.Say("sent by the runtime", "the application received it"))
 		}
 	}
 	if len(voids) > 0 {
 		w.Observe("generated null results received as an empty typed result {}", fmt.Sprintf("%d: %s", len(jsondiff.CompactList(voids)), strings.Join(jsondiff.CompactList(voids), ", ")))
 	}
-	unknown.observe(w, "results")
+	unknown.Observe(w, "results")
 	if judged == 0 {
 		// Nothing reached the application: no SDK behaviour was judged, so nothing passed. No
 		// capability stands for it (the driver has rpc.generated; this version's layer lacks
 		// every method of the shape), so it is reported unavailable, with the reason.
-		return &ErrUnavailable{Reason: fmt.Sprintf("nothing to judge: none of the %d methods called is in %s's generated layer (every call answered unsupported; the coverage names each)", len(jsondiff.CompactList(methodNames(w.sweep))), w.T.SDK())}
+		return &scenario.ErrUnavailable{Reason: fmt.Sprintf("nothing to judge: none of the %d methods called is in %s's generated layer (every call answered unsupported; the coverage names each)", len(jsondiff.CompactList(methodNames(w.sweep))), w.T.SDK())}
 	}
-	return fails.err("calls", "did not give the application the result the runtime sent")
+	return fails.Err("calls", "did not give the application the result the runtime sent")
 }
 
 func methodNames(calls []*sweepCall) []string {
@@ -449,44 +459,4 @@ func methodNames(calls []*sweepCall) []string {
 		out[i] = c.method.Name
 	}
 	return out
-}
-
-// unknownTally counts the fields the schema does not know (schemagen.UnknownField) that were
-// sent, and those the application's typed value dropped: an SDK may keep or drop them (a typed
-// value has no field for them), never fail on them or let them change another field.
-type unknownTally struct{ sent, lost int }
-
-func (u *unknownTally) seen(sent, _ any) { u.sent += countKey(sent, schemagen.UnknownField) }
-
-func (u *unknownTally) dropped(d jsondiff.Difference) bool {
-	if d.Kind == "missing" && strings.HasSuffix(d.Path, "/"+schemagen.UnknownField) && d.Want == schemagen.UnknownValue {
-		u.lost++
-		return true
-	}
-	return false
-}
-
-func (u *unknownTally) observe(w *world, noun string) {
-	if u.sent > 0 {
-		w.Observe(noun+": a field the schema does not know", fmt.Sprintf("kept %d, dropped %d of %d sent", u.sent-u.lost, u.lost, u.sent))
-	}
-}
-
-// countKey counts the objects in v that have key k.
-func countKey(v any, k string) int {
-	n := 0
-	switch v := v.(type) {
-	case map[string]any:
-		if _, ok := v[k]; ok {
-			n++
-		}
-		for _, x := range v {
-			n += countKey(x, k)
-		}
-	case []any:
-		for _, x := range v {
-			n += countKey(x, k)
-		}
-	}
-	return n
 }

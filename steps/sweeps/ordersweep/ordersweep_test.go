@@ -1,4 +1,4 @@
-package steps
+package ordersweep
 
 import (
 	"encoding/json"
@@ -205,4 +205,33 @@ func TestOrderSweepJudgesTheRecordedOrder(t *testing.T) {
 	never, _, _ := judgeOrder(w(sdk(create), sdk(update), rt(okAnswer("2"))), cs)
 	require.NotEmpty(t, never)
 	assert.Contains(t, never[0], "while its session.create")
+}
+
+// frame is one transcript line: its direction and body.
+type frame struct{ dir, body string }
+
+func sdk(b string) frame { return frame{transcript.SDKToRuntime, b} }
+func rt(b string) frame  { return frame{transcript.RuntimeToSDK, b} }
+
+func okAnswer(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{}}` }
+
+// BenchmarkJudgeOrder judges 200 option cases, each on a connection of its own, against one
+// transcript, as the startup-order scenario does: go test -run '^$' -bench JudgeOrder ./steps/sweeps/ordersweep
+func BenchmarkJudgeOrder(b *testing.B) {
+	rec := transcript.Memory()
+	cs := []orderCase{{Request: "session.create", SessionID: "S0"}}
+	for i := range 201 {
+		conn, sid := fmt.Sprintf("c%d", i), fmt.Sprintf("S%d", i)
+		rec.Frame(conn, transcript.SDKToRuntime, []byte(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"sessionId":"`+sid+`"}}`))
+		rec.Frame(conn, transcript.RuntimeToSDK, []byte(okAnswer("1")))
+		rec.Frame(conn, transcript.SDKToRuntime, []byte(`{"jsonrpc":"2.0","id":2,"method":"session.options.update","params":{"sessionId":"`+sid+`","mode":"m"}}`))
+		rec.Frame(conn, transcript.RuntimeToSDK, []byte(okAnswer("2")))
+		if i > 0 {
+			cs = append(cs, orderCase{Request: "session.create", Entry: &surface.Entry{Owner: "sessionConfig", Name: "mode", Kind: "field"}, Value: "m", Variant: "m", SessionID: sid})
+		}
+	}
+	entries := rec.Entries()
+	for b.Loop() {
+		judgeOrder(entries, cs)
+	}
 }

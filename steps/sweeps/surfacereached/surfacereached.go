@@ -1,4 +1,4 @@
-package steps
+package surfacereached
 
 import (
 	"encoding/json"
@@ -18,14 +18,22 @@ import (
 )
 
 // Every handler the application can register on the session config (the SDK's own inventory,
-// as in surfacehandlers.go) is reached when the runtime calls it: all of them are registered at
+// as in the surfacehandlers sweep) is reached when the runtime calls it: all of them are registered at
 // once through the driver's reporting stand-ins (capability surface.handlers.called), then the
 // runtime sends, one at a time, every runtime-to-SDK method of the schema and every event type
 // of the session-events schema, each once with its generated required params. Which handlers
 // each trigger reached is read from the driver's reports; nothing here names a handler or the
 // trigger it belongs to, so an SDK that gains a handler, or routes one to another trigger, shows.
 
-func (w *world) registerSurfaceReached(sc scenario.Binder) {
+// engine is the sweep's own state over the scenario's core.
+type engine struct {
+	*scenario.Scenario
+	found *reached // which handlers the runtime's calls reached
+}
+
+// Register binds the sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
 	scenario.Needing(sc, scenario.Needs("surface", "surface.handlers", "surface.handlers.called")).Step(`^every handler the SDK declares is registered at once and the runtime sends every runtime-to-SDK method and every event type of the schema$`, w.reachEveryHandler)
 	sc.Step(`^every declared handler was reached by one of them$`, w.everyHandlerReached)
 }
@@ -39,11 +47,7 @@ type reached struct {
 	triggers   int
 }
 
-// settle is how long a trigger is given to reach a handler when nothing else says it is done
-// (an event has no answer; a request the SDK does not answer never ends).
-const settle = 500 * time.Millisecond
-
-func (w *world) reachEveryHandler() error {
+func (w *engine) reachEveryHandler() error {
 	doc, rt, err := w.ScriptedSweep("every declared handler is reached by the runtime sending every runtime-to-SDK method and every event type of the schema, one at a time, with generated data; the real runtime sends only the requests and events its own work makes")
 	if err != nil {
 		return err
@@ -70,7 +74,7 @@ func (w *world) reachEveryHandler() error {
 		}
 		w.CaseStarts("handler " + e.Name + " alone")
 		if _, _, err := declared.Open(w.Scenario, probe, "", []string{e.Name}); err != nil {
-			var unsup *ErrUnsupported
+			var unsup *scenario.ErrUnsupported
 			if !declared.AsUnsupported(err, &unsup) {
 				return fmt.Errorf("%s registered alone: %w", e.Name, err)
 			}
@@ -84,8 +88,8 @@ func (w *world) reachEveryHandler() error {
 	}
 	w.CaseStarts("every handler at once")
 	c := probe
-	cur := &eventCursor{w: w, counts: map[string]int{}}
-	cur.poll()
+	cur := w.NewEventCursor()
+	cur.Poll()
 	handle := fmt.Sprintf("h%d", len(w.Sessions)+1)
 	r, err := w.Call("createSession", scenario.MergeHandle(map[string]any{"tools": []any{}, "surfaceHandlers": names}, c, handle))
 	if err != nil {
@@ -136,7 +140,7 @@ func (w *world) reachEveryHandler() error {
 		}
 		sent++
 	}
-	// ask sends a request and waits for its answer, or settle: a request the SDK does not
+	// ask sends a request and waits for its answer, or scenario.Settle: a request the SDK does not
 	// answer never ends.
 	ask := func(method string, params any, notification bool) {
 		trigger(func() bool {
@@ -147,12 +151,12 @@ func (w *world) reachEveryHandler() error {
 			}()
 			select {
 			case <-answered:
-			case <-time.After(settle):
+			case <-time.After(scenario.Settle):
 			}
 			return true
 		})
 	}
-	for _, m := range handlerMethods(doc) {
+	for _, m := range scenario.HandlerMethods(doc) {
 		cases, _ := doc.CasesOnce(m)
 		for _, cs := range cases {
 			if cs.Name == "required" {
@@ -185,13 +189,13 @@ func (w *world) reachEveryHandler() error {
 		}
 		w.CaseSends(et.Type+" required fields", ev)
 		trigger(func() bool {
-			seen := cur.counts["session.event"]
+			seen := cur.Counts["session.event"]
 			if err := rt.Emit(opened.SessionID, ev); err != nil {
 				w.Rec.Notef("", "the runtime did not send the %s event: %v", et.Type, err)
 				return false
 			}
 			// The driver's own event forwarding reports the event once the SDK dispatched it.
-			for deadline := time.Now().Add(settle); cur.poll() == seen && time.Now().Before(deadline); {
+			for deadline := time.Now().Add(scenario.Settle); cur.Poll() == seen && time.Now().Before(deadline); {
 				time.Sleep(5 * time.Millisecond)
 			}
 			return true
@@ -207,15 +211,15 @@ func (w *world) reachEveryHandler() error {
 		lines = append(lines, h+" <- "+strings.Join(res.by[h], ", "))
 	}
 	w.Rec.Notef("", "handlers reached (%d triggers sent): %s; not registered: %s", res.triggers, strings.Join(lines, "; "), strings.Join(res.skipped, "; "))
-	w.surfaceReached = res
+	w.found = res
 	return nil
 }
 
 // triggerCount is how many triggers the reached sweep sends: the required case of each
 // runtime-to-SDK method, each event type, and the request beside each "X.requested" event.
-func (w *world) triggerCount(doc *schemagen.Doc) int {
+func (w *engine) triggerCount(doc *schemagen.Doc) int {
 	n := 0
-	for _, m := range handlerMethods(doc) {
+	for _, m := range scenario.HandlerMethods(doc) {
 		cases, _ := doc.CasesOnce(m)
 		for _, cs := range cases {
 			if cs.Name == "required" {
@@ -247,41 +251,15 @@ func requestOf(eventType string) (string, bool) {
 	return strings.Join(parts, "") + ".request", true
 }
 
-// eventCursor reads the driver's events from the transcript as they arrive, decoding each entry
-// once: the sweep looks after each of its ~190 triggers, and reading the whole transcript every
-// time made the harness's CPU per scenario grow with the square of its length.
-type eventCursor struct {
-	w      *world
-	next   int              // the first transcript entry not read yet
-	counts map[string]int   // events read, per kind
-	called []map[string]any // the surface.handler.called events read, in order
-}
-
-// poll reads what was recorded since the last poll and returns how many session.event reports
-// were read in all.
-func (c *eventCursor) poll() int {
-	entries := c.w.Rec.EntriesSince(c.next)
-	c.next += len(entries)
-	for _, e := range entries {
-		if name, args, ok := scenario.DriverEvent(e); ok {
-			c.counts[name]++
-			if name == "surface.handler.called" {
-				c.called = append(c.called, args)
-			}
-		}
-	}
-	return c.counts["session.event"]
-}
-
 // attributeReached gives each handler call the driver reported to the trigger the runtime sent
 // last before it, read from the transcript: a runtime-to-SDK request of the sweep (a method of
 // the schema, or the "x.request" beside an "X.requested" event) or a session.event, and the
 // session's own createSession for a call while it opened (a provider asked for a token). The
 // sweep sends one trigger at a time and waits for the driver before the next, so the order of
 // the transcript is the order of the calls, in a run and in a replay of it alike.
-func (w *world) attributeReached(res *reached, handle, sessionID string, doc *schemagen.Doc) {
+func (w *engine) attributeReached(res *reached, handle, sessionID string, doc *schemagen.Doc) {
 	asked := map[string]bool{}
-	for _, m := range handlerMethods(doc) {
+	for _, m := range scenario.HandlerMethods(doc) {
 		asked[m.Name] = true
 	}
 	for _, et := range doc.EventTypes {
@@ -327,8 +305,8 @@ func (w *world) attributeReached(res *reached, handle, sessionID string, doc *sc
 	}
 }
 
-func (w *world) everyHandlerReached() error {
-	res := w.surfaceReached
+func (w *engine) everyHandlerReached() error {
+	res := w.found
 	if res == nil {
 		return fmt.Errorf("no handlers were registered in this scenario")
 	}

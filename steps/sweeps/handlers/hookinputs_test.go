@@ -1,4 +1,4 @@
-package steps
+package handlers
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/handlerset"
+	"github.com/copilot-sdk-conformance/conformance/steps/scenario/scenariotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -67,13 +69,13 @@ func TestHookInputsJudged(t *testing.T) {
 	decl := hookInputType{Members: []hookInputMember{member("cwd", "string", false), member("timestamp", "date", false)}}
 	sent := hookInputCases("preToolUse", decl)[0]
 	sent["sessionId"] = "sess-1"
-	build := func(received map[string]any) *world {
+	build := func(received map[string]any) *engine {
 		p, _ := json.Marshal(sent)
-		w := worldWith(t, rt(`{"jsonrpc":"2.0","id":1,"method":"hooks.invoke","params":`+string(p)+`}`), sdk(okAnswer("1")))
+		w := engineWith(scenariotest.RT(`{"jsonrpc":"2.0","id":1,"method":"hooks.invoke","params":`+string(p)+`}`), scenariotest.SDK(scenariotest.OKAnswer("1")))
 		r, _ := json.Marshal(map[string]any{"event": "rpc.handled", "args": map[string]any{"method": "hooks.invoke",
 			"params": map[string]any{"hookType": "preToolUse", "input": received}}})
 		w.Rec.Frame("driver", transcript.DriverToHarness, r)
-		w.handlers = map[string]*handlerSpec{"hooks.invoke": {registered: true, params: []map[string]any{sent}}}
+		w.handlers.Specs = map[string]*handlerset.Spec{"hooks.invoke": {Registered: true, Params: []map[string]any{sent}}}
 		return w
 	}
 	input := sent["input"].(map[string]any)

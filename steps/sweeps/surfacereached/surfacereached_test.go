@@ -1,4 +1,4 @@
-package steps
+package surfacereached
 
 import (
 	"testing"
@@ -25,7 +25,7 @@ func TestEveryHandlerReached(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &world{Scenario: &scenario.Scenario{}, surfaceReached: &tt.res}
+			w := &engine{Scenario: &scenario.Scenario{}, found: &tt.res}
 			err := w.everyHandlerReached()
 			if tt.want == "" {
 				require.NoError(t, err)
@@ -35,7 +35,7 @@ func TestEveryHandlerReached(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
-	assert.Error(t, (&world{Scenario: &scenario.Scenario{}}).everyHandlerReached(), "no sweep ran: nothing was checked")
+	assert.Error(t, (&engine{Scenario: &scenario.Scenario{}}).everyHandlerReached(), "no sweep ran: nothing was checked")
 }
 
 func TestRequestOf(t *testing.T) {
@@ -57,17 +57,17 @@ func TestRequestOf(t *testing.T) {
 // transcript (so a replay attributes them as the run did): a call while the session opened to
 // its createSession, calls of another session's opening to nothing.
 func TestAttributeReached(t *testing.T) {
-	doc, err := schemagen.Load("../internal/schemagen/testdata")
+	doc, err := schemagen.Load("../../../internal/schemagen/testdata")
 	require.NoError(t, err)
 	var method string
-	for _, m := range handlerMethods(doc) {
+	for _, m := range scenario.HandlerMethods(doc) {
 		method = m.Name
 	}
 	require.NotEmpty(t, method, "the test schema has a runtime-to-SDK method")
 	called := func(h string) frame {
 		return frame{transcript.DriverToHarness, `{"event":"surface.handler.called","args":{"session":"h2","handler":"` + h + `"}}`}
 	}
-	w := worldWith(t,
+	w := engineWith(
 		frame{transcript.HarnessToDriver, `{"cmd":"createSession","id":1,"args":{"session":"h1"}}`},
 		called("early"), // the solo opening of another session: no trigger
 		frame{transcript.HarnessToDriver, `{"cmd":"createSession","id":2,"args":{"session":"h2"}}`},
@@ -83,4 +83,18 @@ func TestAttributeReached(t *testing.T) {
 	w.attributeReached(res, "h2", "sess-1", doc)
 	assert.Equal(t, map[string][]string{"transform": {"session.create"}, "fs": {method}, "onEvent": {"event session.idle"}}, res.by)
 	assert.Equal(t, 2, res.triggers)
+}
+
+// frame is one transcript line: its direction and body.
+type frame struct{ dir, body string }
+
+func rt(b string) frame { return frame{transcript.RuntimeToSDK, b} }
+
+// engineWith is an engine over a transcript of frames, all on one connection.
+func engineWith(frames ...frame) *engine {
+	rec := transcript.Memory()
+	for _, f := range frames {
+		rec.Frame("c1", f.dir, []byte(f.body))
+	}
+	return &engine{Scenario: &scenario.Scenario{Rec: rec}}
 }

@@ -1,4 +1,4 @@
-package steps
+package resolved
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/hold"
 	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
@@ -36,7 +37,16 @@ import (
 //   - unseen: every resolving event for an id the SDK never saw: no request names it, the
 //     connection stays, and a tool call after them is still answered.
 
-func (w *world) registerResolved(sc scenario.Binder) {
+// engine is the resolved sweep's state over the scenario's core: the request events sent,
+// repeated and resolved.
+type engine struct {
+	*scenario.Scenario
+	resolved *resolvedPhases
+}
+
+// Register binds the resolved sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
 	scenario.Needing(sc, scenario.Needs("handler.hold")).Step(`^the runtime sends each kind of request event, repeats it and resolves it, and resolves requests the SDK never saw$`, w.resolveEachKind)
 	sc.Step(`^the SDK answered each request event sent twice with one requestId once, and the application's handler ran once$`, w.repeatedAnsweredOnce)
 	sc.Step(`^the SDK did not answer a request the runtime resolved while the application's handler ran$`, w.resolvedNotAnswered)
@@ -140,7 +150,7 @@ type resolvedPhases struct {
 
 // resolveEvent builds one event of et with requestId id: generated from the schema (required
 // fields only), a tool request naming the session's tool.
-func (w *world) resolveEvent(doc *schemagen.Doc, et schemagen.EventType, id, sessionID, tool string) (map[string]any, error) {
+func (w *engine) resolveEvent(doc *schemagen.Doc, et schemagen.EventType, id, sessionID, tool string) (map[string]any, error) {
 	ev, err := doc.Event(et, "resolved/"+et.Type, false)
 	if err != nil {
 		return nil, err
@@ -157,14 +167,14 @@ func (w *world) resolveEvent(doc *schemagen.Doc, et schemagen.EventType, id, ses
 }
 
 // sdkNamed counts the SDK's requests naming requestId in frames after seq from (to: 0 = no end).
-func sdkNamed(frames []frameHead, requestID string, from, to int) (n, first int) {
+func sdkNamed(frames []hold.FrameHead, requestID string, from, to int) (n, first int) {
 	for _, f := range frames {
-		if f.seq <= from || to > 0 && f.seq > to || f.dir != transcript.SDKToRuntime || f.method == "" || f.requestID != requestID {
+		if f.Seq <= from || to > 0 && f.Seq > to || f.Dir != transcript.SDKToRuntime || f.Method == "" || f.RequestID != requestID {
 			continue
 		}
 		n++
 		if first == 0 {
-			first = f.seq
+			first = f.Seq
 		}
 	}
 	return n, first
@@ -172,11 +182,11 @@ func sdkNamed(frames []frameHead, requestID string, from, to int) (n, first int)
 
 // runtimeSent lists the transcript seqs of the runtime's session events of type typ carrying
 // requestID after seq from, for the messages.
-func runtimeSent(frames []frameHead, typ, requestID string, from, to int) []string {
+func runtimeSent(frames []hold.FrameHead, typ, requestID string, from, to int) []string {
 	var out []string
 	for _, f := range frames {
-		if f.seq > from && (to == 0 || f.seq <= to) && f.dir == transcript.RuntimeToSDK && f.event == typ && f.requestID == requestID {
-			out = append(out, fmt.Sprintf("#%d", f.seq))
+		if f.Seq > from && (to == 0 || f.Seq <= to) && f.Dir == transcript.RuntimeToSDK && f.Event == typ && f.RequestID == requestID {
+			out = append(out, fmt.Sprintf("#%d", f.Seq))
 		}
 	}
 	return out
@@ -201,10 +211,10 @@ func appCalls(entries []transcript.Entry, from, to int) int {
 
 // settle waits until the SDK sent a request naming requestId after seq since (up to
 // resolveAnswerWait), then resolveSettle more for anything that follows.
-func (w *world) settle(requestID string, since int) {
+func (w *engine) settle(requestID string, since int) {
 	deadline := time.Now().Add(resolveAnswerWait)
 	for requestID != "" && time.Now().Before(deadline) && w.Gone() == nil {
-		if n, _ := sdkNamed(frameHeads(w.Entries()), requestID, since, 0); n > 0 {
+		if n, _ := sdkNamed(hold.FrameHeads(w.Entries()), requestID, since, 0); n > 0 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -216,7 +226,7 @@ func (w *world) settle(requestID string, since int) {
 // handler call after seq since: a driver's event line can come after the SDK's answer on the
 // wire, and a report of the single send that arrives late would be counted for the repeat
 // (measured on Java under load: "ran 3 times for the request sent twice, 0 for one sent once").
-func (w *world) handlerReported(since int) {
+func (w *engine) handlerReported(since int) {
 	deadline := time.Now().Add(resolveAnswerWait)
 	for time.Now().Before(deadline) && w.Gone() == nil && appCalls(w.Entries(), since, 0) == 0 {
 		time.Sleep(20 * time.Millisecond)
@@ -225,10 +235,10 @@ func (w *world) handlerReported(since int) {
 
 // settleAll waits until the SDK answered every kind's probe or resolveAnswerWait passed, then
 // resolveSettle more.
-func (w *world) settleAll(kinds []resolvingKind, since int) {
+func (w *engine) settleAll(kinds []resolvingKind, since int) {
 	deadline := time.Now().Add(resolveAnswerWait)
 	for time.Now().Before(deadline) && w.Gone() == nil {
-		frames, all := frameHeads(w.Entries()), true
+		frames, all := hold.FrameHeads(w.Entries()), true
 		for _, k := range kinds {
 			if n, _ := sdkNamed(frames, "probe-"+k.request.Type, since, 0); n == 0 {
 				all = false
@@ -246,7 +256,7 @@ func (w *world) settleAll(kinds []resolvingKind, since int) {
 // resolveEachKind is the When step: each kind once (which ones the SDK answers), each answered
 // kind repeated under one requestId, the tool call resolved while its handler is held, then
 // every resolving event for an id the SDK never saw, followed by a tool call.
-func (w *world) resolveEachKind() error {
+func (w *engine) resolveEachKind() error {
 	rt, err := w.ScriptedOnly("the scenario has the runtime send request events, repeat them and resolve them on demand; the real runtime does so only when its model's step makes it")
 	if err != nil {
 		return err
@@ -293,7 +303,7 @@ func (w *world) resolveEachKind() error {
 		probes[k.request.Type] = ev
 	}
 	w.settleAll(kinds, probeStart)
-	frames := frameHeads(w.Entries())
+	frames := hold.FrameHeads(w.Entries())
 	for _, k := range kinds {
 		if probes[k.request.Type] == nil {
 			continue
@@ -337,7 +347,7 @@ func (w *world) resolveEachKind() error {
 		// before the SDK reads the repeat, which must then not be answered either).
 		var gate map[string]any
 		if k.request.Type == "external_tool.requested" {
-			gate = holdArgs(s, pendingKind{tool: tool})
+			gate = hold.Args(s, hold.Kind{Tool: tool})
 			if _, err := w.Do("hold", gate); err != nil {
 				return err
 			}
@@ -350,7 +360,7 @@ func (w *world) resolveEachKind() error {
 			err = w.ConnectionLost(err)
 		}
 		if gate != nil {
-			if err == nil && w.reached(pendingKind{tool: tool}, c.again) {
+			if err == nil && hold.Reached(w.Scenario, hold.Kind{Tool: tool}, c.again) {
 				time.Sleep(resolveSettle) // the repeat is read meanwhile
 			}
 			if _, rerr := w.Do("release", gate); err == nil {
@@ -419,7 +429,7 @@ func (w *world) resolveEachKind() error {
 // resolvedEmitter sends one event of the session; await, when not empty, is the requestId of a
 // request the runtime awaits as the real one does: the first answer is accepted, a second
 // refused.
-func (w *world) resolvedEmitter(rt *standin.Server, s scenario.Session) func(ev map[string]any, what, await string) error {
+func (w *engine) resolvedEmitter(rt *standin.Server, s scenario.Session) func(ev map[string]any, what, await string) error {
 	return func(ev map[string]any, what, await string) error {
 		if await != "" {
 			if err := rt.Await(s.ID, await); err != nil {
@@ -438,11 +448,11 @@ func (w *world) resolvedEmitter(rt *standin.Server, s scenario.Session) func(ev 
 
 // resolveWhileHeld holds the tool's handler, sends the request, waits until the handler is
 // reached, sends the resolving event, releases the handler and waits for anything that follows.
-// With told, the release waits (enterWait at most) until the handler reported that it was told
+// With told, the release waits (hold.EnterWait at most) until the handler reported that it was told
 // (tool.cancelled): released first, a handler that watches its way stops watching.
-func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error, told bool) (resolvedCase, error) {
+func (w *engine) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error, told bool) (resolvedCase, error) {
 	c := resolvedCase{kind: k, requestID: "resolved-" + k.request.Type}
-	gate := holdArgs(s, pendingKind{tool: tool})
+	gate := hold.Args(s, hold.Kind{Tool: tool})
 	if _, err := w.Do("hold", gate); err != nil {
 		return c, err
 	}
@@ -456,8 +466,8 @@ func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resol
 	if err == nil {
 		done, err = w.resolveEvent(doc, k.resolve, c.requestID, s.ID, tool)
 	}
-	if err == nil && !w.reached(pendingKind{tool: tool}, c.start) {
-		w.Rec.Notef("", "the tool %s's handler was not reached within %s: the resolving event goes out all the same", tool, enterWait)
+	if err == nil && !hold.Reached(w.Scenario, hold.Kind{Tool: tool}, c.start) {
+		w.Rec.Notef("", "the tool %s's handler was not reached within %s: the resolving event goes out all the same", tool, hold.EnterWait)
 	}
 	if err == nil {
 		c.resolved = len(w.Rec.Entries())
@@ -481,14 +491,14 @@ func (w *world) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resol
 }
 
 // delivered waits until the driver reported the session event of type typ carrying requestID
-// after seq since (the SDK delivered it to the application), enterWait at most; without the
+// after seq since (the SDK delivered it to the application), hold.EnterWait at most; without the
 // events capability it waits resolveSettle.
-func (w *world) delivered(typ, requestID string, since int) {
+func (w *engine) delivered(typ, requestID string, since int) {
 	if has, _ := w.T.Capability("events"); !has {
 		time.Sleep(resolveSettle)
 		return
 	}
-	deadline := time.Now().Add(enterWait)
+	deadline := time.Now().Add(hold.EnterWait)
 	for time.Now().Before(deadline) && w.Gone() == nil {
 		for _, e := range w.Entries() {
 			ev, args, ok := scenario.DriverEvent(e)
@@ -501,12 +511,12 @@ func (w *world) delivered(typ, requestID string, since int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	w.Rec.Notef("", "the application was not given %s %s within %s: released all the same", typ, requestID, enterWait)
+	w.Rec.Notef("", "the application was not given %s %s within %s: released all the same", typ, requestID, hold.EnterWait)
 }
 
 // repeatedAnsweredOnce is the Then step of the repeat class: one answer naming the requestId,
 // and no handler call for the repeated send.
-func (w *world) repeatedAnsweredOnce() error {
+func (w *engine) repeatedAnsweredOnce() error {
 	p, err := w.resolvedRun()
 	if err != nil {
 		return err
@@ -518,7 +528,7 @@ func (w *world) repeatedAnsweredOnce() error {
 }
 
 func judgeRepeated(entries []transcript.Entry, cases []resolvedCase, check func(string, string)) map[string][]string {
-	frames := frameHeads(entries)
+	frames := hold.FrameHeads(entries)
 	fails := map[string][]string{}
 	for _, c := range cases {
 		k := c.kind.request.Type
@@ -538,7 +548,7 @@ func judgeRepeated(entries []transcript.Entry, cases []resolvedCase, check func(
 
 // resolvedNotAnswered is the Then step of the resolved class: after the resolving event, no
 // request naming the requestId and no handler call.
-func (w *world) resolvedNotAnswered() error {
+func (w *engine) resolvedNotAnswered() error {
 	p, err := w.resolvedRun()
 	if err != nil {
 		return err
@@ -550,7 +560,7 @@ func (w *world) resolvedNotAnswered() error {
 }
 
 func judgeResolved(entries []transcript.Entry, cases []resolvedCase, check func(string, string)) map[string][]string {
-	frames := frameHeads(entries)
+	frames := hold.FrameHeads(entries)
 	fails := map[string][]string{}
 	for _, c := range cases {
 		k := c.kind.request.Type
@@ -572,7 +582,7 @@ func judgeResolved(entries []transcript.Entry, cases []resolvedCase, check func(
 
 // unseenHarmless is the Then step of the unseen class: no request names an unseen requestId and
 // the tool call after them was answered.
-func (w *world) unseenHarmless() error {
+func (w *engine) unseenHarmless() error {
 	p, err := w.resolvedRun()
 	if err != nil {
 		return err
@@ -584,7 +594,7 @@ func (w *world) unseenHarmless() error {
 }
 
 func judgeUnseen(entries []transcript.Entry, p *resolvedPhases, check func(string, string)) map[string][]string {
-	frames := frameHeads(entries)
+	frames := hold.FrameHeads(entries)
 	fails := map[string][]string{}
 	for _, c := range p.unseen {
 		k := c.kind.resolve.Type
@@ -600,7 +610,7 @@ func judgeUnseen(entries []transcript.Entry, p *resolvedPhases, check func(strin
 	return fails
 }
 
-func (w *world) resolvedRun() (*resolvedPhases, error) {
+func (w *engine) resolvedRun() (*resolvedPhases, error) {
 	if w.resolved == nil {
 		return nil, fmt.Errorf("no request events were sent in this scenario")
 	}
@@ -609,8 +619,8 @@ func (w *world) resolvedRun() (*resolvedPhases, error) {
 
 // resolveToolWhileHeld is the When step of the told class: the session's first tool's call,
 // resolved while its handler is held (resolveWhileHeld), the release held back until the
-// handler reported it was told or enterWait passed.
-func (w *world) resolveToolWhileHeld() error {
+// handler reported it was told or hold.EnterWait passed.
+func (w *engine) resolveToolWhileHeld() error {
 	rt, err := w.ScriptedOnly("the scenario has the runtime resolve a tool call on demand; the real runtime does so only when its model's step makes it")
 	if err != nil {
 		return err
@@ -657,9 +667,9 @@ func (w *world) resolveToolWhileHeld() error {
 const toolCancelled = "tool.cancelled"
 
 // toldReported waits until the driver reported tool.cancelled for tool after seq since,
-// enterWait at most.
-func (w *world) toldReported(tool string, since int) {
-	deadline := time.Now().Add(enterWait)
+// hold.EnterWait at most.
+func (w *engine) toldReported(tool string, since int) {
+	deadline := time.Now().Add(hold.EnterWait)
 	for time.Now().Before(deadline) && w.Gone() == nil {
 		for _, e := range w.Entries() {
 			if ev, args, ok := scenario.DriverEvent(e); ok && e.Seq > since && ev == toolCancelled && args["tool"] == tool {
@@ -673,7 +683,7 @@ func (w *world) toldReported(tool string, since int) {
 // toolHandlerTold is the Then step of the told class: where the SDK's tool handler API has a way
 // to learn that the runtime resolved its call (capability handler.cancel.tool), the held handler
 // was told within the bound after the resolving event.
-func (w *world) toolHandlerTold(ms int) error {
+func (w *engine) toolHandlerTold(ms int) error {
 	p, err := w.resolvedRun()
 	if err != nil {
 		return err
@@ -687,7 +697,7 @@ func (w *world) toolHandlerTold(ms int) error {
 // An SDK whose tool handler has no way to be told (has false) is unsupported, never passed.
 func judgeTold(has bool, note, sdk string, entries []transcript.Entry, cases []resolvedCase, bound time.Duration, check func(string, string)) error {
 	if !has {
-		return &ErrUnsupported{Capability: "handler.cancel.tool", Reason: fmt.Sprintf("%s's tool handler has no way to learn that the runtime resolved its call: %s", sdk, note)}
+		return &scenario.ErrUnsupported{Capability: "handler.cancel.tool", Reason: fmt.Sprintf("%s's tool handler has no way to learn that the runtime resolved its call: %s", sdk, note)}
 	}
 	if len(cases) == 0 {
 		return fmt.Errorf("no tool call was resolved while its handler ran")
@@ -703,7 +713,7 @@ func judgeTold(has bool, note, sdk string, entries []transcript.Entry, cases []r
 		var at *transcript.Entry
 		for i, e := range entries {
 			if e.Seq > c.resolved && (c.end == 0 || e.Seq <= c.end) && e.Dir == transcript.RuntimeToSDK {
-				if f := frameHeads(entries[i : i+1]); len(f) == 1 && f[0].event == c.kind.resolve.Type && f[0].requestID == c.requestID {
+				if f := hold.FrameHeads(entries[i : i+1]); len(f) == 1 && f[0].Event == c.kind.resolve.Type && f[0].RequestID == c.requestID {
 					at = &entries[i]
 					break
 				}
@@ -736,7 +746,7 @@ func judgeTold(has bool, note, sdk string, entries []transcript.Entry, cases []r
 
 // firstTool is the name of the session's first named tool ("" when none): its call is the tool
 // request the resolved sweep sends.
-func (w *world) firstTool() string {
+func (w *engine) firstTool() string {
 	for _, t := range w.Tools {
 		if name, _ := t["name"].(string); name != "" {
 			return name

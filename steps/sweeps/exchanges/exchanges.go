@@ -1,4 +1,4 @@
-package steps
+package exchanges
 
 import (
 	"bytes"
@@ -25,6 +25,23 @@ import (
 // frame with the head, the body in chunk frames, both acknowledged by the SDK; the handler runs
 // once per request and its response goes back as SDK-to-runtime requests (a response start,
 // the body in chunks). Which methods form an exchange is read from the schema (Doc.Exchange).
+
+// engine is the exchange sweep's state over the scenario's core: the application's request
+// handler and the model requests sent.
+type engine struct {
+	*scenario.Scenario
+	exchange *exchangeSpec
+}
+
+// Register binds the exchange sweep's phrases on sc for the scenario s.
+func Register(sc scenario.Binder, s *scenario.Scenario) {
+	w := &engine{Scenario: s}
+	scenario.Needing(sc, scenario.Needs("rpc.requestHandler")).Step(`^the application serves the runtime's model requests with its request handler$`, w.servesModelRequests)
+	sc.Step(`^the runtime sends model requests generated from the runtime's schema$`, w.sendsModelRequests)
+	sc.Step(`^the SDK acknowledged every frame of every model request$`, w.exchangeAcknowledged)
+	sc.Step(`^the request handler received every model request as the runtime sent it$`, w.handlerReceivedRequests)
+	sc.Step(`^the SDK sent the request handler's response back for every model request$`, w.exchangeResponded)
+}
 
 // exchangeSpec is the exchange scenario's state: the response the handler returns, and the
 // requests the runtime sent.
@@ -70,7 +87,7 @@ func exchangeOf(doc *schemagen.Doc) (*exchangeSpec, bool) {
 
 // servesModelRequests connects a client whose application registered a request handler that
 // answers every request with one generated response, and creates a session.
-func (w *world) servesModelRequests() error {
+func (w *engine) servesModelRequests() error {
 	doc, err := w.Schemas()
 	if err != nil {
 		return err
@@ -115,7 +132,7 @@ const exchangeSweepWhy = "the sweep sends model-request heads generated from the
 // at the middle on a character boundary, one empty chunk for an empty body, base64 for a binary
 // body). Every frame is validated against its params schema. It then waits for every response
 // to end.
-func (w *world) sendsModelRequests() error {
+func (w *engine) sendsModelRequests() error {
 	doc, rt, err := w.ScriptedSweep(exchangeSweepWhy)
 	if err != nil {
 		return err
@@ -243,7 +260,7 @@ var httpField = map[string]bool{"requestId": true, "url": true, "method": true, 
 const exchangeWait = 10 * time.Second
 
 // sdkFrames are the SDK's requests of method whose params name requestId, in order.
-func (w *world) sdkFrames(method, requestID string) []map[string]any {
+func (w *engine) sdkFrames(method, requestID string) []map[string]any {
 	var out []map[string]any
 	for _, r := range transcript.Requests(w.Entries(), method) {
 		var p map[string]any
@@ -255,7 +272,7 @@ func (w *world) sdkFrames(method, requestID string) []map[string]any {
 }
 
 // unfinishedExchanges are the requests whose response has not ended (no chunk marked end, no error).
-func (w *world) unfinishedExchanges() []*sentExchange {
+func (w *engine) unfinishedExchanges() []*sentExchange {
 	var out []*sentExchange
 	for _, e := range w.exchange.sent {
 		done := false
@@ -272,9 +289,9 @@ func (w *world) unfinishedExchanges() []*sentExchange {
 }
 
 // exchangeReports are the handler's reports (rpc.handled) of method, by requestId.
-func (w *world) exchangeReports(method string) map[string]map[string]any {
+func (w *engine) exchangeReports(method string) map[string]map[string]any {
 	out := map[string]map[string]any{}
-	for _, ev := range w.driverEvents("rpc.handled") {
+	for _, ev := range w.DriverEvents("rpc.handled") {
 		if ev["method"] != method {
 			continue
 		}
@@ -288,7 +305,7 @@ func (w *world) exchangeReports(method string) map[string]map[string]any {
 }
 
 // sentExchanges is what the checks of the exchange need: the schema and the requests sent.
-func (w *world) sentExchanges() (*schemagen.Doc, *exchangeSpec, error) {
+func (w *engine) sentExchanges() (*schemagen.Doc, *exchangeSpec, error) {
 	doc, err := w.Schemas()
 	if err != nil {
 		return nil, nil, err
@@ -303,7 +320,7 @@ func (w *world) sentExchanges() (*schemagen.Doc, *exchangeSpec, error) {
 // runtime sent (the HTTP method and URL exactly, every header by its case-insensitive name with
 // its values, the context fields sessionId, agentId, … under the schema's names) and the body:
 // the chunks' data, decoded, joined.
-func (w *world) handlerReceivedRequests() error {
+func (w *engine) handlerReceivedRequests() error {
 	_, x, err := w.sentExchanges()
 	if err != nil {
 		return err
@@ -357,7 +374,7 @@ func (w *world) handlerReceivedRequests() error {
 
 // exchangeAcks are the runtime's start and chunk frames in the transcript, in order, each with
 // the SDK's answer paired by JSON-RPC id.
-func (w *world) exchangeAcks() []ack {
+func (w *engine) exchangeAcks() []ack {
 	x := w.exchange
 	type params struct {
 		RequestID string `json:"requestId"`
@@ -371,7 +388,7 @@ func (w *world) exchangeAcks() []ack {
 
 // exchangeAcknowledged checks the SDK's answer to every start and chunk frame: a result, valid
 // against the method's result schema.
-func (w *world) exchangeAcknowledged() error {
+func (w *engine) exchangeAcknowledged() error {
 	doc, x, err := w.sentExchanges()
 	if err != nil {
 		return err
@@ -415,7 +432,7 @@ func (w *world) exchangeAcknowledged() error {
 // with its values; the status text where the SDK sends one), then chunks whose data, decoded and
 // joined, is the handler's body, the last one marked end and none an error; every frame valid
 // against its params schema.
-func (w *world) exchangeResponded() error {
+func (w *engine) exchangeResponded() error {
 	doc, x, err := w.sentExchanges()
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
-package steps
+package pending
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -9,9 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
+	"github.com/copilot-sdk-conformance/conformance/steps/handlerset"
+	"github.com/copilot-sdk-conformance/conformance/steps/hold"
 	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
@@ -28,22 +28,21 @@ import (
 // until the release, and then every one (so a blocked pair costs this once per held kind).
 const holdWait = 3 * time.Second
 
-// enterWait bounds the wait for the held handler to be reached before the others are sent.
-const enterWait = 5 * time.Second
-
-// pendingKind is one kind of request: a runtime-to-SDK method with the params of one of its
-// generated cases, or a call of one of the session's tools.
-type pendingKind struct {
-	method *schemagen.Method // nil for a tool call
-	params map[string]any
-	tool   string
+// engine is the pending sweep's state over the scenario's core: the handlers the application
+// registered (shared with the handler sweep and the plain phrases) and each held phase.
+type engine struct {
+	*scenario.Scenario
+	handlers *handlerset.Set
+	holds    []*holdPhase // each kind held with the others sent meanwhile
 }
 
-func (k pendingKind) String() string {
-	if k.method == nil {
-		return "tool call " + k.tool
-	}
-	return k.method.Name
+// Register binds the pending sweep's phrases on sc for the scenario s, over the scenario's
+// handlers hs.
+func Register(sc scenario.Binder, s *scenario.Scenario, hs *handlerset.Set) {
+	w := &engine{Scenario: s, handlers: hs}
+	scenario.Needing(sc, scenario.Needs("handler.hold")).Step(`^the runtime holds each kind of request in turn and sends every other kind while it is held$`, w.holdEachKind)
+	sc.Step(`^the SDK answered every other kind while the held one was pending$`, w.othersAnsweredWhileHeld)
+	sc.Step(`^the SDK answered each held request under its own id once released$`, w.heldAnsweredOnRelease)
 }
 
 // pendingCall is one request of a kind the runtime sent in a phase, found in the transcript.
@@ -55,11 +54,11 @@ type pendingCall struct {
 
 // holdPhase is one held kind with the others sent while it was held.
 type holdPhase struct {
-	held       pendingKind
+	held       hold.Kind
 	start      int // the transcript's length when the phase began
 	release    int // and when the release was sent (every later entry came after it)
 	reached    bool
-	others     []pendingKind
+	others     []hold.Kind
 	heldToolID string            // the requestId of a held tool call
 	toolIDs    map[string]string // the requestId of each other tool call, by tool
 }
@@ -67,28 +66,28 @@ type holdPhase struct {
 // pendingKinds are the kinds this scenario can hold and send: each registered runtime-to-SDK
 // method that answers (not a notification, not the exchange of the request handler), with its
 // first generated case the SDK's handler API can receive, and each tool of the session.
-func (w *world) pendingKinds() ([]pendingKind, error) {
+func (w *engine) pendingKinds() ([]hold.Kind, error) {
 	doc, err := w.Schemas()
 	if err != nil {
 		return nil, err
 	}
-	var out []pendingKind
-	for _, m := range handlerMethods(doc) {
-		h := w.handlers[m.Name]
-		if h == nil || !h.registered || h.exchange || m.Notification {
+	var out []hold.Kind
+	for _, m := range scenario.HandlerMethods(doc) {
+		h := w.handlers.Specs[m.Name]
+		if h == nil || !h.Registered || h.Exchange || m.Notification {
 			continue
 		}
-		for _, p := range h.params {
-			if h.lacks(p) == nil {
+		for _, p := range h.Params {
+			if h.Lacks(p) == nil {
 				m := m
-				out = append(out, pendingKind{method: &m, params: p})
+				out = append(out, hold.Kind{Method: &m, Params: p})
 				break
 			}
 		}
 	}
 	for _, t := range w.Tools {
 		if name, _ := t["name"].(string); name != "" {
-			out = append(out, pendingKind{tool: name})
+			out = append(out, hold.Kind{Tool: name})
 		}
 	}
 	return out, nil
@@ -96,32 +95,18 @@ func (w *world) pendingKinds() ([]pendingKind, error) {
 
 // send makes one request of the kind and waits for its answer (the runtime's own bound); for a
 // tool it returns the call's requestId.
-func (w *world) sendKind(rt *standin.Server, s scenario.Session, k pendingKind, created map[string]any) (string, error) {
-	if k.method == nil {
-		return rt.CallTool(s.ID, k.tool, map[string]any{})
+func (w *engine) sendKind(rt *standin.Server, s scenario.Session, k hold.Kind, created map[string]any) (string, error) {
+	if k.Method == nil {
+		return rt.CallTool(s.ID, k.Tool, map[string]any{})
 	}
-	_, err := rt.Ask(s.ID, k.method.Name, w.AsTheRuntimeSends(*k.method, k.params, s.ID, created), false)
+	_, err := rt.Ask(s.ID, k.Method.Name, w.AsTheRuntimeSends(*k.Method, k.Params, s.ID, created), false)
 	return "", err
-}
-
-// holdArgs names the gate of a kind: every handle the handler may report under.
-func holdArgs(s scenario.Session, k pendingKind) map[string]any {
-	a := map[string]any{"session": s.Handle}
-	if k.method == nil {
-		a["tool"] = k.tool
-		return a
-	}
-	a["method"] = k.method.Name
-	if s.Client != "" {
-		a["client"] = s.Client
-	}
-	return a
 }
 
 // holdEachKind is the When step: first every kind once with nothing held (a kind the SDK does
 // not answer even then is left out, named: the handler sweep judges it), then each kind held in
 // turn with every other kind sent meanwhile.
-func (w *world) holdEachKind() error {
+func (w *engine) holdEachKind() error {
 	rt, err := w.ScriptedOnly("the scenario has the runtime send every kind of runtime-to-SDK request on demand, each while another is held; the real runtime sends a request only when its model's step makes it, and most kinds (file system, canvas, providers) not at all offline")
 	if err != nil {
 		return err
@@ -134,7 +119,7 @@ func (w *world) holdEachKind() error {
 	if err != nil {
 		return err
 	}
-	// The handlers' reports come while no command is in flight (as in callEveryHandler).
+	// The handlers' reports come while no command is in flight (as in the handler sweep).
 	release, err := w.HoldDriverLines()
 	if err != nil {
 		return err
@@ -143,7 +128,7 @@ func (w *world) holdEachKind() error {
 	created := w.CreateParams()
 	w.Expect(len(all) * 6) // a held kind costs holdWait and, for an SDK that never answers, one callWait
 	var kinds, unanswered []string
-	var usable []pendingKind
+	var usable []hold.Kind
 	for i, k := range all {
 		if err := w.Gone(); err != nil {
 			return scenario.CutShort(err, i, len(all), k.String())
@@ -189,17 +174,17 @@ func (w *world) holdEachKind() error {
 // holdOne runs one phase: hold the kind, send it, wait until its handler is reached, send every
 // other kind at once, wait for their answers (holdWait at most), release, and wait for every call
 // of the phase to end.
-func (w *world) holdOne(rt *standin.Server, s scenario.Session, h pendingKind, kinds []pendingKind, created map[string]any) (*holdPhase, error) {
+func (w *engine) holdOne(rt *standin.Server, s scenario.Session, h hold.Kind, kinds []hold.Kind, created map[string]any) (*holdPhase, error) {
 	// The phase starts before the hold: a replay writes the recorded phase's frames when the
 	// hold is answered (the recorded driver answers with its stretch of the recording), and
 	// they must count as the phase's, as they do live.
 	p := &holdPhase{held: h, start: len(w.Rec.Entries()), toolIDs: map[string]string{}}
-	if _, err := w.Do("hold", holdArgs(s, h)); err != nil {
+	if _, err := w.Do("hold", hold.Args(s, h)); err != nil {
 		return nil, err
 	}
 	var mu sync.Mutex
 	var lost error
-	run := func(k pendingKind, wg *sync.WaitGroup, held bool) {
+	run := func(k hold.Kind, wg *sync.WaitGroup, held bool) {
 		defer wg.Done()
 		id, err := w.sendKind(rt, s, k, created)
 		mu.Lock()
@@ -207,7 +192,7 @@ func (w *world) holdOne(rt *standin.Server, s scenario.Session, h pendingKind, k
 		if held {
 			p.heldToolID = id
 		} else if id != "" {
-			p.toolIDs[k.tool] = id
+			p.toolIDs[k.Tool] = id
 		}
 		if errors.Is(err, standin.ErrClosed) && lost == nil {
 			lost = err
@@ -216,7 +201,7 @@ func (w *world) holdOne(rt *standin.Server, s scenario.Session, h pendingKind, k
 	var heldDone, othersDone sync.WaitGroup
 	heldDone.Add(1)
 	go run(h, &heldDone, true)
-	p.reached = w.reached(h, p.start)
+	p.reached = hold.Reached(w.Scenario, h, p.start)
 	if p.reached {
 		for _, k := range kinds {
 			if k.String() != h.String() {
@@ -233,7 +218,7 @@ func (w *world) holdOne(rt *standin.Server, s scenario.Session, h pendingKind, k
 		}
 	}
 	p.release = len(w.Rec.Entries())
-	_, err := w.Do("release", holdArgs(s, h))
+	_, err := w.Do("release", hold.Args(s, h))
 	othersDone.Wait()
 	heldDone.Wait()
 	if err != nil {
@@ -245,80 +230,10 @@ func (w *world) holdOne(rt *standin.Server, s scenario.Session, h pendingKind, k
 	return p, nil
 }
 
-// reached waits until the held kind's handler reported its call (rpc.handled, tool.invoked)
-// after the transcript entry since.
-func (w *world) reached(k pendingKind, since int) bool {
-	deadline := time.Now().Add(enterWait)
-	for time.Now().Before(deadline) {
-		for _, e := range w.Entries() {
-			if e.Seq <= since || e.Dir != transcript.DriverToHarness {
-				continue
-			}
-			var ev struct {
-				Event string         `json:"event"`
-				Args  map[string]any `json:"args"`
-			}
-			if json.Unmarshal(e.Frame, &ev) != nil {
-				continue
-			}
-			if k.method != nil && ev.Event == "rpc.handled" && ev.Args["method"] == k.method.Name ||
-				k.method == nil && ev.Event == "tool.invoked" && ev.Args["tool"] == k.tool {
-				return true
-			}
-		}
-		if w.Gone() != nil {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
-}
-
-// frameHead is what callIn reads of one transcript frame, decoded once for every pair.
-type frameHead struct {
-	seq       int
-	dir       string
-	id        string
-	method    string
-	event     string // a session.event's type
-	requestID string // an external_tool.requested's or a handlePendingToolCall's requestId
-}
-
-func frameHeads(entries []transcript.Entry) []frameHead {
-	var out []frameHead
-	for _, e := range entries {
-		if len(e.Frame) == 0 || e.Dir != transcript.RuntimeToSDK && e.Dir != transcript.SDKToRuntime {
-			continue
-		}
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				RequestID string `json:"requestId"`
-				Event     struct {
-					Type string `json:"type"`
-					Data struct {
-						RequestID string `json:"requestId"`
-					} `json:"data"`
-				} `json:"event"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(e.Frame, &m) != nil {
-			continue
-		}
-		h := frameHead{seq: e.Seq, dir: e.Dir, id: string(m.ID), method: m.Method, requestID: m.Params.RequestID}
-		if m.Method == "session.event" {
-			h.event, h.requestID = m.Params.Event.Type, m.Params.Event.Data.RequestID
-		}
-		out = append(out, h)
-	}
-	return out
-}
-
 // callIn finds the phase's call of a kind: a method's first request after the phase began and
 // the SDK's responses with its id; a tool's external_tool.requested with its requestId and the
 // SDK's handlePendingToolCall naming it.
-func callIn(frames []frameHead, since int, k pendingKind, toolID string) pendingCall {
+func callIn(frames []hold.FrameHead, since int, k hold.Kind, toolID string) pendingCall {
 	var c pendingCall
 	answer := func(seq int) {
 		c.answers++
@@ -327,24 +242,24 @@ func callIn(frames []frameHead, since int, k pendingKind, toolID string) pending
 		}
 	}
 	for _, f := range frames {
-		if f.seq <= since {
+		if f.Seq <= since {
 			continue
 		}
 		switch {
-		case k.method != nil && f.dir == transcript.RuntimeToSDK && c.requestSeq == 0 && f.method == k.method.Name && f.id != "":
-			c.requestSeq, c.id = f.seq, f.id
-		case k.method != nil && f.dir == transcript.SDKToRuntime && c.requestSeq > 0 && f.method == "" && f.id == c.id:
-			answer(f.seq)
-		case k.method == nil && toolID == "" && f.dir == transcript.RuntimeToSDK && f.event == "external_tool.requested" && strings.HasPrefix(f.requestID, "held-") && c.requestSeq == 0:
+		case k.Method != nil && f.Dir == transcript.RuntimeToSDK && c.requestSeq == 0 && f.Method == k.Method.Name && f.ID != "":
+			c.requestSeq, c.id = f.Seq, f.ID
+		case k.Method != nil && f.Dir == transcript.SDKToRuntime && c.requestSeq > 0 && f.Method == "" && f.ID == c.id:
+			answer(f.Seq)
+		case k.Method == nil && toolID == "" && f.Dir == transcript.RuntimeToSDK && f.Event == "external_tool.requested" && strings.HasPrefix(f.RequestID, "held-") && c.requestSeq == 0:
 			// The call's requestId is not known (the call went out in no stretch of its own: a
 			// replay of a recording from before byStep): the phase's one call of the tool
 			// outside a turn (standin.CallTool's "held-N").
-			toolID = f.requestID
-			c.requestSeq, c.id = f.seq, toolID
-		case k.method == nil && toolID != "" && f.dir == transcript.RuntimeToSDK && f.event == "external_tool.requested" && f.requestID == toolID && c.requestSeq == 0:
-			c.requestSeq, c.id = f.seq, toolID
-		case k.method == nil && toolID != "" && f.dir == transcript.SDKToRuntime && f.method == "session.tools.handlePendingToolCall" && f.requestID == toolID:
-			answer(f.seq)
+			toolID = f.RequestID
+			c.requestSeq, c.id = f.Seq, toolID
+		case k.Method == nil && toolID != "" && f.Dir == transcript.RuntimeToSDK && f.Event == "external_tool.requested" && f.RequestID == toolID && c.requestSeq == 0:
+			c.requestSeq, c.id = f.Seq, toolID
+		case k.Method == nil && toolID != "" && f.Dir == transcript.SDKToRuntime && f.Method == "session.tools.handlePendingToolCall" && f.RequestID == toolID:
+			answer(f.Seq)
 		}
 	}
 	return c
@@ -352,11 +267,11 @@ func callIn(frames []frameHead, since int, k pendingKind, toolID string) pending
 
 // othersAnsweredWhileHeld checks every (held, other) pair: the other kind's request was answered
 // before the held one was released.
-func (w *world) othersAnsweredWhileHeld() error {
+func (w *engine) othersAnsweredWhileHeld() error {
 	if len(w.holds) == 0 {
 		return fmt.Errorf("no kind of runtime request was held in this scenario")
 	}
-	frames := frameHeads(w.Entries())
+	frames := hold.FrameHeads(w.Entries())
 	fails := map[string][]string{}
 	var notReached []string
 	for _, p := range w.holds {
@@ -368,7 +283,7 @@ func (w *world) othersAnsweredWhileHeld() error {
 		held := callIn(frames, p.start, p.held, p.heldToolID)
 		for _, o := range p.others {
 			w.Check(o.String()+" while "+p.held.String()+" is held", "")
-			c := callIn(frames, p.start, o, p.toolIDs[o.tool])
+			c := callIn(frames, p.start, o, p.toolIDs[o.Tool])
 			switch {
 			case c.requestSeq == 0:
 				fails[p.held.String()] = append(fails[p.held.String()], fmt.Sprintf("%s: the runtime's request is not in the transcript", o))
@@ -388,11 +303,11 @@ func (w *world) othersAnsweredWhileHeld() error {
 
 // heldAnsweredOnRelease checks that each held request was answered once, under its own id, after
 // its release.
-func (w *world) heldAnsweredOnRelease() error {
+func (w *engine) heldAnsweredOnRelease() error {
 	if len(w.holds) == 0 {
 		return fmt.Errorf("no kind of runtime request was held in this scenario")
 	}
-	frames := frameHeads(w.Entries())
+	frames := hold.FrameHeads(w.Entries())
 	fails := map[string][]string{}
 	for _, p := range w.holds {
 		if !p.reached {
