@@ -72,7 +72,14 @@ func Register(sc scenario.Binder, s *scenario.Scenario) {
 	sc.Step(`^each type reads back from its JSON as the same value$`, w.readBack)
 }
 
-// convert sends every generated value of the variant in one driver command.
+// convertBatch bounds the values of one convert command. A shared driver serves other
+// scenarios meanwhile (PROTOCOL.md "Shared drivers"), and one command carrying every value of a
+// variant (up to 1,400, megabytes of JSON each way) kept a loaded driver busy for tens of
+// seconds, so other scenarios' liveness hellos (10 s) timed out and their driver was killed;
+// about 100 values keep each command, and each line, to a fraction of a second.
+const convertBatch = 100
+
+// convert sends every generated value of the variant, convertBatch values per driver command.
 func (w *engine) convert(variant string) error {
 	shape, ok := shapes[variant]
 	if !ok {
@@ -108,6 +115,18 @@ func (w *engine) convert(variant string) error {
 	if len(values) == 0 {
 		return fmt.Errorf("the schemas give no value %s", variant)
 	}
+	for start := 0; start < len(values); start += convertBatch {
+		end := min(start+convertBatch, len(values))
+		if err := w.send(values[start:end], start); err != nil {
+			return err
+		}
+	}
+	w.observe()
+	return nil
+}
+
+// send converts values, the tried values from offset on, in one driver command.
+func (w *engine) send(values []any, offset int) error {
 	raw, err := w.Do("convert", map[string]any{"values": values})
 	if err != nil {
 		return err
@@ -121,10 +140,9 @@ func (w *engine) convert(variant string) error {
 	if len(ans.Outcomes) != len(values) {
 		return fmt.Errorf("the %s driver answered %d outcomes for %d values", w.T.SDK(), len(ans.Outcomes), len(values))
 	}
-	for i := range ans.Outcomes {
-		w.tried[i].out = ans.Outcomes[i]
+	for i, o := range ans.Outcomes {
+		w.tried[offset+i].out = o
 	}
-	w.observe()
 	return nil
 }
 
