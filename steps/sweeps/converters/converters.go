@@ -76,8 +76,13 @@ func Register(sc scenario.Binder, s *scenario.Scenario) {
 // scenarios meanwhile (PROTOCOL.md "Shared drivers"), and one command carrying every value of a
 // variant (up to 1,400, megabytes of JSON each way) kept a loaded driver busy for tens of
 // seconds, so other scenarios' liveness hellos (10 s) timed out and their driver was killed;
-// about 100 values keep each command, and each line, to a fraction of a second.
-const convertBatch = 100
+// about 100 values keep each command, and each line, to a fraction of a second. A few values
+// are large (a union of event types: one batch of 100 was 600 KB out, 1.2 MB back and 3.4 s on
+// an idle machine), so a batch also ends at convertBatchBytes of values' JSON.
+const (
+	convertBatch      = 100
+	convertBatchBytes = 64 << 10
+)
 
 // convert sends every generated value of the variant, convertBatch values per driver command.
 func (w *engine) convert(variant string) error {
@@ -91,6 +96,7 @@ func (w *engine) convert(variant string) error {
 	}
 	w.doc = doc
 	var values []any
+	var sizes []int
 	var dropped []string
 	for _, def := range doc.ObjectDefinitions() {
 		vs, left := doc.DefinitionShapes(def, shape)
@@ -107,6 +113,7 @@ func (w *engine) convert(variant string) error {
 			}
 			w.tried = append(w.tried, tried{def: def, shape: v.Name, value: value})
 			values = append(values, map[string]any{"type": def.Name, "value": v.Value})
+			sizes = append(sizes, len(b))
 		}
 	}
 	if len(dropped) > 0 {
@@ -115,14 +122,31 @@ func (w *engine) convert(variant string) error {
 	if len(values) == 0 {
 		return fmt.Errorf("the schemas give no value %s", variant)
 	}
-	for start := 0; start < len(values); start += convertBatch {
-		end := min(start+convertBatch, len(values))
-		if err := w.send(values[start:end], start); err != nil {
+	for _, b := range batches(sizes, convertBatch, convertBatchBytes) {
+		if err := w.send(values[b[0]:b[1]], b[0]); err != nil {
 			return err
 		}
 	}
 	w.observe()
 	return nil
+}
+
+// batches cuts the values, by their JSON sizes, into [start, end) ranges of at most n values and,
+// unless a single value is larger, at most bytes.
+func batches(sizes []int, n, bytes int) [][2]int {
+	var out [][2]int
+	start, total := 0, 0
+	for i, size := range sizes {
+		if i > start && (i-start == n || total+size > bytes) {
+			out = append(out, [2]int{start, i})
+			start, total = i, 0
+		}
+		total += size
+	}
+	if start < len(sizes) {
+		out = append(out, [2]int{start, len(sizes)})
+	}
+	return out
 }
 
 // send converts values, the tried values from offset on, in one driver command.

@@ -43,3 +43,21 @@ func TestNotBuilt(t *testing.T) {
 	assert.False(t, outcome{Outcome: "error", Error: &sdkError{Type: "TypeError"}}.notBuilt())
 	assert.False(t, outcome{Outcome: "ok"}.notBuilt())
 }
+
+func TestBatches(t *testing.T) {
+	tests := []struct {
+		name  string
+		sizes []int
+		want  [][2]int
+	}{
+		{"none", nil, nil},
+		{"by count", []int{1, 1, 1, 1, 1}, [][2]int{{0, 2}, {2, 4}, {4, 5}}},
+		{"by bytes", []int{6, 5, 1, 9}, [][2]int{{0, 1}, {1, 3}, {3, 4}}},
+		{"a value larger than the bound goes alone", []int{1, 30, 1}, [][2]int{{0, 1}, {1, 2}, {2, 3}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, batches(tt.sizes, 2, 10))
+		})
+	}
+}
