@@ -44,14 +44,28 @@ func TestDotnetDriverBuildsByName(t *testing.T) {
 		file string
 		line int
 	}
-	var hits []hit
+	var hits, converters []hit
 	for file, lines := range src {
 		for i, l := range lines {
-			if deserializer.MatchString(l) {
+			switch {
+			case !deserializer.MatchString(l):
+			case file == "Converters.cs":
+				converters = append(converters, hit{file, i + 1})
+			default:
 				hits = append(hits, hit{file, i + 1})
 			}
 		}
 	}
+	// The convert command tests the SDK's converter from JSON itself: one call, reading back the
+	// JSON of a value built by name first (PROTOCOL.md, Converters).
+	require.Len(t, converters, 1, "System.Text.Json deserializer calls in Converters.cs (only the read-back): %v", converters)
+	built := -1
+	for i, l := range src["Converters.cs"] {
+		if strings.Contains(l, "ByName.Build(") {
+			built = i + 1
+		}
+	}
+	assert.True(t, built > 0 && built < converters[0].line, "Converters.cs reads back before it builds by name")
 	require.Len(t, hits, 1, "System.Text.Json deserializer calls in drivers/dotnet (only ByName.Decode may have one): %v", hits)
 	assert.Equal(t, "ByName.cs", hits[0].file)
 	byName := src["ByName.cs"]

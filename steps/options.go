@@ -12,6 +12,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/cancel"
+	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/converters"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/fields"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/ordersweep"
 	"github.com/copilot-sdk-conformance/conformance/steps/sweeps/resolved"
@@ -36,6 +37,7 @@ func (w *world) registerWire(sc scenario.Binder) {
 	w.registerConnect(sc)
 	fields.Register(sc, w.Scenario)
 	surfacehandlers.Register(sc, w.Scenario)
+	converters.Register(sc, w.Scenario)
 	surfacereached.Register(sc, w.Scenario)
 }
 

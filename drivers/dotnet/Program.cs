@@ -185,6 +185,7 @@ internal static class Program
         "stopClient" => StopClientAsync(a),
         "rpc" => GeneratedRpc.RpcAsync(a, RpcOwner, $"{PackageId} {SdkVersion()}"),
         "rpcBatch" => GeneratedRpc.BatchAsync(a, RpcOwner, $"{PackageId} {SdkVersion()}"),
+        "convert" => Converters.ConvertAsync(a, $"{PackageId} {SdkVersion()}"),
         "surface" => Task.FromResult(Surface.Entries()),
         "hold" => Holds.Hold(a),
         "release" => Holds.Release(a),
@@ -277,6 +278,7 @@ internal static class Program
         SessionOptions.Declare($"{PackageId} {version}", capabilities, notes);
         ConnectOptions.Declare($"{PackageId} {version}", capabilities, notes);
         GeneratedRpc.Declare($"{PackageId} {version}", capabilities, notes);
+        Converters.Declare($"{PackageId} {version}", capabilities, notes);
         // The config and result types the driver builds from JSON (ByName.cs), read from the SDK's types.
         foreach (Type built in new[] { typeof(SessionConfig), typeof(ResumeSessionConfig), typeof(CopilotClientOptions), typeof(ToolResultObject) })
         {
@@ -319,6 +321,7 @@ internal static class Program
             ["connect.option.clientInfo"] = "GitHub.Copilot.CopilotClientOptions.ClientInfo",
             ["connect.option.gitHubTelemetry"] = "GitHub.Copilot.CopilotClientOptions.OnGitHubTelemetry",
             ["rpc.generated"] = "GitHub.Copilot.CopilotSession.Rpc",
+            ["convert.roundtrip"] = "GitHub.Copilot.CopilotClient.Rpc",
             ["handler.cancel.tool"] = "Microsoft.Extensions.AI.AIFunction.InvokeAsync",
         };
         SessionOptions.Symbols(symbols);

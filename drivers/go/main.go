@@ -258,6 +258,7 @@ func (d *driver) hello() (map[string]any, error) {
 	connectCapabilities(caps)
 	optionCapabilities(version, caps, notes)
 	rpcCapabilities(version, caps, notes)
+	convertCapabilities(version, caps, notes)
 	if !hasSetTools {
 		notes["session.setTools"] = fmt.Sprintf("%s %s has no high-level Session.SetTools(ctx, []Tool) "+
 			"(only the generated RPC Session.RPC.Tools.Set, which does not swap the handlers)", sdkModule, version)
@@ -302,6 +303,7 @@ func missingSymbols(caps map[string]bool) map[string]string {
 		"rpc.handlers":         handlersGap,
 		"handler.hooks":        "driver: no hooks.invoke handler without the runtime->SDK handlers (rpc.handlers)",
 		"handler.hooks.inputs": "driver: no hooks.invoke handler without the runtime->SDK handlers (rpc.handlers)",
+		"convert.roundtrip":    "driver: no generated type registry (zgenerated_types.go is written by conformance prepare)",
 		"surface.callbacks": "driver: the go driver gives a definition no callback of its own: a Go func field may be nil, " +
 			"and filling one changes the wire (NamedProviderConfig.BearerTokenProvider announces hasBearerTokenProvider)",
 	}
@@ -874,6 +876,8 @@ func (d *driver) dispatch(c command) (result any, err error) {
 		return d.rpc(c.Args)
 	case "rpcBatch":
 		return d.rpcBatch(c.Args)
+	case "convert":
+		return d.convert(c.Args)
 	case "hold":
 		return hold(c.Args)
 	case "release":

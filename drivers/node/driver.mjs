@@ -297,6 +297,9 @@ function capabilities() {
     "call.cancel.sendAndWait": true,
     // errObject: the thrown ResponseError's own code and data fields.
     "error.rpc.code": true,
+    // TypeScript's generated types are erased at run time: a value is a plain object, with no
+    // converter of the SDK's to call (PROTOCOL.md, Converters).
+    "convert.roundtrip": false,
     // ToolBinaryResult's declared type has no metadata, but the SDK forwards the object it is
     // given as is, which is what a JavaScript application relies on.
     "tool.result.binary.metadata": true,
@@ -350,6 +353,7 @@ function capabilities() {
   notes["handler.cancel.tool"] = toolCancelWay()
     ? `ToolInvocation.${toolCancelWay()} (AbortSignal): aborted when the runtime completes the call or the session disconnects`
     : `${v}: ToolInvocation declares no AbortSignal member: a tool handler cannot learn that the runtime resolved its call`;
+  notes["convert.roundtrip"] = `${v}: the generated types (dist/generated/rpc.d.ts) are TypeScript interfaces, erased at run time: an application's value is a plain object, converted by JSON.stringify / JSON.parse, not by a converter of the SDK's`;
   notes.events = "subscribed through SessionConfig.onEvent (session.on registered before session.create/resume)";
   return { caps, notes };
 }

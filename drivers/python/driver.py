@@ -70,6 +70,7 @@ import surface as _surface  # noqa: E402  (beside this file: PROTOCOL.md "Surfac
 import handlers as _handlers  # noqa: E402  (beside this file: runtime-to-SDK handlers)
 import holds as _holds  # noqa: E402  (beside this file: held handlers)
 import byname  # noqa: E402  (beside this file: SDK values built by field name)
+import convert as _convert  # noqa: E402  (beside this file: the generated types' converters)
 
 # How the SDK tells a held tool handler that its call was resolved ("" when it cannot).
 TOOL_CANCEL_WAY = _holds.tool_cancel_way()
@@ -207,6 +208,7 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     caps["handler.hooks.inputs"] = caps["handler.hooks"] and bool(_surface.hook_inputs())
     option_capabilities(caps, notes)
     generated_rpc.capabilities(SDK_LABEL, caps, notes)
+    _convert.capabilities(SDK_LABEL, caps, notes)
     caps["handler.permission"] = True
     caps["session.gitHubToken"] = "github_token" in CREATE_KWARGS
     if not caps["session.gitHubToken"]:
@@ -273,6 +275,7 @@ MISSING_SYMBOLS = {
     "tool.result.sessionLog": "copilot.tools.ToolResult.session_log",
     "tool.result.telemetry": "copilot.tools.ToolResult.tool_telemetry",
     "handler.cancel.tool": "copilot.tools.ToolHandler",
+    "convert.roundtrip": "copilot.generated.rpc",
     # Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
 }
 
@@ -933,6 +936,11 @@ class Driver:
             except Exception as exc:  # what the SDK raised, the batch goes on
                 outcomes.append({"outcome": "error", "error": generated_rpc.error_object(exc)})
         return {"outcomes": outcomes}
+
+    async def cmd_convert(self, args: dict[str, Any]) -> dict[str, Any]:
+        # CPU-bound: on a thread of its own, so a shared driver's loop keeps serving the other
+        # scenarios' commands meanwhile.
+        return await asyncio.to_thread(_convert.convert, need(args, "values"), SDK_LABEL)
 
     async def cmd_hold(self, args: dict[str, Any]) -> dict[str, Any]:
         return _holds.hold(args)

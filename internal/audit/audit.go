@@ -23,6 +23,7 @@ var Shapes = map[string]bool{
 	"tool.isTerminal.explicitFalse": true, // a plain bool cannot say "false" apart from "unset"
 	"session.rpc.tools.set.nil":     true, // the language has no nil list apart from an empty one
 	"error.rpc.code":                true, // the SDK's JSON-RPC error type is not public
+	"convert.roundtrip":             true, // TypeScript's types are erased: no converter exists at run time
 }
 
 // Universe is every capability a driver may declare: the fixed ones of suite.Capabilities, and

@@ -216,30 +216,11 @@ func (d *Doc) Node(ref string) any {
 
 // Validate checks v against the schema at "file#pointer" (or a pointer into api.schema.json).
 func (d *Doc) Validate(ref string, v any) error {
-	if !strings.Contains(ref, "#") {
-		ref = apiFile + "#" + ref
-	}
-	d.mu.Lock()
-	s := d.compiled[ref]
-	if s == nil {
-		var err error
-		at := ref
-		if ptr, ok := strings.CutPrefix(ref, apiFile+"#"); ok {
-			at = apiFile + "#" + d.hoisted.Of(ptr)
-		}
-		if s, err = d.compiler.Compile(d.base + at); err != nil {
-			d.mu.Unlock()
-			return err
-		}
-		d.compiled[ref] = s
-	}
-	d.mu.Unlock()
-	// The validator wants its own decoding of numbers (json.Number): round-trip through JSON.
-	b, err := json.Marshal(v)
+	s, err := d.compile(ref)
 	if err != nil {
 		return err
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	inst, err := instance(v)
 	if err != nil {
 		return err
 	}
@@ -249,6 +230,37 @@ func (d *Doc) Validate(ref string, v any) error {
 	return nil
 }
 
+// compile is the schema at "file#pointer" (or a pointer into api.schema.json), compiled once.
+func (d *Doc) compile(ref string) (*jsonschema.Schema, error) {
+	if !strings.Contains(ref, "#") {
+		ref = apiFile + "#" + ref
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s := d.compiled[ref]; s != nil {
+		return s, nil
+	}
+	at := ref
+	if ptr, ok := strings.CutPrefix(ref, apiFile+"#"); ok {
+		at = apiFile + "#" + d.hoisted.Of(ptr)
+	}
+	s, err := d.compiler.Compile(d.base + at)
+	if err != nil {
+		return nil, err
+	}
+	d.compiled[ref] = s
+	return s, nil
+}
+
+// instance is v as the validator decodes JSON (numbers as json.Number): v round-tripped.
+func instance(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
+}
+
 // ValidateParams checks a method's params; ValidateResult its result.
 func (d *Doc) ValidateParams(m Method, v any) error { return d.Validate(m.ptr+"/params", v) }
 func (d *Doc) ValidateResult(m Method, v any) error { return d.Validate(m.ptr+"/result", v) }
@@ -256,10 +268,13 @@ func (d *Doc) ValidateResult(m Method, v any) error { return d.Validate(m.ptr+"/
 // leaves is a validation error's leaf causes, "pointer: message; …", sorted: the validator
 // walks an object's properties in map order, and a failure message must read the same in every
 // run (shards, replays and diffs compare messages).
-func leaves(err error) string {
+func leaves(err error) string { return strings.Join(leafList(err), "; ") }
+
+// leafList is a validation error's leaf causes, sorted, each "pointer: message" once.
+func leafList(err error) []string {
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return err.Error()
+		return []string{err.Error()}
 	}
 	var out []string
 	var walk func(e *jsonschema.ValidationError)
@@ -273,7 +288,7 @@ func leaves(err error) string {
 	}
 	walk(ve)
 	sort.Strings(out)
-	return strings.Join(out, "; ")
+	return slices.Compact(out)
 }
 
 // Cases generates a method's params cases: "required" (only what the schema requires), "all"

@@ -33,8 +33,9 @@ func init() {
 		Pinned:   pinnedIn("go.mod", `github\.com/github/copilot-sdk/go (v\S+)`),
 		Pristine: pristineGo,
 		// Revision 1: preparations made before the source probe downloaded the module could be
-		// built without the handlers on a fresh module cache (goModuleDir).
-		Revision: 1,
+		// built without the handlers on a fresh module cache (goModuleDir). Revision 2: the
+		// driver's generated type registry (gotypes.go) is written at prepare.
+		Revision: 2,
 		Versions: registry.Public.GoModule(goSDKModule),
 		// The published-versions test probes every v1.0.0-beta.N up to registry.GoMaxBeta and the releases
 		// (no previews: it samples only one pre-release).
@@ -105,6 +106,15 @@ func prepareGo(ctx context.Context, pc PrepareContext) (Launch, error) {
 	if err != nil {
 		return Launch{}, err
 	}
+	sdkDir, err := goSourceDir(ctx, src, env)
+	if err != nil {
+		return Launch{}, err
+	}
+	n, err := writeGoTypeRegistry(sdkDir, src)
+	if err != nil {
+		return Launch{}, err
+	}
+	fmt.Fprintf(pc.Log, "go: %d generated struct types of the SDK's rpc package registered for convert\n", n)
 	bin := filepath.Join(pc.CacheDir, "driver")
 	build := []string{"build", "-o", bin}
 	if len(tags) > 0 {

@@ -96,6 +96,8 @@ func CommandNeeds(cmd string, args any) []string {
 		// An unsupported outcome for one method inside the batch is that method's absence from
 		// the generated layer; an unsupported answer to the command itself is not.
 		out = append(out, "rpc.generated")
+	case "convert":
+		out = append(out, "convert.roundtrip")
 	}
 	if cmd == "createSession" || cmd == "resumeSession" {
 		out = append(out, prefixed("session.option.", a["options"])...)

@@ -1181,6 +1181,13 @@ fn hello() -> Outcome {
         ));
     }
     notes["rpc.generated"] = json!(generated_note);
+    // convert (PROTOCOL.md, Converters): serde_json::to_value / from_value on the generated
+    // types; the driver's by-name builders reach only the request, result and config types
+    // (build_byname.rs), not every generated type, so the command is not offered yet.
+    capabilities["convert.roundtrip"] = json!(false);
+    notes["convert.roundtrip"] = json!(
+        "driver: build_byname.rs writes by-name builders only for the types a request, result or config reaches, not for every generated type by name"
+    );
     // The config fields whose type has no by-name builder (none the crate's source declares)
     // and that serde sets, each by its owner.
     let serde_fields = [
@@ -1251,6 +1258,8 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // The one definition whose type requires a callback: the driver builds it with its
         // constructor, which takes the handler (src/callbacks.rs).
         ("surface.callbacks", "CommandDefinition::new"),
+        // Not the crate's absence: serde's to_value / from_value exist on every generated type.
+        ("convert.roundtrip", "driver: no convert command yet (build_byname.rs builds only the types a request, result or config reaches, not every generated type by name)"),
     ]
     .into_iter()
     .map(|(c, s)| (c.to_string(), s.to_string()))

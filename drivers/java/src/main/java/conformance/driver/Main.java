@@ -33,12 +33,14 @@ public final class Main {
     private final Out out;
     private final SdkAdapter sdk;
     private final Rpc rpc;
+    private final Convert convert;
     private final Properties build;
 
     private Main(Out out, SdkAdapter sdk, Properties build) {
         this.out = out;
         this.sdk = sdk;
         this.rpc = new Rpc(sdk);
+        this.convert = new Convert(rpc, sdk);
         this.build = build;
     }
 
@@ -196,6 +198,7 @@ public final class Main {
                 Map<String, Boolean> caps = new LinkedHashMap<>(sdk.capabilities());
                 Map<String, String> notes = new LinkedHashMap<>(sdk.notes());
                 rpc.declare(caps, notes);
+                convert.declare(caps, notes);
                 notes.put("driver.builtBy", ByName.note()); // after rpc planned its request types
                 caps.put("driver.concurrent", true); // commands run on an executor (run)
                 result.set("capabilities", Out.JSON.valueToTree(caps));
@@ -204,6 +207,7 @@ public final class Main {
                 // generated class Rpc looks for; nothing for a capability declared true.
                 Map<String, String> missing = new TreeMap<>(sdk.missing());
                 missing.put("rpc.generated", rpc.generatedPackage() + ".SessionRpc");
+                missing.put("convert.roundtrip", rpc.generatedPackage() + ".ServerRpc");
                 missing.keySet().removeIf(c -> Boolean.TRUE.equals(caps.get(c)));
                 result.set("missing", Out.JSON.valueToTree(missing));
             }
@@ -237,6 +241,7 @@ public final class Main {
             case "stopClient" -> sdk.stopClient(required(args, "client"));
             case "rpc" -> result = rpc.call(args);
             case "rpcBatch" -> result = rpc.batch(args);
+            case "convert" -> result = convert.convert(args);
             case "hold" -> result = Holds.hold(args);
             case "release" -> result = Holds.release(args);
             case "shutdown" -> {
