@@ -257,21 +257,9 @@ func (w *engine) settleAll(kinds []resolvingKind, since int) {
 // kind repeated under one requestId, the tool call resolved while its handler is held, then
 // every resolving event for an id the SDK never saw, followed by a tool call.
 func (w *engine) resolveEachKind() error {
-	rt, err := w.ScriptedOnly("the scenario has the runtime send request events, repeat them and resolve them on demand; the real runtime does so only when its model's step makes it")
+	rt, doc, s, tool, err := w.prelude("the scenario has the runtime send request events, repeat them and resolve them on demand; the real runtime does so only when its model's step makes it", "a tool call is one kind of request")
 	if err != nil {
 		return err
-	}
-	doc, err := w.Schemas()
-	if err != nil {
-		return err
-	}
-	s, err := w.Current()
-	if err != nil {
-		return err
-	}
-	tool := w.firstTool()
-	if tool == "" {
-		return fmt.Errorf("the scenario needs a tool of the session (a tool call is one kind of request)")
 	}
 	release, err := w.HoldDriverLines()
 	if err != nil {
@@ -621,21 +609,9 @@ func (w *engine) resolvedRun() (*resolvedPhases, error) {
 // resolved while its handler is held (resolveWhileHeld), the release held back until the
 // handler reported it was told or hold.EnterWait passed.
 func (w *engine) resolveToolWhileHeld() error {
-	rt, err := w.ScriptedOnly("the scenario has the runtime resolve a tool call on demand; the real runtime does so only when its model's step makes it")
+	rt, doc, s, tool, err := w.prelude("the scenario has the runtime resolve a tool call on demand; the real runtime does so only when its model's step makes it", "its call is the request resolved")
 	if err != nil {
 		return err
-	}
-	doc, err := w.Schemas()
-	if err != nil {
-		return err
-	}
-	s, err := w.Current()
-	if err != nil {
-		return err
-	}
-	tool := w.firstTool()
-	if tool == "" {
-		return fmt.Errorf("the scenario needs a tool of the session (its call is the request resolved)")
 	}
 	var kind *resolvingKind
 	for _, k := range resolvingKinds(doc) {
@@ -742,6 +718,29 @@ func judgeTold(has bool, note, sdk string, entries []transcript.Entry, cases []r
 		}
 	}
 	return jsondiff.GroupedError(fails, "tool calls the runtime resolved were not told to the application's handler in time", "kinds")
+}
+
+// prelude is what every When step of the sweep needs: the scripted runtime (why: the reason it
+// cannot be the real one), the schemas, the current session and its first tool (role: what the
+// tool is for, should the session have none).
+func (w *engine) prelude(why, role string) (*standin.Server, *schemagen.Doc, scenario.Session, string, error) {
+	rt, err := w.ScriptedOnly(why)
+	if err != nil {
+		return nil, nil, scenario.Session{}, "", err
+	}
+	doc, err := w.Schemas()
+	if err != nil {
+		return nil, nil, scenario.Session{}, "", err
+	}
+	s, err := w.Current()
+	if err != nil {
+		return nil, nil, scenario.Session{}, "", err
+	}
+	tool := w.firstTool()
+	if tool == "" {
+		return nil, nil, scenario.Session{}, "", fmt.Errorf("the scenario needs a tool of the session (%s)", role)
+	}
+	return rt, doc, s, tool, nil
 }
 
 // firstTool is the name of the session's first named tool ("" when none): its call is the tool
