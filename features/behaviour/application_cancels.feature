@@ -9,9 +9,10 @@ Feature: The application cancels a call the runtime has not answered
   call must end within 2 s with the language's cancellation error. The same call is then made
   again on the same client, and the runtime withholds its answer as long, so the late answer to
   the cancelled call arrives while the next call waits: it must be dropped without harm, and the
-  next call must be answered. (Which turn's reply a send-and-wait returns is not judged: the
-  stand-in plays the two turns side by side, where the runtime would queue the second.) An SDK whose call offers no way to cancel is unsupported,
-  naming what is missing, per call.
+  next call must be answered. (Which turn's reply that send-and-wait returns is judged in the
+  last scenario only, where the stand-in queues a session's turns as the real runtime does; the
+  others play the two turns side by side.) An SDK whose call offers no way to cancel is
+  unsupported, naming what is missing, per call.
 
   @requires.call.cancel.createSession
   Scenario: the application cancels a session's creation while the runtime withholds its answer
@@ -58,3 +59,16 @@ Feature: The application cancels a call the runtime has not answered
       | group   |
       | server  |
       | session |
+
+  # The real runtime queues a prompt sent while a turn runs (session.send's mode "enqueue", the
+  # default in its schema) and starts its turn after that turn's session.idle: a send-and-wait
+  # cancelled while its turn runs leaves that turn to end after the next prompt was answered.
+  @requires.call.cancel.sendAndWait
+  Scenario: a send-and-wait after a cancelled one returns its own turn's reply
+    Given a session is created
+    And the runtime plays each session's turns one at a time, each after the one before it went idle
+    And the model replies "the cancelled prompt's reply" to the next prompt after 3000 ms
+    And the model replies "the next prompt's reply" to the next prompt after 500 ms
+    When the application sends a prompt, waits for the reply and cancels the call after 200 ms
+    Then the call ended within 2000 ms with the language's cancellation error
+    And a prompt sent next on the same session is answered with "the next prompt's reply", its own turn's reply
