@@ -4,6 +4,7 @@
 // does. GiveUp bounds the wait should the release never come.
 
 using System.Collections.Concurrent;
+using System.Reflection;
 using System.Text.Json.Nodes;
 
 namespace Conformance.Driver;
@@ -88,4 +89,38 @@ internal static class Holds
     /// handler.cancel.tool).</summary>
     public static bool ToolCancelWay() => typeof(Microsoft.Extensions.AI.AIFunction).GetMethods()
         .Any(m => m.Name == "InvokeAsync" && m.GetParameters().Any(p => p.ParameterType == typeof(CancellationToken)));
+
+    /// <summary>The handlers of the request events (PROTOCOL.md "Holding a handler", capability
+    /// handler.cancel.&lt;kind&gt;): the capability's last word, the type and delegate property that
+    /// carries the handler, and the argument type the audit names should it gain a token.</summary>
+    public static readonly (string Kind, Type Owner, string Property, string Argument)[] RequestHandlers =
+    {
+        ("permission", typeof(GitHub.Copilot.SessionConfig), "OnPermissionRequest", "GitHub.Copilot.PermissionInvocation"),
+        ("elicitation", typeof(GitHub.Copilot.SessionConfig), "OnElicitationRequest", "GitHub.Copilot.ElicitationContext"),
+        ("command", typeof(GitHub.Copilot.CommandDefinition), "Handler", "GitHub.Copilot.CommandContext"),
+    };
+
+    /// <summary>Where the SDK would hand the handler of a request kind a CancellationToken (how it
+    /// could tell it that the runtime resolved its request): a parameter of the delegate, or a
+    /// property of one of its argument types; null when it has none. Read by reflection on the
+    /// installed SDK's delegate type, never listed.</summary>
+    public static string? RequestCancelWay(Type owner, string property)
+    {
+        MethodInfo? invoke = owner.GetProperty(property)?.PropertyType.GetMethod("Invoke");
+        foreach (ParameterInfo p in invoke?.GetParameters() ?? Array.Empty<ParameterInfo>())
+        {
+            if (p.ParameterType == typeof(CancellationToken))
+            {
+                return $"{owner.Name}.{property}'s CancellationToken parameter";
+            }
+            foreach (PropertyInfo member in p.ParameterType.GetProperties())
+            {
+                if (member.PropertyType == typeof(CancellationToken))
+                {
+                    return $"{p.ParameterType.Name}.{member.Name}";
+                }
+            }
+        }
+        return null;
+    }
 }

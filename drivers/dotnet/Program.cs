@@ -243,6 +243,9 @@ internal static class Program
             ["rpc.requestHandler"] = true, // Requests.cs: a CopilotRequestHandler subclass
             ["surface.callbacks"] = true, // ByName.BuildObject: a required delegate left unset gets Surface.DoNothing
             ["handler.cancel.tool"] = Holds.ToolCancelWay(), // BuildTool's Held: the function's CancellationToken
+            ["handler.cancel.permission"] = false, // Holds.RequestHandlers: no request handler is held yet
+            ["handler.cancel.elicitation"] = false,
+            ["handler.cancel.command"] = false,
             // Cancel.cs: each of these calls takes a CancellationToken
             ["call.cancel.createSession"] = true,
             ["call.cancel.resumeSession"] = true,
@@ -267,6 +270,13 @@ internal static class Program
                 $"{PackageId} {version}: ToolResultAIContent(ToolResultObject); ToolBinaryResult has Data, MimeType, " +
                 "Type and Description, no metadata",
         };
+        foreach ((string kind, Type owner, string property, string argument) in Holds.RequestHandlers)
+        {
+            string? way = Holds.RequestCancelWay(owner, property);
+            notes[$"handler.cancel.{kind}"] = way is null
+                ? $"{PackageId} {version}: {owner.Name}.{property} hands the {kind} handler no CancellationToken ({argument} has none): it cannot learn that the runtime resolved its request"
+                : $"{way}: the driver does not watch it yet";
+        }
         notes["rpc.handlers"] =
             $"{PackageId} {version}: hooks.invoke through SessionConfigBase.Hooks, sessionFs.* through CreateSessionFsProvider " +
             "(a SessionFsProvider with both SQLite interfaces; CopilotClientOptions.SessionFs at connect), canvas.* through " +
@@ -323,7 +333,20 @@ internal static class Program
             ["rpc.generated"] = "GitHub.Copilot.CopilotSession.Rpc",
             ["convert.roundtrip"] = "GitHub.Copilot.CopilotClient.Rpc",
             ["handler.cancel.tool"] = "Microsoft.Extensions.AI.AIFunction.InvokeAsync",
+            // No request handler receives a CancellationToken in the versions published so far
+            // (Holds.RequestHandlers' argument types have none).
+            ["handler.cancel.permission"] = "GitHub.Copilot.PermissionInvocation.CancellationToken",
+            ["handler.cancel.elicitation"] = "GitHub.Copilot.ElicitationContext.CancellationToken",
+            ["handler.cancel.command"] = "GitHub.Copilot.CommandContext.CancellationToken",
         };
+        // One that appears is a driver gap until the driver holds that handler and watches it.
+        foreach ((string kind, Type owner, string property, string _) in Holds.RequestHandlers)
+        {
+            if (Holds.RequestCancelWay(owner, property) is string way)
+            {
+                symbols[$"handler.cancel.{kind}"] = $"driver: the held {kind} handler does not watch {way} yet";
+            }
+        }
         SessionOptions.Symbols(symbols);
         var missing = new JsonObject();
         foreach ((string capability, string symbol) in symbols)

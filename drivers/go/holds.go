@@ -125,3 +125,69 @@ func toolCancelled(inv copilot.ToolInvocation) <-chan struct{} {
 	}
 	return nil
 }
+
+// requestWay is how the SDK could tell the handler of one request event kind that the runtime
+// resolved its request (PROTOCOL.md "Holding a handler", capability handler.cancel.<kind>): the
+// first context.Context field of the struct the handler receives, read by reflection on the
+// handler's own func type (the permission handler's invocation, the elicitation handler's and a
+// command handler's context), so that it holds on every SDK version; "" when it has none.
+type requestWay struct {
+	kind    string // the capability's last word
+	holder  string // the func-typed field: Type.Field
+	arg     int    // the argument of the func that carries the context
+	context string // the struct's type and its context field, "" when none
+	missing string // the symbol the audit checks is absent
+}
+
+var requestWays = func() []requestWay {
+	ctx := reflect.TypeOf((*context.Context)(nil)).Elem()
+	var out []requestWay
+	for _, w := range []requestWay{
+		{kind: "permission", holder: "SessionConfig.OnPermissionRequest", arg: 1},
+		{kind: "elicitation", holder: "SessionConfig.OnElicitationRequest", arg: 0},
+		{kind: "command", holder: "CommandDefinition.Handler", arg: 0},
+	} {
+		var holder reflect.Type = reflect.TypeOf(copilot.SessionConfig{})
+		if w.holder == "CommandDefinition.Handler" {
+			holder = reflect.TypeOf(copilot.CommandDefinition{})
+		}
+		w.missing = "copilot." + w.holder + " (no context.Context in its arguments)"
+		if f, ok := holder.FieldByName(w.holder[len(holder.Name())+1:]); ok && f.Type.Kind() == reflect.Func && f.Type.NumIn() > w.arg {
+			in := f.Type.In(w.arg)
+			w.missing = "copilot." + in.Name() + ".Context"
+			for i := 0; in.Kind() == reflect.Struct && i < in.NumField(); i++ {
+				if fi := in.Field(i); fi.IsExported() && fi.Type == ctx {
+					w.context = "copilot." + in.Name() + "." + fi.Name
+					break
+				}
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}()
+
+// requestCapabilities declares handler.cancel.<kind> per request kind. None of the pinned
+// version's handlers receives a context, and the driver holds no request handler yet: a version
+// that gives one is a driver gap until the driver watches it.
+func requestCapabilities(caps map[string]bool, notes map[string]string) {
+	for _, w := range requestWays {
+		c := "handler.cancel." + w.kind
+		caps[c] = false
+		if w.context == "" {
+			notes[c] = w.missing + " does not exist: the " + w.kind + " handler's arguments carry no context.Context, so it cannot learn that the runtime resolved its request"
+			continue
+		}
+		notes[c] = w.context + " is a context.Context the driver does not watch yet"
+	}
+}
+
+// requestMissing is the symbol (or driver gap) behind each handler.cancel.<kind> declared false.
+func requestMissing(symbols map[string]string) {
+	for _, w := range requestWays {
+		symbols["handler.cancel."+w.kind] = w.missing
+		if w.context != "" {
+			symbols["handler.cancel."+w.kind] = "driver: the held " + w.kind + " handler does not watch " + w.context + " yet"
+		}
+	}
+}

@@ -255,6 +255,7 @@ func (d *driver) hello() (map[string]any, error) {
 		notes["handler.cancel.tool"] = "copilot.ToolInvocation." + toolCancelWay + " (context.Context): done when the runtime resolves the call (external_tool.completed) or the session ends"
 	}
 	toolCapabilities(version, caps, notes)
+	requestCapabilities(caps, notes)
 	connectCapabilities(caps)
 	optionCapabilities(version, caps, notes)
 	rpcCapabilities(version, caps, notes)
@@ -307,6 +308,7 @@ func missingSymbols(caps map[string]bool) map[string]string {
 		"surface.callbacks": "driver: the go driver gives a definition no callback of its own: a Go func field may be nil, " +
 			"and filling one changes the wire (NamedProviderConfig.BearerTokenProvider announces hasBearerTokenProvider)",
 	}
+	requestMissing(symbols)
 	for name, field := range connectFields {
 		symbols["connect.option."+name] = "copilot.ClientOptions." + field
 	}

@@ -132,6 +132,30 @@ function toolCancelWay() {
   return toolCancelWayRead;
 }
 
+// The AbortSignal member, if any, of what each request event's handler receives (dist/types.d.ts):
+// the permission handler's invocation argument, ElicitationContext, CommandContext (PROTOCOL.md
+// "Holding a handler", capability handler.cancel.<kind>). The driver holds no request handler
+// yet, so a member found is a driver gap, not a capability.
+const REQUEST_WAYS = {
+  permission: [/export type PermissionHandler = \([^)]*?invocation:\s*\{([\s\S]*?)\}\)/, "PermissionHandler.signal", "the permission handler's invocation argument"],
+  elicitation: [/export interface ElicitationContext\b[^{]*\{([\s\S]*?)\n\}/, "ElicitationContext.signal", "ElicitationContext"],
+  command: [/export interface CommandContext\b[^{]*\{([\s\S]*?)\n\}/, "CommandContext.signal", "CommandContext"],
+};
+function requestCancelWay(kind) {
+  const m = REQUEST_WAYS[kind][0].exec(readTypes());
+  return (m && /^\s*(\w+)\??:\s*AbortSignal\b/m.exec(m[1])?.[1]) || "";
+}
+function requestCapabilities(v, caps, notes, missing) {
+  for (const [kind, [, symbol, what]] of Object.entries(REQUEST_WAYS)) {
+    const c = `handler.cancel.${kind}`, way = requestCancelWay(kind);
+    if (caps) caps[c] = false;
+    if (notes) notes[c] = way
+      ? `${what}.${way} (AbortSignal): the driver does not watch it yet`
+      : `${v}: ${what} declares no AbortSignal member: the ${kind} handler cannot learn that the runtime resolved its request`;
+    if (missing) missing[c] = way ? `driver: the held ${kind} handler does not watch ${what}.${way} yet` : symbol;
+  }
+}
+
 // Options declared on the public Tool interface of the installed version (dist/types.d.ts).
 function declaredToolOptions() {
   try {
@@ -354,6 +378,7 @@ function capabilities() {
     ? `ToolInvocation.${toolCancelWay()} (AbortSignal): aborted when the runtime completes the call or the session disconnects`
     : `${v}: ToolInvocation declares no AbortSignal member: a tool handler cannot learn that the runtime resolved its call`;
   notes["convert.roundtrip"] = `${v}: the generated types (dist/generated/rpc.d.ts) are TypeScript interfaces, erased at run time: an application's value is a plain object, converted by JSON.stringify / JSON.parse, not by a converter of the SDK's`;
+  requestCapabilities(v, caps, notes, null);
   notes.events = "subscribed through SessionConfig.onEvent (session.on registered before session.create/resume)";
   return { caps, notes };
 }
@@ -383,6 +408,7 @@ function missingSymbols(caps) {
     "handler.cancel.tool": "ToolInvocation.signal",
     ...Object.fromEntries(Object.entries(NO_SIGNAL).map(([c, [sym]]) => [c, sym])),
   };
+  requestCapabilities("", null, null, symbols);
   const keys = declaredSessionKeys();
   for (const [name, m] of Object.entries(SESSION_OPTIONS)) {
     const where = m.resume || !keys.resume.has(m.key) ? "ResumeSessionConfig" : "SessionConfig";

@@ -74,6 +74,7 @@ import convert as _convert  # noqa: E402  (beside this file: the generated types
 
 # How the SDK tells a held tool handler that its call was resolved ("" when it cannot).
 TOOL_CANCEL_WAY = _holds.tool_cancel_way()
+REQUEST_CANCEL_WAYS = {kind: _holds.request_cancel_way(kind) for kind in _holds.REQUEST_HANDLERS}
 
 try:
     from copilot import RuntimeConnection
@@ -233,6 +234,16 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
     notes["handler.cancel.tool"] = TOOL_CANCEL_WAY or (
         f"{SDK_LABEL}: copilot.tools.ToolHandler returns no Awaitable: no task to cancel, so a tool "
         "handler cannot learn that the runtime resolved its call")
+    for kind, (request, _alias) in _holds.REQUEST_HANDLERS.items():
+        way = REQUEST_CANCEL_WAYS[kind]
+        # The scenario's session registers no command, so a command.execute reaches no
+        # application handler the driver could hold: a driver gap (missing_symbols).
+        caps[f"handler.cancel.{kind}"] = bool(way) and kind != "command"
+        notes[f"handler.cancel.{kind}"] = way or (
+            f"{SDK_LABEL}: copilot.session.{_alias} returns no Awaitable: no task to cancel, so the "
+            f"{kind} handler cannot learn that the runtime resolved its request ({request})")
+        if way and kind == "command":
+            notes[f"handler.cancel.{kind}"] = f"{way}; the driver registers no command handler to hold"
     # cancellable: asyncio.wait_for around any awaitable, each of these calls one
     for call in ("createSession", "resumeSession", "send", "sendAndWait", "rpc"):
         caps[f"call.cancel.{call}"] = True
@@ -276,6 +287,9 @@ MISSING_SYMBOLS = {
     "tool.result.telemetry": "copilot.tools.ToolResult.tool_telemetry",
     "handler.cancel.tool": "copilot.tools.ToolHandler",
     "convert.roundtrip": "copilot.generated.rpc",
+    "handler.cancel.permission": "copilot.session._PermissionHandlerFn",
+    "handler.cancel.elicitation": "copilot.session.ElicitationHandler",
+    "handler.cancel.command": "copilot.session.CommandHandler",
     # Not the SDK's absence: the driver does not accept handlers/handlerResults yet.
 }
 
@@ -284,6 +298,8 @@ def missing_symbols(caps: dict[str, bool]) -> dict[str, str]:
     out = {c: sym for c, sym in MISSING_SYMBOLS.items() if not caps.get(c)}
     if not caps.get("rpc.requestHandler"):
         out["rpc.requestHandler"] = request_handler_missing()
+    if REQUEST_CANCEL_WAYS["command"] and not caps.get("handler.cancel.command"):
+        out["handler.cancel.command"] = "driver: the scenario's session registers no command handler to hold"
     for name, (kw, _) in SESSION_OPTIONS.items():
         if not caps.get(f"session.option.{name}"):
             fn = "create_session" if kw not in CREATE_KWARGS and name not in RESUME_ONLY else "resume_session"
@@ -326,6 +342,30 @@ async def _cancel(*_args: Any) -> dict[str, Any]:
     return {"action": "cancel"}
 
 
+def _held_request(handle: str, request: str, kind: str, answer: Callable[[], Any]) -> Any:
+    """A request event's handler under a request gate (PROTOCOL.md "Holding a handler"): reports
+    request.held, then waits for the release as an application awaiting something slow does,
+    reporting request.cancelled the moment the SDK cancels its task; answer() once released. Not
+    held: answer() at once."""
+    if not _holds.armed(handle, f"request {request}"):
+        return answer()
+
+    async def wait() -> Any:
+        emit({"event": "request.held", "args": {"session": handle, "request": request}})
+        reached = time.monotonic()
+
+        def told() -> None:
+            emit({"event": "request.cancelled", "args": {
+                "session": handle, "request": request, "way": REQUEST_CANCEL_WAYS[kind],
+                "afterMs": round((time.monotonic() - reached) * 1000)}})
+
+        await _holds.held(handle, f"request {request}", told if REQUEST_CANCEL_WAYS[kind] else None)
+        result = answer()
+        return await result if inspect.isawaitable(result) else result
+
+    return wait()
+
+
 async def _first_choice(request: Any, *_args: Any) -> dict[str, Any]:
     """The user-input answer of PROTOCOL.md: the first choice, or "ok" as free text."""
     choices = request.get("choices") if isinstance(request, dict) else getattr(request, "choices", None)
@@ -364,7 +404,7 @@ RESUME_KWARGS = set(inspect.signature(CopilotClient.resume_session).parameters) 
     CopilotClient, "resume_session") else set()
 
 
-def session_kwargs(options: dict[str, Any], resume: bool) -> dict[str, Any]:
+def session_kwargs(options: dict[str, Any], resume: bool, handle: str = "") -> dict[str, Any]:
     accepted = RESUME_KWARGS if resume else CREATE_KWARGS
     out: dict[str, Any] = {}
     for name, value in (options or {}).items():
@@ -382,7 +422,7 @@ def session_kwargs(options: dict[str, Any], resume: bool) -> dict[str, Any]:
             elif name == "userInputHandler":
                 out[kw] = _first_choice
             elif name == "elicitationHandler":
-                out[kw] = _cancel
+                out[kw] = lambda *a: _held_request(handle, "elicitation.requested", "elicitation", lambda: _cancel(*a))
             else:
                 out[kw] = _no_answer
         elif convert is not None and value is not None:
@@ -706,7 +746,8 @@ class Driver:
             except Exception as exc:  # keep answering even if the request cannot be re-serialized
                 seen = {"unserializable": repr(exc)}
             emit({"event": "permission.requested", "args": {"session": handle, "request": seen}})
-            return PermissionHandler.approve_all(request, invocation)
+            return _held_request(handle, "permission.requested", "permission",
+                                 lambda: PermissionHandler.approve_all(request, invocation))
 
         return handler
 
@@ -798,7 +839,7 @@ class Driver:
         client = self.client(need(args, "client"))
         handle = need(args, "session")
         tools = self.make_tools(handle, need(args, "tools"))
-        options = session_kwargs(args.get("options") or {}, resume=False)
+        options = session_kwargs(args.get("options") or {}, resume=False, handle=handle)
         if "gitHubToken" in args:
             if "github_token" not in CREATE_KWARGS:
                 raise Unsupported(f"{SDK_LABEL}: CopilotClient.create_session has no github_token")
@@ -822,7 +863,7 @@ class Driver:
         client = self.client(need(args, "client"))
         handle = need(args, "session")
         tools = self.make_tools(handle, need(args, "tools"))
-        options = session_kwargs(args.get("options") or {}, resume=True)
+        options = session_kwargs(args.get("options") or {}, resume=True, handle=handle)
         options.update(fields_kwargs(args.get("fields"), "resumeConfig"))
         tools = options.pop("tools", tools)  # a tools field replaces the scenario's tools
         noops, kept = handler_kwargs(args.get("surfaceHandlers"), "resumeConfig", DRIVER_KWARGS | set(options), handle)

@@ -19,7 +19,12 @@ _LOCK = threading.Lock()
 
 
 def _keys(args: dict[str, Any]) -> list[str]:
-    kind = args["method"] if isinstance(args.get("method"), str) else f"tool {args.get('tool')}"
+    if isinstance(args.get("method"), str):
+        kind = args["method"]
+    elif isinstance(args.get("request"), str):
+        kind = f"request {args['request']}"
+    else:
+        kind = f"tool {args.get('tool')}"
     return [f"{h}\0{kind}" for h in (args.get("session"), args.get("client")) if isinstance(h, str)]
 
 
@@ -37,6 +42,12 @@ def release(args: dict[str, Any]) -> dict[str, Any]:
             if gate is not None:
                 gate.set_result(None)
     return {}
+
+
+def armed(handle: str | None, kind: str) -> bool:
+    """Whether a gate is armed for the handle and kind."""
+    with _LOCK:
+        return f"{handle}\0{kind}" in _GATES
 
 
 async def held(handle: str | None, kind: str, told: Callable[[], None] | None = None) -> None:
@@ -71,4 +82,28 @@ def tool_cancel_way() -> str:
     for t in typing.get_args(returns) or (returns,):
         if typing.get_origin(t) in (collections.abc.Awaitable, collections.abc.Coroutine):
             return "copilot.tools.ToolHandler returns an Awaitable: its task cancelled (asyncio.CancelledError)"
+    return ""
+
+
+# The handler type of each request event kind (PROTOCOL.md "Holding a handler", capability
+# handler.cancel.<kind>): the SDK's alias in copilot.session and the argument it is set by.
+REQUEST_HANDLERS = {
+    "permission": ("permission.requested", "_PermissionHandlerFn"),
+    "elicitation": ("elicitation.requested", "ElicitationHandler"),
+    "command": ("command.execute", "CommandHandler"),
+}
+
+
+def request_cancel_way(kind: str) -> str:
+    """How the SDK could tell the handler of a request kind that the runtime resolved its request:
+    a handler type (copilot.session's alias) that may return an awaitable runs as a task the SDK
+    can cancel; "" when the type admits none or the SDK has no such alias."""
+    import copilot.session as session  # pylint: disable=import-outside-toplevel
+
+    alias = getattr(session, REQUEST_HANDLERS[kind][1], None)
+    args = typing.get_args(alias) if alias is not None else ()
+    returns = args[-1] if args else None
+    for t in typing.get_args(returns) or (returns,):
+        if typing.get_origin(t) in (collections.abc.Awaitable, collections.abc.Coroutine):
+            return f"copilot.session.{REQUEST_HANDLERS[kind][1]} returns an Awaitable: its task cancelled (asyncio.CancelledError)"
     return ""

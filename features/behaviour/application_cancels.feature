@@ -7,14 +7,15 @@ Feature: The application cancels a call the runtime has not answered
   method of each schema group: a driver reaches every method of a group through one path).
   The runtime withholds its answer until the SDK sends the same request again, and the
   application cancels the call after 200 ms: the call must end with the language's cancellation
-  error while the answer is still withheld, within 2 s of the SDK's request (on the transcript's
-  clock, which a loaded driver's slow start does not stretch). The same call is then made again
-  on the same client, which releases the late answer to the cancelled call just before its own:
-  the late answer must be dropped without harm, and the next call must be answered. A call that
-  ignores its cancellation gets the withheld answer only at the runtime's backstop (half the
-  command timeout) and fails. (Which turn's reply a send-and-wait returns is not judged: the
-  stand-in plays the two turns side by side, where the runtime would queue the second.) An SDK whose call offers no way to cancel is unsupported,
-  naming what is missing, per call.
+  error while the answer is still withheld, within 2 s of the cancellation taking effect (on the
+  driver's own clock, which a loaded machine's slow scheduling does not stretch). The same call
+  is then made again on the same client, which releases the late answer to the cancelled call
+  just before its own: the late answer must be dropped without harm, and the next call must be
+  answered. A call that ignores its cancellation gets the withheld answer only at the runtime's
+  backstop (half the command timeout) and fails. (Which turn's reply a send-and-wait returns is
+  judged in the last scenario only, where the stand-in queues a session's turns as the real
+  runtime does; the others play the two turns side by side.) An SDK whose call offers no way to
+  cancel is unsupported, naming what is missing, per call.
 
   @id.677db7403b11 @requires.call.cancel.createSession
   Scenario: the application cancels a session's creation while the runtime withholds its answer
@@ -66,3 +67,16 @@ Feature: The application cancels a call the runtime has not answered
     Examples:
       | group   |
       | session |
+
+  # The real runtime queues a prompt sent while a turn runs (session.send's mode "enqueue", the
+  # default in its schema) and starts its turn after that turn's session.idle: a send-and-wait
+  # cancelled while its turn runs leaves that turn to end after the next prompt was answered.
+  @requires.call.cancel.sendAndWait
+  Scenario: a send-and-wait after a cancelled one returns its own turn's reply
+    Given a session is created
+    And the runtime plays each session's turns one at a time, each after the one before it went idle
+    And the model replies "the cancelled prompt's reply" to the next prompt after 3000 ms
+    And the model replies "the next prompt's reply" to the next prompt after 500 ms
+    When the application sends a prompt, waits for the reply and cancels the call after 200 ms
+    Then the call ended within 2000 ms with the language's cancellation error
+    And a prompt sent next on the same session is answered with "the next prompt's reply", its own turn's reply

@@ -34,3 +34,18 @@ Feature: Requests the runtime resolves, repeats, or resolves without having aske
     And the runtime resolves a tool call while the application's handler runs
     Then the SDK did not answer a request the runtime resolved while the application's handler ran
     And the application's tool handler was told within 1000 ms that the runtime resolved its call
+
+  # The same for every other kind of request the SDK answers (derived from the events schema as
+  # above, the tool call left to the scenario before): where the SDK's handler type for that
+  # kind has a way to learn that the runtime resolved its request (capability
+  # handler.cancel.<kind>: permission, elicitation, command, read from the SDK's declared types),
+  # the handler is held and reports when it was told; a kind without one is named, and when no
+  # kind has one the scenario is unsupported.
+  Scenario: the application's handler of every other kind is told when the runtime resolves its request
+    Given a tool "lookup" that returns "looked up"
+    When a session is created with the options:
+      | option             | value |
+      | userInputHandler   | true  |
+      | elicitationHandler | true  |
+    And the runtime resolves each other kind of request while the application's handler runs
+    Then the application's handler of each other kind of request was told within 1000 ms that the runtime resolved it

@@ -1,7 +1,9 @@
 package standin
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -71,6 +73,63 @@ func TestPauseEndsTheTurnLate(t *testing.T) {
 			s.until("session.idle")
 			// The turn began a little before session.send's answer was read.
 			assert.GreaterOrEqual(t, time.Since(start), tt.pause-50*time.Millisecond)
+		})
+	}
+}
+
+// Queued turns (Script.QueueTurns): a session.send read while a turn runs is answered at once,
+// and its turn (user.message first) begins only after the running turn's session.idle; side by
+// side (the default) the second turn starts while the first still runs.
+func TestQueuedTurnsBeginAfterTheTurnBefore(t *testing.T) {
+	tests := []struct {
+		name  string
+		queue bool
+		want  []string // the session events in the order the SDK reads them
+	}{
+		{"queued", true, []string{"user.message m1", "assistant.message first", "session.idle", "user.message m2", "assistant.message second", "session.idle"}},
+		{"side by side", false, []string{"user.message m1", "user.message m2", "assistant.message second", "session.idle", "assistant.message first", "session.idle"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _, addr := start(t)
+			srv.SetQueueTurns(tt.queue)
+			srv.AddTurn(Turn{Steps: []ModelStep{{Pause: 300 * time.Millisecond}, {Reply: "first"}}})
+			srv.AddTurn(Turn{Steps: []ModelStep{{Reply: "second"}}})
+			s := dial(t, addr)
+			s.call("connect", map[string]any{})
+			require.Nil(t, s.call("session.create", map[string]any{"sessionId": "S"}).Error)
+			require.Nil(t, s.call("session.send", map[string]any{"sessionId": "S", "prompt": "one"}).Error)
+			require.Nil(t, s.call("session.send", map[string]any{"sessionId": "S", "prompt": "two"}).Error, "answered at once, queued or not")
+			var got []string
+			for len(got) < len(tt.want) {
+				var m wire.Message
+				if len(s.seen) > 0 { // read before session.send's answer
+					m, s.seen = s.seen[0], s.seen[1:]
+				} else {
+					m = s.read()
+				}
+				var p struct {
+					Event struct {
+						Type string         `json:"type"`
+						Data map[string]any `json:"data"`
+					} `json:"event"`
+				}
+				if m.Method != "session.event" || json.Unmarshal(m.Params, &p) != nil {
+					continue
+				}
+				switch p.Event.Type {
+				case "user.message":
+					got = append(got, fmt.Sprint("user.message ", p.Event.Data["messageId"]))
+				case "assistant.message":
+					got = append(got, fmt.Sprint("assistant.message ", p.Event.Data["content"]))
+				case "session.idle":
+					got = append(got, "session.idle")
+				}
+			}
+			assert.Equal(t, tt.want, got)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			assert.NoError(t, srv.Wait(ctx))
 		})
 	}
 }

@@ -16,6 +16,8 @@ type session struct {
 	tools       map[string]toolDef
 	messages    int // model-facing messages, what clearContext reports as cleared
 	busy        bool
+	waiting     int                         // turns queued behind the running one (Script.QueueTurns)
+	lastTurn    chan struct{}               // closed when the session's last queued turn ends (Script.QueueTurns)
 	pending     map[string]chan toolOutcome // requestId -> outcome of an in-flight tool call
 	permissions map[string]chan struct{}    // requestId -> closed when answered (permissions.go)
 	nextID      int
@@ -110,8 +112,27 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		ss.nextID++
 		msgID := fmt.Sprintf("m%d", ss.nextID)
 		prompts := s.prompts // a step UntilNextPrompt waits for a later one
+		if !s.script.QueueTurns {
+			s.mu.Unlock()
+			go s.playTurn(ss, prompt, msgID, turn, prompts)
+			return map[string]any{"messageId": msgID}, nil
+		}
+		// Queued: this turn begins once the one before it ended (its session.idle sent).
+		before, done := ss.lastTurn, make(chan struct{})
+		ss.lastTurn = done
+		ss.waiting++
 		s.mu.Unlock()
-		go s.playTurn(ss, prompt, msgID, turn, prompts)
+		go func() {
+			defer close(done)
+			if before != nil {
+				<-before
+			}
+			s.mu.Lock()
+			ss.waiting--
+			ss.busy = true
+			s.mu.Unlock()
+			s.playTurn(ss, prompt, msgID, turn, prompts)
+		}()
 		return map[string]any{"messageId": msgID}, nil
 	case "session.tools.set":
 		ss, e := s.session(p.SessionID)

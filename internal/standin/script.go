@@ -72,7 +72,13 @@ type Script struct {
 	// AnswerDelays delays each answer to a method (a session.send, a generated method) while
 	// the connection keeps reading: the SDK's call waits that long, and an application that
 	// gave up on it meanwhile gets the answer late.
-	AnswerDelays    map[string]time.Duration
+	AnswerDelays map[string]time.Duration
+	// QueueTurns makes a session play one turn at a time, as the real runtime does: a
+	// session.send that arrives while a turn runs is answered at once and its turn (its
+	// user.message first) begins after the running one's session.idle. The runtime's schema says
+	// so of session.send's mode: "`enqueue` (default) appends to the message queue. `immediate`
+	// interjects during an in-progress turn." Without it the stand-in plays the turns side by side.
+	QueueTurns      bool
 	Framing         Framing // how frames are written (framing.go)
 	LegacyHandshake bool    // connect is unknown, as before protocol 3 (framing.go)
 	// GeneratedAnswers answers every public schema method with its generated result
@@ -99,6 +105,13 @@ func (sc *Script) takeToolsSetRejection() (string, bool) {
 		return sc.RejectToolsSet[sc.rejectionsTaken-1], true
 	}
 	return "", false
+}
+
+// SetQueueTurns switches Script.QueueTurns.
+func (s *Server) SetQueueTurns(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script.QueueTurns = on
 }
 
 // AddTurn appends a turn to the script.

@@ -373,7 +373,7 @@ func (s *Server) Wait(ctx context.Context) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for _, ss := range s.sessions {
-			if ss.busy {
+			if ss.busy || ss.waiting > 0 {
 				return false
 			}
 		}

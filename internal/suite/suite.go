@@ -188,6 +188,7 @@ var Capabilities = []string{
 	"session.option.<name>", "connect.option.<name>",
 	"tool.result.value", "tool.result.object", "tool.result.binary", "tool.result.binary.metadata", "tool.result.sessionLog", "tool.result.telemetry",
 	"handler.permission", "handler.hooks", "handler.hooks.inputs", "rpc.generated", "rpc.handlers", "rpc.requestHandler", "surface", "surface.handlers", "surface.handlers.called", "surface.callbacks", "tool.handler.waitFor", "handler.hold", "handler.cancel.tool",
+	"handler.cancel.permission", "handler.cancel.elicitation", "handler.cancel.command",
 	"call.cancel.createSession", "call.cancel.resumeSession", "call.cancel.send", "call.cancel.sendAndWait", "call.cancel.rpc", "error.rpc.code", "convert.roundtrip",
 }
 

@@ -15,9 +15,13 @@ const HOLD_GIVE_UP: Duration = Duration::from_secs(30);
 static GATES: Mutex<Option<HashMap<String, watch::Sender<bool>>>> = Mutex::new(None);
 
 fn keys(args: &Value) -> Vec<String> {
-    let kind = match args.get("method").and_then(Value::as_str) {
-        Some(m) => m.to_string(),
-        None => format!(
+    let kind = match (
+        args.get("method").and_then(Value::as_str),
+        args.get("request").and_then(Value::as_str),
+    ) {
+        (Some(m), _) => m.to_string(),
+        (None, Some(r)) => format!("request {r}"),
+        (None, None) => format!(
             "tool {}",
             args.get("tool").and_then(Value::as_str).unwrap_or_default()
         ),
@@ -81,6 +85,57 @@ impl Drop for ToldOnDrop {
                     "session": self.session,
                     "tool": self.tool,
                     "way": "ToolHandler::call's future dropped",
+                    "afterMs": self.reached.elapsed().as_millis() as u64,
+                }),
+            );
+        }
+    }
+}
+
+/// Whether a gate is armed for the handle and kind.
+fn armed(handle: &str, kind: &str) -> bool {
+    with_gates(|gates| gates.contains_key(&format!("{handle}\u{0}{kind}")))
+}
+
+/// A request event's handler under a `request` gate (PROTOCOL.md "Holding a handler"): reports
+/// `request.held`, then waits for the release; should the SDK drop the handler's future meanwhile
+/// (how it would tell the handler that the runtime resolved its request, capability
+/// handler.cancel.<kind>), `request.cancelled` is reported. At once when no gate is armed.
+pub(crate) async fn held_request(handle: &str, request: &'static str, way: &'static str) {
+    let kind = format!("request {request}");
+    if !armed(handle, &kind) {
+        return;
+    }
+    crate::emit_event("request.held", json!({ "session": handle, "request": request }));
+    let mut told = RequestToldOnDrop {
+        session: handle.to_string(),
+        request,
+        way,
+        reached: std::time::Instant::now(),
+        armed: true,
+    };
+    held(handle, &kind).await;
+    told.armed = false;
+}
+
+/// Reports `request.cancelled` when dropped still armed (see [`held_request`]).
+struct RequestToldOnDrop {
+    session: String,
+    request: &'static str,
+    way: &'static str,
+    reached: std::time::Instant,
+    armed: bool,
+}
+
+impl Drop for RequestToldOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            crate::emit_event(
+                "request.cancelled",
+                json!({
+                    "session": self.session,
+                    "request": self.request,
+                    "way": self.way,
                     "afterMs": self.reached.elapsed().as_millis() as u64,
                 }),
             );

@@ -725,6 +725,7 @@ impl PermissionHandler for ReportingPermissions {
             "permission.requested",
             json!({ "session": self.session, "request": seen }),
         );
+        holds::held_request(&self.session, "permission.requested", PERMISSION_WAY).await;
         self.inner.handle(session_id, request_id, data).await
     }
 }
@@ -750,6 +751,32 @@ impl ElicitationHandler for NoAnswer {
             action: "cancel".into(),
             content: None,
         }
+    }
+}
+
+/// The ways the SDK would tell a held permission or elicitation handler that the runtime resolved
+/// its request (capability handler.cancel.<kind>): both traits' `handle` is an async fn.
+const PERMISSION_WAY: &str = "PermissionHandler::handle's future dropped";
+const ELICITATION_WAY: &str = "ElicitationHandler::handle's future dropped";
+
+/// The elicitation handler of the `elicitationHandler` option for a session: NoAnswer's cancel,
+/// held under a `request` gate (holds::held_request).
+#[cfg(sdk_handler_traits)]
+struct HeldElicitation {
+    session: String,
+}
+
+#[cfg(sdk_handler_traits)]
+#[async_trait]
+impl ElicitationHandler for HeldElicitation {
+    async fn handle(
+        &self,
+        session_id: SessionId,
+        request_id: RequestId,
+        request: ElicitationRequest,
+    ) -> ElicitationResult {
+        holds::held_request(&self.session, "elicitation.requested", ELICITATION_WAY).await;
+        ElicitationHandler::handle(&NoAnswer, session_id, request_id, request).await
     }
 }
 
@@ -1023,6 +1050,9 @@ fn hello() -> Outcome {
         "tool.handler.waitFor": true,
         "handler.hold": true, // holds.rs
         "handler.cancel.tool": cfg!(sdk_tool_call_async), // holds.rs ToldOnDrop
+        "handler.cancel.permission": cfg!(sdk_handler_traits), // holds::held_request
+        "handler.cancel.elicitation": cfg!(all(sdk_handler_traits, sdk_create_elicitation_handler)),
+        "handler.cancel.command": false, // the scenario's session registers no command
         // bounded / cancel_after: tokio::time::timeout drops the call's future
         "call.cancel.createSession": true,
         "call.cancel.resumeSession": true,
@@ -1175,6 +1205,17 @@ fn hello() -> Outcome {
     } else {
         format!("{SDK_NAME} {SDK_VERSION}: ToolHandler has no async fn call, no future to drop: a tool handler cannot learn that the runtime resolved its call")
     });
+    notes["handler.cancel.permission"] = json!(if cfg!(sdk_handler_traits) {
+        format!("{PERMISSION_WAY}: PermissionHandler::handle is an async fn the SDK awaits")
+    } else {
+        format!("{SDK_NAME} {SDK_VERSION}: no PermissionHandler trait (a SessionHandler's permission callback): the driver holds no permission handler")
+    });
+    notes["handler.cancel.elicitation"] = json!(if cfg!(all(sdk_handler_traits, sdk_create_elicitation_handler)) {
+        format!("{ELICITATION_WAY}: ElicitationHandler::handle is an async fn the SDK awaits")
+    } else {
+        format!("{SDK_NAME} {SDK_VERSION}: no ElicitationHandler trait set through SessionConfig.elicitation_handler")
+    });
+    notes["handler.cancel.command"] = json!("CommandHandler::on_command is an async fn, but the driver registers no command handler to hold");
     if !cfg!(sdk_cb_command_definition) {
         notes["surface.callbacks"] = json!(format!(
             "{SDK_NAME} {SDK_VERSION} has no CommandDefinition::new(name, handler) to build a command with a callback of the driver's"
@@ -1241,6 +1282,9 @@ fn missing_symbols(capabilities: &Value) -> Value {
         ("connect.option.gitHubTelemetry", "ClientOptions::with_on_github_telemetry"),
         ("rpc.requestHandler", requests::API),
         ("handler.cancel.tool", "ToolHandler::call"),
+        ("handler.cancel.permission", "PermissionHandler::handle"),
+        ("handler.cancel.elicitation", "ElicitationHandler::handle"),
+        ("handler.cancel.command", "driver: the scenario's session registers no command handler to hold"),
         // The variant a typed-return path would most likely take; the audit turns red when the
         // crate gains it (a differently named path still needs a reader of the crate).
         ("tool.result.value", "ToolResult::Json"),
@@ -1490,6 +1534,10 @@ async fn create_session(state: &Arc<State>, args: &Value) -> Outcome {
         SessionConfig::default().with_handler(compat::legacy::session_handler(handle, &tools));
     let mut config = config.with_tools(tools);
     apply_create_options(&mut config, &options_arg(args)?)?;
+    #[cfg(all(sdk_handler_traits, sdk_create_elicitation_handler))]
+    if config.elicitation_handler.is_some() {
+        config.elicitation_handler = Some(Arc::new(HeldElicitation { session: handle.to_string() }));
+    }
     if let Some(token) = args.get("gitHubToken") {
         let token = token
             .as_str()
@@ -1542,6 +1590,10 @@ async fn resume_session(state: &Arc<State>, args: &Value) -> Outcome {
     let config = config.with_handler(compat::legacy::session_handler(handle, &tools));
     let mut config = config.with_tools(tools);
     apply_resume_options(&mut config, &options_arg(args)?)?;
+    #[cfg(all(sdk_handler_traits, sdk_resume_elicitation_handler))]
+    if config.elicitation_handler.is_some() {
+        config.elicitation_handler = Some(Arc::new(HeldElicitation { session: handle.to_string() }));
+    }
     surface::apply_resume_fields(&mut config, args)?;
     let (mut config, account) = handlers::for_resume(
         config,

@@ -71,6 +71,9 @@ func Register(sc scenario.Binder, s *scenario.Scenario) {
 	sc.Step(`^a session created next on the same client is opened$`, w.createdAfterCancel)
 	scenario.Needing(sc, scenario.Needs("session.resume")).Step(`^the session resumed next on the same client is opened$`, w.resumedAfterCancel)
 	sc.Step(`^a prompt sent next on the same session is answered$`, w.answeredAfterCancel)
+	sc.Step(`^the runtime plays each session's turns one at a time, each after the one before it went idle$`, w.queuedTurns)
+	sc.Step(`^the model replies "([^"]*)" to the next prompt after (\d+) ms$`, w.replyAfter)
+	sc.Step(`^a prompt sent next on the same session is answered with "([^"]*)", its own turn's reply$`, w.answeredWithOwnReply)
 	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^that method called next on the same client is answered$`, w.calledAfterCancel)
 }
 
@@ -397,6 +400,58 @@ func (w *engine) answeredAfterCancel() error {
 	}
 	if json.Unmarshal(w.Reply, &r) != nil || r.Content == nil {
 		return fmt.Errorf("the prompt sent after the cancelled call returned no reply (result %s)", w.Reply)
+	}
+	return nil
+}
+
+// queuedTurns makes the stand-in queue a session's turns as the real runtime does
+// (standin.Script.QueueTurns): a prompt sent while a turn runs is answered at once, its turn
+// begins after that one's session.idle.
+func (w *engine) queuedTurns() error {
+	rt, err := w.ScriptedOnly("the scenario switches the stand-in's turns to the real runtime's queue; the real runtime queues them itself, but its scripted model cannot be told to take its time")
+	if err != nil {
+		return err
+	}
+	rt.SetQueueTurns(true)
+	return nil
+}
+
+// replyAfter scripts the next turn: the model takes ms, then replies text (which tells the
+// turns apart).
+func (w *engine) replyAfter(text string, ms int) error {
+	rt, err := w.ScriptedOnly("the scenario has the model take its time over a turn; the real runtime's scripted model answers at once")
+	if err != nil {
+		return err
+	}
+	var steps []standin.ModelStep
+	if ms > 0 {
+		steps = append(steps, standin.ModelStep{Pause: time.Duration(ms) * time.Millisecond})
+	}
+	rt.AddTurn(standin.Turn{Steps: append(steps, standin.ModelStep{Reply: text})})
+	return nil
+}
+
+// answeredWithOwnReply sends a prompt and waits for its reply, which must be its own turn's
+// (judgeOwnReply).
+func (w *engine) answeredWithOwnReply(want string) error {
+	if err := w.SendAndWait("next"); err != nil {
+		return err
+	}
+	return judgeOwnReply(w.Reply, want, w.T.SDK())
+}
+
+// judgeOwnReply judges a send-and-wait's result: the reply of the turn its own prompt started
+// (want), never another turn's, such as the one a cancelled send-and-wait left running, whose
+// session.idle arrives after the new prompt was answered.
+func judgeOwnReply(result json.RawMessage, want, sdk string) error {
+	var r struct {
+		Content *string `json:"content"`
+	}
+	if json.Unmarshal(result, &r) != nil || r.Content == nil {
+		return fmt.Errorf("the send-and-wait after the cancelled one returned no reply (result %s)", result)
+	}
+	if *r.Content != want {
+		return fmt.Errorf("%s's send-and-wait after the cancelled one returned %q, another turn's reply, not its own turn's %q", sdk, *r.Content, want)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cancel
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -110,6 +111,30 @@ func TestCancelNeedsACapabilityPerCall(t *testing.T) {
 			assert.Contains(t, scenario.CommandNeeds(tt.cmd, tt.args), tt.want)
 			delete(tt.args, "cancelAfterMs")
 			assert.NotContains(t, scenario.CommandNeeds(tt.cmd, tt.args), tt.want, "without cancelAfterMs the call needs no cancellation")
+		})
+	}
+}
+
+// A send-and-wait after a cancelled one passes only with its own turn's reply: the cancelled
+// turn's reply (what an SDK counting any session.idle returns) fails, naming both.
+func TestJudgeOwnReply(t *testing.T) {
+	tests := []struct {
+		name   string
+		result string
+		want   string // the error; "" passes
+	}{
+		{name: "its own turn's reply", result: `{"messageId":"a1","content":"second"}`},
+		{name: "the cancelled turn's reply", result: `{"messageId":"a1","content":"first"}`, want: `sdk's send-and-wait after the cancelled one returned "first", another turn's reply, not its own turn's "second"`},
+		{name: "no reply", result: `null`, want: "returned no reply (result null)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := judgeOwnReply(json.RawMessage(tt.result), "second", "sdk")
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/copilot-sdk-conformance/conformance/internal/schemagen"
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
+	"github.com/copilot-sdk-conformance/conformance/internal/suite"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 	"github.com/copilot-sdk-conformance/conformance/steps/hold"
 	"github.com/copilot-sdk-conformance/conformance/steps/jsondiff"
@@ -53,6 +54,8 @@ func Register(sc scenario.Binder, s *scenario.Scenario) {
 	sc.Step(`^no request named a requestId the SDK never saw, and a tool call after them was answered$`, w.unseenHarmless)
 	scenario.Needing(sc, scenario.Needs("handler.hold", "handler.cancel.tool")).Step(`^the runtime resolves a tool call while the application's handler runs$`, w.resolveToolWhileHeld)
 	sc.Step(`^the application's tool handler was told within (\d+) ms that the runtime resolved its call$`, w.toolHandlerTold)
+	scenario.Needing(sc, scenario.Needs("handler.hold")).Step(`^the runtime resolves each other kind of request while the application's handler runs$`, w.resolveKindsWhileHeld)
+	sc.Step(`^the application's handler of each other kind of request was told within (\d+) ms that the runtime resolved it$`, w.kindHandlersTold)
 }
 
 // resolveSettle is how long the SDK is given to (wrongly) answer after the runtime's last move:
@@ -131,10 +134,11 @@ func requiresRequestID(doc *schemagen.Doc, et schemagen.EventType) bool {
 type resolvedCase struct {
 	kind      resolvingKind
 	requestID string
-	start     int // transcript length before the first send
-	again     int // repeat class: before the request sent twice (start: before one sent once)
-	resolved  int // before the resolving event (resolved class), 0 otherwise
-	end       int // after the settle
+	start     int  // transcript length before the first send
+	again     int  // repeat class: before the request sent twice (start: before one sent once)
+	resolved  int  // before the resolving event (resolved class), 0 otherwise
+	end       int  // after the settle
+	reached   bool // the told class of the other kinds: the held handler reported request.held
 }
 
 // resolvedPhases is what the When step leaves for the Then steps.
@@ -146,6 +150,18 @@ type resolvedPhases struct {
 	unseen     []resolvedCase
 	followUp   string // the requestId of the tool call after the unseen resolving events
 	followErr  error
+	// The told class of the other kinds: each kind's capability and its note (the way, or why
+	// the SDK has none), and the cases held where it has one.
+	ways map[string]way
+	told []resolvedCase
+}
+
+// way is what an SDK declared of one kind's handler: whether its type lets the SDK tell it that
+// the runtime resolved its request (capability handler.cancel.<kind>), and the driver's note.
+type way struct {
+	capability string
+	has        bool
+	note       string
 }
 
 // resolveEvent builds one event of et with requestId id: generated from the schema (required
@@ -257,21 +273,9 @@ func (w *engine) settleAll(kinds []resolvingKind, since int) {
 // kind repeated under one requestId, the tool call resolved while its handler is held, then
 // every resolving event for an id the SDK never saw, followed by a tool call.
 func (w *engine) resolveEachKind() error {
-	rt, err := w.ScriptedOnly("the scenario has the runtime send request events, repeat them and resolve them on demand; the real runtime does so only when its model's step makes it")
+	rt, doc, s, tool, err := w.prelude("the scenario has the runtime send request events, repeat them and resolve them on demand; the real runtime does so only when its model's step makes it", "a tool call is one kind of request")
 	if err != nil {
 		return err
-	}
-	doc, err := w.Schemas()
-	if err != nil {
-		return err
-	}
-	s, err := w.Current()
-	if err != nil {
-		return err
-	}
-	tool := w.firstTool()
-	if tool == "" {
-		return fmt.Errorf("the scenario needs a tool of the session (a tool call is one kind of request)")
 	}
 	release, err := w.HoldDriverLines()
 	if err != nil {
@@ -286,37 +290,8 @@ func (w *engine) resolveEachKind() error {
 	w.resolved = p
 	w.Expect(len(kinds))
 	emit := w.resolvedEmitter(rt, s)
-	// A request is the case of the event whose requestId it names (caseSends).
-	// Each kind sent once, all at once: which of them the SDK answers.
-	probeStart := len(w.Rec.Entries())
-	probes := map[string]map[string]any{}
-	for _, k := range kinds {
-		ev, err := w.resolveEvent(doc, k.request, "probe-"+k.request.Type, s.ID, tool)
-		if err != nil {
-			w.Rec.Notef("", "generator: %v", err)
-			continue
-		}
-		w.CaseSends(k.request.Type+" once, every kind at once", ev)
-		if err := emit(ev, k.request.Type, "probe-"+k.request.Type); err != nil {
-			return err
-		}
-		probes[k.request.Type] = ev
-	}
-	w.settleAll(kinds, probeStart)
-	frames := hold.FrameHeads(w.Entries())
-	for _, k := range kinds {
-		if probes[k.request.Type] == nil {
-			continue
-		}
-		if n, _ := sdkNamed(frames, "probe-"+k.request.Type, probeStart, 0); n == 0 {
-			p.unanswered = append(p.unanswered, k.request.Type)
-		} else {
-			p.answered = append(p.answered, k)
-		}
-		// Settled for the runtime too, as the real runtime ends every request.
-		if done, err := w.resolveEvent(doc, k.resolve, "probe-"+k.request.Type, s.ID, tool); err == nil {
-			_ = emit(done, k.resolve.Type, "")
-		}
+	if err := w.probe(doc, s, tool, kinds, emit, p); err != nil {
+		return err
 	}
 	// Each answered kind sent once (what a single request makes the application observe), then
 	// twice at once with one requestId, as a runtime that repeats a request before it was
@@ -426,6 +401,43 @@ func (w *engine) resolveEachKind() error {
 	return w.RoundTrip()
 }
 
+// probe sends each kind once, all at once, and sorts them into p.answered and p.unanswered:
+// which of them the SDK answers. A request is the case of the event whose requestId it names
+// (caseSends).
+func (w *engine) probe(doc *schemagen.Doc, s scenario.Session, tool string, kinds []resolvingKind, emit func(map[string]any, string, string) error, p *resolvedPhases) error {
+	probeStart := len(w.Rec.Entries())
+	probes := map[string]map[string]any{}
+	for _, k := range kinds {
+		ev, err := w.resolveEvent(doc, k.request, "probe-"+k.request.Type, s.ID, tool)
+		if err != nil {
+			w.Rec.Notef("", "generator: %v", err)
+			continue
+		}
+		w.CaseSends(k.request.Type+" once, every kind at once", ev)
+		if err := emit(ev, k.request.Type, "probe-"+k.request.Type); err != nil {
+			return err
+		}
+		probes[k.request.Type] = ev
+	}
+	w.settleAll(kinds, probeStart)
+	frames := hold.FrameHeads(w.Entries())
+	for _, k := range kinds {
+		if probes[k.request.Type] == nil {
+			continue
+		}
+		if n, _ := sdkNamed(frames, "probe-"+k.request.Type, probeStart, 0); n == 0 {
+			p.unanswered = append(p.unanswered, k.request.Type)
+		} else {
+			p.answered = append(p.answered, k)
+		}
+		// Settled for the runtime too, as the real runtime ends every request.
+		if done, err := w.resolveEvent(doc, k.resolve, "probe-"+k.request.Type, s.ID, tool); err == nil {
+			_ = emit(done, k.resolve.Type, "")
+		}
+	}
+	return nil
+}
+
 // resolvedEmitter sends one event of the session; await, when not empty, is the requestId of a
 // request the runtime awaits as the real one does: the first answer is accepted, a second
 // refused.
@@ -479,7 +491,7 @@ func (w *engine) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k reso
 		// event callback shows.
 		w.delivered(k.resolve.Type, c.requestID, c.resolved)
 		if told {
-			w.toldReported(tool, c.resolved)
+			w.reported(c.resolved, func(ev string, args map[string]any) bool { return ev == toolCancelled && args["tool"] == tool })
 		}
 	}
 	if _, rerr := w.Do("release", gate); err == nil {
@@ -621,21 +633,9 @@ func (w *engine) resolvedRun() (*resolvedPhases, error) {
 // resolved while its handler is held (resolveWhileHeld), the release held back until the
 // handler reported it was told or hold.EnterWait passed.
 func (w *engine) resolveToolWhileHeld() error {
-	rt, err := w.ScriptedOnly("the scenario has the runtime resolve a tool call on demand; the real runtime does so only when its model's step makes it")
+	rt, doc, s, tool, err := w.prelude("the scenario has the runtime resolve a tool call on demand; the real runtime does so only when its model's step makes it", "its call is the request resolved")
 	if err != nil {
 		return err
-	}
-	doc, err := w.Schemas()
-	if err != nil {
-		return err
-	}
-	s, err := w.Current()
-	if err != nil {
-		return err
-	}
-	tool := w.firstTool()
-	if tool == "" {
-		return fmt.Errorf("the scenario needs a tool of the session (its call is the request resolved)")
 	}
 	var kind *resolvingKind
 	for _, k := range resolvingKinds(doc) {
@@ -666,20 +666,6 @@ func (w *engine) resolveToolWhileHeld() error {
 // resolved (drivers/PROTOCOL.md "Holding a handler").
 const toolCancelled = "tool.cancelled"
 
-// toldReported waits until the driver reported tool.cancelled for tool after seq since,
-// hold.EnterWait at most.
-func (w *engine) toldReported(tool string, since int) {
-	deadline := time.Now().Add(hold.EnterWait)
-	for time.Now().Before(deadline) && w.Gone() == nil {
-		for _, e := range w.Entries() {
-			if ev, args, ok := scenario.DriverEvent(e); ok && e.Seq > since && ev == toolCancelled && args["tool"] == tool {
-				return
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // toolHandlerTold is the Then step of the told class: where the SDK's tool handler API has a way
 // to learn that the runtime resolved its call (capability handler.cancel.tool), the held handler
 // was told within the bound after the resolving event.
@@ -690,6 +676,141 @@ func (w *engine) toolHandlerTold(ms int) error {
 	}
 	has, note := w.T.Capability("handler.cancel.tool")
 	return judgeTold(has, note, w.T.SDK(), w.Entries(), p.whileHeld, time.Duration(ms)*time.Millisecond, w.Check)
+}
+
+// resolveKindsWhileHeld is the When step of the told class for every other kind: the kinds the
+// SDK answers (probe) apart from the tool call; each whose handler has a way to be told
+// (capability handler.cancel.<kind>) is held, sent, resolved and released as the tool call is
+// (resolveRequestWhileHeld); a kind without one is recorded for the judgement.
+func (w *engine) resolveKindsWhileHeld() error {
+	rt, doc, s, tool, err := w.prelude("the scenario has the runtime send requests and resolve them on demand; the real runtime does so only when its model's step makes it", "the probe sends a tool call too")
+	if err != nil {
+		return err
+	}
+	release, err := w.HoldDriverLines()
+	if err != nil {
+		return err
+	}
+	defer release()
+	var kinds []resolvingKind
+	for _, k := range resolvingKinds(doc) {
+		if k.request.Type != toolRequest {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		return fmt.Errorf("the runtime's events schema has no request event other than the tool call with a resolving event")
+	}
+	p := &resolvedPhases{ways: map[string]way{}}
+	w.resolved = p
+	emit := w.resolvedEmitter(rt, s)
+	if err := w.probe(doc, s, tool, kinds, emit, p); err != nil {
+		return err
+	}
+	if len(p.unanswered) > 0 {
+		w.Observe("request events the SDK did not answer (not judged)", strings.Join(p.unanswered, ", "))
+	}
+	w.Expect(len(p.answered))
+	for i, k := range p.answered {
+		if err := w.Gone(); err != nil {
+			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
+		}
+		c := cancelCapability(k)
+		if !suite.KnownCapability(c) {
+			return fmt.Errorf("the SDK answers %s, whose handler's capability %s is not one of the protocol's (internal/suite Capabilities, drivers/PROTOCOL.md)", k.request.Type, c)
+		}
+		has, note := w.T.Capability(c)
+		p.ways[k.request.Type] = way{capability: c, has: has, note: note}
+		if !has {
+			w.Observe(c, "false: "+note)
+			continue
+		}
+		cs, err := w.resolveRequestWhileHeld(doc, s, k, tool, emit)
+		p.told = append(p.told, cs)
+		if err != nil {
+			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
+		}
+	}
+	return w.RoundTrip()
+}
+
+// resolveRequestWhileHeld is resolveWhileHeld for the handler of a request event (a gate named
+// by "request", drivers/PROTOCOL.md "Holding a handler"): the gate armed, the request sent, the
+// handler's request.held awaited, the resolving event sent once the application was given it,
+// the release held back until the handler reported request.cancelled (hold.EnterWait at most).
+func (w *engine) resolveRequestWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error) (resolvedCase, error) {
+	c := resolvedCase{kind: k, requestID: "told-" + k.request.Type}
+	gate := map[string]any{"session": s.Handle, "request": k.request.Type}
+	if _, err := w.Do("hold", gate); err != nil {
+		return c, err
+	}
+	c.start = len(w.Rec.Entries())
+	ev, err := w.resolveEvent(doc, k.request, c.requestID, s.ID, tool)
+	w.CaseSends(k.request.Type+" resolved while its handler is held", ev)
+	if err == nil {
+		err = emit(ev, k.request.Type, c.requestID)
+	}
+	var done map[string]any
+	if err == nil {
+		done, err = w.resolveEvent(doc, k.resolve, c.requestID, s.ID, tool)
+	}
+	if err == nil {
+		c.reached = w.reported(c.start, func(ev string, args map[string]any) bool {
+			return ev == requestHeld && args["request"] == k.request.Type
+		})
+		if !c.reached {
+			w.Rec.Notef("", "the application's %s handler was not reached within %s: the resolving event goes out all the same", k.request.Type, hold.EnterWait)
+		}
+		c.resolved = len(w.Rec.Entries())
+		err = emit(done, k.resolve.Type, "")
+	}
+	if err == nil {
+		w.delivered(k.resolve.Type, c.requestID, c.resolved)
+		w.reported(c.resolved, func(ev string, args map[string]any) bool { return toldBy(k, ev, args) })
+	}
+	if _, rerr := w.Do("release", gate); err == nil {
+		err = rerr
+	}
+	w.settle("", 0)
+	c.end = len(w.Rec.Entries())
+	return c, err
+}
+
+// reported waits until the driver reported an event match accepts after seq since,
+// hold.EnterWait at most.
+func (w *engine) reported(since int, match func(ev string, args map[string]any) bool) bool {
+	deadline := time.Now().Add(hold.EnterWait)
+	for time.Now().Before(deadline) && w.Gone() == nil {
+		for _, e := range w.Entries() {
+			if ev, args, ok := scenario.DriverEvent(e); ok && e.Seq > since && match(ev, args) {
+				return true
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// The driver's reports of a held request handler (drivers/PROTOCOL.md "Holding a handler"):
+// reached and waiting for its gate; told that the runtime resolved its request.
+const (
+	requestHeld      = "request.held"
+	requestCancelled = "request.cancelled"
+)
+
+// kindHandlersTold is the Then step of the told class for every other kind (judgeToldKinds).
+func (w *engine) kindHandlersTold(ms int) error {
+	p, err := w.resolvedRun()
+	if err != nil {
+		return err
+	}
+	if p.ways == nil {
+		return fmt.Errorf("no request of another kind than the tool call was resolved in this scenario")
+	}
+	if len(p.ways) == 0 {
+		return fmt.Errorf("the SDK answered no request event other than the tool call (%s)", strings.Join(p.unanswered, ", "))
+	}
+	return judgeToldKinds(p.ways, w.T.SDK(), w.Entries(), p.told, time.Duration(ms)*time.Millisecond, w.Check)
 }
 
 // judgeTold judges each case resolved while its tool handler was held: the driver's
@@ -706,42 +827,148 @@ func judgeTold(has bool, note, sdk string, entries []transcript.Entry, cases []r
 	for _, c := range cases {
 		k := c.kind.request.Type
 		check(k+" resolved while its handler runs: the handler told", "")
-		if c.resolved == 0 {
-			fails[k] = append(fails[k], fmt.Sprintf("requestId %s (%s): the resolving %s was never sent", c.requestID, sdk, c.kind.resolve.Type))
-			continue
-		}
-		var at *transcript.Entry
-		for i, e := range entries {
-			if e.Seq > c.resolved && (c.end == 0 || e.Seq <= c.end) && e.Dir == transcript.RuntimeToSDK {
-				if f := hold.FrameHeads(entries[i : i+1]); len(f) == 1 && f[0].Event == c.kind.resolve.Type && f[0].RequestID == c.requestID {
-					at = &entries[i]
-					break
-				}
-			}
-		}
-		if at == nil {
-			fails[k] = append(fails[k], fmt.Sprintf("requestId %s (%s): the resolving %s is not in the transcript", c.requestID, sdk, c.kind.resolve.Type))
-			continue
-		}
-		var told *transcript.Entry
-		for i, e := range entries {
-			if ev, _, ok := scenario.DriverEvent(e); ok && ev == toolCancelled && e.Seq > c.start && (c.end == 0 || e.Seq <= c.end) {
-				told = &entries[i]
-				break
-			}
-		}
-		switch {
-		case told == nil:
-			fails[k] = append(fails[k], fmt.Sprintf("requestId %s (%s): the application's tool handler was never told after %s (#%d), its way declared: %s", c.requestID, sdk, c.kind.resolve.Type, at.Seq, note))
-		case told.Seq < at.Seq:
-			fails[k] = append(fails[k], fmt.Sprintf("requestId %s (%s): the application's tool handler was told (#%d) before the runtime resolved the call (#%d)", c.requestID, sdk, told.Seq, at.Seq))
-		default:
-			if after := time.Duration((told.TMS - at.TMS) * float64(time.Millisecond)); after > bound {
-				fails[k] = append(fails[k], fmt.Sprintf("requestId %s (%s): the application's tool handler was told %d ms after %s (#%d, told #%d), %d ms at most", c.requestID, sdk, after.Milliseconds(), c.kind.resolve.Type, at.Seq, told.Seq, bound.Milliseconds()))
-			}
+		if f := toldFails(c, note, sdk, entries, bound); len(f) > 0 {
+			fails[k] = append(fails[k], f...)
 		}
 	}
 	return jsondiff.GroupedError(fails, "tool calls the runtime resolved were not told to the application's handler in time", "kinds")
+}
+
+// judgeToldKinds is judgeTold for the other kinds: each kind whose handler has a way (ways) is
+// judged on its case (none: its handler was never reached, a failure); a kind without one is
+// unsupported, and when no kind has one the whole check is, never passed.
+func judgeToldKinds(ways map[string]way, sdk string, entries []transcript.Entry, cases []resolvedCase, bound time.Duration, check func(string, string)) error {
+	var kinds, without []string
+	for k := range ways {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	fails := map[string][]string{}
+	for _, k := range kinds {
+		wy := ways[k]
+		if !wy.has {
+			without = append(without, fmt.Sprintf("%s (%s): %s", k, wy.capability, wy.note))
+			continue
+		}
+		check(k+" resolved while its handler runs: the handler told", "")
+		var c *resolvedCase
+		for i := range cases {
+			if cases[i].kind.request.Type == k {
+				c = &cases[i]
+			}
+		}
+		switch {
+		case c == nil:
+			fails[k] = append(fails[k], fmt.Sprintf("%s: no %s was resolved while its handler ran", sdk, k))
+		case !c.reached:
+			fails[k] = append(fails[k], fmt.Sprintf("requestId %s (%s): the application's %s handler was never reached (no request.held), its way declared: %s", c.requestID, sdk, handlerName(c.kind), wy.note))
+		default:
+			if f := toldFails(*c, wy.note, sdk, entries, bound); len(f) > 0 {
+				fails[k] = f
+			}
+		}
+	}
+	if len(without) == len(kinds) {
+		capability := "handler.cancel.<kind>"
+		if len(kinds) > 0 {
+			capability = ways[kinds[0]].capability
+		}
+		return &scenario.ErrUnsupported{Capability: capability, Reason: fmt.Sprintf("%s's handlers have no way to learn that the runtime resolved their request: %s", sdk, strings.Join(without, "; "))}
+	}
+	return jsondiff.GroupedError(fails, "requests the runtime resolved were not told to the application's handler in time", "kinds")
+}
+
+// toldFails is the told judgement of one case: the driver's report that the handler was told
+// (toldBy) must follow the resolving event within bound, by the transcript's clock.
+func toldFails(c resolvedCase, note, sdk string, entries []transcript.Entry, bound time.Duration) []string {
+	name := handlerName(c.kind)
+	if c.resolved == 0 {
+		return []string{fmt.Sprintf("requestId %s (%s): the resolving %s was never sent", c.requestID, sdk, c.kind.resolve.Type)}
+	}
+	var at *transcript.Entry
+	for i, e := range entries {
+		if e.Seq > c.resolved && (c.end == 0 || e.Seq <= c.end) && e.Dir == transcript.RuntimeToSDK {
+			if f := hold.FrameHeads(entries[i : i+1]); len(f) == 1 && f[0].Event == c.kind.resolve.Type && f[0].RequestID == c.requestID {
+				at = &entries[i]
+				break
+			}
+		}
+	}
+	if at == nil {
+		return []string{fmt.Sprintf("requestId %s (%s): the resolving %s is not in the transcript", c.requestID, sdk, c.kind.resolve.Type)}
+	}
+	var told *transcript.Entry
+	for i, e := range entries {
+		if ev, args, ok := scenario.DriverEvent(e); ok && toldBy(c.kind, ev, args) && e.Seq > c.start && (c.end == 0 || e.Seq <= c.end) {
+			told = &entries[i]
+			break
+		}
+	}
+	switch {
+	case told == nil:
+		return []string{fmt.Sprintf("requestId %s (%s): the application's %s handler was never told after %s (#%d), its way declared: %s", c.requestID, sdk, name, c.kind.resolve.Type, at.Seq, note)}
+	case told.Seq < at.Seq:
+		return []string{fmt.Sprintf("requestId %s (%s): the application's %s handler was told (#%d) before the runtime resolved the %s (#%d)", c.requestID, sdk, name, told.Seq, resolvedNoun(c.kind), at.Seq)}
+	}
+	if after := time.Duration((told.TMS - at.TMS) * float64(time.Millisecond)); after > bound {
+		return []string{fmt.Sprintf("requestId %s (%s): the application's %s handler was told %d ms after %s (#%d, told #%d), %d ms at most", c.requestID, sdk, name, after.Milliseconds(), c.kind.resolve.Type, at.Seq, told.Seq, bound.Milliseconds())}
+	}
+	return nil
+}
+
+// toldBy says whether a driver's report says the held handler of kind k was told: tool.cancelled
+// for a tool call, request.cancelled naming the request event type for the others.
+func toldBy(k resolvingKind, ev string, args map[string]any) bool {
+	if k.request.Type == toolRequest {
+		return ev == toolCancelled
+	}
+	return ev == requestCancelled && args["request"] == k.request.Type
+}
+
+func resolvedNoun(k resolvingKind) string {
+	if k.request.Type == toolRequest {
+		return "call"
+	}
+	return "request"
+}
+
+// toolRequest is the request event of a tool call, told through the tool's handler.
+const toolRequest = "external_tool.requested"
+
+// handlerName is the last word of a kind's family (the resolving event's name without its last
+// word): external_tool. -> tool, permission. -> permission, mcp.oauth_ -> oauth. It names the
+// kind's capability, handler.cancel.<name>.
+func handlerName(k resolvingKind) string {
+	stem, _ := resolvingStem(k.resolve.Type)
+	stem = strings.TrimRight(stem, "._")
+	return stem[strings.LastIndexAny(stem, "._")+1:]
+}
+
+// cancelCapability is the capability of a kind's handler: its SDK lets it learn that the runtime
+// resolved its request (drivers/PROTOCOL.md "Holding a handler").
+func cancelCapability(k resolvingKind) string { return "handler.cancel." + handlerName(k) }
+
+// prelude is what every When step of the sweep needs: the scripted runtime (why: the reason it
+// cannot be the real one), the schemas, the current session and its first tool (role: what the
+// tool is for, should the session have none).
+func (w *engine) prelude(why, role string) (*standin.Server, *schemagen.Doc, scenario.Session, string, error) {
+	rt, err := w.ScriptedOnly(why)
+	if err != nil {
+		return nil, nil, scenario.Session{}, "", err
+	}
+	doc, err := w.Schemas()
+	if err != nil {
+		return nil, nil, scenario.Session{}, "", err
+	}
+	s, err := w.Current()
+	if err != nil {
+		return nil, nil, scenario.Session{}, "", err
+	}
+	tool := w.firstTool()
+	if tool == "" {
+		return nil, nil, scenario.Session{}, "", fmt.Errorf("the scenario needs a tool of the session (%s)", role)
+	}
+	return rt, doc, s, tool, nil
 }
 
 // firstTool is the name of the session's first named tool ("" when none): its call is the tool

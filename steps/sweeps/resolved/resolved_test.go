@@ -85,7 +85,11 @@ func tx(lines ...string) []transcript.Entry {
 			e.Frame, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": f[1], "params": map[string]any{"requestId": f[2]}})
 		case "app":
 			e.Dir = transcript.DriverToHarness
-			e.Frame, _ = json.Marshal(map[string]any{"event": f[1], "args": map[string]any{}})
+			args := map[string]any{}
+			if len(f) > 2 { // "app EVENT REQUEST": a held request handler's report names its request
+				args["request"] = f[2]
+			}
+			e.Frame, _ = json.Marshal(map[string]any{"event": f[1], "args": args})
 		default:
 			e.Dir, e.Text = "note", l
 		}
@@ -200,6 +204,72 @@ func TestJudgeTold(t *testing.T) {
 			err := judgeTold(tt.has, "ToolInvocation.signal", "sdk", entries, []resolvedCase{c}, time.Second, func(string, string) {})
 			if tt.want == "" {
 				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			var unsup *scenario.ErrUnsupported
+			assert.Equal(t, tt.unsup, errors.As(err, &unsup))
+		})
+	}
+}
+
+// Each kind's capability is named by the last word of its family: the tool call keeps
+// handler.cancel.tool.
+func TestCancelCapability(t *testing.T) {
+	for kind, want := range map[[2]string]string{
+		{"external_tool.requested", "external_tool.completed"}: "handler.cancel.tool",
+		{"permission.requested", "permission.completed"}:       "handler.cancel.permission",
+		{"command.execute", "command.completed"}:               "handler.cancel.command",
+		{"mcp.oauth_required", "mcp.oauth_completed"}:          "handler.cancel.oauth",
+	} {
+		k := resolvingKind{request: schemagen.EventType{Type: kind[0]}, resolve: schemagen.EventType{Type: kind[1]}}
+		assert.Equal(t, want, cancelCapability(k), kind[0])
+	}
+}
+
+// The told class of the other kinds: each kind with a way is judged on its held case (told in
+// time, never, late, before the resolve, or its handler never reached); a kind without one is
+// left out, and with no kind having one the check is unsupported, never passed.
+func TestJudgeToldKinds(t *testing.T) {
+	perm := resolvingKind{request: schemagen.EventType{Type: "permission.requested"}, resolve: schemagen.EventType{Type: "permission.completed"}}
+	held := []string{"rt permission.requested r", "app request.held permission.requested"} // resolved after entry 2
+	with := map[string]way{"permission.requested": {capability: "handler.cancel.permission", has: true, note: "task cancelled"},
+		"elicitation.requested": {capability: "handler.cancel.elicitation", note: "ElicitationContext has no AbortSignal"}}
+	without := map[string]way{"permission.requested": {capability: "handler.cancel.permission", note: "PermissionInvocation has no context"}}
+	tests := []struct {
+		name      string
+		ways      map[string]way
+		after     []string
+		ms        []float64
+		unreached bool
+		want      string
+		unsup     bool
+	}{
+		{name: "told in time", ways: with, after: []string{"rt permission.completed r", "app request.cancelled permission.requested"}, ms: []float64{100, 130}},
+		{name: "another kind's report does not count", ways: with, after: []string{"rt permission.completed r", "app request.cancelled elicitation.requested"}, ms: []float64{100, 130},
+			want: "requestId r (sdk): the application's permission handler was never told after permission.completed (#3), its way declared: task cancelled"},
+		{name: "told late", ways: with, after: []string{"rt permission.completed r", "app request.cancelled permission.requested"}, ms: []float64{100, 1300},
+			want: "requestId r (sdk): the application's permission handler was told 1200 ms after permission.completed (#3, told #4), 1000 ms at most"},
+		{name: "told before the runtime resolved it", ways: with, after: []string{"app request.cancelled permission.requested", "rt permission.completed r"}, ms: []float64{100, 130},
+			want: "the application's permission handler was told (#3) before the runtime resolved the request (#4)"},
+		{name: "never reached", ways: with, after: []string{"rt permission.completed r"}, ms: []float64{100}, unreached: true,
+			want: "requestId r (sdk): the application's permission handler was never reached (no request.held)"},
+		{name: "no kind has a way", ways: without, after: []string{"rt permission.completed r"}, ms: []float64{100},
+			want: "sdk's handlers have no way to learn that the runtime resolved their request: permission.requested (handler.cancel.permission): PermissionInvocation has no context", unsup: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			entries := tx(append(held, tt.after...)...)
+			for i, ms := range tt.ms {
+				entries[len(held)+i].TMS = ms
+			}
+			c := resolvedCase{kind: perm, requestID: "r", start: 0, resolved: 2, end: len(entries), reached: !tt.unreached}
+			var checked []string
+			err := judgeToldKinds(tt.ways, "sdk", entries, []resolvedCase{c}, time.Second, func(s, _ string) { checked = append(checked, s) })
+			if tt.want == "" {
+				assert.NoError(t, err)
+				assert.Equal(t, []string{"permission.requested resolved while its handler runs: the handler told"}, checked)
 				return
 			}
 			require.Error(t, err)

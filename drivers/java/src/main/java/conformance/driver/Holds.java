@@ -26,7 +26,9 @@ final class Holds {
     }
 
     private static List<String> keys(JsonNode args) {
-        String kind = args.hasNonNull("method") ? args.get("method").asText() : "tool " + args.path("tool").asText();
+        String kind = args.hasNonNull("method") ? args.get("method").asText()
+                : args.hasNonNull("request") ? "request " + args.get("request").asText()
+                : "tool " + args.path("tool").asText();
         List<String> out = new ArrayList<>();
         for (String k : new String[] {"session", "client"}) {
             if (args.hasNonNull(k)) {
@@ -74,6 +76,37 @@ final class Holds {
             }
         });
         return answer;
+    }
+
+    /**
+     * A request event's handler under a {@code request} gate (PROTOCOL.md "Holding a handler"):
+     * reports {@code request.held}, then answers through a future that completes once released,
+     * reporting {@code request.cancelled} should the SDK cancel it (how it would tell the handler
+     * that the runtime resolved its request, capability handler.cancel.&lt;kind&gt;). Not held: the
+     * answer at once.
+     */
+    static <T> CompletableFuture<T> heldRequest(Out out, String session, String request,
+            java.util.function.Supplier<CompletableFuture<T>> answer) {
+        if (!GATES.containsKey(session + "\u0000request " + request)) {
+            return answer.get();
+        }
+        ObjectNode held = Out.object();
+        held.put("session", session);
+        held.put("request", request);
+        out.event("request.held", held);
+        long reached = System.nanoTime();
+        CompletableFuture<T> future = held(session, "request " + request).thenCompose(v -> answer.get());
+        future.whenComplete((r, e) -> {
+            if (future.isCancelled()) {
+                ObjectNode args = Out.object();
+                args.put("session", session);
+                args.put("request", request);
+                args.put("way", "the handler's CompletableFuture cancelled");
+                args.put("afterMs", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - reached));
+                out.event("request.cancelled", args);
+            }
+        });
+        return future;
     }
 
     /** Completes once no gate is armed for the handle and kind (at once when none is). */

@@ -68,6 +68,25 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         return null;
     }
 
+    /** The request kinds whose handlers the driver holds: the capability's last word, the SDK's interface. */
+    private static final String[][] REQUEST_HANDLERS = {{"permission", "PermissionHandler"}, {"elicitation", "ElicitationHandler"}};
+
+    /** "Interface#method returns Type" when the SDK's handler interface answers with a Future, else null. */
+    private String requestCancelWay(String iface) {
+        try {
+            Class<?> c = Class.forName(types.toolHandler().getPackageName() + "." + iface);
+            for (java.lang.reflect.Method m : c.getMethods()) {
+                if (java.lang.reflect.Modifier.isAbstract(m.getModifiers())
+                        && java.util.concurrent.Future.class.isAssignableFrom(m.getReturnType())) {
+                    return iface + "#" + m.getName() + " returns a " + m.getReturnType().getSimpleName();
+                }
+            }
+        } catch (ClassNotFoundException e) {
+            return null;
+        }
+        return null;
+    }
+
     /** {@code anchor} is the SDK's client class: its jar's Maven descriptor names the version. */
     protected SdkBase(Out out, Class<?> anchor, Types types) {
         this.out = out;
@@ -102,7 +121,7 @@ abstract class SdkBase<C, S> implements SdkAdapter {
      * hooks), with the fixed behaviour of PROTOCOL.md: the first choice ({@link #firstChoice}), a
      * cancel, a pre-tool-use hook with no output.
      */
-    protected abstract Object handler(String option);
+    protected abstract Object handler(String option, String session);
 
     protected abstract String sessionId(S session);
 
@@ -214,6 +233,10 @@ abstract class SdkBase<C, S> implements SdkAdapter {
             symbols.put("connect.option." + o.name(), types.clientOptions().getName() + "#" + o.setter());
         }
         symbols.put("handler.hooks", types.sessionConfig().getName() + "#setHooks");
+        for (String[] k : REQUEST_HANDLERS) {
+            symbols.put("handler.cancel." + k[0], types.toolHandler().getPackageName() + "." + k[1] + "#handle");
+        }
+        symbols.put("handler.cancel.command", "driver: the scenario's session registers no command handler to hold");
         symbols.put("handler.cancel.tool", types.toolHandler().getName() + "#invoke");
         symbols.put("handler.hooks.inputs", types.sessionConfig().getName() + "#setHooks");
         // The 1.x line serves the runtime's model requests through CopilotClientOptions#setRequestHandler.
@@ -229,8 +252,8 @@ abstract class SdkBase<C, S> implements SdkAdapter {
     }
 
     /** The SDK's SessionConfig or ResumeSessionConfig with the protocol's session options applied. */
-    protected <T> T withOptions(T config, JsonNode options, boolean resume) throws Exception {
-        SessionOptions.apply(config, options, resume, sdkName(), this::handler);
+    protected <T> T withOptions(T config, JsonNode options, boolean resume, String session) throws Exception {
+        SessionOptions.apply(config, options, resume, sdkName(), name -> handler(name, session));
         JsonNode fields = nextFields.get();
         nextFields.remove();
         Surface.apply(config, fields, sdkName(), definitions());
@@ -450,6 +473,19 @@ abstract class SdkBase<C, S> implements SdkAdapter {
         caps.put("handler.hooks", SessionOptions.setter(types.sessionConfig(), "setHooks") != null);
         // createSession's hookInputs: each hook's input class, read by Jackson introspection
         caps.put("handler.hooks.inputs", caps.get("handler.hooks"));
+        // The handlers of the request events (Holds.heldRequest): a handler interface whose method
+        // returns a Future the SDK could cancel when the runtime resolves the request.
+        for (String[] k : REQUEST_HANDLERS) {
+            String c = "handler.cancel." + k[0];
+            String rway = requestCancelWay(k[1]);
+            caps.put(c, rway != null);
+            notes.put(c, rway != null ? rway + ": the SDK can cancel it when the runtime resolves the request"
+                    : sdkName() + ": " + k[1] + " returns no Future: the " + k[0]
+                            + " handler cannot learn that the runtime resolved its request");
+        }
+        caps.put("handler.cancel.command", false);
+        notes.put("handler.cancel.command", "CommandHandler#handle returns a CompletableFuture, but the driver "
+                + "registers no command handler to hold");
         notes.put("handler.permission", "PermissionHandler.APPROVE_ALL wrapped to report the PermissionRequest it "
                 + "received, serialized with Jackson");
     }

@@ -79,7 +79,7 @@ abstract class SdkCalls extends SdkBase<CopilotClient, CopilotSession> {
         CopilotSession s = awaitCancellable(c.createSession(withToken(withOptions(new SessionConfig()
                 .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
-                .setTools(definitions(session, tools, slot)), options, false), gitHubToken)));
+                .setTools(definitions(session, tools, slot)), options, false, session), gitHubToken)));
         slot.set(s);
         return s;
     }
@@ -91,7 +91,7 @@ abstract class SdkCalls extends SdkBase<CopilotClient, CopilotSession> {
         CopilotSession s = awaitCancellable(c.resumeSession(sessionId, withOptions(new ResumeSessionConfig()
                 .setOnPermissionRequest(reportingApproveAll(session))
                 .setOnEvent(forward(session))
-                .setTools(definitions(session, tools, slot)), options, true)));
+                .setTools(definitions(session, tools, slot)), options, true, session)));
         slot.set(s);
         return s;
     }
@@ -146,20 +146,22 @@ abstract class SdkCalls extends SdkBase<CopilotClient, CopilotSession> {
     private PermissionHandler reportingApproveAll(String session) {
         return (request, invocation) -> {
             reportPermission(session, request);
-            return PermissionHandler.APPROVE_ALL.handle(request, invocation);
+            return Holds.heldRequest(out, session, "permission.requested",
+                    () -> PermissionHandler.APPROVE_ALL.handle(request, invocation));
         };
     }
 
     @Override
-    protected Object handler(String option) {
+    protected Object handler(String option, String session) {
         return switch (option) {
             case "userInputHandler" -> (UserInputHandler) (request, invocation) -> {
                 Answer a = firstChoice(request.getChoices());
                 return CompletableFuture.completedFuture(
                         new UserInputResponse().setAnswer(a.answer()).setWasFreeform(a.wasFreeform()));
             };
-            case "elicitationHandler" -> (ElicitationHandler) context -> CompletableFuture
-                    .completedFuture(new ElicitationResult().setAction(ElicitationResultAction.CANCEL));
+            case "elicitationHandler" -> (ElicitationHandler) context -> Holds.heldRequest(out, session,
+                    "elicitation.requested", () -> CompletableFuture
+                            .completedFuture(new ElicitationResult().setAction(ElicitationResultAction.CANCEL)));
             case "hooks" -> new SessionHooks()
                     .setOnPreToolUse((PreToolUseHandler) (input, invocation) -> CompletableFuture.completedFuture(null));
             default -> throw new Failure.DriverError("no handler for session option " + option);
