@@ -62,8 +62,24 @@ func Register(sc scenario.Binder, s *scenario.Scenario) {
 // an SDK answers a request it acts on within milliseconds.
 const resolveSettle = 700 * time.Millisecond
 
-// resolveAnswerWait bounds the wait for the first answer to a request event.
+// resolveAnswerWait bounds the wait for the first answer to a request event in the probe, where
+// a kind the SDK does not answer costs all of it.
 const resolveAnswerWait = 3 * time.Second
+
+// answerWait bounds the wait for an answer the SDK is known to give (its kind was answered in
+// the probe): an event, not a time, so it is a backstop of half the command timeout, which only
+// an SDK that stopped answering reaches (on a loaded machine an answer took over 3 s).
+func (w *engine) answerWait() time.Duration {
+	return max(resolveAnswerWait, w.T.CommandTimeout()/2)
+}
+
+// barrier makes sure every line the driver wrote before now was read: a driver writes its
+// handler's report before the handler returns, so before the SDK's answer went out, but the
+// harness reads the driver's lines and the SDK's frames on separate streams; the answer to a
+// hello comes after them on the driver's stream.
+func (w *engine) barrier() error {
+	return w.RoundTrip()
+}
 
 // resolvingKind is one kind of request event and the event type that resolves it.
 type resolvingKind struct {
@@ -226,9 +242,9 @@ func appCalls(entries []transcript.Entry, from, to int) int {
 }
 
 // settle waits until the SDK sent a request naming requestId after seq since (up to
-// resolveAnswerWait), then resolveSettle more for anything that follows.
+// answerWait), then resolveSettle more for anything that follows.
 func (w *engine) settle(requestID string, since int) {
-	deadline := time.Now().Add(resolveAnswerWait)
+	deadline := time.Now().Add(w.answerWait())
 	for requestID != "" && time.Now().Before(deadline) && w.Gone() == nil {
 		if n, _ := sdkNamed(hold.FrameHeads(w.Entries()), requestID, since, 0); n > 0 {
 			break
@@ -238,15 +254,13 @@ func (w *engine) settle(requestID string, since int) {
 	time.Sleep(resolveSettle)
 }
 
-// handlerReported waits (up to resolveAnswerWait) until the driver reported an application
-// handler call after seq since: a driver's event line can come after the SDK's answer on the
-// wire, and a report of the single send that arrives late would be counted for the repeat
-// (measured on Java under load: "ran 3 times for the request sent twice, 0 for one sent once").
-func (w *engine) handlerReported(since int) {
-	deadline := time.Now().Add(resolveAnswerWait)
-	for time.Now().Before(deadline) && w.Gone() == nil && appCalls(w.Entries(), since, 0) == 0 {
-		time.Sleep(20 * time.Millisecond)
-	}
+// handlerReported makes sure the driver's report of a handler call after the SDK's answer was
+// read: a driver's event line can come after the SDK's answer on the wire, and a report of the
+// single send that arrives late would be counted for the repeat (measured on Java and Go under
+// load: "ran 2 times for the request sent twice, 0 for one sent once"). Not a wait for a report:
+// the elicitation and command handlers report none.
+func (w *engine) handlerReported() error {
+	return w.barrier()
 }
 
 // settleAll waits until the SDK answered every kind's probe or resolveAnswerWait passed, then
@@ -315,7 +329,9 @@ func (w *engine) resolveEachKind() error {
 			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
 		}
 		w.settle("once-"+k.request.Type, c.start)
-		w.handlerReported(c.start)
+		if err := w.handlerReported(); err != nil {
+			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
+		}
 		c.again = len(w.Rec.Entries())
 		// The tool's handler is held meanwhile, so that the repeat certainly finds the first
 		// still in flight (the other kinds' handlers cannot be held: their answer may go out
@@ -346,6 +362,9 @@ func (w *engine) resolveEachKind() error {
 			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
 		}
 		w.settle(c.requestID, c.again)
+		if err := w.barrier(); err != nil { // the repeat's reports are its own, not the next kind's
+			return scenario.CutShort(err, i, len(p.answered), k.request.Type)
+		}
 		c.end = len(w.Rec.Entries())
 		p.repeated = append(p.repeated, c)
 		for _, id := range []string{"once-" + k.request.Type, c.requestID} {
