@@ -73,6 +73,7 @@ func Register(sc scenario.Binder, s *scenario.Scenario) {
 	sc.Step(`^a prompt sent next on the same session is answered$`, w.answeredAfterCancel)
 	sc.Step(`^the runtime plays each session's turns one at a time, each after the one before it went idle$`, w.queuedTurns)
 	sc.Step(`^the model replies "([^"]*)" to the next prompt after (\d+) ms$`, w.replyAfter)
+	sc.Step(`^the model replies "([^"]*)" to the next prompt once the SDK sends another$`, w.replyOnNextPrompt)
 	sc.Step(`^a prompt sent next on the same session is answered with "([^"]*)", its own turn's reply$`, w.answeredWithOwnReply)
 	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^that method called next on the same client is answered$`, w.calledAfterCancel)
 }
@@ -428,6 +429,19 @@ func (w *engine) replyAfter(text string, ms int) error {
 		steps = append(steps, standin.ModelStep{Pause: time.Duration(ms) * time.Millisecond})
 	}
 	rt.AddTurn(standin.Turn{Steps: append(steps, standin.ModelStep{Reply: text})})
+	return nil
+}
+
+// replyOnNextPrompt scripts the next turn: the model's reply text is withheld until the SDK
+// sends another prompt (or the backstop passes), so that turn certainly ends after the next
+// prompt went out, however slow the machine: an event, never a time.
+func (w *engine) replyOnNextPrompt(text string) error {
+	rt, err := w.ScriptedOnly("the scenario has the model take its time over a turn; the real runtime's scripted model answers at once")
+	if err != nil {
+		return err
+	}
+	w.withheld, w.turnEnd, w.rt = []string{"session.send"}, true, rt
+	rt.AddTurn(standin.Turn{Steps: []standin.ModelStep{{Pause: w.backstop(), UntilNextPrompt: true}, {Reply: text}}})
 	return nil
 }
 
