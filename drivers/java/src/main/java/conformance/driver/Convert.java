@@ -1,6 +1,5 @@
 package conformance.driver;
 
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -77,18 +76,6 @@ final class Convert {
         return result;
     }
 
-    private static ObjectNode error(String type, String message) {
-        ObjectNode e = Out.object();
-        e.put("type", type);
-        e.put("message", message);
-        return e;
-    }
-
-    private static ObjectNode raised(Throwable e) {
-        Throwable cause = Failure.unwrap(e instanceof InvocationTargetException ite ? ite.getCause() : e);
-        return error(cause.getClass().getSimpleName(), Failure.message(cause));
-    }
-
     private ObjectNode one(String name, JsonNode value) {
         ObjectNode o = Out.object();
         Class<?> c = find(name);
@@ -103,7 +90,7 @@ final class Convert {
             obj = ByName.build(c, value, built, "", FALLBACK);
         } catch (Exception | LinkageError e) {
             o.put("outcome", "error");
-            o.set("error", error("DriverError", "cannot build " + name + " by name: " + Failure.message(Failure.unwrap(e))));
+            o.set("error", Failure.errorObject("DriverError", "cannot build " + name + " by name: " + Failure.message(Failure.unwrap(e))));
             return o;
         }
         JsonNode written;
@@ -111,7 +98,7 @@ final class Convert {
             written = MAPPER.valueToTree(obj);
         } catch (RuntimeException | LinkageError e) {
             o.put("outcome", "error");
-            o.set("error", raised(e));
+            o.set("error", Failure.errorObject(e));
             return o;
         }
         List<String> lost = new ArrayList<>();
@@ -124,7 +111,7 @@ final class Convert {
         try {
             o.set("back", MAPPER.valueToTree(MAPPER.treeToValue(written, c)));
         } catch (Exception | LinkageError e) {
-            o.set("readError", raised(e));
+            o.set("readError", Failure.errorObject(e));
         }
         return o;
     }

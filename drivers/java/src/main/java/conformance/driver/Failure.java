@@ -1,5 +1,7 @@
 package conformance.driver;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.lang.reflect.InvocationTargetException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -60,5 +62,19 @@ final class Failure {
 
     static String message(Throwable t) {
         return t.getMessage() != null ? t.getMessage() : t.toString();
+    }
+
+    /** A batch outcome's error object: {"type", "message"}. */
+    static ObjectNode errorObject(String type, String message) {
+        ObjectNode e = Out.object();
+        e.put("type", type);
+        e.put("message", message);
+        return e;
+    }
+
+    /** The error object of what the SDK raised, through reflection's and the futures' wrappers. */
+    static ObjectNode errorObject(Throwable t) {
+        Throwable cause = unwrap(t instanceof InvocationTargetException ite ? ite.getCause() : t);
+        return errorObject(cause.getClass().getSimpleName(), message(cause));
     }
 }

@@ -1,7 +1,6 @@
 package conformance.driver;
 
 import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -116,28 +115,20 @@ final class Rpc {
                 o.put("reason", u.getMessage());
             } catch (Failure.DriverError d) {
                 o.put("outcome", "error");
-                o.set("error", error("DriverError", d.getMessage()));
+                o.set("error", Failure.errorObject("DriverError", d.getMessage()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 o.put("outcome", "error");
-                o.set("error", error("InterruptedException", Failure.message(e)));
+                o.set("error", Failure.errorObject("InterruptedException", Failure.message(e)));
             } catch (Exception | LinkageError e) {
-                Throwable cause = Failure.unwrap(e instanceof InvocationTargetException ite ? ite.getCause() : e);
                 o.put("outcome", "error");
-                o.set("error", error(cause.getClass().getSimpleName(), Failure.message(cause)));
+                o.set("error", Failure.errorObject(e));
             }
             outcomes.add(o);
         }
         ObjectNode result = Out.object();
         result.set("outcomes", outcomes);
         return result;
-    }
-
-    private static ObjectNode error(String type, String message) {
-        ObjectNode e = Out.object();
-        e.put("type", type);
-        e.put("message", message);
-        return e;
     }
 
     private ObjectNode invoke(JsonNode args) throws Exception {
