@@ -76,6 +76,45 @@ func TestHistoryFindsAKnownWireChange(t *testing.T) {
 	}
 }
 
+// TestHistoryFindsAFixedRequestKind is the sample of the request-kind behaviour on older
+// versions (features/behaviour/resolved_requests.feature): Go v1.0.11 still answers a tool call
+// the runtime resolved while its handler ran and never tells the handler; the next version that
+// prepares (v1.0.14; the proxy refuses v1.0.13 here) must show the fix, naming the request kind.
+// About 15 s with both versions prepared.
+func TestHistoryFindsAFixedRequestKind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("prepares two published Go SDK versions: not in -short mode")
+	}
+	bin := buildCLI(t)
+	out := t.TempDir()
+	const scenario = "the application's tool handler is told when the runtime resolves its call"
+	cmd := exec.Command(bin, "history", "--sdk", "go", "--from", "v1.0.11", "--to", "v1.0.14", "--compare-with", "none",
+		"--recheck", "0", "--report-dir", out, "--scenario", scenario, "features/behaviour/resolved_requests.feature")
+	cmd.Dir = repoDir(t)
+	log, err := cmd.CombinedOutput()
+	t.Logf("conformance history:\n%s", log)
+	require.NoError(t, err)
+
+	body, err := os.ReadFile(filepath.Join(out, history.JSONFile))
+	require.NoError(t, err)
+	var h history.History
+	require.NoError(t, json.Unmarshal(body, &h))
+	require.Equal(t, "v1.0.11", h.Versions[0].Version)
+	require.Equal(t, report.Available, h.Versions[0].Status, h.Versions[0].Reason)
+	var fixed *history.Change
+	for _, v := range h.Versions[1:] {
+		for i, c := range v.Changes {
+			if c.Scenario == scenario {
+				require.Nil(t, fixed, "the scenario changes once")
+				fixed = &v.Changes[i]
+			}
+		}
+	}
+	require.NotNil(t, fixed, "a later version fixes the scenario")
+	assert.Equal(t, history.Fix, fixed.Kind)
+	assert.Contains(t, fixed.NoLongerFails, "external_tool.requested:", "the fix names the request kind")
+}
+
 func TestHistoryFlags(t *testing.T) {
 	others, file, err := referenceOf("go, python,node", "node")
 	require.NoError(t, err)

@@ -90,7 +90,7 @@ func (b *builder) value(t reflect.Type, v any, ptr string) reflect.Value {
 		m, ok := v.(map[string]any)
 		if !ok {
 			// A union struct also holds a string or a list variant: its decoder chooses.
-			if v == nil || !reflect.PointerTo(t).Implements(unmarshalerType) || !b.decodeBySDK(out, v, t.String()+": the SDK's UnmarshalJSON chooses its variant") {
+			if v == nil || !reflect.PointerTo(t).Implements(unmarshalerType) || !b.decodeBySDK(out, v, ptr, t.String()+": the SDK's UnmarshalJSON chooses its variant") {
 				b.lose(ptr)
 			}
 			return out
@@ -180,7 +180,7 @@ func (b *builder) fields(out reflect.Value, m map[string]any, ptr string) {
 			unnamed = append(unnamed, k)
 		}
 	}
-	if len(unnamed) > 0 && reflect.PointerTo(t).Implements(unmarshalerType) && b.decodeBySDK(out, m, t.String()+": the SDK's UnmarshalJSON chooses its variant") {
+	if len(unnamed) > 0 && reflect.PointerTo(t).Implements(unmarshalerType) && b.decodeBySDK(out, m, ptr, t.String()+": the SDK's UnmarshalJSON chooses its variant") {
 		return
 	}
 	for _, k := range unnamed {
@@ -196,7 +196,7 @@ func (b *builder) fields(out reflect.Value, m map[string]any, ptr string) {
 			// A union interface (or a list or map of one): only the container's decoder knows
 			// its variants.
 			one := reflect.New(t)
-			if b.decodeBySDK(one.Elem(), map[string]any{k: v}, fmt.Sprintf("%s.%s (%s): the SDK decodes the union interface", t, f.Name, f.Type)) {
+			if b.decodeBySDK(one.Elem(), map[string]any{k: v}, ptr, fmt.Sprintf("%s.%s (%s): the SDK decodes the union interface", t, f.Name, f.Type)) {
 				fv.Set(one.Elem().FieldByIndex(f.Index))
 				continue
 			}
@@ -239,9 +239,11 @@ func holdsUnion(t reflect.Type) bool {
 	return t.Kind() == reflect.Interface && t.NumMethod() > 0
 }
 
-// decodeBySDK decodes m into out through encoding/json (the SDK's tags and decoders), for a
-// value nothing else builds, and tallies why.
-func (b *builder) decodeBySDK(out reflect.Value, m any, why string) bool {
+// decodeBySDK decodes m (found at ptr) into out through encoding/json (the SDK's tags and
+// decoders), for a value nothing else builds, and tallies why. The decoder drops a key the type
+// has no field for without a word, so the keys of m that the decoded value has no field for are
+// reported as lost (unheld), as construct reports them elsewhere.
+func (b *builder) decodeBySDK(out reflect.Value, m any, ptr, why string) bool {
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return false
@@ -251,6 +253,7 @@ func (b *builder) decodeBySDK(out reflect.Value, m any, why string) bool {
 		return false
 	}
 	out.Set(p.Elem())
+	b.unheld(out, m, ptr)
 	decodedMu.Lock()
 	decoded[why] = true
 	decodedMu.Unlock()
@@ -258,6 +261,84 @@ func (b *builder) decodeBySDK(out reflect.Value, m any, why string) bool {
 }
 
 func (b *builder) lose(ptr string) { b.lost = append(b.lost, ptr) }
+
+// unheld walks v, the JSON a value was decoded from at ptr, beside val, what the SDK's decoder
+// made of it, and loses each object key no field of the value's type is named for: found by the
+// Go field name (fieldsByName), in the struct or, for a union struct, in a variant the decoder
+// set (a non-nil pointer-to-struct field). An older SDK's type that predates a
+// schema field holds no such key, and encoding it again cannot show it: the type's limitation,
+// not its converter's. Only the types are read; what the values hold is the converter's to judge.
+func (b *builder) unheld(val reflect.Value, v any, ptr string) {
+	for val.IsValid() && (val.Kind() == reflect.Pointer || val.Kind() == reflect.Interface) {
+		if val.IsNil() {
+			return
+		}
+		val = val.Elem()
+	}
+	if !val.IsValid() || val.Type() == rawMessageType || val.Kind() == reflect.Struct && holdsRaw(val.Type()) {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			at := ptr + "/" + escape(k)
+			switch val.Kind() {
+			case reflect.Map:
+				if val.Type().Key().Kind() != reflect.String {
+					continue
+				}
+				if mv := val.MapIndex(reflect.ValueOf(k).Convert(val.Type().Key())); mv.IsValid() {
+					b.unheld(mv, e, at)
+				}
+			case reflect.Struct:
+				if fv, ok := heldBy(val, k); ok {
+					b.unheld(fv, e, at)
+				} else {
+					b.lose(at)
+				}
+			}
+		}
+	case []any:
+		if val.Kind() != reflect.Slice && val.Kind() != reflect.Array {
+			return
+		}
+		for i, e := range x {
+			if i < val.Len() {
+				b.unheld(val.Index(i), e, ptr+"/"+strconv.Itoa(i))
+			}
+		}
+	}
+}
+
+// holdsRaw says whether the struct t keeps raw JSON in a field of its own (json.RawMessage: an
+// event's data the SDK has no type for), which holds any key whatever the fields are named.
+func holdsRaw(t reflect.Type) bool {
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Type == rawMessageType {
+			return true
+		}
+	}
+	return false
+}
+
+// heldBy is the field of the struct val named for the wire key k, or of a variant the decoder
+// set (a non-nil pointer-to-struct field of a union struct).
+func heldBy(val reflect.Value, k string) (reflect.Value, bool) {
+	if f, ok := fieldsByName(val.Type())[fold(k)]; ok {
+		return val.FieldByIndex(f.Index), true
+	}
+	for i := 0; i < val.NumField(); i++ {
+		fv := val.Field(i)
+		if !val.Type().Field(i).IsExported() || fv.Kind() != reflect.Pointer || fv.IsNil() || fv.Elem().Kind() != reflect.Struct {
+			continue
+		}
+		fv = fv.Elem()
+		if f, ok := fieldsByName(fv.Type())[fold(k)]; ok {
+			return fv.FieldByIndex(f.Index), true
+		}
+	}
+	return reflect.Value{}, false
+}
 
 var (
 	decodedMu sync.Mutex

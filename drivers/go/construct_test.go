@@ -75,6 +75,12 @@ func TestConstruct(t *testing.T) {
 		{name: "a union interface field is decoded by the SDK, that field alone, and tallied", into: withUnion{},
 			given: `{"name":"n","shape":{"radius":2}}`, wire: `{"name":"n","shape":{"radius":2}}`,
 			decoded: "main.withUnion.Shape (main.shape): the SDK decodes the union interface"},
+		{name: "a key the decoded union's variant has no field for is lost (an older SDK's type), not dropped unseen",
+			into: withUnion{}, given: `{"name":"n","shape":{"radius":2,"color":"red"}}`, wire: `{"name":"n","shape":{"radius":2}}`,
+			unrep: []string{"/shape/color"}},
+		{name: "a key no field is named for, in a struct its own decoder builds", into: withUnion{},
+			given: `{"name":"n","shape":{"radius":2},"since":1}`, wire: `{"name":"n","shape":{"radius":2}}`,
+			unrep: []string{"/since"}, decoded: "main.withUnion: the SDK's UnmarshalJSON chooses its variant"},
 		{name: "a union the SDK cannot decode either", into: withUnion{}, given: `{"name":"n","shape":[1]}`,
 			wire: `{"name":"n","shape":null}`, unrep: []string{"/shape"}},
 	} {

@@ -8,6 +8,7 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/internal/surface"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,7 +156,24 @@ func (l *lease) Capability(name string) (bool, string) {
 	if l.hello == nil {
 		return false, ""
 	}
-	return l.hello.Capabilities[name], l.hello.Notes[name]
+	has, note := l.hello.Capabilities[name], l.hello.Notes[name]
+	if !has && note == "" {
+		note = missingNote(l.hello.Missing[name])
+	}
+	return has, note
+}
+
+// missingNote says a capability declared false without a note by what hello's missing names: a
+// driver gap as the driver words it, else the SDK symbol whose absence makes it so (an older
+// SDK's unsupported scenario then names what it lacks, not only the capability).
+func missingNote(missing string) string {
+	switch {
+	case missing == "":
+		return ""
+	case strings.HasPrefix(missing, "driver:"):
+		return missing
+	}
+	return "the SDK has no " + missing
 }
 func (l *lease) CommandTimeout() time.Duration   { return l.timeout }
 func (l *lease) RuntimeOptions() standin.Options { return l.rtOpts }

@@ -278,3 +278,25 @@ func TestOthersPairedByValue(t *testing.T) {
 	assert.Equal(t, map[string]string{"go": "true"}, ref.values(sdkUnder, feature, sCreate, "session.create#2", "flag", before))
 	assert.Equal(t, map[string]string{"go": "<absent>"}, ref.values(sdkUnder, feature, sCreate, "session.create#3", "flag", before))
 }
+
+func TestFailureLines(t *testing.T) {
+	both := "2 steps failed:\n1. step \"a\": 6 requests were not handled once, in 4 kinds:\n  external_tool.requested:\n    requestId r: 2 requests (#131 and #132)\n2. step \"b\": 1 request was answered:\n  x (#180)"
+	alone := "step \"a\": 5 requests were not handled once, in 3 kinds:\n  permission.requested:\n    requestId p: 2 requests (#150 and #151)"
+	tests := []struct {
+		name string
+		msg  string
+		want []string
+	}{
+		{"a step alone", alone, []string{`step "a": N requests were not handled once, in N kinds:`, "permission.requested:", "requestId p: 2 requests (#N and #N)"}},
+		{"numbered steps read as they would alone", both, []string{`step "a": N requests were not handled once, in N kinds:`, "external_tool.requested:",
+			"requestId r: 2 requests (#N and #N)", `step "b": N request was answered:`, "x (#N)"}},
+		{"the manifest's reasons are left out", "step \"c\": boom\nnot the known divergence: expected …", []string{`step "c": boom`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, failureLines(tt.msg))
+		})
+	}
+	// Fixing one of two failed steps is a fix: no line of the step that still fails is new.
+	assert.Empty(t, minus(failureLines(alone), failureLines(both+"\n  permission.requested:\n    requestId p: 2 requests (#150 and #151)")))
+}

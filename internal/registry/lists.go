@@ -30,8 +30,8 @@ func (c *Client) NPM(pkg string) Lister {
 func (c *Client) PyPI(dist string) Lister {
 	return func(ctx context.Context, r Range) ([]string, error) {
 		argv := []string{"python3", "-m", "pip", "index", "versions", dist}
-		if r.Previews {
-			argv = append(argv, "--pre") // pip lists pre-releases only when asked
+		if r.Previews || preBound(r) {
+			argv = append(argv, "--pre") // pip lists pre-releases only when asked, even a bound
 		}
 		out, err := c.run(ctx, argv...)
 		if err != nil {
@@ -44,6 +44,17 @@ func (c *Client) PyPI(dist string) Lister {
 		}
 		return nil, fmt.Errorf("pip index versions %s: no \"Available versions:\" line in %q", dist, text.Tail(string(out), 400))
 	}
+}
+
+// preBound says whether a bound of r is itself a pre-release (a bisection from 1.0.0b1): the
+// range keeps it, so the listing must have it.
+func preBound(r Range) bool {
+	for _, b := range []string{r.Lo, r.Hi} {
+		if v, err := OrderKey(b); b != "" && err == nil && v.Prerelease() != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // GoModule lists a Go module's versions with the go command: `go list -m -versions` (the

@@ -140,6 +140,8 @@ func TestClientCommands(t *testing.T) {
 			[]string{"1.0.9", "1.0.11", "1.0.13"}, "python3 -m pip index versions github-copilot-sdk", ""},
 		{"PyPI asks pip for pre-releases", func(c *Client) Lister { return c.PyPI("github-copilot-sdk") }, Range{Lo: "1.0.26", Previews: true},
 			[]string{"1.0.26", "1.0.27"}, "python3 -m pip index versions github-copilot-sdk --pre", ""},
+		{"PyPI asks pip for pre-releases when a bound is one", func(c *Client) Lister { return c.PyPI("github-copilot-sdk") }, Range{Lo: "1.0.0b1", Hi: "1.0.1"},
+			[]string{"1.0.0", "1.0.1"}, "python3 -m pip index versions github-copilot-sdk --pre", ""},
 		{"PyPI: no version line", func(c *Client) Lister { return c.PyPI("not-a-listing") }, Range{Lo: "1.0.0"},
 			nil, "", `no "Available versions:" line`},
 		{"Go: the proxy refuses the list, tags are probed", func(c *Client) Lister { return c.GoModule(goModule) }, Range{Lo: "v1.0.12"},

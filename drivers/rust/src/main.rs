@@ -1191,7 +1191,10 @@ fn hello() -> Outcome {
     capabilities["rpc.generated"] = json!(generated);
     // handlers accepted; a method this version has no public handler API for is named in
     // connect's / createSession's "unhandled" (src/handlers.rs).
-    capabilities["rpc.handlers"] = json!(handlers::MEASURED);
+    // A crate without the handler API (cfg sdk_handlers unset: 1.0.0-beta.4) handles no method:
+    // rpc.handlers is false there, as in the Go driver, so a scenario about the handlers is
+    // unsupported with the reason, not a failure of an SDK that was never asked.
+    capabilities["rpc.handlers"] = json!(handlers::MEASURED && cfg!(sdk_handlers));
     // hooks.invoke through SessionConfig::with_hooks, each input read field by field and its
     // declared members answered as hookInputs (src/handlers.rs, build_hooks.rs).
     capabilities["handler.hooks"] = json!(handlers::HOOKS && handlers::MEASURED);
@@ -1295,7 +1298,7 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // rpc/rpcBatch need the crate's generated layer (build_rpc.rs reads it); handlers are
         // not the crate's absence: the driver does not accept handlers/handlerResults yet.
         ("rpc.generated", "Client::rpc"),
-        ("rpc.handlers", "driver: the rust driver's runtime->SDK handlers (src/handlers.rs) are built but not yet measured against the crate, so they are not offered"),
+        ("rpc.handlers", "driver: this crate version lacks the handler API the driver registers runtime->SDK handlers through (cfg sdk_handlers, probed in build.rs), so the driver registers none"),
         // Not the crate's absence of a hook API: what the driver reads of it (HOOKS_GAP).
         ("handler.hooks", handlers::HOOKS_GAP),
         ("handler.hooks.inputs", handlers::HOOKS_GAP),

@@ -471,10 +471,34 @@ func (w *engine) replyOnNextPrompt(text string) error {
 // answeredWithOwnReply sends a prompt and waits for its reply, which must be its own turn's
 // (judgeOwnReply).
 func (w *engine) answeredWithOwnReply(want string) error {
+	reached := promptReached(w.Entries(), "cancelled")
 	if err := w.SendAndWait("next"); err != nil {
 		return err
 	}
-	return judgeOwnReply(w.Reply, want, w.T.SDK())
+	err := judgeOwnReply(w.Reply, want, w.T.SDK())
+	if err != nil && !reached {
+		// The turn scripted for the cancelled prompt went to the next one: no turn of the
+		// cancelled call ran (every attempt of cancelCall was cancelled before the SDK sent its
+		// prompt), so the reply says nothing about the SDK.
+		return fmt.Errorf("the cancelled prompt never reached the runtime (the application cancelled the call before the SDK sent it), so the model's turn scripted for it answered the next prompt: the scenario did not test what it says, after %d attempts with a doubled delay (rerun it on a less loaded machine); %w", queuedAttempts, err)
+	}
+	return err
+}
+
+// promptReached says whether the runtime read a session.send whose prompt is text.
+func promptReached(entries []transcript.Entry, text string) bool {
+	for _, e := range entries {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Prompt string `json:"prompt"`
+			} `json:"params"`
+		}
+		if e.Dir == transcript.SDKToRuntime && json.Unmarshal(e.Frame, &m) == nil && m.Method == "session.send" && m.Params.Prompt == text {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeOwnReply judges a send-and-wait's result: the reply of the turn its own prompt started

@@ -138,3 +138,25 @@ func TestJudgeOwnReply(t *testing.T) {
 		})
 	}
 }
+
+// The cancelled prompt reached the runtime only if a session.send carrying it did.
+func TestPromptReached(t *testing.T) {
+	send := func(dir, method, prompt string) transcript.Entry {
+		return transcript.Entry{Dir: dir, Frame: json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"prompt":"` + prompt + `"}}`)}
+	}
+	tests := []struct {
+		name    string
+		entries []transcript.Entry
+		want    bool
+	}{
+		{"sent", []transcript.Entry{send(transcript.SDKToRuntime, "session.send", "cancelled")}, true},
+		{"only tried session.sendAndWait", []transcript.Entry{send(transcript.SDKToRuntime, "session.sendAndWait", "cancelled"), send(transcript.SDKToRuntime, "session.send", "next")}, false},
+		{"the driver's command is not the runtime's", []transcript.Entry{send(transcript.HarnessToDriver, "session.send", "cancelled")}, false},
+		{"nothing", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, promptReached(tt.entries, "cancelled"))
+		})
+	}
+}
