@@ -380,4 +380,4 @@ mod generated {
     use serde_json::Value;
     include!(concat!(env!("OUT_DIR"), "/byname.rs"));
 }
-pub(crate) use generated::{BY_NAME_TYPES, SERDE_TYPES};
+pub(crate) use generated::{convert_table, BY_NAME_TYPES, CONVERT_TYPES, SERDE_TYPES};
