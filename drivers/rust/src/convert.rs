@@ -39,8 +39,11 @@ fn error(kind: &str, message: String) -> Value {
 pub(crate) fn roundtrip<T: ByName + Serialize + DeserializeOwned>(v: &Value) -> Value {
     let mut b = Build::default();
     let Some(built) = T::by_name(v, "", &mut b) else {
+        // A required field the value does not give (the type requires what the schema does
+        // not), or a value a field's type cannot hold: no value to convert.
         return json!({"outcome": "error", "error": error("DriverError", format!(
-            "cannot build {} by name: {:?}", std::any::type_name::<T>(), b.lost))});
+            "cannot build {} by name: required fields not given {:?}, values its fields cannot hold {:?}",
+            std::any::type_name::<T>(), b.missing, b.lost))});
     };
     let written = match serde_json::to_value(&built) {
         Ok(w) => w,
