@@ -29,6 +29,8 @@ pub(crate) struct Build {
     /// The part of `lost` that is keys no field is named for (the rest: values of another type).
     pub(crate) unknown: BTreeSet<String>,
     pub(crate) skipped: BTreeSet<String>,
+    /// Keys of required fields the value does not give (why a build failed: convert's message).
+    pub(crate) missing: BTreeSet<String>,
 }
 
 /// Why a value built by name is refused: the pointers of values of another type than their
@@ -193,7 +195,11 @@ fn find<'a>(m: &'a Map<String, Value>, key: &str) -> Option<(&'a String, &'a Val
 /// The field whose folded name is `key`: built from its value, or its type's absent value.
 pub(crate) fn take<T: ByName>(m: &Map<String, Value>, key: &str, p: &str, b: &mut Build, skip: Skip) -> Option<T> {
     let Some((k, v)) = find(m, key) else {
-        return T::absent(b);
+        let absent = T::absent(b);
+        if absent.is_none() {
+            b.missing.insert(pointer(p, key));
+        }
+        return absent;
     };
     let ptr = pointer(p, k);
     // What the field's declared encoding leaves out cannot reach the wire as given.
@@ -380,4 +386,4 @@ mod generated {
     use serde_json::Value;
     include!(concat!(env!("OUT_DIR"), "/byname.rs"));
 }
-pub(crate) use generated::{BY_NAME_TYPES, SERDE_TYPES};
+pub(crate) use generated::{convert_table, BY_NAME_TYPES, CONVERT_TYPES, SERDE_TYPES};

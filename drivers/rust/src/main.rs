@@ -47,6 +47,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 mod byname;
 mod compat;
+mod convert;
 mod handlers;
 mod holds;
 mod requests;
@@ -1225,13 +1226,11 @@ fn hello() -> Outcome {
         ));
     }
     notes["rpc.generated"] = json!(generated_note);
-    // convert (PROTOCOL.md, Converters): serde_json::to_value / from_value on the generated
-    // types; the driver's by-name builders reach only the request, result and config types
-    // (build_byname.rs), not every generated type, so the command is not offered yet.
-    capabilities["convert.roundtrip"] = json!(false);
-    notes["convert.roundtrip"] = json!(
-        "driver: build_byname.rs writes by-name builders only for the types a request, result or config reaches, not for every generated type by name"
-    );
+    // convert (PROTOCOL.md, Converters): every serde type of the generated modules, built by
+    // name, serde_json::to_value / from_value (src/convert.rs).
+    let (convert_on, convert_note) = convert::capability();
+    capabilities["convert.roundtrip"] = json!(convert_on);
+    notes["convert.roundtrip"] = json!(convert_note);
     // The config fields whose type has no by-name builder (none the crate's source declares)
     // and that serde sets, each by its owner.
     let serde_fields = [
@@ -1305,8 +1304,8 @@ fn missing_symbols(capabilities: &Value) -> Value {
         // The one definition whose type requires a callback: the driver builds it with its
         // constructor, which takes the handler (src/callbacks.rs).
         ("surface.callbacks", "CommandDefinition::new"),
-        // Not the crate's absence: serde's to_value / from_value exist on every generated type.
-        ("convert.roundtrip", "driver: no convert command yet (build_byname.rs builds only the types a request, result or config reaches, not every generated type by name)"),
+        // convert.roundtrip is a shape (internal/audit Shapes): false only on a crate whose source
+        // has no generated serde types, which no one symbol names.
     ]
     .into_iter()
     .map(|(c, s)| (c.to_string(), s.to_string()))
@@ -1793,6 +1792,7 @@ async fn run_command(state: &Arc<State>, cmd: &str, args: &Value) -> Outcome {
         "stopClient" => stop_client(state, args).await,
         "rpc" => rpc::rpc(state, args).await,
         "rpcBatch" => rpc::rpc_batch(state, args).await,
+        "convert" => convert::convert(args),
         "surface" => surface::surface(),
         "hold" => Ok(holds::hold(args)),
         "release" => Ok(holds::release(args)),
