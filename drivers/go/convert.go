@@ -11,8 +11,8 @@ import (
 )
 
 // generatedTypes are the rpc package's struct types by name, filled by zgenerated_types.go, which
-// conformance prepare writes from the SDK's source (internal/sdks/gotypes.go); nil in a build
-// without it.
+// gentypes writes from the SDK's source before the driver is built (conformance prepare and the
+// container build run it); nil in a build without it.
 var generatedTypes map[string]reflect.Type
 
 type convertValue struct {
@@ -86,6 +86,6 @@ func convertCapabilities(version string, caps map[string]bool, notes map[string]
 		notes["convert.roundtrip"] = fmt.Sprintf("%s %s: %d struct types of the rpc package (read from its source at prepare), "+
 			"built by name, written with json.Marshal and read back with json.Unmarshal", sdkModule, version, len(generatedTypes))
 	} else {
-		notes["convert.roundtrip"] = "the driver was built without its generated type registry (zgenerated_types.go, written by conformance prepare)"
+		notes["convert.roundtrip"] = "the driver was built without its generated type registry (zgenerated_types.go, written by gentypes before the build)"
 	}
 }

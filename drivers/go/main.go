@@ -304,7 +304,7 @@ func missingSymbols(caps map[string]bool) map[string]string {
 		"rpc.handlers":         handlersGap,
 		"handler.hooks":        "driver: no hooks.invoke handler without the runtime->SDK handlers (rpc.handlers)",
 		"handler.hooks.inputs": "driver: no hooks.invoke handler without the runtime->SDK handlers (rpc.handlers)",
-		"convert.roundtrip":    "driver: no generated type registry (zgenerated_types.go is written by conformance prepare)",
+		"convert.roundtrip":    "driver: no generated type registry (zgenerated_types.go is written by gentypes before the build)",
 		"surface.callbacks": "driver: the go driver gives a definition no callback of its own: a Go func field may be nil, " +
 			"and filling one changes the wire (NamedProviderConfig.BearerTokenProvider announces hasBearerTokenProvider)",
 	}

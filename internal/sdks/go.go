@@ -34,7 +34,7 @@ func init() {
 		Pristine: pristineGo,
 		// Revision 1: preparations made before the source probe downloaded the module could be
 		// built without the handlers on a fresh module cache (goModuleDir). Revision 2: the
-		// driver's generated type registry (gotypes.go) is written at prepare.
+		// driver's generated type registry (drivers/go/gentypes) is written at prepare.
 		Revision: 2,
 		Versions: registry.Public.GoModule(goSDKModule),
 		// The published-versions test probes every v1.0.0-beta.N up to registry.GoMaxBeta and the releases
@@ -110,11 +110,10 @@ func prepareGo(ctx context.Context, pc PrepareContext) (Launch, error) {
 	if err != nil {
 		return Launch{}, err
 	}
-	n, err := writeGoTypeRegistry(sdkDir, src)
-	if err != nil {
+	// The driver's generated type registry (drivers/go/gentypes), as the container build writes it.
+	if err := goCmd("run", "./gentypes", sdkDir, "zgenerated_types.go"); err != nil {
 		return Launch{}, err
 	}
-	fmt.Fprintf(pc.Log, "go: %d generated struct types of the SDK's rpc package registered for convert\n", n)
 	bin := filepath.Join(pc.CacheDir, "driver")
 	build := []string{"build", "-o", bin}
 	if len(tags) > 0 {
@@ -278,6 +277,12 @@ func copyGoDriver(from, dst string) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
+		if e.IsDir() && name == "gentypes" { // the registry's generator, run at prepare
+			if err := copyGoDriver(filepath.Join(from, name), filepath.Join(dst, name)); err != nil {
+				return err
+			}
+			continue
+		}
 		if e.IsDir() || !(name == "go.mod" || name == "go.sum" || strings.HasSuffix(name, ".go")) {
 			continue
 		}
