@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -87,7 +88,10 @@ func TestFeatureSuite(t *testing.T) {
 			executed[r.SDK]++
 			entries, err := transcript.Read(filepath.Join(reports, r.Transcript))
 			require.NoError(t, err)
-			assert.NotEmpty(t, transcript.Requests(entries, ""), "%s on %s: the transcript holds the SDK's frames", r.Scenario, r.SDK)
+			// The evidence judged: the SDK's frames, or (a scenario that never connects, such as
+			// the generated types' converters) the driver's answers to the harness's commands.
+			assert.True(t, len(transcript.Requests(entries, "")) > 0 || driverAnswered(entries),
+				"%s on %s: the transcript holds the SDK's frames or the driver's answers", r.Scenario, r.SDK)
 		}
 	}
 	for _, name := range required() {
@@ -110,6 +114,29 @@ func TestFeatureSuite(t *testing.T) {
 		assert.NoError(t, diffNames(res, "isTerminal explicitly false is omitted on session.create", "tools[0].isTerminal", "node", "go"),
 			"the cross-SDK diff names the JSON path")
 	}
+}
+
+// driverAnswered says whether the driver answered a command of the harness other than hello (a
+// liveness probe, which judges nothing) in entries.
+func driverAnswered(entries []transcript.Entry) bool {
+	cmds := map[string]string{}
+	for _, e := range entries {
+		var m struct {
+			ID      json.RawMessage `json:"id"`
+			Cmd     string          `json:"cmd"`
+			Outcome string          `json:"outcome"`
+		}
+		if json.Unmarshal(e.Frame, &m) != nil {
+			continue
+		}
+		switch {
+		case e.Dir == transcript.HarnessToDriver && m.Cmd != "":
+			cmds[string(m.ID)] = m.Cmd
+		case e.Dir == transcript.DriverToHarness && m.Outcome != "" && cmds[string(m.ID)] != "" && cmds[string(m.ID)] != "hello":
+			return true
+		}
+	}
+	return false
 }
 
 // TestSmokeEveryRequiredSDK runs `conformance smoke` on each SDK CI requires (their drivers are
