@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"pgregory.net/rapid"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
 )
 
 // nonASCII is the edge-case string: accents, CJK, a symbol and an astral-plane emoji (a UTF-16
@@ -289,7 +291,16 @@ func (g *gen) number(n map[string]any, at string, integer bool) any {
 	return v
 }
 
+// str is a string for the schema node n, known to the transcript as one the harness generated:
+// under a credential key (a provider's header map) it is a placeholder, not a secret to scrub
+// from every other text (transcript.Generated).
 func (g *gen) str(n map[string]any, at string) any {
+	s := g.drawString(n, at)
+	transcript.Generated(s)
+	return s
+}
+
+func (g *gen) drawString(n map[string]any, at string) string {
 	minLen, maxLen := intOf(n["minLength"], 0), intOf(n["maxLength"], -1)
 	if p, ok := n["pattern"].(string); ok {
 		// rapid does not know the length bounds: draw until a string fits (validation after

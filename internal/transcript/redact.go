@@ -273,11 +273,38 @@ func secretLike(v string) bool {
 	return strings.Trim(v, "0123456789.") != ""
 }
 
+// generated holds the strings the harness generated itself (schemagen's values for the sweeps):
+// placeholders it knows, not credentials. One under a credential key (a provider's header map's
+// "key1-732") is redacted where it was found, as any value there is, but not registered for
+// Scrub: registered, it was scrubbed out of every longer string holding it, another scenario's
+// generated "key1-7328" among them, which then read back as a value the SDK changed.
+//
+// Why this and not scrubbing a secret only where it is a whole token: a real credential written
+// next to other characters ("xSECRETy", a secret concatenated into a URL or a log line) would
+// then leak. Here only a string the harness made is exempt, and only that exact string: a real
+// secret is never generated, and one that holds a generated string is still registered whole.
+var generated sync.Map // string -> struct{}
+
+// Generated tells the transcript that the harness generated these strings (see generated).
+func Generated(vs ...string) {
+	for _, v := range vs {
+		if len(v) >= minSecret { // shorter ones are never registered anyway
+			generated.Store(v, struct{}{})
+		}
+	}
+}
+
+// IsGenerated says whether the harness generated v (Generated).
+func IsGenerated(v string) bool {
+	_, ok := generated.Load(v)
+	return ok
+}
+
 // addFound registers a value found under a credential key for Scrub when it can be a credential
 // written out: printable ASCII without spaces, or an authorization scheme and one (it says
-// whether it was). The value is redacted where it was found either
-// way; a generated string ("héllo wörld", shared by many fields of a sweep's case) is not also
-// scrubbed from every other place it occurs.
+// whether it was written out). The value is redacted where it was found either way; a
+// non-ASCII string ("héllo wörld", shared by many fields of a sweep's case) and a string the
+// harness generated (generated) are not also scrubbed from every other place they occur.
 func addFound(v string) bool {
 	written := func(s string) bool {
 		for _, r := range s {
@@ -287,14 +314,19 @@ func addFound(v string) bool {
 		}
 		return s != ""
 	}
+	register := func(s string) {
+		if !IsGenerated(s) {
+			AddSecret(s)
+		}
+	}
 	if written(v) {
-		AddSecret(v)
+		register(v)
 		return true
 	}
 	// An Authorization value: a scheme, one space, the credential ("Basic dXNlcjpwYXNz").
 	if scheme, cred, ok := strings.Cut(v, " "); ok && written(scheme) && written(cred) {
-		AddSecret(v)
-		AddSecret(cred)
+		register(v)
+		register(cred)
 		return true
 	}
 	return false

@@ -194,3 +194,58 @@ func TestUnredacts(t *testing.T) {
 		assert.Equal(t, c.want, Unredacts(c.recorded, c.text), "%s vs %s", c.recorded, c.text)
 	}
 }
+
+// TestGeneratedPlaceholderIsNoSecret: a string the harness generated is redacted under the
+// credential key it was sent under, but not registered, so it is not scrubbed out of another
+// scenario's longer generated string; a real secret planted the same ways still never shows,
+// inside a longer string too.
+func TestGeneratedPlaceholderIsNoSecret(t *testing.T) {
+	Generated("key1-7321", "key1-5550")
+	body, reds := redactFrame([]byte(`{"params":{"providers":[{"headers":{"key1":"key1-7321"}}]}}`))
+	assert.Equal(t, `{"params":{"providers":[{"headers":{"key1":"`+Redacted("key1-7321")+`"}}]}}`, string(body), "redacted where it was found")
+	assert.Equal(t, []Redaction{{Path: "params.providers[0].headers.key1", SHA256: Fingerprint("key1-7321")}}, reds)
+	tests := []struct {
+		name   string
+		plant  func() // where the value is found
+		secret string // the value found
+		text   string // a later text holding it inside a longer string
+		kept   bool   // whether the text reads back as it was (the value is no secret)
+	}{
+		{name: "a generated header value does not collide with a longer generated string",
+			plant: func() {
+				redactFrame([]byte(`{"params":{"providers":[{"headers":{"key1":"key1-7321"}}]}}`))
+			},
+			secret: "key1-7321", text: `{"value":"key1-73219"}`, kept: true},
+		{name: "a planted header value inside a longer string",
+			plant: func() {
+				redactFrame([]byte(`{"params":{"provider":{"headers":{"key1":"planted-hdr-0042"}}}}`))
+			},
+			secret: "planted-hdr-0042", text: "xplanted-hdr-0042y"},
+		{name: "a planted environment value inside a longer string",
+			plant:  func() { AddSecretsFromEnv([]string{"ACME_API_KEY=planted-env-0043"}) },
+			secret: "planted-env-0043", text: "PATH=/bin:planted-env-0043:/usr/bin"},
+		{name: "a planted value in a driver's stderr, then in another line",
+			plant:  func() { scrubRaw(`driver: {"apiKey": "planted-stderr-0044"}`) },
+			secret: "planted-stderr-0044", text: "retrying with planted-stderr-00445"},
+		{name: "a real secret holding a generated string is registered whole",
+			plant: func() {
+				redactFrame([]byte(`{"params":{"apiKey":"key1-5550-planted-0045"}}`))
+			},
+			secret: "key1-5550-planted-0045", text: "sent key1-5550-planted-0045!"},
+		{name: "a generated string registered as a secret by its own name stays one",
+			plant:  func() { AddSecretsFromEnv([]string{"GH_TOKEN=key1-5550"}) },
+			secret: "key1-5550", text: "token=key1-55509"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.plant()
+			got := Scrub(tt.text)
+			if tt.kept {
+				assert.Equal(t, tt.text, got)
+				return
+			}
+			assert.NotContains(t, got, tt.secret)
+			assert.Contains(t, got, Redacted(tt.secret))
+		})
+	}
+}

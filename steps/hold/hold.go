@@ -13,9 +13,16 @@ import (
 	"github.com/copilot-sdk-conformance/conformance/steps/scenario"
 )
 
-// EnterWait bounds the wait for a held handler to be reached (and, in the resolved sweep, for
-// what the application reports after the runtime's move).
-const EnterWait = 5 * time.Second
+// ToldWait bounds the resolved sweep's wait for a report an SDK may never make: that the
+// handler was told the runtime resolved its request (what the sweep judges; the SDKs of the
+// known divergences never tell). A fixed wait is right there: the judgement is that the report
+// followed the resolving event within the step's bound (1000 ms), so a report later than this
+// fails the same whether it was awaited or not.
+const ToldWait = 5 * time.Second
+
+// Backstop bounds a wait for a report known to come (a held handler reached, an event given to
+// the application): scenario.Backstop.
+func Backstop(s *scenario.Scenario) time.Duration { return s.Backstop() }
 
 // Kind is one kind of request: a runtime-to-SDK method with the params of one of its generated
 // cases, or a call of one of the session's tools.
@@ -47,11 +54,20 @@ func Args(s scenario.Session, k Kind) map[string]any {
 	return a
 }
 
-// Reached waits (EnterWait at most) until the held kind's handler reported its call
-// (rpc.handled, tool.invoked) after the transcript entry since.
-func Reached(s *scenario.Scenario, k Kind, since int) bool {
-	deadline := time.Now().Add(EnterWait)
+// Reached waits until the held kind's handler reported its call (rpc.handled, tool.invoked)
+// after the transcript entry since, Backstop at most. answered (nil: none) is closed when the
+// held request was answered or given up on: a request answered while its handler is held never
+// reached it (an SDK that answers the kind without the application's handler), so the wait
+// ends there rather than at the backstop.
+func Reached(s *scenario.Scenario, k Kind, since int, answered <-chan struct{}) bool {
+	deadline := time.Now().Add(Backstop(s))
 	for time.Now().Before(deadline) {
+		over := false
+		select {
+		case <-answered:
+			over = true // one more look: the handler, held, cannot have answered it
+		default:
+		}
 		for _, e := range s.Entries() {
 			if e.Seq <= since || e.Dir != transcript.DriverToHarness {
 				continue
@@ -68,7 +84,7 @@ func Reached(s *scenario.Scenario, k Kind, since int) bool {
 				return true
 			}
 		}
-		if s.Gone() != nil {
+		if over || s.Gone() != nil {
 			return false
 		}
 		time.Sleep(20 * time.Millisecond)

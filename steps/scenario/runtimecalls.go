@@ -119,9 +119,20 @@ func HandlerMethods(doc *schemagen.Doc) []schemagen.Method {
 	return out
 }
 
-// Settle is how long an event the runtime sent is given to reach a handler when nothing else
-// says it is done (an event has no answer; a request the SDK does not answer never ends).
+// Settle is a quiet period for what may still follow a report already seen (a handler the SDK
+// calls after it gave the application the event), or, where nothing reports the event (a
+// driver without the events capability), for the event to reach a handler: a wait for the
+// absence of anything more, never the whole wait for something known to come (Backstop).
 const Settle = 500 * time.Millisecond
+
+// Backstop bounds a wait for a report or an answer known to come (a handler's report of a
+// held call, the application's report of an event its SDK delivers): the wait ends when it
+// is read, and only an SDK that stopped answering reaches the backstop, half the command
+// timeout (as the stand-in's withheld answer, internal/standin/withhold.go; on a loaded
+// machine a handler's report came after 5 s).
+func (s *Scenario) Backstop() time.Duration {
+	return max(5*time.Second, s.T.CommandTimeout()/2)
+}
 
 // EventCursor reads the driver's events from the transcript as they arrive, decoding each entry
 // once: the reached sweep looks after each of its ~190 triggers, and reading the whole

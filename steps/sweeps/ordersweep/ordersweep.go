@@ -928,8 +928,18 @@ func (w *engine) servesHandler(a addition) string {
 		// The flush before it ends the recorded stretch the cases were judged on, so a replay
 		// judges them without what the event made the SDK send.
 		w.FlushDriver()
-		cur.Poll()
+		seen := cur.Poll()
 		sent := rt.Emit(a.Case.SessionID, ev) == nil
+		// The application's report of the event comes once the SDK dispatched it (capability
+		// events): awaited up to the backstop, so a loaded SDK is not taken for one whose
+		// handler the event does not reach. Then scenario.Settle for a handler call that may
+		// still follow it: whether the event reaches the handler at all is what is asked, so
+		// that last wait is for an absence.
+		if events, _ := w.T.Capability("events"); sent && events {
+			for deadline := time.Now().Add(w.Backstop()); cur.Poll() == seen && time.Now().Before(deadline) && !reached(); {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
 		for deadline := time.Now().Add(scenario.Settle); sent && time.Now().Before(deadline) && !reached(); {
 			time.Sleep(5 * time.Millisecond)
 		}

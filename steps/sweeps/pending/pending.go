@@ -198,7 +198,9 @@ func (w *engine) holdOne(rt *standin.Server, s scenario.Session, h hold.Kind, ki
 	var heldDone, othersDone sync.WaitGroup
 	heldDone.Add(1)
 	go run(h, &heldDone, true)
-	p.reached = hold.Reached(w.Scenario, h, p.start)
+	heldAnswered := make(chan struct{})
+	go func() { heldDone.Wait(); close(heldAnswered) }()
+	p.reached = hold.Reached(w.Scenario, h, p.start, heldAnswered)
 	if p.reached {
 		for _, k := range kinds {
 			if k.String() != h.String() {

@@ -351,7 +351,7 @@ func (w *engine) resolveEachKind() error {
 			err = w.ConnectionLost(err)
 		}
 		if gate != nil {
-			if err == nil && hold.Reached(w.Scenario, hold.Kind{Tool: tool}, c.again) {
+			if err == nil && hold.Reached(w.Scenario, hold.Kind{Tool: tool}, c.again, nil) {
 				time.Sleep(resolveSettle) // the repeat is read meanwhile
 			}
 			if _, rerr := w.Do("release", gate); err == nil {
@@ -479,7 +479,7 @@ func (w *engine) resolvedEmitter(rt *standin.Server, s scenario.Session) func(ev
 
 // resolveWhileHeld holds the tool's handler, sends the request, waits until the handler is
 // reached, sends the resolving event, releases the handler and waits for anything that follows.
-// With told, the release waits (hold.EnterWait at most) until the handler reported that it was told
+// With told, the release waits (hold.ToldWait at most) until the handler reported that it was told
 // (tool.cancelled): released first, a handler that watches its way stops watching.
 func (w *engine) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error, told bool) (resolvedCase, error) {
 	c := resolvedCase{kind: k, requestID: "resolved-" + k.request.Type}
@@ -497,8 +497,8 @@ func (w *engine) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k reso
 	if err == nil {
 		done, err = w.resolveEvent(doc, k.resolve, c.requestID, s.ID, tool)
 	}
-	if err == nil && !hold.Reached(w.Scenario, hold.Kind{Tool: tool}, c.start) {
-		w.Rec.Notef("", "the tool %s's handler was not reached within %s: the resolving event goes out all the same", tool, hold.EnterWait)
+	if err == nil && !hold.Reached(w.Scenario, hold.Kind{Tool: tool}, c.start, nil) {
+		w.Rec.Notef("", "the tool %s's handler was not reached within %s: the resolving event goes out all the same", tool, hold.Backstop(w.Scenario))
 	}
 	if err == nil {
 		c.resolved = len(w.Rec.Entries())
@@ -510,7 +510,7 @@ func (w *engine) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k reso
 		// event callback shows.
 		w.delivered(k.resolve.Type, c.requestID, c.resolved)
 		if told {
-			w.reported(c.resolved, func(ev string, args map[string]any) bool { return ev == toolCancelled && args["tool"] == tool })
+			w.reported(c.resolved, hold.ToldWait, func(ev string, args map[string]any) bool { return ev == toolCancelled && args["tool"] == tool })
 		}
 	}
 	if _, rerr := w.Do("release", gate); err == nil {
@@ -522,14 +522,15 @@ func (w *engine) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k reso
 }
 
 // delivered waits until the driver reported the session event of type typ carrying requestID
-// after seq since (the SDK delivered it to the application), hold.EnterWait at most; without the
-// events capability it waits resolveSettle.
+// after seq since (the SDK delivered it to the application), hold.Backstop at most: an SDK with
+// the events capability gives the application every event, so the wait is for that report;
+// without the capability nothing would report it, and it waits resolveSettle.
 func (w *engine) delivered(typ, requestID string, since int) {
 	if has, _ := w.T.Capability("events"); !has {
 		time.Sleep(resolveSettle)
 		return
 	}
-	deadline := time.Now().Add(hold.EnterWait)
+	deadline := time.Now().Add(hold.Backstop(w.Scenario))
 	for time.Now().Before(deadline) && w.Gone() == nil {
 		for _, e := range w.Entries() {
 			ev, args, ok := scenario.DriverEvent(e)
@@ -542,7 +543,7 @@ func (w *engine) delivered(typ, requestID string, since int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	w.Rec.Notef("", "the application was not given %s %s within %s: released all the same", typ, requestID, hold.EnterWait)
+	w.Rec.Notef("", "the application was not given %s %s within %s: released all the same", typ, requestID, hold.Backstop(w.Scenario))
 }
 
 // repeatedAnsweredOnce is the Then step of the repeat class: one answer naming the requestId,
@@ -650,7 +651,7 @@ func (w *engine) resolvedRun() (*resolvedPhases, error) {
 
 // resolveToolWhileHeld is the When step of the told class: the session's first tool's call,
 // resolved while its handler is held (resolveWhileHeld), the release held back until the
-// handler reported it was told or hold.EnterWait passed.
+// handler reported it was told or hold.ToldWait passed.
 func (w *engine) resolveToolWhileHeld() error {
 	rt, doc, s, tool, err := w.prelude("the scenario has the runtime resolve a tool call on demand; the real runtime does so only when its model's step makes it", "its call is the request resolved")
 	if err != nil {
@@ -756,7 +757,7 @@ func (w *engine) resolveKindsWhileHeld() error {
 // resolveRequestWhileHeld is resolveWhileHeld for the handler of a request event (a gate named
 // by "request", drivers/PROTOCOL.md "Holding a handler"): the gate armed, the request sent, the
 // handler's request.held awaited, the resolving event sent once the application was given it,
-// the release held back until the handler reported request.cancelled (hold.EnterWait at most).
+// the release held back until the handler reported request.cancelled (hold.ToldWait at most).
 func (w *engine) resolveRequestWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error) (resolvedCase, error) {
 	c := resolvedCase{kind: k, requestID: "told-" + k.request.Type}
 	gate := map[string]any{"session": s.Handle, "request": k.request.Type}
@@ -774,18 +775,18 @@ func (w *engine) resolveRequestWhileHeld(doc *schemagen.Doc, s scenario.Session,
 		done, err = w.resolveEvent(doc, k.resolve, c.requestID, s.ID, tool)
 	}
 	if err == nil {
-		c.reached = w.reported(c.start, func(ev string, args map[string]any) bool {
+		c.reached = w.reported(c.start, hold.Backstop(w.Scenario), func(ev string, args map[string]any) bool {
 			return ev == requestHeld && args["request"] == k.request.Type
 		})
 		if !c.reached {
-			w.Rec.Notef("", "the application's %s handler was not reached within %s: the resolving event goes out all the same", k.request.Type, hold.EnterWait)
+			w.Rec.Notef("", "the application's %s handler was not reached within %s: the resolving event goes out all the same", k.request.Type, hold.Backstop(w.Scenario))
 		}
 		c.resolved = len(w.Rec.Entries())
 		err = emit(done, k.resolve.Type, "")
 	}
 	if err == nil {
 		w.delivered(k.resolve.Type, c.requestID, c.resolved)
-		w.reported(c.resolved, func(ev string, args map[string]any) bool { return toldBy(k, ev, args) })
+		w.reported(c.resolved, hold.ToldWait, func(ev string, args map[string]any) bool { return toldBy(k, ev, args) })
 	}
 	if _, rerr := w.Do("release", gate); err == nil {
 		err = rerr
@@ -795,10 +796,11 @@ func (w *engine) resolveRequestWhileHeld(doc *schemagen.Doc, s scenario.Session,
 	return c, err
 }
 
-// reported waits until the driver reported an event match accepts after seq since,
-// hold.EnterWait at most.
-func (w *engine) reported(since int, match func(ev string, args map[string]any) bool) bool {
-	deadline := time.Now().Add(hold.EnterWait)
+// reported waits until the driver reported an event match accepts after seq since, bound at
+// most: hold.Backstop for a report known to come (a held handler reached, its kind answered in
+// the probe), hold.ToldWait for one the SDK may never make (told).
+func (w *engine) reported(since int, bound time.Duration, match func(ev string, args map[string]any) bool) bool {
+	deadline := time.Now().Add(bound)
 	for time.Now().Before(deadline) && w.Gone() == nil {
 		for _, e := range w.Entries() {
 			if ev, args, ok := scenario.DriverEvent(e); ok && e.Seq > since && match(ev, args) {
