@@ -90,6 +90,9 @@ func tx(lines ...string) []transcript.Entry {
 				args["request"] = f[2]
 			}
 			e.Frame, _ = json.Marshal(map[string]any{"event": f[1], "args": args})
+		case "given": // "given TYPE REQUEST": the driver reports the application was given the event
+			e.Dir = transcript.DriverToHarness
+			e.Frame, _ = json.Marshal(map[string]any{"event": "session.event", "args": map[string]any{"type": f[1], "data": map[string]any{"requestId": f[2]}}})
 		default:
 			e.Dir, e.Text = "note", l
 		}
@@ -189,6 +192,9 @@ func TestJudgeTold(t *testing.T) {
 			want: "requestId r (sdk): the application's tool handler was never told after external_tool.completed (#3), its way declared: ToolInvocation.signal"},
 		{name: "told late", has: true, after: []string{"rt external_tool.completed r", "app tool.cancelled"}, ms: []float64{100, 1600},
 			want: "requestId r (sdk): the application's tool handler was told 1500 ms after external_tool.completed (#3, told #4), 1000 ms at most"},
+		{name: "told in time after the application was given the event late", has: true, after: []string{"rt external_tool.completed r", "given external_tool.completed r", "app tool.cancelled"}, ms: []float64{100, 1550, 1600}},
+		{name: "told late after the application was given the event", has: true, after: []string{"rt external_tool.completed r", "given external_tool.completed r", "app tool.cancelled"}, ms: []float64{100, 200, 1600},
+			want: "requestId r (sdk): the application's tool handler was told 1400 ms after the application was given external_tool.completed (#4, sent #3, told #5), 1000 ms at most"},
 		{name: "told before the runtime resolved it", has: true, after: []string{"app tool.cancelled", "rt external_tool.completed r"}, ms: []float64{100, 130},
 			want: "requestId r (sdk): the application's tool handler was told (#3) before the runtime resolved the call (#4)"},
 		{name: "no way declared", has: false, after: []string{"rt external_tool.completed r"}, ms: []float64{100},
