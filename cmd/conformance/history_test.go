@@ -28,17 +28,8 @@ func TestHistoryFindsAKnownWireChange(t *testing.T) {
 	bin := buildCLI(t)
 	out := t.TempDir()
 	const scenario = "a result object with a session log and tool telemetry keeps every field"
-	cmd := exec.Command(bin, "history", "--sdk", "go", "--from", "v1.0.8", "--to", "v1.0.9", "--compare-with", "node",
+	h := runHistory(t, bin, out, "--sdk", "go", "--from", "v1.0.8", "--to", "v1.0.9", "--compare-with", "node",
 		"--report-dir", out, "--scenario", scenario, "features/tools/tool_results.feature")
-	cmd.Dir = repoDir(t)
-	log, err := cmd.CombinedOutput()
-	t.Logf("conformance history:\n%s", log)
-	require.NoError(t, err)
-
-	body, err := os.ReadFile(filepath.Join(out, history.JSONFile))
-	require.NoError(t, err)
-	var h history.History
-	require.NoError(t, json.Unmarshal(body, &h))
 	require.Len(t, h.Versions, 2)
 	for _, v := range h.Versions {
 		require.Equal(t, report.Available, v.Status, "%s: %s", v.Version, v.Reason)
@@ -88,17 +79,8 @@ func TestHistoryFindsAFixedRequestKind(t *testing.T) {
 	bin := buildCLI(t)
 	out := t.TempDir()
 	const scenario = "the application's tool handler is told when the runtime resolves its call"
-	cmd := exec.Command(bin, "history", "--sdk", "go", "--from", "v1.0.11", "--to", "v1.0.14", "--compare-with", "none",
+	h := runHistory(t, bin, out, "--sdk", "go", "--from", "v1.0.11", "--to", "v1.0.14", "--compare-with", "none",
 		"--recheck", "0", "--report-dir", out, "--scenario", scenario, "features/behaviour/resolved_requests.feature")
-	cmd.Dir = repoDir(t)
-	log, err := cmd.CombinedOutput()
-	t.Logf("conformance history:\n%s", log)
-	require.NoError(t, err)
-
-	body, err := os.ReadFile(filepath.Join(out, history.JSONFile))
-	require.NoError(t, err)
-	var h history.History
-	require.NoError(t, json.Unmarshal(body, &h))
 	require.Equal(t, "v1.0.11", h.Versions[0].Version)
 	require.Equal(t, report.Available, h.Versions[0].Status, h.Versions[0].Reason)
 	var fixed *history.Change
@@ -113,6 +95,21 @@ func TestHistoryFindsAFixedRequestKind(t *testing.T) {
 	require.NotNil(t, fixed, "a later version fixes the scenario")
 	assert.Equal(t, history.Fix, fixed.Kind)
 	assert.Contains(t, fixed.NoLongerFails, "external_tool.requested:", "the fix names the request kind")
+}
+
+// runHistory runs `conformance history args…` writing to out, and reads the history it wrote.
+func runHistory(t *testing.T, bin, out string, args ...string) history.History {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"history"}, args...)...)
+	cmd.Dir = repoDir(t)
+	log, err := cmd.CombinedOutput()
+	t.Logf("conformance history:\n%s", log)
+	require.NoError(t, err)
+	body, err := os.ReadFile(filepath.Join(out, history.JSONFile))
+	require.NoError(t, err)
+	var h history.History
+	require.NoError(t, json.Unmarshal(body, &h))
+	return h
 }
 
 func TestHistoryFlags(t *testing.T) {

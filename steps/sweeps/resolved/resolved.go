@@ -484,18 +484,9 @@ func (w *engine) resolvedEmitter(rt *standin.Server, s scenario.Session) func(ev
 func (w *engine) resolveWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error, told bool) (resolvedCase, error) {
 	c := resolvedCase{kind: k, requestID: "resolved-" + k.request.Type}
 	gate := hold.Args(s, hold.Kind{Tool: tool})
-	if _, err := w.Do("hold", gate); err != nil {
+	done, armed, err := w.sendHeld(doc, s, k, tool, emit, gate, &c)
+	if !armed {
 		return c, err
-	}
-	c.start = len(w.Rec.Entries())
-	ev, err := w.resolveEvent(doc, k.request, c.requestID, s.ID, tool)
-	w.CaseSends(k.request.Type+" resolved while its handler is held", ev)
-	if err == nil {
-		err = emit(ev, k.request.Type, c.requestID)
-	}
-	var done map[string]any
-	if err == nil {
-		done, err = w.resolveEvent(doc, k.resolve, c.requestID, s.ID, tool)
 	}
 	if err == nil && !hold.Reached(w.Scenario, hold.Kind{Tool: tool}, c.start, nil) {
 		w.Rec.Notef("", "the tool %s's handler was not reached within %s: the resolving event goes out all the same", tool, hold.Backstop(w.Scenario))
@@ -754,15 +745,11 @@ func (w *engine) resolveKindsWhileHeld() error {
 	return w.RoundTrip()
 }
 
-// resolveRequestWhileHeld is resolveWhileHeld for the handler of a request event (a gate named
-// by "request", drivers/PROTOCOL.md "Holding a handler"): the gate armed, the request sent, the
-// handler's request.held awaited, the resolving event sent once the application was given it,
-// the release held back until the handler reported request.cancelled (hold.ToldWait at most).
-func (w *engine) resolveRequestWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error) (resolvedCase, error) {
-	c := resolvedCase{kind: k, requestID: "told-" + k.request.Type}
-	gate := map[string]any{"session": s.Handle, "request": k.request.Type}
+// sendHeld arms gate, then sends c's request (recording where the case starts) and generates its
+// resolving event (done); armed is false when the gate could not be armed (err says why).
+func (w *engine) sendHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error, gate map[string]any, c *resolvedCase) (done map[string]any, armed bool, err error) {
 	if _, err := w.Do("hold", gate); err != nil {
-		return c, err
+		return nil, false, err
 	}
 	c.start = len(w.Rec.Entries())
 	ev, err := w.resolveEvent(doc, k.request, c.requestID, s.ID, tool)
@@ -770,9 +757,22 @@ func (w *engine) resolveRequestWhileHeld(doc *schemagen.Doc, s scenario.Session,
 	if err == nil {
 		err = emit(ev, k.request.Type, c.requestID)
 	}
-	var done map[string]any
 	if err == nil {
 		done, err = w.resolveEvent(doc, k.resolve, c.requestID, s.ID, tool)
+	}
+	return done, true, err
+}
+
+// resolveRequestWhileHeld is resolveWhileHeld for the handler of a request event (a gate named
+// by "request", drivers/PROTOCOL.md "Holding a handler"): the gate armed, the request sent, the
+// handler's request.held awaited, the resolving event sent once the application was given it,
+// the release held back until the handler reported request.cancelled (hold.ToldWait at most).
+func (w *engine) resolveRequestWhileHeld(doc *schemagen.Doc, s scenario.Session, k resolvingKind, tool string, emit func(map[string]any, string, string) error) (resolvedCase, error) {
+	c := resolvedCase{kind: k, requestID: "told-" + k.request.Type}
+	gate := map[string]any{"session": s.Handle, "request": k.request.Type}
+	done, armed, err := w.sendHeld(doc, s, k, tool, emit, gate, &c)
+	if !armed {
+		return c, err
 	}
 	if err == nil {
 		c.reached = w.reported(c.start, hold.Backstop(w.Scenario), func(ev string, args map[string]any) bool {
