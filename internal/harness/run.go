@@ -105,6 +105,7 @@ type state struct {
 	schemaRuntime      string               // the runtime version they belong to, "" when unknown
 	clientSide         []surface.ClientSide // fixtures/client-side-fields.yaml (from the plan)
 	features           fs.FS                // the feature files, read once before any SDK runs (readFeatures); nil: the disk
+	paths              []string             // the feature paths godog runs, longest first (orderPaths); nil: Config.Paths
 	catalog            []report.SchemaItem  // every method and event type of the schemas, for the coverage
 	selection          *shardSelection      // the shard's part of the plan; nil: the whole plan
 	// replayMissing are the keys a replay cannot give a result for (set by ReplayRun): the
@@ -195,6 +196,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	st.selection = selectShard(cfg, p)
+	st.paths = orderPaths(st.features, p.featuresRoot, cfg.Paths, loadFeatureTimes(cfg.CacheRoot))
 	local := runner.Local{RepoRoot: cfg.RepoRoot, CacheRoot: cfg.CacheRoot}
 	var r runner.Runner = local
 	var schemas runner.Schemas = local // the schema comes from where the SDKs run
@@ -270,6 +272,7 @@ func execute(ctx context.Context, cfg Config, st *state, p *plan, r runner.Runne
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	planned := make([]*target, len(targets))
+	var featureClk featureClock
 	var wg sync.WaitGroup
 	// The plan becomes runs here: one goroutine per SDK@version (unit) has the runner prepare it
 	// (setUp), starts its driver and runs every scenario on it, st.jobs at a time.
@@ -310,6 +313,7 @@ func execute(ctx context.Context, cfg Config, st *state, p *plan, r runner.Runne
 			clk.ready, clk.prepared = time.Now(), t.prepared
 			if info.Status == report.Available {
 				t.timed = func(start time.Time, waited time.Duration, o suite.Outcome) {
+					featureClk.scenario(o.Feature, time.Since(start))
 					clk.scenario(start, waited, o.Transcript)
 				}
 			}
@@ -345,6 +349,11 @@ func execute(ctx context.Context, cfg Config, st *state, p *plan, r runner.Runne
 		res.StaleViolations = staleViolations(p.manifest.Violations, res, func(sdk, version string) bool {
 			return strings.TrimPrefix(p.pins[sdk].Version, "v") == strings.TrimPrefix(version, "v")
 		})
+	}
+	if r.Name() != runner.ReplayName && ctx.Err() == nil {
+		if err := featureClk.times.save(cfg.CacheRoot); err != nil {
+			fmt.Fprintf(view.Writer(), "feature times not kept for the next run's order: %v\n", err)
+		}
 	}
 	if r.Name() != runner.ReplayName { // a replay keeps the recorded run's timing
 		for i, clk := range timings {
@@ -562,6 +571,10 @@ func runSuite(cfg Config, st *state, featuresRoot string, t *target) error {
 			return ctx, err
 		})
 	}
+	paths := st.paths
+	if paths == nil {
+		paths = cfg.Paths
+	}
 	suite := godog.TestSuite{
 		Name:                t.label,
 		ScenarioInitializer: init,
@@ -569,7 +582,7 @@ func runSuite(cfg Config, st *state, featuresRoot string, t *target) error {
 			Concurrency: st.jobs,
 			Format:      format,
 			Output:      out,
-			Paths:       cfg.Paths,
+			Paths:       paths,
 			FS:          st.features, // nil: the disk
 			Tags:        cfg.Tags,
 			Strict:      true,
