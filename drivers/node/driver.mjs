@@ -112,9 +112,28 @@ function sdkSource() {
   return `npm:${SDK_PACKAGE}@${sdkVersion}`;
 }
 
+// The installed SDK's declaration files, read once: they do not change during the driver's life,
+// and hello (every scenario's) and every createSession read them (measured: re-reading and
+// re-matching dist/types.d.ts per command was 6.6 s of the driver's 14 s of CPU in a whole run).
+const distFiles = new Map();
+function readDist(file) {
+  if (!distFiles.has(file)) {
+    let text = null;
+    try {
+      text = readFileSync(join(installed.dir, "dist", file), "utf8");
+    } catch (e) {
+      text = e;
+    }
+    distFiles.set(file, text);
+  }
+  const text = distFiles.get(file);
+  if (text instanceof Error) throw text;
+  return text;
+}
+
 function readTypes() {
   try {
-    return readFileSync(join(installed.dir, "dist", "types.d.ts"), "utf8");
+    return readDist("types.d.ts");
   } catch {
     return "";
   }
@@ -159,7 +178,7 @@ function requestCapabilities(v, caps, notes, missing) {
 // Options declared on the public Tool interface of the installed version (dist/types.d.ts).
 function declaredToolOptions() {
   try {
-    const dts = readFileSync(join(installed.dir, "dist", "types.d.ts"), "utf8");
+    const dts = readDist("types.d.ts");
     const m = /export interface Tool<[^>]*>\s*\{([\s\S]*?)\n\}/.exec(dts);
     if (!m) return new Set();
     return new Set([...m[1].matchAll(/^\s{4}(\w+)\??:/gm)].map((x) => x[1]));
@@ -210,7 +229,7 @@ function optionKey(m, declared) {
 // The members an interface of the installed version's .d.ts declares (empty when it has none).
 function interfaceMembers(file, name) {
   try {
-    const dts = readFileSync(join(installed.dir, "dist", file), "utf8");
+    const dts = readDist(file);
     const m = new RegExp(`export interface ${name}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(dts);
     return new Set(m ? [...m[1].matchAll(/^\s{4}(\w+)\??[:(]/gm)].map((x) => x[1]) : []);
   } catch (e) {
@@ -219,11 +238,16 @@ function interfaceMembers(file, name) {
   }
 }
 
-// Keys declared on the public session config interfaces of the installed version.
+// Keys declared on the public session config interfaces of the installed version (computed once;
+// callers only read the sets).
+let sessionKeysRead;
 function declaredSessionKeys() {
+  return (sessionKeysRead ??= readSessionKeys());
+}
+function readSessionKeys() {
   const keys = { create: new Set(), resume: new Set() };
   try {
-    const dts = readFileSync(join(installed.dir, "dist", "types.d.ts"), "utf8");
+    const dts = readDist("types.d.ts");
     const body = (name) => {
       const m = new RegExp(`export interface ${name}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(dts);
       return m ? [...m[1].matchAll(/^\s{4}(\w+)\??:/gm)].map((x) => x[1]) : [];
@@ -265,7 +289,7 @@ function applyOptions(config, options, kind) {
 // Options declared on the public SessionConfigBase interface of the installed version.
 function declaredSessionOptions() {
   try {
-    const dts = readFileSync(join(installed.dir, "dist", "types.d.ts"), "utf8");
+    const dts = readDist("types.d.ts");
     const m = /export interface SessionConfigBase\b[^{]*\{([\s\S]*?)\n\}/.exec(dts);
     if (!m) return new Set();
     return new Set([...m[1].matchAll(/^\s{4}(\w+)\??:/gm)].map((x) => x[1]));
@@ -274,7 +298,13 @@ function declaredSessionOptions() {
   }
 }
 
+// What the installed SDK can do: a function of its files and exports alone, so computed once
+// (hello is every scenario's first command).
+let capabilitiesRead, missingRead;
 function capabilities() {
+  return (capabilitiesRead ??= readCapabilities());
+}
+function readCapabilities() {
   const toolOptions = declaredToolOptions();
   const sessionOptions = declaredSessionOptions();
   let rpcClearContext = false;
@@ -730,9 +760,10 @@ const commands = {
 
   async hello() {
     const { caps, notes } = capabilities();
+    missingRead ??= missingSymbols(caps);
     return {
       protocolVersion: 1, sdk: "node", version: sdkVersion, source: sdkSource(), capabilities: caps, notes,
-      missing: missingSymbols(caps),
+      missing: missingRead,
     };
   },
 
