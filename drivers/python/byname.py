@@ -16,6 +16,7 @@ and the reason are recorded in ``TALLY`` (reported in hello's notes as ``driver.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import enum
 import re
 import types
@@ -30,6 +31,7 @@ TALLY: dict[str, str] = {}
 BY_NAME: set[str] = set()
 
 
+@functools.cache
 def _norm(name: str) -> str:
     # A key that is no identifier (origin-tracker) is written with underscores in Python.
     return re.sub(r"[^0-9a-z]", "", name.lower())
@@ -55,6 +57,9 @@ def hints(cls: type) -> dict[str, Any]:
     return h
 
 
+# Per class: a class's fields and constants do not change while the driver runs, and working
+# them out again for every value built was a good part of the driver's CPU in the sweeps.
+@functools.cache
 def _classvars(cls: type) -> dict[str, Any]:
     """The discriminator constants a variant class declares (``ClassVar`` with a value)."""
     out: dict[str, Any] = {}
@@ -167,6 +172,7 @@ def _child(tp: Any, value: Any, res: Result, at: str) -> Any:
     return build(tp, value, res, at)
 
 
+@functools.cache  # see _classvars; an exception (hints that do not resolve) is raised each time
 def _field_index(cls: type) -> dict[str, tuple[str, Any, bool]]:
     """Normalised name -> (field name, declared type, is a ClassVar constant)."""
     h = hints(cls)

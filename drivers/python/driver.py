@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
+import functools
 import inspect
 import json
 import logging
@@ -258,6 +259,16 @@ def capabilities() -> tuple[dict[str, bool], dict[str, str]]:
         notes["tool.result.binary.metadata"] = f"{SDK_LABEL}: ToolBinaryResult has no metadata"
     notes["driver.builtBy"] = byname.tally_note()  # after generated_rpc planned its request types
     return caps, notes
+
+
+@functools.cache
+def hello_capabilities() -> tuple[dict[str, bool], dict[str, str], dict[str, str]]:
+    """capabilities() and missing_symbols(), computed once per process: they inspect the whole
+    SDK and plan every generated request type (about 80 ms of CPU), and a concurrent driver says
+    hello once per scenario, so recomputing them took most of the driver's CPU over a run. The
+    installed SDK cannot change under a running driver, so the answer cannot either."""
+    caps, notes = capabilities()
+    return caps, notes, missing_symbols(caps)
 
 
 # The SDK symbol whose absence makes each capability false (PROTOCOL.md "Capability audit"):
@@ -766,15 +777,15 @@ class Driver:
 
     # --- commands ------------------------------------------------------------------------
     async def cmd_hello(self, args: dict[str, Any]) -> dict[str, Any]:
-        caps, notes = capabilities()
+        caps, notes, missing = hello_capabilities()
         return {
             "protocolVersion": PROTOCOL_VERSION,
             "sdk": "python",
             "version": SDK_VERSION,
             "source": SOURCE,
-            "capabilities": caps,
-            "notes": notes,
-            "missing": missing_symbols(caps),
+            "capabilities": dict(caps),
+            "notes": dict(notes),
+            "missing": dict(missing),
         }
 
     async def cmd_surface(self, args: dict[str, Any]) -> dict[str, Any]:

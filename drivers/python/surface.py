@@ -35,18 +35,34 @@ _NONE = type(None)
 
 
 
+_HINTS: dict[Any, dict[str, Any] | Exception] = {}
+
+
 def _hints(obj: Any) -> dict[str, Any]:
     """typing.get_type_hints, reading a name that the SDK's own annotations use but its module does
     not define (1.0.0b1's create_session names SessionFsProvider) as Any instead of failing: the
-    field is still inventoried, with an unknown type."""
+    field is still inventoried, with an unknown type. Kept per object (its failure too): resolving
+    the hints was a tenth of the driver's CPU when done for every value converted, and a class's
+    or function's annotations do not change while the driver runs. Callers only read the dict."""
+    if obj not in _HINTS:
+        _HINTS[obj] = _resolve_hints(obj)
+    h = _HINTS[obj]
+    if isinstance(h, Exception):
+        raise h
+    return h
+
+
+def _resolve_hints(obj: Any) -> dict[str, Any] | Exception:
     unknown: dict[str, Any] = {}
     while True:
         try:
             return typing.get_type_hints(obj, localns=unknown or None)
         except NameError as e:
             if not e.name or e.name in unknown:
-                raise
+                return e
             unknown[e.name] = Any
+        except Exception as e:  # noqa: BLE001 - raised again to each caller, as before
+            return e
 
 def _args_without_none(t: Any) -> tuple[list[Any], bool]:
     origin = typing.get_origin(t)
