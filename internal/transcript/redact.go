@@ -12,9 +12,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
-
-	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 )
 
 // Secrets never reach a transcript: the token an application gives its SDK (sent in connect's
@@ -180,10 +179,25 @@ func credentialProperty(name string, p map[string]any) bool {
 
 // AddCredentialKeys makes every later recorded frame redact the string values under these keys.
 func AddCredentialKeys(keys ...string) {
+	derivedMu.Lock()
+	defer derivedMu.Unlock()
+	next := map[string]bool{}
+	if d := derivedLower.Load(); d != nil {
+		maps.Copy(next, *d)
+	}
 	for _, k := range keys {
 		derivedKeys.Store(strings.ToLower(k), true)
+		next[strings.ToLower(k)] = true
 	}
+	derivedLower.Store(&next)
 }
+
+// derivedLower is derivedKeys as a map replaced whole on each change, which mayHoldCredential
+// reads without a lock or an allocation per key.
+var (
+	derivedMu    sync.Mutex
+	derivedLower atomic.Pointer[map[string]bool]
+)
 
 // rawSecretRE finds a key's string value in bytes that are not valid JSON (CredentialKey then
 // says whether it is a secret).
@@ -219,7 +233,7 @@ var known struct {
 	values []string // longest first, so a secret containing another is replaced whole
 	// any finds whether a text holds any of values in one pass (nil: none registered): most
 	// texts hold none, and one Contains per secret read every report byte 80 times.
-	any *ahocorasick.AhoCorasick
+	any *finder
 }
 
 // AddSecret makes every later recorded entry (and Scrub) replace v wherever it appears.
@@ -236,8 +250,7 @@ func AddSecret(v string) {
 	}
 	known.values = append(known.values, v)
 	sort.Slice(known.values, func(i, j int) bool { return len(known.values[i]) > len(known.values[j]) })
-	ac := newFinder(ahocorasick.Opts{MatchKind: ahocorasick.LeftMostFirstMatch, DFA: true}, known.values)
-	known.any = &ac
+	known.any = newFinder(false, known.values)
 }
 
 // Secrets is how many secrets are registered: a reader that scrubbed several texts at once
@@ -336,7 +349,7 @@ func addFound(v string) bool {
 // (tokenShapeRE), in s (for logs and reports as well as transcripts).
 func Scrub(s string) string {
 	known.mu.RLock()
-	if known.any != nil && known.any.Iter(s).Next() != nil {
+	if known.any != nil && known.any.any(s) {
 		for _, v := range known.values {
 			if strings.Contains(s, v) {
 				s = strings.ReplaceAll(s, v, Redacted(v))
@@ -352,33 +365,28 @@ func Scrub(s string) string {
 // every byte of a text, and most texts hold none of these.
 var (
 	shapeStarts = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "bearer"}
-	shapeHints  = newFinder(ahocorasick.Opts{AsciiCaseInsensitive: true, MatchKind: ahocorasick.StandardMatch, DFA: true}, shapeStarts)
+	shapeHints  = newFinder(true, shapeStarts)
 )
-
-func newFinder(o ahocorasick.Opts, patterns []string) ahocorasick.AhoCorasick {
-	b := ahocorasick.NewAhoCorasickBuilder(o)
-	return b.Build(patterns)
-}
 
 // mayHoldShape says whether tokenShapeRE can match in s: some shape start follows a word
 // boundary (\b: not after an ASCII letter, digit or underscore), and "bearer" is followed by
 // white space and a character of a bearer credential.
 func mayHoldShape(s string) bool {
-	it := shapeHints.IterOverlapping(s)
-	for m := it.Next(); m != nil; m = it.Next() {
-		if i := m.Start(); i > 0 && wordByte(s[i-1]) {
-			continue
-		}
-		if shapeStarts[m.Pattern()] != "bearer" {
+	may := false
+	shapeHints.each(s, func(pat, i int) bool {
+		if i > 0 && wordByte(s[i-1]) {
 			return true
 		}
-		rest := s[m.End():]
+		if shapeStarts[pat] != "bearer" {
+			may = true
+			return false
+		}
+		rest := s[i+len(shapeStarts[pat]):]
 		after := strings.TrimLeft(rest, "\t\n\f\r ")
-		if len(after) < len(rest) && after != "" && bearerByte(after[0]) {
-			return true
-		}
-	}
-	return false
+		may = len(after) < len(rest) && after != "" && bearerByte(after[0])
+		return !may
+	})
+	return may
 }
 
 func wordByte(c byte) bool {
@@ -546,17 +554,107 @@ func replaceJSONString(body []byte, old, repl string) []byte {
 	return body
 }
 
-// credentialHints are words one of which a frame holding a credential contains (the fast path:
-// a frame without any is not decoded).
+// credentialHints are words one of which every key CredentialKey names by its rule contains.
 var credentialHints = []string{"token", "key", "secret", "passw", "passphrase", "credential", "authorization", "cookie", "hmac"}
 
+// mayHoldCredential says whether walkSecrets can find anything in the JSON text body: some
+// object key names a credential (CredentialKey), or keys name a provider and headers (a
+// provider's header map), or a key is escaped (then the decoder judges). It reads only the keys,
+// so the frame is decoded only then: most frames hold keys such as "maxTokens" or "key" but no
+// credential, and decoding every frame that held a hint word anywhere was the harness's largest
+// CPU cost (a sixth of a whole run). Hand-written because encoding/json's tokenizer allocates
+// every token, which costs about what the decoding it saves.
 func mayHoldCredential(body []byte) bool {
-	for _, h := range credentialHints {
-		if containsFold(body, h) {
+	provider, headers := false, false
+	for i := 0; i < len(body); {
+		q := bytes.IndexByte(body[i:], '"')
+		if q < 0 {
+			return false
+		}
+		start := i + q + 1
+		end, escaped := stringEnd(body, start)
+		if end < 0 {
+			return true // unterminated: not JSON; the decoder says so
+		}
+		i = end + 1
+		k := i
+		for k < len(body) && (body[k] == ' ' || body[k] == '\t' || body[k] == '\n' || body[k] == '\r') {
+			k++
+		}
+		if k == len(body) || body[k] != ':' {
+			continue // a string value
+		}
+		key := body[start:end]
+		if escaped || keyMayBeCredential(key) {
+			return true
+		}
+		provider = provider || containsFold(key, "provider")
+		headers = headers || hasSuffixFold(key, "headers")
+		if provider && headers {
 			return true
 		}
 	}
 	return false
+}
+
+// stringEnd is the index of the quote closing the JSON string that starts at start (-1: none),
+// and whether the string holds an escape.
+func stringEnd(b []byte, start int) (int, bool) {
+	escaped := false
+	for i := start; i < len(b); {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return -1, escaped
+		}
+		j := i + q
+		n := 0 // backslashes right before the quote: an odd number escapes it
+		for j-n-1 >= start && b[j-n-1] == '\\' {
+			n++
+		}
+		if n > 0 || bytes.IndexByte(b[start:j], '\\') >= 0 {
+			escaped = true
+		}
+		if n%2 == 0 {
+			return j, escaped
+		}
+		i = j + 1
+	}
+	return -1, escaped
+}
+
+// keyMayBeCredential: CredentialKey for a key that holds a hint word, else whether the runtime's
+// schema named it (derived keys need not hold one).
+func keyMayBeCredential(key []byte) bool {
+	for _, h := range credentialHints {
+		if containsFold(key, h) {
+			return CredentialKey(string(key))
+		}
+	}
+	d := derivedLower.Load()
+	if d == nil || len(*d) == 0 {
+		return false
+	}
+	var buf [64]byte
+	if len(key) > len(buf) {
+		return CredentialKey(string(key))
+	}
+	for i, c := range key {
+		buf[i] = lowerASCII(c)
+	}
+	return (*d)[string(buf[:len(key)])] || !isASCII(key) && CredentialKey(string(key))
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func hasSuffixFold(b []byte, suffix string) bool {
+	return len(b) >= len(suffix) && bytes.EqualFold(b[len(b)-len(suffix):], []byte(suffix))
 }
 
 // containsFold reports whether b contains the lower-case ASCII word sub in any case.

@@ -249,3 +249,14 @@ func TestGeneratedPlaceholderIsNoSecret(t *testing.T) {
 		})
 	}
 }
+
+// TestProviderHeaderWithoutAHintWord: a provider's header is a secret whatever its name, even in
+// a frame holding no credential word at all (an earlier byte prefilter skipped such frames).
+func TestProviderHeaderWithoutAHintWord(t *testing.T) {
+	r := Memory()
+	body := `{"jsonrpc":"2.0","id":3,"method":"session.create","params":{"provider":{"type":"openai","headers":{"X-Tenant":"tenant-value-77"}}}}`
+	r.Frame("c1", SDKToRuntime, []byte(body))
+	e := r.Entries()[0]
+	assert.Equal(t, strings.Replace(body, "tenant-value-77", Redacted("tenant-value-77"), 1), string(e.Frame))
+	assert.Equal(t, []Redaction{{Path: "params.provider.headers.X-Tenant", SHA256: Fingerprint("tenant-value-77")}}, e.Redacted)
+}
