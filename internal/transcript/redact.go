@@ -5,11 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -455,9 +455,7 @@ func redactFrame(body []byte) ([]byte, []Redaction) {
 				}
 			}
 			if plain {
-				for _, s := range secrets {
-					body = replaceJSONString(body, s, Redacted(s))
-				}
+				body = replaceJSONStrings(body, secrets)
 			}
 			if len(secrets) > 0 && (!plain || !allRedacted(body)) {
 				// The secret was escaped in a way the byte replacement did not meet (\u0067…),
@@ -487,6 +485,7 @@ func walkSecrets(v any, path string, allValues bool, fn func(path, secret string
 	switch x := v.(type) {
 	case map[string]any:
 		keys := slices.Sorted(maps.Keys(x))
+		inProvider := strings.Contains(strings.ToLower(path), "provider")
 		for _, k := range keys {
 			p := k
 			if path != "" {
@@ -500,13 +499,17 @@ func walkSecrets(v any, path string, allValues bool, fn func(path, secret string
 				}
 				continue
 			}
-			lk := strings.ToLower(k)
-			inProvider := strings.Contains(strings.ToLower(path), "provider")
-			walkSecrets(x[k], p, allValues || (inProvider && strings.HasSuffix(lk, "headers")), fn)
+			switch x[k].(type) {
+			case map[string]any, []any: // nothing else holds a secret further down
+				walkSecrets(x[k], p, allValues || (inProvider && hasSuffixFold(k, "headers")), fn)
+			}
 		}
 	case []any:
 		for i, e := range x {
-			walkSecrets(e, fmt.Sprintf("%s[%d]", path, i), allValues, fn)
+			switch e.(type) {
+			case map[string]any, []any:
+				walkSecrets(e, path+"["+strconv.Itoa(i)+"]", allValues, fn)
+			}
 		}
 	}
 }
@@ -538,20 +541,28 @@ func allRedacted(body []byte) bool {
 	return clean
 }
 
-// replaceJSONString replaces the JSON string literal of old with that of repl, in both the
-// HTML-escaped and the plain encodings.
-func replaceJSONString(body []byte, old, repl string) []byte {
-	quote := func(s string, html bool) []byte {
+// replaceJSONStrings replaces the JSON string literal of each secret with that of its Redacted
+// form, in both the HTML-escaped and the plain encodings, in one pass over body (longest secret
+// first where two start at one place).
+func replaceJSONStrings(body []byte, secrets []string) []byte {
+	quote := func(s string, html bool) string {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(html)
 		_ = enc.Encode(s)
-		return bytes.TrimRight(b.Bytes(), "\n")
+		return strings.TrimRight(b.String(), "\n")
 	}
-	for _, html := range []bool{false, true} {
-		body = bytes.ReplaceAll(body, quote(old, html), quote(repl, false))
+	byLength := slices.Clone(secrets)
+	slices.SortStableFunc(byLength, func(a, b string) int { return len(b) - len(a) })
+	var pairs []string
+	for _, s := range byLength {
+		repl := quote(Redacted(s), false)
+		pairs = append(pairs, quote(s, false), repl)
+		if h := quote(s, true); h != pairs[len(pairs)-2] {
+			pairs = append(pairs, h, repl)
+		}
 	}
-	return body
+	return []byte(strings.NewReplacer(pairs...).Replace(string(body)))
 }
 
 // credentialHints are words one of which every key CredentialKey names by its rule contains.
@@ -585,7 +596,17 @@ func mayHoldCredential(body []byte) bool {
 			continue // a string value
 		}
 		key := body[start:end]
-		if escaped || keyMayBeCredential(key) {
+		if escaped {
+			return true
+		}
+		// Only a string under a credential key is a secret (walkSecrets); the keys inside an
+		// object or a list under one are read on their own ("connect.option.connectionToken":
+		// true in every hello is not).
+		v := k + 1
+		for v < len(body) && (body[v] == ' ' || body[v] == '\t' || body[v] == '\n' || body[v] == '\r') {
+			v++
+		}
+		if v < len(body) && body[v] == '"' && keyMayBeCredential(key) {
 			return true
 		}
 		provider = provider || containsFold(key, "provider")
@@ -653,8 +674,19 @@ func isASCII(b []byte) bool {
 	return true
 }
 
-func hasSuffixFold(b []byte, suffix string) bool {
-	return len(b) >= len(suffix) && bytes.EqualFold(b[len(b)-len(suffix):], []byte(suffix))
+// hasSuffixFold says whether s ends with the lower-case ASCII suffix in any ASCII case (no
+// other letter lower-cases to one of these).
+func hasSuffixFold[T string | []byte](s T, suffix string) bool {
+	if len(s) < len(suffix) {
+		return false
+	}
+	tail := s[len(s)-len(suffix):]
+	for i := range len(suffix) {
+		if lowerASCII(tail[i]) != suffix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // containsFold reports whether b contains the lower-case ASCII word sub in any case.
