@@ -68,6 +68,7 @@ type Doc struct {
 	compiled map[string]*jsonschema.Schema
 	hoisted  schema.Pointers // api.schema.json's method pointers, compiled from $defs (schema.Hoist)
 	cases    sync.Map        // method name -> casesOf
+	made     sync.Map        // madeKey -> *made: Result, Event and the shapes, generated once (once)
 	Methods  []Method
 	// EventTypes are the branches of session-events.schema.json's SessionEvent, sorted by type.
 	EventTypes []EventType
@@ -538,8 +539,66 @@ func (d *Doc) casesOf(m Method) *casesOf {
 	return c
 }
 
+// madeKey names one generated value (or set of shapes) of a Doc.
+type madeKey struct {
+	what, ptr, seed string
+	all             bool
+}
+
+type made struct {
+	once    sync.Once
+	shaped  []Shaped
+	dropped []string
+	err     error
+}
+
+// once generates what key names the first time it is asked for and gives every caller a copy of
+// its own: each SDK of a run asks for the same results, events and shapes, and generating and
+// validating them again for each was a tenth of the harness's CPU in a whole run. Generation is
+// deterministic in the seed, so the values are those a fresh generation gives.
+func (d *Doc) once(key madeKey, gen func() ([]Shaped, []string, error)) ([]Shaped, []string, error) {
+	v, _ := d.made.LoadOrStore(key, &made{})
+	m := v.(*made)
+	m.once.Do(func() { m.shaped, m.dropped, m.err = gen() })
+	out := make([]Shaped, len(m.shaped))
+	for i, sh := range m.shaped {
+		out[i] = Shaped{Name: sh.Name, Value: deepCopy(sh.Value)}
+	}
+	return out, slices.Clone(m.dropped), m.err
+}
+
+// deepCopy copies the objects and lists of a generated value (its leaves are immutable).
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
 // Result generates a method's result (nil for a null result), seeded by the method's name.
 func (d *Doc) Result(m Method) (any, error) {
+	out, _, err := d.once(madeKey{what: "result", ptr: m.ptr}, func() ([]Shaped, []string, error) {
+		v, err := d.result(m)
+		return []Shaped{{Value: v}}, nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out[0].Value, nil
+}
+
+func (d *Doc) result(m Method) (any, error) {
 	ptr := m.ptr + "/result"
 	if !m.hasResult || d.Node(ptr) == nil {
 		return nil, nil
@@ -554,6 +613,18 @@ func (d *Doc) Result(m Method) (any, error) {
 // Event generates a whole session event of type et (id, timestamp, parentId, type, data), every
 // optional field set when all is true, seeded by seed.
 func (d *Doc) Event(et EventType, seed string, all bool) (map[string]any, error) {
+	out, _, err := d.once(madeKey{what: "event", ptr: et.Definition, seed: seed, all: all}, func() ([]Shaped, []string, error) {
+		v, err := d.event(et, seed, all)
+		return []Shaped{{Value: v}}, nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	v, _ := out[0].Value.(map[string]any)
+	return v, nil
+}
+
+func (d *Doc) event(et EventType, seed string, all bool) (map[string]any, error) {
 	ptr := eventsFile + "#/definitions/" + escape(et.Definition)
 	v, _ := d.newGen(seed, all).value(d.Node(ptr), "", 0).(map[string]any)
 	if err := d.Validate(ptr, v); err != nil {
@@ -610,6 +681,14 @@ func (d *Doc) EventShapes(et EventType, seed string, s Shape) ([]Shaped, []strin
 }
 
 func (d *Doc) shapes(ptr, seed string, s Shape) ([]Shaped, []string) {
+	out, dropped, _ := d.once(madeKey{what: "shapes " + string(s), ptr: ptr, seed: seed}, func() ([]Shaped, []string, error) {
+		out, dropped := d.makeShapes(ptr, seed, s)
+		return out, dropped, nil
+	})
+	return out, dropped
+}
+
+func (d *Doc) makeShapes(ptr, seed string, s Shape) ([]Shaped, []string) {
 	node := d.Node(ptr)
 	every := d.newGen(seed, true).value(node, "", 0)
 	one := func(name string, g *gen, twin *gen) ([]Shaped, []string) {

@@ -276,3 +276,31 @@ func at(v any, ptr string) any {
 	}
 	return v
 }
+
+// TestGeneratedOnceCopiedEach: Result, Event and the shapes are generated once per Doc, equal
+// to a fresh generation, and each caller may change its copy without changing another's.
+func TestGeneratedOnceCopiedEach(t *testing.T) {
+	d, err := Load("testdata")
+	require.NoError(t, err)
+	m, ok := d.Method("models.list")
+	require.True(t, ok)
+	require.NotEmpty(t, d.EventTypes)
+	et := d.EventTypes[0]
+	for _, c := range []struct {
+		name  string
+		get   func() any
+		fresh func() any
+	}{
+		{"result", func() any { v, _ := d.Result(m); return v }, func() any { v, _ := d.result(m); return v }},
+		{"event", func() any { v, _ := d.Event(et, "seed", true); return v }, func() any { v, _ := d.event(et, "seed", true); return v }},
+		{"shapes", func() any { v, _ := d.ResultShapes(m, Nulls); return v[0].Value },
+			func() any { v, _ := d.makeShapes(m.ptr+"/result", m.Name+"/result", Nulls); return v[0].Value }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			first := c.get()
+			require.Equal(t, c.fresh(), first)
+			first.(map[string]any)["changed"] = true
+			assert.Equal(t, c.fresh(), c.get(), "a caller's change reaches no other caller")
+		})
+	}
+}
