@@ -235,6 +235,7 @@ func Run(ctx context.Context, cfg Config) (*report.Results, error) {
 	}
 	defer st.runtimes.Close(cfg.Log)
 	targets := st.selection.units(units(cfg, p, p.sdks))
+	markLead(targets)
 	st.jobs = fitJobs(cfg.Jobs, len(targets), cfg.Log)
 	st.runtimes.Warm(ctx, len(targets)*min(max(st.jobs, 1), cases.Count(cfg.Paths, cfg.Tags, cfg.Scenario)))
 	return execute(ctx, cfg, st, p, r, targets, res, schemaMethods)
@@ -464,7 +465,7 @@ func setUp(ctx context.Context, cfg Config, st *state, view *progress.View, r ru
 		}
 	}
 	prepBegan := time.Now()
-	prep, err := r.Prepare(ctx, runner.Target{SDK: name, Version: u.version, Label: u.label, Source: source, Log: view.Writer(), Stderr: stderr})
+	prep, err := r.Prepare(ctx, runner.Target{SDK: name, Version: u.version, Label: u.label, Source: source, Log: view.Writer(), Stderr: stderr, Lead: u.lead, Yield: u.yield})
 	t.prepared = time.Since(prepBegan)
 	if prep != nil {
 		info.Toolchain, t.recordings = prep.Toolchain, prep.Recordings

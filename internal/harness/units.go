@@ -1,6 +1,11 @@
 package harness
 
-import "github.com/copilot-sdk-conformance/conformance/internal/report"
+import (
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/report"
+	"github.com/copilot-sdk-conformance/conformance/internal/sdks"
+)
 
 // unit is one SDK@version of a run: its own preparation, driver, transcripts and results.
 // --sdk-version node=1.0.8,1.0.14 makes two units of node.
@@ -12,6 +17,29 @@ type unit struct {
 	label string
 	// explicit is a version asked for with --sdk-version (rerun commands then name it).
 	explicit bool
+	// lead and yield: the unit's preparation is the first of the longest expected, or shorter
+	// than that (runner.Target.Lead and Yield).
+	lead, yield bool
+}
+
+// markLead marks the first unit whose SDK's cold preparation (sdks.Recipe.ColdPrepare) is the
+// longest of the units' as the lead, and the shorter ones as yielding: the run's scenarios wait
+// for the longest.
+func markLead(us []unit) {
+	cold := func(sdk string) time.Duration {
+		r, _ := sdks.Lookup(sdk)
+		return r.ColdPrepare
+	}
+	var longest time.Duration
+	for _, u := range us {
+		longest = max(longest, cold(u.sdk))
+	}
+	led := false
+	for i := range us {
+		us[i].yield = cold(us[i].sdk) < longest
+		us[i].lead = !led && !us[i].yield
+		led = led || us[i].lead
+	}
 }
 
 // units expands the plan's SDKs into one unit per version asked for (the pin when none).

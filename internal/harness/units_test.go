@@ -25,3 +25,35 @@ func TestUnitsOnePerVersion(t *testing.T) {
 func suiteOutcome(feature, scenario string) suite.Outcome {
 	return suite.Outcome{Feature: feature, Scenario: scenario}
 }
+
+// TestMarkLead: the first unit of the SDK with the longest cold preparation leads, the units of
+// SDKs expected to prepare sooner yield, and another unit of the lead's SDK does neither.
+func TestMarkLead(t *testing.T) {
+	sdkOf := func(names ...string) []unit {
+		var us []unit
+		for _, n := range names {
+			us = append(us, unit{sdk: n, label: n})
+		}
+		return us
+	}
+	type mark struct{ lead, yield bool }
+	for _, c := range []struct {
+		name  string
+		units []unit
+		want  []mark
+	}{
+		{"rust leads the others", sdkOf("node", "go", "rust", "java"), []mark{{yield: true}, {yield: true}, {lead: true}, {yield: true}}},
+		{"without rust, java leads", sdkOf("python", "java"), []mark{{yield: true}, {lead: true}}},
+		{"two versions of one SDK: the first leads", sdkOf("rust", "rust", "go"), []mark{{lead: true}, {}, {yield: true}}},
+		{"one SDK alone leads", sdkOf("go"), []mark{{lead: true}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			markLead(c.units)
+			var got []mark
+			for _, u := range c.units {
+				got = append(got, mark{u.lead, u.yield})
+			}
+			assert.Equal(t, c.want, got)
+		})
+	}
+}

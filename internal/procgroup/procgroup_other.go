@@ -16,3 +16,6 @@ func Kill(cmd *exec.Cmd) {
 }
 
 func waitExited(int) bool { return false }
+
+// Nice does nothing here (no process groups to reprioritise).
+func Nice(*exec.Cmd, int) error { return nil }

@@ -102,3 +102,13 @@ func shellName(name string) bool {
 	}
 	return true
 }
+
+// Nice sets the CPU niceness of a started command's whole process group to n (its children, and
+// theirs, inherit it): a preparation that yields the cores to a longer one. An error (a harness
+// already running nicer, which only root may undo) leaves the group as it was.
+func Nice(cmd *exec.Cmd, n int) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return syscall.Setpriority(syscall.PRIO_PGRP, cmd.Process.Pid, n)
+}

@@ -26,8 +26,12 @@ func (l Local) Prepare(ctx context.Context, t Target) (*Prepared, error) {
 		return &Prepared{Toolchain: tc}, err
 	}
 	var prep *sdks.Prepared
-	err = withHeavy(ctx, func() (err error) {
-		prep, err = (&sdks.Preparer{RepoRoot: l.RepoRoot, CacheRoot: l.CacheRoot, Log: t.Log}).Prepare(ctx, t.SDK, t.Version, t.Source)
+	nice := 0
+	if t.Yield {
+		nice = YieldNice
+	}
+	err = heavyWork(ctx, !t.Lead, func() (err error) {
+		prep, err = (&sdks.Preparer{RepoRoot: l.RepoRoot, CacheRoot: l.CacheRoot, Log: t.Log, Nice: nice}).Prepare(ctx, t.SDK, t.Version, t.Source)
 		return err
 	})
 	if err != nil {

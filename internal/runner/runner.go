@@ -37,7 +37,16 @@ type Target struct {
 	Log io.Writer
 	// Stderr is where the drivers' stderr goes (the driver log in the report folder).
 	Stderr io.Writer
+	// Lead and Yield order a run's preparations by how long each is expected to take from cold
+	// (the recipes' ColdPrepare), since every scenario waits for the longest. The lead (the
+	// first of the longest) starts at once, outside the heavy work slots; a yielding one (shorter
+	// than the lead's) runs at YieldNice, so the lead gets the cores. Before, a cold run's Rust
+	// build waited a minute for a slot behind Go's, then shared the cores with Java's and Python's.
+	Lead, Yield bool
 }
+
+// YieldNice is the CPU niceness of a yielding preparation (Target.Yield).
+const YieldNice = 10
 
 // Prepared is a target ready to start drivers.
 type Prepared struct {
@@ -173,6 +182,14 @@ func (s *ScrubLines) Write(b []byte) (int, error) {
 var heavy = make(chan struct{}, 2)
 
 func withHeavy(ctx context.Context, f func() error) error {
+	return heavyWork(ctx, true, f)
+}
+
+// heavyWork runs f, in one of the heavy slots when queue is set.
+func heavyWork(ctx context.Context, queue bool, f func() error) error {
+	if !queue {
+		return f()
+	}
 	select {
 	case heavy <- struct{}{}:
 	case <-ctx.Done():

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // The .NET driver: drivers/dotnet (its .cs files, Driver.csproj, Directory.Build.props), a net8.0
@@ -37,6 +38,7 @@ func init() {
 	register(Recipe{
 		Name:        "dotnet",
 		Order:       6,
+		ColdPrepare: 120 * time.Second, // a NuGet restore and `dotnet build`: not measured (no .NET here), a guess below Rust's
 		MonorepoDir: "dotnet",
 		// No LocalBase: no .NET SDK can be installed without Microsoft's registries.
 		Version:      nugetSyntax,

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 	"github.com/copilot-sdk-conformance/conformance/internal/registry"
@@ -23,6 +24,7 @@ func init() {
 		Generated:   goGenerated,
 		Name:        "go",
 		Order:       2,
+		ColdPrepare: 57 * time.Second, // `go build` from an empty module and build cache beside the others, December 2026
 		MonorepoDir: "go",
 		SourceDir:   goSDKSourceDir,
 		LocalBase:   &LocalBase{RuntimeBase: RuntimeDebian},

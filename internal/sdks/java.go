@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/procgroup"
 	"github.com/copilot-sdk-conformance/conformance/internal/registry"
@@ -42,6 +43,7 @@ func init() {
 		Generated:    javaGenerated,
 		Name:         "java",
 		Order:        5,
+		ColdPrepare:  90 * time.Second, // `mvn package` from an empty ~/.m2 beside the other SDKs' preparations, December 2026
 		MonorepoDir:  "java",
 		SourceDir:    javaSourceDir,
 		LocalBase:    &LocalBase{RuntimeBase: RuntimeSelf},

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 )
 
 // The Node driver: drivers/node/driver.mjs, surface.mjs, handlers.mjs and holds.mjs (plain ESM, no build step) copied into the cache
@@ -25,6 +27,7 @@ func init() {
 		Generated:    nodeGenerated,
 		Name:         "node",
 		Order:        1,
+		ColdPrepare:  10 * time.Second, // `npm ci` from an empty npm cache (the schema load of a cold run), December 2026
 		MonorepoDir:  "nodejs",
 		LocalBase:    &LocalBase{},
 		Version:      npmSyntax,

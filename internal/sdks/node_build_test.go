@@ -52,7 +52,7 @@ func TestBuildNodeSource(t *testing.T) {
 			var log bytes.Buffer
 			pc := PrepareContext{CacheDir: filepath.Join(t.TempDir(), "node", "prep"), Log: &log,
 				Run: func(ctx context.Context, dir string, env []string, argv ...string) error {
-					return run(ctx, &log, "node", dir, env, argv...)
+					return run(ctx, &log, "node", dir, 0, env, argv...)
 				}}
 			pkg, fallback, err := buildNodeSource(context.Background(), pc, src)
 			if tt.step == "" {

@@ -121,6 +121,9 @@ type Preparer struct {
 	RepoRoot  string    // holds drivers/
 	CacheRoot string    // e.g. ~/.cache/copilot-sdk-conformance
 	Log       io.Writer // progress
+	// Nice, when not 0, is the CPU niceness the preparation's commands run at (procgroup.Nice):
+	// one that yields the cores to a longer preparation of the same run.
+	Nice int
 }
 
 // Prepared is a driver ready to start.
@@ -252,7 +255,7 @@ func (p *Preparer) Prepare(ctx context.Context, name, version, source string) (*
 	launch, err := d.Prepare(ctx, PrepareContext{
 		DriverDir: driverDir, CacheDir: build, Version: version, Source: source, Log: p.Log,
 		Run: func(ctx context.Context, wd string, env []string, argv ...string) error {
-			return run(ctx, p.Log, name, wd, env, argv...)
+			return run(ctx, p.Log, name, wd, p.Nice, env, argv...)
 		},
 	})
 	if err != nil {
@@ -293,7 +296,7 @@ func finish(build, dir string, prep *Prepared) error {
 
 // run executes one preparation command, printing a heartbeat while it runs; a failure carries the
 // tail of its output.
-func run(ctx context.Context, log io.Writer, name, dir string, env []string, argv ...string) error {
+func run(ctx context.Context, log io.Writer, name, dir string, nice int, env []string, argv ...string) error {
 	fmt.Fprintf(log, "[%s] $ %s\n", name, strings.Join(argv, " "))
 	// In a process group of its own, killed as a whole on every way out (cargo's rustc and
 	// linker, npm's and pip's children included): see package procgroup.
@@ -316,7 +319,13 @@ func run(ctx context.Context, log io.Writer, name, dir string, env []string, arg
 			}
 		}
 	}()
-	err := procgroup.Run(cmd)
+	err := procgroup.Start(cmd)
+	if err == nil {
+		if nice != 0 {
+			_ = procgroup.Nice(cmd, nice) // a priority, not a result: the build runs either way
+		}
+		err = procgroup.Wait(cmd)
+	}
 	close(done)
 	if err != nil {
 		return fmt.Errorf("%s (in %s) failed: %w\n%s", strings.Join(argv, " "), dir, err, out.String())

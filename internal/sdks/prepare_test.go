@@ -95,3 +95,12 @@ func TestFailedPreparationLeavesNothing(t *testing.T) {
 	require.NoError(t, err)
 	assert.FileExists(t, filepath.Join(prep.CacheDir, "prepared.json"))
 }
+
+// TestEveryRecipeSaysHowLongItPrepares: a run orders its preparations by ColdPrepare (the longest
+// leads), so a recipe without one would always yield, however long its build.
+func TestEveryRecipeSaysHowLongItPrepares(t *testing.T) {
+	for _, name := range Names() {
+		r, _ := Lookup(name)
+		assert.Positive(t, r.ColdPrepare, name)
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 )
 
 // The Python driver: a virtual environment in the cache directory holding PyPI
@@ -19,6 +21,7 @@ func init() {
 		Generated:    pythonGenerated,
 		Name:         "python",
 		Order:        3,
+		ColdPrepare:  74 * time.Second, // a venv and `pip install` from an empty pip cache beside the others, December 2026
 		MonorepoDir:  "python",
 		SourceDir:    pythonLocalSource,
 		LocalBase:    &LocalBase{},

@@ -32,7 +32,7 @@ func TestBuildStepLeavesNothing(t *testing.T) {
 			if tc.cancel {
 				time.AfterFunc(300*time.Millisecond, cancel)
 			}
-			_ = run(ctx, io.Discard, "test", t.TempDir(), nil, "sh", "-c", tc.script)
+			_ = run(ctx, io.Discard, "test", t.TempDir(), 0, nil, "sh", "-c", tc.script)
 			assert.Empty(t, subreaper.Settled(5*time.Second), "processes left behind")
 		})
 	}

@@ -37,6 +37,7 @@ func init() {
 		Name:         "rust",
 		Paired:       rustPaired,
 		Order:        4,
+		ColdPrepare:  190 * time.Second, // `cargo build --release` alone from an empty registry, December 2026
 		SourceDir:    rustSDKSourceDir,
 		MonorepoDir:  "rust",
 		LocalBase:    &LocalBase{RuntimeBase: RuntimeDebian, HostFiles: hostRustToolchain},

@@ -12,9 +12,11 @@ package sdks
 
 import (
 	"context"
-	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 	"io"
 	"sort"
+	"time"
+
+	"github.com/copilot-sdk-conformance/conformance/internal/registry"
 )
 
 // Tool is one executable a driver needs on PATH.
@@ -52,6 +54,11 @@ type Recipe struct {
 	Name string // the SDK's name in every list, flag and report (drivers/<Name>, docker/<Name>.Dockerfile)
 	// Order places the SDK in reports and lists (lower first).
 	Order int
+	// ColdPrepare is about how long a preparation takes from empty caches on a 2-core machine
+	// (measured; each recipe says where). A run's preparations all wait for the longest one
+	// before any scenario starts (the start gate), so the longest starts at once and the others
+	// yield the cores to it (runner.Target.Yield).
+	ColdPrepare time.Duration
 	// Version is the registry's syntax for an exact version; --sdk-version is checked against it
 	// before anything runs.
 	Version VersionSyntax
