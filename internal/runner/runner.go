@@ -46,7 +46,7 @@ type Target struct {
 }
 
 // YieldNice is the CPU niceness of a yielding preparation (Target.Yield).
-const YieldNice = 10
+const YieldNice = 19
 
 // Prepared is a target ready to start drivers.
 type Prepared struct {
