@@ -44,7 +44,6 @@ var (
 		"passphrase": true, "credential": true, "authorization": true, "cookie": true, "apikey": true}
 	keyQualifiers = map[string]bool{"api": true, "access": true, "private": true, "secret": true, "client": true,
 		"session": true, "auth": true, "subscription": true, "signing": true, "encryption": true}
-	derivedKeys sync.Map // lower-case key -> true, from the runtime's schema
 )
 
 // SecretKey says whether the string value under a JSON key is recorded as a secret.
@@ -56,7 +55,7 @@ func CredentialKey(k string) bool {
 	if secretKeys[lk] {
 		return true
 	}
-	if _, ok := derivedKeys.Load(lk); ok {
+	if d := derivedLower.Load(); d != nil && (*d)[lk] {
 		return true
 	}
 	w := words(k)
@@ -186,14 +185,13 @@ func AddCredentialKeys(keys ...string) {
 		maps.Copy(next, *d)
 	}
 	for _, k := range keys {
-		derivedKeys.Store(strings.ToLower(k), true)
 		next[strings.ToLower(k)] = true
 	}
 	derivedLower.Store(&next)
 }
 
-// derivedLower is derivedKeys as a map replaced whole on each change, which mayHoldCredential
-// reads without a lock or an allocation per key.
+// derivedLower holds the lower-case credential keys from the runtime's schema, as a map replaced
+// whole on each change: CredentialKey and mayHoldCredential read it without a lock.
 var (
 	derivedMu    sync.Mutex
 	derivedLower atomic.Pointer[map[string]bool]
