@@ -71,7 +71,9 @@ Feature: The application cancels a call the runtime has not answered
   # The real runtime queues a prompt sent while a turn runs (session.send's mode "enqueue", the
   # default in its schema) and starts its turn after that turn's session.idle: a send-and-wait
   # cancelled while its turn runs leaves that turn to end after the next prompt was answered
-  # (here: the cancelled turn's reply comes once the SDK sent the next prompt). A call cancelled
+  # (here: the cancelled turn's reply comes once the SDK sent the next prompt, and the next turn's
+  # reply only once the application's call returned, so an SDK that returns on the cancelled
+  # turn's session.idle cannot see the next reply first however slow the machine). A call cancelled
   # before its prompt went out (Python and Rust try session.sendAndWait first: 438 ms on a loaded
   # machine) is made again with twice the delay, so the cancelled turn certainly runs.
   @requires.call.cancel.sendAndWait
@@ -79,7 +81,7 @@ Feature: The application cancels a call the runtime has not answered
     Given a session is created
     And the runtime plays each session's turns one at a time, each after the one before it went idle
     And the model replies "the cancelled prompt's reply" to the next prompt once the SDK sends another
-    And the model replies "the next prompt's reply" to the next prompt after 500 ms
+    And the model replies "the next prompt's reply" to the next prompt once the application's call returned, at the latest after 5000 ms
     When the application sends a prompt, waits for the reply and cancels the call after 1000 ms
     Then the call ended within 2000 ms with the language's cancellation error
     And a prompt sent next on the same session is answered with "the next prompt's reply", its own turn's reply

@@ -45,6 +45,11 @@ type ModelStep struct {
 	// session.send (an application that gave up waiting sends again), Pause being only the
 	// backstop: the turn then ends late while the next one is under way, whatever the load.
 	UntilNextPrompt bool
+	// UntilReleased, with Pause, makes the model think until the scenario calls ReleaseHeld
+	// (the application's call returned), Pause being only the backstop: an SDK that returns
+	// before this turn ended certainly returns before its reply, however late its own goroutines
+	// run; one that waits for the turn gets it at the backstop.
+	UntilReleased bool
 }
 
 // Turn is what the scripted model does in answer to one session.send. The runtime's rules
@@ -190,6 +195,12 @@ func (s *Server) playTurn(ss *session, prompt, messageID string, turn Turn, prom
 		if st.Pause > 0 && st.UntilNextPrompt {
 			if !s.awaitPromptAfter(prompts, st.Pause) {
 				s.rec.Notef(c.name, "the model's withheld reply released after %s: the SDK sent no other prompt", st.Pause)
+			}
+			continue
+		}
+		if st.Pause > 0 && st.UntilReleased {
+			if !s.awaitRelease(st.Pause) {
+				s.rec.Notef(c.name, "the model's held reply released after %s, before the application's call returned", st.Pause)
 			}
 			continue
 		}

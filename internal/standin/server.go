@@ -91,6 +91,8 @@ type Server struct {
 	nextPrompt chan struct{}
 	// promptsFree: ReleaseWithheld ended every wait for the next prompt.
 	promptsFree bool
+	// held is closed by ReleaseHeld: model steps UntilReleased go on.
+	held chan struct{}
 }
 
 // New makes a Server that records into rec.
@@ -153,6 +155,7 @@ func Loopback(a net.Addr) bool {
 
 // Close stops listening, closes every connection and waits for their loops to end.
 func (s *Server) Close() {
+	s.ReleaseHeld() // a turn held for the application's call ends with the server
 	s.mu.Lock()
 	s.closed = true
 	if s.ln != nil {

@@ -137,3 +137,38 @@ func (s *Server) awaitPromptAfter(n int, backstop time.Duration) bool {
 		}
 	}
 }
+
+// heldChan is the channel ReleaseHeld closes, made on first use.
+func (s *Server) heldChan() chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held == nil {
+		s.held = make(chan struct{})
+	}
+	return s.held
+}
+
+// ReleaseHeld ends every model step UntilReleased, now and later (the application's call
+// returned). It may be called more than once.
+func (s *Server) ReleaseHeld() {
+	ch := s.heldChan()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
+// awaitRelease waits until ReleaseHeld is called, or backstop passes (false).
+func (s *Server) awaitRelease(backstop time.Duration) bool {
+	timer := time.NewTimer(backstop)
+	defer timer.Stop()
+	select {
+	case <-s.heldChan():
+		return true
+	case <-timer.C:
+		return false
+	}
+}

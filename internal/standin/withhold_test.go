@@ -96,3 +96,36 @@ func TestReleaseWithheld(t *testing.T) {
 		replied = replied || m.Method == "session.event" && strings.Contains(string(m.Params), `"released"`)
 	}
 }
+
+// A model step UntilReleased ends when the scenario calls ReleaseHeld, not before (a minute's
+// backstop), and with no call at its backstop: the held reply never comes before the release.
+func TestModelHoldsItsReplyUntilReleased(t *testing.T) {
+	tests := []struct {
+		name     string
+		backstop time.Duration
+		release  bool
+	}{
+		{"released by the scenario", time.Minute, true},
+		{"released by the backstop", 300 * time.Millisecond, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _, addr := start(t)
+			srv.AddTurn(Turn{Steps: []ModelStep{{Pause: tt.backstop, UntilReleased: true}, {Reply: "held"}}})
+			s := dial(t, addr)
+			s.call("connect", map[string]any{})
+			require.Nil(t, s.call("session.create", map[string]any{"sessionId": "S"}).Error)
+			require.Nil(t, s.call("session.send", map[string]any{"sessionId": "S", "prompt": "one"}).Error)
+			s.until("user.message")
+			require.Nil(t, s.call("ping", map[string]any{}).Error)
+			for _, m := range s.seen {
+				assert.NotContains(t, string(m.Params), `"held"`, "the reply came before its release")
+			}
+			if tt.release {
+				srv.ReleaseHeld()
+				srv.ReleaseHeld() // a second release is harmless
+			}
+			assert.Equal(t, "held", s.until("assistant.message")["content"])
+		})
+	}
+}

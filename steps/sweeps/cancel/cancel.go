@@ -54,6 +54,7 @@ type engine struct {
 	rt        *standin.Server
 	turnEnd   bool // the turn's end is withheld, not the request's answer
 	queued    bool // the stand-in queues the session's turns (queuedTurns)
+	held      bool // a turn's reply is held until the application's call returned (replyOnceReturned)
 }
 
 // queuedAttempts bounds how often a cancelled send is made again when it was cancelled before
@@ -77,8 +78,8 @@ func Register(sc scenario.Binder, s *scenario.Scenario) {
 	scenario.Needing(sc, scenario.Needs("session.resume")).Step(`^the session resumed next on the same client is opened$`, w.resumedAfterCancel)
 	sc.Step(`^a prompt sent next on the same session is answered$`, w.answeredAfterCancel)
 	sc.Step(`^the runtime plays each session's turns one at a time, each after the one before it went idle$`, w.queuedTurns)
-	sc.Step(`^the model replies "([^"]*)" to the next prompt after (\d+) ms$`, w.replyAfter)
 	sc.Step(`^the model replies "([^"]*)" to the next prompt once the SDK sends another$`, w.replyOnNextPrompt)
+	sc.Step(`^the model replies "([^"]*)" to the next prompt once the application's call returned, at the latest after (\d+) ms$`, w.replyOnceReturned)
 	sc.Step(`^a prompt sent next on the same session is answered with "([^"]*)", its own turn's reply$`, w.answeredWithOwnReply)
 	scenario.Needing(sc, scenario.Needs("rpc.generated")).Step(`^that method called next on the same client is answered$`, w.calledAfterCancel)
 }
@@ -440,21 +441,6 @@ func (w *engine) queuedTurns() error {
 	return nil
 }
 
-// replyAfter scripts the next turn: the model takes ms, then replies text (which tells the
-// turns apart).
-func (w *engine) replyAfter(text string, ms int) error {
-	rt, err := w.ScriptedOnly("the scenario has the model take its time over a turn; the real runtime's scripted model answers at once")
-	if err != nil {
-		return err
-	}
-	var steps []standin.ModelStep
-	if ms > 0 {
-		steps = append(steps, standin.ModelStep{Pause: time.Duration(ms) * time.Millisecond})
-	}
-	rt.AddTurn(standin.Turn{Steps: append(steps, standin.ModelStep{Reply: text})})
-	return nil
-}
-
 // replyOnNextPrompt scripts the next turn: the model's reply text is withheld until the SDK
 // sends another prompt (or the backstop passes), so that turn certainly ends after the next
 // prompt went out, however slow the machine: an event, never a time.
@@ -468,14 +454,35 @@ func (w *engine) replyOnNextPrompt(text string) error {
 	return nil
 }
 
+// replyOnceReturned scripts the next turn: the model's reply text is held until the
+// application's call returned (answeredWithOwnReply releases it), ms being only the backstop. An
+// SDK that returns on another turn's session.idle thus returns before this turn's reply reached
+// it, however late a loaded machine runs its code after that idle (Go's SendAndWait reads the
+// last reply it saw only once its goroutine runs: with a reply 500 ms later, a 500 ms stall of
+// the driver under load made it return the right reply by chance). An SDK that waits for its own
+// turn gets the reply at the backstop, so the backstop delays only a correct SDK.
+func (w *engine) replyOnceReturned(text string, ms int) error {
+	rt, err := w.ScriptedOnly("the scenario has the model take its time over a turn; the real runtime's scripted model answers at once")
+	if err != nil {
+		return err
+	}
+	w.held, w.rt = true, rt
+	rt.AddTurn(standin.Turn{Steps: []standin.ModelStep{{Pause: time.Duration(ms) * time.Millisecond, UntilReleased: true}, {Reply: text}}})
+	return nil
+}
+
 // answeredWithOwnReply sends a prompt and waits for its reply, which must be its own turn's
 // (judgeOwnReply).
 func (w *engine) answeredWithOwnReply(want string) error {
 	reached := promptReached(w.Entries(), "cancelled")
-	if err := w.SendAndWait("next"); err != nil {
+	err := w.SendAndWait("next")
+	if w.held {
+		w.rt.ReleaseHeld()
+	}
+	if err != nil {
 		return err
 	}
-	err := judgeOwnReply(w.Reply, want, w.T.SDK())
+	err = judgeOwnReply(w.Reply, want, w.T.SDK())
 	if err != nil && !reached {
 		// The turn scripted for the cancelled prompt went to the next one: no turn of the
 		// cancelled call ran (every attempt of cancelCall was cancelled before the SDK sent its
