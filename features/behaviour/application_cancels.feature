@@ -13,9 +13,11 @@ Feature: The application cancels a call the runtime has not answered
   just before its own: the late answer must be dropped without harm, and the next call must be
   answered. A call that ignores its cancellation gets the withheld answer only at the runtime's
   backstop (half the command timeout) and fails. (Which turn's reply a send-and-wait returns is
-  judged in the last scenario only, where the stand-in queues a session's turns as the real
-  runtime does; the others play the two turns side by side.) An SDK whose call offers no way to
-  cancel is unsupported, naming what is missing, per call.
+  judged in the last scenario only. The scenarios of a send-and-wait have the stand-in queue a
+  session's turns as the real runtime does: played side by side, the released turn's
+  session.idle could come after the next prompt's user.message and before its reply, which the
+  real runtime never does, and Python's send_and_wait then returned no reply.) An SDK whose call
+  offers no way to cancel is unsupported, naming what is missing, per call.
 
   @id.677db7403b11 @requires.call.cancel.createSession
   Scenario: the application cancels a session's creation while the runtime withholds its answer
@@ -45,6 +47,7 @@ Feature: The application cancels a call the runtime has not answered
   @id.c77fa3d8e794 @requires.call.cancel.sendAndWait
   Scenario: the application stops waiting for a reply the model takes its time over
     Given a session is created
+    And the runtime plays each session's turns one at a time, each after the one before it went idle
     And the model withholds its reply to the next prompt until the SDK sends another
     When the application sends a prompt, waits for the reply and cancels the call after 200 ms
     Then the call ended within 2000 ms with the language's cancellation error
