@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/copilot-sdk-conformance/conformance/internal/standin"
 	"github.com/copilot-sdk-conformance/conformance/internal/transcript"
@@ -217,10 +218,34 @@ func (w *engine) holdOne(rt *standin.Server, s scenario.Session, h hold.Kind, ki
 	if err != nil {
 		return p, err
 	}
+	w.settle(p)
 	if lost != nil {
 		return p, w.ConnectionLost(lost)
 	}
 	return p, nil
+}
+
+// settle waits, after a phase's release, until each of its other requests has been answered
+// (or the backstop): an SDK that served them one at a time answers them only now, and the next
+// phase must not begin while they are still queued, or the next hold would catch one of them (a
+// call of the tool held next, held in place of that phase's own call) and the phases would judge
+// each other's frames. An SDK that answers every kind at once has nothing left to wait for.
+func (w *engine) settle(p *holdPhase) {
+	deadline := time.Now().Add(hold.Backstop(w.Scenario))
+	for time.Now().Before(deadline) && w.Gone() == nil {
+		frames := hold.FrameHeads(w.Entries())
+		open := false
+		for _, o := range p.others {
+			if c := callIn(frames, p.start, o, p.toolIDs[o.Tool]); c.requestSeq > 0 && c.answerSeq == 0 {
+				open = true
+				break
+			}
+		}
+		if !open {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // callIn finds the phase's call of a kind: a method's first request after the phase began and
