@@ -21,6 +21,9 @@ func TestNice(t *testing.T) {
 	require.NoError(t, Start(cmd))
 	defer func() { Kill(cmd); _ = Wait(cmd) }()
 	require.NoError(t, Nice(cmd, 7))
+	got, err := groupNice(cmd.Process.Pid)
+	require.NoError(t, err)
+	assert.Equal(t, 7, got, "the group's lowest niceness, as Nice reads it to know it is done")
 	var child []byte
 	require.Eventually(t, func() bool {
 		b, err := os.ReadFile(dir + "/child")

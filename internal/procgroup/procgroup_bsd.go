@@ -10,3 +10,6 @@ func deathSignal(*syscall.SysProcAttr) {}
 
 // waitExited: without waitid's WNOWAIT the group is killed once exec.Cmd has reaped the leader.
 func waitExited(int) bool { return false }
+
+// groupNice is the lowest niceness in the process group pgid (getpriority answers it as is here).
+func groupNice(pgid int) (int, error) { return syscall.Getpriority(syscall.PRIO_PGRP, pgid) }

@@ -22,3 +22,10 @@ func waitExited(pid int) bool {
 		}
 	}
 }
+
+// groupNice is the lowest niceness in the process group pgid: Linux's getpriority system call
+// answers 20 - nice (to stay positive), which Go's syscall.Getpriority passes on as it is.
+func groupNice(pgid int) (int, error) {
+	p, err := syscall.Getpriority(syscall.PRIO_PGRP, pgid)
+	return 20 - p, err
+}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // script is the supervisor: it runs the command in the background (stdin kept through fd 3:
@@ -106,9 +107,24 @@ func shellName(name string) bool {
 // Nice sets the CPU niceness of a started command's whole process group to n (its children, and
 // theirs, inherit it): a preparation that yields the cores to a longer one. An error (a harness
 // already running nicer, which only root may undo) leaves the group as it was.
+//
+// One setpriority can miss a process the group is forking at that moment (the kernel copies the
+// parent's niceness before the child joins the group's list), and that child's own children then
+// inherit the old niceness: seen once in CI. So it is set again until the group's highest
+// priority (getpriority over a group) is n, a few rounds at most.
 func Nice(cmd *exec.Cmd, n int) error {
 	if cmd.Process == nil {
 		return nil
 	}
-	return syscall.Setpriority(syscall.PRIO_PGRP, cmd.Process.Pid, n)
+	pid := cmd.Process.Pid
+	for range 20 {
+		if err := syscall.Setpriority(syscall.PRIO_PGRP, pid, n); err != nil {
+			return err
+		}
+		if got, err := groupNice(pid); err != nil || got == n {
+			return nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
 }
