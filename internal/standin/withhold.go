@@ -96,10 +96,56 @@ func (s *Server) ReleaseWithheld() {
 	}
 }
 
-// promptRead counts a session.send read, waking the model steps that wait for the next one.
+// A cancelled call's prompts (HoldPrompts, EndHeldPrompts). An application that cancels a
+// send-and-wait before the SDK wrote its prompt can still see the prompt go out after the call
+// ended: Python 1.0.27 hands the write to a thread (copilot/_jsonrpc.py _send_message), which
+// writes it once the task was cancelled. The scenario then makes the call again, so the runtime
+// may read the first prompt late, beside or after the second. Each of them must start the turn
+// scripted for the cancelled call, and none may count as the application's next prompt (the one
+// a step UntilNextPrompt waits for): otherwise the late prompt takes the withheld turn and the
+// next attempt's prompt ends it, and that attempt's send-and-wait returns at once.
+
+// HoldPrompts makes every prompt read from now on one of the cancelled call's: each takes the
+// next scripted turn without consuming it, and none counts as a next prompt.
+func (s *Server) HoldPrompts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.heldPrompts, s.heldTaken = true, false
+}
+
+// EndHeldPrompts ends HoldPrompts: the turn the cancelled call's prompts took is consumed (when
+// one took it: otherwise the next prompt takes it), and the next prompt read counts again. A
+// cancelled call's prompt read later still is an ordinary prompt.
+func (s *Server) EndHeldPrompts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.heldPrompts && s.heldTaken {
+		s.script.turnsTaken++
+	}
+	s.heldPrompts, s.heldTaken = false, false
+}
+
+// nextTurn is the turn a session.send starts (s.mu held): the script's next, left in place for
+// the next of a cancelled call's prompts (HoldPrompts).
+func (s *Server) nextTurn() Turn {
+	if !s.heldPrompts {
+		return s.script.nextTurn()
+	}
+	if s.script.turnsTaken < len(s.script.Turns) {
+		s.heldTaken = true
+		return s.script.Turns[s.script.turnsTaken]
+	}
+	return Turn{}
+}
+
+// promptRead counts a session.send read, waking the model steps that wait for the next one; a
+// cancelled call's prompt (HoldPrompts) is not counted.
 func (s *Server) promptRead() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.heldPrompts {
+		return
+	}
 	s.prompts++
 	if s.nextPrompt != nil {
 		close(s.nextPrompt)

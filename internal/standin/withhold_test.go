@@ -129,3 +129,32 @@ func TestModelHoldsItsReplyUntilReleased(t *testing.T) {
 		})
 	}
 }
+
+// A cancelled call's prompts (HoldPrompts) each start the turn scripted for it, and none is the
+// next prompt a step UntilNextPrompt waits for: a prompt written late by a cancelled attempt and
+// the prompt of the attempt made again both wait for the application's next prompt, which takes
+// the turn scripted after, and every turn ends only after that prompt was answered.
+func TestCancelledCallsPromptsShareItsTurn(t *testing.T) {
+	srv, _, addr := start(t)
+	srv.SetQueueTurns(true)
+	srv.AddTurn(Turn{Steps: []ModelStep{{Pause: time.Minute, UntilNextPrompt: true}, {Reply: "cancelled"}}})
+	srv.AddTurn(Turn{Steps: []ModelStep{{Reply: "next"}}})
+	s := dial(t, addr)
+	s.call("connect", map[string]any{})
+	require.Nil(t, s.call("session.create", map[string]any{"sessionId": "S"}).Error)
+	srv.HoldPrompts()
+	for _, prompt := range []string{"written late", "made again"} {
+		require.Nil(t, s.call("session.send", map[string]any{"sessionId": "S", "prompt": prompt}).Error)
+	}
+	s.until("user.message")
+	srv.EndHeldPrompts()
+	require.Nil(t, s.call("session.send", map[string]any{"sessionId": "S", "prompt": "next"}).Error)
+	for _, m := range s.seen {
+		assert.NotContains(t, string(m.Params), "assistant.message", "a turn ended before the application's next prompt was answered")
+	}
+	var replies []any
+	for len(replies) < 3 {
+		replies = append(replies, s.until("assistant.message")["content"])
+	}
+	assert.Equal(t, []any{"cancelled", "cancelled", "next"}, replies, "both of the cancelled call's prompts played its turn, the next prompt the turn scripted after")
+}

@@ -242,6 +242,13 @@ func (w *engine) rpcCancelled(ms int) error {
 // timed on the transcript's clock (callCourse); an unsupported answer is the scenario's (its
 // capability).
 func (w *engine) cancelCall(call, cmd string, args map[string]any, ms int) (*driver.Response, error) {
+	if w.queued {
+		// Every prompt of the call, an attempt's written after it ended included, starts the
+		// turn scripted for it, and none is the application's next prompt (standin.HoldPrompts);
+		// the Then step that sends the next prompt ends this (EndHeldPrompts).
+		w.rt.HoldPrompts()
+	}
+	prompt, _ := args["prompt"].(string)
 	for attempt := 1; ; attempt++ {
 		r, err := w.cancelOnce(call, cmd, args, ms)
 		// With queued turns the scenario is about the cancelled prompt's turn running on: a call
@@ -254,6 +261,9 @@ func (w *engine) cancelCall(call, cmd string, args map[string]any, ms int) (*dri
 		}
 		w.Rec.Notef("", "the cancelled call sent no session.send within %d ms: made again, cancelled after %d ms", ms, 2*ms)
 		ms *= 2
+		// Its own prompt: the one cancelled may still go out late (an SDK that handed the
+		// write to a thread), and this attempt's course is timed from this attempt's.
+		args["prompt"] = fmt.Sprintf("%s (made again, attempt %d)", prompt, attempt+1)
 	}
 }
 
@@ -281,7 +291,8 @@ func (w *engine) cancelOnce(call, cmd string, args map[string]any, ms int) (*dri
 			}
 		}
 	}
-	got.course = callCourse(w.Entries()[min(since, len(w.Entries())):], w.withheld, w.turnEnd)
+	prompt, _ := args["prompt"].(string)
+	got.course = callCourse(w.Entries()[min(since, len(w.Entries())):], w.withheld, prompt, w.turnEnd)
 	got.took = got.course.took()
 	if !got.course.request && w.rt != nil && !w.queued {
 		// The SDK gave up before it sent the request (Rust's send-and-wait cancelled while it
@@ -323,11 +334,13 @@ func (c course) fromWhat() string {
 	return "ms from the driver's command to its answer (the SDK sent no request)"
 }
 
-// callCourse reads the course of the one command sent in entries. The times are those the
+// callCourse reads the course of the one command sent in entries; the SDK's request is the
+// first of a withheld method, carrying prompt when one is given (an earlier attempt's prompt,
+// written late, is not this call's). The times are those the
 // transcript recorded as each frame and line arrived: the SDK's request read by the runtime,
 // the driver's answer read by the harness. They leave out what the harness's own wait for a
 // free driver and the driver's reading of the command cost a loaded machine.
-func callCourse(entries []transcript.Entry, withheld []string, turnEnd bool) course {
+func callCourse(entries []transcript.Entry, withheld []string, prompt string, turnEnd bool) course {
 	var c course
 	var cmdID, reqID json.RawMessage
 	for _, e := range entries {
@@ -337,7 +350,8 @@ func callCourse(entries []transcript.Entry, withheld []string, turnEnd bool) cou
 			Outcome string          `json:"outcome"`
 			Method  string          `json:"method"`
 			Params  struct {
-				Event struct {
+				Prompt *string `json:"prompt"`
+				Event  struct {
 					Type string `json:"type"`
 				} `json:"event"`
 			} `json:"params"`
@@ -348,7 +362,8 @@ func callCourse(entries []transcript.Entry, withheld []string, turnEnd bool) cou
 		switch {
 		case e.Dir == transcript.HarnessToDriver && m.Cmd != "" && cmdID == nil:
 			cmdID, c.fromMS = m.ID, e.TMS
-		case e.Dir == transcript.SDKToRuntime && reqID == nil && slices.Contains(withheld, m.Method) && len(m.ID) > 0:
+		case e.Dir == transcript.SDKToRuntime && reqID == nil && slices.Contains(withheld, m.Method) && len(m.ID) > 0 &&
+			(prompt == "" || m.Params.Prompt != nil && *m.Params.Prompt == prompt):
 			reqID, c.fromMS, c.request = m.ID, e.TMS, true
 		case e.Dir == transcript.RuntimeToSDK && reqID != nil && !turnEnd && m.Method == "" && bytes.Equal(m.ID, reqID),
 			e.Dir == transcript.RuntimeToSDK && reqID != nil && turnEnd && m.Method == "session.event" && m.Params.Event.Type == "session.idle":
@@ -416,6 +431,7 @@ func (w *engine) resumedAfterCancel() error {
 // answeredAfterCancel sends the next prompt on the session and waits for its reply: the late
 // answer (or the late end of the turn) of the cancelled one arrives meanwhile.
 func (w *engine) answeredAfterCancel() error {
+	w.endHeldPrompts()
 	if err := w.SendAndWait("next"); err != nil {
 		return err
 	}
@@ -437,8 +453,16 @@ func (w *engine) queuedTurns() error {
 		return err
 	}
 	rt.SetQueueTurns(true)
-	w.queued = true
+	w.queued, w.rt = true, rt
 	return nil
+}
+
+// endHeldPrompts makes the next prompt the application's own again, once the cancelled call
+// ended (cancelCall).
+func (w *engine) endHeldPrompts() {
+	if w.queued {
+		w.rt.EndHeldPrompts()
+	}
 }
 
 // replyOnNextPrompt scripts the next turn: the model's reply text is withheld until the SDK
@@ -475,6 +499,7 @@ func (w *engine) replyOnceReturned(text string, ms int) error {
 // (judgeOwnReply).
 func (w *engine) answeredWithOwnReply(want string) error {
 	reached := promptReached(w.Entries(), "cancelled")
+	w.endHeldPrompts()
 	err := w.SendAndWait("next")
 	if w.held {
 		w.rt.ReleaseHeld()
@@ -492,7 +517,8 @@ func (w *engine) answeredWithOwnReply(want string) error {
 	return err
 }
 
-// promptReached says whether the runtime read a session.send whose prompt is text.
+// promptReached says whether the runtime read a session.send whose prompt is text, or text made
+// again (cancelCall).
 func promptReached(entries []transcript.Entry, text string) bool {
 	for _, e := range entries {
 		var m struct {
@@ -501,7 +527,7 @@ func promptReached(entries []transcript.Entry, text string) bool {
 				Prompt string `json:"prompt"`
 			} `json:"params"`
 		}
-		if e.Dir == transcript.SDKToRuntime && json.Unmarshal(e.Frame, &m) == nil && m.Method == "session.send" && m.Params.Prompt == text {
+		if e.Dir == transcript.SDKToRuntime && json.Unmarshal(e.Frame, &m) == nil && m.Method == "session.send" && strings.HasPrefix(m.Params.Prompt, text) {
 			return true
 		}
 	}

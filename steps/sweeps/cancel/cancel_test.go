@@ -60,23 +60,28 @@ func TestCallCourse(t *testing.T) {
 	idle := entry(4, 1000, transcript.RuntimeToSDK, `{"jsonrpc":"2.0","method":"session.event","params":{"event":{"type":"session.idle","data":{}}}}`)
 	event := entry(5, 1050, transcript.DriverToHarness, `{"event":"session.event","args":{}}`)
 	reply := entry(6, 1300, transcript.DriverToHarness, `{"id":7,"outcome":"error","error":{"cancelled":true}}`)
+	// An earlier attempt's prompt the SDK wrote after that attempt ended, and its turn's end.
+	late := entry(2, 300, transcript.SDKToRuntime, `{"jsonrpc":"2.0","id":"r9","method":"session.send","params":{"prompt":"cancelled"}}`)
+	again := entry(3, 900, transcript.SDKToRuntime, `{"jsonrpc":"2.0","id":"r1","method":"session.send","params":{"prompt":"cancelled (made again, attempt 2)"}}`)
 	tests := []struct {
 		name    string
 		entries []transcript.Entry
+		prompt  string
 		turnEnd bool
 		want    course
 		took    time.Duration
 	}{
-		{"from the SDK's request", []transcript.Entry{cmd, req, other, event, reply}, false, course{fromMS: 900, endMS: 1300, request: true, ended: true}, 400 * time.Millisecond},
-		{"no request: from the command", []transcript.Entry{cmd, other, reply}, false, course{fromMS: 100, endMS: 1300, ended: true}, 1200 * time.Millisecond},
-		{"the withheld answer came first", []transcript.Entry{cmd, req, answer, reply}, false, course{fromMS: 900, endMS: 1300, request: true, ended: true, answeredFirst: true}, 400 * time.Millisecond},
-		{"the turn ended first", []transcript.Entry{cmd, req, answer, idle, reply}, true, course{fromMS: 900, endMS: 1300, request: true, ended: true, answeredFirst: true}, 400 * time.Millisecond},
-		{"the send's own answer is no turn's end", []transcript.Entry{cmd, req, answer, reply}, true, course{fromMS: 900, endMS: 1300, request: true, ended: true}, 400 * time.Millisecond},
-		{"no answer from the driver", []transcript.Entry{cmd, req}, false, course{fromMS: 900, request: true}, 0},
+		{"from the SDK's request", []transcript.Entry{cmd, req, other, event, reply}, "", false, course{fromMS: 900, endMS: 1300, request: true, ended: true}, 400 * time.Millisecond},
+		{"no request: from the command", []transcript.Entry{cmd, other, reply}, "", false, course{fromMS: 100, endMS: 1300, ended: true}, 1200 * time.Millisecond},
+		{"the withheld answer came first", []transcript.Entry{cmd, req, answer, reply}, "", false, course{fromMS: 900, endMS: 1300, request: true, ended: true, answeredFirst: true}, 400 * time.Millisecond},
+		{"the turn ended first", []transcript.Entry{cmd, req, answer, idle, reply}, "", true, course{fromMS: 900, endMS: 1300, request: true, ended: true, answeredFirst: true}, 400 * time.Millisecond},
+		{"the send's own answer is no turn's end", []transcript.Entry{cmd, req, answer, reply}, "", true, course{fromMS: 900, endMS: 1300, request: true, ended: true}, 400 * time.Millisecond},
+		{"an earlier attempt's late prompt and turn are not this call's", []transcript.Entry{cmd, late, idle, again, reply}, "cancelled (made again, attempt 2)", true, course{fromMS: 900, endMS: 1300, request: true, ended: true}, 400 * time.Millisecond},
+		{"no answer from the driver", []transcript.Entry{cmd, req}, "", false, course{fromMS: 900, request: true}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := callCourse(tt.entries, []string{"session.send"}, tt.turnEnd)
+			got := callCourse(tt.entries, []string{"session.send"}, tt.prompt, tt.turnEnd)
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.took, got.took())
 		})
