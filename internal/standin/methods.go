@@ -108,7 +108,7 @@ func (s *Server) dispatch(c *conn, method string, raw json.RawMessage) (any, *wi
 		s.mu.Lock()
 		ss.conn = c
 		ss.busy = true
-		turn := s.nextTurn()
+		turn := s.script.nextTurn()
 		ss.nextID++
 		msgID := fmt.Sprintf("m%d", ss.nextID)
 		prompts := s.prompts // a step UntilNextPrompt waits for a later one

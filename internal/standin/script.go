@@ -93,15 +93,22 @@ type Script struct {
 	GeneratedAnswers bool
 	queued           map[string][]json.RawMessage // QueueAnswers
 	turnsTaken       int
-	rejectionsTaken  int
+	// heldPrompts: the prompts read are a cancelled call's (Server.HoldPrompts), each taking the
+	// next turn without consuming it; heldTaken: one took it, and EndHeldPrompts consumes it.
+	heldPrompts, heldTaken bool
+	rejectionsTaken        int
 }
 
 func (sc *Script) nextTurn() Turn {
-	if sc.turnsTaken < len(sc.Turns) {
-		sc.turnsTaken++
-		return sc.Turns[sc.turnsTaken-1]
+	if sc.turnsTaken >= len(sc.Turns) {
+		return Turn{}
 	}
-	return Turn{}
+	if sc.heldPrompts {
+		sc.heldTaken = true
+		return sc.Turns[sc.turnsTaken]
+	}
+	sc.turnsTaken++
+	return sc.Turns[sc.turnsTaken-1]
 }
 
 func (sc *Script) takeToolsSetRejection() (string, bool) {

@@ -91,9 +91,6 @@ type Server struct {
 	nextPrompt chan struct{}
 	// promptsFree: ReleaseWithheld ended every wait for the next prompt.
 	promptsFree bool
-	// heldPrompts: the prompts read are a cancelled call's (HoldPrompts); heldTaken: one of them
-	// took the next scripted turn, which EndHeldPrompts then consumes.
-	heldPrompts, heldTaken bool
 	// held is closed by ReleaseHeld: model steps UntilReleased go on.
 	held chan struct{}
 }

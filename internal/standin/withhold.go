@@ -110,7 +110,7 @@ func (s *Server) ReleaseWithheld() {
 func (s *Server) HoldPrompts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.heldPrompts, s.heldTaken = true, false
+	s.script.heldPrompts, s.script.heldTaken = true, false
 }
 
 // EndHeldPrompts ends HoldPrompts: the turn the cancelled call's prompts took is consumed (when
@@ -119,23 +119,10 @@ func (s *Server) HoldPrompts() {
 func (s *Server) EndHeldPrompts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.heldPrompts && s.heldTaken {
+	if s.script.heldTaken {
 		s.script.turnsTaken++
 	}
-	s.heldPrompts, s.heldTaken = false, false
-}
-
-// nextTurn is the turn a session.send starts (s.mu held): the script's next, left in place for
-// the next of a cancelled call's prompts (HoldPrompts).
-func (s *Server) nextTurn() Turn {
-	if !s.heldPrompts {
-		return s.script.nextTurn()
-	}
-	if s.script.turnsTaken < len(s.script.Turns) {
-		s.heldTaken = true
-		return s.script.Turns[s.script.turnsTaken]
-	}
-	return Turn{}
+	s.script.heldPrompts, s.script.heldTaken = false, false
 }
 
 // promptRead counts a session.send read, waking the model steps that wait for the next one; a
@@ -143,7 +130,7 @@ func (s *Server) nextTurn() Turn {
 func (s *Server) promptRead() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.heldPrompts {
+	if s.script.heldPrompts {
 		return
 	}
 	s.prompts++
