@@ -79,29 +79,38 @@ func TestPauseEndsTheTurnLate(t *testing.T) {
 
 // Queued turns (Script.QueueTurns): a session.send read while a turn runs is answered at once,
 // and its turn (user.message first) begins only after the running turn's session.idle; side by
-// side (the default) the second turn starts while the first still runs.
+// side (the default) the second turn starts while the first still runs. The first turn's reply
+// is held until the test releases it (UntilReleased), never for a time: queued, once the second
+// prompt was answered (its turn must still wait for the first's idle); side by side, once the
+// second turn ended (it played meanwhile). The first turn's user.message is read before the
+// second prompt is sent: its goroutine starts before session.send's answer, but a loaded machine
+// may run it after the second turn's.
 func TestQueuedTurnsBeginAfterTheTurnBefore(t *testing.T) {
 	tests := []struct {
-		name  string
-		queue bool
-		want  []string // the session events in the order the SDK reads them
+		name      string
+		queue     bool
+		releaseAt int      // how many events were read when the first turn's reply is released
+		want      []string // the session events in the order the SDK reads them
 	}{
-		{"queued", true, []string{"user.message m1", "assistant.message first", "session.idle", "user.message m2", "assistant.message second", "session.idle"}},
-		{"side by side", false, []string{"user.message m1", "user.message m2", "assistant.message second", "session.idle", "assistant.message first", "session.idle"}},
+		{"queued", true, 1, []string{"user.message m1", "assistant.message first", "session.idle", "user.message m2", "assistant.message second", "session.idle"}},
+		{"side by side", false, 4, []string{"user.message m1", "user.message m2", "assistant.message second", "session.idle", "assistant.message first", "session.idle"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _, addr := start(t)
 			srv.SetQueueTurns(tt.queue)
-			srv.AddTurn(Turn{Steps: []ModelStep{{Pause: 300 * time.Millisecond}, {Reply: "first"}}})
+			srv.AddTurn(Turn{Steps: []ModelStep{{Pause: time.Minute, UntilReleased: true}, {Reply: "first"}}})
 			srv.AddTurn(Turn{Steps: []ModelStep{{Reply: "second"}}})
 			s := dial(t, addr)
 			s.call("connect", map[string]any{})
 			require.Nil(t, s.call("session.create", map[string]any{"sessionId": "S"}).Error)
 			require.Nil(t, s.call("session.send", map[string]any{"sessionId": "S", "prompt": "one"}).Error)
+			got := []string{fmt.Sprint("user.message ", s.until("user.message")["messageId"])}
 			require.Nil(t, s.call("session.send", map[string]any{"sessionId": "S", "prompt": "two"}).Error, "answered at once, queued or not")
-			var got []string
 			for len(got) < len(tt.want) {
+				if len(got) == tt.releaseAt {
+					srv.ReleaseHeld()
+				}
 				var m wire.Message
 				if len(s.seen) > 0 { // read before session.send's answer
 					m, s.seen = s.seen[0], s.seen[1:]
